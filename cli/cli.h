@@ -1,0 +1,38 @@
+/* cli.h: what the subcommands of the overlapscope command line share.
+ *
+ * Each subcommand lives in its own file cmd_NAME.c and exports
+ *     int cmd_NAME(int argc, char **argv);
+ * with argv[0] the subcommand's name; it returns the process exit status: 0 success, 1 a check
+ * failed (check, diff), 2 a usage or input error (CLI_EXIT_*). The table in main.c lists them. */
+#ifndef OVERLAPSCOPE_CLI_H
+#define OVERLAPSCOPE_CLI_H
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_CHECK_FAILED = 1, CLI_EXIT_ERROR = 2 };
+
+struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+/* Prints "overlapscope: COMMAND: message" and a newline to stderr. Returns CLI_EXIT_ERROR. */
+int cli_error(const char *command, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints the manual page of a subcommand (docs/overlapscope-COMMAND.md, embedded at build time)
+ * to stdout. Returns 0, or -1 when there is none. */
+int cli_print_manual(const char *command);
+
+/* Prints "usage: ..." and "try 'overlapscope help COMMAND'" to stderr; returns CLI_EXIT_ERROR. */
+int cli_usage_error(const char *command, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

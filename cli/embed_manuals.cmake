@@ -1,0 +1,17 @@
+# Embeds docs/overlapscope-COMMAND.md as the text `overlapscope help COMMAND` prints, so the
+# manual page and the --help text are one source. -DOUTPUT=... -DDOCS_DIR=... -P embed_manuals.cmake
+file(GLOB manuals ${DOCS_DIR}/overlapscope-*.md)
+list(SORT manuals)
+file(WRITE ${OUTPUT} "/* Generated from the docs overlapscope-COMMAND.md pages by cli/embed_manuals.cmake. */\n")
+file(APPEND ${OUTPUT} "struct cli_manual { const char *command; const char *text; };\n")
+set(entries "")
+foreach(path ${manuals})
+  get_filename_component(base ${path} NAME_WE)
+  string(REPLACE "overlapscope-" "" command ${base})
+  string(MAKE_C_IDENTIFIER ${command} id)
+  file(READ ${path} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  file(APPEND ${OUTPUT} "static const char manual_${id}[] = {${bytes}0x00};\n")
+  string(APPEND entries "{\"${command}\", manual_${id}},")
+endforeach()
+file(APPEND ${OUTPUT} "static const struct cli_manual cli_manuals[] = {${entries}{\"\", \"\"}};\n")

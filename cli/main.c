@@ -1,0 +1,115 @@
+/* main.c: the overlapscope command: one table of subcommands, help, version. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_manuals.h"
+#include "version.h"
+
+static const struct cli_command commands[] = {
+    {"record", cmd_record, "run a CUDA program and record its GPU activity into a trace"},
+    {"info", cmd_info, "say what a trace holds: processes, ranks, devices, counts, drops, warnings"},
+    {"report", cmd_report, "measure overlap and explain every missed overlap (text, --json, --markdown)"},
+    {"check", cmd_check, "gate CI on overlap metrics (--min NAME=V, --max NAME=V)"},
+    {"diff", cmd_diff, "compare the metrics and causes of two traces"},
+    {"render", cmd_render, "draw a timeline (PNG, SVG, PDF)"},
+    {"import", cmd_import, "convert PyTorch profiler (Kineto) JSON or Nsight Systems SQLite into a trace"},
+    {"export", cmd_export, "write a trace as Chrome/Perfetto JSON"},
+    {"merge", cmd_merge, "join the traces of several nodes into one, aligning their clocks"},
+};
+static const size_t command_count = sizeof commands / sizeof commands[0];
+
+int cli_error(const char *command, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "overlapscope: %s: ", command);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    return CLI_EXIT_ERROR;
+}
+
+int cli_usage_error(const char *command, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "overlapscope: %s: ", command);
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\ntry 'overlapscope help %s'\n", command);
+    va_end(args);
+    return CLI_EXIT_ERROR;
+}
+
+int cli_print_manual(const char *command)
+{
+    for (size_t i = 0; i < sizeof cli_manuals / sizeof cli_manuals[0]; i++) {
+        if (strcmp(cli_manuals[i].command, command) == 0) {
+            fputs(cli_manuals[i].text, stdout);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void print_overview(FILE *out)
+{
+    fprintf(out, "overlapscope %s: why don't my CUDA streams overlap, and what does it cost?\n\n",
+            OVERLAPSCOPE_VERSION);
+    fprintf(out, "usage: overlapscope COMMAND [OPTIONS] ...\n\ncommands:\n");
+    for (size_t i = 0; i < command_count; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'overlapscope help COMMAND' or 'overlapscope COMMAND --help' shows a command's manual.\n");
+}
+
+static const struct cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < command_count; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return CLI_EXIT_ERROR;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("overlapscope %s\n", OVERLAPSCOPE_VERSION);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        print_overview(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            print_overview(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (!find_command(argv[2]))
+            return cli_error("help", "no such command '%s'", argv[2]);
+        if (cli_print_manual(argv[2]) != 0)
+            return cli_error("help", "no manual for '%s'", argv[2]);
+        return CLI_EXIT_OK;
+    }
+    const struct cli_command *command = find_command(name);
+    if (!command) {
+        fprintf(stderr, "overlapscope: no such command '%s'\n", name);
+        print_overview(stderr);
+        return CLI_EXIT_ERROR;
+    }
+    /* Every subcommand answers --help the same way, before its own option parsing. */
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            if (cli_print_manual(name) != 0)
+                printf("overlapscope %s: %s\n", name, command->summary);
+            return CLI_EXIT_OK;
+        }
+    }
+    return command->run(argc - 1, argv + 1);
+}

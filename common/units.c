@@ -1,0 +1,41 @@
+/* units.c: see units.h. */
+#include "units.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static const char *significant(double value)
+{
+    return value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s";
+}
+
+char *units_format_duration(char *buffer, size_t size, int64_t nanoseconds)
+{
+    double magnitude = nanoseconds < 0 ? -(double)nanoseconds : (double)nanoseconds;
+    double value = (double)nanoseconds;
+    if (magnitude < 1000)
+        snprintf(buffer, size, "%" PRId64 " ns", nanoseconds);
+    else if (magnitude < 1e6)
+        snprintf(buffer, size, significant(magnitude / 1e3), value / 1e3, "us");
+    else if (magnitude < 1e9)
+        snprintf(buffer, size, significant(magnitude / 1e6), value / 1e6, "ms");
+    else
+        snprintf(buffer, size, "%.3f s", value / 1e9);
+    return buffer;
+}
+
+char *units_format_bytes(char *buffer, size_t size, int64_t bytes)
+{
+    static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = (double)bytes;
+    int unit = 0;
+    while ((value >= 1024 || value <= -1024) && unit < 4) {
+        value /= 1024;
+        unit++;
+    }
+    if (unit == 0)
+        snprintf(buffer, size, "%" PRId64 " B", bytes);
+    else
+        snprintf(buffer, size, significant(value < 0 ? -value : value), value, names[unit]);
+    return buffer;
+}

@@ -1,0 +1,16 @@
+/* units.h: turning integer nanoseconds and byte counts into text a person reads, at the edges
+ * of the program (reports, pictures). Everything inside stays int64_t nanoseconds and bytes. */
+#ifndef OVERLAPSCOPE_UNITS_H
+#define OVERLAPSCOPE_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "0 ns", "850 ns", "12.3 us", "1.84 ms", "2.500 s": three significant digits or more. Returns
+ * buffer. */
+char *units_format_duration(char *buffer, size_t size, int64_t nanoseconds);
+
+/* "512 B", "64.0 KiB", "1.50 MiB", "2.00 GiB". Returns buffer. */
+char *units_format_bytes(char *buffer, size_t size, int64_t bytes);
+
+#endif

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what overlapscope needs to build and test, from Debian packages by name. The CUDA
+# toolkit (CUPTI, NCCL, nvcc) is not a Debian package here: it is used from /usr/local/cuda when
+# present, and the collector and workloads are skipped without it.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libcjson-dev libcairo2-dev
+          zlib1g-dev clang libclang-rt-dev python3)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update
+$sudo apt-get install -y --no-install-recommends "${packages[@]}"

@@ -1,0 +1,224 @@
+-- overlapscope trace store, schema version 1.
+-- Documented table by table and column by column in docs/trace-format.md; change both together
+-- and bump STORE_SCHEMA_VERSION in store/store.h for any change a reader could notice.
+-- Every timestamp is an INTEGER count of nanoseconds on one clock per host (the CUPTI timestamp
+-- clock for recordings; the trace's own clock for imports). NULL means "not known".
+
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT
+);
+
+CREATE TABLE strings (
+    id    INTEGER PRIMARY KEY,
+    value TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE processes (
+    process_id      INTEGER PRIMARY KEY,
+    pid             INTEGER NOT NULL,
+    parent_pid      INTEGER,
+    host            TEXT,
+    command_line    TEXT,
+    rank            INTEGER,
+    local_rank      INTEGER,
+    world_size      INTEGER,
+    start_ns        INTEGER,
+    end_ns          INTEGER,
+    exit_status     INTEGER,
+    term_signal     INTEGER,
+    dropped_records INTEGER NOT NULL DEFAULT 0,
+    source_file     TEXT
+);
+
+CREATE TABLE devices (
+    process_id                    INTEGER NOT NULL,
+    device_id                     INTEGER NOT NULL,
+    name                          TEXT,
+    uuid                          TEXT,
+    pci_bus_id                    INTEGER,
+    sm_count                      INTEGER,
+    compute_capability_major      INTEGER,
+    compute_capability_minor      INTEGER,
+    max_blocks_per_sm             INTEGER,
+    max_warps_per_sm              INTEGER,
+    max_threads_per_sm            INTEGER,
+    max_threads_per_block         INTEGER,
+    max_registers_per_sm          INTEGER,
+    max_registers_per_block       INTEGER,
+    max_shared_memory_per_sm      INTEGER,
+    max_shared_memory_per_block   INTEGER,
+    max_shared_memory_per_block_optin INTEGER,
+    global_memory_bytes           INTEGER,
+    global_memory_bandwidth_kbps  INTEGER,
+    l2_cache_bytes                INTEGER,
+    core_clock_khz                INTEGER,
+    copy_engine_count             INTEGER,
+    warp_size                     INTEGER,
+    PRIMARY KEY (process_id, device_id)
+);
+
+CREATE TABLE streams (
+    process_id        INTEGER NOT NULL,
+    device_id         INTEGER,
+    context_id        INTEGER NOT NULL,
+    stream_id         INTEGER NOT NULL,
+    is_legacy_default INTEGER NOT NULL DEFAULT 0,
+    is_per_thread_default INTEGER NOT NULL DEFAULT 0,
+    priority          INTEGER,
+    flags             INTEGER,
+    label             TEXT,
+    PRIMARY KEY (process_id, context_id, stream_id)
+);
+
+CREATE TABLE kernels (
+    process_id            INTEGER NOT NULL,
+    device_id             INTEGER NOT NULL,
+    context_id            INTEGER,
+    stream_id             INTEGER NOT NULL,
+    correlation_id        INTEGER,
+    start_ns              INTEGER NOT NULL,
+    end_ns                INTEGER NOT NULL,
+    queued_ns             INTEGER,
+    submitted_ns          INTEGER,
+    grid_x                INTEGER,
+    grid_y                INTEGER,
+    grid_z                INTEGER,
+    block_x               INTEGER,
+    block_y               INTEGER,
+    block_z               INTEGER,
+    cluster_x             INTEGER,
+    cluster_y             INTEGER,
+    cluster_z             INTEGER,
+    registers_per_thread  INTEGER,
+    static_shared_bytes   INTEGER,
+    dynamic_shared_bytes  INTEGER,
+    local_memory_per_thread_bytes INTEGER,
+    local_memory_total_bytes INTEGER,
+    shared_memory_executed_bytes INTEGER,
+    shared_memory_config  INTEGER,
+    launch_type           INTEGER,
+    is_device_launched    INTEGER,
+    graph_id              INTEGER,
+    graph_node_id         INTEGER,
+    channel_id            INTEGER,
+    channel_type          INTEGER,
+    priority              INTEGER,
+    name_id               INTEGER NOT NULL
+);
+
+CREATE TABLE memcpys (
+    process_id      INTEGER NOT NULL,
+    device_id       INTEGER NOT NULL,
+    context_id      INTEGER,
+    stream_id       INTEGER NOT NULL,
+    correlation_id  INTEGER,
+    start_ns        INTEGER NOT NULL,
+    end_ns          INTEGER NOT NULL,
+    copy_kind       INTEGER NOT NULL,
+    src_kind        INTEGER,
+    dst_kind        INTEGER,
+    bytes           INTEGER NOT NULL,
+    src_device_id   INTEGER,
+    dst_device_id   INTEGER,
+    is_async        INTEGER,
+    channel_id      INTEGER,
+    channel_type    INTEGER,
+    copy_count      INTEGER NOT NULL DEFAULT 1,
+    graph_id        INTEGER,
+    graph_node_id   INTEGER
+);
+
+CREATE TABLE memsets (
+    process_id      INTEGER NOT NULL,
+    device_id       INTEGER NOT NULL,
+    context_id      INTEGER,
+    stream_id       INTEGER NOT NULL,
+    correlation_id  INTEGER,
+    start_ns        INTEGER NOT NULL,
+    end_ns          INTEGER NOT NULL,
+    value           INTEGER,
+    bytes           INTEGER NOT NULL,
+    memory_kind     INTEGER,
+    is_async        INTEGER,
+    channel_id      INTEGER,
+    channel_type    INTEGER,
+    graph_id        INTEGER,
+    graph_node_id   INTEGER
+);
+
+CREATE TABLE synchronizations (
+    process_id      INTEGER NOT NULL,
+    context_id      INTEGER,
+    stream_id       INTEGER,
+    event_id        INTEGER,
+    sync_type       INTEGER NOT NULL,
+    correlation_id  INTEGER,
+    start_ns        INTEGER NOT NULL,
+    end_ns          INTEGER NOT NULL
+);
+
+CREATE TABLE cuda_events (
+    process_id      INTEGER NOT NULL,
+    device_id       INTEGER,
+    context_id      INTEGER,
+    stream_id       INTEGER,
+    event_id        INTEGER NOT NULL,
+    correlation_id  INTEGER,
+    record_ns       INTEGER
+);
+
+CREATE TABLE api_calls (
+    process_id      INTEGER NOT NULL,
+    thread_id       INTEGER NOT NULL,
+    api_domain      INTEGER NOT NULL,
+    callback_id     INTEGER,
+    name_id         INTEGER NOT NULL,
+    correlation_id  INTEGER,
+    start_ns        INTEGER NOT NULL,
+    end_ns          INTEGER NOT NULL,
+    return_value    INTEGER
+);
+
+CREATE TABLE nvtx (
+    process_id      INTEGER NOT NULL,
+    thread_id       INTEGER,
+    device_id       INTEGER,
+    stream_id       INTEGER,
+    kind            INTEGER NOT NULL,
+    domain_id       INTEGER,
+    message_id      INTEGER NOT NULL,
+    category        INTEGER,
+    color           INTEGER,
+    start_ns        INTEGER NOT NULL,
+    end_ns          INTEGER NOT NULL,
+    depth           INTEGER
+);
+
+CREATE TABLE collectives (
+    process_id      INTEGER NOT NULL,
+    device_id       INTEGER,
+    stream_id       INTEGER,
+    op              TEXT NOT NULL,
+    bytes           INTEGER,
+    element_count   INTEGER,
+    dtype           TEXT,
+    root            INTEGER,
+    algorithm       TEXT,
+    protocol        TEXT,
+    communicator    TEXT,
+    rank            INTEGER,
+    nranks          INTEGER,
+    sequence_number INTEGER,
+    kernel_rowid    INTEGER,
+    start_ns        INTEGER,
+    end_ns          INTEGER,
+    detail_source   INTEGER NOT NULL
+);
+
+CREATE TABLE warnings (
+    process_id      INTEGER,
+    time_ns         INTEGER,
+    code            TEXT NOT NULL,
+    message         TEXT NOT NULL
+);

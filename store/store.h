@@ -1,0 +1,211 @@
+/* store.h: the overlapscope trace store, the one contract between the collector, the
+ * importers, the analyzer and the renderer.
+ *
+ * A trace is one SQLite database (schema in store/schema.sql, documented column by column in
+ * docs/trace-format.md). This module owns that schema: it creates databases, checks that a
+ * file is an overlapscope trace of the version this build reads, writes rows through cached
+ * prepared statements inside batched transactions, interns strings, and builds the indexes.
+ * Readers get the sqlite3 handle (store_db) and query it with the documented columns.
+ *
+ * Enumerated columns keep CUPTI's numbering where CUPTI defines one, so values read from a
+ * recording and from an import mean the same thing; the STORE_* constants below name them. */
+#ifndef OVERLAPSCOPE_STORE_H
+#define OVERLAPSCOPE_STORE_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "error.h"
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_APPLICATION_ID 0x4f564c50 /* "OVLP": PRAGMA application_id of every trace */
+
+/* Bound as SQL NULL by every insert function: "not known". */
+#define STORE_NULL INT64_MIN
+
+/* api_calls.api_domain */
+enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2 };
+/* memcpys.copy_kind: CUpti_ActivityMemcpyKind */
+enum {
+    STORE_COPY_UNKNOWN = 0, STORE_COPY_HTOD = 1, STORE_COPY_DTOH = 2, STORE_COPY_HTOA = 3,
+    STORE_COPY_ATOH = 4, STORE_COPY_ATOA = 5, STORE_COPY_ATOD = 6, STORE_COPY_DTOA = 7,
+    STORE_COPY_DTOD = 8, STORE_COPY_HTOH = 9, STORE_COPY_PTOP = 10
+};
+/* memcpys.src_kind, dst_kind, memsets.memory_kind: CUpti_ActivityMemoryKind */
+enum {
+    STORE_MEMORY_UNKNOWN = 0, STORE_MEMORY_PAGEABLE = 1, STORE_MEMORY_PINNED = 2, STORE_MEMORY_DEVICE = 3,
+    STORE_MEMORY_ARRAY = 4, STORE_MEMORY_MANAGED = 5, STORE_MEMORY_DEVICE_STATIC = 6,
+    STORE_MEMORY_MANAGED_STATIC = 7
+};
+/* synchronizations.sync_type: CUpti_ActivitySynchronizationType */
+enum {
+    STORE_SYNC_UNKNOWN = 0, STORE_SYNC_EVENT_SYNCHRONIZE = 1, STORE_SYNC_STREAM_WAIT_EVENT = 2,
+    STORE_SYNC_STREAM_SYNCHRONIZE = 3, STORE_SYNC_CONTEXT_SYNCHRONIZE = 4
+};
+/* kernels/memcpys/memsets.channel_type: CUpti_ChannelType */
+enum { STORE_CHANNEL_INVALID = 0, STORE_CHANNEL_COMPUTE = 1, STORE_CHANNEL_ASYNC_MEMCPY = 2 };
+/* nvtx.kind */
+enum { STORE_NVTX_PUSH_POP = 1, STORE_NVTX_START_END = 2, STORE_NVTX_MARK = 3 };
+/* collectives.detail_source: where op/bytes/dtype... came from */
+enum {
+    STORE_DETAIL_KERNEL_NAME = 1,  /* parsed from the NCCL kernel name alone */
+    STORE_DETAIL_NCCL_PROFILER = 2, /* NCCL profiler plugin events */
+    STORE_DETAIL_NVTX_PAYLOAD = 3,  /* NCCL's NVTX ranges and payloads */
+    STORE_DETAIL_KINETO = 4,       /* kernel args of a PyTorch profiler trace */
+    STORE_DETAIL_NSYS = 5          /* an Nsight Systems export */
+};
+/* store_create flags */
+enum {
+    STORE_OVERWRITE = 1,    /* replace an existing file instead of failing */
+    STORE_FAST_UNSAFE = 2   /* synchronous=OFF: for per-process collector files and temporaries */
+};
+
+typedef struct store store;
+
+/* Creates a new, empty trace at path with the schema and meta rows (schema_version,
+ * tool_version, created_unix_ns, host). Fails if path exists unless STORE_OVERWRITE. The file
+ * is created exclusively with mode 0644. Returns NULL and fills err on failure. Free with
+ * store_close. */
+store *store_create(const char *path, int flags, error_info *err);
+
+/* Opens an existing trace for reading (read_only=1) or appending. Fails with a one-line
+ * message when the file is missing, is not SQLite, is truncated/corrupt, is not an overlapscope
+ * trace (no meta table / no application id), or has another schema version. */
+store *store_open(const char *path, int read_only, error_info *err);
+
+/* Commits anything pending and closes. NULL is a no-op. Returns 0, or -1 with err filled
+ * (err may be NULL) if the final commit failed; the handle is freed either way. */
+int store_close(store *s, error_info *err);
+
+sqlite3 *store_db(store *s);
+const char *store_path(const store *s);
+
+/* Transactions. Writers call store_begin once, then store_maybe_commit after rows (it commits
+ * and reopens the transaction every batch_rows rows), and store_commit at the end. */
+int store_begin(store *s, error_info *err);
+int store_commit(store *s, error_info *err);
+int store_maybe_commit(store *s, error_info *err);
+void store_set_batch_rows(store *s, int batch_rows);
+
+/* Creates the indexes of store/indexes.sql and runs ANALYZE. Idempotent. */
+int store_finalize(store *s, error_info *err);
+
+int store_set_meta(store *s, const char *key, const char *value, error_info *err);
+/* Returns a malloc'd copy of meta[key] (caller frees) or NULL when absent. */
+char *store_get_meta(store *s, const char *key);
+
+/* Returns the id of value in strings, inserting it if new; 0 on failure (ids start at 1).
+ * A small cache in front of SQLite makes repeated names (kernel names) cheap. */
+int64_t store_intern(store *s, const char *value, error_info *err);
+
+/* --- rows. Any int64_t field may be STORE_NULL; strings may be NULL. --- */
+
+struct store_process {
+    int64_t process_id; /* 0: let the store pick the next id; the chosen id is written back */
+    int64_t pid, parent_pid;
+    const char *host, *command_line;
+    int64_t rank, local_rank, world_size;
+    int64_t start_ns, end_ns;
+    int64_t exit_status, term_signal;
+    int64_t dropped_records;
+    const char *source_file;
+};
+
+struct store_device {
+    int64_t process_id, device_id;
+    const char *name, *uuid;
+    int64_t pci_bus_id, sm_count, compute_capability_major, compute_capability_minor;
+    int64_t max_blocks_per_sm, max_warps_per_sm, max_threads_per_sm, max_threads_per_block;
+    int64_t max_registers_per_sm, max_registers_per_block;
+    int64_t max_shared_memory_per_sm, max_shared_memory_per_block, max_shared_memory_per_block_optin;
+    int64_t global_memory_bytes, global_memory_bandwidth_kbps, l2_cache_bytes, core_clock_khz;
+    int64_t copy_engine_count, warp_size;
+};
+
+struct store_stream {
+    int64_t process_id, device_id, context_id, stream_id;
+    int64_t is_legacy_default, is_per_thread_default, priority, flags;
+    const char *label;
+};
+
+struct store_kernel {
+    int64_t process_id, device_id, context_id, stream_id, correlation_id;
+    int64_t start_ns, end_ns, queued_ns, submitted_ns;
+    int64_t grid_x, grid_y, grid_z, block_x, block_y, block_z, cluster_x, cluster_y, cluster_z;
+    int64_t registers_per_thread, static_shared_bytes, dynamic_shared_bytes;
+    int64_t local_memory_per_thread_bytes, local_memory_total_bytes, shared_memory_executed_bytes;
+    int64_t shared_memory_config, launch_type, is_device_launched;
+    int64_t graph_id, graph_node_id, channel_id, channel_type, priority;
+    const char *name; /* interned by the insert */
+};
+
+struct store_memcpy {
+    int64_t process_id, device_id, context_id, stream_id, correlation_id;
+    int64_t start_ns, end_ns;
+    int64_t copy_kind, src_kind, dst_kind, bytes, src_device_id, dst_device_id, is_async;
+    int64_t channel_id, channel_type, copy_count, graph_id, graph_node_id;
+};
+
+struct store_memset {
+    int64_t process_id, device_id, context_id, stream_id, correlation_id;
+    int64_t start_ns, end_ns;
+    int64_t value, bytes, memory_kind, is_async, channel_id, channel_type, graph_id, graph_node_id;
+};
+
+struct store_synchronization {
+    int64_t process_id, context_id, stream_id, event_id, sync_type, correlation_id;
+    int64_t start_ns, end_ns;
+};
+
+struct store_cuda_event {
+    int64_t process_id, device_id, context_id, stream_id, event_id, correlation_id, record_ns;
+};
+
+struct store_api_call {
+    int64_t process_id, thread_id, api_domain, callback_id, correlation_id;
+    int64_t start_ns, end_ns, return_value;
+    const char *name;
+};
+
+struct store_nvtx {
+    int64_t process_id, thread_id, device_id, stream_id, kind;
+    const char *domain, *message;
+    int64_t category, color, start_ns, end_ns, depth;
+};
+
+struct store_collective {
+    int64_t process_id, device_id, stream_id;
+    const char *op; /* AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, Send, Recv, SendRecv */
+    int64_t bytes, element_count;
+    const char *dtype;
+    int64_t root;
+    const char *algorithm, *protocol, *communicator;
+    int64_t rank, nranks, sequence_number, kernel_rowid, start_ns, end_ns, detail_source;
+};
+
+struct store_warning {
+    int64_t process_id, time_ns;
+    const char *code, *message;
+};
+
+/* Each insert returns 0 or -1 with err filled. store_insert_kernel writes the new row's rowid
+ * into *rowid when rowid is not NULL (collectives.kernel_rowid refers to it). */
+int store_insert_process(store *s, struct store_process *row, error_info *err);
+int store_insert_device(store *s, const struct store_device *row, error_info *err);
+int store_insert_stream(store *s, const struct store_stream *row, error_info *err);
+int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid, error_info *err);
+int store_insert_memcpy(store *s, const struct store_memcpy *row, error_info *err);
+int store_insert_memset(store *s, const struct store_memset *row, error_info *err);
+int store_insert_synchronization(store *s, const struct store_synchronization *row, error_info *err);
+int store_insert_cuda_event(store *s, const struct store_cuda_event *row, error_info *err);
+int store_insert_api_call(store *s, const struct store_api_call *row, error_info *err);
+int store_insert_nvtx(store *s, const struct store_nvtx *row, error_info *err);
+int store_insert_collective(store *s, const struct store_collective *row, error_info *err);
+int store_insert_warning(store *s, const struct store_warning *row, error_info *err);
+
+/* Names for the enumerations above, for reports ("HtoD", "pageable", "stream wait event"). */
+const char *store_copy_kind_name(int64_t copy_kind);
+const char *store_memory_kind_name(int64_t memory_kind);
+const char *store_sync_type_name(int64_t sync_type);
+
+#endif

@@ -1,0 +1,231 @@
+/* test_store.c: the trace store's contract: create, write every table, read each column back,
+ * and refuse every file that is not a trace of this schema version with a one-line reason. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "store.h"
+
+static char directory[] = "/tmp/overlapscope-test-store-XXXXXX";
+
+static const char *path_in(const char *name)
+{
+    static char path[4][512];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, 512, "%s/%s", directory, name);
+    return p;
+}
+
+static int64_t query_int(store *s, const char *sql)
+{
+    sqlite3_stmt *q = NULL;
+    int64_t value = -999;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+        value = sqlite3_column_type(q, 0) == SQLITE_NULL ? -777 : sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return value;
+}
+
+static char text_result[512];
+static const char *query_text(store *s, const char *sql)
+{
+    sqlite3_stmt *q = NULL;
+    snprintf(text_result, sizeof text_result, "(no row)");
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+        snprintf(text_result, sizeof text_result, "%s",
+                 sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "(null)");
+    sqlite3_finalize(q);
+    return text_result;
+}
+
+static void test_create_write_read(void)
+{
+    error_info err = {{0}};
+    const char *path = path_in("full.db");
+    store *s = store_create(path, 0, &err);
+    CHECK(s != NULL);
+    if (!s) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    struct stat info;
+    CHECK(stat(path, &info) == 0 && (info.st_mode & 0777) == 0644);
+    CHECK(store_begin(s, &err) == 0);
+    struct store_process process = {.pid = 4242, .parent_pid = 1, .host = "node7", .command_line = "./a.out -x",
+                                    .rank = 1, .local_rank = 0, .world_size = 2, .start_ns = 100, .end_ns = 900,
+                                    .exit_status = 0, .term_signal = STORE_NULL, .dropped_records = 3,
+                                    .source_file = "p.db"};
+    CHECK(store_insert_process(s, &process, &err) == 0);
+    CHECK_INT(process.process_id, 1);
+    struct store_kernel kernel = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 13,
+                                  .correlation_id = 77, .start_ns = 1000, .end_ns = 2000, .queued_ns = STORE_NULL,
+                                  .submitted_ns = 990, .grid_x = 8448, .grid_y = 1, .grid_z = 1, .block_x = 1024,
+                                  .block_y = 1, .block_z = 1, .cluster_x = 0, .cluster_y = 0, .cluster_z = 0,
+                                  .registers_per_thread = 32, .static_shared_bytes = 0,
+                                  .dynamic_shared_bytes = 4096, .local_memory_per_thread_bytes = 0,
+                                  .local_memory_total_bytes = 1 << 20, .shared_memory_executed_bytes = 8192,
+                                  .shared_memory_config = 0, .launch_type = 0, .is_device_launched = 0,
+                                  .graph_id = STORE_NULL, .graph_node_id = STORE_NULL, .channel_id = 3,
+                                  .channel_type = STORE_CHANNEL_COMPUTE, .priority = 0, .name = "sgemm_256x128"};
+    int64_t kernel_rowid = 0;
+    CHECK(store_insert_kernel(s, &kernel, &kernel_rowid, &err) == 0);
+    CHECK(kernel_rowid > 0);
+    struct store_memcpy copy = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 14,
+                                .correlation_id = 78, .start_ns = 1500, .end_ns = 3000,
+                                .copy_kind = STORE_COPY_HTOD, .src_kind = STORE_MEMORY_PAGEABLE,
+                                .dst_kind = STORE_MEMORY_DEVICE, .bytes = 67108864, .src_device_id = STORE_NULL,
+                                .dst_device_id = 0, .is_async = 1, .channel_id = 5,
+                                .channel_type = STORE_CHANNEL_ASYNC_MEMCPY, .copy_count = STORE_NULL,
+                                .graph_id = STORE_NULL, .graph_node_id = STORE_NULL};
+    CHECK(store_insert_memcpy(s, &copy, &err) == 0);
+    struct store_collective collective = {.process_id = 1, .device_id = 0, .stream_id = 20, .op = "AllReduce",
+                                          .bytes = 4096, .element_count = 1024, .dtype = "f32", .root = STORE_NULL,
+                                          .algorithm = "RING", .protocol = "LL", .communicator = "0xabc",
+                                          .rank = 1, .nranks = 2, .sequence_number = 5,
+                                          .kernel_rowid = kernel_rowid, .start_ns = 1000, .end_ns = 2000,
+                                          .detail_source = STORE_DETAIL_KERNEL_NAME};
+    CHECK(store_insert_collective(s, &collective, &err) == 0);
+    struct store_api_call call = {.process_id = 1, .thread_id = 99, .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211, .correlation_id = 77, .start_ns = 900, .end_ns = 950,
+                                  .return_value = 0, .name = "cudaLaunchKernel"};
+    CHECK(store_insert_api_call(s, &call, &err) == 0);
+    struct store_nvtx range = {.process_id = 1, .thread_id = 99, .device_id = STORE_NULL, .stream_id = STORE_NULL,
+                               .kind = STORE_NVTX_PUSH_POP, .domain = NULL, .message = "step 3",
+                               .category = STORE_NULL, .color = STORE_NULL, .start_ns = 800, .end_ns = 2500,
+                               .depth = 0};
+    CHECK(store_insert_nvtx(s, &range, &err) == 0);
+    CHECK(store_commit(s, &err) == 0);
+    CHECK(store_finalize(s, &err) == 0);
+
+    CHECK_INT(query_int(s, "SELECT grid_x * block_x FROM kernels"), 8448 * 1024);
+    CHECK_INT(query_int(s, "SELECT queued_ns FROM kernels"), -777);
+    CHECK_INT(query_int(s, "SELECT submitted_ns FROM kernels"), 990);
+    CHECK_INT(query_int(s, "SELECT dynamic_shared_bytes FROM kernels"), 4096);
+    CHECK_INT(query_int(s, "SELECT channel_id FROM kernels"), 3);
+    CHECK_STR(query_text(s, "SELECT value FROM strings JOIN kernels ON name_id = id"), "sgemm_256x128");
+    CHECK_INT(query_int(s, "SELECT src_kind FROM memcpys"), STORE_MEMORY_PAGEABLE);
+    CHECK_INT(query_int(s, "SELECT copy_count FROM memcpys"), 1);
+    CHECK_INT(query_int(s, "SELECT bytes FROM memcpys"), 67108864);
+    CHECK_INT(query_int(s, "SELECT kernel_rowid FROM collectives"), kernel_rowid);
+    CHECK_STR(query_text(s, "SELECT algorithm || '/' || protocol FROM collectives"), "RING/LL");
+    CHECK_STR(query_text(s, "SELECT value FROM strings JOIN api_calls ON name_id = id"), "cudaLaunchKernel");
+    CHECK_INT(query_int(s, "SELECT domain_id FROM nvtx"), -777);
+    CHECK_INT(query_int(s, "SELECT dropped_records FROM processes"), 3);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'kernels_by_lane'"),
+              1);
+    CHECK_STR(query_text(s, "PRAGMA journal_mode"), "delete");
+    /* The kernel name was interned once however often it is used. */
+    CHECK(store_intern(s, "sgemm_256x128", &err) == query_int(s, "SELECT name_id FROM kernels"));
+    CHECK(store_close(s, &err) == 0);
+
+    s = store_open(path, 1, &err);
+    CHECK(s != NULL);
+    if (s) {
+        char *version = store_get_meta(s, "schema_version");
+        CHECK_STR(version, "1");
+        free(version);
+        store_close(s, NULL);
+    }
+}
+
+static void test_refuses_existing_without_overwrite(void)
+{
+    error_info err = {{0}};
+    const char *path = path_in("exists.db");
+    store_close(store_create(path, 0, &err), NULL);
+    CHECK(store_create(path, 0, &err) == NULL);
+    CHECK_CONTAINS(err.message, "file exists");
+    store *s = store_create(path, STORE_OVERWRITE, &err);
+    CHECK(s != NULL);
+    store_close(s, NULL);
+}
+
+static void write_file(const char *path, const void *data, size_t size)
+{
+    FILE *file = fopen(path, "wb");
+    fwrite(data, 1, size, file);
+    fclose(file);
+}
+
+static void expect_open_error(const char *path, const char *message)
+{
+    error_info err = {{0}};
+    store *s = store_open(path, 1, &err);
+    CHECK(s == NULL);
+    store_close(s, NULL);
+    CHECK_CONTAINS(err.message, message);
+    CHECK_CONTAINS(err.message, path);
+    CHECK(strchr(err.message, '\n') == NULL);
+}
+
+static void test_bad_files(void)
+{
+    expect_open_error(path_in("missing.db"), "No such file or directory");
+    expect_open_error(directory, "is a directory");
+
+    const char *text = path_in("text.db");
+    write_file(text, "this is not a database at all, just a long enough line of text for a header.......................", 100);
+    expect_open_error(text, "not an SQLite database");
+
+    const char *empty_sqlite = path_in("foreign.db");
+    sqlite3 *db = NULL;
+    sqlite3_open(empty_sqlite, &db);
+    sqlite3_exec(db, "CREATE TABLE t (x); INSERT INTO t VALUES (1);", NULL, NULL, NULL);
+    sqlite3_close(db);
+    expect_open_error(empty_sqlite, "not an overlapscope trace (no meta table)");
+
+    /* A trace from a future schema version. */
+    error_info err = {{0}};
+    const char *future = path_in("future.db");
+    store *s = store_create(future, 0, &err);
+    store_set_meta(s, "schema_version", "2", &err);
+    store_finalize(s, &err);
+    store_close(s, NULL);
+    expect_open_error(future, "trace schema version 2, this overlapscope reads version 1");
+
+    /* A trace whose tail was lost (a copy cut short). */
+    const char *whole = path_in("whole.db");
+    s = store_create(whole, 0, &err);
+    store_begin(s, &err);
+    for (int i = 0; i < 3000; i++) {
+        struct store_memset row = {.process_id = 1, .device_id = 0, .stream_id = 7, .start_ns = i, .end_ns = i + 1,
+                                   .bytes = 8, .context_id = STORE_NULL, .correlation_id = STORE_NULL,
+                                   .value = 0, .memory_kind = STORE_NULL, .is_async = STORE_NULL,
+                                   .channel_id = STORE_NULL, .channel_type = STORE_NULL, .graph_id = STORE_NULL,
+                                   .graph_node_id = STORE_NULL};
+        store_insert_memset(s, &row, &err);
+    }
+    store_finalize(s, &err);
+    store_close(s, NULL);
+    struct stat info;
+    stat(whole, &info);
+    CHECK(truncate(whole, info.st_size / 2) == 0);
+    expect_open_error(whole, "truncated");
+}
+
+static void test_unwritable_output(void)
+{
+    error_info err = {{0}};
+    CHECK(store_create("/nonexistent-directory/x.db", 0, &err) == NULL);
+    CHECK_CONTAINS(err.message, "cannot create '/nonexistent-directory/x.db'");
+}
+
+int main(void)
+{
+    if (!mkdtemp(directory)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    test_create_write_read();
+    test_refuses_existing_without_overwrite();
+    test_bad_files();
+    test_unwritable_output();
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", directory);
+    if (system(command) != 0)
+        fprintf(stderr, "could not remove %s\n", directory);
+    return check_finish();
+}
