@@ -703,3 +703,173 @@ const char *store_sync_type_name(int64_t sync_type)
                                         "context synchronize"};
     return sync_type >= 0 && sync_type <= 4 ? names[sync_type] : "unknown";
 }
+
+/* --- appending one trace to another --- */
+
+/* Columns copied verbatim except process_id (remapped), the listed time columns (shifted) and
+ * the string references (remapped). Kept next to schema.sql's column order on purpose. */
+struct append_table {
+    const char *table;
+    const char *select_list; /* expressions over source alias s, process map pm, string maps */
+};
+
+static const struct append_table append_tables[] = {
+    {"devices", "pm.new_id, s.device_id, s.name, s.uuid, s.pci_bus_id, s.sm_count, s.compute_capability_major,"
+                " s.compute_capability_minor, s.max_blocks_per_sm, s.max_warps_per_sm, s.max_threads_per_sm,"
+                " s.max_threads_per_block, s.max_registers_per_sm, s.max_registers_per_block,"
+                " s.max_shared_memory_per_sm, s.max_shared_memory_per_block, s.max_shared_memory_per_block_optin,"
+                " s.global_memory_bytes, s.global_memory_bandwidth_kbps, s.l2_cache_bytes, s.core_clock_khz,"
+                " s.copy_engine_count, s.warp_size"},
+    {"streams", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.is_legacy_default, s.is_per_thread_default,"
+                " s.priority, s.flags, s.label"},
+    {"memcpys", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, s.start_ns + :off,"
+                " s.end_ns + :off, s.copy_kind, s.src_kind, s.dst_kind, s.bytes, s.src_device_id, s.dst_device_id,"
+                " s.is_async, s.channel_id, s.channel_type, s.copy_count, s.graph_id, s.graph_node_id"},
+    {"memsets", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, s.start_ns + :off,"
+                " s.end_ns + :off, s.value, s.bytes, s.memory_kind, s.is_async, s.channel_id, s.channel_type,"
+                " s.graph_id, s.graph_node_id"},
+    {"synchronizations", "pm.new_id, s.context_id, s.stream_id, s.event_id, s.sync_type, s.correlation_id,"
+                         " s.start_ns + :off, s.end_ns + :off"},
+    {"cuda_events", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.event_id, s.correlation_id,"
+                    " s.record_ns + :off"},
+    {"api_calls", "pm.new_id, s.thread_id, s.api_domain, s.callback_id, sm.new_id, s.correlation_id,"
+                  " s.start_ns + :off, s.end_ns + :off, s.return_value"},
+    {"warnings", "pm.new_id, s.time_ns + :off, s.code, s.message"},
+};
+
+static int append_exec(store *s, const char *sql, int64_t offset, error_info *err, const char *what)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &query, NULL) != SQLITE_OK)
+        return sql_error(s, err, what);
+    int index = sqlite3_bind_parameter_index(query, ":off");
+    if (index > 0)
+        sqlite3_bind_int64(query, index, offset);
+    int rc = sqlite3_step(query);
+    sqlite3_finalize(query);
+    return rc == SQLITE_DONE ? 0 : sql_error(s, err, what);
+}
+
+int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns, error_info *err)
+{
+    store *source = store_open(source_path, 1, err); /* validates: same checks and messages as open */
+    if (!source)
+        return -1;
+    store_close(source, NULL);
+    store *s = destination;
+    if (store_commit(s, err) != 0)
+        return -1;
+    sqlite3_stmt *attach = NULL;
+    if (sqlite3_prepare_v2(s->db, "ATTACH DATABASE ? AS src", -1, &attach, NULL) != SQLITE_OK)
+        return sql_error(s, err, "attach");
+    sqlite3_bind_text(attach, 1, source_path, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(attach);
+    sqlite3_finalize(attach);
+    if (rc != SQLITE_DONE)
+        return error_set(err, "cannot read '%s': %s", source_path, sqlite3_errmsg(s->db));
+    int status = -1;
+    if (exec_sql(s, "BEGIN", err, "begin") != 0)
+        goto detach;
+    char sql[2048];
+    /* Process and string maps live in temp tables for the joins below. */
+    snprintf(sql, sizeof sql,
+             "CREATE TEMP TABLE pm AS SELECT process_id AS old_id,"
+             " ROW_NUMBER() OVER (ORDER BY process_id) + %lld AS new_id FROM src.processes",
+             (long long)s->next_process_id - 1);
+    if (exec_sql(s, "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;", err,
+                 "prepare the merge") != 0 ||
+        exec_sql(s, sql, err, "map processes") != 0 ||
+        exec_sql(s, "INSERT OR IGNORE INTO strings (value) SELECT value FROM src.strings", err, "copy strings") != 0 ||
+        exec_sql(s,
+                 "CREATE TEMP TABLE sm AS SELECT ss.id AS old_id, ds.id AS new_id FROM src.strings ss"
+                 " JOIN main.strings ds ON ds.value = ss.value",
+                 err, "map strings") != 0 ||
+        exec_sql(s, "CREATE UNIQUE INDEX temp.sm_old ON sm (old_id)", err, "index strings") != 0)
+        goto rollback;
+    if (append_exec(s,
+                    "INSERT INTO processes SELECT pm.new_id, s.pid, s.parent_pid, s.host, s.command_line, s.rank,"
+                    " s.local_rank, s.world_size, s.start_ns + :off, s.end_ns + :off, s.exit_status, s.term_signal,"
+                    " s.dropped_records, s.source_file FROM src.processes s JOIN pm ON pm.old_id = s.process_id",
+                    time_offset_ns, err, "copy processes") != 0)
+        goto rollback;
+    for (size_t i = 0; i < sizeof append_tables / sizeof append_tables[0]; i++) {
+        int uses_strings = strstr(append_tables[i].select_list, "sm.new_id") != NULL;
+        snprintf(sql, sizeof sql, "INSERT %s INTO %s SELECT %s FROM src.%s s JOIN pm ON pm.old_id = s.process_id%s",
+                 (strcmp(append_tables[i].table, "devices") == 0 || strcmp(append_tables[i].table, "streams") == 0)
+                     ? "OR REPLACE"
+                     : "",
+                 append_tables[i].table, append_tables[i].select_list, append_tables[i].table,
+                 uses_strings ? " JOIN sm ON sm.old_id = s.name_id" : "");
+        if (append_exec(s, sql, time_offset_ns, err, "copy rows") != 0)
+            goto rollback;
+    }
+    /* Kernels keep their order so a rowid map can be built from the two sequences. */
+    if (exec_sql(s, "CREATE TEMP TABLE km (old_rowid INTEGER PRIMARY KEY, new_rowid INTEGER)", err, "map kernels") != 0)
+        goto rollback;
+    int64_t first_new_rowid = 1;
+    sqlite3_stmt *max_rowid = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM main.kernels", -1, &max_rowid, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(max_rowid) == SQLITE_ROW)
+        first_new_rowid = sqlite3_column_int64(max_rowid, 0);
+    sqlite3_finalize(max_rowid);
+    snprintf(sql, sizeof sql,
+             "INSERT INTO km SELECT rowid, ROW_NUMBER() OVER (ORDER BY rowid) + %lld - 1 FROM src.kernels",
+             (long long)first_new_rowid);
+    if (exec_sql(s, sql, err, "map kernels") != 0 ||
+        append_exec(s,
+                    "INSERT INTO main.kernels (rowid, process_id, device_id, context_id, stream_id, correlation_id,"
+                    " start_ns, end_ns, queued_ns, submitted_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
+                    " cluster_x, cluster_y, cluster_z, registers_per_thread, static_shared_bytes,"
+                    " dynamic_shared_bytes, local_memory_per_thread_bytes, local_memory_total_bytes,"
+                    " shared_memory_executed_bytes, shared_memory_config, launch_type, is_device_launched, graph_id,"
+                    " graph_node_id, channel_id, channel_type, priority, name_id)"
+                    " SELECT km.new_rowid, pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id,"
+                    " s.start_ns + :off, s.end_ns + :off, s.queued_ns + :off, s.submitted_ns + :off, s.grid_x,"
+                    " s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z, s.cluster_x, s.cluster_y, s.cluster_z,"
+                    " s.registers_per_thread, s.static_shared_bytes, s.dynamic_shared_bytes,"
+                    " s.local_memory_per_thread_bytes, s.local_memory_total_bytes, s.shared_memory_executed_bytes,"
+                    " s.shared_memory_config, s.launch_type, s.is_device_launched, s.graph_id, s.graph_node_id,"
+                    " s.channel_id, s.channel_type, s.priority, sm.new_id"
+                    " FROM src.kernels s JOIN pm ON pm.old_id = s.process_id JOIN sm ON sm.old_id = s.name_id"
+                    " JOIN km ON km.old_rowid = s.rowid ORDER BY s.rowid",
+                    time_offset_ns, err, "copy kernels") != 0 ||
+        append_exec(s,
+                    "INSERT INTO nvtx SELECT pm.new_id, s.thread_id, s.device_id, s.stream_id, s.kind,"
+                    " (SELECT new_id FROM sm WHERE old_id = s.domain_id), msg.new_id, s.category, s.color,"
+                    " s.start_ns + :off, s.end_ns + :off, s.depth FROM src.nvtx s"
+                    " JOIN pm ON pm.old_id = s.process_id JOIN sm msg ON msg.old_id = s.message_id",
+                    time_offset_ns, err, "copy NVTX") != 0 ||
+        append_exec(s,
+                    "INSERT INTO collectives SELECT pm.new_id, s.device_id, s.stream_id, s.op, s.bytes,"
+                    " s.element_count, s.dtype, s.root, s.algorithm, s.protocol, s.communicator, s.rank, s.nranks,"
+                    " s.sequence_number, km.new_rowid, s.start_ns + :off, s.end_ns + :off, s.detail_source"
+                    " FROM src.collectives s JOIN pm ON pm.old_id = s.process_id"
+                    " LEFT JOIN km ON km.old_rowid = s.kernel_rowid",
+                    time_offset_ns, err, "copy collectives") != 0)
+        goto rollback;
+    /* Warnings without a process (trace-wide) were skipped by the join above. */
+    if (append_exec(s, "INSERT INTO warnings SELECT NULL, time_ns + :off, code, message FROM src.warnings"
+                       " WHERE process_id IS NULL",
+                    time_offset_ns, err, "copy warnings") != 0)
+        goto rollback;
+    if (exec_sql(s, "COMMIT", err, "commit the merge") != 0)
+        goto rollback;
+    sqlite3_stmt *next = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM main.processes", -1, &next, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(next) == SQLITE_ROW)
+        s->next_process_id = sqlite3_column_int64(next, 0);
+    sqlite3_finalize(next);
+    status = 0;
+    goto detach;
+rollback:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+detach:
+    sqlite3_exec(s->db, "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;",
+                 NULL, NULL, NULL);
+    sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
+    if (status != 0)
+        error_prefix(err, "cannot merge '%s'", source_path);
+    return status;
+}

@@ -203,6 +203,15 @@ int store_insert_nvtx(store *s, const struct store_nvtx *row, error_info *err);
 int store_insert_collective(store *s, const struct store_collective *row, error_info *err);
 int store_insert_warning(store *s, const struct store_warning *row, error_info *err);
 
+/* Appends every row of the trace at source_path to destination: processes get new process_ids
+ * (rows keep pointing at their process), strings are re-interned, collectives.kernel_rowid is
+ * remapped to the copied kernels, and time_offset_ns is added to every timestamp (0 for files of
+ * the same host; merge passes the clock offset it estimated). Warnings and per-process data come
+ * along; the source's meta table does not. Runs inside one transaction of its own: on failure
+ * nothing of the source is left in destination. The source is opened read-only and checked as
+ * store_open does. */
+int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns, error_info *err);
+
 /* Names for the enumerations above, for reports ("HtoD", "pageable", "stream wait event"). */
 const char *store_copy_kind_name(int64_t copy_kind);
 const char *store_memory_kind_name(int64_t memory_kind);

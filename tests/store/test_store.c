@@ -213,6 +213,62 @@ static void test_unwritable_output(void)
     CHECK_CONTAINS(err.message, "cannot create '/nonexistent-directory/x.db'");
 }
 
+/* Two per-process files joined into one: processes renumbered, names re-interned, the collective
+ * still pointing at its kernel, timestamps shifted by the offset given. */
+static void write_one_process_trace(const char *path, int64_t pid, const char *kernel_name, int64_t start_ns)
+{
+    error_info err = {{0}};
+    store *s = store_create(path, STORE_OVERWRITE, &err);
+    store_begin(s, &err);
+    store_intern(s, "padding so string ids differ between files", &err);
+    struct store_process process = {.pid = pid, .parent_pid = STORE_NULL, .rank = pid - 100,
+                                    .local_rank = STORE_NULL, .world_size = 2, .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL, .exit_status = 0, .term_signal = STORE_NULL};
+    store_insert_process(s, &process, &err);
+    struct store_kernel filler = {.process_id = 1, .device_id = 0, .stream_id = 7, .start_ns = 0, .end_ns = 1,
+                                  .name = "filler"};
+    struct store_kernel kernel = {.process_id = 1, .device_id = 0, .stream_id = 9, .start_ns = start_ns,
+                                  .end_ns = start_ns + 50, .name = kernel_name};
+    int64_t rowid = 0;
+    store_insert_kernel(s, &filler, NULL, &err);
+    store_insert_kernel(s, &kernel, &rowid, &err);
+    struct store_collective collective = {.process_id = 1, .op = "AllReduce", .bytes = 64, .kernel_rowid = rowid,
+                                          .start_ns = start_ns, .end_ns = start_ns + 50,
+                                          .detail_source = STORE_DETAIL_KERNEL_NAME};
+    store_insert_collective(s, &collective, &err);
+    struct store_warning warning = {.process_id = 1, .time_ns = STORE_NULL, .code = "test", .message = kernel_name};
+    store_insert_warning(s, &warning, &err);
+    store_finalize(s, &err);
+    store_close(s, NULL);
+}
+
+static void test_append_traces(void)
+{
+    error_info err = {{0}};
+    const char *a = path_in("rank0.db"), *b = path_in("rank1.db"), *joined = path_in("joined.db");
+    write_one_process_trace(a, 100, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000);
+    write_one_process_trace(b, 101, "ncclDevKernel_AllGather_RING_LL", 2000);
+    store *s = store_create(joined, STORE_OVERWRITE, &err);
+    CHECK(store_append_trace(s, a, 0, &err) == 0);
+    CHECK(store_append_trace(s, b, 500, &err) == 0);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM processes"), 2);
+    CHECK_INT(query_int(s, "SELECT process_id FROM processes WHERE pid = 101"), 2);
+    CHECK_INT(query_int(s, "SELECT start_ns FROM kernels WHERE process_id = 2 AND stream_id = 9"), 2500);
+    CHECK_STR(query_text(s, "SELECT value FROM strings JOIN kernels k ON k.name_id = id"
+                            " JOIN collectives c ON c.kernel_rowid = k.rowid WHERE c.process_id = 2"),
+              "ncclDevKernel_AllGather_RING_LL");
+    CHECK_INT(query_int(s, "SELECT c.start_ns - k.start_ns FROM collectives c JOIN kernels k"
+                           " ON c.kernel_rowid = k.rowid WHERE c.process_id = 2"), 0);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM strings WHERE value = 'filler'"), 1);
+    CHECK_STR(query_text(s, "SELECT message FROM warnings WHERE process_id = 1"),
+              "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    /* A bad source leaves the destination as it was. */
+    CHECK(store_append_trace(s, path_in("missing.db"), 0, &err) != 0);
+    CHECK_CONTAINS(err.message, "missing.db");
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels"), 4);
+    store_close(s, NULL);
+}
+
 int main(void)
 {
     if (!mkdtemp(directory)) {
@@ -223,6 +279,7 @@ int main(void)
     test_refuses_existing_without_overwrite();
     test_bad_files();
     test_unwritable_output();
+    test_append_traces();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
     if (system(command) != 0)

@@ -1,0 +1,169 @@
+/* analysis.h: the analyzer's public contract: what overlap a trace shows, lane by lane and device
+ * by device, and why every missed overlap happened.
+ *
+ * analysis_run reads a trace through the store (streaming, ordered by time; memory grows with the
+ * number of lanes and of intervals open at once, not with the trace's length) and returns one
+ * analysis_result that the caller owns and frees with analysis_free. The analyzer never prints:
+ * reports (text, JSON, Markdown) and pictures (render/) are built from this structure.
+ *
+ * Stability: render/ and the report writers depend on the names below. Fields may be added; none
+ * is renamed or removed without changing both. Metric definitions: docs/metrics.md. */
+#ifndef OVERLAPSCOPE_ANALYSIS_H
+#define OVERLAPSCOPE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+
+/* What an interval on the GPU is doing. */
+enum analysis_category {
+    ANALYSIS_COMPUTE = 0,       /* a kernel that is not a collective */
+    ANALYSIS_COMMUNICATION = 1, /* an NCCL kernel (collective or send/recv) */
+    ANALYSIS_COPY_HTOD = 2,
+    ANALYSIS_COPY_DTOH = 3,
+    ANALYSIS_COPY_DTOD = 4,
+    ANALYSIS_COPY_PEER = 5,     /* PtoP, or DtoD between two devices */
+    ANALYSIS_COPY_OTHER = 6,    /* HtoH, arrays, unknown */
+    ANALYSIS_MEMSET = 7,
+    ANALYSIS_CATEGORY_COUNT = 8
+};
+
+/* Why an interval that could have run beside another did not. */
+enum analysis_cause {
+    ANALYSIS_CAUSE_SM_SATURATION = 0,       /* the running kernel's resident blocks filled every SM */
+    ANALYSIS_CAUSE_LATE_LAUNCH = 1,         /* the host launched the waiting op after (or just before) the other ended */
+    ANALYSIS_CAUSE_EVENT_DEPENDENCY = 2,    /* cudaStreamWaitEvent / an event chain: serialized by design */
+    ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM = 3, /* implicit synchronization with the legacy NULL stream */
+    ANALYSIS_CAUSE_PAGEABLE_COPY = 4,       /* a copy from/to pageable memory: staged synchronously */
+    ANALYSIS_CAUSE_COPY_ENGINE = 5,         /* same-direction copies share one copy engine */
+    ANALYSIS_CAUSE_SHARED_QUEUE = 6,        /* same hardware channel: more streams than CUDA_DEVICE_MAX_CONNECTIONS */
+    ANALYSIS_CAUSE_STREAM_PRIORITY = 7,     /* a higher-priority stream's work went first */
+    ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE = 8, /* an NCCL kernel waited for SMs held by a compute kernel */
+    ANALYSIS_CAUSE_HOST_SYNC = 9,           /* a synchronizing host call (stream/device sync, cudaMalloc/Free) */
+    ANALYSIS_CAUSE_UNEXPLAINED = 10,        /* the data proves none of the above: said so, never guessed */
+    ANALYSIS_CAUSE_COUNT = 11
+};
+
+/* Short stable tag ("sm-saturation", "late-launch", ...) used in JSON, check names and pictures,
+ * and a human title ("SM saturation"). */
+const char *analysis_cause_tag(enum analysis_cause cause);
+const char *analysis_cause_title(enum analysis_cause cause);
+const char *analysis_category_tag(enum analysis_category category);
+
+/* Filters; a field left at its "all" value selects everything. */
+struct analysis_options {
+    int64_t rank;            /* -1: all ranks */
+    int64_t device_id;       /* -1: all devices */
+    int64_t stream_id;       /* -1: all streams */
+    int64_t window_start_ns; /* STORE_NULL: from the first interval */
+    int64_t window_end_ns;   /* STORE_NULL: to the last interval */
+    const char *range_name;  /* NULL: none; else only time inside NVTX ranges with this message */
+    int64_t step;            /* -1: all; else the N-th iteration (ProfilerStep#N or a repeating NVTX range) */
+};
+void analysis_options_init(struct analysis_options *options);
+
+/* One stream of one device of one process. */
+struct analysis_lane {
+    int64_t process_id, pid, rank; /* rank -1 when unknown */
+    int64_t device_id, stream_id;
+    int is_legacy_default;
+    int64_t priority;         /* STORE_NULL when unknown */
+    int64_t busy_ns;          /* union of this stream's intervals */
+    int64_t category_ns[ANALYSIS_CATEGORY_COUNT]; /* busy time per category on this stream */
+    int64_t interval_count;
+    char role[16];            /* "compute", "nccl", "copy", "mixed", "default" */
+};
+
+/* One device of one process (one rank's GPU). */
+struct analysis_device {
+    int64_t process_id, pid, rank, device_id;
+    char device_name[64];
+    int64_t sm_count;
+    int64_t span_start_ns, span_end_ns; /* first start to last end on this device */
+    int64_t busy_ns;                    /* union of all intervals on the device */
+    int64_t idle_ns;                    /* span - busy */
+    int64_t concurrency_ns[4];          /* time with 0, 1, 2, 3+ streams busy, inside the span */
+    /* category_overlap_ns[a][b]: time both a category-a and a category-b interval ran (a != b),
+     * and [a][a]: time two or more intervals of category a ran at once. Symmetric. */
+    int64_t category_overlap_ns[ANALYSIS_CATEGORY_COUNT][ANALYSIS_CATEGORY_COUNT];
+    int64_t category_busy_ns[ANALYSIS_CATEGORY_COUNT]; /* union per category */
+    int64_t communication_ns;           /* = category_busy_ns[COMMUNICATION] */
+    int64_t compute_communication_overlap_ns; /* communication time during which compute ran */
+    int64_t exposed_communication_ns;   /* communication_ns - compute_communication_overlap_ns */
+    int64_t copy_ns;                    /* union of all copy categories */
+    int64_t copy_compute_overlap_ns;
+    int64_t lost_ns;                    /* sum of wait lost_ns on this device */
+    int64_t headroom_ns;                /* how much shorter the span could be: see docs/metrics.md */
+};
+
+/* Overlap of two streams of one device. */
+struct analysis_stream_pair {
+    size_t lane_a, lane_b;     /* indexes into analysis_result.lanes */
+    int64_t overlap_ns;        /* achieved: both busy */
+    int64_t possible_ns;       /* min(busy_a, busy_b) within their common window */
+};
+
+/* One GPU operation, as the waits cite it. */
+struct analysis_op {
+    size_t lane;                 /* index into lanes */
+    enum analysis_category category;
+    int64_t start_ns, end_ns;
+    int64_t launch_start_ns, launch_end_ns; /* the host API call that enqueued it; STORE_NULL when unknown */
+    int64_t correlation_id;
+    char name[128];              /* short demangled kernel name, or "HtoD 64.0 MiB (pageable)" */
+};
+
+/* A missed overlap: `waiting` was enqueued while `blocking` ran on another stream of the same
+ * device, and started only when `blocking` ended (or drained). */
+struct analysis_wait {
+    struct analysis_op waiting, blocking;
+    int64_t wait_start_ns, wait_end_ns; /* the time the waiting op could have run but did not */
+    int64_t lost_ns;                    /* time lost to the serialization (model in docs/metrics.md) */
+    enum analysis_cause cause;
+    char evidence[512];                 /* one line, e.g. "kernel sgemm_256x128 on stream 13 held all
+                                           132 SMs (8448 blocks, 2 resident per SM: 32 waves)" */
+};
+
+/* A cause's total. */
+struct analysis_cause_total {
+    enum analysis_cause cause;
+    int64_t lost_ns;
+    int64_t count;
+};
+
+/* One iteration (ProfilerStep#N or a repeating NVTX range). */
+struct analysis_step {
+    int64_t number;
+    int64_t start_ns, end_ns;
+    char name[64];
+};
+
+struct analysis_result {
+    struct analysis_lane *lanes;
+    size_t lane_count;
+    struct analysis_device *devices;
+    size_t device_count;
+    struct analysis_stream_pair *stream_pairs;
+    size_t stream_pair_count;
+    struct analysis_wait *waits;          /* sorted by lost_ns, largest first */
+    size_t wait_count;
+    struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT]; /* sorted by lost_ns, largest first */
+    struct analysis_step *steps;
+    size_t step_count;
+    int64_t window_start_ns, window_end_ns; /* what was analyzed */
+    int64_t interval_count;
+    /* Trace-wide figures (all devices of all ranks). */
+    int64_t total_communication_ns, total_exposed_communication_ns;
+    double communication_overlap_ratio; /* overlapped / communication; 0 when no communication */
+    double copy_overlap_ratio;          /* copy time overlapped by compute / copy time */
+    int64_t total_lost_ns, total_headroom_ns;
+};
+
+/* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure
+ * (including "no GPU intervals in the selected window"). Caller frees with analysis_free. */
+struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err);
+void analysis_free(struct analysis_result *result);
+
+#endif
