@@ -5,6 +5,7 @@
 #ifndef OVERLAPSCOPE_TRACE_BUILDER_H
 #define OVERLAPSCOPE_TRACE_BUILDER_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
