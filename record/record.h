@@ -29,8 +29,9 @@ int record_collector_built(void);
  * Returns 0, or -1 with err listing where it looked. */
 int record_find_collector(char *path, size_t size, error_info *err);
 
-/* Finds the libcupti the collector loads (for NVTX_INJECTION64_PATH) by loading the collector
- * without initialising it. Returns 0, or -1 when it cannot tell (NVTX is then not recorded). */
+/* Finds the libcupti the collector loads (for NVTX_INJECTION64_PATH): the first that exists of
+ * the folders on the collector's RUNPATH. Returns 0, or -1 when there is none (NVTX is then not
+ * recorded). */
 int record_find_cupti(const char *collector_path, char *path, size_t size);
 
 /* Takes the exclusive lock "<output>.lock" (another record into the same output fails), then

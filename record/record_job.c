@@ -1,6 +1,5 @@
 /* record_job.c: finding the collector, guarding the output, and running the job (see record.h). */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -55,18 +54,20 @@ int record_find_collector(char *path, size_t size, error_info *err)
 
 int record_find_cupti(const char *collector_path, char *path, size_t size)
 {
-    void *collector = dlopen(collector_path, RTLD_LAZY | RTLD_LOCAL);
-    if (!collector)
-        return -1;
-    void *symbol = dlsym(collector, "cuptiGetVersion");
-    Dl_info info;
-    int status = -1;
-    if (symbol && dladdr(symbol, &info) && info.dli_fname && strlen(info.dli_fname) < size) {
-        snprintf(path, size, "%s", info.dli_fname);
-        status = 0;
+    (void)collector_path;
+    /* The folders the collector's RUNPATH names, in its order (collector/CMakeLists.txt), so NVTX
+     * loads the libcupti the collector itself loads. Loading the collector here to ask it would
+     * load libcupti into this process. */
+    char candidates[] = OVERLAPSCOPE_CUPTI_CANDIDATES;
+    for (char *saved = NULL, *candidate = strtok_r(candidates, ":", &saved); candidate;
+         candidate = strtok_r(NULL, ":", &saved)) {
+        char resolved[PATH_MAX];
+        if (is_file(candidate) && realpath(candidate, resolved) && strlen(resolved) < size) {
+            snprintf(path, size, "%s", resolved);
+            return 0;
+        }
     }
-    dlclose(collector);
-    return status;
+    return -1;
 }
 
 static void folder_of(const char *path, char *folder, size_t size)

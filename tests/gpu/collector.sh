@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU check of the collector and `overlapscope record` (run by the lead on a GPU machine).
 # Usage: tests/gpu/collector.sh OUTDIR
-#   OVERLAPSCOPE  the CLI (default build/cli/overlapscope; the collector is found beside it)
+#   OVERLAPSCOPE  the CLI (default .gpu/build/cli/overlapscope as tests/gpu/stage.sh stages it, else
+#                 build/cli/overlapscope; the collector is found beside it)
 #   PYTHON        python3 with torch (default /opt/torch/.venv/bin/python3)
 #   NVCC          (default /usr/local/cuda/bin/nvcc), ARCH (default sm_90)
 # Writes logs and .db files under OUTDIR, prints a PASS/FAIL table, exits 1 if anything failed.
@@ -12,7 +13,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-os=${OVERLAPSCOPE:-$root/build/cli/overlapscope}
+default_os=$root/build/cli/overlapscope
+[ -x "$root/.gpu/build/cli/overlapscope" ] && default_os=$root/.gpu/build/cli/overlapscope # tests/gpu/stage.sh
+os=${OVERLAPSCOPE:-$default_os}
 py=${PYTHON:-/opt/torch/.venv/bin/python3}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 arch=${ARCH:-sm_90}

@@ -49,6 +49,11 @@ out=$("$os" info "$dir/env.db" 2>&1); expect "info of the result" 0 "no-process"
 out=$("$os" record -o "$dir/env.db" -- true 2>&1); expect "existing output" 2 "exists (use --force to overwrite)" $? "$out"
 out=$("$os" record --force -o "$dir/env.db" -- sh -c 'kill -TERM $$' 2>&1); expect "killed job" 143 "killed by signal 15 (SIGTERM)" $? "$out"
 
+# The program's arguments arrive as given: no shell re-parses them (docs/security.md).
+"$os" record -o "$dir/args.db" -- "$(command -v printf)" '%s|' 'two words' "it's" '$(touch '"$dir"'/pwned)' '*' >"$dir/args.txt" 2>/dev/null
+[ "$(cat "$dir/args.txt")" = "two words|it's|\$(touch $dir/pwned)|*|" ] && [ ! -e "$dir/pwned" ] && pass=$((pass+1)) \
+    || { echo "FAILED: arguments changed: $(cat "$dir/args.txt")"; fail=$((fail+1)); }
+
 # Two records into one output: the second is refused while the first runs.
 "$os" record --force -o "$dir/busy.db" -- sleep 2 2>/dev/null & first=$!
 sleep 0.5
