@@ -6,8 +6,9 @@
 #include <string.h>
 
 /* Zero-length intervals (NVTX marks, kernels shorter than the clock's tick) still cover this
- * much of a column, so that they show. */
-#define MINIMUM_COLUMNS 0.02
+ * much of a column, so that they show (a column with any coverage is drawn at least 30%
+ * opaque); anything longer counts for exactly what it covers. */
+#define MINIMUM_COLUMNS 0.001
 
 /* Open intervals of the device being swept: a binary min-heap on end time. */
 struct open_interval {
