@@ -285,12 +285,13 @@ def check_comm_overlap(db, args):
     return ok, f"NCCL time overlapped by compute {ratio:.2f} of {total / 1e6:.2f} ms (want {want})"
 
 
-def nccl_delays(db, ready_pattern, count):
+def nccl_delays(db, ready_pattern, comm_pattern, count):
     """Per process: the i-th NCCL kernel's start minus the end of the i-th 'ready' kernel."""
     delays = []
     for _, rows in group(kernels(db), lambda r: r["process"]).items():
         ready = [r for r in rows if re.search(ready_pattern, r["name"])][:count or None]
-        comm = [r for r in rows if NCCL.search(r["name"])][:len(ready)]
+        comm = [r for r in rows if NCCL.search(r["name"]) and re.search(comm_pattern, r["name"])]
+        comm = comm[:len(ready)]
         delays += [c["start"] - r["end"] for r, c in zip(ready, comm)]
     return delays
 
@@ -298,14 +299,14 @@ def nccl_delays(db, ready_pattern, count):
 def check_nccl_delay(db, args):
     """Median time from a bucket becoming ready (end of its probe kernel) to its NCCL kernel's
     start, optionally compared with a baseline recording."""
-    delays = nccl_delays(db, args.ready, args.count)
+    delays = nccl_delays(db, args.ready, args.comm, args.count)
     if not delays:
         raise InputError("no NCCL kernels paired with ready kernels")
     median = statistics.median(delays)
     ok, want = bounds(median / 1e3, args)
     figure = f"NCCL start delay median {median / 1e3:.1f} us over {len(delays)} (want {want} us)"
     if args.baseline:
-        base = nccl_delays(open_trace(args.baseline), args.ready, args.count)
+        base = nccl_delays(open_trace(args.baseline), args.ready, args.comm, args.count)
         if not base:
             raise InputError(f"no NCCL kernels paired with ready kernels in '{args.baseline}'")
         base_median = statistics.median(base)
@@ -379,6 +380,8 @@ def parse(argv):
     parser.add_argument("--max-count", type=int, default=None)
     parser.add_argument("--ready", default="bucket_ready_probe",
                         help="nccl-delay: kernel whose end makes the next NCCL kernel ready")
+    parser.add_argument("--comm", default="nccl",
+                        help="nccl-delay: NCCL kernels paired with the ready kernels (a name regex)")
     parser.add_argument("--count", type=int, default=0, help="nccl-delay: first N pairs only")
     parser.add_argument("--baseline", help="nccl-delay: recording to compare with")
     parser.add_argument("--min-ratio", type=float, help="nccl-delay: at least this x baseline")

@@ -135,15 +135,19 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("4 serialized all_gathers", rc == 0 and "4 NCCL AllGather kernels in 2 processes" in out)
 
     ddp = db("ddp", kernels=[(1, 1, 0, 100, "gemm"), (1, 1, 100, 101, "bucket_ready_probe"),
-                             (1, 1, 101, 300, "gemm"), (1, 2, 111, 211, "ncclDevKernel_AllReduce"),
+                             (1, 1, 101, 300, "gemm"), (1, 2, 111, 211, "ncclDevKernel_AllReduce_Sum_f32"),
                              (1, 1, 300, 301, "bucket_ready_probe"),
                              (1, 2, 401, 501, "ncclDevKernel_AllReduce")])
     rc, out = run(ddp, "comm-overlap", "--min", "0.4")
     expect("half the NCCL time overlapped", rc == 0 and "overlapped by compute 0.50" in out)
-    late = db("late", kernels=[(1, 1, 100, 101, "bucket_ready_probe"), (1, 2, 1101, 1200, "ncclDevKernel_AllReduce")])
-    rc, out = run(late, "nccl-delay", "--baseline", ddp, "--min-ratio", "2")
+    late = db("late", kernels=[(1, 1, 100, 101, "bucket_ready_probe"),
+                               (1, 3, 500, 510, "ncclDevKernel_AllReduce_Sum_f64"),
+                               (1, 2, 1101, 1200, "ncclDevKernel_AllReduce_Sum_f32")])
+    rc, out = run(late, "nccl-delay", "--comm", "f32", "--baseline", ddp, "--min-ratio", "2")
     # delays: late 1000 ns; baseline median of 10 and 100 = 55 ns, floored at 1 us
     expect("NCCL delay vs baseline floored at 1 us", rc == 1 and "median 1.0 us" in out)
+    rc, out = run(late, "nccl-delay", "--baseline", ddp)
+    expect("without --comm the f64 kernel pairs first", "median 0.4 us" in out)
 
     marked = db("marked", kernels=[(1, 7, 0, 10, SPIN)], streams=[(1, 7, 1, 0)])
     expect("legacy stream marked", run(marked, "stream-kind", "--kernel", "spin")[0] == 0)

@@ -3,15 +3,18 @@
 # `overlapscope record`, asserts each documented outcome from the recorded intervals
 # (tests/gpu/check_workload.py), prints the analyzer's verdict when `overlapscope report --json`
 # works, runs the PyTorch versions, and prints a summary table. Needs a GPU machine with the tree
-# built at ./build (CLI, collector, workloads); run from the repository root. Exit 0 when every
+# built at ./build or staged at ./.gpu/build (CLI, collector, workloads); any directory. Exit 0 when every
 # assertion passed. Each recording gets a sidecar OUTDIR/NAME.json (machine, versions, command).
 set -u
 if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
 OUT=$1
 cd "$(dirname "$0")/../.."
 mkdir -p "$OUT/torch" || exit 2
-OVERLAPSCOPE=./build/cli/overlapscope
-WL=./build/workloads
+# The build tree: ./build, or the staged one (tests/gpu/stage.sh) at ./.gpu/build.
+BUILD=${OVERLAPSCOPE_BUILD:-build}
+[ -x "$BUILD/cli/overlapscope" ] || [ ! -x .gpu/build/cli/overlapscope ] || BUILD=.gpu/build
+OVERLAPSCOPE=$BUILD/cli/overlapscope
+WL=$BUILD/workloads
 CHECK=(python3 tests/gpu/check_workload.py)
 TORCH_PY=${TORCH_PY:-/opt/torch/.venv/bin/python3}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -168,8 +171,10 @@ record ddp_saturate_priority -- "$WL/ddp" --steps 10 --overlap --saturate --comm
 if [ "$GPUS" -ge 2 ]; then
   check ddp "bucket all-reduces hide behind backward" comm-overlap --min 0.5
   check ddp_no_overlap "all-reduce after backward is exposed" comm-overlap --max 0.1
-  check ddp_saturate "full SMs delay NCCL kernels" nccl-delay --baseline "$OUT/ddp.db" --min-ratio 2
-  info ddp_saturate_priority "high-priority comm stream" nccl-delay --baseline "$OUT/ddp_saturate.db"
+  check ddp_saturate "full SMs delay NCCL kernels" nccl-delay --comm 'AllReduce.*f32' \
+        --baseline "$OUT/ddp.db" --min-ratio 2
+  info ddp_saturate_priority "high-priority comm stream" nccl-delay --comm 'AllReduce.*f32' \
+        --baseline "$OUT/ddp_saturate.db"
 else
   info ddp "1 rank: NCCL kernels" nccl --op AllReduce
 fi
