@@ -6,6 +6,7 @@
 #include "explain.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,12 +53,27 @@ struct wait_case {
     const struct model_op *previous;   /* the waiting stream's previous op, or NULL */
     struct launch_call launch;
     int in_graph;
+    int describe; /* 0: the wait will not be kept, skip writing its evidence */
     struct analysis_wait wait;
 };
 
+/* Writes the wait's evidence line, unless nobody will read it. */
+static void describe(struct wait_case *item, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void describe(struct wait_case *item, const char *format, ...)
+{
+    if (!item->describe)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(item->wait.evidence, sizeof item->wait.evidence, format, args);
+    va_end(args);
+}
+
+/* CUPTI gives runtime and driver calls their own correlation ids: one row at most. The name is
+ * resolved through the kernel-name cache (API names are few). */
 static const char *const sql_launch =
-    "SELECT a.start_ns, a.end_ns, a.thread_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
-    " WHERE a.process_id = ?1 AND a.correlation_id = ?2 ORDER BY a.start_ns LIMIT 1";
+    "SELECT start_ns, end_ns, thread_id, name_id FROM api_calls WHERE process_id = ?1 AND correlation_id = ?2"
+    " LIMIT 1";
 static const char *const sql_host_before =
     "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
     " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 1";
@@ -228,7 +244,8 @@ static void find_launch(explainer *explain, struct wait_case *item)
         item->launch.start_ns = sqlite3_column_int64(query, 0);
         item->launch.end_ns = sqlite3_column_int64(query, 1);
         item->launch.thread_id = sqlite3_column_int64(query, 2);
-        copy_text(item->launch.name, sizeof item->launch.name, sqlite3_column_text(query, 3));
+        snprintf(item->launch.name, sizeof item->launch.name, "%s",
+                 kernel_names_short(explain->names, sqlite3_column_int64(query, 3)));
     }
     sqlite3_reset(query);
 }
@@ -343,7 +360,7 @@ static void explain_late_launch(explainer *explain, struct wait_case *item)
             is_pageable_copy(&copy)) {
             char bytes[32];
             wait->cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
-            snprintf(wait->evidence, sizeof wait->evidence,
+            describe(item,
                      "thread %" PRId64 " was in %s (%s %s from/to pageable memory, staged synchronously) for %s;"
                      " %s %s on stream %" PRId64 " was launched when it returned",
                      item->launch.thread_id, call, store_copy_kind_name(copy.copy_kind),
@@ -353,7 +370,7 @@ static void explain_late_launch(explainer *explain, struct wait_case *item)
         }
         if (is_synchronizing_call(call) || (name_has(call, "emcpy") && !name_has(call, "Async"))) {
             wait->cause = ANALYSIS_CAUSE_HOST_SYNC;
-            snprintf(wait->evidence, sizeof wait->evidence,
+            describe(item,
                      "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64 " %s %s on stream %"
                      PRId64 " ended",
                      item->launch.thread_id, call, waited, item->launch.name, name, waiting->stream_id, when,
@@ -365,14 +382,14 @@ static void explain_late_launch(explainer *explain, struct wait_case *item)
     char idle[32];
     int64_t outside_ns = activity.window_ns - activity.cuda_ns;
     if (activity.has_call && activity.cuda_ns * 2 >= activity.window_ns)
-        snprintf(wait->evidence, sizeof wait->evidence,
+        describe(item,
                  "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; thread %" PRId64
                  " spent %s of the %s before it in CUDA calls (longest: %s)",
                  item->launch.name, name, waiting->stream_id, when, other, blocking->stream_id,
                  item->launch.thread_id, duration(waited, sizeof waited, activity.cuda_ns),
                  duration(idle, sizeof idle, activity.window_ns), call);
     else
-        snprintf(wait->evidence, sizeof wait->evidence,
+        describe(item,
                  "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; thread %" PRId64
                  " made no CUDA call for %s of the %s before it (CPU or interpreter time)",
                  item->launch.name, name, waiting->stream_id, when, other, blocking->stream_id,
@@ -418,7 +435,7 @@ static int explain_event_dependency(explainer *explain, struct wait_case *item)
                 char name[128];
                 op_name(explain, blocking, name, sizeof name);
                 item->wait.cause = ANALYSIS_CAUSE_EVENT_DEPENDENCY;
-                snprintf(item->wait.evidence, sizeof item->wait.evidence,
+                describe(item,
                          "stream %" PRId64 " waits (cudaStreamWaitEvent) on event %" PRId64
                          " recorded on stream %" PRId64 " after %s %s: serialized by design",
                          waiting->stream_id, event_id, blocking->stream_id, op_kind_word(blocking), name);
@@ -449,7 +466,7 @@ static int explain_legacy_default(struct wait_case *item)
         return 0;
     }
     item->wait.cause = ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM;
-    snprintf(item->wait.evidence, sizeof item->wait.evidence,
+    describe(item,
              "stream %" PRId64 " is the legacy default stream and stream %" PRId64
              " is a blocking stream: each waits for the other's earlier work (create it with"
              " cudaStreamNonBlocking or use per-thread default streams)",
@@ -466,7 +483,7 @@ static int explain_pageable_copy(explainer *explain, struct wait_case *item)
     char name[128];
     op_name(explain, item->blocking, name, sizeof name);
     item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
-    snprintf(item->wait.evidence, sizeof item->wait.evidence,
+    describe(item,
              "copy %s on stream %" PRId64 " uses pageable host memory: the driver stages it synchronously, and"
              " stream %" PRId64 " started only when it ended (pin the buffer: cudaHostAlloc / pin_memory)",
              name, item->blocking->stream_id, item->waiting->stream_id);
@@ -485,12 +502,12 @@ static int explain_copy_engine(struct wait_case *item)
         return 0;
     item->wait.cause = ANALYSIS_CAUSE_COPY_ENGINE;
     if (same_direction)
-        snprintf(item->wait.evidence, sizeof item->wait.evidence,
+        describe(item,
                  "%s copies on streams %" PRId64 " and %" PRId64
                  " use the same copy engine: copies in one direction run one at a time",
                  store_copy_kind_name(waiting->copy_kind), blocking->stream_id, waiting->stream_id);
     else
-        snprintf(item->wait.evidence, sizeof item->wait.evidence,
+        describe(item,
                  "the device has one copy engine: the copies on streams %" PRId64 " and %" PRId64
                  " ran one after the other",
                  blocking->stream_id, waiting->stream_id);
@@ -503,7 +520,7 @@ static int explain_shared_queue(struct wait_case *item)
     if (waiting->channel_id == STORE_NULL || waiting->channel_id != blocking->channel_id)
         return 0;
     item->wait.cause = ANALYSIS_CAUSE_SHARED_QUEUE;
-    snprintf(item->wait.evidence, sizeof item->wait.evidence,
+    describe(item,
              "streams %" PRId64 " and %" PRId64 " were submitted on the same hardware channel %" PRId64
              ", which runs its work in order: more streams than CUDA_DEVICE_MAX_CONNECTIONS",
              blocking->stream_id, waiting->stream_id, waiting->channel_id);
@@ -528,7 +545,7 @@ static int explain_priority(explainer *explain, struct wait_case *item, int64_t 
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     item->wait.cause = ANALYSIS_CAUSE_STREAM_PRIORITY;
-    snprintf(item->wait.evidence, sizeof item->wait.evidence,
+    describe(item,
              "stream %" PRId64 " has priority %" PRId64 ", above stream %" PRId64 "'s %" PRId64
              ": %s went first although %s was ready %s before it started",
              item->blocking->stream_id, blocking_priority, item->waiting->stream_id, waiting_priority, other, name,
@@ -560,7 +577,7 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
                  waiting->launch.threads_per_block);
     else
         snprintf(tail, sizeof tail, "not even a one-warp block of %s fit beside it", name);
-    snprintf(item->wait.evidence, sizeof item->wait.evidence,
+    describe(item,
              "%s%s on stream %" PRId64 " held all %" PRId64 " SMs (%" PRId64 " blocks, %" PRId64
              " resident per SM, limited by %s: %" PRId64 " waves); %s",
              communication ? "NCCL kernel waited for SMs: kernel " : "kernel ", other, blocking->stream_id,
@@ -580,7 +597,7 @@ static void explain_unexplained(explainer *explain, struct wait_case *item)
                       : !item->launch.known ? "; the trace has no launch record for it (no API records), so a late"
                                               " launch cannot be ruled out"
                                             : "; it was enqueued before and no recorded cause applies";
-    snprintf(item->wait.evidence, sizeof item->wait.evidence,
+    describe(item,
              "%s on stream %" PRId64 " started %s %s %s on stream %" PRId64 " ended%s", name,
              item->waiting->stream_id, duration(gap, sizeof gap, delay < 0 ? -delay : delay),
              delay < 0 ? "before" : "after", other, item->blocking->stream_id, why);
@@ -636,8 +653,6 @@ static void keep_wait(explainer *explain, const struct analysis_wait *wait)
 static void record_wait(explainer *explain, struct wait_case *item)
 {
     struct analysis_wait *wait = &item->wait;
-    fill_op(explain, item->waiting_lane, item->waiting, &item->launch, &wait->waiting);
-    fill_op(explain, item->blocking_lane, item->blocking, NULL, &wait->blocking);
     explain->total_waits++;
     explain->causes[wait->cause].lost_ns += wait->lost_ns;
     explain->causes[wait->cause].count++;
@@ -646,17 +661,29 @@ static void record_wait(explainer *explain, struct wait_case *item)
      * what we cannot explain. */
     if (wait->cause != ANALYSIS_CAUSE_EVENT_DEPENDENCY && wait->cause != ANALYSIS_CAUSE_UNEXPLAINED)
         item->device->explained_lost_ns += wait->lost_ns;
+    if (!item->describe)
+        return;
+    fill_op(explain, item->waiting_lane, item->waiting, &item->launch, &wait->waiting);
+    fill_op(explain, item->blocking_lane, item->blocking, NULL, &wait->blocking);
     keep_wait(explain, wait);
+}
+
+/* Whether a wait losing lost_ns would enter the kept waits. */
+static int would_keep(const explainer *explain, int64_t lost_ns)
+{
+    return explain->max_waits > 0 &&
+           (explain->kept_count < explain->max_waits || lost_ns > explain->kept[0].lost_ns);
 }
 
 /* The time lost: how much of X could have run under the other op had it started at wait_start
  * (docs/metrics.md, "time lost"). */
-static int set_wait_time(struct wait_case *item, int64_t wait_start_ns)
+static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wait_start_ns)
 {
     const struct model_op *waiting = item->waiting;
     item->wait.wait_start_ns = wait_start_ns;
     item->wait.wait_end_ns = waiting->start_ns;
     item->wait.lost_ns = min64(waiting->start_ns - wait_start_ns, waiting->end_ns - waiting->start_ns);
+    item->describe = would_keep(explain, item->wait.lost_ns);
     return item->wait.lost_ns > 0;
 }
 
@@ -673,11 +700,11 @@ static void prove(explainer *explain, struct wait_case *item)
     /* A graph's kernels have no launch call of their own: the graph launch tells nothing about
      * when each node became ready, so none of them is called late. */
     if (item->launch.known && !item->in_graph && item->launch.end_ns >= blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS) {
-        if (!set_wait_time(item, max64(item->previous_end_ns, blocking->start_ns)))
+        if (!set_wait_time(explain, item, max64(item->previous_end_ns, blocking->start_ns)))
             return;
         explain_late_launch(explain, item);
     } else {
-        if (!set_wait_time(item, max64(ready_ns, blocking->start_ns)))
+        if (!set_wait_time(explain, item, max64(ready_ns, blocking->start_ns)))
             return;
         if (!explain_event_dependency(explain, item) && !explain_legacy_default(item) &&
             !explain_pageable_copy(explain, item) && !explain_copy_engine(item) && !explain_shared_queue(item) &&

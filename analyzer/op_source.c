@@ -8,16 +8,19 @@
 enum { TABLE_KERNELS, TABLE_MEMCPYS, TABLE_MEMSETS, TABLE_COUNT };
 
 /* Each query walks the table's (process_id, device_id, start_ns) index in order, so SQLite
- * neither sorts nor buffers. */
+ * neither sorts nor buffers. Unknown values come back as ?5 (STORE_NULL) or 0, so each column is
+ * read with one call. */
 static const char *const table_sql[TABLE_COUNT] = {
-    "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, priority, name_id,"
-    " grid_x * grid_y * grid_z, block_x * block_y * block_z, registers_per_thread, static_shared_bytes,"
-    " dynamic_shared_bytes, shared_memory_executed_bytes"
+    "SELECT rowid, stream_id, IFNULL(correlation_id, ?5), start_ns, end_ns, IFNULL(channel_id, ?5),"
+    " IFNULL(graph_id, ?5), IFNULL(priority, ?5), name_id, grid_x * grid_y * grid_z, block_x * block_y * block_z,"
+    " registers_per_thread, static_shared_bytes, dynamic_shared_bytes, shared_memory_executed_bytes"
     " FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
-    "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, NULL, copy_kind, src_kind,"
-    " dst_kind, bytes, src_device_id, dst_device_id"
+    "SELECT rowid, stream_id, IFNULL(correlation_id, ?5), start_ns, end_ns, IFNULL(channel_id, ?5),"
+    " IFNULL(graph_id, ?5), ?5, copy_kind, IFNULL(src_kind, ?5), IFNULL(dst_kind, ?5), bytes,"
+    " IFNULL(src_device_id, ?5), IFNULL(dst_device_id, ?5)"
     " FROM memcpys WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
-    "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, NULL, bytes"
+    "SELECT rowid, stream_id, IFNULL(correlation_id, ?5), start_ns, end_ns, IFNULL(channel_id, ?5),"
+    " IFNULL(graph_id, ?5), ?5, bytes"
     " FROM memsets WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
 };
 
@@ -55,14 +58,9 @@ void op_source_free(op_source *source)
     free(source);
 }
 
-static int64_t column_or_null(sqlite3_stmt *query, int column)
+static int64_t column(sqlite3_stmt *query, int index)
 {
-    return sqlite3_column_type(query, column) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, column);
-}
-
-static int64_t column_or_zero(sqlite3_stmt *query, int column)
-{
-    return sqlite3_column_int64(query, column); /* NULL reads as 0: "unknown" to occupancy */
+    return sqlite3_column_int64(query, index); /* NULL reads as 0: "unknown" to occupancy */
 }
 
 enum analysis_category op_source_copy_category(int64_t copy_kind, int64_t src_device_id, int64_t dst_device_id)
@@ -83,14 +81,14 @@ static void read_common(sqlite3_stmt *query, struct model_op *op)
 {
     op->rowid = sqlite3_column_int64(query, 0);
     op->stream_id = sqlite3_column_int64(query, 1);
-    op->correlation_id = column_or_null(query, 2);
+    op->correlation_id = column(query, 2);
     op->start_ns = sqlite3_column_int64(query, 3);
     op->end_ns = sqlite3_column_int64(query, 4);
     if (op->end_ns < op->start_ns)
         op->end_ns = op->start_ns; /* a record with its clock reversed: treat as a point */
-    op->channel_id = column_or_null(query, 5);
-    op->graph_id = column_or_null(query, 6);
-    op->priority = column_or_null(query, 7);
+    op->channel_id = column(query, 5);
+    op->graph_id = column(query, 6);
+    op->priority = column(query, 7);
     op->name_id = 0;
     op->copy_kind = op->src_kind = op->dst_kind = op->bytes = STORE_NULL;
     op->src_device_id = op->dst_device_id = STORE_NULL;
@@ -104,20 +102,20 @@ static void read_row(int table, sqlite3_stmt *query, struct model_op *op)
         op->kind = MODEL_KERNEL;
         op->category = ANALYSIS_COMPUTE;
         op->name_id = sqlite3_column_int64(query, 8);
-        op->launch.grid_blocks = column_or_zero(query, 9);
-        op->launch.threads_per_block = column_or_zero(query, 10);
-        op->launch.registers_per_thread = column_or_zero(query, 11);
-        op->launch.static_shared_bytes = column_or_zero(query, 12);
-        op->launch.dynamic_shared_bytes = column_or_zero(query, 13);
-        op->launch.shared_memory_per_sm_bytes = column_or_zero(query, 14);
+        op->launch.grid_blocks = column(query, 9);
+        op->launch.threads_per_block = column(query, 10);
+        op->launch.registers_per_thread = column(query, 11);
+        op->launch.static_shared_bytes = column(query, 12);
+        op->launch.dynamic_shared_bytes = column(query, 13);
+        op->launch.shared_memory_per_sm_bytes = column(query, 14);
     } else if (table == TABLE_MEMCPYS) {
         op->kind = MODEL_MEMCPY;
         op->copy_kind = sqlite3_column_int64(query, 8);
-        op->src_kind = column_or_null(query, 9);
-        op->dst_kind = column_or_null(query, 10);
+        op->src_kind = column(query, 9);
+        op->dst_kind = column(query, 10);
         op->bytes = sqlite3_column_int64(query, 11);
-        op->src_device_id = column_or_null(query, 12);
-        op->dst_device_id = column_or_null(query, 13);
+        op->src_device_id = column(query, 12);
+        op->dst_device_id = column(query, 13);
         op->category = op_source_copy_category(op->copy_kind, op->src_device_id, op->dst_device_id);
     } else {
         op->kind = MODEL_MEMSET;
@@ -150,6 +148,7 @@ int op_source_open(op_source *source, int64_t process_id, int64_t device_id, int
         sqlite3_bind_int64(query, 2, device_id);
         sqlite3_bind_int64(query, 3, end_after_ns);
         sqlite3_bind_int64(query, 4, start_before_ns);
+        sqlite3_bind_int64(query, 5, STORE_NULL);
         if (advance(source, table, err) != 0)
             return -1;
     }

@@ -340,14 +340,19 @@ static void lane_metrics(const struct lane_state *lane, struct analysis_lane *ou
     snprintf(out->role, sizeof out->role, "%s", lane_role(lane));
 }
 
-static int64_t pair_overlap(const sweep *line, size_t a, size_t b)
+/* Spreads the time of every set of busy streams over the pairs it contains: [a][b], a < b. */
+static void pair_overlaps(const sweep *line, int64_t *overlap)
 {
-    uint64_t both = (1ull << a) | (1ull << b);
-    int64_t total = 0;
-    for (size_t i = 0; i < line->pair_mask_capacity; i++)
-        if ((line->pair_masks[i].mask & both) == both)
-            total += line->pair_masks[i].time_c;
-    return total;
+    for (size_t i = 0; i < line->pair_mask_capacity; i++) {
+        uint64_t mask = line->pair_masks[i].mask;
+        if (mask == 0)
+            continue;
+        for (uint64_t rest = mask; rest; rest &= rest - 1) {
+            int a = __builtin_ctzll(rest);
+            for (uint64_t others = rest & (rest - 1); others; others &= others - 1)
+                overlap[a * DEVICE_PAIR_LANES + __builtin_ctzll(others)] += line->pair_masks[i].time_c;
+        }
+    }
 }
 
 /* min(busy a, busy b), each counted inside [later first start, earlier last end]. */
@@ -386,6 +391,10 @@ static int append_pairs(const sweep *line, const struct device_state *device, st
     if (!grown)
         return -1;
     result->stream_pairs = grown;
+    int64_t *overlap = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof *overlap);
+    if (!overlap)
+        return -1;
+    pair_overlaps(line, overlap);
     for (size_t a = 0; a < limit; a++) {
         for (size_t b = a + 1; b < limit; b++) {
             if (!device->lanes[a].has_counted || !device->lanes[b].has_counted)
@@ -393,10 +402,11 @@ static int append_pairs(const sweep *line, const struct device_state *device, st
             struct analysis_stream_pair *pair = &result->stream_pairs[result->stream_pair_count++];
             pair->lane_a = device->lanes[a].result_lane;
             pair->lane_b = device->lanes[b].result_lane;
-            pair->overlap_ns = pair_overlap(line, a, b);
+            pair->overlap_ns = overlap[a * DEVICE_PAIR_LANES + b];
             pair->possible_ns = pair_possible(line, device, a, b);
         }
     }
+    free(overlap);
     return 0;
 }
 

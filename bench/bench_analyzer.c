@@ -1,0 +1,266 @@
+/* bench_analyzer.c: how fast the analyzer is against reading the same rows from SQLite.
+ *
+ * Generates a synthetic trace of N GPU intervals (default 1M; --intervals N) over 8 ranks x 16
+ * streams into a temporary database, each rank's rows in start order: streams mostly back to back
+ * (gaps of 1-5 us), now and then idle (50-500 us), stream 15 of each rank running NCCL kernels, a tenth of the intervals copies and a
+ * twentieth memsets, every kernel with its cudaLaunchKernel record. Then it times a bare scan of
+ * the interval rows (the same columns, table order) and analysis_run over the whole trace, and
+ * prints both, their ratio (target <= 2) and the peak resident memory (ru_maxrss; target <= 2 GB at
+ * 10M intervals). The trace is generated in a child process so the peak is the analysis's own. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "store.h"
+
+enum { RANKS = 8, STREAMS = 16, NCCL_STREAM = 15 };
+
+static double now_seconds(void)
+{
+    struct timespec clock;
+    clock_gettime(CLOCK_MONOTONIC, &clock);
+    return (double)clock.tv_sec + (double)clock.tv_nsec / 1e9;
+}
+
+/* xorshift64: a reproducible trace without global state. */
+static uint64_t next_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+static int64_t between(uint64_t *state, int64_t low, int64_t high)
+{
+    return low + (int64_t)(next_random(state) % (uint64_t)(high - low + 1));
+}
+
+struct generator {
+    store *trace;
+    error_info err;
+    uint64_t random;
+    int64_t stream_clock[STREAMS], next_start[STREAMS];
+    int64_t correlation;
+};
+
+static int add_device(struct generator *g, int64_t process)
+{
+    struct store_device device = {
+        .process_id = process, .device_id = 0, .name = "NVIDIA H100 80GB HBM3", .pci_bus_id = STORE_NULL,
+        .sm_count = 132, .compute_capability_major = 9, .compute_capability_minor = 0, .max_blocks_per_sm = 32,
+        .max_warps_per_sm = 64, .max_threads_per_sm = 2048, .max_threads_per_block = 1024,
+        .max_registers_per_sm = 65536, .max_registers_per_block = 65536, .max_shared_memory_per_sm = 233472,
+        .max_shared_memory_per_block = 49152, .max_shared_memory_per_block_optin = STORE_NULL,
+        .global_memory_bytes = STORE_NULL, .global_memory_bandwidth_kbps = STORE_NULL, .l2_cache_bytes = STORE_NULL,
+        .core_clock_khz = STORE_NULL, .copy_engine_count = 3, .warp_size = 32};
+    return store_insert_device(g->trace, &device, &g->err);
+}
+
+static int add_kernel(struct generator *g, int64_t process, int64_t stream, int64_t start, int64_t end)
+{
+    static const char *const names[] = {"sgemm_256x128", "elementwise_add", "layer_norm_fwd", "softmax_bwd",
+                                        "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
+    int nccl = stream == NCCL_STREAM;
+    int64_t correlation = ++g->correlation;
+    struct store_api_call call = {.process_id = process, .thread_id = 100 + process, .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211, .correlation_id = correlation,
+                                  .start_ns = start - between(&g->random, 20000, 200000), .return_value = 0,
+                                  .name = "cudaLaunchKernel"};
+    call.end_ns = call.start_ns + 3000;
+    struct store_kernel kernel = {
+        .process_id = process, .device_id = 0, .context_id = 1, .stream_id = stream, .correlation_id = correlation,
+        .start_ns = start, .end_ns = end, .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
+        .grid_x = nccl ? 24 : between(&g->random, 1, 20000), .grid_y = 1, .grid_z = 1, .block_x = nccl ? 544 : 256,
+        .block_y = 1, .block_z = 1, .cluster_x = 0, .cluster_y = 0, .cluster_z = 0, .registers_per_thread = 64,
+        .static_shared_bytes = 0, .dynamic_shared_bytes = 16384, .local_memory_per_thread_bytes = 0,
+        .local_memory_total_bytes = 0, .shared_memory_executed_bytes = STORE_NULL, .shared_memory_config = 0,
+        .launch_type = 0, .is_device_launched = 0, .graph_id = STORE_NULL, .graph_node_id = STORE_NULL,
+        .channel_id = stream % 8, .channel_type = 1, .priority = 0,
+        .name = nccl ? names[4] : names[between(&g->random, 0, 3)]};
+    if (store_insert_api_call(g->trace, &call, &g->err) != 0)
+        return -1;
+    return store_insert_kernel(g->trace, &kernel, NULL, &g->err);
+}
+
+/* The next interval of a stream starts after a gap: mostly 1-5 us, a tenth of the time idle for
+ * 50-500 us. */
+static void plan_next(struct generator *g, int stream)
+{
+    int64_t gap = between(&g->random, 0, 9) == 0 ? between(&g->random, 50000, 500000) : between(&g->random, 1000, 5000);
+    g->next_start[stream] = g->stream_clock[stream] + gap;
+}
+
+/* The stream whose next interval starts first: rows are written in start order, as CUPTI delivers
+ * them (roughly) and as imports sort them. */
+static int earliest_stream(const struct generator *g)
+{
+    int best = 0;
+    for (int s = 1; s < STREAMS; s++)
+        if (g->next_start[s] < g->next_start[best])
+            best = s;
+    return best;
+}
+
+static int add_interval(struct generator *g, int64_t process, int64_t stream)
+{
+    int64_t start = g->next_start[stream], end = start + between(&g->random, 5000, 50000);
+    g->stream_clock[stream] = end;
+    plan_next(g, (int)stream);
+    int64_t kind = stream == NCCL_STREAM ? 0 : between(&g->random, 0, 19);
+    if (kind == 0 || kind > 2)
+        return add_kernel(g, process, stream, start, end);
+    if (kind == 1) {
+        struct store_memcpy copy = {
+            .process_id = process, .device_id = 0, .context_id = 1, .stream_id = stream, .correlation_id = STORE_NULL,
+            .start_ns = start, .end_ns = end, .copy_kind = between(&g->random, 1, 2), .src_kind = 2, .dst_kind = 3,
+            .bytes = 1 << 20, .src_device_id = STORE_NULL, .dst_device_id = STORE_NULL, .is_async = 1,
+            .channel_id = STORE_NULL, .channel_type = 2, .copy_count = 1, .graph_id = STORE_NULL,
+            .graph_node_id = STORE_NULL};
+        return store_insert_memcpy(g->trace, &copy, &g->err);
+    }
+    struct store_memset set = {.process_id = process, .device_id = 0, .context_id = 1, .stream_id = stream,
+                               .correlation_id = STORE_NULL, .start_ns = start, .end_ns = end, .value = 0,
+                               .bytes = 1 << 20, .memory_kind = 3, .is_async = 1, .channel_id = STORE_NULL,
+                               .channel_type = STORE_NULL, .graph_id = STORE_NULL, .graph_node_id = STORE_NULL};
+    return store_insert_memset(g->trace, &set, &g->err);
+}
+
+/* Writes the trace: rank after rank (as merge appends them), each rank's rows in start order. */
+static int generate(const char *path, int64_t intervals)
+{
+    struct generator g = {.random = 0x9e3779b97f4a7c15ull};
+    g.trace = store_create(path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &g.err);
+    if (!g.trace || store_begin(g.trace, &g.err) != 0) {
+        fprintf(stderr, "bench_analyzer: %s\n", g.err.message);
+        return -1;
+    }
+    store_set_batch_rows(g.trace, 100000);
+    int status = 0;
+    for (int rank = 0; rank < RANKS && status == 0; rank++) {
+        struct store_process process = {.pid = 1000 + rank, .parent_pid = STORE_NULL, .rank = rank,
+                                        .local_rank = rank, .world_size = RANKS, .start_ns = STORE_NULL,
+                                        .end_ns = STORE_NULL, .exit_status = 0, .term_signal = STORE_NULL};
+        status = store_insert_process(g.trace, &process, &g.err) || add_device(&g, process.process_id);
+        for (int s = 0; s < STREAMS; s++) {
+            g.stream_clock[s] = INT64_C(1700000000000000000) + rank * INT64_C(1000); /* per-rank clock offset */
+            plan_next(&g, s);
+        }
+        int64_t per_rank = intervals / RANKS + (rank < intervals % RANKS);
+        for (int64_t i = 0; i < per_rank && status == 0; i++) {
+            status = add_interval(&g, process.process_id, earliest_stream(&g));
+            if (status == 0)
+                status = store_maybe_commit(g.trace, &g.err);
+        }
+    }
+    if (status == 0)
+        status = store_commit(g.trace, &g.err) || store_finalize(g.trace, &g.err);
+    if (status != 0)
+        fprintf(stderr, "bench_analyzer: %s\n", g.err.message);
+    store_close(g.trace, NULL);
+    return status ? -1 : 0;
+}
+
+/* The baseline: every interval row, the columns the analyzer reads, in table order. */
+static int64_t bare_scan(store *trace)
+{
+    static const char *const sql[] = {
+        "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, priority, name_id,"
+        " grid_x * grid_y * grid_z, block_x * block_y * block_z, registers_per_thread, static_shared_bytes,"
+        " dynamic_shared_bytes, shared_memory_executed_bytes, process_id, device_id FROM kernels",
+        "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, copy_kind, src_kind,"
+        " dst_kind, bytes, src_device_id, dst_device_id, process_id, device_id FROM memcpys",
+        "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, bytes, process_id,"
+        " device_id FROM memsets"};
+    int64_t rows = 0, checksum = 0;
+    for (size_t t = 0; t < 3; t++) {
+        sqlite3_stmt *query = NULL;
+        sqlite3_prepare_v2(store_db(trace), sql[t], -1, &query, NULL);
+        while (query && sqlite3_step(query) == SQLITE_ROW) {
+            int columns = sqlite3_column_count(query);
+            for (int c = 0; c < columns; c++)
+                checksum += sqlite3_column_int64(query, c);
+            rows++;
+        }
+        sqlite3_finalize(query);
+    }
+    return checksum == 42 ? -rows : rows; /* keeps the reads from being optimized away */
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"intervals", required_argument, 0, 'n'}, {"trace", required_argument, 0, 't'}, {0, 0, 0, 0}};
+    int64_t intervals = 1000000;
+    const char *reuse = NULL;
+    int option;
+    while ((option = getopt_long(argc, argv, "n:t:", options, NULL)) != -1) {
+        if (option == 't') {
+            reuse = optarg;
+        } else if (option != 'n' || (intervals = strtoll(optarg, NULL, 10)) <= 0) {
+            fprintf(stderr, "usage: bench_analyzer [--intervals N] [--trace PATH (written if missing, then kept)]\n");
+            return 2;
+        }
+    }
+    char directory[] = "/tmp/overlapscope-bench-analyzer-XXXXXX", path[512];
+    if (reuse)
+        snprintf(path, sizeof path, "%s", reuse);
+    else if (!mkdtemp(directory))
+        return 2;
+    else
+        snprintf(path, sizeof path, "%s/trace.db", directory);
+    double started = now_seconds();
+    pid_t child = reuse && access(path, F_OK) == 0 ? 0 : -2;
+    if (child == -2)
+        child = fork();
+    else
+        child = -3; /* reusing: nothing to generate */
+    if (child == 0)
+        _exit(generate(path, intervals) == 0 ? 0 : 1);
+    int child_status = 0;
+    if (child != -3 && (child < 0 || waitpid(child, &child_status, 0) < 0 || !WIFEXITED(child_status) ||
+                        WEXITSTATUS(child_status) != 0)) {
+        fprintf(stderr, "bench_analyzer: generating the trace failed\n");
+        return 2;
+    }
+    double generated = now_seconds() - started;
+    error_info err;
+    store *trace = store_open(path, 1, &err);
+    if (!trace) {
+        fprintf(stderr, "bench_analyzer: %s\n", err.message);
+        return 2;
+    }
+    double scan_start = now_seconds();
+    int64_t rows = bare_scan(trace);
+    double scan_seconds = now_seconds() - scan_start;
+    double analysis_start = now_seconds();
+    struct analysis_result *result = analysis_run(trace, NULL, &err);
+    double analysis_seconds = now_seconds() - analysis_start;
+    if (!result) {
+        fprintf(stderr, "bench_analyzer: %s\n", err.message);
+        return 2;
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    printf("intervals:          %" PRId64 " (%d ranks x %d streams; trace written in %.1f s)\n", rows, RANKS, STREAMS,
+           generated);
+    printf("bare SQLite scan:   %.3f s\n", scan_seconds);
+    printf("analysis:           %.3f s (%" PRId64 " intervals, %" PRId64 " waits found, %zu devices)\n",
+           analysis_seconds, result->interval_count, result->wait_total_count, result->device_count);
+    printf("ratio:              %.2f (target <= 2)\n", analysis_seconds / scan_seconds);
+    printf("peak RSS:           %.1f MB (target <= 2048 MB at 10M intervals)\n", (double)usage.ru_maxrss / 1024.0);
+    analysis_free(result);
+    store_close(trace, NULL);
+    if (!reuse) {
+        unlink(path);
+        rmdir(directory);
+    }
+    return 0;
+}
