@@ -61,7 +61,13 @@ struct analysis_options {
     int64_t window_end_ns;   /* STORE_NULL: to the last interval */
     const char *range_name;  /* NULL: none; else only time inside NVTX ranges with this message */
     int64_t step;            /* -1: all; else the N-th iteration (ProfilerStep#N or a repeating NVTX range) */
+    /* Added after the first contract: */
+    int window_is_relative;  /* 1: window_start/end_ns are offsets from result->origin_ns (the CLI's
+                                "10ms:20ms"); 0: absolute trace times */
+    size_t max_waits;        /* waits kept in result->waits (largest losses); 0: ANALYSIS_DEFAULT_MAX_WAITS.
+                                Cause totals always cover every wait. */
 };
+#define ANALYSIS_DEFAULT_MAX_WAITS 1000
 void analysis_options_init(struct analysis_options *options);
 
 /* One stream of one device of one process. */
@@ -73,7 +79,8 @@ struct analysis_lane {
     int64_t busy_ns;          /* union of this stream's intervals */
     int64_t category_ns[ANALYSIS_CATEGORY_COUNT]; /* busy time per category on this stream */
     int64_t interval_count;
-    char role[16];            /* "compute", "nccl", "copy", "mixed", "default" */
+    char role[16];            /* "compute", "nccl", "copy", "mixed", "default", "idle" */
+    int selected;             /* passes the --stream filter (others are listed because waits cite them) */
 };
 
 /* One device of one process (one rank's GPU). */
@@ -96,6 +103,9 @@ struct analysis_device {
     int64_t copy_compute_overlap_ns;
     int64_t lost_ns;                    /* sum of wait lost_ns on this device */
     int64_t headroom_ns;                /* how much shorter the span could be: see docs/metrics.md */
+    /* Added after the first contract: */
+    int64_t wait_count;                 /* waits found on this device (all, not only those kept) */
+    int64_t stream_count;               /* streams with intervals in the selection */
 };
 
 /* Overlap of two streams of one device. */
@@ -138,6 +148,10 @@ struct analysis_step {
     int64_t number;
     int64_t start_ns, end_ns;
     char name[64];
+    /* Added after the first contract: */
+    int64_t process_id, rank;   /* steps are per process: each rank's clock is its own */
+    int on_gpu_timeline;        /* 1: GPU time (GPU annotation, or the GPU work launched inside the
+                                   range); 0: the host range's own times (no launch records) */
 };
 
 struct analysis_result {
@@ -159,11 +173,22 @@ struct analysis_result {
     double communication_overlap_ratio; /* overlapped / communication; 0 when no communication */
     double copy_overlap_ratio;          /* copy time overlapped by compute / copy time */
     int64_t total_lost_ns, total_headroom_ns;
+    /* Added after the first contract: */
+    int64_t origin_ns;          /* first GPU activity of the trace (all ranks): zero of relative times */
+    int64_t wait_total_count;   /* waits found; wait_count of them are kept in waits */
+    int64_t device_total_count; /* devices analyzed (= device_count) */
 };
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure
  * (including "no GPU intervals in the selected window"). Caller frees with analysis_free. */
 struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err);
 void analysis_free(struct analysis_result *result);
+
+/* Parses a duration with a unit: "250ns", "12us", "1.5ms", "2s" (a bare number is nanoseconds).
+ * Returns 0, or -1 with err filled. */
+int analysis_parse_duration(const char *text, int64_t *nanoseconds, error_info *err);
+/* Parses "START:END" (either side may be empty: from the start / to the end) into relative
+ * window bounds of options (sets window_is_relative). Returns 0, or -1 with err filled. */
+int analysis_parse_window(const char *text, struct analysis_options *options, error_info *err);
 
 #endif

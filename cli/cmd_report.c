@@ -1,8 +1,65 @@
-/* cmd_report.c: placeholder until the report subcommand lands; it says so and fails. */
+/* cmd_report.c: `overlapscope report TRACE`: the overlap metrics of every rank and device and the
+ * causes of every missed overlap, as text, --json or --markdown. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "report.h"
+
+enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_TOP, OPTION_FILTER };
 
 int cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    return cli_error(argv[0], "not available in this build yet");
+    static const struct option table[] = {
+        {"json", no_argument, 0, OPTION_JSON},         {"markdown", no_argument, 0, OPTION_MARKDOWN},
+        {"top", required_argument, 0, OPTION_TOP},     {"rank", required_argument, 0, OPTION_FILTER},
+        {"device", required_argument, 0, OPTION_FILTER}, {"stream", required_argument, 0, OPTION_FILTER},
+        {"window", required_argument, 0, OPTION_FILTER}, {"range", required_argument, 0, OPTION_FILTER},
+        {"step", required_argument, 0, OPTION_FILTER}, {0, 0, 0, 0}};
+    struct analysis_options options;
+    analysis_options_init(&options);
+    enum report_format format = REPORT_TEXT;
+    struct report_context context = {.options = &options, .top = 5};
+    error_info err;
+    optind = 1;
+    int option, index = 0;
+    while ((option = getopt_long(argc, argv, "", table, &index)) != -1) {
+        if (option == OPTION_JSON) {
+            format = REPORT_JSON;
+        } else if (option == OPTION_MARKDOWN) {
+            format = REPORT_MARKDOWN;
+        } else if (option == OPTION_TOP) {
+            char *end = NULL;
+            long top = strtol(optarg, &end, 10);
+            if (end == optarg || *end || top <= 0)
+                return cli_usage_error(argv[0], "--top wants a positive number, not '%s'", optarg);
+            context.top = (size_t)top;
+        } else if (option == OPTION_FILTER) {
+            if (report_apply_filter(&options, table[index].name, optarg, &err) != 0)
+                return cli_usage_error(argv[0], "%s", err.message);
+        } else {
+            return cli_usage_error(argv[0], "unknown option");
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error(argv[0], "expected one trace file");
+    context.trace_path = argv[optind];
+    /* Enough waits to rank causes by their evidence and to list --top of them. */
+    options.max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
+    struct analysis_result *result = report_analyze_file(context.trace_path, &options, &err);
+    if (!result)
+        return cli_error(argv[0], "%s", err.message);
+    int status = 0;
+    if (format == REPORT_JSON)
+        status = report_write_json(stdout, result, &context, &err);
+    else if (format == REPORT_MARKDOWN)
+        status = report_write_markdown(stdout, result, &context);
+    else
+        status = report_write_text(stdout, result, &context);
+    analysis_free(result);
+    if (status != 0)
+        return cli_error(argv[0], "cannot write the report");
+    return CLI_EXIT_OK;
 }

@@ -1,0 +1,570 @@
+/* analysis.c: analysis_run: walks the trace device by device (each device's operations in start
+ * order, through op_source), feeds every operation to the sweep (metrics) and the explainer
+ * (waits), and assembles the analysis_result. Memory per device: its streams and open intervals;
+ * per trace: the result itself (devices, streams, pairs, the kept waits, steps). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "explain.h"
+#include "kernel_names.h"
+#include "op_source.h"
+#include "steps.h"
+#include "sweep.h"
+
+struct device_key {
+    int64_t process_id, device_id;
+};
+
+/* Everything one analysis_run holds. */
+struct run {
+    store *trace;
+    sqlite3 *db;
+    struct analysis_options options;
+    struct analysis_result *result;
+    kernel_names *names;
+    op_source *source;
+    sweep *line;
+    explainer *explain;
+    sqlite3_stmt *process_query, *device_query, *stream_query;
+    size_t lane_capacity, device_capacity;
+    int64_t window_start_ns, window_end_ns; /* absolute; INT64_MIN / INT64_MAX when open */
+    int64_t selection_process_id;
+    struct selection selection;            /* of selection_process_id */
+    size_t ranges_found;
+    error_info *err;
+};
+
+/* --- devices in the trace --- */
+
+static int add_key(struct device_key **keys, size_t *count, size_t *capacity, struct device_key key)
+{
+    for (size_t i = 0; i < *count; i++)
+        if ((*keys)[i].process_id == key.process_id && (*keys)[i].device_id == key.device_id)
+            return 0;
+    if (*count == *capacity) {
+        *capacity = *capacity ? *capacity * 2 : 16;
+        struct device_key *grown = realloc(*keys, *capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        *keys = grown;
+    }
+    (*keys)[(*count)++] = key;
+    return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const struct device_key *x = a, *y = b;
+    if (x->process_id != y->process_id)
+        return x->process_id < y->process_id ? -1 : 1;
+    return (x->device_id > y->device_id) - (x->device_id < y->device_id);
+}
+
+/* The distinct (process, device) pairs with GPU activity: one index seek per pair per table. */
+static int list_devices(struct run *run, struct device_key **keys, size_t *count)
+{
+    static const char *const tables[] = {"kernels", "memcpys", "memsets"};
+    size_t capacity = 0;
+    *keys = NULL;
+    *count = 0;
+    for (size_t t = 0; t < 3; t++) {
+        char sql[192];
+        snprintf(sql, sizeof sql,
+                 "SELECT process_id, device_id FROM %s WHERE (process_id, device_id) > (?1, ?2)"
+                 " ORDER BY process_id, device_id LIMIT 1",
+                 tables[t]);
+        sqlite3_stmt *query = NULL;
+        if (sqlite3_prepare_v2(run->db, sql, -1, &query, NULL) != SQLITE_OK)
+            return error_set(run->err, "cannot list devices: %s", sqlite3_errmsg(run->db));
+        struct device_key key = {INT64_MIN, INT64_MIN};
+        for (;;) {
+            sqlite3_bind_int64(query, 1, key.process_id);
+            sqlite3_bind_int64(query, 2, key.device_id);
+            int found = sqlite3_step(query) == SQLITE_ROW;
+            if (found) {
+                key.process_id = sqlite3_column_int64(query, 0);
+                key.device_id = sqlite3_column_int64(query, 1);
+            }
+            sqlite3_reset(query);
+            if (!found)
+                break;
+            if (add_key(keys, count, &capacity, key) != 0) {
+                sqlite3_finalize(query);
+                return error_set(run->err, "out of memory");
+            }
+        }
+        sqlite3_finalize(query);
+    }
+    if (*count)
+        qsort(*keys, *count, sizeof **keys, by_key);
+    return 0;
+}
+
+/* First GPU start of the trace: the zero of relative windows. */
+static int64_t find_origin(struct run *run, const struct device_key *keys, size_t count)
+{
+    static const char *const sql[] = {
+        "SELECT MIN(start_ns) FROM kernels WHERE process_id = ?1 AND device_id = ?2",
+        "SELECT MIN(start_ns) FROM memcpys WHERE process_id = ?1 AND device_id = ?2",
+        "SELECT MIN(start_ns) FROM memsets WHERE process_id = ?1 AND device_id = ?2"};
+    int64_t origin = INT64_MAX;
+    for (size_t t = 0; t < 3; t++) {
+        sqlite3_stmt *query = NULL;
+        if (sqlite3_prepare_v2(run->db, sql[t], -1, &query, NULL) != SQLITE_OK)
+            continue;
+        for (size_t i = 0; i < count; i++) {
+            sqlite3_bind_int64(query, 1, keys[i].process_id);
+            sqlite3_bind_int64(query, 2, keys[i].device_id);
+            if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL &&
+                sqlite3_column_int64(query, 0) < origin)
+                origin = sqlite3_column_int64(query, 0);
+            sqlite3_reset(query);
+        }
+        sqlite3_finalize(query);
+    }
+    return origin == INT64_MAX ? 0 : origin;
+}
+
+/* --- what is selected --- */
+
+static void resolve_window(struct run *run)
+{
+    const struct analysis_options *options = &run->options;
+    int64_t base = options->window_is_relative ? run->result->origin_ns : 0;
+    run->window_start_ns = options->window_start_ns == STORE_NULL ? INT64_MIN : base + options->window_start_ns;
+    run->window_end_ns = options->window_end_ns == STORE_NULL ? INT64_MAX : base + options->window_end_ns;
+}
+
+static int restricted(const struct run *run)
+{
+    return run->window_start_ns != INT64_MIN || run->window_end_ns != INT64_MAX || run->options.range_name ||
+           run->options.step >= 0;
+}
+
+static int select_steps(struct run *run, int64_t process_id)
+{
+    const struct analysis_result *result = run->result;
+    for (size_t i = 0; i < result->step_count; i++) {
+        const struct analysis_step *step = &result->steps[i];
+        if (step->process_id != process_id || step->number != run->options.step)
+            continue;
+        int64_t start = step->start_ns > run->window_start_ns ? step->start_ns : run->window_start_ns;
+        int64_t end = step->end_ns < run->window_end_ns ? step->end_ns : run->window_end_ns;
+        if (selection_add(&run->selection, start, end) != 0)
+            return error_set(run->err, "out of memory");
+    }
+    return 0;
+}
+
+/* Builds the selection of a process (ranges and steps are per process). */
+static int select_process(struct run *run, int64_t process_id)
+{
+    if (run->selection_process_id == process_id)
+        return 0;
+    selection_free(&run->selection);
+    run->selection_process_id = process_id;
+    if (!restricted(run)) {
+        selection_init_everything(&run->selection);
+        return 0;
+    }
+    selection_init_empty(&run->selection);
+    int status = 0;
+    if (run->options.range_name)
+        status = steps_select_range(run->db, process_id, run->options.range_name, run->window_start_ns,
+                                    run->window_end_ns, &run->selection, &run->ranges_found, run->err);
+    else if (run->options.step >= 0)
+        status = select_steps(run, process_id);
+    else if (selection_add(&run->selection, run->window_start_ns, run->window_end_ns) != 0)
+        status = error_set(run->err, "out of memory");
+    if (status == 0 && selection_finish(&run->selection) != 0)
+        status = error_set(run->err, "out of memory");
+    return status;
+}
+
+/* --- one device --- */
+
+static int64_t column_or(sqlite3_stmt *query, int column, int64_t fallback)
+{
+    return sqlite3_column_type(query, column) == SQLITE_NULL ? fallback : sqlite3_column_int64(query, column);
+}
+
+static void load_process(struct run *run, struct device_state *device)
+{
+    sqlite3_stmt *query = run->process_query;
+    sqlite3_bind_int64(query, 1, device->process_id);
+    if (sqlite3_step(query) == SQLITE_ROW) {
+        device->pid = column_or(query, 0, -1);
+        device->rank = column_or(query, 1, -1);
+    }
+    sqlite3_reset(query);
+}
+
+static void load_device_limits(struct run *run, struct device_state *device)
+{
+    sqlite3_stmt *query = run->device_query;
+    sqlite3_bind_int64(query, 1, device->process_id);
+    sqlite3_bind_int64(query, 2, device->device_id);
+    struct occupancy_device *limits = &device->limits;
+    if (sqlite3_step(query) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(query, 0);
+        snprintf(device->device_name, sizeof device->device_name, "%s", name ? (const char *)name : "");
+        limits->sm_count = column_or(query, 1, 0);
+        limits->compute_capability_major = column_or(query, 2, 0);
+        limits->compute_capability_minor = column_or(query, 3, 0);
+        limits->max_blocks_per_sm = column_or(query, 4, 0);
+        limits->max_warps_per_sm = column_or(query, 5, 0);
+        limits->max_threads_per_block = column_or(query, 7, 0);
+        limits->max_registers_per_sm = column_or(query, 8, 0);
+        limits->max_registers_per_block = column_or(query, 9, 0);
+        limits->max_shared_memory_per_sm = column_or(query, 10, 0);
+        device->copy_engine_count = column_or(query, 11, STORE_NULL);
+        limits->warp_size = column_or(query, 12, 0);
+        int64_t threads_per_sm = column_or(query, 6, 0);
+        if (limits->max_warps_per_sm <= 0 && threads_per_sm > 0)
+            limits->max_warps_per_sm = threads_per_sm / (limits->warp_size > 0 ? limits->warp_size : 32);
+    }
+    sqlite3_reset(query);
+    device->limits_known = limits->sm_count > 0 && occupancy_device_complete(limits) == 0;
+}
+
+static int add_result_lane(struct run *run, const struct device_state *device, const struct lane_state *lane)
+{
+    struct analysis_result *result = run->result;
+    if (result->lane_count == run->lane_capacity) {
+        size_t capacity = run->lane_capacity ? run->lane_capacity * 2 : 32;
+        struct analysis_lane *grown = realloc(result->lanes, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        result->lanes = grown;
+        run->lane_capacity = capacity;
+    }
+    struct analysis_lane *out = &result->lanes[result->lane_count++];
+    *out = (struct analysis_lane){.process_id = device->process_id, .pid = device->pid, .rank = device->rank,
+                                  .device_id = device->device_id, .stream_id = lane->stream_id,
+                                  .is_legacy_default = lane->is_legacy_default, .priority = lane->priority,
+                                  .selected = lane->selected};
+    snprintf(out->role, sizeof out->role, "idle");
+    return 0;
+}
+
+static void load_stream(struct run *run, const struct device_state *device, struct lane_state *lane)
+{
+    sqlite3_stmt *query = run->stream_query;
+    sqlite3_bind_int64(query, 1, device->process_id);
+    sqlite3_bind_int64(query, 2, lane->stream_id);
+    sqlite3_bind_int64(query, 3, device->device_id);
+    lane->priority = lane->flags = STORE_NULL;
+    if (sqlite3_step(query) == SQLITE_ROW) {
+        lane->is_legacy_default = (int)column_or(query, 0, 0);
+        lane->is_per_thread_default = (int)column_or(query, 1, 0);
+        lane->priority = column_or(query, 2, STORE_NULL);
+        lane->flags = column_or(query, 3, STORE_NULL);
+    }
+    sqlite3_reset(query);
+}
+
+/* The lane of a stream, created on first sight. Returns its index or -1 when out of memory. */
+static long lane_of(struct run *run, struct device_state *device, int64_t stream_id)
+{
+    if (device->last_lane_hit < device->lane_count && device->lanes[device->last_lane_hit].stream_id == stream_id)
+        return (long)device->last_lane_hit;
+    for (size_t i = 0; i < device->lane_count; i++) {
+        if (device->lanes[i].stream_id == stream_id) {
+            device->last_lane_hit = i;
+            return (long)i;
+        }
+    }
+    if (device->lane_count == device->lane_capacity) {
+        size_t capacity = device->lane_capacity ? device->lane_capacity * 2 : 16;
+        struct lane_state *grown = realloc(device->lanes, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        device->lanes = grown;
+        device->lane_capacity = capacity;
+    }
+    struct lane_state *lane = &device->lanes[device->lane_count];
+    *lane = (struct lane_state){.stream_id = stream_id, .previous_end_ns = INT64_MIN,
+                                .result_lane = run->result->lane_count,
+                                .selected = run->options.stream_id < 0 || run->options.stream_id == stream_id};
+    load_stream(run, device, lane);
+    if (add_result_lane(run, device, lane) != 0)
+        return -1;
+    device->last_lane_hit = device->lane_count;
+    return (long)device->lane_count++;
+}
+
+/* Reads, sweeps and explains every operation of the device. Returns the number counted or -1. */
+static int64_t walk_device(struct run *run, struct device_state *device)
+{
+    struct selection *selection = device->selection;
+    int64_t first = selection_first_ns(selection), last = selection_last_ns(selection);
+    int64_t end_after = first == INT64_MIN ? INT64_MIN : first - EXPLAIN_START_TOLERANCE_NS;
+    if (op_source_open(run->source, device->process_id, device->device_id, end_after, last, run->err) != 0)
+        return -1;
+    sweep_reset(run->line, device);
+    struct model_op op;
+    int64_t counted = 0;
+    int status;
+    while ((status = op_source_next(run->source, &op, run->err)) == 1) {
+        if (op.kind == MODEL_KERNEL && kernel_names_is_communication(run->names, op.name_id, op.rowid))
+            op.category = ANALYSIS_COMMUNICATION;
+        long lane = lane_of(run, device, op.stream_id);
+        if (lane < 0 || sweep_advance(run->line, device, op.start_ns) != 0)
+            return error_set(run->err, "out of memory");
+        int in_selection = selection_overlaps(selection, op.start_ns, op.end_ns);
+        explainer_consider(run->explain, device, (size_t)lane, &op, in_selection && selection_contains(selection, op.start_ns));
+        if (in_selection && device->lanes[lane].selected) {
+            if (sweep_add(run->line, device, (size_t)lane, &op) != 0)
+                return error_set(run->err, "out of memory");
+            counted++;
+        }
+    }
+    return status < 0 ? -1 : counted;
+}
+
+static int64_t max_lane_busy(const struct run *run, const struct device_state *device)
+{
+    int64_t most = 0;
+    for (size_t i = 0; i < device->lane_count; i++) {
+        const struct analysis_lane *lane = &run->result->lanes[device->lanes[i].result_lane];
+        if (lane->busy_ns > most)
+            most = lane->busy_ns;
+    }
+    return most;
+}
+
+static struct analysis_device *new_result_device(struct run *run)
+{
+    struct analysis_result *result = run->result;
+    if (result->device_count == run->device_capacity) {
+        size_t capacity = run->device_capacity ? run->device_capacity * 2 : 8;
+        struct analysis_device *grown = realloc(result->devices, capacity * sizeof *grown);
+        if (!grown)
+            return NULL;
+        result->devices = grown;
+        run->device_capacity = capacity;
+    }
+    struct analysis_device *out = &result->devices[result->device_count];
+    memset(out, 0, sizeof *out);
+    return out;
+}
+
+/* Headroom: the explained losses, but never more than the span minus the busiest stream's busy
+ * time (each stream runs its work in order, so the span cannot shrink below that). */
+static int64_t headroom(const struct device_state *device, const struct analysis_device *out, int64_t busiest)
+{
+    int64_t span = out->busy_ns + out->idle_ns;
+    int64_t bound = span - busiest;
+    int64_t value = device->explained_lost_ns < bound ? device->explained_lost_ns : bound;
+    return value > 0 ? value : 0;
+}
+
+static int analyze_device(struct run *run, struct device_key key)
+{
+    if (select_process(run, key.process_id) != 0)
+        return -1;
+    if (!run->selection.everything && run->selection.count == 0)
+        return 0;
+    struct device_state device = {.process_id = key.process_id, .device_id = key.device_id, .pid = -1, .rank = -1,
+                                  .copy_engine_count = STORE_NULL, .selection = &run->selection};
+    load_process(run, &device);
+    if (run->options.rank >= 0 && device.rank != run->options.rank)
+        return 0;
+    load_device_limits(run, &device);
+    size_t lanes_before = run->result->lane_count, pairs_before = run->result->stream_pair_count;
+    int64_t waits_before = explainer_wait_count(run->explain);
+    struct analysis_device *out = new_result_device(run);
+    int64_t counted = out ? walk_device(run, &device) : error_set(run->err, "out of memory");
+    int status = counted < 0 ? -1 : 0;
+    if (status == 0 && sweep_finish(run->line, &device, out, run->result) != 0)
+        status = error_set(run->err, "out of memory");
+    int64_t waits = explainer_wait_count(run->explain) - waits_before;
+    if (status == 0 && counted == 0 && waits == 0) {
+        run->result->lane_count = lanes_before; /* nothing of this device is in the selection */
+        run->result->stream_pair_count = pairs_before;
+    } else if (status == 0) {
+        out->process_id = device.process_id;
+        out->pid = device.pid;
+        out->rank = device.rank;
+        out->device_id = device.device_id;
+        snprintf(out->device_name, sizeof out->device_name, "%s", device.device_name);
+        out->sm_count = device.limits.sm_count;
+        out->lost_ns = device.lost_ns;
+        out->wait_count = waits;
+        out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
+        for (size_t i = 0; i < device.lane_count; i++)
+            out->stream_count += device.lanes[i].has_counted;
+        run->result->interval_count += counted;
+        run->result->device_count++;
+    }
+    free(device.lanes);
+    return status;
+}
+
+/* --- the whole trace --- */
+
+static void add_totals(struct analysis_result *result)
+{
+    int64_t overlap = 0, copy = 0, copy_overlap = 0;
+    for (size_t i = 0; i < result->device_count; i++) {
+        const struct analysis_device *device = &result->devices[i];
+        result->total_communication_ns += device->communication_ns;
+        result->total_exposed_communication_ns += device->exposed_communication_ns;
+        overlap += device->compute_communication_overlap_ns;
+        copy += device->copy_ns;
+        copy_overlap += device->copy_compute_overlap_ns;
+        result->total_lost_ns += device->lost_ns;
+        result->total_headroom_ns += device->headroom_ns;
+    }
+    result->communication_overlap_ratio =
+        result->total_communication_ns ? (double)overlap / (double)result->total_communication_ns : 0;
+    result->copy_overlap_ratio = copy ? (double)copy_overlap / (double)copy : 0;
+    result->device_total_count = (int64_t)result->device_count;
+    if (result->window_start_ns == INT64_MIN || result->window_end_ns == INT64_MAX) {
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        for (size_t i = 0; i < result->device_count; i++) {
+            if (result->devices[i].span_start_ns < first)
+                first = result->devices[i].span_start_ns;
+            if (result->devices[i].span_end_ns > last)
+                last = result->devices[i].span_end_ns;
+        }
+        if (result->window_start_ns == INT64_MIN)
+            result->window_start_ns = first;
+        if (result->window_end_ns == INT64_MAX)
+            result->window_end_ns = last;
+    }
+}
+
+static int prepare_run(struct run *run)
+{
+    sqlite3 *db = run->db;
+    run->names = kernel_names_new(db, run->err);
+    if (!run->names)
+        return -1;
+    run->source = op_source_new(db, run->err);
+    if (!run->source)
+        return -1;
+    run->line = sweep_new();
+    if (!run->line)
+        return error_set(run->err, "out of memory");
+    size_t max_waits = run->options.max_waits ? run->options.max_waits : ANALYSIS_DEFAULT_MAX_WAITS;
+    run->explain = explainer_new(db, run->names, max_waits, run->err);
+    if (!run->explain)
+        return -1;
+    if (sqlite3_prepare_v2(db, "SELECT pid, rank FROM processes WHERE process_id = ?1", -1, &run->process_query,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           "SELECT name, sm_count, compute_capability_major, compute_capability_minor,"
+                           " max_blocks_per_sm, max_warps_per_sm, max_threads_per_sm, max_threads_per_block,"
+                           " max_registers_per_sm, max_registers_per_block, max_shared_memory_per_sm,"
+                           " copy_engine_count, warp_size FROM devices WHERE process_id = ?1 AND device_id = ?2",
+                           -1, &run->device_query, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           "SELECT is_legacy_default, is_per_thread_default, priority, flags FROM streams"
+                           " WHERE process_id = ?1 AND stream_id = ?2 AND (device_id IS NULL OR device_id = ?3)"
+                           " LIMIT 1",
+                           -1, &run->stream_query, NULL) != SQLITE_OK)
+        return error_set(run->err, "cannot read the trace: %s", sqlite3_errmsg(db));
+    return 0;
+}
+
+static void finish_run(struct run *run)
+{
+    sqlite3_finalize(run->process_query);
+    sqlite3_finalize(run->device_query);
+    sqlite3_finalize(run->stream_query);
+    explainer_free(run->explain);
+    sweep_free(run->line);
+    op_source_free(run->source);
+    kernel_names_free(run->names);
+    selection_free(&run->selection);
+}
+
+static int check_step_exists(struct run *run)
+{
+    const struct analysis_result *result = run->result;
+    int64_t low = INT64_MAX, high = INT64_MIN;
+    for (size_t i = 0; i < result->step_count; i++) {
+        if (result->steps[i].number == run->options.step)
+            return 0;
+        low = result->steps[i].number < low ? result->steps[i].number : low;
+        high = result->steps[i].number > high ? result->steps[i].number : high;
+    }
+    if (result->step_count == 0)
+        return error_set(run->err, "no step %" PRId64 ": the trace has no ProfilerStep#N or step/iteration NVTX ranges",
+                         run->options.step);
+    return error_set(run->err, "no step %" PRId64 " (steps %" PRId64 " to %" PRId64 " are in the trace)",
+                     run->options.step, low, high);
+}
+
+static int run_all_devices(struct run *run)
+{
+    struct device_key *keys = NULL;
+    size_t count = 0;
+    if (list_devices(run, &keys, &count) != 0)
+        return -1;
+    run->result->origin_ns = find_origin(run, keys, count);
+    resolve_window(run);
+    run->result->window_start_ns = run->window_start_ns;
+    run->result->window_end_ns = run->window_end_ns;
+    int status = 0;
+    if (run->options.step >= 0)
+        status = check_step_exists(run);
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        if (run->options.device_id >= 0 && keys[i].device_id != run->options.device_id)
+            continue;
+        status = analyze_device(run, keys[i]);
+    }
+    free(keys);
+    if (status != 0)
+        return -1;
+    if (run->options.range_name && run->ranges_found == 0)
+        return error_set(run->err, "no NVTX range named '%s' in the selected processes", run->options.range_name);
+    if (run->result->device_count == 0)
+        return error_set(run->err, count == 0 ? "no GPU intervals in the trace"
+                                              : "no GPU intervals in the selected window");
+    return 0;
+}
+
+struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err)
+{
+    struct run run = {.trace = trace, .db = store_db(trace), .err = err, .selection_process_id = INT64_MIN};
+    if (options)
+        run.options = *options;
+    else
+        analysis_options_init(&run.options);
+    selection_init_everything(&run.selection);
+    run.result = calloc(1, sizeof *run.result);
+    int status = run.result ? 0 : error_set(err, "out of memory");
+    if (status == 0)
+        status = prepare_run(&run);
+    if (status == 0)
+        status = steps_find(run.db, &run.result->steps, &run.result->step_count, err);
+    if (status == 0)
+        status = run_all_devices(&run);
+    if (status == 0 && explainer_collect(run.explain, run.result) != 0)
+        status = error_set(err, "out of memory");
+    if (status == 0)
+        add_totals(run.result);
+    finish_run(&run);
+    if (status != 0) {
+        analysis_free(run.result);
+        return NULL;
+    }
+    return run.result;
+}
+
+void analysis_free(struct analysis_result *result)
+{
+    if (!result)
+        return;
+    free(result->lanes);
+    free(result->devices);
+    free(result->stream_pairs);
+    free(result->waits);
+    free(result->steps);
+    free(result);
+}

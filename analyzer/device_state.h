@@ -1,0 +1,53 @@
+/* device_state.h: what the analyzer knows about the one device it is sweeping: its limits, its
+ * streams (lanes) with their sweep counters and the last operation each started. Shared by the
+ * sweep (metrics) and the explainer (waits); created per device by analysis.c and dropped when
+ * the device is done, so memory follows the number of streams, not the trace's length. */
+#ifndef OVERLAPSCOPE_DEVICE_STATE_H
+#define OVERLAPSCOPE_DEVICE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "occupancy.h"
+#include "op_source.h"
+#include "selection.h"
+
+/* Stream pairs and the busy-stream bit set cover the first 64 streams of a device. */
+#define DEVICE_PAIR_LANES 64
+
+struct lane_state {
+    size_t result_lane; /* index into analysis_result.lanes */
+    int64_t stream_id;
+    int is_legacy_default, is_per_thread_default;
+    int selected;       /* passes the --stream filter */
+    int64_t flags, priority;
+    /* Sweep counters, over counted operations, in selected-clock units. */
+    int64_t active, busy_since_c, busy_c, interval_count;
+    int64_t category_active[ANALYSIS_CATEGORY_COUNT], category_since_c[ANALYSIS_CATEGORY_COUNT],
+        category_c[ANALYSIS_CATEGORY_COUNT];
+    int has_counted;
+    int64_t first_start_ns, last_end_ns;
+    /* Explainer state, over every operation read. */
+    int has_last;
+    struct model_op last;          /* the latest operation started on this stream */
+    int last_occupancy_state;      /* 0 not computed, 1 computed, -1 not computable */
+    struct occupancy_result last_occupancy;
+    int64_t previous_end_ns;       /* latest end among operations before `last`; INT64_MIN if none */
+};
+
+struct device_state {
+    int64_t process_id, pid, rank, device_id;
+    char device_name[64];
+    struct occupancy_device limits;
+    int limits_known;              /* SM count and per-SM limits are usable */
+    int64_t copy_engine_count;     /* STORE_NULL when unknown */
+    struct lane_state *lanes;
+    size_t lane_count, lane_capacity;
+    size_t last_lane_hit;
+    struct selection *selection;
+    int64_t lost_ns;               /* sum of the device's waits */
+    int64_t explained_lost_ns;     /* of waits a change of code could remove (headroom model) */
+};
+
+#endif

@@ -1,0 +1,46 @@
+/* explain.h: finds the missed overlaps of a device and proves their cause. For every operation X
+ * the sweep meets, it looks at the last operation B of each other stream of the device: when X's
+ * stream was idle while B ran and X started only when B ended (or drained its last wave), the
+ * pair is a wait. The cause is then proved from the trace, in a fixed order (docs/metrics.md):
+ * a late launch and what the host thread did meanwhile, an event dependency, the legacy default
+ * stream, a pageable copy, a shared copy engine, a shared hardware queue, stream priority, SM
+ * saturation (occupancy.h); otherwise "unexplained". The per-pair checks are O(streams); the
+ * store is probed (by index) only for the pairs that are waits.
+ *
+ * Keeps the max_waits waits that lost the most time and the totals of every cause. */
+#ifndef OVERLAPSCOPE_EXPLAIN_H
+#define OVERLAPSCOPE_EXPLAIN_H
+
+#include <sqlite3.h>
+
+#include "analysis.h"
+#include "device_state.h"
+#include "kernel_names.h"
+
+/* A start within this of the blocking operation's end counts as "when it ended": the GPU's own
+ * dispatch delay between dependent work on two streams is a few microseconds. */
+#define EXPLAIN_START_TOLERANCE_NS 10000
+/* A launch call that returned less than this before the blocking operation ended was late: a
+ * kernel launch takes about this long to reach the GPU. */
+#define EXPLAIN_LAUNCH_LATENCY_NS 5000
+
+typedef struct explainer explainer;
+
+explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, error_info *err);
+void explainer_free(explainer *explain);
+
+/* Looks for a wait of op (on device->lanes[lane_index]) and records it. Call for every operation
+ * in start order, before it becomes its lane's `last`. reportable: op starts inside the
+ * selection. With --stream, a wait is kept only when one of its two streams is selected. Then makes
+ * op its lane's last operation. */
+void explainer_consider(explainer *explain, struct device_state *device, size_t lane_index,
+                        const struct model_op *op, int reportable);
+
+/* Waits found so far (all devices). */
+int64_t explainer_wait_count(const explainer *explain);
+
+/* Moves the kept waits (sorted, largest loss first) and the cause totals into result. Returns 0
+ * or -1 when out of memory. */
+int explainer_collect(explainer *explain, struct analysis_result *result);
+
+#endif

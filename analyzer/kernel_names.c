@@ -1,0 +1,220 @@
+/* kernel_names.c: see kernel_names.h. */
+#include "kernel_names.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct name_entry {
+    int64_t name_id; /* 0: empty slot */
+    char *short_name;
+    int is_nccl;
+};
+
+struct kernel_names {
+    sqlite3 *db;
+    sqlite3_stmt *lookup;
+    struct name_entry *entries;
+    size_t capacity, count;
+    int64_t *collective_rowids; /* sorted */
+    size_t collective_count;
+};
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int load_collectives(kernel_names *names, error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(names->db, "SELECT kernel_rowid FROM collectives WHERE kernel_rowid IS NOT NULL", -1,
+                           &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read collectives: %s", sqlite3_errmsg(names->db));
+    size_t capacity = 0;
+    int status = 0;
+    while (sqlite3_step(query) == SQLITE_ROW) {
+        if (names->collective_count == capacity) {
+            capacity = capacity ? capacity * 2 : 256;
+            int64_t *grown = realloc(names->collective_rowids, capacity * sizeof *grown);
+            if (!grown) {
+                status = error_set(err, "out of memory reading collectives");
+                break;
+            }
+            names->collective_rowids = grown;
+        }
+        names->collective_rowids[names->collective_count++] = sqlite3_column_int64(query, 0);
+    }
+    sqlite3_finalize(query);
+    if (names->collective_count)
+        qsort(names->collective_rowids, names->collective_count, sizeof(int64_t), compare_int64);
+    return status;
+}
+
+kernel_names *kernel_names_new(sqlite3 *db, error_info *err)
+{
+    kernel_names *names = calloc(1, sizeof *names);
+    if (!names) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    names->db = db;
+    names->capacity = 256;
+    names->entries = calloc(names->capacity, sizeof *names->entries);
+    if (!names->entries || sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &names->lookup,
+                                              NULL) != SQLITE_OK) {
+        error_set(err, "cannot read kernel names: %s", sqlite3_errmsg(db));
+        kernel_names_free(names);
+        return NULL;
+    }
+    if (load_collectives(names, err) != 0) {
+        kernel_names_free(names);
+        return NULL;
+    }
+    return names;
+}
+
+void kernel_names_free(kernel_names *names)
+{
+    if (!names)
+        return;
+    for (size_t i = 0; i < names->capacity; i++)
+        free(names->entries[i].short_name);
+    free(names->entries);
+    free(names->collective_rowids);
+    sqlite3_finalize(names->lookup);
+    free(names);
+}
+
+/* Parses "<decimal length><identifier>" at *cursor (Itanium mangling's source-name). */
+static int mangled_source_name(const char **cursor, const char **start, size_t *length)
+{
+    const char *p = *cursor;
+    if (!isdigit((unsigned char)*p))
+        return 0;
+    size_t count = 0;
+    while (isdigit((unsigned char)*p))
+        count = count * 10 + (size_t)(*p++ - '0');
+    if (count == 0 || strnlen(p, count) < count)
+        return 0;
+    *start = p;
+    *length = count;
+    *cursor = p + count;
+    return 1;
+}
+
+static void shorten_mangled(const char *name, char *buffer, size_t size)
+{
+    const char *cursor = name + 2, *start = NULL;
+    size_t length = 0, used = 0;
+    buffer[0] = '\0';
+    if (*cursor == 'N') { /* nested name: join the components with "::" */
+        cursor++;
+        while (*cursor == 'K' || *cursor == 'V' || *cursor == 'r')
+            cursor++;
+        while (mangled_source_name(&cursor, &start, &length)) {
+            int written = snprintf(buffer + used, size - used, "%s%.*s", used ? "::" : "", (int)length, start);
+            if (written < 0 || (size_t)written >= size - used)
+                return;
+            used += (size_t)written;
+        }
+        if (used)
+            return;
+    } else if (mangled_source_name(&cursor, &start, &length)) {
+        snprintf(buffer, size, "%.*s", (int)length, start);
+        return;
+    }
+    snprintf(buffer, size, "%s", name);
+}
+
+void kernel_names_shorten(const char *name, char *buffer, size_t size)
+{
+    if (size == 0)
+        return;
+    if (!name) {
+        snprintf(buffer, size, "?");
+        return;
+    }
+    if (strncmp(name, "_Z", 2) == 0) {
+        shorten_mangled(name, buffer, size);
+        return;
+    }
+    if (strncmp(name, "void ", 5) == 0)
+        name += 5;
+    size_t length = strcspn(name, "<(");
+    if (length == 0)
+        length = strlen(name);
+    snprintf(buffer, size, "%.*s", (int)length, name);
+}
+
+static int named_like_nccl(const char *short_name)
+{
+    const char *base = strrchr(short_name, ':');
+    base = base ? base + 1 : short_name;
+    return strncmp(base, "ncclDevKernel", 13) == 0 || strncmp(base, "ncclKernel", 10) == 0;
+}
+
+static int grow_entries(kernel_names *names)
+{
+    size_t capacity = names->capacity * 2;
+    struct name_entry *entries = calloc(capacity, sizeof *entries);
+    if (!entries)
+        return -1;
+    for (size_t i = 0; i < names->capacity; i++) {
+        if (names->entries[i].name_id == 0)
+            continue;
+        size_t slot = (size_t)names->entries[i].name_id * 11400714819323198485ull & (capacity - 1);
+        while (entries[slot].name_id != 0)
+            slot = (slot + 1) & (capacity - 1);
+        entries[slot] = names->entries[i];
+    }
+    free(names->entries);
+    names->entries = entries;
+    names->capacity = capacity;
+    return 0;
+}
+
+static const struct name_entry *find_entry(kernel_names *names, int64_t name_id)
+{
+    static const struct name_entry unknown = {0, (char *)"?", 0};
+    if (name_id <= 0)
+        return &unknown;
+    size_t slot = (size_t)name_id * 11400714819323198485ull & (names->capacity - 1);
+    while (names->entries[slot].name_id != 0) {
+        if (names->entries[slot].name_id == name_id)
+            return &names->entries[slot];
+        slot = (slot + 1) & (names->capacity - 1);
+    }
+    if ((names->count + 1) * 2 > names->capacity) {
+        if (grow_entries(names) != 0)
+            return &unknown;
+        return find_entry(names, name_id);
+    }
+    char short_name[160] = "?";
+    sqlite3_bind_int64(names->lookup, 1, name_id);
+    if (sqlite3_step(names->lookup) == SQLITE_ROW)
+        kernel_names_shorten((const char *)sqlite3_column_text(names->lookup, 0), short_name, sizeof short_name);
+    sqlite3_reset(names->lookup);
+    char *copy = strdup(short_name);
+    if (!copy)
+        return &unknown;
+    names->entries[slot] = (struct name_entry){name_id, copy, named_like_nccl(short_name)};
+    names->count++;
+    return &names->entries[slot];
+}
+
+const char *kernel_names_short(kernel_names *names, int64_t name_id)
+{
+    return find_entry(names, name_id)->short_name;
+}
+
+int kernel_names_is_communication(kernel_names *names, int64_t name_id, int64_t kernel_rowid)
+{
+    if (find_entry(names, name_id)->is_nccl)
+        return 1;
+    return names->collective_count &&
+           bsearch(&kernel_rowid, names->collective_rowids, names->collective_count, sizeof(int64_t),
+                   compare_int64) != NULL;
+}

@@ -1,0 +1,171 @@
+/* op_source.c: see op_source.h. */
+#include "op_source.h"
+
+#include <stdlib.h>
+
+#include "store.h"
+
+enum { TABLE_KERNELS, TABLE_MEMCPYS, TABLE_MEMSETS, TABLE_COUNT };
+
+/* Each query walks the table's (process_id, device_id, start_ns) index in order, so SQLite
+ * neither sorts nor buffers. */
+static const char *const table_sql[TABLE_COUNT] = {
+    "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, priority, name_id,"
+    " grid_x * grid_y * grid_z, block_x * block_y * block_z, registers_per_thread, static_shared_bytes,"
+    " dynamic_shared_bytes, shared_memory_executed_bytes"
+    " FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
+    "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, NULL, copy_kind, src_kind,"
+    " dst_kind, bytes, src_device_id, dst_device_id"
+    " FROM memcpys WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
+    "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, NULL, bytes"
+    " FROM memsets WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
+};
+
+struct op_source {
+    sqlite3 *db;
+    sqlite3_stmt *queries[TABLE_COUNT];
+    struct model_op heads[TABLE_COUNT];
+    int has_head[TABLE_COUNT];
+};
+
+op_source *op_source_new(sqlite3 *db, error_info *err)
+{
+    op_source *source = calloc(1, sizeof *source);
+    if (!source) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    source->db = db;
+    for (int table = 0; table < TABLE_COUNT; table++) {
+        if (sqlite3_prepare_v2(db, table_sql[table], -1, &source->queries[table], NULL) != SQLITE_OK) {
+            error_set(err, "cannot read GPU activity: %s", sqlite3_errmsg(db));
+            op_source_free(source);
+            return NULL;
+        }
+    }
+    return source;
+}
+
+void op_source_free(op_source *source)
+{
+    if (!source)
+        return;
+    for (int table = 0; table < TABLE_COUNT; table++)
+        sqlite3_finalize(source->queries[table]);
+    free(source);
+}
+
+static int64_t column_or_null(sqlite3_stmt *query, int column)
+{
+    return sqlite3_column_type(query, column) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, column);
+}
+
+static int64_t column_or_zero(sqlite3_stmt *query, int column)
+{
+    return sqlite3_column_int64(query, column); /* NULL reads as 0: "unknown" to occupancy */
+}
+
+enum analysis_category op_source_copy_category(int64_t copy_kind, int64_t src_device_id, int64_t dst_device_id)
+{
+    switch (copy_kind) {
+    case STORE_COPY_HTOD: return ANALYSIS_COPY_HTOD;
+    case STORE_COPY_DTOH: return ANALYSIS_COPY_DTOH;
+    case STORE_COPY_PTOP: return ANALYSIS_COPY_PEER;
+    case STORE_COPY_DTOD:
+        if (src_device_id != STORE_NULL && dst_device_id != STORE_NULL && src_device_id != dst_device_id)
+            return ANALYSIS_COPY_PEER;
+        return ANALYSIS_COPY_DTOD;
+    default: return ANALYSIS_COPY_OTHER;
+    }
+}
+
+static void read_common(sqlite3_stmt *query, struct model_op *op)
+{
+    op->rowid = sqlite3_column_int64(query, 0);
+    op->stream_id = sqlite3_column_int64(query, 1);
+    op->correlation_id = column_or_null(query, 2);
+    op->start_ns = sqlite3_column_int64(query, 3);
+    op->end_ns = sqlite3_column_int64(query, 4);
+    if (op->end_ns < op->start_ns)
+        op->end_ns = op->start_ns; /* a record with its clock reversed: treat as a point */
+    op->channel_id = column_or_null(query, 5);
+    op->graph_id = column_or_null(query, 6);
+    op->priority = column_or_null(query, 7);
+    op->name_id = 0;
+    op->copy_kind = op->src_kind = op->dst_kind = op->bytes = STORE_NULL;
+    op->src_device_id = op->dst_device_id = STORE_NULL;
+    op->launch = (struct occupancy_kernel){0};
+}
+
+static void read_row(int table, sqlite3_stmt *query, struct model_op *op)
+{
+    read_common(query, op);
+    if (table == TABLE_KERNELS) {
+        op->kind = MODEL_KERNEL;
+        op->category = ANALYSIS_COMPUTE;
+        op->name_id = sqlite3_column_int64(query, 8);
+        op->launch.grid_blocks = column_or_zero(query, 9);
+        op->launch.threads_per_block = column_or_zero(query, 10);
+        op->launch.registers_per_thread = column_or_zero(query, 11);
+        op->launch.static_shared_bytes = column_or_zero(query, 12);
+        op->launch.dynamic_shared_bytes = column_or_zero(query, 13);
+        op->launch.shared_memory_per_sm_bytes = column_or_zero(query, 14);
+    } else if (table == TABLE_MEMCPYS) {
+        op->kind = MODEL_MEMCPY;
+        op->copy_kind = sqlite3_column_int64(query, 8);
+        op->src_kind = column_or_null(query, 9);
+        op->dst_kind = column_or_null(query, 10);
+        op->bytes = sqlite3_column_int64(query, 11);
+        op->src_device_id = column_or_null(query, 12);
+        op->dst_device_id = column_or_null(query, 13);
+        op->category = op_source_copy_category(op->copy_kind, op->src_device_id, op->dst_device_id);
+    } else {
+        op->kind = MODEL_MEMSET;
+        op->category = ANALYSIS_MEMSET;
+        op->bytes = sqlite3_column_int64(query, 8);
+    }
+}
+
+static int advance(op_source *source, int table, error_info *err)
+{
+    int status = sqlite3_step(source->queries[table]);
+    if (status == SQLITE_ROW) {
+        read_row(table, source->queries[table], &source->heads[table]);
+        source->has_head[table] = 1;
+        return 0;
+    }
+    source->has_head[table] = 0;
+    if (status == SQLITE_DONE)
+        return 0;
+    return error_set(err, "cannot read GPU activity: %s", sqlite3_errmsg(source->db));
+}
+
+int op_source_open(op_source *source, int64_t process_id, int64_t device_id, int64_t end_after_ns,
+                   int64_t start_before_ns, error_info *err)
+{
+    for (int table = 0; table < TABLE_COUNT; table++) {
+        sqlite3_stmt *query = source->queries[table];
+        sqlite3_reset(query);
+        sqlite3_bind_int64(query, 1, process_id);
+        sqlite3_bind_int64(query, 2, device_id);
+        sqlite3_bind_int64(query, 3, end_after_ns);
+        sqlite3_bind_int64(query, 4, start_before_ns);
+        if (advance(source, table, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int op_source_next(op_source *source, struct model_op *op, error_info *err)
+{
+    int best = -1;
+    for (int table = 0; table < TABLE_COUNT; table++)
+        if (source->has_head[table] && (best < 0 || source->heads[table].start_ns < source->heads[best].start_ns))
+            best = table;
+    if (best < 0)
+        return 0;
+    *op = source->heads[best];
+    if (advance(source, best, err) != 0)
+        return -1;
+    return 1;
+}

@@ -1,0 +1,431 @@
+/* sweep.c: see sweep.h. Between two consecutive events the state is constant, so each segment
+ * adds its (selected) length to a few buckets: time per set of busy categories, per set of
+ * categories with two or more intervals open, per number of busy streams, per set of busy
+ * streams. The overlap matrices come out of those buckets at the end, so a segment costs O(1)
+ * however many categories and streams there are. */
+#include "sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CATEGORY_MASKS (1u << ANALYSIS_CATEGORY_COUNT)
+#define COPY_CATEGORY_BITS                                                                                         \
+    ((1u << ANALYSIS_COPY_HTOD) | (1u << ANALYSIS_COPY_DTOH) | (1u << ANALYSIS_COPY_DTOD) |                       \
+     (1u << ANALYSIS_COPY_PEER) | (1u << ANALYSIS_COPY_OTHER))
+
+struct open_interval {
+    int64_t end_ns;
+    uint32_t lane;
+    uint8_t category;
+};
+
+/* Time per set of busy streams (a 64-bit mask): open addressing, key 0 never stored. */
+struct mask_time {
+    uint64_t mask;
+    int64_t time_c;
+};
+
+struct sweep {
+    struct open_interval *heap;
+    size_t heap_count, heap_capacity;
+    int64_t now_ns, now_c;
+    int started;
+    int64_t category_count[ANALYSIS_CATEGORY_COUNT];
+    unsigned category_mask, multi_mask;
+    int64_t time_by_category_mask[CATEGORY_MASKS], time_by_multi_mask[CATEGORY_MASKS];
+    int64_t busy_streams;
+    uint64_t busy_lane_mask;
+    int64_t concurrency_c[4];
+    struct mask_time *pair_masks;
+    size_t pair_mask_count, pair_mask_capacity;
+    int64_t *first_snapshot; /* [lane][other]: other's busy time when lane first started */
+    int64_t *end_snapshot;   /* [lane][other]: other's busy time when lane last ended */
+    int any_counted;
+    int64_t first_start_ns, last_end_ns;
+};
+
+sweep *sweep_new(void)
+{
+    sweep *line = calloc(1, sizeof *line);
+    if (!line)
+        return NULL;
+    line->first_snapshot = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof(int64_t));
+    line->end_snapshot = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof(int64_t));
+    if (!line->first_snapshot || !line->end_snapshot) {
+        sweep_free(line);
+        return NULL;
+    }
+    return line;
+}
+
+void sweep_free(sweep *line)
+{
+    if (!line)
+        return;
+    free(line->heap);
+    free(line->pair_masks);
+    free(line->first_snapshot);
+    free(line->end_snapshot);
+    free(line);
+}
+
+void sweep_reset(sweep *line, struct device_state *device)
+{
+    line->heap_count = 0;
+    line->now_ns = INT64_MIN;
+    line->now_c = 0;
+    line->started = 0;
+    memset(line->category_count, 0, sizeof line->category_count);
+    line->category_mask = line->multi_mask = 0;
+    memset(line->time_by_category_mask, 0, sizeof line->time_by_category_mask);
+    memset(line->time_by_multi_mask, 0, sizeof line->time_by_multi_mask);
+    line->busy_streams = 0;
+    line->busy_lane_mask = 0;
+    memset(line->concurrency_c, 0, sizeof line->concurrency_c);
+    if (line->pair_masks)
+        memset(line->pair_masks, 0, line->pair_mask_capacity * sizeof *line->pair_masks);
+    line->pair_mask_count = 0;
+    line->any_counted = 0;
+    line->first_start_ns = line->last_end_ns = 0;
+    selection_rewind(device->selection);
+}
+
+/* --- the heap of open intervals, smallest end first --- */
+
+static int heap_push(sweep *line, struct open_interval item)
+{
+    if (line->heap_count == line->heap_capacity) {
+        size_t capacity = line->heap_capacity ? line->heap_capacity * 2 : 64;
+        struct open_interval *grown = realloc(line->heap, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        line->heap = grown;
+        line->heap_capacity = capacity;
+    }
+    size_t i = line->heap_count++;
+    while (i > 0 && line->heap[(i - 1) / 2].end_ns > item.end_ns) {
+        line->heap[i] = line->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    line->heap[i] = item;
+    return 0;
+}
+
+static struct open_interval heap_pop(sweep *line)
+{
+    struct open_interval top = line->heap[0], last = line->heap[--line->heap_count];
+    size_t i = 0, count = line->heap_count;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= count)
+            break;
+        if (child + 1 < count && line->heap[child + 1].end_ns < line->heap[child].end_ns)
+            child++;
+        if (line->heap[child].end_ns >= last.end_ns)
+            break;
+        line->heap[i] = line->heap[child];
+        i = child;
+    }
+    if (count)
+        line->heap[i] = last;
+    return top;
+}
+
+/* --- time per set of busy streams --- */
+
+static size_t mask_slot(uint64_t mask, size_t capacity)
+{
+    return (size_t)((mask * 11400714819323198485ull) >> 20) & (capacity - 1);
+}
+
+static int pair_masks_grow(sweep *line)
+{
+    size_t capacity = line->pair_mask_capacity ? line->pair_mask_capacity * 2 : 256;
+    struct mask_time *table = calloc(capacity, sizeof *table);
+    if (!table)
+        return -1;
+    for (size_t i = 0; i < line->pair_mask_capacity; i++) {
+        if (line->pair_masks[i].mask == 0)
+            continue;
+        size_t slot = mask_slot(line->pair_masks[i].mask, capacity);
+        while (table[slot].mask != 0)
+            slot = (slot + 1) & (capacity - 1);
+        table[slot] = line->pair_masks[i];
+    }
+    free(line->pair_masks);
+    line->pair_masks = table;
+    line->pair_mask_capacity = capacity;
+    return 0;
+}
+
+static int pair_masks_add(sweep *line, uint64_t mask, int64_t time_c)
+{
+    if ((line->pair_mask_count + 1) * 2 > line->pair_mask_capacity && pair_masks_grow(line) != 0)
+        return -1;
+    size_t slot = mask_slot(mask, line->pair_mask_capacity);
+    while (line->pair_masks[slot].mask != 0 && line->pair_masks[slot].mask != mask)
+        slot = (slot + 1) & (line->pair_mask_capacity - 1);
+    if (line->pair_masks[slot].mask == 0) {
+        line->pair_masks[slot].mask = mask;
+        line->pair_mask_count++;
+    }
+    line->pair_masks[slot].time_c += time_c;
+    return 0;
+}
+
+/* --- segments and events --- */
+
+static int accumulate_to(sweep *line, struct device_state *device, int64_t time_ns)
+{
+    if (line->started && time_ns <= line->now_ns)
+        return 0;
+    int64_t clock_c = selection_clock(device->selection, time_ns);
+    int64_t elapsed_c = line->started ? clock_c - line->now_c : 0;
+    line->now_ns = time_ns;
+    line->now_c = clock_c;
+    line->started = 1;
+    if (elapsed_c <= 0)
+        return 0;
+    line->time_by_category_mask[line->category_mask] += elapsed_c;
+    line->time_by_multi_mask[line->multi_mask] += elapsed_c;
+    if (line->busy_streams > 0)
+        line->concurrency_c[line->busy_streams < 3 ? line->busy_streams : 3] += elapsed_c;
+    if (__builtin_popcountll(line->busy_lane_mask) >= 2)
+        return pair_masks_add(line, line->busy_lane_mask, elapsed_c);
+    return 0;
+}
+
+static int64_t lane_busy_now(const sweep *line, const struct lane_state *lane)
+{
+    return lane->busy_c + (lane->active > 0 ? line->now_c - lane->busy_since_c : 0);
+}
+
+static void snapshot(sweep *line, const struct device_state *device, size_t lane_index, int64_t *table)
+{
+    if (lane_index >= DEVICE_PAIR_LANES)
+        return;
+    size_t limit = device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
+    for (size_t other = 0; other < limit; other++)
+        table[lane_index * DEVICE_PAIR_LANES + other] = lane_busy_now(line, &device->lanes[other]);
+}
+
+static void close_interval(sweep *line, struct device_state *device, struct open_interval item)
+{
+    struct lane_state *lane = &device->lanes[item.lane];
+    int category = item.category;
+    if (--lane->category_active[category] == 0)
+        lane->category_c[category] += line->now_c - lane->category_since_c[category];
+    if (--lane->active == 0) {
+        lane->busy_c += line->now_c - lane->busy_since_c;
+        line->busy_streams--;
+        if (item.lane < DEVICE_PAIR_LANES)
+            line->busy_lane_mask &= ~(1ull << item.lane);
+    }
+    if (item.end_ns > lane->last_end_ns)
+        lane->last_end_ns = item.end_ns;
+    if (item.end_ns > line->last_end_ns)
+        line->last_end_ns = item.end_ns;
+    snapshot(line, device, item.lane, line->end_snapshot);
+    line->category_count[category]--;
+    if (line->category_count[category] == 0)
+        line->category_mask &= ~(1u << category);
+    if (line->category_count[category] == 1)
+        line->multi_mask &= ~(1u << category);
+}
+
+int sweep_advance(sweep *line, struct device_state *device, int64_t time_ns)
+{
+    while (line->heap_count > 0 && line->heap[0].end_ns <= time_ns) {
+        struct open_interval item = heap_pop(line);
+        if (accumulate_to(line, device, item.end_ns) != 0)
+            return -1;
+        close_interval(line, device, item);
+    }
+    return accumulate_to(line, device, time_ns);
+}
+
+int sweep_add(sweep *line, struct device_state *device, size_t lane_index, const struct model_op *op)
+{
+    struct lane_state *lane = &device->lanes[lane_index];
+    int category = op->category;
+    if (!lane->has_counted) {
+        lane->has_counted = 1;
+        lane->first_start_ns = op->start_ns;
+        lane->last_end_ns = op->end_ns;
+        snapshot(line, device, lane_index, line->first_snapshot);
+    }
+    if (!line->any_counted) {
+        line->any_counted = 1;
+        line->first_start_ns = op->start_ns;
+        line->last_end_ns = op->end_ns;
+    }
+    lane->interval_count++;
+    if (lane->category_active[category]++ == 0)
+        lane->category_since_c[category] = line->now_c;
+    if (lane->active++ == 0) {
+        lane->busy_since_c = line->now_c;
+        line->busy_streams++;
+        if (lane_index < DEVICE_PAIR_LANES)
+            line->busy_lane_mask |= 1ull << lane_index;
+    }
+    if (line->category_count[category]++ == 0)
+        line->category_mask |= 1u << category;
+    if (line->category_count[category] == 2)
+        line->multi_mask |= 1u << category;
+    return heap_push(line, (struct open_interval){op->end_ns, (uint32_t)lane_index, (uint8_t)category});
+}
+
+/* --- results --- */
+
+static void category_metrics(const sweep *line, struct analysis_device *out)
+{
+    memset(out->category_overlap_ns, 0, sizeof out->category_overlap_ns);
+    memset(out->category_busy_ns, 0, sizeof out->category_busy_ns);
+    out->busy_ns = out->copy_ns = out->copy_compute_overlap_ns = 0;
+    for (unsigned mask = 1; mask < CATEGORY_MASKS; mask++) {
+        int64_t time_c = line->time_by_category_mask[mask];
+        if (time_c == 0)
+            continue;
+        out->busy_ns += time_c;
+        if (mask & COPY_CATEGORY_BITS) {
+            out->copy_ns += time_c;
+            if (mask & (1u << ANALYSIS_COMPUTE))
+                out->copy_compute_overlap_ns += time_c;
+        }
+        for (int a = 0; a < ANALYSIS_CATEGORY_COUNT; a++) {
+            if (!(mask & (1u << a)))
+                continue;
+            out->category_busy_ns[a] += time_c;
+            for (int b = 0; b < ANALYSIS_CATEGORY_COUNT; b++)
+                if (b != a && (mask & (1u << b)))
+                    out->category_overlap_ns[a][b] += time_c;
+        }
+    }
+    for (unsigned mask = 1; mask < CATEGORY_MASKS; mask++)
+        for (int a = 0; a < ANALYSIS_CATEGORY_COUNT; a++)
+            if (mask & (1u << a))
+                out->category_overlap_ns[a][a] += line->time_by_multi_mask[mask];
+    out->communication_ns = out->category_busy_ns[ANALYSIS_COMMUNICATION];
+    out->compute_communication_overlap_ns = out->category_overlap_ns[ANALYSIS_COMPUTE][ANALYSIS_COMMUNICATION];
+    out->exposed_communication_ns = out->communication_ns - out->compute_communication_overlap_ns;
+}
+
+static const char *lane_role(const struct lane_state *lane)
+{
+    if (lane->is_legacy_default)
+        return "default";
+    int64_t total = 0, compute = lane->category_c[ANALYSIS_COMPUTE], nccl = lane->category_c[ANALYSIS_COMMUNICATION];
+    for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
+        total += lane->category_c[category];
+    int64_t copy = total - compute - nccl - lane->category_c[ANALYSIS_MEMSET];
+    if (total == 0)
+        return "idle";
+    /* A stream is named for what it does at least 90% of its busy time. */
+    if (nccl * 10 >= total * 9)
+        return "nccl";
+    if (copy * 10 >= total * 9)
+        return "copy";
+    if (compute * 10 >= total * 9)
+        return "compute";
+    return "mixed";
+}
+
+static void lane_metrics(const struct lane_state *lane, struct analysis_lane *out)
+{
+    out->busy_ns = lane->busy_c;
+    out->interval_count = lane->interval_count;
+    for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
+        out->category_ns[category] = lane->category_c[category];
+    snprintf(out->role, sizeof out->role, "%s", lane_role(lane));
+}
+
+static int64_t pair_overlap(const sweep *line, size_t a, size_t b)
+{
+    uint64_t both = (1ull << a) | (1ull << b);
+    int64_t total = 0;
+    for (size_t i = 0; i < line->pair_mask_capacity; i++)
+        if ((line->pair_masks[i].mask & both) == both)
+            total += line->pair_masks[i].time_c;
+    return total;
+}
+
+/* min(busy a, busy b), each counted inside [later first start, earlier last end]. */
+static int64_t pair_possible(const sweep *line, const struct device_state *device, size_t a, size_t b)
+{
+    const struct lane_state *lane_a = &device->lanes[a], *lane_b = &device->lanes[b];
+    int64_t window_start = lane_a->first_start_ns > lane_b->first_start_ns ? lane_a->first_start_ns
+                                                                           : lane_b->first_start_ns;
+    int64_t window_end = lane_a->last_end_ns < lane_b->last_end_ns ? lane_a->last_end_ns : lane_b->last_end_ns;
+    if (window_end <= window_start)
+        return 0;
+    int64_t a_before = lane_a->first_start_ns >= lane_b->first_start_ns ? 0
+                                                                         : line->first_snapshot[b * DEVICE_PAIR_LANES + a];
+    int64_t b_before = lane_b->first_start_ns >= lane_a->first_start_ns ? 0
+                                                                         : line->first_snapshot[a * DEVICE_PAIR_LANES + b];
+    int64_t a_until = lane_a->last_end_ns <= lane_b->last_end_ns ? lane_a->busy_c
+                                                                  : line->end_snapshot[b * DEVICE_PAIR_LANES + a];
+    int64_t b_until = lane_b->last_end_ns <= lane_a->last_end_ns ? lane_b->busy_c
+                                                                  : line->end_snapshot[a * DEVICE_PAIR_LANES + b];
+    int64_t busy_a = a_until - a_before, busy_b = b_until - b_before;
+    int64_t possible = busy_a < busy_b ? busy_a : busy_b;
+    return possible > 0 ? possible : 0;
+}
+
+static int append_pairs(const sweep *line, const struct device_state *device, struct analysis_result *result)
+{
+    size_t limit = device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
+    size_t count = 0;
+    for (size_t a = 0; a < limit; a++)
+        for (size_t b = a + 1; b < limit; b++)
+            count += device->lanes[a].has_counted && device->lanes[b].has_counted;
+    if (count == 0)
+        return 0;
+    struct analysis_stream_pair *grown =
+        realloc(result->stream_pairs, (result->stream_pair_count + count) * sizeof *grown);
+    if (!grown)
+        return -1;
+    result->stream_pairs = grown;
+    for (size_t a = 0; a < limit; a++) {
+        for (size_t b = a + 1; b < limit; b++) {
+            if (!device->lanes[a].has_counted || !device->lanes[b].has_counted)
+                continue;
+            struct analysis_stream_pair *pair = &result->stream_pairs[result->stream_pair_count++];
+            pair->lane_a = device->lanes[a].result_lane;
+            pair->lane_b = device->lanes[b].result_lane;
+            pair->overlap_ns = pair_overlap(line, a, b);
+            pair->possible_ns = pair_possible(line, device, a, b);
+        }
+    }
+    return 0;
+}
+
+int sweep_finish(sweep *line, struct device_state *device, struct analysis_device *out,
+                 struct analysis_result *result)
+{
+    while (line->heap_count > 0) {
+        struct open_interval item = heap_pop(line);
+        if (accumulate_to(line, device, item.end_ns) != 0)
+            return -1;
+        close_interval(line, device, item);
+    }
+    category_metrics(line, out);
+    if (line->any_counted) {
+        out->span_start_ns = selection_clip_start(device->selection, line->first_start_ns);
+        out->span_end_ns = selection_clip_end(device->selection, line->last_end_ns);
+        int64_t span_c = selection_clock(device->selection, line->last_end_ns) -
+                         selection_clock(device->selection, line->first_start_ns);
+        out->idle_ns = span_c - out->busy_ns;
+        if (out->idle_ns < 0)
+            out->idle_ns = 0;
+    } else {
+        out->span_start_ns = out->span_end_ns = 0;
+        out->idle_ns = 0;
+    }
+    out->concurrency_ns[0] = out->idle_ns;
+    for (int k = 1; k < 4; k++)
+        out->concurrency_ns[k] = line->concurrency_c[k];
+    for (size_t i = 0; i < device->lane_count; i++)
+        lane_metrics(&device->lanes[i], &result->lanes[device->lanes[i].result_lane]);
+    return append_pairs(line, device, result);
+}

@@ -1,0 +1,241 @@
+/* json.c: the JSON report (docs/report-json.md). Every timestamp is written relative to
+ * "origin_ns" (the trace's first GPU activity), because absolute nanoseconds since 1970 do not
+ * fit a JSON number (a double) exactly; origin_ns itself is written as a decimal string. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "report.h"
+#include "store.h"
+#include "version.h"
+
+static void add_int(cJSON *object, const char *name, int64_t value)
+{
+    cJSON_AddNumberToObject(object, name, (double)value);
+}
+
+/* NULL for unknown (STORE_NULL), else the time relative to the origin. */
+static void add_time(cJSON *object, const char *name, int64_t value, int64_t origin_ns)
+{
+    if (value == STORE_NULL)
+        cJSON_AddNullToObject(object, name);
+    else
+        add_int(object, name, value - origin_ns);
+}
+
+static cJSON *category_object(const int64_t values[ANALYSIS_CATEGORY_COUNT])
+{
+    cJSON *object = cJSON_CreateObject();
+    for (int c = 0; c < ANALYSIS_CATEGORY_COUNT; c++)
+        add_int(object, analysis_category_tag((enum analysis_category)c), values[c]);
+    return object;
+}
+
+static cJSON *filters_json(const struct analysis_options *options)
+{
+    cJSON *filters = cJSON_CreateObject();
+    if (!options)
+        return filters;
+    if (options->rank >= 0)
+        add_int(filters, "rank", options->rank);
+    if (options->device_id >= 0)
+        add_int(filters, "device", options->device_id);
+    if (options->stream_id >= 0)
+        add_int(filters, "stream", options->stream_id);
+    if (options->range_name)
+        cJSON_AddStringToObject(filters, "range", options->range_name);
+    if (options->step >= 0)
+        add_int(filters, "step", options->step);
+    return filters;
+}
+
+static cJSON *summary_json(const struct analysis_result *result)
+{
+    cJSON *summary = cJSON_CreateObject();
+    for (size_t i = 0; i < report_metric_count(); i++) {
+        double value = 0;
+        report_metric_value(result, report_metric_at(i)->name, &value);
+        cJSON_AddNumberToObject(summary, report_metric_at(i)->name, value);
+    }
+    return summary;
+}
+
+static cJSON *device_json(const struct analysis_device *device, int64_t origin_ns)
+{
+    cJSON *object = cJSON_CreateObject();
+    add_int(object, "rank", device->rank);
+    add_int(object, "pid", device->pid);
+    add_int(object, "process_id", device->process_id);
+    add_int(object, "device_id", device->device_id);
+    cJSON_AddStringToObject(object, "name", device->device_name);
+    add_int(object, "sm_count", device->sm_count);
+    add_time(object, "span_start_ns", device->span_start_ns, origin_ns);
+    add_time(object, "span_end_ns", device->span_end_ns, origin_ns);
+    add_int(object, "span_ns", device->busy_ns + device->idle_ns);
+    add_int(object, "busy_ns", device->busy_ns);
+    add_int(object, "idle_ns", device->idle_ns);
+    cJSON *concurrency = cJSON_AddArrayToObject(object, "concurrency_ns");
+    for (int k = 0; k < 4; k++)
+        cJSON_AddItemToArray(concurrency, cJSON_CreateNumber((double)device->concurrency_ns[k]));
+    cJSON_AddItemToObject(object, "category_busy_ns", category_object(device->category_busy_ns));
+    cJSON *matrix = cJSON_AddObjectToObject(object, "category_overlap_ns");
+    for (int c = 0; c < ANALYSIS_CATEGORY_COUNT; c++)
+        cJSON_AddItemToObject(matrix, analysis_category_tag((enum analysis_category)c),
+                              category_object(device->category_overlap_ns[c]));
+    add_int(object, "communication_ns", device->communication_ns);
+    add_int(object, "compute_communication_overlap_ns", device->compute_communication_overlap_ns);
+    add_int(object, "exposed_communication_ns", device->exposed_communication_ns);
+    add_int(object, "copy_ns", device->copy_ns);
+    add_int(object, "copy_compute_overlap_ns", device->copy_compute_overlap_ns);
+    add_int(object, "lost_ns", device->lost_ns);
+    add_int(object, "headroom_ns", device->headroom_ns);
+    add_int(object, "wait_count", device->wait_count);
+    add_int(object, "stream_count", device->stream_count);
+    return object;
+}
+
+static cJSON *lane_json(const struct analysis_lane *lane)
+{
+    cJSON *object = cJSON_CreateObject();
+    add_int(object, "rank", lane->rank);
+    add_int(object, "pid", lane->pid);
+    add_int(object, "process_id", lane->process_id);
+    add_int(object, "device_id", lane->device_id);
+    add_int(object, "stream_id", lane->stream_id);
+    cJSON_AddStringToObject(object, "role", lane->role);
+    cJSON_AddBoolToObject(object, "legacy_default", lane->is_legacy_default);
+    if (lane->priority == STORE_NULL)
+        cJSON_AddNullToObject(object, "priority");
+    else
+        add_int(object, "priority", lane->priority);
+    cJSON_AddBoolToObject(object, "selected", lane->selected);
+    add_int(object, "busy_ns", lane->busy_ns);
+    add_int(object, "interval_count", lane->interval_count);
+    cJSON_AddItemToObject(object, "category_ns", category_object(lane->category_ns));
+    return object;
+}
+
+static cJSON *pair_json(const struct analysis_result *result, const struct analysis_stream_pair *pair)
+{
+    const struct analysis_lane *a = &result->lanes[pair->lane_a], *b = &result->lanes[pair->lane_b];
+    cJSON *object = cJSON_CreateObject();
+    add_int(object, "rank", a->rank);
+    add_int(object, "device_id", a->device_id);
+    add_int(object, "stream_a", a->stream_id);
+    add_int(object, "stream_b", b->stream_id);
+    add_int(object, "overlap_ns", pair->overlap_ns);
+    add_int(object, "possible_ns", pair->possible_ns);
+    return object;
+}
+
+static cJSON *op_json(const struct analysis_result *result, const struct analysis_op *op)
+{
+    cJSON *object = cJSON_CreateObject();
+    add_int(object, "stream_id", result->lanes[op->lane].stream_id);
+    cJSON_AddStringToObject(object, "name", op->name);
+    cJSON_AddStringToObject(object, "category", analysis_category_tag(op->category));
+    add_time(object, "start_ns", op->start_ns, result->origin_ns);
+    add_time(object, "end_ns", op->end_ns, result->origin_ns);
+    add_time(object, "launch_start_ns", op->launch_start_ns, result->origin_ns);
+    add_time(object, "launch_end_ns", op->launch_end_ns, result->origin_ns);
+    if (op->correlation_id == STORE_NULL)
+        cJSON_AddNullToObject(object, "correlation_id");
+    else
+        add_int(object, "correlation_id", op->correlation_id);
+    return object;
+}
+
+static cJSON *wait_json(const struct analysis_result *result, const struct analysis_wait *wait)
+{
+    cJSON *object = cJSON_CreateObject();
+    const struct analysis_lane *lane = &result->lanes[wait->waiting.lane];
+    cJSON_AddStringToObject(object, "cause", analysis_cause_tag(wait->cause));
+    add_int(object, "lost_ns", wait->lost_ns);
+    add_int(object, "rank", lane->rank);
+    add_int(object, "device_id", lane->device_id);
+    add_time(object, "wait_start_ns", wait->wait_start_ns, result->origin_ns);
+    add_time(object, "wait_end_ns", wait->wait_end_ns, result->origin_ns);
+    cJSON_AddStringToObject(object, "evidence", wait->evidence);
+    cJSON_AddItemToObject(object, "waiting", op_json(result, &wait->waiting));
+    cJSON_AddItemToObject(object, "blocking", op_json(result, &wait->blocking));
+    return object;
+}
+
+static cJSON *step_json(const struct analysis_step *step, int64_t origin_ns)
+{
+    cJSON *object = cJSON_CreateObject();
+    add_int(object, "process_id", step->process_id);
+    add_int(object, "rank", step->rank);
+    add_int(object, "number", step->number);
+    cJSON_AddStringToObject(object, "name", step->name);
+    add_time(object, "start_ns", step->start_ns, origin_ns);
+    add_time(object, "end_ns", step->end_ns, origin_ns);
+    cJSON_AddBoolToObject(object, "on_gpu_timeline", step->on_gpu_timeline);
+    return object;
+}
+
+static void add_lists(cJSON *root, const struct analysis_result *result)
+{
+    cJSON *devices = cJSON_AddArrayToObject(root, "devices");
+    for (size_t i = 0; i < result->device_count; i++)
+        cJSON_AddItemToArray(devices, device_json(&result->devices[i], result->origin_ns));
+    cJSON *streams = cJSON_AddArrayToObject(root, "streams");
+    for (size_t i = 0; i < result->lane_count; i++)
+        cJSON_AddItemToArray(streams, lane_json(&result->lanes[i]));
+    cJSON *pairs = cJSON_AddArrayToObject(root, "stream_pairs");
+    for (size_t i = 0; i < result->stream_pair_count; i++)
+        cJSON_AddItemToArray(pairs, pair_json(result, &result->stream_pairs[i]));
+    cJSON *causes = cJSON_AddArrayToObject(root, "causes");
+    for (int i = 0; i < ANALYSIS_CAUSE_COUNT; i++) {
+        const struct analysis_cause_total *total = &result->causes[i];
+        if (total->count == 0)
+            continue;
+        cJSON *cause = cJSON_CreateObject();
+        cJSON_AddStringToObject(cause, "cause", analysis_cause_tag(total->cause));
+        cJSON_AddStringToObject(cause, "title", analysis_cause_title(total->cause));
+        add_int(cause, "lost_ns", total->lost_ns);
+        add_int(cause, "count", total->count);
+        cJSON_AddItemToArray(causes, cause);
+    }
+    add_int(root, "wait_total_count", result->wait_total_count);
+    cJSON *waits = cJSON_AddArrayToObject(root, "waits");
+    for (size_t i = 0; i < result->wait_count; i++)
+        cJSON_AddItemToArray(waits, wait_json(result, &result->waits[i]));
+    cJSON *steps = cJSON_AddArrayToObject(root, "steps");
+    for (size_t i = 0; i < result->step_count; i++)
+        cJSON_AddItemToArray(steps, step_json(&result->steps[i], result->origin_ns));
+}
+
+cJSON *report_to_json(const struct analysis_result *result, const struct report_context *context)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    char origin[32];
+    snprintf(origin, sizeof origin, "%" PRId64, result->origin_ns);
+    add_int(root, "schema_version", REPORT_JSON_SCHEMA_VERSION);
+    cJSON_AddStringToObject(root, "tool_version", OVERLAPSCOPE_VERSION);
+    cJSON_AddStringToObject(root, "trace", context && context->trace_path ? context->trace_path : "");
+    cJSON_AddStringToObject(root, "origin_ns", origin);
+    cJSON *window = cJSON_AddObjectToObject(root, "window");
+    add_time(window, "start_ns", result->window_start_ns, result->origin_ns);
+    add_time(window, "end_ns", result->window_end_ns, result->origin_ns);
+    cJSON_AddItemToObject(root, "filters", filters_json(context ? context->options : NULL));
+    add_int(root, "interval_count", result->interval_count);
+    cJSON_AddItemToObject(root, "summary", summary_json(result));
+    add_lists(root, result);
+    return root;
+}
+
+int report_write_json(FILE *out, const struct analysis_result *result, const struct report_context *context,
+                      error_info *err)
+{
+    cJSON *root = report_to_json(result, context);
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text)
+        return error_set(err, "out of memory writing JSON");
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    return ferror(out) ? error_set(err, "cannot write the report") : 0;
+}

@@ -1,0 +1,205 @@
+/* metrics.c: the named trace-wide metrics of check and diff (docs/metrics.md, "Metric names"),
+ * the filter options the subcommands share, and opening plus analyzing a trace file. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+enum metric_kind {
+    METRIC_COMM_OVERLAP, METRIC_EXPOSED_COMM, METRIC_COMM, METRIC_COPY_OVERLAP, METRIC_COPY, METRIC_BUSY,
+    METRIC_IDLE, METRIC_SPAN, METRIC_BUSY_RATIO, METRIC_MULTI_STREAM_RATIO, METRIC_STREAM_OVERLAP, METRIC_LOST,
+    METRIC_HEADROOM, METRIC_HEADROOM_RATIO, METRIC_WAITS, METRIC_CAUSE
+};
+
+struct metric_entry {
+    struct report_metric public_part;
+    enum metric_kind kind;
+    enum analysis_cause cause;
+};
+
+#define CAUSE_METRIC(name, cause) \
+    {{name, "ms", "time lost to waits of this cause (see the cause list)"}, METRIC_CAUSE, cause}
+
+static const struct metric_entry entries[] = {
+    {{"comm_overlap", "ratio", "communication time overlapped by compute / communication time (HTA's definition)"},
+     METRIC_COMM_OVERLAP, 0},
+    {{"exposed_comm_ms", "ms", "communication time with no compute kernel running"}, METRIC_EXPOSED_COMM, 0},
+    {{"comm_ms", "ms", "communication time (union of NCCL kernels, per device, summed)"}, METRIC_COMM, 0},
+    {{"copy_overlap", "ratio", "copy time overlapped by compute / copy time"}, METRIC_COPY_OVERLAP, 0},
+    {{"copy_ms", "ms", "copy time (union of all copies, per device, summed)"}, METRIC_COPY, 0},
+    {{"busy_ms", "ms", "time with any GPU interval running, per device, summed"}, METRIC_BUSY, 0},
+    {{"idle_ms", "ms", "span minus busy, per device, summed"}, METRIC_IDLE, 0},
+    {{"span_ms", "ms", "the longest device span (first start to last end)"}, METRIC_SPAN, 0},
+    {{"busy_ratio", "ratio", "busy / span, over all devices"}, METRIC_BUSY_RATIO, 0},
+    {{"multi_stream_ratio", "ratio", "time with two or more streams busy / busy time"}, METRIC_MULTI_STREAM_RATIO, 0},
+    {{"stream_overlap", "ratio", "achieved / possible overlap, summed over stream pairs"}, METRIC_STREAM_OVERLAP, 0},
+    {{"lost_ms", "ms", "time lost to every missed overlap found"}, METRIC_LOST, 0},
+    {{"headroom_ms", "ms", "how much shorter the spans could be, summed over devices"}, METRIC_HEADROOM, 0},
+    {{"headroom_ratio", "ratio", "headroom / span, over all devices"}, METRIC_HEADROOM_RATIO, 0},
+    {{"waits", "count", "missed overlaps found"}, METRIC_WAITS, 0},
+    CAUSE_METRIC("sm_saturation_ms", ANALYSIS_CAUSE_SM_SATURATION),
+    CAUSE_METRIC("late_launch_ms", ANALYSIS_CAUSE_LATE_LAUNCH),
+    CAUSE_METRIC("event_dependency_ms", ANALYSIS_CAUSE_EVENT_DEPENDENCY),
+    CAUSE_METRIC("legacy_default_stream_ms", ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM),
+    CAUSE_METRIC("pageable_copy_ms", ANALYSIS_CAUSE_PAGEABLE_COPY),
+    CAUSE_METRIC("copy_engine_ms", ANALYSIS_CAUSE_COPY_ENGINE),
+    CAUSE_METRIC("shared_queue_ms", ANALYSIS_CAUSE_SHARED_QUEUE),
+    CAUSE_METRIC("stream_priority_ms", ANALYSIS_CAUSE_STREAM_PRIORITY),
+    CAUSE_METRIC("comm_behind_compute_ms", ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE),
+    CAUSE_METRIC("host_sync_ms", ANALYSIS_CAUSE_HOST_SYNC),
+    CAUSE_METRIC("unexplained_ms", ANALYSIS_CAUSE_UNEXPLAINED),
+};
+#define ENTRY_COUNT (sizeof entries / sizeof entries[0])
+
+size_t report_metric_count(void)
+{
+    return ENTRY_COUNT;
+}
+
+const struct report_metric *report_metric_at(size_t index)
+{
+    return index < ENTRY_COUNT ? &entries[index].public_part : NULL;
+}
+
+void report_metric_names(char *buffer, size_t size)
+{
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (size_t i = 0; i < ENTRY_COUNT && used < size; i++) {
+        int written = snprintf(buffer + used, size - used, "%s%s", i ? ", " : "", entries[i].public_part.name);
+        if (written < 0)
+            break;
+        used += (size_t)written;
+    }
+}
+
+static double ms(int64_t nanoseconds)
+{
+    return (double)nanoseconds / 1e6;
+}
+
+static double ratio(double part, double whole)
+{
+    return whole > 0 ? part / whole : 0;
+}
+
+struct sums {
+    int64_t busy, idle, span, span_max, multi, copy, pair_overlap, pair_possible;
+};
+
+static struct sums sum_devices(const struct analysis_result *result)
+{
+    struct sums sums = {0};
+    for (size_t i = 0; i < result->device_count; i++) {
+        const struct analysis_device *device = &result->devices[i];
+        int64_t span = device->busy_ns + device->idle_ns;
+        sums.busy += device->busy_ns;
+        sums.idle += device->idle_ns;
+        sums.span += span;
+        sums.span_max = span > sums.span_max ? span : sums.span_max;
+        sums.multi += device->concurrency_ns[2] + device->concurrency_ns[3];
+        sums.copy += device->copy_ns;
+    }
+    for (size_t i = 0; i < result->stream_pair_count; i++) {
+        sums.pair_overlap += result->stream_pairs[i].overlap_ns;
+        sums.pair_possible += result->stream_pairs[i].possible_ns;
+    }
+    return sums;
+}
+
+static int64_t cause_lost(const struct analysis_result *result, enum analysis_cause cause)
+{
+    for (int i = 0; i < ANALYSIS_CAUSE_COUNT; i++)
+        if (result->causes[i].cause == cause)
+            return result->causes[i].lost_ns;
+    return 0;
+}
+
+static double entry_value(const struct analysis_result *result, const struct metric_entry *entry)
+{
+    struct sums sums = sum_devices(result);
+    switch (entry->kind) {
+    case METRIC_COMM_OVERLAP: return result->communication_overlap_ratio;
+    case METRIC_EXPOSED_COMM: return ms(result->total_exposed_communication_ns);
+    case METRIC_COMM: return ms(result->total_communication_ns);
+    case METRIC_COPY_OVERLAP: return result->copy_overlap_ratio;
+    case METRIC_COPY: return ms(sums.copy);
+    case METRIC_BUSY: return ms(sums.busy);
+    case METRIC_IDLE: return ms(sums.idle);
+    case METRIC_SPAN: return ms(sums.span_max);
+    case METRIC_BUSY_RATIO: return ratio((double)sums.busy, (double)sums.span);
+    case METRIC_MULTI_STREAM_RATIO: return ratio((double)sums.multi, (double)sums.busy);
+    case METRIC_STREAM_OVERLAP: return ratio((double)sums.pair_overlap, (double)sums.pair_possible);
+    case METRIC_LOST: return ms(result->total_lost_ns);
+    case METRIC_HEADROOM: return ms(result->total_headroom_ns);
+    case METRIC_HEADROOM_RATIO: return ratio((double)result->total_headroom_ns, (double)sums.span);
+    case METRIC_WAITS: return (double)result->wait_total_count;
+    case METRIC_CAUSE: return ms(cause_lost(result, entry->cause));
+    }
+    return 0;
+}
+
+int report_metric_known(const char *name)
+{
+    for (size_t i = 0; i < ENTRY_COUNT; i++)
+        if (strcmp(entries[i].public_part.name, name) == 0)
+            return 1;
+    return 0;
+}
+
+int report_metric_value(const struct analysis_result *result, const char *name, double *value)
+{
+    for (size_t i = 0; i < ENTRY_COUNT; i++) {
+        if (strcmp(entries[i].public_part.name, name) == 0) {
+            *value = entry_value(result, &entries[i]);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_integer(const char *name, const char *value, int64_t *out, error_info *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long long number = strtoll(value, &end, 10);
+    if (end == value || *end != '\0' || errno != 0 || number < 0)
+        return error_set(err, "--%s wants a non-negative integer, not '%s'", name, value);
+    *out = number;
+    return 0;
+}
+
+int report_apply_filter(struct analysis_options *options, const char *name, const char *value, error_info *err)
+{
+    if (strcmp(name, "rank") == 0)
+        return parse_integer(name, value, &options->rank, err);
+    if (strcmp(name, "device") == 0)
+        return parse_integer(name, value, &options->device_id, err);
+    if (strcmp(name, "stream") == 0)
+        return parse_integer(name, value, &options->stream_id, err);
+    if (strcmp(name, "step") == 0)
+        return parse_integer(name, value, &options->step, err);
+    if (strcmp(name, "window") == 0)
+        return analysis_parse_window(value, options, err);
+    if (strcmp(name, "range") == 0) {
+        if (!value[0])
+            return error_set(err, "--range wants an NVTX range name");
+        options->range_name = value;
+        return 0;
+    }
+    return error_set(err, "unknown filter '%s'", name);
+}
+
+struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,
+                                            error_info *err)
+{
+    store *trace = store_open(path, 1, err);
+    if (!trace)
+        return NULL;
+    struct analysis_result *result = analysis_run(trace, options, err);
+    if (!result)
+        error_prefix(err, "%s", path);
+    store_close(trace, NULL);
+    return result;
+}

@@ -1,0 +1,61 @@
+/* report.h: what `overlapscope report`, `check` and `diff` print, built from an analysis_result:
+ * the human summary (text), JSON (schema in docs/report-json.md, versioned by
+ * REPORT_JSON_SCHEMA_VERSION) and Markdown for CI summaries; the table of named trace-wide
+ * metrics that check gates on and diff compares (docs/metrics.md); and the filter options the
+ * three commands share. Writers print only to the FILE* they are given and never exit. */
+#ifndef OVERLAPSCOPE_REPORT_H
+#define OVERLAPSCOPE_REPORT_H
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "error.h"
+
+#define REPORT_JSON_SCHEMA_VERSION 1
+
+/* What the writers say about the run besides the result. */
+struct report_context {
+    const char *trace_path;
+    const struct analysis_options *options; /* the filters used (may be NULL) */
+    size_t top;                             /* causes and waits listed; 0: 5 */
+};
+
+/* --- one trace --- */
+int report_write_text(FILE *out, const struct analysis_result *result, const struct report_context *context);
+int report_write_markdown(FILE *out, const struct analysis_result *result, const struct report_context *context);
+int report_write_json(FILE *out, const struct analysis_result *result, const struct report_context *context,
+                      error_info *err);
+/* The JSON document (caller frees with cJSON_Delete), or NULL when out of memory. */
+cJSON *report_to_json(const struct analysis_result *result, const struct report_context *context);
+
+/* --- named metrics --- */
+struct report_metric {
+    const char *name;        /* "comm_overlap", "exposed_comm_ms", "sm_saturation_ms", ... */
+    const char *unit;        /* "ratio", "ms", "count" */
+    const char *description;
+};
+/* The metrics, in documentation order: index 0 .. report_metric_count() - 1. */
+size_t report_metric_count(void);
+const struct report_metric *report_metric_at(size_t index);
+/* 1 when a metric has that name. */
+int report_metric_known(const char *name);
+/* Looks a metric up by name and computes its value. Returns 0, or -1 when no metric has that name. */
+int report_metric_value(const struct analysis_result *result, const char *name, double *value);
+/* "comm_overlap, exposed_comm_ms, ..." into buffer. */
+void report_metric_names(char *buffer, size_t size);
+
+/* --- two traces --- */
+enum report_format { REPORT_TEXT = 0, REPORT_JSON = 1, REPORT_MARKDOWN = 2 };
+int report_write_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
+                      const char *label_a, const char *label_b, enum report_format format, error_info *err);
+
+/* --- shared by the subcommands --- */
+/* Applies one filter option: name is "rank", "device", "stream", "window", "range" or "step".
+ * Returns 0, or -1 with err filled (bad number, bad window). */
+int report_apply_filter(struct analysis_options *options, const char *name, const char *value, error_info *err);
+/* Opens the trace read-only, analyzes it and closes it. NULL with err filled ("FILE: reason"). */
+struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,
+                                            error_info *err);
+
+#endif

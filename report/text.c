@@ -1,0 +1,214 @@
+/* text.c: the human summary and its Markdown twin. Both print the same rows (one per rank and
+ * device), the top causes with the evidence of their largest wait, and the largest waits; only
+ * the framing differs, so the rows are built once as text cells. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+#include "units.h"
+
+enum { COLUMN_COUNT = 12, CELL_SIZE = 24 };
+
+static const char *const column_titles[COLUMN_COUNT] = {
+    "rank", "device", "span", "busy", "idle", "2+ streams", "comm", "exposed comm", "comm overlap", "copy overlap",
+    "lost", "headroom"};
+
+static size_t top_of(const struct report_context *context)
+{
+    return context && context->top ? context->top : 5;
+}
+
+static void percent(char *cell, int64_t part, int64_t whole)
+{
+    if (whole <= 0)
+        snprintf(cell, CELL_SIZE, "-");
+    else
+        snprintf(cell, CELL_SIZE, "%.1f%%", 100.0 * (double)part / (double)whole);
+}
+
+static void device_cells(const struct analysis_device *device, char cells[COLUMN_COUNT][CELL_SIZE])
+{
+    int64_t span = device->busy_ns + device->idle_ns;
+    if (device->rank >= 0)
+        snprintf(cells[0], CELL_SIZE, "%" PRId64, device->rank);
+    else
+        snprintf(cells[0], CELL_SIZE, "pid %" PRId64, device->pid);
+    snprintf(cells[1], CELL_SIZE, "%" PRId64, device->device_id);
+    units_format_duration(cells[2], CELL_SIZE, span);
+    percent(cells[3], device->busy_ns, span);
+    units_format_duration(cells[4], CELL_SIZE, device->idle_ns);
+    percent(cells[5], device->concurrency_ns[2] + device->concurrency_ns[3], device->busy_ns);
+    units_format_duration(cells[6], CELL_SIZE, device->communication_ns);
+    units_format_duration(cells[7], CELL_SIZE, device->exposed_communication_ns);
+    percent(cells[8], device->compute_communication_overlap_ns, device->communication_ns);
+    percent(cells[9], device->copy_compute_overlap_ns, device->copy_ns);
+    units_format_duration(cells[10], CELL_SIZE, device->lost_ns);
+    units_format_duration(cells[11], CELL_SIZE, device->headroom_ns);
+}
+
+/* The largest kept wait of a cause, or NULL. */
+static const struct analysis_wait *largest_wait(const struct analysis_result *result, enum analysis_cause cause)
+{
+    for (size_t i = 0; i < result->wait_count; i++)
+        if (result->waits[i].cause == cause)
+            return &result->waits[i];
+    return NULL;
+}
+
+static void describe_selection(FILE *out, const struct analysis_result *result, const struct report_context *context)
+{
+    char from[32], to[32];
+    const struct analysis_options *options = context ? context->options : NULL;
+    fprintf(out, "analyzed %zu device%s, %" PRId64 " GPU intervals, from +%s to +%s", result->device_count,
+            result->device_count == 1 ? "" : "s", result->interval_count,
+            units_format_duration(from, sizeof from, result->window_start_ns - result->origin_ns),
+            units_format_duration(to, sizeof to, result->window_end_ns - result->origin_ns));
+    if (options && options->range_name)
+        fprintf(out, ", inside NVTX ranges '%s'", options->range_name);
+    if (options && options->step >= 0)
+        fprintf(out, ", step %" PRId64, options->step);
+    if (options && options->stream_id >= 0)
+        fprintf(out, ", stream %" PRId64, options->stream_id);
+    fprintf(out, "\n");
+}
+
+static void text_table(FILE *out, const struct analysis_result *result)
+{
+    char cells[COLUMN_COUNT][CELL_SIZE];
+    size_t widths[COLUMN_COUNT];
+    for (int c = 0; c < COLUMN_COUNT; c++)
+        widths[c] = strlen(column_titles[c]);
+    for (size_t i = 0; i < result->device_count; i++) {
+        device_cells(&result->devices[i], cells);
+        for (int c = 0; c < COLUMN_COUNT; c++)
+            widths[c] = strlen(cells[c]) > widths[c] ? strlen(cells[c]) : widths[c];
+    }
+    for (int c = 0; c < COLUMN_COUNT; c++)
+        fprintf(out, "%-*s%s", c + 1 < COLUMN_COUNT ? (int)widths[c] : 0, column_titles[c],
+                c + 1 < COLUMN_COUNT ? "  " : "\n");
+    for (size_t i = 0; i < result->device_count; i++) {
+        device_cells(&result->devices[i], cells);
+        for (int c = 0; c < COLUMN_COUNT; c++)
+            fprintf(out, "%-*s%s", c + 1 < COLUMN_COUNT ? (int)widths[c] : 0, cells[c],
+                    c + 1 < COLUMN_COUNT ? "  " : "\n");
+    }
+}
+
+static void text_streams(FILE *out, const struct analysis_result *result)
+{
+    fprintf(out, "\nstreams:\n");
+    for (size_t i = 0; i < result->lane_count; i++) {
+        const struct analysis_lane *lane = &result->lanes[i];
+        if (!lane->selected)
+            continue;
+        char busy[32];
+        fprintf(out, "  rank %-3" PRId64 " device %-2" PRId64 " stream %-6" PRId64 " %-8s busy %-10s %" PRId64
+                     " interval%s%s\n",
+                lane->rank, lane->device_id, lane->stream_id, lane->role,
+                units_format_duration(busy, sizeof busy, lane->busy_ns), lane->interval_count,
+                lane->interval_count == 1 ? "" : "s",
+                lane->is_legacy_default ? " (legacy default stream)" : "");
+    }
+}
+
+static void text_causes(FILE *out, const struct analysis_result *result, size_t top)
+{
+    char lost[32], headroom[32];
+    fprintf(out, "\nmissed overlaps: %" PRId64 " wait%s, %s lost; headroom %s\n", result->wait_total_count,
+            result->wait_total_count == 1 ? "" : "s", units_format_duration(lost, sizeof lost, result->total_lost_ns),
+            units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
+    size_t shown = 0;
+    for (int i = 0; i < ANALYSIS_CAUSE_COUNT && shown < top; i++) {
+        const struct analysis_cause_total *total = &result->causes[i];
+        if (total->count == 0)
+            continue;
+        shown++;
+        fprintf(out, "  %zu. %s: %s lost in %" PRId64 " wait%s\n", shown, analysis_cause_title(total->cause),
+                units_format_duration(lost, sizeof lost, total->lost_ns), total->count, total->count == 1 ? "" : "s");
+        const struct analysis_wait *wait = largest_wait(result, total->cause);
+        if (wait)
+            fprintf(out, "     %s\n", wait->evidence);
+    }
+}
+
+static void text_waits(FILE *out, const struct analysis_result *result, size_t top)
+{
+    if (result->wait_count == 0)
+        return;
+    fprintf(out, "\nlargest waits:\n");
+    for (size_t i = 0; i < result->wait_count && i < top; i++) {
+        const struct analysis_wait *wait = &result->waits[i];
+        const struct analysis_lane *waiting = &result->lanes[wait->waiting.lane];
+        const struct analysis_lane *blocking = &result->lanes[wait->blocking.lane];
+        char lost[32], at[32];
+        fprintf(out, "  %-10s rank %" PRId64 " device %" PRId64 " at +%s: %s (stream %" PRId64 ") after %s (stream %"
+                     PRId64 ") [%s]\n",
+                units_format_duration(lost, sizeof lost, wait->lost_ns), waiting->rank, waiting->device_id,
+                units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns), wait->waiting.name,
+                waiting->stream_id, wait->blocking.name, blocking->stream_id, analysis_cause_tag(wait->cause));
+    }
+}
+
+int report_write_text(FILE *out, const struct analysis_result *result, const struct report_context *context)
+{
+    fprintf(out, "overlapscope report: %s\n", context && context->trace_path ? context->trace_path : "trace");
+    describe_selection(out, result, context);
+    fprintf(out, "\n");
+    text_table(out, result);
+    text_streams(out, result);
+    text_causes(out, result, top_of(context));
+    text_waits(out, result, top_of(context));
+    return ferror(out) ? -1 : 0;
+}
+
+/* Markdown: "|" inside evidence would end a cell. */
+static void markdown_text(FILE *out, const char *text)
+{
+    for (; *text; text++) {
+        if (*text == '|')
+            fputs("\\|", out);
+        else
+            fputc(*text, out);
+    }
+}
+
+int report_write_markdown(FILE *out, const struct analysis_result *result, const struct report_context *context)
+{
+    char cells[COLUMN_COUNT][CELL_SIZE], lost[32], headroom[32];
+    fprintf(out, "## overlapscope report: `%s`\n\n", context && context->trace_path ? context->trace_path : "trace");
+    describe_selection(out, result, context);
+    fprintf(out, "\n|");
+    for (int c = 0; c < COLUMN_COUNT; c++)
+        fprintf(out, " %s |", column_titles[c]);
+    fprintf(out, "\n|");
+    for (int c = 0; c < COLUMN_COUNT; c++)
+        fprintf(out, "%s|", c < 2 ? "---" : "---:");
+    fprintf(out, "\n");
+    for (size_t i = 0; i < result->device_count; i++) {
+        device_cells(&result->devices[i], cells);
+        fprintf(out, "|");
+        for (int c = 0; c < COLUMN_COUNT; c++)
+            fprintf(out, " %s |", cells[c]);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\n### Missed overlaps: %" PRId64 " wait%s, %s lost, headroom %s\n\n", result->wait_total_count,
+            result->wait_total_count == 1 ? "" : "s",
+            units_format_duration(lost, sizeof lost, result->total_lost_ns),
+            units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
+    if (result->wait_total_count == 0)
+        return ferror(out) ? -1 : 0;
+    fprintf(out, "| cause | lost | waits | largest: evidence |\n|---|---:|---:|---|\n");
+    size_t shown = 0;
+    for (int i = 0; i < ANALYSIS_CAUSE_COUNT && shown < top_of(context); i++) {
+        const struct analysis_cause_total *total = &result->causes[i];
+        if (total->count == 0)
+            continue;
+        shown++;
+        fprintf(out, "| %s | %s | %" PRId64 " | ", analysis_cause_title(total->cause),
+                units_format_duration(lost, sizeof lost, total->lost_ns), total->count);
+        const struct analysis_wait *wait = largest_wait(result, total->cause);
+        markdown_text(out, wait ? wait->evidence : "");
+        fprintf(out, " |\n");
+    }
+    return ferror(out) ? -1 : 0;
+}

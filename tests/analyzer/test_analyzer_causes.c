@@ -1,0 +1,368 @@
+/* test_analyzer_causes.c: one hand-built scenario per cause of a missed overlap, with the cause,
+ * the time lost and the evidence the analyzer must give; then the ways the data can be thin:
+ * no API records, kernels of a CUDA graph, a blocking stream that is not blocking. Times are
+ * microseconds; every device is the H100 of gpu-notes (132 SMs). */
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "check.h"
+#include "trace_builder.h"
+
+static char directory[] = "/tmp/overlapscope-test-causes-XXXXXX";
+
+#define THREAD 7
+/* 8448 blocks of 1024 threads: 2 resident per SM, 32 waves on 132 SMs (gpu-notes). */
+#define BIG_GRID 8448
+#define BIG_BLOCK 1024
+
+struct scenario {
+    struct builder b;
+    int64_t process;
+    int with_api;
+};
+
+static void begin(struct scenario *s, const char *name, int with_api)
+{
+    CHECK_INT(builder_create(&s->b, directory, name), 0);
+    s->process = add_process(&s->b, 0);
+    s->with_api = with_api;
+    add_h100(&s->b, s->process, 0);
+}
+
+/* A kernel launched by cudaLaunchKernel at [launch_start, launch_end] (when the scenario has API
+ * records); returns the row to adjust before inserting. */
+static struct store_kernel launched(struct scenario *s, int64_t stream, double launch_start, double launch_end,
+                                    double start, double end, int64_t grid, int64_t block, const char *name)
+{
+    struct store_kernel row = kernel_row(s->process, stream, start, end, grid, block, name);
+    row.correlation_id = s->b.next_correlation++;
+    if (s->with_api)
+        add_api(&s->b, s->process, THREAD, "cudaLaunchKernel", launch_start, launch_end, row.correlation_id);
+    return row;
+}
+
+static struct analysis_result *finish(struct scenario *s)
+{
+    CHECK_INT(builder_finish(&s->b), 0);
+    error_info err = {{0}};
+    struct analysis_result *result = analysis_run(s->b.trace, NULL, &err);
+    if (!result)
+        fprintf(stderr, "analysis failed: %s\n", err.message);
+    builder_close(&s->b);
+    return result;
+}
+
+static const struct analysis_wait *wait_on(const struct analysis_result *result, int64_t stream)
+{
+    for (size_t i = 0; result && i < result->wait_count; i++)
+        if (result->lanes[result->waits[i].waiting.lane].stream_id == stream)
+            return &result->waits[i];
+    return NULL;
+}
+
+static void expect_wait(const struct analysis_result *result, int64_t stream, enum analysis_cause cause,
+                        double lost_us, const char *evidence)
+{
+    const struct analysis_wait *wait = wait_on(result, stream);
+    CHECK(wait != NULL);
+    if (!wait)
+        return;
+    if (wait->cause != cause)
+        fprintf(stderr, "  cause %s, evidence: %s\n", analysis_cause_tag(wait->cause), wait->evidence);
+    CHECK_STR(analysis_cause_tag(wait->cause), analysis_cause_tag(cause));
+    CHECK_INT(wait->lost_ns, US(lost_us));
+    CHECK_CONTAINS(wait->evidence, evidence);
+}
+
+static void test_sm_saturation(int with_api)
+{
+    /* sgemm on stream 13 [0, 3200]: 32 waves of 100 us. The kernel on stream 14, launched long
+     * before, got SMs only in the last wave's tail, 11 us before the end: lost 3189 us. */
+    struct scenario s;
+    begin(&s, with_api ? "saturation.db" : "saturation-no-api.db", with_api);
+    insert_kernel(&s.b, launched(&s, 13, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "sgemm_256x128"));
+    insert_kernel(&s.b, launched(&s, 14, -50, -45, 3189, 6389, BIG_GRID, BIG_BLOCK, "sgemm_128x64"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 14, ANALYSIS_CAUSE_SM_SATURATION, 3189,
+                "kernel sgemm_256x128 on stream 13 held all 132 SMs (8448 blocks, 2 resident per SM, limited by "
+                "warps: 32 waves)");
+    const struct analysis_wait *wait = wait_on(result, 14);
+    CHECK_CONTAINS(wait ? wait->evidence : NULL, "started 11.0 us before it ended, in the last wave's tail");
+    if (wait) {
+        CHECK_STR(wait->blocking.name, "sgemm_256x128");
+        CHECK_INT(wait->wait_end_ns, AT(3189));
+        CHECK_INT(wait->waiting.launch_end_ns, with_api ? AT(-45) : STORE_NULL);
+    }
+    if (result) {
+        CHECK_INT(result->wait_total_count, 1);
+        CHECK_INT(result->causes[0].cause, ANALYSIS_CAUSE_SM_SATURATION);
+        CHECK_INT(result->causes[0].lost_ns, US(3189));
+        CHECK_INT(result->causes[0].count, 1);
+        /* span 6389, busiest stream 3200: headroom min(3189, 3189) */
+        CHECK_INT(result->devices[0].headroom_ns, US(3189));
+        CHECK_INT(result->total_lost_ns, US(3189));
+    }
+    analysis_free(result);
+}
+
+static void test_small_kernels_overlap(void)
+{
+    /* 4-block kernels on two streams ran concurrently (gpu-notes): nothing to explain. */
+    struct scenario s;
+    begin(&s, "small.db", 1);
+    insert_kernel(&s.b, launched(&s, 13, -10, -9, 0, 100, 4, 256, "small_a"));
+    insert_kernel(&s.b, launched(&s, 14, -8, -7, 2, 102, 4, 256, "small_b"));
+    struct analysis_result *result = finish(&s);
+    CHECK(result && result->wait_total_count == 0);
+    CHECK(result && result->devices[0].concurrency_ns[2] == US(98));
+    analysis_free(result);
+}
+
+static void test_comm_behind_compute(void)
+{
+    struct scenario s;
+    begin(&s, "comm.db", 1);
+    insert_kernel(&s.b, launched(&s, 7, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "gemm_fwd"));
+    struct store_kernel nccl = launched(&s, 20, -50, -45, 3202, 3402, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    insert_kernel(&s.b, nccl);
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 20, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 200,
+                "NCCL kernel waited for SMs: kernel gemm_fwd on stream 7 held all 132 SMs");
+    CHECK(result && result->devices[0].exposed_communication_ns == US(200));
+    analysis_free(result);
+}
+
+static void test_late_launch(void)
+{
+    /* The thread launched X at [98, 101], after nothing but its own earlier launch: X started at
+     * 104, 4 us after B ended. Lost: all of X's 46 us could have run under B. */
+    struct scenario s;
+    begin(&s, "late.db", 1);
+    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
+    insert_kernel(&s.b, launched(&s, 2, 98, 101, 104, 150, 4, 256, "consumer"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 46, "made no CUDA call for 98.0 us of the 98.0 us before it");
+    const struct analysis_wait *wait = wait_on(result, 2);
+    CHECK_CONTAINS(wait ? wait->evidence : NULL, "cudaLaunchKernel for consumer on stream 2 returned 1.00 us after");
+    /* span 150, busiest stream 100: headroom min(46, 50) = 46 */
+    CHECK(result && result->devices[0].headroom_ns == US(46));
+    analysis_free(result);
+}
+
+static void test_host_sync(void)
+{
+    struct scenario s;
+    begin(&s, "hostsync.db", 1);
+    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
+    add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 2, 100.5, 0);
+    insert_kernel(&s.b, launched(&s, 2, 100.6, 101, 103, 150, 4, 256, "consumer"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_HOST_SYNC, 47, "thread 7 was blocked in cudaStreamSynchronize for 98.5 us");
+    analysis_free(result);
+}
+
+static void test_pageable_copy(int with_api)
+{
+    /* gpu-notes: a 64 MiB cudaMemcpyAsync from pageable memory took 27 ms; the kernel launched
+     * after it on another stream started only when it ended. */
+    struct scenario s;
+    begin(&s, with_api ? "pageable.db" : "pageable-no-api.db", with_api);
+    struct store_memcpy copy = memcpy_row(s.process, 1, 0, 27000, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
+    copy.correlation_id = s.b.next_correlation++;
+    if (with_api)
+        add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -2, 27001, copy.correlation_id);
+    insert_memcpy(&s.b, copy);
+    insert_kernel(&s.b, launched(&s, 2, 27001.5, 27003, 27006, 28006, 4, 256, "after_copy"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_PAGEABLE_COPY, 1000,
+                with_api ? "was in cudaMemcpyAsync (HtoD 64.0 MiB from/to pageable memory" : "uses pageable host memory");
+    analysis_free(result);
+}
+
+static void test_event_dependency(void)
+{
+    struct scenario s;
+    begin(&s, "event.db", 1);
+    struct store_kernel producer = launched(&s, 1, -10, -9, 0, 100, 4, 256, "producer");
+    insert_kernel(&s.b, producer);
+    int64_t record = add_api(&s.b, s.process, THREAD, "cudaEventRecord", -8, -7.5, 0);
+    struct store_cuda_event event = {.process_id = s.process, .device_id = 0, .context_id = 1, .stream_id = 1,
+                                     .event_id = 5, .correlation_id = record, .record_ns = AT(100)};
+    store_insert_cuda_event(s.b.trace, &event, &s.b.err);
+    int64_t wait_call = add_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent", -7, -6.5, 0);
+    struct store_synchronization sync = {.process_id = s.process, .context_id = 1, .stream_id = 2, .event_id = 5,
+                                         .sync_type = STORE_SYNC_STREAM_WAIT_EVENT, .correlation_id = wait_call,
+                                         .start_ns = AT(-7), .end_ns = AT(-6.5)};
+    store_insert_synchronization(s.b.trace, &sync, &s.b.err);
+    insert_kernel(&s.b, launched(&s, 2, -6, -5, 102, 150, 4, 256, "consumer"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_EVENT_DEPENDENCY, 48,
+                "stream 2 waits (cudaStreamWaitEvent) on event 5 recorded on stream 1 after kernel producer");
+    /* A dependency asked for is not headroom. */
+    CHECK(result && result->devices[0].headroom_ns == 0 && result->devices[0].lost_ns == US(48));
+    analysis_free(result);
+}
+
+static void test_legacy_default_stream(int other_flags, enum analysis_cause expected)
+{
+    struct scenario s;
+    begin(&s, other_flags == 1 ? "legacy.db" : "legacy-nonblocking.db", 1);
+    add_stream(&s.b, s.process, 0, 7, 1, 3, 0);
+    add_stream(&s.b, s.process, 0, 13, 0, other_flags, 0);
+    insert_kernel(&s.b, launched(&s, 13, -10, -9, 0, 100, 4, 256, "on_blocking_stream"));
+    insert_kernel(&s.b, launched(&s, 7, -8, -7, 101, 140, 4, 256, "on_null_stream"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 7, expected, 39,
+                expected == ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM
+                    ? "stream 7 is the legacy default stream and stream 13 is a blocking stream"
+                    : "it was enqueued before and no recorded cause applies");
+    if (result && expected == ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM) {
+        const struct analysis_lane *lane = &result->lanes[result->waits[0].waiting.lane];
+        CHECK(lane->is_legacy_default);
+        CHECK_STR(lane->role, "default");
+    }
+    analysis_free(result);
+}
+
+static void test_copy_engine(void)
+{
+    struct scenario s;
+    begin(&s, "copyengine.db", 1);
+    struct store_memcpy first = memcpy_row(s.process, 1, 0, 500, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
+    struct store_memcpy second = memcpy_row(s.process, 2, 501, 1001, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
+    first.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -10, -9, 0);
+    second.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -8, -7, 0);
+    insert_memcpy(&s.b, first);
+    insert_memcpy(&s.b, second);
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_COPY_ENGINE, 500, "HtoD copies on streams 1 and 2 use the same copy engine");
+    analysis_free(result);
+}
+
+static void test_shared_queue(void)
+{
+    /* gpu-notes: with CUDA_DEVICE_MAX_CONNECTIONS=1 every kernel had channelID 0. */
+    struct scenario s;
+    begin(&s, "queue.db", 1);
+    struct store_kernel first = launched(&s, 13, -10, -9, 0, 100, 4, 256, "first");
+    struct store_kernel second = launched(&s, 14, -8, -7, 101, 200, 4, 256, "second");
+    first.channel_id = second.channel_id = 0;
+    insert_kernel(&s.b, first);
+    insert_kernel(&s.b, second);
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 14, ANALYSIS_CAUSE_SHARED_QUEUE, 99, "same hardware channel 0");
+    analysis_free(result);
+}
+
+static void test_stream_priority(void)
+{
+    /* X (stream 2, priority 0) was ready at 1 us; B (stream 1, priority -1) was launched later but
+     * started first at 5 us and filled the device. */
+    struct scenario s;
+    begin(&s, "priority.db", 1);
+    add_stream(&s.b, s.process, 0, 1, 0, 2, -1);
+    add_stream(&s.b, s.process, 0, 2, 0, 2, 0);
+    insert_kernel(&s.b, launched(&s, 2, 0, 1, 3205, 3305, 4, 256, "low_priority"));
+    insert_kernel(&s.b, launched(&s, 1, 2, 3, 5, 3205, BIG_GRID, BIG_BLOCK, "high_priority"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_STREAM_PRIORITY, 100,
+                "stream 1 has priority -1, above stream 2's 0: high_priority went first although low_priority was "
+                "ready 4.00 us before it started");
+    analysis_free(result);
+}
+
+static void test_unexplained_and_missing_api(void)
+{
+    /* Without API records the late launch of test_late_launch cannot be proved: unexplained, and
+     * the evidence says why. */
+    struct scenario s;
+    begin(&s, "late-no-api.db", 0);
+    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
+    insert_kernel(&s.b, launched(&s, 2, 98, 101, 104, 150, 4, 256, "consumer"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_UNEXPLAINED, 46, "no launch record for it (no API records)");
+    CHECK(result && result->devices[0].headroom_ns == 0);
+    analysis_free(result);
+}
+
+static void test_graph_kernels(void)
+{
+    /* Kernels of a CUDA graph share the correlation id of one cudaGraphLaunch, which returned
+     * after the producer ended: that is not a late launch of the node. */
+    struct scenario s;
+    begin(&s, "graph.db", 1);
+    struct store_kernel producer = kernel_row(s.process, 1, 0, 100, 4, 256, "node_a");
+    struct store_kernel consumer = kernel_row(s.process, 2, 101, 150, 4, 256, "node_b");
+    int64_t launch = add_api(&s.b, s.process, THREAD, "cudaGraphLaunch", -5, 120, 0);
+    producer.correlation_id = consumer.correlation_id = launch;
+    producer.graph_id = consumer.graph_id = 3;
+    insert_kernel(&s.b, producer);
+    insert_kernel(&s.b, consumer);
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_UNEXPLAINED, 49, "nodes of one CUDA graph");
+    CHECK(result && result->causes[0].cause == ANALYSIS_CAUSE_UNEXPLAINED);
+    analysis_free(result);
+}
+
+static void test_own_stream_and_top_waits(void)
+{
+    /* X follows its own stream's previous op: not a cross-stream wait. Then three waits of
+     * different sizes with max_waits 2 keep the two largest, totals count all three. */
+    struct scenario s;
+    begin(&s, "topk.db", 1);
+    insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 100, 4, 256, "a"));
+    insert_kernel(&s.b, launched(&s, 2, -10, -9, 0, 100, 4, 256, "b_first"));
+    insert_kernel(&s.b, launched(&s, 2, -8, -7, 100.5, 110, 4, 256, "b_second"));
+    for (int i = 0; i < 3; i++) {
+        double start = 1000 * (i + 1);
+        insert_kernel(&s.b, launched(&s, 3, start - 20, start - 19, start, start + 100, 4, 256, "blocker"));
+        insert_kernel(&s.b, launched(&s, 4, start - 18, start - 17, start + 101, start + 101 + 10 * (i + 1), 4, 256,
+                                     "waiter"));
+    }
+    CHECK_INT(builder_finish(&s.b), 0);
+    struct analysis_options options;
+    analysis_options_init(&options);
+    options.max_waits = 2;
+    error_info err;
+    struct analysis_result *result = analysis_run(s.b.trace, &options, &err);
+    builder_close(&s.b);
+    CHECK(result != NULL);
+    if (result) {
+        CHECK(wait_on(result, 2) == NULL);
+        CHECK_INT(result->wait_total_count, 3);
+        CHECK_INT(result->wait_count, 2);
+        CHECK_INT(result->waits[0].lost_ns, US(30));
+        CHECK_INT(result->waits[1].lost_ns, US(20));
+        CHECK_INT(result->causes[0].lost_ns, US(60));
+        CHECK_INT(result->causes[0].count, 3);
+    }
+    analysis_free(result);
+}
+
+int main(void)
+{
+    if (!mkdtemp(directory))
+        return 1;
+    test_sm_saturation(1);
+    test_sm_saturation(0);
+    test_small_kernels_overlap();
+    test_comm_behind_compute();
+    test_late_launch();
+    test_host_sync();
+    test_pageable_copy(1);
+    test_pageable_copy(0);
+    test_event_dependency();
+    test_legacy_default_stream(1, ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM);
+    test_legacy_default_stream(2, ANALYSIS_CAUSE_UNEXPLAINED);
+    test_copy_engine();
+    test_shared_queue();
+    test_stream_priority();
+    test_unexplained_and_missing_api();
+    test_graph_kernels();
+    test_own_stream_and_top_waits();
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", directory);
+    if (system(command) != 0)
+        fprintf(stderr, "could not remove %s\n", directory);
+    return check_finish();
+}

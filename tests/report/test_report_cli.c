@@ -1,0 +1,153 @@
+/* test_report_cli.c: what a user sees from `overlapscope report`, `check` and `diff` on the
+ * scenarios of scenarios.h: exit statuses (0 ok, 1 a check failed, 2 usage or input error, one
+ * line on stderr), the text, and the JSON fields. Runs the CLI named by $OVERLAPSCOPE. */
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "check.h"
+#include "report.h"
+#include "scenarios.h"
+
+static char directory[] = "/tmp/overlapscope-test-cli-XXXXXX";
+static char out_text[1 << 16], err_text[4096];
+
+static void slurp(const char *path, char *buffer, size_t size)
+{
+    FILE *file = fopen(path, "r");
+    size_t length = file ? fread(buffer, 1, size - 1, file) : 0;
+    buffer[length] = '\0';
+    if (file)
+        fclose(file);
+}
+
+/* Runs `overlapscope ARGS` (ARGS may name files as %D/...); returns the exit status. */
+static int run(const char *args)
+{
+    char expanded[2048], command[4096], out_path[600], err_path[600];
+    size_t used = 0;
+    for (const char *p = args; *p && used + 600 < sizeof expanded; p++) {
+        if (p[0] == '%' && p[1] == 'D') {
+            used += (size_t)snprintf(expanded + used, sizeof expanded - used, "%s", directory);
+            p++;
+        } else {
+            expanded[used++] = *p;
+        }
+    }
+    expanded[used] = '\0';
+    snprintf(out_path, sizeof out_path, "%s/stdout", directory);
+    snprintf(err_path, sizeof err_path, "%s/stderr", directory);
+    snprintf(command, sizeof command, "'%s' %s >'%s' 2>'%s'", getenv("OVERLAPSCOPE"), expanded, out_path, err_path);
+    int status = system(command);
+    slurp(out_path, out_text, sizeof out_text);
+    slurp(err_path, err_text, sizeof err_text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int line_count(const char *text)
+{
+    int lines = 0;
+    for (; *text; text++)
+        lines += *text == '\n';
+    return lines;
+}
+
+static void test_report(void)
+{
+    CHECK_INT(run("report %D/saturated.db"), 0);
+    CHECK_CONTAINS(out_text, "1. SM saturation: 3.19 ms lost in 1 wait");
+    CHECK_CONTAINS(out_text, "held all 132 SMs (8448 blocks, 2 resident per SM");
+    CHECK_INT(run("report --markdown %D/saturated.db"), 0);
+    CHECK_CONTAINS(out_text, "| rank | device |");
+    CHECK_INT(run("report --json --top 1 %D/saturated.db"), 0);
+    cJSON *root = cJSON_Parse(out_text);
+    CHECK(root != NULL);
+    if (root) {
+        CHECK_INT(cJSON_GetObjectItem(root, "schema_version")->valuedouble, 1);
+        cJSON *summary = cJSON_GetObjectItem(root, "summary");
+        CHECK_NEAR(cJSON_GetObjectItem(summary, "exposed_comm_ms")->valuedouble, 0.2, 1e-9);
+        CHECK_NEAR(cJSON_GetObjectItem(summary, "sm_saturation_ms")->valuedouble, 3.189, 1e-9);
+        cJSON *wait = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "waits"), 0);
+        CHECK_STR(cJSON_GetObjectItem(wait, "cause")->valuestring, "sm-saturation");
+        cJSON_Delete(root);
+    }
+    /* A window with its units, relative to the first GPU activity: [3 ms, 4 ms] holds one sgemm. */
+    CHECK_INT(run("report --json --window 3ms:4ms %D/saturated.db"), 0);
+    root = cJSON_Parse(out_text);
+    if (root) {
+        cJSON *device = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "devices"), 0);
+        CHECK_INT(cJSON_GetObjectItem(device, "busy_ns")->valuedouble, 1000000);
+        CHECK_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "window"), "start_ns")->valuedouble, 3000000);
+        cJSON_Delete(root);
+    }
+    CHECK_INT(run("report --step 0 --stream 14 %D/saturated.db"), 0);
+    CHECK_CONTAINS(out_text, "stream 14");
+    CHECK_INT(run("report --window 20ms:30ms %D/saturated.db"), 2);
+    CHECK_CONTAINS(err_text, "no GPU intervals in the selected window");
+    CHECK_INT(run("report --window soon:later %D/saturated.db"), 2);
+    CHECK_CONTAINS(err_text, "not a duration");
+    CHECK_INT(run("report --step 3 %D/saturated.db"), 2);
+    CHECK_CONTAINS(err_text, "no step 3 (steps 0 to 0 are in the trace)");
+    CHECK_INT(run("report %D/missing.db"), 2);
+    CHECK_INT(line_count(err_text), 1);
+    CHECK_CONTAINS(err_text, "overlapscope: report: ");
+    CHECK_CONTAINS(err_text, "missing.db");
+    CHECK_INT(run("report %D/saturated.db %D/overlapped.db"), 2);
+    CHECK_INT(run("report --help"), 0);
+    CHECK_CONTAINS(out_text, "# overlapscope report");
+}
+
+static void test_check(void)
+{
+    CHECK_INT(run("check %D/saturated.db --max sm_saturation_ms=1 --min comm_overlap=0.4"), 1);
+    CHECK_CONTAINS(out_text, "FAIL sm_saturation_ms = 3.189 (max 1)");
+    CHECK_CONTAINS(out_text, "ok   comm_overlap = 0.5 (min 0.4)");
+    CHECK_INT(run("check %D/saturated.db --max sm_saturation_ms=5 --max exposed_comm_ms=0.25"), 0);
+    CHECK_INT(run("check %D/overlapped.db --max lost_ms=0 --min comm_overlap=1"), 0);
+    CHECK_INT(run("check %D/saturated.db --min overlap=1"), 2);
+    CHECK_CONTAINS(err_text, "unknown metric 'overlap' (metrics: comm_overlap, exposed_comm_ms");
+    CHECK_INT(line_count(err_text), 1);
+    CHECK_INT(run("check %D/saturated.db --min comm_overlap"), 2);
+    CHECK_INT(run("check %D/saturated.db"), 2);
+    CHECK_INT(run("check %D/missing.db --min comm_overlap=0"), 2);
+    CHECK_CONTAINS(err_text, "missing.db");
+}
+
+static void test_diff(void)
+{
+    CHECK_INT(run("diff %D/saturated.db %D/overlapped.db"), 0);
+    CHECK_CONTAINS(out_text, "sm_saturation_ms");
+    CHECK_CONTAINS(out_text, "-3.189");
+    CHECK_INT(run("diff --json %D/saturated.db %D/overlapped.db"), 0);
+    cJSON *root = cJSON_Parse(out_text);
+    CHECK(root != NULL);
+    if (root) {
+        cJSON *metric = NULL;
+        cJSON_ArrayForEach(metric, cJSON_GetObjectItem(root, "metrics"))
+        {
+            if (strcmp(cJSON_GetObjectItem(metric, "name")->valuestring, "exposed_comm_ms") == 0)
+                CHECK_NEAR(cJSON_GetObjectItem(metric, "delta")->valuedouble, -0.2, 1e-9);
+        }
+        cJSON_Delete(root);
+    }
+    CHECK_INT(run("diff --markdown %D/saturated.db %D/overlapped.db"), 0);
+    CHECK_CONTAINS(out_text, "| metric | A | B | B - A |");
+    CHECK_INT(run("diff %D/saturated.db"), 2);
+    CHECK_INT(run("diff %D/saturated.db %D/missing.db"), 2);
+    CHECK_CONTAINS(err_text, "missing.db");
+}
+
+int main(void)
+{
+    if (!getenv("OVERLAPSCOPE") || !mkdtemp(directory))
+        return 1;
+    CHECK_INT(build_scenario(directory, "saturated.db", 1), 0);
+    CHECK_INT(build_scenario(directory, "overlapped.db", 0), 0);
+    test_report();
+    test_check();
+    test_diff();
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", directory);
+    if (system(command) != 0)
+        fprintf(stderr, "could not remove %s\n", directory);
+    return check_finish();
+}
