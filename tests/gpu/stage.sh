@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds overlapscope here (CUDA toolkit present, no GPU) and stages what the GPU machine needs into
+# .gpu/ (ignored by git, carried to the device): the build tree's binaries in their build-tree
+# layout (.gpu/build/cli/overlapscope, .gpu/build/collector/..., .gpu/build/workloads/...) and the
+# shared libraries they need that the GPU image may lack (.gpu/lib, found through RUNPATH
+# $ORIGIN/../../lib, so the recorded programs themselves are not affected).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      "-DCMAKE_BUILD_RPATH=\$ORIGIN/../../lib;/usr/local/cuda/lib64" >/dev/null
+cmake --build build-gpu -j "$(nproc)"
+rm -rf .gpu && mkdir -p .gpu/build .gpu/lib
+for dir in cli collector workloads tests/gpu; do
+  [ -d build-gpu/$dir ] || continue
+  mkdir -p .gpu/build/$dir
+  find build-gpu/$dir -maxdepth 1 -type f \( -perm -u+x -o -name '*.so' \) -exec cp {} .gpu/build/$dir/ \;
+done
+# Libraries outside glibc and the CUDA toolkit (cJSON, Cairo and its dependencies, SQLite).
+for binary in .gpu/build/cli/overlapscope; do
+  ldd "$binary" | awk '/=> \// {print $3}' | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
+      *) cp -L "$lib" .gpu/lib/ ;;
+    esac
+  done
+done
+du -sh .gpu
