@@ -15,18 +15,18 @@ static const char *data_directory;
 
 static const char *path_in(const char *name)
 {
-    static char paths[4][512];
+    static char paths[16][512];
     static int next;
-    char *path = paths[next++ % 4];
+    char *path = paths[next++ % 16];
     snprintf(path, 512, "%s/%s", directory, name);
     return path;
 }
 
 static const char *data_file(const char *name)
 {
-    static char paths[4][512];
+    static char paths[16][512];
     static int next;
-    char *path = paths[next++ % 4];
+    char *path = paths[next++ % 16];
     snprintf(path, 512, "%s/kineto/%s", data_directory, name);
     return path;
 }
