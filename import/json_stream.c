@@ -240,6 +240,8 @@ static int fail_at_end(json_stream *stream, int c, const char *message)
 
 static int scratch_append(json_stream *stream, const void *bytes, size_t count)
 {
+    if (count == 0)
+        return 0;
     if (stream->scratch_length + count + 1 > stream->scratch_capacity) {
         size_t capacity = stream->scratch_capacity ? stream->scratch_capacity : 256;
         while (capacity < stream->scratch_length + count + 1)
@@ -275,7 +277,8 @@ static const char *scratch_to_arena(json_stream *stream)
         fail(stream, "out of memory");
         return NULL;
     }
-    memcpy(text, stream->scratch, stream->scratch_length);
+    if (stream->scratch_length > 0)
+        memcpy(text, stream->scratch, stream->scratch_length);
     text[stream->scratch_length] = '\0';
     return text;
 }

@@ -226,6 +226,8 @@ static void test_bad_inputs(void)
     static const char garbage[] = "{\"traceEvents\": [{} {}]}";
     CHECK_CONTAINS(import_text("garbage.json", garbage, sizeof garbage - 1), "byte 20: expected ',' or ']'");
     CHECK_CONTAINS(import_text("empty.json", "", 0), "empty file");
+    /* Found by fuzz_kineto: an empty string as the first string of a file. */
+    CHECK_STR(import_text("empty-key.json", "[{\"\": \"\"}]", 10), "");
     static const char gzip_garbage[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-not-deflate";
     CHECK_CONTAINS(import_text("garbage.json.gz", gzip_garbage, sizeof gzip_garbage - 1), "gzip");
     static const char unknown[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"mystery\", \"ts\": 1, \"dur\": 1},"
