@@ -1,8 +1,237 @@
-/* cmd_record.c: placeholder until the record subcommand lands; it says so and fails. */
+/* cmd_record.c: `overlapscope record [OPTIONS] -- PROGRAM ARGS...`: run a CUDA program with the
+ * collector injected into every process it starts and merge what they recorded into one trace.
+ * The work is in record/ (record.h); this file parses, prints and picks the exit status. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli.h"
+#include "collector_options.h"
+#include "record.h"
+#include "store.h"
+
+#define MERGE_WAIT_MS 10000 /* how long processes outliving the job may take to finish their files */
+
+struct record_arguments {
+    const char *output;
+    int force, no_api, nccl;
+    const char *kinds;
+    int flush_ms;
+    int64_t buffer_bytes;
+    char **program;
+};
+
+static int parse_positive(const char *command, const char *option, const char *text, long long max, long long *value)
+{
+    char *end;
+    *value = strtoll(text, &end, 10);
+    if (*end != '\0' || *value <= 0 || *value > max)
+        return cli_usage_error(command, "%s expects a whole number from 1 to %lld, not '%s'", option, max, text);
+    return 0;
+}
+
+static int parse_arguments(int argc, char **argv, struct record_arguments *arguments)
+{
+    static const struct option options[] = {{"output", required_argument, 0, 'o'},
+                                            {"force", no_argument, 0, 'f'},
+                                            {"kinds", required_argument, 0, 'k'},
+                                            {"flush-ms", required_argument, 0, 'F'},
+                                            {"buffer-mb", required_argument, 0, 'b'},
+                                            {"no-api", no_argument, 0, 'A'},
+                                            {"nccl", no_argument, 0, 'n'},
+                                            {"no-nccl", no_argument, 0, 'N'},
+                                            {0, 0, 0, 0}};
+    memset(arguments, 0, sizeof *arguments);
+    arguments->nccl = 1;
+    optind = 1;
+    int option;
+    long long number;
+    /* '+': options end at the program's name, so its own options stay its own. */
+    while ((option = getopt_long(argc, argv, "+o:f", options, NULL)) != -1) {
+        switch (option) {
+        case 'o': arguments->output = optarg; break;
+        case 'f': arguments->force = 1; break;
+        case 'k': {
+            unsigned kinds;
+            error_info err;
+            if (collector_kinds_parse(optarg, &kinds, &err) != 0)
+                return cli_usage_error(argv[0], "--kinds: %s", err.message);
+            arguments->kinds = optarg;
+            break;
+        }
+        case 'F':
+            if (parse_positive(argv[0], "--flush-ms", optarg, 3600000, &number) != 0)
+                return CLI_EXIT_ERROR;
+            arguments->flush_ms = (int)number;
+            break;
+        case 'b':
+            if (parse_positive(argv[0], "--buffer-mb", optarg, 1024, &number) != 0)
+                return CLI_EXIT_ERROR;
+            arguments->buffer_bytes = number << 20;
+            break;
+        case 'A': arguments->no_api = 1; break;
+        case 'n': arguments->nccl = 1; break;
+        case 'N': arguments->nccl = 0; break;
+        default: return cli_usage_error(argv[0], "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(argv[0], "no program given: overlapscope record [OPTIONS] -- PROGRAM ARGS...");
+    arguments->program = argv + optind;
+    return 0;
+}
+
+static char *join_arguments(char **program)
+{
+    size_t size = 1;
+    for (char **word = program; *word; word++)
+        size += strlen(*word) + 1;
+    char *line = calloc(1, size);
+    if (!line)
+        return NULL;
+    for (char **word = program; *word; word++) {
+        if (word != program)
+            strcat(line, " ");
+        strcat(line, *word);
+    }
+    return line;
+}
+
+static void print_warnings(const char *command, const char *output)
+{
+    error_info err;
+    store *trace = store_open(output, 1, &err);
+    if (!trace)
+        return;
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(store_db(trace),
+                           "SELECT w.code, w.message, p.pid FROM warnings w LEFT JOIN processes p USING (process_id)"
+                           " ORDER BY w.rowid",
+                           -1, &query, NULL) == SQLITE_OK) {
+        while (sqlite3_step(query) == SQLITE_ROW) {
+            const char *code = (const char *)sqlite3_column_text(query, 0);
+            const char *message = (const char *)sqlite3_column_text(query, 1);
+            if (sqlite3_column_type(query, 2) != SQLITE_NULL)
+                fprintf(stderr, "overlapscope: %s: warning: [pid %lld] %s: %s\n", command,
+                        (long long)sqlite3_column_int64(query, 2), code ? code : "?", message ? message : "");
+            else
+                fprintf(stderr, "overlapscope: %s: warning: %s: %s\n", command, code ? code : "?",
+                        message ? message : "");
+        }
+    }
+    sqlite3_finalize(query);
+    store_close(trace, NULL);
+}
+
+static void print_summary(const char *command, const char *output, const struct record_merge_result *result)
+{
+    fprintf(stderr,
+            "overlapscope: %s: wrote %s: %" PRId64 " processes, %" PRId64 " kernels, %" PRId64
+            " NCCL collectives, %" PRId64 " dropped records%s\n",
+            command, output, result->processes, result->kernels, result->collectives, result->dropped_records,
+            result->damaged_files ? " (some per-process files were damaged)" : "");
+    if (result->warnings)
+        print_warnings(command, output);
+    if (result->competing_profiler)
+        fprintf(stderr,
+                "overlapscope: %s: warning: another profiler (torch.profiler/Kineto, Nsight...) took CUPTI over,"
+                " so this trace misses GPU activity; record without it, or convert that profiler's own trace:"
+                " overlapscope import TRACE.json\n",
+                command);
+}
+
+/* The job's status as a shell reports it: its exit code, or 128+N when signal N killed it. */
+static int job_exit_status(const char *command, const struct record_job_status *job)
+{
+    if (!job->term_signal)
+        return job->exit_code;
+    fprintf(stderr, "overlapscope: %s: the job was killed by signal %d (SIG%s)\n", command, job->term_signal,
+            sigabbrev_np(job->term_signal) ? sigabbrev_np(job->term_signal) : "?");
+    return 128 + job->term_signal;
+}
+
+static int run_recording(const char *command, const struct record_arguments *arguments, const char *output,
+                         const char *collector)
+{
+    error_info err;
+    int lock_fd = record_lock_output(output, arguments->force, &err);
+    if (lock_fd < 0)
+        return cli_error(command, "%s", err.message);
+    char run_directory[4096];
+    if (record_make_run_directory(output, run_directory, sizeof run_directory, &err) != 0) {
+        record_unlock_output(output, lock_fd);
+        return cli_error(command, "%s", err.message);
+    }
+    char cupti[4096];
+    int want_nvtx = 1;
+    if (arguments->kinds) {
+        unsigned kinds = 0;
+        collector_kinds_parse(arguments->kinds, &kinds, &err);
+        want_nvtx = (kinds & COLLECTOR_KIND_NVTX) != 0;
+    }
+    struct record_settings settings = {.collector_path = collector,
+                                       .cupti_path = want_nvtx && record_find_cupti(collector, cupti, sizeof cupti) == 0
+                                                         ? cupti
+                                                         : NULL,
+                                       .run_directory = run_directory,
+                                       .kinds = arguments->kinds,
+                                       .flush_ms = arguments->flush_ms,
+                                       .buffer_bytes = arguments->buffer_bytes,
+                                       .no_api = arguments->no_api,
+                                       .nccl = arguments->nccl};
+    int status = CLI_EXIT_ERROR;
+    struct record_job_status job;
+    int exec_errno = 0;
+    if (record_set_environment(&settings, &err) != 0) {
+        cli_error(command, "%s", err.message);
+    } else if (record_run_job(arguments->program, &job, &exec_errno, &err) != 0) {
+        cli_error(command, "%s", err.message);
+        status = exec_errno == ENOENT ? 127 : exec_errno ? 126 : CLI_EXIT_ERROR;
+    } else {
+        char *line = join_arguments(arguments->program);
+        struct record_meta meta = {.command = line, .job = &job};
+        struct record_merge_result result;
+        if (record_merge(run_directory, output, &meta, MERGE_WAIT_MS, &result, &err) != 0) {
+            cli_error(command, "%s (the per-process files are kept in %s)", err.message, run_directory);
+            free(line);
+            record_unlock_output(output, lock_fd);
+            return CLI_EXIT_ERROR;
+        }
+        free(line);
+        print_summary(command, output, &result);
+        status = job_exit_status(command, &job);
+    }
+    record_remove_run_directory(run_directory);
+    record_unlock_output(output, lock_fd);
+    return status;
+}
 
 int cmd_record(int argc, char **argv)
 {
-    (void)argc;
-    return cli_error(argv[0], "not available in this build yet");
+    struct record_arguments arguments;
+    int parsed = parse_arguments(argc, argv, &arguments);
+    if (parsed != 0)
+        return parsed;
+    if (!record_collector_built())
+        return cli_error(argv[0], "the collector is not built: this overlapscope was built without the CUDA"
+                                  " toolkit (CUPTI); rebuild where /usr/local/cuda is, or import a profiler trace");
+    error_info err;
+    char collector[4096];
+    if (record_find_collector(collector, sizeof collector, &err) != 0)
+        return cli_error(argv[0], "%s", err.message);
+    char default_output[64];
+    const char *output = arguments.output;
+    if (!output) {
+        time_t now = time(NULL);
+        struct tm local;
+        localtime_r(&now, &local);
+        strftime(default_output, sizeof default_output, "overlapscope-%Y%m%d-%H%M%S.db", &local);
+        output = default_output;
+    }
+    return run_recording(argv[0], &arguments, output, collector);
 }

@@ -3,12 +3,15 @@
 # .gpu/ (ignored by git, carried to the device): the build tree's binaries in their build-tree
 # layout (.gpu/build/cli/overlapscope, .gpu/build/collector/..., .gpu/build/workloads/...) and the
 # shared libraries they need that the GPU image may lack (.gpu/lib, found through RUNPATH
-# $ORIGIN/../../lib, so the recorded programs themselves are not affected).
+# $ORIGIN/../../lib, so the recorded programs themselves are not affected; DT_RPATH rather than
+# RUNPATH because only DT_RPATH also serves the libraries' own dependencies, Cairo's pixman).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude); mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      "-DCMAKE_BUILD_RPATH=\$ORIGIN/../../lib;/usr/local/cuda/lib64" >/dev/null
+      "-DCMAKE_BUILD_RPATH=\$ORIGIN/../../lib;/usr/local/cuda/lib64" \
+      "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags" >/dev/null
 cmake --build build-gpu -j "$(nproc)"
 rm -rf .gpu && mkdir -p .gpu/build .gpu/lib
 for dir in cli collector workloads tests/gpu; do

@@ -167,7 +167,10 @@ static void test_bad_files(void)
     expect_open_error(directory, "is a directory");
 
     const char *text = path_in("text.db");
-    write_file(text, "this is not a database at all, just a long enough line of text for a header.......................", 100);
+    char words[100];
+    memset(words, 'x', sizeof words);
+    memcpy(words, "this is not a database", 22);
+    write_file(text, words, sizeof words);
     expect_open_error(text, "not an SQLite database");
 
     const char *empty_sqlite = path_in("foreign.db");

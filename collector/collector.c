@@ -1,0 +1,567 @@
+/* collector.c: liboverlapscope-collector.so, the CUPTI injection library.
+ *
+ * CUDA loads it when CUDA_INJECTION64_PATH names it and calls InitializeInjection at cuInit
+ * (CUPTI documentation, "CUPTI Injection"). From then on CUPTI hands completed activity buffers
+ * to buffer_completed, which queues them for the one writer thread (collector_writer.h) of the
+ * process's own file (process_file.h); records become rows in cupti_convert.c. At exit (on_exit),
+ * on SIGINT/SIGTERM (when the program has no handler of its own) and never otherwise, the last
+ * buffers are flushed and the file completed. Nothing here may stop the workload: every CUPTI
+ * failure becomes one warning row.
+ *
+ * Owns the process's only mutable global, `collector` (STYLE.md allows the collector one). */
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "collector_options.h"
+#include "collector_writer.h"
+#include "cupti_convert.h"
+#include "process_file.h"
+
+#define EXPORTED __attribute__((visibility("default")))
+#define MAX_WARNINGS 16
+#define MAX_CONTEXT_DROPS 64
+#define SIGNAL_FINISH_TIMEOUT_MS 5000 /* a signal handler waits at most this for the file */
+
+struct collector_warning {
+    char code[32];
+    char message[512];
+};
+
+struct context_drops {
+    uint32_t context_id;
+    int64_t dropped;
+};
+
+struct collector_state {
+    pthread_mutex_t lock;
+    int active;   /* this process records */
+    int finished; /* its file is complete */
+    pid_t pid;
+    struct collector_options options;
+    struct process_file file;
+    cupti_convert *converter;
+    collector_writer *writer;
+    int64_t start_ns;
+
+    atomic_llong launches_seen;      /* kernel launch API calls, from the callback subscriber */
+    atomic_llong buffers_requested;  /* handed to CUPTI by buffer_requested */
+    atomic_llong buffers_completed;  /* returned to us by buffer_completed */
+    atomic_llong buffers_refused;    /* requests refused at OVERLAPSCOPE_BUFFER_COUNT */
+    atomic_llong buffers_outstanding;
+
+    struct context_drops drops[MAX_CONTEXT_DROPS];
+    int drop_count;
+    int64_t dropped_total;
+
+    struct collector_warning warnings[MAX_WARNINGS];
+    int warning_count;
+    int cupti_error_count;
+
+    CUpti_SubscriberHandle subscriber;
+    int subscribed;
+    char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1];
+
+    struct sigaction previous_int, previous_term;
+    int signal_pipe[2], done_pipe[2];
+    pthread_t signal_thread;
+    int signal_thread_started;
+    volatile sig_atomic_t term_signal;
+
+    pthread_t flush_thread;
+    int flush_thread_started, flush_thread_stop;
+    pthread_cond_t flush_wakeup;
+};
+
+static struct collector_state collector = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .flush_wakeup = PTHREAD_COND_INITIALIZER,
+    .signal_pipe = {-1, -1},
+    .done_pipe = {-1, -1},
+};
+
+/* --- warnings, kept in memory until the file is completed --- */
+
+static void add_warning(const char *code, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(const char *code, const char *format, ...)
+{
+    pthread_mutex_lock(&collector.lock);
+    if (collector.warning_count < MAX_WARNINGS) {
+        struct collector_warning *warning = &collector.warnings[collector.warning_count++];
+        snprintf(warning->code, sizeof warning->code, "%s", code);
+        va_list args;
+        va_start(args, format);
+        vsnprintf(warning->message, sizeof warning->message, format, args);
+        va_end(args);
+    }
+    pthread_mutex_unlock(&collector.lock);
+}
+
+static const char *cupti_result_text(CUptiResult result)
+{
+    const char *text = NULL;
+    if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || !text)
+        text = "unknown CUPTI error";
+    return text;
+}
+
+/* The first CUPTI failure is kept as a warning; later ones are only counted. */
+static int cupti_ok(CUptiResult result, const char *call)
+{
+    if (result == CUPTI_SUCCESS)
+        return 1;
+    pthread_mutex_lock(&collector.lock);
+    int first = collector.cupti_error_count++ == 0;
+    pthread_mutex_unlock(&collector.lock);
+    if (first)
+        add_warning("cupti-error", "%s failed: %s (%d)", call, cupti_result_text(result), (int)result);
+    return 0;
+}
+
+static int64_t now_ns(void)
+{
+    uint64_t timestamp = 0;
+    if (cuptiGetTimestamp(&timestamp) != CUPTI_SUCCESS) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+    }
+    return (int64_t)timestamp;
+}
+
+/* --- buffers --- */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *max_records = 0;
+    *buffer = NULL;
+    *size = 0;
+    /* Refusing a buffer makes CUPTI drop records (counted): memory stays bounded when the
+     * writer cannot keep up. */
+    if (atomic_load(&collector.buffers_outstanding) >= collector.options.buffer_count) {
+        atomic_fetch_add(&collector.buffers_refused, 1);
+        return;
+    }
+    void *memory = NULL;
+    if (posix_memalign(&memory, 8, collector.options.buffer_bytes) != 0)
+        return;
+    atomic_fetch_add(&collector.buffers_outstanding, 1);
+    atomic_fetch_add(&collector.buffers_requested, 1);
+    *buffer = memory;
+    *size = collector.options.buffer_bytes;
+}
+
+static void release_buffer(void *context, uint8_t *buffer)
+{
+    (void)context;
+    free(buffer);
+    atomic_fetch_sub(&collector.buffers_outstanding, 1);
+}
+
+static void count_drops(CUcontext context, uint32_t stream_id)
+{
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) != CUPTI_SUCCESS || dropped == 0)
+        return;
+    uint32_t context_id = 0;
+    if (context)
+        cuptiGetContextId(context, &context_id);
+    pthread_mutex_lock(&collector.lock);
+    collector.dropped_total += (int64_t)dropped;
+    int slot = 0;
+    while (slot < collector.drop_count && collector.drops[slot].context_id != context_id)
+        slot++;
+    if (slot < MAX_CONTEXT_DROPS) {
+        if (slot == collector.drop_count)
+            collector.drops[collector.drop_count++] = (struct context_drops){context_id, 0};
+        collector.drops[slot].dropped += (int64_t)dropped;
+    }
+    pthread_mutex_unlock(&collector.lock);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t *buffer, size_t size,
+                                      size_t valid_bytes)
+{
+    (void)size;
+    atomic_fetch_add(&collector.buffers_completed, 1);
+    count_drops(context, stream_id);
+    pthread_mutex_lock(&collector.lock);
+    int queued = collector.writer && collector.pid == getpid() && valid_bytes > 0 && buffer &&
+                 collector_writer_submit(collector.writer, buffer, valid_bytes) == 0;
+    pthread_mutex_unlock(&collector.lock);
+    if (!queued && buffer)
+        release_buffer(NULL, buffer);
+}
+
+/* Runs on the writer thread. */
+static int consume_cupti_buffer(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
+                                error_info *err)
+{
+    (void)trace;
+    cupti_convert *converter = context;
+    CUpti_Activity *record = NULL;
+    for (;;) {
+        CUptiResult result = cuptiActivityGetNextRecord((uint8_t *)buffer, valid_bytes, &record);
+        if (result == CUPTI_ERROR_MAX_LIMIT_REACHED)
+            return 0;
+        if (result != CUPTI_SUCCESS)
+            return error_set(err, "cannot read a CUPTI activity buffer: %s", cupti_result_text(result));
+        if (cupti_convert_record(converter, record, err) != 0)
+            return -1;
+    }
+}
+
+static void consume_release(void *context, uint8_t *buffer)
+{
+    release_buffer(context, buffer);
+}
+
+static const char *api_namer(void *context, int64_t api_domain, uint32_t callback_id)
+{
+    (void)context;
+    const char *name = NULL;
+    CUpti_CallbackDomain domain = api_domain == STORE_API_DRIVER ? CUPTI_CB_DOMAIN_DRIVER_API
+                                                                 : CUPTI_CB_DOMAIN_RUNTIME_API;
+    if (cuptiGetCallbackName(domain, callback_id, &name) != CUPTI_SUCCESS)
+        return NULL;
+    return name;
+}
+
+/* --- competing profilers: count launches through a light callback subscriber --- */
+
+static void CUPTIAPI on_launch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId callback_id,
+                               const void *data)
+{
+    (void)userdata;
+    (void)domain;
+    (void)callback_id;
+    const CUpti_CallbackData *call = data;
+    if (call->callbackSite == CUPTI_API_ENTER)
+        atomic_fetch_add(&collector.launches_seen, 1);
+}
+
+static void subscribe_to_launches(void)
+{
+    static const CUpti_CallbackId runtime_launches[] = {
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
+    static const CUpti_CallbackId driver_launches[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+    CUpti_SubscriberParams params = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+                                     .subscriberName = "overlapscope",
+                                     .oldSubscriberName = collector.other_subscriber,
+                                     .oldSubscriberSize = sizeof collector.other_subscriber - 1};
+    CUptiResult result = cuptiSubscribe_v2(&collector.subscriber, on_launch, NULL, &params);
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        add_warning("competing-profiler",
+                    "another CUPTI client (%s) was already attached when the collector started; its activity"
+                    " callbacks may take records away from overlapscope",
+                    collector.other_subscriber[0] ? collector.other_subscriber : "unnamed");
+        return;
+    }
+    if (!cupti_ok(result, "cuptiSubscribe_v2"))
+        return;
+    collector.subscribed = 1;
+    for (size_t i = 0; i < sizeof runtime_launches / sizeof runtime_launches[0]; i++)
+        cuptiEnableCallback(1, collector.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launches[i]);
+    for (size_t i = 0; i < sizeof driver_launches / sizeof driver_launches[0]; i++)
+        cuptiEnableCallback(1, collector.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, driver_launches[i]);
+}
+
+/* Kineto (torch.profiler) registers its own activity callbacks: CUPTI then returns our buffers to
+ * it ("bufferCompleted called with unknown buffer") and we see launches but no kernels. */
+static void detect_competing_profiler(void)
+{
+    int64_t launches = atomic_load(&collector.launches_seen);
+    int64_t kernels = collector.converter ? cupti_convert_counts(collector.converter)->kernels : 0;
+    int64_t missing = atomic_load(&collector.buffers_requested) - atomic_load(&collector.buffers_completed);
+    if ((collector.options.kinds & COLLECTOR_KIND_KERNEL) && launches > 0 && kernels == 0)
+        add_warning("competing-profiler",
+                    "%lld kernel launches seen but no kernel record arrived: another CUPTI client (torch.profiler/"
+                    "Kineto, Nsight) took over CUPTI's activity records; import its own trace with"
+                    " 'overlapscope import'",
+                    (long long)launches);
+    else if (missing > 0)
+        add_warning("competing-profiler",
+                    "%lld activity buffers never came back to overlapscope: another CUPTI client (torch.profiler/"
+                    "Kineto?) registered its own activity callbacks and the records in them are lost",
+                    (long long)missing);
+}
+
+/* --- starting and finishing --- */
+
+static int start_recording(error_info *err)
+{
+    struct process_identity identity;
+    process_identity_read(&identity);
+    collector.pid = getpid();
+    collector.start_ns = now_ns();
+    if (process_file_create(&collector.file, collector.options.output_dir, &identity, collector.start_ns, err) != 0)
+        return -1;
+    collector.converter = cupti_convert_new(collector.file.trace, collector.file.process_id, api_namer, NULL);
+    if (!collector.converter) {
+        process_file_finish(&collector.file, STORE_NULL, STORE_NULL, STORE_NULL, 0, NULL);
+        return error_set(err, "out of memory");
+    }
+    cupti_convert_set_nccl(collector.converter, collector.options.nccl);
+    collector.writer = collector_writer_start(collector.file.trace, consume_cupti_buffer, consume_release,
+                                              collector.converter, err);
+    if (!collector.writer) {
+        cupti_convert_free(collector.converter);
+        collector.converter = NULL;
+        process_file_finish(&collector.file, STORE_NULL, STORE_NULL, STORE_NULL, 0, NULL);
+        return -1;
+    }
+    collector.active = 1;
+    return 0;
+}
+
+static void *flush_main(void *argument)
+{
+    (void)argument;
+    pthread_mutex_lock(&collector.lock);
+    while (!collector.flush_thread_stop) {
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        int64_t nanoseconds = deadline.tv_nsec + (int64_t)collector.options.flush_ms * 1000000;
+        deadline.tv_sec += nanoseconds / 1000000000;
+        deadline.tv_nsec = nanoseconds % 1000000000;
+        pthread_cond_timedwait(&collector.flush_wakeup, &collector.lock, &deadline);
+        if (collector.flush_thread_stop)
+            break;
+        pthread_mutex_unlock(&collector.lock);
+        cuptiActivityFlushAll(0);
+        pthread_mutex_lock(&collector.lock);
+    }
+    pthread_mutex_unlock(&collector.lock);
+    return NULL;
+}
+
+/* CUPTI's own periodic flush when it has one; a timer thread otherwise. */
+static void start_periodic_flush(void)
+{
+    if (cuptiActivityFlushPeriod((uint32_t)collector.options.flush_ms) == CUPTI_SUCCESS)
+        return;
+    if (pthread_create(&collector.flush_thread, NULL, flush_main, NULL) == 0)
+        collector.flush_thread_started = 1;
+}
+
+static void stop_periodic_flush(void)
+{
+    if (!collector.flush_thread_started)
+        return;
+    pthread_mutex_lock(&collector.lock);
+    collector.flush_thread_stop = 1;
+    pthread_cond_signal(&collector.flush_wakeup);
+    pthread_mutex_unlock(&collector.lock);
+    pthread_join(collector.flush_thread, NULL);
+    collector.flush_thread_started = 0;
+}
+
+static void write_warnings_and_drops(void)
+{
+    error_info err;
+    store *trace = collector.file.trace;
+    for (int i = 0; i < collector.drop_count; i++)
+        add_warning("dropped-records", "CUPTI dropped %lld activity records in context %u (buffers full: raise"
+                    " --buffer-mb or lower --flush-ms)",
+                    (long long)collector.drops[i].dropped, collector.drops[i].context_id);
+    if (atomic_load(&collector.buffers_refused) > 0)
+        add_warning("dropped-records", "%lld activity buffer requests refused at the limit of %d buffers",
+                    (long long)atomic_load(&collector.buffers_refused), collector.options.buffer_count);
+    if (collector.cupti_error_count > 1)
+        add_warning("cupti-error", "%d CUPTI calls failed in all (the first is reported above)",
+                    collector.cupti_error_count);
+    if (store_begin(trace, &err) != 0)
+        return;
+    for (int i = 0; i < collector.warning_count; i++) {
+        struct store_warning row = {.process_id = collector.file.process_id,
+                                    .time_ns = STORE_NULL,
+                                    .code = collector.warnings[i].code,
+                                    .message = collector.warnings[i].message};
+        store_insert_warning(trace, &row, &err);
+    }
+    store_commit(trace, &err);
+}
+
+/* Flushes CUPTI, stops the writer and completes the file. Once per process; safe to call from
+ * on_exit, the signal thread, and both. */
+static void finish_recording(int64_t exit_status, int64_t term_signal)
+{
+    pthread_mutex_lock(&collector.lock);
+    int mine = collector.active && !collector.finished && collector.pid == getpid();
+    if (mine)
+        collector.finished = 1;
+    pthread_mutex_unlock(&collector.lock);
+    if (!mine)
+        return;
+    cupti_ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    stop_periodic_flush();
+    pthread_mutex_lock(&collector.lock);
+    collector_writer *writer = collector.writer;
+    collector.writer = NULL; /* late buffers are freed, not queued */
+    pthread_mutex_unlock(&collector.lock);
+    error_info err;
+    if (collector_writer_stop(writer, &err) != 0)
+        add_warning("write-error", "some activity records were not written: %s", err.message);
+    if (cupti_convert_finish(collector.converter, &err) != 0)
+        add_warning("write-error", "%s", err.message);
+    detect_competing_profiler();
+    write_warnings_and_drops();
+    process_file_finish(&collector.file, now_ns(), exit_status, term_signal, collector.dropped_total, NULL);
+    cupti_convert_free(collector.converter);
+    collector.converter = NULL;
+}
+
+static void on_process_exit(int status, void *argument)
+{
+    (void)argument;
+    finish_recording(collector.term_signal ? STORE_NULL : status,
+                     collector.term_signal ? collector.term_signal : STORE_NULL);
+}
+
+/* --- signals: finish on a thread of our own, then die the way the program would have --- */
+
+static void *signal_main(void *argument)
+{
+    (void)argument;
+    unsigned char signal_number;
+    while (read(collector.signal_pipe[0], &signal_number, 1) == 1) {
+        finish_recording(STORE_NULL, signal_number);
+        unsigned char done = 1;
+        if (write(collector.done_pipe[1], &done, 1) != 1)
+            break;
+    }
+    return NULL;
+}
+
+static void on_terminating_signal(int signal_number, siginfo_t *info, void *context)
+{
+    struct sigaction *previous = signal_number == SIGINT ? &collector.previous_int : &collector.previous_term;
+    if (previous->sa_flags & SA_SIGINFO) {
+        previous->sa_sigaction(signal_number, info, context);
+        return;
+    }
+    if (previous->sa_handler == SIG_IGN)
+        return;
+    if (previous->sa_handler != SIG_DFL) {
+        previous->sa_handler(signal_number); /* the program's own handler decides; on_exit finishes */
+        return;
+    }
+    if (collector.signal_thread_started && collector.pid == getpid()) {
+        collector.term_signal = signal_number;
+        unsigned char byte = (unsigned char)signal_number;
+        if (write(collector.signal_pipe[1], &byte, 1) == 1) {
+            struct pollfd done = {.fd = collector.done_pipe[0], .events = POLLIN};
+            poll(&done, 1, SIGNAL_FINISH_TIMEOUT_MS);
+        }
+    }
+    signal(signal_number, SIG_DFL);
+    raise(signal_number); /* delivered when this handler returns: the default action, death */
+}
+
+static void install_signal_handlers(void)
+{
+    if (pipe2(collector.signal_pipe, O_CLOEXEC) != 0 || pipe2(collector.done_pipe, O_CLOEXEC) != 0)
+        return;
+    if (pthread_create(&collector.signal_thread, NULL, signal_main, NULL) != 0)
+        return;
+    pthread_detach(collector.signal_thread);
+    collector.signal_thread_started = 1;
+    struct sigaction action = {.sa_sigaction = on_terminating_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &collector.previous_int);
+    sigaction(SIGTERM, &action, &collector.previous_term);
+}
+
+/* --- fork: the child must never touch the parent's file; it writes its own --- */
+
+static void child_after_fork(void)
+{
+    /* The parent's writer thread does not exist here and its SQLite handle must not be used:
+     * forget them (not freed: freeing could touch state another parent thread held). */
+    collector.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    int was_active = collector.active && !collector.finished;
+    collector.active = 0;
+    collector.finished = 0;
+    collector.writer = NULL;
+    collector.converter = NULL;
+    if (collector.file.lock_fd >= 0)
+        close(collector.file.lock_fd);
+    collector.file = (struct process_file){.lock_fd = -1};
+    collector.signal_thread_started = 0;
+    collector.flush_thread_started = 0;
+    collector.warning_count = 0;
+    collector.cupti_error_count = 0;
+    collector.drop_count = 0;
+    collector.dropped_total = 0;
+    atomic_store(&collector.launches_seen, 0);
+    atomic_store(&collector.buffers_requested, 0);
+    atomic_store(&collector.buffers_completed, 0);
+    atomic_store(&collector.buffers_refused, 0);
+    atomic_store(&collector.buffers_outstanding, 0);
+    if (!was_active)
+        return;
+    error_info err;
+    if (start_recording(&err) == 0)
+        install_signal_handlers();
+}
+
+static void enable_kind(unsigned wanted, unsigned bit, CUpti_ActivityKind kind, const char *name)
+{
+    if (!(wanted & bit))
+        return;
+    char call[96];
+    snprintf(call, sizeof call, "cuptiActivityEnable(%s)", name);
+    cupti_ok(cuptiActivityEnable(kind), call);
+}
+
+static void enable_activities(unsigned kinds)
+{
+    enable_kind(kinds, COLLECTOR_KIND_DEVICE, CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
+    enable_kind(kinds, COLLECTOR_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_CONTEXT, "CONTEXT");
+    enable_kind(kinds, COLLECTOR_KIND_STREAM, CUPTI_ACTIVITY_KIND_STREAM, "STREAM");
+    enable_kind(kinds, COLLECTOR_KIND_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
+    enable_kind(kinds, COLLECTOR_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
+    enable_kind(kinds, COLLECTOR_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
+    enable_kind(kinds, COLLECTOR_KIND_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION");
+    enable_kind(kinds, COLLECTOR_KIND_EVENT, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT");
+    enable_kind(kinds, COLLECTOR_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME");
+    enable_kind(kinds, COLLECTOR_KIND_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER");
+    enable_kind(kinds, COLLECTOR_KIND_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
+}
+
+/* Called by CUDA at cuInit in every process that has CUDA_INJECTION64_PATH. Returns 1 (success)
+ * even when recording could not start: the workload must run regardless. */
+EXPORTED int InitializeInjection(void)
+{
+    if (collector.active && collector.pid == getpid())
+        return 1;
+    error_info err;
+    if (collector_options_from_environment(&collector.options, &err) != 0 || start_recording(&err) != 0)
+        return 1; /* no file to report into; `record` says that no process was recorded */
+    if (!cupti_ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+                  "cuptiActivityRegisterCallbacks"))
+        return 1;
+    enable_activities(collector.options.kinds);
+    subscribe_to_launches();
+    start_periodic_flush();
+    install_signal_handlers();
+    on_exit(on_process_exit, NULL);
+    pthread_atfork(NULL, NULL, child_after_fork);
+    return 1;
+}

@@ -1,0 +1,83 @@
+/* collector_options.c: the OVERLAPSCOPE_* variables (see collector_options.h). */
+#include "collector_options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} kind_names[] = {{"kernel", COLLECTOR_KIND_KERNEL},   {"memcpy", COLLECTOR_KIND_MEMCPY},
+                  {"memset", COLLECTOR_KIND_MEMSET},   {"sync", COLLECTOR_KIND_SYNC},
+                  {"device", COLLECTOR_KIND_DEVICE},   {"context", COLLECTOR_KIND_CONTEXT},
+                  {"stream", COLLECTOR_KIND_STREAM},   {"event", COLLECTOR_KIND_EVENT},
+                  {"runtime", COLLECTOR_KIND_RUNTIME}, {"driver", COLLECTOR_KIND_DRIVER},
+                  {"nvtx", COLLECTOR_KIND_NVTX},       {"all", COLLECTOR_KIND_ALL}};
+
+int collector_kinds_parse(const char *list, unsigned *kinds, error_info *err)
+{
+    *kinds = 0;
+    const char *word = list;
+    while (*word) {
+        size_t length = strcspn(word, ",");
+        int known = 0;
+        for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++) {
+            if (strlen(kind_names[i].name) == length && strncmp(word, kind_names[i].name, length) == 0) {
+                *kinds |= kind_names[i].bit;
+                known = 1;
+            }
+        }
+        if (!known && length > 0)
+            return error_set(err,
+                             "unknown activity kind '%.*s' (known: kernel memcpy memset sync device context stream"
+                             " event runtime driver nvtx all)",
+                             (int)length, word);
+        word += length;
+        if (*word == ',')
+            word++;
+    }
+    if (*kinds == 0)
+        return error_set(err, "no activity kind given");
+    return 0;
+}
+
+/* A positive integer variable; fallback when unset. */
+static int positive_variable(const char *name, long long fallback, long long *value, error_info *err)
+{
+    const char *text = getenv(name);
+    *value = fallback;
+    if (!text || !*text)
+        return 0;
+    char *end;
+    long long number = strtoll(text, &end, 10);
+    if (*end != '\0' || number <= 0)
+        return error_set(err, "%s='%s' is not a positive integer", name, text);
+    *value = number;
+    return 0;
+}
+
+int collector_options_from_environment(struct collector_options *options, error_info *err)
+{
+    memset(options, 0, sizeof *options);
+    const char *kinds = getenv("OVERLAPSCOPE_KINDS");
+    options->kinds = COLLECTOR_KIND_ALL;
+    if (kinds && *kinds && collector_kinds_parse(kinds, &options->kinds, err) != 0)
+        return error_prefix(err, "OVERLAPSCOPE_KINDS");
+    const char *no_api = getenv("OVERLAPSCOPE_NO_API");
+    if (no_api && strcmp(no_api, "1") == 0)
+        options->kinds &= ~(unsigned)(COLLECTOR_KIND_RUNTIME | COLLECTOR_KIND_DRIVER);
+    const char *nccl = getenv("OVERLAPSCOPE_NCCL");
+    options->nccl = !(nccl && strcmp(nccl, "0") == 0);
+    long long flush_ms, buffer_bytes, buffer_count;
+    if (positive_variable("OVERLAPSCOPE_FLUSH_MS", 500, &flush_ms, err) != 0 ||
+        positive_variable("OVERLAPSCOPE_BUFFER_BYTES", 8 << 20, &buffer_bytes, err) != 0 ||
+        positive_variable("OVERLAPSCOPE_BUFFER_COUNT", 64, &buffer_count, err) != 0)
+        return -1;
+    options->flush_ms = flush_ms > 3600000 ? 3600000 : (int)flush_ms;
+    options->buffer_bytes = (size_t)buffer_bytes;
+    options->buffer_count = buffer_count > 100000 ? 100000 : (int)buffer_count;
+    const char *directory = getenv("OVERLAPSCOPE_OUTPUT_DIR");
+    snprintf(options->output_dir, sizeof options->output_dir, "%s", directory && *directory ? directory : ".");
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* collector_options.h: what the collector records and where, as `overlapscope record` tells it
+ * through the environment of the recorded job (every process of the job inherits it).
+ *
+ *   OVERLAPSCOPE_OUTPUT_DIR    directory of the per-process files (default: the current one)
+ *   OVERLAPSCOPE_KINDS         comma list of activity kinds (default: all; see collector_kinds_parse)
+ *   OVERLAPSCOPE_FLUSH_MS      period of CUPTI buffer flushes, ms (default 500)
+ *   OVERLAPSCOPE_BUFFER_BYTES  size of one activity buffer (default 8 MiB)
+ *   OVERLAPSCOPE_BUFFER_COUNT  activity buffers held at once before CUPTI must drop (default 64)
+ *   OVERLAPSCOPE_NO_API        1: no CUDA runtime/driver API records
+ *   OVERLAPSCOPE_NCCL          0: no collectives rows from NCCL kernel names (default 1)
+ * Pure C, no CUDA: `record` validates --kinds with the same table. */
+#ifndef OVERLAPSCOPE_COLLECTOR_OPTIONS_H
+#define OVERLAPSCOPE_COLLECTOR_OPTIONS_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "error.h"
+
+enum collector_kind {
+    COLLECTOR_KIND_KERNEL = 1 << 0,   /* CONCURRENT_KERNEL */
+    COLLECTOR_KIND_MEMCPY = 1 << 1,
+    COLLECTOR_KIND_MEMSET = 1 << 2,
+    COLLECTOR_KIND_SYNC = 1 << 3,     /* SYNCHRONIZATION */
+    COLLECTOR_KIND_DEVICE = 1 << 4,
+    COLLECTOR_KIND_CONTEXT = 1 << 5,
+    COLLECTOR_KIND_STREAM = 1 << 6,
+    COLLECTOR_KIND_EVENT = 1 << 7,    /* CUDA_EVENT */
+    COLLECTOR_KIND_RUNTIME = 1 << 8,
+    COLLECTOR_KIND_DRIVER = 1 << 9,
+    COLLECTOR_KIND_NVTX = 1 << 10,    /* MARKER */
+    COLLECTOR_KIND_ALL = (1 << 11) - 1
+};
+
+struct collector_options {
+    unsigned kinds; /* enum collector_kind bits */
+    int flush_ms;
+    size_t buffer_bytes;
+    int buffer_count;
+    int nccl;
+    char output_dir[PATH_MAX];
+};
+
+/* Parses "kernel,memcpy,nvtx" (names: kernel memcpy memset sync device context stream event
+ * runtime driver nvtx, or all) into kind bits. Returns 0, or -1 with err naming the bad word. */
+int collector_kinds_parse(const char *list, unsigned *kinds, error_info *err);
+
+/* Reads the OVERLAPSCOPE_* variables above (OVERLAPSCOPE_NO_API=1 clears the runtime and driver
+ * kinds). Returns 0, or -1 with err naming the variable with a bad value. */
+int collector_options_from_environment(struct collector_options *options, error_info *err);
+
+#endif

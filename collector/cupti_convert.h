@@ -1,0 +1,72 @@
+/* cupti_convert.h: turning CUPTI activity records into rows of the overlapscope trace store.
+ *
+ * One converter writes the records of one process into one store (its per-process file). It
+ * owns the little state the conversion needs across records: which device a context is on
+ * (stream records do not say), the priority of each stream (kernel records do not say), NVTX
+ * ranges still open (CUPTI reports a range's start and end as two records), and the names of
+ * API callback ids. It needs the CUPTI headers only, never libcupti, so it is tested on
+ * machines without a GPU with hand-made records (tests/collector/test_cupti_convert.c).
+ *
+ * Mapping rules (docs/trace-format.md): CUPTI's "unknown" values (timestamp 0, stream
+ * 0xFFFFFFFF, graph id 0) become NULL; the legacy default stream is the stream whose
+ * CUpti_ActivityStream flag is CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL, or the context's
+ * nullStreamId; a kernel whose name is an NCCL kernel also gets a collectives row linked by
+ * kernel_rowid (detail_source 1, kernel name). */
+#ifndef OVERLAPSCOPE_CUPTI_CONVERT_H
+#define OVERLAPSCOPE_CUPTI_CONVERT_H
+
+#include <stdint.h>
+
+#include <cupti_activity.h>
+
+#include "error.h"
+#include "store.h"
+
+typedef struct cupti_convert cupti_convert;
+
+/* Rows written so far, by kind. */
+struct cupti_convert_counts {
+    int64_t kernels, collectives, memcpys, memsets, synchronizations, devices, contexts, streams;
+    int64_t cuda_events, api_calls, nvtx, skipped_records;
+};
+
+/* Returns the name of a CUPTI callback id of one API domain (STORE_API_RUNTIME or
+ * STORE_API_DRIVER), or NULL when unknown. The collector passes a wrapper of
+ * cuptiGetCallbackName; tests their own table. The string must stay valid until the next call. */
+typedef const char *(*cupti_convert_api_namer)(void *context, int64_t api_domain, uint32_t callback_id);
+
+/* A converter writing into trace (not owned) for the process with store id process_id. namer may
+ * be NULL (API rows are then named "runtime#ID" / "driver#ID"). Free with cupti_convert_free. */
+cupti_convert *cupti_convert_new(store *trace, int64_t process_id, cupti_convert_api_namer namer,
+                                 void *namer_context);
+void cupti_convert_free(cupti_convert *converter);
+
+/* enabled 0: NCCL kernels get no collectives row (record --no-nccl). Default 1. */
+void cupti_convert_set_nccl(cupti_convert *converter, int enabled);
+
+/* Converts any record; kinds without a table (overhead, names ...) are counted as skipped.
+ * Returns 0 or -1 with err filled (a store failure). */
+int cupti_convert_record(cupti_convert *converter, const CUpti_Activity *record, error_info *err);
+
+int cupti_convert_kernel(cupti_convert *converter, const CUpti_ActivityKernel10 *record, error_info *err);
+int cupti_convert_memcpy(cupti_convert *converter, const CUpti_ActivityMemcpy6 *record, error_info *err);
+int cupti_convert_memset(cupti_convert *converter, const CUpti_ActivityMemset4 *record, error_info *err);
+int cupti_convert_synchronization(cupti_convert *converter, const CUpti_ActivitySynchronization2 *record,
+                                  error_info *err);
+int cupti_convert_device(cupti_convert *converter, const CUpti_ActivityDevice5 *record, error_info *err);
+int cupti_convert_context(cupti_convert *converter, const CUpti_ActivityContext3 *record, error_info *err);
+int cupti_convert_stream(cupti_convert *converter, const CUpti_ActivityStream *record, error_info *err);
+int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaEvent2 *record, error_info *err);
+/* record->kind says the domain: CUPTI_ACTIVITY_KIND_RUNTIME or CUPTI_ACTIVITY_KIND_DRIVER. */
+int cupti_convert_api(cupti_convert *converter, const CUpti_ActivityAPI *record, error_info *err);
+int cupti_convert_marker(cupti_convert *converter, const CUpti_ActivityMarker2 *record, error_info *err);
+int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMarkerData2 *record, error_info *err);
+
+/* Writes what is still held back: streams whose context never said its device (device NULL)
+ * and NVTX ranges never closed (ended at the last time seen). Call once, after the last
+ * record. */
+int cupti_convert_finish(cupti_convert *converter, error_info *err);
+
+const struct cupti_convert_counts *cupti_convert_counts(const cupti_convert *converter);
+
+#endif

@@ -1,0 +1,373 @@
+/* record_merge.c: joining the per-process files of one recording into its trace (see record.h).
+ *
+ * Each file is appended with store_append_trace into a temporary trace beside the output, which
+ * is renamed onto the output only when complete: a reader never sees half a trace, and a failed
+ * merge leaves an earlier output in place. A file that store_append_trace refuses (a process
+ * killed while SQLite wrote a page, a truncated copy) is first salvaged row by row. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "store.h"
+
+/* The tables of schema v1 in an order that keeps references valid (strings before the rows
+ * naming them). */
+static const char *const salvage_tables[] = {"processes", "strings", "devices", "streams", "kernels",
+                                             "memcpys", "memsets", "synchronizations", "cuda_events",
+                                             "api_calls", "nvtx", "collectives", "warnings"};
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The proc-*.db files of directory, sorted (so a merge is reproducible). Caller frees each and the
+ * array. */
+static char **list_process_files(const char *directory, int *count)
+{
+    *count = 0;
+    DIR *folder = opendir(directory);
+    if (!folder)
+        return NULL;
+    char **names = NULL;
+    int capacity = 0;
+    struct dirent *entry;
+    while ((entry = readdir(folder)) != NULL) {
+        size_t length = strlen(entry->d_name);
+        if (strncmp(entry->d_name, "proc-", 5) != 0 || length < 8 || strcmp(entry->d_name + length - 3, ".db") != 0)
+            continue;
+        if (*count == capacity) {
+            capacity = capacity ? capacity * 2 : 16;
+            char **bigger = realloc(names, (size_t)capacity * sizeof *names);
+            if (!bigger)
+                break;
+            names = bigger;
+        }
+        size_t size = strlen(directory) + length + 2;
+        names[*count] = malloc(size);
+        if (!names[*count])
+            break;
+        snprintf(names[*count], size, "%s/%s", directory, entry->d_name);
+        (*count)++;
+    }
+    closedir(folder);
+    if (*count > 1)
+        qsort(names, (size_t)*count, sizeof *names, compare_names);
+    return names;
+}
+
+/* Waits until no process holds the file's writer lock; returns 1 if it is still held at the end. */
+static int wait_for_writer(const char *path, int wait_ms)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int still_locked = 1;
+    for (int waited = 0;; waited += 50) {
+        if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+            still_locked = 0;
+            break;
+        }
+        if (waited >= wait_ms)
+            break;
+        struct timespec pause = {0, 50 * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    close(fd);
+    return still_locked;
+}
+
+static int add_warning(store *trace, int64_t process_id, const char *code, const char *message, error_info *err)
+{
+    struct store_warning row = {.process_id = process_id, .time_ns = STORE_NULL, .code = code, .message = message};
+    return store_insert_warning(trace, &row, err);
+}
+
+/* --- salvage --- */
+
+/* Copies table from the damaged file (its own read-only connection: a read that meets a damaged
+ * page must not roll back the copy's transaction) into the copy, row by row with rowids kept
+ * (collectives point at kernel rowids), until the first row that cannot be read. Returns the
+ * rows copied. */
+static int64_t salvage_table(sqlite3 *from, sqlite3 *to, const char *table)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT rowid, * FROM %s", table);
+    sqlite3_stmt *read = NULL, *write = NULL;
+    if (sqlite3_prepare_v2(from, sql, -1, &read, NULL) != SQLITE_OK)
+        return 0;
+    int columns = sqlite3_column_count(read);
+    char insert[4096];
+    int used = snprintf(insert, sizeof insert, "INSERT OR IGNORE INTO %s (rowid", table);
+    for (int i = 1; i < columns; i++)
+        used += snprintf(insert + used, sizeof insert - (size_t)used, ", \"%s\"", sqlite3_column_name(read, i));
+    used += snprintf(insert + used, sizeof insert - (size_t)used, ") VALUES (?");
+    for (int i = 1; i < columns; i++)
+        used += snprintf(insert + used, sizeof insert - (size_t)used, ", ?");
+    snprintf(insert + used, sizeof insert - (size_t)used, ")");
+    int64_t copied = 0;
+    if (sqlite3_prepare_v2(to, insert, -1, &write, NULL) == SQLITE_OK) {
+        while (sqlite3_step(read) == SQLITE_ROW) {
+            for (int i = 0; i < columns; i++)
+                sqlite3_bind_value(write, i + 1, sqlite3_column_value(read, i));
+            if (sqlite3_step(write) == SQLITE_DONE && sqlite3_changes(to) > 0)
+                copied++;
+            sqlite3_reset(write);
+        }
+    }
+    sqlite3_finalize(read);
+    sqlite3_finalize(write);
+    return copied;
+}
+
+/* proc-PID-N.db -> PID; 0 when the name does not say. */
+static int64_t pid_from_file_name(const char *path)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    const char *name = basename(copy);
+    long long pid = 0;
+    return sscanf(name, "proc-%lld-", &pid) == 1 ? pid : 0;
+}
+
+/* Copies the damaged file to readable_path with its header's page count (offset 28, SQLite file
+ * format §1.3.7) set to the pages really present: SQLite refuses to attach a file shorter than its
+ * header says, but reads every table whose pages survived once the two agree. */
+static int make_readable_copy(const char *damaged_path, const char *readable_path)
+{
+    FILE *in = fopen(damaged_path, "rb");
+    if (!in)
+        return -1;
+    FILE *out = fopen(readable_path, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    unsigned char chunk[65536];
+    size_t got, total = 0;
+    unsigned char header[100] = {0};
+    while ((got = fread(chunk, 1, sizeof chunk, in)) > 0) {
+        if (total == 0 && got >= sizeof header)
+            memcpy(header, chunk, sizeof header);
+        fwrite(chunk, 1, got, out);
+        total += got;
+    }
+    fclose(in);
+    unsigned page_size = (unsigned)header[16] << 8 | header[17];
+    if (page_size == 1)
+        page_size = 65536;
+    if (memcmp(header, "SQLite format 3", 16) != 0 || page_size < 512) {
+        fclose(out);
+        return -1;
+    }
+    uint32_t pages = (uint32_t)(total / page_size);
+    unsigned char count[4] = {(unsigned char)(pages >> 24), (unsigned char)(pages >> 16), (unsigned char)(pages >> 8),
+                              (unsigned char)pages};
+    int status = fseek(out, 28, SEEK_SET) == 0 && fwrite(count, 1, 4, out) == 4 ? 0 : -1;
+    if (fclose(out) != 0 || truncate(readable_path, (off_t)pages * page_size) != 0)
+        status = -1;
+    return status;
+}
+
+int64_t record_salvage(const char *damaged_path, const char *salvaged_path, error_info *err)
+{
+    char readable[PATH_MAX + 16];
+    snprintf(readable, sizeof readable, "%s.src", salvaged_path);
+    const char *source = make_readable_copy(damaged_path, readable) == 0 ? readable : damaged_path;
+    store *copy = store_create(salvaged_path, STORE_FAST_UNSAFE | STORE_OVERWRITE, err);
+    if (!copy) {
+        unlink(readable);
+        return -1;
+    }
+    sqlite3 *db = store_db(copy);
+    sqlite3 *damaged = NULL;
+    int readable_source = sqlite3_open_v2(source, &damaged, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK;
+    int64_t copied = 0, processes = 0;
+    if (readable_source && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK) {
+        for (size_t i = 0; i < sizeof salvage_tables / sizeof salvage_tables[0]; i++) {
+            int64_t rows = salvage_table(damaged, db, salvage_tables[i]);
+            if (i == 0)
+                processes = rows;
+            copied += rows;
+        }
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    }
+    sqlite3_close(damaged);
+    unlink(readable);
+    int status = 0;
+    if (processes == 0) {
+        /* Rows point at process 1, the only process of a per-process file. */
+        struct store_process row = {.process_id = 1, .pid = pid_from_file_name(damaged_path),
+                                    .parent_pid = STORE_NULL, .rank = STORE_NULL, .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL, .start_ns = STORE_NULL, .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL, .term_signal = STORE_NULL,
+                                    .source_file = damaged_path};
+        status = store_insert_process(copy, &row, err);
+    }
+    if (store_close(copy, status ? NULL : err) != 0 || status != 0)
+        return -1;
+    return copied;
+}
+
+/* --- merging --- */
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *query = NULL;
+    int64_t value = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+        value = sqlite3_column_int64(query, 0);
+    sqlite3_finalize(query);
+    return value;
+}
+
+/* Appends one per-process file, salvaging it first when it cannot be appended as it is. */
+static int append_process_file(store *trace, const char *path, int still_writing, struct record_merge_result *result,
+                               error_info *err)
+{
+    error_info append_err;
+    int64_t first_new_process = query_int(store_db(trace), "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes");
+    char message[1536];
+    if (store_append_trace(trace, path, 0, &append_err) == 0) {
+        if (still_writing) {
+            snprintf(message, sizeof message,
+                     "'%s' was still being written when the job ended (a process outlived it): merged as far as"
+                     " written then", path);
+            if (store_begin(trace, err) != 0 || add_warning(trace, first_new_process, "still-running", message, err))
+                return -1;
+            return store_commit(trace, err);
+        }
+        return 0;
+    }
+    char salvaged[PATH_MAX + 16];
+    snprintf(salvaged, sizeof salvaged, "%s.salvaged", path);
+    error_info salvage_err;
+    int64_t rows = record_salvage(path, salvaged, &salvage_err);
+    result->damaged_files++;
+    if (rows < 0 || store_append_trace(trace, salvaged, 0, &salvage_err) != 0) {
+        snprintf(message, sizeof message, "%s; nothing of it could be read (%s)", append_err.message,
+                 salvage_err.message);
+        unlink(salvaged);
+        if (store_begin(trace, err) != 0 || add_warning(trace, STORE_NULL, "damaged-file", message, err) != 0)
+            return -1;
+        return store_commit(trace, err);
+    }
+    unlink(salvaged);
+    snprintf(message, sizeof message, "%s; merged as far as readable (%lld rows)", append_err.message,
+             (long long)rows);
+    if (store_begin(trace, err) != 0 || add_warning(trace, first_new_process, "damaged-file", message, err) != 0)
+        return -1;
+    return store_commit(trace, err);
+}
+
+static int describe_job(store *trace, const struct record_meta *meta, error_info *err)
+{
+    const struct record_job_status *job = meta->job;
+    char text[64];
+    snprintf(text, sizeof text, "%d", job->term_signal ? 128 + job->term_signal : job->exit_code);
+    if (store_set_meta(trace, "source", "record", err) != 0 || store_set_meta(trace, "clock", "cupti", err) != 0 ||
+        store_set_meta(trace, "command", meta->command ? meta->command : "", err) != 0 ||
+        store_set_meta(trace, "exit_status", text, err) != 0)
+        return -1;
+    if (job->term_signal) {
+        snprintf(text, sizeof text, "%d", job->term_signal);
+        if (store_set_meta(trace, "term_signal", text, err) != 0)
+            return -1;
+        char message[256];
+        snprintf(message, sizeof message, "the job was killed by signal %d (%s)", job->term_signal,
+                 strsignal(job->term_signal));
+        if (add_warning(trace, STORE_NULL, "killed", message, err) != 0)
+            return -1;
+    }
+    /* The job's own process cannot say how it ended when a signal it could not catch killed it. */
+    sqlite3_stmt *update = NULL;
+    if (sqlite3_prepare_v2(store_db(trace),
+                           "UPDATE processes SET exit_status = ?1, term_signal = ?2 WHERE pid = ?3"
+                           " AND exit_status IS NULL AND term_signal IS NULL",
+                           -1, &update, NULL) == SQLITE_OK) {
+        if (job->term_signal)
+            sqlite3_bind_null(update, 1);
+        else
+            sqlite3_bind_int(update, 1, job->exit_code);
+        if (job->term_signal)
+            sqlite3_bind_int(update, 2, job->term_signal);
+        else
+            sqlite3_bind_null(update, 2);
+        sqlite3_bind_int64(update, 3, job->pid);
+        sqlite3_step(update);
+    }
+    sqlite3_finalize(update);
+    return 0;
+}
+
+static void summarize(store *trace, struct record_merge_result *result)
+{
+    sqlite3 *db = store_db(trace);
+    result->processes = query_int(db, "SELECT COUNT(*) FROM processes");
+    result->kernels = query_int(db, "SELECT COUNT(*) FROM kernels");
+    result->collectives = query_int(db, "SELECT COUNT(*) FROM collectives");
+    result->dropped_records = query_int(db, "SELECT COALESCE(SUM(dropped_records), 0) FROM processes");
+    result->warnings = query_int(db, "SELECT COUNT(*) FROM warnings");
+    result->competing_profiler = query_int(db, "SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler'") > 0;
+}
+
+static int merge_into(store *trace, char **files, int count, const struct record_meta *meta, int wait_ms,
+                      struct record_merge_result *result, error_info *err)
+{
+    for (int i = 0; i < count; i++) {
+        int still_writing = wait_for_writer(files[i], wait_ms);
+        if (append_process_file(trace, files[i], still_writing, result, err) != 0)
+            return -1;
+    }
+    if (store_begin(trace, err) != 0)
+        return -1;
+    if (count == 0 && add_warning(trace, STORE_NULL, "no-process",
+                                  "no process of the job initialised CUDA with the collector: nothing was recorded",
+                                  err) != 0)
+        return -1;
+    if (describe_job(trace, meta, err) != 0 || store_commit(trace, err) != 0)
+        return -1;
+    summarize(trace, result);
+    if (result->competing_profiler && store_set_meta(trace, "competing_profiler", "1", err) != 0)
+        return -1;
+    return store_finalize(trace, err);
+}
+
+int record_merge(const char *run_directory, const char *output, const struct record_meta *meta, int wait_ms,
+                 struct record_merge_result *result, error_info *err)
+{
+    memset(result, 0, sizeof *result);
+    char temporary[PATH_MAX + 64];
+    char folder_copy[PATH_MAX], name_copy[PATH_MAX];
+    snprintf(folder_copy, sizeof folder_copy, "%s", output);
+    snprintf(name_copy, sizeof name_copy, "%s", output);
+    snprintf(temporary, sizeof temporary, "%s/.%s.partial-%d", dirname(folder_copy), basename(name_copy),
+             (int)getpid());
+    store *trace = store_create(temporary, STORE_FAST_UNSAFE | STORE_OVERWRITE, err);
+    if (!trace)
+        return -1;
+    int count = 0;
+    char **files = list_process_files(run_directory, &count);
+    result->files = count;
+    int status = merge_into(trace, files, count, meta, wait_ms, result, err);
+    for (int i = 0; i < count; i++)
+        free(files[i]);
+    free(files);
+    if (store_close(trace, status ? NULL : err) != 0)
+        status = -1;
+    if (status == 0 && rename(temporary, output) != 0)
+        status = error_set(err, "cannot write '%s': %s", output, strerror(errno));
+    if (status != 0) {
+        unlink(temporary);
+        error_prefix(err, "cannot merge the recording into '%s'", output);
+    }
+    return status;
+}

@@ -1,0 +1,94 @@
+/* canvas.h: what a timeline shows, reduced to pixel columns before anything is drawn.
+ *
+ * Every interval of the window lands in per-lane accumulators of one cell per pixel column:
+ * the fraction of the column each category covered. Intervals narrower than a pixel therefore
+ * add up (a burst of 10,000 short kernels fills its column) instead of being dropped, and
+ * memory grows with lanes x columns, not with the trace. Intervals wide enough to be told
+ * apart are also kept (up to what the width can show) so they get an outline and a label.
+ * Per device, a sweep over the intervals in start order measures how many streams were busy
+ * at once (0, 1, 2, 3+) in each column: the concurrency strip. */
+#ifndef OVERLAPSCOPE_CANVAS_H
+#define OVERLAPSCOPE_CANVAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "palette.h"
+
+enum canvas_lane_kind { CANVAS_LANE_GPU = 0, CANVAS_LANE_HOST = 1, CANVAS_LANE_NVTX = 2 };
+
+/* Where a kept interval's label comes from (looked up only when it is drawn). */
+enum canvas_detail { CANVAS_DETAIL_KERNEL, CANVAS_DETAIL_MEMCPY, CANVAS_DETAIL_MEMSET, CANVAS_DETAIL_STRING };
+
+struct canvas_interval {
+    int64_t start_ns, end_ns;
+    int64_t detail_a, detail_b; /* kernel: rowid, name_id; memcpy: bytes, copy_kind | pageable << 8;
+                                   memset: bytes; string: -, strings.id */
+    uint8_t kind;               /* palette kind */
+    uint8_t detail;             /* enum canvas_detail */
+};
+
+struct canvas_lane {
+    enum canvas_lane_kind kind;
+    int64_t process_id;
+    int64_t device_id, stream_id; /* GPU lanes */
+    int64_t thread_id, depth;     /* host and NVTX lanes (depth: NVTX nesting level) */
+    float *coverage;              /* columns x kind_count: fraction of the column each kind covered */
+    int kind_offset, kind_count;  /* coverage holds kinds kind_offset .. kind_offset + kind_count - 1 */
+    int64_t busy_ns[PALETTE_KIND_COUNT];           /* clipped to the window */
+    int64_t intervals_by_kind[PALETTE_KIND_COUNT];
+    int64_t interval_count;
+    struct canvas_interval *kept; /* the wide ones, in the order they came */
+    size_t kept_count, kept_capacity;
+    int64_t active;               /* open intervals during its device's sweep */
+};
+
+struct canvas_device {
+    int64_t process_id, device_id;
+    float *level_fraction; /* columns x 4: fraction of the column with 0, 1, 2, 3+ streams busy */
+    int64_t interval_count;
+};
+
+struct canvas_sweep;
+
+struct canvas {
+    int64_t window_start_ns, window_end_ns;
+    int columns;
+    double columns_per_ns;
+    double keep_min_columns; /* intervals at least this wide are kept for outlines and labels */
+    struct canvas_lane **lanes;
+    size_t lane_count, lane_capacity;
+    struct canvas_device **devices;
+    size_t device_count, device_capacity;
+    struct canvas_sweep *sweep;
+    size_t last_lane; /* lookups mostly hit the lane of the previous interval */
+};
+
+/* A canvas of `columns` pixel columns over [window_start_ns, window_end_ns). Returns NULL when
+ * out of memory. Free with canvas_free. */
+struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns, double keep_min_columns);
+void canvas_free(struct canvas *canvas);
+
+/* The lane with this key, created on first use; NULL when out of memory. For GPU lanes pass
+ * (process, device, stream); host lanes (process, thread); NVTX lanes (process, thread, depth). */
+struct canvas_lane *canvas_gpu_lane(struct canvas *canvas, int64_t process_id, int64_t device_id, int64_t stream_id);
+struct canvas_lane *canvas_thread_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,
+                                       int64_t thread_id, int64_t depth);
+
+/* Adds one interval to a lane (any order, except GPU intervals during a device sweep). Returns
+ * -1 when out of memory. */
+int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval);
+
+/* A device sweep: begin, then canvas_add_gpu for each of the device's intervals in order of
+ * start time, then end. Returns -1 when out of memory. */
+int canvas_device_begin(struct canvas *canvas, int64_t process_id, int64_t device_id);
+int canvas_add_gpu(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval);
+void canvas_device_end(struct canvas *canvas);
+
+/* Fraction of column `column` covered on a lane (all kinds, at most 1) and the kind covering
+ * most of it (-1 when empty). */
+double canvas_column_coverage(const struct canvas_lane *lane, int column, int *dominant_kind);
+/* Column x of time t (may fall outside [0, columns]). */
+double canvas_column_of(const struct canvas *canvas, int64_t time_ns);
+
+#endif

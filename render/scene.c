@@ -1,0 +1,1117 @@
+/* scene.c: see scene.h. */
+#include "scene.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axis.h"
+#include "labels.h"
+#include "palette.h"
+#include "units.h"
+
+/* Geometry in CSS pixels. Text sizes follow what stays readable in a pull request's image
+ * preview, which GitHub scales down to the column width (about 880 px). */
+#define MARGIN 16.0
+#define LABEL_COLUMN 232.0
+#define FONT "DejaVu Sans"
+#define TITLE_SIZE 17.0
+#define SUBTITLE_SIZE 13.0
+#define LEGEND_SIZE 12.0
+#define AXIS_SIZE 11.5
+#define GROUP_SIZE 13.0
+#define LANE_TITLE_SIZE 12.0
+#define INTERVAL_SIZE 11.0
+#define WAIT_SIZE 11.0
+#define LEGEND_ROW 22.0
+#define SWATCH 13.0
+#define AXIS_HEIGHT 28.0
+#define GROUP_HEADER 24.0
+#define STRIP_HEIGHT 12.0
+#define STRIP_GAP 5.0
+#define LANE_HEIGHT 24.0
+#define LANE_GAP 3.0
+#define GROUP_GAP 14.0
+#define MIN_LANE_HEIGHT 6.0
+#define MAX_LANE_HEIGHT 64.0
+#define MIN_LABELLED_LANE 15.0 /* lanes lower than this carry no interval text */
+#define HATCH_SPACING 6.0
+#define MIN_WAIT_WIDTH 3.0
+
+struct placed_lane {
+    struct canvas_lane *lane;
+    int64_t rank, pid;
+    int is_legacy_default;
+    char title[96];
+    double y;
+};
+
+struct group {
+    int64_t process_id, rank, pid, device_id; /* device_id -1: the process's host lanes */
+    char title[192];
+    struct canvas_device *device;
+    size_t first_lane, lane_count;
+    double header_y, strip_y;
+};
+
+struct scene {
+    struct scene_input input;
+    struct placed_lane *lanes;
+    size_t lane_count;
+    struct group *groups;
+    size_t group_count;
+    double lane_height, title_height, legend_height, height;
+    double plot_left, plot_right, column_width;
+    double axis_y, lanes_top;
+    struct labels *labels;
+    struct timeline_layout *layout;
+    size_t text_capacity, legend_capacity;
+};
+
+/* --- small helpers --- */
+
+static void set_colour(cairo_t *cr, uint32_t rgb, double alpha)
+{
+    cairo_set_source_rgba(cr, ((rgb >> 16) & 0xFF) / 255.0, ((rgb >> 8) & 0xFF) / 255.0, (rgb & 0xFF) / 255.0,
+                          alpha);
+}
+
+static uint32_t darker(uint32_t rgb, double factor)
+{
+    uint32_t r = (uint32_t)(((rgb >> 16) & 0xFF) * factor), g = (uint32_t)(((rgb >> 8) & 0xFF) * factor),
+             b = (uint32_t)((rgb & 0xFF) * factor);
+    return r << 16 | g << 8 | b;
+}
+
+static double x_of(const struct scene *scene, int64_t time_ns)
+{
+    const struct canvas *canvas = scene->input.canvas;
+    return scene->plot_left + (double)(time_ns - canvas->window_start_ns) * (scene->plot_right - scene->plot_left) /
+                                  (double)(canvas->window_end_ns - canvas->window_start_ns);
+}
+
+static double clamp_x(const struct scene *scene, double x)
+{
+    return x < scene->plot_left ? scene->plot_left : x > scene->plot_right ? scene->plot_right : x;
+}
+
+static int boxes_overlap(const struct timeline_box *a, const struct timeline_box *b)
+{
+    return a->x < b->x + b->width && b->x < a->x + a->width && a->y < b->y + b->height && b->y < a->y + a->height;
+}
+
+static int box_is_free(const struct scene *scene, const struct timeline_box *box)
+{
+    for (size_t i = 0; i < scene->layout->text_count; i++)
+        if (boxes_overlap(box, &scene->layout->texts[i].box))
+            return 0;
+    return 1;
+}
+
+static int record_text(struct scene *scene, enum timeline_text_kind kind, const struct timeline_box *box,
+                       const char *text)
+{
+    struct timeline_layout *layout = scene->layout;
+    if (layout->text_count == scene->text_capacity) {
+        size_t grown = scene->text_capacity ? scene->text_capacity * 2 : 256;
+        struct timeline_text *resized = realloc(layout->texts, grown * sizeof *resized);
+        if (!resized)
+            return -1;
+        layout->texts = resized;
+        scene->text_capacity = grown;
+    }
+    struct timeline_text *entry = &layout->texts[layout->text_count++];
+    entry->kind = kind;
+    entry->box = *box;
+    snprintf(entry->text, sizeof entry->text, "%s", text);
+    return 0;
+}
+
+static void select_font(cairo_t *cr, double size, int bold)
+{
+    cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, size);
+}
+
+static double text_width(cairo_t *cr, const char *text)
+{
+    cairo_text_extents_t extents;
+    cairo_text_extents(cr, text, &extents);
+    return extents.x_advance;
+}
+
+/* Shortens text in place to fit max_width, ending it with an ellipsis; returns 0 when even
+ * three characters and the ellipsis do not fit. */
+static int fit_text(cairo_t *cr, char *text, double max_width)
+{
+    static const char ellipsis[] = "\xe2\x80\xa6";
+    if (text_width(cr, text) <= max_width)
+        return 1;
+    size_t length = strlen(text);
+    char shortened[256];
+    while (length > 3) {
+        length--;
+        while (length > 0 && ((unsigned char)text[length] & 0xC0) == 0x80)
+            length--; /* never cut a UTF-8 sequence */
+        snprintf(shortened, sizeof shortened, "%.*s%s", (int)length, text, ellipsis);
+        if (text_width(cr, shortened) <= max_width) {
+            strcpy(text, shortened);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+enum align { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT };
+
+struct text_style {
+    double size;
+    int bold;
+    uint32_t rgb;
+    enum align align;
+    double max_width;
+    int must_be_free; /* refuse to draw over an already placed text */
+    int backed;       /* white box behind the text (wait tags over hatching) */
+    int whole;        /* never shorten: draw all of it or nothing */
+};
+
+/* Draws text with its baseline at y, anchored at x; records its box. Returns 1 when drawn,
+ * 0 when it did not fit or would overlap, -1 when out of memory. */
+static int draw_text(struct scene *scene, cairo_t *cr, enum timeline_text_kind kind, const char *text, double x,
+                     double y, const struct text_style *style)
+{
+    char fitted[256];
+    snprintf(fitted, sizeof fitted, "%s", text);
+    select_font(cr, style->size, style->bold);
+    if (!fitted[0] || (style->whole ? text_width(cr, fitted) > style->max_width : !fit_text(cr, fitted, style->max_width)))
+        return 0;
+    cairo_font_extents_t font;
+    cairo_font_extents(cr, &font);
+    double width = text_width(cr, fitted);
+    double left = style->align == ALIGN_LEFT ? x : style->align == ALIGN_CENTER ? x - width / 2 : x - width;
+    double pad = style->backed ? 2 : 0;
+    struct timeline_box box = {left - pad, y - font.ascent - pad, width + 2 * pad, font.ascent + font.descent + 2 * pad};
+    if (style->must_be_free && !box_is_free(scene, &box))
+        return 0;
+    if (style->backed) {
+        set_colour(cr, PALETTE_BACKGROUND, 0.92);
+        cairo_rectangle(cr, box.x, box.y, box.width, box.height);
+        cairo_fill(cr);
+    }
+    set_colour(cr, style->rgb, 1);
+    cairo_move_to(cr, left, y);
+    cairo_show_text(cr, fitted);
+    return record_text(scene, kind, &box, fitted) == 0 ? 1 : -1;
+}
+
+/* --- lane titles and ordering --- */
+
+static void query_process(sqlite3 *db, int64_t process_id, int64_t *rank, int64_t *pid)
+{
+    sqlite3_stmt *query = NULL;
+    *rank = -1;
+    *pid = -1;
+    if (sqlite3_prepare_v2(db, "SELECT rank, pid FROM processes WHERE process_id = ?1", -1, &query, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(query, 1, process_id);
+        if (sqlite3_step(query) == SQLITE_ROW) {
+            if (sqlite3_column_type(query, 0) != SQLITE_NULL)
+                *rank = sqlite3_column_int64(query, 0);
+            if (sqlite3_column_type(query, 1) != SQLITE_NULL)
+                *pid = sqlite3_column_int64(query, 1);
+        }
+    }
+    sqlite3_finalize(query);
+}
+
+static const struct analysis_lane *analysis_lane_of(const struct analysis_result *analysis,
+                                                    const struct canvas_lane *lane)
+{
+    if (!analysis)
+        return NULL;
+    for (size_t i = 0; i < analysis->lane_count; i++) {
+        const struct analysis_lane *candidate = &analysis->lanes[i];
+        if (candidate->process_id == lane->process_id && candidate->device_id == lane->device_id &&
+            candidate->stream_id == lane->stream_id)
+            return candidate;
+    }
+    return NULL;
+}
+
+/* The role a lane shows: the analyzer's when there is one, else the stream's stored label,
+ * else what most of its busy time was. */
+static void lane_role(const struct scene *scene, const struct canvas_lane *lane, int *is_legacy_default,
+                      char *role, size_t size)
+{
+    const struct analysis_lane *analyzed = analysis_lane_of(scene->input.analysis, lane);
+    role[0] = '\0';
+    *is_legacy_default = analyzed ? analyzed->is_legacy_default : 0;
+    if (analyzed)
+        snprintf(role, size, "%s", analyzed->role);
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(store_db(scene->input.trace),
+                           "SELECT is_legacy_default, label FROM streams WHERE process_id = ?1 AND stream_id = ?2"
+                           " AND (device_id IS NULL OR device_id = ?3) LIMIT 1",
+                           -1, &query, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(query, 1, lane->process_id);
+        sqlite3_bind_int64(query, 2, lane->stream_id);
+        sqlite3_bind_int64(query, 3, lane->device_id);
+        if (sqlite3_step(query) == SQLITE_ROW) {
+            *is_legacy_default |= sqlite3_column_int(query, 0) != 0;
+            if (!role[0] && sqlite3_column_text(query, 1))
+                snprintf(role, size, "%s", (const char *)sqlite3_column_text(query, 1));
+        }
+    }
+    sqlite3_finalize(query);
+    if (role[0])
+        return;
+    int64_t compute = lane->busy_ns[ANALYSIS_COMPUTE], communication = lane->busy_ns[ANALYSIS_COMMUNICATION];
+    int64_t copy = 0, total = 0;
+    for (int k = 0; k < ANALYSIS_CATEGORY_COUNT; k++) {
+        total += lane->busy_ns[k];
+        if (k >= ANALYSIS_COPY_HTOD && k <= ANALYSIS_MEMSET)
+            copy += lane->busy_ns[k];
+    }
+    const char *derived = communication * 2 > total ? "nccl" : copy * 2 > total ? "copy"
+                          : compute * 2 > total     ? "compute"
+                                                    : "mixed";
+    snprintf(role, size, "%s", derived);
+}
+
+static void lane_title(const struct scene *scene, struct placed_lane *placed)
+{
+    const struct canvas_lane *lane = placed->lane;
+    if (lane->kind == CANVAS_LANE_HOST) {
+        snprintf(placed->title, sizeof placed->title, "thread %" PRId64 " \xc2\xb7 CUDA API", lane->thread_id);
+        return;
+    }
+    if (lane->kind == CANVAS_LANE_NVTX) {
+        if (lane->thread_id < 0)
+            snprintf(placed->title, sizeof placed->title, "GPU annotations \xc2\xb7 NVTX %" PRId64, lane->depth);
+        else
+            snprintf(placed->title, sizeof placed->title, "thread %" PRId64 " \xc2\xb7 NVTX %" PRId64, lane->thread_id,
+                     lane->depth);
+        return;
+    }
+    char role[32];
+    lane_role(scene, lane, &placed->is_legacy_default, role, sizeof role);
+    const char *shown = strcmp(role, "nccl") == 0 ? "NCCL" : role;
+    int plain = strcmp(shown, "default") == 0 || strcmp(shown, "compute") == 0 || strcmp(shown, "mixed") == 0;
+    if (placed->is_legacy_default && plain)
+        snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 legacy default", lane->stream_id);
+    else if (placed->is_legacy_default)
+        snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 %s, legacy default",
+                 lane->stream_id, shown);
+    else
+        snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 %s", lane->stream_id, shown);
+}
+
+/* Ranks first in order (unknown ranks last), then process, then its devices, then its host
+ * lanes; within a device by stream, within a host by thread and nesting. */
+static int compare_lanes(const void *left, const void *right)
+{
+    const struct placed_lane *a = left, *b = right;
+    uint64_t rank_a = (uint64_t)a->rank, rank_b = (uint64_t)b->rank; /* -1 sorts last */
+    if (rank_a != rank_b)
+        return rank_a < rank_b ? -1 : 1;
+    if (a->lane->process_id != b->lane->process_id)
+        return a->lane->process_id < b->lane->process_id ? -1 : 1;
+    int host_a = a->lane->kind != CANVAS_LANE_GPU, host_b = b->lane->kind != CANVAS_LANE_GPU;
+    if (host_a != host_b)
+        return host_a - host_b;
+    if (!host_a) {
+        if (a->lane->device_id != b->lane->device_id)
+            return a->lane->device_id < b->lane->device_id ? -1 : 1;
+        return a->lane->stream_id < b->lane->stream_id ? -1 : a->lane->stream_id > b->lane->stream_id;
+    }
+    if (a->lane->thread_id != b->lane->thread_id)
+        return a->lane->thread_id < b->lane->thread_id ? -1 : 1;
+    if (a->lane->kind != b->lane->kind)
+        return (int)a->lane->kind - (int)b->lane->kind;
+    return a->lane->depth < b->lane->depth ? -1 : a->lane->depth > b->lane->depth;
+}
+
+static void device_name(sqlite3 *db, int64_t process_id, int64_t device_id, char *name, size_t size)
+{
+    sqlite3_stmt *query = NULL;
+    name[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT name FROM devices WHERE process_id = ?1 AND device_id = ?2", -1, &query,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(query, 1, process_id);
+        sqlite3_bind_int64(query, 2, device_id);
+        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
+            snprintf(name, size, "%s", (const char *)sqlite3_column_text(query, 0));
+    }
+    sqlite3_finalize(query);
+}
+
+static void group_title(const struct scene *scene, struct group *group)
+{
+    char rank[32] = "", pid[32] = "", name[96] = "";
+    if (group->rank >= 0)
+        snprintf(rank, sizeof rank, "rank %" PRId64 " \xc2\xb7 ", group->rank);
+    if (group->pid >= 0)
+        snprintf(pid, sizeof pid, " \xc2\xb7 pid %" PRId64, group->pid);
+    if (group->device_id < 0) {
+        snprintf(group->title, sizeof group->title, "%shost threads%s", rank, pid);
+        return;
+    }
+    device_name(store_db(scene->input.trace), group->process_id, group->device_id, name, sizeof name);
+    snprintf(group->title, sizeof group->title, "%sGPU %" PRId64 "%s%s%s", rank, group->device_id,
+             name[0] ? " \xc2\xb7 " : "", name, pid);
+}
+
+static struct canvas_device *find_device(const struct canvas *canvas, int64_t process_id, int64_t device_id)
+{
+    for (size_t i = 0; i < canvas->device_count; i++)
+        if (canvas->devices[i]->process_id == process_id && canvas->devices[i]->device_id == device_id)
+            return canvas->devices[i];
+    return NULL;
+}
+
+static int build_groups(struct scene *scene)
+{
+    scene->groups = calloc(scene->lane_count ? scene->lane_count : 1, sizeof *scene->groups);
+    if (!scene->groups)
+        return -1;
+    for (size_t i = 0; i < scene->lane_count; i++) {
+        const struct placed_lane *placed = &scene->lanes[i];
+        int64_t device_id = placed->lane->kind == CANVAS_LANE_GPU ? placed->lane->device_id : -1;
+        struct group *last = scene->group_count ? &scene->groups[scene->group_count - 1] : NULL;
+        if (last && last->process_id == placed->lane->process_id && last->device_id == device_id) {
+            last->lane_count++;
+            continue;
+        }
+        struct group *group = &scene->groups[scene->group_count++];
+        group->process_id = placed->lane->process_id;
+        group->rank = placed->rank;
+        group->pid = placed->pid;
+        group->device_id = device_id;
+        group->first_lane = i;
+        group->lane_count = 1;
+        group->device = device_id >= 0 ? find_device(scene->input.canvas, group->process_id, device_id) : NULL;
+        group_title(scene, group);
+    }
+    return 0;
+}
+
+static int place_lanes(struct scene *scene)
+{
+    const struct canvas *canvas = scene->input.canvas;
+    scene->lanes = calloc(canvas->lane_count ? canvas->lane_count : 1, sizeof *scene->lanes);
+    if (!scene->lanes)
+        return -1;
+    for (size_t i = 0; i < canvas->lane_count; i++) {
+        if (canvas->lanes[i]->interval_count == 0)
+            continue;
+        struct placed_lane *placed = &scene->lanes[scene->lane_count++];
+        placed->lane = canvas->lanes[i];
+        query_process(store_db(scene->input.trace), placed->lane->process_id, &placed->rank, &placed->pid);
+        lane_title(scene, placed);
+    }
+    qsort(scene->lanes, scene->lane_count, sizeof *scene->lanes, compare_lanes);
+    return build_groups(scene);
+}
+
+/* --- vertical layout --- */
+
+static double groups_height(const struct scene *scene, double lane_height)
+{
+    double height = 0;
+    for (size_t g = 0; g < scene->group_count; g++) {
+        height += GROUP_HEADER + (double)scene->groups[g].lane_count * (lane_height + LANE_GAP) + GROUP_GAP;
+        if (scene->groups[g].device)
+            height += STRIP_HEIGHT + STRIP_GAP;
+    }
+    return height;
+}
+
+static void layout_rows(struct scene *scene)
+{
+    double top = MARGIN + scene->title_height + scene->legend_height;
+    scene->axis_y = top + AXIS_HEIGHT;
+    scene->lanes_top = scene->axis_y + 6;
+    scene->lane_height = LANE_HEIGHT;
+    double fixed = scene->lanes_top + groups_height(scene, 0) + MARGIN;
+    double wanted = scene->input.options->height_px > 0 ? scene->input.options->height_px / scene->input.scale : 0;
+    if (wanted > 0 && scene->lane_count > 0) {
+        double lane_height = (wanted - fixed) / (double)scene->lane_count;
+        scene->lane_height = lane_height < MIN_LANE_HEIGHT   ? MIN_LANE_HEIGHT
+                             : lane_height > MAX_LANE_HEIGHT ? MAX_LANE_HEIGHT
+                                                             : lane_height;
+    }
+    double y = scene->lanes_top;
+    for (size_t g = 0; g < scene->group_count; g++) {
+        struct group *group = &scene->groups[g];
+        group->header_y = y;
+        y += GROUP_HEADER;
+        if (group->device) {
+            group->strip_y = y;
+            y += STRIP_HEIGHT + STRIP_GAP;
+        }
+        for (size_t i = 0; i < group->lane_count; i++) {
+            scene->lanes[group->first_lane + i].y = y;
+            y += scene->lane_height + LANE_GAP;
+        }
+        y += GROUP_GAP;
+    }
+    scene->height = wanted > 0 ? wanted : y + MARGIN;
+}
+
+/* --- the legend --- */
+
+struct legend_entry {
+    int kind;     /* palette kind, or one of the two below */
+    int level;    /* concurrency level for LEGEND_CONCURRENCY */
+    const char *name;
+};
+enum { LEGEND_WAIT = 100, LEGEND_CONCURRENCY = 101, LEGEND_CONCURRENCY_TITLE = 102 };
+
+static int waits_to_draw(const struct scene *scene);
+
+static size_t legend_entries(const struct scene *scene, struct legend_entry *entries)
+{
+    int64_t busy[PALETTE_KIND_COUNT] = {0};
+    for (size_t i = 0; i < scene->lane_count; i++)
+        for (int k = 0; k < PALETTE_KIND_COUNT; k++)
+            busy[k] += scene->lanes[i].lane->intervals_by_kind[k];
+    size_t count = 0;
+    for (int k = 0; k < PALETTE_KIND_COUNT; k++)
+        if (busy[k] > 0)
+            entries[count++] = (struct legend_entry){k, 0, palette_name(k)};
+    if (waits_to_draw(scene) > 0)
+        entries[count++] = (struct legend_entry){LEGEND_WAIT, 0, "explained wait (cause)"};
+    entries[count++] = (struct legend_entry){LEGEND_CONCURRENCY_TITLE, 0, "streams busy:"};
+    static const char *const levels[4] = {"0", "1", "2", "3+"};
+    for (int level = 0; level < 4; level++)
+        entries[count++] = (struct legend_entry){LEGEND_CONCURRENCY, level, levels[level]};
+    return count;
+}
+
+static double legend_entry_width(cairo_t *cr, const struct legend_entry *entry)
+{
+    select_font(cr, LEGEND_SIZE, 0);
+    double text = text_width(cr, entry->name);
+    if (entry->kind == LEGEND_CONCURRENCY_TITLE)
+        return text + 6;
+    if (entry->kind == LEGEND_CONCURRENCY)
+        return SWATCH + 4 + text + 8;
+    return SWATCH + 6 + text + 20;
+}
+
+static void hatch(cairo_t *cr, double x, double y, double width, double height, double line_width)
+{
+    cairo_save(cr);
+    cairo_rectangle(cr, x, y, width, height);
+    cairo_clip(cr);
+    set_colour(cr, PALETTE_WAIT, 0.8);
+    cairo_set_line_width(cr, line_width);
+    for (double d = -height; d < width + height; d += HATCH_SPACING) {
+        cairo_move_to(cr, x + d, y + height);
+        cairo_line_to(cr, x + d + height, y);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+static int record_swatch(struct scene *scene, const struct timeline_box *box, uint32_t rgb, const char *name)
+{
+    struct timeline_layout *layout = scene->layout;
+    if (layout->legend_count == scene->legend_capacity) {
+        size_t grown = scene->legend_capacity ? scene->legend_capacity * 2 : 16;
+        struct timeline_swatch *resized = realloc(layout->legend, grown * sizeof *resized);
+        if (!resized)
+            return -1;
+        layout->legend = resized;
+        scene->legend_capacity = grown;
+    }
+    struct timeline_swatch *swatch = &layout->legend[layout->legend_count++];
+    swatch->box = *box;
+    swatch->rgb = rgb;
+    snprintf(swatch->name, sizeof swatch->name, "%s", name);
+    return 0;
+}
+
+/* Lays the legend out in rows that fit the width; paints when cr is not NULL. Returns the
+ * height used, or -1 when out of memory. */
+static double legend(struct scene *scene, cairo_t *cr, cairo_t *measure, double top)
+{
+    struct legend_entry entries[PALETTE_KIND_COUNT + 8];
+    size_t count = legend_entries(scene, entries);
+    double x = MARGIN, y = top, right = scene->input.width_css - MARGIN;
+    for (size_t i = 0; i < count; i++) {
+        const struct legend_entry *entry = &entries[i];
+        double width = legend_entry_width(measure, entry), unit_width = width;
+        /* "streams busy: 0 1 2 3+" wraps as one unit. */
+        for (size_t j = i + 1; entry->kind == LEGEND_CONCURRENCY_TITLE && j < count; j++)
+            unit_width += legend_entry_width(measure, &entries[j]);
+        if ((entry->kind != LEGEND_CONCURRENCY && x + unit_width > right) && x > MARGIN) {
+            x = MARGIN;
+            y += LEGEND_ROW;
+        }
+        if (cr) {
+            struct timeline_box swatch = {x, y + 2, SWATCH, SWATCH};
+            double text_x = x + SWATCH + (entry->kind == LEGEND_CONCURRENCY ? 4 : 6);
+            uint32_t rgb = entry->kind < PALETTE_KIND_COUNT   ? palette_colour(entry->kind)
+                           : entry->kind == LEGEND_CONCURRENCY ? palette_concurrency_colour(entry->level)
+                                                               : PALETTE_WAIT;
+            if (entry->kind == LEGEND_CONCURRENCY_TITLE) {
+                text_x = x;
+            } else {
+                if (entry->kind == LEGEND_WAIT) {
+                    set_colour(cr, PALETTE_LANE_BACKGROUND, 1);
+                    cairo_rectangle(cr, swatch.x, swatch.y, swatch.width, swatch.height);
+                    cairo_fill(cr);
+                    hatch(cr, swatch.x, swatch.y, swatch.width, swatch.height, 1.2);
+                } else {
+                    set_colour(cr, rgb, 1);
+                    cairo_rectangle(cr, swatch.x, swatch.y, swatch.width, swatch.height);
+                    cairo_fill(cr);
+                }
+                set_colour(cr, 0x666666, 1);
+                cairo_set_line_width(cr, 0.75);
+                cairo_rectangle(cr, swatch.x + 0.375, swatch.y + 0.375, swatch.width - 0.75, swatch.height - 0.75);
+                cairo_stroke(cr);
+                if (record_swatch(scene, &swatch, rgb, entry->name) != 0)
+                    return -1;
+            }
+            struct text_style style = {LEGEND_SIZE, 0, PALETTE_TEXT, ALIGN_LEFT, right - text_x, 0, 0};
+            if (draw_text(scene, cr, TIMELINE_TEXT_LEGEND, entry->name, text_x, y + 2 + SWATCH - 2, &style) < 0)
+                return -1;
+        }
+        x += width;
+    }
+    return y + LEGEND_ROW - top;
+}
+
+/* --- title --- */
+
+static void describe_window(const struct scene *scene, char *text, size_t size)
+{
+    const struct canvas *canvas = scene->input.canvas;
+    char from[32], to[32], whole[32];
+    int64_t step = axis_tick_step_ns(canvas->window_end_ns - canvas->window_start_ns, 100);
+    int64_t largest = canvas->window_end_ns - scene->input.origin_ns;
+    axis_format_tick(from, sizeof from, canvas->window_start_ns - scene->input.origin_ns, step, largest);
+    axis_format_tick(to, sizeof to, largest, step, largest);
+    if (scene->input.trace_end_ns != STORE_NULL &&
+        (canvas->window_start_ns > scene->input.origin_ns || canvas->window_end_ns < scene->input.trace_end_ns))
+        snprintf(text, size, "window %s \xe2\x80\x93 %s of %s", from, to,
+                 units_format_duration(whole, sizeof whole, scene->input.trace_end_ns - scene->input.origin_ns));
+    else
+        snprintf(text, size, "%s of GPU time", units_format_duration(whole, sizeof whole, largest));
+}
+
+static void key_figures(const struct scene *scene, char *text, size_t size)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    char window[96], exposed[32], total[32], lost[32], cause[64] = "";
+    describe_window(scene, window, sizeof window);
+    if (!analysis) {
+        snprintf(text, size, "%s  \xc2\xb7  overlap figures: run with the analyzer", window);
+        return;
+    }
+    char communication[160];
+    if (analysis->total_communication_ns > 0)
+        snprintf(communication, sizeof communication,
+                 "communication overlapped %.1f%%  \xc2\xb7  exposed communication %s of %s",
+                 100.0 * analysis->communication_overlap_ratio,
+                 units_format_duration(exposed, sizeof exposed, analysis->total_exposed_communication_ns),
+                 units_format_duration(total, sizeof total, analysis->total_communication_ns));
+    else
+        snprintf(communication, sizeof communication, "no NCCL communication");
+    if (analysis->causes[0].lost_ns > 0)
+        snprintf(cause, sizeof cause, " (most: %s)", analysis_cause_tag(analysis->causes[0].cause));
+    snprintf(text, size, "%s  \xc2\xb7  lost to waits %s%s  \xc2\xb7  %s", communication,
+             units_format_duration(lost, sizeof lost, analysis->total_lost_ns), cause, window);
+}
+
+#define FIGURES_SEPARATOR "  \xc2\xb7  "
+#define FIGURES_LINE 19.0
+
+/* Breaks the key figures into lines that fit the width, only between figures. Returns the
+ * number of lines written into lines[] (at most max_lines). */
+static int figure_lines(const struct scene *scene, cairo_t *measure, char lines[][512], int max_lines)
+{
+    char figures[512];
+    key_figures(scene, figures, sizeof figures);
+    select_font(measure, SUBTITLE_SIZE, 0);
+    double width = scene->input.width_css - 2 * MARGIN;
+    int count = 0;
+    lines[0][0] = '\0';
+    for (char *figure = figures; figure && count < max_lines;) {
+        char *next = strstr(figure, FIGURES_SEPARATOR);
+        if (next) {
+            *next = '\0';
+            next += strlen(FIGURES_SEPARATOR);
+        }
+        char candidate[512];
+        snprintf(candidate, sizeof candidate, "%s%s%s", lines[count], lines[count][0] ? FIGURES_SEPARATOR : "", figure);
+        if (lines[count][0] && text_width(measure, candidate) > width) {
+            if (++count == max_lines)
+                break;
+            snprintf(lines[count], 512, "%s", figure);
+        } else {
+            snprintf(lines[count], 512, "%s", candidate);
+        }
+        figure = next;
+    }
+    return count < max_lines ? count + 1 : max_lines;
+}
+
+static double title_height(const struct scene *scene, cairo_t *measure)
+{
+    char lines[3][512];
+    return TITLE_SIZE + 8 + figure_lines(scene, measure, lines, 3) * FIGURES_LINE + 6;
+}
+
+static int paint_title(struct scene *scene, cairo_t *cr)
+{
+    double width = scene->input.width_css - 2 * MARGIN;
+    struct text_style title = {TITLE_SIZE, 1, PALETTE_TEXT, ALIGN_LEFT, width, 0, 0};
+    struct text_style subtitle = {SUBTITLE_SIZE, 0, PALETTE_MUTED_TEXT, ALIGN_LEFT, width, 0, 0};
+    char lines[3][512];
+    int count = figure_lines(scene, cr, lines, 3);
+    if (draw_text(scene, cr, TIMELINE_TEXT_TITLE, scene->input.title, MARGIN, MARGIN + TITLE_SIZE, &title) < 0)
+        return -1;
+    for (int i = 0; i < count; i++)
+        if (draw_text(scene, cr, TIMELINE_TEXT_TITLE, lines[i], MARGIN, MARGIN + TITLE_SIZE + 8 + (i + 1) * FIGURES_LINE - 4,
+                      &subtitle) < 0)
+            return -1;
+    return 0;
+}
+
+/* --- the time axis --- */
+
+static int paint_axis(struct scene *scene, cairo_t *cr)
+{
+    const struct canvas *canvas = scene->input.canvas;
+    int64_t span = canvas->window_end_ns - canvas->window_start_ns;
+    int max_ticks = (int)((scene->plot_right - scene->plot_left) / 80);
+    int64_t step = axis_tick_step_ns(span, max_ticks < 2 ? 2 : max_ticks);
+    int64_t origin = scene->input.origin_ns, largest = canvas->window_end_ns - origin;
+    scene->layout->tick_step_ns = step;
+    int64_t first = canvas->window_start_ns - origin;
+    first = first >= 0 ? (first + step - 1) / step * step : -(-first / step * step);
+    double bottom = scene->height - MARGIN;
+    for (int64_t value = first; value + origin <= canvas->window_end_ns; value += step) {
+        double x = floor(x_of(scene, value + origin)) + 0.5;
+        set_colour(cr, PALETTE_GRID, 1);
+        cairo_set_line_width(cr, 1);
+        cairo_move_to(cr, x, scene->axis_y);
+        cairo_line_to(cr, x, bottom);
+        cairo_stroke(cr);
+        set_colour(cr, PALETTE_MUTED_TEXT, 1);
+        cairo_move_to(cr, x, scene->axis_y - 5);
+        cairo_line_to(cr, x, scene->axis_y);
+        cairo_stroke(cr);
+        char text[32];
+        axis_format_tick(text, sizeof text, value, step, largest);
+        struct text_style style = {AXIS_SIZE, 0, PALETTE_TEXT, ALIGN_CENTER, 200, 1, 0};
+        if (x + text_width(cr, text) / 2 > scene->input.width_css - 2)
+            style.align = ALIGN_RIGHT;
+        if (draw_text(scene, cr, TIMELINE_TEXT_AXIS, text, x, scene->axis_y - 8, &style) < 0)
+            return -1;
+    }
+    set_colour(cr, PALETTE_MUTED_TEXT, 1);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, scene->plot_left, scene->axis_y + 0.5);
+    cairo_line_to(cr, scene->plot_right, scene->axis_y + 0.5);
+    cairo_stroke(cr);
+    struct text_style caption = {AXIS_SIZE, 0, PALETTE_MUTED_TEXT, ALIGN_RIGHT, LABEL_COLUMN - 12, 1, 0};
+    return draw_text(scene, cr, TIMELINE_TEXT_AXIS, "time since first GPU activity", scene->plot_left - 10,
+                     scene->axis_y - 8, &caption) < 0
+               ? -1
+               : 0;
+}
+
+/* --- lanes --- */
+
+/* Fills runs of columns that share a colour and (quantized) coverage. Narrow intervals show
+ * as the part of their column they cover: never less than a faint 30% so none vanishes. */
+static void paint_lane_columns(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, double y,
+                               double height)
+{
+    int columns = scene->input.canvas->columns, run_start = 0, run_kind = -1, run_level = 0;
+    for (int column = 0; column <= columns; column++) {
+        int kind = -1, level = 0;
+        if (column < columns) {
+            double coverage = canvas_column_coverage(lane, column, &kind);
+            level = kind < 0 ? 0 : (int)ceil(coverage * 16);
+            if (level == 0)
+                kind = -1;
+        }
+        if (column < columns && kind == run_kind && level == run_level)
+            continue;
+        if (run_kind >= 0) {
+            set_colour(cr, palette_colour(run_kind), 0.3 + 0.7 * run_level / 16.0);
+            cairo_rectangle(cr, scene->plot_left + run_start * scene->column_width, y,
+                            (column - run_start) * scene->column_width, height);
+            cairo_fill(cr);
+        }
+        run_start = column;
+        run_kind = kind;
+        run_level = level;
+    }
+}
+
+static void paint_strip(const struct scene *scene, cairo_t *cr, const struct canvas_device *device, double y)
+{
+    int columns = scene->input.canvas->columns, run_start = 0, run_level = -1;
+    for (int column = 0; column <= columns; column++) {
+        int level = -1;
+        if (column < columns) {
+            const float *fractions = device->level_fraction + (size_t)column * 4;
+            float best = 0;
+            for (int l = 0; l < 4; l++)
+                if (fractions[l] > best) {
+                    best = fractions[l];
+                    level = l;
+                }
+        }
+        if (column < columns && level == run_level)
+            continue;
+        if (run_level >= 0) {
+            set_colour(cr, palette_concurrency_colour(run_level), 1);
+            cairo_rectangle(cr, scene->plot_left + run_start * scene->column_width, y,
+                            (column - run_start) * scene->column_width, STRIP_HEIGHT);
+            cairo_fill(cr);
+        }
+        run_start = column;
+        run_level = level;
+    }
+}
+
+static int compare_intervals(const void *left, const void *right)
+{
+    const struct canvas_interval *a = left, *b = right;
+    return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+/* Outlines each kept interval, so neighbours of one colour stay apart. */
+static void paint_outlines(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, double y,
+                           double height)
+{
+    if (lane->kept_count > 1)
+        qsort(lane->kept, lane->kept_count, sizeof *lane->kept, compare_intervals);
+    double hairline = 1 / scene->input.scale;
+    cairo_set_line_width(cr, hairline);
+    for (size_t i = 0; i < lane->kept_count; i++) {
+        const struct canvas_interval *interval = &lane->kept[i];
+        double x0 = clamp_x(scene, x_of(scene, interval->start_ns)), x1 = clamp_x(scene, x_of(scene, interval->end_ns));
+        set_colour(cr, darker(palette_colour(interval->kind), 0.55), 1);
+        cairo_rectangle(cr, x0 + hairline / 2, y + hairline / 2, x1 - x0 - hairline, height - hairline);
+        cairo_stroke(cr);
+    }
+}
+
+/* Writes each kept interval's label where it fits without touching text already placed (the
+ * wait tags go first: the explanation matters more than a name). */
+static int paint_interval_labels(struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, double y,
+                                 double height)
+{
+    if (height < MIN_LABELLED_LANE)
+        return 0;
+    for (size_t i = 0; i < lane->kept_count; i++) {
+        const struct canvas_interval *interval = &lane->kept[i];
+        double x0 = clamp_x(scene, x_of(scene, interval->start_ns)), x1 = clamp_x(scene, x_of(scene, interval->end_ns));
+        if (x1 - x0 < 24)
+            continue;
+        char text[160];
+        labels_text(scene->labels, interval, text, sizeof text);
+        uint32_t colour = palette_colour(interval->kind);
+        struct text_style style = {INTERVAL_SIZE, 0, palette_text_on(colour), ALIGN_CENTER, x1 - x0 - 6, 1, 0};
+        if (draw_text(scene, cr, TIMELINE_TEXT_INTERVAL, text, (x0 + x1) / 2, y + height / 2 + INTERVAL_SIZE * 0.36,
+                      &style) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int record_lane(struct scene *scene, enum timeline_lane_kind kind, const struct canvas_lane *lane,
+                       const struct group *group, double y, double height, const char *title)
+{
+    struct timeline_layout *layout = scene->layout;
+    struct timeline_lane_place *place = &layout->lanes[layout->lane_count++];
+    memset(place, 0, sizeof *place);
+    place->kind = kind;
+    place->process_id = group->process_id;
+    place->rank = group->rank;
+    place->device_id = group->device_id;
+    if (lane) {
+        place->stream_id = lane->stream_id;
+        place->thread_id = lane->thread_id;
+        place->depth = lane->depth;
+    }
+    place->box = (struct timeline_box){scene->plot_left, y, scene->plot_right - scene->plot_left, height};
+    snprintf(place->title, sizeof place->title, "%s", title);
+    return 0;
+}
+
+static int paint_group(struct scene *scene, cairo_t *cr, const struct group *group)
+{
+    struct text_style header = {GROUP_SIZE, 1, PALETTE_TEXT, ALIGN_LEFT, scene->input.width_css - 2 * MARGIN, 0, 0};
+    if (draw_text(scene, cr, TIMELINE_TEXT_GROUP, group->title, MARGIN, group->header_y + GROUP_HEADER - 7, &header) < 0)
+        return -1;
+    struct text_style lane_title = {LANE_TITLE_SIZE, 0, PALETTE_TEXT, ALIGN_RIGHT, LABEL_COLUMN - 20, 0, 0};
+    if (group->device) {
+        paint_strip(scene, cr, group->device, group->strip_y);
+        struct text_style strip_title = lane_title;
+        strip_title.size = AXIS_SIZE;
+        strip_title.rgb = PALETTE_MUTED_TEXT;
+        if (draw_text(scene, cr, TIMELINE_TEXT_LANE, "streams busy", scene->plot_left - 10,
+                      group->strip_y + STRIP_HEIGHT - 2, &strip_title) < 0 ||
+            record_lane(scene, TIMELINE_LANE_CONCURRENCY, NULL, group, group->strip_y, STRIP_HEIGHT,
+                        "streams busy") != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < group->lane_count; i++) {
+        const struct placed_lane *placed = &scene->lanes[group->first_lane + i];
+        double y = placed->y, height = scene->lane_height;
+        paint_lane_columns(scene, cr, placed->lane, y, height);
+        paint_outlines(scene, cr, placed->lane, y, height);
+        lane_title.size = height < LANE_TITLE_SIZE + 2 ? height - 2 : LANE_TITLE_SIZE;
+        if (lane_title.size >= 6 &&
+            draw_text(scene, cr, TIMELINE_TEXT_LANE, placed->title, scene->plot_left - 10,
+                      y + height / 2 + lane_title.size * 0.36, &lane_title) < 0)
+            return -1;
+        enum timeline_lane_kind kind = placed->lane->kind == CANVAS_LANE_GPU    ? TIMELINE_LANE_GPU
+                                       : placed->lane->kind == CANVAS_LANE_HOST ? TIMELINE_LANE_HOST
+                                                                                : TIMELINE_LANE_NVTX;
+        record_lane(scene, kind, placed->lane, group, y, height, placed->title);
+    }
+    return 0;
+}
+
+/* --- explained waits --- */
+
+static const struct placed_lane *placed_lane_of_op(const struct scene *scene, const struct analysis_op *op)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    if (!analysis || op->lane >= analysis->lane_count)
+        return NULL;
+    const struct analysis_lane *key = &analysis->lanes[op->lane];
+    for (size_t i = 0; i < scene->lane_count; i++) {
+        const struct canvas_lane *lane = scene->lanes[i].lane;
+        if (lane->kind == CANVAS_LANE_GPU && lane->process_id == key->process_id &&
+            lane->device_id == key->device_id && lane->stream_id == key->stream_id)
+            return &scene->lanes[i];
+    }
+    return NULL;
+}
+
+static int wait_is_drawn(const struct scene *scene, const struct analysis_wait *wait)
+{
+    const struct canvas *canvas = scene->input.canvas;
+    return wait->wait_end_ns >= canvas->window_start_ns && wait->wait_start_ns <= canvas->window_end_ns &&
+           placed_lane_of_op(scene, &wait->waiting) != NULL;
+}
+
+static int waits_to_draw(const struct scene *scene)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    int count = 0;
+    for (size_t i = 0; analysis && i < analysis->wait_count && count < scene->input.options->max_waits; i++)
+        count += wait_is_drawn(scene, &analysis->waits[i]);
+    return count;
+}
+
+/* A line from the blocking op's end to the waiting op's start, with an arrowhead there; a
+ * white halo under it keeps it visible over any colour. */
+static void paint_connector(cairo_t *cr, double x0, double y0, double x1, double y1)
+{
+    double angle = atan2(y1 - y0, x1 - x0), head = 6;
+    for (int pass = 0; pass < 2; pass++) {
+        set_colour(cr, pass == 0 ? PALETTE_BACKGROUND : PALETTE_WAIT, pass == 0 ? 0.9 : 1);
+        cairo_set_line_width(cr, pass == 0 ? 3.5 : 1.4);
+        cairo_move_to(cr, x0, y0);
+        cairo_line_to(cr, x1, y1);
+        cairo_stroke(cr);
+        cairo_move_to(cr, x1, y1);
+        cairo_line_to(cr, x1 - head * cos(angle - 0.45), y1 - head * sin(angle - 0.45));
+        cairo_line_to(cr, x1 - head * cos(angle + 0.45), y1 - head * sin(angle + 0.45));
+        cairo_close_path(cr);
+        cairo_fill(cr);
+    }
+}
+
+static int record_wait(struct scene *scene, const struct timeline_box *box, size_t index, int has_tag,
+                       int has_connector)
+{
+    struct timeline_layout *layout = scene->layout;
+    layout->waits[layout->wait_count++] = (struct timeline_wait_mark){*box, index, has_tag, has_connector};
+    return 0;
+}
+
+/* The cause's tag, whole: inside the hatched window, smaller inside, right of it, left of it;
+ * cut short inside only when none of those has room. Returns 1 drawn, 0 not, -1 no memory. */
+static int paint_tag(struct scene *scene, cairo_t *cr, const char *tag, double x0, double x1, double y, double height)
+{
+    const struct {
+        double size;
+        enum align align;
+        int whole;
+    } tries[] = {{WAIT_SIZE, ALIGN_CENTER, 1}, {WAIT_SIZE - 2, ALIGN_CENTER, 1}, {WAIT_SIZE, ALIGN_LEFT, 1},
+                 {WAIT_SIZE, ALIGN_RIGHT, 1},  {WAIT_SIZE - 2, ALIGN_CENTER, 0}};
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        double anchor = tries[i].align == ALIGN_CENTER ? (x0 + x1) / 2 : tries[i].align == ALIGN_LEFT ? x1 + 4 : x0 - 4;
+        double room = tries[i].align == ALIGN_CENTER ? x1 - x0 - 6
+                      : tries[i].align == ALIGN_LEFT ? scene->plot_right - anchor
+                                                     : anchor - scene->plot_left;
+        struct text_style style = {tries[i].size, 1, PALETTE_TEXT, tries[i].align, room, 1, 1};
+        style.whole = tries[i].whole;
+        int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor, y + height / 2 + tries[i].size * 0.36, &style);
+        if (drawn != 0)
+            return drawn;
+    }
+    return 0;
+}
+
+static int paint_wait(struct scene *scene, cairo_t *cr, size_t index)
+{
+    const struct analysis_wait *wait = &scene->input.analysis->waits[index];
+    const struct placed_lane *waiting = placed_lane_of_op(scene, &wait->waiting);
+    const struct placed_lane *blocking = placed_lane_of_op(scene, &wait->blocking);
+    double x0 = clamp_x(scene, x_of(scene, wait->wait_start_ns)), x1 = clamp_x(scene, x_of(scene, wait->wait_end_ns));
+    if (x1 - x0 < MIN_WAIT_WIDTH) {
+        double middle = (x0 + x1) / 2;
+        x0 = clamp_x(scene, middle - MIN_WAIT_WIDTH / 2);
+        x1 = clamp_x(scene, x0 + MIN_WAIT_WIDTH);
+    }
+    double y = waiting->y, height = scene->lane_height;
+    struct timeline_box box = {x0, y, x1 - x0, height};
+    hatch(cr, x0, y, x1 - x0, height, 1.3);
+    set_colour(cr, PALETTE_WAIT, 1);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, height - 1);
+    cairo_stroke(cr);
+    int has_tag = height >= MIN_LABELLED_LANE ? paint_tag(scene, cr, analysis_cause_tag(wait->cause), x0, x1, y, height) : 0;
+    if (has_tag < 0)
+        return -1;
+    int has_connector = 0;
+    if (blocking && blocking != waiting && wait->blocking.end_ns >= scene->input.canvas->window_start_ns &&
+        wait->blocking.end_ns <= scene->input.canvas->window_end_ns) {
+        double from_y = blocking->y + (blocking->y < y ? scene->lane_height : 0);
+        double to_y = blocking->y < y ? y : y + height;
+        paint_connector(cr, x_of(scene, wait->blocking.end_ns), from_y, x1, to_y);
+        has_connector = 1;
+    }
+    return record_wait(scene, &box, index, has_tag, has_connector);
+}
+
+static int paint_waits(struct scene *scene, cairo_t *cr)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    int drawn = 0;
+    for (size_t i = 0; analysis && i < analysis->wait_count && drawn < scene->input.options->max_waits; i++) {
+        if (!wait_is_drawn(scene, &analysis->waits[i]))
+            continue;
+        if (paint_wait(scene, cr, i) != 0)
+            return -1;
+        drawn++;
+    }
+    return 0;
+}
+
+/* --- the scene's life --- */
+
+int scene_plot_columns(double width_css, double scale, double *plot_left, double *plot_right)
+{
+    *plot_left = round((MARGIN + LABEL_COLUMN) * scale) / scale;
+    *plot_right = width_css - MARGIN;
+    return (int)floor((*plot_right - *plot_left) * scale);
+}
+
+struct scene *scene_new(const struct scene_input *input, error_info *err)
+{
+    struct scene *scene = calloc(1, sizeof *scene);
+    if (!scene) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    scene->input = *input;
+    int columns = scene_plot_columns(input->width_css, input->scale, &scene->plot_left, &scene->plot_right);
+    scene->plot_right = scene->plot_left + columns / input->scale;
+    scene->column_width = 1 / input->scale;
+    scene->labels = labels_new(store_db(input->trace));
+    scene->layout = calloc(1, sizeof *scene->layout);
+    if (!scene->labels || !scene->layout || place_lanes(scene) != 0) {
+        scene_free(scene);
+        error_set(err, "cannot lay the timeline out: out of memory or a damaged trace");
+        return NULL;
+    }
+    size_t waits = input->analysis ? (size_t)waits_to_draw(scene) : 0;
+    scene->layout->lanes = calloc(scene->lane_count + scene->group_count + 1, sizeof *scene->layout->lanes);
+    scene->layout->waits = calloc(waits + 1, sizeof *scene->layout->waits);
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *measure = cairo_create(surface);
+    scene->title_height = title_height(scene, measure);
+    scene->legend_height = legend(scene, NULL, measure, 0);
+    cairo_destroy(measure);
+    cairo_surface_destroy(surface);
+    if (!scene->layout->lanes || !scene->layout->waits) {
+        scene_free(scene);
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    layout_rows(scene);
+    return scene;
+}
+
+double scene_height_css(const struct scene *scene)
+{
+    return scene->height;
+}
+
+int scene_paint(struct scene *scene, cairo_t *cr, error_info *err)
+{
+    struct timeline_layout *layout = scene->layout;
+    const struct canvas *canvas = scene->input.canvas;
+    layout->scale = scene->input.scale;
+    layout->plot_left = scene->plot_left;
+    layout->plot_right = scene->plot_right;
+    layout->window_start_ns = canvas->window_start_ns;
+    layout->window_end_ns = canvas->window_end_ns;
+    layout->origin_ns = scene->input.origin_ns;
+    set_colour(cr, PALETTE_BACKGROUND, 1);
+    cairo_paint(cr);
+    /* Lane backgrounds first so the axis's grid lines show through the empty parts of lanes. */
+    set_colour(cr, PALETTE_LANE_BACKGROUND, 1);
+    for (size_t i = 0; i < scene->lane_count; i++)
+        cairo_rectangle(cr, scene->plot_left, scene->lanes[i].y, scene->plot_right - scene->plot_left,
+                        scene->lane_height);
+    cairo_fill(cr);
+    if (paint_title(scene, cr) != 0 || legend(scene, cr, cr, MARGIN + scene->title_height) < 0 || paint_axis(scene, cr) != 0)
+        return error_set(err, "out of memory");
+    for (size_t g = 0; g < scene->group_count; g++)
+        if (paint_group(scene, cr, &scene->groups[g]) != 0)
+            return error_set(err, "out of memory");
+    if (paint_waits(scene, cr) != 0)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < scene->lane_count; i++)
+        if (paint_interval_labels(scene, cr, scene->lanes[i].lane, scene->lanes[i].y, scene->lane_height) != 0)
+            return error_set(err, "out of memory");
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
+        return error_set(err, "cannot draw: %s", cairo_status_to_string(cairo_status(cr)));
+    return 0;
+}
+
+struct timeline_layout *scene_take_layout(struct scene *scene)
+{
+    struct timeline_layout *layout = scene->layout;
+    scene->layout = NULL;
+    return layout;
+}
+
+void scene_free(struct scene *scene)
+{
+    if (!scene)
+        return;
+    labels_free(scene->labels);
+    timeline_layout_free(scene->layout);
+    free(scene->lanes);
+    free(scene->groups);
+    free(scene);
+}

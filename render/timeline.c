@@ -1,0 +1,368 @@
+/* timeline.c: see timeline.h. Checks the request, streams the trace into a canvas, lays the
+ * scene out and paints it on the Cairo surface of the output's format. */
+#include "timeline.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <errno.h>
+#include <fontconfig/fontconfig.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "axis.h"
+#include "canvas.h"
+#include "reader.h"
+#include "scene.h"
+#include "units.h"
+
+/* Intervals at least this many output pixels wide get an outline and may carry a label. */
+#define KEEP_MIN_PIXELS 3.0
+
+void timeline_options_init(struct timeline_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->window_start_ns = STORE_NULL;
+    options->window_end_ns = STORE_NULL;
+    options->rank = -1;
+    options->width_px = 1600;
+    options->dpi = 96;
+    options->max_waits = 64;
+}
+
+int timeline_format_from_path(const char *path, enum timeline_format *format, error_info *err)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash : path, '.');
+    if (dot && strcasecmp(dot, ".png") == 0)
+        *format = TIMELINE_PNG;
+    else if (dot && strcasecmp(dot, ".svg") == 0)
+        *format = TIMELINE_SVG;
+    else if (dot && strcasecmp(dot, ".pdf") == 0)
+        *format = TIMELINE_PDF;
+    else if (dot)
+        return error_set(err, "'%s': unknown picture format '%s' (use .png, .svg or .pdf)", path, dot);
+    else
+        return error_set(err, "'%s': no extension to tell the picture format (use .png, .svg or .pdf)", path);
+    return 0;
+}
+
+static int trace_origin(store *trace, int64_t *origin_ns, error_info *err)
+{
+    struct reader_device *devices = NULL;
+    size_t count = 0;
+    if (reader_list_devices(store_db(trace), &devices, &count, err) != 0)
+        return error_prefix(err, "%s", store_path(trace));
+    if (count == 0)
+        return error_set(err, "%s: no GPU activity in the trace", store_path(trace));
+    *origin_ns = devices[0].first_start_ns;
+    for (size_t i = 1; i < count; i++)
+        if (devices[i].first_start_ns < *origin_ns)
+            *origin_ns = devices[i].first_start_ns;
+    free(devices);
+    return 0;
+}
+
+/* The last end needs a scan (no index orders by end_ns): done only when no window end was
+ * given and no analysis says it. */
+static int trace_last_end(store *trace, int64_t *last_end_ns, error_info *err)
+{
+    static const char sql[] = "SELECT MAX(e) FROM (SELECT MAX(end_ns) e FROM kernels UNION ALL"
+                              " SELECT MAX(end_ns) FROM memcpys UNION ALL SELECT MAX(end_ns) FROM memsets)";
+    sqlite3_stmt *query = NULL;
+    int status = -1;
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
+        *last_end_ns = sqlite3_column_int64(query, 0);
+        status = 0;
+    } else {
+        error_set(err, "%s: cannot read the GPU span: %s", store_path(trace), sqlite3_errmsg(store_db(trace)));
+    }
+    sqlite3_finalize(query);
+    return status;
+}
+
+int timeline_trace_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err)
+{
+    if (trace_origin(trace, first_start_ns, err) != 0)
+        return -1;
+    return last_end_ns ? trace_last_end(trace, last_end_ns, err) : 0;
+}
+
+int timeline_find_range(store *trace, const char *range_name, int64_t step, int64_t rank, int64_t *start_ns,
+                        int64_t *end_ns, error_info *err)
+{
+    /* Steps: the step-th range named range_name, or PyTorch's "ProfilerStep#<step>". */
+    static const char union_sql[] =
+        "SELECT MIN(n.start_ns), MAX(n.end_ns) FROM nvtx n JOIN strings s ON s.id = n.message_id"
+        " LEFT JOIN processes p USING (process_id) WHERE s.value = ?1 AND (?2 < 0 OR p.rank = ?2)";
+    static const char nth_sql[] =
+        "SELECT n.start_ns, n.end_ns FROM nvtx n JOIN strings s ON s.id = n.message_id"
+        " LEFT JOIN processes p USING (process_id) WHERE s.value = ?1 AND (?2 < 0 OR p.rank = ?2)"
+        " ORDER BY n.start_ns LIMIT 1 OFFSET ?3";
+    char profiler_step[64];
+    const char *name = range_name;
+    int nth = step >= 0 && range_name != NULL;
+    if (step >= 0 && !range_name) {
+        snprintf(profiler_step, sizeof profiler_step, "ProfilerStep#%" PRId64, step);
+        name = profiler_step;
+    }
+    if (!name)
+        return error_set(err, "no NVTX range named");
+    sqlite3_stmt *query = NULL;
+    int status = -1;
+    if (sqlite3_prepare_v2(store_db(trace), nth ? nth_sql : union_sql, -1, &query, NULL) != SQLITE_OK) {
+        error_set(err, "%s: cannot read the NVTX ranges: %s", store_path(trace), sqlite3_errmsg(store_db(trace)));
+        return -1;
+    }
+    sqlite3_bind_text(query, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(query, 2, rank);
+    if (nth)
+        sqlite3_bind_int64(query, 3, step);
+    if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
+        *start_ns = sqlite3_column_int64(query, 0);
+        *end_ns = sqlite3_column_int64(query, 1);
+        status = 0;
+    } else if (nth) {
+        error_set(err, "%s: no range '%s' number %" PRId64 " (counting from 0)", store_path(trace), name, step);
+    } else {
+        error_set(err, "%s: no NVTX range '%s'%s", store_path(trace), name,
+                  rank >= 0 ? " on the selected rank" : "");
+    }
+    sqlite3_finalize(query);
+    return status;
+}
+
+double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns)
+{
+    return layout->plot_left + (double)(time_ns - layout->window_start_ns) * (layout->plot_right - layout->plot_left) /
+                                   (double)(layout->window_end_ns - layout->window_start_ns);
+}
+
+void timeline_layout_free(struct timeline_layout *layout)
+{
+    if (!layout)
+        return;
+    free(layout->lanes);
+    free(layout->texts);
+    free(layout->legend);
+    free(layout->waits);
+    free(layout);
+}
+
+static int check_options(const struct timeline_options *options, error_info *err)
+{
+    if (options->width_px < 320 || options->width_px > 30000)
+        return error_set(err, "width %d px is out of range (320 to 30000)", options->width_px);
+    if (options->height_px != 0 && (options->height_px < 120 || options->height_px > 30000))
+        return error_set(err, "height %d px is out of range (120 to 30000)", options->height_px);
+    if (!(options->dpi >= 24 && options->dpi <= 1200))
+        return error_set(err, "dpi %g is out of range (24 to 1200)", options->dpi);
+    return 0;
+}
+
+/* Settles the window: the options', else the analysis's, else the trace's GPU span. */
+static int settle_window(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
+                         int64_t origin_ns, int64_t *start_ns, int64_t *end_ns, int64_t *trace_end_ns,
+                         error_info *err)
+{
+    *trace_end_ns = STORE_NULL;
+    *start_ns = options->window_start_ns != STORE_NULL ? options->window_start_ns
+                : analysis                              ? analysis->window_start_ns
+                                                        : origin_ns;
+    *end_ns = options->window_end_ns != STORE_NULL ? options->window_end_ns
+              : analysis                            ? analysis->window_end_ns
+                                                    : STORE_NULL;
+    if (*end_ns == STORE_NULL) {
+        if (trace_last_end(trace, trace_end_ns, err) != 0)
+            return -1;
+        *end_ns = *trace_end_ns;
+    }
+    if (*end_ns <= *start_ns) {
+        char from[32], to[32];
+        return error_set(err, "the window %s to %s is empty", units_format_duration(from, sizeof from, *start_ns - origin_ns),
+                         units_format_duration(to, sizeof to, *end_ns - origin_ns));
+    }
+    return 0;
+}
+
+/* Says why a window holds nothing: outside the trace, or a quiet part of it. */
+static int empty_window_error(store *trace, const struct canvas *canvas, int64_t origin_ns, int64_t rank,
+                              error_info *err)
+{
+    char from[32], to[32], span[32];
+    int64_t last_end = STORE_NULL;
+    units_format_duration(from, sizeof from, canvas->window_start_ns - origin_ns);
+    units_format_duration(to, sizeof to, canvas->window_end_ns - origin_ns);
+    if (trace_last_end(trace, &last_end, err) == 0 &&
+        (canvas->window_end_ns < origin_ns || canvas->window_start_ns > last_end))
+        return error_set(err, "%s: the window %s to %s is outside the trace (GPU activity from 0 to %s)",
+                         store_path(trace), from, to, units_format_duration(span, sizeof span, last_end - origin_ns));
+    if (rank >= 0)
+        return error_set(err, "%s: no GPU activity of rank %" PRId64 " in the window %s to %s", store_path(trace),
+                         rank, from, to);
+    return error_set(err, "%s: no GPU activity in the window %s to %s", store_path(trace), from, to);
+}
+
+static int has_intervals(const struct canvas *canvas)
+{
+    for (size_t i = 0; i < canvas->lane_count; i++)
+        if (canvas->lanes[i]->interval_count > 0)
+            return 1;
+    return 0;
+}
+
+/* The picture's title: the recorded command, else the first process's command line, else the
+ * trace's file name. Returns a malloc'd string. */
+static char *default_title(store *trace)
+{
+    char *command = store_get_meta(trace, "command");
+    if (command && command[0])
+        return command;
+    free(command);
+    sqlite3_stmt *query = NULL;
+    char *title = NULL;
+    if (sqlite3_prepare_v2(store_db(trace),
+                           "SELECT command_line FROM processes WHERE command_line IS NOT NULL ORDER BY rank, process_id"
+                           " LIMIT 1",
+                           -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
+        title = strdup((const char *)sqlite3_column_text(query, 0));
+    sqlite3_finalize(query);
+    if (!title) {
+        const char *slash = strrchr(store_path(trace), '/');
+        title = strdup(slash ? slash + 1 : store_path(trace));
+    }
+    return title;
+}
+
+static cairo_status_t write_to_file(void *closure, const unsigned char *data, unsigned int length)
+{
+    return fwrite(data, 1, length, (FILE *)closure) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+static cairo_surface_t *create_surface(enum timeline_format format, FILE *file, int width_px, int height_px)
+{
+    switch (format) {
+    case TIMELINE_SVG:
+        return cairo_svg_surface_create_for_stream(write_to_file, file, width_px, height_px);
+    case TIMELINE_PDF:
+        return cairo_pdf_surface_create_for_stream(write_to_file, file, width_px, height_px);
+    default:
+        return cairo_image_surface_create(CAIRO_FORMAT_RGB24, width_px, height_px);
+    }
+}
+
+/* Paints the scene onto a surface of the format and writes it to file. */
+static int paint_and_write(struct scene *scene, enum timeline_format format, FILE *file, int width_px,
+                           double scale, const char *path, error_info *err)
+{
+    int height_px = (int)ceil(scene_height_css(scene) * scale);
+    cairo_surface_t *surface = create_surface(format, file, width_px, height_px);
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        error_set(err, "cannot create a %dx%d picture: %s", width_px, height_px,
+                  cairo_status_to_string(cairo_surface_status(surface)));
+        cairo_surface_destroy(surface);
+        return -1;
+    }
+    cairo_t *cr = cairo_create(surface);
+    cairo_scale(cr, scale, scale);
+    int status = scene_paint(scene, cr, err);
+    cairo_destroy(cr);
+    if (status == 0) {
+        cairo_status_t written = CAIRO_STATUS_SUCCESS;
+        if (format == TIMELINE_PNG)
+            written = cairo_surface_write_to_png_stream(surface, write_to_file, file);
+        cairo_surface_finish(surface);
+        if (written == CAIRO_STATUS_SUCCESS)
+            written = cairo_surface_status(surface);
+        if (written != CAIRO_STATUS_SUCCESS)
+            status = error_set(err, "cannot write '%s': %s", path,
+                               written == CAIRO_STATUS_WRITE_ERROR ? strerror(errno) : cairo_status_to_string(written));
+    }
+    cairo_surface_destroy(surface);
+    return status;
+}
+
+/* Reads the window into a canvas and paints it to the open file. */
+static int render(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
+                  enum timeline_format format, FILE *file, const char *path, struct timeline_layout **layout,
+                  error_info *err)
+{
+    int64_t origin_ns, start_ns, end_ns, trace_end_ns;
+    if (trace_origin(trace, &origin_ns, err) != 0 ||
+        settle_window(trace, analysis, options, origin_ns, &start_ns, &end_ns, &trace_end_ns, err) != 0)
+        return -1;
+    double scale = options->dpi / 96.0, width_css = options->width_px / scale, plot_left, plot_right;
+    int columns = scene_plot_columns(width_css, scale, &plot_left, &plot_right);
+    if (columns < 16)
+        return error_set(err, "width %d px at %g dpi leaves no room for the plot", options->width_px, options->dpi);
+    struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
+    if (!canvas)
+        return error_set(err, "out of memory");
+    struct reader_selection selection = {options->rank, options->show_host_calls, options->show_nvtx};
+    char *title = NULL;
+    struct scene *scene = NULL;
+    int status = -1;
+    if (reader_fill(canvas, trace, &selection, err) != 0) {
+        error_prefix(err, "%s", store_path(trace));
+        goto done;
+    }
+    if (!has_intervals(canvas)) {
+        empty_window_error(trace, canvas, origin_ns, options->rank, err);
+        goto done;
+    }
+    title = options->title ? strdup(options->title) : default_title(trace);
+    struct scene_input input = {canvas,  trace,        analysis, options, title ? title : "",
+                                origin_ns, trace_end_ns, width_css, scale};
+    scene = scene_new(&input, err);
+    if (!scene || paint_and_write(scene, format, file, options->width_px, scale, path, err) != 0)
+        goto done;
+    if (layout) {
+        *layout = scene_take_layout(scene);
+        (*layout)->width_px = options->width_px;
+        (*layout)->height_px = (int)ceil(scene_height_css(scene) * scale);
+    }
+    status = 0;
+done:
+    scene_free(scene);
+    free(title);
+    canvas_free(canvas);
+    return status;
+}
+
+int timeline_draw(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
+                  const char *path, struct timeline_layout **layout, error_info *err)
+{
+    struct timeline_options defaults;
+    if (!options) {
+        timeline_options_init(&defaults);
+        options = &defaults;
+    }
+    if (layout)
+        *layout = NULL;
+    enum timeline_format format;
+    if (timeline_format_from_path(path, &format, err) != 0 || check_options(options, err) != 0)
+        return -1;
+    /* Open the output before the work, so an unwritable path fails at once. */
+    FILE *file = fopen(path, "wb");
+    if (!file)
+        return error_set(err, "cannot write '%s': %s", path, strerror(errno));
+    int status = render(trace, analysis, options, format, file, path, layout, err);
+    if (fclose(file) != 0 && status == 0)
+        status = error_set(err, "cannot write '%s': %s", path, strerror(errno));
+    if (status != 0)
+        unlink(path);
+    return status;
+}
+
+void timeline_release_caches(void)
+{
+    cairo_debug_reset_static_data();
+    FcFini();
+}

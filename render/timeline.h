@@ -1,0 +1,123 @@
+/* timeline.h: overlapscope's timeline pictures (PNG, SVG, PDF) for a person reading a pull
+ * request: one lane per CUDA stream, grouped by rank and device, coloured by what ran
+ * (compute, NCCL, copies by direction, memsets), a concurrency strip per device, optional lanes
+ * for each host thread's CUDA API calls and NVTX ranges, and the analyzer's explained waits
+ * hatched on the waiting stream with their cause and a connector to the blocking operation.
+ *
+ * The trace is streamed from the store into per-pixel-column accumulators (render/canvas.h):
+ * every interval in the window is drawn, the narrow ones as the coverage of their pixel column,
+ * and memory grows with lanes x width, not with the number of intervals.
+ *
+ * What was placed where (lanes, text boxes, legend swatches, wait marks) is returned as a
+ * timeline_layout so tests can read the picture's pixels at known places and check that no two
+ * labels overlap. */
+#ifndef OVERLAPSCOPE_TIMELINE_H
+#define OVERLAPSCOPE_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "error.h"
+#include "store.h"
+
+enum timeline_format { TIMELINE_PNG, TIMELINE_SVG, TIMELINE_PDF };
+
+struct timeline_options {
+    int64_t window_start_ns, window_end_ns; /* trace clock; STORE_NULL: the trace's first/last GPU activity */
+    int64_t rank;                           /* -1: every rank */
+    int width_px;                           /* picture width (default 1600) */
+    int height_px;                          /* 0: from the number of lanes */
+    double dpi;                             /* 96 draws 1 px per CSS pixel; 192 doubles every size */
+    int show_host_calls, show_nvtx;
+    int max_waits;                          /* explained waits drawn, largest first (default 64) */
+    const char *title;                      /* NULL: meta.command, else the first process's command line */
+};
+void timeline_options_init(struct timeline_options *options);
+
+/* The format named by path's extension (.png, .svg, .pdf, any case). Returns 0, or -1 with
+ * err filled ("unknown picture format '.jpg' (use .png, .svg or .pdf)"). */
+int timeline_format_from_path(const char *path, enum timeline_format *format, error_info *err);
+
+/* First start and last end of any GPU interval in the whole trace (every rank): the origin of
+ * the time axis and of --window. Returns 0, or -1 with err filled ("no GPU activity"). */
+int timeline_trace_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
+
+/* The window of NVTX ranges: all ranges whose message is range_name (NULL: any) or, when step
+ * >= 0, the range "ProfilerStep#<step>" (or the step-th, counting from 0, of range_name), on
+ * the given rank (-1: any). Returns 0 and the union's first start and last end, or -1 with err
+ * filled when no range matches. */
+int timeline_find_range(store *trace, const char *range_name, int64_t step, int64_t rank, int64_t *start_ns,
+                        int64_t *end_ns, error_info *err);
+
+/* --- what the picture holds, for tests and tools; positions in CSS pixels (multiply by
+ * scale for the PNG's pixels) --- */
+struct timeline_box {
+    double x, y, width, height;
+};
+
+enum timeline_lane_kind { TIMELINE_LANE_GPU, TIMELINE_LANE_HOST, TIMELINE_LANE_NVTX, TIMELINE_LANE_CONCURRENCY };
+
+struct timeline_lane_place {
+    enum timeline_lane_kind kind;
+    int64_t process_id, rank, device_id, stream_id, thread_id, depth;
+    struct timeline_box box; /* the lane's drawing area (plot part) */
+    char title[96];          /* "stream 13 · NCCL" */
+};
+
+enum timeline_text_kind {
+    TIMELINE_TEXT_TITLE, TIMELINE_TEXT_LEGEND, TIMELINE_TEXT_AXIS, TIMELINE_TEXT_GROUP, TIMELINE_TEXT_LANE,
+    TIMELINE_TEXT_INTERVAL, TIMELINE_TEXT_WAIT
+};
+
+struct timeline_text {
+    enum timeline_text_kind kind;
+    struct timeline_box box;
+    char text[128];
+};
+
+struct timeline_swatch {
+    struct timeline_box box;
+    uint32_t rgb;  /* 0xRRGGBB of the swatch's fill (the hatch swatch: its stripe colour) */
+    char name[48];
+};
+
+struct timeline_wait_mark {
+    struct timeline_box box;   /* the hatched window on the waiting lane */
+    size_t wait_index;         /* index into analysis_result.waits */
+    int has_tag, has_connector;
+};
+
+struct timeline_layout {
+    int width_px, height_px;
+    double scale;                          /* PNG pixels per CSS pixel (dpi / 96) */
+    double plot_left, plot_right;          /* where window_start_ns and window_end_ns fall */
+    int64_t window_start_ns, window_end_ns, origin_ns;
+    int64_t tick_step_ns;
+    struct timeline_lane_place *lanes;
+    size_t lane_count;
+    struct timeline_text *texts;
+    size_t text_count;
+    struct timeline_swatch *legend;
+    size_t legend_count;
+    struct timeline_wait_mark *waits;
+    size_t wait_count;
+};
+
+/* x (CSS pixels) of a time on the picture. */
+double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns);
+void timeline_layout_free(struct timeline_layout *layout);
+
+/* Draws the trace's timeline into path, in the format of its extension. analysis may be NULL
+ * (no waits, no overlap figures in the title); it should have been computed over the same
+ * window and rank. When layout is not NULL it receives what was placed (caller frees with
+ * timeline_layout_free). Returns 0, or -1 with err filled: an unknown extension, an
+ * unwritable path, an empty window, a window without GPU activity, a bad trace. */
+int timeline_draw(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
+                  const char *path, struct timeline_layout **layout, error_info *err);
+
+/* Frees the process-wide font caches Cairo and fontconfig keep, so leak checkers see a clean
+ * exit. Call once, after the last picture. */
+void timeline_release_caches(void);
+
+#endif

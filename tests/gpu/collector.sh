@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# GPU check of the collector and `overlapscope record` (run by the lead on a GPU machine).
+# Usage: tests/gpu/collector.sh OUTDIR
+#   OVERLAPSCOPE  the CLI (default .gpu/build/cli/overlapscope as tests/gpu/stage.sh stages it, else
+#                 build/cli/overlapscope; the collector is found beside it)
+#   PYTHON        python3 with torch (default /opt/torch/.venv/bin/python3)
+#   NVCC          (default /usr/local/cuda/bin/nvcc), ARCH (default sm_90)
+# Writes logs and .db files under OUTDIR, prints a PASS/FAIL table, exits 1 if anything failed.
+# Budget: well under 5 minutes (each step has a timeout).
+set -u
+out=${1:?usage: collector.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+default_os=$root/build/cli/overlapscope
+[ -x "$root/.gpu/build/cli/overlapscope" ] && default_os=$root/.gpu/build/cli/overlapscope # tests/gpu/stage.sh
+os=${OVERLAPSCOPE:-$default_os}
+py=${PYTHON:-/opt/torch/.venv/bin/python3}
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+arch=${ARCH:-sm_90}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+results=()
+record_result() { results+=("$(printf '%-4s %-28s %s' "$1" "$2" "$3")"); }
+
+# check NAME DB PYTHON-EXPRESSIONS: each line "label: SQL => python condition on v".
+check() {
+    local name=$1 db=$2
+    if [ ! -f "$db" ]; then record_result FAIL "$name" "no trace $db"; return; fi
+    local verdict
+    verdict=$("$py" - "$db" <<PY 2>&1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+failed = []
+for line in """$3""".strip().splitlines():
+    label, rest = line.split(":", 1)
+    sql, condition = rest.split("=>")
+    v = db.execute(sql).fetchone()[0]
+    if not eval(condition, {"v": v}):
+        failed.append(f"{label.strip()}={v!r}")
+print("ok" if not failed else "failed: " + ", ".join(failed))
+PY
+)
+    if [ "$verdict" = ok ]; then record_result PASS "$name" "every check held"; else record_result FAIL "$name" "$verdict"; fi
+}
+
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+echo "== $(nvidia-smi -L 2>/dev/null | head -2 | tr '\n' ' ') ($gpus GPUs); overlapscope $os"
+"$os" --version >"$out/version.txt" 2>&1
+
+echo "== build the CUDA test programs"
+if timeout 120 "$nvcc" -arch="$arch" -O2 -o "$out/collector_smoke" "$here/collector_smoke.cu" -ldl >"$out/nvcc.log" 2>&1 &&
+   timeout 120 "$nvcc" -arch="$arch" -O2 -o "$out/overhead_kernels" "$here/overhead_kernels.cu" >>"$out/nvcc.log" 2>&1; then
+    record_result PASS build "nvcc -arch=$arch"
+else
+    record_result FAIL build "see nvcc.log"
+fi
+
+echo "== 1. smoke: every kind, two processes (fork)"
+timeout 60 "$os" record --force -o "$out/smoke.db" -- "$out/collector_smoke" >"$out/smoke.log" 2>&1
+echo "exit $?" >>"$out/smoke.log"
+check smoke "$out/smoke.db" "
+processes: SELECT COUNT(*) FROM processes => v == 2
+child kernels: SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.parent_pid IN (SELECT pid FROM processes) => v == 1
+kernels: SELECT COUNT(*) FROM kernels => v == 11
+kernel times: SELECT COUNT(*) FROM kernels WHERE end_ns <= start_ns OR start_ns < 1e15 => v == 0
+two streams: SELECT COUNT(DISTINCT stream_id) FROM kernels WHERE grid_x = 4096 => v == 2
+legacy stream: SELECT COUNT(*) FROM kernels k JOIN streams s USING (process_id, context_id, stream_id) WHERE s.is_legacy_default = 1 => v >= 1
+pinned copy: SELECT COUNT(*) FROM memcpys WHERE src_kind = 2 AND bytes = 67108864 AND copy_kind = 1 => v == 1
+pageable copy: SELECT COUNT(*) FROM memcpys WHERE src_kind = 1 AND bytes = 67108864 => v == 1
+memset: SELECT COUNT(*) FROM memsets WHERE bytes = 67108864 => v == 1
+stream wait event: SELECT COUNT(*) FROM synchronizations WHERE sync_type = 2 => v >= 1
+event synchronize: SELECT COUNT(*) FROM synchronizations WHERE sync_type = 1 => v >= 1
+cuda events: SELECT COUNT(*) FROM cuda_events => v >= 1
+devices: SELECT COUNT(*) FROM devices WHERE sm_count > 0 AND max_warps_per_sm > 0 => v >= 2
+streams: SELECT COUNT(*) FROM streams WHERE device_id IS NOT NULL => v >= 3
+api launch: SELECT COUNT(*) FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE s.value = 'cudaLaunchKernel' => v >= 10
+api correlation: SELECT COUNT(*) FROM kernels k JOIN api_calls a USING (process_id, correlation_id) => v >= 10
+nvtx work: SELECT COUNT(*) FROM nvtx n JOIN strings s ON s.id = n.message_id WHERE s.value = 'work' AND n.kind = 1 => v == 1
+nvtx mark: SELECT COUNT(*) FROM nvtx WHERE kind = 3 => v == 1
+dropped: SELECT SUM(dropped_records) FROM processes => v == 0
+no warnings: SELECT COUNT(*) FROM warnings => v == 0
+exit status: SELECT value FROM meta WHERE key = 'exit_status' => v == '0'
+"
+
+echo "== 2. PyTorch, two streams"
+timeout 90 "$os" record --force -o "$out/torch_streams.db" -- "$py" "$here/torch_two_streams.py" >"$out/torch_streams.log" 2>&1
+check torch-two-streams "$out/torch_streams.db" "
+kernels: SELECT COUNT(*) FROM kernels => v >= 10
+streams: SELECT COUNT(DISTINCT stream_id) FROM kernels => v >= 2
+nvtx: SELECT COUNT(*) FROM nvtx n JOIN strings s ON s.id = n.message_id WHERE s.value LIKE 'step%' => v == 5
+dropped: SELECT SUM(dropped_records) FROM processes => v == 0
+"
+
+echo "== 3. DDP, 2 ranks by mp.spawn"
+if [ "$gpus" -ge 2 ]; then
+    timeout 120 "$os" record --force -o "$out/ddp.db" -- "$py" "$here/torch_ddp_spawn.py" >"$out/ddp.log" 2>&1
+    check ddp-2-ranks "$out/ddp.db" "
+ranks: SELECT COUNT(DISTINCT rank) FROM processes WHERE rank IS NOT NULL => v == 2
+world size: SELECT MIN(world_size) FROM processes WHERE rank IS NOT NULL => v == 2
+collectives: SELECT COUNT(*) FROM collectives => v >= 4
+both ranks collectives: SELECT COUNT(DISTINCT p.rank) FROM collectives c JOIN processes p USING (process_id) => v == 2
+allreduce: SELECT COUNT(*) FROM collectives WHERE op = 'AllReduce' => v >= 2
+allgather: SELECT COUNT(*) FROM collectives WHERE op = 'AllGather' => v >= 2
+kernel link: SELECT COUNT(*) FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid => v >= 4
+bytes (NCCL plugin, not implemented): SELECT COUNT(*) FROM collectives WHERE bytes > 0 => v >= 0
+dropped: SELECT SUM(dropped_records) FROM processes => v == 0
+"
+    "$py" - "$out/ddp.db" >"$out/ddp_collectives.txt" 2>&1 <<'PY'
+import sqlite3, sys
+for row in sqlite3.connect(sys.argv[1]).execute("SELECT op, dtype, algorithm, protocol, bytes, COUNT(*) FROM collectives GROUP BY 1,2,3,4,5"):
+    print(row)
+PY
+else
+    record_result SKIP ddp-2-ranks "needs 2 GPUs ($gpus here)"
+fi
+
+echo "== 4. torch.profiler active"
+timeout 90 "$os" record --force -o "$out/profiler.db" -- "$py" "$here/torch_profiler_active.py" >"$out/profiler.log" 2>&1
+check competing-profiler "$out/profiler.db" "
+warning: SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler' => v >= 1
+meta: SELECT value FROM meta WHERE key = 'competing_profiler' => v == '1'
+"
+grep -q "import" "$out/profiler.log" && record_result PASS competing-message "record suggested 'overlapscope import'" \
+    || record_result FAIL competing-message "no import suggestion in profiler.log"
+
+echo "== 5. signal: SIGTERM to record mid-run, trace still written"
+timeout 60 "$os" record --force -o "$out/term.db" -- "$py" -c "import torch,time; a=torch.ones(1,device='cuda'); torch.cuda.synchronize(); time.sleep(30)" >"$out/term.log" 2>&1 &
+rec=$!; sleep 12; kill -TERM $rec; wait $rec; echo "exit $?" >>"$out/term.log"
+check sigterm "$out/term.db" "
+processes: SELECT COUNT(*) FROM processes => v == 1
+kernel: SELECT COUNT(*) FROM kernels => v >= 1
+status: SELECT value FROM meta WHERE key = 'exit_status' => v == '143'
+"
+
+echo "== 6. overhead: 100k tiny kernels, plain vs recorded (in-program loop time, best of 3)"
+best() { sort -n | head -1; }
+plain=$(for i in 1 2 3; do timeout 60 "$out/overhead_kernels" 100000 | awk '{print $2}'; done | best)
+recorded=$(for i in 1 2 3; do timeout 60 "$os" record --force -o "$out/overhead.db" -- "$out/overhead_kernels" 100000 2>>"$out/overhead.log" | awk '{print $2}'; done | best)
+recorded_noapi=$(for i in 1 2 3; do timeout 60 "$os" record --force --no-api -o "$out/overhead_noapi.db" -- "$out/overhead_kernels" 100000 2>>"$out/overhead.log" | awk '{print $2}'; done | best)
+ratio=$("$py" -c "print(f'{$recorded/$plain:.3f}')" 2>/dev/null || echo "?")
+ratio_noapi=$("$py" -c "print(f'{$recorded_noapi/$plain:.3f}')" 2>/dev/null || echo "?")
+echo "plain $plain s, recorded $recorded s (ratio $ratio), --no-api $recorded_noapi s (ratio $ratio_noapi)" | tee "$out/overhead.txt"
+check overhead-trace "$out/overhead.db" "
+kernels: SELECT COUNT(*) FROM kernels => v == 101000
+dropped: SELECT SUM(dropped_records) FROM processes => v == 0
+"
+if "$py" -c "import sys; sys.exit(0 if $ratio <= 1.03 else 1)" 2>/dev/null; then
+    record_result PASS overhead "ratio $ratio (target <= 1.03); --no-api $ratio_noapi"
+else
+    record_result FAIL overhead "ratio $ratio (target <= 1.03); --no-api $ratio_noapi"
+fi
+
+for db in "$out"/*.db; do "$os" info "$db" >"${db%.db}.info.txt" 2>&1; done
+echo
+echo "== summary"
+failed=0
+for line in "${results[@]}"; do echo "$line"; [[ $line == FAIL* ]] && failed=1; done
+[ $failed -eq 0 ] && echo "ALL PASS" || echo "SOME FAILED (logs and traces in $out)"
+exit $failed

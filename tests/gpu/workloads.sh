@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# tests/gpu/workloads.sh OUTDIR: records every reference workload (workloads/README.md) with
+# `overlapscope record`, asserts each documented outcome from the recorded intervals
+# (tests/gpu/check_workload.py), prints the analyzer's verdict when `overlapscope report --json`
+# works, runs the PyTorch versions, and prints a summary table. Needs a GPU machine with the tree
+# built at ./build or staged at ./.gpu/build (CLI, collector, workloads); any directory. Exit 0 when every
+# assertion passed. Each recording gets a sidecar OUTDIR/NAME.json (machine, versions, command).
+set -u
+if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
+OUT=$1
+cd "$(dirname "$0")/../.."
+mkdir -p "$OUT/torch" || exit 2
+# The build tree: ./build, or the staged one (tests/gpu/stage.sh) at ./.gpu/build.
+BUILD=${OVERLAPSCOPE_BUILD:-build}
+[ -x "$BUILD/cli/overlapscope" ] || [ ! -x .gpu/build/cli/overlapscope ] || BUILD=.gpu/build
+OVERLAPSCOPE=$BUILD/cli/overlapscope
+WL=$BUILD/workloads
+CHECK=(python3 tests/gpu/check_workload.py)
+TORCH_PY=${TORCH_PY:-/opt/torch/.venv/bin/python3}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+started=$(date +%s)
+
+for f in "$OVERLAPSCOPE" "$WL/streams_fit"; do
+  [ -x "$f" ] || { echo "$0: $f is missing: build first (cmake --build build)" >&2; exit 2; }
+done
+GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
+GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
+CUDA_VERSION=$( (/usr/local/cuda/bin/nvcc --version 2>/dev/null || true) | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+NCCL_LIB=$(ldd "$WL/ddp" 2>/dev/null | awk '/libnccl/ {print $3}')
+NCCL_VERSION=$(basename "$(readlink -f "${NCCL_LIB:-none}")" | sed -n 's/libnccl\.so\.//p')
+echo "== $GPUS x $GPU_NAME, driver $DRIVER, CUDA $CUDA_VERSION, NCCL ${NCCL_VERSION:-?}"
+
+rows=()      # "workload|expectation|measured|verdict"
+failures=0
+row() { rows+=("$1|$2|$3|$4"); [ "$4" = FAIL ] && failures=$((failures + 1)); echo "  $4 $1: $3"; }
+
+sidecar() { # NAME ENV COMMAND...
+  local name=$1 envs=$2; shift 2
+  python3 - "$OUT/$name.json" "$GPU_NAME" "$DRIVER" "$CUDA_VERSION" "${NCCL_VERSION:-}" "$GPUS" \
+      "$envs" "$@" <<'PY'
+import json, sys, socket
+path, gpu, driver, cuda, nccl, gpus, envs, *command = sys.argv[1:]
+json.dump({"host": socket.gethostname(), "gpu": gpu, "gpu_count": int(gpus or 0),
+           "driver": driver, "cuda": cuda, "nccl": nccl,
+           "environment": envs.split() if envs else [], "command": command},
+          open(path, "w"), indent=2)
+PY
+}
+
+# record NAME [VAR=VALUE ...] -- PROGRAM ARGS...: records into OUTDIR/NAME.db; a row on failure.
+record() {
+  local name=$1; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local command=("$OVERLAPSCOPE" record -o "$OUT/$name.db" --force -- "$@")
+  sidecar "$name" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
+  echo "== $name: ${envs[*]:-} $*"
+  env "${envs[@]}" timeout 60 "${command[@]}" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  sed 's/^/    /' "$OUT/$name.log" | grep -v '^    NCCL INFO' | tail -4
+  if [ $rc -ne 0 ]; then row "$name" "program and recording succeed" "exit status $rc" FAIL; return 1; fi
+  local bytes; bytes=$(stat -c %s "$OUT/$name.db" 2>/dev/null || echo 0)
+  if [ "$bytes" -gt $((2 * 1024 * 1024)) ]; then row "$name" "recording <= 2 MB" "$bytes bytes" FAIL; fi
+  if "$OVERLAPSCOPE" report --json "$OUT/$name.db" >"$OUT/$name.report.json" 2>/dev/null; then
+    echo "    report: $(head -c 300 "$OUT/$name.report.json" | tr -s ' \n' ' ')"
+  fi
+  return 0
+}
+
+# check NAME EXPECTATION CHECK-ARGS...: one assertion on OUTDIR/NAME.db.
+check() {
+  local name=$1 expectation=$2; shift 2
+  [ -f "$OUT/$name.db" ] || { row "$name" "$expectation" "no recording" FAIL; return; }
+  local line; line=$("${CHECK[@]}" "$OUT/$name.db" "$@" 2>/dev/null | tail -1)
+  row "$name" "$expectation" "${line#* }" "${line%% *}"
+}
+
+# info NAME WHAT CHECK-ARGS...: a figure reported without a verdict (outcome not fixed by CUDA).
+info() {
+  local name=$1 what=$2; shift 2
+  [ -f "$OUT/$name.db" ] || return
+  local line; line=$("${CHECK[@]}" "$OUT/$name.db" "$@" 2>/dev/null | tail -1)
+  row "$name" "$what" "${line#* }" INFO
+}
+
+# output_field NAME REGEX: the first capture of REGEX in the program's output.
+output_field() { sed -n "s/.*$2.*/\1/p" "$OUT/$1.log" | head -1; }
+
+SPIN='wl_spin_kernel'
+record streams_fit -- "$WL/streams_fit" --streams 4 --spin-us 2000 --reps 3 &&
+  check streams_fit "kernels that fit overlap fully" overlap --kernel "$SPIN" --min 0.9
+record streams_saturate -- "$WL/streams_saturate" --waves 8 --block-us 50 --reps 2 &&
+  check streams_saturate "8-wave grids overlap only in tails" overlap --kernel "$SPIN" --max 0.25
+record streams_saturate_fraction -- "$WL/streams_saturate" --fraction 0.45 --block-us 1000 --reps 2 &&
+  check streams_saturate_fraction "two 0.45-capacity grids overlap" overlap --kernel "$SPIN" --min 0.9
+
+record default_stream -- "$WL/default_stream" &&
+  check default_stream "legacy default stream serializes" overlap --kernel "$SPIN" --max 0.05 &&
+  check default_stream "a kernel on the legacy stream" stream-kind --kernel "$SPIN" --kind legacy
+record default_stream_ptds -- "$WL/default_stream_ptds" &&
+  check default_stream_ptds "per-thread default stream overlaps" overlap --kernel "$SPIN" --min 0.8 &&
+  check default_stream_ptds "a kernel on a per-thread stream" stream-kind --kernel "$SPIN" --kind per-thread
+record default_stream_nonblocking -- "$WL/default_stream" --non-blocking &&
+  check default_stream_nonblocking "non-blocking streams overlap" overlap --kernel "$SPIN" --min 0.8
+
+record copy_pageable -- "$WL/copy_compute" --pageable &&
+  check copy_pageable "pageable H2D holds the kernel back" copy-kernel --kernel "$SPIN" --max 0.2 \
+        --src-kind 1 --min-host-held 0.5
+record copy_pinned -- "$WL/copy_compute" --pinned &&
+  check copy_pinned "pinned H2D overlaps the kernel" copy-kernel --kernel "$SPIN" --min 0.8 --src-kind 2
+record copy_same_direction -- "$WL/copy_compute" --same-direction &&
+  check copy_same_direction "two H2D copies: no gain" copy-pair --min 1.6
+record copy_opposite -- "$WL/copy_compute" --opposite-directions &&
+  check copy_opposite "H2D + D2H run side by side" copy-pair --max 1.4
+
+record event_chain -- "$WL/event_chain" &&
+  check event_chain "event waits serialize" overlap --kernel "$SPIN" --max 0.05 &&
+  check event_chain "stream-wait-event records" sync --type 2 --min-count 6
+record event_chain_nodeps -- "$WL/event_chain" --no-deps &&
+  check event_chain_nodeps "without waits: overlap" overlap --kernel "$SPIN" --min 0.9
+
+for op in stream-sync device-sync free; do
+  record "host_sync_$op" -- "$WL/host_sync" --op "$op" &&
+    check "host_sync_$op" "host $op serializes" overlap --kernel "$SPIN" --max 0.05
+done
+[ -f "$OUT/host_sync_stream-sync.db" ] &&
+  check host_sync_stream-sync "cudaStreamSynchronize calls" sync --api cudaStreamSynchronize --min-count 3
+record host_sync_malloc -- "$WL/host_sync" --op malloc &&
+  info host_sync_malloc "cudaMalloc between launches (driver-dependent)" overlap --kernel "$SPIN"
+record host_sync_none -- "$WL/host_sync" --op none &&
+  check host_sync_none "nothing between: overlap" overlap --kernel "$SPIN" --min 0.9
+
+record launch_bound -- "$WL/launch_bound" --launches 1000 --host-us 5 &&
+  check launch_bound "GPU idles between tiny launches" busy --kernel tiny_add --max 0.5
+
+record many_streams_2 CUDA_DEVICE_MAX_CONNECTIONS=2 -- "$WL/many_streams" --streams 4 &&
+  check many_streams_2 "4 streams on 2 queues: false serialization" makespan --kernel "$SPIN" \
+        --min 1.4 --channels 2
+record many_streams_8 -- "$WL/many_streams" --streams 4 &&
+  check many_streams_8 "4 streams on 8 queues: no serialization" makespan --kernel "$SPIN" \
+        --max 1.2 --channels 4
+record many_streams_2_breadth CUDA_DEVICE_MAX_CONNECTIONS=2 -- "$WL/many_streams" --streams 4 --breadth-first &&
+  check many_streams_2_breadth "breadth-first launch order avoids it" makespan --kernel "$SPIN" --max 1.3
+
+record pipeline_pipelined -- "$WL/pipeline" --pipelined --steps 40 &&
+  check pipeline_pipelined "encoder and decoder streams overlap" overlap --kernel gemm --min 0.3
+record pipeline_serial -- "$WL/pipeline" --serial --steps 40
+if [ -f "$OUT/pipeline_serial.log" ] && [ -f "$OUT/pipeline_pipelined.log" ]; then
+  fast=$(output_field pipeline_pipelined ' \([0-9.]*\) steps\/s'); slow=$(output_field pipeline_serial ' \([0-9.]*\) steps\/s')
+  same_a=$(output_field pipeline_pipelined 'checksum=\([^ ]*\)'); same_b=$(output_field pipeline_serial 'checksum=\([^ ]*\)')
+  verdict=$(python3 -c "import sys; print('PASS' if float(sys.argv[1]) >= 1.05 * float(sys.argv[2]) else 'FAIL')" "${fast:-0}" "${slow:-1}" 2>/dev/null || echo FAIL)
+  row pipeline "pipelined >= 1.05 x serial steps/s" "${fast:-?} vs ${slow:-?} steps/s" "$verdict"
+  [ -n "$same_a" ] && [ "$same_a" = "$same_b" ] && v=PASS || v=FAIL
+  row pipeline "same weights both ways" "checksums ${same_a:-?} / ${same_b:-?}" "$v"
+fi
+
+record two_batch -- "$WL/two_batch" --steps 50
+if [ "$GPUS" -ge 2 ]; then
+  check two_batch "one communicator: all_gathers never overlap" nccl --op AllGather --min-count 200 --max 0.05
+  info two_batch "tiny compute on the two streams" overlap --exclude nccl
+else
+  info two_batch "1 rank: NCCL kernels" nccl --op AllGather
+fi
+
+record ddp -- "$WL/ddp" --steps 10 --overlap
+record ddp_no_overlap -- "$WL/ddp" --steps 10 --no-overlap
+record ddp_saturate -- "$WL/ddp" --steps 10 --overlap --saturate
+record ddp_saturate_priority -- "$WL/ddp" --steps 10 --overlap --saturate --comm-priority high
+if [ "$GPUS" -ge 2 ]; then
+  check ddp "bucket all-reduces hide behind backward" comm-overlap --min 0.5
+  check ddp_no_overlap "all-reduce after backward is exposed" comm-overlap --max 0.1
+  check ddp_saturate "full SMs delay NCCL kernels" nccl-delay --comm 'AllReduce.*f32' \
+        --baseline "$OUT/ddp.db" --min-ratio 2
+  info ddp_saturate_priority "high-priority comm stream" nccl-delay --comm 'AllReduce.*f32' \
+        --baseline "$OUT/ddp_saturate.db"
+else
+  info ddp "1 rank: NCCL kernels" nccl --op AllReduce
+fi
+
+# PyTorch versions: plain, recorded, and with torch.profiler traces for the importer fixtures.
+if [ -x "$TORCH_PY" ]; then
+  for script in two_batch_ddp pipeline_aug; do
+    echo "== torch/$script"
+    if timeout 60 "$TORCH_PY" "workloads/torch/$script.py" --steps 20 >"$OUT/torch/$script.log" 2>&1; then
+      row "torch/$script" "runs" "$(tail -1 "$OUT/torch/$script.log")" PASS
+    else
+      row "torch/$script" "runs" "exit status $? ($(tail -1 "$OUT/torch/$script.log"))" FAIL
+    fi
+    if record "torch_$script" -- "$TORCH_PY" "workloads/torch/$script.py" --steps 20; then
+      count=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from kernels').fetchone()[0])" "$OUT/torch_$script.db" 2>/dev/null)
+      [ "${count:-0}" -gt 0 ] && v=PASS || v=FAIL
+      row "torch_$script" "recorded under overlapscope" "${count:-0} kernels" "$v"
+    fi
+    rm -rf "$OUT/torch/$script"
+    if timeout 60 "$TORCH_PY" "workloads/torch/$script.py" --steps 10 --profile "$OUT/torch/$script" \
+         >"$OUT/torch/$script.profile.log" 2>&1; then
+      traces=$(find "$OUT/torch/$script" -name '*.json*' | wc -l)
+      [ "$traces" -gt 0 ] && v=PASS || v=FAIL
+      row "torch/$script --profile" "a Chrome trace per rank" "$traces trace files" "$v"
+    else
+      row "torch/$script --profile" "a Chrome trace per rank" "exit status $?" FAIL
+    fi
+  done
+else
+  row torch "PyTorch at $TORCH_PY" "not found" FAIL
+fi
+
+total=$(du -cb "$OUT"/*.db 2>/dev/null | tail -1 | cut -f1)
+[ "${total:-0}" -le $((25 * 1024 * 1024)) ] && v=PASS || v=FAIL
+row "all recordings" "<= 25 MB together" "${total:-0} bytes" "$v"
+
+echo
+printf '%-28s %-46s %-8s %s\n' WORKLOAD EXPECTATION VERDICT MEASURED
+for r in "${rows[@]}"; do
+  IFS='|' read -r name expectation measured verdict <<<"$r"
+  printf '%-28s %-46s %-8s %s\n' "$name" "$expectation" "$verdict" "$measured"
+done
+echo "$(( ${#rows[@]} - failures )) rows passed or informational, $failures failed, $(( $(date +%s) - started )) s"
+[ "$failures" -eq 0 ]

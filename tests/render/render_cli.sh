@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# overlapscope render from the command line: pictures in each format with a line saying what was
+# drawn, and every bad request refused with one line naming the problem and exit status 2.
+set -u
+fail=0; pass=0
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+os=$OVERLAPSCOPE
+"$OVERLAPSCOPE_BUILD_DIR/tests/render/write_render_fixture" "$dir/trace.db" || { echo "no fixture"; exit 1; }
+
+check_ok() { # expected-stdout-fragment args...
+    local expected=$1; shift
+    local out rc
+    out=$($os render "$@" 2>"$dir/err"); rc=$?
+    if [ $rc -eq 0 ] && grep -qF -- "$expected" <<<"$out"; then pass=$((pass+1))
+    else echo "FAILED: overlapscope render $*: rc=$rc, said: $out $(cat "$dir/err")"; fail=$((fail+1)); fi
+}
+check_refused() { # expected-fragment args...
+    local expected=$1; shift
+    local out rc
+    out=$($os render "$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | grep -vc '^try ')" -eq 1 ] && grep -qF -- "$expected" <<<"$out"; then
+        pass=$((pass+1))
+    else echo "FAILED: overlapscope render $*: rc=$rc, said: $out"; fail=$((fail+1)); fi
+}
+is_file_type() { # path magic
+    if [ "$(head -c ${#2} "$1" 2>/dev/null)" = "$2" ]; then pass=$((pass+1)); else echo "FAILED: $1 is not $2"; fail=$((fail+1)); fi
+}
+
+check_ok "$dir/t.png: 1600 x" "$dir/trace.db" -o "$dir/t.png"
+is_file_type "$dir/t.png" $'\x89PNG'
+check_ok "5 stream lanes" "$dir/trace.db" -o "$dir/t.svg" --width 1200
+is_file_type "$dir/t.svg" "<?xml"
+check_ok "$dir/t.pdf" "$dir/trace.db" -o "$dir/t.pdf" --host --nvtx --dpi 144
+is_file_type "$dir/t.pdf" "%PDF-"
+check_ok "3 stream lanes" "$dir/trace.db" -o "$dir/w.png" --window 2ms:4ms
+check_ok "$dir/r.png: 1000 x 400 px" "$dir/trace.db" -o "$dir/r.png" --range forward --width 1000 --height 400
+check_ok "$dir/s.png" "$dir/trace.db" -o "$dir/s.png" --step 1 --rank 0
+
+check_refused "unknown picture format '.jpg'" "$dir/trace.db" -o "$dir/t.jpg"
+check_refused "no extension" "$dir/trace.db" -o "$dir/timeline"
+check_refused "cannot write '$dir/missing/t.png'" "$dir/trace.db" -o "$dir/missing/t.png"
+check_refused "the window 5.00 ms to 5.00 ms is empty" "$dir/trace.db" -o "$dir/e.png" --window 5ms:5ms
+check_refused "the window 3.00 ms to 2.00 ms is empty" "$dir/trace.db" -o "$dir/e.png" --window 3ms:2ms
+check_refused "is outside the trace (GPU activity from 0 to 10.5 ms)" "$dir/trace.db" -o "$dir/e.png" --window 1s:2s
+check_refused "expected START:END with units" "$dir/trace.db" -o "$dir/e.png" --window 5:6
+check_refused "no NVTX range 'backward'" "$dir/trace.db" -o "$dir/e.png" --range backward
+check_refused "no GPU activity of rank 1" "$dir/trace.db" -o "$dir/e.png" --rank 1
+check_refused "--width wants pixels" "$dir/trace.db" -o "$dir/e.png" --width wide
+check_refused "say where to write the picture" "$dir/trace.db"
+check_refused "No such file or directory" "$dir/none.db" -o "$dir/e.png"
+[ ! -e "$dir/e.png" ] && pass=$((pass+1)) || { echo "FAILED: a refused render left e.png behind"; fail=$((fail+1)); }
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

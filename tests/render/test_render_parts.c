@@ -1,0 +1,127 @@
+/* test_render_parts.c: the renderer's small algorithms, case by case: short kernel names from
+ * mangled and demangled names, NCCL kernels told from compute, collective names from kernel
+ * names, 1-2-5 tick steps and their labels, and the per-column aggregation of a canvas. */
+#include "axis.h"
+#include "canvas.h"
+#include "check.h"
+#include "demangle.h"
+#include "labels.h"
+#include "reader.h"
+
+static const char *short_name(const char *name)
+{
+    static char buffer[128];
+    return demangle_short_name(name, buffer, sizeof buffer);
+}
+
+static void test_demangle(void)
+{
+    CHECK_STR(short_name("_Z13sgemm_256x128PKfS0_Pfi"), "sgemm_256x128");
+    CHECK_STR(short_name("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_T1_"),
+              "vectorized_elementwise_kernel");
+    CHECK_STR(short_name("_ZN7cutlass6KernelINS_4gemm6kernel4GemmEEEvNT_6ParamsE"), "Kernel");
+    CHECK_STR(short_name("_ZL9static_fnv"), "static_fn");
+    CHECK_STR(short_name("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LLP24ncclDevKernelArgsStorageILm4096EE"),
+              "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    CHECK_STR(short_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                         "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>)"),
+              "vectorized_elementwise_kernel");
+    CHECK_STR(short_name("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+              "ncclDevKernel_AllGather_RING_LL");
+    CHECK_STR(short_name("void (anonymous namespace)::softmax_warp_forward<float, 8>(float*, int)"),
+              "softmax_warp_forward");
+    CHECK_STR(short_name("sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64"),
+              "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64");
+    CHECK_STR(short_name("_Z999broken"), "_Z999broken"); /* a length past the end: left as it is */
+    CHECK_STR(short_name(""), "");
+    char tiny[6];
+    CHECK_STR(demangle_short_name("_Z13sgemm_256x128v", tiny, sizeof tiny), "sgemm");
+}
+
+static void test_categories(void)
+{
+    CHECK_INT(reader_kernel_category("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+              ANALYSIS_COMMUNICATION);
+    CHECK_INT(reader_kernel_category("_Z28ncclKernel_AllGather_RING_LLP11ncclWorkElem"), ANALYSIS_COMMUNICATION);
+    CHECK_INT(reader_kernel_category("void ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"),
+              ANALYSIS_COMMUNICATION);
+    CHECK_INT(reader_kernel_category("_Z13sgemm_256x128v"), ANALYSIS_COMPUTE);
+    CHECK_INT(reader_copy_category(STORE_COPY_HTOD, STORE_NULL, STORE_NULL), ANALYSIS_COPY_HTOD);
+    CHECK_INT(reader_copy_category(STORE_COPY_DTOD, 0, 0), ANALYSIS_COPY_DTOD);
+    CHECK_INT(reader_copy_category(STORE_COPY_DTOD, 0, 1), ANALYSIS_COPY_PEER);
+    CHECK_INT(reader_copy_category(STORE_COPY_PTOP, STORE_NULL, STORE_NULL), ANALYSIS_COPY_PEER);
+    CHECK_INT(reader_copy_category(STORE_COPY_HTOH, STORE_NULL, STORE_NULL), ANALYSIS_COPY_OTHER);
+    char operation[32];
+    CHECK_STR(labels_collective_from_kernel_name("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", operation,
+                                                 sizeof operation),
+              "ReduceScatter");
+    CHECK_STR(labels_collective_from_kernel_name("ncclKernel_SendRecv_RING_SIMPLE", operation, sizeof operation),
+              "SendRecv");
+    CHECK_STR(labels_collective_from_kernel_name("ncclDevKernel_Generic", operation, sizeof operation), "");
+}
+
+static void test_axis(void)
+{
+    CHECK_INT(axis_tick_step_ns(10500000, 16), 1000000);
+    CHECK_INT(axis_tick_step_ns(10500000, 6), 2000000);
+    CHECK_INT(axis_tick_step_ns(10500000, 4), 5000000);
+    CHECK_INT(axis_tick_step_ns(100000, 16), 10000);
+    CHECK_INT(axis_tick_step_ns(7, 16), 1);
+    CHECK_INT(axis_tick_step_ns(3000000000LL, 10), 500000000);
+    char text[32];
+    CHECK_STR(axis_format_tick(text, sizeof text, 200000, 200000, 1200000), "0.2 ms");
+    CHECK_STR(axis_format_tick(text, sizeof text, 1200000, 200000, 1200000), "1.2 ms");
+    CHECK_STR(axis_format_tick(text, sizeof text, 300000, 100000, 900000), "300 us");
+    CHECK_STR(axis_format_tick(text, sizeof text, 2050000, 10000, 2100000), "2.05 ms");
+    CHECK_STR(axis_format_tick(text, sizeof text, 5000100000LL, 100000, 5000200000LL), "5.0001 s");
+    CHECK_STR(axis_format_tick(text, sizeof text, 500, 100, 900), "500 ns");
+    CHECK_STR(axis_format_tick(text, sizeof text, 0, 100, 900), "0");
+}
+
+/* 1000 ns over 10 columns (100 ns each). */
+static void test_canvas(void)
+{
+    struct canvas *canvas = canvas_new(0, 1000, 10, 3.0);
+    struct canvas_lane *a = canvas_gpu_lane(canvas, 1, 0, 13), *b = canvas_gpu_lane(canvas, 1, 0, 14);
+    CHECK(canvas_gpu_lane(canvas, 1, 0, 13) == a);
+    CHECK_INT(canvas_device_begin(canvas, 1, 0), 0);
+    struct canvas_interval wide = {0, 400, 0, 0, ANALYSIS_COMPUTE, CANVAS_DETAIL_KERNEL};
+    CHECK_INT(canvas_add_gpu(canvas, a, &wide), 0);
+    /* Stream 14: a copy 350-450, then 50 kernels of 1 ns from 500: 50 ns of column 5's 100. */
+    struct canvas_interval overlap = {350, 450, 0, 0, ANALYSIS_COPY_HTOD, CANVAS_DETAIL_MEMCPY};
+    CHECK_INT(canvas_add_gpu(canvas, b, &overlap), 0);
+    for (int i = 0; i < 50; i++) {
+        struct canvas_interval tiny = {500 + i, 501 + i, 0, 0, ANALYSIS_COMMUNICATION, CANVAS_DETAIL_KERNEL};
+        CHECK_INT(canvas_add_gpu(canvas, b, &tiny), 0);
+    }
+    canvas_device_end(canvas);
+    int kind = -2;
+    CHECK_NEAR(canvas_column_coverage(a, 2, &kind), 1.0, 1e-6);
+    CHECK_INT(kind, ANALYSIS_COMPUTE);
+    CHECK_NEAR(canvas_column_coverage(a, 4, &kind), 0.0, 1e-6);
+    CHECK_INT(kind, -1);
+    CHECK_NEAR(canvas_column_coverage(b, 5, &kind), 0.5, 1e-5);
+    CHECK_INT(kind, ANALYSIS_COMMUNICATION);
+    CHECK_INT(a->kept_count, 1); /* 4 columns wide: kept for its outline and label */
+    CHECK_INT(b->kept_count, 0); /* 1 column at most: not */
+    CHECK_INT(b->interval_count, 51);
+    /* Concurrency: column 3 (300-400) has 50 ns of one stream, 50 of two; column 4 (400-500)
+     * 50 ns of one, 50 of none; column 5 half one, half none. */
+    const float *levels = canvas->devices[0]->level_fraction;
+    CHECK_NEAR(levels[3 * 4 + 1], 0.5, 1e-5);
+    CHECK_NEAR(levels[3 * 4 + 2], 0.5, 1e-5);
+    CHECK_NEAR(levels[4 * 4 + 0], 0.5, 1e-5);
+    CHECK_NEAR(levels[4 * 4 + 1], 0.5, 1e-5);
+    CHECK_NEAR(levels[5 * 4 + 1], 0.5, 1e-5);
+    CHECK_NEAR(levels[9 * 4 + 0], 1.0, 1e-5);
+    canvas_free(canvas);
+}
+
+int main(void)
+{
+    test_demangle();
+    test_categories();
+    test_axis();
+    test_canvas();
+    return check_finish();
+}
