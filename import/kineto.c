@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_kernel_name.h"
 #include "nccl_names.h"
 #include "stream_set.h"
 
@@ -168,24 +169,25 @@ static int64_t rank_in_group(const struct json_value *ranks, int64_t rank)
 }
 
 static int insert_collective(struct kineto_state *state, const struct store_kernel *kernel, int64_t kernel_rowid,
-                             const struct json_value *args, error_info *err)
+                             const struct json_value *args, const struct nccl_kernel_info *from_name,
+                             error_info *err)
 {
     const char *collective_name = json_string(json_get(args, "Collective name"));
     int64_t element_bytes = 0;
     const char *dtype = nccl_names_dtype(json_string(json_get(args, "dtype")), &element_bytes);
+    if (!dtype)
+        dtype = nccl_names_dtype(from_name->dtype, &element_bytes);
     int64_t elements = optional_int(state, args, "In msg nelems");
+    const char *op = collective_name ? nccl_names_op_from_collective(collective_name) : "Unknown";
     struct store_collective row = {
         .process_id = state->process_id, .device_id = kernel->device_id, .stream_id = kernel->stream_id,
-        .op = collective_name ? nccl_names_op_from_collective(collective_name) : nccl_names_op_from_kernel(kernel->name),
-        .element_count = elements, .dtype = dtype, .root = STORE_NULL,
-        .algorithm = nccl_names_algorithm(kernel->name), .protocol = nccl_names_protocol(kernel->name),
+        .op = strcmp(op, "Unknown") == 0 && from_name->op ? from_name->op : op, .element_count = elements,
+        .dtype = dtype, .root = STORE_NULL, .algorithm = from_name->algorithm, .protocol = from_name->protocol,
         .communicator = json_string(json_get(args, "Process Group Name")),
         .rank = rank_in_group(json_get(args, "Process Group Ranks"), state->rank),
         .nranks = optional_int(state, args, "Group size"), .sequence_number = optional_int(state, args, "Seq"),
         .kernel_rowid = kernel_rowid, .start_ns = kernel->start_ns, .end_ns = kernel->end_ns,
         .detail_source = collective_name ? STORE_DETAIL_KINETO : STORE_DETAIL_KERNEL_NAME};
-    if (strcmp(row.op, "Unknown") == 0 && collective_name)
-        row.op = nccl_names_op_from_kernel(kernel->name);
     if (elements == STORE_NULL || element_bytes == 0 || __builtin_mul_overflow(elements, element_bytes, &row.bytes))
         row.bytes = STORE_NULL;
     if (row.rank == STORE_NULL && row.nranks != STORE_NULL && row.nranks == state->world_size)
@@ -228,11 +230,12 @@ static int import_kernel(struct kineto_state *state, const struct json_value *ev
     int64_t rowid = 0;
     if (store_insert_kernel(state->s, &row, &rowid, err) != 0)
         return -1;
-    int is_collective = nccl_names_is_nccl_kernel(row.name) || json_get(args, "Collective name");
+    struct nccl_kernel_info from_name;
+    int is_collective = nccl_kernel_name_parse(row.name, &from_name) || json_get(args, "Collective name");
     if (stream_set_note(&state->streams, state->process_id, row.device_id, row.context_id, row.stream_id,
                         STREAM_SET_KERNEL | (is_collective ? STREAM_SET_NCCL : 0)) != 0)
         return error_set(err, "%s: out of memory", state->name);
-    return is_collective ? insert_collective(state, &row, rowid, args, err) : 0;
+    return is_collective ? insert_collective(state, &row, rowid, args, &from_name, err) : 0;
 }
 
 /* "Pageable", "Pinned", "Device", "Array", "Managed" as Kineto's memcpy/memset names spell

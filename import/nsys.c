@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "nccl_names.h"
+#include "nccl_kernel_name.h"
 #include "stream_set.h"
 
 /* CUPTI's "no stream / no event" (0xFFFFFFFF), as nsys exports it. */
@@ -75,27 +75,54 @@ int nsys_is_export(sqlite3 *db)
     return 0;
 }
 
+/* ",a,b,c," : the table's column names, for membership tests by strstr. Caller frees. */
+static char *column_list(sqlite3 *db, const char *table)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT ',' || group_concat(name, ',') || ',' FROM pragma_table_info('%s')", table);
+    sqlite3_stmt *query = NULL;
+    char *list = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW &&
+        sqlite3_column_text(query, 0))
+        list = strdup((const char *)sqlite3_column_text(query, 0));
+    sqlite3_finalize(query);
+    return list ? list : strdup(",");
+}
+
+static int listed(const char *list, const char *column)
+{
+    size_t length = strlen(column);
+    for (const char *p = strstr(list, column); p; p = strstr(p + 1, column))
+        if (p[-1] == ',' && p[length] == ',')
+            return 1;
+    return 0;
+}
+
 /* "SELECT a, b, NULL, ... FROM table t": every wanted column the table lacks reads as NULL. An
  * entry starting with '=' is an expression used as written. Returns a malloc'd string. */
 static char *build_select(sqlite3 *db, const char *table, const char *const *columns, size_t count, const char *tail)
 {
+    char *existing = column_list(db, table);
     size_t size = 256 + strlen(tail);
     for (size_t i = 0; i < count; i++)
         size += strlen(columns[i]) + 8;
-    char *sql = malloc(size);
-    if (!sql)
+    char *sql = existing ? malloc(size) : NULL;
+    if (!sql) {
+        free(existing);
         return NULL;
+    }
     size_t length = (size_t)snprintf(sql, size, "SELECT ");
     for (size_t i = 0; i < count; i++) {
         const char *column = columns[i], *separator = i ? ", " : "";
         if (column[0] == '=')
             length += (size_t)snprintf(sql + length, size - length, "%s%s", separator, column + 1);
-        else if (column_exists(db, table, column))
+        else if (listed(existing, column))
             length += (size_t)snprintf(sql + length, size - length, "%st.\"%s\"", separator, column);
         else
             length += (size_t)snprintf(sql + length, size - length, "%sNULL", separator);
     }
     snprintf(sql + length, size - length, " FROM \"%s\" t %s", table, tail);
+    free(existing);
     return sql;
 }
 
@@ -233,7 +260,8 @@ static int import_kernel_row(struct nsys_state *state, sqlite3_stmt *row, error_
     int64_t rowid = 0;
     if (store_insert_kernel(state->s, &kernel, &rowid, err) != 0)
         return -1;
-    int is_nccl = nccl_names_is_nccl_kernel(kernel.name);
+    struct nccl_kernel_info from_name;
+    int is_nccl = nccl_kernel_name_parse(kernel.name, &from_name);
     if (stream_set_note(&state->streams, process_id, kernel.device_id, kernel.context_id, kernel.stream_id,
                         STREAM_SET_KERNEL | (is_nccl ? STREAM_SET_NCCL : 0)) != 0)
         return error_set(err, "%s: out of memory", state->name);
@@ -241,9 +269,9 @@ static int import_kernel_row(struct nsys_state *state, sqlite3_stmt *row, error_
         return 0;
     struct store_collective collective = {
         .process_id = process_id, .device_id = kernel.device_id, .stream_id = kernel.stream_id,
-        .op = nccl_names_op_from_kernel(kernel.name), .bytes = STORE_NULL, .element_count = STORE_NULL,
-        .root = STORE_NULL, .algorithm = nccl_names_algorithm(kernel.name),
-        .protocol = nccl_names_protocol(kernel.name), .rank = STORE_NULL, .nranks = STORE_NULL,
+        .op = from_name.op, .bytes = STORE_NULL, .element_count = STORE_NULL, .dtype = from_name.dtype,
+        .root = STORE_NULL, .algorithm = from_name.algorithm, .protocol = from_name.protocol, .rank = STORE_NULL,
+        .nranks = STORE_NULL,
         .sequence_number = STORE_NULL, .kernel_rowid = rowid, .start_ns = kernel.start_ns, .end_ns = kernel.end_ns,
         .detail_source = STORE_DETAIL_KERNEL_NAME};
     return store_insert_collective(state->s, &collective, err);
