@@ -1,8 +1,90 @@
-/* cmd_import.c: placeholder until the import subcommand lands; it says so and fails. */
+/* cmd_import.c: `overlapscope import FILE|DIR ... -o TRACE [--force]`: Kineto JSON and Nsight
+ * Systems SQLite into an overlapscope trace. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "import.h"
+#include "store.h"
+
+struct progress_line {
+    int last_percent;
+};
+
+/* A percentage on one line, rewritten in place; only when stderr is a terminal. */
+static void print_progress(void *context, double fraction)
+{
+    struct progress_line *line = context;
+    int percent = (int)(fraction * 100);
+    if (percent == line->last_percent)
+        return;
+    line->last_percent = percent;
+    fprintf(stderr, "\rimporting: %3d%%", percent);
+    fflush(stderr);
+}
+
+static int64_t count_rows(sqlite3 *db, const char *table)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table);
+    sqlite3_stmt *query = NULL;
+    int64_t count = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+        count = sqlite3_column_int64(query, 0);
+    sqlite3_finalize(query);
+    return count;
+}
+
+static void print_summary(const char *output_path, int file_count)
+{
+    error_info err;
+    store *trace = store_open(output_path, 1, &err);
+    if (!trace)
+        return;
+    sqlite3 *db = store_db(trace);
+    printf("%s: %d file%s, %" PRId64 " processes, %" PRId64 " kernels, %" PRId64 " memcpys, %" PRId64
+           " memsets, %" PRId64 " API calls, %" PRId64 " NVTX ranges, %" PRId64 " collectives, %" PRId64
+           " warnings\n",
+           output_path, file_count, file_count == 1 ? "" : "s", count_rows(db, "processes"), count_rows(db, "kernels"),
+           count_rows(db, "memcpys"), count_rows(db, "memsets"), count_rows(db, "api_calls"), count_rows(db, "nvtx"),
+           count_rows(db, "collectives"), count_rows(db, "warnings"));
+    store_close(trace, NULL);
+}
 
 int cmd_import(int argc, char **argv)
 {
-    (void)argc;
-    return cli_error(argv[0], "not available in this build yet");
+    static const struct option options[] = {{"output", required_argument, 0, 'o'},
+                                            {"force", no_argument, 0, 'f'},
+                                            {0, 0, 0, 0}};
+    const char *output_path = NULL;
+    struct import_options import_options = {0};
+    optind = 1;
+    int option;
+    while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
+        switch (option) {
+        case 'o': output_path = optarg; break;
+        case 'f': import_options.force = 1; break;
+        default: return cli_usage_error(argv[0], "unknown option");
+        }
+    }
+    if (!output_path)
+        return cli_usage_error(argv[0], "missing -o TRACE (the trace to write)");
+    if (optind >= argc)
+        return cli_usage_error(argv[0], "expected at least one FILE or DIR to import");
+    struct progress_line line = {-1};
+    int on_terminal = isatty(STDERR_FILENO);
+    if (on_terminal) {
+        import_options.progress = print_progress;
+        import_options.progress_context = &line;
+    }
+    error_info err;
+    int imported = import_run(output_path, argv + optind, argc - optind, &import_options, &err);
+    if (on_terminal && line.last_percent >= 0)
+        fprintf(stderr, "\r%*s\r", 16, "");
+    if (imported < 0)
+        return cli_error(argv[0], "%s", err.message);
+    print_summary(output_path, imported);
+    return CLI_EXIT_OK;
 }

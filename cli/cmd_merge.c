@@ -1,8 +1,52 @@
-/* cmd_merge.c: placeholder until the merge subcommand lands; it says so and fails. */
+/* cmd_merge.c: `overlapscope merge NODE.db ... -o JOB.db [--force]`: the traces of several nodes
+ * as one, clocks aligned on NCCL collective ends. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "cli.h"
+#include "merge.h"
 
 int cmd_merge(int argc, char **argv)
 {
-    (void)argc;
-    return cli_error(argv[0], "not available in this build yet");
+    static const struct option options[] = {{"output", required_argument, 0, 'o'},
+                                            {"force", no_argument, 0, 'f'},
+                                            {0, 0, 0, 0}};
+    const char *output_path = NULL;
+    int force = 0;
+    optind = 1;
+    int option;
+    while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
+        switch (option) {
+        case 'o': output_path = optarg; break;
+        case 'f': force = 1; break;
+        default: return cli_usage_error(argv[0], "unknown option");
+        }
+    }
+    if (!output_path)
+        return cli_usage_error(argv[0], "missing -o TRACE (the merged trace to write)");
+    int input_count = argc - optind;
+    if (input_count < 1)
+        return cli_usage_error(argv[0], "expected the traces to merge");
+    struct clock_alignment *alignments = calloc((size_t)input_count, sizeof *alignments);
+    if (!alignments)
+        return cli_error(argv[0], "out of memory");
+    error_info err;
+    if (merge_run(output_path, argv + optind, input_count, force, alignments, &err) != 0) {
+        free(alignments);
+        return cli_error(argv[0], "%s", err.message);
+    }
+    printf("%s: %d traces merged; clocks aligned on %s\n", output_path, input_count, argv[optind]);
+    for (int i = 1; i < input_count; i++) {
+        const struct clock_alignment *a = &alignments[i];
+        if (a->matches == 0)
+            printf("  %s: no collective in common, not aligned (offset 0)\n", argv[optind + i]);
+        else
+            printf("  %s: offset %+" PRId64 " ns, bound %" PRId64 " ns, %" PRId64 " collectives matched by %s%s\n",
+                   argv[optind + i], a->offset_ns, a->bound_ns, a->matches, a->by_sequence ? "sequence" : "order",
+                   a->bound_ns > MERGE_BOUND_WARNING_NS ? " (uncertain: see warnings)" : "");
+    }
+    free(alignments);
+    return CLI_EXIT_OK;
 }

@@ -138,6 +138,14 @@ static void self_launch(int nproc, struct wl_ranks *ranks)
             wl_fail("fork: %s", strerror(errno));
         if (pid == 0) {
             ranks->rank = ranks->local_rank = r;
+            /* What a launcher (torchrun, mpirun) would set: profilers and tools read the rank from
+             * here, before this process touches CUDA. */
+            char value[16];
+            snprintf(value, sizeof value, "%d", r);
+            setenv("RANK", value, 1);
+            setenv("LOCAL_RANK", value, 1);
+            snprintf(value, sizeof value, "%d", world);
+            setenv("WORLD_SIZE", value, 1);
             for (int k = 1; k < world; k++) {
                 if (r == 0) {
                     close(pipes[k][0]);

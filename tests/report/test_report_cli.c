@@ -91,6 +91,16 @@ static void test_report(void)
     CHECK_INT(line_count(err_text), 1);
     CHECK_CONTAINS(err_text, "overlapscope: report: ");
     CHECK_CONTAINS(err_text, "missing.db");
+    char notes[600];
+    snprintf(notes, sizeof notes, "%s/notes.db", directory);
+    FILE *text = fopen(notes, "w");
+    if (text) {
+        fputs("not a database, only words, long enough to fill an SQLite header of one hundred bytes........", text);
+        fclose(text);
+    }
+    CHECK_INT(run("report %D/notes.db"), 2);
+    CHECK_CONTAINS(err_text, "not an SQLite database");
+    CHECK_INT(line_count(err_text), 1);
     CHECK_INT(run("report %D/saturated.db %D/overlapped.db"), 2);
     CHECK_INT(run("report --help"), 0);
     CHECK_CONTAINS(out_text, "# overlapscope report");

@@ -1,0 +1,69 @@
+/* fuzz_store.c: arbitrary bytes as a trace file: store_open (which must refuse what is not a
+ * trace of this version, with a reason) and, when it opens, the queries `overlapscope info` and the
+ * exporters run over every table. Seeds are real traces; the fuzzer corrupts their pages. */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fuzz_harness.h"
+
+static struct fuzz_harness harness;
+
+static const char *const reader_queries[] = {
+    "SELECT key, value FROM meta",
+    "SELECT MIN(start_ns), MAX(end_ns), COUNT(*) FROM kernels",
+    "SELECT process_id, pid, rank, world_size, local_rank, host, exit_status, term_signal, dropped_records,"
+    " command_line FROM processes ORDER BY rank, pid",
+    "SELECT d.device_id, d.name, d.sm_count, d.max_blocks_per_sm, p.pid FROM devices d"
+    " LEFT JOIN processes p USING (process_id)",
+    "SELECT COUNT(*) FROM memcpys", "SELECT COUNT(*) FROM memsets", "SELECT COUNT(*) FROM synchronizations",
+    "SELECT COUNT(*) FROM cuda_events", "SELECT COUNT(*) FROM api_calls", "SELECT COUNT(*) FROM nvtx",
+    "SELECT COUNT(*) FROM streams",
+    "SELECT op, COUNT(*), SUM(bytes) FROM collectives GROUP BY op",
+    "SELECT w.code, w.message, p.pid FROM warnings w LEFT JOIN processes p USING (process_id)",
+    "SELECT k.start_ns, s.value, c.op FROM kernels k JOIN strings s ON s.id = k.name_id"
+    " LEFT JOIN collectives c ON c.kernel_rowid = k.rowid ORDER BY k.process_id, k.start_ns",
+    "SELECT a.start_ns, s.value FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY a.start_ns",
+};
+
+static void run_queries(sqlite3 *db)
+{
+    for (size_t i = 0; i < sizeof reader_queries / sizeof reader_queries[0]; i++) {
+        sqlite3_stmt *query = NULL;
+        if (sqlite3_prepare_v2(db, reader_queries[i], -1, &query, NULL) != SQLITE_OK)
+            continue;
+        int steps = 0;
+        while (sqlite3_step(query) == SQLITE_ROW && steps++ < 10000)
+            for (int column = 0; column < sqlite3_column_count(query); column++)
+                (void)sqlite3_column_text(query, column);
+        sqlite3_finalize(query);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char path[128], sidecar[160];
+    snprintf(path, sizeof path, "%s/input.db", fuzz_scratch_directory(&harness));
+    static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(sidecar, sizeof sidecar, "%s%s", path, suffixes[i]);
+        unlink(sidecar);
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
+        abort();
+    close(fd);
+    error_info err;
+    store *trace = store_open(path, 1, &err);
+    if (!trace) {
+        if (err.message[0] == '\0')
+            abort();
+        return 0;
+    }
+    run_queries(store_db(trace));
+    char *value = store_get_meta(trace, "source");
+    free(value);
+    store_close(trace, NULL);
+    return 0;
+}

@@ -1,0 +1,208 @@
+/* import.c: the import driver: inputs to files, files to formats, formats to importers, one
+ * atomic output (see import.h). Owns: the expanded file list and the output store while it is
+ * being written. */
+#include "import.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kineto.h"
+#include "nsys.h"
+#include "output_file.h"
+#include "store.h"
+
+struct file_list {
+    char **paths;
+    size_t count, capacity;
+};
+
+static int list_add(struct file_list *list, const char *path, error_info *err)
+{
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? list->capacity * 2 : 16;
+        char **grown = realloc(list->paths, capacity * sizeof *grown);
+        if (!grown)
+            return error_set(err, "out of memory");
+        list->paths = grown;
+        list->capacity = capacity;
+    }
+    list->paths[list->count] = strdup(path);
+    if (!list->paths[list->count])
+        return error_set(err, "out of memory");
+    list->count++;
+    return 0;
+}
+
+static void list_free(struct file_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->paths[i]);
+    free(list->paths);
+}
+
+static int has_suffix(const char *name, const char *suffix)
+{
+    size_t name_length = strlen(name), suffix_length = strlen(suffix);
+    return name_length > suffix_length && strcmp(name + name_length - suffix_length, suffix) == 0;
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The traces of a directory, by name (rank 0 before rank 1 when named so). */
+static int add_directory(struct file_list *list, const char *directory_path, error_info *err)
+{
+    DIR *directory = opendir(directory_path);
+    if (!directory)
+        return error_set(err, "cannot read '%s': %s", directory_path, strerror(errno));
+    size_t first = list->count;
+    struct dirent *entry;
+    int status = 0;
+    while (status == 0 && (entry = readdir(directory)) != NULL) {
+        if (entry->d_name[0] == '.' || !(has_suffix(entry->d_name, ".json") || has_suffix(entry->d_name, ".json.gz") ||
+                                         has_suffix(entry->d_name, ".sqlite")))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", directory_path, entry->d_name);
+        struct stat info;
+        if (stat(path, &info) == 0 && S_ISREG(info.st_mode))
+            status = list_add(list, path, err);
+    }
+    closedir(directory);
+    if (status == 0 && list->count == first)
+        return error_set(err, "'%s': no trace files (*.json, *.json.gz, *.sqlite) in this directory", directory_path);
+    qsort(list->paths + first, list->count - first, sizeof *list->paths, compare_paths);
+    return status;
+}
+
+static int expand_inputs(struct file_list *list, char *const *inputs, int input_count, error_info *err)
+{
+    for (int i = 0; i < input_count; i++) {
+        struct stat info;
+        if (stat(inputs[i], &info) != 0)
+            return error_set(err, "cannot open '%s': %s", inputs[i], strerror(errno));
+        int status = S_ISDIR(info.st_mode) ? add_directory(list, inputs[i], err) : list_add(list, inputs[i], err);
+        if (status != 0)
+            return -1;
+    }
+    return 0;
+}
+
+enum import_format import_detect_format(const char *path, error_info *err)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        error_set(err, "cannot open '%s': %s", path, strerror(errno));
+        return IMPORT_FORMAT_UNKNOWN;
+    }
+    unsigned char head[16];
+    size_t got = fread(head, 1, sizeof head, file);
+    fclose(file);
+    if (got == 0) {
+        error_set(err, "%s: empty file", path);
+        return IMPORT_FORMAT_UNKNOWN;
+    }
+    if (got == sizeof head && memcmp(head, "SQLite format 3", 16) == 0)
+        return IMPORT_FORMAT_NSYS;
+    if (got >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+        return IMPORT_FORMAT_KINETO;
+    for (size_t i = 0; i < got; i++) {
+        if (head[i] == '{' || head[i] == '[')
+            return IMPORT_FORMAT_KINETO;
+        if (head[i] == 0xEF || head[i] == 0xBB || head[i] == 0xBF)
+            continue; /* a UTF-8 byte order mark */
+        if (head[i] != ' ' && head[i] != '\n' && head[i] != '\r' && head[i] != '\t')
+            break;
+    }
+    error_set(err, "%s: not a Kineto JSON trace (.json, .json.gz) nor an Nsight Systems SQLite export", path);
+    return IMPORT_FORMAT_UNKNOWN;
+}
+
+struct progress_share {
+    const struct import_options *options;
+    double done_bytes, file_bytes, total_bytes;
+};
+
+static void report_file_progress(void *context, double fraction)
+{
+    struct progress_share *share = context;
+    if (share->options->progress && share->total_bytes > 0)
+        share->options->progress(share->options->progress_context,
+                                 (share->done_bytes + fraction * share->file_bytes) / share->total_bytes);
+}
+
+static double file_size(const char *path)
+{
+    struct stat info;
+    return stat(path, &info) == 0 ? (double)info.st_size : 0;
+}
+
+static int import_one(store *output, const char *path, struct progress_share *share, int *formats_seen,
+                      error_info *err)
+{
+    enum import_format format = import_detect_format(path, err);
+    if (format == IMPORT_FORMAT_UNKNOWN)
+        return -1;
+    *formats_seen |= 1 << format;
+    share->file_bytes = file_size(path);
+    int status;
+    if (format == IMPORT_FORMAT_NSYS) {
+        status = nsys_import_file(output, path, err);
+    } else {
+        struct kineto_progress progress = {report_file_progress, share};
+        status = kineto_import_file(output, path, &progress, err);
+    }
+    share->done_bytes += share->file_bytes;
+    report_file_progress(share, 0);
+    return status;
+}
+
+static int write_meta(store *output, int formats_seen, error_info *err)
+{
+    int kineto = formats_seen & (1 << IMPORT_FORMAT_KINETO), nsys = formats_seen & (1 << IMPORT_FORMAT_NSYS);
+    const char *source = kineto && nsys ? "kineto+nsys" : nsys ? "nsys" : "kineto";
+    return store_set_meta(output, "source", source, err) || store_set_meta(output, "clock", source, err) ? -1 : 0;
+}
+
+int import_run(const char *output_path, char *const *inputs, int input_count, const struct import_options *options,
+               error_info *err)
+{
+    struct file_list files = {0};
+    if (expand_inputs(&files, inputs, input_count, err) != 0) {
+        list_free(&files);
+        return -1;
+    }
+    char *temporary = output_file_begin(output_path, options->force, err);
+    if (!temporary) {
+        list_free(&files);
+        return -1;
+    }
+    store *output = store_create(temporary, STORE_OVERWRITE | STORE_FAST_UNSAFE, err);
+    struct progress_share share = {.options = options};
+    for (size_t i = 0; i < files.count; i++)
+        share.total_bytes += file_size(files.paths[i]);
+    int formats_seen = 0;
+    int status = output && store_begin(output, err) == 0 ? 0 : -1;
+    for (size_t i = 0; status == 0 && i < files.count; i++)
+        status = import_one(output, files.paths[i], &share, &formats_seen, err);
+    if (status == 0)
+        status = write_meta(output, formats_seen, err);
+    if (status == 0)
+        status = store_finalize(output, err);
+    if (output && store_close(output, status == 0 ? err : NULL) != 0)
+        status = -1;
+    if (status == 0)
+        status = output_file_commit(temporary, output_path, err);
+    else
+        output_file_discard(temporary);
+    free(temporary);
+    int imported = (int)files.count;
+    list_free(&files);
+    return status == 0 ? imported : -1;
+}

@@ -1,0 +1,31 @@
+/* import.h: `overlapscope import`: turning PyTorch profiler (Kineto) JSON traces and Nsight
+ * Systems SQLite exports into one overlapscope trace.
+ *
+ * Each input is a file or a directory (every *.json, *.json.gz, *.sqlite in it, sorted by name,
+ * not recursive). The format is told by content, not by name: SQLite's header, gzip's magic, or
+ * JSON. The output is written to a temporary file beside it and renamed into place only when every
+ * input was read: a failure leaves nothing behind. */
+#ifndef OVERLAPSCOPE_IMPORT_H
+#define OVERLAPSCOPE_IMPORT_H
+
+#include "error.h"
+
+struct import_options {
+    int force; /* replace an existing output */
+    /* Optional: the share of all input bytes read so far (0..1). */
+    void (*progress)(void *context, double fraction);
+    void *progress_context;
+};
+
+enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FORMAT_NSYS };
+
+/* What the first bytes of a file say it is. Returns IMPORT_FORMAT_UNKNOWN with err filled when it
+ * cannot be read, is empty, or is neither. */
+enum import_format import_detect_format(const char *path, error_info *err);
+
+/* Imports inputs into output_path. Returns the number of files imported (> 0), or -1 with err
+ * naming the file and the problem. */
+int import_run(const char *output_path, char *const *inputs, int input_count, const struct import_options *options,
+               error_info *err);
+
+#endif

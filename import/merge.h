@@ -1,0 +1,24 @@
+/* merge.h: `overlapscope merge`: joining the traces of several nodes of one job into one trace,
+ * with every host's clock aligned on the first input's.
+ *
+ * Each input after the first gets a clock offset estimated from the NCCL collectives it shares
+ * with the first (clock_align.h); its rows are appended with that offset (store_append_trace).
+ * meta records, for input i >= 1: clock_offset_ns.i, clock_bound_ns.i, clock_matches.i and
+ * clock_method.i; a warning (code clock-alignment) says when an offset rests on no collective or
+ * its bound exceeds MERGE_BOUND_WARNING_NS. The output is written atomically (output_file.h). */
+#ifndef OVERLAPSCOPE_MERGE_H
+#define OVERLAPSCOPE_MERGE_H
+
+#include "clock_align.h"
+#include "error.h"
+
+/* Above this spread the alignment is reported as unreliable: 100 us is longer than the skew of
+ * collective completion on a healthy network and shorter than the kernels it would reorder. */
+#define MERGE_BOUND_WARNING_NS 100000
+
+/* Merges inputs into output_path. alignments (may be NULL) receives input_count entries; entry 0
+ * is the reference (offset 0, bound 0). Returns 0, or -1 with err naming the file and problem. */
+int merge_run(const char *output_path, char *const *inputs, int input_count, int force,
+              struct clock_alignment *alignments, error_info *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* stream_set.h: the streams an importer saw GPU work on, with what ran there, written to the
+ * store's streams table at the end (label "nccl", "compute" or "copy"). Shared by the Kineto and
+ * Nsight Systems importers. Owns its array; free with stream_set_free. */
+#ifndef OVERLAPSCOPE_STREAM_SET_H
+#define OVERLAPSCOPE_STREAM_SET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+
+enum { STREAM_SET_KERNEL = 1, STREAM_SET_NCCL = 2, STREAM_SET_COPY = 4 };
+
+struct stream_set_entry {
+    int64_t process_id, device_id, context_id, stream_id;
+    int what_ran; /* STREAM_SET_* bits */
+};
+
+struct stream_set {
+    struct stream_set_entry *entries;
+    size_t count, capacity;
+};
+
+/* Records that what_ran ran on the stream (a NULL context counts as context 0). Returns 0, or -1
+ * when out of memory. */
+int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_id, int64_t context_id,
+                    int64_t stream_id, int what_ran);
+
+/* Inserts one streams row per entry. Returns 0 or -1 with err filled. */
+int stream_set_write(const struct stream_set *set, store *s, error_info *err);
+
+void stream_set_free(struct stream_set *set);
+
+#endif

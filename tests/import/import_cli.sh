@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# import, export and merge from the command line: summaries on success; on bad input one line
+# naming the file (and the byte offset or event index), exit 2, and no output file left behind.
+set -u
+fail=0; pass=0
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+os=$OVERLAPSCOPE; data=$OVERLAPSCOPE_TEST_DATA/kineto
+ok() { pass=$((pass+1)); }
+bad() { echo "FAILED: $*"; fail=$((fail+1)); }
+
+# A directory of ranks imports as one trace, one process per rank.
+mkdir "$dir/ranks"; cp "$data/sampled_rank-0.json.gz" "$data/sampled_rank-1.json.gz" "$dir/ranks/"
+out=$($os import "$dir/ranks" -o "$dir/job.db" 2>&1) && grep -q "2 files, 2 processes, 2258 kernels" <<<"$out" && ok || bad "import DIR: $out"
+$os import "$data/nccl_data.json.gz" -o "$dir/job.db" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "import over an existing file without --force"
+$os import "$data/nccl_data.json.gz" -o "$dir/job.db" --force >/dev/null 2>&1 && ok || bad "import --force"
+out=$($os export "$dir/job.db" --chrome "$dir/job.json" 2>&1) && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/job.json" && ok || bad "export: $out"
+out=$($os merge "$dir/job.db" "$dir/job.db" -o "$dir/merged.db" 2>&1) && grep -q "offset +0 ns, bound 0 ns, 21 collectives" <<<"$out" && ok || bad "merge: $out"
+# Progress is printed only on a terminal: nothing on stderr here.
+err=$($os import "$data/nccl_data.json.gz" -o "$dir/quiet.db" 2>&1 >/dev/null); [ -z "$err" ] && ok || bad "stderr not silent: $err"
+
+check_bad() { # name expected-fragment file...
+    local name=$1 fragment=$2; shift 2
+    local out rc
+    out=$($os import "$@" -o "$dir/out.db" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -qF -- "$fragment" <<<"$out" &&
+       [ ! -e "$dir/out.db" ] && ! ls -a "$dir" | grep -q partial; then ok; else bad "$name: rc=$rc: $out"; fi
+}
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 12' >"$dir/truncated.json"
+check_bad truncated "truncated.json: byte 54: unexpected end of input" "$dir/truncated.json"
+gzip -c "$data/nccl_data.json.gz" | head -c 0 >/dev/null
+zcat "$data/nccl_data.json.gz" | head -c 300000 | gzip >"$dir/cut.json.gz"
+check_bad "truncated gzip content" "cut.json.gz: byte 300000" "$dir/cut.json.gz"
+head -c 20000 "$data/nccl_data.json.gz" >"$dir/cut-stream.json.gz"
+check_bad "truncated gzip stream" "gzip stream is truncated" "$dir/cut-stream.json.gz"
+printf '\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03not deflate data at all' >"$dir/garbage.json.gz"
+check_bad "gzip garbage" "corrupt gzip data" "$dir/garbage.json.gz"
+: >"$dir/empty.json"
+check_bad empty "empty.json: empty file" "$dir/empty.json"
+printf '{"traceEvents": [{"ph": "X", "cat": "gpu_memset", "name": "m", "ts": 1, "dur": "long"}]}' >"$dir/types.json"
+check_bad "wrong type" "types.json: traceEvents[0] (gpu_memset): 'dur' is not a number" "$dir/types.json"
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "dur": 1}]}' >"$dir/missing.json"
+check_bad "missing field" "missing.json: traceEvents[0] (kernel): missing 'ts'" "$dir/missing.json"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE t(x)"); c.commit()' "$dir/foreign.sqlite"
+check_bad "foreign SQLite" "foreign.sqlite: an SQLite database but not an Nsight Systems export" "$dir/foreign.sqlite"
+check_bad "overlapscope trace" "already an overlapscope trace" "$dir/job.db"
+printf 'hello' >"$dir/text.txt"
+check_bad "not a trace" "text.txt: not a Kineto JSON trace" "$dir/text.txt"
+check_bad "missing file" "No such file or directory" "$dir/nope.json"
+# The second file fails: nothing of the first is kept either.
+check_bad "second of two" "truncated.json" "$data/nccl_data.json.gz" "$dir/truncated.json"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,261 @@
+/* test_export_merge.c: the Chrome export read back (every activity becomes one event, launches
+ * become flow pairs, times exact), and merge recovering a known clock offset between two ranks:
+ * hand-built ranks with a computed answer, and the real sampled ranks shifted by a known amount. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "chrome_export.h"
+#include "import.h"
+#include "merge.h"
+#include "store.h"
+
+static char directory[] = "/tmp/overlapscope-test-export-XXXXXX";
+static const char *data_directory;
+
+static const char *path_in(const char *name)
+{
+    static char paths[16][512];
+    static int next;
+    char *path = paths[next++ % 16];
+    snprintf(path, 512, "%s/%s", directory, name);
+    return path;
+}
+
+static int import_kineto(const char *name, const char *output)
+{
+    char input[512];
+    snprintf(input, sizeof input, "%s/kineto/%s", data_directory, name);
+    char *inputs[] = {input};
+    struct import_options options = {.force = 1};
+    error_info err;
+    if (import_run(output, inputs, 1, &options, &err) != 1) {
+        fprintf(stderr, "import: %s\n", err.message);
+        return -1;
+    }
+    return 0;
+}
+
+static int64_t query_int(const char *path, const char *sql)
+{
+    error_info err;
+    store *trace = store_open(path, 1, &err);
+    if (!trace)
+        return -999;
+    sqlite3_stmt *query = NULL;
+    int64_t value = -999;
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+        value = sqlite3_column_int64(query, 0);
+    sqlite3_finalize(query);
+    store_close(trace, NULL);
+    return value;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    if (text && fread(text, 1, (size_t)size, file) == (size_t)size)
+        text[size] = '\0';
+    fclose(file);
+    return text;
+}
+
+static int count_events(const cJSON *events, const char *phase, const char *category)
+{
+    int count = 0;
+    const cJSON *event;
+    cJSON_ArrayForEach(event, events)
+    {
+        const cJSON *ph = cJSON_GetObjectItem(event, "ph"), *cat = cJSON_GetObjectItem(event, "cat");
+        if (cJSON_IsString(ph) && strcmp(ph->valuestring, phase) == 0 &&
+            (!category || (cJSON_IsString(cat) && strcmp(cat->valuestring, category) == 0)))
+            count++;
+    }
+    return count;
+}
+
+static void test_export_round_trip(void)
+{
+    const char *trace_path = path_in("nccl.db"), *json_path = path_in("nccl.json");
+    CHECK(import_kineto("nccl_data.json.gz", trace_path) == 0);
+    error_info err;
+    store *trace = store_open(trace_path, 1, &err);
+    CHECK(trace != NULL);
+    if (!trace)
+        return;
+    struct chrome_export_counts counts;
+    CHECK(chrome_export_write(trace, json_path, 1, &counts, &err) == 0);
+    store_close(trace, NULL);
+    char *text = read_file(json_path);
+    cJSON *document = text ? cJSON_Parse(text) : NULL;
+    CHECK(document != NULL);
+    free(text);
+    if (!document)
+        return;
+    const cJSON *events = cJSON_GetObjectItem(document, "traceEvents");
+    /* The same counts the importer stored (test_import checks them against python3). */
+    CHECK_INT(count_events(events, "X", "kernel"), 2700);
+    CHECK_INT(count_events(events, "X", "gpu_memcpy"), 960);
+    CHECK_INT(count_events(events, "X", "gpu_memset"), 114);
+    CHECK_INT(count_events(events, "X", "cuda_runtime"), 8740);
+    CHECK_INT(count_events(events, "X", "nvtx") + count_events(events, "X", "gpu_user_annotation"), 72);
+    CHECK_INT(count_events(events, "X", NULL), counts.complete_events);
+    int flow_starts = count_events(events, "s", "ac2g"), flow_ends = count_events(events, "f", "ac2g");
+    CHECK_INT(flow_starts, flow_ends);
+    CHECK_INT(flow_starts, query_int(trace_path, "SELECT COUNT(*) FROM api_calls a JOIN (SELECT process_id,"
+                                                 " correlation_id FROM kernels UNION ALL SELECT process_id,"
+                                                 " correlation_id FROM memcpys UNION ALL SELECT process_id,"
+                                                 " correlation_id FROM memsets) g USING (process_id, correlation_id)"));
+    /* The first Broadcast: args carry the collective; ts (relative us) times 1000 plus the origin
+     * gives back the stored nanoseconds exactly. */
+    const cJSON *other = cJSON_GetObjectItem(document, "otherData");
+    int64_t origin = strtoll(cJSON_GetObjectItem(other, "origin_ns")->valuestring, NULL, 10);
+    int collectives = 0, found = 0;
+    const cJSON *event;
+    cJSON_ArrayForEach(event, events)
+    {
+        const cJSON *args = cJSON_GetObjectItem(event, "args");
+        if (!cJSON_GetObjectItem(args, "collective"))
+            continue;
+        collectives++;
+        const cJSON *correlation = cJSON_GetObjectItem(args, "correlation");
+        if (correlation && correlation->valuedouble == 19832) {
+            found = 1;
+            CHECK_STR(cJSON_GetObjectItem(args, "collective")->valuestring, "Broadcast");
+            CHECK_INT(cJSON_GetObjectItem(args, "bytes")->valuedouble, 212480);
+            CHECK_STR(cJSON_GetObjectItem(args, "dtype")->valuestring, "f32");
+            int64_t ts_ns = llround(cJSON_GetObjectItem(event, "ts")->valuedouble * 1000);
+            CHECK_INT(ts_ns + origin, 4458676423385774LL + 1711964646000000000LL);
+            CHECK_INT(llround(cJSON_GetObjectItem(event, "dur")->valuedouble * 1000), 30975);
+            CHECK_INT(cJSON_GetObjectItem(event, "tid")->valuedouble, 40);
+        }
+    }
+    CHECK_INT(collectives, 21);
+    CHECK(found);
+    cJSON_Delete(document);
+    /* Refuses to overwrite without force; a failed export leaves nothing. */
+    trace = store_open(trace_path, 1, &err);
+    CHECK(chrome_export_write(trace, json_path, 0, NULL, &err) != 0);
+    CHECK_CONTAINS(err.message, "file exists");
+    store_close(trace, NULL);
+}
+
+/* Rank `rank` of a job with `count` AllReduces on communicator "0", all ending at
+ * 1e12 + k ms + jitter on the reference clock, recorded on a clock `offset_ns` ahead; the first
+ * `skip` collectives fall before this rank's profiling window. */
+static void make_rank(const char *path, int rank, int64_t offset_ns, int count, int skip)
+{
+    error_info err;
+    unlink(path);
+    store *s = store_create(path, 0, &err);
+    store_begin(s, &err);
+    struct store_process process = {.pid = 1000 + rank, .parent_pid = STORE_NULL, .host = rank ? "node1" : "node0",
+                                    .rank = rank, .local_rank = 0, .world_size = 2, .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL, .exit_status = 0, .term_signal = STORE_NULL};
+    store_insert_process(s, &process, &err);
+    for (int k = skip; k < count; k++) {
+        /* Deterministic skew within +-3 us: the collective's ranks leave within microseconds. */
+        int64_t skew = ((k * 7919 + rank * 104729) % 6001) - 3000;
+        int64_t end = 1000000000000LL + k * 1000000LL + skew + offset_ns;
+        struct store_kernel kernel = {.process_id = process.process_id, .device_id = 0, .stream_id = 13,
+                                      .correlation_id = k, .start_ns = end - 400000, .end_ns = end,
+                                      .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
+                                      .name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
+        int64_t rowid = 0;
+        store_insert_kernel(s, &kernel, &rowid, &err);
+        /* Gradient buckets of irregular sizes, as a training step's all-reduces are. */
+        int64_t elements = (int64_t)((((uint64_t)k * 2654435761u) >> 8) % 50 + 1) << 18;
+        struct store_collective collective = {.process_id = process.process_id, .device_id = 0, .stream_id = 13,
+                                              .op = "AllReduce", .bytes = elements * 4, .element_count = elements,
+                                              .dtype = "f32", .root = STORE_NULL, .communicator = "0",
+                                              .rank = rank, .nranks = 2, .sequence_number = STORE_NULL,
+                                              .kernel_rowid = rowid, .start_ns = kernel.start_ns,
+                                              .end_ns = end, .detail_source = STORE_DETAIL_KINETO};
+        store_insert_collective(s, &collective, &err);
+    }
+    store_finalize(s, &err);
+    store_close(s, &err);
+}
+
+static void test_merge_recovers_known_offset(void)
+{
+    const int64_t offset = 7300123; /* node1's clock runs 7.3 ms ahead */
+    const char *rank0 = path_in("rank0.db"), *rank1 = path_in("rank1.db"), *job = path_in("job.db");
+    make_rank(rank0, 0, 0, 60, 0);
+    make_rank(rank1, 1, offset, 60, 5); /* its window opened 5 collectives later */
+    char *inputs[] = {(char *)rank0, (char *)rank1};
+    struct clock_alignment alignments[2];
+    error_info err;
+    CHECK(merge_run(job, inputs, 2, 1, alignments, &err) == 0);
+    CHECK_INT(alignments[1].matches, 55);
+    CHECK(alignments[1].bound_ns >= 0 && alignments[1].bound_ns <= 12000); /* two skews of +-3 us */
+    CHECK(llabs(alignments[1].offset_ns + offset) <= alignments[1].bound_ns);
+    CHECK_INT(query_int(job, "SELECT COUNT(*) FROM processes"), 2);
+    CHECK_INT(query_int(job, "SELECT COUNT(*) FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid"), 115);
+    /* After the merge, the same collective ends within the skew on both ranks. */
+    CHECK(query_int(job, "SELECT MAX(ABS(a.end_ns - b.end_ns)) FROM kernels a JOIN kernels b"
+                         " ON a.correlation_id = b.correlation_id AND a.process_id < b.process_id") <= 6000 + 6000);
+    CHECK_INT(query_int(job, "SELECT value FROM meta WHERE key = 'clock_offset_ns.1'"), alignments[1].offset_ns);
+    CHECK_INT(query_int(job, "SELECT COUNT(*) FROM warnings WHERE code = 'clock-alignment'"), 0);
+
+    /* No collective in common: merged, not aligned, and said so. */
+    const char *lonely = path_in("lonely.db");
+    CHECK(import_kineto("simple_add_two_streams.json.gz", lonely) == 0);
+    char *unrelated[] = {(char *)rank0, (char *)lonely};
+    CHECK(merge_run(job, unrelated, 2, 1, alignments, &err) == 0);
+    CHECK_INT(alignments[1].matches, 0);
+    CHECK_INT(query_int(job, "SELECT COUNT(*) FROM warnings WHERE code = 'clock-alignment'"), 1);
+}
+
+/* The real ranks of one job (sampled_rank-0/1): rank 1 shifted by a known amount is brought back
+ * to within the bound of where it was. */
+static void test_merge_real_ranks_with_injected_offset(void)
+{
+    const char *rank0 = path_in("s0.db"), *rank1 = path_in("s1.db"), *shifted = path_in("s1-shifted.db");
+    CHECK(import_kineto("sampled_rank-0.json.gz", rank0) == 0);
+    CHECK(import_kineto("sampled_rank-1.json.gz", rank1) == 0);
+    const int64_t injected = -2500000000LL; /* 2.5 s behind */
+    error_info err;
+    unlink(shifted);
+    store *copy = store_create(shifted, 0, &err);
+    CHECK(copy && store_append_trace(copy, rank1, injected, &err) == 0);
+    store_set_meta(copy, "source", "kineto", &err);
+    store_close(copy, &err);
+    struct clock_alignment plain[2], moved[2];
+    char *same_clock[] = {(char *)rank0, (char *)rank1}, *other_clock[] = {(char *)rank0, (char *)shifted};
+    CHECK(merge_run(path_in("j1.db"), same_clock, 2, 1, plain, &err) == 0);
+    CHECK(merge_run(path_in("j2.db"), other_clock, 2, 1, moved, &err) == 0);
+    CHECK_INT(moved[1].matches, 10); /* 10 SendRecv kernels on each rank */
+    CHECK_INT(moved[1].offset_ns, plain[1].offset_ns - injected);
+    CHECK_INT(moved[1].bound_ns, plain[1].bound_ns);
+    CHECK(llabs(moved[1].offset_ns + injected) <= moved[1].bound_ns);
+    /* SendRecv ends do not coincide across ranks: the bound is large and a warning says so. */
+    CHECK(moved[1].bound_ns > MERGE_BOUND_WARNING_NS);
+    CHECK_INT(query_int(path_in("j2.db"), "SELECT COUNT(*) FROM warnings WHERE code = 'clock-alignment'"), 1);
+}
+
+int main(void)
+{
+    data_directory = getenv("OVERLAPSCOPE_TEST_DATA");
+    if (!data_directory || !mkdtemp(directory)) {
+        fprintf(stderr, "OVERLAPSCOPE_TEST_DATA is not set or no temporary directory\n");
+        return 1;
+    }
+    test_export_round_trip();
+    test_merge_recovers_known_offset();
+    test_merge_real_ranks_with_injected_offset();
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    if (system(command) != 0)
+        fprintf(stderr, "could not remove %s\n", directory);
+    return check_finish();
+}
