@@ -315,7 +315,9 @@ static int64_t walk_device(struct run *run, struct device_state *device)
         if (lane < 0 || sweep_advance(run->line, device, op.start_ns) != 0)
             return error_set(run->err, "out of memory");
         int in_selection = selection_overlaps(selection, op.start_ns, op.end_ns);
-        explainer_consider(run->explain, device, (size_t)lane, &op, in_selection && selection_contains(selection, op.start_ns));
+        if (explainer_consider(run->explain, device, (size_t)lane, &op,
+                               in_selection && selection_contains(selection, op.start_ns)) != 0)
+            return error_set(run->err, "out of memory");
         if (in_selection && device->lanes[lane].selected) {
             if (sweep_add(run->line, device, (size_t)lane, &op) != 0)
                 return error_set(run->err, "out of memory");
@@ -401,6 +403,7 @@ static int analyze_device(struct run *run, struct device_key key)
         run->result->device_count++;
     }
     free(device.lanes);
+    free(device.channels);
     return status;
 }
 

@@ -43,7 +43,9 @@ enum analysis_cause {
     ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE = 8, /* an NCCL kernel waited for SMs held by a compute kernel */
     ANALYSIS_CAUSE_HOST_SYNC = 9,           /* a synchronizing host call (stream/device sync, cudaMalloc/Free) */
     ANALYSIS_CAUSE_UNEXPLAINED = 10,        /* the data proves none of the above: said so, never guessed */
-    ANALYSIS_CAUSE_COUNT = 11
+    /* Added after the first contract: */
+    ANALYSIS_CAUSE_SHARED_COMMUNICATOR = 11, /* NCCL kernels of one communicator run one at a time */
+    ANALYSIS_CAUSE_COUNT = 12
 };
 
 /* Short stable tag ("sm-saturation", "late-launch", ...) used in JSON, check names and pictures,

@@ -36,6 +36,19 @@ struct lane_state {
     int64_t previous_end_ns;       /* latest end among operations before `last`; INT64_MIN if none */
 };
 
+/* A hardware channel (queue) of the device: a FIFO that dispatches in the order work was enqueued
+ * (gpu-notes: with fewer connections than streams, "a stream's second kernel held back the next
+ * stream's first"). Keeps the operation dispatched last on it and the operation before that one on
+ * the same stream, which the queue's head waited for. */
+struct channel_state {
+    int64_t channel_id;
+    int is_copy;                   /* copy channels are numbered apart from compute channels */
+    size_t lane;                   /* of `head` */
+    struct model_op head;          /* the latest operation started on the channel */
+    int has_held_by;
+    struct model_op held_by;       /* head's predecessor on its own stream */
+};
+
 struct device_state {
     int64_t process_id, pid, rank, device_id;
     char device_name[64];
@@ -46,6 +59,11 @@ struct device_state {
     size_t lane_count, lane_capacity;
     size_t last_lane_hit;
     struct selection *selection;
+    struct channel_state *channels;
+    size_t channel_count, channel_capacity;
+    int has_last_communication;
+    size_t last_communication_lane;
+    struct model_op last_communication; /* the latest NCCL kernel started on the device */
     int64_t lost_ns;               /* sum of the device's waits */
     int64_t explained_lost_ns;     /* of waits a change of code could remove (headroom model) */
 };

@@ -38,6 +38,7 @@ struct explainer {
     sqlite3 *db;
     kernel_names *names;
     sqlite3_stmt *launch_query, *host_before_query, *host_within_query, *memcpy_query, *syncs_query, *event_query;
+    sqlite3_stmt *calls_back_query, *communicator_query;
     struct analysis_wait *kept; /* min-heap on lost_ns */
     size_t kept_count, max_waits;
     int64_t total_waits;
@@ -53,6 +54,9 @@ struct wait_case {
     const struct model_op *previous;   /* the waiting stream's previous op, or NULL */
     struct launch_call launch;
     int in_graph;
+    const struct model_op *queue_head;  /* shared-queue candidate: the op ahead of X on its channel */
+    int same_communicator_candidate;    /* X and B are NCCL kernels, B the device's latest one */
+    int dropped;                        /* proved not to be a missed overlap (a barrier) */
     int describe; /* 0: the wait will not be kept, skip writing its evidence */
     struct analysis_wait wait;
 };
@@ -81,6 +85,12 @@ static const char *const sql_host_within =
     "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
     " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
     " LIMIT 4096";
+/* The launching thread's calls before a launch, latest first: where it was when the other op ended. */
+static const char *const sql_calls_back =
+    "SELECT a.start_ns, a.end_ns, s.value, a.correlation_id FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+    " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 64";
+static const char *const sql_communicator =
+    "SELECT communicator FROM collectives WHERE kernel_rowid = ?1 AND communicator IS NOT NULL LIMIT 1";
 static const char *const sql_memcpy =
     "SELECT src_kind, dst_kind, bytes, copy_kind FROM memcpys WHERE process_id = ?1 AND correlation_id = ?2 LIMIT 1";
 static const char *const sql_syncs =
@@ -106,7 +116,8 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
         const char *sql;
     } queries[] = {{&explain->launch_query, sql_launch},   {&explain->host_before_query, sql_host_before},
                    {&explain->host_within_query, sql_host_within}, {&explain->memcpy_query, sql_memcpy},
-                   {&explain->syncs_query, sql_syncs},     {&explain->event_query, sql_event}};
+                   {&explain->syncs_query, sql_syncs},     {&explain->event_query, sql_event},
+                   {&explain->calls_back_query, sql_calls_back}, {&explain->communicator_query, sql_communicator}};
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
         if (!explain->kept || sqlite3_prepare_v2(db, queries[i].sql, -1, queries[i].statement, NULL) != SQLITE_OK) {
             error_set(err, "cannot prepare the explanation queries: %s", sqlite3_errmsg(db));
@@ -129,6 +140,8 @@ void explainer_free(explainer *explain)
     sqlite3_finalize(explain->memcpy_query);
     sqlite3_finalize(explain->syncs_query);
     sqlite3_finalize(explain->event_query);
+    sqlite3_finalize(explain->calls_back_query);
+    sqlite3_finalize(explain->communicator_query);
     free(explain->kept);
     free(explain);
 }
@@ -313,6 +326,13 @@ static int is_synchronizing_call(const char *name)
                                         name_has(name, "MemAlloc"));
 }
 
+/* A call that holds the thread until GPU work ends: a synchronizing call or a synchronous copy
+ * (runtime API, "API synchronization behavior"; synchronous memsets return early). */
+static int is_blocking_host_call(const char *name)
+{
+    return is_synchronizing_call(name) || (name_has(name, "emcpy") && !name_has(name, "Async"));
+}
+
 /* Reads the memcpy a call issued: 1 when found. */
 static int copy_of_call(explainer *explain, int64_t process_id, int64_t correlation_id, struct model_op *copy)
 {
@@ -333,24 +353,43 @@ static int copy_of_call(explainer *explain, int64_t process_id, int64_t correlat
     return found;
 }
 
+/* "returned 7.08 ms after" / "returned only 3.07 us before": when the launch call ended, against
+ * the blocking op's end. */
+static void launch_timing(const struct wait_case *item, char *when, size_t size)
+{
+    char late[32];
+    int64_t late_ns = item->launch.end_ns - item->blocking->end_ns;
+    if (late_ns >= 0)
+        snprintf(when, size, "returned %s after", duration(late, sizeof late, late_ns));
+    else
+        snprintf(when, size, "returned only %s before", duration(late, sizeof late, -late_ns));
+}
+
 /* The waiting op's launch returned after (or just before) the blocking op ended: the GPU had
- * nothing to overlap. Names what the thread was doing instead. */
+ * nothing to overlap. Names what the thread was doing instead. A synchronizing call that began
+ * while the waiting stream still had work of its own is a barrier over both streams, not a
+ * missed overlap: the wait is dropped (docs/metrics.md). */
 static void explain_late_launch(explainer *explain, struct wait_case *item)
 {
     struct analysis_wait *wait = &item->wait;
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
-    char late[32], waited[32], name[128], other[128];
+    char waited[32], name[128], other[128], when[96], took[32];
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
+    launch_timing(item, when, sizeof when);
+    if (item->launch.start_ns <= wait->wait_start_ns) {
+        /* The call began before the GPU could have run the op: the call itself held the thread. */
+        wait->cause = ANALYSIS_CAUSE_LATE_LAUNCH;
+        describe(item,
+                 "%s for %s on stream %" PRId64 " began before %s on stream %" PRId64 " ended but took %s and %s"
+                 " it: the call itself held the thread",
+                 item->launch.name, name, waiting->stream_id, other, blocking->stream_id,
+                 duration(took, sizeof took, item->launch.end_ns - item->launch.start_ns), when);
+        return;
+    }
     struct host_activity activity;
     host_activity_in(explain, item->device->process_id, item->launch.thread_id, wait->wait_start_ns,
                      item->launch.start_ns, &activity);
-    int64_t late_ns = item->launch.end_ns - blocking->end_ns;
-    char when[96];
-    if (late_ns >= 0)
-        snprintf(when, sizeof when, "returned %s after", duration(late, sizeof late, late_ns));
-    else
-        snprintf(when, sizeof when, "returned only %s before", duration(late, sizeof late, -late_ns));
     const char *call = activity.call_name;
     if (activity.has_call && activity.call_overlap_ns * 2 >= activity.window_ns) {
         struct model_op copy;
@@ -368,7 +407,14 @@ static void explain_late_launch(explainer *explain, struct wait_case *item)
                      waiting->stream_id);
             return;
         }
-        if (is_synchronizing_call(call) || (name_has(call, "emcpy") && !name_has(call, "Async"))) {
+        if (is_blocking_host_call(call)) {
+            /* A barrier the waiting stream's own work was part of, or a read-back the thread
+             * waits for anyway (issued by a blocking call): no work was held back. */
+            if ((item->previous_end_ns != INT64_MIN && activity.call_start_ns < item->previous_end_ns) ||
+                is_blocking_host_call(item->launch.name)) {
+                item->dropped = 1;
+                return;
+            }
             wait->cause = ANALYSIS_CAUSE_HOST_SYNC;
             describe(item,
                      "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64 " %s %s on stream %"
@@ -395,6 +441,48 @@ static void explain_late_launch(explainer *explain, struct wait_case *item)
                  item->launch.name, name, waiting->stream_id, when, other, blocking->stream_id,
                  item->launch.thread_id, duration(waited, sizeof waited, outside_ns),
                  duration(idle, sizeof idle, activity.window_ns));
+}
+
+/* A call the thread made when the blocking op ended. */
+struct blocking_call {
+    int64_t start_ns, end_ns;
+    char name[64];
+};
+
+/* Where the launching thread was when `blocking` ended: the call it was in, if that call is a
+ * blocking one that began after the waiting stream went idle and did not itself issue `blocking`
+ * (a synchronous copy waiting for its own transfer is a serial step the program asked for). Walks
+ * the thread's calls back from the launch (at most 64): calls made after the blocking op ended are
+ * passed over. Returns 1 and fills call when found. */
+static int find_blocking_call(explainer *explain, const struct wait_case *item, struct blocking_call *call)
+{
+    sqlite3_stmt *query = explain->calls_back_query;
+    sqlite3_bind_int64(query, 1, item->device->process_id);
+    sqlite3_bind_int64(query, 2, item->launch.thread_id);
+    sqlite3_bind_int64(query, 3, item->launch.start_ns);
+    int found = 0;
+    int64_t ended_ns = item->blocking->end_ns;
+    while (sqlite3_step(query) == SQLITE_ROW) {
+        int64_t start = sqlite3_column_int64(query, 0), end = sqlite3_column_int64(query, 1);
+        if (start >= ended_ns)
+            continue; /* made after the op ended */
+        if (end + START_JITTER_NS < ended_ns)
+            break; /* the thread was in no call when the op ended */
+        const unsigned char *text = sqlite3_column_text(query, 2);
+        const char *name = text ? (const char *)text : "";
+        int issued_blocking = sqlite3_column_type(query, 3) != SQLITE_NULL &&
+                              sqlite3_column_int64(query, 3) == item->blocking->correlation_id;
+        found = is_blocking_host_call(name) && !issued_blocking &&
+                (item->previous_end_ns == INT64_MIN || start + START_JITTER_NS >= item->previous_end_ns);
+        if (found) {
+            call->start_ns = start;
+            call->end_ns = end;
+            snprintf(call->name, sizeof call->name, "%s", name);
+        }
+        break;
+    }
+    sqlite3_reset(query);
+    return found;
 }
 
 /* --- dependencies the program asked for --- */
@@ -514,16 +602,67 @@ static int explain_copy_engine(struct wait_case *item)
     return 1;
 }
 
-static int explain_shared_queue(struct wait_case *item)
+/* X was queued on the same hardware channel behind `queue_head`, an op of another stream enqueued
+ * before it (correlation order) that was dispatched only after X was ready, because it waited for
+ * the blocking op on its own stream: the channel's FIFO held X. */
+static int explain_shared_queue(explainer *explain, struct wait_case *item, int64_t ready_ns)
 {
-    const struct model_op *waiting = item->waiting, *blocking = item->blocking;
-    if (waiting->channel_id == STORE_NULL || waiting->channel_id != blocking->channel_id)
+    const struct model_op *waiting = item->waiting, *blocking = item->blocking, *head = item->queue_head;
+    if (!head || head->start_ns <= ready_ns)
         return 0;
+    char name[128], other[128], ahead[128];
+    op_name(explain, waiting, name, sizeof name);
+    op_name(explain, blocking, other, sizeof other);
+    op_name(explain, head, ahead, sizeof ahead);
     item->wait.cause = ANALYSIS_CAUSE_SHARED_QUEUE;
     describe(item,
-             "streams %" PRId64 " and %" PRId64 " were submitted on the same hardware channel %" PRId64
-             ", which runs its work in order: more streams than CUDA_DEVICE_MAX_CONNECTIONS",
-             blocking->stream_id, waiting->stream_id, waiting->channel_id);
+             "streams %" PRId64 " and %" PRId64 " share hardware channel %" PRId64
+             " (more streams than CUDA_DEVICE_MAX_CONNECTIONS), which dispatches in launch order: %s on stream %" PRId64
+             " was queued behind %s on stream %" PRId64 ", which waited for %s on its own stream",
+             head->stream_id, waiting->stream_id, waiting->channel_id, name, waiting->stream_id, ahead,
+             head->stream_id, other);
+    return 1;
+}
+
+/* The communicator of an NCCL kernel (collectives.communicator), copied into buffer; 0 when the
+ * trace does not name it. */
+static int communicator_of(explainer *explain, const struct model_op *op, char *buffer, size_t size)
+{
+    sqlite3_stmt *query = explain->communicator_query;
+    sqlite3_bind_int64(query, 1, op->rowid);
+    int found = sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0);
+    if (found)
+        copy_text(buffer, size, sqlite3_column_text(query, 0));
+    sqlite3_reset(query);
+    return found;
+}
+
+/* X and B are NCCL kernels of one communicator: NCCL chains a communicator's operations through
+ * its internal stream, so they run one at a time whatever the user streams (NCCL src/enqueue.cc,
+ * "Create dependency for device stream on user streams"). Without communicator ids in the trace,
+ * the NCCL kernels of one process and device are taken as one communicator's, and the evidence
+ * says so. */
+static int explain_shared_communicator(explainer *explain, struct wait_case *item)
+{
+    if (!item->same_communicator_candidate)
+        return 0;
+    char waiting_comm[64], blocking_comm[64], name[128], other[128], which[128];
+    int waiting_known = communicator_of(explain, item->waiting, waiting_comm, sizeof waiting_comm);
+    int blocking_known = communicator_of(explain, item->blocking, blocking_comm, sizeof blocking_comm);
+    if (waiting_known && blocking_known && strcmp(waiting_comm, blocking_comm) != 0)
+        return 0;
+    if (waiting_known && blocking_known)
+        snprintf(which, sizeof which, "communicator %s", waiting_comm);
+    else
+        snprintf(which, sizeof which, "one communicator (the trace does not name it; one device's NCCL kernels"
+                                      " are taken as one communicator's)");
+    op_name(explain, item->waiting, name, sizeof name);
+    op_name(explain, item->blocking, other, sizeof other);
+    item->wait.cause = ANALYSIS_CAUSE_SHARED_COMMUNICATOR;
+    describe(item,
+             "%s on stream %" PRId64 " and %s on stream %" PRId64 " are collectives of %s: NCCL runs a communicator's"
+             " operations one at a time whatever the streams, so the second waited for the first",
+             other, item->blocking->stream_id, name, item->waiting->stream_id, which);
     return 1;
 }
 
@@ -657,9 +796,10 @@ static void record_wait(explainer *explain, struct wait_case *item)
     explain->causes[wait->cause].lost_ns += wait->lost_ns;
     explain->causes[wait->cause].count++;
     item->device->lost_ns += wait->lost_ns;
-    /* Headroom counts what a change of code removes: not a dependency the program asked for, not
-     * what we cannot explain. */
-    if (wait->cause != ANALYSIS_CAUSE_EVENT_DEPENDENCY && wait->cause != ANALYSIS_CAUSE_UNEXPLAINED)
+    /* Headroom counts what a change of code removes: not a dependency the program asked for or
+     * NCCL's own ordering, not what we cannot explain. */
+    if (wait->cause != ANALYSIS_CAUSE_EVENT_DEPENDENCY && wait->cause != ANALYSIS_CAUSE_SHARED_COMMUNICATOR &&
+        wait->cause != ANALYSIS_CAUSE_UNEXPLAINED)
         item->device->explained_lost_ns += wait->lost_ns;
     if (!item->describe)
         return;
@@ -676,13 +816,15 @@ static int would_keep(const explainer *explain, int64_t lost_ns)
 }
 
 /* The time lost: how much of X could have run under the other op had it started at wait_start
- * (docs/metrics.md, "time lost"). */
-static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wait_start_ns)
+ * (docs/metrics.md, "time lost"), counting the wait only until held_until_ns (INT64_MAX: X's
+ * start). */
+static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wait_start_ns, int64_t held_until_ns)
 {
     const struct model_op *waiting = item->waiting;
     item->wait.wait_start_ns = wait_start_ns;
     item->wait.wait_end_ns = waiting->start_ns;
-    item->wait.lost_ns = min64(waiting->start_ns - wait_start_ns, waiting->end_ns - waiting->start_ns);
+    item->wait.lost_ns =
+        min64(min64(waiting->start_ns, held_until_ns) - wait_start_ns, waiting->end_ns - waiting->start_ns);
     item->describe = would_keep(explain, item->wait.lost_ns);
     return item->wait.lost_ns > 0;
 }
@@ -692,49 +834,221 @@ static void prove(explainer *explain, struct wait_case *item)
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
     find_launch(explain, item);
     item->in_graph = waiting->graph_id != STORE_NULL || (item->launch.known && name_has(item->launch.name, "Graph"));
-    /* A graph node is enqueued somewhere inside its graph's launch call: only the call's start
-     * bounds when it became ready. */
+    /* A graph node is enqueued somewhere inside its graph's launch call, and a pageable copy's DMA
+     * starts while its call is still staging the data: only the call's start bounds when they
+     * became ready. */
+    int enqueued_in_call = item->in_graph || is_pageable_copy(waiting);
     int64_t ready_ns = item->previous_end_ns;
+    int64_t enqueued_ns = enqueued_in_call ? item->launch.start_ns : item->launch.end_ns;
     if (item->launch.known)
-        ready_ns = max64(ready_ns, item->in_graph ? item->launch.start_ns : item->launch.end_ns);
+        ready_ns = max64(ready_ns, enqueued_ns);
     /* A graph's kernels have no launch call of their own: the graph launch tells nothing about
      * when each node became ready, so none of them is called late. */
-    if (item->launch.known && !item->in_graph && item->launch.end_ns >= blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS) {
-        if (!set_wait_time(explain, item, max64(item->previous_end_ns, blocking->start_ns)))
+    if (item->launch.known && !item->in_graph && enqueued_ns >= blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS) {
+        if (!set_wait_time(explain, item, max64(item->previous_end_ns, blocking->start_ns), INT64_MAX))
             return;
         explain_late_launch(explain, item);
-    } else {
-        if (!set_wait_time(explain, item, max64(ready_ns, blocking->start_ns)))
+        if (item->dropped)
             return;
-        if (!explain_event_dependency(explain, item) && !explain_legacy_default(item) &&
-            !explain_pageable_copy(explain, item) && !explain_copy_engine(item) && !explain_shared_queue(item) &&
-            !explain_priority(explain, item, ready_ns) && !explain_sm_saturation(explain, item))
+    } else {
+        if (!set_wait_time(explain, item, max64(ready_ns, blocking->start_ns), INT64_MAX))
+            return;
+        if (!explain_event_dependency(explain, item) && !explain_shared_communicator(explain, item) &&
+            !explain_legacy_default(item) && !explain_pageable_copy(explain, item) && !explain_copy_engine(item) &&
+            !explain_shared_queue(explain, item, ready_ns) && !explain_priority(explain, item, ready_ns) &&
+            !explain_sm_saturation(explain, item))
             explain_unexplained(explain, item);
     }
     record_wait(explain, item);
 }
 
-void explainer_consider(explainer *explain, struct device_state *device, size_t lane_index,
-                        const struct model_op *op, int reportable)
+/* X ran after B although its stream sat idle, because X's launch came only after a blocking call
+ * (a synchronization, cudaMalloc/cudaFree, a synchronous copy) that held the thread until B
+ * ended, a call begun after X's stream had drained: enqueued before the call, X could have run
+ * beside B (docs/metrics.md, "host-sync"). */
+static void prove_host_sync(explainer *explain, struct wait_case *item)
+{
+    find_launch(explain, item);
+    /* A graph node has no launch of its own; an op issued by a blocking call (cudaMemcpy) is the
+     * program reading results back: the thread waits for it anyway, it is no work held back. */
+    if (!item->launch.known || item->waiting->graph_id != STORE_NULL || name_has(item->launch.name, "Graph") ||
+        is_blocking_host_call(item->launch.name))
+        return;
+    struct blocking_call call;
+    if (!find_blocking_call(explain, item, &call) || call.end_ns > item->launch.start_ns)
+        return;
+    int64_t wait_start_ns = max64(max64(item->previous_end_ns, item->blocking->start_ns), call.start_ns);
+    /* The call must be what kept the launch back: the thread was held in it for at least half of
+     * the time from the stream going idle to the launch (as for late launches). */
+    int64_t held_ns = call.end_ns - wait_start_ns;
+    if (held_ns * 2 < item->launch.start_ns - wait_start_ns)
+        return;
+    if (!set_wait_time(explain, item, wait_start_ns, call.end_ns))
+        return;
+    char name[128], other[128], held[32], after[32];
+    op_name(explain, item->waiting, name, sizeof name);
+    op_name(explain, item->blocking, other, sizeof other);
+    item->wait.cause = ANALYSIS_CAUSE_HOST_SYNC;
+    describe(item,
+             "thread %" PRId64 " was blocked in %s for %s until %s on stream %" PRId64 " ended; stream %" PRId64
+             " sat idle meanwhile and %s for %s was called %s after the call returned (enqueued before"
+             " it, %s could have run beside %s)",
+             item->launch.thread_id, call.name, duration(held, sizeof held, call.end_ns - call.start_ns), other,
+             item->blocking->stream_id, item->waiting->stream_id, item->launch.name, name,
+             duration(after, sizeof after, item->launch.start_ns - call.end_ns), name, other);
+    record_wait(explain, item);
+}
+
+/* --- finding the op X waited for --- */
+
+static int lane_index_of(const struct device_state *device, const struct lane_state *lane)
+{
+    return (int)(lane - device->lanes);
+}
+
+/* The waiting stream was free while `other` ran (it had not just finished its own work). */
+static int stream_free_during(const struct model_op *other, int64_t previous_end_ns)
+{
+    return previous_end_ns == INT64_MIN || other->end_ns > previous_end_ns + EXPLAIN_START_TOLERANCE_NS;
+}
+
+/* X is an NCCL kernel that started when the device's previous NCCL kernel, on another stream,
+ * ended. */
+static int find_communicator_blocker(struct device_state *device, size_t waiting_lane, const struct model_op *op,
+                                     int64_t previous_end_ns, struct wait_case *item)
+{
+    const struct model_op *other = &device->last_communication;
+    if (op->category != ANALYSIS_COMMUNICATION || !device->has_last_communication ||
+        device->last_communication_lane == waiting_lane || other->end_ns <= other->start_ns ||
+        other->start_ns >= op->start_ns || op->start_ns < other->end_ns - START_JITTER_NS ||
+        op->start_ns > other->end_ns + EXPLAIN_START_TOLERANCE_NS || !stream_free_during(other, previous_end_ns))
+        return 0;
+    item->blocking_lane = &device->lanes[device->last_communication_lane];
+    item->blocking = other;
+    item->same_communicator_candidate = 1;
+    return 1;
+}
+
+static struct channel_state *channel_of(struct device_state *device, const struct model_op *op)
+{
+    if (op->channel_id == STORE_NULL)
+        return NULL;
+    for (size_t i = 0; i < device->channel_count; i++)
+        if (device->channels[i].channel_id == op->channel_id && device->channels[i].is_copy == (op->kind != MODEL_KERNEL))
+            return &device->channels[i];
+    return NULL;
+}
+
+/* X is on a channel whose latest dispatched op (the head, of another stream, enqueued before X)
+ * had waited for its own stream's previous op, and X was dispatched right after the head. */
+static int find_queue_blocker(struct device_state *device, size_t waiting_lane, const struct model_op *op,
+                              int64_t previous_end_ns, struct wait_case *item)
+{
+    struct channel_state *channel = channel_of(device, op);
+    if (!channel || channel->lane == waiting_lane || !channel->has_held_by)
+        return 0;
+    const struct model_op *head = &channel->head, *held_by = &channel->held_by;
+    if (head->correlation_id == STORE_NULL || op->correlation_id == STORE_NULL ||
+        head->correlation_id > op->correlation_id || op->start_ns < head->start_ns ||
+        op->start_ns > head->start_ns + EXPLAIN_QUEUE_DISPATCH_NS ||
+        head->start_ns > held_by->end_ns + EXPLAIN_START_TOLERANCE_NS || held_by->end_ns <= held_by->start_ns ||
+        !stream_free_during(held_by, previous_end_ns))
+        return 0;
+    item->blocking_lane = &device->lanes[channel->lane];
+    item->blocking = held_by;
+    item->queue_head = head;
+    return 1;
+}
+
+/* For a host-sync check: the other stream's op that ended last before X started, while X's
+ * stream was free. */
+static long find_drained_before(const struct device_state *device, size_t waiting_lane, const struct model_op *op,
+                                int64_t previous_end_ns)
+{
+    long best = -1;
+    for (size_t i = 0; i < device->lane_count; i++) {
+        const struct lane_state *lane = &device->lanes[i];
+        const struct model_op *other = &lane->last;
+        if (i == waiting_lane || !lane->has_last || other->end_ns <= other->start_ns || other->end_ns > op->start_ns ||
+            !stream_free_during(other, previous_end_ns))
+            continue;
+        if (best < 0 || other->end_ns > device->lanes[best].last.end_ns)
+            best = (long)i;
+    }
+    return best;
+}
+
+/* Remembers op as its channel's head (with the op it followed on its stream) and as the device's
+ * latest NCCL kernel. Returns 0, or -1 when out of memory. */
+static int remember_dispatch(struct device_state *device, size_t lane_index, const struct model_op *op)
+{
+    if (op->category == ANALYSIS_COMMUNICATION) {
+        device->last_communication = *op;
+        device->last_communication_lane = lane_index;
+        device->has_last_communication = 1;
+    }
+    if (op->channel_id == STORE_NULL)
+        return 0;
+    struct channel_state *channel = channel_of(device, op);
+    if (!channel) {
+        if (device->channel_count == device->channel_capacity) {
+            size_t capacity = device->channel_capacity ? device->channel_capacity * 2 : 8;
+            struct channel_state *grown = realloc(device->channels, capacity * sizeof *grown);
+            if (!grown)
+                return -1;
+            device->channels = grown;
+            device->channel_capacity = capacity;
+        }
+        channel = &device->channels[device->channel_count++];
+        *channel = (struct channel_state){.channel_id = op->channel_id, .is_copy = op->kind != MODEL_KERNEL};
+    }
+    const struct lane_state *lane = &device->lanes[lane_index];
+    channel->lane = lane_index;
+    channel->head = *op;
+    channel->has_held_by = lane->has_last;
+    if (lane->has_last)
+        channel->held_by = lane->last;
+    return 0;
+}
+
+int explainer_consider(explainer *explain, struct device_state *device, size_t lane_index,
+                       const struct model_op *op, int reportable)
 {
     struct lane_state *lane = &device->lanes[lane_index];
     int64_t previous_end_ns = lane->has_last ? max64(lane->previous_end_ns, lane->last.end_ns) : INT64_MIN;
     int own_stream_was_free =
         previous_end_ns == INT64_MIN || previous_end_ns + EXPLAIN_START_TOLERANCE_NS < op->start_ns;
     if (reportable && op->end_ns > op->start_ns && own_stream_was_free) {
-        long blocker = find_blocker(device, lane_index, op, previous_end_ns);
+        struct wait_case item = {.device = device, .waiting_lane = lane, .waiting = op,
+                                 .previous_end_ns = previous_end_ns, .previous = lane->has_last ? &lane->last : NULL};
+        /* The strongest proof first: a communicator or a channel FIFO names the op X queued
+         * behind; then the op X started right after; then a blocking host call. */
+        int found = find_communicator_blocker(device, lane_index, op, previous_end_ns, &item) ||
+                    find_queue_blocker(device, lane_index, op, previous_end_ns, &item);
+        long blocker = found ? lane_index_of(device, item.blocking_lane) : find_blocker(device, lane_index, op, previous_end_ns);
+        int host_sync = 0;
+        if (blocker < 0) {
+            blocker = find_drained_before(device, lane_index, op, previous_end_ns);
+            host_sync = blocker >= 0;
+        }
         if (blocker >= 0 && (lane->selected || device->lanes[blocker].selected)) {
-            struct wait_case item = {.device = device, .waiting_lane = lane, .blocking_lane = &device->lanes[blocker],
-                                     .waiting = op, .blocking = &device->lanes[blocker].last,
-                                     .previous_end_ns = previous_end_ns,
-                                     .previous = lane->has_last ? &lane->last : NULL};
-            prove(explain, &item);
+            if (!found) {
+                item.blocking_lane = &device->lanes[blocker];
+                item.blocking = &device->lanes[blocker].last;
+            }
+            if (host_sync)
+                prove_host_sync(explain, &item);
+            else
+                prove(explain, &item);
         }
     }
+    if (remember_dispatch(device, lane_index, op) != 0)
+        return -1;
     lane->previous_end_ns = previous_end_ns;
     lane->last = *op;
     lane->has_last = 1;
     lane->last_occupancy_state = 0;
+    return 0;
 }
 
 int64_t explainer_wait_count(const explainer *explain)

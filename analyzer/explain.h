@@ -1,11 +1,13 @@
 /* explain.h: finds the missed overlaps of a device and proves their cause. For every operation X
- * the sweep meets, it looks at the last operation B of each other stream of the device: when X's
- * stream was idle while B ran and X started only when B ended (or drained its last wave), the
- * pair is a wait. The cause is then proved from the trace, in a fixed order (docs/metrics.md):
- * a late launch and what the host thread did meanwhile, an event dependency, the legacy default
- * stream, a pageable copy, a shared copy engine, a shared hardware queue, stream priority, SM
- * saturation (occupancy.h); otherwise "unexplained". The per-pair checks are O(streams); the
- * store is probed (by index) only for the pairs that are waits.
+ * the sweep meets on a stream that was free, it looks for the operation B of another stream of the
+ * device that X waited for: the previous NCCL kernel (one communicator), the op that held the head
+ * of X's hardware channel (a FIFO), the other stream's last op when X started as it ended (or in
+ * its drain), or, failing those, the op whose end a blocking host call waited for before X was
+ * launched. The cause is then proved from the trace, in a fixed order (docs/metrics.md): a late
+ * launch and what the host thread did meanwhile, an event dependency, one NCCL communicator, the
+ * legacy default stream, a pageable copy, a shared copy engine, a shared hardware queue, stream
+ * priority, SM saturation (occupancy.h); otherwise "unexplained". The per-op checks are
+ * O(streams + channels); the store is probed (by index) only for candidate waits.
  *
  * Keeps the max_waits waits that lost the most time and the totals of every cause. */
 #ifndef OVERLAPSCOPE_EXPLAIN_H
@@ -23,6 +25,9 @@
 /* A launch call that returned less than this before the blocking operation ended was late: a
  * kernel launch takes about this long to reach the GPU. */
 #define EXPLAIN_LAUNCH_LATENCY_NS 5000
+/* An op queued on a hardware channel behind another stream's op starts within this of that op's
+ * dispatch: 2 to 17 us between independent kernels of one channel on an H200 (many_streams_2). */
+#define EXPLAIN_QUEUE_DISPATCH_NS 50000
 
 typedef struct explainer explainer;
 
@@ -32,9 +37,9 @@ void explainer_free(explainer *explain);
 /* Looks for a wait of op (on device->lanes[lane_index]) and records it. Call for every operation
  * in start order, before it becomes its lane's `last`. reportable: op starts inside the
  * selection. With --stream, a wait is kept only when one of its two streams is selected. Then makes
- * op its lane's last operation. */
-void explainer_consider(explainer *explain, struct device_state *device, size_t lane_index,
-                        const struct model_op *op, int reportable);
+ * op its lane's last operation and its channel's head. Returns 0, or -1 when out of memory. */
+int explainer_consider(explainer *explain, struct device_state *device, size_t lane_index,
+                       const struct model_op *op, int reportable);
 
 /* Waits found so far (all devices). */
 int64_t explainer_wait_count(const explainer *explain);

@@ -22,6 +22,7 @@ static const struct {
     [ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE] = {"comm-behind-compute", "communication delayed by compute"},
     [ANALYSIS_CAUSE_HOST_SYNC] = {"host-sync", "host synchronization"},
     [ANALYSIS_CAUSE_UNEXPLAINED] = {"unexplained", "unexplained"},
+    [ANALYSIS_CAUSE_SHARED_COMMUNICATOR] = {"shared-communicator", "collectives of one NCCL communicator"},
 };
 
 static const char *const category_tags[ANALYSIS_CATEGORY_COUNT] = {

@@ -22,6 +22,13 @@ static void add_time(cJSON *object, const char *name, int64_t value, int64_t ori
         add_int(object, name, value - origin_ns);
 }
 
+/* "process": the label the text report uses ("rank 3" / "pid 1685"). */
+static void add_process_label(cJSON *object, int64_t rank, int64_t pid)
+{
+    char label[32];
+    cJSON_AddStringToObject(object, "process", report_process_label(label, sizeof label, rank, pid));
+}
+
 static cJSON *category_object(const int64_t values[ANALYSIS_CATEGORY_COUNT])
 {
     cJSON *object = cJSON_CreateObject();
@@ -63,6 +70,7 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
 {
     cJSON *object = cJSON_CreateObject();
     add_int(object, "rank", device->rank);
+    add_process_label(object, device->rank, device->pid);
     add_int(object, "pid", device->pid);
     add_int(object, "process_id", device->process_id);
     add_int(object, "device_id", device->device_id);
@@ -97,6 +105,7 @@ static cJSON *lane_json(const struct analysis_lane *lane)
 {
     cJSON *object = cJSON_CreateObject();
     add_int(object, "rank", lane->rank);
+    add_process_label(object, lane->rank, lane->pid);
     add_int(object, "pid", lane->pid);
     add_int(object, "process_id", lane->process_id);
     add_int(object, "device_id", lane->device_id);
@@ -119,6 +128,7 @@ static cJSON *pair_json(const struct analysis_result *result, const struct analy
     const struct analysis_lane *a = &result->lanes[pair->lane_a], *b = &result->lanes[pair->lane_b];
     cJSON *object = cJSON_CreateObject();
     add_int(object, "rank", a->rank);
+    add_process_label(object, a->rank, a->pid);
     add_int(object, "device_id", a->device_id);
     add_int(object, "stream_a", a->stream_id);
     add_int(object, "stream_b", b->stream_id);
@@ -151,6 +161,7 @@ static cJSON *wait_json(const struct analysis_result *result, const struct analy
     cJSON_AddStringToObject(object, "cause", analysis_cause_tag(wait->cause));
     add_int(object, "lost_ns", wait->lost_ns);
     add_int(object, "rank", lane->rank);
+    add_process_label(object, lane->rank, lane->pid);
     add_int(object, "device_id", lane->device_id);
     add_time(object, "wait_start_ns", wait->wait_start_ns, result->origin_ns);
     add_time(object, "wait_end_ns", wait->wait_end_ns, result->origin_ns);

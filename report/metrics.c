@@ -49,6 +49,7 @@ static const struct metric_entry entries[] = {
     CAUSE_METRIC("comm_behind_compute_ms", ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE),
     CAUSE_METRIC("host_sync_ms", ANALYSIS_CAUSE_HOST_SYNC),
     CAUSE_METRIC("unexplained_ms", ANALYSIS_CAUSE_UNEXPLAINED),
+    CAUSE_METRIC("shared_communicator_ms", ANALYSIS_CAUSE_SHARED_COMMUNICATOR),
 };
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
 

@@ -51,6 +51,9 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
                       const char *label_a, const char *label_b, enum report_format format, error_info *err);
 
 /* --- shared by the subcommands --- */
+/* How every writer names a process: "rank 3", or "pid 1685" when the trace has no rank (rank < 0).
+ * Returns buffer. */
+const char *report_process_label(char *buffer, size_t size, int64_t rank, int64_t pid);
 /* Applies one filter option: name is "rank", "device", "stream", "window", "range" or "step".
  * Returns 0, or -1 with err filled (bad number, bad window). */
 int report_apply_filter(struct analysis_options *options, const char *name, const char *value, error_info *err);

@@ -26,6 +26,15 @@ static void percent(char *cell, int64_t part, int64_t whole)
         snprintf(cell, CELL_SIZE, "%.1f%%", 100.0 * (double)part / (double)whole);
 }
 
+const char *report_process_label(char *buffer, size_t size, int64_t rank, int64_t pid)
+{
+    if (rank >= 0)
+        snprintf(buffer, size, "rank %" PRId64, rank);
+    else
+        snprintf(buffer, size, "pid %" PRId64, pid);
+    return buffer;
+}
+
 static void device_cells(const struct analysis_device *device, char cells[COLUMN_COUNT][CELL_SIZE])
 {
     int64_t span = device->busy_ns + device->idle_ns;
@@ -101,10 +110,10 @@ static void text_streams(FILE *out, const struct analysis_result *result)
         const struct analysis_lane *lane = &result->lanes[i];
         if (!lane->selected)
             continue;
-        char busy[32];
-        fprintf(out, "  rank %-3" PRId64 " device %-2" PRId64 " stream %-6" PRId64 " %-8s busy %-10s %" PRId64
-                     " interval%s%s\n",
-                lane->rank, lane->device_id, lane->stream_id, lane->role,
+        char busy[32], process[32];
+        fprintf(out, "  %-8s device %-2" PRId64 " stream %-6" PRId64 " %-8s busy %-10s %" PRId64 " interval%s%s\n",
+                report_process_label(process, sizeof process, lane->rank, lane->pid), lane->device_id,
+                lane->stream_id, lane->role,
                 units_format_duration(busy, sizeof busy, lane->busy_ns), lane->interval_count,
                 lane->interval_count == 1 ? "" : "s",
                 lane->is_legacy_default ? " (legacy default stream)" : "");
@@ -140,10 +149,11 @@ static void text_waits(FILE *out, const struct analysis_result *result, size_t t
         const struct analysis_wait *wait = &result->waits[i];
         const struct analysis_lane *waiting = &result->lanes[wait->waiting.lane];
         const struct analysis_lane *blocking = &result->lanes[wait->blocking.lane];
-        char lost[32], at[32];
-        fprintf(out, "  %-10s rank %" PRId64 " device %" PRId64 " at +%s: %s (stream %" PRId64 ") after %s (stream %"
-                     PRId64 ") [%s]\n",
-                units_format_duration(lost, sizeof lost, wait->lost_ns), waiting->rank, waiting->device_id,
+        char lost[32], at[32], process[32];
+        fprintf(out, "  %-10s %s device %" PRId64 " at +%s: %s (stream %" PRId64 ") after %s (stream %" PRId64
+                     ") [%s]\n",
+                units_format_duration(lost, sizeof lost, wait->lost_ns),
+                report_process_label(process, sizeof process, waiting->rank, waiting->pid), waiting->device_id,
                 units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns), wait->waiting.name,
                 waiting->stream_id, wait->blocking.name, blocking->stream_id, analysis_cause_tag(wait->cause));
     }

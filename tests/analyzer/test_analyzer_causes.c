@@ -3,6 +3,7 @@
  * no API records, kernels of a CUDA graph, a blocking stream that is not blocking. Times are
  * microseconds; every device is the H100 of gpu-notes (132 SMs). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "check.h"
@@ -239,18 +240,185 @@ static void test_copy_engine(void)
     analysis_free(result);
 }
 
-static void test_shared_queue(void)
+static void test_shared_queue(int same_channel)
 {
-    /* gpu-notes: with CUDA_DEVICE_MAX_CONNECTIONS=1 every kernel had channelID 0. */
+    /* gpu-notes and many_streams_2: a channel dispatches in launch order, so a stream's second
+     * kernel (held by its first) holds back the next stream's first. Stream 13's first [0, 100] and
+     * second [101, 200] were launched before stream 14's kernel, ready at -5; on one channel it
+     * started at 102, right after stream 13's second was dispatched: lost min(102 - 0, 78) = 78. On
+     * two channels (CUDA_DEVICE_MAX_CONNECTIONS large enough) it ran at once: nothing to report. */
     struct scenario s;
-    begin(&s, "queue.db", 1);
-    struct store_kernel first = launched(&s, 13, -10, -9, 0, 100, 4, 256, "first");
-    struct store_kernel second = launched(&s, 14, -8, -7, 101, 200, 4, 256, "second");
+    begin(&s, same_channel ? "queue.db" : "queue-two-channels.db", 1);
+    struct store_kernel first = launched(&s, 13, -10, -9, 0, 100, 4, 256, "first_13");
+    struct store_kernel second = launched(&s, 13, -8, -7, 101, 200, 4, 256, "second_13");
+    struct store_kernel other = launched(&s, 14, -6, -5, same_channel ? 102 : 2, same_channel ? 180 : 80, 4, 256,
+                                         "first_14");
     first.channel_id = second.channel_id = 0;
+    other.channel_id = same_channel ? 0 : 1;
     insert_kernel(&s.b, first);
     insert_kernel(&s.b, second);
+    insert_kernel(&s.b, other);
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 14, ANALYSIS_CAUSE_SHARED_QUEUE, 99, "same hardware channel 0");
+    if (same_channel) {
+        expect_wait(result, 14, ANALYSIS_CAUSE_SHARED_QUEUE, 78,
+                    "streams 13 and 14 share hardware channel 0 (more streams than CUDA_DEVICE_MAX_CONNECTIONS),"
+                    " which dispatches in launch order: first_14 on stream 14 was queued behind second_13 on stream"
+                    " 13, which waited for first_13 on its own stream");
+        const struct analysis_wait *wait = wait_on(result, 14);
+        CHECK_STR(wait ? wait->blocking.name : NULL, "first_13");
+    } else {
+        CHECK(result && result->wait_total_count == 0);
+    }
+    analysis_free(result);
+}
+
+static void test_shared_queue_breadth_first(void)
+{
+    /* Launched round by round (13, 14, 13): stream 14's kernel is ahead of stream 13's second in
+     * the channel and starts at once; the second follows its own stream. No wait. */
+    struct scenario s;
+    begin(&s, "queue-breadth.db", 1);
+    struct store_kernel first = launched(&s, 13, -10, -9, 0, 100, 4, 256, "first_13");
+    struct store_kernel other = launched(&s, 14, -8, -7, 2, 90, 4, 256, "first_14");
+    struct store_kernel second = launched(&s, 13, -6, -5, 101, 200, 4, 256, "second_13");
+    first.channel_id = second.channel_id = other.channel_id = 0;
+    insert_kernel(&s.b, first);
+    insert_kernel(&s.b, other);
+    insert_kernel(&s.b, second);
+    struct analysis_result *result = finish(&s);
+    CHECK(result && result->wait_total_count == 0);
+    analysis_free(result);
+}
+
+/* host_sync --op CALL: kernel A on stream 1 [0, 1000], the thread blocked in CALL from 2 until
+ * 1003, then launched B on idle stream 2 at 1005 (it ran [1015, 2515]). B could have run from 2:
+ * lost is the time the thread was held, min(1003 - 2, 1500) = 1001. */
+static void test_host_sync_idle_stream(const char *call)
+{
+    struct scenario s;
+    char file[64];
+    snprintf(file, sizeof file, "hostsync-%s.db", call);
+    begin(&s, file, 1);
+    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 1000, 4, 256, "kernel_a"));
+    add_api(&s.b, s.process, THREAD, call, 2, 1003, 0);
+    add_api(&s.b, s.process, THREAD, "cudaGetLastError", 1003.5, 1004, 0);
+    insert_kernel(&s.b, launched(&s, 2, 1005, 1010, 1015, 2515, 4, 256, "kernel_b"));
+    struct analysis_result *result = finish(&s);
+    char evidence[160];
+    snprintf(evidence, sizeof evidence, "thread 7 was blocked in %s for 1.00 ms until kernel_a on stream 1 ended;"
+                                        " stream 2 sat idle meanwhile", call);
+    expect_wait(result, 2, ANALYSIS_CAUSE_HOST_SYNC, 1001, evidence);
+    const struct analysis_wait *wait = wait_on(result, 2);
+    CHECK_CONTAINS(wait ? wait->evidence : NULL, "cudaLaunchKernel for kernel_b was called 2.00 us after the call");
+    CHECK(wait && wait->wait_start_ns == AT(2) && wait->wait_end_ns == AT(1015));
+    analysis_free(result);
+}
+
+static void test_host_sync_not_a_wait(int variant)
+{
+    /* What host_sync --op none, streams_fit and every program's end look like; none is a missed
+     * overlap. 0: a cudaDeviceSynchronize begun while both streams ran (a barrier over stream 1's
+     * own work too), next kernel on stream 1 launched 17 us after stream 2 ended. 1: the same,
+     * launched 3 us after (found as a late launch first). 2: the thread synchronized, then read
+     * the results back with cudaMemcpy on the NULL stream (it waits for that copy anyway). 3: the
+     * synchronization held the thread 101 us, then 300 us of other host work came before the
+     * launch: the call was not what kept it back. */
+    struct scenario s;
+    char file[64];
+    snprintf(file, sizeof file, "hostsync-none-%d.db", variant);
+    begin(&s, file, 1);
+    if (variant <= 1) {
+        insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 1000, 4, 256, "a"));
+        insert_kernel(&s.b, launched(&s, 2, -8, -7, 1, 1050, 4, 256, "b"));
+        add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 5, 1052, 0);
+        double launch = variant == 0 ? 1060 : 1052.5;
+        insert_kernel(&s.b, launched(&s, 1, launch, launch + 0.5, launch + 2, launch + 900, 4, 256, "a_next"));
+    } else if (variant == 2) {
+        insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 1000, 4, 256, "a"));
+        add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 2, 1003, 0);
+        struct store_memcpy copy = memcpy_row(s.process, 7, 1020, 1100, STORE_COPY_DTOH, STORE_MEMORY_PAGEABLE, 1 << 20);
+        copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpy", 1010, 1101, 0);
+        insert_memcpy(&s.b, copy);
+    } else {
+        insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 100, 4, 256, "a"));
+        add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 2, 103, 0);
+        insert_kernel(&s.b, launched(&s, 2, 400, 405, 410, 500, 4, 256, "b"));
+    }
+    struct analysis_result *result = finish(&s);
+    CHECK(result && result->wait_total_count == 0);
+    if (result && result->wait_count)
+        fprintf(stderr, "  variant %d: %s\n", variant, result->waits[0].evidence);
+    analysis_free(result);
+}
+
+/* two_batch: all_gathers on streams 17 and 18 of one communicator. The one on 18 was launched at
+ * [50, 55] while the one on 17 ran [0, 100], and started at 103: lost min(103 - 55, 97) = 48. With
+ * communicator ids that differ, the same timing proves nothing. */
+static void test_shared_communicator(const char *communicator_a, const char *communicator_b)
+{
+    struct scenario s;
+    begin(&s, communicator_a ? (strcmp(communicator_a, communicator_b) ? "comm-two.db" : "comm-named.db")
+                             : "comm-unnamed.db",
+          1);
+    const char *name = "ncclDevKernel_AllGather_RING_LL";
+    int64_t first = insert_kernel(&s.b, launched(&s, 17, -10, -9, 0, 100, 24, 544, name));
+    int64_t second = insert_kernel(&s.b, launched(&s, 18, 50, 55, 103, 200, 24, 544, name));
+    for (int i = 0; communicator_a && i < 2; i++) {
+        struct store_collective row = {.process_id = s.process, .device_id = 0, .stream_id = i ? 18 : 17,
+                                       .op = "AllGather", .bytes = 4096, .element_count = STORE_NULL,
+                                       .dtype = "f32", .root = STORE_NULL, .algorithm = "RING", .protocol = "LL",
+                                       .communicator = i ? communicator_b : communicator_a, .rank = 0, .nranks = 2,
+                                       .sequence_number = i, .kernel_rowid = i ? second : first,
+                                       .start_ns = AT(i ? 103 : 0), .end_ns = AT(i ? 200 : 100), .detail_source = 2};
+        store_insert_collective(s.b.trace, &row, &s.b.err);
+    }
+    struct analysis_result *result = finish(&s);
+    if (!communicator_a)
+        expect_wait(result, 18, ANALYSIS_CAUSE_SHARED_COMMUNICATOR, 48,
+                    "ncclDevKernel_AllGather_RING_LL on stream 17 and ncclDevKernel_AllGather_RING_LL on stream 18"
+                    " are collectives of one communicator (the trace does not name it");
+    else if (strcmp(communicator_a, communicator_b) == 0)
+        expect_wait(result, 18, ANALYSIS_CAUSE_SHARED_COMMUNICATOR, 48, "collectives of communicator 0x5eed");
+    else
+        expect_wait(result, 18, ANALYSIS_CAUSE_UNEXPLAINED, 48, "no recorded cause applies");
+    /* NCCL's own ordering is not headroom a code change gets back. */
+    CHECK(result && result->devices[0].headroom_ns == 0);
+    analysis_free(result);
+}
+
+static void test_slow_launch_call(void)
+{
+    /* The launch call of X began before B even started and returned 1 us after B ended (a module
+     * load inside cudaLaunchKernel): the evidence says the call held the thread, with no negative
+     * "made no CUDA call for -5 us". */
+    struct scenario s;
+    begin(&s, "slow-launch.db", 1);
+    insert_kernel(&s.b, launched(&s, 1, -20, -15, 0, 100, 4, 256, "producer"));
+    insert_kernel(&s.b, launched(&s, 2, -5, 101, 103, 150, 4, 256, "consumer"));
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 47,
+                "cudaLaunchKernel for consumer on stream 2 began before producer on stream 1 ended but took 106 us"
+                " and returned 1.00 us after it: the call itself held the thread");
+    analysis_free(result);
+}
+
+static void test_pageable_copy_behind_copy(void)
+{
+    /* collector_smoke: a pinned 64 MiB HtoD on stream 14 [0, 1222], then a pageable 64 MiB HtoD on
+     * stream 15 whose call ran [-1, 8303] (staging it) while the copy ran [1225, 8316]. The call
+     * returning late says nothing: its DMA was enqueued when the call began and waited for the
+     * copy engine: lost min(1225 - 0, 7091) = 1225. */
+    struct scenario s;
+    begin(&s, "pageable-behind-copy.db", 1);
+    struct store_memcpy pinned = memcpy_row(s.process, 14, 0, 1222, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 64 << 20);
+    pinned.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -22, -1.2, 0);
+    struct store_memcpy pageable =
+        memcpy_row(s.process, 15, 1225, 8316, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
+    pageable.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -1, 8303, 0);
+    insert_memcpy(&s.b, pinned);
+    insert_memcpy(&s.b, pageable);
+    struct analysis_result *result = finish(&s);
+    expect_wait(result, 15, ANALYSIS_CAUSE_COPY_ENGINE, 1225, "HtoD copies on streams 14 and 15 use the same copy engine");
     analysis_free(result);
 }
 
@@ -355,7 +523,20 @@ int main(void)
     test_legacy_default_stream(1, ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM);
     test_legacy_default_stream(2, ANALYSIS_CAUSE_UNEXPLAINED);
     test_copy_engine();
-    test_shared_queue();
+    test_shared_queue(1);
+    test_shared_queue(0);
+    test_shared_queue_breadth_first();
+    test_host_sync_idle_stream("cudaStreamSynchronize");
+    test_host_sync_idle_stream("cudaDeviceSynchronize");
+    test_host_sync_idle_stream("cudaFree");
+    test_host_sync_idle_stream("cudaMalloc");
+    for (int variant = 0; variant < 4; variant++)
+        test_host_sync_not_a_wait(variant);
+    test_shared_communicator(NULL, NULL);
+    test_shared_communicator("0x5eed", "0x5eed");
+    test_shared_communicator("0x5eed", "0xbeef");
+    test_slow_launch_call();
+    test_pageable_copy_behind_copy();
     test_stream_priority();
     test_unexplained_and_missing_api();
     test_graph_kernels();
