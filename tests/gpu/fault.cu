@@ -6,6 +6,7 @@
 //   segv   writes through a null pointer (SIGSEGV)      abort  calls abort() (SIGABRT)
 //   exit   calls _exit(3): no atexit, no CUDA teardown  kill   raises SIGKILL (nothing can run)
 //   term   raises SIGTERM                               wait   keeps running until killed
+//   ok     returns 0 (the eight-process run)
 // Usage: fault MODE [SECONDS]
 #include <chrono>
 #include <csignal>
@@ -24,7 +25,7 @@ __global__ void fault_spin(long long cycles)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: fault segv|abort|exit|kill|term|wait [SECONDS]\n");
+        fprintf(stderr, "usage: fault segv|abort|exit|kill|term|wait|ok [SECONDS]\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (ms < seconds * 1000 || strcmp(mode, "wait") == 0)
             continue;
+        if (strcmp(mode, "ok") == 0)
+            return 0;
         if (strcmp(mode, "segv") == 0)
             *(volatile int *)(uintptr_t)argc = 0; // argc is a small integer: an unmapped address
         else if (strcmp(mode, "abort") == 0)

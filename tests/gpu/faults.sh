@@ -25,7 +25,7 @@ run() {
         "$os" record --force --flush-ms $flush_ms -o "$db" -- "$out/fault" wait >"$out/$mode.out" 2>"$out/$mode.err" &
         local rec=$!
         sleep 5
-        pkill "-$external" -f "$out/fault wait"
+        pkill "-$external" -x fault # the workload alone, never record
         wait $rec; status=$?
     else
         timeout 60 "$os" record --force --flush-ms $flush_ms -o "$db" -- "$out/fault" "$mode" 3 \
@@ -70,4 +70,23 @@ run kill 137 "signal 9"
 run term 143 "signal 15"
 run sigkill-external 137 "signal 9" KILL
 run sigterm-external 143 "signal 15" TERM
+
+# Issue 7.5: eight processes recording at once (a shell starts them), one merged database.
+timeout 90 "$os" record --force -o "$out/eight.db" -- bash -c \
+    'for i in 1 2 3 4 5 6 7 8; do "$0" ok 2 >/dev/null & done; wait' "$out/fault" >"$out/eight.out" 2>"$out/eight.err"
+status=$?
+eight=$(python3 - "$out/eight.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT p.pid, COUNT(k.rowid) FROM processes p JOIN kernels k USING (process_id) GROUP BY p.process_id").fetchall()
+print(len(rows), min((n for _, n in rows), default=0))
+PY
+)
+read -r procs least <<<"${eight:-0 0}"
+if [ "$status" = 0 ] && [ "${procs:-0}" = 8 ] && [ "${least:-0}" -ge 10 ]; then
+    echo "PASS eight  8 processes recorded at once, each with >= $least kernels, one database"
+else
+    echo "FAIL eight  exit $status, $procs processes with kernels (want 8), fewest kernels $least: $(tail -1 "$out/eight.err")"
+    failed=1
+fi
 exit $failed
