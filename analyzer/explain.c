@@ -38,7 +38,11 @@ struct explainer {
     sqlite3 *db;
     kernel_names *names;
     sqlite3_stmt *launch_query, *host_before_query, *host_within_query, *memcpy_query, *syncs_query, *event_query;
-    sqlite3_stmt *calls_back_query, *communicator_query;
+    sqlite3_stmt *calls_back_query, *communicator_query, *any_stream_wait_query;
+    /* Whether the process of the device being explained has any cudaStreamWaitEvent record: most
+     * waits of a trace without them skip the event query (one probe per process instead). */
+    int64_t stream_waits_process_id;
+    int process_has_stream_waits;
     struct analysis_wait *kept; /* min-heap on lost_ns */
     size_t kept_count, max_waits;
     int64_t total_waits;
@@ -91,6 +95,8 @@ static const char *const sql_calls_back =
     " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 64";
 static const char *const sql_communicator =
     "SELECT communicator FROM collectives WHERE kernel_rowid = ?1 AND communicator IS NOT NULL LIMIT 1";
+static const char *const sql_any_stream_wait =
+    "SELECT 1 FROM synchronizations WHERE process_id = ?1 AND sync_type = 2 LIMIT 1";
 static const char *const sql_memcpy =
     "SELECT src_kind, dst_kind, bytes, copy_kind FROM memcpys WHERE process_id = ?1 AND correlation_id = ?2 LIMIT 1";
 static const char *const sql_syncs =
@@ -117,7 +123,8 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
     } queries[] = {{&explain->launch_query, sql_launch},   {&explain->host_before_query, sql_host_before},
                    {&explain->host_within_query, sql_host_within}, {&explain->memcpy_query, sql_memcpy},
                    {&explain->syncs_query, sql_syncs},     {&explain->event_query, sql_event},
-                   {&explain->calls_back_query, sql_calls_back}, {&explain->communicator_query, sql_communicator}};
+                   {&explain->calls_back_query, sql_calls_back}, {&explain->communicator_query, sql_communicator},
+                   {&explain->any_stream_wait_query, sql_any_stream_wait}};
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
         if (!explain->kept || sqlite3_prepare_v2(db, queries[i].sql, -1, queries[i].statement, NULL) != SQLITE_OK) {
             error_set(err, "cannot prepare the explanation queries: %s", sqlite3_errmsg(db));
@@ -127,6 +134,7 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
     }
     for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++)
         explain->causes[cause].cause = (enum analysis_cause)cause;
+    explain->stream_waits_process_id = INT64_MIN;
     return explain;
 }
 
@@ -142,6 +150,7 @@ void explainer_free(explainer *explain)
     sqlite3_finalize(explain->event_query);
     sqlite3_finalize(explain->calls_back_query);
     sqlite3_finalize(explain->communicator_query);
+    sqlite3_finalize(explain->any_stream_wait_query);
     free(explain->kept);
     free(explain);
 }
@@ -489,9 +498,23 @@ static int find_blocking_call(explainer *explain, const struct wait_case *item, 
 
 /* cudaStreamWaitEvent on the waiting stream, issued after its previous op and before its launch,
  * for an event recorded on the blocking stream after the blocking op. */
+static int has_stream_waits(explainer *explain, int64_t process_id)
+{
+    if (explain->stream_waits_process_id != process_id) {
+        sqlite3_stmt *query = explain->any_stream_wait_query;
+        sqlite3_bind_int64(query, 1, process_id);
+        explain->process_has_stream_waits = sqlite3_step(query) == SQLITE_ROW;
+        sqlite3_reset(query);
+        explain->stream_waits_process_id = process_id;
+    }
+    return explain->process_has_stream_waits;
+}
+
 static int explain_event_dependency(explainer *explain, struct wait_case *item)
 {
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
+    if (!has_stream_waits(explain, item->device->process_id))
+        return 0;
     sqlite3_stmt *syncs = explain->syncs_query;
     sqlite3_bind_int64(syncs, 1, item->device->process_id);
     sqlite3_bind_int64(syncs, 2, item->launch.known ? item->launch.start_ns : waiting->start_ns);
@@ -698,10 +721,19 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
     struct device_state *device = item->device;
     if (waiting->kind != MODEL_KERNEL || blocking->kind != MODEL_KERNEL || !device->limits_known)
         return 0;
-    last_wave_ns(device, item->blocking_lane); /* computes the blocking kernel's occupancy */
-    const struct occupancy_result *resident = &item->blocking_lane->last_occupancy;
-    if (item->blocking_lane->last_occupancy_state != 1 || !resident->fills_device ||
-        occupancy_fits_beside(&device->limits, resident, &waiting->launch))
+    /* The blocking op is its stream's last one (occupancy cached) or, behind a channel or a
+     * communicator, an earlier one (computed here). */
+    struct occupancy_result earlier;
+    const struct occupancy_result *resident = &earlier;
+    if (blocking == &item->blocking_lane->last) {
+        last_wave_ns(device, item->blocking_lane);
+        resident = &item->blocking_lane->last_occupancy;
+        if (item->blocking_lane->last_occupancy_state != 1)
+            return 0;
+    } else if (occupancy_compute(&device->limits, &blocking->launch, &earlier) != 0 || earlier.blocks_per_sm <= 0) {
+        return 0;
+    }
+    if (!resident->fills_device || occupancy_fits_beside(&device->limits, resident, &waiting->launch))
         return 0;
     char name[128], other[128], tail[160], gap[32];
     op_name(explain, waiting, name, sizeof name);
