@@ -78,23 +78,27 @@ static void test_axis(void)
     CHECK_STR(axis_format_tick(text, sizeof text, 0, 100, 900), "0");
 }
 
-/* 1000 ns over 10 columns (100 ns each). */
+/* 1000 ns over 10 columns (100 ns each). Intervals are added out of time order, as the
+ * reader's storage-order scan delivers them. */
 static void test_canvas(void)
 {
     struct canvas *canvas = canvas_new(0, 1000, 10, 3.0);
     struct canvas_lane *a = canvas_gpu_lane(canvas, 1, 0, 13), *b = canvas_gpu_lane(canvas, 1, 0, 14);
     CHECK(canvas_gpu_lane(canvas, 1, 0, 13) == a);
-    CHECK_INT(canvas_device_begin(canvas, 1, 0), 0);
-    struct canvas_interval wide = {0, 400, 0, 0, ANALYSIS_COMPUTE, CANVAS_DETAIL_KERNEL};
-    CHECK_INT(canvas_add_gpu(canvas, a, &wide), 0);
-    /* Stream 14: a copy 350-450, then 50 kernels of 1 ns from 500: 50 ns of column 5's 100. */
-    struct canvas_interval overlap = {350, 450, 0, 0, ANALYSIS_COPY_HTOD, CANVAS_DETAIL_MEMCPY};
-    CHECK_INT(canvas_add_gpu(canvas, b, &overlap), 0);
-    for (int i = 0; i < 50; i++) {
+    CHECK(canvas_gpu_lane(canvas, 1, 0, 14) == b);
+    CHECK(a->device == b->device);
+    CHECK(canvas_gpu_lane(canvas, 1, 1, 13) != a); /* same stream id on another device */
+    /* Stream 14: 50 kernels of 1 ns from 500 (50 ns of column 5's 100), newest first, then a
+     * copy 350-450; stream 13: one kernel 0-400, last. */
+    for (int i = 49; i >= 0; i--) {
         struct canvas_interval tiny = {500 + i, 501 + i, 0, 0, ANALYSIS_COMMUNICATION, CANVAS_DETAIL_KERNEL};
-        CHECK_INT(canvas_add_gpu(canvas, b, &tiny), 0);
+        CHECK_INT(canvas_add(canvas, b, &tiny), 0);
     }
-    canvas_device_end(canvas);
+    struct canvas_interval overlap = {350, 450, 0, 0, ANALYSIS_COPY_HTOD, CANVAS_DETAIL_MEMCPY};
+    CHECK_INT(canvas_add(canvas, b, &overlap), 0);
+    struct canvas_interval wide = {0, 400, 0, 0, ANALYSIS_COMPUTE, CANVAS_DETAIL_KERNEL};
+    CHECK_INT(canvas_add(canvas, a, &wide), 0);
+    canvas_finish(canvas);
     int kind = -2;
     CHECK_NEAR(canvas_column_coverage(a, 2, &kind), 1.0, 1e-6);
     CHECK_INT(kind, ANALYSIS_COMPUTE);
