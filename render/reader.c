@@ -1,6 +1,7 @@
 /* reader.c: see reader.h. */
 #include "reader.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -259,21 +260,21 @@ static int merge_device(struct reader_device **devices, size_t *count, size_t *c
 
 int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *count, error_info *err)
 {
-    /* The first index entry after (p, d) is the next device's earliest interval. */
-    static const char *const hops[3] = {
-        "SELECT process_id, device_id, start_ns FROM kernels WHERE (process_id, device_id) > (?1, ?2)"
-        " ORDER BY process_id, device_id, start_ns LIMIT 1",
-        "SELECT process_id, device_id, start_ns FROM memcpys WHERE (process_id, device_id) > (?1, ?2)"
-        " ORDER BY process_id, device_id, start_ns LIMIT 1",
-        "SELECT process_id, device_id, start_ns FROM memsets WHERE (process_id, device_id) > (?1, ?2)"
-        " ORDER BY process_id, device_id, start_ns LIMIT 1",
-    };
+    /* The first index entry after (p, d) is the next device's earliest interval. Two seeks:
+     * a row-value (p, d) > (?, ?) seeks on p alone and walks every entry of p. */
+    static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
+    static const char hop_sql[] =
+        "SELECT * FROM (SELECT process_id, device_id, start_ns FROM %s WHERE process_id = ?1 AND device_id > ?2"
+        " ORDER BY device_id, start_ns LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id, start_ns"
+        " FROM %s WHERE process_id > ?1 ORDER BY process_id, device_id, start_ns LIMIT 1) LIMIT 1";
     size_t capacity = 0;
     *devices = NULL;
     *count = 0;
     for (int table = 0; table < 3; table++) {
         sqlite3_stmt *hop = NULL;
-        if (sqlite3_prepare_v2(db, hops[table], -1, &hop, NULL) != SQLITE_OK) {
+        char sql[sizeof hop_sql + 16];
+        snprintf(sql, sizeof sql, hop_sql, tables[table], tables[table]);
+        if (sqlite3_prepare_v2(db, sql, -1, &hop, NULL) != SQLITE_OK) {
             sqlite_failed(db, err, "the devices");
             goto failed;
         }
