@@ -1,24 +1,34 @@
 /* bench_render.c: how long `render` takes for a trace of N GPU intervals (default 10 million)
- * against the time Cairo needs to encode a PNG of the same picture, measured in the same run.
+ * against two baselines measured in the same run: Cairo encoding a PNG of the same picture
+ * (the issue's target: render <= 1.5 x PNG encoding) and a bare SQLite scan of the same rows
+ * (the floor: no renderer that reads every row from the store can beat it).
  *
  *   bench_render [N] [WIDTH]
  *
- * Writes a trace of N kernels (2 devices x 4 streams, back to back, 0.2-2 us each: most are
+ * Writes a trace of N kernels (2 devices x 4 streams, 0.2-1 us each, 1.2 us apart: all far
  * narrower than a pixel) to a temporary file, then prints:
- *   render_s       timeline_draw to PNG, end to end (SQLite reads, aggregation, drawing, PNG)
- *   png_encode_s   cairo_surface_write_to_png of that picture (read back), same size
- *   ratio          render_s / png_encode_s (target: <= 1.5)
- *   aggregate_s    the per-column aggregation alone, from memory (no SQLite), N intervals
- *   read_s         SQLite rows stepped, for comparison
- *   max_rss_mb     peak memory of the whole run */
+ *   render_s         timeline_draw to PNG, no analysis, no window given: end to end (window
+ *                    estimate, one scan of every GPU table, aggregation, drawing, PNG file),
+ *                    in a child process whose peak memory is render_max_rss_mb
+ *   render_window_s  the same with the window given, as `overlapscope render` passes the
+ *                    analyzer's window (no estimate needed)
+ *   analyzer_s       analysis_run over the same trace: what `overlapscope render` also spends
+ *                    for the waits and key figures, measured apart
+ *   png_encode_s     cairo_surface_write_to_png of the rendered picture (read back), same size
+ *   bare_scan_s      the reader's kernels query stepped alone, its columns read, nothing done
+ *   aggregate_s      canvas_add of the same N intervals from memory (no SQLite)
+ *   ratios           render / png_encode and render / bare_scan */
 #include <cairo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "canvas.h"
+#include "scene.h"
 #include "timeline.h"
 
 #define DEVICES 2
@@ -82,7 +92,7 @@ static int write_trace(const char *path, long long count)
     return status;
 }
 
-/* The aggregation alone: the same intervals, from memory, through one device sweep per device. */
+/* The aggregation alone: the same intervals, from memory, in the order they were stored. */
 static double aggregate_seconds(long long count, int columns)
 {
     int64_t start, end, last;
@@ -91,41 +101,97 @@ static double aggregate_seconds(long long count, int columns)
     double began = now_s();
     long long per_lane = count / (DEVICES * STREAMS);
     for (int device = 0; device < DEVICES; device++) {
-        canvas_device_begin(canvas, 1, device);
         for (long long i = 0; i < per_lane; i++) {
             for (int stream = 0; stream < STREAMS; stream++) {
                 interval_of(i, device * STREAMS + stream, &start, &end);
                 struct canvas_interval interval = {start, end, 0, 0, ANALYSIS_COMPUTE, CANVAS_DETAIL_KERNEL};
-                canvas_add_gpu(canvas, canvas_gpu_lane(canvas, 1, device, 13 + stream), &interval);
+                canvas_add(canvas, canvas_gpu_lane(canvas, 1, device, 13 + stream), &interval);
             }
         }
-        canvas_device_end(canvas);
     }
+    canvas_finish(canvas);
     double seconds = now_s() - began;
     canvas_free(canvas);
     return seconds;
 }
 
-static double read_seconds(const char *path)
+/* The floor: the statement the reader runs over kernels, each row's columns read, nothing else. */
+static double bare_scan_seconds(const char *path)
 {
     error_info err;
     store *trace = store_open(path, 1, &err);
     sqlite3_stmt *query = NULL;
     double began = now_s();
     int64_t sum = 0;
-    for (int device = 0; device < DEVICES; device++) {
-        sqlite3_prepare_v2(store_db(trace),
-                           "SELECT stream_id, start_ns, end_ns, rowid, name_id FROM kernels WHERE process_id = 1"
-                           " AND device_id = ?1 ORDER BY start_ns",
-                           -1, &query, NULL);
-        sqlite3_bind_int(query, 1, device);
-        while (sqlite3_step(query) == SQLITE_ROW)
-            sum += sqlite3_column_int64(query, 2) - sqlite3_column_int64(query, 1);
-        sqlite3_finalize(query);
-    }
+    sqlite3_prepare_v2(store_db(trace),
+                       "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels", -1,
+                       &query, NULL);
+    while (sqlite3_step(query) == SQLITE_ROW)
+        for (int column = 0; column < 7; column++)
+            sum += sqlite3_column_int64(query, column);
+    sqlite3_finalize(query);
     double seconds = now_s() - began;
     store_close(trace, NULL);
-    return sum > 0 ? seconds : -1;
+    return sum != 0 ? seconds : -1;
+}
+
+static double analyzer_seconds(const char *path, int64_t *window_start_ns, int64_t *window_end_ns)
+{
+    error_info err;
+    store *trace = store_open(path, 1, &err);
+    struct analysis_options options;
+    analysis_options_init(&options);
+    double began = now_s();
+    struct analysis_result *result = analysis_run(trace, &options, &err);
+    double seconds = now_s() - began;
+    if (!result) {
+        fprintf(stderr, "bench_render: analyzer: %s\n", err.message);
+        seconds = -1;
+    } else {
+        *window_start_ns = result->window_start_ns;
+        *window_end_ns = result->window_end_ns;
+    }
+    analysis_free(result);
+    store_close(trace, NULL);
+    return seconds;
+}
+
+/* timeline_draw in a child process, so its peak memory is its own. Returns the seconds, or -1. */
+static double render_seconds(const char *trace_path, const char *picture, int width, int64_t window_start_ns,
+                             int64_t window_end_ns, double *max_rss_mb)
+{
+    int pipe_ends[2];
+    if (pipe(pipe_ends) != 0)
+        return -1;
+    pid_t child = fork();
+    if (child == 0) {
+        close(pipe_ends[0]);
+        error_info err;
+        store *trace = store_open(trace_path, 1, &err);
+        struct timeline_options options;
+        timeline_options_init(&options);
+        options.width_px = width;
+        options.window_start_ns = window_start_ns;
+        options.window_end_ns = window_end_ns;
+        double began = now_s();
+        int status = trace ? timeline_draw(trace, NULL, &options, picture, NULL, &err) : -1;
+        double seconds = status == 0 ? now_s() - began : -1;
+        if (status != 0)
+            fprintf(stderr, "bench_render: %s\n", err.message);
+        store_close(trace, NULL);
+        ssize_t written = write(pipe_ends[1], &seconds, sizeof seconds);
+        _exit(written == sizeof seconds ? 0 : 1);
+    }
+    close(pipe_ends[1]);
+    double seconds = -1;
+    if (child < 0 || read(pipe_ends[0], &seconds, sizeof seconds) != sizeof seconds)
+        seconds = -1;
+    close(pipe_ends[0]);
+    struct rusage usage;
+    int status = 0;
+    if (child > 0 && wait4(child, &status, 0, &usage) == child)
+        *max_rss_mb = usage.ru_maxrss / 1024.0;
+    return seconds;
 }
 
 int main(int argc, char **argv)
@@ -146,39 +212,44 @@ int main(int argc, char **argv)
         return 1;
     printf("trace_write_s  %.2f (not part of the measure)\n", now_s() - began);
 
-    error_info err;
-    store *trace = store_open(trace_path, 1, &err);
-    struct timeline_options options;
-    timeline_options_init(&options);
-    options.width_px = width;
-    struct timeline_layout *layout = NULL;
-    began = now_s();
-    int status = timeline_draw(trace, NULL, &options, picture, &layout, &err);
-    double render_s = now_s() - began;
-    store_close(trace, NULL);
-    if (status != 0) {
-        fprintf(stderr, "bench_render: %s\n", err.message);
+    /* The bare scan first: it also brings the file into the page cache, so every measure after
+     * it reads from memory alike. */
+    double bare_scan_s = bare_scan_seconds(trace_path);
+    double rss_mb = 0, window_rss_mb = 0;
+    double render_s = render_seconds(trace_path, picture, width, STORE_NULL, STORE_NULL, &rss_mb);
+    if (render_s < 0)
         return 1;
-    }
+    int64_t window_start_ns = STORE_NULL, window_end_ns = STORE_NULL;
+    double analyzer_s = analyzer_seconds(trace_path, &window_start_ns, &window_end_ns);
+    double render_window_s = render_seconds(trace_path, picture, width, window_start_ns, window_end_ns, &window_rss_mb);
     cairo_surface_t *surface = cairo_image_surface_create_from_png(picture);
     began = now_s();
     cairo_surface_write_to_png(surface, copy);
     double png_s = now_s() - began;
+    int picture_width = cairo_image_surface_get_width(surface), picture_height = cairo_image_surface_get_height(surface);
     cairo_surface_destroy(surface);
-    int columns = (int)((layout->plot_right - layout->plot_left) * layout->scale);
-    printf("picture        %d x %d px, %d columns per lane\n", layout->width_px, layout->height_px, columns);
-    printf("render_s       %.3f\n", render_s);
-    printf("png_encode_s   %.3f\n", png_s);
-    printf("ratio          %.2f (render / PNG encoding of the same picture; target <= 1.5)\n", render_s / png_s);
-    double aggregate_s = aggregate_seconds(count, columns), read_s = read_seconds(trace_path);
-    printf("aggregate_s    %.3f (%.1f ns per interval, from memory)\n", aggregate_s, aggregate_s * 1e9 / (double)count);
-    printf("read_s         %.3f (SQLite rows stepped alone, %.1f ns per row)\n", read_s, read_s * 1e9 / (double)count);
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    printf("max_rss_mb     %.1f\n", usage.ru_maxrss / 1024.0);
-    timeline_layout_free(layout);
+    double plot_left, plot_right;
+    double aggregate_s = aggregate_seconds(count, scene_plot_columns(width, 1, &plot_left, &plot_right));
+    printf("picture          %d x %d px\n", picture_width, picture_height);
+    printf("render_s         %.3f (no window given; peak RSS %.1f MB)\n", render_s, rss_mb);
+    printf("render_window_s  %.3f (window given, as after the analyzer; peak RSS %.1f MB)\n", render_window_s,
+           window_rss_mb);
+    printf("analyzer_s       %.3f (analysis_run alone; `overlapscope render` = analyzer_s + render_window_s)\n",
+           analyzer_s);
+    printf("png_encode_s     %.3f\n", png_s);
+    printf("bare_scan_s      %.3f (%.1f ns per row)\n", bare_scan_s, bare_scan_s * 1e9 / (double)count);
+    printf("aggregate_s      %.3f (%.1f ns per interval, from memory)\n", aggregate_s,
+           aggregate_s * 1e9 / (double)count);
+    printf("ratio_png        %.2f (render_s / png_encode_s; target <= 1.5)\n", render_s / png_s);
+    printf("ratio_bare_scan  %.2f (render_s / bare_scan_s; 1.0 is the floor for reading every row)\n",
+           render_s / bare_scan_s);
+    printf("ratio_window     %.2f / %.2f (render_window_s / png_encode_s, / bare_scan_s)\n", render_window_s / png_s,
+           render_window_s / bare_scan_s);
     unlink(picture);
     unlink(copy);
-    unlink(trace_path);
+    if (getenv("BENCH_RENDER_KEEP"))
+        printf("trace kept     %s\n", trace_path);
+    else
+        unlink(trace_path);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* cmd_render.c: `overlapscope render TRACE -o timeline.png`: the timeline picture of a trace,
- * with the analyzer's explained waits and key figures when the analyzer is built in. */
+ * with the analyzer's explained waits and key figures. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -161,7 +161,6 @@ static int resolve_window(store *trace, struct render_request *request, error_in
     return 0;
 }
 
-#ifdef OVERLAPSCOPE_HAVE_ANALYZER
 static struct analysis_result *analyze(store *trace, const struct timeline_options *options, error_info *err)
 {
     struct analysis_options analysis_options;
@@ -171,16 +170,6 @@ static struct analysis_result *analyze(store *trace, const struct timeline_optio
     analysis_options.window_end_ns = options->window_end_ns;
     return analysis_run(trace, &analysis_options, err);
 }
-#else
-static struct analysis_result *analyze(store *trace, const struct timeline_options *options, error_info *err)
-{
-    (void)trace;
-    (void)options;
-    error_set(err, "this build has no analyzer");
-    return NULL;
-}
-#define analysis_free(result) ((void)(result))
-#endif
 
 int cmd_render(int argc, char **argv)
 {

@@ -10,19 +10,6 @@
  * opaque); anything longer counts for exactly what it covers. */
 #define MINIMUM_COLUMNS 0.001
 
-/* Open intervals of the device being swept: a binary min-heap on end time. */
-struct open_interval {
-    int64_t end_ns;
-    struct canvas_lane *lane;
-};
-struct canvas_sweep {
-    struct canvas_device *device;
-    struct open_interval *heap;
-    size_t count, capacity;
-    int64_t time_ns;       /* how far the sweep has accounted */
-    int64_t busy_streams;  /* lanes with an open interval */
-};
-
 struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns, double keep_min_columns)
 {
     if (columns < 1 || window_end_ns <= window_start_ns)
@@ -30,17 +17,20 @@ struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int co
     struct canvas *canvas = calloc(1, sizeof *canvas);
     if (!canvas)
         return NULL;
-    canvas->sweep = calloc(1, sizeof *canvas->sweep);
-    if (!canvas->sweep) {
-        free(canvas);
-        return NULL;
-    }
     canvas->window_start_ns = window_start_ns;
     canvas->window_end_ns = window_end_ns;
     canvas->columns = columns;
     canvas->columns_per_ns = (double)columns / (double)(window_end_ns - window_start_ns);
     canvas->keep_min_columns = keep_min_columns;
     return canvas;
+}
+
+static void device_free(struct canvas_device *device)
+{
+    free(device->level_fraction);
+    free(device->slot_steps);
+    free(device->slot_partial);
+    free(device);
 }
 
 void canvas_free(struct canvas *canvas)
@@ -52,14 +42,11 @@ void canvas_free(struct canvas *canvas)
         free(canvas->lanes[i]->kept);
         free(canvas->lanes[i]);
     }
-    for (size_t i = 0; i < canvas->device_count; i++) {
-        free(canvas->devices[i]->level_fraction);
-        free(canvas->devices[i]);
-    }
+    for (size_t i = 0; i < canvas->device_count; i++)
+        device_free(canvas->devices[i]);
     free(canvas->lanes);
     free(canvas->devices);
-    free(canvas->sweep->heap);
-    free(canvas->sweep);
+    free(canvas->lane_slots);
     free(canvas);
 }
 
@@ -88,18 +75,65 @@ static int lane_matches(const struct canvas_lane *lane, enum canvas_lane_kind ki
     return lane->thread_id == a && lane->depth == b;
 }
 
-static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,
-                                            int64_t a, int64_t b)
+static size_t lane_hash(enum canvas_lane_kind kind, int64_t process_id, int64_t a, int64_t b)
 {
-    if (canvas->last_lane < canvas->lane_count &&
-        lane_matches(canvas->lanes[canvas->last_lane], kind, process_id, a, b))
-        return canvas->lanes[canvas->last_lane];
-    for (size_t i = canvas->lane_count; i-- > 0;) {
-        if (lane_matches(canvas->lanes[i], kind, process_id, a, b)) {
-            canvas->last_lane = i;
-            return canvas->lanes[i];
-        }
+    uint64_t h = (uint64_t)kind * 0x9E3779B97F4A7C15ull;
+    h = (h ^ (uint64_t)process_id) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (uint64_t)a) * 0x94D049BB133111EBull;
+    h = (h ^ (uint64_t)b) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static size_t lane_key_hash(const struct canvas_lane *lane)
+{
+    return lane->kind == CANVAS_LANE_GPU ? lane_hash(lane->kind, lane->process_id, lane->device_id, lane->stream_id)
+                                         : lane_hash(lane->kind, lane->process_id, lane->thread_id, lane->depth);
+}
+
+/* Rebuilds the lane table at twice the size, keeping it at most half full. */
+static int grow_lane_slots(struct canvas *canvas)
+{
+    size_t capacity = canvas->lane_slot_capacity ? canvas->lane_slot_capacity * 2 : 64;
+    size_t *slots = calloc(capacity, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < canvas->lane_count; i++) {
+        size_t slot = lane_key_hash(canvas->lanes[i]) & (capacity - 1);
+        while (slots[slot])
+            slot = (slot + 1) & (capacity - 1);
+        slots[slot] = i + 1;
     }
+    free(canvas->lane_slots);
+    canvas->lane_slots = slots;
+    canvas->lane_slot_capacity = capacity;
+    return 0;
+}
+
+static struct canvas_device *find_or_add_device(struct canvas *canvas, int64_t process_id, int64_t device_id)
+{
+    for (size_t i = 0; i < canvas->device_count; i++)
+        if (canvas->devices[i]->process_id == process_id && canvas->devices[i]->device_id == device_id)
+            return canvas->devices[i];
+    struct canvas_device *device = calloc(1, sizeof *device);
+    if (!device)
+        return NULL;
+    size_t slots = (size_t)canvas->columns * CANVAS_SLOTS_PER_COLUMN;
+    device->process_id = process_id;
+    device->device_id = device_id;
+    device->level_fraction = calloc((size_t)canvas->columns * 4, sizeof *device->level_fraction);
+    device->slot_steps = calloc(slots + 1, sizeof *device->slot_steps);
+    device->slot_partial = calloc(slots, sizeof *device->slot_partial);
+    if (!device->level_fraction || !device->slot_steps || !device->slot_partial ||
+        append_pointer((void ***)&canvas->devices, &canvas->device_count, &canvas->device_capacity, device) != 0) {
+        device_free(device);
+        return NULL;
+    }
+    return device;
+}
+
+static struct canvas_lane *new_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id, int64_t a,
+                                    int64_t b)
+{
     struct canvas_lane *lane = calloc(1, sizeof *lane);
     if (!lane)
         return NULL;
@@ -110,6 +144,7 @@ static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_l
         lane->stream_id = b;
         lane->kind_offset = 0;
         lane->kind_count = ANALYSIS_CATEGORY_COUNT;
+        lane->device = find_or_add_device(canvas, process_id, a);
     } else {
         lane->thread_id = a;
         lane->depth = b;
@@ -117,12 +152,41 @@ static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_l
         lane->kind_count = 1;
     }
     lane->coverage = calloc((size_t)canvas->columns * (size_t)lane->kind_count, sizeof *lane->coverage);
-    if (!lane->coverage ||
-        append_pointer((void ***)&canvas->lanes, &canvas->lane_count, &canvas->lane_capacity, lane) != 0) {
+    if (!lane->coverage || (kind == CANVAS_LANE_GPU && !lane->device)) {
         free(lane->coverage);
         free(lane);
         return NULL;
     }
+    return lane;
+}
+
+static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,
+                                            int64_t a, int64_t b)
+{
+    if (canvas->last_lane < canvas->lane_count &&
+        lane_matches(canvas->lanes[canvas->last_lane], kind, process_id, a, b))
+        return canvas->lanes[canvas->last_lane];
+    size_t mask = canvas->lane_slot_capacity - 1, slot = lane_hash(kind, process_id, a, b) & mask;
+    for (; canvas->lane_slot_capacity && canvas->lane_slots[slot]; slot = (slot + 1) & mask) {
+        size_t index = canvas->lane_slots[slot] - 1;
+        if (lane_matches(canvas->lanes[index], kind, process_id, a, b)) {
+            canvas->last_lane = index;
+            return canvas->lanes[index];
+        }
+    }
+    if ((canvas->lane_count + 1) * 2 > canvas->lane_slot_capacity && grow_lane_slots(canvas) != 0)
+        return NULL;
+    struct canvas_lane *lane = new_lane(canvas, kind, process_id, a, b);
+    if (!lane || append_pointer((void ***)&canvas->lanes, &canvas->lane_count, &canvas->lane_capacity, lane) != 0) {
+        if (lane)
+            free(lane->coverage);
+        free(lane);
+        return NULL;
+    }
+    mask = canvas->lane_slot_capacity - 1;
+    for (slot = lane_hash(kind, process_id, a, b) & mask; canvas->lane_slots[slot]; slot = (slot + 1) & mask)
+        ;
+    canvas->lane_slots[slot] = canvas->lane_count;
     canvas->last_lane = canvas->lane_count - 1;
     return lane;
 }
@@ -185,6 +249,29 @@ static int keep_interval(struct canvas *canvas, struct canvas_lane *lane, const 
     return 0;
 }
 
+/* Adds [x0, x1) (in columns, already clipped to the picture) to the device's slots: whole
+ * slots through the difference array, the partial ones at either end directly. */
+static void count_busy(struct canvas_device *device, int columns, double x0, double x1)
+{
+    double s0 = x0 * CANVAS_SLOTS_PER_COLUMN, s1 = x1 * CANVAS_SLOTS_PER_COLUMN;
+    long slots = (long)columns * CANVAS_SLOTS_PER_COLUMN;
+    long first = (long)s0, last = (long)ceil(s1) - 1;
+    if (last >= slots)
+        last = slots - 1;
+    if (first >= slots || last < first)
+        return;
+    if (first == last) {
+        device->slot_partial[first] += (float)(s1 - s0);
+        return;
+    }
+    device->slot_partial[first] += (float)(first + 1 - s0);
+    device->slot_partial[last] += (float)(s1 - last);
+    if (last > first + 1) {
+        device->slot_steps[first + 1]++;
+        device->slot_steps[last]--;
+    }
+}
+
 int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval)
 {
     int64_t start = interval->start_ns > canvas->window_start_ns ? interval->start_ns : canvas->window_start_ns;
@@ -195,6 +282,10 @@ int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct can
     if (offset < 0 || offset >= lane->kind_count)
         offset = 0;
     double x0 = canvas_column_of(canvas, start), x1 = canvas_column_of(canvas, end);
+    if (lane->device) {
+        count_busy(lane->device, canvas->columns, x0 < 0 ? 0 : x0, x1);
+        lane->device->interval_count++;
+    }
     if (x1 - x0 < MINIMUM_COLUMNS)
         x1 = x0 + MINIMUM_COLUMNS;
     spread(lane->coverage, lane->kind_count, offset, canvas->columns, x0, x1);
@@ -224,110 +315,23 @@ double canvas_column_coverage(const struct canvas_lane *lane, int column, int *d
     return total > 1 ? 1 : total;
 }
 
-/* --- the concurrency sweep --- */
+/* --- concurrency --- */
 
-static void account_until(struct canvas *canvas, int64_t time_ns)
+void canvas_finish(struct canvas *canvas)
 {
-    struct canvas_sweep *sweep = canvas->sweep;
-    if (time_ns <= sweep->time_ns)
-        return;
-    int level = sweep->busy_streams > 3 ? 3 : (int)sweep->busy_streams;
-    spread(sweep->device->level_fraction, 4, level, canvas->columns, canvas_column_of(canvas, sweep->time_ns),
-           canvas_column_of(canvas, time_ns));
-    sweep->time_ns = time_ns;
-}
-
-static void heap_pop(struct canvas_sweep *sweep)
-{
-    struct open_interval *heap = sweep->heap;
-    heap[0] = heap[--sweep->count];
-    for (size_t i = 0;;) {
-        size_t left = 2 * i + 1, right = left + 1, smallest = i;
-        if (left < sweep->count && heap[left].end_ns < heap[smallest].end_ns)
-            smallest = left;
-        if (right < sweep->count && heap[right].end_ns < heap[smallest].end_ns)
-            smallest = right;
-        if (smallest == i)
-            break;
-        struct open_interval swap = heap[i];
-        heap[i] = heap[smallest];
-        heap[smallest] = swap;
-        i = smallest;
+    const float slot_fraction = 1.0f / CANVAS_SLOTS_PER_COLUMN;
+    for (size_t d = 0; d < canvas->device_count; d++) {
+        struct canvas_device *device = canvas->devices[d];
+        int32_t whole = 0;
+        for (int column = 0; column < canvas->columns; column++) {
+            float *levels = device->level_fraction + (size_t)column * 4;
+            memset(levels, 0, 4 * sizeof *levels);
+            for (int i = 0; i < CANVAS_SLOTS_PER_COLUMN; i++) {
+                size_t slot = (size_t)column * CANVAS_SLOTS_PER_COLUMN + (size_t)i;
+                whole += device->slot_steps[slot];
+                long busy = lroundf((float)whole + device->slot_partial[slot]);
+                levels[busy < 0 ? 0 : busy > 3 ? 3 : busy] += slot_fraction;
+            }
+        }
     }
-}
-
-static int heap_push(struct canvas_sweep *sweep, struct open_interval item)
-{
-    if (sweep->count == sweep->capacity) {
-        size_t grown = sweep->capacity ? sweep->capacity * 2 : 64;
-        struct open_interval *resized = realloc(sweep->heap, grown * sizeof *resized);
-        if (!resized)
-            return -1;
-        sweep->heap = resized;
-        sweep->capacity = grown;
-    }
-    size_t i = sweep->count++;
-    while (i > 0 && sweep->heap[(i - 1) / 2].end_ns > item.end_ns) {
-        sweep->heap[i] = sweep->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    sweep->heap[i] = item;
-    return 0;
-}
-
-/* Closes every open interval that ended by time_ns, accounting the time before each end. */
-static void close_until(struct canvas *canvas, int64_t time_ns)
-{
-    struct canvas_sweep *sweep = canvas->sweep;
-    while (sweep->count > 0 && sweep->heap[0].end_ns <= time_ns) {
-        struct open_interval ending = sweep->heap[0];
-        account_until(canvas, ending.end_ns);
-        heap_pop(sweep);
-        if (--ending.lane->active == 0)
-            sweep->busy_streams--;
-    }
-}
-
-int canvas_device_begin(struct canvas *canvas, int64_t process_id, int64_t device_id)
-{
-    struct canvas_device *device = calloc(1, sizeof *device);
-    if (!device)
-        return -1;
-    device->process_id = process_id;
-    device->device_id = device_id;
-    device->level_fraction = calloc((size_t)canvas->columns * 4, sizeof *device->level_fraction);
-    if (!device->level_fraction ||
-        append_pointer((void ***)&canvas->devices, &canvas->device_count, &canvas->device_capacity, device) != 0) {
-        free(device->level_fraction);
-        free(device);
-        return -1;
-    }
-    struct canvas_sweep *sweep = canvas->sweep;
-    sweep->device = device;
-    sweep->count = 0;
-    sweep->busy_streams = 0;
-    sweep->time_ns = canvas->window_start_ns;
-    return 0;
-}
-
-int canvas_add_gpu(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval)
-{
-    struct canvas_sweep *sweep = canvas->sweep;
-    close_until(canvas, interval->start_ns);
-    account_until(canvas, interval->start_ns);
-    if (interval->end_ns > interval->start_ns) {
-        if (heap_push(sweep, (struct open_interval){interval->end_ns, lane}) != 0)
-            return -1;
-        if (lane->active++ == 0)
-            sweep->busy_streams++;
-    }
-    sweep->device->interval_count++;
-    return canvas_add(canvas, lane, interval);
-}
-
-void canvas_device_end(struct canvas *canvas)
-{
-    close_until(canvas, INT64_MAX);
-    account_until(canvas, canvas->window_end_ns);
-    canvas->sweep->device = NULL;
 }

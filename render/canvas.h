@@ -5,8 +5,14 @@
  * add up (a burst of 10,000 short kernels fills its column) instead of being dropped, and
  * memory grows with lanes x columns, not with the trace. Intervals wide enough to be told
  * apart are also kept (up to what the width can show) so they get an outline and a label.
- * Per device, a sweep over the intervals in start order measures how many streams were busy
- * at once (0, 1, 2, 3+) in each column: the concurrency strip. */
+ *
+ * Intervals may arrive in any order (the reader scans tables in storage order: sorting ten
+ * million rows would cost more than drawing them). Per device, how many streams were busy at
+ * once (the concurrency strip) is accumulated without a sweep: each column is cut into
+ * CANVAS_SLOTS_PER_COLUMN slots, and a difference array over the slots (plus the partial
+ * slots at each interval's ends) gives the summed stream coverage of every slot. A slot's
+ * level is that sum rounded (a stream is serial, so the sum is the number of streams busy
+ * whenever the intervals fill whole slots; below a slot's width it is the average). */
 #ifndef OVERLAPSCOPE_CANVAS_H
 #define OVERLAPSCOPE_CANVAS_H
 
@@ -40,16 +46,19 @@ struct canvas_lane {
     int64_t interval_count;
     struct canvas_interval *kept; /* the wide ones, in the order they came */
     size_t kept_count, kept_capacity;
-    int64_t active;               /* open intervals during its device's sweep */
+    struct canvas_device *device; /* GPU lanes: their device's concurrency accumulators */
 };
+
+#define CANVAS_SLOTS_PER_COLUMN 16
 
 struct canvas_device {
     int64_t process_id, device_id;
-    float *level_fraction; /* columns x 4: fraction of the column with 0, 1, 2, 3+ streams busy */
+    float *level_fraction;  /* columns x 4: fraction of the column with 0, 1, 2, 3+ streams busy
+                               (filled by canvas_finish) */
+    int32_t *slot_steps;    /* difference array of whole slots covered, columns x slots + 1 */
+    float *slot_partial;    /* coverage of the slots an interval only partly covers */
     int64_t interval_count;
 };
-
-struct canvas_sweep;
 
 struct canvas {
     int64_t window_start_ns, window_end_ns;
@@ -60,8 +69,9 @@ struct canvas {
     size_t lane_count, lane_capacity;
     struct canvas_device **devices;
     size_t device_count, device_capacity;
-    struct canvas_sweep *sweep;
-    size_t last_lane; /* lookups mostly hit the lane of the previous interval */
+    size_t *lane_slots;   /* open-addressing table of lane index + 1 (0: empty) by lane key */
+    size_t lane_slot_capacity;
+    size_t last_lane;     /* lookups often hit the lane of the previous interval */
 };
 
 /* A canvas of `columns` pixel columns over [window_start_ns, window_end_ns). Returns NULL when
@@ -75,15 +85,12 @@ struct canvas_lane *canvas_gpu_lane(struct canvas *canvas, int64_t process_id, i
 struct canvas_lane *canvas_thread_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,
                                        int64_t thread_id, int64_t depth);
 
-/* Adds one interval to a lane (any order, except GPU intervals during a device sweep). Returns
- * -1 when out of memory. */
+/* Adds one interval to a lane, in any order; a GPU lane's interval also counts in its device's
+ * concurrency. Returns -1 when out of memory. */
 int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval);
 
-/* A device sweep: begin, then canvas_add_gpu for each of the device's intervals in order of
- * start time, then end. Returns -1 when out of memory. */
-int canvas_device_begin(struct canvas *canvas, int64_t process_id, int64_t device_id);
-int canvas_add_gpu(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval);
-void canvas_device_end(struct canvas *canvas);
+/* Turns the devices' slot accumulators into level_fraction; call once, after the last add. */
+void canvas_finish(struct canvas *canvas);
 
 /* Fraction of column `column` covered on a lane (all kinds, at most 1) and the kind covering
  * most of it (-1 when empty). */

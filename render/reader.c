@@ -1,6 +1,7 @@
 /* reader.c: see reader.h. */
 #include "reader.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -96,21 +97,18 @@ static int kernel_kind(struct name_kinds *table, int64_t name_id)
     return kind;
 }
 
-/* One of the three GPU tables of one device, positioned on its next row. */
-struct gpu_source {
-    sqlite3_stmt *query;
-    int has_row;
-    int64_t stream_id;
-    struct canvas_interval interval;
-};
+static int sqlite_failed(sqlite3 *db, error_info *err, const char *what)
+{
+    return error_set(err, "cannot read %s: %s", what, sqlite3_errmsg(db));
+}
 
-static const char *const gpu_queries[3] = {
-    "SELECT stream_id, start_ns, end_ns, rowid, name_id FROM kernels"
-    " WHERE process_id = ?1 AND device_id = ?2 AND start_ns <= ?4 AND end_ns >= ?3 ORDER BY start_ns",
-    "SELECT stream_id, start_ns, end_ns, bytes, copy_kind, src_kind, dst_kind, src_device_id, dst_device_id"
-    " FROM memcpys WHERE process_id = ?1 AND device_id = ?2 AND start_ns <= ?4 AND end_ns >= ?3 ORDER BY start_ns",
-    "SELECT stream_id, start_ns, end_ns, bytes FROM memsets"
-    " WHERE process_id = ?1 AND device_id = ?2 AND start_ns <= ?4 AND end_ns >= ?3 ORDER BY start_ns",
+/* Storage (rowid) order, only the columns drawn: a scan reads the table's pages once, in order,
+ * where walking the by-lane index in time order would fetch every row by a random lookup. */
+static const char *const gpu_scans[3] = {
+    "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels",
+    "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes, copy_kind, src_kind, dst_kind,"
+    " src_device_id, dst_device_id FROM memcpys",
+    "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes FROM memsets",
 };
 
 static int64_t column_or_null(sqlite3_stmt *query, int column)
@@ -118,76 +116,118 @@ static int64_t column_or_null(sqlite3_stmt *query, int column)
     return sqlite3_column_type(query, column) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, column);
 }
 
-/* Steps source `index` (0 kernels, 1 memcpys, 2 memsets) to its next row and decodes it. */
-static int gpu_source_next(struct gpu_source *source, int index, struct name_kinds *names)
+/* The processes a --rank selects (all when rank < 0): a small sorted list of process ids. */
+struct process_filter {
+    int64_t rank;
+    int64_t *process_ids;
+    size_t count;
+    int64_t last_process_id;
+    int last_selected;
+};
+
+static int process_filter_load(struct process_filter *filter, sqlite3 *db, int64_t rank, error_info *err)
 {
-    int status = sqlite3_step(source->query);
-    source->has_row = status == SQLITE_ROW;
-    if (!source->has_row)
-        return status == SQLITE_DONE ? 0 : -1;
-    sqlite3_stmt *q = source->query;
-    struct canvas_interval *interval = &source->interval;
-    source->stream_id = sqlite3_column_int64(q, 0);
-    interval->start_ns = sqlite3_column_int64(q, 1);
-    interval->end_ns = sqlite3_column_int64(q, 2);
-    interval->detail_a = sqlite3_column_int64(q, 3);
+    memset(filter, 0, sizeof *filter);
+    filter->rank = rank;
+    filter->last_process_id = STORE_NULL;
+    if (rank < 0)
+        return 0;
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT process_id FROM processes WHERE rank = ?1 ORDER BY process_id", -1, &query,
+                           NULL) != SQLITE_OK)
+        return sqlite_failed(db, err, "the processes");
+    sqlite3_bind_int64(query, 1, rank);
+    size_t capacity = 0;
+    int step;
+    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+        if (filter->count == capacity) {
+            capacity = capacity ? capacity * 2 : 8;
+            int64_t *grown = realloc(filter->process_ids, capacity * sizeof *grown);
+            if (!grown) {
+                sqlite3_finalize(query);
+                return error_set(err, "out of memory");
+            }
+            filter->process_ids = grown;
+        }
+        filter->process_ids[filter->count++] = sqlite3_column_int64(query, 0);
+    }
+    sqlite3_finalize(query);
+    return step == SQLITE_DONE ? 0 : sqlite_failed(db, err, "the processes");
+}
+
+static int process_selected(struct process_filter *filter, int64_t process_id)
+{
+    if (filter->rank < 0)
+        return 1;
+    if (process_id != filter->last_process_id) {
+        filter->last_process_id = process_id;
+        filter->last_selected = 0;
+        for (size_t i = 0; i < filter->count; i++)
+            filter->last_selected |= filter->process_ids[i] == process_id;
+    }
+    return filter->last_selected;
+}
+
+/* Decodes the current row of table `index` (0 kernels, 1 memcpys, 2 memsets). */
+static int decode_gpu_row(sqlite3_stmt *q, int index, struct name_kinds *names, struct canvas_interval *interval)
+{
+    interval->start_ns = sqlite3_column_int64(q, 3);
+    interval->end_ns = sqlite3_column_int64(q, 4);
     if (index == 0) {
         interval->detail = CANVAS_DETAIL_KERNEL;
-        interval->detail_b = sqlite3_column_int64(q, 4);
+        interval->detail_a = sqlite3_column_int64(q, 6);
+        interval->detail_b = sqlite3_column_int64(q, 5);
         int kind = kernel_kind(names, interval->detail_b);
         if (kind < 0)
             return -1;
         interval->kind = (uint8_t)kind;
     } else if (index == 1) {
-        int64_t copy_kind = sqlite3_column_int64(q, 4);
-        int pageable = column_or_null(q, 5) == STORE_MEMORY_PAGEABLE || column_or_null(q, 6) == STORE_MEMORY_PAGEABLE;
+        int64_t copy_kind = sqlite3_column_int64(q, 6);
+        int pageable = column_or_null(q, 7) == STORE_MEMORY_PAGEABLE || column_or_null(q, 8) == STORE_MEMORY_PAGEABLE;
         interval->detail = CANVAS_DETAIL_MEMCPY;
+        interval->detail_a = sqlite3_column_int64(q, 5);
         interval->detail_b = copy_kind | (int64_t)pageable << 8;
-        interval->kind = (uint8_t)reader_copy_category(copy_kind, column_or_null(q, 7), column_or_null(q, 8));
+        interval->kind = (uint8_t)reader_copy_category(copy_kind, column_or_null(q, 9), column_or_null(q, 10));
     } else {
         interval->detail = CANVAS_DETAIL_MEMSET;
+        interval->detail_a = sqlite3_column_int64(q, 5);
         interval->detail_b = 0;
         interval->kind = ANALYSIS_MEMSET;
     }
     return 0;
 }
 
-static int sqlite_failed(sqlite3 *db, error_info *err, const char *what)
+/* Scans one GPU table into the canvas. last_end_ns: raised to the latest end seen (any rank,
+ * any time), so the caller can tell whether a guessed window end was short. */
+static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct name_kinds *names,
+                          struct process_filter *filter, int64_t *last_end_ns, error_info *err)
 {
-    return error_set(err, "cannot read %s: %s", what, sqlite3_errmsg(db));
-}
-
-static int fill_device(struct canvas *canvas, sqlite3 *db, struct gpu_source sources[3], struct name_kinds *names,
-                       int64_t process_id, int64_t device_id, error_info *err)
-{
-    for (int i = 0; i < 3; i++) {
-        sqlite3_reset(sources[i].query);
-        sqlite3_bind_int64(sources[i].query, 1, process_id);
-        sqlite3_bind_int64(sources[i].query, 2, device_id);
-        sqlite3_bind_int64(sources[i].query, 3, canvas->window_start_ns);
-        sqlite3_bind_int64(sources[i].query, 4, canvas->window_end_ns);
-        if (gpu_source_next(&sources[i], i, names) != 0)
-            return sqlite_failed(db, err, "the GPU intervals");
-    }
-    if (canvas_device_begin(canvas, process_id, device_id) != 0)
-        return error_set(err, "out of memory");
-    for (;;) {
-        int next = -1;
-        for (int i = 0; i < 3; i++)
-            if (sources[i].has_row &&
-                (next < 0 || sources[i].interval.start_ns < sources[next].interval.start_ns))
-                next = i;
-        if (next < 0)
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, gpu_scans[index], -1, &q, NULL) != SQLITE_OK)
+        return sqlite_failed(db, err, "the GPU intervals");
+    int64_t window_start_ns = canvas->window_start_ns, window_end_ns = canvas->window_end_ns;
+    int step, status = 0;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t start_ns = sqlite3_column_int64(q, 3), end_ns = sqlite3_column_int64(q, 4);
+        if (end_ns > *last_end_ns)
+            *last_end_ns = end_ns;
+        if (start_ns > window_end_ns || end_ns < window_start_ns)
+            continue;
+        int64_t process_id = sqlite3_column_int64(q, 0);
+        if (!process_selected(filter, process_id))
+            continue;
+        struct canvas_interval interval;
+        struct canvas_lane *lane =
+            canvas_gpu_lane(canvas, process_id, sqlite3_column_int64(q, 1), sqlite3_column_int64(q, 2));
+        if (!lane || decode_gpu_row(q, index, names, &interval) != 0 || canvas_add(canvas, lane, &interval) != 0) {
+            status = error_set(err, "out of memory");
             break;
-        struct gpu_source *source = &sources[next];
-        struct canvas_lane *lane = canvas_gpu_lane(canvas, process_id, device_id, source->stream_id);
-        if (!lane || canvas_add_gpu(canvas, lane, &source->interval) != 0)
-            return error_set(err, "out of memory");
-        if (gpu_source_next(source, next, names) != 0)
-            return sqlite_failed(db, err, "the GPU intervals");
+        }
     }
-    canvas_device_end(canvas);
-    return 0;
+    if (status == 0 && step != SQLITE_DONE)
+        status = sqlite_failed(db, err, "the GPU intervals");
+    sqlite3_finalize(q);
+    return status;
 }
 
 /* Adds (process, device, start) to a list sorted by (process, device), keeping the smaller
@@ -220,21 +260,21 @@ static int merge_device(struct reader_device **devices, size_t *count, size_t *c
 
 int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *count, error_info *err)
 {
-    /* The first index entry after (p, d) is the next device's earliest interval. */
-    static const char *const hops[3] = {
-        "SELECT process_id, device_id, start_ns FROM kernels WHERE (process_id, device_id) > (?1, ?2)"
-        " ORDER BY process_id, device_id, start_ns LIMIT 1",
-        "SELECT process_id, device_id, start_ns FROM memcpys WHERE (process_id, device_id) > (?1, ?2)"
-        " ORDER BY process_id, device_id, start_ns LIMIT 1",
-        "SELECT process_id, device_id, start_ns FROM memsets WHERE (process_id, device_id) > (?1, ?2)"
-        " ORDER BY process_id, device_id, start_ns LIMIT 1",
-    };
+    /* The first index entry after (p, d) is the next device's earliest interval. Two seeks:
+     * a row-value (p, d) > (?, ?) seeks on p alone and walks every entry of p. */
+    static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
+    static const char hop_sql[] =
+        "SELECT * FROM (SELECT process_id, device_id, start_ns FROM %s WHERE process_id = ?1 AND device_id > ?2"
+        " ORDER BY device_id, start_ns LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id, start_ns"
+        " FROM %s WHERE process_id > ?1 ORDER BY process_id, device_id, start_ns LIMIT 1) LIMIT 1";
     size_t capacity = 0;
     *devices = NULL;
     *count = 0;
     for (int table = 0; table < 3; table++) {
         sqlite3_stmt *hop = NULL;
-        if (sqlite3_prepare_v2(db, hops[table], -1, &hop, NULL) != SQLITE_OK) {
+        char sql[sizeof hop_sql + 16];
+        snprintf(sql, sizeof sql, hop_sql, tables[table], tables[table]);
+        if (sqlite3_prepare_v2(db, sql, -1, &hop, NULL) != SQLITE_OK) {
             sqlite_failed(db, err, "the devices");
             goto failed;
         }
@@ -270,55 +310,65 @@ failed:
     return -1;
 }
 
-static int process_has_rank(sqlite3 *db, int64_t process_id, int64_t rank)
+static int fill_devices(struct canvas *canvas, sqlite3 *db, int64_t rank, int64_t *last_end_ns, error_info *err)
 {
-    sqlite3_stmt *query = NULL;
-    int matches = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM processes WHERE process_id = ?1 AND rank = ?2", -1, &query, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, process_id);
-        sqlite3_bind_int64(query, 2, rank);
-        matches = sqlite3_step(query) == SQLITE_ROW;
-    }
-    sqlite3_finalize(query);
-    return matches;
-}
-
-static int fill_devices(struct canvas *canvas, sqlite3 *db, int64_t rank, error_info *err)
-{
-    struct gpu_source sources[3] = {{0}};
     struct name_kinds names = {0};
-    struct reader_device *devices = NULL;
-    size_t device_count = 0;
+    struct process_filter filter;
     int status = -1;
-    if (reader_list_devices(db, &devices, &device_count, err) != 0)
-        return -1;
+    if (process_filter_load(&filter, db, rank, err) != 0)
+        goto done;
     if (sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &names.lookup, NULL) != SQLITE_OK) {
         sqlite_failed(db, err, "the kernel names");
         goto done;
     }
-    for (int i = 0; i < 3; i++) {
-        if (sqlite3_prepare_v2(db, gpu_queries[i], -1, &sources[i].query, NULL) != SQLITE_OK) {
-            sqlite_failed(db, err, "the GPU intervals");
+    for (int table = 0; table < 3; table++)
+        if (scan_gpu_table(canvas, db, table, &names, &filter, last_end_ns, err) != 0)
             goto done;
-        }
-    }
-    for (size_t i = 0; i < device_count; i++) {
-        if (rank >= 0 && !process_has_rank(db, devices[i].process_id, rank))
-            continue;
-        if (devices[i].first_start_ns > canvas->window_end_ns)
-            continue;
-        if (fill_device(canvas, db, sources, &names, devices[i].process_id, devices[i].device_id, err) != 0)
-            goto done;
-    }
     status = 0;
 done:
-    for (int i = 0; i < 3; i++)
-        sqlite3_finalize(sources[i].query);
     sqlite3_finalize(names.lookup);
     free(names.ids);
     free(names.kinds);
+    free(filter.process_ids);
+    return status;
+}
+
+int reader_estimate_last_end(sqlite3 *db, int64_t *last_end_ns, error_info *err)
+{
+    /* The latest end among each device's last starts, through the by-lane indexes. */
+    static const char *const tails[3] = {
+        "SELECT MAX(end_ns) FROM (SELECT end_ns FROM kernels WHERE process_id = ?1 AND device_id = ?2"
+        " ORDER BY start_ns DESC LIMIT 64)",
+        "SELECT MAX(end_ns) FROM (SELECT end_ns FROM memcpys WHERE process_id = ?1 AND device_id = ?2"
+        " ORDER BY start_ns DESC LIMIT 64)",
+        "SELECT MAX(end_ns) FROM (SELECT end_ns FROM memsets WHERE process_id = ?1 AND device_id = ?2"
+        " ORDER BY start_ns DESC LIMIT 64)",
+    };
+    struct reader_device *devices = NULL;
+    size_t count = 0;
+    if (reader_list_devices(db, &devices, &count, err) != 0)
+        return -1;
+    *last_end_ns = STORE_NULL;
+    int status = 0;
+    for (int table = 0; table < 3 && status == 0; table++) {
+        sqlite3_stmt *tail = NULL;
+        if (sqlite3_prepare_v2(db, tails[table], -1, &tail, NULL) != SQLITE_OK) {
+            status = sqlite_failed(db, err, "the GPU span");
+            break;
+        }
+        for (size_t i = 0; i < count; i++) {
+            sqlite3_bind_int64(tail, 1, devices[i].process_id);
+            sqlite3_bind_int64(tail, 2, devices[i].device_id);
+            if (sqlite3_step(tail) == SQLITE_ROW && sqlite3_column_type(tail, 0) != SQLITE_NULL &&
+                (*last_end_ns == STORE_NULL || sqlite3_column_int64(tail, 0) > *last_end_ns))
+                *last_end_ns = sqlite3_column_int64(tail, 0);
+            sqlite3_reset(tail);
+        }
+        sqlite3_finalize(tail);
+    }
     free(devices);
+    if (status == 0 && *last_end_ns == STORE_NULL)
+        status = error_set(err, "no GPU activity in the trace");
     return status;
 }
 
@@ -365,14 +415,17 @@ static int fill_threads(struct canvas *canvas, sqlite3 *db, enum canvas_lane_kin
     return 0;
 }
 
-int reader_fill(struct canvas *canvas, store *trace, const struct reader_selection *selection, error_info *err)
+int reader_fill(struct canvas *canvas, store *trace, const struct reader_selection *selection, int64_t *last_end_ns,
+                error_info *err)
 {
     sqlite3 *db = store_db(trace);
-    if (fill_devices(canvas, db, selection->rank, err) != 0)
+    *last_end_ns = STORE_NULL;
+    if (fill_devices(canvas, db, selection->rank, last_end_ns, err) != 0)
         return -1;
     if (selection->host_calls && fill_threads(canvas, db, CANVAS_LANE_HOST, selection->rank, err) != 0)
         return -1;
     if (selection->nvtx_ranges && fill_threads(canvas, db, CANVAS_LANE_NVTX, selection->rank, err) != 0)
         return -1;
+    canvas_finish(canvas);
     return 0;
 }

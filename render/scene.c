@@ -39,6 +39,7 @@
 #define MIN_LABELLED_LANE 15.0 /* lanes lower than this carry no interval text */
 #define HATCH_SPACING 6.0
 #define MIN_WAIT_WIDTH 3.0
+#define MAX_CONNECTORS 12
 
 struct placed_lane {
     struct canvas_lane *lane;
@@ -347,19 +348,26 @@ static void device_name(sqlite3 *db, int64_t process_id, int64_t device_id, char
     sqlite3_finalize(query);
 }
 
+/* "rank 0 · GPU 0 · NVIDIA H200 · pid 748"; a process without a rank is named by its pid,
+ * first, as the report does ("pid 1823 · GPU 0 · NVIDIA H200"), never "rank -1". */
 static void group_title(const struct scene *scene, struct group *group)
 {
-    char rank[32] = "", pid[32] = "", name[96] = "";
-    if (group->rank >= 0)
-        snprintf(rank, sizeof rank, "rank %" PRId64 " \xc2\xb7 ", group->rank);
-    if (group->pid >= 0)
-        snprintf(pid, sizeof pid, " \xc2\xb7 pid %" PRId64, group->pid);
+    char who[48] = "", pid[32] = "", name[96] = "";
+    if (group->rank >= 0) {
+        snprintf(who, sizeof who, "rank %" PRId64 " \xc2\xb7 ", group->rank);
+        if (group->pid >= 0)
+            snprintf(pid, sizeof pid, " \xc2\xb7 pid %" PRId64, group->pid);
+    } else if (group->pid >= 0) {
+        snprintf(who, sizeof who, "pid %" PRId64 " \xc2\xb7 ", group->pid);
+    } else {
+        snprintf(who, sizeof who, "process %" PRId64 " \xc2\xb7 ", group->process_id);
+    }
     if (group->device_id < 0) {
-        snprintf(group->title, sizeof group->title, "%shost threads%s", rank, pid);
+        snprintf(group->title, sizeof group->title, "%shost threads%s", who, pid);
         return;
     }
     device_name(store_db(scene->input.trace), group->process_id, group->device_id, name, sizeof name);
-    snprintf(group->title, sizeof group->title, "%sGPU %" PRId64 "%s%s%s", rank, group->device_id,
+    snprintf(group->title, sizeof group->title, "%sGPU %" PRId64 "%s%s%s", who, group->device_id,
              name[0] ? " \xc2\xb7 " : "", name, pid);
 }
 
@@ -969,48 +977,79 @@ static int paint_tag(struct scene *scene, cairo_t *cr, const char *tag, double x
     return 0;
 }
 
-static int paint_wait(struct scene *scene, cairo_t *cr, size_t index)
+/* Where a wait is drawn: its window on the waiting lane, widened to MIN_WAIT_WIDTH so that a
+ * short one still shows. Returns 0 when the wait is narrower than that (drawn lighter). */
+static int wait_box(const struct scene *scene, const struct analysis_wait *wait, struct timeline_box *box)
 {
-    const struct analysis_wait *wait = &scene->input.analysis->waits[index];
     const struct placed_lane *waiting = placed_lane_of_op(scene, &wait->waiting);
-    const struct placed_lane *blocking = placed_lane_of_op(scene, &wait->blocking);
     double x0 = clamp_x(scene, x_of(scene, wait->wait_start_ns)), x1 = clamp_x(scene, x_of(scene, wait->wait_end_ns));
-    if (x1 - x0 < MIN_WAIT_WIDTH) {
+    int wide = x1 - x0 >= MIN_WAIT_WIDTH;
+    if (!wide) {
         double middle = (x0 + x1) / 2;
         x0 = clamp_x(scene, middle - MIN_WAIT_WIDTH / 2);
         x1 = clamp_x(scene, x0 + MIN_WAIT_WIDTH);
     }
-    double y = waiting->y, height = scene->lane_height;
-    struct timeline_box box = {x0, y, x1 - x0, height};
-    hatch(cr, x0, y, x1 - x0, height, 1.3);
-    set_colour(cr, PALETTE_WAIT, 1);
-    cairo_set_line_width(cr, 1);
-    cairo_rectangle(cr, x0 + 0.5, y + 0.5, x1 - x0 - 1, height - 1);
-    cairo_stroke(cr);
-    int has_tag = height >= MIN_LABELLED_LANE ? paint_tag(scene, cr, analysis_cause_tag(wait->cause), x0, x1, y, height) : 0;
-    if (has_tag < 0)
-        return -1;
-    int has_connector = 0;
-    if (blocking && blocking != waiting && wait->blocking.end_ns >= scene->input.canvas->window_start_ns &&
-        wait->blocking.end_ns <= scene->input.canvas->window_end_ns) {
-        double from_y = blocking->y + (blocking->y < y ? scene->lane_height : 0);
-        double to_y = blocking->y < y ? y : y + height;
-        paint_connector(cr, x_of(scene, wait->blocking.end_ns), from_y, x1, to_y);
-        has_connector = 1;
-    }
-    return record_wait(scene, &box, index, has_tag, has_connector);
+    *box = (struct timeline_box){x0, waiting->y, x1 - x0, scene->lane_height};
+    return wide;
 }
 
+/* The hatching; a dark frame only around waits wide enough to have an inside, since a frame
+ * around a 3-pixel mark is a black bar and a row of them a black blot. */
+static void paint_wait_mark(cairo_t *cr, const struct timeline_box *box, int wide)
+{
+    hatch(cr, box->x, box->y, box->width, box->height, 1.3);
+    if (!wide)
+        return;
+    set_colour(cr, PALETTE_WAIT, 1);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, box->x + 0.5, box->y + 0.5, box->width - 1, box->height - 1);
+    cairo_stroke(cr);
+}
+
+/* A connector from the blocking op's end to the waiting window, when both lanes show and the
+ * blocking end is in the window. Returns 1 when drawn. */
+static int paint_wait_connector(const struct scene *scene, cairo_t *cr, const struct analysis_wait *wait,
+                                const struct timeline_box *box)
+{
+    const struct placed_lane *waiting = placed_lane_of_op(scene, &wait->waiting);
+    const struct placed_lane *blocking = placed_lane_of_op(scene, &wait->blocking);
+    if (!blocking || blocking == waiting || wait->blocking.end_ns < scene->input.canvas->window_start_ns ||
+        wait->blocking.end_ns > scene->input.canvas->window_end_ns)
+        return 0;
+    double from_y = blocking->y + (blocking->y < box->y ? scene->lane_height : 0);
+    double to_y = blocking->y < box->y ? box->y : box->y + box->height;
+    paint_connector(cr, x_of(scene, wait->blocking.end_ns), from_y, box->x + box->width, to_y);
+    return 1;
+}
+
+/* Waits in three passes, so that no mark is drawn over an earlier wait's tag: every hatching,
+ * then the connectors of the largest waits (MAX_CONNECTORS: beyond that the arrows hide the
+ * lanes), then the tags, largest wait first, each where it overlaps no text already placed. */
 static int paint_waits(struct scene *scene, cairo_t *cr)
 {
     const struct analysis_result *analysis = scene->input.analysis;
-    int drawn = 0;
-    for (size_t i = 0; analysis && i < analysis->wait_count && drawn < scene->input.options->max_waits; i++) {
+    struct timeline_layout *layout = scene->layout;
+    for (size_t i = 0; analysis && i < analysis->wait_count && layout->wait_count < (size_t)scene->input.options->max_waits;
+         i++) {
         if (!wait_is_drawn(scene, &analysis->waits[i]))
             continue;
-        if (paint_wait(scene, cr, i) != 0)
+        struct timeline_box box;
+        int wide = wait_box(scene, &analysis->waits[i], &box);
+        paint_wait_mark(cr, &box, wide);
+        record_wait(scene, &box, i, 0, 0);
+    }
+    for (size_t w = 0; w < layout->wait_count && w < MAX_CONNECTORS; w++)
+        layout->waits[w].has_connector =
+            paint_wait_connector(scene, cr, &analysis->waits[layout->waits[w].wait_index], &layout->waits[w].box);
+    for (size_t w = 0; w < layout->wait_count; w++) {
+        struct timeline_wait_mark *mark = &layout->waits[w];
+        if (mark->box.height < MIN_LABELLED_LANE)
+            continue;
+        int drawn = paint_tag(scene, cr, analysis_cause_tag(analysis->waits[mark->wait_index].cause), mark->box.x,
+                              mark->box.x + mark->box.width, mark->box.y, mark->box.height);
+        if (drawn < 0)
             return -1;
-        drawn++;
+        mark->has_tag = drawn;
     }
     return 0;
 }

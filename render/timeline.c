@@ -166,12 +166,14 @@ static int check_options(const struct timeline_options *options, error_info *err
     return 0;
 }
 
-/* Settles the window: the options', else the analysis's, else the trace's GPU span. */
+/* Settles the window: the options', else the analysis's, else the trace's GPU span. Without a
+ * given end, the end is estimated from the indexes (end_is_estimate: reader_fill says whether
+ * it was short) rather than found by a scan of every table. */
 static int settle_window(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                         int64_t origin_ns, int64_t *start_ns, int64_t *end_ns, int64_t *trace_end_ns,
+                         int64_t origin_ns, int64_t *start_ns, int64_t *end_ns, int *end_is_estimate,
                          error_info *err)
 {
-    *trace_end_ns = STORE_NULL;
+    *end_is_estimate = 0;
     *start_ns = options->window_start_ns != STORE_NULL ? options->window_start_ns
                 : analysis                              ? analysis->window_start_ns
                                                         : origin_ns;
@@ -179,9 +181,11 @@ static int settle_window(store *trace, const struct analysis_result *analysis, c
               : analysis                            ? analysis->window_end_ns
                                                     : STORE_NULL;
     if (*end_ns == STORE_NULL) {
-        if (trace_last_end(trace, trace_end_ns, err) != 0)
+        if (reader_estimate_last_end(store_db(trace), end_ns, err) != 0)
+            return error_prefix(err, "%s", store_path(trace));
+        *end_is_estimate = 1;
+        if (*end_ns <= *start_ns && trace_last_end(trace, end_ns, err) != 0)
             return -1;
-        *end_ns = *trace_end_ns;
     }
     if (*end_ns <= *start_ns) {
         char from[32], to[32];
@@ -192,15 +196,13 @@ static int settle_window(store *trace, const struct analysis_result *analysis, c
 }
 
 /* Says why a window holds nothing: outside the trace, or a quiet part of it. */
-static int empty_window_error(store *trace, const struct canvas *canvas, int64_t origin_ns, int64_t rank,
-                              error_info *err)
+static int empty_window_error(store *trace, const struct canvas *canvas, int64_t origin_ns, int64_t last_end,
+                              int64_t rank, error_info *err)
 {
     char from[32], to[32], span[32];
-    int64_t last_end = STORE_NULL;
     units_format_duration(from, sizeof from, canvas->window_start_ns - origin_ns);
     units_format_duration(to, sizeof to, canvas->window_end_ns - origin_ns);
-    if (trace_last_end(trace, &last_end, err) == 0 &&
-        (canvas->window_end_ns < origin_ns || canvas->window_start_ns > last_end))
+    if (canvas->window_end_ns < origin_ns || canvas->window_start_ns > last_end)
         return error_set(err, "%s: the window %s to %s is outside the trace (GPU activity from 0 to %s)",
                          store_path(trace), from, to, units_format_duration(span, sizeof span, last_end - origin_ns));
     if (rank >= 0)
@@ -289,32 +291,55 @@ static int paint_and_write(struct scene *scene, enum timeline_format format, FIL
     return status;
 }
 
+/* Reads the window into a new canvas; when the window's end was an estimate that an interval
+ * outlasted, reads again up to the true end (one scan in the usual case, two at worst). */
+static struct canvas *read_canvas(store *trace, const struct timeline_options *options, int64_t start_ns,
+                                  int64_t end_ns, int end_is_estimate, int columns, int64_t *trace_end_ns,
+                                  error_info *err)
+{
+    struct reader_selection selection = {options->rank, options->show_host_calls, options->show_nvtx};
+    for (;;) {
+        struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
+        if (!canvas) {
+            error_set(err, "out of memory");
+            return NULL;
+        }
+        if (reader_fill(canvas, trace, &selection, trace_end_ns, err) != 0) {
+            error_prefix(err, "%s", store_path(trace));
+            canvas_free(canvas);
+            return NULL;
+        }
+        if (!end_is_estimate || *trace_end_ns <= end_ns)
+            return canvas;
+        canvas_free(canvas);
+        end_ns = *trace_end_ns;
+        end_is_estimate = 0;
+    }
+}
+
 /* Reads the window into a canvas and paints it to the open file. */
 static int render(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
                   enum timeline_format format, FILE *file, const char *path, struct timeline_layout **layout,
                   error_info *err)
 {
     int64_t origin_ns, start_ns, end_ns, trace_end_ns;
+    int end_is_estimate;
     if (trace_origin(trace, &origin_ns, err) != 0 ||
-        settle_window(trace, analysis, options, origin_ns, &start_ns, &end_ns, &trace_end_ns, err) != 0)
+        settle_window(trace, analysis, options, origin_ns, &start_ns, &end_ns, &end_is_estimate, err) != 0)
         return -1;
     double scale = options->dpi / 96.0, width_css = options->width_px / scale, plot_left, plot_right;
     int columns = scene_plot_columns(width_css, scale, &plot_left, &plot_right);
     if (columns < 16)
         return error_set(err, "width %d px at %g dpi leaves no room for the plot", options->width_px, options->dpi);
-    struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
+    struct canvas *canvas =
+        read_canvas(trace, options, start_ns, end_ns, end_is_estimate, columns, &trace_end_ns, err);
     if (!canvas)
-        return error_set(err, "out of memory");
-    struct reader_selection selection = {options->rank, options->show_host_calls, options->show_nvtx};
+        return -1;
     char *title = NULL;
     struct scene *scene = NULL;
     int status = -1;
-    if (reader_fill(canvas, trace, &selection, err) != 0) {
-        error_prefix(err, "%s", store_path(trace));
-        goto done;
-    }
     if (!has_intervals(canvas)) {
-        empty_window_error(trace, canvas, origin_ns, options->rank, err);
+        empty_window_error(trace, canvas, origin_ns, trace_end_ns, options->rank, err);
         goto done;
     }
     title = options->title ? strdup(options->title) : default_title(trace);

@@ -231,7 +231,7 @@ store *store_open(const char *path, int read_only, error_info *err)
         error_set(err, "cannot open '%s': out of memory", path);
         return NULL;
     }
-    int open_flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    int open_flags = read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_READWRITE;
     if (sqlite3_open_v2(path, &s->db, open_flags, NULL) != SQLITE_OK) {
         error_set(err, "cannot open '%s': %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
         goto fail;

@@ -48,6 +48,13 @@ check_refused "no GPU activity of rank 1" "$dir/trace.db" -o "$dir/e.png" --rank
 check_refused "--width wants pixels" "$dir/trace.db" -o "$dir/e.png" --width wide
 check_refused "say where to write the picture" "$dir/trace.db"
 check_refused "No such file or directory" "$dir/none.db" -o "$dir/e.png"
+# The same refusals on a trace recorded on the H200s (two ranks, NCCL streams).
+golden=$OVERLAPSCOPE_TEST_DATA/gpu/ddp.db
+check_ok "10 stream lanes" "$golden" -o "$dir/g.png"
+check_refused "the window 100 ms to 100 ms is empty" "$golden" -o "$dir/e.png" --window 100ms:100ms
+check_refused "is outside the trace (GPU activity from 0 to" "$golden" -o "$dir/e.png" --window 10s:11s
+check_refused "cannot write '/proc/g.png'" "$golden" -o /proc/g.png
+check_refused "no GPU activity of rank 0" "$golden" -o "$dir/e.png" --rank 0
 [ ! -e "$dir/e.png" ] && pass=$((pass+1)) || { echo "FAILED: a refused render left e.png behind"; fail=$((fail+1)); }
 
 echo "$pass passed, $fail failed"

@@ -1,12 +1,18 @@
 /* test_render_parts.c: the renderer's small algorithms, case by case: short kernel names from
  * mangled and demangled names, NCCL kernels told from compute, collective names from kernel
- * names, 1-2-5 tick steps and their labels, and the per-column aggregation of a canvas. */
+ * names, 1-2-5 tick steps and their labels, the per-column aggregation of a canvas fed out of
+ * time order, and a window end estimated short and read again. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "axis.h"
 #include "canvas.h"
 #include "check.h"
 #include "demangle.h"
 #include "labels.h"
 #include "reader.h"
+#include "timeline.h"
 
 static const char *short_name(const char *name)
 {
@@ -78,23 +84,27 @@ static void test_axis(void)
     CHECK_STR(axis_format_tick(text, sizeof text, 0, 100, 900), "0");
 }
 
-/* 1000 ns over 10 columns (100 ns each). */
+/* 1000 ns over 10 columns (100 ns each). Intervals are added out of time order, as the
+ * reader's storage-order scan delivers them. */
 static void test_canvas(void)
 {
     struct canvas *canvas = canvas_new(0, 1000, 10, 3.0);
     struct canvas_lane *a = canvas_gpu_lane(canvas, 1, 0, 13), *b = canvas_gpu_lane(canvas, 1, 0, 14);
     CHECK(canvas_gpu_lane(canvas, 1, 0, 13) == a);
-    CHECK_INT(canvas_device_begin(canvas, 1, 0), 0);
-    struct canvas_interval wide = {0, 400, 0, 0, ANALYSIS_COMPUTE, CANVAS_DETAIL_KERNEL};
-    CHECK_INT(canvas_add_gpu(canvas, a, &wide), 0);
-    /* Stream 14: a copy 350-450, then 50 kernels of 1 ns from 500: 50 ns of column 5's 100. */
-    struct canvas_interval overlap = {350, 450, 0, 0, ANALYSIS_COPY_HTOD, CANVAS_DETAIL_MEMCPY};
-    CHECK_INT(canvas_add_gpu(canvas, b, &overlap), 0);
-    for (int i = 0; i < 50; i++) {
+    CHECK(canvas_gpu_lane(canvas, 1, 0, 14) == b);
+    CHECK(a->device == b->device);
+    CHECK(canvas_gpu_lane(canvas, 1, 1, 13) != a); /* same stream id on another device */
+    /* Stream 14: 50 kernels of 1 ns from 500 (50 ns of column 5's 100), newest first, then a
+     * copy 350-450; stream 13: one kernel 0-400, last. */
+    for (int i = 49; i >= 0; i--) {
         struct canvas_interval tiny = {500 + i, 501 + i, 0, 0, ANALYSIS_COMMUNICATION, CANVAS_DETAIL_KERNEL};
-        CHECK_INT(canvas_add_gpu(canvas, b, &tiny), 0);
+        CHECK_INT(canvas_add(canvas, b, &tiny), 0);
     }
-    canvas_device_end(canvas);
+    struct canvas_interval overlap = {350, 450, 0, 0, ANALYSIS_COPY_HTOD, CANVAS_DETAIL_MEMCPY};
+    CHECK_INT(canvas_add(canvas, b, &overlap), 0);
+    struct canvas_interval wide = {0, 400, 0, 0, ANALYSIS_COMPUTE, CANVAS_DETAIL_KERNEL};
+    CHECK_INT(canvas_add(canvas, a, &wide), 0);
+    canvas_finish(canvas);
     int kind = -2;
     CHECK_NEAR(canvas_column_coverage(a, 2, &kind), 1.0, 1e-6);
     CHECK_INT(kind, ANALYSIS_COMPUTE);
@@ -117,11 +127,58 @@ static void test_canvas(void)
     canvas_free(canvas);
 }
 
+/* A long kernel on stream 13 (0-10 ms) outlasts the 100 short ones that start after it on
+ * stream 14 (all over by 2.1 ms): the window's end, estimated from the last starts, is short,
+ * and the picture must still end at 10 ms with the long kernel drawn to the right edge. */
+static void add_plain_kernel(store *trace, int64_t stream, int64_t start_ns, int64_t end_ns)
+{
+    struct store_kernel kernel = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = stream,
+                                  .correlation_id = STORE_NULL, .start_ns = start_ns, .end_ns = end_ns,
+                                  .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL, .name = "_Z6kernelv"};
+    int64_t *fields = &kernel.grid_x;
+    for (int f = 0; f < 23; f++) /* grid_x .. priority */
+        fields[f] = STORE_NULL;
+    error_info err;
+    CHECK_INT(store_insert_kernel(trace, &kernel, NULL, &err), 0);
+}
+
+static void test_window_end_outlasted(void)
+{
+    char path[] = "/tmp/overlapscope-test-render-end-XXXXXX", picture[sizeof path + 8];
+    int descriptor = mkstemp(path);
+    CHECK(descriptor >= 0);
+    close(descriptor);
+    snprintf(picture, sizeof picture, "%s.png", path);
+    error_info err;
+    store *trace = store_create(path, STORE_OVERWRITE, &err);
+    CHECK(trace != NULL && store_begin(trace, &err) == 0);
+    const int64_t origin_ns = 1700000000000000000LL;
+    add_plain_kernel(trace, 13, origin_ns, origin_ns + 10000000);
+    for (int i = 0; i < 100; i++)
+        add_plain_kernel(trace, 14, origin_ns + 100000 + i * 20000, origin_ns + 110000 + i * 20000);
+    CHECK(store_commit(trace, &err) == 0 && store_finalize(trace, &err) == 0);
+    int64_t estimate_ns = 0;
+    CHECK_INT(reader_estimate_last_end(store_db(trace), &estimate_ns, &err), 0);
+    CHECK(estimate_ns < origin_ns + 10000000); /* the case under test: the estimate is short */
+    struct timeline_layout *layout = NULL;
+    CHECK_INT(timeline_draw(trace, NULL, NULL, picture, &layout, &err), 0);
+    if (layout) {
+        CHECK_INT(layout->window_start_ns, origin_ns);
+        CHECK_INT(layout->window_end_ns, origin_ns + 10000000);
+    }
+    timeline_layout_free(layout);
+    store_close(trace, NULL);
+    unlink(picture);
+    unlink(path);
+}
+
 int main(void)
 {
     test_demangle();
     test_categories();
     test_axis();
     test_canvas();
+    test_window_end_outlasted();
+    timeline_release_caches();
     return check_finish();
 }
