@@ -228,6 +228,22 @@ int cupti_convert_context(cupti_convert *converter, const CUpti_ActivityContext3
     return add_stream(converter, &row, err);
 }
 
+int cupti_convert_mark_per_thread_default(cupti_convert *converter, uint32_t context_id, uint32_t stream_id,
+                                          error_info *err)
+{
+    struct stream_info *stream = find_stream(converter, context_id, stream_id);
+    struct store_stream row = {.process_id = converter->process_id,
+                               .context_id = context_id,
+                               .stream_id = stream_id,
+                               .is_legacy_default = 0,
+                               .priority = STORE_NULL,
+                               .flags = STORE_NULL};
+    if (stream)
+        row = stream->row;
+    row.is_per_thread_default = 1;
+    return add_stream(converter, &row, err);
+}
+
 static int64_t stream_priority(cupti_convert *converter, uint32_t context_id, uint32_t stream_id)
 {
     struct stream_info *stream = find_stream(converter, context_id, stream_id);
