@@ -35,6 +35,7 @@
 #define MAX_WARNINGS 16
 #define MAX_CONTEXT_DROPS 64
 #define SIGNAL_FINISH_TIMEOUT_MS 5000 /* a signal handler waits at most this for the file */
+#define SPARE_BUFFERS 8 /* written buffers kept for reuse instead of freed */
 
 struct collector_warning {
     char code[32];
@@ -61,6 +62,11 @@ struct collector_state {
     atomic_llong buffers_completed;  /* returned to us by buffer_completed */
     atomic_llong buffers_refused;    /* requests refused at OVERLAPSCOPE_BUFFER_COUNT */
     atomic_llong buffers_outstanding;
+    /* Written buffers kept for CUPTI's next requests: a fresh 8 MiB buffer is a new mmap whose
+     * pages fault in one by one while CUPTI fills it; a reused one is already mapped. */
+    pthread_mutex_t spare_lock;
+    uint8_t *spare_buffers[SPARE_BUFFERS];
+    int spare_count;
 
     struct context_drops drops[MAX_CONTEXT_DROPS];
     int drop_count;
@@ -88,6 +94,7 @@ struct collector_state {
 
 static struct collector_state collector = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .spare_lock = PTHREAD_MUTEX_INITIALIZER,
     .flush_wakeup = PTHREAD_COND_INITIALIZER,
     .signal_pipe = {-1, -1},
     .done_pipe = {-1, -1},
@@ -156,7 +163,11 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
         return;
     }
     void *memory = NULL;
-    if (posix_memalign(&memory, 8, collector.options.buffer_bytes) != 0)
+    pthread_mutex_lock(&collector.spare_lock);
+    if (collector.spare_count > 0)
+        memory = collector.spare_buffers[--collector.spare_count];
+    pthread_mutex_unlock(&collector.spare_lock);
+    if (!memory && posix_memalign(&memory, 8, collector.options.buffer_bytes) != 0)
         return;
     atomic_fetch_add(&collector.buffers_outstanding, 1);
     atomic_fetch_add(&collector.buffers_requested, 1);
@@ -167,6 +178,12 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 static void release_buffer(void *context, uint8_t *buffer)
 {
     (void)context;
+    pthread_mutex_lock(&collector.spare_lock);
+    if (collector.spare_count < SPARE_BUFFERS) {
+        collector.spare_buffers[collector.spare_count++] = buffer;
+        buffer = NULL;
+    }
+    pthread_mutex_unlock(&collector.spare_lock);
     free(buffer);
     atomic_fetch_sub(&collector.buffers_outstanding, 1);
 }
@@ -509,6 +526,8 @@ static void child_after_fork(void)
     atomic_store(&collector.buffers_completed, 0);
     atomic_store(&collector.buffers_refused, 0);
     atomic_store(&collector.buffers_outstanding, 0);
+    collector.spare_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    collector.spare_count = 0; /* the parent's spares stay allocated here: a copy of its memory */
     if (!was_active)
         return;
     error_info err;
