@@ -262,7 +262,8 @@ static const char *api_namer(void *context, int64_t api_domain, uint32_t callbac
 static void subscribe_to_launches(void)
 {
     CUptiResult result =
-        launch_watch_subscribe(&collector.watch, collector.other_subscriber, sizeof collector.other_subscriber);
+        launch_watch_subscribe(&collector.watch, collector.options.launch_callbacks, collector.other_subscriber,
+                               sizeof collector.other_subscriber);
     if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         collector.earlier_subscriber = 1;
     else
@@ -273,7 +274,7 @@ static void detect_competing_profiler(void)
 {
     struct competing_profiler_evidence evidence = {
         .kernels_enabled = (collector.options.kinds & COLLECTOR_KIND_KERNEL) != 0,
-        .watching_launches = collector.watch.subscribed,
+        .watching_launches = collector.watch.subscribed && collector.watch.watching_launches,
         .launches = launch_watch_launches(&collector.watch),
         .kernels = collector.converter ? cupti_convert_counts(collector.converter)->kernels : 0,
         .dropped = collector.dropped_total,

@@ -9,6 +9,8 @@
  *   OVERLAPSCOPE_DEVICE_BUFFER_BYTES  CUPTI's device-side record buffer (default: CUPTI's, 3 MiB)
  *   OVERLAPSCOPE_NO_API        1: no CUDA runtime/driver API records
  *   OVERLAPSCOPE_NCCL          0: no collectives rows from NCCL kernel names (default 1)
+ *   OVERLAPSCOPE_LAUNCH_CALLBACKS  0: no callback on launch APIs (measures its cost; loses the
+ *                              per-thread default stream and the launch-count checks; default 1)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */
 #ifndef OVERLAPSCOPE_COLLECTOR_OPTIONS_H
 #define OVERLAPSCOPE_COLLECTOR_OPTIONS_H
@@ -40,6 +42,7 @@ struct collector_options {
     int buffer_count;
     size_t device_buffer_bytes; /* 0: CUPTI's default */
     int nccl;
+    int launch_callbacks;
     char output_dir[PATH_MAX];
 };
 

@@ -28,10 +28,11 @@ void launch_watch_reset(struct launch_watch *watch)
 {
     unsigned generation = atomic_load(&watch->generation) + 1;
     CUpti_SubscriberHandle subscriber = watch->subscriber; /* CUPTI keeps calling it in the child */
-    int subscribed = watch->subscribed;
+    int subscribed = watch->subscribed, watching_launches = watch->watching_launches;
     launch_watch_init(watch);
     watch->subscriber = subscriber;
     watch->subscribed = subscribed;
+    watch->watching_launches = watching_launches;
     atomic_store(&watch->generation, generation ? generation : 1);
 }
 
@@ -149,7 +150,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
         on_launch(watch, domain, id, data);
 }
 
-CUptiResult launch_watch_subscribe(struct launch_watch *watch, char *earlier_subscriber, size_t size)
+CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launches, char *earlier_subscriber,
+                                   size_t size)
 {
     static const CUpti_CallbackId runtime_launches[] = {
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
@@ -170,9 +172,10 @@ CUptiResult launch_watch_subscribe(struct launch_watch *watch, char *earlier_sub
     if (result != CUPTI_SUCCESS)
         return result;
     watch->subscribed = 1;
-    for (size_t i = 0; i < sizeof runtime_launches / sizeof runtime_launches[0]; i++)
+    watch->watching_launches = watch_launches;
+    for (size_t i = 0; watch_launches && i < sizeof runtime_launches / sizeof runtime_launches[0]; i++)
         cuptiEnableCallback(1, watch->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launches[i]);
-    for (size_t i = 0; i < sizeof driver_launches / sizeof driver_launches[0]; i++)
+    for (size_t i = 0; watch_launches && i < sizeof driver_launches / sizeof driver_launches[0]; i++)
         cuptiEnableCallback(1, watch->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, driver_launches[i]);
     cuptiEnableDomain(1, watch->subscriber, CUPTI_CB_DOMAIN_STATE);
     return CUPTI_SUCCESS;

@@ -39,6 +39,7 @@ struct launch_watch {
     char first_notice[256];
     CUpti_SubscriberHandle subscriber;
     int subscribed;
+    int watching_launches;
 };
 
 /* Initialises watch (all counts zero). */
@@ -48,11 +49,13 @@ void launch_watch_init(struct launch_watch *watch);
  * subscription stays. */
 void launch_watch_reset(struct launch_watch *watch);
 
-/* Subscribes as "overlapscope" and enables the launch callbacks and the STATE domain. Returns
+/* Subscribes as "overlapscope" and enables the STATE domain and, when watch_launches, the launch
+ * callbacks (without them launch_watch_launches stays 0 and no per-thread stream is found). Returns
  * CUPTI's result; on CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, earlier_subscriber (size
  * bytes, at least CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1) holds the name of the client that was
  * first, or "" when CUPTI does not know it. */
-CUptiResult launch_watch_subscribe(struct launch_watch *watch, char *earlier_subscriber, size_t size);
+CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launches, char *earlier_subscriber,
+                                   size_t size);
 
 /* Successful kernel launches seen: the larger of the runtime and driver counts (a runtime launch
  * may also appear as a driver call, so the two are not added). */
