@@ -6,9 +6,12 @@
  * process's own file (process_file.h); records become rows in cupti_convert.c. At exit (on_exit),
  * on SIGINT/SIGTERM (when the program has no handler of its own) and never otherwise, the last
  * buffers are flushed and the file completed. Nothing here may stop the workload: every CUPTI
- * failure becomes one warning row.
+ * failure becomes one warning row. NVTX loads it too, through NVTX_INJECTION64_PATH, and calls
+ * InitializeInjectionNvtx2, which is handed to this library's own libcupti. The CUPTI callback
+ * subscriber is launch_watch.c; what its counts mean at exit is competing_profiler.c's to say.
  *
- * Owns the process's only mutable global, `collector` (STYLE.md allows the collector one). */
+ * Owns the process's only mutable global, `collector` (STYLE.md allows the collector one; the
+ * launch watch's state lives inside it and reaches CUPTI as callback userdata). */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>

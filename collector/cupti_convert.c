@@ -241,6 +241,7 @@ int cupti_convert_mark_per_thread_default(cupti_convert *converter, uint32_t con
     if (stream)
         row = stream->row;
     row.is_per_thread_default = 1;
+    row.is_legacy_default = 0; /* a launch said so: the per-thread stream is never the legacy one */
     return add_stream(converter, &row, err);
 }
 

@@ -51,7 +51,8 @@ echo "== $(nvidia-smi -L 2>/dev/null | head -2 | tr '\n' ' ') ($gpus GPUs); over
 
 echo "== build the CUDA test programs"
 cuda_root=$(cd "$(dirname "$nvcc")/.." && pwd)
-cupti_flags=(-I"$cuda_root/include" -I"$cuda_root/extras/CUPTI/include" -L"$cuda_root/lib64" -L"$cuda_root/extras/CUPTI/lib64" -lcupti)
+cupti_flags=(-I"$cuda_root/include" -I"$cuda_root/extras/CUPTI/include" -L"$cuda_root/lib64" -L"$cuda_root/extras/CUPTI/lib64" -lcupti
+             -Xlinker -rpath -Xlinker "$cuda_root/lib64" -Xlinker -rpath -Xlinker "$cuda_root/extras/CUPTI/lib64")
 if timeout 120 "$nvcc" -arch="$arch" -O2 -o "$out/collector_smoke" "$here/collector_smoke.cu" "${cupti_flags[@]}" -ldl >"$out/nvcc.log" 2>&1 &&
    timeout 120 "$nvcc" -arch="$arch" -O2 -o "$out/overhead_kernels" "$here/overhead_kernels.cu" >>"$out/nvcc.log" 2>&1; then
     record_result PASS build "nvcc -arch=$arch"
