@@ -286,6 +286,7 @@ static void detect_competing_profiler(void)
         .earlier_subscriber = collector.earlier_subscriber,
         .earlier_name = collector.other_subscriber,
         .refused_subscribers = atomic_load(&collector.watch.refused_subscribers),
+        .foreign_records = collector.converter ? cupti_convert_counts(collector.converter)->foreign_records : 0,
     };
     struct competing_profiler_finding findings[3];
     int count = competing_profiler_judge(&evidence, findings, 3);

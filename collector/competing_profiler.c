@@ -65,5 +65,12 @@ int competing_profiler_judge(const struct competing_profiler_evidence *evidence,
                             " (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): this trace is complete, but"
                             " that profiler's own trace misses GPU activity",
                             (long long)evidence->refused_subscribers);
+    else if (evidence->foreign_records > 0 && count == before)
+        count = add_finding(findings, count, max, COMPETING_REFUSED_CODE,
+                            "another CUPTI client (torch.profiler/Kineto?) turned on activity kinds overlapscope"
+                            " does not use (%lld such records arrived): this trace is complete, but that"
+                            " profiler's own trace is likely incomplete (CUPTI allows one subscriber, and"
+                            " overlapscope holds it)",
+                            (long long)evidence->foreign_records);
     return count;
 }

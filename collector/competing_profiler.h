@@ -26,6 +26,8 @@ struct competing_profiler_evidence {
     int earlier_subscriber;        /* cuptiSubscribe told us another client was attached first */
     const char *earlier_name;      /* its name, "" or NULL when unknown */
     int64_t refused_subscribers;   /* CUPTI notices of a later client refused as a second subscriber */
+    int64_t foreign_records;       /* records of kinds the collector never enables (Kineto's
+                                      EXTERNAL_CORRELATION, OVERHEAD): another client enabled them */
 };
 
 /* The two warning codes. COMPETING_PROFILER_CODE means our trace misses GPU activity (record

@@ -683,6 +683,11 @@ int cupti_convert_record(cupti_convert *converter, const CUpti_Activity *record,
         return cupti_convert_marker(converter, (const CUpti_ActivityMarker2 *)record, err);
     case CUPTI_ACTIVITY_KIND_MARKER_DATA:
         return cupti_convert_marker_data(converter, (const CUpti_ActivityMarkerData2 *)record, err);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+        converter->counts.foreign_records++;
+        converter->counts.skipped_records++;
+        return 0;
     default:
         converter->counts.skipped_records++;
         return 0;

@@ -29,6 +29,9 @@ typedef struct cupti_convert cupti_convert;
 struct cupti_convert_counts {
     int64_t kernels, collectives, memcpys, memsets, synchronizations, devices, contexts, streams;
     int64_t cuda_events, api_calls, nvtx, skipped_records;
+    /* Of the skipped: records of kinds the collector never enables (EXTERNAL_CORRELATION,
+     * OVERHEAD): another CUPTI client in the process turned them on (competing_profiler.h). */
+    int64_t foreign_records;
 };
 
 /* Returns the name of a CUPTI callback id of one API domain (STORE_API_RUNTIME or

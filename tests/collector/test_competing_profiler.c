@@ -87,6 +87,27 @@ int main(void)
     CHECK_STR(findings[0].code, COMPETING_REFUSED_CODE);
     check_contains(findings[0].message, "this trace is complete");
     check_contains(findings[0].message, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+    /* The same, learnt another way: records of kinds only another client enables (Kineto's
+     * EXTERNAL_CORRELATION) arrived in our buffers, and nothing of ours is missing. */
+    e = clean();
+    e.foreign_records = 40;
+    CHECK_INT(judge(&e, findings), 1);
+    CHECK_STR(findings[0].code, COMPETING_REFUSED_CODE);
+    check_contains(findings[0].message, "40 such records arrived");
+    check_contains(findings[0].message, "this trace is complete");
+    /* A notice from CUPTI is the firmer evidence: one finding, the notice's. */
+    e.refused_subscribers = 1;
+    CHECK_INT(judge(&e, findings), 1);
+    check_contains(findings[0].message, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+    e.refused_subscribers = 0;
+    /* ... and when our records are missing too, that is what the user must hear. */
+    e.kernels = 0;
+    e.buffers_completed = 0;
+    CHECK_INT(judge(&e, findings), 1);
+    CHECK_STR(findings[0].code, COMPETING_PROFILER_CODE);
+
+    e = clean();
+    e.refused_subscribers = 1;
     /* Refused, and yet our records went missing: the missing records are what matters. */
     e.kernels = 0;
     CHECK_INT(judge(&e, findings), 1);

@@ -492,6 +492,7 @@ int main(void)
     CHECK_INT(counts->streams, 6);
     CHECK_INT(counts->nvtx, 6);
     CHECK_INT(counts->skipped_records, 1);
+    CHECK_INT(counts->foreign_records, 1); /* the OVERHEAD record: a kind the collector never enables */
     CHECK_INT(count(db, "SELECT COUNT(*) FROM streams"), 6);
 
     /* --no-nccl: the same NCCL kernel, no collective. */
