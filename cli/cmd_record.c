@@ -22,7 +22,8 @@ struct record_arguments {
     int force, no_api, nccl;
     const char *kinds;
     int flush_ms;
-    int64_t buffer_bytes;
+    int64_t buffer_bytes, device_buffer_bytes;
+    int buffer_count;
     char **program;
 };
 
@@ -42,6 +43,8 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
                                             {"kinds", required_argument, 0, 'k'},
                                             {"flush-ms", required_argument, 0, 'F'},
                                             {"buffer-mb", required_argument, 0, 'b'},
+                                            {"buffers", required_argument, 0, 'B'},
+                                            {"device-buffer-mb", required_argument, 0, 'D'},
                                             {"no-api", no_argument, 0, 'A'},
                                             {"nccl", no_argument, 0, 'n'},
                                             {"no-nccl", no_argument, 0, 'N'},
@@ -73,6 +76,16 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
             if (parse_positive(argv[0], "--buffer-mb", optarg, 1024, &number) != 0)
                 return CLI_EXIT_ERROR;
             arguments->buffer_bytes = number << 20;
+            break;
+        case 'B':
+            if (parse_positive(argv[0], "--buffers", optarg, 100000, &number) != 0)
+                return CLI_EXIT_ERROR;
+            arguments->buffer_count = (int)number;
+            break;
+        case 'D':
+            if (parse_positive(argv[0], "--device-buffer-mb", optarg, 1024, &number) != 0)
+                return CLI_EXIT_ERROR;
+            arguments->device_buffer_bytes = number << 20;
             break;
         case 'A': arguments->no_api = 1; break;
         case 'n': arguments->nccl = 1; break;
@@ -170,7 +183,6 @@ static int run_recording(const char *command, const struct record_arguments *arg
         record_unlock_output(output, lock_fd);
         return cli_error(command, "%s", err.message);
     }
-    char cupti[4096];
     int want_nvtx = 1;
     if (arguments->kinds) {
         unsigned kinds = 0;
@@ -178,13 +190,13 @@ static int run_recording(const char *command, const struct record_arguments *arg
         want_nvtx = (kinds & COLLECTOR_KIND_NVTX) != 0;
     }
     struct record_settings settings = {.collector_path = collector,
-                                       .cupti_path = want_nvtx && record_find_cupti(collector, cupti, sizeof cupti) == 0
-                                                         ? cupti
-                                                         : NULL,
+                                       .nvtx = want_nvtx,
                                        .run_directory = run_directory,
                                        .kinds = arguments->kinds,
                                        .flush_ms = arguments->flush_ms,
                                        .buffer_bytes = arguments->buffer_bytes,
+                                       .buffer_count = arguments->buffer_count,
+                                       .device_buffer_bytes = arguments->device_buffer_bytes,
                                        .no_api = arguments->no_api,
                                        .nccl = arguments->nccl};
     int status = CLI_EXIT_ERROR;

@@ -6,9 +6,13 @@
  * process's own file (process_file.h); records become rows in cupti_convert.c. At exit (on_exit),
  * on SIGINT/SIGTERM (when the program has no handler of its own) and never otherwise, the last
  * buffers are flushed and the file completed. Nothing here may stop the workload: every CUPTI
- * failure becomes one warning row.
+ * failure becomes one warning row. NVTX loads it too, through NVTX_INJECTION64_PATH, and calls
+ * InitializeInjectionNvtx2, which is handed to this library's own libcupti. The CUPTI callback
+ * subscriber is launch_watch.c; what its counts mean at exit is competing_profiler.c's to say.
  *
- * Owns the process's only mutable global, `collector` (STYLE.md allows the collector one). */
+ * Owns the process's only mutable global, `collector` (STYLE.md allows the collector one; the
+ * launch watch's state lives inside it and reaches CUPTI as callback userdata). */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -25,13 +29,16 @@
 
 #include "collector_options.h"
 #include "collector_writer.h"
+#include "competing_profiler.h"
 #include "cupti_convert.h"
+#include "launch_watch.h"
 #include "process_file.h"
 
 #define EXPORTED __attribute__((visibility("default")))
 #define MAX_WARNINGS 16
 #define MAX_CONTEXT_DROPS 64
 #define SIGNAL_FINISH_TIMEOUT_MS 5000 /* a signal handler waits at most this for the file */
+#define SPARE_BUFFERS 8 /* written buffers kept for reuse instead of freed */
 
 struct collector_warning {
     char code[32];
@@ -54,11 +61,15 @@ struct collector_state {
     collector_writer *writer;
     int64_t start_ns;
 
-    atomic_llong launches_seen;      /* kernel launch API calls, from the callback subscriber */
     atomic_llong buffers_requested;  /* handed to CUPTI by buffer_requested */
     atomic_llong buffers_completed;  /* returned to us by buffer_completed */
     atomic_llong buffers_refused;    /* requests refused at OVERLAPSCOPE_BUFFER_COUNT */
     atomic_llong buffers_outstanding;
+    /* Written buffers kept for CUPTI's next requests: a fresh 8 MiB buffer is a new mmap whose
+     * pages fault in one by one while CUPTI fills it; a reused one is already mapped. */
+    pthread_mutex_t spare_lock;
+    uint8_t *spare_buffers[SPARE_BUFFERS];
+    int spare_count;
 
     struct context_drops drops[MAX_CONTEXT_DROPS];
     int drop_count;
@@ -68,9 +79,10 @@ struct collector_state {
     int warning_count;
     int cupti_error_count;
 
-    CUpti_SubscriberHandle subscriber;
-    int subscribed;
+    struct launch_watch watch; /* the callback subscriber's counts (launch_watch.h) */
+    int earlier_subscriber;    /* cuptiSubscribe said another client was attached first */
     char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1];
+    atomic_int nvtx_injection; /* 0 NVTX never initialised us, 1 forwarded to CUPTI, -1 failed */
 
     struct sigaction previous_int, previous_term;
     int signal_pipe[2], done_pipe[2];
@@ -85,6 +97,7 @@ struct collector_state {
 
 static struct collector_state collector = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .spare_lock = PTHREAD_MUTEX_INITIALIZER,
     .flush_wakeup = PTHREAD_COND_INITIALIZER,
     .signal_pipe = {-1, -1},
     .done_pipe = {-1, -1},
@@ -153,7 +166,11 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
         return;
     }
     void *memory = NULL;
-    if (posix_memalign(&memory, 8, collector.options.buffer_bytes) != 0)
+    pthread_mutex_lock(&collector.spare_lock);
+    if (collector.spare_count > 0)
+        memory = collector.spare_buffers[--collector.spare_count];
+    pthread_mutex_unlock(&collector.spare_lock);
+    if (!memory && posix_memalign(&memory, 8, collector.options.buffer_bytes) != 0)
         return;
     atomic_fetch_add(&collector.buffers_outstanding, 1);
     atomic_fetch_add(&collector.buffers_requested, 1);
@@ -164,6 +181,12 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 static void release_buffer(void *context, uint8_t *buffer)
 {
     (void)context;
+    pthread_mutex_lock(&collector.spare_lock);
+    if (collector.spare_count < SPARE_BUFFERS) {
+        collector.spare_buffers[collector.spare_count++] = buffer;
+        buffer = NULL;
+    }
+    pthread_mutex_unlock(&collector.spare_lock);
     free(buffer);
     atomic_fetch_sub(&collector.buffers_outstanding, 1);
 }
@@ -237,69 +260,61 @@ static const char *api_namer(void *context, int64_t api_domain, uint32_t callbac
     return name;
 }
 
-/* --- competing profilers: count launches through a light callback subscriber --- */
-
-static void CUPTIAPI on_launch(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId callback_id,
-                               const void *data)
-{
-    (void)userdata;
-    (void)domain;
-    (void)callback_id;
-    const CUpti_CallbackData *call = data;
-    if (call->callbackSite == CUPTI_API_ENTER)
-        atomic_fetch_add(&collector.launches_seen, 1);
-}
+/* --- the callback subscriber and competing profilers --- */
 
 static void subscribe_to_launches(void)
 {
-    static const CUpti_CallbackId runtime_launches[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
-    static const CUpti_CallbackId driver_launches[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
-    CUpti_SubscriberParams params = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
-                                     .subscriberName = "overlapscope",
-                                     .oldSubscriberName = collector.other_subscriber,
-                                     .oldSubscriberSize = sizeof collector.other_subscriber - 1};
-    CUptiResult result = cuptiSubscribe_v2(&collector.subscriber, on_launch, NULL, &params);
-    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        add_warning("competing-profiler",
-                    "another CUPTI client (%s) was already attached when the collector started; its activity"
-                    " callbacks may take records away from overlapscope",
-                    collector.other_subscriber[0] ? collector.other_subscriber : "unnamed");
-        return;
-    }
-    if (!cupti_ok(result, "cuptiSubscribe_v2"))
-        return;
-    collector.subscribed = 1;
-    for (size_t i = 0; i < sizeof runtime_launches / sizeof runtime_launches[0]; i++)
-        cuptiEnableCallback(1, collector.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launches[i]);
-    for (size_t i = 0; i < sizeof driver_launches / sizeof driver_launches[0]; i++)
-        cuptiEnableCallback(1, collector.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, driver_launches[i]);
+    CUptiResult result =
+        launch_watch_subscribe(&collector.watch, collector.options.launch_callbacks, collector.other_subscriber,
+                               sizeof collector.other_subscriber);
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        collector.earlier_subscriber = 1;
+    else
+        cupti_ok(result, "cuptiSubscribe_v2");
 }
 
-/* Kineto (torch.profiler) registers its own activity callbacks: CUPTI then returns our buffers to
- * it ("bufferCompleted called with unknown buffer") and we see launches but no kernels. */
 static void detect_competing_profiler(void)
 {
-    int64_t launches = atomic_load(&collector.launches_seen);
-    int64_t kernels = collector.converter ? cupti_convert_counts(collector.converter)->kernels : 0;
-    int64_t missing = atomic_load(&collector.buffers_requested) - atomic_load(&collector.buffers_completed);
-    if ((collector.options.kinds & COLLECTOR_KIND_KERNEL) && launches > 0 && kernels == 0)
-        add_warning("competing-profiler",
-                    "%lld kernel launches seen but no kernel record arrived: another CUPTI client (torch.profiler/"
-                    "Kineto, Nsight) took over CUPTI's activity records; import its own trace with"
-                    " 'overlapscope import'",
-                    (long long)launches);
-    else if (missing > 0)
-        add_warning("competing-profiler",
-                    "%lld activity buffers never came back to overlapscope: another CUPTI client (torch.profiler/"
-                    "Kineto?) registered its own activity callbacks and the records in them are lost",
-                    (long long)missing);
+    struct competing_profiler_evidence evidence = {
+        .kernels_enabled = (collector.options.kinds & COLLECTOR_KIND_KERNEL) != 0,
+        .watching_launches = collector.watch.subscribed && collector.watch.watching_launches,
+        .launches = launch_watch_launches(&collector.watch),
+        .kernels = collector.converter ? cupti_convert_counts(collector.converter)->kernels : 0,
+        .dropped = collector.dropped_total,
+        .buffers_requested = atomic_load(&collector.buffers_requested),
+        .buffers_completed = atomic_load(&collector.buffers_completed),
+        .earlier_subscriber = collector.earlier_subscriber,
+        .earlier_name = collector.other_subscriber,
+        .refused_subscribers = atomic_load(&collector.watch.refused_subscribers),
+        .foreign_records = collector.converter ? cupti_convert_counts(collector.converter)->foreign_records : 0,
+    };
+    struct competing_profiler_finding findings[3];
+    int count = competing_profiler_judge(&evidence, findings, 3);
+    for (int i = 0; i < count; i++)
+        add_warning(findings[i].code, "%s", findings[i].message);
+    if (atomic_load(&collector.watch.state_notices) > 0 && collector.watch.first_notice[0])
+        add_warning("cupti-notice", "%lld notice(s) from CUPTI; the first: %s",
+                    (long long)atomic_load(&collector.watch.state_notices), collector.watch.first_notice);
+    if (atomic_load(&collector.nvtx_injection) < 0)
+        add_warning("nvtx-unavailable", "NVTX initialised overlapscope but the CUPTI library it uses has no"
+                                        " InitializeInjectionNvtx2: no NVTX ranges were recorded");
+}
+
+/* Marks every per-thread default stream the launch callbacks found (launch_watch.h). */
+static void mark_per_thread_streams(void)
+{
+    error_info err;
+    pthread_mutex_lock(&collector.watch.lock);
+    int count = collector.watch.per_thread_stream_count;
+    struct launch_watch_stream streams[LAUNCH_WATCH_MAX_STREAMS];
+    memcpy(streams, collector.watch.per_thread_streams, (size_t)count * sizeof streams[0]);
+    pthread_mutex_unlock(&collector.watch.lock);
+    for (int i = 0; i < count; i++)
+        if (cupti_convert_mark_per_thread_default(collector.converter, streams[i].context_id, streams[i].stream_id,
+                                                  &err) != 0) {
+            add_warning("write-error", "%s", err.message);
+            return;
+        }
 }
 
 /* --- starting and finishing --- */
@@ -418,6 +433,7 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
     error_info err;
     if (collector_writer_stop(writer, &err) != 0)
         add_warning("write-error", "some activity records were not written: %s", err.message);
+    mark_per_thread_streams();
     if (cupti_convert_finish(collector.converter, &err) != 0)
         add_warning("write-error", "%s", err.message);
     detect_competing_profiler();
@@ -509,11 +525,14 @@ static void child_after_fork(void)
     collector.cupti_error_count = 0;
     collector.drop_count = 0;
     collector.dropped_total = 0;
-    atomic_store(&collector.launches_seen, 0);
+    launch_watch_reset(&collector.watch);
+    collector.earlier_subscriber = 0;
     atomic_store(&collector.buffers_requested, 0);
     atomic_store(&collector.buffers_completed, 0);
     atomic_store(&collector.buffers_refused, 0);
     atomic_store(&collector.buffers_outstanding, 0);
+    collector.spare_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    collector.spare_count = 0; /* the parent's spares stay allocated here: a copy of its memory */
     if (!was_active)
         return;
     error_info err;
@@ -545,6 +564,44 @@ static void enable_activities(unsigned kinds)
     enable_kind(kinds, COLLECTOR_KIND_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
 }
 
+/* CUPTI's device-side buffer for kernel records (CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, 3 MiB by
+ * default in CUPTI 13 per cupti_activity.h): a burst of tiny kernels overflows it before CUPTI
+ * moves records to our host buffers, and those records are dropped. */
+static void set_device_buffer_size(void)
+{
+    if (collector.options.device_buffer_bytes == 0)
+        return;
+    size_t value = collector.options.device_buffer_bytes, size = sizeof value;
+    cupti_ok(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &value),
+             "cuptiActivitySetAttribute(DEVICE_BUFFER_SIZE)");
+}
+
+/* NVTX loads the library named by NVTX_INJECTION64_PATH and calls its InitializeInjectionNvtx2
+ * (nvtx3/nvtxDetail/nvtxInit.h); CUPTI records NVTX only when that call reaches libcupti
+ * (CUPTI docs, "NVTX"). `record` points NVTX_INJECTION64_PATH at this library rather than at
+ * libcupti: a program that loaded another libcupti.so first (PyTorch wheels ship one) would
+ * otherwise get a second CUPTI instance from NVTX's dlopen, one nobody enabled, and no NVTX
+ * record. Here the call goes to the very libcupti this library is linked to: the object that
+ * holds cuptiActivityEnable for us. */
+typedef const void *(*nvtx_export_table_getter)(uint32_t export_table_id); /* NvtxGetExportTableFunc_t */
+
+EXPORTED int InitializeInjectionNvtx2(nvtx_export_table_getter get_export_table)
+{
+    Dl_info cupti_object;
+    void *cupti = NULL;
+    int (*cupti_initialize)(nvtx_export_table_getter) = NULL;
+    if (dladdr((void *)cuptiActivityEnable, &cupti_object) && cupti_object.dli_fname)
+        cupti = dlopen(cupti_object.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (cupti)
+        *(void **)&cupti_initialize = dlsym(cupti, "InitializeInjectionNvtx2");
+    if (!cupti_initialize) {
+        atomic_store(&collector.nvtx_injection, -1);
+        return 0; /* NVTX then stays off: its calls cost nothing */
+    }
+    atomic_store(&collector.nvtx_injection, 1);
+    return cupti_initialize(get_export_table);
+}
+
 /* Called by CUDA at cuInit in every process that has CUDA_INJECTION64_PATH. Returns 1 (success)
  * even when recording could not start: the workload must run regardless. */
 EXPORTED int InitializeInjection(void)
@@ -554,9 +611,11 @@ EXPORTED int InitializeInjection(void)
     error_info err;
     if (collector_options_from_environment(&collector.options, &err) != 0 || start_recording(&err) != 0)
         return 1; /* no file to report into; `record` says that no process was recorded */
+    launch_watch_init(&collector.watch);
     if (!cupti_ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
                   "cuptiActivityRegisterCallbacks"))
         return 1;
+    set_device_buffer_size();
     enable_activities(collector.options.kinds);
     subscribe_to_launches();
     start_periodic_flush();

@@ -69,11 +69,15 @@ int collector_options_from_environment(struct collector_options *options, error_
         options->kinds &= ~(unsigned)(COLLECTOR_KIND_RUNTIME | COLLECTOR_KIND_DRIVER);
     const char *nccl = getenv("OVERLAPSCOPE_NCCL");
     options->nccl = !(nccl && strcmp(nccl, "0") == 0);
-    long long flush_ms, buffer_bytes, buffer_count;
+    const char *launch_callbacks = getenv("OVERLAPSCOPE_LAUNCH_CALLBACKS");
+    options->launch_callbacks = !(launch_callbacks && strcmp(launch_callbacks, "0") == 0);
+    long long flush_ms, buffer_bytes, buffer_count, device_buffer_bytes;
     if (positive_variable("OVERLAPSCOPE_FLUSH_MS", 500, &flush_ms, err) != 0 ||
         positive_variable("OVERLAPSCOPE_BUFFER_BYTES", 8 << 20, &buffer_bytes, err) != 0 ||
-        positive_variable("OVERLAPSCOPE_BUFFER_COUNT", 64, &buffer_count, err) != 0)
+        positive_variable("OVERLAPSCOPE_BUFFER_COUNT", 64, &buffer_count, err) != 0 ||
+        positive_variable("OVERLAPSCOPE_DEVICE_BUFFER_BYTES", 0, &device_buffer_bytes, err) != 0)
         return -1;
+    options->device_buffer_bytes = (size_t)device_buffer_bytes;
     options->flush_ms = flush_ms > 3600000 ? 3600000 : (int)flush_ms;
     options->buffer_bytes = (size_t)buffer_bytes;
     options->buffer_count = buffer_count > 100000 ? 100000 : (int)buffer_count;

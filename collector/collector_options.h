@@ -6,8 +6,11 @@
  *   OVERLAPSCOPE_FLUSH_MS      period of CUPTI buffer flushes, ms (default 500)
  *   OVERLAPSCOPE_BUFFER_BYTES  size of one activity buffer (default 8 MiB)
  *   OVERLAPSCOPE_BUFFER_COUNT  activity buffers held at once before CUPTI must drop (default 64)
+ *   OVERLAPSCOPE_DEVICE_BUFFER_BYTES  CUPTI's device-side record buffer (default: CUPTI's, 3 MiB)
  *   OVERLAPSCOPE_NO_API        1: no CUDA runtime/driver API records
  *   OVERLAPSCOPE_NCCL          0: no collectives rows from NCCL kernel names (default 1)
+ *   OVERLAPSCOPE_LAUNCH_CALLBACKS  0: no callback on launch APIs (measures its cost; loses the
+ *                              per-thread default stream and the launch-count checks; default 1)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */
 #ifndef OVERLAPSCOPE_COLLECTOR_OPTIONS_H
 #define OVERLAPSCOPE_COLLECTOR_OPTIONS_H
@@ -37,7 +40,9 @@ struct collector_options {
     int flush_ms;
     size_t buffer_bytes;
     int buffer_count;
+    size_t device_buffer_bytes; /* 0: CUPTI's default */
     int nccl;
+    int launch_callbacks;
     char output_dir[PATH_MAX];
 };
 

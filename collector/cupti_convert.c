@@ -228,6 +228,23 @@ int cupti_convert_context(cupti_convert *converter, const CUpti_ActivityContext3
     return add_stream(converter, &row, err);
 }
 
+int cupti_convert_mark_per_thread_default(cupti_convert *converter, uint32_t context_id, uint32_t stream_id,
+                                          error_info *err)
+{
+    struct stream_info *stream = find_stream(converter, context_id, stream_id);
+    struct store_stream row = {.process_id = converter->process_id,
+                               .context_id = context_id,
+                               .stream_id = stream_id,
+                               .is_legacy_default = 0,
+                               .priority = STORE_NULL,
+                               .flags = STORE_NULL};
+    if (stream)
+        row = stream->row;
+    row.is_per_thread_default = 1;
+    row.is_legacy_default = 0; /* a launch said so: the per-thread stream is never the legacy one */
+    return add_stream(converter, &row, err);
+}
+
 static int64_t stream_priority(cupti_convert *converter, uint32_t context_id, uint32_t stream_id)
 {
     struct stream_info *stream = find_stream(converter, context_id, stream_id);
@@ -666,6 +683,11 @@ int cupti_convert_record(cupti_convert *converter, const CUpti_Activity *record,
         return cupti_convert_marker(converter, (const CUpti_ActivityMarker2 *)record, err);
     case CUPTI_ACTIVITY_KIND_MARKER_DATA:
         return cupti_convert_marker_data(converter, (const CUpti_ActivityMarkerData2 *)record, err);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+        converter->counts.foreign_records++;
+        converter->counts.skipped_records++;
+        return 0;
     default:
         converter->counts.skipped_records++;
         return 0;

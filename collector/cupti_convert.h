@@ -10,7 +10,8 @@
  * Mapping rules (docs/trace-format.md): CUPTI's "unknown" values (timestamp 0, stream
  * 0xFFFFFFFF, graph id 0) become NULL; the legacy default stream is the stream whose
  * CUpti_ActivityStream flag is CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL, or the context's
- * nullStreamId; a kernel whose name is an NCCL kernel also gets a collectives row linked by
+ * nullStreamId; the per-thread default stream is the one cupti_convert_mark_per_thread_default
+ * names; a kernel whose name is an NCCL kernel also gets a collectives row linked by
  * kernel_rowid (detail_source 1, kernel name). */
 #ifndef OVERLAPSCOPE_CUPTI_CONVERT_H
 #define OVERLAPSCOPE_CUPTI_CONVERT_H
@@ -28,6 +29,9 @@ typedef struct cupti_convert cupti_convert;
 struct cupti_convert_counts {
     int64_t kernels, collectives, memcpys, memsets, synchronizations, devices, contexts, streams;
     int64_t cuda_events, api_calls, nvtx, skipped_records;
+    /* Of the skipped: records of kinds the collector never enables (EXTERNAL_CORRELATION,
+     * OVERHEAD): another CUPTI client in the process turned them on (competing_profiler.h). */
+    int64_t foreign_records;
 };
 
 /* Returns the name of a CUPTI callback id of one API domain (STORE_API_RUNTIME or
@@ -61,6 +65,14 @@ int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaE
 int cupti_convert_api(cupti_convert *converter, const CUpti_ActivityAPI *record, error_info *err);
 int cupti_convert_marker(cupti_convert *converter, const CUpti_ActivityMarker2 *record, error_info *err);
 int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMarkerData2 *record, error_info *err);
+
+/* Marks stream stream_id of context context_id as its thread's per-thread default stream
+ * (streams.is_per_thread_default = 1). CUPTI's records never say so: the collector learns it from
+ * its launch callbacks (launch_watch.h). A stream without a stream record gets a row of its own
+ * (flags and priority NULL). Call after the last record, before cupti_convert_finish. Returns 0
+ * or -1 with err filled. */
+int cupti_convert_mark_per_thread_default(cupti_convert *converter, uint32_t context_id, uint32_t stream_id,
+                                          error_info *err);
 
 /* Writes what is still held back: streams whose context never said its device (device NULL)
  * and NVTX ranges never closed (ended at the last time seen). Call once, after the last

@@ -71,7 +71,7 @@ int process_file_create(struct process_file *file, const char *directory, const 
         snprintf(file->path, sizeof file->path, "%s/proc-%lld-%d.db", directory, (long long)identity->pid, n);
         if (access(file->path, F_OK) == 0)
             continue; /* an earlier process with this pid (pid reuse) or an earlier exec */
-        file->trace = store_create(file->path, STORE_FAST_UNSAFE, err);
+        file->trace = store_create(file->path, STORE_FAST_UNSAFE | STORE_BATCHED_INSERTS, err);
         if (!file->trace)
             return -1;
     }

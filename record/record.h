@@ -29,11 +29,6 @@ int record_collector_built(void);
  * Returns 0, or -1 with err listing where it looked. */
 int record_find_collector(char *path, size_t size, error_info *err);
 
-/* Finds the libcupti the collector loads (for NVTX_INJECTION64_PATH): the first that exists of
- * the folders on the collector's RUNPATH. Returns 0, or -1 when there is none (NVTX is then not
- * recorded). */
-int record_find_cupti(const char *collector_path, char *path, size_t size);
-
 /* Takes the exclusive lock "<output>.lock" (another record into the same output fails), then
  * checks that the output may be written: refused when it exists and force is 0, or when its
  * folder is not writable. Returns the lock's descriptor, or -1 with err filled. */
@@ -48,11 +43,13 @@ void record_remove_run_directory(const char *directory);
 
 struct record_settings {
     const char *collector_path;
-    const char *cupti_path; /* NULL: no NVTX_INJECTION64_PATH */
+    int nvtx;           /* 1: NVTX_INJECTION64_PATH names the collector (unless the user set it) */
     const char *run_directory;
     const char *kinds;  /* NULL: all */
     int flush_ms;       /* 0: the collector's default */
     int64_t buffer_bytes; /* 0: default */
+    int buffer_count;     /* 0: default */
+    int64_t device_buffer_bytes; /* 0: CUPTI's default */
     int no_api;
     int nccl;
 };

@@ -52,24 +52,6 @@ int record_find_collector(char *path, size_t size, error_info *err)
     return error_set(err, "cannot find %s (looked in %s)", RECORD_COLLECTOR_NAME, looked);
 }
 
-int record_find_cupti(const char *collector_path, char *path, size_t size)
-{
-    (void)collector_path;
-    /* The folders the collector's RUNPATH names, in its order (collector/CMakeLists.txt), so NVTX
-     * loads the libcupti the collector itself loads. Loading the collector here to ask it would
-     * load libcupti into this process. */
-    char candidates[] = OVERLAPSCOPE_CUPTI_CANDIDATES;
-    for (char *saved = NULL, *candidate = strtok_r(candidates, ":", &saved); candidate;
-         candidate = strtok_r(NULL, ":", &saved)) {
-        char resolved[PATH_MAX];
-        if (is_file(candidate) && realpath(candidate, resolved) && strlen(resolved) < size) {
-            snprintf(path, size, "%s", resolved);
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static void folder_of(const char *path, char *folder, size_t size)
 {
     char copy[PATH_MAX];
@@ -167,15 +149,24 @@ int record_set_environment(const struct record_settings *settings, error_info *e
         if (set_variable("OVERLAPSCOPE_FLUSH_MS", number, err) != 0)
             return -1;
     }
-    if (settings->buffer_bytes > 0) {
-        snprintf(number, sizeof number, "%lld", (long long)settings->buffer_bytes);
-        if (set_variable("OVERLAPSCOPE_BUFFER_BYTES", number, err) != 0)
+    const struct {
+        const char *name;
+        int64_t value;
+    } sizes[] = {{"OVERLAPSCOPE_BUFFER_BYTES", settings->buffer_bytes},
+                 {"OVERLAPSCOPE_BUFFER_COUNT", settings->buffer_count},
+                 {"OVERLAPSCOPE_DEVICE_BUFFER_BYTES", settings->device_buffer_bytes}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (sizes[i].value <= 0)
+            continue;
+        snprintf(number, sizeof number, "%lld", (long long)sizes[i].value);
+        if (set_variable(sizes[i].name, number, err) != 0)
             return -1;
     }
-    /* NVTX reaches CUPTI only when NVTX loads libcupti as its injection (CUPTI docs, "NVTX
-     * activity"); a value the user set is theirs. */
-    if (settings->cupti_path && !getenv("NVTX_INJECTION64_PATH") &&
-        set_variable("NVTX_INJECTION64_PATH", settings->cupti_path, err) != 0)
+    /* NVTX reaches CUPTI only through NVTX's injection hook (CUPTI docs, "NVTX"); the collector
+     * exports InitializeInjectionNvtx2 and hands the call to the libcupti it uses itself
+     * (collector.c says why not libcupti's path). A value the user set is theirs. */
+    if (settings->nvtx && !getenv("NVTX_INJECTION64_PATH") &&
+        set_variable("NVTX_INJECTION64_PATH", settings->collector_path, err) != 0)
         return -1;
     return 0;
 }

@@ -43,6 +43,17 @@ static const char *const statement_sql[SLOT_COUNT] = {
 };
 
 #define INTERN_CACHE_SIZE 4096 /* power of two; a direct-mapped cache of recent names */
+#define BATCH_STATEMENT_ROWS 32 /* rows per multi-row INSERT with STORE_BATCHED_INSERTS */
+
+/* A prepared statement and the integers last bound to it: a parameter whose value did not change
+ * is not bound again (bindings survive sqlite3_reset). */
+struct cached_statement {
+    sqlite3_stmt *statement;
+    int parameter_count;
+    int64_t *bound;       /* per parameter: the value last bound */
+    unsigned char *state; /* per parameter: BOUND_UNKNOWN, BOUND_INTEGER or BOUND_NULL */
+};
+enum { BOUND_UNKNOWN = 0, BOUND_INTEGER = 1, BOUND_NULL = 2 };
 
 struct intern_entry {
     char *value;
@@ -52,13 +63,21 @@ struct intern_entry {
 struct store {
     sqlite3 *db;
     char *path;
-    sqlite3_stmt *statements[SLOT_COUNT];
+    struct cached_statement statements[SLOT_COUNT];
+    /* STORE_BATCHED_INSERTS: numeric rows wait here, BATCH_STATEMENT_ROWS per multi-row INSERT. */
+    int batched;
+    struct cached_statement batch_statements[SLOT_COUNT];
+    int64_t *pending[SLOT_COUNT];
+    int pending_rows[SLOT_COUNT];
+    int64_t next_kernel_rowid; /* 0: not known yet */
     int in_transaction;
     int rows_in_transaction;
     int batch_rows;
     int64_t next_process_id;
     struct intern_entry intern_cache[INTERN_CACHE_SIZE];
 };
+
+static int flush_pending(store *s, error_info *err);
 
 static int sql_error(store *s, error_info *err, const char *what)
 {
@@ -90,10 +109,21 @@ static store *store_alloc(const char *path)
     return s;
 }
 
+static void free_cached_statement(struct cached_statement *cached)
+{
+    sqlite3_finalize(cached->statement);
+    free(cached->bound);
+    free(cached->state);
+    *cached = (struct cached_statement){0};
+}
+
 static void store_free(store *s)
 {
-    for (int i = 0; i < SLOT_COUNT; i++)
-        sqlite3_finalize(s->statements[i]);
+    for (int i = 0; i < SLOT_COUNT; i++) {
+        free_cached_statement(&s->statements[i]);
+        free_cached_statement(&s->batch_statements[i]);
+        free(s->pending[i]);
+    }
     for (int i = 0; i < INTERN_CACHE_SIZE; i++)
         free(s->intern_cache[i].value);
     sqlite3_close(s->db);
@@ -145,15 +175,21 @@ store *store_create(const char *path, int flags, error_info *err)
         error_set(err, "cannot create '%s': out of memory", path);
         return NULL;
     }
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         error_set(err, "cannot create '%s': %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
         goto fail;
     }
-    char pragmas[256];
+    s->batched = (flags & STORE_BATCHED_INSERTS) != 0;
+    /* WAL keeps every committed transaction across a SIGKILL of the writer whatever `synchronous`
+     * says (that only matters when the machine itself goes down); rollback-journal modes OFF and
+     * MEMORY would not. A bigger page cache (64 MiB) for the one-writer files saves re-reading
+     * pages of the growing tables. */
+    char pragmas[320];
     snprintf(pragmas, sizeof pragmas,
              "PRAGMA page_size=8192; PRAGMA application_id=%d; PRAGMA user_version=%d;"
-             " PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;",
-             STORE_APPLICATION_ID, STORE_SCHEMA_VERSION, (flags & STORE_FAST_UNSAFE) ? "OFF" : "NORMAL");
+             " PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;%s",
+             STORE_APPLICATION_ID, STORE_SCHEMA_VERSION, (flags & STORE_FAST_UNSAFE) ? "OFF" : "NORMAL",
+             (flags & STORE_BATCHED_INSERTS) ? " PRAGMA cache_size=-65536;" : "");
     if (exec_sql(s, pragmas, err, "set up the database") != 0)
         goto fail;
     if (exec_sql(s, "BEGIN", err, "begin") != 0 || exec_sql(s, store_schema_sql, err, "create the schema") != 0)
@@ -231,7 +267,9 @@ store *store_open(const char *path, int read_only, error_info *err)
         error_set(err, "cannot open '%s': out of memory", path);
         return NULL;
     }
-    int open_flags = read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_READWRITE;
+    /* NOMUTEX: a store is used by one thread at a time (store.h), so SQLite's per-call mutex is
+     * pure cost (about a fifth of an insert). */
+    int open_flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path, &s->db, open_flags, NULL) != SQLITE_OK) {
         error_set(err, "cannot open '%s': %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
         goto fail;
@@ -306,8 +344,8 @@ int store_close(store *s, error_info *err)
 {
     if (!s)
         return 0;
-    int status = 0;
-    if (s->in_transaction)
+    int status = flush_pending(s, err);
+    if (status == 0 && s->in_transaction)
         status = store_commit(s, err);
     store_free(s);
     return status;
@@ -336,6 +374,8 @@ int store_begin(store *s, error_info *err)
 
 int store_commit(store *s, error_info *err)
 {
+    if (flush_pending(s, err) != 0)
+        return -1;
     if (!s->in_transaction)
         return 0;
     s->in_transaction = 0;
@@ -369,15 +409,31 @@ int store_finalize(store *s, error_info *err)
     return was_in_transaction ? store_begin(s, err) : 0;
 }
 
+static int prepare_cached(store *s, const char *sql, struct cached_statement *cached, error_info *err)
+{
+    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &cached->statement, NULL) != SQLITE_OK)
+        return sql_error(s, err, "prepare a statement");
+    cached->parameter_count = sqlite3_bind_parameter_count(cached->statement);
+    cached->bound = calloc((size_t)cached->parameter_count + 1, sizeof *cached->bound);
+    cached->state = calloc((size_t)cached->parameter_count + 1, 1);
+    if (!cached->bound || !cached->state) {
+        free_cached_statement(cached);
+        return error_set(err, "cannot prepare a statement in '%s': out of memory", s->path);
+    }
+    return 0;
+}
+
+static struct cached_statement *cached_statement(store *s, enum statement_slot slot, error_info *err)
+{
+    if (!s->statements[slot].statement && prepare_cached(s, statement_sql[slot], &s->statements[slot], err) != 0)
+        return NULL;
+    return &s->statements[slot];
+}
+
 static sqlite3_stmt *statement(store *s, enum statement_slot slot, error_info *err)
 {
-    if (!s->statements[slot] &&
-        sqlite3_prepare_v3(s->db, statement_sql[slot], -1, SQLITE_PREPARE_PERSISTENT, &s->statements[slot], NULL) !=
-            SQLITE_OK) {
-        sql_error(s, err, "prepare a statement");
-        return NULL;
-    }
-    return s->statements[slot];
+    struct cached_statement *cached = cached_statement(s, slot, err);
+    return cached ? cached->statement : NULL;
 }
 
 int store_set_meta(store *s, const char *key, const char *value, error_info *err)
@@ -455,42 +511,173 @@ int64_t store_intern(store *s, const char *value, error_info *err)
 /* --- binding --- */
 
 struct binder {
+    struct cached_statement *cached;
     sqlite3_stmt *statement;
     int next;
 };
 
-static void bind_int(struct binder *b, int64_t value)
+static void bind_cached_int(struct cached_statement *cached, int index, int64_t value)
 {
-    b->next++;
-    if (value == STORE_NULL)
-        sqlite3_bind_null(b->statement, b->next);
+    unsigned char state = value == STORE_NULL ? BOUND_NULL : BOUND_INTEGER;
+    if (cached->state[index] == state && (state == BOUND_NULL || cached->bound[index] == value))
+        return;
+    if (state == BOUND_NULL)
+        sqlite3_bind_null(cached->statement, index);
     else
-        sqlite3_bind_int64(b->statement, b->next, value);
+        sqlite3_bind_int64(cached->statement, index, value);
+    cached->state[index] = state;
+    cached->bound[index] = value;
 }
 
+static void bind_int(struct binder *b, int64_t value)
+{
+    bind_cached_int(b->cached, ++b->next, value);
+}
+
+/* Text is always bound again: the same pointer may hold another string by the next row. */
 static void bind_text(struct binder *b, const char *value)
 {
     b->next++;
+    b->cached->state[b->next] = BOUND_UNKNOWN;
     if (value)
         sqlite3_bind_text(b->statement, b->next, value, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(b->statement, b->next);
 }
 
+/* Bindings are left in place after the step (no sqlite3_clear_bindings): the next row binds only
+ * what changed. */
 static int run_insert(store *s, struct binder *b, error_info *err, const char *what)
 {
     int rc = sqlite3_step(b->statement);
     sqlite3_reset(b->statement);
-    sqlite3_clear_bindings(b->statement);
     if (rc != SQLITE_DONE)
         return sql_error(s, err, what);
     return store_maybe_commit(s, err);
 }
 
 #define BEGIN_INSERT(slot)                                                                                        \
-    struct binder b = {statement(s, slot, err), 0};                                                              \
-    if (!b.statement)                                                                                            \
+    struct binder b = {cached_statement(s, slot, err), NULL, 0};                                                 \
+    if (!b.cached)                                                                                               \
+        return -1;                                                                                               \
+    b.statement = b.cached->statement;
+
+/* --- STORE_BATCHED_INSERTS: numeric rows written BATCH_STATEMENT_ROWS per statement --- */
+
+/* "INSERT INTO t VALUES (?,?)" repeated: "INSERT INTO t VALUES (?,?),(?,?),..." */
+static char *multi_row_sql(const char *single_row_sql, int rows)
+{
+    const char *group = strchr(strstr(single_row_sql, "VALUES"), '(');
+    size_t prefix = (size_t)(group - single_row_sql), group_length = strlen(group);
+    char *sql = malloc(prefix + (size_t)rows * (group_length + 1) + 1);
+    if (!sql)
+        return NULL;
+    memcpy(sql, single_row_sql, prefix);
+    char *end = sql + prefix;
+    for (int row = 0; row < rows; row++) {
+        if (row)
+            *end++ = ',';
+        memcpy(end, group, group_length);
+        end += group_length;
+    }
+    *end = '\0';
+    return sql;
+}
+
+/* Runs the rows waiting for slot (each width numbers) through the multi-row statement, or one
+ * by one when fewer than a full statement wait. */
+static int flush_pending_slot(store *s, enum statement_slot slot, int width, error_info *err)
+{
+    int rows = s->pending_rows[slot];
+    if (rows == 0)
+        return 0;
+    s->pending_rows[slot] = 0;
+    struct cached_statement *cached = NULL;
+    int rows_per_statement = 1;
+    if (rows == BATCH_STATEMENT_ROWS) {
+        cached = &s->batch_statements[slot];
+        rows_per_statement = BATCH_STATEMENT_ROWS;
+        if (!cached->statement) {
+            char *sql = multi_row_sql(statement_sql[slot], BATCH_STATEMENT_ROWS);
+            int status = sql ? prepare_cached(s, sql, cached, err)
+                             : error_set(err, "cannot prepare a statement in '%s': out of memory", s->path);
+            free(sql);
+            if (status != 0)
+                return -1;
+        }
+    } else if (!(cached = cached_statement(s, slot, err))) {
         return -1;
+    }
+    for (int first = 0; first < rows; first += rows_per_statement) {
+        const int64_t *numbers = s->pending[slot] + (size_t)first * width;
+        for (int i = 0; i < rows_per_statement * width; i++)
+            bind_cached_int(cached, i + 1, numbers[i]);
+        int rc = sqlite3_step(cached->statement);
+        sqlite3_reset(cached->statement);
+        if (rc != SQLITE_DONE)
+            return sql_error(s, err, "insert rows");
+    }
+    /* A kernel rowid handed out must be the one SQLite gave (collectives point at it). */
+    if (slot == SLOT_KERNEL && sqlite3_last_insert_rowid(s->db) != s->next_kernel_rowid - 1)
+        return error_set(err, "cannot insert kernels in '%s': rowids out of sequence", s->path);
+    return 0;
+}
+
+static int row_width(enum statement_slot slot)
+{
+    const char *group = strrchr(statement_sql[slot], '(');
+    int width = 0;
+    for (; *group; group++)
+        width += *group == '?';
+    return width;
+}
+
+static int flush_pending(store *s, error_info *err)
+{
+    for (int slot = 0; slot < SLOT_COUNT; slot++)
+        if (s->pending_rows[slot] && flush_pending_slot(s, (enum statement_slot)slot, row_width(slot), err) != 0)
+            return -1;
+    return 0;
+}
+
+/* Inserts one row of width integers into slot: at once, or (STORE_BATCHED_INSERTS) queued. */
+static int insert_numbers(store *s, enum statement_slot slot, const int64_t *numbers, int width, error_info *err,
+                          const char *what)
+{
+    if (!s->batched) {
+        BEGIN_INSERT(slot);
+        for (int i = 0; i < width; i++)
+            bind_int(&b, numbers[i]);
+        return run_insert(s, &b, err, what);
+    }
+    if (!s->pending[slot] &&
+        !(s->pending[slot] = malloc(sizeof(int64_t) * BATCH_STATEMENT_ROWS * (size_t)width)))
+        return error_set(err, "cannot %s in '%s': out of memory", what, s->path);
+    memcpy(s->pending[slot] + (size_t)s->pending_rows[slot] * width, numbers, sizeof(int64_t) * (size_t)width);
+    if (++s->pending_rows[slot] == BATCH_STATEMENT_ROWS && flush_pending_slot(s, slot, width, err) != 0)
+        return -1;
+    return store_maybe_commit(s, err);
+}
+
+/* insert_numbers for the array `numbers` of the calling insert function. */
+#define INSERT_NUMBERS(slot, what) insert_numbers(s, slot, numbers, (int)(sizeof numbers / sizeof numbers[0]), err, what)
+
+/* Batched kernels get their rowid now, before SQLite writes them: the next after the largest in
+ * the table, which is the rowid SQLite itself gives a row inserted without one (SQLite docs,
+ * "ROWIDs and the INTEGER PRIMARY KEY"); flush_pending checks it. */
+static int64_t next_kernel_rowid(store *s)
+{
+    if (s->next_kernel_rowid == 0) {
+        sqlite3_stmt *query = NULL;
+        s->next_kernel_rowid = 1;
+        if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM kernels", -1, &query, NULL) ==
+                SQLITE_OK &&
+            sqlite3_step(query) == SQLITE_ROW)
+            s->next_kernel_rowid = sqlite3_column_int64(query, 0);
+        sqlite3_finalize(query);
+    }
+    return s->next_kernel_rowid++;
+}
 
 int store_insert_process(store *s, struct store_process *row, error_info *err)
 {
@@ -555,7 +742,6 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
         return -1;
-    BEGIN_INSERT(SLOT_KERNEL);
     const int64_t numbers[] = {
         row->process_id, row->device_id, row->context_id, row->stream_id, row->correlation_id, row->start_ns,
         row->end_ns, row->queued_ns, row->submitted_ns, row->grid_x, row->grid_y, row->grid_z, row->block_x,
@@ -564,61 +750,46 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
         row->local_memory_total_bytes, row->shared_memory_executed_bytes, row->shared_memory_config,
         row->launch_type, row->is_device_launched, row->graph_id, row->graph_node_id, row->channel_id,
         row->channel_type, row->priority, name_id};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        bind_int(&b, numbers[i]);
-    int rc = sqlite3_step(b.statement);
-    sqlite3_reset(b.statement);
-    if (rc != SQLITE_DONE)
-        return sql_error(s, err, "insert a kernel");
+    int64_t new_rowid = s->batched ? next_kernel_rowid(s) : 0;
+    if (INSERT_NUMBERS(SLOT_KERNEL, "insert a kernel") != 0)
+        return -1;
     if (rowid)
-        *rowid = sqlite3_last_insert_rowid(s->db);
-    return store_maybe_commit(s, err);
+        *rowid = s->batched ? new_rowid : sqlite3_last_insert_rowid(s->db);
+    return 0;
 }
 
 int store_insert_memcpy(store *s, const struct store_memcpy *row, error_info *err)
 {
-    BEGIN_INSERT(SLOT_MEMCPY);
     const int64_t numbers[] = {row->process_id, row->device_id, row->context_id, row->stream_id,
                                row->correlation_id, row->start_ns, row->end_ns, row->copy_kind, row->src_kind,
                                row->dst_kind, row->bytes, row->src_device_id, row->dst_device_id, row->is_async,
                                row->channel_id, row->channel_type,
                                row->copy_count == STORE_NULL ? 1 : row->copy_count, row->graph_id,
                                row->graph_node_id};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        bind_int(&b, numbers[i]);
-    return run_insert(s, &b, err, "insert a memcpy");
+    return INSERT_NUMBERS(SLOT_MEMCPY, "insert a memcpy");
 }
 
 int store_insert_memset(store *s, const struct store_memset *row, error_info *err)
 {
-    BEGIN_INSERT(SLOT_MEMSET);
     const int64_t numbers[] = {row->process_id, row->device_id, row->context_id, row->stream_id,
                                row->correlation_id, row->start_ns, row->end_ns, row->value, row->bytes,
                                row->memory_kind, row->is_async, row->channel_id, row->channel_type, row->graph_id,
                                row->graph_node_id};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        bind_int(&b, numbers[i]);
-    return run_insert(s, &b, err, "insert a memset");
+    return INSERT_NUMBERS(SLOT_MEMSET, "insert a memset");
 }
 
 int store_insert_synchronization(store *s, const struct store_synchronization *row, error_info *err)
 {
-    BEGIN_INSERT(SLOT_SYNC);
     const int64_t numbers[] = {row->process_id, row->context_id, row->stream_id, row->event_id,
                                row->sync_type, row->correlation_id, row->start_ns, row->end_ns};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        bind_int(&b, numbers[i]);
-    return run_insert(s, &b, err, "insert a synchronization");
+    return INSERT_NUMBERS(SLOT_SYNC, "insert a synchronization");
 }
 
 int store_insert_cuda_event(store *s, const struct store_cuda_event *row, error_info *err)
 {
-    BEGIN_INSERT(SLOT_CUDA_EVENT);
     const int64_t numbers[] = {row->process_id, row->device_id,      row->context_id, row->stream_id,
                                row->event_id,   row->correlation_id, row->record_ns};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        bind_int(&b, numbers[i]);
-    return run_insert(s, &b, err, "insert a CUDA event");
+    return INSERT_NUMBERS(SLOT_CUDA_EVENT, "insert a CUDA event");
 }
 
 int store_insert_api_call(store *s, const struct store_api_call *row, error_info *err)
@@ -626,12 +797,9 @@ int store_insert_api_call(store *s, const struct store_api_call *row, error_info
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
         return -1;
-    BEGIN_INSERT(SLOT_API);
     const int64_t numbers[] = {row->process_id, row->thread_id,  row->api_domain,  row->callback_id, name_id,
                                row->correlation_id, row->start_ns, row->end_ns, row->return_value};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        bind_int(&b, numbers[i]);
-    return run_insert(s, &b, err, "insert an API call");
+    return INSERT_NUMBERS(SLOT_API, "insert an API call");
 }
 
 int store_insert_nvtx(store *s, const struct store_nvtx *row, error_info *err)
@@ -640,13 +808,10 @@ int store_insert_nvtx(store *s, const struct store_nvtx *row, error_info *err)
     int64_t domain_id = row->domain ? store_intern(s, row->domain, err) : STORE_NULL;
     if (message_id == 0 || domain_id == 0)
         return -1;
-    BEGIN_INSERT(SLOT_NVTX);
     const int64_t numbers[] = {row->process_id, row->thread_id, row->device_id, row->stream_id,
                                row->kind,       domain_id,      message_id,     row->category,
                                row->color,      row->start_ns,  row->end_ns,    row->depth};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
-        bind_int(&b, numbers[i]);
-    return run_insert(s, &b, err, "insert an NVTX range");
+    return INSERT_NUMBERS(SLOT_NVTX, "insert an NVTX range");
 }
 
 int store_insert_collective(store *s, const struct store_collective *row, error_info *err)

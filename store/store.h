@@ -57,9 +57,15 @@ enum {
 /* store_create flags */
 enum {
     STORE_OVERWRITE = 1,    /* replace an existing file instead of failing */
-    STORE_FAST_UNSAFE = 2   /* synchronous=OFF: for per-process collector files and temporaries */
+    STORE_FAST_UNSAFE = 2,  /* synchronous=OFF: for per-process collector files and temporaries */
+    /* Numeric rows (kernels, memcpys, memsets, synchronizations, cuda_events, api_calls, nvtx)
+     * wait in the store and are written 32 per INSERT; they reach the database at store_commit
+     * (also the one store_maybe_commit makes), store_finalize or store_close, so read this file
+     * only after one of those. For writers that only write: the collector's per-process files. */
+    STORE_BATCHED_INSERTS = 4
 };
 
+/* A store is used by one thread at a time (its SQLite connection is opened without a mutex). */
 typedef struct store store;
 
 /* Creates a new, empty trace at path with the schema and meta rows (schema_version,

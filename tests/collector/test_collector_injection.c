@@ -1,10 +1,19 @@
 /* The collector never stops the workload: loaded as CUDA would load it and initialised with an
  * output folder it cannot write, InitializeInjection still reports success and the program goes
- * on (docs/security.md). Runs without a GPU: recording fails before CUPTI is touched. */
+ * on (docs/security.md). Runs without a GPU: recording fails before CUPTI is touched. Also: the
+ * library exports NVTX's injection entry and forwards it to its own libcupti. */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
+
+/* NVTX's export-table getter; CUPTI asks it for tables only when NVTX is first used. */
+static const void *no_export_table(uint32_t export_table_id)
+{
+    (void)export_table_id;
+    return NULL;
+}
 
 int main(void)
 {
@@ -20,6 +29,14 @@ int main(void)
     int (*initialize)(void) = (int (*)(void))dlsym(collector, "InitializeInjection");
     CHECK(initialize != NULL);
     CHECK(dlsym(collector, "store_create") == NULL); /* the store inside is not exported */
+    /* NVTX_INJECTION64_PATH names the collector: its InitializeInjectionNvtx2 hands NVTX to the
+     * libcupti the collector is linked to (1 is CUPTI's answer; the collector's own failure, no
+     * such libcupti symbol, would be 0). */
+    int (*initialize_nvtx)(const void *(*)(uint32_t)) =
+        (int (*)(const void *(*)(uint32_t)))dlsym(collector, "InitializeInjectionNvtx2");
+    CHECK(initialize_nvtx != NULL);
+    if (initialize_nvtx)
+        CHECK_INT(initialize_nvtx(no_export_table), 1);
     setenv("OVERLAPSCOPE_OUTPUT_DIR", "/nonexistent/overlapscope/folder", 1);
     if (initialize)
         CHECK_INT(initialize(), 1);

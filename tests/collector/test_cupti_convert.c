@@ -153,6 +153,25 @@ static void convert_streams_and_contexts(cupti_convert *converter, sqlite3 *db)
     CHECK_INT(count(db, "SELECT COUNT(*) FROM streams WHERE stream_id = 90"), 0);
 }
 
+#define STREAM_COLUMNS                                                                                            \
+    "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, priority,"     \
+    " flags FROM streams "
+
+/* The launch callbacks found per-thread default streams (launch_watch.h): stream 13 has a stream
+ * record and keeps what it said; stream 21 never had one and gets a row; stream 91 is of a context
+ * never described and waits for finish like any stream there. */
+static void mark_per_thread_streams(cupti_convert *converter, sqlite3 *db)
+{
+    error_info err;
+    CHECK_INT(cupti_convert_mark_per_thread_default(converter, 1, 13, &err), 0);
+    CHECK_INT(cupti_convert_mark_per_thread_default(converter, 1, 21, &err), 0);
+    CHECK_INT(cupti_convert_mark_per_thread_default(converter, 9, 91, &err), 0);
+    CHECK_ROW(db, STREAM_COLUMNS "WHERE stream_id = 13", 1, 0, 1, 13, 0, 1, -2, 2);
+    CHECK_ROW(db, STREAM_COLUMNS "WHERE stream_id = 21", 1, 0, 1, 21, 0, 1, NUL, NUL);
+    CHECK_INT(count(db, "SELECT COUNT(*) FROM streams WHERE stream_id = 91"), 0);
+    CHECK_INT(count(db, "SELECT COUNT(*) FROM streams WHERE is_per_thread_default = 1"), 2);
+}
+
 static void convert_device(cupti_convert *converter, sqlite3 *db)
 {
     CUpti_ActivityDevice5 device;
@@ -445,12 +464,15 @@ int main(void)
     convert_api_calls(converter, db);
     convert_nvtx(converter, db);
 
+    mark_per_thread_streams(converter, db);
+
     CUpti_Activity overhead = {.kind = CUPTI_ACTIVITY_KIND_OVERHEAD};
     CHECK_INT(cupti_convert_record(converter, &overhead, &err), 0);
     CHECK_INT(cupti_convert_finish(converter, &err), 0);
     /* At finish: the orphan stream with device NULL; open ranges end at the last time seen
      * (the copy's end, 33000100 is later... the latest end of any record). */
     CHECK_ROW(db, "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, priority, flags FROM streams WHERE stream_id = 90", 1, NUL, 9, 90, 1, 0, 0, 3);
+    CHECK_ROW(db, STREAM_COLUMNS "WHERE stream_id = 91", 1, NUL, 9, 91, 0, 1, NUL, NUL);
     CHECK_ROW(db, "SELECT n.start_ns, n.end_ns, n.depth, n.kind FROM nvtx n JOIN strings m ON m.id = n.message_id"
                   " WHERE m.value = 'never closed'",
               40000, 33000100, 0, STORE_NVTX_PUSH_POP);
@@ -467,10 +489,11 @@ int main(void)
     CHECK_INT(counts->api_calls, 3);
     CHECK_INT(counts->devices, 1);
     CHECK_INT(counts->contexts, 1);
-    CHECK_INT(counts->streams, 4);
+    CHECK_INT(counts->streams, 6);
     CHECK_INT(counts->nvtx, 6);
     CHECK_INT(counts->skipped_records, 1);
-    CHECK_INT(count(db, "SELECT COUNT(*) FROM streams"), 4);
+    CHECK_INT(counts->foreign_records, 1); /* the OVERHEAD record: a kind the collector never enables */
+    CHECK_INT(count(db, "SELECT COUNT(*) FROM streams"), 6);
 
     /* --no-nccl: the same NCCL kernel, no collective. */
     cupti_convert *quiet = cupti_convert_new(trace, process.process_id, NULL, NULL);

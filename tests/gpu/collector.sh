@@ -44,12 +44,16 @@ PY
     if [ "$verdict" = ok ]; then record_result PASS "$name" "every check held"; else record_result FAIL "$name" "$verdict"; fi
 }
 
+started=$(date +%s)
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 echo "== $(nvidia-smi -L 2>/dev/null | head -2 | tr '\n' ' ') ($gpus GPUs); overlapscope $os"
 "$os" --version >"$out/version.txt" 2>&1
 
 echo "== build the CUDA test programs"
-if timeout 120 "$nvcc" -arch="$arch" -O2 -o "$out/collector_smoke" "$here/collector_smoke.cu" -ldl >"$out/nvcc.log" 2>&1 &&
+cuda_root=$(cd "$(dirname "$nvcc")/.." && pwd)
+cupti_flags=(-I"$cuda_root/include" -I"$cuda_root/extras/CUPTI/include" -L"$cuda_root/lib64" -L"$cuda_root/extras/CUPTI/lib64" -lcupti
+             -Xlinker -rpath -Xlinker "$cuda_root/lib64" -Xlinker -rpath -Xlinker "$cuda_root/extras/CUPTI/lib64")
+if timeout 120 "$nvcc" -arch="$arch" -O2 -o "$out/collector_smoke" "$here/collector_smoke.cu" "${cupti_flags[@]}" -ldl >"$out/nvcc.log" 2>&1 &&
    timeout 120 "$nvcc" -arch="$arch" -O2 -o "$out/overhead_kernels" "$here/overhead_kernels.cu" >>"$out/nvcc.log" 2>&1; then
     record_result PASS build "nvcc -arch=$arch"
 else
@@ -83,12 +87,32 @@ no warnings: SELECT COUNT(*) FROM warnings => v == 0
 exit status: SELECT value FROM meta WHERE key = 'exit_status' => v == '0'
 "
 
-echo "== 2. PyTorch, two streams"
+echo "== 1b. per-thread default stream (workloads default_stream_ptds and default_stream, 3 reps each)"
+workloads=$(dirname "$(dirname "$os")")/workloads
+if [ -x "$workloads/default_stream_ptds" ]; then
+    timeout 60 "$os" record --force -o "$out/ptds.db" -- "$workloads/default_stream_ptds" --spin-us 200 >"$out/ptds.log" 2>&1
+    check ptds "$out/ptds.db" "
+per-thread stream row: SELECT COUNT(*) FROM streams WHERE is_per_thread_default = 1 => v == 1
+not also legacy: SELECT COUNT(*) FROM streams WHERE is_per_thread_default = 1 AND is_legacy_default = 1 => v == 0
+handle-0 kernels on it: SELECT COUNT(*) FROM kernels k JOIN streams s USING (process_id, context_id, stream_id) WHERE s.is_per_thread_default = 1 => v == 3
+created-stream kernels not on it: SELECT COUNT(*) FROM kernels k JOIN streams s USING (process_id, context_id, stream_id) WHERE s.is_per_thread_default = 0 => v == 6
+"
+    timeout 60 "$os" record --force -o "$out/legacy.db" -- "$workloads/default_stream" --spin-us 200 >"$out/legacy.log" 2>&1
+    check legacy-default "$out/legacy.db" "
+no per-thread stream: SELECT COUNT(*) FROM streams WHERE is_per_thread_default = 1 => v == 0
+handle-0 kernels on the legacy stream: SELECT COUNT(*) FROM kernels k JOIN streams s USING (process_id, context_id, stream_id) WHERE s.is_legacy_default = 1 => v == 3
+"
+else
+    record_result FAIL ptds "no $workloads/default_stream_ptds (stage with tests/gpu/stage.sh)"
+fi
+
+echo "== 2. PyTorch, two streams, NVTX ranges step0..step4 from torch.cuda.nvtx"
 timeout 90 "$os" record --force -o "$out/torch_streams.db" -- "$py" "$here/torch_two_streams.py" >"$out/torch_streams.log" 2>&1
 check torch-two-streams "$out/torch_streams.db" "
 kernels: SELECT COUNT(*) FROM kernels => v >= 10
 streams: SELECT COUNT(DISTINCT stream_id) FROM kernels => v >= 2
-nvtx: SELECT COUNT(*) FROM nvtx n JOIN strings s ON s.id = n.message_id WHERE s.value LIKE 'step%' => v == 5
+nvtx steps: SELECT COUNT(*) FROM nvtx n JOIN strings s ON s.id = n.message_id WHERE s.value IN ('step0','step1','step2','step3','step4') AND n.kind = 1 => v == 5
+nvtx forwarded: SELECT COUNT(*) FROM warnings WHERE code = 'nvtx-unavailable' => v == 0
 dropped: SELECT SUM(dropped_records) FROM processes => v == 0
 "
 
@@ -115,14 +139,44 @@ else
     record_result SKIP ddp-2-ranks "needs 2 GPUs ($gpus here)"
 fi
 
-echo "== 4. torch.profiler active"
+echo "== 4a. torch.profiler active inside the recorded process (41 kernels: randn, 20 x matmul+tanh)"
+# What is true depends on who holds CUPTI (docs/collector.md): the collector subscribes first, so on
+# CUDA 13 Kineto's cuptiSubscribe is refused and OUR trace is complete while the profiler's is not;
+# if Kineto takes the activity buffers instead, our trace misses kernels and must say so.
 timeout 90 "$os" record --force -o "$out/profiler.db" -- "$py" "$here/torch_profiler_active.py" >"$out/profiler.log" 2>&1
-check competing-profiler "$out/profiler.db" "
-warning: SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler' => v >= 1
+verdict=$("$py" - "$out/profiler.db" "$out/profiler.log" <<'PY' 2>&1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+log = open(sys.argv[2]).read()
+kernels = db.execute("SELECT COUNT(*) FROM kernels").fetchone()[0]
+codes = [r[0] for r in db.execute("SELECT code FROM warnings")]
+competing = codes.count("competing-profiler")
+refused = codes.count("profiler-refused")
+meta = db.execute("SELECT value FROM meta WHERE key = 'competing_profiler'").fetchone()
+if kernels >= 41:
+    if competing:
+        print(f"FAIL complete trace ({kernels} kernels) but a competing-profiler warning: a false alarm")
+    elif refused:
+        print(f"PASS our trace complete ({kernels} kernels); the refused profiler was detected and reported")
+    else:
+        print(f"PASS our trace complete ({kernels} kernels); CUPTI sent no notice of the refused profiler (not detectable, as documented)")
+else:
+    ok = competing and meta and meta[0] == "1" and "overlapscope import" in log
+    print(("PASS" if ok else "FAIL") + f" our trace lacks kernels ({kernels} of 41); warning {competing}, meta {meta}, import suggested: {'overlapscope import' in log}")
+PY
+)
+case $verdict in PASS*|FAIL*) ;; *) verdict="FAIL no verdict: $verdict" ;; esac
+record_result "${verdict%% *}" competing-profiler "${verdict#* }"
+
+echo "== 4b. another client takes CUPTI's activity callbacks after the collector (CUDA 12 Kineto's way)"
+timeout 60 "$os" record --force -o "$out/stolen.db" -- "$out/collector_smoke" --steal-activity-callbacks >"$out/stolen.log" 2>&1
+check stolen-callbacks "$out/stolen.db" "
+warning: SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler' => v == 1
 meta: SELECT value FROM meta WHERE key = 'competing_profiler' => v == '1'
+kernels missing: SELECT COUNT(*) FROM kernels => v < 200
 "
-grep -q "import" "$out/profiler.log" && record_result PASS competing-message "record suggested 'overlapscope import'" \
-    || record_result FAIL competing-message "no import suggestion in profiler.log"
+grep -q "warning: another profiler.*overlapscope import" "$out/stolen.log" && record_result PASS stolen-message "record named the cause and suggested 'overlapscope import'" \
+    || record_result FAIL stolen-message "no one-line warning with 'overlapscope import' in stolen.log"
 
 echo "== 5. signal: SIGTERM to record mid-run, trace still written"
 timeout 60 "$os" record --force -o "$out/term.db" -- "$py" -c "import torch,time; a=torch.ones(1,device='cuda'); torch.cuda.synchronize(); time.sleep(30)" >"$out/term.log" 2>&1 &
@@ -133,22 +187,60 @@ kernel: SELECT COUNT(*) FROM kernels => v >= 1
 status: SELECT value FROM meta WHERE key = 'exit_status' => v == '143'
 "
 
-echo "== 6. overhead: 100k tiny kernels, plain vs recorded (in-program loop time, best of 3)"
-best() { sort -n | head -1; }
-plain=$(for i in 1 2 3; do timeout 60 "$out/overhead_kernels" 100000 | awk '{print $2}'; done | best)
-recorded=$(for i in 1 2 3; do timeout 60 "$os" record --force -o "$out/overhead.db" -- "$out/overhead_kernels" 100000 2>>"$out/overhead.log" | awk '{print $2}'; done | best)
-recorded_noapi=$(for i in 1 2 3; do timeout 60 "$os" record --force --no-api -o "$out/overhead_noapi.db" -- "$out/overhead_kernels" 100000 2>>"$out/overhead.log" | awk '{print $2}'; done | best)
-ratio=$("$py" -c "print(f'{$recorded/$plain:.3f}')" 2>/dev/null || echo "?")
-ratio_noapi=$("$py" -c "print(f'{$recorded_noapi/$plain:.3f}')" 2>/dev/null || echo "?")
-echo "plain $plain s, recorded $recorded s (ratio $ratio), --no-api $recorded_noapi s (ratio $ratio_noapi)" | tee "$out/overhead.txt"
+# Wall time of the program's own launch loop (after warm-up), best of N; prints seconds.
+loop_time() { # N COMMAND...
+    local n=$1; shift
+    for _ in $(seq "$n"); do timeout 120 "$@" 2>>"$out/overhead.log" | awk '/loop_seconds/ {print $2}'; done | sort -n | head -1
+}
+ratio() { "$py" -c "print(f'{$1/$2:.3f}')" 2>/dev/null || echo "?"; }
+
+echo "== 6. overhead, launch-bound: 100k tiny kernels (~2 us each), plain vs recorded, best of 3"
+plain=$(loop_time 3 "$out/overhead_kernels" 100000 launch)
+recorded=$(loop_time 3 "$os" record --force -o "$out/overhead.db" -- "$out/overhead_kernels" 100000 launch)
+recorded_noapi=$(loop_time 3 "$os" record --force --no-api -o "$out/overhead_noapi.db" -- "$out/overhead_kernels" 100000 launch)
+# What the collector's own launch callback costs: the same without it (diagnostic setting).
+recorded_nocb=$(OVERLAPSCOPE_LAUNCH_CALLBACKS=0 loop_time 3 "$os" record --force -o "$out/overhead_nocb.db" -- "$out/overhead_kernels" 100000 launch)
+launch_ratio=$(ratio "$recorded" "$plain"); launch_ratio_noapi=$(ratio "$recorded_noapi" "$plain")
+launch_ratio_nocb=$(ratio "$recorded_nocb" "$plain")
+echo "launch-bound: plain $plain s, recorded $recorded s (ratio $launch_ratio), --no-api $recorded_noapi s (ratio $launch_ratio_noapi), launch callbacks off $recorded_nocb s (ratio $launch_ratio_nocb)" | tee "$out/overhead.txt"
 check overhead-trace "$out/overhead.db" "
 kernels: SELECT COUNT(*) FROM kernels => v == 101000
 dropped: SELECT SUM(dropped_records) FROM processes => v == 0
 "
-if "$py" -c "import sys; sys.exit(0 if $ratio <= 1.03 else 1)" 2>/dev/null; then
-    record_result PASS overhead "ratio $ratio (target <= 1.03); --no-api $ratio_noapi"
+
+echo "== 7. overhead, GPU-bound: 100k kernels of 25 us each, plain vs recorded, best of 2"
+gpu_plain=$(loop_time 2 "$out/overhead_kernels" 100000 gpu 25)
+gpu_recorded=$(loop_time 2 "$os" record --force -o "$out/overhead_gpu.db" -- "$out/overhead_kernels" 100000 gpu 25)
+gpu_ratio=$(ratio "$gpu_recorded" "$gpu_plain")
+echo "GPU-bound: plain $gpu_plain s, recorded $gpu_recorded s (ratio $gpu_ratio)" | tee -a "$out/overhead.txt"
+check overhead-gpu-trace "$out/overhead_gpu.db" "
+kernels: SELECT COUNT(*) FROM kernels => v == 101000
+dropped: SELECT SUM(dropped_records) FROM processes => v == 0
+"
+# Issue 2.8's target (<= 1.03) is for what a training job looks like: GPU-bound. The launch-bound
+# ratio is the worst case, reported as measured: CUPTI's own per-kernel cost dominates it.
+if "$py" -c "import sys; sys.exit(0 if $gpu_ratio <= 1.03 else 1)" 2>/dev/null; then
+    record_result PASS overhead-gpu-bound "ratio $gpu_ratio (target <= 1.03)"
 else
-    record_result FAIL overhead "ratio $ratio (target <= 1.03); --no-api $ratio_noapi"
+    record_result FAIL overhead-gpu-bound "ratio $gpu_ratio (target <= 1.03)"
+fi
+record_result INFO overhead-launch-bound "ratio $launch_ratio, --no-api $launch_ratio_noapi, callbacks off $launch_ratio_nocb (worst case; no target)"
+
+echo "== 8. burst: 1M tiny kernels as fast as they launch, default buffers (then bigger ones if that dropped)"
+timeout 120 "$os" record --force -o "$out/burst.db" -- "$out/overhead_kernels" 1000000 launch >"$out/burst.log" 2>&1
+burst_rate=$(awk '/loop_seconds/ {printf "%.0f", $4/$2}' "$out/burst.log")
+echo "burst: ${burst_rate:-?} kernels/s launched while recorded" | tee -a "$out/overhead.txt"
+check burst-default "$out/burst.db" "
+kernels: SELECT COUNT(*) FROM kernels => v == 1001000
+dropped: SELECT SUM(dropped_records) FROM processes => v == 0
+"
+if [[ ${results[-1]} == FAIL* ]]; then
+    timeout 120 "$os" record --force --buffer-mb 32 --buffers 64 --device-buffer-mb 32 -o "$out/burst_big.db" -- \
+        "$out/overhead_kernels" 1000000 launch >"$out/burst_big.log" 2>&1
+    check burst-bigger-buffers "$out/burst_big.db" "
+kernels: SELECT COUNT(*) FROM kernels => v == 1001000
+dropped: SELECT SUM(dropped_records) FROM processes => v == 0
+"
 fi
 
 for db in "$out"/*.db; do "$os" info "$db" >"${db%.db}.info.txt" 2>&1; done
@@ -156,5 +248,6 @@ echo
 echo "== summary"
 failed=0
 for line in "${results[@]}"; do echo "$line"; [[ $line == FAIL* ]] && failed=1; done
+echo "took $(( $(date +%s) - started )) s"
 [ $failed -eq 0 ] && echo "ALL PASS" || echo "SOME FAILED (logs and traces in $out)"
 exit $failed

@@ -42,6 +42,17 @@ out=$("$os" record -o "$dir" -- true 2>&1); expect "output is a folder" 2 "is a 
 out=$("$os" record -o "$dir/env.db" -- sh -c 'env > "$0"; exit 3' "$dir/env.txt" 2>&1); expect "job status" 3 "wrote $dir/env.db: 0 processes" $? "$out"
 grep -q "^CUDA_INJECTION64_PATH=$(dirname "$(dirname "$(readlink -f "$os")")")/collector/liboverlapscope-collector.so$" "$dir/env.txt" \
     && pass=$((pass+1)) || { echo "FAILED: CUDA_INJECTION64_PATH: $(grep INJECTION "$dir/env.txt")"; fail=$((fail+1)); }
+# NVTX's injection is the collector too (it forwards to its own libcupti: collector.c).
+grep -q "^NVTX_INJECTION64_PATH=$(dirname "$(dirname "$(readlink -f "$os")")")/collector/liboverlapscope-collector.so$" "$dir/env.txt" \
+    && pass=$((pass+1)) || { echo "FAILED: NVTX_INJECTION64_PATH: $(grep NVTX "$dir/env.txt")"; fail=$((fail+1)); }
+grep -q "^OVERLAPSCOPE_BUFFER_COUNT=" "$dir/env.txt" && { echo "FAILED: a buffer count set without --buffers"; fail=$((fail+1)); } || pass=$((pass+1))
+"$os" record -o "$dir/buffers.db" --buffer-mb 32 --buffers 16 --device-buffer-mb 64 --kinds kernel -- sh -c 'env > "$0"' "$dir/buffers.txt" 2>/dev/null
+for setting in OVERLAPSCOPE_BUFFER_BYTES=33554432 OVERLAPSCOPE_BUFFER_COUNT=16 OVERLAPSCOPE_DEVICE_BUFFER_BYTES=67108864 OVERLAPSCOPE_KINDS=kernel; do
+    grep -qx "$setting" "$dir/buffers.txt" && pass=$((pass+1)) || { echo "FAILED: $setting not in the job's environment"; fail=$((fail+1)); }
+done
+grep -q "^NVTX_INJECTION64_PATH=" "$dir/buffers.txt" && { echo "FAILED: NVTX injection set without nvtx in --kinds"; fail=$((fail+1)); } || pass=$((pass+1))
+out=$("$os" record --buffers 0 -- true 2>&1); expect "bad buffer count" 2 "--buffers expects a whole number" $? "$out"
+out=$("$os" record --device-buffer-mb x -- true 2>&1); expect "bad device buffer" 2 "--device-buffer-mb expects" $? "$out"
 grep -q "^OVERLAPSCOPE_OUTPUT_DIR=$dir/.overlapscope-record-" "$dir/env.txt" && pass=$((pass+1)) || { echo "FAILED: run folder: $(grep OUTPUT_DIR "$dir/env.txt")"; fail=$((fail+1)); }
 ls -a "$dir" | grep -q overlapscope-record- && { echo "FAILED: the run folder was left behind"; fail=$((fail+1)); } || pass=$((pass+1))
 out=$("$os" info "$dir/env.db" 2>&1); expect "info of the result" 0 "no-process" $? "$out"
