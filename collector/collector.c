@@ -26,6 +26,7 @@
 #include "collector_options.h"
 #include "collector_writer.h"
 #include "cupti_convert.h"
+#include "nccl_profiler.h"
 #include "process_file.h"
 
 #define EXPORTED __attribute__((visibility("default")))
@@ -248,6 +249,8 @@ static void CUPTIAPI on_launch(void *userdata, CUpti_CallbackDomain domain, CUpt
     const CUpti_CallbackData *call = data;
     if (call->callbackSite == CUPTI_API_ENTER)
         atomic_fetch_add(&collector.launches_seen, 1);
+    else /* exits come innermost first: the last is the outer call, whose id the kernel record has */
+        nccl_profiler_note_launch(call->correlationId);
 }
 
 static void subscribe_to_launches(void)
@@ -304,6 +307,15 @@ static void detect_competing_profiler(void)
 
 /* --- starting and finishing --- */
 
+/* The thread id CUPTI writes into API records (pthread_self unless cuptiSetThreadIdType chose
+ * SYSTEM, cupti_activity.h), so NCCL events and API records of one thread compare equal. */
+static int64_t cupti_thread_id(void)
+{
+    CUpti_ActivityThreadIdType type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+    cuptiGetThreadIdType(&type);
+    return type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ? (int64_t)gettid() : (int64_t)(uint32_t)pthread_self();
+}
+
 static int start_recording(error_info *err)
 {
     struct process_identity identity;
@@ -318,6 +330,9 @@ static int start_recording(error_info *err)
         return error_set(err, "out of memory");
     }
     cupti_convert_set_nccl(collector.converter, collector.options.nccl);
+    struct nccl_profiler_hooks nccl_hooks = {.now_ns = now_ns, .thread_id = cupti_thread_id};
+    if (collector.options.nccl && nccl_profiler_start(&nccl_hooks) != 0)
+        add_warning("write-error", "no memory for NCCL profiler events");
     collector.writer = collector_writer_start(collector.file.trace, consume_cupti_buffer, consume_release,
                                               collector.converter, err);
     if (!collector.writer) {
@@ -420,6 +435,10 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
         add_warning("write-error", "some activity records were not written: %s", err.message);
     if (cupti_convert_finish(collector.converter, &err) != 0)
         add_warning("write-error", "%s", err.message);
+    if (collector.options.nccl &&
+        nccl_profiler_write(collector.file.trace, collector.file.process_id, NULL, &err) != 0)
+        add_warning("write-error", "%s", err.message);
+    nccl_profiler_stop();
     detect_competing_profiler();
     write_warnings_and_drops();
     process_file_finish(&collector.file, now_ns(), exit_status, term_signal, collector.dropped_total, NULL);
@@ -514,6 +533,7 @@ static void child_after_fork(void)
     atomic_store(&collector.buffers_completed, 0);
     atomic_store(&collector.buffers_refused, 0);
     atomic_store(&collector.buffers_outstanding, 0);
+    nccl_profiler_forget_after_fork();
     if (!was_active)
         return;
     error_info err;
