@@ -148,8 +148,11 @@ static void print_summary(const char *command, const char *output, const struct 
 /* The job's status as a shell reports it: its exit code, or 128+N when signal N killed it. */
 static int job_exit_status(const char *command, const struct record_job_status *job)
 {
-    if (!job->term_signal)
+    if (!job->term_signal) {
+        if (job->exit_code != 0)
+            fprintf(stderr, "overlapscope: %s: the job exited with status %d\n", command, job->exit_code);
         return job->exit_code;
+    }
     fprintf(stderr, "overlapscope: %s: the job was killed by signal %d (SIG%s)\n", command, job->term_signal,
             sigabbrev_np(job->term_signal) ? sigabbrev_np(job->term_signal) : "?");
     return 128 + job->term_signal;

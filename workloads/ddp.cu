@@ -5,7 +5,10 @@
  * stream (cudaStreamWaitEvent on the bucket's event) while the rest of backward runs; with
  * --no-overlap the all-reduces start after backward. The optimizer waits for the last all-reduce.
  * GEMM grids are capped at --fill of the device's resident capacity, leaving SMs for NCCL's
- * kernels; --saturate launches every tile at once (several waves), so NCCL's kernels queue
+ * kernels. The default, 1/8, is one 256-thread GEMM block per SM (8 fit by threads): an NCCL
+ * block is large (seen on H200 with NCCL 2.28, AllReduce RING_LL: 544 threads x 96 registers =
+ * 52k of the SM's 64k registers, 104 KB shared memory), so with 4 GEMM blocks per SM (40 registers
+ * x 256 threads each) it found no SM with room and waited for a GEMM to drain; --saturate launches every tile at once (several waves), so NCCL's kernels queue
  * behind compute blocks. --comm-priority high gives the communication stream the highest
  * priority (the block scheduler then prefers its blocks).
  * NVTX: "step N" per step and forward/backward/allreduce/optimizer inside.
@@ -257,7 +260,7 @@ static struct wl_checksum verify_same_weights(struct trainer *t)
 
 int main(int argc, char **argv)
 {
-    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 0.5, 0.01};
+    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 0.125, 0.01};
     int nproc = 0;
     const char *id_file = NULL, *comm_priority = "normal";
     const struct wl_option options[] = {
