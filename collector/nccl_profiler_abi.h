@@ -5,7 +5,8 @@
  * ext-profiler/README.md. The layouts below were checked field by field against the debug
  * information of the libnccl.so.2.28.9 shipped with CUDA 13.0 (`ptype /o
  * ncclProfilerEventDescr_v5_t` in gdb); the static assertions in nccl_profiler.c pin every offset
- * we read. Which NCCL looks up which version (it tries the newest symbol first):
+ * we read. Which NCCL looks up which version (it tries the newest symbol first; v5 is the newest
+ * 2.28.9 knows, checked in its binary; the older boundaries are from NCCL's history, unchecked):
  *   2.28        ncclProfiler_v5 (64-bit event type; communicator id, name, nodes, ranks and
  *               rank given to init; CollApi/P2pApi/KernelLaunch/GroupApi events added)
  *   2.26-2.27   ncclProfiler_v4 (8-bit event type; communicator given to init)
