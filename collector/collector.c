@@ -32,6 +32,7 @@
 #include "competing_profiler.h"
 #include "cupti_convert.h"
 #include "launch_watch.h"
+#include "nccl_profiler.h"
 #include "process_file.h"
 
 #define EXPORTED __attribute__((visibility("default")))
@@ -319,6 +320,15 @@ static void mark_per_thread_streams(void)
 
 /* --- starting and finishing --- */
 
+/* The thread id CUPTI writes into API records (pthread_self unless cuptiSetThreadIdType chose
+ * SYSTEM, cupti_activity.h), so NCCL events and API records of one thread compare equal. */
+static int64_t cupti_thread_id(void)
+{
+    CUpti_ActivityThreadIdType type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+    cuptiGetThreadIdType(&type);
+    return type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ? (int64_t)gettid() : (int64_t)(uint32_t)pthread_self();
+}
+
 static int start_recording(error_info *err)
 {
     struct process_identity identity;
@@ -333,6 +343,9 @@ static int start_recording(error_info *err)
         return error_set(err, "out of memory");
     }
     cupti_convert_set_nccl(collector.converter, collector.options.nccl);
+    struct nccl_profiler_hooks nccl_hooks = {.now_ns = now_ns, .thread_id = cupti_thread_id};
+    if (collector.options.nccl && nccl_profiler_start(&nccl_hooks) != 0)
+        add_warning("write-error", "no memory for NCCL profiler events");
     collector.writer = collector_writer_start(collector.file.trace, consume_cupti_buffer, consume_release,
                                               collector.converter, err);
     if (!collector.writer) {
@@ -436,6 +449,10 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
     mark_per_thread_streams();
     if (cupti_convert_finish(collector.converter, &err) != 0)
         add_warning("write-error", "%s", err.message);
+    if (collector.options.nccl &&
+        nccl_profiler_write(collector.file.trace, collector.file.process_id, NULL, &err) != 0)
+        add_warning("write-error", "%s", err.message);
+    nccl_profiler_stop();
     detect_competing_profiler();
     write_warnings_and_drops();
     process_file_finish(&collector.file, now_ns(), exit_status, term_signal, collector.dropped_total, NULL);
@@ -533,6 +550,7 @@ static void child_after_fork(void)
     atomic_store(&collector.buffers_outstanding, 0);
     collector.spare_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     collector.spare_count = 0; /* the parent's spares stay allocated here: a copy of its memory */
+    nccl_profiler_forget_after_fork();
     if (!was_active)
         return;
     error_info err;
@@ -612,6 +630,7 @@ EXPORTED int InitializeInjection(void)
     if (collector_options_from_environment(&collector.options, &err) != 0 || start_recording(&err) != 0)
         return 1; /* no file to report into; `record` says that no process was recorded */
     launch_watch_init(&collector.watch);
+    collector.watch.launch_exited = nccl_profiler_note_launch;
     if (!cupti_ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
                   "cuptiActivityRegisterCallbacks"))
         return 1;

@@ -29,7 +29,9 @@ void launch_watch_reset(struct launch_watch *watch)
     unsigned generation = atomic_load(&watch->generation) + 1;
     CUpti_SubscriberHandle subscriber = watch->subscriber; /* CUPTI keeps calling it in the child */
     int subscribed = watch->subscribed, watching_launches = watch->watching_launches;
+    void (*launch_exited)(uint32_t) = watch->launch_exited;
     launch_watch_init(watch);
+    watch->launch_exited = launch_exited;
     watch->subscriber = subscriber;
     watch->subscribed = subscribed;
     watch->watching_launches = watching_launches;
@@ -112,6 +114,8 @@ static void on_launch(struct launch_watch *watch, CUpti_CallbackDomain domain, C
     if (call->callbackSite != CUPTI_API_EXIT || !call->functionReturnValue ||
         *(const int *)call->functionReturnValue != 0) /* cudaSuccess and CUDA_SUCCESS are 0 */
         return;
+    if (watch->launch_exited)
+        watch->launch_exited(call->correlationId);
     uintptr_t stream = 0;
     int ptsz = 0;
     if (!launch_stream(domain, id, call->functionParams, &stream, &ptsz))

@@ -40,6 +40,11 @@ struct launch_watch {
     CUpti_SubscriberHandle subscriber;
     int subscribed;
     int watching_launches;
+    /* Called at the exit of every successful launch with its correlation id, innermost call first
+     * (a runtime launch's driver call, then the runtime call itself), so the last call a thread
+     * makes names the kernel record's id; NULL: nothing. Set after launch_watch_init; kept by
+     * launch_watch_reset. The NCCL profiler plugin uses it to link collectives to kernels. */
+    void (*launch_exited)(uint32_t correlation_id);
 };
 
 /* Initialises watch (all counts zero). */

@@ -162,6 +162,12 @@ int record_set_environment(const struct record_settings *settings, error_info *e
         if (set_variable(sizes[i].name, number, err) != 0)
             return -1;
     }
+    /* NCCL (>= 2.25) loads the collector as its profiler plugin for collective details
+     * (collector/nccl_profiler.h); a plugin the user chose is theirs, and the collector stores a
+     * warning saying the details are missing. */
+    if (settings->nccl && !getenv("NCCL_PROFILER_PLUGIN") &&
+        set_variable("NCCL_PROFILER_PLUGIN", settings->collector_path, err) != 0)
+        return -1;
     /* NVTX reaches CUPTI only through NVTX's injection hook (CUPTI docs, "NVTX"); the collector
      * exports InitializeInjectionNvtx2 and hands the call to the libcupti it uses itself
      * (collector.c says why not libcupti's path). A value the user set is theirs. */

@@ -346,6 +346,30 @@ def check_sync(db, args):
     return ok, ", ".join(figure) + f" (want >= {args.min_count} each)"
 
 
+def ddp_bucket_bytes(layers, size, buckets):
+    """The byte size of each gradient bucket of workloads/ddp.cu: its layers' size x size f32
+    weights plus one probe float (bucket b holds layers from the last, as ddp.cu splits them)."""
+    sizes = []
+    for b in range(buckets):
+        last = layers - 1 - b * layers // buckets
+        first = layers - (b + 1) * layers // buckets
+        sizes.append(4 * ((last - first + 1) * size * size + 1))
+    return sizes
+
+
+def check_nccl_bytes(db, args):
+    """ddp's f32 all-reduces, from NCCL's profiler plugin: their byte sizes are the buckets',
+    each linked to an NCCL kernel, with algorithm and communicator."""
+    rows = db.execute("SELECT bytes, algorithm, communicator, kernel_rowid FROM collectives"
+                      " WHERE op = 'AllReduce' AND dtype = 'f32' AND detail_source = 2").fetchall()
+    require(rows, "plugin AllReduce f32 collectives")
+    want = sorted(set(ddp_bucket_bytes(args.layers, args.size, args.buckets)))
+    seen = sorted({r[0] for r in rows})
+    complete = all(r[1] and r[2] and r[3] is not None for r in rows)
+    return seen == want and complete, (f"{len(rows)} all-reduces of {seen} bytes (want {want}),"
+                                       f" {'all' if complete else 'not all'} with algorithm, communicator, kernel")
+
+
 CHECKS = {
     "overlap": check_overlap,
     "makespan": check_makespan,
@@ -357,6 +381,7 @@ CHECKS = {
     "nccl-delay": check_nccl_delay,
     "stream-kind": check_stream_kind,
     "sync": check_sync,
+    "nccl-bytes": check_nccl_bytes,
 }
 
 
@@ -385,6 +410,9 @@ def parse(argv):
     parser.add_argument("--count", type=int, default=0, help="nccl-delay: first N pairs only")
     parser.add_argument("--baseline", help="nccl-delay: recording to compare with")
     parser.add_argument("--min-ratio", type=float, help="nccl-delay: at least this x baseline")
+    parser.add_argument("--layers", type=int, default=8, help="nccl-bytes: ddp's --layers")
+    parser.add_argument("--size", type=int, default=1024, help="nccl-bytes: ddp's --size")
+    parser.add_argument("--buckets", type=int, default=4, help="nccl-bytes: ddp's --buckets")
     parser.add_argument("--kind", choices=("legacy", "per-thread"), default="legacy")
     parser.add_argument("--type", type=int, help="sync: CUPTI synchronization type")
     parser.add_argument("--api", help="sync: runtime API name prefix")

@@ -127,14 +127,37 @@ both ranks collectives: SELECT COUNT(DISTINCT p.rank) FROM collectives c JOIN pr
 allreduce: SELECT COUNT(*) FROM collectives WHERE op = 'AllReduce' => v >= 2
 allgather: SELECT COUNT(*) FROM collectives WHERE op = 'AllGather' => v >= 2
 kernel link: SELECT COUNT(*) FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid => v >= 4
-bytes (NCCL plugin, not implemented): SELECT COUNT(*) FROM collectives WHERE bytes > 0 => v >= 0
+plugin rows: SELECT COUNT(*) FROM collectives WHERE detail_source = 2 AND bytes > 0 => v >= 4
+plugin both ranks: SELECT COUNT(DISTINCT process_id) FROM collectives WHERE detail_source = 2 => v == 2
+dtype and algorithm: SELECT COUNT(*) FROM collectives WHERE detail_source = 2 AND op NOT IN ('Send', 'Recv') AND (dtype IS NULL OR algorithm IS NULL OR protocol IS NULL) => v == 0
+plugin linked: SELECT COUNT(*) FROM collectives WHERE detail_source = 2 AND kernel_rowid IS NULL => v == 0
+plugin kernel is nccl: SELECT COUNT(*) FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid JOIN strings s ON s.id = k.name_id WHERE c.detail_source = 2 AND s.value NOT LIKE '%nccl%' => v == 0
+no name-only left: SELECT COUNT(*) FROM collectives WHERE detail_source = 1 => v == 0
+nranks: SELECT COUNT(*) FROM collectives WHERE detail_source = 2 AND (nranks IS NOT 2 OR communicator IS NULL) => v == 0
+rank is the process rank: SELECT COUNT(*) FROM collectives c JOIN processes p USING (process_id) WHERE c.detail_source = 2 AND c.rank IS NOT p.rank => v == 0
+seq never decreases per communicator and op: SELECT COUNT(*) FROM (SELECT sequence_number - LAG(sequence_number) OVER (PARTITION BY process_id, communicator, op ORDER BY start_ns, sequence_number) AS d FROM collectives WHERE detail_source = 2 AND sequence_number IS NOT NULL) WHERE d < 0 => v == 0
+seq increases per communicator and op: SELECT COUNT(*) FROM (SELECT process_id, communicator, op, MAX(sequence_number) - MIN(sequence_number) AS span FROM collectives WHERE detail_source = 2 GROUP BY 1, 2, 3) WHERE span > 0 => v >= 1
+same calls on both ranks: SELECT COUNT(*) FROM (SELECT communicator, op, sequence_number, bytes FROM collectives WHERE detail_source = 2 GROUP BY 1, 2, 3, 4 HAVING COUNT(DISTINCT process_id) != 2) => v == 0
+final all_reduce 4 MiB: SELECT COUNT(*) FROM collectives WHERE detail_source = 2 AND op = 'AllReduce' AND dtype = 'f32' AND bytes = 4194304 => v >= 2
+all_gather 4 MiB per rank: SELECT COUNT(*) FROM collectives WHERE detail_source = 2 AND op = 'AllGather' AND bytes = 4194304 => v == 2
 dropped: SELECT SUM(dropped_records) FROM processes => v == 0
 "
     "$py" - "$out/ddp.db" >"$out/ddp_collectives.txt" 2>&1 <<'PY'
 import sqlite3, sys
-for row in sqlite3.connect(sys.argv[1]).execute("SELECT op, dtype, algorithm, protocol, bytes, COUNT(*) FROM collectives GROUP BY 1,2,3,4,5"):
+db = sqlite3.connect(sys.argv[1])
+print("op, dtype, algorithm, protocol, bytes, detail_source, count")
+for row in db.execute("SELECT op, dtype, algorithm, protocol, bytes, detail_source, COUNT(*) FROM collectives GROUP BY 1,2,3,4,5,6"):
     print(row)
+print("sample: rank, op, bytes, element_count, dtype, root, algorithm, protocol, communicator, nranks, seq, kernel")
+for row in db.execute("SELECT c.rank, c.op, c.bytes, c.element_count, c.dtype, c.root, c.algorithm, c.protocol,"
+                      " c.communicator, c.nranks, c.sequence_number, substr(s.value, 1, 50) FROM collectives c"
+                      " LEFT JOIN kernels k ON k.rowid = c.kernel_rowid LEFT JOIN strings s ON s.id = k.name_id"
+                      " ORDER BY c.process_id, c.start_ns LIMIT 40"):
+    print(row)
+for row in db.execute("SELECT code, message FROM warnings WHERE code LIKE 'nccl%'"):
+    print("warning:", row)
 PY
+    sed -n '1,80p' "$out/ddp_collectives.txt"
 else
     record_result SKIP ddp-2-ranks "needs 2 GPUs ($gpus here)"
 fi

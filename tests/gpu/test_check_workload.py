@@ -158,6 +158,22 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("not three", run(waits, "sync", "--type", "2", "--min-count", "3")[0] == 1)
     expect("API calls by name", run(waits, "sync", "--api", "cudaStreamSynchronize")[0] == 0)
 
+    # ddp --layers 4 --size 2 --buckets 2: buckets of 2 layers x 2x2 weights + 1 probe = 9 floats, 36 bytes
+    buckets = db("buckets")
+    conn = sqlite3.connect(buckets)
+    for size, kernel in ((36, 1), (36, 2), (8, None)):
+        conn.execute("INSERT INTO collectives(process_id, op, bytes, dtype, algorithm, communicator, kernel_rowid,"
+                     " detail_source) VALUES (1, 'AllReduce', ?, ?, 'RING', 'c0ffee', ?, 2)",
+                     (size, "f32" if kernel else "f64", kernel))
+    conn.commit()
+    rc, out = run(buckets, "nccl-bytes", "--layers", "4", "--size", "2", "--buckets", "2")
+    expect("bucket bytes from the plugin", rc == 0 and "2 all-reduces of [36] bytes" in out)
+    expect("other bucket sizes fail", run(buckets, "nccl-bytes", "--layers", "4", "--size", "2", "--buckets", "1")[0] == 1)
+    conn = sqlite3.connect(buckets)
+    conn.execute("UPDATE collectives SET kernel_rowid = NULL WHERE kernel_rowid = 2")
+    conn.commit()
+    expect("an unlinked all-reduce fails", run(buckets, "nccl-bytes", "--layers", "4", "--size", "2", "--buckets", "2")[0] == 1)
+
     rc, out = run(os.path.join(tmp, "missing.db"), "overlap")
     expect("a missing trace is an input error", rc == 2 and out.startswith("FAIL"))
     empty = db("empty")

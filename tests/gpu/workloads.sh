@@ -170,6 +170,7 @@ record ddp_saturate -- "$WL/ddp" --steps 10 --overlap --saturate
 record ddp_saturate_priority -- "$WL/ddp" --steps 10 --overlap --saturate --comm-priority high
 if [ "$GPUS" -ge 2 ]; then
   check ddp "bucket all-reduces hide behind backward" comm-overlap --min 0.5
+  check ddp "each bucket all-reduce carries the bucket's bytes (NCCL plugin)" nccl-bytes --layers 8 --size 1024 --buckets 4
   check ddp_no_overlap "all-reduce after backward is exposed" comm-overlap --max 0.1
   check ddp_saturate "full SMs delay NCCL kernels" nccl-delay --comm 'AllReduce.*f32' \
         --baseline "$OUT/ddp.db" --min-ratio 2

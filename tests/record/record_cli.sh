@@ -53,6 +53,16 @@ done
 grep -q "^NVTX_INJECTION64_PATH=" "$dir/buffers.txt" && { echo "FAILED: NVTX injection set without nvtx in --kinds"; fail=$((fail+1)); } || pass=$((pass+1))
 out=$("$os" record --buffers 0 -- true 2>&1); expect "bad buffer count" 2 "--buffers expects a whole number" $? "$out"
 out=$("$os" record --device-buffer-mb x -- true 2>&1); expect "bad device buffer" 2 "--device-buffer-mb expects" $? "$out"
+# NCCL loads the collector as its profiler plugin (--nccl, the default); --no-nccl does not ask it
+# to; a plugin the user chose stays theirs.
+collector_path=$(sed -n 's/^CUDA_INJECTION64_PATH=//p' "$dir/env.txt")
+grep -qx "NCCL_PROFILER_PLUGIN=$collector_path" "$dir/env.txt" && pass=$((pass+1)) \
+    || { echo "FAILED: NCCL_PROFILER_PLUGIN: $(grep NCCL_PROFILER "$dir/env.txt")"; fail=$((fail+1)); }
+env -u NCCL_PROFILER_PLUGIN "$os" record --no-nccl -o "$dir/nonccl.db" -- sh -c 'env > "$0"' "$dir/nonccl.txt" 2>/dev/null
+grep -q "^NCCL_PROFILER_PLUGIN=" "$dir/nonccl.txt" && { echo "FAILED: --no-nccl set NCCL_PROFILER_PLUGIN"; fail=$((fail+1)); } || pass=$((pass+1))
+NCCL_PROFILER_PLUGIN=inspector "$os" record -o "$dir/theirs.db" -- sh -c 'env > "$0"' "$dir/theirs.txt" 2>/dev/null
+grep -qx "NCCL_PROFILER_PLUGIN=inspector" "$dir/theirs.txt" && pass=$((pass+1)) \
+    || { echo "FAILED: the user's NCCL_PROFILER_PLUGIN was replaced: $(grep NCCL_PROFILER "$dir/theirs.txt")"; fail=$((fail+1)); }
 grep -q "^OVERLAPSCOPE_OUTPUT_DIR=$dir/.overlapscope-record-" "$dir/env.txt" && pass=$((pass+1)) || { echo "FAILED: run folder: $(grep OUTPUT_DIR "$dir/env.txt")"; fail=$((fail+1)); }
 ls -a "$dir" | grep -q overlapscope-record- && { echo "FAILED: the run folder was left behind"; fail=$((fail+1)); } || pass=$((pass+1))
 out=$("$os" info "$dir/env.db" 2>&1); expect "info of the result" 0 "no-process" $? "$out"
