@@ -60,6 +60,7 @@ struct wait_case {
     int in_graph;
     const struct model_op *queue_head;  /* shared-queue candidate: the op ahead of X on its channel */
     int same_communicator_candidate;    /* X and B are NCCL kernels, B the device's latest one */
+    int resources_held;                 /* X started while B still ran: B's blocks held what X needed */
     int dropped;                        /* proved not to be a missed overlap (a barrier) */
     int describe; /* 0: the wait will not be kept, skip writing its evidence */
     struct analysis_wait wait;
@@ -694,6 +695,59 @@ static int64_t op_priority(const struct model_op *op, const struct lane_state *l
     return op->priority != STORE_NULL ? op->priority : lane->priority;
 }
 
+/* B's grid is less than a full wave, yet it put grid / SMs blocks on every SM, and one block of X
+ * does not fit beside them: not for lack of block slots but of a resource B's blocks hold, often
+ * shared memory, because the SM's carve-out (split with L1) is the one B ran with (CUPTI's
+ * sharedMemoryExecuted) and too small for X. X starts only as B's blocks retire. */
+static int explain_resources_held(explainer *explain, struct wait_case *item, const struct occupancy_result *resident)
+{
+    const struct model_op *waiting = item->waiting, *blocking = item->blocking;
+    const struct occupancy_device *limits = &item->device->limits;
+    int64_t on_every_sm = occupancy_blocks_on_every_sm(limits, &blocking->launch, resident);
+    if (on_every_sm <= 0)
+        return 0;
+    enum occupancy_limiter shortage = occupancy_shortage_beside(limits, resident, on_every_sm, &waiting->launch);
+    if (shortage == OCCUPANCY_LIMIT_UNKNOWN)
+        return 0;
+    char name[128], other[128], need[192], gap[32], when[96];
+    op_name(explain, waiting, name, sizeof name);
+    op_name(explain, blocking, other, sizeof other);
+    int64_t threads = waiting->launch.threads_per_block;
+    switch (shortage) {
+    case OCCUPANCY_LIMIT_SHARED_MEMORY:
+        snprintf(need, sizeof need,
+                 "shared memory: the SM's carve-out while it ran was %" PRId64 " KiB, its blocks held %" PRId64
+                 " KiB and a block of %s needs %" PRId64 " KiB",
+                 resident->shared_bytes_per_sm / 1024, on_every_sm * resident->shared_bytes_per_block / 1024, name,
+                 occupancy_shared_bytes_per_block(limits, &waiting->launch) / 1024);
+        break;
+    case OCCUPANCY_LIMIT_REGISTERS:
+        snprintf(need, sizeof need,
+                 "registers: its blocks held %" PRId64 " of %" PRId64 " and a block of %s (%" PRId64
+                 " threads x %" PRId64 ") needs more than the rest",
+                 on_every_sm * resident->registers_per_block, limits->max_registers_per_sm, name, threads,
+                 waiting->launch.registers_per_thread);
+        break;
+    default:
+        snprintf(need, sizeof need, "%s: no block of %s (%" PRId64 " threads) fit beside them",
+                 occupancy_limiter_name(shortage), name, threads);
+        break;
+    }
+    if (waiting->start_ns < blocking->end_ns)
+        snprintf(when, sizeof when, "%s started as its blocks retired, %s before it ended", name,
+                 duration(gap, sizeof gap, blocking->end_ns - waiting->start_ns));
+    else
+        snprintf(when, sizeof when, "%s started when it ended", name);
+    int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
+    item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
+    describe(item,
+             "%skernel %s on stream %" PRId64 " had %" PRId64 " block(s) on each of the %" PRId64
+             " SMs (%" PRId64 " blocks) and no block of the waiting kernel fit beside them for lack of %s; %s",
+             communication ? "NCCL kernel waited for SM resources: " : "", other, blocking->stream_id, on_every_sm,
+             limits->sm_count, blocking->launch.grid_blocks, need, when);
+    return 1;
+}
+
 /* The blocking op started after the waiting op was ready and its stream has the higher priority
  * (a lower number): the scheduler chose it first. */
 static int explain_priority(explainer *explain, struct wait_case *item, int64_t ready_ns)
@@ -733,14 +787,21 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
     } else if (occupancy_compute(&device->limits, &blocking->launch, &earlier) != 0 || earlier.blocks_per_sm <= 0) {
         return 0;
     }
-    if (!resident->fills_device || occupancy_fits_beside(&device->limits, resident, &waiting->launch))
-        return 0;
+    if (resident->fills_device) {
+        if (occupancy_fits_beside(&device->limits, resident, &waiting->launch))
+            return 0;
+    } else {
+        return explain_resources_held(explain, item, resident);
+    }
     char name[128], other[128], tail[160], gap[32];
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
     int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
     item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
-    if (waiting->start_ns < blocking->end_ns)
+    if (item->resources_held)
+        snprintf(tail, sizeof tail, "%s started %s after it was ready, as a block of it retired", name,
+                 duration(gap, sizeof gap, item->wait.lost_ns > 0 ? waiting->start_ns - item->wait.wait_start_ns : 0));
+    else if (waiting->start_ns < blocking->end_ns)
         snprintf(tail, sizeof tail, "%s started %s before it ended, in the last wave's tail (%" PRId64 " blocks)",
                  name, duration(gap, sizeof gap, blocking->end_ns - waiting->start_ns), resident->last_wave_blocks);
     else if (waiting->launch.threads_per_block > 0)
@@ -874,6 +935,16 @@ static void prove(explainer *explain, struct wait_case *item)
     int64_t enqueued_ns = enqueued_in_call ? item->launch.start_ns : item->launch.end_ns;
     if (item->launch.known)
         ready_ns = max64(ready_ns, enqueued_ns);
+    if (item->resources_held) {
+        /* X started in the middle of B: a wait only when its launch proves it was ready well
+         * before, and only SM resources held by B's blocks explain it (else no case at all). */
+        int64_t wait_start = max64(ready_ns, blocking->start_ns);
+        if (!item->launch.known || item->in_graph || waiting->start_ns - wait_start <= EXPLAIN_START_TOLERANCE_NS ||
+            !set_wait_time(explain, item, wait_start, INT64_MAX) || !explain_sm_saturation(explain, item))
+            return;
+        record_wait(explain, item);
+        return;
+    }
     /* A graph's kernels have no launch call of their own: the graph launch tells nothing about
      * when each node became ready, so none of them is called late. */
     if (item->launch.known && !item->in_graph && enqueued_ns >= blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS) {
@@ -1010,6 +1081,28 @@ static long find_drained_before(const struct device_state *device, size_t waitin
     return best;
 }
 
+/* X (a kernel) started while another stream's kernel B was still running, well after B began and
+ * after X's own stream had drained: a candidate for "B's blocks held the SM resources X needed"
+ * (explain_sm_saturation proves it or the case is dropped). Of several, the one running longest. */
+static long find_resource_holder(const struct device_state *device, size_t waiting_lane, const struct model_op *op,
+                                 int64_t previous_end_ns)
+{
+    long best = -1;
+    if (op->kind != MODEL_KERNEL)
+        return -1;
+    for (size_t i = 0; i < device->lane_count; i++) {
+        const struct lane_state *lane = &device->lanes[i];
+        const struct model_op *other = &lane->last;
+        if (i == waiting_lane || !lane->has_last || other->kind != MODEL_KERNEL ||
+            other->start_ns + EXPLAIN_START_TOLERANCE_NS >= op->start_ns ||
+            op->start_ns + START_JITTER_NS >= other->end_ns || !stream_free_during(other, previous_end_ns))
+            continue;
+        if (best < 0 || other->start_ns < device->lanes[best].last.start_ns)
+            best = (long)i;
+    }
+    return best;
+}
+
 /* Remembers op as its channel's head (with the op it followed on its stream) and as the device's
  * latest NCCL kernel. Returns 0, or -1 when out of memory. */
 static int remember_dispatch(struct device_state *device, size_t lane_index, const struct model_op *op)
@@ -1059,6 +1152,10 @@ int explainer_consider(explainer *explain, struct device_state *device, size_t l
                     find_queue_blocker(device, lane_index, op, previous_end_ns, &item);
         long blocker = found ? lane_index_of(device, item.blocking_lane) : find_blocker(device, lane_index, op, previous_end_ns);
         int host_sync = 0;
+        if (blocker < 0) {
+            blocker = find_resource_holder(device, lane_index, op, previous_end_ns);
+            item.resources_held = blocker >= 0;
+        }
         if (blocker < 0) {
             blocker = find_drained_before(device, lane_index, op, previous_end_ns);
             host_sync = blocker >= 0;

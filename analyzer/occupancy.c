@@ -173,27 +173,49 @@ int occupancy_compute(const struct occupancy_device *device, const struct occupa
     return 0;
 }
 
-int occupancy_fits_beside(const struct occupancy_device *device, const struct occupancy_result *resident,
-                          const struct occupancy_kernel *other)
+enum occupancy_limiter occupancy_shortage_beside(const struct occupancy_device *device,
+                                                 const struct occupancy_result *resident, int64_t resident_blocks,
+                                                 const struct occupancy_kernel *other)
 {
     /* An unknown need is taken as the smallest possible block (one warp, no registers, only the
      * reservation), so "does not fit" stays a proof. */
     int64_t threads = other->threads_per_block > 0 ? other->threads_per_block : 1;
     int64_t warps = divide_round_up(threads, device->warp_size);
-    int64_t resident_blocks = resident->blocks_per_sm;
     if (resident_blocks + 1 > device->max_blocks_per_sm)
-        return 0;
+        return OCCUPANCY_LIMIT_BLOCKS;
     if (resident_blocks * resident->warps_per_block + warps > device->max_warps_per_sm)
-        return 0;
+        return OCCUPANCY_LIMIT_WARPS;
     int64_t registers = other->registers_per_thread > 0
                             ? allocated_registers_per_warp(device, other->registers_per_thread) * warps
                             : 0;
     if (resident_blocks * resident->registers_per_block + registers > device->max_registers_per_sm)
-        return 0;
+        return OCCUPANCY_LIMIT_REGISTERS;
     int64_t shared = allocated_shared_bytes(device, other);
     if (resident_blocks * resident->shared_bytes_per_block + shared > resident->shared_bytes_per_sm)
+        return OCCUPANCY_LIMIT_SHARED_MEMORY;
+    return OCCUPANCY_LIMIT_UNKNOWN;
+}
+
+int occupancy_fits_beside(const struct occupancy_device *device, const struct occupancy_result *resident,
+                          const struct occupancy_kernel *other)
+{
+    return occupancy_shortage_beside(device, resident, resident->blocks_per_sm, other) == OCCUPANCY_LIMIT_UNKNOWN;
+}
+
+int64_t occupancy_blocks_on_every_sm(const struct occupancy_device *device, const struct occupancy_kernel *kernel,
+                                     const struct occupancy_result *result)
+{
+    if (result->blocks_per_sm <= 0 || device->sm_count <= 0)
         return 0;
-    return 1;
+    if (result->fills_device)
+        return result->blocks_per_sm;
+    int64_t even = kernel->grid_blocks / device->sm_count;
+    return even < result->blocks_per_sm ? even : result->blocks_per_sm;
+}
+
+int64_t occupancy_shared_bytes_per_block(const struct occupancy_device *device, const struct occupancy_kernel *kernel)
+{
+    return allocated_shared_bytes(device, kernel);
 }
 
 const char *occupancy_limiter_name(enum occupancy_limiter limiter)

@@ -63,6 +63,22 @@ int occupancy_compute(const struct occupancy_device *device, const struct occupa
 int occupancy_fits_beside(const struct occupancy_device *device, const struct occupancy_result *resident,
                           const struct occupancy_kernel *other);
 
+/* The same question for an SM holding resident_blocks blocks (a grid smaller than a full wave
+ * still puts grid / sm_count blocks on every SM): OCCUPANCY_LIMIT_UNKNOWN when one block of
+ * `other` fits, else the first resource it lacks (block slots, warps, registers, or shared memory,
+ * which includes a carve-out too small for it). */
+enum occupancy_limiter occupancy_shortage_beside(const struct occupancy_device *device,
+                                                 const struct occupancy_result *resident, int64_t resident_blocks,
+                                                 const struct occupancy_kernel *other);
+
+/* Blocks of a kernel that every SM held at its start: blocks_per_sm for a grid of a full wave or
+ * more, else grid / sm_count (rounded down; 0 when some SM held none). */
+int64_t occupancy_blocks_on_every_sm(const struct occupancy_device *device, const struct occupancy_kernel *kernel,
+                                     const struct occupancy_result *result);
+
+/* Bytes of shared memory one block of kernel takes (allocation unit and reservation included). */
+int64_t occupancy_shared_bytes_per_block(const struct occupancy_device *device, const struct occupancy_kernel *kernel);
+
 const char *occupancy_limiter_name(enum occupancy_limiter limiter);
 
 #endif

@@ -296,6 +296,12 @@ static void detect_competing_profiler(void)
     if (atomic_load(&collector.watch.state_notices) > 0 && collector.watch.first_notice[0])
         add_warning("cupti-notice", "%lld notice(s) from CUPTI; the first: %s",
                     (long long)atomic_load(&collector.watch.state_notices), collector.watch.first_notice);
+    int64_t incomplete = collector.converter ? cupti_convert_counts(collector.converter)->incomplete_records : 0;
+    if (incomplete > 0)
+        add_warning("incomplete-records",
+                    "%lld kernel, copy or memset record(s) came without timestamps (still running at a forced"
+                    " flush) and were skipped",
+                    (long long)incomplete);
     if (atomic_load(&collector.nvtx_injection) < 0)
         add_warning("nvtx-unavailable", "NVTX initialised overlapscope but the CUPTI library it uses has no"
                                         " InitializeInjectionNvtx2: no NVTX ranges were recorded");
@@ -358,9 +364,15 @@ static int start_recording(error_info *err)
     return 0;
 }
 
+/* The periodic flush. cuptiActivityFlushPeriod is not used: CUPTI's own timer returns only buffers
+ * that are full (CUPTI docs, "Flushing of the activity buffers"), so a job that dies before its
+ * 8 MiB buffer fills would lose everything. cuptiActivityFlushAll(0) returns every buffer whose
+ * records are all complete, full or not. OVERLAPSCOPE_FLUSH_FORCED=1 (diagnostic) forces the
+ * flush: records of work still running come back without timestamps and are skipped (counted). */
 static void *flush_main(void *argument)
 {
     (void)argument;
+    uint32_t flag = collector.options.flush_forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0;
     pthread_mutex_lock(&collector.lock);
     while (!collector.flush_thread_stop) {
         struct timespec deadline;
@@ -372,20 +384,19 @@ static void *flush_main(void *argument)
         if (collector.flush_thread_stop)
             break;
         pthread_mutex_unlock(&collector.lock);
-        cuptiActivityFlushAll(0);
+        cuptiActivityFlushAll(flag);
         pthread_mutex_lock(&collector.lock);
     }
     pthread_mutex_unlock(&collector.lock);
     return NULL;
 }
 
-/* CUPTI's own periodic flush when it has one; a timer thread otherwise. */
 static void start_periodic_flush(void)
 {
-    if (cuptiActivityFlushPeriod((uint32_t)collector.options.flush_ms) == CUPTI_SUCCESS)
-        return;
     if (pthread_create(&collector.flush_thread, NULL, flush_main, NULL) == 0)
         collector.flush_thread_started = 1;
+    else
+        add_warning("no-periodic-flush", "the periodic flush thread could not start: a crash loses every record");
 }
 
 static void stop_periodic_flush(void)

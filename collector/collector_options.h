@@ -43,6 +43,7 @@ struct collector_options {
     size_t device_buffer_bytes; /* 0: CUPTI's default */
     int nccl;
     int launch_callbacks;
+    int flush_forced; /* OVERLAPSCOPE_FLUSH_FORCED=1: periodic flushes forced (diagnostic) */
     char output_dir[PATH_MAX];
 };
 

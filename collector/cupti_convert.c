@@ -656,8 +656,36 @@ int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMark
     return 0;
 }
 
+/* A record of work that had not finished when its buffer was handed over (forced flush). */
+static int incomplete(uint64_t start, uint64_t end)
+{
+    return start == 0 || end == 0 || end < start;
+}
+
 int cupti_convert_record(cupti_convert *converter, const CUpti_Activity *record, error_info *err)
 {
+    int unfinished = 0;
+    switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        unfinished = incomplete(((const CUpti_ActivityKernel10 *)record)->start,
+                                ((const CUpti_ActivityKernel10 *)record)->end);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        unfinished = incomplete(((const CUpti_ActivityMemcpy6 *)record)->start,
+                                ((const CUpti_ActivityMemcpy6 *)record)->end);
+        break;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        unfinished = incomplete(((const CUpti_ActivityMemset4 *)record)->start,
+                                ((const CUpti_ActivityMemset4 *)record)->end);
+        break;
+    default: break;
+    }
+    if (unfinished) {
+        converter->counts.incomplete_records++;
+        converter->counts.skipped_records++;
+        return 0;
+    }
     switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:

@@ -32,6 +32,9 @@ struct cupti_convert_counts {
     /* Of the skipped: records of kinds the collector never enables (EXTERNAL_CORRELATION,
      * OVERHEAD): another CUPTI client in the process turned them on (competing_profiler.h). */
     int64_t foreign_records;
+    /* Kernels, copies and memsets without both timestamps (start 0, end 0 or end before start):
+     * a forced flush hands over records of work still running; they are skipped, not stored. */
+    int64_t incomplete_records;
 };
 
 /* Returns the name of a CUPTI callback id of one API domain (STORE_API_RUNTIME or

@@ -106,8 +106,8 @@ static int sqlite_failed(sqlite3 *db, error_info *err, const char *what)
  * where walking the by-lane index in time order would fetch every row by a random lookup. */
 static const char *const gpu_scans[3] = {
     "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels",
-    "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes, copy_kind, src_kind, dst_kind,"
-    " src_device_id, dst_device_id FROM memcpys",
+    ("SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes, copy_kind, src_kind, dst_kind,"
+     " src_device_id, dst_device_id FROM memcpys"),
     "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes FROM memsets",
 };
 

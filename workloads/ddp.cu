@@ -8,8 +8,14 @@
  * kernels. The default, 1/8, is one 256-thread GEMM block per SM (8 fit by threads): an NCCL
  * block is large (seen on H200 with NCCL 2.28, AllReduce RING_LL: 544 threads x 96 registers =
  * 52k of the SM's 64k registers, 104 KB shared memory), so with 4 GEMM blocks per SM (40 registers
- * x 256 threads each) it found no SM with room and waited for a GEMM to drain; --saturate launches every tile at once (several waves), so NCCL's kernels queue
- * behind compute blocks. --comm-priority high gives the communication stream the highest
+ * x 256 threads each) it found no SM with room and waited for a GEMM to drain. Registers are not
+ * the only limit: an SM's shared memory is split with L1 per kernel (the carveout), and the
+ * driver gave these GEMMs (2 KB of shared memory per block) a 64 KB carveout, so an NCCL block
+ * needing 104 KB did not fit beside even one GEMM block until the SM drained (seen on H200: the
+ * 2nd and later buckets' all-reduces started ~500 us late, as the GEMM's blocks retired). The GEMMs
+ * therefore ask for the largest shared-memory carveout (cudaFuncAttributePreferredSharedMemoryCarveout);
+ * --carveout driver leaves the driver's choice and reproduces the delay. --saturate launches every
+ * tile at once (several waves), so NCCL's kernels queue behind compute blocks. --comm-priority high gives the communication stream the highest
  * priority (the block scheduler then prefers its blocks).
  * NVTX: "step N" per step and forward/backward/allreduce/optimizer inside.
  * Verification: every bucket carries a probe element each rank sets to 1 and that must read
@@ -24,7 +30,7 @@
 #include <string.h>
 
 struct config {
-    int layers, size, batch, bucket_count, steps, overlap, saturate, comm_high_priority;
+    int layers, size, batch, bucket_count, steps, overlap, saturate, comm_high_priority, carveout_max_shared;
     double fill, rate;
 };
 
@@ -91,6 +97,8 @@ static void trainer_open(struct trainer *t, const struct wl_device *device)
     t->max_blocks = c->saturate ? 0 : (int)(c->fill * wl_gemm_resident_blocks(device));
     if (!c->saturate && t->max_blocks < 1)
         t->max_blocks = 1;
+    if (c->carveout_max_shared)
+        wl_gemm_prefer_shared_memory();
     int least_priority, greatest_priority;
     WL_CHECK(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority));
     WL_CHECK(cudaStreamCreateWithFlags(&t->compute, cudaStreamNonBlocking));
@@ -260,9 +268,9 @@ static struct wl_checksum verify_same_weights(struct trainer *t)
 
 int main(int argc, char **argv)
 {
-    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 0.125, 0.01};
+    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 1, 0.125, 0.01};
     int nproc = 0;
-    const char *id_file = NULL, *comm_priority = "normal";
+    const char *id_file = NULL, *comm_priority = "normal", *carveout = "max-shared";
     const struct wl_option options[] = {
         {"--layers", WL_OPT_INT, &cfg.layers, "layers of the MLP", 0},
         {"--size", WL_OPT_INT, &cfg.size, "width of every layer", 0},
@@ -274,6 +282,8 @@ int main(int argc, char **argv)
         {"--saturate", WL_OPT_SET, &cfg.saturate, "GEMM grids cover every tile (several waves)", 1},
         {"--fill", WL_OPT_DOUBLE, &cfg.fill, "without --saturate: GEMM grid cap, fraction of the resident capacity", 0},
         {"--comm-priority", WL_OPT_STRING, &comm_priority, "communication stream priority: normal or high", 0},
+        {"--carveout", WL_OPT_STRING, &carveout,
+         "GEMM shared-memory carveout: max-shared (room for NCCL's blocks) or driver (the driver's choice)", 0},
         {"--lr", WL_OPT_DOUBLE, &cfg.rate, "SGD learning rate", 0},
         {"--nproc", WL_OPT_INT, &nproc, "ranks to fork (0: one per visible GPU)", 0},
         {"--id-file", WL_OPT_STRING, &id_file,
@@ -289,6 +299,9 @@ int main(int argc, char **argv)
     if (strcmp(comm_priority, "high") != 0 && strcmp(comm_priority, "normal") != 0)
         wl_fail("--comm-priority must be normal or high, not '%s'", comm_priority);
     cfg.comm_high_priority = strcmp(comm_priority, "high") == 0;
+    if (strcmp(carveout, "max-shared") != 0 && strcmp(carveout, "driver") != 0)
+        wl_fail("--carveout must be max-shared or driver, not '%s'", carveout);
+    cfg.carveout_max_shared = strcmp(carveout, "max-shared") == 0;
 
     struct wl_ranks ranks;
     wl_ranks_start(nproc, id_file, &ranks);

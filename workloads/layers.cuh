@@ -74,6 +74,17 @@ static inline void wl_gemm(cudaStream_t stream, int trans_a, int trans_b, int m,
     WL_CHECK_LAUNCH();
 }
 
+/* Asks for the largest shared-memory carveout for every GEMM variant: the SM then keeps its
+ * shared memory free for other kernels' blocks (NCCL's need ~104 KB) while GEMM blocks run. */
+static inline void wl_gemm_prefer_shared_memory(void)
+{
+    const void *kernels[] = {(const void *)wl_gemm_kernel<0, 0>, (const void *)wl_gemm_kernel<0, 1>,
+                             (const void *)wl_gemm_kernel<1, 0>, (const void *)wl_gemm_kernel<1, 1>};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        WL_CHECK(cudaFuncSetAttribute(kernels[i], cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      cudaSharedmemCarveoutMaxShared));
+}
+
 /* GEMM thread blocks the whole device holds at once (occupancy x SMs). */
 static inline int wl_gemm_resident_blocks(const struct wl_device *device)
 {

@@ -106,6 +106,42 @@ static void test_sm_saturation(int with_api)
     analysis_free(result);
 }
 
+/* A GEMM of one 256-thread block per SM (132 blocks: not a full wave) that ran with a 64 KiB
+ * shared-memory carve-out; an NCCL block needs 102 KiB, so it fits beside no GEMM block and starts
+ * only as the GEMM's blocks retire (seen on H200: workloads/ddp.cu --carveout driver). With the
+ * largest carve-out it would fit: then a mid-run start proves nothing and no wait is reported;
+ * nor when the NCCL kernel was launched only just before it started. */
+static void test_resources_held(int variant)
+{
+    static const char *const names[] = {"carveout.db", "carveout-max.db", "carveout-late.db"};
+    struct scenario s;
+    begin(&s, names[variant], 1);
+    struct store_kernel gemm = launched(&s, 17, -60, -55, 0, 600, 132, 256, "wl_gemm_kernel");
+    gemm.static_shared_bytes = 2176;
+    gemm.shared_memory_executed_bytes = variant == 1 ? 233472 : 65536;
+    insert_kernel(&s.b, gemm);
+    double launch_end = variant == 2 ? 570 : -45;
+    struct store_kernel nccl =
+        launched(&s, 18, launch_end - 5, launch_end, 573, 621, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    nccl.registers_per_thread = 96;
+    nccl.static_shared_bytes = 21568;
+    nccl.dynamic_shared_bytes = 82240;
+    insert_kernel(&s.b, nccl);
+    struct analysis_result *result = finish(&s);
+    if (variant == 0) {
+        expect_wait(result, 18, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 48,
+                    "NCCL kernel waited for SM resources: kernel wl_gemm_kernel on stream 17 had 1 block(s) on each "
+                    "of the 132 SMs (132 blocks) and no block of the waiting kernel fit beside them for lack of shared "
+                    "memory: the SM's carve-out while it ran was 64 KiB, its blocks held 3 KiB and a block of "
+                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL needs 102 KiB; ncclDevKernel_AllReduce_Sum_f32_RING_LL "
+                    "started as its blocks retired, 27.0 us before it ended");
+        CHECK(result && result->wait_total_count == 1);
+    } else {
+        CHECK(result && result->wait_total_count == 0);
+    }
+    analysis_free(result);
+}
+
 static void test_small_kernels_overlap(void)
 {
     /* 4-block kernels on two streams ran concurrently (gpu-notes): nothing to explain. */
@@ -515,6 +551,8 @@ int main(void)
     test_sm_saturation(0);
     test_small_kernels_overlap();
     test_comm_behind_compute();
+    for (int variant = 0; variant < 3; variant++)
+        test_resources_held(variant);
     test_late_launch();
     test_host_sync();
     test_pageable_copy(1);

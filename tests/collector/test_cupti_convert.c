@@ -228,6 +228,15 @@ static void convert_kernels(cupti_convert *converter, sqlite3 *db)
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&graphed, &err), 0);
     CUpti_ActivityKernel10 nccl = make_kernel(nccl_name, 14, 102, 3000000);
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&nccl, &err), 0);
+    /* Still running when a forced flush handed its buffer over: counted, not stored. */
+    int64_t kernels_before = cupti_convert_counts(converter)->kernels;
+    CUpti_ActivityKernel10 running = make_kernel("_Z10add_kernelPfS_S_i", 13, 103, 4000000);
+    running.end = 0;
+    CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&running, &err), 0);
+    CUpti_ActivityKernel10 unstarted = make_kernel("_Z10add_kernelPfS_S_i", 13, 104, 0);
+    CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&unstarted, &err), 0);
+    CHECK_INT(cupti_convert_counts(converter)->kernels, kernels_before);
+    CHECK_INT(cupti_convert_counts(converter)->incomplete_records, 2);
     static const char *const kernel_columns =
         "SELECT process_id, device_id, context_id, stream_id, correlation_id, start_ns, end_ns, queued_ns,"
         " submitted_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z, cluster_x, cluster_y, cluster_z,"
@@ -491,7 +500,7 @@ int main(void)
     CHECK_INT(counts->contexts, 1);
     CHECK_INT(counts->streams, 6);
     CHECK_INT(counts->nvtx, 6);
-    CHECK_INT(counts->skipped_records, 1);
+    CHECK_INT(counts->skipped_records, 3); /* the OVERHEAD record and the two incomplete kernels */
     CHECK_INT(counts->foreign_records, 1); /* the OVERHEAD record: a kind the collector never enables */
     CHECK_INT(count(db, "SELECT COUNT(*) FROM streams"), 6);
 

@@ -3,17 +3,24 @@
 # (tests/gpu/collector.sh), every reference workload with its documented outcome
 # (tests/gpu/workloads.sh), workloads that crash or are killed (tests/gpu/faults.sh) and the
 # record-vs-torch.profiler cross-check (tests/gpu/crosscheck.sh).
-# Usage: tests/gpu/all.sh OUTDIR   (after tests/gpu/stage.sh staged .gpu/). Exit 1 if any part failed.
+# Usage: tests/gpu/all.sh OUTDIR [PART...]   (after tests/gpu/stage.sh staged .gpu/); PARTs are
+# collector, faults, workloads, crosscheck (default: all four, in that order: split them over two
+# device calls when they would not fit in one). Exit 1 if any part failed.
 set -u
-out=${1:?usage: all.sh OUTDIR}
+out=${1:?usage: all.sh OUTDIR [PART...]}
+shift
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(collector faults workloads crosscheck)
 cd "$(dirname "$0")/../.."
 mkdir -p "$out"
 status=0
-for part in collector faults workloads crosscheck; do
+for part in "${parts[@]}"; do
     start=$(date +%s)
     echo "######## $part"
-    timeout 290 bash "tests/gpu/$part.sh" "$out/$part" >"$out/$part.log" 2>&1 || status=1
-    echo "(exit $?, $(( $(date +%s) - start )) s)" >>"$out/$part.log"
+    timeout 290 bash "tests/gpu/$part.sh" "$out/$part" >"$out/$part.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "(exit $rc, $(( $(date +%s) - start )) s)" >>"$out/$part.log"
     sed -n '/== summary/,$p;/^WORKLOAD/,$p;/^PASS\|^FAIL\|record \|torch.profiler/p' "$out/$part.log" | tail -70
 done
 exit $status

@@ -264,11 +264,14 @@ def check_nccl(db, args):
     return ok, figure
 
 
-def comm_overlap(db, process_rows_filter=None):
+def comm_overlap(db, comm_pattern="nccl"):
+    """NCCL kernel time (of kernels whose name matches comm_pattern) and how much of it compute
+    kernels ran beside, summed over (process, device)."""
     all_rows = kernels(db)
     overlapped = total = 0
     for _, rows in group(all_rows, lambda r: (r["process"], r["device"])).items():
-        comm = merge([(r["start"], r["end"]) for r in rows if NCCL.search(r["name"])])
+        comm = merge([(r["start"], r["end"]) for r in rows
+                      if NCCL.search(r["name"]) and re.search(comm_pattern, r["name"])])
         compute = merge([(r["start"], r["end"]) for r in rows if not NCCL.search(r["name"])])
         overlapped += intersect(comm, compute)
         total += length(comm)
@@ -276,8 +279,9 @@ def comm_overlap(db, process_rows_filter=None):
 
 
 def check_comm_overlap(db, args):
-    """Fraction of NCCL kernel time during which compute kernels ran on the same device."""
-    overlapped, total = comm_overlap(db)
+    """Fraction of NCCL kernel time (--comm: of matching kernels only) during which compute kernels
+    ran on the same device."""
+    overlapped, total = comm_overlap(db, args.comm)
     if total == 0:
         raise InputError("the trace holds no NCCL kernels")
     ratio = overlapped / total
@@ -406,7 +410,8 @@ def parse(argv):
     parser.add_argument("--ready", default="bucket_ready_probe",
                         help="nccl-delay: kernel whose end makes the next NCCL kernel ready")
     parser.add_argument("--comm", default="nccl",
-                        help="nccl-delay: NCCL kernels paired with the ready kernels (a name regex)")
+                        help="nccl-delay: NCCL kernels paired with the ready kernels; comm-overlap: NCCL"
+                             " kernels counted (a name regex)")
     parser.add_argument("--count", type=int, default=0, help="nccl-delay: first N pairs only")
     parser.add_argument("--baseline", help="nccl-delay: recording to compare with")
     parser.add_argument("--min-ratio", type=float, help="nccl-delay: at least this x baseline")

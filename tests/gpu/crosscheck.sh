@@ -43,8 +43,10 @@ for scope in ("range", "all"):
         print(f"{scope}: missing report ({'record' if not a else 'profile'})"); ok = ok and scope != "range"; continue
     for key in ("busy/span", "2+ streams/busy"):
         diff = abs(a[key] - b[key])
-        verdict = "PASS" if diff <= 0.02 else "FAIL"
-        if scope == "range" and verdict == "FAIL": ok = False
+        # Whole traces are not comparable (record also holds the warm-up before the profiler's
+        # window): shown, not gated.
+        verdict = ("PASS" if diff <= 0.02 else "FAIL") if scope == "range" else "INFO"
+        if verdict == "FAIL": ok = False
         print(f"{verdict} {scope:5} {key:16} record {a[key]:.4f}  torch.profiler {b[key]:.4f}  diff {diff:.4f} (want <= 0.02)")
     print(f"      {scope:5} intervals        record {a['kernels']}  torch.profiler {b['kernels']}")
 sys.exit(0 if ok else 1)

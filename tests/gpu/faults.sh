@@ -70,6 +70,17 @@ run kill 137 "signal 9"
 run term 143 "signal 15"
 run sigkill-external 137 "signal 9" KILL
 run sigterm-external 143 "signal 15" TERM
+# Diagnostic: the same crash with forced periodic flushes (records of running work are skipped).
+OVERLAPSCOPE_FLUSH_FORCED=1 timeout 60 "$os" record --force --flush-ms $flush_ms -o "$out/fault_forced.db" -- \
+    "$out/fault" segv 3 >"$out/forced.out" 2>"$out/forced.err"
+python3 - "$out/fault_forced.db" "$out/forced.out" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+kernels = db.execute("SELECT COUNT(*) FROM kernels").fetchone()[0]
+note = [m for (m,) in db.execute("SELECT message FROM warnings WHERE code = 'incomplete-records'")]
+done = sum(1 for l in open(sys.argv[2]) if l.startswith("completed ")) * 10
+print(f"INFO segv with forced flushes: {kernels} kernels stored, {done} completed; {note or 'no incomplete records'}")
+PY
 
 # Issue 7.5: eight processes recording at once (a shell starts them), one merged database.
 timeout 90 "$os" record --force -o "$out/eight.db" -- bash -c \

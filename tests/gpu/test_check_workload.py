@@ -140,6 +140,9 @@ with tempfile.TemporaryDirectory() as tmp:
                              (1, 2, 401, 501, "ncclDevKernel_AllReduce")])
     rc, out = run(ddp, "comm-overlap", "--min", "0.4")
     expect("half the NCCL time overlapped", rc == 0 and "overlapped by compute 0.50" in out)
+    rc, out = run(ddp, "comm-overlap", "--comm", "f32", "--min", "0.5")
+    expect("--comm counts the f32 all-reduce alone (fully overlapped)",
+           rc == 0 and "overlapped by compute 1.00 of 0.00 ms" in out)
     late = db("late", kernels=[(1, 1, 100, 101, "bucket_ready_probe"),
                                (1, 3, 500, 510, "ncclDevKernel_AllReduce_Sum_f64"),
                                (1, 2, 1101, 1200, "ncclDevKernel_AllReduce_Sum_f32")])

@@ -1,7 +1,8 @@
 /* scenarios.h: the two traces the report tests read. "saturated": on rank 0 an sgemm fills the
  * H100 for 32 waves (3200 us) and the kernel on stream 14 gets SMs 11 us before its end (an
- * sm-saturation wait of 3189 us); NCCL kernels on stream 20 at [1000, 1200] (under compute) and
- * [6400, 6600] (after all compute: exposed 200 us). "overlapped": the same work where both sgemms
+ * sm-saturation wait of 3189 us); NCCL kernels on stream 20 at [1000, 1200] (under compute, but
+ * launched before the sgemm started: it waited 1000 us for a block to retire, a
+ * comm-behind-compute wait losing its 200 us) and [6400, 6600] (after all compute: exposed 200 us). "overlapped": the same work where both sgemms
  * ran side by side and both NCCL kernels were hidden under them (nothing lost). */
 #ifndef OVERLAPSCOPE_TEST_SCENARIOS_H
 #define OVERLAPSCOPE_TEST_SCENARIOS_H

@@ -48,7 +48,9 @@ static void test_metrics(const struct analysis_result *saturated)
     CHECK_INT(report_metric_value(saturated, "span_ms", &value), 0);
     CHECK_NEAR(value, 6.6, 1e-9);
     CHECK_INT(report_metric_value(saturated, "waits", &value), 0);
-    CHECK_NEAR(value, 1, 0);
+    CHECK_NEAR(value, 2, 0);
+    CHECK_INT(report_metric_value(saturated, "comm_behind_compute_ms", &value), 0);
+    CHECK_NEAR(value, 0.2, 1e-9); /* the first NCCL kernel, ready at 0, got an SM at 1000 us */
     CHECK_INT(report_metric_value(saturated, "multi_stream_ratio", &value), 0);
     CHECK_NEAR(value, (200.0 + 11.0) / 6589.0, 1e-9); /* [1000,1200] and [3189,3200] of 6589 busy */
     CHECK_INT(report_metric_value(saturated, "no_such_metric", &value), -1);
@@ -73,7 +75,9 @@ static void test_text_and_markdown(const struct analysis_result *saturated)
     char *text = capture_text(saturated, 0);
     CHECK_CONTAINS(text, "overlapscope report: saturated.db");
     CHECK_CONTAINS(text, "rank  device  span");
-    CHECK_CONTAINS(text, "missed overlaps: 1 wait, 3.19 ms lost");
+    CHECK_CONTAINS(text, "missed overlaps: 2 waits, 3.39 ms lost");
+    CHECK_CONTAINS(text, "2. communication delayed by compute: 200 us lost in 1 wait");
+    CHECK_CONTAINS(text, "ncclDevKernel_AllReduce_Sum_f32_RING_LL started 1.00 ms after it was ready, as a block of it retired");
     CHECK_CONTAINS(text, "1. SM saturation: 3.19 ms lost in 1 wait");
     CHECK_CONTAINS(text, "kernel sgemm_256x128 on stream 13 held all 132 SMs");
     CHECK_CONTAINS(text, "sgemm_128x64 (stream 14) after sgemm_256x128 (stream 13) [sm-saturation]");
