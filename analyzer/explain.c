@@ -709,7 +709,7 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
     enum occupancy_limiter shortage = occupancy_shortage_beside(limits, resident, on_every_sm, &waiting->launch);
     if (shortage == OCCUPANCY_LIMIT_UNKNOWN)
         return 0;
-    char name[128], other[128], need[192], gap[32], when[96];
+    char name[128], other[128], need[384], gap[32], when[192];
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
     int64_t threads = waiting->launch.threads_per_block;
@@ -723,10 +723,12 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
         break;
     case OCCUPANCY_LIMIT_REGISTERS:
         snprintf(need, sizeof need,
-                 "registers: its blocks held %" PRId64 " of %" PRId64 " and a block of %s (%" PRId64
-                 " threads x %" PRId64 ") needs more than the rest",
-                 on_every_sm * resident->registers_per_block, limits->max_registers_per_sm, name, threads,
-                 waiting->launch.registers_per_thread);
+                 "registers: its blocks held %" PRId64 " of the SM's %" PRId64 ", which left room for %" PRId64
+                 " warps of %s (%" PRId64 " registers per thread) across the SM's 4 register sub-partitions; a"
+                 " block needs %" PRId64,
+                 on_every_sm * resident->registers_per_block, limits->max_registers_per_sm,
+                 occupancy_register_room_warps(limits, resident, on_every_sm, &waiting->launch), name,
+                 waiting->launch.registers_per_thread, (threads + limits->warp_size - 1) / limits->warp_size);
         break;
     default:
         snprintf(need, sizeof need, "%s: no block of %s (%" PRId64 " threads) fit beside them",

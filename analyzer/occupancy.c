@@ -173,6 +173,25 @@ int occupancy_compute(const struct occupancy_device *device, const struct occupa
     return 0;
 }
 
+int64_t occupancy_register_room_warps(const struct occupancy_device *device, const struct occupancy_result *resident,
+                                      int64_t resident_blocks, const struct occupancy_kernel *other)
+{
+    if (other->registers_per_thread <= 0)
+        return INT64_MAX;
+    int64_t other_per_warp = allocated_registers_per_warp(device, other->registers_per_thread);
+    int64_t resident_per_warp = resident->warps_per_block > 0 ? resident->registers_per_block / resident->warps_per_block : 0;
+    int64_t resident_warps = resident_blocks * resident->warps_per_block;
+    int64_t per_sub_partition = device->max_registers_per_sm / SUB_PARTITIONS_PER_SM;
+    int64_t room = 0;
+    for (int64_t p = 0; p < SUB_PARTITIONS_PER_SM; p++) {
+        int64_t held = resident_warps / SUB_PARTITIONS_PER_SM + (p < resident_warps % SUB_PARTITIONS_PER_SM ? 1 : 0);
+        int64_t left = per_sub_partition - held * resident_per_warp;
+        if (left > 0)
+            room += left / other_per_warp;
+    }
+    return room;
+}
+
 enum occupancy_limiter occupancy_shortage_beside(const struct occupancy_device *device,
                                                  const struct occupancy_result *resident, int64_t resident_blocks,
                                                  const struct occupancy_kernel *other)
@@ -188,7 +207,8 @@ enum occupancy_limiter occupancy_shortage_beside(const struct occupancy_device *
     int64_t registers = other->registers_per_thread > 0
                             ? allocated_registers_per_warp(device, other->registers_per_thread) * warps
                             : 0;
-    if (resident_blocks * resident->registers_per_block + registers > device->max_registers_per_sm)
+    if (resident_blocks * resident->registers_per_block + registers > device->max_registers_per_sm ||
+        (other->registers_per_thread > 0 && occupancy_register_room_warps(device, resident, resident_blocks, other) < warps))
         return OCCUPANCY_LIMIT_REGISTERS;
     int64_t shared = allocated_shared_bytes(device, other);
     if (resident_blocks * resident->shared_bytes_per_block + shared > resident->shared_bytes_per_sm)

@@ -71,6 +71,15 @@ enum occupancy_limiter occupancy_shortage_beside(const struct occupancy_device *
                                                  const struct occupancy_result *resident, int64_t resident_blocks,
                                                  const struct occupancy_kernel *other);
 
+/* Warps of `other` that still fit, by registers, on an SM holding resident_blocks blocks of the
+ * resident kernel: registers belong to the SM's 4 sub-partitions (16k each on cc 7.0 and later),
+ * a warp's registers all in one, and the resident warps are spread evenly over them
+ * (cudaOccMaxBlocksPerSMRegsLimit's model). A block fits only when all its warps do, so a block of
+ * 17 warps of 3072 registers (NCCL's 544 threads x 96) does not fit beside 8 warps of 1024 although
+ * the SM as a whole has the registers. INT64_MAX when other's registers are unknown. */
+int64_t occupancy_register_room_warps(const struct occupancy_device *device, const struct occupancy_result *resident,
+                                      int64_t resident_blocks, const struct occupancy_kernel *other);
+
 /* Blocks of a kernel that every SM held at its start: blocks_per_sm for a grid of a full wave or
  * more, else grid / sm_count (rounded down; 0 when some SM held none). */
 int64_t occupancy_blocks_on_every_sm(const struct occupancy_device *device, const struct occupancy_kernel *kernel,

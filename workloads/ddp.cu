@@ -5,17 +5,16 @@
  * stream (cudaStreamWaitEvent on the bucket's event) while the rest of backward runs; with
  * --no-overlap the all-reduces start after backward. The optimizer waits for the last all-reduce.
  * GEMM grids are capped at --fill of the device's resident capacity, leaving SMs for NCCL's
- * kernels. The default, 1/8, is one 256-thread GEMM block per SM (8 fit by threads): an NCCL
- * block is large (seen on H200 with NCCL 2.28, AllReduce RING_LL: 544 threads x 96 registers =
- * 52k of the SM's 64k registers, 104 KB shared memory), so with 4 GEMM blocks per SM (40 registers
- * x 256 threads each) it found no SM with room and waited for a GEMM to drain. Registers are not
- * the only limit: an SM's shared memory is split with L1 per kernel (the carveout), and the
- * driver gave these GEMMs (2 KB of shared memory per block) a 64 KB carveout, so an NCCL block
- * needing 104 KB did not fit beside even one GEMM block until the SM drained (seen on H200: the
- * 2nd and later buckets' all-reduces started ~500 us late, as the GEMM's blocks retired). The GEMMs
- * therefore ask for the largest shared-memory carveout (cudaFuncAttributePreferredSharedMemoryCarveout);
- * --carveout driver leaves the driver's choice and reproduces the delay. --saturate launches every
- * tile at once (several waves), so NCCL's kernels queue behind compute blocks. --comm-priority high gives the communication stream the highest
+ * kernels. The default, 1/16, is one 256-thread GEMM block on half the SMs: an NCCL block is large
+ * (seen on H200 with NCCL 2.28, AllReduce RING_LL: 544 threads x 96 registers, 102 KB of shared
+ * memory) and fits beside no GEMM block. Registers are held per SM sub-partition (4 x 16k): one
+ * 8-warp GEMM block leaves room for 4 warps of 3072 registers in each, 16 in all, and NCCL's block
+ * has 17 warps; at --fill 1/8 (one GEMM block on every SM) every bucket's all-reduce after the first
+ * waited ~500 us for a GEMM's blocks to retire. Shared memory is the other limit: the SM splits it
+ * with L1 per kernel (the carve-out), and the driver gave these GEMMs 64 KB, so the GEMMs ask for
+ * the largest (cudaFuncAttributePreferredSharedMemoryCarveout; --carveout driver: the driver's
+ * choice). --saturate launches every tile at once (several waves), so NCCL's kernels queue
+ * behind compute blocks. --comm-priority high gives the communication stream the highest
  * priority (the block scheduler then prefers its blocks).
  * NVTX: "step N" per step and forward/backward/allreduce/optimizer inside.
  * Verification: every bucket carries a probe element each rank sets to 1 and that must read
@@ -268,7 +267,7 @@ static struct wl_checksum verify_same_weights(struct trainer *t)
 
 int main(int argc, char **argv)
 {
-    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 1, 0.125, 0.01};
+    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 1, 0.0625, 0.01};
     int nproc = 0;
     const char *id_file = NULL, *comm_priority = "normal", *carveout = "max-shared";
     const struct wl_option options[] = {

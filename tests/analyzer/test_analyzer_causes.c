@@ -106,24 +106,26 @@ static void test_sm_saturation(int with_api)
     analysis_free(result);
 }
 
-/* A GEMM of one 256-thread block per SM (132 blocks: not a full wave) that ran with a 64 KiB
- * shared-memory carve-out; an NCCL block needs 102 KiB, so it fits beside no GEMM block and starts
- * only as the GEMM's blocks retire (seen on H200: workloads/ddp.cu --carveout driver). With the
- * largest carve-out it would fit: then a mid-run start proves nothing and no wait is reported;
- * nor when the NCCL kernel was launched only just before it started. */
+/* A GEMM of one 256-thread block per SM (132 blocks: not a full wave). Variant 0: it ran with a
+ * 64 KiB shared-memory carve-out and an NCCL block needs 102 KiB, so it fits beside no GEMM block
+ * and starts only as the GEMM's blocks retire. 1: with the largest carve-out it fits: a mid-run
+ * start then proves nothing and no wait is reported; 2: nor when the NCCL kernel was launched just
+ * before it started. 3: NCCL's real 96 registers per thread (seen on H200, workloads/ddp.cu at
+ * --fill 1/8): 17 warps of 3072 registers, and beside 2 GEMM warps per register sub-partition
+ * only 4 fit in each, 16 in all. */
 static void test_resources_held(int variant)
 {
-    static const char *const names[] = {"carveout.db", "carveout-max.db", "carveout-late.db"};
+    static const char *const names[] = {"carveout.db", "carveout-max.db", "carveout-late.db", "registers.db"};
     struct scenario s;
     begin(&s, names[variant], 1);
     struct store_kernel gemm = launched(&s, 17, -60, -55, 0, 600, 132, 256, "wl_gemm_kernel");
     gemm.static_shared_bytes = 2176;
-    gemm.shared_memory_executed_bytes = variant == 1 ? 233472 : 65536;
+    gemm.shared_memory_executed_bytes = variant == 0 || variant == 2 ? 65536 : 233472;
     insert_kernel(&s.b, gemm);
     double launch_end = variant == 2 ? 570 : -45;
     struct store_kernel nccl =
         launched(&s, 18, launch_end - 5, launch_end, 573, 621, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-    nccl.registers_per_thread = 96;
+    nccl.registers_per_thread = variant == 3 ? 96 : 32;
     nccl.static_shared_bytes = 21568;
     nccl.dynamic_shared_bytes = 82240;
     insert_kernel(&s.b, nccl);
@@ -136,6 +138,11 @@ static void test_resources_held(int variant)
                     "ncclDevKernel_AllReduce_Sum_f32_RING_LL needs 102 KiB; ncclDevKernel_AllReduce_Sum_f32_RING_LL "
                     "started as its blocks retired, 27.0 us before it ended");
         CHECK(result && result->wait_total_count == 1);
+    } else if (variant == 3) {
+        expect_wait(result, 18, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 48,
+                    "for lack of registers: its blocks held 8192 of the SM's 65536, which left room for 16 warps of "
+                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL (96 registers per thread) across the SM's 4 register "
+                    "sub-partitions; a block needs 17");
     } else {
         CHECK(result && result->wait_total_count == 0);
     }
@@ -551,7 +558,7 @@ int main(void)
     test_sm_saturation(0);
     test_small_kernels_overlap();
     test_comm_behind_compute();
-    for (int variant = 0; variant < 3; variant++)
+    for (int variant = 0; variant < 4; variant++)
         test_resources_held(variant);
     test_late_launch();
     test_host_sync();

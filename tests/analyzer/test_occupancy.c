@@ -122,8 +122,41 @@ static void test_nccl_kernel_and_bad_inputs(void)
     CHECK_INT(occupancy_compute(&device, &unknown, &result), -1);
 }
 
+static void test_partial_wave_beside(void)
+{
+    /* workloads/ddp.cu at --fill 1/8 on H200: a GEMM of 132 blocks x 256 threads x 32 registers
+     * (one per SM), beside it NCCL's AllReduce RING_LL block: 544 threads x 96 registers, 102 KiB of
+     * shared memory. The SM has 65536 - 8192 registers left, more than the 52224 NCCL's 17 warps
+     * take, but per sub-partition: 16384 - 2 x 1024 = 14336 holds 4 warps of 3072, 16 in all. */
+    struct occupancy_device device = h100();
+    struct occupancy_kernel gemm = {.grid_blocks = 132, .threads_per_block = 256, .registers_per_thread = 32,
+                                    .static_shared_bytes = 2176, .shared_memory_per_sm_bytes = 233472};
+    struct occupancy_result result;
+    CHECK_INT(occupancy_compute(&device, &gemm, &result), 0);
+    CHECK(!result.fills_device);
+    CHECK_INT(occupancy_blocks_on_every_sm(&device, &gemm, &result), 1);
+    struct occupancy_kernel nccl = {.threads_per_block = 544, .registers_per_thread = 96,
+                                    .static_shared_bytes = 21568, .dynamic_shared_bytes = 82240};
+    CHECK_INT(occupancy_register_room_warps(&device, &result, 1, &nccl), 16);
+    CHECK_INT(occupancy_shortage_beside(&device, &result, 1, &nccl), OCCUPANCY_LIMIT_REGISTERS);
+    CHECK_INT(occupancy_shortage_beside(&device, &result, 0, &nccl), OCCUPANCY_LIMIT_UNKNOWN);
+    /* At 64 registers per thread (17 warps of 2048) 7 fit per sub-partition: registers suffice. */
+    nccl.registers_per_thread = 64;
+    CHECK_INT(occupancy_register_room_warps(&device, &result, 1, &nccl), 28);
+    CHECK_INT(occupancy_shortage_beside(&device, &result, 1, &nccl), OCCUPANCY_LIMIT_UNKNOWN);
+    /* The driver's 64 KiB carve-out for the GEMM leaves no room for 102 KiB. */
+    gemm.shared_memory_per_sm_bytes = 65536;
+    CHECK_INT(occupancy_compute(&device, &gemm, &result), 0);
+    CHECK_INT(occupancy_shortage_beside(&device, &result, 1, &nccl), OCCUPANCY_LIMIT_SHARED_MEMORY);
+    /* 66 blocks leave some SMs empty: no block on every SM, nothing proved. */
+    gemm.grid_blocks = 66;
+    CHECK_INT(occupancy_compute(&device, &gemm, &result), 0);
+    CHECK_INT(occupancy_blocks_on_every_sm(&device, &gemm, &result), 0);
+}
+
 int main(void)
 {
+    test_partial_wave_beside();
     test_h100_big_blocks();
     test_register_limit();
     test_shared_memory_limit();

@@ -167,7 +167,7 @@ fi
 record ddp -- "$WL/ddp" --steps 10 --overlap
 record ddp_no_overlap -- "$WL/ddp" --steps 10 --no-overlap
 record ddp_saturate -- "$WL/ddp" --steps 10 --overlap --saturate
-record ddp_carveout -- "$WL/ddp" --steps 10 --overlap --carveout driver
+record ddp_fill_eighth -- "$WL/ddp" --steps 10 --overlap --fill 0.125
 record ddp_saturate_priority -- "$WL/ddp" --steps 10 --overlap --saturate --comm-priority high
 if [ "$GPUS" -ge 2 ]; then
   check ddp "bucket all-reduces hide behind backward" comm-overlap --comm 'AllReduce.*f32' --min 0.5
@@ -175,7 +175,7 @@ if [ "$GPUS" -ge 2 ]; then
   check ddp_no_overlap "all-reduce after backward is exposed" comm-overlap --max 0.1
   check ddp_saturate "full SMs delay NCCL kernels" nccl-delay --comm 'AllReduce.*f32' \
         --baseline "$OUT/ddp.db" --min-ratio 2
-  check ddp_carveout "driver's carveout: NCCL waits for GEMMs to drain" nccl-delay --comm 'AllReduce.*f32' \
+  check ddp_fill_eighth "a GEMM block on every SM: NCCL waits for SMs" nccl-delay --comm 'AllReduce.*f32' \
         --baseline "$OUT/ddp.db" --min-ratio 2
   info ddp_saturate_priority "high-priority comm stream" nccl-delay --comm 'AllReduce.*f32' \
         --baseline "$OUT/ddp_saturate.db"
