@@ -25,6 +25,9 @@
 /* A launch call that returned less than this before the blocking operation ended was late: a
  * kernel launch takes about this long to reach the GPU. */
 #define EXPLAIN_LAUNCH_LATENCY_NS 5000
+/* An op started at most this long after the other stream's op ended, launched only after it
+ * ended, waited for its launch (a launch-bound loop: 12 us between tiny kernels on an H200). */
+#define EXPLAIN_LATE_LAUNCH_GAP_NS 50000
 /* An op queued on a hardware channel behind another stream's op starts within this of that op's
  * dispatch: 2 to 17 us between independent kernels of one channel on an H200 (many_streams_2). */
 #define EXPLAIN_QUEUE_DISPATCH_NS 50000

@@ -223,6 +223,44 @@ static void test_pageable_copy(int with_api)
     analysis_free(result);
 }
 
+/* The H200 runs of copy_pageable: the cudaMemcpyAsync that staged a 32 MiB pageable copy
+ * [0, 5100] returned at 5091, a short call followed, and the kernel on stream 2, launched at
+ * [5116, 5167], started at 5161, 61 us after the copy ended (beyond rule 3's 10 us). Variant 1: the
+ * same with a synchronous cudaMemcpy (a read-back the program asked for): no wait. Variant 2: a
+ * launch-bound pair, the kernel launched after B ended and started 12 us after it: a late launch;
+ * 3: the same 2 ms after B ended, a host phase: no wait. */
+static void test_held_by_copy_call_or_launch(int variant)
+{
+    static const char *const names[] = {"staged.db", "staged-sync.db", "late-gap.db", "host-phase.db"};
+    struct scenario s;
+    begin(&s, names[variant], 1);
+    if (variant <= 1) {
+        struct store_memcpy copy =
+            memcpy_row(s.process, 1, 0, 5100, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 32 << 20);
+        copy.correlation_id = s.b.next_correlation++;
+        add_api(&s.b, s.process, THREAD, variant == 0 ? "cudaMemcpyAsync" : "cudaMemcpy", -187, 5091,
+                copy.correlation_id);
+        insert_memcpy(&s.b, copy);
+        add_api(&s.b, s.process, THREAD, "cuKernelGetName", 5097, 5098, STORE_NULL);
+        insert_kernel(&s.b, launched(&s, 2, 5116, 5167, 5161, 5662, 4, 256, "after_copy"));
+    } else {
+        insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 1, 4, 256, "tiny_a"));
+        double start = variant == 2 ? 13 : 2001;
+        insert_kernel(&s.b, launched(&s, 2, start - 9, start - 3, start, start + 1, 4, 256, "tiny_b"));
+    }
+    struct analysis_result *result = finish(&s);
+    if (variant == 0)
+        expect_wait(result, 2, ANALYSIS_CAUSE_PAGEABLE_COPY, 501,
+                    "was in cudaMemcpyAsync for 5.28 ms: it issued copy HtoD 32.0 MiB (pageable) on stream 1 from "
+                    "pageable host memory and staged it synchronously; cudaLaunchKernel for after_copy was called 25.0 "
+                    "us after it returned");
+    else if (variant == 2)
+        expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 1, "cudaLaunchKernel for tiny_b on stream 2 returned");
+    else
+        CHECK(result && result->wait_total_count == 0);
+    analysis_free(result);
+}
+
 static void test_event_dependency(void)
 {
     struct scenario s;
@@ -564,6 +602,8 @@ int main(void)
     test_host_sync();
     test_pageable_copy(1);
     test_pageable_copy(0);
+    for (int variant = 0; variant < 4; variant++)
+        test_held_by_copy_call_or_launch(variant);
     test_event_dependency();
     test_legacy_default_stream(1, ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM);
     test_legacy_default_stream(2, ANALYSIS_CAUSE_UNEXPLAINED);

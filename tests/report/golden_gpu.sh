@@ -132,19 +132,26 @@ verdict pipeline_serial 'one stream: nothing overlaps' 'len([x for x in streams 
 # --- NCCL ---
 bounds two_batch --min shared_communicator_ms=0.05 --max busy_ratio=0.1 --max unexplained_ms=0
 verdict two_batch 'the all_gathers of one communicator never overlap; the GPU waits for the host' \
-    'comm_with_comm <= 0.05 and any("collectives of one communicator" in e for e in evidence("shared-communicator")) and count("late-launch") >= 10'
-bounds ddp --min comm_overlap=0.5 --max unexplained_ms=0
-bounds ddp_no_overlap --max comm_overlap=0.1 --max unexplained_ms=0
-verdict ddp_no_overlap 'exposed communication larger than with overlap' \
-    's["exposed_comm_ms"] >= 0.9 * s["comm_ms"] and s["exposed_comm_ms"] > 7.56 * 1.2'
+    'comm_with_comm <= 0.05 and any("are collectives of communicator" in e for e in evidence("shared-communicator")) and count("late-launch") >= 10'
+# ddp (--fill 1/16: half the SMs free of GEMM blocks): NCCL never waits for SMs. Its comm_overlap
+# counts the step-0 and final f64 verification all-reduces too (exposed, and long when one rank
+# starts late): 0.43 here, 0.72 for the bucket (f32) all-reduces alone (tests/gpu/workloads.sh).
+bounds ddp --min comm_overlap=0.4 --max unexplained_ms=0 --max comm_behind_compute_ms=0
+bounds ddp_no_overlap --max comm_overlap=0.01 --max unexplained_ms=0
+verdict ddp_no_overlap 'all communication exposed' 's["exposed_comm_ms"] >= 0.99 * s["comm_ms"]'
+# --fill 1/8: one GEMM block on every SM; NCCL's 17-warp block of 96 registers fits beside none.
+bounds ddp_fill_eighth --min comm_behind_compute_ms=1 --max unexplained_ms=0
+verdict ddp_fill_eighth 'NCCL waits for registers held by one GEMM block per SM' \
+    'top() == "comm-behind-compute" and any("for lack of registers" in e and "a block needs 17" in e for e in evidence("comm-behind-compute"))'
 bounds ddp_saturate --min comm_behind_compute_ms=1 --max unexplained_ms=0
 verdict ddp_saturate 'NCCL kernels wait for SMs held by the backward GEMMs' \
     'lost("comm-behind-compute") >= 0.5 * (s["lost_ms"] - lost("event-dependency")) and any("NCCL kernel waited for SMs" in e for e in evidence("comm-behind-compute"))'
 # High priority: NCCL's blocks go first once an SM has room, but still wait for a GEMM block to
-# retire (seen: median bucket-ready -> NCCL start 64 us vs 233 us at normal priority).
+# retire (seen: median bucket-ready -> NCCL start 64 us vs 233 us at normal priority; the time
+# lost per wait is capped at the NCCL kernel's length, so both lose about the same).
 bounds ddp_saturate_priority --max unexplained_ms=0
-verdict ddp_saturate_priority 'NCCL waits for SMs less than at normal priority (ddp_saturate: 2.40 ms)' \
-    's["comm_behind_compute_ms"] < 0.75 * 2.40 and any("as a block of it retired" in e for e in evidence("comm-behind-compute"))'
+verdict ddp_saturate_priority 'NCCL still waits for a GEMM block to retire' \
+    'top() == "comm-behind-compute" and any("as a block of it retired" in e for e in evidence("comm-behind-compute"))'
 
 # --- the collector's own programs (tests/gpu/) ---
 # collector_smoke.cu: a pinned then a pageable 64 MiB HtoD on two streams (one copy engine per
