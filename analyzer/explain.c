@@ -1147,6 +1147,20 @@ static long find_resource_holder(const struct device_state *device, size_t waiti
     return best;
 }
 
+/* Whether no block of op fits beside the blocks the lane's last kernel put on every SM. */
+static int holds_resources_for(const struct device_state *device, struct lane_state *lane, const struct model_op *op)
+{
+    if (op->kind != MODEL_KERNEL || !device->limits_known)
+        return 0;
+    last_wave_ns(device, lane); /* computes the lane's cached occupancy */
+    if (lane->last_occupancy_state != 1)
+        return 0;
+    const struct occupancy_result *resident = &lane->last_occupancy;
+    int64_t on_every_sm = occupancy_blocks_on_every_sm(&device->limits, &lane->last.launch, resident);
+    return on_every_sm > 0 &&
+           occupancy_shortage_beside(&device->limits, resident, on_every_sm, &op->launch) != OCCUPANCY_LIMIT_UNKNOWN;
+}
+
 /* Remembers op as its channel's head (with the op it followed on its stream) and as the device's
  * latest NCCL kernel. Returns 0, or -1 when out of memory. */
 static int remember_dispatch(struct device_state *device, size_t lane_index, const struct model_op *op)
@@ -1197,7 +1211,11 @@ int explainer_consider(explainer *explain, struct device_state *device, size_t l
         long blocker = found ? lane_index_of(device, item.blocking_lane) : find_blocker(device, lane_index, op, previous_end_ns);
         int host_sync = 0;
         if (blocker < 0) {
+            /* Only when B's blocks provably leave no room for X: the check is pure arithmetic on
+             * the lane's cached occupancy, the launch lookup that follows is a query. */
             blocker = find_resource_holder(device, lane_index, op, previous_end_ns);
+            if (blocker >= 0 && !holds_resources_for(device, &device->lanes[blocker], op))
+                blocker = -1;
             item.resources_held = blocker >= 0;
         }
         if (blocker < 0) {
