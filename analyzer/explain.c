@@ -61,6 +61,7 @@ struct wait_case {
     const struct model_op *queue_head;  /* shared-queue candidate: the op ahead of X on its channel */
     int same_communicator_candidate;    /* X and B are NCCL kernels, B the device's latest one */
     int resources_held;                 /* X started while B still ran: B's blocks held what X needed */
+    int other_running;                  /* another stream's op was running when X started */
     int dropped;                        /* proved not to be a missed overlap (a barrier) */
     int describe; /* 0: the wait will not be kept, skip writing its evidence */
     struct analysis_wait wait;
@@ -1003,7 +1004,7 @@ static void prove_host_sync(explainer *explain, struct wait_case *item)
          * before) and X started soon after B's end: the GPU idled a moment until the host
          * enqueued X (a launch-bound loop). Longer idle gaps are host phases (start-up, data
          * loading), shown as idle time, not as a missed overlap. */
-        if (item->launch.end_ns < item->blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS ||
+        if (item->other_running || item->launch.end_ns < item->blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS ||
             item->waiting->start_ns > item->blocking->end_ns + EXPLAIN_LATE_LAUNCH_GAP_NS ||
             !set_wait_time(explain, item, max64(item->previous_end_ns, item->blocking->start_ns), INT64_MAX))
             return;
@@ -1214,6 +1215,7 @@ int explainer_consider(explainer *explain, struct device_state *device, size_t l
             /* Only when B's blocks provably leave no room for X: the check is pure arithmetic on
              * the lane's cached occupancy, the launch lookup that follows is a query. */
             blocker = find_resource_holder(device, lane_index, op, previous_end_ns);
+            item.other_running = blocker >= 0;
             if (blocker >= 0 && !holds_resources_for(device, &device->lanes[blocker], op))
                 blocker = -1;
             item.resources_held = blocker >= 0;
