@@ -19,6 +19,7 @@
 #include "canvas.h"
 #include "reader.h"
 #include "scene.h"
+#include "steps.h"
 #include "units.h"
 
 /* Intervals at least this many output pixels wide get an outline and may carry a label. */
@@ -94,6 +95,37 @@ int timeline_trace_span(store *trace, int64_t *first_start_ns, int64_t *last_end
     return last_end_ns ? trace_last_end(trace, last_end_ns, err) : 0;
 }
 
+/* Step `step` as the analyzer finds steps (steps.h: "ProfilerStep#N", or a repeating "step N"
+ * range, in GPU time), over every process of the selected rank (all when rank < 0). */
+static int find_step(store *trace, int64_t step, int64_t rank, int64_t *start_ns, int64_t *end_ns, error_info *err)
+{
+    struct analysis_step *steps = NULL;
+    size_t count = 0;
+    if (steps_find(store_db(trace), &steps, &count, err) != 0) {
+        free(steps);
+        return -1;
+    }
+    int found = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (steps[i].number != step || (rank >= 0 && steps[i].rank != rank))
+            continue;
+        *start_ns = found && *start_ns < steps[i].start_ns ? *start_ns : steps[i].start_ns;
+        *end_ns = found && *end_ns > steps[i].end_ns ? *end_ns : steps[i].end_ns;
+        found = 1;
+    }
+    int64_t largest = -1;
+    for (size_t i = 0; i < count; i++)
+        largest = steps[i].number > largest ? steps[i].number : largest;
+    free(steps);
+    if (found)
+        return 0;
+    if (count == 0)
+        return error_set(err, "%s: no steps in the trace (neither 'ProfilerStep#N' nor a repeating 'step N' NVTX range)",
+                         store_path(trace));
+    return error_set(err, "%s: no step %" PRId64 "%s (steps run from 0 to %" PRId64 ")", store_path(trace), step,
+                     rank >= 0 ? " on the selected rank" : "", largest);
+}
+
 int timeline_find_range(store *trace, const char *range_name, int64_t step, int64_t rank, int64_t *start_ns,
                         int64_t *end_ns, error_info *err)
 {
@@ -105,13 +137,10 @@ int timeline_find_range(store *trace, const char *range_name, int64_t step, int6
         "SELECT n.start_ns, n.end_ns FROM nvtx n JOIN strings s ON s.id = n.message_id"
         " LEFT JOIN processes p USING (process_id) WHERE s.value = ?1 AND (?2 < 0 OR p.rank = ?2)"
         " ORDER BY n.start_ns LIMIT 1 OFFSET ?3";
-    char profiler_step[64];
     const char *name = range_name;
     int nth = step >= 0 && range_name != NULL;
-    if (step >= 0 && !range_name) {
-        snprintf(profiler_step, sizeof profiler_step, "ProfilerStep#%" PRId64, step);
-        name = profiler_step;
-    }
+    if (step >= 0 && !range_name)
+        return find_step(trace, step, rank, start_ns, end_ns, err);
     if (!name)
         return error_set(err, "no NVTX range named");
     sqlite3_stmt *query = NULL;

@@ -44,8 +44,9 @@ int timeline_format_from_path(const char *path, enum timeline_format *format, er
 int timeline_trace_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
 
 /* The window of NVTX ranges: all ranges whose message is range_name (NULL: any) or, when step
- * >= 0, the range "ProfilerStep#<step>" (or the step-th, counting from 0, of range_name), on
- * the given rank (-1: any). Returns 0 and the union's first start and last end, or -1 with err
+ * >= 0, step number `step` as the analyzer finds steps (steps.h: "ProfilerStep#N" or a repeating
+ * "step N" range, in GPU time; with range_name, the step-th range of that name, counting from 0),
+ * on the given rank (-1: any). Returns 0 and the union's first start and last end, or -1 with err
  * filled when no range matches. */
 int timeline_find_range(store *trace, const char *range_name, int64_t step, int64_t rank, int64_t *start_ns,
                         int64_t *end_ns, error_info *err);

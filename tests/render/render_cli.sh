@@ -55,6 +55,9 @@ check_refused "the window 100 ms to 100 ms is empty" "$golden" -o "$dir/e.png" -
 check_refused "is outside the trace (GPU activity from 0 to" "$golden" -o "$dir/e.png" --window 10s:11s
 check_refused "cannot write '/proc/g.png'" "$golden" -o /proc/g.png
 check_refused "no GPU activity of rank 2" "$golden" -o "$dir/e.png" --rank 2
+# Steps as the analyzer finds them: workloads/ddp.cu's NVTX "step N" ranges.
+check_ok "4 stream lanes" "$golden" -o "$dir/step.png" --step 3
+check_refused "no step 30 (steps run from 0 to 9)" "$golden" -o "$dir/e.png" --step 30
 [ ! -e "$dir/e.png" ] && pass=$((pass+1)) || { echo "FAILED: a refused render left e.png behind"; fail=$((fail+1)); }
 
 echo "$pass passed, $fail failed"
