@@ -1,12 +1,17 @@
 /* fuzz_store.c: arbitrary bytes as a trace file: store_open (which must refuse what is not a
  * trace of this version, with a reason) and, when it opens, the queries `overlapscope info` and the
- * exporters run over every table. Seeds are real traces; the fuzzer corrupts their pages. */
+ * exporters run over every table, the analysis (`report`), the step finder and the timeline
+ * (`render`, a small PNG). Each must either succeed or fail with a message. Seeds are real traces;
+ * the fuzzer corrupts their pages. */
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "fuzz_harness.h"
+#include "timeline.h"
 
 static struct fuzz_harness harness;
 
@@ -41,6 +46,15 @@ static void run_queries(sqlite3 *db)
     }
 }
 
+/* Cairo's and fontconfig's process-wide font caches are freed at exit, before the leak check. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    atexit(timeline_release_caches);
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[128], sidecar[160];
@@ -64,6 +78,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run_queries(store_db(trace));
     char *value = store_get_meta(trace, "source");
     free(value);
+    struct analysis_result *analysis = analysis_run(trace, NULL, &err);
+    if (!analysis && err.message[0] == '\0')
+        abort();
+    int64_t start_ns, end_ns;
+    err.message[0] = '\0';
+    if (timeline_find_range(trace, NULL, 0, -1, &start_ns, &end_ns, &err) != 0 && err.message[0] == '\0')
+        abort();
+    struct timeline_options options;
+    timeline_options_init(&options);
+    options.width_px = 320;
+    char picture[160];
+    snprintf(picture, sizeof picture, "%s/picture.png", fuzz_scratch_directory(&harness));
+    err.message[0] = '\0';
+    if (timeline_draw(trace, analysis, &options, picture, NULL, &err) != 0 && err.message[0] == '\0')
+        abort();
+    analysis_free(analysis);
     store_close(trace, NULL);
     return 0;
 }
