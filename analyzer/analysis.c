@@ -63,11 +63,13 @@ static int by_key(const void *a, const void *b)
     return (x->device_id > y->device_id) - (x->device_id < y->device_id);
 }
 
-/* The distinct (process, device) pairs with GPU activity: one index seek per pair per table. */
+/* The distinct (process, device) pairs with GPU activity: one index seek per pair per table.
+ * On failure *keys is freed and NULL. */
 static int list_devices(struct run *run, struct device_key **keys, size_t *count)
 {
     static const char *const tables[] = {"kernels", "memcpys", "memsets"};
     size_t capacity = 0;
+    sqlite3_stmt *query = NULL;
     *keys = NULL;
     *count = 0;
     for (size_t t = 0; t < 3; t++) {
@@ -76,31 +78,46 @@ static int list_devices(struct run *run, struct device_key **keys, size_t *count
                  "SELECT process_id, device_id FROM %s WHERE (process_id, device_id) > (?1, ?2)"
                  " ORDER BY process_id, device_id LIMIT 1",
                  tables[t]);
-        sqlite3_stmt *query = NULL;
-        if (sqlite3_prepare_v2(run->db, sql, -1, &query, NULL) != SQLITE_OK)
-            return error_set(run->err, "cannot list devices: %s", sqlite3_errmsg(run->db));
+        if (sqlite3_prepare_v2(run->db, sql, -1, &query, NULL) != SQLITE_OK) {
+            error_set(run->err, "cannot list devices: %s", sqlite3_errmsg(run->db));
+            goto fail;
+        }
         struct device_key key = {INT64_MIN, INT64_MIN};
         for (;;) {
             sqlite3_bind_int64(query, 1, key.process_id);
             sqlite3_bind_int64(query, 2, key.device_id);
-            int found = sqlite3_step(query) == SQLITE_ROW;
-            if (found) {
-                key.process_id = sqlite3_column_int64(query, 0);
-                key.device_id = sqlite3_column_int64(query, 1);
-            }
-            sqlite3_reset(query);
-            if (!found)
+            int step = sqlite3_step(query);
+            if (step == SQLITE_DONE)
                 break;
+            if (step != SQLITE_ROW) {
+                error_set(run->err, "cannot list devices: %s", sqlite3_errmsg(run->db));
+                goto fail;
+            }
+            struct device_key next = {sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)};
+            sqlite3_reset(query);
+            /* A corrupted index can answer a key that is not after the last one: stop, or this loops forever. */
+            if (by_key(&next, &key) <= 0) {
+                error_set(run->err, "the %s index is corrupted (keys out of order); the trace is damaged", tables[t]);
+                goto fail;
+            }
+            key = next;
             if (add_key(keys, count, &capacity, key) != 0) {
-                sqlite3_finalize(query);
-                return error_set(run->err, "out of memory");
+                error_set(run->err, "out of memory");
+                goto fail;
             }
         }
         sqlite3_finalize(query);
+        query = NULL;
     }
     if (*count)
         qsort(*keys, *count, sizeof **keys, by_key);
     return 0;
+fail:
+    sqlite3_finalize(query);
+    free(*keys);
+    *keys = NULL;
+    *count = 0;
+    return -1;
 }
 
 /* First GPU start of the trace: the zero of relative windows. */

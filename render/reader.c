@@ -288,6 +288,12 @@ int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *cou
             struct reader_device device = {sqlite3_column_int64(hop, 0), sqlite3_column_int64(hop, 1),
                                            sqlite3_column_int64(hop, 2)};
             sqlite3_reset(hop);
+            /* A corrupted index can answer a device that is not after the last one: stop, or this loops forever. */
+            if (device.process_id < process_id || (device.process_id == process_id && device.device_id <= device_id)) {
+                sqlite3_finalize(hop);
+                error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged", tables[table]);
+                goto failed;
+            }
             if (merge_device(devices, count, &capacity, device) != 0) {
                 sqlite3_finalize(hop);
                 error_set(err, "out of memory");

@@ -340,6 +340,24 @@ fail:
     return NULL;
 }
 
+int store_verify(store *s, error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "'%s' is damaged: %s", s->path, sqlite3_errmsg(s->db));
+    int rc = sqlite3_step(query);
+    const char *answer = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(query, 0) : NULL;
+    int sound = answer && strcmp(answer, "ok") == 0;
+    if (!sound) {
+        /* SQLite prefixes its first finding with a "*** in database main ***" line: keep one line. */
+        const char *finding = answer ? answer : sqlite3_errmsg(s->db);
+        const char *line = strrchr(finding, '\n');
+        error_set(err, "'%s' is damaged: %s", s->path, line ? line + 1 : finding);
+    }
+    sqlite3_finalize(query);
+    return sound ? 0 : -1;
+}
+
 int store_close(store *s, error_info *err)
 {
     if (!s)

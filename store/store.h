@@ -83,6 +83,10 @@ store *store_open(const char *path, int read_only, error_info *err);
  * (err may be NULL) if the final commit failed; the handle is freed either way. */
 int store_close(store *s, error_info *err);
 
+/* Checks the file's structure (SQLite's quick_check: every page, b-tree order, free lists; about
+ * 5 s per GB). Returns 0 when sound, or -1 with err naming the file and the first problem found. */
+int store_verify(store *s, error_info *err);
+
 sqlite3 *store_db(store *s);
 const char *store_path(const store *s);
 

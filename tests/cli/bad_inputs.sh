@@ -1,29 +1,62 @@
 #!/usr/bin/env bash
-# Every reader subcommand meets bad input with one line naming the file and the problem, and
-# exit status 2; never a crash (a signal would give 128+N).
+# Every subcommand that reads a trace meets bad input with one line naming the file and the
+# problem, and exit status 2: never a crash (a signal would give 128+N) and never a hang (a
+# corrupted index once made a seek loop forever; each case runs under a time limit).
 set -u
 fail=0; pass=0
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 os=$OVERLAPSCOPE
-printf 'not a database, only words, long enough to fill an SQLite header of one hundred bytes.........' >"$dir/text.db"
-python3 - "$dir/foreign.db" <<'PY' 2>/dev/null || sqlite3 "$dir/foreign.db" 'CREATE TABLE t(x);' 2>/dev/null
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE t(x)"); c.commit()
+here=$(cd "$(dirname "$0")" && pwd)
+good="$here/../data/gpu/copy_pinned.db"
+python3 - "$dir" "$good" <<'PY'
+import os, shutil, sqlite3, sys
+d, good = sys.argv[1], sys.argv[2]
+open(os.path.join(d, "text.db"), "w").write("not a database, only words, long enough to fill an SQLite header" + "." * 40)
+c = sqlite3.connect(os.path.join(d, "foreign.db")); c.execute("CREATE TABLE t(x)"); c.commit(); c.close()
+data = open(good, "rb").read()
+open(os.path.join(d, "truncated.db"), "wb").write(data[: len(data) // 3])
+shutil.copy(good, os.path.join(d, "other_version.db"))
+c = sqlite3.connect(os.path.join(d, "other_version.db"))
+c.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'"); c.commit(); c.close()
+open(os.path.join(d, "empty.db"), "wb").close()
 PY
-check_case() { # command file expected-fragment
-    local out rc
-    out=$($os $1 "$2" 2>&1 >/dev/null); rc=$?
-    if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -qF "$3" <<<"$out" && grep -qF "$2" <<<"$out"; then
+cp "$here/../data/bad/corrupt_index.db" "$dir/corrupt_index.db"
+
+# $1: label, $2: the file that must be named, $3: expected fragment (may be empty), rest: argv.
+check_case() {
+    local label=$1 file=$2 fragment=$3 out rc
+    shift 3
+    out=$(timeout 60 "$os" "$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -qF "$file" <<<"$out" &&
+        { [ -z "$fragment" ] || grep -qF "$fragment" <<<"$out"; }; then
         pass=$((pass+1))
     else
-        echo "FAILED: overlapscope $1 $2: rc=$rc, said: $out"; fail=$((fail+1))
+        echo "FAILED: $label: overlapscope $*: rc=$rc, said: $out"; fail=$((fail+1))
     fi
 }
-for cmd in info; do
-    check_case $cmd "$dir/missing.db" "No such file or directory"
-    check_case $cmd "$dir/text.db" "not an SQLite database"
-    [ -f "$dir/foreign.db" ] && check_case $cmd "$dir/foreign.db" "not an overlapscope trace"
-    check_case $cmd "$dir" "is a directory"
+declare -A expect=(
+    [missing.db]="No such file or directory"
+    [text.db]="not an SQLite database"
+    [foreign.db]="not an overlapscope trace"
+    [empty.db]="empty file"
+    [truncated.db]=""
+    [other_version.db]="schema"
+    [corrupt_index.db]=""
+)
+for name in "${!expect[@]}"; do
+    f="$dir/$name"; frag=${expect[$name]}
+    check_case "$name" "$f" "$frag" info "$f"
+    check_case "$name" "$f" "$frag" report "$f"
+    check_case "$name" "$f" "$frag" report --json "$f"
+    check_case "$name" "$f" "$frag" check --min comm_overlap=0 "$f"
+    check_case "$name" "$f" "$frag" diff "$f" "$good"
+    check_case "$name" "$f" "$frag" diff "$good" "$f"
+    check_case "$name" "$f" "$frag" render "$f" -o "$dir/out.png"
+    check_case "$name" "$f" "$frag" export "$f" --chrome "$dir/out.json"
+    check_case "$name" "$f" "$frag" merge "$f" "$good" -o "$dir/merged.db"
+    [ ! -e "$dir/out.png" ] && [ ! -e "$dir/out.json" ] && [ ! -e "$dir/merged.db" ] ||
+        { echo "FAILED: $name left an output behind"; fail=$((fail+1)); rm -f "$dir/out.png" "$dir/out.json" "$dir/merged.db"; }
 done
+check_case "directory" "$dir" "is a directory" info "$dir"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
