@@ -73,11 +73,14 @@ static int list_devices(struct run *run, struct device_key **keys, size_t *count
     *keys = NULL;
     *count = 0;
     for (size_t t = 0; t < 3; t++) {
-        char sql[192];
+        char sql[384];
+        /* Two seeks, each the first index entry after (p, d): a row-value (p, d) > (?, ?) seeks
+         * on p alone and walks every entry of p. */
         snprintf(sql, sizeof sql,
-                 "SELECT process_id, device_id FROM %s WHERE (process_id, device_id) > (?1, ?2)"
-                 " ORDER BY process_id, device_id LIMIT 1",
-                 tables[t]);
+                 "SELECT * FROM (SELECT process_id, device_id FROM %s WHERE process_id = ?1 AND device_id > ?2"
+                 " ORDER BY device_id LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id FROM %s"
+                 " WHERE process_id > ?1 ORDER BY process_id, device_id LIMIT 1) LIMIT 1",
+                 tables[t], tables[t]);
         if (sqlite3_prepare_v2(run->db, sql, -1, &query, NULL) != SQLITE_OK) {
             error_set(run->err, "cannot list devices: %s", sqlite3_errmsg(run->db));
             goto fail;
@@ -143,6 +146,44 @@ static int64_t find_origin(struct run *run, const struct device_key *keys, size_
         sqlite3_finalize(query);
     }
     return origin == INT64_MAX ? 0 : origin;
+}
+
+/* A device whose first and last starts lie further apart than any recording: the trace is
+ * damaged, and sums of its times could overflow. Two index seeks per table per device. */
+static int check_device_spans(struct run *run, const struct device_key *keys, size_t count)
+{
+    static const char *const tables[] = {"kernels", "memcpys", "memsets"};
+    for (size_t t = 0; t < 3; t++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT MIN(start_ns), MAX(start_ns) FROM %s WHERE process_id = ?1 AND device_id = ?2",
+                 tables[t]);
+        sqlite3_stmt *query = NULL;
+        if (sqlite3_prepare_v2(run->db, sql, -1, &query, NULL) != SQLITE_OK)
+            return error_set(run->err, "cannot read GPU activity: %s", sqlite3_errmsg(run->db));
+        for (size_t i = 0; i < count; i++) {
+            sqlite3_bind_int64(query, 1, keys[i].process_id);
+            sqlite3_bind_int64(query, 2, keys[i].device_id);
+            int step = sqlite3_step(query);
+            if (step == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
+                int64_t first = sqlite3_column_int64(query, 0), last = sqlite3_column_int64(query, 1);
+                if (first < -OP_SOURCE_MAX_ABS_TIME_NS || last > OP_SOURCE_MAX_ABS_TIME_NS ||
+                    last - first > OP_SOURCE_MAX_SPAN_NS) {
+                    sqlite3_finalize(query);
+                    return error_set(run->err,
+                                     "the trace is damaged: device %" PRId64 " of process %" PRId64 " has %s from %" PRId64
+                                     " ns to %" PRId64 " ns, longer than any recording",
+                                     keys[i].device_id, keys[i].process_id, tables[t], first, last);
+                }
+            } else if (step != SQLITE_ROW) {
+                error_set(run->err, "cannot read GPU activity: %s", sqlite3_errmsg(run->db));
+                sqlite3_finalize(query);
+                return -1;
+            }
+            sqlite3_reset(query);
+        }
+        sqlite3_finalize(query);
+    }
+    return 0;
 }
 
 /* --- what is selected --- */
@@ -526,6 +567,10 @@ static int run_all_devices(struct run *run)
     size_t count = 0;
     if (list_devices(run, &keys, &count) != 0)
         return -1;
+    if (check_device_spans(run, keys, count) != 0) {
+        free(keys);
+        return -1;
+    }
     run->result->origin_ns = find_origin(run, keys, count);
     resolve_window(run);
     run->result->window_start_ns = run->window_start_ns;

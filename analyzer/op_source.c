@@ -1,6 +1,7 @@
 /* op_source.c: see op_source.h. */
 #include "op_source.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "store.h"
@@ -23,6 +24,8 @@ static const char *const table_sql[TABLE_COUNT] = {
     " IFNULL(graph_id, ?5), ?5, bytes"
     " FROM memsets WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
 };
+
+static const char *const table_names[TABLE_COUNT] = {"kernels", "memcpys", "memsets"};
 
 struct op_source {
     sqlite3 *db;
@@ -128,7 +131,14 @@ static int advance(op_source *source, int table, error_info *err)
 {
     int status = sqlite3_step(source->queries[table]);
     if (status == SQLITE_ROW) {
-        read_row(table, source->queries[table], &source->heads[table]);
+        struct model_op *op = &source->heads[table];
+        read_row(table, source->queries[table], op);
+        /* Times no recording can hold: a damaged trace, refused before sums of them overflow. */
+        if (op->start_ns < -OP_SOURCE_MAX_ABS_TIME_NS || op->start_ns > OP_SOURCE_MAX_ABS_TIME_NS ||
+            op->end_ns - op->start_ns > OP_SOURCE_MAX_DURATION_NS)
+            return error_set(err, "the trace is damaged: %s row %" PRId64 " runs from %" PRId64 " ns to %" PRId64
+                                  " ns, outside any recording",
+                             table_names[table], op->rowid, op->start_ns, op->end_ns);
         source->has_head[table] = 1;
         return 0;
     }

@@ -20,12 +20,6 @@ struct open_interval {
     uint8_t category;
 };
 
-/* Time per set of busy streams (a 64-bit mask): open addressing, key 0 never stored. */
-struct mask_time {
-    uint64_t mask;
-    int64_t time_c;
-};
-
 struct sweep {
     struct open_interval *heap;
     size_t heap_count, heap_capacity;
@@ -35,10 +29,12 @@ struct sweep {
     unsigned category_mask, multi_mask;
     int64_t time_by_category_mask[CATEGORY_MASKS], time_by_multi_mask[CATEGORY_MASKS];
     int64_t busy_streams;
-    uint64_t busy_lane_mask;
     int64_t concurrency_c[4];
-    struct mask_time *pair_masks;
-    size_t pair_mask_count, pair_mask_capacity;
+    /* Pair overlap by prefix sums: when lane a turns busy, every later lane b's busy time so far;
+     * when a turns idle, the busy time b gained meanwhile is time both were busy. O(lanes) per
+     * busy/idle turn, in a table that stays in cache (a table of busy sets did not). */
+    int64_t *pair_start;   /* [a][b], b > a: b's busy time when a last turned busy */
+    int64_t *pair_overlap; /* [a][b], b > a: time a and b were both busy */
     int64_t *first_snapshot; /* [lane][other]: other's busy time when lane first started */
     int64_t *end_snapshot;   /* [lane][other]: other's busy time when lane last ended */
     int any_counted;
@@ -52,7 +48,9 @@ sweep *sweep_new(void)
         return NULL;
     line->first_snapshot = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof(int64_t));
     line->end_snapshot = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof(int64_t));
-    if (!line->first_snapshot || !line->end_snapshot) {
+    line->pair_start = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof(int64_t));
+    line->pair_overlap = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof(int64_t));
+    if (!line->first_snapshot || !line->end_snapshot || !line->pair_start || !line->pair_overlap) {
         sweep_free(line);
         return NULL;
     }
@@ -64,7 +62,8 @@ void sweep_free(sweep *line)
     if (!line)
         return;
     free(line->heap);
-    free(line->pair_masks);
+    free(line->pair_start);
+    free(line->pair_overlap);
     free(line->first_snapshot);
     free(line->end_snapshot);
     free(line);
@@ -81,11 +80,8 @@ void sweep_reset(sweep *line, struct device_state *device)
     memset(line->time_by_category_mask, 0, sizeof line->time_by_category_mask);
     memset(line->time_by_multi_mask, 0, sizeof line->time_by_multi_mask);
     line->busy_streams = 0;
-    line->busy_lane_mask = 0;
     memset(line->concurrency_c, 0, sizeof line->concurrency_c);
-    if (line->pair_masks)
-        memset(line->pair_masks, 0, line->pair_mask_capacity * sizeof *line->pair_masks);
-    line->pair_mask_count = 0;
+    memset(line->pair_overlap, 0, DEVICE_PAIR_LANES * DEVICE_PAIR_LANES * sizeof *line->pair_overlap);
     line->any_counted = 0;
     line->first_start_ns = line->last_end_ns = 0;
     selection_rewind(device->selection);
@@ -132,68 +128,23 @@ static struct open_interval heap_pop(sweep *line)
     return top;
 }
 
-/* --- time per set of busy streams --- */
-
-static size_t mask_slot(uint64_t mask, size_t capacity)
-{
-    return (size_t)((mask * 11400714819323198485ull) >> 20) & (capacity - 1);
-}
-
-static int pair_masks_grow(sweep *line)
-{
-    size_t capacity = line->pair_mask_capacity ? line->pair_mask_capacity * 2 : 256;
-    struct mask_time *table = calloc(capacity, sizeof *table);
-    if (!table)
-        return -1;
-    for (size_t i = 0; i < line->pair_mask_capacity; i++) {
-        if (line->pair_masks[i].mask == 0)
-            continue;
-        size_t slot = mask_slot(line->pair_masks[i].mask, capacity);
-        while (table[slot].mask != 0)
-            slot = (slot + 1) & (capacity - 1);
-        table[slot] = line->pair_masks[i];
-    }
-    free(line->pair_masks);
-    line->pair_masks = table;
-    line->pair_mask_capacity = capacity;
-    return 0;
-}
-
-static int pair_masks_add(sweep *line, uint64_t mask, int64_t time_c)
-{
-    if ((line->pair_mask_count + 1) * 2 > line->pair_mask_capacity && pair_masks_grow(line) != 0)
-        return -1;
-    size_t slot = mask_slot(mask, line->pair_mask_capacity);
-    while (line->pair_masks[slot].mask != 0 && line->pair_masks[slot].mask != mask)
-        slot = (slot + 1) & (line->pair_mask_capacity - 1);
-    if (line->pair_masks[slot].mask == 0) {
-        line->pair_masks[slot].mask = mask;
-        line->pair_mask_count++;
-    }
-    line->pair_masks[slot].time_c += time_c;
-    return 0;
-}
-
 /* --- segments and events --- */
 
-static int accumulate_to(sweep *line, struct device_state *device, int64_t time_ns)
+static void accumulate_to(sweep *line, struct device_state *device, int64_t time_ns)
 {
     if (line->started && time_ns <= line->now_ns)
-        return 0;
+        return;
     int64_t clock_c = selection_clock(device->selection, time_ns);
     int64_t elapsed_c = line->started ? clock_c - line->now_c : 0;
     line->now_ns = time_ns;
     line->now_c = clock_c;
     line->started = 1;
     if (elapsed_c <= 0)
-        return 0;
+        return;
     line->time_by_category_mask[line->category_mask] += elapsed_c;
     line->time_by_multi_mask[line->multi_mask] += elapsed_c;
     if (line->busy_streams > 0)
         line->concurrency_c[line->busy_streams < 3 ? line->busy_streams : 3] += elapsed_c;
-    if (__builtin_popcountll(line->busy_lane_mask) >= 2)
-        return pair_masks_add(line, line->busy_lane_mask, elapsed_c);
-    return 0;
 }
 
 static int64_t lane_busy_now(const sweep *line, const struct lane_state *lane)
@@ -210,23 +161,51 @@ static void snapshot(sweep *line, const struct device_state *device, size_t lane
         table[lane_index * DEVICE_PAIR_LANES + other] = lane_busy_now(line, &device->lanes[other]);
 }
 
+static size_t pair_lane_limit(const struct device_state *device)
+{
+    return device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
+}
+
+static void lane_turns_busy(sweep *line, const struct device_state *device, size_t a)
+{
+    size_t limit = pair_lane_limit(device);
+    int64_t *start = &line->pair_start[a * DEVICE_PAIR_LANES];
+    for (size_t b = a + 1; b < limit; b++)
+        start[b] = lane_busy_now(line, &device->lanes[b]);
+}
+
+/* Also takes the end snapshot: the lane's last end is always a turn to idle (every interval of
+ * it has ended), so the last snapshot taken here is the one at its last end. */
+static void lane_turns_idle(sweep *line, const struct device_state *device, size_t a)
+{
+    size_t limit = pair_lane_limit(device);
+    const int64_t *start = &line->pair_start[a * DEVICE_PAIR_LANES];
+    int64_t *overlap = &line->pair_overlap[a * DEVICE_PAIR_LANES];
+    int64_t *at_end = &line->end_snapshot[a * DEVICE_PAIR_LANES];
+    for (size_t b = 0; b < limit; b++) {
+        int64_t busy = lane_busy_now(line, &device->lanes[b]);
+        at_end[b] = busy;
+        if (b > a)
+            overlap[b] += busy - start[b];
+    }
+}
+
 static void close_interval(sweep *line, struct device_state *device, struct open_interval item)
 {
     struct lane_state *lane = &device->lanes[item.lane];
     int category = item.category;
     if (--lane->category_active[category] == 0)
         lane->category_c[category] += line->now_c - lane->category_since_c[category];
-    if (--lane->active == 0) {
-        lane->busy_c += line->now_c - lane->busy_since_c;
-        line->busy_streams--;
-        if (item.lane < DEVICE_PAIR_LANES)
-            line->busy_lane_mask &= ~(1ull << item.lane);
-    }
     if (item.end_ns > lane->last_end_ns)
         lane->last_end_ns = item.end_ns;
     if (item.end_ns > line->last_end_ns)
         line->last_end_ns = item.end_ns;
-    snapshot(line, device, item.lane, line->end_snapshot);
+    if (--lane->active == 0) {
+        lane->busy_c += line->now_c - lane->busy_since_c;
+        line->busy_streams--;
+        if (item.lane < DEVICE_PAIR_LANES)
+            lane_turns_idle(line, device, item.lane);
+    }
     line->category_count[category]--;
     if (line->category_count[category] == 0)
         line->category_mask &= ~(1u << category);
@@ -238,11 +217,11 @@ int sweep_advance(sweep *line, struct device_state *device, int64_t time_ns)
 {
     while (line->heap_count > 0 && line->heap[0].end_ns <= time_ns) {
         struct open_interval item = heap_pop(line);
-        if (accumulate_to(line, device, item.end_ns) != 0)
-            return -1;
+        accumulate_to(line, device, item.end_ns);
         close_interval(line, device, item);
     }
-    return accumulate_to(line, device, time_ns);
+    accumulate_to(line, device, time_ns);
+    return 0;
 }
 
 int sweep_add(sweep *line, struct device_state *device, size_t lane_index, const struct model_op *op)
@@ -267,7 +246,7 @@ int sweep_add(sweep *line, struct device_state *device, size_t lane_index, const
         lane->busy_since_c = line->now_c;
         line->busy_streams++;
         if (lane_index < DEVICE_PAIR_LANES)
-            line->busy_lane_mask |= 1ull << lane_index;
+            lane_turns_busy(line, device, lane_index);
     }
     if (line->category_count[category]++ == 0)
         line->category_mask |= 1u << category;
@@ -340,21 +319,6 @@ static void lane_metrics(const struct lane_state *lane, struct analysis_lane *ou
     snprintf(out->role, sizeof out->role, "%s", lane_role(lane));
 }
 
-/* Spreads the time of every set of busy streams over the pairs it contains: [a][b], a < b. */
-static void pair_overlaps(const sweep *line, int64_t *overlap)
-{
-    for (size_t i = 0; i < line->pair_mask_capacity; i++) {
-        uint64_t mask = line->pair_masks[i].mask;
-        if (mask == 0)
-            continue;
-        for (uint64_t rest = mask; rest; rest &= rest - 1) {
-            int a = __builtin_ctzll(rest);
-            for (uint64_t others = rest & (rest - 1); others; others &= others - 1)
-                overlap[a * DEVICE_PAIR_LANES + __builtin_ctzll(others)] += line->pair_masks[i].time_c;
-        }
-    }
-}
-
 /* min(busy a, busy b), each counted inside [later first start, earlier last end]. */
 static int64_t pair_possible(const sweep *line, const struct device_state *device, size_t a, size_t b)
 {
@@ -391,10 +355,7 @@ static int append_pairs(const sweep *line, const struct device_state *device, st
     if (!grown)
         return -1;
     result->stream_pairs = grown;
-    int64_t *overlap = calloc(DEVICE_PAIR_LANES * DEVICE_PAIR_LANES, sizeof *overlap);
-    if (!overlap)
-        return -1;
-    pair_overlaps(line, overlap);
+    const int64_t *overlap = line->pair_overlap;
     for (size_t a = 0; a < limit; a++) {
         for (size_t b = a + 1; b < limit; b++) {
             if (!device->lanes[a].has_counted || !device->lanes[b].has_counted)
@@ -406,7 +367,6 @@ static int append_pairs(const sweep *line, const struct device_state *device, st
             pair->possible_ns = pair_possible(line, device, a, b);
         }
     }
-    free(overlap);
     return 0;
 }
 
@@ -415,8 +375,7 @@ int sweep_finish(sweep *line, struct device_state *device, struct analysis_devic
 {
     while (line->heap_count > 0) {
         struct open_interval item = heap_pop(line);
-        if (accumulate_to(line, device, item.end_ns) != 0)
-            return -1;
+        accumulate_to(line, device, item.end_ns);
         close_interval(line, device, item);
     }
     category_metrics(line, out);
