@@ -154,9 +154,12 @@ static int check_device_spans(struct run *run, const struct device_key *keys, si
 {
     static const char *const tables[] = {"kernels", "memcpys", "memsets"};
     for (size_t t = 0; t < 3; t++) {
-        char sql[160];
-        snprintf(sql, sizeof sql, "SELECT MIN(start_ns), MAX(start_ns) FROM %s WHERE process_id = ?1 AND device_id = ?2",
-                 tables[t]);
+        /* MIN and MAX each alone in their query: only then does SQLite seek the index, not walk it. */
+        char sql[256];
+        snprintf(sql, sizeof sql,
+                 "SELECT (SELECT MIN(start_ns) FROM %s WHERE process_id = ?1 AND device_id = ?2),"
+                 " (SELECT MAX(start_ns) FROM %s WHERE process_id = ?1 AND device_id = ?2)",
+                 tables[t], tables[t]);
         sqlite3_stmt *query = NULL;
         if (sqlite3_prepare_v2(run->db, sql, -1, &query, NULL) != SQLITE_OK)
             return error_set(run->err, "cannot read GPU activity: %s", sqlite3_errmsg(run->db));
