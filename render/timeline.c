@@ -351,8 +351,8 @@ static int render(store *trace, const struct analysis_result *analysis, const st
                   enum timeline_format format, FILE *file, const char *path, struct timeline_layout **layout,
                   error_info *err)
 {
-    int64_t origin_ns, start_ns, end_ns, trace_end_ns;
-    int end_is_estimate;
+    int64_t origin_ns = 0, start_ns = 0, end_ns = 0, trace_end_ns = 0;
+    int end_is_estimate = 0;
     if (trace_origin(trace, &origin_ns, err) != 0 ||
         settle_window(trace, analysis, options, origin_ns, &start_ns, &end_ns, &end_is_estimate, err) != 0)
         return -1;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every benchmark, each printing its figures and its ratio to a baseline measured in the same
+# run. Build type Release; run it on a quiet machine (the figures in closing notes come from
+# the GPU machine's idle CPU cores: a shared 2-core VM moves them by +-25%).
+# Usage: bench/run.sh [OUTDIR] [PART...]  PARTs: writer analyzer analyzer10m render render10m import
+set -u
+out=${1:-bench-out}
+shift || true
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(writer analyzer analyzer10m render render10m import)
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S . -B build-bench "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build build-bench -j"$(nproc)" --target bench_writer bench_analyzer bench_render bench_import overlapscope \
+        >"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 2; }
+b=build-bench/bench
+status=0
+for part in "${parts[@]}"; do
+    case $part in
+    writer) cmd=("$b/bench_writer" 1000000 3) ;;
+    analyzer) cmd=("$b/bench_analyzer" --intervals 1000000 --repeat 3) ;;
+    analyzer10m) cmd=("$b/bench_analyzer" --intervals 10000000 --repeat 2) ;;
+    render) cmd=("$b/bench_render" 1000000) ;;
+    render10m) cmd=("$b/bench_render" 10000000) ;;
+    import) cmd=("$b/bench_import" --size-mb 1024) ;;
+    *) echo "unknown part $part"; status=2; continue ;;
+    esac
+    echo "######## $part: ${cmd[*]}"
+    start=$(date +%s)
+    timeout 400 "${cmd[@]}" 2>&1 | tee "$out/$part.txt"
+    rc=${PIPESTATUS[0]}
+    [ "$rc" -eq 0 ] || status=1
+    echo "(exit $rc, $(( $(date +%s) - start )) s)"
+done
+exit $status
