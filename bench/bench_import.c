@@ -154,7 +154,11 @@ int main(int argc, char **argv)
     struct stat info;
     stat(trace, &info);
     printf("trace: %s, %.1f MB\n", trace, (double)info.st_size / 1e6);
-    char *import_argv[] = {OVERLAPSCOPE_BINARY, "import", trace, "-o", output, "--force", NULL};
+    /* $OVERLAPSCOPE names another build's binary (a staged copy on a machine without this tree). */
+    char *binary = getenv("OVERLAPSCOPE");
+    if (!binary || !*binary)
+        binary = OVERLAPSCOPE_BINARY;
+    char *import_argv[] = {binary, "import", trace, "-o", output, "--force", NULL};
     char *python_argv[] = {"python3", "-c", "import json,sys; json.load(open(sys.argv[1]))", trace, NULL};
     struct measurement ours = run(import_argv), python = run(python_argv);
     if (ours.status != 0 || python.status != 0) {

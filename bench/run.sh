@@ -10,11 +10,18 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(writer analyzer analyzer10m render render10m import)
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
-generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S . -B build-bench "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-    cmake --build build-bench -j"$(nproc)" --target bench_writer bench_analyzer bench_render bench_import overlapscope \
-        >"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 2; }
-b=build-bench/bench
+# BENCH_BUILD names a Release build tree made elsewhere (tests/gpu/stage.sh with
+# STAGE_BUILD_TYPE=Release stages one as .gpu/build for a machine without the build's packages).
+build=${BENCH_BUILD:-}
+if [ -z "$build" ]; then
+    build=build-bench
+    generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+    cmake -S . -B $build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+        cmake --build $build -j"$(nproc)" --target bench_writer bench_analyzer bench_render bench_import overlapscope \
+            >"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 2; }
+fi
+export OVERLAPSCOPE=$PWD/$build/cli/overlapscope
+b=$build/bench
 status=0
 for part in "${parts[@]}"; do
     case $part in

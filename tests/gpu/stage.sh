@@ -9,15 +9,18 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 exclude=$(git rev-parse --git-path info/exclude); mkdir -p "$(dirname "$exclude")"
 grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# STAGE_BUILD_TYPE=Release stages an optimized build (bench/run.sh uses it: BENCH_BUILD=.gpu/build).
+build_type=${STAGE_BUILD_TYPE:-RelWithDebInfo}
+build_dir=build-gpu; [ "$build_type" = RelWithDebInfo ] || build_dir=build-gpu-$build_type
+cmake -S . -B $build_dir -G Ninja -DCMAKE_BUILD_TYPE=$build_type \
       "-DCMAKE_BUILD_RPATH=\$ORIGIN/../../lib;/usr/local/cuda/lib64" \
       "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--disable-new-dtags" >/dev/null
-cmake --build build-gpu -j "$(nproc)"
+cmake --build $build_dir -j "$(nproc)"
 rm -rf .gpu && mkdir -p .gpu/build .gpu/lib
-for dir in cli collector workloads tests/gpu; do
-  [ -d build-gpu/$dir ] || continue
+for dir in cli collector workloads tests/gpu bench; do
+  [ -d $build_dir/$dir ] || continue
   mkdir -p .gpu/build/$dir
-  find build-gpu/$dir -maxdepth 1 -type f \( -perm -u+x -o -name '*.so' \) -exec cp {} .gpu/build/$dir/ \;
+  find $build_dir/$dir -maxdepth 1 -type f \( -perm -u+x -o -name '*.so' \) -exec cp {} .gpu/build/$dir/ \;
 done
 # Libraries outside glibc and the CUDA toolkit (cJSON, Cairo and its dependencies, SQLite).
 for binary in .gpu/build/cli/overlapscope; do
