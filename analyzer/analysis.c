@@ -169,8 +169,7 @@ static int check_device_spans(struct run *run, const struct device_key *keys, si
             int step = sqlite3_step(query);
             if (step == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
                 int64_t first = sqlite3_column_int64(query, 0), last = sqlite3_column_int64(query, 1);
-                if (first < -OP_SOURCE_MAX_ABS_TIME_NS || last > OP_SOURCE_MAX_ABS_TIME_NS ||
-                    last - first > OP_SOURCE_MAX_SPAN_NS) {
+                if (first < -STORE_MAX_ABS_TIME_NS || last > STORE_MAX_ABS_TIME_NS || last - first > STORE_MAX_SPAN_NS) {
                     sqlite3_finalize(query);
                     return error_set(run->err,
                                      "the trace is damaged: device %" PRId64 " of process %" PRId64 " has %s from %" PRId64

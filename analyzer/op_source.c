@@ -134,8 +134,7 @@ static int advance(op_source *source, int table, error_info *err)
         struct model_op *op = &source->heads[table];
         read_row(table, source->queries[table], op);
         /* Times no recording can hold: a damaged trace, refused before sums of them overflow. */
-        if (op->start_ns < -OP_SOURCE_MAX_ABS_TIME_NS || op->start_ns > OP_SOURCE_MAX_ABS_TIME_NS ||
-            op->end_ns - op->start_ns > OP_SOURCE_MAX_DURATION_NS)
+        if (!store_interval_plausible(op->start_ns, op->end_ns))
             return error_set(err, "the trace is damaged: %s row %" PRId64 " runs from %" PRId64 " ns to %" PRId64
                                   " ns, outside any recording",
                              table_names[table], op->rowid, op->start_ns, op->end_ns);

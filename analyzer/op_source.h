@@ -25,15 +25,6 @@ struct model_op {
     int64_t copy_kind, src_kind, dst_kind, bytes, src_device_id, dst_device_id; /* copies; bytes for memsets */
 };
 
-/* Bounds on what a real recording holds (checked on every row read; a row outside them makes the
- * read fail as a damaged trace): timestamps within +-2^61 ns of the clock's zero (the year 2043
- * on CUPTI's epoch clock) and one operation at most 2^50 ns (13 days). Keeps every sum of times
- * the analyzer forms far from overflow. */
-#define OP_SOURCE_MAX_ABS_TIME_NS (INT64_C(1) << 61)
-#define OP_SOURCE_MAX_DURATION_NS (INT64_C(1) << 50)
-/* At most this between a device's first and last start (52 days). */
-#define OP_SOURCE_MAX_SPAN_NS (INT64_C(1) << 52)
-
 typedef struct op_source op_source;
 
 /* Prepares the three queries once. Returns NULL with err filled on failure. */

@@ -1,6 +1,7 @@
 /* reader.c: see reader.h. */
 #include "reader.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,7 @@ static int sqlite_failed(sqlite3 *db, error_info *err, const char *what)
 
 /* Storage (rowid) order, only the columns drawn: a scan reads the table's pages once, in order,
  * where walking the by-lane index in time order would fetch every row by a random lookup. */
+static const char *const table_names[3] = {"kernels", "memcpys", "memsets"};
 static const char *const gpu_scans[3] = {
     "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels",
     ("SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes, copy_kind, src_kind, dst_kind,"
@@ -197,10 +199,12 @@ static int decode_gpu_row(sqlite3_stmt *q, int index, struct name_kinds *names, 
     return 0;
 }
 
-/* Scans one GPU table into the canvas. last_end_ns: raised to the latest end seen (any rank,
+/* Scans one GPU table into the canvas. first_start_ns: the first start read (STORE_NULL before
+ * any), which every other must lie near. last_end_ns: raised to the latest end seen (any rank,
  * any time), so the caller can tell whether a guessed window end was short. */
 static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct name_kinds *names,
-                          struct process_filter *filter, int64_t *last_end_ns, error_info *err)
+                          struct process_filter *filter, int64_t *first_start_ns, int64_t *last_end_ns,
+                          error_info *err)
 {
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(db, gpu_scans[index], -1, &q, NULL) != SQLITE_OK)
@@ -209,6 +213,16 @@ static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct 
     int step, status = 0;
     while ((step = sqlite3_step(q)) == SQLITE_ROW) {
         int64_t start_ns = sqlite3_column_int64(q, 3), end_ns = sqlite3_column_int64(q, 4);
+        /* Times no recording holds: refused before the per-lane sums of them overflow. */
+        if (!store_interval_plausible(start_ns, end_ns) || (*first_start_ns != STORE_NULL &&
+                                                            (start_ns - *first_start_ns > STORE_MAX_SPAN_NS ||
+                                                             *first_start_ns - start_ns > STORE_MAX_SPAN_NS))) {
+            status = error_set(err, "the trace is damaged: a %s row runs from %" PRId64 " ns to %" PRId64
+                                    " ns, outside any recording", table_names[index], start_ns, end_ns);
+            break;
+        }
+        if (*first_start_ns == STORE_NULL)
+            *first_start_ns = start_ns;
         if (end_ns > *last_end_ns)
             *last_end_ns = end_ns;
         if (start_ns > window_end_ns || end_ns < window_start_ns)
@@ -262,7 +276,6 @@ int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *cou
 {
     /* The first index entry after (p, d) is the next device's earliest interval. Two seeks:
      * a row-value (p, d) > (?, ?) seeks on p alone and walks every entry of p. */
-    static const char *const tables[3] = {"kernels", "memcpys", "memsets"};
     static const char hop_sql[] =
         "SELECT * FROM (SELECT process_id, device_id, start_ns FROM %s WHERE process_id = ?1 AND device_id > ?2"
         " ORDER BY device_id, start_ns LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id, start_ns"
@@ -273,7 +286,7 @@ int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *cou
     for (int table = 0; table < 3; table++) {
         sqlite3_stmt *hop = NULL;
         char sql[sizeof hop_sql + 16];
-        snprintf(sql, sizeof sql, hop_sql, tables[table], tables[table]);
+        snprintf(sql, sizeof sql, hop_sql, table_names[table], table_names[table]);
         if (sqlite3_prepare_v2(db, sql, -1, &hop, NULL) != SQLITE_OK) {
             sqlite_failed(db, err, "the devices");
             goto failed;
@@ -291,7 +304,7 @@ int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *cou
             /* A corrupted index can answer a device that is not after the last one: stop, or this loops forever. */
             if (device.process_id < process_id || (device.process_id == process_id && device.device_id <= device_id)) {
                 sqlite3_finalize(hop);
-                error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged", tables[table]);
+                error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged", table_names[table]);
                 goto failed;
             }
             if (merge_device(devices, count, &capacity, device) != 0) {
@@ -327,8 +340,9 @@ static int fill_devices(struct canvas *canvas, sqlite3 *db, int64_t rank, int64_
         sqlite_failed(db, err, "the kernel names");
         goto done;
     }
+    int64_t first_start_ns = STORE_NULL;
     for (int table = 0; table < 3; table++)
-        if (scan_gpu_table(canvas, db, table, &names, &filter, last_end_ns, err) != 0)
+        if (scan_gpu_table(canvas, db, table, &names, &filter, &first_start_ns, last_end_ns, err) != 0)
             goto done;
     status = 0;
 done:
@@ -400,6 +414,13 @@ static int fill_threads(struct canvas *canvas, sqlite3 *db, enum canvas_lane_kin
     int step;
     while ((step = sqlite3_step(query)) == SQLITE_ROW) {
         int64_t depth = sqlite3_column_int64(query, 2);
+        int64_t start_ns = sqlite3_column_int64(query, 3), end_ns = sqlite3_column_int64(query, 4);
+        if (!store_interval_plausible(start_ns, end_ns)) {
+            error_set(err, "the trace is damaged: %s row runs from %" PRId64 " ns to %" PRId64 " ns, outside any recording",
+                      kind == CANVAS_LANE_HOST ? "an API call" : "an NVTX", start_ns, end_ns);
+            sqlite3_finalize(query);
+            return -1;
+        }
         struct canvas_interval interval = {
             .start_ns = sqlite3_column_int64(query, 3),
             .end_ns = sqlite3_column_int64(query, 4),

@@ -23,6 +23,22 @@
 /* Bound as SQL NULL by every insert function: "not known". */
 #define STORE_NULL INT64_MIN
 
+/* What a real recording holds; readers refuse a trace beyond it as damaged (docs/trace-format.md):
+ * timestamps within +-2^61 ns of the clock's zero (the year 2043 on CUPTI's epoch clock), one
+ * operation at most 2^50 ns (13 days), one device's starts at most 2^52 ns (52 days) apart.
+ * Within them, every sum of times a reader forms stays far from overflow. */
+#define STORE_MAX_ABS_TIME_NS (INT64_C(1) << 61)
+#define STORE_MAX_DURATION_NS (INT64_C(1) << 50)
+#define STORE_MAX_SPAN_NS (INT64_C(1) << 52)
+
+/* Whether [start_ns, end_ns] lies within those bounds (end before start is a clock glitch that
+ * readers treat as a point, not damage). */
+static inline int store_interval_plausible(int64_t start_ns, int64_t end_ns)
+{
+    return start_ns >= -STORE_MAX_ABS_TIME_NS && start_ns <= STORE_MAX_ABS_TIME_NS &&
+           (end_ns <= start_ns || end_ns - start_ns <= STORE_MAX_DURATION_NS);
+}
+
 /* api_calls.api_domain */
 enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2 };
 /* memcpys.copy_kind: CUpti_ActivityMemcpyKind */

@@ -57,11 +57,15 @@ for name in "${!expect[@]}"; do
     [ ! -e "$dir/out.png" ] && [ ! -e "$dir/out.json" ] && [ ! -e "$dir/merged.db" ] ||
         { echo "FAILED: $name left an output behind"; fail=$((fail+1)); rm -f "$dir/out.png" "$dir/out.json" "$dir/merged.db"; }
 done
-# Sound SQLite, impossible times (a memset lasting 54 years): the analysis refuses it.
+# Sound SQLite, impossible times (a memset lasting 54 years, a kernel ending in 2226): the
+# analysis and the renderer refuse them.
 f="$dir/absurd_times.db"; cp "$here/../data/bad/absurd_times.db" "$f"
 check_case "absurd times" "$f" "the trace is damaged" report "$f"
 check_case "absurd times" "$f" "the trace is damaged" check --min comm_overlap=0 "$f"
 check_case "absurd times" "$f" "the trace is damaged" diff "$f" "$good"
+f="$dir/absurd_kernel.db"; cp "$here/../data/bad/absurd_kernel.db" "$f"
+check_case "absurd kernel" "$f" "the trace is damaged" render "$f" -o "$dir/out.png"
+check_case "absurd kernel" "$f" "the trace is damaged" report "$f"
 check_case "directory" "$dir" "is a directory" info "$dir"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
