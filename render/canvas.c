@@ -20,7 +20,7 @@ struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int co
     canvas->window_start_ns = window_start_ns;
     canvas->window_end_ns = window_end_ns;
     canvas->columns = columns;
-    canvas->columns_per_ns = (double)columns / (double)(window_end_ns - window_start_ns);
+    canvas->columns_per_ns = (double)columns / ((double)window_end_ns - (double)window_start_ns);
     canvas->keep_min_columns = keep_min_columns;
     return canvas;
 }

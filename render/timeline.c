@@ -356,6 +356,12 @@ static int render(store *trace, const struct analysis_result *analysis, const st
     if (trace_origin(trace, &origin_ns, err) != 0 ||
         settle_window(trace, analysis, options, origin_ns, &start_ns, &end_ns, &end_is_estimate, err) != 0)
         return -1;
+    /* Beyond these no recording reaches (store.h); sums over such a window would overflow. */
+    if (start_ns < -STORE_MAX_ABS_TIME_NS || end_ns > STORE_MAX_ABS_TIME_NS + STORE_MAX_DURATION_NS ||
+        end_ns - start_ns > STORE_MAX_SPAN_NS + STORE_MAX_DURATION_NS)
+        return error_set(err, "%s: the window from %" PRId64 " ns to %" PRId64
+                              " ns is longer than any recording (the trace is damaged, or the window wrong)",
+                         store_path(trace), start_ns, end_ns);
     double scale = options->dpi / 96.0, width_css = options->width_px / scale, plot_left, plot_right;
     int columns = scene_plot_columns(width_css, scale, &plot_left, &plot_right);
     if (columns < 16)

@@ -66,6 +66,8 @@ check_case "absurd times" "$f" "the trace is damaged" diff "$f" "$good"
 f="$dir/absurd_kernel.db"; cp "$here/../data/bad/absurd_kernel.db" "$f"
 check_case "absurd kernel" "$f" "the trace is damaged" render "$f" -o "$dir/out.png"
 check_case "absurd kernel" "$f" "the trace is damaged" report "$f"
+f="$dir/absurd_window.db"; cp "$here/../data/bad/absurd_window.db" "$f"
+check_case "absurd window" "$f" "longer than any recording" render "$f" -o "$dir/out.png"
 check_case "directory" "$dir" "is a directory" info "$dir"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
