@@ -61,8 +61,12 @@ record() {
   local rc=$?
   sed 's/^/    /' "$OUT/$name.log" | grep -v '^    NCCL INFO' | tail -4
   if [ $rc -ne 0 ]; then row "$name" "program and recording succeed" "exit status $rc" FAIL; return 1; fi
+  # Golden traces (tests/data/gpu) must stay <= 2 MB each: the workloads' recordings are the
+  # candidates. The PyTorch ones carry torch's ~29k start-up API calls and are not committed.
   local bytes; bytes=$(stat -c %s "$OUT/$name.db" 2>/dev/null || echo 0)
-  if [ "$bytes" -gt $((3 * 1024 * 1024)) ]; then row "$name" "recording <= 3 MB" "$bytes bytes" FAIL; fi
+  if [ "${name#torch_}" = "$name" ] && [ "$bytes" -gt $((2 * 1024 * 1024)) ]; then
+    row "$name" "recording <= 2 MB (golden trace limit)" "$bytes bytes" FAIL
+  fi
   if "$OVERLAPSCOPE" report --json "$OUT/$name.db" >"$OUT/$name.report.json" 2>/dev/null; then
     echo "    report: $(head -c 300 "$OUT/$name.report.json" | tr -s ' \n' ' ')"
   fi
@@ -156,27 +160,36 @@ if [ -f "$OUT/pipeline_serial.log" ] && [ -f "$OUT/pipeline_pipelined.log" ]; th
   row pipeline "same weights both ways" "checksums ${same_a:-?} / ${same_b:-?}" "$v"
 fi
 
-record two_batch -- "$WL/two_batch" --steps 50
+# 40 steps keep the recording under the 2 MB golden limit (50 made 2.1 MB once the store gained
+# its covering launch index).
+record two_batch -- "$WL/two_batch" --steps 40
 if [ "$GPUS" -ge 2 ]; then
-  check two_batch "one communicator: all_gathers never overlap" nccl --op AllGather --min-count 200 --max 0.05
+  check two_batch "one communicator: all_gathers never overlap" nccl --op AllGather --min-count 160 --max 0.05
   info two_batch "tiny compute on the two streams" overlap --exclude nccl
 else
   info two_batch "1 rank: NCCL kernels" nccl --op AllGather
 fi
 
-record ddp -- "$WL/ddp" --steps 10 --overlap
-record ddp_no_overlap -- "$WL/ddp" --steps 10 --no-overlap
-record ddp_saturate -- "$WL/ddp" --steps 10 --overlap --saturate
-record ddp_fill_eighth -- "$WL/ddp" --steps 10 --overlap --fill 0.125
-record ddp_saturate_priority -- "$WL/ddp" --steps 10 --overlap --saturate --comm-priority high
+record ddp -- "$WL/ddp" --steps 8 --overlap
+record ddp_no_overlap -- "$WL/ddp" --steps 8 --no-overlap
+record ddp_saturate -- "$WL/ddp" --steps 8 --overlap --saturate
+record ddp_fill_eighth -- "$WL/ddp" --steps 8 --overlap --fill 0.125
+record ddp_saturate_priority -- "$WL/ddp" --steps 8 --overlap --saturate --comm-priority high
 if [ "$GPUS" -ge 2 ]; then
   check ddp "bucket all-reduces hide behind backward" comm-overlap --comm 'AllReduce.*f32' --min 0.5
   check ddp "each bucket all-reduce carries the bucket's bytes (NCCL plugin)" nccl-bytes --layers 8 --size 1024 --buckets 4
   check ddp_no_overlap "all-reduce after backward is exposed" comm-overlap --max 0.1
-  check ddp_saturate "full SMs delay NCCL kernels" nccl-delay --comm 'AllReduce.*f32' \
-        --baseline "$OUT/ddp.db" --min-ratio 2
-  check ddp_fill_eighth "a GEMM block on every SM: NCCL waits for SMs" nccl-delay --comm 'AllReduce.*f32' \
-        --baseline "$OUT/ddp.db" --min-ratio 2
+  # When a bucket's sum ends, the NCCL kernel (comm stream) and the next GEMM (compute stream)
+  # become ready at once and the block scheduler picks which is placed first: NCCL waits for SMs
+  # only when the GEMM wins. Sessions on the same 2xH200 kind saw both (workloads/README.md), so
+  # the delay is a figure here; the analyzer's explanation of such waits is asserted in CI on the
+  # golden traces where the GEMM won (tests/report).
+  info ddp_saturate "full SMs: NCCL delay (scheduler race)" nccl-delay --comm 'AllReduce.*f32' \
+        --baseline "$OUT/ddp.db"
+  info ddp_fill_eighth "a GEMM block per SM: NCCL delay (race)" nccl-delay --comm 'AllReduce.*f32' \
+        --baseline "$OUT/ddp.db"
+  # The analyzer's own account of the fill-1/8 run, for the log: which resource kept NCCL out.
+  "$OVERLAPSCOPE" report "$OUT/ddp_fill_eighth.db" 2>&1 | sed -n '/^missed overlaps/,/^largest/p' | head -12
   info ddp_saturate_priority "high-priority comm stream" nccl-delay --comm 'AllReduce.*f32' \
         --baseline "$OUT/ddp_saturate.db"
 else
@@ -214,9 +227,11 @@ else
   row torch "PyTorch at $TORCH_PY" "not found" FAIL
 fi
 
-total=$(du -cb "$OUT"/*.db 2>/dev/null | tail -1 | cut -f1)
+golden=()
+for db in "$OUT"/*.db; do case ${db##*/} in torch_*) ;; *) golden+=("$db") ;; esac; done
+total=$(du -cb "${golden[@]}" 2>/dev/null | tail -1 | cut -f1)
 [ "${total:-0}" -le $((25 * 1024 * 1024)) ] && v=PASS || v=FAIL
-row "all recordings" "<= 25 MB together" "${total:-0} bytes" "$v"
+row "workload recordings" "<= 25 MB together (golden traces)" "${total:-0} bytes in ${#golden[@]} files" "$v"
 
 echo
 printf '%-28s %-46s %-8s %s\n' WORKLOAD EXPECTATION VERDICT MEASURED
