@@ -199,8 +199,9 @@ int cmd_render(int argc, char **argv)
     size_t stream_lanes = 0;
     for (size_t i = 0; i < layout->lane_count; i++)
         stream_lanes += layout->lanes[i].kind == TIMELINE_LANE_GPU;
-    printf("%s: %d x %d px, %zu stream lanes, %zu explained waits marked\n", request.output_path, layout->width_px,
-           layout->height_px, stream_lanes, layout->wait_count);
+    printf("%s: %d x %d px, %zu stream lanes, %zu explained waits marked%s\n", request.output_path, layout->width_px,
+           layout->height_px, stream_lanes, layout->wait_count,
+           layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
     if (!analysis)
         fprintf(stderr, "overlapscope: %s: drawn without the analysis: %s\n", argv[0], analysis_err.message);
     timeline_layout_free(layout);

@@ -2,6 +2,9 @@
 # Regenerates the binary seeds of tests/fuzz-corpus (the JSON seeds are written by hand):
 #   fuzz_store/: real traces imported from tests/data/kineto, repacked with 512-byte pages so the
 #                fuzzer's mutations land on every kind of page;
+#                with_overview.db is event_sync_multi_stream.db with a 2048-column overview
+#                (render/overview.h) built by overview_build(trace, 0, 2048, &err) and repacked the
+#                same way: the seed that takes `render --width 320` through overview_fill;
 #   fuzz_nsys/:  a miniature Nsight Systems export with the export's table and column names.
 # usage: fuzz/make_seeds.sh BUILD_DIR   (a build with the overlapscope binary)
 set -euo pipefail

@@ -13,6 +13,7 @@
 #include "kineto.h"
 #include "nsys.h"
 #include "output_file.h"
+#include "overview.h"
 #include "store.h"
 
 struct file_list {
@@ -195,6 +196,8 @@ int import_run(const char *output_path, char *const *inputs, int input_count, co
         status = write_meta(output, formats_seen, err);
     if (status == 0)
         status = store_finalize(output, err);
+    if (status == 0)
+        status = overview_build_or_warn(output, err); /* whole-trace pictures without a scan */
     if (output && store_close(output, status == 0 ? err : NULL) != 0)
         status = -1;
     if (status == 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "output_file.h"
+#include "overview.h"
 #include "store.h"
 
 /* Estimates every input's offset against inputs[0]. */
@@ -83,7 +84,9 @@ static int write_merged(store *output, char *const *inputs, int input_count, con
     if (store_set_meta(output, "source", "merge", err) || store_set_meta(output, "merge_inputs", count, err) ||
         store_set_meta(output, "clock", "aligned on NCCL collective ends (docs/clock-alignment.md)", err))
         return -1;
-    return store_finalize(output, err);
+    if (store_finalize(output, err) != 0)
+        return -1;
+    return overview_build_or_warn(output, err); /* whole-job pictures without a scan */
 }
 
 int merge_run(const char *output_path, char *const *inputs, int input_count, int force,

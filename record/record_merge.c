@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "overview.h"
 #include "store.h"
 
 /* The tables of schema v1 in an order that keeps references valid (strings before the rows
@@ -338,7 +339,9 @@ static int merge_into(store *trace, char **files, int count, const struct record
     summarize(trace, result);
     if (result->competing_profiler && store_set_meta(trace, "competing_profiler", "1", err) != 0)
         return -1;
-    return store_finalize(trace, err);
+    if (store_finalize(trace, err) != 0)
+        return -1;
+    return overview_build_or_warn(trace, err); /* whole-run pictures without a scan */
 }
 
 int record_merge(const char *run_directory, const char *output, const struct record_meta *meta, int wait_ms,

@@ -249,6 +249,11 @@ static int keep_interval(struct canvas *canvas, struct canvas_lane *lane, const 
     return 0;
 }
 
+int canvas_keep(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval)
+{
+    return keep_interval(canvas, lane, interval);
+}
+
 /* Adds [x0, x1) (in columns, already clipped to the picture) to the device's slots: whole
  * slots through the difference array, the partial ones at either end directly. */
 static void count_busy(struct canvas_device *device, int columns, double x0, double x1)

@@ -89,6 +89,10 @@ struct canvas_lane *canvas_thread_lane(struct canvas *canvas, enum canvas_lane_k
  * concurrency. Returns -1 when out of memory. */
 int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval);
 
+/* Keeps an interval for its outline and label without adding it to the columns (render/overview.c
+ * fills the columns itself). Returns -1 when out of memory. */
+int canvas_keep(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval);
+
 /* Turns the devices' slot accumulators into level_fraction; call once, after the last add. */
 void canvas_finish(struct canvas *canvas);
 

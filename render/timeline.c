@@ -17,6 +17,7 @@
 
 #include "axis.h"
 #include "canvas.h"
+#include "overview.h"
 #include "reader.h"
 #include "scene.h"
 #include "steps.h"
@@ -324,9 +325,34 @@ static int paint_and_write(struct scene *scene, enum timeline_format format, FIL
  * outlasted, reads again up to the true end (one scan in the usual case, two at worst). */
 static struct canvas *read_canvas(store *trace, const struct timeline_options *options, int64_t start_ns,
                                   int64_t end_ns, int end_is_estimate, int columns, int64_t *trace_end_ns,
-                                  error_info *err)
+                                  int *from_overview, error_info *err)
 {
+    *from_overview = 0;
     struct reader_selection selection = {options->rank, options->show_host_calls, options->show_nvtx};
+    if (!options->show_host_calls && !options->show_nvtx) {
+        /* GPU lanes only: the trace's stored overview serves when it is fine enough (overview.h). */
+        int64_t span_start_ns = 0, span_end_ns = 0;
+        int has_overview = overview_span(trace, &span_start_ns, &span_end_ns, err);
+        if (has_overview < 0)
+            goto failed;
+        if (has_overview && end_is_estimate) {
+            end_ns = span_end_ns > start_ns ? span_end_ns : end_ns;
+            end_is_estimate = 0;
+        }
+        struct canvas *canvas = has_overview ? canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS) : NULL;
+        if (has_overview && !canvas) {
+            error_set(err, "out of memory");
+            return NULL;
+        }
+        int filled = has_overview ? overview_fill(canvas, trace, options->rank, trace_end_ns, err) : 0;
+        if (filled == 1) {
+            *from_overview = 1;
+            return canvas;
+        }
+        canvas_free(canvas);
+        if (filled < 0)
+            goto failed;
+    }
     for (;;) {
         struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
         if (!canvas) {
@@ -334,9 +360,8 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
             return NULL;
         }
         if (reader_fill(canvas, trace, &selection, trace_end_ns, err) != 0) {
-            error_prefix(err, "%s", store_path(trace));
             canvas_free(canvas);
-            return NULL;
+            goto failed;
         }
         if (!end_is_estimate || *trace_end_ns <= end_ns)
             return canvas;
@@ -344,6 +369,9 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
         end_ns = *trace_end_ns;
         end_is_estimate = 0;
     }
+failed:
+    error_prefix(err, "%s", store_path(trace));
+    return NULL;
 }
 
 /* Reads the window into a canvas and paints it to the open file. */
@@ -366,8 +394,9 @@ static int render(store *trace, const struct analysis_result *analysis, const st
     int columns = scene_plot_columns(width_css, scale, &plot_left, &plot_right);
     if (columns < 16)
         return error_set(err, "width %d px at %g dpi leaves no room for the plot", options->width_px, options->dpi);
+    int from_overview = 0;
     struct canvas *canvas =
-        read_canvas(trace, options, start_ns, end_ns, end_is_estimate, columns, &trace_end_ns, err);
+        read_canvas(trace, options, start_ns, end_ns, end_is_estimate, columns, &trace_end_ns, &from_overview, err);
     if (!canvas)
         return -1;
     char *title = NULL;
@@ -387,6 +416,7 @@ static int render(store *trace, const struct analysis_result *analysis, const st
         *layout = scene_take_layout(scene);
         (*layout)->width_px = options->width_px;
         (*layout)->height_px = (int)ceil(scene_height_css(scene) * scale);
+        (*layout)->from_overview = from_overview;
     }
     status = 0;
 done:

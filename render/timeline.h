@@ -91,6 +91,7 @@ struct timeline_wait_mark {
 
 struct timeline_layout {
     int width_px, height_px;
+    int from_overview;                     /* the GPU lanes came from the trace's overview (overview.h) */
     double scale;                          /* PNG pixels per CSS pixel (dpi / 96) */
     double plot_left, plot_right;          /* where window_start_ns and window_end_ns fall */
     int64_t window_start_ns, window_end_ns, origin_ns;

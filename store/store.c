@@ -400,6 +400,14 @@ int store_commit(store *s, error_info *err)
     return exec_sql(s, "COMMIT", err, "commit");
 }
 
+void store_rollback(store *s)
+{
+    if (!s->in_transaction)
+        return;
+    s->in_transaction = 0;
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 void store_set_batch_rows(store *s, int batch_rows)
 {
     s->batch_rows = batch_rows > 0 ? batch_rows : 1;

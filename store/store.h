@@ -111,6 +111,9 @@ const char *store_path(const store *s);
 int store_begin(store *s, error_info *err);
 int store_commit(store *s, error_info *err);
 int store_maybe_commit(store *s, error_info *err);
+/* Abandons the open transaction; a no-op without one. For writers of whole statements (not
+ * the batched row inserts, whose unflushed rows it would not clear). */
+void store_rollback(store *s);
 void store_set_batch_rows(store *s, int batch_rows);
 
 /* Creates the indexes of store/indexes.sql and runs ANALYZE. Idempotent. */

@@ -1,0 +1,580 @@
+/* overview.c: see overview.h.
+ *
+ * Table render_overview, one row per part (docs/trace-format.md):
+ *   what 0, the header: start_ns, end_ns (the trace's first GPU start and last GPU end),
+ *     columns, and kernels_rowid, memcpys_rowid, memsets_rowid: each table's largest rowid when
+ *     the overview was built (a trace that grew since has a stale overview);
+ *   what 1, a device: process_id, device_id, interval_count, cells = columns x 4 bytes, the
+ *     share of each column (in 255ths) with 0, 1, 2, 3+ of its streams busy;
+ *   what 2, a stream lane: process_id, device_id, stream_id, interval_count, kinds (bit k: the
+ *     lane ran category k), busy and counts (little-endian int64 per kind present, in bit
+ *     order: busy ns and intervals), cells = columns x kinds present bytes (coverage in 255ths),
+ *     kept = the wide intervals, KEPT_RECORD_BYTES each. */
+#include "overview.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+enum { PART_HEADER = 0, PART_DEVICE = 1, PART_LANE = 2 };
+enum { LEVELS = 4 };
+#define KEPT_RECORD_BYTES 34 /* start, end, detail_a, detail_b (int64 each), kind, detail (a byte each) */
+#define MIN_COLUMNS 1024
+#define MAX_COLUMNS (1 << 20)
+
+static const char create_sql[] =
+    "CREATE TABLE render_overview (part INTEGER PRIMARY KEY, what INTEGER NOT NULL, process_id INTEGER,"
+    " device_id INTEGER, stream_id INTEGER, start_ns INTEGER, end_ns INTEGER, columns INTEGER,"
+    " kernels_rowid INTEGER, memcpys_rowid INTEGER, memsets_rowid INTEGER, interval_count INTEGER,"
+    " kinds INTEGER, busy BLOB, counts BLOB, cells BLOB, kept BLOB)";
+
+static void put_int64(unsigned char *out, int64_t value)
+{
+    uint64_t bits = (uint64_t)value;
+    for (int i = 0; i < 8; i++)
+        out[i] = (unsigned char)(bits >> (8 * i));
+}
+
+static int64_t get_int64(const unsigned char *in)
+{
+    uint64_t bits = 0;
+    for (int i = 7; i >= 0; i--)
+        bits = bits << 8 | in[i];
+    return (int64_t)bits;
+}
+
+/* A coverage fraction in 255ths; anything that ran keeps at least one step. */
+static unsigned char quantize(float fraction)
+{
+    if (!(fraction > 0))
+        return 0;
+    long steps = lroundf((fraction > 1 ? 1 : fraction) * 255.0f);
+    return (unsigned char)(steps < 1 ? 1 : steps);
+}
+
+static int64_t query_int64(sqlite3 *db, const char *sql, int64_t fallback)
+{
+    sqlite3_stmt *query = NULL;
+    int64_t value = fallback;
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW &&
+        sqlite3_column_type(query, 0) != SQLITE_NULL)
+        value = sqlite3_column_int64(query, 0);
+    sqlite3_finalize(query);
+    return value;
+}
+
+static void largest_rowids(sqlite3 *db, int64_t rowids[3])
+{
+    rowids[0] = query_int64(db, "SELECT MAX(rowid) FROM kernels", 0);
+    rowids[1] = query_int64(db, "SELECT MAX(rowid) FROM memcpys", 0);
+    rowids[2] = query_int64(db, "SELECT MAX(rowid) FROM memsets", 0);
+}
+
+/* --- building --- */
+
+/* The whole GPU span read into a canvas of `columns` columns (one scan; two when the estimated
+ * end was short, as timeline.c does). */
+static struct canvas *read_whole(store *trace, int columns, int64_t start_ns, error_info *err)
+{
+    int64_t end_ns = 0, last_end_ns = STORE_NULL;
+    if (reader_estimate_last_end(store_db(trace), &end_ns, err) != 0)
+        return NULL;
+    if (end_ns <= start_ns)
+        end_ns = start_ns + 1;
+    struct reader_selection selection = {-1, 0, 0};
+    for (;;) {
+        struct canvas *canvas = canvas_new(start_ns, end_ns, columns, OVERVIEW_KEEP_MIN_COLUMNS);
+        if (!canvas) {
+            error_set(err, "out of memory");
+            return NULL;
+        }
+        if (reader_fill(canvas, trace, &selection, &last_end_ns, err) != 0) {
+            canvas_free(canvas);
+            return NULL;
+        }
+        if (last_end_ns == STORE_NULL || last_end_ns <= end_ns)
+            return canvas;
+        canvas_free(canvas);
+        end_ns = last_end_ns;
+    }
+}
+
+/* Columns for this many lanes and devices within the memory budget, halving from the most. */
+static int columns_for(int columns, int64_t lanes, int64_t devices)
+{
+    for (;;) {
+        double lane_bytes = (double)columns * ANALYSIS_CATEGORY_COUNT * sizeof(float);
+        double device_bytes = (double)columns * (CANVAS_SLOTS_PER_COLUMN * (sizeof(int32_t) + sizeof(float)) + 16);
+        if (columns <= 4 * MIN_COLUMNS ||
+            (double)lanes * lane_bytes + (double)devices * device_bytes <= OVERVIEW_BUILD_BUDGET_BYTES)
+            return columns;
+        columns /= 2;
+    }
+}
+
+/* Starts a device's or lane's row: the fields both have. */
+static void bind_part(sqlite3_stmt *insert, int what, int64_t process_id, int64_t device_id, int64_t interval_count)
+{
+    sqlite3_reset(insert);
+    sqlite3_clear_bindings(insert);
+    sqlite3_bind_int(insert, 1, what);
+    sqlite3_bind_int64(insert, 2, process_id);
+    sqlite3_bind_int64(insert, 3, device_id);
+    sqlite3_bind_int64(insert, 11, interval_count);
+}
+
+static int write_device(sqlite3_stmt *insert, const struct canvas *canvas, const struct canvas_device *device,
+                        unsigned char *buffer)
+{
+    for (size_t i = 0; i < (size_t)canvas->columns * LEVELS; i++)
+        buffer[i] = quantize(device->level_fraction[i]);
+    bind_part(insert, PART_DEVICE, device->process_id, device->device_id, device->interval_count);
+    sqlite3_bind_blob(insert, 15, buffer, canvas->columns * LEVELS, SQLITE_STATIC);
+    return sqlite3_step(insert) == SQLITE_DONE ? 0 : -1;
+}
+
+static int write_lane(sqlite3_stmt *insert, const struct canvas *canvas, const struct canvas_lane *lane,
+                      unsigned char *buffer)
+{
+    int kinds[ANALYSIS_CATEGORY_COUNT], kind_count = 0;
+    unsigned mask = 0;
+    for (int k = 0; k < ANALYSIS_CATEGORY_COUNT && k < lane->kind_count; k++)
+        if (lane->intervals_by_kind[k] > 0) {
+            kinds[kind_count++] = k;
+            mask |= 1u << k;
+        }
+    unsigned char busy[8 * ANALYSIS_CATEGORY_COUNT], counts[8 * ANALYSIS_CATEGORY_COUNT];
+    for (int i = 0; i < kind_count; i++) {
+        put_int64(busy + 8 * i, lane->busy_ns[kinds[i]]);
+        put_int64(counts + 8 * i, lane->intervals_by_kind[kinds[i]]);
+    }
+    for (int column = 0; column < canvas->columns; column++)
+        for (int i = 0; i < kind_count; i++)
+            buffer[(size_t)column * (size_t)kind_count + (size_t)i] =
+                quantize(lane->coverage[(size_t)column * (size_t)lane->kind_count + (size_t)kinds[i]]);
+    unsigned char *kept = malloc(lane->kept_count * KEPT_RECORD_BYTES + 1);
+    if (!kept)
+        return -1;
+    for (size_t i = 0; i < lane->kept_count; i++) {
+        const struct canvas_interval *interval = &lane->kept[i];
+        unsigned char *record = kept + i * KEPT_RECORD_BYTES;
+        put_int64(record, interval->start_ns);
+        put_int64(record + 8, interval->end_ns);
+        put_int64(record + 16, interval->detail_a);
+        put_int64(record + 24, interval->detail_b);
+        record[32] = interval->kind;
+        record[33] = interval->detail;
+    }
+    bind_part(insert, PART_LANE, lane->process_id, lane->device_id, lane->interval_count);
+    sqlite3_bind_int64(insert, 4, lane->stream_id);
+    sqlite3_bind_int64(insert, 12, mask);
+    sqlite3_bind_blob(insert, 13, busy, 8 * kind_count, SQLITE_STATIC);
+    sqlite3_bind_blob(insert, 14, counts, 8 * kind_count, SQLITE_STATIC);
+    sqlite3_bind_blob(insert, 15, buffer, canvas->columns * kind_count, SQLITE_STATIC);
+    sqlite3_bind_blob(insert, 16, kept, (int)(lane->kept_count * KEPT_RECORD_BYTES), SQLITE_STATIC);
+    int status = sqlite3_step(insert) == SQLITE_DONE ? 0 : -1;
+    free(kept);
+    return status;
+}
+
+static int write_overview(store *trace, const struct canvas *canvas, const int64_t rowids[3], error_info *err)
+{
+    sqlite3 *db = store_db(trace);
+    sqlite3_stmt *insert = NULL;
+    unsigned char *buffer = malloc((size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT);
+    int status = -1;
+    if (!buffer) {
+        error_set(err, "out of memory");
+        goto done;
+    }
+    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           "INSERT INTO render_overview (what, process_id, device_id, stream_id, start_ns, end_ns,"
+                           " columns, kernels_rowid, memcpys_rowid, memsets_rowid, interval_count, kinds, busy,"
+                           " counts, cells, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+                           " ?14, ?15, ?16)",
+                           -1, &insert, NULL) != SQLITE_OK)
+        goto sql_failed;
+    sqlite3_bind_int(insert, 1, PART_HEADER);
+    sqlite3_bind_int64(insert, 5, canvas->window_start_ns);
+    sqlite3_bind_int64(insert, 6, canvas->window_end_ns);
+    sqlite3_bind_int(insert, 7, canvas->columns);
+    for (int i = 0; i < 3; i++)
+        sqlite3_bind_int64(insert, 8 + i, rowids[i]);
+    if (sqlite3_step(insert) != SQLITE_DONE)
+        goto sql_failed;
+    for (size_t i = 0; i < canvas->device_count; i++)
+        if (write_device(insert, canvas, canvas->devices[i], buffer) != 0)
+            goto sql_failed;
+    for (size_t i = 0; i < canvas->lane_count; i++)
+        if (canvas->lanes[i]->kind == CANVAS_LANE_GPU && write_lane(insert, canvas, canvas->lanes[i], buffer) != 0)
+            goto sql_failed;
+    status = 0;
+    goto done;
+sql_failed:
+    error_set(err, "cannot write the overview: %s", sqlite3_errmsg(db));
+done:
+    sqlite3_finalize(insert);
+    free(buffer);
+    return status;
+}
+
+int overview_build(store *trace, int64_t min_rows, int columns, error_info *err)
+{
+    if (columns == 0)
+        columns = OVERVIEW_COLUMNS;
+    if (columns < MIN_COLUMNS || columns > MAX_COLUMNS)
+        return error_set(err, "an overview of %d columns (%d to %d)", columns, MIN_COLUMNS, MAX_COLUMNS);
+    sqlite3 *db = store_db(trace);
+    if (sqlite3_exec(db, "DROP TABLE IF EXISTS render_overview", NULL, NULL, NULL) != SQLITE_OK)
+        return error_set(err, "cannot replace the overview: %s", sqlite3_errmsg(db));
+    int64_t rowids[3];
+    largest_rowids(db, rowids);
+    if (rowids[0] + rowids[1] + rowids[2] < min_rows)
+        return 0;
+    struct reader_device *devices = NULL;
+    size_t device_count = 0;
+    if (reader_list_devices(db, &devices, &device_count, err) != 0)
+        return -1;
+    if (device_count == 0)
+        return 0;
+    int64_t start_ns = devices[0].first_start_ns;
+    for (size_t i = 1; i < device_count; i++)
+        if (devices[i].first_start_ns < start_ns)
+            start_ns = devices[i].first_start_ns;
+    free(devices);
+    int64_t lanes = query_int64(db, "SELECT COUNT(*) FROM streams", 0);
+    columns = columns_for(columns, lanes > 0 ? lanes : 64, (int64_t)device_count);
+    struct canvas *canvas = read_whole(trace, columns, start_ns, err);
+    if (!canvas)
+        return -1;
+    int status = -1;
+    if (store_begin(trace, err) == 0) {
+        status = write_overview(trace, canvas, rowids, err);
+        if (status == 0)
+            status = store_commit(trace, err);
+        else
+            store_rollback(trace);
+    }
+    canvas_free(canvas);
+    return status;
+}
+
+int overview_build_or_warn(store *trace, error_info *err)
+{
+    error_info why;
+    if (overview_build(trace, OVERVIEW_MIN_ROWS, 0, &why) == 0)
+        return 0;
+    sqlite3_exec(store_db(trace), "DROP TABLE IF EXISTS render_overview", NULL, NULL, NULL);
+    char message[sizeof why.message + 64];
+    snprintf(message, sizeof message, "no overview for fast pictures: %s", why.message);
+    struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "overview-skipped",
+                                    .message = message};
+    if (store_begin(trace, err) != 0 || store_insert_warning(trace, &warning, err) != 0)
+        return -1;
+    return store_commit(trace, err);
+}
+
+/* --- reading --- */
+
+struct header {
+    int64_t start_ns, end_ns;
+    int columns;
+};
+
+/* 1 and the header when the trace has a current overview, 0 when none (or stale), -1 damaged. */
+static int read_header(store *trace, struct header *header, error_info *err)
+{
+    sqlite3 *db = store_db(trace);
+    if (query_int64(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'render_overview'", 0) ==
+        0)
+        return 0;
+    sqlite3_stmt *query = NULL;
+    int status = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT start_ns, end_ns, columns, kernels_rowid, memcpys_rowid, memsets_rowid"
+                           " FROM render_overview WHERE what = 0 ORDER BY part LIMIT 1",
+                           -1, &query, NULL) != SQLITE_OK) {
+        status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
+    } else if (sqlite3_step(query) == SQLITE_ROW) {
+        int64_t built[3], now[3];
+        header->start_ns = sqlite3_column_int64(query, 0);
+        header->end_ns = sqlite3_column_int64(query, 1);
+        int64_t columns = sqlite3_column_int64(query, 2);
+        for (int i = 0; i < 3; i++)
+            built[i] = sqlite3_column_int64(query, 3 + i);
+        if (columns < MIN_COLUMNS || columns > MAX_COLUMNS || header->end_ns <= header->start_ns ||
+            !store_interval_plausible(header->start_ns, header->end_ns)) {
+            status = error_set(err, "the trace is damaged: its overview header is impossible (%" PRId64
+                                    " columns from %" PRId64 " ns to %" PRId64 " ns)",
+                               columns, header->start_ns, header->end_ns);
+        } else {
+            header->columns = (int)columns;
+            largest_rowids(db, now);
+            status = built[0] == now[0] && built[1] == now[1] && built[2] == now[2];
+        }
+    }
+    sqlite3_finalize(query);
+    return status;
+}
+
+int overview_span(store *trace, int64_t *start_ns, int64_t *end_ns, error_info *err)
+{
+    struct header header = {0, 0, 0};
+    int status = read_header(trace, &header, err);
+    if (status == 1) {
+        *start_ns = header.start_ns;
+        *end_ns = header.end_ns;
+    }
+    return status;
+}
+
+/* Where the overview's columns fall on the canvas, and the share of each inside the window. */
+struct mapping {
+    double first_x, step_x;  /* canvas x of overview column 0's start; canvas columns per overview column */
+    double column_ns;        /* ns per overview column */
+    int columns;             /* overview columns */
+    int whole;               /* the canvas window holds the overview's whole span */
+};
+
+/* Adds weight x the part of canvas columns that overview column `column` covers into
+ * cells[canvas column * stride + offset]; returns the part of the overview column inside the
+ * window (0 to 1). An overview column is at most 1/8 of a canvas column: it meets two at most. */
+static double add_column(float *cells, int stride, int offset, const struct canvas *canvas,
+                         const struct mapping *map, int column, double weight)
+{
+    double x0 = map->first_x + column * map->step_x, x1 = x0 + map->step_x;
+    if (x0 < 0)
+        x0 = 0;
+    if (x1 > canvas->columns)
+        x1 = canvas->columns;
+    if (x1 <= x0)
+        return 0;
+    int first = (int)x0;
+    if (first >= canvas->columns)
+        return 0;
+    if (x1 <= first + 1 || first + 1 >= canvas->columns) {
+        cells[(size_t)first * (size_t)stride + (size_t)offset] += (float)(weight * (x1 - x0));
+    } else {
+        cells[(size_t)first * (size_t)stride + (size_t)offset] += (float)(weight * (first + 1 - x0));
+        cells[(size_t)(first + 1) * (size_t)stride + (size_t)offset] += (float)(weight * (x1 - first - 1));
+    }
+    return (x1 - x0) / map->step_x;
+}
+
+static int damaged(error_info *err, sqlite3_int64 part, const char *what)
+{
+    return error_set(err, "the trace is damaged: render_overview part %lld: %s", (long long)part, what);
+}
+
+static int blob_size_is(sqlite3_stmt *query, int column, size_t size)
+{
+    return (size_t)sqlite3_column_bytes(query, column) == size &&
+           (size == 0 || sqlite3_column_blob(query, column) != NULL);
+}
+
+/* One stream lane's row into the canvas (skipped when nothing of it is in the window). */
+static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct mapping *map, error_info *err)
+{
+    sqlite3_int64 part = sqlite3_column_int64(query, 0);
+    int64_t mask = sqlite3_column_int64(query, 12);
+    if (mask < 0 || mask >= (1 << ANALYSIS_CATEGORY_COUNT))
+        return damaged(err, part, "impossible categories");
+    int kinds[ANALYSIS_CATEGORY_COUNT], kind_count = 0;
+    for (int k = 0; k < ANALYSIS_CATEGORY_COUNT; k++)
+        if (mask & (1 << k))
+            kinds[kind_count++] = k;
+    size_t kept_bytes = (size_t)sqlite3_column_bytes(query, 16);
+    if (!blob_size_is(query, 13, 8 * (size_t)kind_count) || !blob_size_is(query, 14, 8 * (size_t)kind_count) ||
+        !blob_size_is(query, 15, (size_t)map->columns * (size_t)kind_count) || kept_bytes % KEPT_RECORD_BYTES != 0 ||
+        (kept_bytes > 0 && !sqlite3_column_blob(query, 16)))
+        return damaged(err, part, "a stream lane's data has the wrong size");
+    const unsigned char *busy = sqlite3_column_blob(query, 13), *counts = sqlite3_column_blob(query, 14);
+    const unsigned char *cells = sqlite3_column_blob(query, 15), *kept = sqlite3_column_blob(query, 16);
+
+    /* Into a scratch row first: the lane is added to the canvas only if it shows something. */
+    float *coverage = calloc((size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT, sizeof *coverage);
+    if (!coverage)
+        return error_set(err, "out of memory");
+    int64_t busy_ns[ANALYSIS_CATEGORY_COUNT] = {0}, count[ANALYSIS_CATEGORY_COUNT] = {0};
+    int shown = 0;
+    for (int column = 0; column < map->columns; column++)
+        for (int i = 0; i < kind_count; i++) {
+            unsigned char steps = cells[(size_t)column * (size_t)kind_count + (size_t)i];
+            if (!steps)
+                continue;
+            double inside = add_column(coverage, ANALYSIS_CATEGORY_COUNT, kinds[i], canvas, map, column, steps / 255.0);
+            if (inside > 0) {
+                shown = 1;
+                busy_ns[kinds[i]] += llround(steps / 255.0 * inside * map->column_ns);
+                count[kinds[i]]++; /* outside the whole span: columns that ran it, a stand-in */
+            }
+        }
+    for (int i = 0; i < kind_count && map->whole; i++) {
+        busy_ns[kinds[i]] = get_int64(busy + 8 * i);
+        count[kinds[i]] = get_int64(counts + 8 * i);
+        if (busy_ns[kinds[i]] < 0 || count[kinds[i]] < 0) {
+            free(coverage);
+            return damaged(err, part, "negative busy time or count");
+        }
+    }
+    size_t kept_count = kept_bytes / KEPT_RECORD_BYTES;
+    for (size_t i = 0; i < kept_count; i++) {
+        const unsigned char *record = kept + i * KEPT_RECORD_BYTES;
+        int64_t start = get_int64(record), end = get_int64(record + 8);
+        if (!store_interval_plausible(start, end) || record[32] >= ANALYSIS_CATEGORY_COUNT ||
+            record[33] > CANVAS_DETAIL_STRING) {
+            free(coverage);
+            return damaged(err, part, "an impossible interval");
+        }
+        if (end >= canvas->window_start_ns && start <= canvas->window_end_ns)
+            shown = 1;
+    }
+    int status = 0;
+    struct canvas_lane *lane = NULL;
+    if (shown) {
+        lane = canvas_gpu_lane(canvas, sqlite3_column_int64(query, 1), sqlite3_column_int64(query, 2),
+                               sqlite3_column_int64(query, 3));
+        if (!lane)
+            status = error_set(err, "out of memory");
+    }
+    if (lane) {
+        memcpy(lane->coverage, coverage, (size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT * sizeof *coverage);
+        for (int k = 0; k < ANALYSIS_CATEGORY_COUNT; k++) {
+            lane->busy_ns[k] += busy_ns[k];
+            lane->intervals_by_kind[k] += count[k];
+            lane->interval_count += count[k];
+            lane->device->interval_count += count[k];
+        }
+        for (size_t i = 0; i < kept_count && status == 0; i++) {
+            const unsigned char *record = kept + i * KEPT_RECORD_BYTES;
+            struct canvas_interval interval = {get_int64(record), get_int64(record + 8), get_int64(record + 16),
+                                               get_int64(record + 24), record[32], record[33]};
+            /* As canvas_add: the width inside the window decides. */
+            int64_t start = interval.start_ns > canvas->window_start_ns ? interval.start_ns : canvas->window_start_ns;
+            int64_t end = interval.end_ns < canvas->window_end_ns ? interval.end_ns : canvas->window_end_ns;
+            double x0 = canvas_column_of(canvas, start), x1 = canvas_column_of(canvas, end);
+            if (interval.end_ns >= canvas->window_start_ns && interval.start_ns <= canvas->window_end_ns &&
+                x1 - x0 >= canvas->keep_min_columns && canvas_keep(canvas, lane, &interval) != 0)
+                status = error_set(err, "out of memory");
+        }
+    }
+    free(coverage);
+    return status;
+}
+
+/* One device's concurrency row into the canvas device of the same key (when a lane made one). */
+static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct mapping *map, error_info *err)
+{
+    sqlite3_int64 part = sqlite3_column_int64(query, 0);
+    if (!blob_size_is(query, 15, (size_t)map->columns * LEVELS))
+        return damaged(err, part, "a device's data has the wrong size");
+    int64_t process_id = sqlite3_column_int64(query, 1), device_id = sqlite3_column_int64(query, 2);
+    struct canvas_device *device = NULL;
+    for (size_t i = 0; i < canvas->device_count && !device; i++)
+        if (canvas->devices[i]->process_id == process_id && canvas->devices[i]->device_id == device_id)
+            device = canvas->devices[i];
+    if (!device)
+        return 0;
+    const unsigned char *cells = sqlite3_column_blob(query, 15);
+    for (int column = 0; column < map->columns; column++)
+        for (int level = 0; level < LEVELS; level++) {
+            unsigned char steps = cells[(size_t)column * LEVELS + (size_t)level];
+            if (steps)
+                add_column(device->level_fraction, LEVELS, level, canvas, map, column, steps / 255.0);
+        }
+    /* Where the window reaches beyond the trace nothing ran: level 0. */
+    for (int column = 0; column < canvas->columns; column++) {
+        float *levels = device->level_fraction + (size_t)column * LEVELS;
+        float total = levels[0] + levels[1] + levels[2] + levels[3];
+        if (total < 1)
+            levels[0] += 1 - total;
+    }
+    return 0;
+}
+
+static int process_selected(const int64_t *selected, size_t count, int64_t process_id)
+{
+    for (size_t i = 0; i < count; i++)
+        if (selected[i] == process_id)
+            return 1;
+    return 0;
+}
+
+/* The processes of `rank` (rank >= 0). Returns the count, or -1 with err filled. */
+static long load_rank(sqlite3 *db, int64_t rank, int64_t **selected, error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    long count = 0, capacity = 0;
+    *selected = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT process_id FROM processes WHERE rank = ?1", -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read the processes: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(query, 1, rank);
+    while (sqlite3_step(query) == SQLITE_ROW) {
+        if (count == capacity) {
+            capacity = capacity ? capacity * 2 : 8;
+            int64_t *grown = realloc(*selected, (size_t)capacity * sizeof *grown);
+            if (!grown) {
+                sqlite3_finalize(query);
+                return error_set(err, "out of memory");
+            }
+            *selected = grown;
+        }
+        (*selected)[count++] = sqlite3_column_int64(query, 0);
+    }
+    sqlite3_finalize(query);
+    return count;
+}
+
+int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *trace_end_ns, error_info *err)
+{
+    struct header header = {0, 0, 0};
+    int usable = read_header(trace, &header, err);
+    if (usable != 1)
+        return usable;
+    double canvas_column_ns = ((double)canvas->window_end_ns - (double)canvas->window_start_ns) / canvas->columns;
+    struct mapping map = {0};
+    map.columns = header.columns;
+    map.column_ns = ((double)header.end_ns - (double)header.start_ns) / header.columns;
+    if (map.column_ns * OVERVIEW_MIN_RATIO > canvas_column_ns)
+        return 0; /* too coarse for this picture: scan */
+    map.first_x = canvas_column_of(canvas, header.start_ns);
+    map.step_x = map.column_ns * canvas->columns_per_ns;
+    map.whole = canvas->window_start_ns <= header.start_ns && canvas->window_end_ns >= header.end_ns;
+
+    sqlite3 *db = store_db(trace);
+    int64_t *selected = NULL;
+    long selected_count = rank >= 0 ? load_rank(db, rank, &selected, err) : 0;
+    if (selected_count < 0)
+        return -1;
+    sqlite3_stmt *query = NULL;
+    int status = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT part, process_id, device_id, stream_id, 0, 0, 0, 0, 0, 0, 0, interval_count,"
+                           " kinds, busy, counts, cells, kept FROM render_overview WHERE what = ?1 ORDER BY part",
+                           -1, &query, NULL) != SQLITE_OK)
+        status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
+    /* Lanes first: they create the canvas devices the device rows then fill. */
+    for (int what = PART_LANE; status == 0 && what >= PART_DEVICE; what--) {
+        sqlite3_reset(query);
+        sqlite3_bind_int(query, 1, what);
+        int step;
+        while (status == 0 && (step = sqlite3_step(query)) == SQLITE_ROW) {
+            if (rank >= 0 && !process_selected(selected, (size_t)selected_count, sqlite3_column_int64(query, 1)))
+                continue;
+            status = what == PART_LANE ? fill_lane(canvas, query, &map, err) : fill_device(canvas, query, &map, err);
+        }
+        if (status == 0 && step != SQLITE_DONE)
+            status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(query);
+    free(selected);
+    if (status != 0)
+        return -1;
+    *trace_end_ns = header.end_ns;
+    return 1;
+}
