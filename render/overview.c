@@ -333,37 +333,64 @@ int overview_span(store *trace, int64_t *start_ns, int64_t *end_ns, error_info *
     return status;
 }
 
-/* Where the overview's columns fall on the canvas, and the share of each inside the window. */
+/* Where the overview's columns fall on the canvas, worked out once per picture: an overview
+ * column is at most 1/8 of a canvas column, so it meets two at most. */
 struct mapping {
-    double first_x, step_x;  /* canvas x of overview column 0's start; canvas columns per overview column */
-    double column_ns;        /* ns per overview column */
-    int columns;             /* overview columns */
-    int whole;               /* the canvas window holds the overview's whole span */
+    double column_ns;     /* ns per overview column */
+    int columns;          /* overview columns */
+    int whole;            /* the canvas window holds the overview's whole span */
+    int *first;           /* per overview column: the canvas column it starts in, -1 outside the window */
+    float *part_first;    /* the part of that canvas column it covers */
+    float *part_second;   /* and of the next one */
+    float *inside;        /* the part of the overview column inside the window (0 to 1) */
 };
+
+static int mapping_init(struct mapping *map, const struct canvas *canvas, int64_t start_ns)
+{
+    map->first = malloc((size_t)map->columns * sizeof *map->first);
+    map->part_first = malloc((size_t)map->columns * sizeof *map->part_first);
+    map->part_second = malloc((size_t)map->columns * sizeof *map->part_second);
+    map->inside = malloc((size_t)map->columns * sizeof *map->inside);
+    if (!map->first || !map->part_first || !map->part_second || !map->inside)
+        return -1;
+    double first_x = canvas_column_of(canvas, start_ns), step_x = map->column_ns * canvas->columns_per_ns;
+    for (int column = 0; column < map->columns; column++) {
+        double x0 = first_x + column * step_x, x1 = x0 + step_x;
+        x0 = x0 < 0 ? 0 : x0;
+        x1 = x1 > canvas->columns ? canvas->columns : x1;
+        int first = (int)x0;
+        map->first[column] = x1 > x0 && first < canvas->columns ? first : -1;
+        map->part_first[column] = map->part_second[column] = map->inside[column] = 0;
+        if (map->first[column] < 0)
+            continue;
+        int split = x1 > first + 1 && first + 1 < canvas->columns;
+        map->part_first[column] = (float)(split ? first + 1 - x0 : x1 - x0);
+        map->part_second[column] = (float)(split ? x1 - first - 1 : 0);
+        map->inside[column] = (float)((x1 - x0) / step_x);
+    }
+    return 0;
+}
+
+static void mapping_free(struct mapping *map)
+{
+    free(map->first);
+    free(map->part_first);
+    free(map->part_second);
+    free(map->inside);
+}
 
 /* Adds weight x the part of canvas columns that overview column `column` covers into
  * cells[canvas column * stride + offset]; returns the part of the overview column inside the
- * window (0 to 1). An overview column is at most 1/8 of a canvas column: it meets two at most. */
-static double add_column(float *cells, int stride, int offset, const struct canvas *canvas,
-                         const struct mapping *map, int column, double weight)
+ * window (0 to 1). */
+static double add_column(float *cells, int stride, int offset, const struct mapping *map, int column, float weight)
 {
-    double x0 = map->first_x + column * map->step_x, x1 = x0 + map->step_x;
-    if (x0 < 0)
-        x0 = 0;
-    if (x1 > canvas->columns)
-        x1 = canvas->columns;
-    if (x1 <= x0)
+    int first = map->first[column];
+    if (first < 0)
         return 0;
-    int first = (int)x0;
-    if (first >= canvas->columns)
-        return 0;
-    if (x1 <= first + 1 || first + 1 >= canvas->columns) {
-        cells[(size_t)first * (size_t)stride + (size_t)offset] += (float)(weight * (x1 - x0));
-    } else {
-        cells[(size_t)first * (size_t)stride + (size_t)offset] += (float)(weight * (first + 1 - x0));
-        cells[(size_t)(first + 1) * (size_t)stride + (size_t)offset] += (float)(weight * (x1 - first - 1));
-    }
-    return (x1 - x0) / map->step_x;
+    cells[(size_t)first * (size_t)stride + (size_t)offset] += weight * map->part_first[column];
+    if (map->part_second[column] > 0)
+        cells[(size_t)(first + 1) * (size_t)stride + (size_t)offset] += weight * map->part_second[column];
+    return map->inside[column];
 }
 
 static int damaged(error_info *err, sqlite3_int64 part, const char *what)
@@ -401,19 +428,22 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
     if (!coverage)
         return error_set(err, "out of memory");
     int64_t busy_ns[ANALYSIS_CATEGORY_COUNT] = {0}, count[ANALYSIS_CATEGORY_COUNT] = {0};
+    double busy_steps[ANALYSIS_CATEGORY_COUNT] = {0};
     int shown = 0;
-    for (int column = 0; column < map->columns; column++)
-        for (int i = 0; i < kind_count; i++) {
+    for (int i = 0; i < kind_count; i++) {
+        for (int column = 0; column < map->columns; column++) {
             unsigned char steps = cells[(size_t)column * (size_t)kind_count + (size_t)i];
             if (!steps)
                 continue;
-            double inside = add_column(coverage, ANALYSIS_CATEGORY_COUNT, kinds[i], canvas, map, column, steps / 255.0);
+            double inside = add_column(coverage, ANALYSIS_CATEGORY_COUNT, kinds[i], map, column, steps / 255.0f);
             if (inside > 0) {
                 shown = 1;
-                busy_ns[kinds[i]] += llround(steps / 255.0 * inside * map->column_ns);
+                busy_steps[i] += steps * inside;
                 count[kinds[i]]++; /* outside the whole span: columns that ran it, a stand-in */
             }
         }
+        busy_ns[kinds[i]] = llround(busy_steps[i] / 255.0 * map->column_ns);
+    }
     for (int i = 0; i < kind_count && map->whole; i++) {
         busy_ns[kinds[i]] = get_int64(busy + 8 * i);
         count[kinds[i]] = get_int64(counts + 8 * i);
@@ -485,7 +515,7 @@ static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct 
         for (int level = 0; level < LEVELS; level++) {
             unsigned char steps = cells[(size_t)column * LEVELS + (size_t)level];
             if (steps)
-                add_column(device->level_fraction, LEVELS, level, canvas, map, column, steps / 255.0);
+                add_column(device->level_fraction, LEVELS, level, map, column, steps / 255.0f);
         }
     /* Where the window reaches beyond the trace nothing ran: level 0. */
     for (int column = 0; column < canvas->columns; column++) {
@@ -542,15 +572,19 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
     map.column_ns = ((double)header.end_ns - (double)header.start_ns) / header.columns;
     if (map.column_ns * OVERVIEW_MIN_RATIO > canvas_column_ns)
         return 0; /* too coarse for this picture: scan */
-    map.first_x = canvas_column_of(canvas, header.start_ns);
-    map.step_x = map.column_ns * canvas->columns_per_ns;
     map.whole = canvas->window_start_ns <= header.start_ns && canvas->window_end_ns >= header.end_ns;
+    if (mapping_init(&map, canvas, header.start_ns) != 0) {
+        mapping_free(&map);
+        return error_set(err, "out of memory");
+    }
 
     sqlite3 *db = store_db(trace);
     int64_t *selected = NULL;
     long selected_count = rank >= 0 ? load_rank(db, rank, &selected, err) : 0;
-    if (selected_count < 0)
+    if (selected_count < 0) {
+        mapping_free(&map);
         return -1;
+    }
     sqlite3_stmt *query = NULL;
     int status = 0;
     if (sqlite3_prepare_v2(db,
@@ -573,6 +607,7 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
     }
     sqlite3_finalize(query);
     free(selected);
+    mapping_free(&map);
     if (status != 0)
         return -1;
     *trace_end_ns = header.end_ns;

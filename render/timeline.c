@@ -197,11 +197,12 @@ static int check_options(const struct timeline_options *options, error_info *err
 }
 
 /* Settles the window: the options', else the analysis's, else the trace's GPU span. Without a
- * given end, the end is estimated from the indexes (end_is_estimate: reader_fill says whether
- * it was short) rather than found by a scan of every table. */
+ * given end, known_end_ns (the overview's, STORE_NULL when none), else an estimate from the
+ * indexes (end_is_estimate: reader_fill says whether it was short) rather than a scan of every
+ * table. */
 static int settle_window(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                         int64_t origin_ns, int64_t *start_ns, int64_t *end_ns, int *end_is_estimate,
-                         error_info *err)
+                         int64_t origin_ns, int64_t known_end_ns, int64_t *start_ns, int64_t *end_ns,
+                         int *end_is_estimate, error_info *err)
 {
     *end_is_estimate = 0;
     *start_ns = options->window_start_ns != STORE_NULL ? options->window_start_ns
@@ -209,7 +210,7 @@ static int settle_window(store *trace, const struct analysis_result *analysis, c
                                                         : origin_ns;
     *end_ns = options->window_end_ns != STORE_NULL ? options->window_end_ns
               : analysis                            ? analysis->window_end_ns
-                                                    : STORE_NULL;
+                                                    : known_end_ns;
     if (*end_ns == STORE_NULL) {
         if (reader_estimate_last_end(store_db(trace), end_ns, err) != 0)
             return error_prefix(err, "%s", store_path(trace));
@@ -379,10 +380,14 @@ static int render(store *trace, const struct analysis_result *analysis, const st
                   enum timeline_format format, FILE *file, const char *path, struct timeline_layout **layout,
                   error_info *err)
 {
-    int64_t origin_ns = 0, start_ns = 0, end_ns = 0, trace_end_ns = 0;
+    int64_t origin_ns = 0, start_ns = 0, end_ns = 0, trace_end_ns = 0, span_end_ns = STORE_NULL;
     int end_is_estimate = 0;
-    if (trace_origin(trace, &origin_ns, err) != 0 ||
-        settle_window(trace, analysis, options, origin_ns, &start_ns, &end_ns, &end_is_estimate, err) != 0)
+    /* A current overview knows the GPU span: no index walks for the origin and the end. */
+    int has_overview = overview_span(trace, &origin_ns, &span_end_ns, err);
+    if (has_overview < 0)
+        return error_prefix(err, "%s", store_path(trace));
+    if ((has_overview == 0 && trace_origin(trace, &origin_ns, err) != 0) ||
+        settle_window(trace, analysis, options, origin_ns, span_end_ns, &start_ns, &end_ns, &end_is_estimate, err) != 0)
         return -1;
     /* Beyond these no recording reaches (store.h); sums over such a window would overflow. */
     if (start_ns < -STORE_MAX_ABS_TIME_NS || end_ns > STORE_MAX_ABS_TIME_NS + STORE_MAX_DURATION_NS ||
