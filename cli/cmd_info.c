@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "overview.h"
 #include "store.h"
 #include "units.h"
 
@@ -67,6 +68,21 @@ static void print_span(sqlite3 *db)
         printf("GPU span:  no GPU activity\n");
     }
     sqlite3_finalize(query);
+}
+
+/* Whether `render` can draw the whole trace from its stored overview (render/overview.h). */
+static void print_overview(store *trace)
+{
+    int64_t start_ns = 0, end_ns = 0;
+    error_info err;
+    int status = overview_span(trace, &start_ns, &end_ns, &err);
+    if (status == 1)
+        printf("overview:  stored (render draws whole-trace pictures from it, without a scan)\n");
+    else if (status < 0)
+        printf("overview:  unusable: %s\n", err.message);
+    else
+        printf("overview:  none (fewer than %d GPU rows, or the trace changed since; render scans the rows)\n",
+               OVERVIEW_MIN_ROWS);
 }
 
 static void print_processes(sqlite3 *db)
@@ -214,6 +230,7 @@ int cmd_info(int argc, char **argv)
     print_processes(db);
     print_devices(db);
     print_counts(db);
+    print_overview(trace);
     print_drops_and_warnings(db);
     store_close(trace, NULL);
     return CLI_EXIT_OK;
