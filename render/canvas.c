@@ -7,8 +7,10 @@
 
 /* Zero-length intervals (NVTX marks, kernels shorter than the clock's tick) still cover this
  * much of a column, so that they show (a column with any coverage is drawn at least 30%
- * opaque); anything longer counts for exactly what it covers. */
-#define MINIMUM_COLUMNS 0.001
+ * opaque); anything longer counts for exactly what it covers, however narrow: a floor for
+ * every narrow interval would add up, and a million 0.6 us kernels in 1 ms columns would read
+ * as fully busy instead of half. */
+#define MINIMUM_COLUMNS 1e-6
 
 struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns, double keep_min_columns)
 {
@@ -291,7 +293,7 @@ int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct can
         count_busy(lane->device, canvas->columns, x0 < 0 ? 0 : x0, x1);
         lane->device->interval_count++;
     }
-    if (x1 - x0 < MINIMUM_COLUMNS)
+    if (x1 <= x0)
         x1 = x0 + MINIMUM_COLUMNS;
     spread(lane->coverage, lane->kind_count, offset, canvas->columns, x0, x1);
     int kind = interval->kind < PALETTE_KIND_COUNT ? interval->kind : 0;

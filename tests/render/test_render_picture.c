@@ -3,6 +3,7 @@
  * legend's swatches, the concurrency strip, the burst of 10,000 sub-pixel kernels as a filled
  * column, the hatched explained wait with its tag and connector, labels that never overlap, and
  * the same picture at twice the resolution and as SVG and PDF. */
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,6 +106,39 @@ static void check_no_label_overlaps(const struct timeline_layout *layout)
     CHECK(layout->text_count > 20);
 }
 
+/* How opaque compute is drawn at a pixel of the burst lane: from the red channel, which is 0
+ * for compute and 244 for the lane background (0 = background, 1 = full colour). */
+static double compute_opacity(int64_t colour)
+{
+    return colour < 0 ? -1 : (244.0 - (double)((colour >> 16) & 255)) / 244.0;
+}
+
+/* The burst [7000 us, 7010 us) spans under two columns. Each column shows compute at 30% plus
+ * 70% of the part the burst covers (rounded up to 16ths), so the covered parts read back from
+ * the pixels add up to the burst's 10 us. A floor per 1 ns kernel, as there once was, would
+ * add up to full columns: twice as much. */
+static void check_burst(const struct fixture_png *png, const struct timeline_layout *layout,
+                        const struct timeline_lane_place *lane)
+{
+    double x0 = timeline_layout_x(layout, US(6980)) * layout->scale, x1 = timeline_layout_x(layout, US(7030)) * layout->scale;
+    double ns_per_pixel = (double)(layout->window_end_ns - layout->window_start_ns) /
+                          ((layout->plot_right - layout->plot_left) * layout->scale);
+    double covered = 0;
+    int shown = 0;
+    for (double x = floor(x0); x <= x1; x += 1) {
+        double opacity = compute_opacity(fixture_png_pixel(png, x, (lane->box.y + 3) * layout->scale));
+        if (opacity <= 0.02)
+            continue;
+        shown++;
+        covered += fmax(0, (opacity - 0.3) / 0.7);
+    }
+    double expected = 10000 / ns_per_pixel;
+    if (fabs(covered - expected) > 0.25)
+        fprintf(stderr, "the burst reads as %.3f pixels of coverage, expected %.3f\n", covered, expected);
+    CHECK(fabs(covered - expected) <= 0.25);
+    CHECK(shown >= 2 && shown <= 4);
+}
+
 static void check_categories(const struct fixture_png *png, const struct timeline_layout *layout)
 {
     const struct timeline_lane_place *legacy = find_lane(layout, TIMELINE_LANE_GPU, 7, 0),
@@ -123,9 +157,9 @@ static void check_categories(const struct fixture_png *png, const struct timelin
     /* Idle parts of lanes show the lane's background. */
     CHECK_COLOUR(colour_at(png, layout, compute, 8300), PALETTE_LANE_BACKGROUND);
     CHECK_COLOUR(colour_at(png, layout, copy, 3300), PALETTE_LANE_BACKGROUND);
-    /* 10,000 kernels of 1 ns each from 7000 us: 10 us, under two pixel columns; the column they
-     * fill is the full compute colour, the lane is empty beside it. */
-    CHECK_COLOUR(colour_at(png, layout, burst, 7005), palette_colour(ANALYSIS_COMPUTE));
+    /* 10,000 kernels of 1 ns each from 7000 us: 10 us, under two pixel columns, drawn as the
+     * part of each column they cover (check_burst); the lane is empty beside them. */
+    check_burst(png, layout, burst);
     CHECK_COLOUR(colour_at(png, layout, burst, 6900), PALETTE_LANE_BACKGROUND);
     CHECK_COLOUR(colour_at(png, layout, burst, 7100), PALETTE_LANE_BACKGROUND);
 }
