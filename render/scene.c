@@ -69,6 +69,7 @@ struct scene {
     struct labels *labels;
     struct timeline_layout *layout;
     size_t text_capacity, legend_capacity;
+    int *column_keys; /* scratch for paint_runs: a colour key per column */
 };
 
 /* --- small helpers --- */
@@ -737,59 +738,82 @@ static int paint_axis(struct scene *scene, cairo_t *cr)
 
 /* --- lanes --- */
 
-/* Fills runs of columns that share a colour and (quantized) coverage. Narrow intervals show
- * as the part of their column they cover: never less than a faint 30% so none vanishes. */
-static void paint_lane_columns(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, double y,
-                               double height)
+/* Fills every run of columns whose scene->column_keys share a key (-1: nothing) with that key's
+ * colour (rgb[key], alpha[key]), one Cairo fill per key present rather than one per run: in a
+ * picture of millions of short intervals nearly every column differs from the next, and a
+ * fill per run cost more than all the rest of the drawing. Runs never overlap, so the order of
+ * the fills changes nothing. */
+static void paint_runs(const struct scene *scene, cairo_t *cr, const uint32_t *rgb, const double *alpha, int key_count,
+                       double y, double height)
 {
-    int columns = scene->input.canvas->columns, run_start = 0, run_kind = -1, run_level = 0;
-    for (int column = 0; column <= columns; column++) {
-        int kind = -1, level = 0;
-        if (column < columns) {
-            double coverage = canvas_column_coverage(lane, column, &kind);
-            level = kind < 0 ? 0 : (int)ceil(coverage * 16);
-            if (level == 0)
-                kind = -1;
+    int columns = scene->input.canvas->columns;
+    const int *keys = scene->column_keys;
+    for (int key = 0; key < key_count; key++) {
+        int any = 0;
+        for (int column = 0; column < columns;) {
+            if (keys[column] != key) {
+                column++;
+                continue;
+            }
+            int end = column + 1;
+            while (end < columns && keys[end] == key)
+                end++;
+            cairo_rectangle(cr, scene->plot_left + column * scene->column_width, y,
+                            (end - column) * scene->column_width, height);
+            any = 1;
+            column = end;
         }
-        if (column < columns && kind == run_kind && level == run_level)
-            continue;
-        if (run_kind >= 0) {
-            set_colour(cr, palette_colour(run_kind), 0.3 + 0.7 * run_level / 16.0);
-            cairo_rectangle(cr, scene->plot_left + run_start * scene->column_width, y,
-                            (column - run_start) * scene->column_width, height);
+        if (any) {
+            set_colour(cr, rgb[key], alpha[key]);
             cairo_fill(cr);
         }
-        run_start = column;
-        run_kind = kind;
-        run_level = level;
     }
 }
 
+/* A lane's columns: the kind covering most of each, paler the less of the column is covered
+ * (in 16ths, never below a faint 30% so nothing that ran vanishes). */
+static void paint_lane_columns(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, double y,
+                               double height)
+{
+    enum { LEVELS = 16, KEYS = PALETTE_KIND_COUNT * LEVELS };
+    uint32_t rgb[KEYS];
+    double alpha[KEYS];
+    for (int kind = 0; kind < PALETTE_KIND_COUNT; kind++)
+        for (int level = 1; level <= LEVELS; level++) {
+            rgb[kind * LEVELS + level - 1] = palette_colour(kind);
+            alpha[kind * LEVELS + level - 1] = 0.3 + 0.7 * level / (double)LEVELS;
+        }
+    for (int column = 0; column < scene->input.canvas->columns; column++) {
+        int kind = -1;
+        double coverage = canvas_column_coverage(lane, column, &kind);
+        int level = kind < 0 ? 0 : (int)ceil(coverage * LEVELS);
+        scene->column_keys[column] = kind < 0 || kind >= PALETTE_KIND_COUNT || level == 0 ? -1
+                                     : kind * LEVELS + level - 1;
+    }
+    paint_runs(scene, cr, rgb, alpha, KEYS, y, height);
+}
+
+/* A device's concurrency strip: in each column, how many of its streams were busy most of it. */
 static void paint_strip(const struct scene *scene, cairo_t *cr, const struct canvas_device *device, double y)
 {
-    int columns = scene->input.canvas->columns, run_start = 0, run_level = -1;
-    for (int column = 0; column <= columns; column++) {
-        int level = -1;
-        if (column < columns) {
-            const float *fractions = device->level_fraction + (size_t)column * 4;
-            float best = 0;
-            for (int l = 0; l < 4; l++)
-                if (fractions[l] > best) {
-                    best = fractions[l];
-                    level = l;
-                }
-        }
-        if (column < columns && level == run_level)
-            continue;
-        if (run_level >= 0) {
-            set_colour(cr, palette_concurrency_colour(run_level), 1);
-            cairo_rectangle(cr, scene->plot_left + run_start * scene->column_width, y,
-                            (column - run_start) * scene->column_width, STRIP_HEIGHT);
-            cairo_fill(cr);
-        }
-        run_start = column;
-        run_level = level;
+    uint32_t rgb[4];
+    double alpha[4];
+    for (int level = 0; level < 4; level++) {
+        rgb[level] = palette_concurrency_colour(level);
+        alpha[level] = 1;
     }
+    for (int column = 0; column < scene->input.canvas->columns; column++) {
+        const float *fractions = device->level_fraction + (size_t)column * 4;
+        float best = 0;
+        int level = -1;
+        for (int l = 0; l < 4; l++)
+            if (fractions[l] > best) {
+                best = fractions[l];
+                level = l;
+            }
+        scene->column_keys[column] = level;
+    }
+    paint_runs(scene, cr, rgb, alpha, 4, y, STRIP_HEIGHT);
 }
 
 static int compare_intervals(const void *left, const void *right)
@@ -1076,7 +1100,8 @@ struct scene *scene_new(const struct scene_input *input, error_info *err)
     scene->column_width = 1 / input->scale;
     scene->labels = labels_new(store_db(input->trace));
     scene->layout = calloc(1, sizeof *scene->layout);
-    if (!scene->labels || !scene->layout || place_lanes(scene) != 0) {
+    scene->column_keys = malloc(((size_t)input->canvas->columns + 1) * sizeof *scene->column_keys);
+    if (!scene->labels || !scene->layout || !scene->column_keys || place_lanes(scene) != 0) {
         scene_free(scene);
         error_set(err, "cannot lay the timeline out: out of memory or a damaged trace");
         return NULL;
@@ -1152,5 +1177,6 @@ void scene_free(struct scene *scene)
     timeline_layout_free(scene->layout);
     free(scene->lanes);
     free(scene->groups);
+    free(scene->column_keys);
     free(scene);
 }
