@@ -343,6 +343,11 @@ struct mapping {
     float *part_first;    /* the part of that canvas column it covers */
     float *part_second;   /* and of the next one */
     float *inside;        /* the part of the overview column inside the window (0 to 1) */
+    float step_x;         /* canvas columns per overview column */
+    int canvas_columns;
+    int *plain_from, *plain_to; /* per canvas column: the overview columns wholly inside it */
+    int *straddling;      /* the other overview columns in the window (at the canvas columns' edges) */
+    int straddling_count;
 };
 
 static int mapping_init(struct mapping *map, const struct canvas *canvas, int64_t start_ns)
@@ -351,9 +356,18 @@ static int mapping_init(struct mapping *map, const struct canvas *canvas, int64_
     map->part_first = malloc((size_t)map->columns * sizeof *map->part_first);
     map->part_second = malloc((size_t)map->columns * sizeof *map->part_second);
     map->inside = malloc((size_t)map->columns * sizeof *map->inside);
-    if (!map->first || !map->part_first || !map->part_second || !map->inside)
+    map->canvas_columns = canvas->columns;
+    map->plain_from = malloc((size_t)canvas->columns * sizeof *map->plain_from);
+    map->plain_to = malloc((size_t)canvas->columns * sizeof *map->plain_to);
+    map->straddling = malloc((size_t)map->columns * sizeof *map->straddling);
+    map->straddling_count = 0;
+    if (!map->first || !map->part_first || !map->part_second || !map->inside || !map->plain_from ||
+        !map->plain_to || !map->straddling)
         return -1;
+    for (int column = 0; column < canvas->columns; column++)
+        map->plain_from[column] = map->plain_to[column] = 0;
     double first_x = canvas_column_of(canvas, start_ns), step_x = map->column_ns * canvas->columns_per_ns;
+    map->step_x = (float)step_x;
     for (int column = 0; column < map->columns; column++) {
         double x0 = first_x + column * step_x, x1 = x0 + step_x;
         x0 = x0 < 0 ? 0 : x0;
@@ -367,6 +381,13 @@ static int mapping_init(struct mapping *map, const struct canvas *canvas, int64_
         map->part_first[column] = (float)(split ? first + 1 - x0 : x1 - x0);
         map->part_second[column] = (float)(split ? x1 - first - 1 : 0);
         map->inside[column] = (float)((x1 - x0) / step_x);
+        if (split || map->inside[column] != 1.0f) {
+            map->straddling[map->straddling_count++] = column;
+        } else { /* overview columns grow with the canvas's: each canvas column's plain ones are a range */
+            if (map->plain_to[first] == 0)
+                map->plain_from[first] = column;
+            map->plain_to[first] = column + 1;
+        }
     }
     return 0;
 }
@@ -377,20 +398,52 @@ static void mapping_free(struct mapping *map)
     free(map->part_first);
     free(map->part_second);
     free(map->inside);
+    free(map->plain_from);
+    free(map->plain_to);
+    free(map->straddling);
 }
 
-/* Adds weight x the part of canvas columns that overview column `column` covers into
- * cells[canvas column * stride + offset]; returns the part of the overview column inside the
- * window (0 to 1). */
-static double add_column(float *cells, int stride, int offset, const struct mapping *map, int column, float weight)
+/* Adds one stored row of overview cells (cells[column * stride], in 255ths) to canvas cells
+ * (out[canvas column * out_stride]), each overview column in proportion to the part of the
+ * canvas columns it covers. Most overview columns lie wholly inside one canvas column: their
+ * steps are summed as integers over each canvas column's range (a float sum per overview column
+ * was most of the time of a whole picture); the few straddling an edge are split. Returns how
+ * many overview columns inside the window held anything; *steps_inside receives their steps
+ * times the part of each inside the window. */
+static long resample(const unsigned char *cells, int stride, const struct mapping *map, float *out, int out_stride,
+                     double *steps_inside)
 {
-    int first = map->first[column];
-    if (first < 0)
-        return 0;
-    cells[(size_t)first * (size_t)stride + (size_t)offset] += weight * map->part_first[column];
-    if (map->part_second[column] > 0)
-        cells[(size_t)(first + 1) * (size_t)stride + (size_t)offset] += weight * map->part_second[column];
-    return map->inside[column];
+    long shown = 0;
+    double inside = 0;
+    const float plain_weight = map->step_x * (1 / 255.0f);
+    for (int column = 0; column < map->canvas_columns; column++) {
+        unsigned sum = 0, nonzero = 0;
+        for (int o = map->plain_from[column]; o < map->plain_to[column]; o++) {
+            unsigned steps = cells[(size_t)o * (size_t)stride];
+            sum += steps;
+            nonzero += steps != 0;
+        }
+        if (sum) {
+            out[(size_t)column * (size_t)out_stride] += (float)sum * plain_weight;
+            inside += sum;
+            shown += nonzero;
+        }
+    }
+    for (int i = 0; i < map->straddling_count; i++) {
+        int o = map->straddling[i], first = map->first[o];
+        unsigned steps = cells[(size_t)o * (size_t)stride];
+        if (!steps)
+            continue;
+        float weight = (float)steps * (1 / 255.0f);
+        out[(size_t)first * (size_t)out_stride] += weight * map->part_first[o];
+        if (map->part_second[o] > 0)
+            out[(size_t)(first + 1) * (size_t)out_stride] += weight * map->part_second[o];
+        inside += steps * (double)map->inside[o];
+        shown++;
+    }
+    if (steps_inside)
+        *steps_inside = inside;
+    return shown;
 }
 
 static int damaged(error_info *err, sqlite3_int64 part, const char *what)
@@ -431,18 +484,13 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
     double busy_steps[ANALYSIS_CATEGORY_COUNT] = {0};
     int shown = 0;
     for (int i = 0; i < kind_count; i++) {
-        for (int column = 0; column < map->columns; column++) {
-            unsigned char steps = cells[(size_t)column * (size_t)kind_count + (size_t)i];
-            if (!steps)
-                continue;
-            double inside = add_column(coverage, ANALYSIS_CATEGORY_COUNT, kinds[i], map, column, steps / 255.0f);
-            if (inside > 0) {
-                shown = 1;
-                busy_steps[i] += steps * inside;
-                count[kinds[i]]++; /* outside the whole span: columns that ran it, a stand-in */
-            }
-        }
+        long columns_shown = resample(cells + i, kind_count, map, coverage + kinds[i], ANALYSIS_CATEGORY_COUNT,
+                                      map->whole ? NULL : &busy_steps[i]);
+        shown |= columns_shown > 0;
+        /* Outside the whole span, estimates (overwritten by the stored exact figures below when
+         * the window holds it): busy from the steps, and the columns that ran it for the count. */
         busy_ns[kinds[i]] = llround(busy_steps[i] / 255.0 * map->column_ns);
+        count[kinds[i]] = columns_shown;
     }
     for (int i = 0; i < kind_count && map->whole; i++) {
         busy_ns[kinds[i]] = get_int64(busy + 8 * i);
@@ -511,12 +559,8 @@ static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct 
     if (!device)
         return 0;
     const unsigned char *cells = sqlite3_column_blob(query, 15);
-    for (int column = 0; column < map->columns; column++)
-        for (int level = 0; level < LEVELS; level++) {
-            unsigned char steps = cells[(size_t)column * LEVELS + (size_t)level];
-            if (steps)
-                add_column(device->level_fraction, LEVELS, level, map, column, steps / 255.0f);
-        }
+    for (int level = 0; level < LEVELS; level++)
+        resample(cells + level, LEVELS, map, device->level_fraction + level, LEVELS, NULL);
     /* Where the window reaches beyond the trace nothing ran: level 0. */
     for (int column = 0; column < canvas->columns; column++) {
         float *levels = device->level_fraction + (size_t)column * LEVELS;

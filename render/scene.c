@@ -57,6 +57,10 @@ struct group {
     double header_y, strip_y;
 };
 
+/* Colour keys of a lane's columns: a palette kind at one of 16 coverage levels. */
+#define PAINT_LEVELS 16
+#define PAINT_KEYS (PALETTE_KIND_COUNT * PAINT_LEVELS)
+
 struct scene {
     struct scene_input input;
     struct placed_lane *lanes;
@@ -69,7 +73,9 @@ struct scene {
     struct labels *labels;
     struct timeline_layout *layout;
     size_t text_capacity, legend_capacity;
-    int *column_keys; /* scratch for paint_runs: a colour key per column */
+    int *column_keys; /* scratch for paint_runs: a colour key per column, */
+    int *run_first, *run_by_key; /* the first column of each run, and the runs by key, */
+    int *key_start;   /* and where each key's runs begin (PAINT_KEYS + 1) */
 };
 
 /* --- small helpers --- */
@@ -742,31 +748,37 @@ static int paint_axis(struct scene *scene, cairo_t *cr)
  * colour (rgb[key], alpha[key]), one Cairo fill per key present rather than one per run: in a
  * picture of millions of short intervals nearly every column differs from the next, and a
  * fill per run cost more than all the rest of the drawing. Runs never overlap, so the order of
- * the fills changes nothing. */
+ * the fills changes nothing. The runs are bucketed by key first (a counting sort), so the
+ * work grows with columns plus keys. */
 static void paint_runs(const struct scene *scene, cairo_t *cr, const uint32_t *rgb, const double *alpha, int key_count,
                        double y, double height)
 {
     int columns = scene->input.canvas->columns;
     const int *keys = scene->column_keys;
-    for (int key = 0; key < key_count; key++) {
-        int any = 0;
-        for (int column = 0; column < columns;) {
-            if (keys[column] != key) {
-                column++;
-                continue;
-            }
-            int end = column + 1;
+    int *first = scene->run_first, *by_key = scene->run_by_key, *start_of_key = scene->key_start;
+    int runs = 0;
+    memset(start_of_key, 0, (size_t)(key_count + 1) * sizeof *start_of_key);
+    for (int column = 0; column < columns; column++)
+        if (keys[column] >= 0 && keys[column] < key_count && (column == 0 || keys[column - 1] != keys[column])) {
+            first[runs++] = column;
+            start_of_key[keys[column] + 1]++;
+        }
+    for (int key = 0; key < key_count; key++)
+        start_of_key[key + 1] += start_of_key[key];
+    for (int run = 0; run < runs; run++)
+        by_key[start_of_key[keys[first[run]]]++] = first[run]; /* start_of_key[k] ends as the end of k's runs */
+    for (int key = 0, done = 0; key < key_count; key++) {
+        if (start_of_key[key] == done)
+            continue;
+        for (; done < start_of_key[key]; done++) {
+            int column = by_key[done], end = column + 1;
             while (end < columns && keys[end] == key)
                 end++;
             cairo_rectangle(cr, scene->plot_left + column * scene->column_width, y,
                             (end - column) * scene->column_width, height);
-            any = 1;
-            column = end;
         }
-        if (any) {
-            set_colour(cr, rgb[key], alpha[key]);
-            cairo_fill(cr);
-        }
+        set_colour(cr, rgb[key], alpha[key]);
+        cairo_fill(cr);
     }
 }
 
@@ -775,7 +787,7 @@ static void paint_runs(const struct scene *scene, cairo_t *cr, const uint32_t *r
 static void paint_lane_columns(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, double y,
                                double height)
 {
-    enum { LEVELS = 16, KEYS = PALETTE_KIND_COUNT * LEVELS };
+    enum { LEVELS = PAINT_LEVELS, KEYS = PAINT_KEYS };
     uint32_t rgb[KEYS];
     double alpha[KEYS];
     for (int kind = 0; kind < PALETTE_KIND_COUNT; kind++)
@@ -1100,8 +1112,13 @@ struct scene *scene_new(const struct scene_input *input, error_info *err)
     scene->column_width = 1 / input->scale;
     scene->labels = labels_new(store_db(input->trace));
     scene->layout = calloc(1, sizeof *scene->layout);
-    scene->column_keys = malloc(((size_t)input->canvas->columns + 1) * sizeof *scene->column_keys);
-    if (!scene->labels || !scene->layout || !scene->column_keys || place_lanes(scene) != 0) {
+    size_t columns_plus = (size_t)input->canvas->columns + 1;
+    scene->column_keys = malloc(columns_plus * sizeof *scene->column_keys);
+    scene->run_first = malloc(columns_plus * sizeof *scene->run_first);
+    scene->run_by_key = malloc(columns_plus * sizeof *scene->run_by_key);
+    scene->key_start = malloc((PAINT_KEYS + 1) * sizeof *scene->key_start);
+    if (!scene->labels || !scene->layout || !scene->column_keys || !scene->run_first || !scene->run_by_key ||
+        !scene->key_start || place_lanes(scene) != 0) {
         scene_free(scene);
         error_set(err, "cannot lay the timeline out: out of memory or a damaged trace");
         return NULL;
@@ -1178,5 +1195,8 @@ void scene_free(struct scene *scene)
     free(scene->lanes);
     free(scene->groups);
     free(scene->column_keys);
+    free(scene->run_first);
+    free(scene->run_by_key);
+    free(scene->key_start);
     free(scene);
 }
