@@ -313,7 +313,12 @@ int main(int argc, char **argv)
     }
     int64_t window_start_ns = STORE_NULL, window_end_ns = STORE_NULL;
     double analyzer_s = analyzer_seconds(trace_path, &window_start_ns, &window_end_ns);
-    double render_window_s = render_seconds(trace_path, picture, width, window_start_ns, window_end_ns, &window_rss_mb);
+    double render_window_s = -1;
+    for (int run = 0; run < 3; run++) {
+        double seconds = render_seconds(trace_path, picture, width, window_start_ns, window_end_ns, &window_rss_mb);
+        if (seconds >= 0 && (render_window_s < 0 || seconds < render_window_s))
+            render_window_s = seconds;
+    }
     cairo_surface_t *surface = cairo_image_surface_create_from_png(picture);
     double png_s = -1;
     for (int run = 0; run < 3; run++) {
@@ -350,7 +355,7 @@ int main(int argc, char **argv)
     printf("picture_diff     %.4f of pixels differ (%.4f by more than 16 of 255), by at most %d in a channel"
            " (overview vs scan)\n",
            differing_share, visible_share, largest_difference);
-    printf("render_window_s  %.3f (window given, as after the analyzer; peak RSS %.1f MB)\n", render_window_s,
+    printf("render_window_s  %.3f (best of 3, window given, as after the analyzer; peak RSS %.1f MB)\n", render_window_s,
            window_rss_mb);
     printf("analyzer_s       %.3f (analysis_run alone; `overlapscope render` = analyzer_s + render_window_s)\n",
            analyzer_s);
