@@ -37,6 +37,11 @@ struct sweep {
     int64_t *pair_overlap; /* [a][b], b > a: time a and b were both busy */
     int64_t *first_snapshot; /* [lane][other]: other's busy time when lane first started */
     int64_t *end_snapshot;   /* [lane][other]: other's busy time when lane last ended */
+    /* The pair lanes' busy time as of now, without touching their lane_state (16 of them on
+     * every busy or idle turn): pair_offset[b] + (now_c & pair_mask[b]), the mask all ones
+     * while b is busy (offset: busy time minus when it turned busy) and 0 while idle (offset:
+     * busy time). Contiguous, so the loops over them vectorize. */
+    int64_t pair_offset[DEVICE_PAIR_LANES], pair_mask[DEVICE_PAIR_LANES];
     int any_counted;
     int64_t first_start_ns, last_end_ns;
 };
@@ -84,6 +89,8 @@ void sweep_reset(sweep *line, struct device_state *device)
     memset(line->pair_overlap, 0, DEVICE_PAIR_LANES * DEVICE_PAIR_LANES * sizeof *line->pair_overlap);
     line->any_counted = 0;
     line->first_start_ns = line->last_end_ns = 0;
+    memset(line->pair_offset, 0, sizeof line->pair_offset);
+    memset(line->pair_mask, 0, sizeof line->pair_mask);
     selection_rewind(device->selection);
 }
 
@@ -147,9 +154,11 @@ static void accumulate_to(sweep *line, struct device_state *device, int64_t time
         line->concurrency_c[line->busy_streams < 3 ? line->busy_streams : 3] += elapsed_c;
 }
 
-static int64_t lane_busy_now(const sweep *line, const struct lane_state *lane)
+/* A pair lane's busy time so far (its lane_state's busy_c, plus the open stretch while busy),
+ * from the sweep's own arrays. */
+static inline int64_t pair_busy_now(const sweep *line, size_t b)
 {
-    return lane->busy_c + (lane->active > 0 ? line->now_c - lane->busy_since_c : 0);
+    return line->pair_offset[b] + (line->now_c & line->pair_mask[b]);
 }
 
 static void snapshot(sweep *line, const struct device_state *device, size_t lane_index, int64_t *table)
@@ -158,7 +167,7 @@ static void snapshot(sweep *line, const struct device_state *device, size_t lane
         return;
     size_t limit = device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
     for (size_t other = 0; other < limit; other++)
-        table[lane_index * DEVICE_PAIR_LANES + other] = lane_busy_now(line, &device->lanes[other]);
+        table[lane_index * DEVICE_PAIR_LANES + other] = pair_busy_now(line, other);
 }
 
 static size_t pair_lane_limit(const struct device_state *device)
@@ -171,7 +180,7 @@ static void lane_turns_busy(sweep *line, const struct device_state *device, size
     size_t limit = pair_lane_limit(device);
     int64_t *start = &line->pair_start[a * DEVICE_PAIR_LANES];
     for (size_t b = a + 1; b < limit; b++)
-        start[b] = lane_busy_now(line, &device->lanes[b]);
+        start[b] = pair_busy_now(line, b);
 }
 
 /* Also takes the end snapshot: the lane's last end is always a turn to idle (every interval of
@@ -182,12 +191,10 @@ static void lane_turns_idle(sweep *line, const struct device_state *device, size
     const int64_t *start = &line->pair_start[a * DEVICE_PAIR_LANES];
     int64_t *overlap = &line->pair_overlap[a * DEVICE_PAIR_LANES];
     int64_t *at_end = &line->end_snapshot[a * DEVICE_PAIR_LANES];
-    for (size_t b = 0; b < limit; b++) {
-        int64_t busy = lane_busy_now(line, &device->lanes[b]);
-        at_end[b] = busy;
-        if (b > a)
-            overlap[b] += busy - start[b];
-    }
+    for (size_t b = 0; b < limit; b++)
+        at_end[b] = pair_busy_now(line, b);
+    for (size_t b = a + 1; b < limit; b++)
+        overlap[b] += at_end[b] - start[b];
 }
 
 static void close_interval(sweep *line, struct device_state *device, struct open_interval item)
@@ -203,8 +210,11 @@ static void close_interval(sweep *line, struct device_state *device, struct open
     if (--lane->active == 0) {
         lane->busy_c += line->now_c - lane->busy_since_c;
         line->busy_streams--;
-        if (item.lane < DEVICE_PAIR_LANES)
+        if (item.lane < DEVICE_PAIR_LANES) {
+            line->pair_offset[item.lane] = lane->busy_c;
+            line->pair_mask[item.lane] = 0;
             lane_turns_idle(line, device, item.lane);
+        }
     }
     line->category_count[category]--;
     if (line->category_count[category] == 0)
@@ -245,8 +255,11 @@ int sweep_add(sweep *line, struct device_state *device, size_t lane_index, const
     if (lane->active++ == 0) {
         lane->busy_since_c = line->now_c;
         line->busy_streams++;
-        if (lane_index < DEVICE_PAIR_LANES)
+        if (lane_index < DEVICE_PAIR_LANES) {
+            line->pair_offset[lane_index] = lane->busy_c - line->now_c;
+            line->pair_mask[lane_index] = -1;
             lane_turns_busy(line, device, lane_index);
+        }
     }
     if (line->category_count[category]++ == 0)
         line->category_mask |= 1u << category;
