@@ -238,10 +238,9 @@ static double analyzer_seconds(const char *path, int64_t *window_start_ns, int64
     return seconds;
 }
 
-/* Encoding the picture as the render's child does it: in a fresh process (forked before any
- * PNG was written here), so libpng and zlib start cold as they do in `overlapscope render`.
- * The decoding of the picture is not timed. Returns the seconds, or -1. */
-static double cold_png_seconds(const char *picture, const char *copy)
+/* Runs measure(arg) in a child process, so that it starts as cold as a command would and its
+ * peak memory is its own (*max_rss_mb, when not NULL). Returns the seconds it reported, or -1. */
+static double in_child(double (*measure)(const void *arg), const void *arg, double *max_rss_mb)
 {
     int pipe_ends[2];
     if (pipe(pipe_ends) != 0)
@@ -249,47 +248,7 @@ static double cold_png_seconds(const char *picture, const char *copy)
     pid_t child = fork();
     if (child == 0) {
         close(pipe_ends[0]);
-        cairo_surface_t *surface = cairo_image_surface_create_from_png(picture);
-        double began = now_s();
-        cairo_status_t status = cairo_surface_write_to_png(surface, copy);
-        double seconds = status == CAIRO_STATUS_SUCCESS ? now_s() - began : -1;
-        cairo_surface_destroy(surface);
-        ssize_t written = write(pipe_ends[1], &seconds, sizeof seconds);
-        _exit(written == sizeof seconds ? 0 : 1);
-    }
-    close(pipe_ends[1]);
-    double seconds = -1;
-    if (child < 0 || read(pipe_ends[0], &seconds, sizeof seconds) != sizeof seconds)
-        seconds = -1;
-    close(pipe_ends[0]);
-    if (child > 0)
-        waitpid(child, NULL, 0);
-    return seconds;
-}
-
-/* timeline_draw in a child process, so its peak memory is its own. Returns the seconds, or -1. */
-static double render_seconds(const char *trace_path, const char *picture, int width, int64_t window_start_ns,
-                             int64_t window_end_ns, double *max_rss_mb)
-{
-    int pipe_ends[2];
-    if (pipe(pipe_ends) != 0)
-        return -1;
-    pid_t child = fork();
-    if (child == 0) {
-        close(pipe_ends[0]);
-        error_info err;
-        store *trace = store_open(trace_path, 1, &err);
-        struct timeline_options options;
-        timeline_options_init(&options);
-        options.width_px = width;
-        options.window_start_ns = window_start_ns;
-        options.window_end_ns = window_end_ns;
-        double began = now_s();
-        int status = trace ? timeline_draw(trace, NULL, &options, picture, NULL, &err) : -1;
-        double seconds = status == 0 ? now_s() - began : -1;
-        if (status != 0)
-            fprintf(stderr, "bench_render: %s\n", err.message);
-        store_close(trace, NULL);
+        double seconds = measure(arg);
         ssize_t written = write(pipe_ends[1], &seconds, sizeof seconds);
         _exit(written == sizeof seconds ? 0 : 1);
     }
@@ -300,9 +259,59 @@ static double render_seconds(const char *trace_path, const char *picture, int wi
     close(pipe_ends[0]);
     struct rusage usage;
     int status = 0;
-    if (child > 0 && wait4(child, &status, 0, &usage) == child)
+    if (child > 0 && wait4(child, &status, 0, &usage) == child && max_rss_mb)
         *max_rss_mb = usage.ru_maxrss / 1024.0;
     return seconds;
+}
+
+struct png_job {
+    const char *picture, *copy;
+};
+
+/* Encoding the picture as the render's child does it: the first encoding in a fresh process
+ * (forked before any PNG was written here), libpng and zlib cold. Decoding is not timed. */
+static double encode_png(const void *arg)
+{
+    const struct png_job *job = arg;
+    cairo_surface_t *surface = cairo_image_surface_create_from_png(job->picture);
+    double began = now_s();
+    cairo_status_t status = cairo_surface_write_to_png(surface, job->copy);
+    double seconds = status == CAIRO_STATUS_SUCCESS ? now_s() - began : -1;
+    cairo_surface_destroy(surface);
+    return seconds;
+}
+
+struct render_job {
+    const char *trace_path, *picture;
+    int width;
+    int64_t window_start_ns, window_end_ns;
+};
+
+static double render_picture(const void *arg)
+{
+    const struct render_job *job = arg;
+    error_info err;
+    store *trace = store_open(job->trace_path, 1, &err);
+    struct timeline_options options;
+    timeline_options_init(&options);
+    options.width_px = job->width;
+    options.window_start_ns = job->window_start_ns;
+    options.window_end_ns = job->window_end_ns;
+    double began = now_s();
+    int status = trace ? timeline_draw(trace, NULL, &options, job->picture, NULL, &err) : -1;
+    double seconds = status == 0 ? now_s() - began : -1;
+    if (status != 0)
+        fprintf(stderr, "bench_render: %s\n", err.message);
+    store_close(trace, NULL);
+    return seconds;
+}
+
+/* timeline_draw in a child process. Returns the seconds, or -1. */
+static double render_seconds(const char *trace_path, const char *picture, int width, int64_t window_start_ns,
+                             int64_t window_end_ns, double *max_rss_mb)
+{
+    struct render_job job = {trace_path, picture, width, window_start_ns, window_end_ns};
+    return in_child(render_picture, &job, max_rss_mb);
 }
 
 int main(int argc, char **argv)
@@ -351,7 +360,8 @@ int main(int argc, char **argv)
     }
     double png_cold_s = -1;
     for (int run = 0; run < 3; run++) {
-        double seconds = cold_png_seconds(picture, copy);
+        struct png_job job = {picture, copy};
+        double seconds = in_child(encode_png, &job, NULL);
         if (seconds >= 0 && (png_cold_s < 0 || seconds < png_cold_s))
             png_cold_s = seconds;
     }
