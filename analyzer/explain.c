@@ -45,6 +45,10 @@ struct explainer {
     int process_has_stream_waits;
     struct analysis_wait *kept; /* min-heap on lost_ns */
     size_t kept_count, max_waits;
+    /* The wait being explained will be kept, so its evidence is written: op names and the other
+     * pieces of text are formatted only then (most waits of a long trace are not kept, and their
+     * text was a tenth of the analysis). */
+    int describing;
     int64_t total_waits;
     struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT];
 };
@@ -169,9 +173,14 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+/* A bounded copy, cut at size - 1 bytes (names decide causes too, so they are copied for every
+ * wait: a plain copy, not snprintf). */
 static void copy_text(char *buffer, size_t size, const unsigned char *text)
 {
-    snprintf(buffer, size, "%s", text ? (const char *)text : "?");
+    const char *from = text ? (const char *)text : "?";
+    size_t length = strnlen(from, size - 1);
+    memcpy(buffer, from, length);
+    buffer[length] = '\0';
 }
 
 static const char *duration(char *buffer, size_t size, int64_t nanoseconds)
@@ -188,6 +197,10 @@ static int is_pageable_copy(const struct model_op *op)
 static void op_name(explainer *explain, const struct model_op *op, char *buffer, size_t size)
 {
     char bytes[32];
+    if (!explain->describing) {
+        buffer[0] = '\0';
+        return;
+    }
     if (op->kind == MODEL_KERNEL) {
         snprintf(buffer, size, "%s", kernel_names_short(explain->names, op->name_id));
     } else if (op->kind == MODEL_MEMCPY) {
@@ -268,8 +281,8 @@ static void find_launch(explainer *explain, struct wait_case *item)
         item->launch.start_ns = sqlite3_column_int64(query, 0);
         item->launch.end_ns = sqlite3_column_int64(query, 1);
         item->launch.thread_id = sqlite3_column_int64(query, 2);
-        snprintf(item->launch.name, sizeof item->launch.name, "%s",
-                 kernel_names_short(explain->names, sqlite3_column_int64(query, 3)));
+        copy_text(item->launch.name, sizeof item->launch.name,
+                  (const unsigned char *)kernel_names_short(explain->names, sqlite3_column_int64(query, 3)));
     }
     sqlite3_reset(query);
 }
@@ -369,6 +382,9 @@ static int copy_of_call(explainer *explain, int64_t process_id, int64_t correlat
 static void launch_timing(const struct wait_case *item, char *when, size_t size)
 {
     char late[32];
+    when[0] = '\0';
+    if (!item->describe)
+        return;
     int64_t late_ns = item->launch.end_ns - item->blocking->end_ns;
     if (late_ns >= 0)
         snprintf(when, size, "returned %s after", duration(late, sizeof late, late_ns));
@@ -404,7 +420,9 @@ static void explain_late_launch(explainer *explain, struct wait_case *item)
     const char *call = activity.call_name;
     if (activity.has_call && activity.call_overlap_ns * 2 >= activity.window_ns) {
         struct model_op copy;
-        duration(waited, sizeof waited, activity.call_overlap_ns);
+        waited[0] = '\0';
+        if (item->describe)
+            duration(waited, sizeof waited, activity.call_overlap_ns);
         if (name_has(call, "emcpy") && copy_of_call(explain, item->device->process_id,
                                                     activity.call_correlation_id, &copy) &&
             is_pageable_copy(&copy)) {
@@ -732,7 +750,10 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
     int64_t threads = waiting->launch.threads_per_block;
-    switch (shortage) {
+    need[0] = when[0] = '\0';
+    switch (item->describe ? shortage : OCCUPANCY_LIMIT_UNKNOWN) { /* the text only for a kept wait */
+    case OCCUPANCY_LIMIT_UNKNOWN:
+        break;
     case OCCUPANCY_LIMIT_SHARED_MEMORY:
         snprintf(need, sizeof need,
                  "shared memory: the SM's carve-out while it ran was %" PRId64 " KiB, its blocks held %" PRId64
@@ -754,7 +775,9 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
                  occupancy_limiter_name(shortage), name, threads);
         break;
     }
-    if (waiting->start_ns < blocking->end_ns)
+    if (!item->describe)
+        ; /* no text */
+    else if (waiting->start_ns < blocking->end_ns)
         snprintf(when, sizeof when, "%s started as its blocks retired, %s before it ended", name,
                  duration(gap, sizeof gap, blocking->end_ns - waiting->start_ns));
     else
@@ -819,7 +842,10 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
     op_name(explain, blocking, other, sizeof other);
     int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
     item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
-    if (item->resources_held)
+    tail[0] = '\0';
+    if (!item->describe)
+        ; /* no text */
+    else if (item->resources_held)
         snprintf(tail, sizeof tail, "%s started %s after it was ready, as a block of it retired", name,
                  duration(gap, sizeof gap, item->wait.lost_ns > 0 ? waiting->start_ns - item->wait.wait_start_ns : 0));
     else if (waiting->start_ns < blocking->end_ns)
@@ -917,6 +943,7 @@ static void record_wait(explainer *explain, struct wait_case *item)
         item->device->explained_lost_ns += wait->lost_ns;
     if (!item->describe)
         return;
+    explain->describing = 1;
     fill_op(explain, item->waiting_lane, item->waiting, &item->launch, &wait->waiting);
     fill_op(explain, item->blocking_lane, item->blocking, NULL, &wait->blocking);
     keep_wait(explain, wait);
@@ -940,6 +967,7 @@ static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wai
     item->wait.lost_ns =
         min64(min64(waiting->start_ns, held_until_ns) - wait_start_ns, waiting->end_ns - waiting->start_ns);
     item->describe = would_keep(explain, item->wait.lost_ns);
+    explain->describing = item->describe;
     return item->wait.lost_ns > 0;
 }
 
