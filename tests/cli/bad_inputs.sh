@@ -68,6 +68,16 @@ check_case "absurd kernel" "$f" "the trace is damaged" render "$f" -o "$dir/out.
 check_case "absurd kernel" "$f" "the trace is damaged" report "$f"
 f="$dir/absurd_window.db"; cp "$here/../data/bad/absurd_window.db" "$f"
 check_case "absurd window" "$f" "longer than any recording" render "$f" -o "$dir/out.png"
+# A stored overview (render/overview.h) with a lane's cells cut short: render refuses it as damaged
+# (the fuzzing seed's overview serves a 320 px picture).
+f="$dir/damaged_overview.db"
+python3 - "$here/../fuzz-corpus/fuzz_store/with_overview.db" "$f" <<'PY'
+import shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+c = sqlite3.connect(sys.argv[2]); c.execute("UPDATE render_overview SET cells = x'0102' WHERE what = 2"); c.commit(); c.close()
+PY
+check_case "damaged overview" "$f" "render_overview" render "$f" -o "$dir/out.png" --width 320
+[ ! -e "$dir/out.png" ] || { echo "FAILED: damaged overview left a picture"; fail=$((fail+1)); rm -f "$dir/out.png"; }
 check_case "directory" "$dir" "is a directory" info "$dir"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
