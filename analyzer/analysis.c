@@ -9,14 +9,11 @@
 
 #include "analysis.h"
 #include "explain.h"
+#include "gpu_devices.h"
 #include "kernel_names.h"
 #include "op_source.h"
 #include "steps.h"
 #include "sweep.h"
-
-struct device_key {
-    int64_t process_id, device_id;
-};
 
 /* Everything one analysis_run holds. */
 struct run {
@@ -37,120 +34,11 @@ struct run {
     error_info *err;
 };
 
-/* --- devices in the trace --- */
-
-static int add_key(struct device_key **keys, size_t *count, size_t *capacity, struct device_key key)
-{
-    for (size_t i = 0; i < *count; i++)
-        if ((*keys)[i].process_id == key.process_id && (*keys)[i].device_id == key.device_id)
-            return 0;
-    if (*count == *capacity) {
-        *capacity = *capacity ? *capacity * 2 : 16;
-        struct device_key *grown = realloc(*keys, *capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        *keys = grown;
-    }
-    (*keys)[(*count)++] = key;
-    return 0;
-}
-
-static int by_key(const void *a, const void *b)
-{
-    const struct device_key *x = a, *y = b;
-    if (x->process_id != y->process_id)
-        return x->process_id < y->process_id ? -1 : 1;
-    return (x->device_id > y->device_id) - (x->device_id < y->device_id);
-}
-
-/* The distinct (process, device) pairs with GPU activity: one index seek per pair per table.
- * On failure *keys is freed and NULL. */
-static int list_devices(struct run *run, struct device_key **keys, size_t *count)
-{
-    static const char *const tables[] = {"kernels", "memcpys", "memsets"};
-    size_t capacity = 0;
-    sqlite3_stmt *query = NULL;
-    *keys = NULL;
-    *count = 0;
-    for (size_t t = 0; t < 3; t++) {
-        char sql[384];
-        /* Two seeks, each the first index entry after (p, d): a row-value (p, d) > (?, ?) seeks
-         * on p alone and walks every entry of p. */
-        snprintf(sql, sizeof sql,
-                 "SELECT * FROM (SELECT process_id, device_id FROM %s WHERE process_id = ?1 AND device_id > ?2"
-                 " ORDER BY device_id LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id FROM %s"
-                 " WHERE process_id > ?1 ORDER BY process_id, device_id LIMIT 1) LIMIT 1",
-                 tables[t], tables[t]);
-        if (sqlite3_prepare_v2(run->db, sql, -1, &query, NULL) != SQLITE_OK) {
-            error_set(run->err, "cannot list devices: %s", sqlite3_errmsg(run->db));
-            goto fail;
-        }
-        struct device_key key = {INT64_MIN, INT64_MIN};
-        for (;;) {
-            sqlite3_bind_int64(query, 1, key.process_id);
-            sqlite3_bind_int64(query, 2, key.device_id);
-            int step = sqlite3_step(query);
-            if (step == SQLITE_DONE)
-                break;
-            if (step != SQLITE_ROW) {
-                error_set(run->err, "cannot list devices: %s", sqlite3_errmsg(run->db));
-                goto fail;
-            }
-            struct device_key next = {sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)};
-            sqlite3_reset(query);
-            /* A corrupted index can answer a key that is not after the last one: stop, or this loops forever. */
-            if (by_key(&next, &key) <= 0) {
-                error_set(run->err, "the %s index is corrupted (keys out of order); the trace is damaged", tables[t]);
-                goto fail;
-            }
-            key = next;
-            if (add_key(keys, count, &capacity, key) != 0) {
-                error_set(run->err, "out of memory");
-                goto fail;
-            }
-        }
-        sqlite3_finalize(query);
-        query = NULL;
-    }
-    if (*count)
-        qsort(*keys, *count, sizeof **keys, by_key);
-    return 0;
-fail:
-    sqlite3_finalize(query);
-    free(*keys);
-    *keys = NULL;
-    *count = 0;
-    return -1;
-}
-
-/* First GPU start of the trace: the zero of relative windows. */
-static int64_t find_origin(struct run *run, const struct device_key *keys, size_t count)
-{
-    static const char *const sql[] = {
-        "SELECT MIN(start_ns) FROM kernels WHERE process_id = ?1 AND device_id = ?2",
-        "SELECT MIN(start_ns) FROM memcpys WHERE process_id = ?1 AND device_id = ?2",
-        "SELECT MIN(start_ns) FROM memsets WHERE process_id = ?1 AND device_id = ?2"};
-    int64_t origin = INT64_MAX;
-    for (size_t t = 0; t < 3; t++) {
-        sqlite3_stmt *query = NULL;
-        if (sqlite3_prepare_v2(run->db, sql[t], -1, &query, NULL) != SQLITE_OK)
-            continue;
-        for (size_t i = 0; i < count; i++) {
-            sqlite3_bind_int64(query, 1, keys[i].process_id);
-            sqlite3_bind_int64(query, 2, keys[i].device_id);
-            if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL &&
-                sqlite3_column_int64(query, 0) < origin)
-                origin = sqlite3_column_int64(query, 0);
-            sqlite3_reset(query);
-        }
-        sqlite3_finalize(query);
-    }
-    return origin == INT64_MAX ? 0 : origin;
-}
+/* --- devices in the trace (store_list_gpu_devices) --- */
 
 /* A device whose first and last starts lie further apart than any recording: the trace is
  * damaged, and sums of its times could overflow. Two index seeks per table per device. */
-static int check_device_spans(struct run *run, const struct device_key *keys, size_t count)
+static int check_device_spans(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
     static const char *const tables[] = {"kernels", "memcpys", "memsets"};
     for (size_t t = 0; t < 3; t++) {
@@ -424,7 +312,7 @@ static int64_t headroom(const struct device_state *device, const struct analysis
     return value > 0 ? value : 0;
 }
 
-static int analyze_device(struct run *run, struct device_key key)
+static int analyze_device(struct run *run, struct store_gpu_device key)
 {
     if (select_process(run, key.process_id) != 0)
         return -1;
@@ -565,15 +453,16 @@ static int check_step_exists(struct run *run)
 
 static int run_all_devices(struct run *run)
 {
-    struct device_key *keys = NULL;
+    struct store_gpu_device *keys = NULL;
     size_t count = 0;
-    if (list_devices(run, &keys, &count) != 0)
+    if (store_list_gpu_devices(run->trace, &keys, &count, run->err) != 0)
         return -1;
     if (check_device_spans(run, keys, count) != 0) {
         free(keys);
         return -1;
     }
-    run->result->origin_ns = find_origin(run, keys, count);
+    /* The first GPU start of the trace: the zero of relative windows. */
+    run->result->origin_ns = count ? store_gpu_devices_first_start(keys, count) : 0;
     resolve_window(run);
     run->result->window_start_ns = run->window_start_ns;
     run->result->window_end_ns = run->window_end_ns;

@@ -45,9 +45,10 @@ struct explainer {
     int process_has_stream_waits;
     struct analysis_wait *kept; /* min-heap on lost_ns */
     size_t kept_count, max_waits;
-    /* The wait being explained will be kept, so its evidence is written: op names and the other
-     * pieces of text are formatted only then (most waits of a long trace are not kept, and their
-     * text was a tenth of the analysis). */
+    /* The current wait's `describe` (set with it in set_wait_time), for op_name, which is not
+     * given the wait: op names, like the rest of the evidence, are formatted only for waits that
+     * will be kept (most waits of a long trace are not, and their text was a tenth of the
+     * analysis). */
     int describing;
     int64_t total_waits;
     struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT];
@@ -746,14 +747,15 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
     enum occupancy_limiter shortage = occupancy_shortage_beside(limits, resident, on_every_sm, &waiting->launch);
     if (shortage == OCCUPANCY_LIMIT_UNKNOWN)
         return 0;
+    int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
+    item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
+    if (!item->describe)
+        return 1; /* the evidence only for a kept wait */
     char name[128], other[128], need[384], gap[32], when[192];
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
     int64_t threads = waiting->launch.threads_per_block;
-    need[0] = when[0] = '\0';
-    switch (item->describe ? shortage : OCCUPANCY_LIMIT_UNKNOWN) { /* the text only for a kept wait */
-    case OCCUPANCY_LIMIT_UNKNOWN:
-        break;
+    switch (shortage) {
     case OCCUPANCY_LIMIT_SHARED_MEMORY:
         snprintf(need, sizeof need,
                  "shared memory: the SM's carve-out while it ran was %" PRId64 " KiB, its blocks held %" PRId64
@@ -775,15 +777,11 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
                  occupancy_limiter_name(shortage), name, threads);
         break;
     }
-    if (!item->describe)
-        ; /* no text */
-    else if (waiting->start_ns < blocking->end_ns)
+    if (waiting->start_ns < blocking->end_ns)
         snprintf(when, sizeof when, "%s started as its blocks retired, %s before it ended", name,
                  duration(gap, sizeof gap, blocking->end_ns - waiting->start_ns));
     else
         snprintf(when, sizeof when, "%s started when it ended", name);
-    int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
-    item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
     describe(item,
              "%skernel %s on stream %" PRId64 " had %" PRId64 " block(s) on each of the %" PRId64
              " SMs (%" PRId64 " blocks) and no block of the waiting kernel fit beside them for lack of %s; %s",
@@ -837,15 +835,14 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
     } else {
         return explain_resources_held(explain, item, resident);
     }
+    int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
+    item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
+    if (!item->describe)
+        return 1; /* the evidence only for a kept wait */
     char name[128], other[128], tail[160], gap[32];
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
-    int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
-    item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
-    tail[0] = '\0';
-    if (!item->describe)
-        ; /* no text */
-    else if (item->resources_held)
+    if (item->resources_held)
         snprintf(tail, sizeof tail, "%s started %s after it was ready, as a block of it retired", name,
                  duration(gap, sizeof gap, item->wait.lost_ns > 0 ? waiting->start_ns - item->wait.wait_start_ns : 0));
     else if (waiting->start_ns < blocking->end_ns)
@@ -943,7 +940,6 @@ static void record_wait(explainer *explain, struct wait_case *item)
         item->device->explained_lost_ns += wait->lost_ns;
     if (!item->describe)
         return;
-    explain->describing = 1;
     fill_op(explain, item->waiting_lane, item->waiting, &item->launch, &wait->waiting);
     fill_op(explain, item->blocking_lane, item->blocking, NULL, &wait->blocking);
     keep_wait(explain, wait);

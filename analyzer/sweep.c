@@ -161,18 +161,18 @@ static inline int64_t pair_busy_now(const sweep *line, size_t b)
     return line->pair_offset[b] + (line->now_c & line->pair_mask[b]);
 }
 
+static size_t pair_lane_limit(const struct device_state *device)
+{
+    return device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
+}
+
 static void snapshot(sweep *line, const struct device_state *device, size_t lane_index, int64_t *table)
 {
     if (lane_index >= DEVICE_PAIR_LANES)
         return;
-    size_t limit = device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
+    size_t limit = pair_lane_limit(device);
     for (size_t other = 0; other < limit; other++)
         table[lane_index * DEVICE_PAIR_LANES + other] = pair_busy_now(line, other);
-}
-
-static size_t pair_lane_limit(const struct device_state *device)
-{
-    return device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
 }
 
 static void lane_turns_busy(sweep *line, const struct device_state *device, size_t a)
@@ -356,7 +356,7 @@ static int64_t pair_possible(const sweep *line, const struct device_state *devic
 
 static int append_pairs(const sweep *line, const struct device_state *device, struct analysis_result *result)
 {
-    size_t limit = device->lane_count < DEVICE_PAIR_LANES ? device->lane_count : DEVICE_PAIR_LANES;
+    size_t limit = pair_lane_limit(device);
     size_t count = 0;
     for (size_t a = 0; a < limit; a++)
         for (size_t b = a + 1; b < limit; b++)

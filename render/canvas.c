@@ -231,7 +231,7 @@ static void spread(float *cells, int stride, int offset, int columns, double x0,
     cells[last * stride + offset] += (float)(x1 - last);
 }
 
-static int keep_interval(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval)
+int canvas_keep(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval)
 {
     /* Non-overlapping intervals this wide fit at most columns / keep_min_columns times. */
     size_t limit = (size_t)(2.0 * canvas->columns / canvas->keep_min_columns) + 16;
@@ -249,11 +249,6 @@ static int keep_interval(struct canvas *canvas, struct canvas_lane *lane, const 
     }
     lane->kept[lane->kept_count++] = *interval;
     return 0;
-}
-
-int canvas_keep(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval)
-{
-    return keep_interval(canvas, lane, interval);
 }
 
 /* Adds [x0, x1) (in columns, already clipped to the picture) to the device's slots: whole
@@ -301,7 +296,7 @@ int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct can
     lane->intervals_by_kind[kind]++;
     lane->interval_count++;
     if (x1 - x0 >= canvas->keep_min_columns)
-        return keep_interval(canvas, lane, interval);
+        return canvas_keep(canvas, lane, interval);
     return 0;
 }
 

@@ -18,10 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_devices.h"
 #include "reader.h"
 
 enum { PART_HEADER = 0, PART_DEVICE = 1, PART_LANE = 2 };
 enum { LEVELS = 4 };
+/* The columns overview_fill selects from a device or lane row. */
+enum { COLUMN_PART, COLUMN_PROCESS, COLUMN_DEVICE, COLUMN_STREAM, COLUMN_KINDS, COLUMN_BUSY, COLUMN_COUNTS,
+       COLUMN_CELLS, COLUMN_KEPT };
 #define KEPT_RECORD_BYTES 34 /* start, end, detail_a, detail_b (int64 each), kind, detail (a byte each) */
 #define MIN_COLUMNS 1024
 #define MAX_COLUMNS (1 << 20)
@@ -76,31 +80,16 @@ static void largest_rowids(sqlite3 *db, int64_t rowids[3])
 
 /* --- building --- */
 
-/* The whole GPU span read into a canvas of `columns` columns (one scan; two when the estimated
- * end was short, as timeline.c does). */
+/* The whole GPU span read into a canvas of `columns` columns (reader_read: one scan, two when
+ * the estimated end was short). */
 static struct canvas *read_whole(store *trace, int columns, int64_t start_ns, error_info *err)
 {
     int64_t end_ns = 0, last_end_ns = STORE_NULL;
-    if (reader_estimate_last_end(store_db(trace), &end_ns, err) != 0)
+    if (reader_estimate_last_end(trace, &end_ns, err) != 0)
         return NULL;
-    if (end_ns <= start_ns)
-        end_ns = start_ns + 1;
     struct reader_selection selection = {-1, 0, 0};
-    for (;;) {
-        struct canvas *canvas = canvas_new(start_ns, end_ns, columns, OVERVIEW_KEEP_MIN_COLUMNS);
-        if (!canvas) {
-            error_set(err, "out of memory");
-            return NULL;
-        }
-        if (reader_fill(canvas, trace, &selection, &last_end_ns, err) != 0) {
-            canvas_free(canvas);
-            return NULL;
-        }
-        if (last_end_ns == STORE_NULL || last_end_ns <= end_ns)
-            return canvas;
-        canvas_free(canvas);
-        end_ns = last_end_ns;
-    }
+    return reader_read(trace, &selection, start_ns, end_ns > start_ns ? end_ns : start_ns + 1, 1, columns,
+                       OVERVIEW_KEEP_MIN_COLUMNS, &last_end_ns, err);
 }
 
 /* Columns for this many lanes and devices within the memory budget, halving from the most. */
@@ -236,17 +225,14 @@ int overview_build(store *trace, int64_t min_rows, int columns, error_info *err)
     largest_rowids(db, rowids);
     if (rowids[0] + rowids[1] + rowids[2] < min_rows)
         return 0;
-    struct reader_device *devices = NULL;
+    struct store_gpu_device *devices = NULL;
     size_t device_count = 0;
-    if (reader_list_devices(db, &devices, &device_count, err) != 0)
+    if (store_list_gpu_devices(trace, &devices, &device_count, err) != 0)
         return -1;
+    int64_t start_ns = store_gpu_devices_first_start(devices, device_count);
+    free(devices);
     if (device_count == 0)
         return 0;
-    int64_t start_ns = devices[0].first_start_ns;
-    for (size_t i = 1; i < device_count; i++)
-        if (devices[i].first_start_ns < start_ns)
-            start_ns = devices[i].first_start_ns;
-    free(devices);
     int64_t lanes = query_int64(db, "SELECT COUNT(*) FROM streams", 0);
     columns = columns_for(columns, lanes > 0 ? lanes : 64, (int64_t)device_count);
     struct canvas *canvas = read_whole(trace, columns, start_ns, err);
@@ -333,39 +319,38 @@ int overview_span(store *trace, int64_t *start_ns, int64_t *end_ns, error_info *
     return status;
 }
 
-/* Where the overview's columns fall on the canvas, worked out once per picture: an overview
- * column is at most 1/8 of a canvas column, so it meets two at most. */
+/* An overview column that does not lie wholly inside one canvas column: at an edge between two
+ * (an overview column is at most 1/8 of a canvas column, so it meets two at most), or at an end
+ * of the window. */
+struct straddler {
+    int column;         /* the overview column */
+    int first;          /* the canvas column it starts in */
+    float part_first;   /* the part of that canvas column it covers */
+    float part_second;  /* and of the next one */
+    float inside;       /* the part of the overview column inside the window (0 to 1) */
+};
+
+/* Where the overview's columns fall on the canvas, worked out once per picture. */
 struct mapping {
-    double column_ns;     /* ns per overview column */
-    int columns;          /* overview columns */
-    int whole;            /* the canvas window holds the overview's whole span */
-    int *first;           /* per overview column: the canvas column it starts in, -1 outside the window */
-    float *part_first;    /* the part of that canvas column it covers */
-    float *part_second;   /* and of the next one */
-    float *inside;        /* the part of the overview column inside the window (0 to 1) */
-    float step_x;         /* canvas columns per overview column */
+    double column_ns;           /* ns per overview column */
+    int columns;                /* overview columns */
+    int whole;                  /* the canvas window holds the overview's whole span */
+    float step_x;               /* canvas columns per overview column */
     int canvas_columns;
     int *plain_from, *plain_to; /* per canvas column: the overview columns wholly inside it */
-    int *straddling;      /* the other overview columns in the window (at the canvas columns' edges) */
-    int straddling_count;
+    struct straddler *straddlers;
+    int straddler_count;
 };
 
 static int mapping_init(struct mapping *map, const struct canvas *canvas, int64_t start_ns)
 {
-    map->first = malloc((size_t)map->columns * sizeof *map->first);
-    map->part_first = malloc((size_t)map->columns * sizeof *map->part_first);
-    map->part_second = malloc((size_t)map->columns * sizeof *map->part_second);
-    map->inside = malloc((size_t)map->columns * sizeof *map->inside);
     map->canvas_columns = canvas->columns;
-    map->plain_from = malloc((size_t)canvas->columns * sizeof *map->plain_from);
-    map->plain_to = malloc((size_t)canvas->columns * sizeof *map->plain_to);
-    map->straddling = malloc((size_t)map->columns * sizeof *map->straddling);
-    map->straddling_count = 0;
-    if (!map->first || !map->part_first || !map->part_second || !map->inside || !map->plain_from ||
-        !map->plain_to || !map->straddling)
+    map->plain_from = calloc((size_t)canvas->columns, sizeof *map->plain_from);
+    map->plain_to = calloc((size_t)canvas->columns, sizeof *map->plain_to);
+    map->straddlers = malloc((size_t)map->columns * sizeof *map->straddlers);
+    map->straddler_count = 0;
+    if (!map->plain_from || !map->plain_to || !map->straddlers)
         return -1;
-    for (int column = 0; column < canvas->columns; column++)
-        map->plain_from[column] = map->plain_to[column] = 0;
     double first_x = canvas_column_of(canvas, start_ns), step_x = map->column_ns * canvas->columns_per_ns;
     map->step_x = (float)step_x;
     for (int column = 0; column < map->columns; column++) {
@@ -373,16 +358,14 @@ static int mapping_init(struct mapping *map, const struct canvas *canvas, int64_
         x0 = x0 < 0 ? 0 : x0;
         x1 = x1 > canvas->columns ? canvas->columns : x1;
         int first = (int)x0;
-        map->first[column] = x1 > x0 && first < canvas->columns ? first : -1;
-        map->part_first[column] = map->part_second[column] = map->inside[column] = 0;
-        if (map->first[column] < 0)
-            continue;
+        if (x1 <= x0 || first >= canvas->columns)
+            continue; /* outside the window */
         int split = x1 > first + 1 && first + 1 < canvas->columns;
-        map->part_first[column] = (float)(split ? first + 1 - x0 : x1 - x0);
-        map->part_second[column] = (float)(split ? x1 - first - 1 : 0);
-        map->inside[column] = (float)((x1 - x0) / step_x);
-        if (split || map->inside[column] != 1.0f) {
-            map->straddling[map->straddling_count++] = column;
+        float inside = (float)((x1 - x0) / step_x);
+        if (split || inside != 1.0f) {
+            map->straddlers[map->straddler_count++] =
+                (struct straddler){column, first, (float)(split ? first + 1 - x0 : x1 - x0),
+                                   (float)(split ? x1 - first - 1 : 0), inside};
         } else { /* overview columns grow with the canvas's: each canvas column's plain ones are a range */
             if (map->plain_to[first] == 0)
                 map->plain_from[first] = column;
@@ -394,22 +377,18 @@ static int mapping_init(struct mapping *map, const struct canvas *canvas, int64_
 
 static void mapping_free(struct mapping *map)
 {
-    free(map->first);
-    free(map->part_first);
-    free(map->part_second);
-    free(map->inside);
     free(map->plain_from);
     free(map->plain_to);
-    free(map->straddling);
+    free(map->straddlers);
 }
 
 /* Adds one stored row of overview cells (cells[column * stride], in 255ths) to canvas cells
  * (out[canvas column * out_stride]), each overview column in proportion to the part of the
  * canvas columns it covers. Most overview columns lie wholly inside one canvas column: their
  * steps are summed as integers over each canvas column's range (a float sum per overview column
- * was most of the time of a whole picture); the few straddling an edge are split. Returns how
- * many overview columns inside the window held anything; *steps_inside receives their steps
- * times the part of each inside the window. */
+ * was most of the time of a whole picture); the few straddlers are split. Returns how many
+ * overview columns inside the window held anything; *steps_inside (when not NULL) receives
+ * their steps times the part of each inside the window. */
 static long resample(const unsigned char *cells, int stride, const struct mapping *map, float *out, int out_stride,
                      double *steps_inside)
 {
@@ -429,16 +408,16 @@ static long resample(const unsigned char *cells, int stride, const struct mappin
             shown += nonzero;
         }
     }
-    for (int i = 0; i < map->straddling_count; i++) {
-        int o = map->straddling[i], first = map->first[o];
-        unsigned steps = cells[(size_t)o * (size_t)stride];
+    for (int i = 0; i < map->straddler_count; i++) {
+        const struct straddler *edge = &map->straddlers[i];
+        unsigned steps = cells[(size_t)edge->column * (size_t)stride];
         if (!steps)
             continue;
         float weight = (float)steps * (1 / 255.0f);
-        out[(size_t)first * (size_t)out_stride] += weight * map->part_first[o];
-        if (map->part_second[o] > 0)
-            out[(size_t)(first + 1) * (size_t)out_stride] += weight * map->part_second[o];
-        inside += steps * (double)map->inside[o];
+        out[(size_t)edge->first * (size_t)out_stride] += weight * edge->part_first;
+        if (edge->part_second > 0)
+            out[(size_t)(edge->first + 1) * (size_t)out_stride] += weight * edge->part_second;
+        inside += steps * (double)edge->inside;
         shown++;
     }
     if (steps_inside)
@@ -460,21 +439,21 @@ static int blob_size_is(sqlite3_stmt *query, int column, size_t size)
 /* One stream lane's row into the canvas (skipped when nothing of it is in the window). */
 static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct mapping *map, error_info *err)
 {
-    sqlite3_int64 part = sqlite3_column_int64(query, 0);
-    int64_t mask = sqlite3_column_int64(query, 12);
+    sqlite3_int64 part = sqlite3_column_int64(query, COLUMN_PART);
+    int64_t mask = sqlite3_column_int64(query, COLUMN_KINDS);
     if (mask < 0 || mask >= (1 << ANALYSIS_CATEGORY_COUNT))
         return damaged(err, part, "impossible categories");
     int kinds[ANALYSIS_CATEGORY_COUNT], kind_count = 0;
     for (int k = 0; k < ANALYSIS_CATEGORY_COUNT; k++)
         if (mask & (1 << k))
             kinds[kind_count++] = k;
-    size_t kept_bytes = (size_t)sqlite3_column_bytes(query, 16);
-    if (!blob_size_is(query, 13, 8 * (size_t)kind_count) || !blob_size_is(query, 14, 8 * (size_t)kind_count) ||
-        !blob_size_is(query, 15, (size_t)map->columns * (size_t)kind_count) || kept_bytes % KEPT_RECORD_BYTES != 0 ||
-        (kept_bytes > 0 && !sqlite3_column_blob(query, 16)))
+    size_t kept_bytes = (size_t)sqlite3_column_bytes(query, COLUMN_KEPT);
+    if (!blob_size_is(query, COLUMN_BUSY, 8 * (size_t)kind_count) || !blob_size_is(query, COLUMN_COUNTS, 8 * (size_t)kind_count) ||
+        !blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * (size_t)kind_count) || kept_bytes % KEPT_RECORD_BYTES != 0 ||
+        (kept_bytes > 0 && !sqlite3_column_blob(query, COLUMN_KEPT)))
         return damaged(err, part, "a stream lane's data has the wrong size");
-    const unsigned char *busy = sqlite3_column_blob(query, 13), *counts = sqlite3_column_blob(query, 14);
-    const unsigned char *cells = sqlite3_column_blob(query, 15), *kept = sqlite3_column_blob(query, 16);
+    const unsigned char *busy = sqlite3_column_blob(query, COLUMN_BUSY), *counts = sqlite3_column_blob(query, COLUMN_COUNTS);
+    const unsigned char *cells = sqlite3_column_blob(query, COLUMN_CELLS), *kept = sqlite3_column_blob(query, COLUMN_KEPT);
 
     /* Into a scratch row first: the lane is added to the canvas only if it shows something. */
     float *coverage = calloc((size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT, sizeof *coverage);
@@ -515,8 +494,8 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
     int status = 0;
     struct canvas_lane *lane = NULL;
     if (shown) {
-        lane = canvas_gpu_lane(canvas, sqlite3_column_int64(query, 1), sqlite3_column_int64(query, 2),
-                               sqlite3_column_int64(query, 3));
+        lane = canvas_gpu_lane(canvas, sqlite3_column_int64(query, COLUMN_PROCESS),
+                               sqlite3_column_int64(query, COLUMN_DEVICE), sqlite3_column_int64(query, COLUMN_STREAM));
         if (!lane)
             status = error_set(err, "out of memory");
     }
@@ -548,17 +527,17 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
 /* One device's concurrency row into the canvas device of the same key (when a lane made one). */
 static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct mapping *map, error_info *err)
 {
-    sqlite3_int64 part = sqlite3_column_int64(query, 0);
-    if (!blob_size_is(query, 15, (size_t)map->columns * LEVELS))
+    sqlite3_int64 part = sqlite3_column_int64(query, COLUMN_PART);
+    if (!blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * LEVELS))
         return damaged(err, part, "a device's data has the wrong size");
-    int64_t process_id = sqlite3_column_int64(query, 1), device_id = sqlite3_column_int64(query, 2);
+    int64_t process_id = sqlite3_column_int64(query, COLUMN_PROCESS), device_id = sqlite3_column_int64(query, COLUMN_DEVICE);
     struct canvas_device *device = NULL;
     for (size_t i = 0; i < canvas->device_count && !device; i++)
         if (canvas->devices[i]->process_id == process_id && canvas->devices[i]->device_id == device_id)
             device = canvas->devices[i];
     if (!device)
         return 0;
-    const unsigned char *cells = sqlite3_column_blob(query, 15);
+    const unsigned char *cells = sqlite3_column_blob(query, COLUMN_CELLS);
     for (int level = 0; level < LEVELS; level++)
         resample(cells + level, LEVELS, map, device->level_fraction + level, LEVELS, NULL);
     /* Where the window reaches beyond the trace nothing ran: level 0. */
@@ -569,39 +548,6 @@ static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct 
             levels[0] += 1 - total;
     }
     return 0;
-}
-
-static int process_selected(const int64_t *selected, size_t count, int64_t process_id)
-{
-    for (size_t i = 0; i < count; i++)
-        if (selected[i] == process_id)
-            return 1;
-    return 0;
-}
-
-/* The processes of `rank` (rank >= 0). Returns the count, or -1 with err filled. */
-static long load_rank(sqlite3 *db, int64_t rank, int64_t **selected, error_info *err)
-{
-    sqlite3_stmt *query = NULL;
-    long count = 0, capacity = 0;
-    *selected = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT process_id FROM processes WHERE rank = ?1", -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read the processes: %s", sqlite3_errmsg(db));
-    sqlite3_bind_int64(query, 1, rank);
-    while (sqlite3_step(query) == SQLITE_ROW) {
-        if (count == capacity) {
-            capacity = capacity ? capacity * 2 : 8;
-            int64_t *grown = realloc(*selected, (size_t)capacity * sizeof *grown);
-            if (!grown) {
-                sqlite3_finalize(query);
-                return error_set(err, "out of memory");
-            }
-            *selected = grown;
-        }
-        (*selected)[count++] = sqlite3_column_int64(query, 0);
-    }
-    sqlite3_finalize(query);
-    return count;
 }
 
 int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *trace_end_ns, error_info *err)
@@ -623,17 +569,16 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
     }
 
     sqlite3 *db = store_db(trace);
-    int64_t *selected = NULL;
-    long selected_count = rank >= 0 ? load_rank(db, rank, &selected, err) : 0;
-    if (selected_count < 0) {
+    struct reader_process_filter filter;
+    if (reader_process_filter_load(&filter, db, rank, err) != 0) {
         mapping_free(&map);
         return -1;
     }
     sqlite3_stmt *query = NULL;
     int status = 0;
     if (sqlite3_prepare_v2(db,
-                           "SELECT part, process_id, device_id, stream_id, 0, 0, 0, 0, 0, 0, 0, interval_count,"
-                           " kinds, busy, counts, cells, kept FROM render_overview WHERE what = ?1 ORDER BY part",
+                           "SELECT part, process_id, device_id, stream_id, kinds, busy, counts, cells, kept"
+                           " FROM render_overview WHERE what = ?1 ORDER BY part",
                            -1, &query, NULL) != SQLITE_OK)
         status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
     /* Lanes first: they create the canvas devices the device rows then fill. */
@@ -642,7 +587,7 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
         sqlite3_bind_int(query, 1, what);
         int step;
         while (status == 0 && (step = sqlite3_step(query)) == SQLITE_ROW) {
-            if (rank >= 0 && !process_selected(selected, (size_t)selected_count, sqlite3_column_int64(query, 1)))
+            if (!reader_process_selected(&filter, sqlite3_column_int64(query, COLUMN_PROCESS)))
                 continue;
             status = what == PART_LANE ? fill_lane(canvas, query, &map, err) : fill_device(canvas, query, &map, err);
         }
@@ -650,7 +595,7 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
             status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
     }
     sqlite3_finalize(query);
-    free(selected);
+    reader_process_filter_free(&filter);
     mapping_free(&map);
     if (status != 0)
         return -1;

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "demangle.h"
+#include "gpu_devices.h"
 
 /* Kernel category per strings.id: kernels repeat a few hundred names millions of times. An
  * open-addressing table keyed by name id, filled on first sight of each id. */
@@ -118,16 +119,7 @@ static int64_t column_or_null(sqlite3_stmt *query, int column)
     return sqlite3_column_type(query, column) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, column);
 }
 
-/* The processes a --rank selects (all when rank < 0): a small sorted list of process ids. */
-struct process_filter {
-    int64_t rank;
-    int64_t *process_ids;
-    size_t count;
-    int64_t last_process_id;
-    int last_selected;
-};
-
-static int process_filter_load(struct process_filter *filter, sqlite3 *db, int64_t rank, error_info *err)
+int reader_process_filter_load(struct reader_process_filter *filter, sqlite3 *db, int64_t rank, error_info *err)
 {
     memset(filter, 0, sizeof *filter);
     filter->rank = rank;
@@ -157,7 +149,7 @@ static int process_filter_load(struct process_filter *filter, sqlite3 *db, int64
     return step == SQLITE_DONE ? 0 : sqlite_failed(db, err, "the processes");
 }
 
-static int process_selected(struct process_filter *filter, int64_t process_id)
+int reader_process_selected(struct reader_process_filter *filter, int64_t process_id)
 {
     if (filter->rank < 0)
         return 1;
@@ -168,6 +160,13 @@ static int process_selected(struct process_filter *filter, int64_t process_id)
             filter->last_selected |= filter->process_ids[i] == process_id;
     }
     return filter->last_selected;
+}
+
+void reader_process_filter_free(struct reader_process_filter *filter)
+{
+    free(filter->process_ids);
+    filter->process_ids = NULL;
+    filter->count = 0;
 }
 
 /* Decodes the current row of table `index` (0 kernels, 1 memcpys, 2 memsets). */
@@ -203,7 +202,7 @@ static int decode_gpu_row(sqlite3_stmt *q, int index, struct name_kinds *names, 
  * any), which every other must lie near. last_end_ns: raised to the latest end seen (any rank,
  * any time), so the caller can tell whether a guessed window end was short. */
 static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct name_kinds *names,
-                          struct process_filter *filter, int64_t *first_start_ns, int64_t *last_end_ns,
+                          struct reader_process_filter *filter, int64_t *first_start_ns, int64_t *last_end_ns,
                           error_info *err)
 {
     sqlite3_stmt *q = NULL;
@@ -228,7 +227,7 @@ static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct 
         if (start_ns > window_end_ns || end_ns < window_start_ns)
             continue;
         int64_t process_id = sqlite3_column_int64(q, 0);
-        if (!process_selected(filter, process_id))
+        if (!reader_process_selected(filter, process_id))
             continue;
         struct canvas_interval interval;
         struct canvas_lane *lane =
@@ -244,97 +243,12 @@ static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct 
     return status;
 }
 
-/* Adds (process, device, start) to a list sorted by (process, device), keeping the smaller
- * start when the device is already there. */
-static int merge_device(struct reader_device **devices, size_t *count, size_t *capacity,
-                        struct reader_device device)
-{
-    size_t at = 0;
-    while (at < *count && ((*devices)[at].process_id < device.process_id ||
-                           ((*devices)[at].process_id == device.process_id && (*devices)[at].device_id < device.device_id)))
-        at++;
-    if (at < *count && (*devices)[at].process_id == device.process_id && (*devices)[at].device_id == device.device_id) {
-        if (device.first_start_ns < (*devices)[at].first_start_ns)
-            (*devices)[at].first_start_ns = device.first_start_ns;
-        return 0;
-    }
-    if (*count == *capacity) {
-        size_t grown = *capacity ? *capacity * 2 : 8;
-        struct reader_device *resized = realloc(*devices, grown * sizeof *resized);
-        if (!resized)
-            return -1;
-        *devices = resized;
-        *capacity = grown;
-    }
-    memmove(*devices + at + 1, *devices + at, (*count - at) * sizeof **devices);
-    (*devices)[at] = device;
-    (*count)++;
-    return 0;
-}
-
-int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *count, error_info *err)
-{
-    /* The first index entry after (p, d) is the next device's earliest interval. Two seeks:
-     * a row-value (p, d) > (?, ?) seeks on p alone and walks every entry of p. */
-    static const char hop_sql[] =
-        "SELECT * FROM (SELECT process_id, device_id, start_ns FROM %s WHERE process_id = ?1 AND device_id > ?2"
-        " ORDER BY device_id, start_ns LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id, start_ns"
-        " FROM %s WHERE process_id > ?1 ORDER BY process_id, device_id, start_ns LIMIT 1) LIMIT 1";
-    size_t capacity = 0;
-    *devices = NULL;
-    *count = 0;
-    for (int table = 0; table < 3; table++) {
-        sqlite3_stmt *hop = NULL;
-        char sql[sizeof hop_sql + 16];
-        snprintf(sql, sizeof sql, hop_sql, table_names[table], table_names[table]);
-        if (sqlite3_prepare_v2(db, sql, -1, &hop, NULL) != SQLITE_OK) {
-            sqlite_failed(db, err, "the devices");
-            goto failed;
-        }
-        int64_t process_id = INT64_MIN, device_id = INT64_MIN;
-        int step;
-        for (;;) {
-            sqlite3_bind_int64(hop, 1, process_id);
-            sqlite3_bind_int64(hop, 2, device_id);
-            if ((step = sqlite3_step(hop)) != SQLITE_ROW)
-                break;
-            struct reader_device device = {sqlite3_column_int64(hop, 0), sqlite3_column_int64(hop, 1),
-                                           sqlite3_column_int64(hop, 2)};
-            sqlite3_reset(hop);
-            /* A corrupted index can answer a device that is not after the last one: stop, or this loops forever. */
-            if (device.process_id < process_id || (device.process_id == process_id && device.device_id <= device_id)) {
-                sqlite3_finalize(hop);
-                error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged", table_names[table]);
-                goto failed;
-            }
-            if (merge_device(devices, count, &capacity, device) != 0) {
-                sqlite3_finalize(hop);
-                error_set(err, "out of memory");
-                goto failed;
-            }
-            process_id = device.process_id;
-            device_id = device.device_id;
-        }
-        sqlite3_finalize(hop);
-        if (step != SQLITE_DONE) {
-            sqlite_failed(db, err, "the devices");
-            goto failed;
-        }
-    }
-    return 0;
-failed:
-    free(*devices);
-    *devices = NULL;
-    *count = 0;
-    return -1;
-}
-
 static int fill_devices(struct canvas *canvas, sqlite3 *db, int64_t rank, int64_t *last_end_ns, error_info *err)
 {
     struct name_kinds names = {0};
-    struct process_filter filter;
+    struct reader_process_filter filter;
     int status = -1;
-    if (process_filter_load(&filter, db, rank, err) != 0)
+    if (reader_process_filter_load(&filter, db, rank, err) != 0)
         goto done;
     if (sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &names.lookup, NULL) != SQLITE_OK) {
         sqlite_failed(db, err, "the kernel names");
@@ -349,12 +263,35 @@ done:
     sqlite3_finalize(names.lookup);
     free(names.ids);
     free(names.kinds);
-    free(filter.process_ids);
+    reader_process_filter_free(&filter);
     return status;
 }
 
-int reader_estimate_last_end(sqlite3 *db, int64_t *last_end_ns, error_info *err)
+struct canvas *reader_read(store *trace, const struct reader_selection *selection, int64_t start_ns, int64_t end_ns,
+                           int end_is_estimate, int columns, double keep_min_columns, int64_t *last_end_ns,
+                           error_info *err)
 {
+    for (;;) {
+        struct canvas *canvas = canvas_new(start_ns, end_ns, columns, keep_min_columns);
+        if (!canvas) {
+            error_set(err, "out of memory");
+            return NULL;
+        }
+        if (reader_fill(canvas, trace, selection, last_end_ns, err) != 0) {
+            canvas_free(canvas);
+            return NULL;
+        }
+        if (!end_is_estimate || *last_end_ns <= end_ns) /* STORE_NULL (nothing read) is below any end */
+            return canvas;
+        canvas_free(canvas);
+        end_ns = *last_end_ns;
+        end_is_estimate = 0;
+    }
+}
+
+int reader_estimate_last_end(store *trace, int64_t *last_end_ns, error_info *err)
+{
+    sqlite3 *db = store_db(trace);
     /* The latest end among each device's last starts, through the by-lane indexes. */
     static const char *const tails[3] = {
         "SELECT MAX(end_ns) FROM (SELECT end_ns FROM kernels WHERE process_id = ?1 AND device_id = ?2"
@@ -364,9 +301,9 @@ int reader_estimate_last_end(sqlite3 *db, int64_t *last_end_ns, error_info *err)
         "SELECT MAX(end_ns) FROM (SELECT end_ns FROM memsets WHERE process_id = ?1 AND device_id = ?2"
         " ORDER BY start_ns DESC LIMIT 64)",
     };
-    struct reader_device *devices = NULL;
+    struct store_gpu_device *devices = NULL;
     size_t count = 0;
-    if (reader_list_devices(db, &devices, &count, err) != 0)
+    if (store_list_gpu_devices(trace, &devices, &count, err) != 0)
         return -1;
     *last_end_ns = STORE_NULL;
     int status = 0;

@@ -15,15 +15,18 @@ struct reader_selection {
     int nvtx_ranges;  /* 1: add lanes per host thread with its NVTX ranges, one per nesting level */
 };
 
-/* A (process, device) that ran GPU intervals, and its first start. */
-struct reader_device {
-    int64_t process_id, device_id, first_start_ns;
+/* The processes a --rank selects (all when rank < 0): a small sorted list of process ids. */
+struct reader_process_filter {
+    int64_t rank;
+    int64_t *process_ids;
+    size_t count;
+    int64_t last_process_id; /* the last answer, for runs of rows of one process */
+    int last_selected;
 };
-
-/* Every device of the trace with GPU intervals, sorted by (process, device), found by hopping
- * through the by-lane indexes (a few lookups per device, not a scan). Returns 0 and a malloc'd
- * array the caller frees (NULL when there is none), or -1 with err filled. */
-int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *count, error_info *err);
+/* Loads rank's processes. Returns 0, or -1 with err filled; free with reader_process_filter_free. */
+int reader_process_filter_load(struct reader_process_filter *filter, sqlite3 *db, int64_t rank, error_info *err);
+int reader_process_selected(struct reader_process_filter *filter, int64_t process_id);
+void reader_process_filter_free(struct reader_process_filter *filter);
 
 /* Reads the canvas's window of the trace into it and finishes it (canvas_finish). last_end_ns
  * receives the latest end of any GPU interval in the trace (every rank; STORE_NULL when none),
@@ -31,10 +34,17 @@ int reader_list_devices(sqlite3 *db, struct reader_device **devices, size_t *cou
 int reader_fill(struct canvas *canvas, store *trace, const struct reader_selection *selection, int64_t *last_end_ns,
                 error_info *err);
 
+/* A new canvas of `columns` over [start_ns, end_ns), filled by reader_fill. When end_is_estimate
+ * and an interval outlasted end_ns, reads again up to the true end (one scan in the usual case,
+ * two at worst). Returns the canvas, or NULL with err filled. */
+struct canvas *reader_read(store *trace, const struct reader_selection *selection, int64_t start_ns, int64_t end_ns,
+                           int end_is_estimate, int columns, double keep_min_columns, int64_t *last_end_ns,
+                           error_info *err);
+
 /* A quick estimate of the trace's last GPU end: the latest end among each device's last 64
  * starts (index lookups, no scan). An interval that started earlier can still end later:
  * reader_fill's last_end_ns tells. Returns 0, or -1 with err filled. */
-int reader_estimate_last_end(sqlite3 *db, int64_t *last_end_ns, error_info *err);
+int reader_estimate_last_end(store *trace, int64_t *last_end_ns, error_info *err);
 
 /* The category of a kernel from its name: an NCCL (or RCCL) kernel is communication. */
 enum analysis_category reader_kernel_category(const char *kernel_name);

@@ -17,6 +17,7 @@
 
 #include "axis.h"
 #include "canvas.h"
+#include "gpu_devices.h"
 #include "overview.h"
 #include "reader.h"
 #include "scene.h"
@@ -56,17 +57,14 @@ int timeline_format_from_path(const char *path, enum timeline_format *format, er
 
 static int trace_origin(store *trace, int64_t *origin_ns, error_info *err)
 {
-    struct reader_device *devices = NULL;
+    struct store_gpu_device *devices = NULL;
     size_t count = 0;
-    if (reader_list_devices(store_db(trace), &devices, &count, err) != 0)
+    if (store_list_gpu_devices(trace, &devices, &count, err) != 0)
         return error_prefix(err, "%s", store_path(trace));
+    *origin_ns = store_gpu_devices_first_start(devices, count);
+    free(devices);
     if (count == 0)
         return error_set(err, "%s: no GPU activity in the trace", store_path(trace));
-    *origin_ns = devices[0].first_start_ns;
-    for (size_t i = 1; i < count; i++)
-        if (devices[i].first_start_ns < *origin_ns)
-            *origin_ns = devices[i].first_start_ns;
-    free(devices);
     return 0;
 }
 
@@ -212,7 +210,7 @@ static int settle_window(store *trace, const struct analysis_result *analysis, c
               : analysis                            ? analysis->window_end_ns
                                                     : known_end_ns;
     if (*end_ns == STORE_NULL) {
-        if (reader_estimate_last_end(store_db(trace), end_ns, err) != 0)
+        if (reader_estimate_last_end(trace, end_ns, err) != 0)
             return error_prefix(err, "%s", store_path(trace));
         *end_is_estimate = 1;
         if (*end_ns <= *start_ns && trace_last_end(trace, end_ns, err) != 0)
@@ -322,57 +320,36 @@ static int paint_and_write(struct scene *scene, enum timeline_format format, FIL
     return status;
 }
 
-/* Reads the window into a new canvas; when the window's end was an estimate that an interval
- * outlasted, reads again up to the true end (one scan in the usual case, two at worst). */
-static struct canvas *read_canvas(store *trace, const struct timeline_options *options, int64_t start_ns,
-                                  int64_t end_ns, int end_is_estimate, int columns, int64_t *trace_end_ns,
-                                  int *from_overview, error_info *err)
+/* Reads the window into a new canvas: from the trace's overview when it has one (has_overview)
+ * that serves this picture (overview.h), else by reader_read. */
+static struct canvas *read_canvas(store *trace, const struct timeline_options *options, int has_overview,
+                                  int64_t start_ns, int64_t end_ns, int end_is_estimate, int columns,
+                                  int64_t *trace_end_ns, int *from_overview, error_info *err)
 {
     *from_overview = 0;
-    struct reader_selection selection = {options->rank, options->show_host_calls, options->show_nvtx};
-    if (!options->show_host_calls && !options->show_nvtx) {
-        /* GPU lanes only: the trace's stored overview serves when it is fine enough (overview.h). */
-        int64_t span_start_ns = 0, span_end_ns = 0;
-        int has_overview = overview_span(trace, &span_start_ns, &span_end_ns, err);
-        if (has_overview < 0)
-            goto failed;
-        if (has_overview && end_is_estimate) {
-            end_ns = span_end_ns > start_ns ? span_end_ns : end_ns;
-            end_is_estimate = 0;
-        }
-        struct canvas *canvas = has_overview ? canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS) : NULL;
-        if (has_overview && !canvas) {
-            error_set(err, "out of memory");
-            return NULL;
-        }
-        int filled = has_overview ? overview_fill(canvas, trace, options->rank, trace_end_ns, err) : 0;
-        if (filled == 1) {
-            *from_overview = 1;
-            return canvas;
-        }
-        canvas_free(canvas);
-        if (filled < 0)
-            goto failed;
-    }
-    for (;;) {
+    if (has_overview && !options->show_host_calls && !options->show_nvtx) {
         struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
         if (!canvas) {
             error_set(err, "out of memory");
             return NULL;
         }
-        if (reader_fill(canvas, trace, &selection, trace_end_ns, err) != 0) {
-            canvas_free(canvas);
-            goto failed;
-        }
-        if (!end_is_estimate || *trace_end_ns <= end_ns)
+        int filled = overview_fill(canvas, trace, options->rank, trace_end_ns, err);
+        if (filled == 1) {
+            *from_overview = 1;
             return canvas;
+        }
         canvas_free(canvas);
-        end_ns = *trace_end_ns;
-        end_is_estimate = 0;
+        if (filled < 0) {
+            error_prefix(err, "%s", store_path(trace));
+            return NULL;
+        }
     }
-failed:
-    error_prefix(err, "%s", store_path(trace));
-    return NULL;
+    struct reader_selection selection = {options->rank, options->show_host_calls, options->show_nvtx};
+    struct canvas *canvas = reader_read(trace, &selection, start_ns, end_ns, end_is_estimate, columns, KEEP_MIN_PIXELS,
+                                        trace_end_ns, err);
+    if (!canvas)
+        error_prefix(err, "%s", store_path(trace));
+    return canvas;
 }
 
 /* Reads the window into a canvas and paints it to the open file. */
@@ -401,7 +378,8 @@ static int render(store *trace, const struct analysis_result *analysis, const st
         return error_set(err, "width %d px at %g dpi leaves no room for the plot", options->width_px, options->dpi);
     int from_overview = 0;
     struct canvas *canvas =
-        read_canvas(trace, options, start_ns, end_ns, end_is_estimate, columns, &trace_end_ns, &from_overview, err);
+        read_canvas(trace, options, has_overview, start_ns, end_ns, end_is_estimate, columns, &trace_end_ns,
+                    &from_overview, err);
     if (!canvas)
         return -1;
     char *title = NULL;

@@ -1,0 +1,100 @@
+/* gpu_devices.c: see gpu_devices.h. */
+#include "gpu_devices.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const gpu_tables[3] = {"kernels", "memcpys", "memsets"};
+
+/* Adds (process, device, start) to a list sorted by (process, device), keeping the smaller start
+ * when the device is already there (it ran more than one kind of work). */
+static int merge_device(struct store_gpu_device **devices, size_t *count, size_t *capacity, struct store_gpu_device device)
+{
+    size_t at = 0;
+    while (at < *count && ((*devices)[at].process_id < device.process_id ||
+                           ((*devices)[at].process_id == device.process_id && (*devices)[at].device_id < device.device_id)))
+        at++;
+    if (at < *count && (*devices)[at].process_id == device.process_id && (*devices)[at].device_id == device.device_id) {
+        if (device.first_start_ns < (*devices)[at].first_start_ns)
+            (*devices)[at].first_start_ns = device.first_start_ns;
+        return 0;
+    }
+    if (*count == *capacity) {
+        size_t grown = *capacity ? *capacity * 2 : 8;
+        struct store_gpu_device *resized = realloc(*devices, grown * sizeof *resized);
+        if (!resized)
+            return -1;
+        *devices = resized;
+        *capacity = grown;
+    }
+    memmove(*devices + at + 1, *devices + at, (*count - at) * sizeof **devices);
+    (*devices)[at] = device;
+    (*count)++;
+    return 0;
+}
+
+int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size_t *count, error_info *err)
+{
+    /* The first index entry after (p, d) is the next device's earliest interval. Two seeks:
+     * a row-value (p, d) > (?, ?) seeks on p alone and walks every entry of p. */
+    static const char hop_sql[] =
+        "SELECT * FROM (SELECT process_id, device_id, start_ns FROM %s WHERE process_id = ?1 AND device_id > ?2"
+        " ORDER BY device_id, start_ns LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id, start_ns"
+        " FROM %s WHERE process_id > ?1 ORDER BY process_id, device_id, start_ns LIMIT 1) LIMIT 1";
+    sqlite3 *db = store_db(trace);
+    sqlite3_stmt *hop = NULL;
+    size_t capacity = 0;
+    *devices = NULL;
+    *count = 0;
+    for (int table = 0; table < 3; table++) {
+        char sql[sizeof hop_sql + 16];
+        snprintf(sql, sizeof sql, hop_sql, gpu_tables[table], gpu_tables[table]);
+        if (sqlite3_prepare_v2(db, sql, -1, &hop, NULL) != SQLITE_OK)
+            goto sql_failed;
+        int64_t process_id = INT64_MIN, device_id = INT64_MIN;
+        int step;
+        for (;;) {
+            sqlite3_bind_int64(hop, 1, process_id);
+            sqlite3_bind_int64(hop, 2, device_id);
+            if ((step = sqlite3_step(hop)) != SQLITE_ROW)
+                break;
+            struct store_gpu_device device = {sqlite3_column_int64(hop, 0), sqlite3_column_int64(hop, 1),
+                                          sqlite3_column_int64(hop, 2)};
+            sqlite3_reset(hop);
+            /* A corrupted index can answer a device that is not after the last one: stop, or this loops forever. */
+            if (device.process_id < process_id || (device.process_id == process_id && device.device_id <= device_id)) {
+                error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged", gpu_tables[table]);
+                goto failed;
+            }
+            if (merge_device(devices, count, &capacity, device) != 0) {
+                error_set(err, "out of memory");
+                goto failed;
+            }
+            process_id = device.process_id;
+            device_id = device.device_id;
+        }
+        if (step != SQLITE_DONE)
+            goto sql_failed;
+        sqlite3_finalize(hop);
+        hop = NULL;
+    }
+    return 0;
+sql_failed:
+    error_set(err, "cannot read the devices: %s", sqlite3_errmsg(db));
+failed:
+    sqlite3_finalize(hop);
+    free(*devices);
+    *devices = NULL;
+    *count = 0;
+    return -1;
+}
+
+int64_t store_gpu_devices_first_start(const struct store_gpu_device *devices, size_t count)
+{
+    int64_t first = STORE_NULL;
+    for (size_t i = 0; i < count; i++)
+        if (first == STORE_NULL || devices[i].first_start_ns < first)
+            first = devices[i].first_start_ns;
+    return first;
+}

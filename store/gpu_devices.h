@@ -1,0 +1,27 @@
+/* gpu_devices.h: the (process, device) pairs of a trace that ran GPU work, each with its first
+ * start, found by hopping through the by-lane indexes (a few index seeks per device, not a scan).
+ * The analyzer, the renderer and the overview all start from this list. */
+#ifndef OVERLAPSCOPE_GPU_DEVICES_H
+#define OVERLAPSCOPE_GPU_DEVICES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "store.h"
+
+struct store_gpu_device {
+    int64_t process_id, device_id;
+    int64_t first_start_ns; /* its earliest kernel, copy or memset */
+};
+
+/* Every device with kernels, memcpys or memsets, sorted by (process, device). Returns 0 and a
+ * malloc'd array the caller frees (NULL when there is none), or -1 with err filled (also when an
+ * index is corrupted so that its keys come out of order: walking it would never end). */
+int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size_t *count, error_info *err);
+
+/* The earliest first start among devices: the trace's first GPU activity; STORE_NULL when count
+ * is 0. */
+int64_t store_gpu_devices_first_start(const struct store_gpu_device *devices, size_t count);
+
+#endif
