@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_api.h"
 #include "store.h"
 #include "units.h"
 
@@ -341,21 +342,11 @@ static int name_has(const char *name, const char *part)
     return strstr(name, part) != NULL;
 }
 
-static int is_synchronizing_call(const char *name)
-{
-    if (name_has(name, "Synchronize"))
-        return 1;
-    /* cudaMalloc/cudaFree (and the driver's cuMemAlloc/cuMemFree) synchronize the device; their
-     * stream-ordered ...Async forms do not. */
-    return !name_has(name, "Async") && (name_has(name, "Malloc") || name_has(name, "Free") ||
-                                        name_has(name, "MemAlloc"));
-}
-
-/* A call that holds the thread until GPU work ends: a synchronizing call or a synchronous copy
- * (runtime API, "API synchronization behavior"; synchronous memsets return early). */
+/* The classes of calls live in common/cuda_api.c, shared with the collector's default API record
+ * set: a call proved here is a call recorded there. A synchronizing call or a synchronous copy. */
 static int is_blocking_host_call(const char *name)
 {
-    return is_synchronizing_call(name) || (name_has(name, "emcpy") && !name_has(name, "Async"));
+    return cuda_api_blocks_host(name);
 }
 
 /* Reads the memcpy a call issued: 1 when found. */
@@ -424,7 +415,7 @@ static void explain_late_launch(explainer *explain, struct wait_case *item)
         waited[0] = '\0';
         if (item->describe)
             duration(waited, sizeof waited, activity.call_overlap_ns);
-        if (name_has(call, "emcpy") && copy_of_call(explain, item->device->process_id,
+        if (cuda_api_classify(call) == CUDA_API_COPY && copy_of_call(explain, item->device->process_id,
                                                     activity.call_correlation_id, &copy) &&
             is_pageable_copy(&copy)) {
             char bytes[32];

@@ -19,8 +19,9 @@
 
 struct record_arguments {
     const char *output;
-    int force, no_api, nccl;
+    int force, nccl;
     const char *kinds;
+    const char *api; /* analysis (default), all, none */
     int flush_ms;
     int64_t buffer_bytes, device_buffer_bytes;
     int buffer_count;
@@ -46,11 +47,13 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
                                             {"buffers", required_argument, 0, 'B'},
                                             {"device-buffer-mb", required_argument, 0, 'D'},
                                             {"no-api", no_argument, 0, 'A'},
+                                            {"api", required_argument, 0, 'a'},
                                             {"nccl", no_argument, 0, 'n'},
                                             {"no-nccl", no_argument, 0, 'N'},
                                             {0, 0, 0, 0}};
     memset(arguments, 0, sizeof *arguments);
     arguments->nccl = 1;
+    arguments->api = "analysis";
     optind = 1;
     int option;
     long long number;
@@ -87,7 +90,15 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
                 return CLI_EXIT_ERROR;
             arguments->device_buffer_bytes = number << 20;
             break;
-        case 'A': arguments->no_api = 1; break;
+        case 'A': arguments->api = "none"; break;
+        case 'a': {
+            enum collector_api_set api_set;
+            error_info err;
+            if (collector_api_set_parse(optarg, &api_set, NULL, &err) != 0)
+                return cli_usage_error(argv[0], "--api: %s", err.message);
+            arguments->api = optarg;
+            break;
+        }
         case 'n': arguments->nccl = 1; break;
         case 'N': arguments->nccl = 0; break;
         default: return cli_usage_error(argv[0], "unknown option");
@@ -197,7 +208,7 @@ static int run_recording(const char *command, const struct record_arguments *arg
                                        .buffer_bytes = arguments->buffer_bytes,
                                        .buffer_count = arguments->buffer_count,
                                        .device_buffer_bytes = arguments->device_buffer_bytes,
-                                       .no_api = arguments->no_api,
+                                       .api = arguments->api,
                                        .nccl = arguments->nccl};
     int status = CLI_EXIT_ERROR;
     struct record_job_status job;
@@ -209,7 +220,7 @@ static int run_recording(const char *command, const struct record_arguments *arg
         status = exec_errno == ENOENT ? 127 : exec_errno ? 126 : CLI_EXIT_ERROR;
     } else {
         char *line = join_arguments(arguments->program);
-        struct record_meta meta = {.command = line, .job = &job};
+        struct record_meta meta = {.command = line, .job = &job, .api_records = arguments->api};
         struct record_merge_result result;
         if (record_merge(run_directory, output, &meta, MERGE_WAIT_MS, &result, &err) != 0) {
             cli_error(command, "%s (the per-process files are kept in %s)", err.message, run_directory);

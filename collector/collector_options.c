@@ -57,6 +57,22 @@ static int positive_variable(const char *name, long long fallback, long long *va
     return 0;
 }
 
+int collector_api_set_parse(const char *name, enum collector_api_set *api_set, unsigned *kinds, error_info *err)
+{
+    if (strcmp(name, "analysis") == 0) {
+        *api_set = COLLECTOR_API_ANALYSIS;
+    } else if (strcmp(name, "all") == 0) {
+        *api_set = COLLECTOR_API_ALL;
+    } else if (strcmp(name, "none") == 0) {
+        *api_set = COLLECTOR_API_ANALYSIS;
+        if (kinds)
+            *kinds &= ~(unsigned)(COLLECTOR_KIND_RUNTIME | COLLECTOR_KIND_DRIVER);
+    } else {
+        return error_set(err, "unknown API set '%s' (analysis, all or none)", name);
+    }
+    return 0;
+}
+
 int collector_options_from_environment(struct collector_options *options, error_info *err)
 {
     memset(options, 0, sizeof *options);
@@ -67,6 +83,9 @@ int collector_options_from_environment(struct collector_options *options, error_
     const char *no_api = getenv("OVERLAPSCOPE_NO_API");
     if (no_api && strcmp(no_api, "1") == 0)
         options->kinds &= ~(unsigned)(COLLECTOR_KIND_RUNTIME | COLLECTOR_KIND_DRIVER);
+    const char *api = getenv("OVERLAPSCOPE_API");
+    if (api && *api && collector_api_set_parse(api, &options->api_set, &options->kinds, err) != 0)
+        return error_prefix(err, "OVERLAPSCOPE_API");
     const char *nccl = getenv("OVERLAPSCOPE_NCCL");
     options->nccl = !(nccl && strcmp(nccl, "0") == 0);
     const char *launch_callbacks = getenv("OVERLAPSCOPE_LAUNCH_CALLBACKS");

@@ -7,7 +7,10 @@
  *   OVERLAPSCOPE_BUFFER_BYTES  size of one activity buffer (default 8 MiB)
  *   OVERLAPSCOPE_BUFFER_COUNT  activity buffers held at once before CUPTI must drop (default 64)
  *   OVERLAPSCOPE_DEVICE_BUFFER_BYTES  CUPTI's device-side record buffer (default: CUPTI's, 3 MiB)
- *   OVERLAPSCOPE_NO_API        1: no CUDA runtime/driver API records
+ *   OVERLAPSCOPE_API           which CUDA runtime/driver API calls are recorded: `analysis` (default:
+ *                              the calls common/cuda_api.h classifies, the ones the analysis reads),
+ *                              `all` (every call), `none`
+ *   OVERLAPSCOPE_NO_API        1: same as OVERLAPSCOPE_API=none
  *   OVERLAPSCOPE_NCCL          0: no collectives rows from NCCL kernel names (default 1)
  *   OVERLAPSCOPE_LAUNCH_CALLBACKS  0: no callback on launch APIs (measures its cost; loses the
  *                              per-thread default stream and the launch-count checks; default 1)
@@ -35,8 +38,15 @@ enum collector_kind {
     COLLECTOR_KIND_ALL = (1 << 11) - 1
 };
 
+/* Which API calls the RUNTIME and DRIVER kinds record. */
+enum collector_api_set {
+    COLLECTOR_API_ANALYSIS = 0, /* per callback id: cuda_api_recorded_by_default */
+    COLLECTOR_API_ALL           /* CUPTI_ACTIVITY_KIND_RUNTIME/DRIVER: every call */
+};
+
 struct collector_options {
     unsigned kinds; /* enum collector_kind bits */
+    enum collector_api_set api_set;
     int flush_ms;
     size_t buffer_bytes;
     int buffer_count;
@@ -51,8 +61,12 @@ struct collector_options {
  * runtime driver nvtx, or all) into kind bits. Returns 0, or -1 with err naming the bad word. */
 int collector_kinds_parse(const char *list, unsigned *kinds, error_info *err);
 
-/* Reads the OVERLAPSCOPE_* variables above (OVERLAPSCOPE_NO_API=1 clears the runtime and driver
- * kinds). Returns 0, or -1 with err naming the variable with a bad value. */
+/* Parses an API set name: "analysis", "all" or "none" (none clears the runtime and driver kinds
+ * in *kinds when kinds is not NULL). Returns 0, or -1 with err naming the bad word. */
+int collector_api_set_parse(const char *name, enum collector_api_set *api_set, unsigned *kinds, error_info *err);
+
+/* Reads the OVERLAPSCOPE_* variables above (OVERLAPSCOPE_NO_API=1 and OVERLAPSCOPE_API=none clear
+ * the runtime and driver kinds). Returns 0, or -1 with err naming the variable with a bad value. */
 int collector_options_from_environment(struct collector_options *options, error_info *err);
 
 #endif

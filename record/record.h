@@ -50,7 +50,7 @@ struct record_settings {
     int64_t buffer_bytes; /* 0: default */
     int buffer_count;     /* 0: default */
     int64_t device_buffer_bytes; /* 0: CUPTI's default */
-    int no_api;
+    const char *api; /* OVERLAPSCOPE_API: analysis, all or none (NULL: analysis) */
     int nccl;
 };
 
@@ -80,11 +80,12 @@ struct record_merge_result {
 struct record_meta {
     const char *command; /* the recorded command line */
     const struct record_job_status *job;
+    const char *api_records; /* the API set recorded (meta api_records); NULL: not stored */
 };
 
 /* Merges every proc-*.db of run_directory into output: waits (up to wait_ms) for processes still
  * writing, appends each file (a damaged one as far as it reads, with a warning row), stores meta
- * (source=record, clock=cupti, command, exit_status, competing_profiler) and the job's fate,
+ * (source=record, clock=cupti, command, exit_status, api_records, competing_profiler) and the job's fate,
  * finalizes and renames a temporary file of output's folder onto output. Returns 0, or -1 with err
  * filled (output then untouched). */
 int record_merge(const char *run_directory, const char *output, const struct record_meta *meta, int wait_ms,

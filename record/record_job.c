@@ -139,7 +139,8 @@ int record_set_environment(const struct record_settings *settings, error_info *e
     char number[32];
     if (set_variable("CUDA_INJECTION64_PATH", settings->collector_path, err) != 0 ||
         set_variable("OVERLAPSCOPE_OUTPUT_DIR", settings->run_directory, err) != 0 ||
-        set_variable("OVERLAPSCOPE_NO_API", settings->no_api ? "1" : "0", err) != 0 ||
+        set_variable("OVERLAPSCOPE_NO_API", "0", err) != 0 ||
+        set_variable("OVERLAPSCOPE_API", settings->api ? settings->api : "analysis", err) != 0 ||
         set_variable("OVERLAPSCOPE_NCCL", settings->nccl ? "1" : "0", err) != 0)
         return -1;
     if (settings->kinds && set_variable("OVERLAPSCOPE_KINDS", settings->kinds, err) != 0)

@@ -276,7 +276,8 @@ static int describe_job(store *trace, const struct record_meta *meta, error_info
     snprintf(text, sizeof text, "%d", job->term_signal ? 128 + job->term_signal : job->exit_code);
     if (store_set_meta(trace, "source", "record", err) != 0 || store_set_meta(trace, "clock", "cupti", err) != 0 ||
         store_set_meta(trace, "command", meta->command ? meta->command : "", err) != 0 ||
-        store_set_meta(trace, "exit_status", text, err) != 0)
+        store_set_meta(trace, "exit_status", text, err) != 0 ||
+        (meta->api_records && store_set_meta(trace, "api_records", meta->api_records, err) != 0))
         return -1;
     if (job->term_signal) {
         snprintf(text, sizeof text, "%d", job->term_signal);

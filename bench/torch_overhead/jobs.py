@@ -1,0 +1,135 @@
+"""The PyTorch jobs of bench/torch_overhead: what users run, timed in steady state.
+
+    python3 jobs.py JOB [--steps N] [--warmup N] [--torch-profiler TRACE.json]
+
+JOB: resnet50 (torchvision ResNet-50 training, bf16 autocast, batch 64), mlp (12-layer MLP, 256
+wide, batch 256: launch-bound), gpt2 (a GPT-2-small-sized decoder, 12 layers, 768 wide, 12 heads,
+sequence 1024, batch 8, bf16 autocast). The timed part is `--steps` training steps after `--warmup`
+steps, between two cuda.synchronize() calls (none inside: a per-step sync would change what a
+launch-bound loop does). Prints one line: RESULT job=... steps=... seconds=... steps_per_s=...
+With --torch-profiler the timed steps run under torch.profiler (CPU and CUDA activities, the usual
+way) and the Chrome trace is exported after the timing.
+"""
+import argparse
+import sys
+import time
+
+import torch
+import torch.nn as nn
+
+
+def resnet50():
+    import torchvision
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    images = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    labels = torch.randint(0, 1000, (64,), device="cuda")
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = loss_fn(model(images), labels)
+        loss.backward()
+        optimizer.step()
+    return step, 20, 120
+
+
+def mlp():
+    layers = []
+    for _ in range(12):
+        layers += [nn.Linear(256, 256), nn.ReLU()]
+    model = nn.Sequential(*layers).cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(256, 256, device="cuda")
+    y = torch.randn(256, 256, device="cuda")
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+    return step, 50, 2000
+
+
+class Block(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(width), nn.LayerNorm(width)
+        self.attention = nn.MultiheadAttention(width, heads, batch_first=True)
+        self.feed_forward = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width))
+
+    def forward(self, x, mask):
+        h = self.norm1(x)
+        x = x + self.attention(h, h, h, attn_mask=mask, need_weights=False, is_causal=True)[0]
+        return x + self.feed_forward(self.norm2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab=50257, width=768, heads=12, depth=12, sequence=1024):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        self.position = nn.Parameter(torch.zeros(1, sequence, width))
+        self.blocks = nn.ModuleList(Block(width, heads) for _ in range(depth))
+        self.norm = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(sequence))
+
+    def forward(self, tokens):
+        x = self.embed(tokens) + self.position[:, : tokens.shape[1]]
+        for block in self.blocks:
+            x = block(x, self.mask)
+        return self.head(self.norm(x))
+
+
+def gpt2():
+    model = GPT().cuda()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    tokens = torch.randint(0, 50257, (8, 1024), device="cuda")
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            logits = model(tokens[:, :-1])
+            loss = loss_fn(logits.reshape(-1, logits.shape[-1]).float(), tokens[:, 1:].reshape(-1))
+        loss.backward()
+        optimizer.step()
+    return step, 10, 60
+
+
+JOBS = {"resnet50": resnet50, "mlp": mlp, "gpt2": gpt2}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("job", choices=sorted(JOBS))
+    parser.add_argument("--steps", type=int)
+    parser.add_argument("--warmup", type=int)
+    parser.add_argument("--torch-profiler", metavar="TRACE")
+    args = parser.parse_args()
+    step, warmup, steps = JOBS[args.job]()
+    warmup = args.warmup if args.warmup is not None else warmup
+    steps = args.steps or steps
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    profiler = None
+    if args.torch_profiler:
+        from torch.profiler import ProfilerActivity, profile
+        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+        profiler.__enter__()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    if profiler:
+        profiler.__exit__(None, None, None)
+        profiler.export_chrome_trace(args.torch_profiler)
+    print(f"RESULT job={args.job} steps={steps} seconds={seconds:.4f} steps_per_s={steps / seconds:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench/torch_overhead: what `overlapscope record` costs real PyTorch jobs (GPU machine).
+# Each job (jobs.py: resnet50, mlp, gpt2) runs under each variant, interleaved round by round (the
+# order rotates every round), REPEATS rounds:
+#   plain       the job alone
+#   floor       a CUPTI injection that enables only kernel/memcpy/memset activity and discards the
+#               records (cupti_floor.c): what any CUDA activity trace must cost
+#   record      overlapscope record (the default: the analysis API set)
+#   profiler    torch.profiler around the timed steps (CPU+CUDA activities, Chrome trace exported)
+# and, with EXTRA_VARIANTS="record-all record-nolaunch", overlapscope record --api all (every API
+# call, the old default) and record with its launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0).
+# Prints per job and variant: median steps/s, spread (min-max), ratio to plain and to the floor
+# (ratios of medians), and for record variants the trace bytes per GPU activity and dropped records.
+# Usage: bench/torch_overhead/run.sh OUTDIR [REPEATS [JOB...]]   (after tests/gpu/stage.sh)
+set -u
+out=${1:?usage: run.sh OUTDIR [REPEATS [JOB...]]}
+repeats=${2:-5}
+shift 2 2>/dev/null || shift $#
+jobs=("$@"); [ ${#jobs[@]} -gt 0 ] || jobs=(mlp resnet50 gpt2)
+cd "$(dirname "$0")/../.."
+here=bench/torch_overhead
+os=${OVERLAPSCOPE:-$PWD/.gpu/build/cli/overlapscope}
+floor=${CUPTI_FLOOR:-$PWD/.gpu/build/bench/libcupti_floor.so}
+python=${PYTHON:-python3}
+variants=(plain floor record profiler ${EXTRA_VARIANTS:-})
+mkdir -p "$out"
+results=$out/results.tsv
+: >"$results"
+scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
+
+run_one() { # job variant round: appends "job variant round steps_per_s bytes activities dropped"
+    local job=$1 variant=$2 round=$3 log=$scratch/log db=$scratch/trace.db line rate bytes=- activities=- dropped=-
+    rm -f "$db" "$scratch/trace.json"
+    case $variant in
+    plain) timeout 300 "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
+    floor) CUDA_INJECTION64_PATH=$floor timeout 300 "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
+    profiler) timeout 300 "$python" $here/jobs.py "$job" --torch-profiler "$scratch/trace.json" >"$log" 2>&1 ;;
+    record) timeout 300 "$os" record -o "$db" -- "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
+    record-all) timeout 300 "$os" record --api all -o "$db" -- "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
+    record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- \
+        "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
+    esac
+    line=$(grep -o 'steps_per_s=[0-9.]*' "$log" | tail -1)
+    rate=${line#steps_per_s=}
+    if [ -z "$rate" ]; then echo "FAILED: $job $variant round $round"; tail -5 "$log"; rate=nan; fi
+    if [ -f "$db" ]; then
+        bytes=$(stat -c %s "$db")
+        read -r activities dropped < <("$python" - "$db" "$out/api-$job-$variant.txt" "$round" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+one = lambda sql: db.execute(sql).fetchone()[0]
+print(one("SELECT (SELECT COUNT(*) FROM kernels)+(SELECT COUNT(*) FROM memcpys)+(SELECT COUNT(*) FROM memsets)"),
+      one("SELECT COALESCE(SUM(dropped_records),0) FROM processes"))
+if sys.argv[3] == "1":  # the API calls recorded, most frequent first, once per job and variant
+    with open(sys.argv[2], "w") as f:
+        f.write(f"api_calls {one('SELECT COUNT(*) FROM api_calls')}\n")
+        for name, count in db.execute("SELECT s.value, COUNT(*) FROM api_calls a JOIN strings s ON s.id = a.name_id"
+                                      " GROUP BY 1 ORDER BY 2 DESC LIMIT 15"):
+            f.write(f"{count:9} {name}\n")
+PY
+)
+    elif [ "$variant" = floor ]; then
+        dropped=$(sed -n 's/^cupti_floor: dropped //p' "$log" | awk '{s+=$1} END {print s+0}')
+    elif [ "$variant" = profiler ] && [ -f "$scratch/trace.json" ]; then
+        bytes=$(stat -c %s "$scratch/trace.json")
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$variant" "$round" "$rate" "$bytes" "$activities" "$dropped" >>"$results"
+    echo "$job $variant round $round: $rate steps/s"
+}
+
+for round in $(seq 1 "$repeats"); do
+    for job in "${jobs[@]}"; do
+        # rotate the order each round so that no variant always runs first or after the same one
+        n=${#variants[@]}
+        for ((i = 0; i < n; i++)); do run_one "$job" "${variants[$(( (i + round) % n ))]}" "$round"; done
+    done
+done
+python3 $here/summarize.py "$results" | tee "$out/summary.txt"
