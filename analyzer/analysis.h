@@ -52,6 +52,10 @@ enum analysis_cause {
  * and a human title ("SM saturation"). */
 const char *analysis_cause_tag(enum analysis_cause cause);
 const char *analysis_cause_title(enum analysis_cause cause);
+/* What to do about a cause ("pin the host buffer (...)"), and the CUDA or NCCL documentation
+ * section that says so ("CUDA Runtime API, \"API synchronization behavior\""). */
+const char *analysis_cause_advice(enum analysis_cause cause);
+const char *analysis_cause_advice_source(enum analysis_cause cause);
 const char *analysis_category_tag(enum analysis_category category);
 
 /* Filters; a field left at its "all" value selects everything. */

@@ -1,8 +1,9 @@
-/* explain.c: see explain.h. The order of the checks is the order of proof strength: what the host
- * did comes first (a late launch makes every GPU-side cause moot), then dependencies the program
- * asked for, then the hardware's reasons. Each check either proves its cause from recorded fields
- * or passes; a missing field (no API records, no device limits) only removes the checks that need
- * it. */
+/* explain.c: see explain.h. The cause rules are one table (`rules`, near the end), in the order
+ * of proof strength: what the host did comes first (a late launch makes every GPU-side cause
+ * moot), then dependencies the program asked for, then the hardware's reasons. Each rule either
+ * proves its cause from recorded fields or passes; a missing field (no API records, no device
+ * limits) only removes the rules that need it. The causes' names and what to do about each are
+ * the table `cause_texts`. */
 #include "explain.h"
 
 #include <inttypes.h>
@@ -55,6 +56,21 @@ struct explainer {
     struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT];
 };
 
+/* A call the thread made when the blocking op ended. */
+struct blocking_call {
+    int64_t start_ns, end_ns;
+    char name[64];
+    int issued_pageable_copy; /* the call issued `blocking`, a copy with a pageable side */
+};
+
+/* How X came to wait, which decides the rules tried (docs/metrics.md, "Detection"). */
+enum wait_road {
+    ROAD_LATE = 1,      /* X's launch reached the GPU only after (or just before) B ended */
+    ROAD_HELD = 2,      /* a blocking host call held the launching thread when B ended (rule 4) */
+    ROAD_READY = 4,     /* X was enqueued while B ran, yet started only when B ended */
+    ROAD_RESOURCES = 8  /* X started while B ran, well after it was ready (rule 3b) */
+};
+
 /* One wait being proved. */
 struct wait_case {
     struct device_state *device;
@@ -70,6 +86,11 @@ struct wait_case {
     int other_running;                  /* another stream's op was running when X started */
     int dropped;                        /* proved not to be a missed overlap (a barrier) */
     int describe; /* 0: the wait will not be kept, skip writing its evidence */
+    enum wait_road road;
+    int64_t ready_ns;                   /* when X could have started (docs/metrics.md, "ready time") */
+    struct blocking_call call;          /* ROAD_HELD: the call that held the thread */
+    int activity_read;                  /* ROAD_LATE: `activity` has been read */
+    struct host_activity activity;      /* ROAD_LATE: the launching thread's calls before X's launch */
     struct analysis_wait wait;
 };
 
@@ -384,92 +405,127 @@ static void launch_timing(const struct wait_case *item, char *when, size_t size)
         snprintf(when, size, "returned only %s before", duration(late, sizeof late, -late_ns));
 }
 
-/* The waiting op's launch returned after (or just before) the blocking op ended: the GPU had
- * nothing to overlap. Names what the thread was doing instead. A synchronizing call that began
- * while the waiting stream still had work of its own is a barrier over both streams, not a
- * missed overlap: the wait is dropped (docs/metrics.md). */
-static void explain_late_launch(explainer *explain, struct wait_case *item)
+/* --- rules of the late road: X's launch returned after (or just before) B ended, so the GPU had
+ * nothing to overlap; they name what the launching thread did instead --- */
+
+/* The launching thread's CUDA calls from the wait's start to X's launch, read once per wait (none
+ * when the launch call itself began before the wait: the window is empty). */
+static const struct host_activity *activity_before_launch(explainer *explain, struct wait_case *item)
 {
-    struct analysis_wait *wait = &item->wait;
+    if (!item->activity_read) {
+        host_activity_in(explain, item->device->process_id, item->launch.thread_id, item->wait.wait_start_ns,
+                         item->launch.start_ns, &item->activity);
+        item->activity_read = 1;
+    }
+    return &item->activity;
+}
+
+/* The activity when one call covered at least half of that time, else NULL. */
+static const struct host_activity *holding_call(explainer *explain, struct wait_case *item)
+{
+    const struct host_activity *activity = activity_before_launch(explain, item);
+    return activity->has_call && activity->call_overlap_ns * 2 >= activity->window_ns ? activity : NULL;
+}
+
+/* How long the holding call held the thread, formatted only for a kept wait. */
+static const char *held_for(const struct wait_case *item, const struct host_activity *held, char *buffer,
+                            size_t size)
+{
+    buffer[0] = '\0';
+    return item->describe ? duration(buffer, size, held->call_overlap_ns) : buffer;
+}
+
+/* The thread was in a memcpy with a pageable side, which the driver stages synchronously. */
+static int rule_late_pageable_copy(explainer *explain, struct wait_case *item)
+{
+    const struct host_activity *held = holding_call(explain, item);
+    struct model_op copy;
+    if (!held || cuda_api_classify(held->call_name) != CUDA_API_COPY ||
+        !copy_of_call(explain, item->device->process_id, held->call_correlation_id, &copy) || !is_pageable_copy(&copy))
+        return 0;
+    char waited[32], name[128], bytes[32];
+    held_for(item, held, waited, sizeof waited);
+    op_name(explain, item->waiting, name, sizeof name);
+    item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
+    describe(item,
+             "thread %" PRId64 " was in %s (%s %s from/to pageable memory, staged synchronously) for %s;"
+             " %s %s on stream %" PRId64 " was launched when it returned",
+             item->launch.thread_id, held->call_name, store_copy_kind_name(copy.copy_kind),
+             units_format_bytes(bytes, sizeof bytes, copy.bytes), waited, op_kind_word(item->waiting), name,
+             item->waiting->stream_id);
+    return 1;
+}
+
+/* A blocking call that began while X's stream still had work of its own is a barrier over both
+ * streams, and an X issued by a blocking call is a read-back the thread waits for anyway: no work
+ * was held back, the wait is dropped (docs/metrics.md, "(no wait)"). */
+static int rule_barrier(explainer *explain, struct wait_case *item)
+{
+    const struct host_activity *held = holding_call(explain, item);
+    if (!held || !is_blocking_host_call(held->call_name))
+        return 0;
+    if ((item->previous_end_ns == INT64_MIN || held->call_start_ns >= item->previous_end_ns) &&
+        !is_blocking_host_call(item->launch.name))
+        return 0;
+    item->dropped = 1;
+    return 1;
+}
+
+static int rule_late_host_sync(explainer *explain, struct wait_case *item)
+{
+    const struct host_activity *held = holding_call(explain, item);
+    if (!held || !is_blocking_host_call(held->call_name))
+        return 0;
+    char waited[32], name[128], other[128], when[96];
+    held_for(item, held, waited, sizeof waited);
+    op_name(explain, item->waiting, name, sizeof name);
+    op_name(explain, item->blocking, other, sizeof other);
+    launch_timing(item, when, sizeof when);
+    item->wait.cause = ANALYSIS_CAUSE_HOST_SYNC;
+    describe(item,
+             "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64 " %s %s on stream %" PRId64
+             " ended",
+             item->launch.thread_id, held->call_name, waited, item->launch.name, name, item->waiting->stream_id,
+             when, other, item->blocking->stream_id);
+    return 1;
+}
+
+/* Whatever else the thread did: the launch call itself held it, or CUDA calls, or CPU time. */
+static int rule_late_launch(explainer *explain, struct wait_case *item)
+{
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
-    char waited[32], name[128], other[128], when[96], took[32];
+    char waited[32], name[128], other[128], when[96], took[32], idle[32];
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
     launch_timing(item, when, sizeof when);
-    if (item->launch.start_ns <= wait->wait_start_ns) {
+    item->wait.cause = ANALYSIS_CAUSE_LATE_LAUNCH;
+    if (item->launch.start_ns <= item->wait.wait_start_ns) {
         /* The call began before the GPU could have run the op: the call itself held the thread. */
-        wait->cause = ANALYSIS_CAUSE_LATE_LAUNCH;
         describe(item,
                  "%s for %s on stream %" PRId64 " began before %s on stream %" PRId64 " ended but took %s and %s"
                  " it: the call itself held the thread",
                  item->launch.name, name, waiting->stream_id, other, blocking->stream_id,
                  duration(took, sizeof took, item->launch.end_ns - item->launch.start_ns), when);
-        return;
+        return 1;
     }
-    struct host_activity activity;
-    host_activity_in(explain, item->device->process_id, item->launch.thread_id, wait->wait_start_ns,
-                     item->launch.start_ns, &activity);
-    const char *call = activity.call_name;
-    if (activity.has_call && activity.call_overlap_ns * 2 >= activity.window_ns) {
-        struct model_op copy;
-        waited[0] = '\0';
-        if (item->describe)
-            duration(waited, sizeof waited, activity.call_overlap_ns);
-        if (cuda_api_classify(call) == CUDA_API_COPY && copy_of_call(explain, item->device->process_id,
-                                                    activity.call_correlation_id, &copy) &&
-            is_pageable_copy(&copy)) {
-            char bytes[32];
-            wait->cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
-            describe(item,
-                     "thread %" PRId64 " was in %s (%s %s from/to pageable memory, staged synchronously) for %s;"
-                     " %s %s on stream %" PRId64 " was launched when it returned",
-                     item->launch.thread_id, call, store_copy_kind_name(copy.copy_kind),
-                     units_format_bytes(bytes, sizeof bytes, copy.bytes), waited, op_kind_word(waiting), name,
-                     waiting->stream_id);
-            return;
-        }
-        if (is_blocking_host_call(call)) {
-            /* A barrier the waiting stream's own work was part of, or a read-back the thread
-             * waits for anyway (issued by a blocking call): no work was held back. */
-            if ((item->previous_end_ns != INT64_MIN && activity.call_start_ns < item->previous_end_ns) ||
-                is_blocking_host_call(item->launch.name)) {
-                item->dropped = 1;
-                return;
-            }
-            wait->cause = ANALYSIS_CAUSE_HOST_SYNC;
-            describe(item,
-                     "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64 " %s %s on stream %"
-                     PRId64 " ended",
-                     item->launch.thread_id, call, waited, item->launch.name, name, waiting->stream_id, when,
-                     other, blocking->stream_id);
-            return;
-        }
-    }
-    wait->cause = ANALYSIS_CAUSE_LATE_LAUNCH;
-    char idle[32];
-    int64_t outside_ns = activity.window_ns - activity.cuda_ns;
-    if (activity.has_call && activity.cuda_ns * 2 >= activity.window_ns)
+    const struct host_activity *activity = activity_before_launch(explain, item);
+    int64_t outside_ns = activity->window_ns - activity->cuda_ns;
+    if (activity->has_call && activity->cuda_ns * 2 >= activity->window_ns)
         describe(item,
                  "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; thread %" PRId64
                  " spent %s of the %s before it in CUDA calls (longest: %s)",
                  item->launch.name, name, waiting->stream_id, when, other, blocking->stream_id,
-                 item->launch.thread_id, duration(waited, sizeof waited, activity.cuda_ns),
-                 duration(idle, sizeof idle, activity.window_ns), call);
+                 item->launch.thread_id, duration(waited, sizeof waited, activity->cuda_ns),
+                 duration(idle, sizeof idle, activity->window_ns), activity->call_name);
     else
         describe(item,
                  "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; thread %" PRId64
                  " made no CUDA call for %s of the %s before it (CPU or interpreter time)",
                  item->launch.name, name, waiting->stream_id, when, other, blocking->stream_id,
                  item->launch.thread_id, duration(waited, sizeof waited, outside_ns),
-                 duration(idle, sizeof idle, activity.window_ns));
+                 duration(idle, sizeof idle, activity->window_ns));
+    return 1;
 }
-
-/* A call the thread made when the blocking op ended. */
-struct blocking_call {
-    int64_t start_ns, end_ns;
-    char name[64];
-    int issued_pageable_copy; /* the call issued `blocking`, a copy with a pageable side */
-};
 
 /* A pageable copy's call returns once the driver has staged the last chunk, a little before the
  * DMA ends: seen on H200, 9 to 13 us before the end of 32 MiB copies of 3.6 to 5.1 ms. */
@@ -594,8 +650,9 @@ static int synchronizes_with_legacy(const struct lane_state *lane)
     return lane->flags == 1 || lane->is_per_thread_default; /* CUpti_ActivityStreamFlag 1: blocking */
 }
 
-static int explain_legacy_default(struct wait_case *item)
+static int explain_legacy_default(explainer *explain, struct wait_case *item)
 {
+    (void)explain;
     const struct lane_state *legacy = NULL, *other = NULL;
     if (item->waiting_lane->is_legacy_default && synchronizes_with_legacy(item->blocking_lane)) {
         legacy = item->waiting_lane;
@@ -617,6 +674,13 @@ static int explain_legacy_default(struct wait_case *item)
 
 /* --- the hardware's reasons --- */
 
+/* An NCCL kernel held back by a compute kernel's blocks is the communication's delay, not the
+ * compute's: same proof, its own cause. */
+static int is_comm_behind_compute(const struct wait_case *item)
+{
+    return item->waiting->category == ANALYSIS_COMMUNICATION && item->blocking->category != ANALYSIS_COMMUNICATION;
+}
+
 static int explain_pageable_copy(explainer *explain, struct wait_case *item)
 {
     if (!is_pageable_copy(item->blocking))
@@ -631,8 +695,9 @@ static int explain_pageable_copy(explainer *explain, struct wait_case *item)
     return 1;
 }
 
-static int explain_copy_engine(struct wait_case *item)
+static int explain_copy_engine(explainer *explain, struct wait_case *item)
 {
+    (void)explain;
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
     if (waiting->kind != MODEL_MEMCPY || blocking->kind != MODEL_MEMCPY)
         return 0;
@@ -658,10 +723,10 @@ static int explain_copy_engine(struct wait_case *item)
 /* X was queued on the same hardware channel behind `queue_head`, an op of another stream enqueued
  * before it (correlation order) that was dispatched only after X was ready, because it waited for
  * the blocking op on its own stream: the channel's FIFO held X. */
-static int explain_shared_queue(explainer *explain, struct wait_case *item, int64_t ready_ns)
+static int explain_shared_queue(explainer *explain, struct wait_case *item)
 {
     const struct model_op *waiting = item->waiting, *blocking = item->blocking, *head = item->queue_head;
-    if (!head || head->start_ns <= ready_ns)
+    if (!head || head->start_ns <= item->ready_ns)
         return 0;
     char name[128], other[128], ahead[128];
     op_name(explain, waiting, name, sizeof name);
@@ -738,7 +803,7 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
     enum occupancy_limiter shortage = occupancy_shortage_beside(limits, resident, on_every_sm, &waiting->launch);
     if (shortage == OCCUPANCY_LIMIT_UNKNOWN)
         return 0;
-    int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
+    int communication = is_comm_behind_compute(item);
     item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
     if (!item->describe)
         return 1; /* the evidence only for a kept wait */
@@ -783,8 +848,9 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
 
 /* The blocking op started after the waiting op was ready and its stream has the higher priority
  * (a lower number): the scheduler chose it first. */
-static int explain_priority(explainer *explain, struct wait_case *item, int64_t ready_ns)
+static int explain_priority(explainer *explain, struct wait_case *item)
 {
+    int64_t ready_ns = item->ready_ns;
     int64_t waiting_priority = op_priority(item->waiting, item->waiting_lane);
     int64_t blocking_priority = op_priority(item->blocking, item->blocking_lane);
     if (!item->launch.known || waiting_priority == STORE_NULL || blocking_priority == STORE_NULL ||
@@ -826,7 +892,7 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
     } else {
         return explain_resources_held(explain, item, resident);
     }
-    int communication = waiting->category == ANALYSIS_COMMUNICATION && blocking->category != ANALYSIS_COMMUNICATION;
+    int communication = is_comm_behind_compute(item);
     item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
     if (!item->describe)
         return 1; /* the evidence only for a kept wait */
@@ -853,7 +919,17 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
     return 1;
 }
 
-static void explain_unexplained(explainer *explain, struct wait_case *item)
+static int explain_compute_saturation(explainer *explain, struct wait_case *item)
+{
+    return !is_comm_behind_compute(item) && explain_sm_saturation(explain, item);
+}
+
+static int explain_comm_behind_compute(explainer *explain, struct wait_case *item)
+{
+    return is_comm_behind_compute(item) && explain_sm_saturation(explain, item);
+}
+
+static int explain_unexplained(explainer *explain, struct wait_case *item)
 {
     char name[128], other[128], gap[32];
     op_name(explain, item->waiting, name, sizeof name);
@@ -868,6 +944,48 @@ static void explain_unexplained(explainer *explain, struct wait_case *item)
              "%s on stream %" PRId64 " started %s %s %s on stream %" PRId64 " ended%s", name,
              item->waiting->stream_id, duration(gap, sizeof gap, delay < 0 ? -delay : delay),
              delay < 0 ? "before" : "after", other, item->blocking->stream_id, why);
+    return 1;
+}
+
+/* --- rules of the held road (detection rule 4): a blocking call held the launching thread when
+ * B ended --- */
+
+/* The call that held the thread was the asynchronous one that issued B, a copy with a pageable
+ * side: the driver staged it synchronously. */
+static int rule_held_pageable_copy(explainer *explain, struct wait_case *item)
+{
+    const struct blocking_call *call = &item->call;
+    if (!call->issued_pageable_copy)
+        return 0;
+    char name[128], other[128], held[32], after[32];
+    op_name(explain, item->waiting, name, sizeof name);
+    op_name(explain, item->blocking, other, sizeof other);
+    item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
+    describe(item,
+             "thread %" PRId64 " was in %s for %s: it issued copy %s on stream %" PRId64 " from pageable host"
+             " memory and staged it synchronously; %s for %s was called %s after it returned (enqueued before"
+             " the copy, %s could have run beside it; pin the buffer: cudaHostAlloc / pin_memory)",
+             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns), other,
+             item->blocking->stream_id, item->launch.name, name,
+             duration(after, sizeof after, item->launch.start_ns - call->end_ns), name);
+    return 1;
+}
+
+static int rule_held_host_sync(explainer *explain, struct wait_case *item)
+{
+    const struct blocking_call *call = &item->call;
+    char name[128], other[128], held[32], after[32];
+    op_name(explain, item->waiting, name, sizeof name);
+    op_name(explain, item->blocking, other, sizeof other);
+    item->wait.cause = ANALYSIS_CAUSE_HOST_SYNC;
+    describe(item,
+             "thread %" PRId64 " was blocked in %s for %s until %s on stream %" PRId64 " ended; stream %" PRId64
+             " sat idle meanwhile and %s for %s was called %s after the call returned (enqueued before"
+             " it, %s could have run beside %s)",
+             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns), other,
+             item->blocking->stream_id, item->waiting->stream_id, item->launch.name, name,
+             duration(after, sizeof after, item->launch.start_ns - call->end_ns), name, other);
+    return 1;
 }
 
 /* --- recording --- */
@@ -958,6 +1076,132 @@ static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wai
     return item->wait.lost_ns > 0;
 }
 
+/* --- the rules, in proof order --- */
+
+/* Each cause: its tag, its title, what to do about it and the documentation that says so. */
+static const struct {
+    const char *tag, *title, *advice, *advice_source;
+} cause_texts[ANALYSIS_CAUSE_COUNT] = {
+    [ANALYSIS_CAUSE_LATE_LAUNCH] = {"late-launch", "late launch (host-bound)",
+                                    "capture the launch-bound loop in a CUDA graph, or move CPU work off the"
+                                    " launching thread",
+                                    "CUDA C++ Programming Guide, \"CUDA Graphs\""},
+    [ANALYSIS_CAUSE_PAGEABLE_COPY] = {"pageable-copy", "pageable-memory copy",
+                                      "pin the host buffer (cudaHostAlloc or cudaHostRegister; pin_memory=True in"
+                                      " PyTorch)",
+                                      "CUDA Runtime API, \"API synchronization behavior\" (Memcpy)"},
+    [ANALYSIS_CAUSE_HOST_SYNC] = {"host-sync", "host synchronization",
+                                  "move the synchronization after the next launches or drop it (cudaMallocAsync"
+                                  " and cudaFreeAsync do not synchronize)",
+                                  "CUDA C++ Programming Guide, \"Implicit Synchronization\""},
+    [ANALYSIS_CAUSE_EVENT_DEPENDENCY] = {"event-dependency", "explicit event dependency",
+                                         "the program asked for this order: drop or move the cudaStreamWaitEvent"
+                                         " if the dependency is not needed",
+                                         "CUDA Runtime API, cudaStreamWaitEvent"},
+    [ANALYSIS_CAUSE_SHARED_COMMUNICATOR] = {"shared-communicator", "collectives of one NCCL communicator",
+                                            "give collectives that should run at once a second communicator"
+                                            " (ncclCommSplit) on a second stream",
+                                            "NCCL User Guide, \"Using multiple NCCL communicators concurrently\""},
+    [ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM] = {"legacy-default-stream", "legacy default stream",
+                                              "create the streams with cudaStreamNonBlocking or use per-thread"
+                                              " default streams (nvcc --default-stream per-thread)",
+                                              "CUDA Runtime API, \"Stream synchronization behavior\""},
+    [ANALYSIS_CAUSE_COPY_ENGINE] = {"copy-engine", "shared copy engine",
+                                    "copies in one direction run one at a time: fewer, larger copies, or overlap"
+                                    " them with compute rather than with each other",
+                                    "CUDA C++ Programming Guide, \"Overlap of Data Transfer and Kernel Execution\""
+                                    " (asyncEngineCount)"},
+    [ANALYSIS_CAUSE_SHARED_QUEUE] = {"shared-queue", "shared hardware queue",
+                                     "raise CUDA_DEVICE_MAX_CONNECTIONS (default 8, at most 32) or launch"
+                                     " independent work breadth-first, one kernel per stream in turn",
+                                     "CUDA C++ Programming Guide, \"CUDA Environment Variables\""
+                                     " (CUDA_DEVICE_MAX_CONNECTIONS)"},
+    [ANALYSIS_CAUSE_STREAM_PRIORITY] = {"stream-priority", "stream priority",
+                                        "lower the other stream's priority or raise this one's"
+                                        " (cudaStreamCreateWithPriority)",
+                                        "CUDA C++ Programming Guide, \"Stream Priorities\""},
+    [ANALYSIS_CAUSE_SM_SATURATION] = {"sm-saturation", "SM saturation",
+                                      "give the first kernel a smaller grid or fewer SMs so the second fits beside"
+                                      " it (two kernels that each fill the GPU gain only the last wave's tail)",
+                                      "CUDA C++ Programming Guide, \"Concurrent Kernel Execution\""},
+    [ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE] = {"comm-behind-compute", "communication delayed by compute",
+                                            "leave NCCL an SM share: a smaller grid for the compute kernel,"
+                                            " NCCL_MIN_CTAS / NCCL_MAX_CTAS, or a higher priority for the NCCL"
+                                            " stream",
+                                            "NCCL User Guide, \"Environment Variables\" (NCCL_MIN_CTAS,"
+                                            " NCCL_MAX_CTAS)"},
+    [ANALYSIS_CAUSE_UNEXPLAINED] = {"unexplained", "unexplained",
+                                    "nothing is proved: record with API records and device limits (overlapscope"
+                                    " record does) so the rules can rule causes in or out",
+                                    "overlapscope docs/metrics.md, \"Causes\""},
+};
+
+const char *analysis_cause_tag(enum analysis_cause cause)
+{
+    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].tag : "?";
+}
+
+const char *analysis_cause_title(enum analysis_cause cause)
+{
+    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].title : "?";
+}
+
+const char *analysis_cause_advice(enum analysis_cause cause)
+{
+    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].advice : "?";
+}
+
+const char *analysis_cause_advice_source(enum analysis_cause cause)
+{
+    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].advice_source : "?";
+}
+
+/* One rule: tried on the waits of its roads, it proves a cause from recorded fields (sets
+ * wait.cause, writes the evidence) and returns 1, or passes (0) when the trace does not prove it.
+ * The first rule of a wait's road that proves a cause names it; the docs/metrics.md cause table
+ * lists the same rows in the same order; what to do about each cause is in cause_texts above. */
+struct cause_rule {
+    const char *name;
+    unsigned roads; /* enum wait_road bits */
+    int (*proves)(explainer *explain, struct wait_case *item);
+};
+
+/* What the host did comes first (a late launch makes every GPU-side cause moot), then the
+ * dependencies the program asked for, then the hardware's reasons; `unexplained` last, said so,
+ * never guessed. A wait on the resources road that no rule proves is no wait. */
+static const struct cause_rule rules[] = {
+    {"pageable copy held the launching thread", ROAD_LATE, rule_late_pageable_copy},
+    {"barrier over both streams: no wait", ROAD_LATE, rule_barrier},
+    {"blocking call held the launching thread", ROAD_LATE, rule_late_host_sync},
+    {"late launch", ROAD_LATE, rule_late_launch},
+    {"pageable copy staged by the blocking call", ROAD_HELD, rule_held_pageable_copy},
+    {"host synchronization", ROAD_HELD, rule_held_host_sync},
+    {"event dependency", ROAD_READY, explain_event_dependency},
+    {"one NCCL communicator", ROAD_READY, explain_shared_communicator},
+    {"legacy default stream", ROAD_READY, explain_legacy_default},
+    {"pageable copy", ROAD_READY, explain_pageable_copy},
+    {"copy engine", ROAD_READY, explain_copy_engine},
+    {"shared hardware queue", ROAD_READY, explain_shared_queue},
+    {"stream priority", ROAD_READY, explain_priority},
+    {"SM saturation", ROAD_READY | ROAD_RESOURCES, explain_compute_saturation},
+    {"communication behind compute", ROAD_READY | ROAD_RESOURCES, explain_comm_behind_compute},
+    {"unexplained", ROAD_READY, explain_unexplained},
+};
+
+/* Proves the wait's cause with the first rule of its road that applies, and records the wait
+ * unless that rule dropped it. */
+static void apply_rules(explainer *explain, struct wait_case *item)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        if (!(rules[i].roads & item->road) || !rules[i].proves(explain, item))
+            continue;
+        if (!item->dropped)
+            record_wait(explain, item);
+        return;
+    }
+}
+
+/* X waited for B, found by detection rules 1 to 3b: sets the wait's road and time, then proves. */
 static void prove(explainer *explain, struct wait_case *item)
 {
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
@@ -971,40 +1215,34 @@ static void prove(explainer *explain, struct wait_case *item)
     int64_t enqueued_ns = enqueued_in_call ? item->launch.start_ns : item->launch.end_ns;
     if (item->launch.known)
         ready_ns = max64(ready_ns, enqueued_ns);
+    item->ready_ns = ready_ns;
     if (item->resources_held) {
         /* X started in the middle of B: a wait only when its launch proves it was ready well
          * before, and only SM resources held by B's blocks explain it (else no case at all). */
         int64_t wait_start = max64(ready_ns, blocking->start_ns);
         if (!item->launch.known || item->in_graph || waiting->start_ns - wait_start <= EXPLAIN_START_TOLERANCE_NS ||
-            !set_wait_time(explain, item, wait_start, INT64_MAX) || !explain_sm_saturation(explain, item))
+            !set_wait_time(explain, item, wait_start, INT64_MAX))
             return;
-        record_wait(explain, item);
-        return;
-    }
-    /* A graph's kernels have no launch call of their own: the graph launch tells nothing about
-     * when each node became ready, so none of them is called late. */
-    if (item->launch.known && !item->in_graph && enqueued_ns >= blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS) {
+        item->road = ROAD_RESOURCES;
+    } else if (item->launch.known && !item->in_graph &&
+               enqueued_ns >= blocking->end_ns - EXPLAIN_LAUNCH_LATENCY_NS) {
+        /* A graph's kernels have no launch call of their own: the graph launch tells nothing
+         * about when each node became ready, so none of them is called late. */
         if (!set_wait_time(explain, item, max64(item->previous_end_ns, blocking->start_ns), INT64_MAX))
             return;
-        explain_late_launch(explain, item);
-        if (item->dropped)
-            return;
+        item->road = ROAD_LATE;
     } else {
         if (!set_wait_time(explain, item, max64(ready_ns, blocking->start_ns), INT64_MAX))
             return;
-        if (!explain_event_dependency(explain, item) && !explain_shared_communicator(explain, item) &&
-            !explain_legacy_default(item) && !explain_pageable_copy(explain, item) && !explain_copy_engine(item) &&
-            !explain_shared_queue(explain, item, ready_ns) && !explain_priority(explain, item, ready_ns) &&
-            !explain_sm_saturation(explain, item))
-            explain_unexplained(explain, item);
+        item->road = ROAD_READY;
     }
-    record_wait(explain, item);
+    apply_rules(explain, item);
 }
 
 /* X ran after B although its stream sat idle, because X's launch came only after a blocking call
  * (a synchronization, cudaMalloc/cudaFree, a synchronous copy) that held the thread until B
  * ended, a call begun after X's stream had drained: enqueued before the call, X could have run
- * beside B (docs/metrics.md, "host-sync"). */
+ * beside B (docs/metrics.md, "host-sync"). Detection rule 4: sets the road and time, then proves. */
 static void prove_host_sync(explainer *explain, struct wait_case *item)
 {
     find_launch(explain, item);
@@ -1013,8 +1251,8 @@ static void prove_host_sync(explainer *explain, struct wait_case *item)
     if (!item->launch.known || item->waiting->graph_id != STORE_NULL || name_has(item->launch.name, "Graph") ||
         is_blocking_host_call(item->launch.name))
         return;
-    struct blocking_call call = {0};
-    if (!find_blocking_call(explain, item, &call) || call.end_ns > item->launch.start_ns) {
+    struct blocking_call *call = &item->call;
+    if (!find_blocking_call(explain, item, call) || call->end_ns > item->launch.start_ns) {
         /* No call held the thread when B ended, X's launch returned only after B ended (or just
          * before) and X started soon after B's end: the GPU idled a moment until the host
          * enqueued X (a launch-bound loop). Longer idle gaps are host phases (start-up, data
@@ -1023,43 +1261,20 @@ static void prove_host_sync(explainer *explain, struct wait_case *item)
             item->waiting->start_ns > item->blocking->end_ns + EXPLAIN_LATE_LAUNCH_GAP_NS ||
             !set_wait_time(explain, item, max64(item->previous_end_ns, item->blocking->start_ns), INT64_MAX))
             return;
-        explain_late_launch(explain, item);
-        if (!item->dropped)
-            record_wait(explain, item);
+        item->road = ROAD_LATE;
+        apply_rules(explain, item);
         return;
     }
-    int64_t wait_start_ns = max64(max64(item->previous_end_ns, item->blocking->start_ns), call.start_ns);
+    int64_t wait_start_ns = max64(max64(item->previous_end_ns, item->blocking->start_ns), call->start_ns);
     /* The call must be what kept the launch back: the thread was held in it for at least half of
      * the time from the stream going idle to the launch (as for late launches). */
-    int64_t held_ns = call.end_ns - wait_start_ns;
+    int64_t held_ns = call->end_ns - wait_start_ns;
     if (held_ns * 2 < item->launch.start_ns - wait_start_ns)
         return;
-    if (!set_wait_time(explain, item, wait_start_ns, call.end_ns))
+    if (!set_wait_time(explain, item, wait_start_ns, call->end_ns))
         return;
-    char name[128], other[128], held[32], after[32];
-    op_name(explain, item->waiting, name, sizeof name);
-    op_name(explain, item->blocking, other, sizeof other);
-    if (call.issued_pageable_copy) {
-        item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
-        describe(item,
-                 "thread %" PRId64 " was in %s for %s: it issued copy %s on stream %" PRId64 " from pageable host"
-                 " memory and staged it synchronously; %s for %s was called %s after it returned (enqueued before"
-                 " the copy, %s could have run beside it; pin the buffer: cudaHostAlloc / pin_memory)",
-                 item->launch.thread_id, call.name, duration(held, sizeof held, call.end_ns - call.start_ns), other,
-                 item->blocking->stream_id, item->launch.name, name,
-                 duration(after, sizeof after, item->launch.start_ns - call.end_ns), name);
-        record_wait(explain, item);
-        return;
-    }
-    item->wait.cause = ANALYSIS_CAUSE_HOST_SYNC;
-    describe(item,
-             "thread %" PRId64 " was blocked in %s for %s until %s on stream %" PRId64 " ended; stream %" PRId64
-             " sat idle meanwhile and %s for %s was called %s after the call returned (enqueued before"
-             " it, %s could have run beside %s)",
-             item->launch.thread_id, call.name, duration(held, sizeof held, call.end_ns - call.start_ns), other,
-             item->blocking->stream_id, item->waiting->stream_id, item->launch.name, name,
-             duration(after, sizeof after, item->launch.start_ns - call.end_ns), name, other);
-    record_wait(explain, item);
+    item->road = ROAD_HELD;
+    apply_rules(explain, item);
 }
 
 /* --- finding the op X waited for --- */

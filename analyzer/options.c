@@ -1,4 +1,4 @@
-/* options.c: the analysis options, their defaults, the names of categories and causes, and the
+/* options.c: the analysis options, their defaults, the names of categories (causes: explain.c's table), and the
  * parsing of durations and windows the CLI passes through. */
 #include <errno.h>
 #include <math.h>
@@ -8,39 +8,12 @@
 
 #include "analysis.h"
 
-static const struct {
-    const char *tag, *title;
-} cause_names[ANALYSIS_CAUSE_COUNT] = {
-    [ANALYSIS_CAUSE_SM_SATURATION] = {"sm-saturation", "SM saturation"},
-    [ANALYSIS_CAUSE_LATE_LAUNCH] = {"late-launch", "late launch (host-bound)"},
-    [ANALYSIS_CAUSE_EVENT_DEPENDENCY] = {"event-dependency", "explicit event dependency"},
-    [ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM] = {"legacy-default-stream", "legacy default stream"},
-    [ANALYSIS_CAUSE_PAGEABLE_COPY] = {"pageable-copy", "pageable-memory copy"},
-    [ANALYSIS_CAUSE_COPY_ENGINE] = {"copy-engine", "shared copy engine"},
-    [ANALYSIS_CAUSE_SHARED_QUEUE] = {"shared-queue", "shared hardware queue"},
-    [ANALYSIS_CAUSE_STREAM_PRIORITY] = {"stream-priority", "stream priority"},
-    [ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE] = {"comm-behind-compute", "communication delayed by compute"},
-    [ANALYSIS_CAUSE_HOST_SYNC] = {"host-sync", "host synchronization"},
-    [ANALYSIS_CAUSE_UNEXPLAINED] = {"unexplained", "unexplained"},
-    [ANALYSIS_CAUSE_SHARED_COMMUNICATOR] = {"shared-communicator", "collectives of one NCCL communicator"},
-};
-
 static const char *const category_tags[ANALYSIS_CATEGORY_COUNT] = {
     [ANALYSIS_COMPUTE] = "compute",     [ANALYSIS_COMMUNICATION] = "communication",
     [ANALYSIS_COPY_HTOD] = "copy-htod", [ANALYSIS_COPY_DTOH] = "copy-dtoh",
     [ANALYSIS_COPY_DTOD] = "copy-dtod", [ANALYSIS_COPY_PEER] = "copy-peer",
     [ANALYSIS_COPY_OTHER] = "copy-other", [ANALYSIS_MEMSET] = "memset",
 };
-
-const char *analysis_cause_tag(enum analysis_cause cause)
-{
-    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_names[cause].tag : "?";
-}
-
-const char *analysis_cause_title(enum analysis_cause cause)
-{
-    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_names[cause].title : "?";
-}
 
 const char *analysis_category_tag(enum analysis_category category)
 {
