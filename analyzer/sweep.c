@@ -86,7 +86,14 @@ void sweep_reset(sweep *line, struct device_state *device)
     memset(line->time_by_multi_mask, 0, sizeof line->time_by_multi_mask);
     line->busy_streams = 0;
     memset(line->concurrency_c, 0, sizeof line->concurrency_c);
-    memset(line->pair_overlap, 0, DEVICE_PAIR_LANES * DEVICE_PAIR_LANES * sizeof *line->pair_overlap);
+    /* A stream appears when its first op does, possibly while others are busy: the snapshots an
+     * older lane took hold nothing for it, and its busy time then was 0. Left from the previous
+     * device they made pair overlaps negative (issue 17). */
+    size_t table_bytes = DEVICE_PAIR_LANES * DEVICE_PAIR_LANES * sizeof(int64_t);
+    memset(line->pair_overlap, 0, table_bytes);
+    memset(line->pair_start, 0, table_bytes);
+    memset(line->first_snapshot, 0, table_bytes);
+    memset(line->end_snapshot, 0, table_bytes);
     line->any_counted = 0;
     line->first_start_ns = line->last_end_ns = 0;
     memset(line->pair_offset, 0, sizeof line->pair_offset);

@@ -11,7 +11,8 @@
 #       evidence lines of a cause, top(): the cause losing most, devices, streams, pairs(a, b):
 #       achieved / possible overlap of two streams summed over devices, comm_with_comm: time two
 #       NCCL kernels ran at once / NCCL time, readable(): no negative figure in any evidence and no
-#       "rank -1" label (checked on every trace).
+#       "rank -1" label, pairs_sane(): every stream pair's 0 <= overlap <= possible (both checked on
+#       every trace).
 set -u
 data=${OVERLAPSCOPE_TEST_DATA:?}/gpu
 os=${OVERLAPSCOPE:?}
@@ -58,6 +59,8 @@ comm_with_comm = sum(d["category_overlap_ns"]["communication"]["communication"] 
 def readable():  # no negative figure ("-66.5 us") in any evidence, no "rank -1" label anywhere
     texts = [w["evidence"] for w in r["waits"]] + [x["process"] for x in devices + streams + r["waits"]]
     return not any(re.search(r"(?<![\w.])-\d", t) for t in texts)
+def pairs_sane():  # every stream pair: 0 <= achieved <= possible
+    return all(0 <= p["overlap_ns"] <= p["possible_ns"] for p in r["stream_pairs"])
 ok = eval(sys.argv[2])
 if not ok:
     print("false; causes:", {t: (round(lost(t), 3), count(t)) for t in causes}, "summary:",
@@ -137,6 +140,10 @@ verdict two_batch 'the all_gathers of one communicator never overlap; the GPU wa
 # counts the step-0 and final f64 verification all-reduces too (exposed, and long when one rank
 # starts late): 0.43 here, 0.72 for the bucket (f32) all-reduces alone (tests/gpu/workloads.sh).
 bounds ddp --min comm_overlap=0.4 --max unexplained_ms=0 --max comm_behind_compute_ms=0
+# Two ranks: rank 1's pair overlaps once read rank 0's leftovers (-234 ms; stream_overlap -5.19).
+bounds ddp --min stream_overlap=0 --max stream_overlap=1
+verdict ddp 'every stream pair of both ranks overlaps 0 to its possible' \
+    'len({p["rank"] for p in r["stream_pairs"]}) == 2 and pairs_sane()'
 bounds ddp_no_overlap --max comm_overlap=0.01 --max unexplained_ms=0
 verdict ddp_no_overlap 'all communication exposed' 's["exposed_comm_ms"] >= 0.99 * s["comm_ms"]'
 # --fill 1/8: one GEMM block on every SM; NCCL's 17-warp block of 96 registers fits beside none.
@@ -171,7 +178,7 @@ verdict torch_ddp_spawn 'two ranks, named by rank' '{d["process"] for d in devic
 for file in "$data"/*.db; do
     name=$(basename "$file" .db)
     case "$covered" in *" $name "*) ;; *) echo "FAILED: $name.db has no verdict in golden_gpu.sh"; fail=$((fail+1));; esac
-    verdict "$name" 'evidence reads right' 'readable()'
+    verdict "$name" 'evidence reads right, pair overlaps within [0, possible]' 'readable() and pairs_sane()'
 done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
