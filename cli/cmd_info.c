@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "overview.h"
 #include "store.h"
+#include "text_safe.h"
 #include "units.h"
 
 /* Runs a one-value query; returns the value or fallback when the query yields nothing. */
@@ -33,18 +34,31 @@ static const char *text_or(sqlite3_stmt *query, int column, const char *fallback
     return text ? (const char *)text : fallback;
 }
 
+/* Text read from the trace (or its path) goes to the terminal escaped: a name can hold any byte. */
+static void print_text(const char *text)
+{
+    text_safe_fputs(text, TEXT_SAFE_TERMINAL, stdout);
+}
+
 static void print_header(store *trace)
 {
     char *tool = store_get_meta(trace, "tool_version");
     char *source = store_get_meta(trace, "source");
     char *host = store_get_meta(trace, "host");
-    printf("trace:     %s (schema v%d, written by overlapscope %s", store_path(trace), STORE_SCHEMA_VERSION,
-           tool ? tool : "?");
-    if (source)
-        printf(", from %s", source);
+    printf("trace:     ");
+    print_text(store_path(trace));
+    printf(" (schema v%d, written by overlapscope ", STORE_SCHEMA_VERSION);
+    print_text(tool ? tool : "?");
+    if (source) {
+        printf(", from ");
+        print_text(source);
+    }
     printf(")\n");
-    if (host)
-        printf("host:      %s\n", host);
+    if (host) {
+        printf("host:      ");
+        print_text(host);
+        printf("\n");
+    }
     free(tool);
     free(source);
     free(host);
@@ -78,9 +92,11 @@ static void print_overview(store *trace)
     int status = overview_span(trace, &start_ns, &end_ns, &err);
     if (status == 1)
         printf("overview:  stored (render draws whole-trace pictures from it, without a scan)\n");
-    else if (status < 0)
-        printf("overview:  unusable: %s\n", err.message);
-    else
+    else if (status < 0) {
+        printf("overview:  unusable: ");
+        print_text(err.message);
+        printf("\n");
+    } else
         printf("overview:  none (fewer than %d GPU rows, or the trace changed since; render scans the rows)\n",
                OVERVIEW_MIN_ROWS);
 }
@@ -103,13 +119,16 @@ static void print_processes(sqlite3 *db)
             if (sqlite3_column_type(query, 4) != SQLITE_NULL)
                 printf(" (local %" PRId64 ")", column_int(query, 4));
         }
-        printf("  host %s", text_or(query, 5, "?"));
+        printf("  host ");
+        print_text(text_or(query, 5, "?"));
         if (sqlite3_column_type(query, 7) != SQLITE_NULL)
             printf("  killed by signal %" PRId64, column_int(query, 7));
         else if (sqlite3_column_type(query, 6) != SQLITE_NULL)
             printf("  exit %" PRId64, column_int(query, 6));
         printf("  dropped %" PRId64, column_int(query, 8));
-        printf("\n    %s\n", text_or(query, 9, "(command line unknown)"));
+        printf("\n    ");
+        print_text(text_or(query, 9, "(command line unknown)"));
+        printf("\n");
     }
     sqlite3_finalize(query);
 }
@@ -128,9 +147,10 @@ static void print_devices(sqlite3 *db)
     printf("\ndevices:\n");
     while (sqlite3_step(query) == SQLITE_ROW) {
         char memory[32], shared[32];
-        printf("  pid %-8" PRId64 " device %" PRId64 ": %s, %" PRId64 " SMs, cc %" PRId64 ".%" PRId64,
-               column_int(query, 10), column_int(query, 0), text_or(query, 1, "?"),
-               column_int(query, 2), column_int(query, 3), column_int(query, 4));
+        printf("  pid %-8" PRId64 " device %" PRId64 ": ", column_int(query, 10), column_int(query, 0));
+        print_text(text_or(query, 1, "?"));
+        printf(", %" PRId64 " SMs, cc %" PRId64 ".%" PRId64, column_int(query, 2), column_int(query, 3),
+               column_int(query, 4));
         if (sqlite3_column_type(query, 5) != SQLITE_NULL)
             printf(", %" PRId64 " blocks/%" PRId64 " warps/%" PRId64 " regs/%s shared per SM",
                    column_int(query, 5), column_int(query, 6), column_int(query, 7),
@@ -166,8 +186,9 @@ static void print_counts(sqlite3 *db)
                            "SELECT op, COUNT(*), SUM(bytes) FROM collectives GROUP BY op ORDER BY COUNT(*) DESC",
                            -1, &query, NULL) == SQLITE_OK) {
         while (sqlite3_step(query) == SQLITE_ROW) {
-            char bytes[32];
-            printf("    %-20s %" PRId64, text_or(query, 0, "?"), column_int(query, 1));
+            char bytes[32], op[64];
+            text_safe_copy(op, sizeof op, text_or(query, 0, "?"), TEXT_SAFE_TERMINAL);
+            printf("    %-20s %" PRId64, op, column_int(query, 1));
             if (sqlite3_column_type(query, 2) != SQLITE_NULL)
                 printf("  (%s)", units_format_bytes(bytes, sizeof bytes, column_int(query, 2)));
             printf("\n");
@@ -194,7 +215,10 @@ static void print_drops_and_warnings(sqlite3 *db)
             printf("  [pid %" PRId64 "] ", column_int(query, 2));
         else
             printf("  ");
-        printf("%s: %s\n", text_or(query, 0, "?"), text_or(query, 1, ""));
+        print_text(text_or(query, 0, "?"));
+        printf(": ");
+        print_text(text_or(query, 1, ""));
+        printf("\n");
     }
     if (count == 0)
         printf("warnings: none\n");

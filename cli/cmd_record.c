@@ -14,6 +14,7 @@
 #include "collector_options.h"
 #include "record.h"
 #include "store.h"
+#include "text_safe.h"
 
 #define MERGE_WAIT_MS 10000 /* how long processes outliving the job may take to finish their files */
 
@@ -140,12 +141,13 @@ static void print_warnings(const char *command, const char *output)
         while (sqlite3_step(query) == SQLITE_ROW) {
             const char *code = (const char *)sqlite3_column_text(query, 0);
             const char *message = (const char *)sqlite3_column_text(query, 1);
+            fprintf(stderr, "overlapscope: %s: warning: ", command);
             if (sqlite3_column_type(query, 2) != SQLITE_NULL)
-                fprintf(stderr, "overlapscope: %s: warning: [pid %lld] %s: %s\n", command,
-                        (long long)sqlite3_column_int64(query, 2), code ? code : "?", message ? message : "");
-            else
-                fprintf(stderr, "overlapscope: %s: warning: %s: %s\n", command, code ? code : "?",
-                        message ? message : "");
+                fprintf(stderr, "[pid %lld] ", (long long)sqlite3_column_int64(query, 2));
+            text_safe_fputs(code ? code : "?", TEXT_SAFE_TERMINAL, stderr);
+            fputs(": ", stderr);
+            text_safe_fputs(message, TEXT_SAFE_TERMINAL, stderr);
+            fputc('\n', stderr);
         }
     }
     sqlite3_finalize(query);

@@ -203,7 +203,7 @@ int cmd_render(int argc, char **argv)
            layout->height_px, stream_lanes, layout->wait_count,
            layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
     if (!analysis)
-        fprintf(stderr, "overlapscope: %s: drawn without the analysis: %s\n", argv[0], analysis_err.message);
+        cli_error(argv[0], "drawn without the analysis: %s", analysis_err.message);
     timeline_layout_free(layout);
     analysis_free(analysis);
     store_close(trace, NULL);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cli_manuals.h"
+#include "text_safe.h"
 #include "version.h"
 
 static const struct cli_command commands[] = {
@@ -20,12 +21,22 @@ static const struct cli_command commands[] = {
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
 
+/* "overlapscope: COMMAND: message" on stderr. The message can quote a name from a trace or a
+ * file name: it goes out escaped (text_safe.h), so that it stays one line and sends the terminal
+ * no control sequence. */
+static void print_error(const char *command, const char *format, va_list args)
+{
+    char message[4096];
+    vsnprintf(message, sizeof message, format, args);
+    fprintf(stderr, "overlapscope: %s: ", command);
+    text_safe_fputs(message, TEXT_SAFE_TERMINAL, stderr);
+}
+
 int cli_error(const char *command, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "overlapscope: %s: ", command);
-    vfprintf(stderr, format, args);
+    print_error(command, format, args);
     fputc('\n', stderr);
     va_end(args);
     return CLI_EXIT_ERROR;
@@ -35,8 +46,7 @@ int cli_usage_error(const char *command, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fprintf(stderr, "overlapscope: %s: ", command);
-    vfprintf(stderr, format, args);
+    print_error(command, format, args);
     fprintf(stderr, "\ntry 'overlapscope help %s'\n", command);
     va_end(args);
     return CLI_EXIT_ERROR;
@@ -99,7 +109,9 @@ int main(int argc, char **argv)
     }
     const struct cli_command *command = find_command(name);
     if (!command) {
-        fprintf(stderr, "overlapscope: no such command '%s'\n", name);
+        fputs("overlapscope: no such command '", stderr);
+        text_safe_fputs(name, TEXT_SAFE_TERMINAL, stderr);
+        fputs("'\n", stderr);
         print_overview(stderr);
         return CLI_EXIT_ERROR;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "output_file.h"
+#include "text_safe.h"
 
 struct writer {
     FILE *out;
@@ -22,14 +23,7 @@ struct writer {
 static void write_string(FILE *out, const char *text)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
+    text_safe_fputs(text, TEXT_SAFE_JSON, out); /* names that are not UTF-8 would make the file invalid JSON */
     fputc('"', out);
 }
 

@@ -10,6 +10,7 @@
 #include "axis.h"
 #include "labels.h"
 #include "palette.h"
+#include "text_safe.h"
 #include "units.h"
 
 /* Geometry in CSS pixels. Text sizes follow what stays readable in a pull request's image
@@ -191,7 +192,9 @@ static int draw_text(struct scene *scene, cairo_t *cr, enum timeline_text_kind k
                      double y, const struct text_style *style)
 {
     char fitted[256];
-    snprintf(fitted, sizeof fitted, "%s", text);
+    /* Names from the trace may hold controls or bytes that are not UTF-8: Cairo would refuse
+     * the string (and the whole picture with it). */
+    text_safe_copy(fitted, sizeof fitted, text, TEXT_SAFE_PICTURE);
     select_font(cr, style->size, style->bold);
     if (!fitted[0] || (style->whole ? text_width(cr, fitted) > style->max_width : !fit_text(cr, fitted, style->max_width)))
         return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "text_safe.h"
 #include "units.h"
 
 static const struct analysis_cause_total *cause_total(const struct analysis_result *result, int cause)
@@ -76,8 +77,8 @@ static cJSON *json_diff(const struct analysis_result *a, const struct analysis_r
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", REPORT_JSON_SCHEMA_VERSION);
-    cJSON_AddStringToObject(root, "a", label_a);
-    cJSON_AddStringToObject(root, "b", label_b);
+    report_json_add_text(root, "a", label_a);
+    report_json_add_text(root, "b", label_b);
     cJSON *metrics = cJSON_AddArrayToObject(root, "metrics");
     for (size_t i = 0; i < report_metric_count(); i++) {
         const struct report_metric *metric = report_metric_at(i);
@@ -119,10 +120,13 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
         fprintf(out, "%s\n", text);
         free(text);
     } else {
-        if (format == REPORT_MARKDOWN)
-            fprintf(out, "## overlapscope diff: A = `%s`, B = `%s`\n\n", label_a, label_b);
-        else
-            fprintf(out, "overlapscope diff: A = %s, B = %s\n\n", label_a, label_b);
+        enum text_safe_style style = format == REPORT_MARKDOWN ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL;
+        const char *quote = format == REPORT_MARKDOWN ? "`" : "";
+        fprintf(out, "%soverlapscope diff: A = %s", format == REPORT_MARKDOWN ? "## " : "", quote);
+        text_safe_fputs(label_a, style, out);
+        fprintf(out, "%s, B = %s", quote, quote);
+        text_safe_fputs(label_b, style, out);
+        fprintf(out, "%s\n\n", quote);
         text_diff(out, a, b, format == REPORT_MARKDOWN);
     }
     return ferror(out) ? error_set(err, "cannot write the comparison") : 0;

@@ -6,11 +6,23 @@
 
 #include "report.h"
 #include "store.h"
+#include "text_safe.h"
 #include "version.h"
 
 static void add_int(cJSON *object, const char *name, int64_t value)
 {
     cJSON_AddNumberToObject(object, name, (double)value);
+}
+
+void report_json_add_text(cJSON *object, const char *key, const char *text)
+{
+    if (text_safe_is_clean(text ? text : "", TEXT_SAFE_UTF8)) {
+        cJSON_AddStringToObject(object, key, text ? text : "");
+        return;
+    }
+    char *repaired = text_safe_dup(text, TEXT_SAFE_UTF8);
+    cJSON_AddStringToObject(object, key, repaired ? repaired : "");
+    free(repaired);
 }
 
 /* NULL for unknown (STORE_NULL), else the time relative to the origin. */
@@ -49,7 +61,7 @@ static cJSON *filters_json(const struct analysis_options *options)
     if (options->stream_id >= 0)
         add_int(filters, "stream", options->stream_id);
     if (options->range_name)
-        cJSON_AddStringToObject(filters, "range", options->range_name);
+        report_json_add_text(filters, "range", options->range_name);
     if (options->step >= 0)
         add_int(filters, "step", options->step);
     return filters;
@@ -74,7 +86,7 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
     add_int(object, "pid", device->pid);
     add_int(object, "process_id", device->process_id);
     add_int(object, "device_id", device->device_id);
-    cJSON_AddStringToObject(object, "name", device->device_name);
+    report_json_add_text(object, "name", device->device_name);
     add_int(object, "sm_count", device->sm_count);
     add_time(object, "span_start_ns", device->span_start_ns, origin_ns);
     add_time(object, "span_end_ns", device->span_end_ns, origin_ns);
@@ -141,7 +153,7 @@ static cJSON *op_json(const struct analysis_result *result, const struct analysi
 {
     cJSON *object = cJSON_CreateObject();
     add_int(object, "stream_id", result->lanes[op->lane].stream_id);
-    cJSON_AddStringToObject(object, "name", op->name);
+    report_json_add_text(object, "name", op->name);
     cJSON_AddStringToObject(object, "category", analysis_category_tag(op->category));
     add_time(object, "start_ns", op->start_ns, result->origin_ns);
     add_time(object, "end_ns", op->end_ns, result->origin_ns);
@@ -165,7 +177,7 @@ static cJSON *wait_json(const struct analysis_result *result, const struct analy
     add_int(object, "device_id", lane->device_id);
     add_time(object, "wait_start_ns", wait->wait_start_ns, result->origin_ns);
     add_time(object, "wait_end_ns", wait->wait_end_ns, result->origin_ns);
-    cJSON_AddStringToObject(object, "evidence", wait->evidence);
+    report_json_add_text(object, "evidence", wait->evidence);
     cJSON_AddItemToObject(object, "waiting", op_json(result, &wait->waiting));
     cJSON_AddItemToObject(object, "blocking", op_json(result, &wait->blocking));
     return object;
@@ -177,7 +189,7 @@ static cJSON *step_json(const struct analysis_step *step, int64_t origin_ns)
     add_int(object, "process_id", step->process_id);
     add_int(object, "rank", step->rank);
     add_int(object, "number", step->number);
-    cJSON_AddStringToObject(object, "name", step->name);
+    report_json_add_text(object, "name", step->name);
     add_time(object, "start_ns", step->start_ns, origin_ns);
     add_time(object, "end_ns", step->end_ns, origin_ns);
     cJSON_AddBoolToObject(object, "on_gpu_timeline", step->on_gpu_timeline);
@@ -225,7 +237,7 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
     snprintf(origin, sizeof origin, "%" PRId64, result->origin_ns);
     add_int(root, "schema_version", REPORT_JSON_SCHEMA_VERSION);
     cJSON_AddStringToObject(root, "tool_version", OVERLAPSCOPE_VERSION);
-    cJSON_AddStringToObject(root, "trace", context && context->trace_path ? context->trace_path : "");
+    report_json_add_text(root, "trace", context && context->trace_path ? context->trace_path : "");
     cJSON_AddStringToObject(root, "origin_ns", origin);
     cJSON *window = cJSON_AddObjectToObject(root, "window");
     add_time(window, "start_ns", result->window_start_ns, result->origin_ns);

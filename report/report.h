@@ -57,6 +57,9 @@ const char *report_process_label(char *buffer, size_t size, int64_t rank, int64_
 /* Applies one filter option: name is "rank", "device", "stream", "window", "range" or "step".
  * Returns 0, or -1 with err filled (bad number, bad window). */
 int report_apply_filter(struct analysis_options *options, const char *name, const char *value, error_info *err);
+/* Adds text (from a trace or a command line) as a JSON string, its invalid UTF-8 replaced by
+ * U+FFFD (text_safe.h) so the document stays valid JSON. NULL text adds "". */
+void report_json_add_text(cJSON *object, const char *key, const char *text);
 /* Opens the trace read-only, analyzes it and closes it. NULL with err filled ("FILE: reason"). */
 struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,
                                             error_info *err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "text_safe.h"
 #include "units.h"
 
 enum { COLUMN_COUNT = 12, CELL_SIZE = 24 };
@@ -64,7 +65,10 @@ static const struct analysis_wait *largest_wait(const struct analysis_result *re
     return NULL;
 }
 
-static void describe_selection(FILE *out, const struct analysis_result *result, const struct report_context *context)
+/* Text from the trace or the command line (names, evidence, paths) goes out through text_safe:
+ * TERMINAL in the summary, MARKDOWN in its twin. */
+static void describe_selection(FILE *out, const struct analysis_result *result, const struct report_context *context,
+                               enum text_safe_style style)
 {
     char from[32], to[32];
     const struct analysis_options *options = context ? context->options : NULL;
@@ -72,8 +76,11 @@ static void describe_selection(FILE *out, const struct analysis_result *result, 
             result->device_count == 1 ? "" : "s", result->interval_count,
             units_format_duration(from, sizeof from, result->window_start_ns - result->origin_ns),
             units_format_duration(to, sizeof to, result->window_end_ns - result->origin_ns));
-    if (options && options->range_name)
-        fprintf(out, ", inside NVTX ranges '%s'", options->range_name);
+    if (options && options->range_name) {
+        fputs(", inside NVTX ranges '", out);
+        text_safe_fputs(options->range_name, style, out);
+        fputc('\'', out);
+    }
     if (options && options->step >= 0)
         fprintf(out, ", step %" PRId64, options->step);
     if (options && options->stream_id >= 0)
@@ -135,8 +142,11 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
         fprintf(out, "  %zu. %s: %s lost in %" PRId64 " wait%s\n", shown, analysis_cause_title(total->cause),
                 units_format_duration(lost, sizeof lost, total->lost_ns), total->count, total->count == 1 ? "" : "s");
         const struct analysis_wait *wait = largest_wait(result, total->cause);
-        if (wait)
-            fprintf(out, "     %s\n", wait->evidence);
+        if (wait) {
+            fputs("     ", out);
+            text_safe_fputs(wait->evidence, TEXT_SAFE_TERMINAL, out);
+            fputc('\n', out);
+        }
     }
 }
 
@@ -150,19 +160,22 @@ static void text_waits(FILE *out, const struct analysis_result *result, size_t t
         const struct analysis_lane *waiting = &result->lanes[wait->waiting.lane];
         const struct analysis_lane *blocking = &result->lanes[wait->blocking.lane];
         char lost[32], at[32], process[32];
-        fprintf(out, "  %-10s %s device %" PRId64 " at +%s: %s (stream %" PRId64 ") after %s (stream %" PRId64
-                     ") [%s]\n",
-                units_format_duration(lost, sizeof lost, wait->lost_ns),
+        fprintf(out, "  %-10s %s device %" PRId64 " at +%s: ", units_format_duration(lost, sizeof lost, wait->lost_ns),
                 report_process_label(process, sizeof process, waiting->rank, waiting->pid), waiting->device_id,
-                units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns), wait->waiting.name,
-                waiting->stream_id, wait->blocking.name, blocking->stream_id, analysis_cause_tag(wait->cause));
+                units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns));
+        text_safe_fputs(wait->waiting.name, TEXT_SAFE_TERMINAL, out);
+        fprintf(out, " (stream %" PRId64 ") after ", waiting->stream_id);
+        text_safe_fputs(wait->blocking.name, TEXT_SAFE_TERMINAL, out);
+        fprintf(out, " (stream %" PRId64 ") [%s]\n", blocking->stream_id, analysis_cause_tag(wait->cause));
     }
 }
 
 int report_write_text(FILE *out, const struct analysis_result *result, const struct report_context *context)
 {
-    fprintf(out, "overlapscope report: %s\n", context && context->trace_path ? context->trace_path : "trace");
-    describe_selection(out, result, context);
+    fputs("overlapscope report: ", out);
+    text_safe_fputs(context && context->trace_path ? context->trace_path : "trace", TEXT_SAFE_TERMINAL, out);
+    fputc('\n', out);
+    describe_selection(out, result, context, TEXT_SAFE_TERMINAL);
     fprintf(out, "\n");
     text_table(out, result);
     text_streams(out, result);
@@ -171,22 +184,13 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     return ferror(out) ? -1 : 0;
 }
 
-/* Markdown: "|" inside evidence would end a cell. */
-static void markdown_text(FILE *out, const char *text)
-{
-    for (; *text; text++) {
-        if (*text == '|')
-            fputs("\\|", out);
-        else
-            fputc(*text, out);
-    }
-}
-
 int report_write_markdown(FILE *out, const struct analysis_result *result, const struct report_context *context)
 {
     char cells[COLUMN_COUNT][CELL_SIZE], lost[32], headroom[32];
-    fprintf(out, "## overlapscope report: `%s`\n\n", context && context->trace_path ? context->trace_path : "trace");
-    describe_selection(out, result, context);
+    fputs("## overlapscope report: `", out);
+    text_safe_fputs(context && context->trace_path ? context->trace_path : "trace", TEXT_SAFE_MARKDOWN, out);
+    fputs("`\n\n", out);
+    describe_selection(out, result, context, TEXT_SAFE_MARKDOWN);
     fprintf(out, "\n|");
     for (int c = 0; c < COLUMN_COUNT; c++)
         fprintf(out, " %s |", column_titles[c]);
@@ -217,7 +221,7 @@ int report_write_markdown(FILE *out, const struct analysis_result *result, const
         fprintf(out, "| %s | %s | %" PRId64 " | ", analysis_cause_title(total->cause),
                 units_format_duration(lost, sizeof lost, total->lost_ns), total->count);
         const struct analysis_wait *wait = largest_wait(result, total->cause);
-        markdown_text(out, wait ? wait->evidence : "");
+        text_safe_fputs(wait ? wait->evidence : "", TEXT_SAFE_MARKDOWN, out);
         fprintf(out, " |\n");
     }
     return ferror(out) ? -1 : 0;

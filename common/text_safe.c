@@ -1,0 +1,178 @@
+/* text_safe.c: see text_safe.h. One walk over the text, character by character, feeding a
+ * sink that is either a bounded buffer, a counter or a stream. */
+#include "text_safe.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD in UTF-8 */
+
+/* The length of the valid UTF-8 character at text (1 to 4) and its code point, or 0 when the
+ * byte there starts none. text is NUL-terminated, and NUL is never a continuation byte, so the
+ * walk never reads past the end. */
+static int utf8_character(const unsigned char *text, uint32_t *code_point)
+{
+    unsigned char lead = text[0];
+    if (lead < 0x80) {
+        *code_point = lead;
+        return 1;
+    }
+    int length;
+    uint32_t value, minimum;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        length = 2, value = lead & 0x1f, minimum = 0x80;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3, value = lead & 0x0f, minimum = 0x800;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4, value = lead & 0x07, minimum = 0x10000;
+    } else {
+        return 0; /* a continuation byte, an overlong lead (C0, C1) or beyond U+10FFFF (F5..FF) */
+    }
+    for (int i = 1; i < length; i++) {
+        if ((text[i] & 0xc0) != 0x80)
+            return 0;
+        value = value << 6 | (text[i] & 0x3f);
+    }
+    if (value < minimum || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff))
+        return 0;
+    *code_point = value;
+    return length;
+}
+
+static int is_control(uint32_t code_point)
+{
+    return code_point < 0x20 || (code_point >= 0x7f && code_point <= 0x9f);
+}
+
+/* Where the result goes: a buffer (cut between whole pieces), or a stream; `needed` counts the
+ * whole result either way. */
+struct sink {
+    char *buffer;
+    size_t size, used, needed;
+    int cut;
+    FILE *stream;
+    int failed;
+};
+
+static void put(struct sink *sink, const char *piece, size_t length)
+{
+    sink->needed += length;
+    if (sink->stream) {
+        if (!sink->failed && fwrite(piece, 1, length, sink->stream) != length)
+            sink->failed = 1;
+        return;
+    }
+    if (!sink->buffer || sink->cut)
+        return;
+    if (sink->used + length >= sink->size) {
+        sink->cut = 1; /* never half an escape or half a character */
+        return;
+    }
+    memcpy(sink->buffer + sink->used, piece, length);
+    sink->used += length;
+}
+
+/* A run of plain characters may be cut anywhere. */
+static void put_run(struct sink *sink, const char *run, size_t length)
+{
+    if (sink->stream || !sink->buffer || sink->cut || sink->used + length < sink->size) {
+        put(sink, run, length);
+        return;
+    }
+    size_t room = sink->size - 1 - sink->used;
+    memcpy(sink->buffer + sink->used, run, room);
+    sink->used += room;
+    sink->needed += length;
+    sink->cut = 1;
+}
+
+static void put_escaped_bytes(struct sink *sink, const unsigned char *bytes, int length)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < length; i++) {
+        char escape[4] = {'\\', 'x', hex[bytes[i] >> 4], hex[bytes[i] & 15]};
+        put(sink, escape, sizeof escape);
+    }
+}
+
+static void walk(struct sink *sink, const char *text, enum text_safe_style style)
+{
+    if (!text)
+        return;
+    const unsigned char *p = (const unsigned char *)text;
+    const int escapes = style == TEXT_SAFE_TERMINAL || style == TEXT_SAFE_MARKDOWN;
+    while (*p) {
+        /* Plain printable ASCII, the usual case, goes in runs. */
+        const unsigned char *run = p;
+        while (*p >= 0x20 && *p < 0x7f && !(*p == '|' && style == TEXT_SAFE_MARKDOWN) &&
+               !((*p == '"' || *p == '\\') && style == TEXT_SAFE_JSON))
+            p++;
+        if (p > run)
+            put_run(sink, (const char *)run, (size_t)(p - run));
+        if (!*p)
+            break;
+        uint32_t code_point = 0;
+        int length = utf8_character(p, &code_point);
+        /* The run stops at '|' only in MARKDOWN and at '"' or '\\' only in JSON. */
+        if (length == 1 && (*p == '|' || *p == '"' || *p == '\\')) {
+            char escape[2] = {'\\', (char)*p};
+            put(sink, escape, 2);
+        } else if (length == 1 && *p < 0x20 && style == TEXT_SAFE_JSON) {
+            char escape[8];
+            snprintf(escape, sizeof escape, "\\u%04x", *p);
+            put(sink, escape, 6);
+        } else if (length == 0) {
+            if (escapes)
+                put_escaped_bytes(sink, p, 1);
+            else
+                put(sink, REPLACEMENT, 3);
+            length = 1;
+        } else if (is_control(code_point) && style != TEXT_SAFE_UTF8 && style != TEXT_SAFE_JSON) {
+            if (escapes)
+                put_escaped_bytes(sink, p, length);
+            else
+                put(sink, REPLACEMENT, 3);
+        } else {
+            put(sink, (const char *)p, (size_t)length);
+        }
+        p += length;
+    }
+}
+
+size_t text_safe_copy(char *out, size_t size, const char *text, enum text_safe_style style)
+{
+    struct sink sink = {.buffer = out, .size = size};
+    walk(&sink, text, style);
+    if (out && size > 0)
+        out[sink.used] = '\0';
+    return sink.needed;
+}
+
+int text_safe_fputs(const char *text, enum text_safe_style style, FILE *out)
+{
+    struct sink sink = {.stream = out};
+    walk(&sink, text, style);
+    return sink.failed ? -1 : 0;
+}
+
+char *text_safe_dup(const char *text, enum text_safe_style style)
+{
+    size_t length = text_safe_copy(NULL, 0, text, style);
+    char *copy = malloc(length + 1);
+    if (copy)
+        text_safe_copy(copy, length + 1, text, style);
+    return copy;
+}
+
+int text_safe_is_clean(const char *text, enum text_safe_style style)
+{
+    if (!text)
+        return 1;
+    size_t length = strlen(text);
+    struct sink sink = {0};
+    walk(&sink, text, style);
+    /* Every change lengthens (a byte becomes a 4-byte escape or a 3-byte U+FFFD, a C1's two bytes
+     * become 8 or 3, '|' becomes 2): the same length means nothing changed. */
+    return sink.needed == length;
+}
