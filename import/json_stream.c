@@ -25,6 +25,7 @@ struct arena_block {
 
 struct arena {
     struct arena_block *head, *current;
+    size_t tree_bytes; /* handed out since the last reset: one event's tree */
 };
 
 struct json_stream {
@@ -71,12 +72,14 @@ static void *arena_alloc(struct arena *arena, size_t size)
     }
     void *memory = arena->current->data + arena->current->used;
     arena->current->used += size;
+    arena->tree_bytes += size;
     return memory;
 }
 
 static void arena_reset(struct arena *arena)
 {
     arena->current = arena->head;
+    arena->tree_bytes = 0;
     if (arena->current)
         arena->current->used = 0;
 }
@@ -238,10 +241,19 @@ static int fail_at_end(json_stream *stream, int c, const char *message)
     return fail(stream, c == -1 ? "unexpected end of input (truncated file?)" : message);
 }
 
+/* The limits (json_stream.h) fail with one line naming the file, the place and the limit. */
+static int fail_limit(json_stream *stream, const char *what, size_t limit)
+{
+    return error_set(stream->err, "%s: byte %llu: %s over the limit of %zu MiB (docs/security.md)", stream->name,
+                     (unsigned long long)json_stream_offset(stream), what, limit >> 20);
+}
+
 static int scratch_append(json_stream *stream, const void *bytes, size_t count)
 {
     if (count == 0)
         return 0;
+    if (stream->scratch_length + count > JSON_MAX_STRING_BYTES)
+        return fail_limit(stream, "a string", JSON_MAX_STRING_BYTES);
     if (stream->scratch_length + count + 1 > stream->scratch_capacity) {
         size_t capacity = stream->scratch_capacity ? stream->scratch_capacity : 256;
         while (capacity < stream->scratch_length + count + 1)
@@ -257,13 +269,24 @@ static int scratch_append(json_stream *stream, const void *bytes, size_t count)
     return 0;
 }
 
-static struct json_value *new_value(json_stream *stream, enum json_type type)
+/* Memory for the current tree, within JSON_MAX_TREE_BYTES. */
+static void *tree_alloc(json_stream *stream, size_t size)
 {
-    struct json_value *value = arena_alloc(&stream->arena, sizeof *value);
-    if (!value) {
-        fail(stream, "out of memory");
+    if (stream->arena.tree_bytes + size > JSON_MAX_TREE_BYTES) {
+        fail_limit(stream, "one trace event (or top-level member)", JSON_MAX_TREE_BYTES);
         return NULL;
     }
+    void *memory = arena_alloc(&stream->arena, size);
+    if (!memory)
+        fail(stream, "out of memory");
+    return memory;
+}
+
+static struct json_value *new_value(json_stream *stream, enum json_type type)
+{
+    struct json_value *value = tree_alloc(stream, sizeof *value);
+    if (!value)
+        return NULL;
     memset(value, 0, sizeof *value);
     value->type = type;
     return value;
@@ -272,11 +295,9 @@ static struct json_value *new_value(json_stream *stream, enum json_type type)
 /* Copies the scratch buffer into the arena, NUL-terminated. */
 static const char *scratch_to_arena(json_stream *stream)
 {
-    char *text = arena_alloc(&stream->arena, stream->scratch_length + 1);
-    if (!text) {
-        fail(stream, "out of memory");
+    char *text = tree_alloc(stream, stream->scratch_length + 1);
+    if (!text)
         return NULL;
-    }
     if (stream->scratch_length > 0)
         memcpy(text, stream->scratch, stream->scratch_length);
     text[stream->scratch_length] = '\0';

@@ -9,6 +9,11 @@
  * Numbers keep their decimal text: json_decimal_scaled converts "4458677009853.422" microseconds
  * to 4458677009853422 nanoseconds exactly, without going through a double.
  *
+ * Memory is bounded whatever the input (docs/security.md): one string (a name, a key, an args
+ * value) holds at most JSON_MAX_STRING_BYTES, one event's tree (or one top-level member's) at
+ * most JSON_MAX_TREE_BYTES; past either the parse fails with one line naming the file, the byte
+ * and the limit. Nothing else grows with the input: a gzip bomb costs time, not memory.
+ *
  * Owns: the gzFile, the read buffer, the arena. Errors name the file and the byte offset in the
  * uncompressed text: "trace.json: byte 1234: expected ':' after an object key". */
 #ifndef OVERLAPSCOPE_JSON_STREAM_H
@@ -18,6 +23,9 @@
 #include <stdint.h>
 
 #include "error.h"
+
+#define JSON_MAX_STRING_BYTES ((size_t)4 << 20)
+#define JSON_MAX_TREE_BYTES ((size_t)64 << 20)
 
 enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
