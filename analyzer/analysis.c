@@ -14,6 +14,7 @@
 #include "op_source.h"
 #include "steps.h"
 #include "sweep.h"
+#include "units.h"
 
 /* Everything one analysis_run holds. */
 struct run {
@@ -92,6 +93,7 @@ static int restricted(const struct run *run)
            run->options.step >= 0;
 }
 
+/* Step N of the process, clipped to the window; with --range, the named ranges inside it. */
 static int select_steps(struct run *run, int64_t process_id)
 {
     const struct analysis_result *result = run->result;
@@ -101,8 +103,13 @@ static int select_steps(struct run *run, int64_t process_id)
             continue;
         int64_t start = step->start_ns > run->window_start_ns ? step->start_ns : run->window_start_ns;
         int64_t end = step->end_ns < run->window_end_ns ? step->end_ns : run->window_end_ns;
-        if (selection_add(&run->selection, start, end) != 0)
+        if (run->options.range_name) {
+            if (steps_select_range(run->db, process_id, run->options.range_name, start, end, &run->selection,
+                                   &run->ranges_found, run->err) != 0)
+                return -1;
+        } else if (selection_add(&run->selection, start, end) != 0) {
             return error_set(run->err, "out of memory");
+        }
     }
     return 0;
 }
@@ -120,11 +127,11 @@ static int select_process(struct run *run, int64_t process_id)
     }
     selection_init_empty(&run->selection);
     int status = 0;
-    if (run->options.range_name)
+    if (run->options.step >= 0)
+        status = select_steps(run, process_id);
+    else if (run->options.range_name)
         status = steps_select_range(run->db, process_id, run->options.range_name, run->window_start_ns,
                                     run->window_end_ns, &run->selection, &run->ranges_found, run->err);
-    else if (run->options.step >= 0)
-        status = select_steps(run, process_id);
     else if (selection_add(&run->selection, run->window_start_ns, run->window_end_ns) != 0)
         status = error_set(run->err, "out of memory");
     if (status == 0 && selection_finish(&run->selection) != 0)
@@ -451,6 +458,22 @@ static int check_step_exists(struct run *run)
                      run->options.step, low, high);
 }
 
+/* Says which window held nothing, in the report's relative times. */
+static int no_intervals_error(struct run *run, size_t device_count)
+{
+    if (device_count == 0)
+        return error_set(run->err, "no GPU intervals in the trace");
+    if (run->window_start_ns == INT64_MIN && run->window_end_ns == INT64_MAX)
+        return error_set(run->err, "no GPU intervals in the selected window");
+    char from[32] = "the start", to[32] = "the end";
+    if (run->window_start_ns != INT64_MIN)
+        units_format_duration(from, sizeof from, run->window_start_ns - run->result->origin_ns);
+    if (run->window_end_ns != INT64_MAX)
+        units_format_duration(to, sizeof to, run->window_end_ns - run->result->origin_ns);
+    return error_set(run->err, "no GPU intervals in the selected window (%s to %s after the first GPU activity)", from,
+                     to);
+}
+
 static int run_all_devices(struct run *run)
 {
     struct store_gpu_device *keys = NULL;
@@ -480,8 +503,7 @@ static int run_all_devices(struct run *run)
     if (run->options.range_name && run->ranges_found == 0)
         return error_set(run->err, "no NVTX range named '%s' in the selected processes", run->options.range_name);
     if (run->result->device_count == 0)
-        return error_set(run->err, count == 0 ? "no GPU intervals in the trace"
-                                              : "no GPU intervals in the selected window");
+        return no_intervals_error(run, count);
     return 0;
 }
 

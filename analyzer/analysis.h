@@ -65,7 +65,8 @@ struct analysis_options {
     int64_t stream_id;       /* -1: all streams */
     int64_t window_start_ns; /* STORE_NULL: from the first interval */
     int64_t window_end_ns;   /* STORE_NULL: to the last interval */
-    const char *range_name;  /* NULL: none; else only time inside NVTX ranges with this message */
+    const char *range_name;  /* NULL: none; else only time inside NVTX ranges with this message (with
+                                step: those inside step N) */
     int64_t step;            /* -1: all; else the N-th iteration (ProfilerStep#N or a repeating NVTX range) */
     /* Added after the first contract: */
     int window_is_relative;  /* 1: window_start/end_ns are offsets from result->origin_ns (the CLI's
@@ -190,11 +191,13 @@ struct analysis_result {
 struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err);
 void analysis_free(struct analysis_result *result);
 
-/* Parses a duration with a unit: "250ns", "12us", "1.5ms", "2s" (a bare number is nanoseconds).
- * Returns 0, or -1 with err filled. */
-int analysis_parse_duration(const char *text, int64_t *nanoseconds, error_info *err);
-/* Parses "START:END" (either side may be empty: from the start / to the end) into relative
- * window bounds of options (sets window_is_relative). Returns 0, or -1 with err filled. */
-int analysis_parse_window(const char *text, struct analysis_options *options, error_info *err);
+/* Parses a duration: "250ns", "12us", "1.5 ms", "2s". A bare number is nanoseconds (the trace's
+ * unit) and sets *unitless to 1 (when not NULL) so the CLI can say so. Returns 0, or -1 with err
+ * filled. */
+int analysis_parse_duration(const char *text, int64_t *nanoseconds, int *unitless, error_info *err);
+/* Parses "START:END" (either side may be empty: from the start / to the end; spaces around the
+ * numbers are allowed) into relative window bounds of options (sets window_is_relative). The one
+ * parser of --window for every command. Returns 0, or -1 with err filled. */
+int analysis_parse_window(const char *text, struct analysis_options *options, int *unitless, error_info *err);
 
 #endif

@@ -28,48 +28,70 @@ void analysis_options_init(struct analysis_options *options)
                                          .max_waits = 0};
 }
 
-int analysis_parse_duration(const char *text, int64_t *nanoseconds, error_info *err)
+int analysis_parse_duration(const char *text, int64_t *nanoseconds, int *unitless, error_info *err)
 {
     static const struct {
         const char *unit;
         double scale;
-    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
+    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
     char *end = NULL;
     errno = 0;
     double value = strtod(text, &end);
     if (end == text || errno != 0 || !isfinite(value))
         return error_set(err, "'%s' is not a duration (say 250ns, 12us, 1.5ms or 2s)", text);
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].unit) == 0) {
-            double scaled = value * units[i].scale;
-            if (scaled > 9.2e18 || scaled < -9.2e18)
-                return error_set(err, "'%s' is out of range", text);
-            *nanoseconds = (int64_t)llround(scaled);
-            return 0;
-        }
+    while (*end == ' ')
+        end++;
+    double scale = 0;
+    if (*end == '\0') {
+        scale = 1; /* nanoseconds, the unit of the trace: said so by the caller (unitless) */
+        if (unitless)
+            *unitless = 1;
     }
-    return error_set(err, "'%s' has an unknown unit (use ns, us, ms or s)", text);
+    for (size_t i = 0; scale == 0 && i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0)
+            scale = units[i].scale;
+    if (scale == 0)
+        return error_set(err, "'%s' has an unknown unit (use ns, us, ms or s)", text);
+    double scaled = value * scale;
+    if (scaled > 9.2e18 || scaled < -9.2e18)
+        return error_set(err, "'%s' is out of range", text);
+    *nanoseconds = (int64_t)llround(scaled);
+    return 0;
 }
 
-int analysis_parse_window(const char *text, struct analysis_options *options, error_info *err)
+/* Copies text without its leading and trailing spaces into buffer. Returns 0, or -1 when it does
+ * not fit. */
+static int trimmed(const char *text, size_t length, char *buffer, size_t size)
+{
+    while (length > 0 && *text == ' ') {
+        text++;
+        length--;
+    }
+    while (length > 0 && text[length - 1] == ' ')
+        length--;
+    if (length >= size)
+        return -1;
+    memcpy(buffer, text, length);
+    buffer[length] = '\0';
+    return 0;
+}
+
+int analysis_parse_window(const char *text, struct analysis_options *options, int *unitless, error_info *err)
 {
     const char *colon = strchr(text, ':');
     if (!colon)
         return error_set(err, "window '%s' is not START:END (e.g. 10ms:20ms)", text);
     char start[64], end[64];
-    size_t start_length = (size_t)(colon - text);
-    if (start_length >= sizeof start || strlen(colon + 1) >= sizeof end)
+    if (trimmed(text, (size_t)(colon - text), start, sizeof start) != 0 ||
+        trimmed(colon + 1, strlen(colon + 1), end, sizeof end) != 0)
         return error_set(err, "window '%s' is too long", text);
-    memcpy(start, text, start_length);
-    start[start_length] = '\0';
-    snprintf(end, sizeof end, "%s", colon + 1);
     int64_t start_ns = INT64_MIN, end_ns = INT64_MIN;
-    if (start[0] && analysis_parse_duration(start, &start_ns, err) != 0)
+    if (start[0] && analysis_parse_duration(start, &start_ns, unitless, err) != 0)
         return -1;
-    if (end[0] && analysis_parse_duration(end, &end_ns, err) != 0)
+    if (end[0] && analysis_parse_duration(end, &end_ns, unitless, err) != 0)
         return -1;
     if (start[0] && end[0] && end_ns <= start_ns)
-        return error_set(err, "window '%s' ends before it starts", text);
+        return error_set(err, "window '%s' is empty: its end is not after its start", text);
     options->window_start_ns = start_ns;
     options->window_end_ns = end_ns;
     options->window_is_relative = 1;

@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "filters.h"
 #include "report.h"
 
-enum { OPTION_MIN = 1, OPTION_MAX, OPTION_FILTER };
+enum { OPTION_MIN = 1, OPTION_MAX };
 enum { MAX_BOUNDS = 64 };
 
 struct bound {
@@ -64,37 +65,31 @@ static int evaluate(const struct analysis_result *result, const struct bound *bo
 int cmd_check(int argc, char **argv)
 {
     static const struct option table[] = {
-        {"min", required_argument, 0, OPTION_MIN},       {"max", required_argument, 0, OPTION_MAX},
-        {"rank", required_argument, 0, OPTION_FILTER},   {"device", required_argument, 0, OPTION_FILTER},
-        {"stream", required_argument, 0, OPTION_FILTER}, {"window", required_argument, 0, OPTION_FILTER},
-        {"range", required_argument, 0, OPTION_FILTER},  {"step", required_argument, 0, OPTION_FILTER},
+        {"min", required_argument, 0, OPTION_MIN}, {"max", required_argument, 0, OPTION_MAX}, CLI_FILTER_OPTIONS,
         {0, 0, 0, 0}};
-    struct analysis_options options;
-    analysis_options_init(&options);
+    struct cli_filters filters;
+    cli_filters_init(&filters);
     struct bound bounds[MAX_BOUNDS];
     size_t count = 0;
     error_info err;
     optind = 1;
-    int option, index = 0;
-    while ((option = getopt_long(argc, argv, "", table, &index)) != -1) {
+    int option;
+    while ((option = getopt_long(argc, argv, "", table, NULL)) != -1) {
         if (option == OPTION_MIN || option == OPTION_MAX) {
             if (count == MAX_BOUNDS)
                 return cli_usage_error(argv[0], "at most %d bounds", MAX_BOUNDS);
             if (parse_bound(argv[0], optarg, option == OPTION_MIN, &bounds[count]) != 0)
                 return CLI_EXIT_ERROR;
             count++;
-        } else if (option == OPTION_FILTER) {
-            if (report_apply_filter(&options, table[index].name, optarg, &err) != 0)
-                return cli_usage_error(argv[0], "%s", err.message);
-        } else {
-            return cli_usage_error(argv[0], "unknown option");
+        } else if (cli_filters_take(&filters, argv, option) != 0) {
+            return CLI_EXIT_ERROR;
         }
     }
     if (argc - optind != 1)
         return cli_usage_error(argv[0], "expected one trace file");
     if (count == 0)
         return cli_usage_error(argv[0], "nothing to check: give --min NAME=VALUE or --max NAME=VALUE");
-    struct analysis_result *result = report_analyze_file(argv[optind], &options, &err);
+    struct analysis_result *result = report_analyze_file(argv[optind], &filters.analysis, &err);
     if (!result)
         return cli_error(argv[0], "%s", err.message);
     int failed = evaluate(result, bounds, count);

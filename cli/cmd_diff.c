@@ -4,42 +4,36 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "filters.h"
 #include "report.h"
 
-enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_FILTER };
+enum { OPTION_JSON = 1, OPTION_MARKDOWN };
 
 int cmd_diff(int argc, char **argv)
 {
     static const struct option table[] = {
         {"json", no_argument, 0, OPTION_JSON},           {"markdown", no_argument, 0, OPTION_MARKDOWN},
-        {"rank", required_argument, 0, OPTION_FILTER},   {"device", required_argument, 0, OPTION_FILTER},
-        {"stream", required_argument, 0, OPTION_FILTER}, {"window", required_argument, 0, OPTION_FILTER},
-        {"range", required_argument, 0, OPTION_FILTER},  {"step", required_argument, 0, OPTION_FILTER},
-        {0, 0, 0, 0}};
-    struct analysis_options options;
-    analysis_options_init(&options);
+        CLI_FILTER_OPTIONS, {0, 0, 0, 0}};
+    struct cli_filters filters;
+    cli_filters_init(&filters);
     enum report_format format = REPORT_TEXT;
     error_info err;
     optind = 1;
-    int option, index = 0;
-    while ((option = getopt_long(argc, argv, "", table, &index)) != -1) {
+    int option;
+    while ((option = getopt_long(argc, argv, "", table, NULL)) != -1) {
         if (option == OPTION_JSON)
             format = REPORT_JSON;
         else if (option == OPTION_MARKDOWN)
             format = REPORT_MARKDOWN;
-        else if (option == OPTION_FILTER && report_apply_filter(&options, table[index].name, optarg, &err) == 0)
-            continue;
-        else if (option == OPTION_FILTER)
-            return cli_usage_error(argv[0], "%s", err.message);
-        else
-            return cli_usage_error(argv[0], "unknown option");
+        else if (cli_filters_take(&filters, argv, option) != 0)
+            return CLI_EXIT_ERROR;
     }
     if (argc - optind != 2)
         return cli_usage_error(argv[0], "expected two trace files");
-    struct analysis_result *a = report_analyze_file(argv[optind], &options, &err);
+    struct analysis_result *a = report_analyze_file(argv[optind], &filters.analysis, &err);
     if (!a)
         return cli_error(argv[0], "%s", err.message);
-    struct analysis_result *b = report_analyze_file(argv[optind + 1], &options, &err);
+    struct analysis_result *b = report_analyze_file(argv[optind + 1], &filters.analysis, &err);
     if (!b) {
         analysis_free(a);
         return cli_error(argv[0], "%s", err.message);

@@ -6,26 +6,26 @@
 #include <string.h>
 
 #include "cli.h"
+#include "filters.h"
 #include "report.h"
 
-enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_TOP, OPTION_FILTER };
+enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_TOP };
 
 int cmd_report(int argc, char **argv)
 {
     static const struct option table[] = {
         {"json", no_argument, 0, OPTION_JSON},         {"markdown", no_argument, 0, OPTION_MARKDOWN},
-        {"top", required_argument, 0, OPTION_TOP},     {"rank", required_argument, 0, OPTION_FILTER},
-        {"device", required_argument, 0, OPTION_FILTER}, {"stream", required_argument, 0, OPTION_FILTER},
-        {"window", required_argument, 0, OPTION_FILTER}, {"range", required_argument, 0, OPTION_FILTER},
-        {"step", required_argument, 0, OPTION_FILTER}, {0, 0, 0, 0}};
-    struct analysis_options options;
-    analysis_options_init(&options);
+        {"top", required_argument, 0, OPTION_TOP},     CLI_FILTER_OPTIONS,
+        {0, 0, 0, 0}};
+    struct cli_filters filters;
+    cli_filters_init(&filters);
+    struct analysis_options *options = &filters.analysis;
     enum report_format format = REPORT_TEXT;
-    struct report_context context = {.options = &options, .top = 5};
+    struct report_context context = {.options = options, .top = 5};
     error_info err;
     optind = 1;
-    int option, index = 0;
-    while ((option = getopt_long(argc, argv, "", table, &index)) != -1) {
+    int option;
+    while ((option = getopt_long(argc, argv, "", table, NULL)) != -1) {
         if (option == OPTION_JSON) {
             format = REPORT_JSON;
         } else if (option == OPTION_MARKDOWN) {
@@ -36,19 +36,16 @@ int cmd_report(int argc, char **argv)
             if (end == optarg || *end || top <= 0)
                 return cli_usage_error(argv[0], "--top wants a positive number, not '%s'", optarg);
             context.top = (size_t)top;
-        } else if (option == OPTION_FILTER) {
-            if (report_apply_filter(&options, table[index].name, optarg, &err) != 0)
-                return cli_usage_error(argv[0], "%s", err.message);
-        } else {
-            return cli_usage_error(argv[0], "unknown option");
+        } else if (cli_filters_take(&filters, argv, option) != 0) {
+            return CLI_EXIT_ERROR;
         }
     }
     if (argc - optind != 1)
         return cli_usage_error(argv[0], "expected one trace file");
     context.trace_path = argv[optind];
     /* Enough waits to rank causes by their evidence and to list --top of them. */
-    options.max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
-    struct analysis_result *result = report_analyze_file(context.trace_path, &options, &err);
+    options->max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
+    struct analysis_result *result = report_analyze_file(context.trace_path, options, &err);
     if (!result)
         return cli_error(argv[0], "%s", err.message);
     int status = 0;

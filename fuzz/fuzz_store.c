@@ -81,10 +81,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct analysis_result *analysis = analysis_run(trace, NULL, &err);
     if (!analysis && err.message[0] == '\0')
         abort();
-    int64_t start_ns, end_ns;
+    struct analysis_options step_zero;
+    analysis_options_init(&step_zero);
+    step_zero.step = 0;
     err.message[0] = '\0';
-    if (timeline_find_range(trace, NULL, 0, -1, &start_ns, &end_ns, &err) != 0 && err.message[0] == '\0')
+    struct analysis_result *step_analysis = analysis_run(trace, &step_zero, &err);
+    if (!step_analysis && err.message[0] == '\0')
         abort();
+    analysis_free(step_analysis);
     struct timeline_options options;
     timeline_options_init(&options);
     options.width_px = 320;

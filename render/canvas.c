@@ -22,7 +22,12 @@ struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int co
     canvas->window_start_ns = window_start_ns;
     canvas->window_end_ns = window_end_ns;
     canvas->columns = columns;
-    canvas->columns_per_ns = (double)columns / ((double)window_end_ns - (double)window_start_ns);
+    /* The difference first: two trace times of ~1.7e18 ns converted apart lose 1 ns windows to 0. */
+    int64_t span_ns;
+    double width_ns = __builtin_sub_overflow(window_end_ns, window_start_ns, &span_ns)
+                          ? (double)window_end_ns - (double)window_start_ns
+                          : (double)span_ns;
+    canvas->columns_per_ns = (double)columns / width_ns;
     canvas->keep_min_columns = keep_min_columns;
     return canvas;
 }

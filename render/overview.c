@@ -87,7 +87,7 @@ static struct canvas *read_whole(store *trace, int columns, int64_t start_ns, er
     int64_t end_ns = 0, last_end_ns = STORE_NULL;
     if (reader_estimate_last_end(trace, &end_ns, err) != 0)
         return NULL;
-    struct reader_selection selection = {-1, 0, 0};
+    struct reader_selection selection = {.rank = -1, .device_id = -1, .stream_id = -1};
     return reader_read(trace, &selection, start_ns, end_ns > start_ns ? end_ns : start_ns + 1, 1, columns,
                        OVERVIEW_KEEP_MIN_COLUMNS, &last_end_ns, err);
 }

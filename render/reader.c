@@ -202,8 +202,8 @@ static int decode_gpu_row(sqlite3_stmt *q, int index, struct name_kinds *names, 
  * any), which every other must lie near. last_end_ns: raised to the latest end seen (any rank,
  * any time), so the caller can tell whether a guessed window end was short. */
 static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct name_kinds *names,
-                          struct reader_process_filter *filter, int64_t *first_start_ns, int64_t *last_end_ns,
-                          error_info *err)
+                          struct reader_process_filter *filter, const struct reader_selection *selection,
+                          int64_t *first_start_ns, int64_t *last_end_ns, error_info *err)
 {
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(db, gpu_scans[index], -1, &q, NULL) != SQLITE_OK)
@@ -227,11 +227,13 @@ static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct 
         if (start_ns > window_end_ns || end_ns < window_start_ns)
             continue;
         int64_t process_id = sqlite3_column_int64(q, 0);
-        if (!reader_process_selected(filter, process_id))
+        int64_t device_id = sqlite3_column_int64(q, 1), stream_id = sqlite3_column_int64(q, 2);
+        if (!reader_process_selected(filter, process_id) ||
+            (selection->device_id >= 0 && device_id != selection->device_id) ||
+            (selection->stream_id >= 0 && stream_id != selection->stream_id))
             continue;
         struct canvas_interval interval;
-        struct canvas_lane *lane =
-            canvas_gpu_lane(canvas, process_id, sqlite3_column_int64(q, 1), sqlite3_column_int64(q, 2));
+        struct canvas_lane *lane = canvas_gpu_lane(canvas, process_id, device_id, stream_id);
         if (!lane || decode_gpu_row(q, index, names, &interval) != 0 || canvas_add(canvas, lane, &interval) != 0) {
             status = error_set(err, "out of memory");
             break;
@@ -243,12 +245,13 @@ static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct 
     return status;
 }
 
-static int fill_devices(struct canvas *canvas, sqlite3 *db, int64_t rank, int64_t *last_end_ns, error_info *err)
+static int fill_devices(struct canvas *canvas, sqlite3 *db, const struct reader_selection *selection,
+                        int64_t *last_end_ns, error_info *err)
 {
     struct name_kinds names = {0};
     struct reader_process_filter filter;
     int status = -1;
-    if (reader_process_filter_load(&filter, db, rank, err) != 0)
+    if (reader_process_filter_load(&filter, db, selection->rank, err) != 0)
         goto done;
     if (sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &names.lookup, NULL) != SQLITE_OK) {
         sqlite_failed(db, err, "the kernel names");
@@ -256,7 +259,7 @@ static int fill_devices(struct canvas *canvas, sqlite3 *db, int64_t rank, int64_
     }
     int64_t first_start_ns = STORE_NULL;
     for (int table = 0; table < 3; table++)
-        if (scan_gpu_table(canvas, db, table, &names, &filter, &first_start_ns, last_end_ns, err) != 0)
+        if (scan_gpu_table(canvas, db, table, &names, &filter, selection, &first_start_ns, last_end_ns, err) != 0)
             goto done;
     status = 0;
 done:
@@ -384,7 +387,7 @@ int reader_fill(struct canvas *canvas, store *trace, const struct reader_selecti
 {
     sqlite3 *db = store_db(trace);
     *last_end_ns = STORE_NULL;
-    if (fill_devices(canvas, db, selection->rank, last_end_ns, err) != 0)
+    if (fill_devices(canvas, db, selection, last_end_ns, err) != 0)
         return -1;
     if (selection->host_calls && fill_threads(canvas, db, CANVAS_LANE_HOST, selection->rank, err) != 0)
         return -1;

@@ -11,6 +11,7 @@
 
 struct reader_selection {
     int64_t rank;     /* -1: every process */
+    int64_t device_id, stream_id; /* -1: every device, every stream */
     int host_calls;   /* 1: add a lane per host thread with its CUDA API calls */
     int nvtx_ranges;  /* 1: add lanes per host thread with its NVTX ranges, one per nesting level */
 };

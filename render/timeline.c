@@ -21,7 +21,6 @@
 #include "overview.h"
 #include "reader.h"
 #include "scene.h"
-#include "steps.h"
 #include "units.h"
 
 /* Intervals at least this many output pixels wide get an outline and may carry a label. */
@@ -33,6 +32,8 @@ void timeline_options_init(struct timeline_options *options)
     options->window_start_ns = STORE_NULL;
     options->window_end_ns = STORE_NULL;
     options->rank = -1;
+    options->device_id = -1;
+    options->stream_id = -1;
     options->width_px = 1600;
     options->dpi = 96;
     options->max_waits = 64;
@@ -82,85 +83,6 @@ static int trace_last_end(store *trace, int64_t *last_end_ns, error_info *err)
         status = 0;
     } else {
         error_set(err, "%s: cannot read the GPU span: %s", store_path(trace), sqlite3_errmsg(store_db(trace)));
-    }
-    sqlite3_finalize(query);
-    return status;
-}
-
-int timeline_trace_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err)
-{
-    if (trace_origin(trace, first_start_ns, err) != 0)
-        return -1;
-    return last_end_ns ? trace_last_end(trace, last_end_ns, err) : 0;
-}
-
-/* Step `step` as the analyzer finds steps (steps.h: "ProfilerStep#N", or a repeating "step N"
- * range, in GPU time), over every process of the selected rank (all when rank < 0). */
-static int find_step(store *trace, int64_t step, int64_t rank, int64_t *start_ns, int64_t *end_ns, error_info *err)
-{
-    struct analysis_step *steps = NULL;
-    size_t count = 0;
-    if (steps_find(store_db(trace), &steps, &count, err) != 0) {
-        free(steps);
-        return -1;
-    }
-    int found = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (steps[i].number != step || (rank >= 0 && steps[i].rank != rank))
-            continue;
-        *start_ns = found && *start_ns < steps[i].start_ns ? *start_ns : steps[i].start_ns;
-        *end_ns = found && *end_ns > steps[i].end_ns ? *end_ns : steps[i].end_ns;
-        found = 1;
-    }
-    int64_t largest = -1;
-    for (size_t i = 0; i < count; i++)
-        largest = steps[i].number > largest ? steps[i].number : largest;
-    free(steps);
-    if (found)
-        return 0;
-    if (count == 0)
-        return error_set(err, "%s: no steps in the trace (neither 'ProfilerStep#N' nor a repeating 'step N' NVTX range)",
-                         store_path(trace));
-    return error_set(err, "%s: no step %" PRId64 "%s (steps run from 0 to %" PRId64 ")", store_path(trace), step,
-                     rank >= 0 ? " on the selected rank" : "", largest);
-}
-
-int timeline_find_range(store *trace, const char *range_name, int64_t step, int64_t rank, int64_t *start_ns,
-                        int64_t *end_ns, error_info *err)
-{
-    /* Steps: the step-th range named range_name, or PyTorch's "ProfilerStep#<step>". */
-    static const char union_sql[] =
-        "SELECT MIN(n.start_ns), MAX(n.end_ns) FROM nvtx n JOIN strings s ON s.id = n.message_id"
-        " LEFT JOIN processes p USING (process_id) WHERE s.value = ?1 AND (?2 < 0 OR p.rank = ?2)";
-    static const char nth_sql[] =
-        "SELECT n.start_ns, n.end_ns FROM nvtx n JOIN strings s ON s.id = n.message_id"
-        " LEFT JOIN processes p USING (process_id) WHERE s.value = ?1 AND (?2 < 0 OR p.rank = ?2)"
-        " ORDER BY n.start_ns LIMIT 1 OFFSET ?3";
-    const char *name = range_name;
-    int nth = step >= 0 && range_name != NULL;
-    if (step >= 0 && !range_name)
-        return find_step(trace, step, rank, start_ns, end_ns, err);
-    if (!name)
-        return error_set(err, "no NVTX range named");
-    sqlite3_stmt *query = NULL;
-    int status = -1;
-    if (sqlite3_prepare_v2(store_db(trace), nth ? nth_sql : union_sql, -1, &query, NULL) != SQLITE_OK) {
-        error_set(err, "%s: cannot read the NVTX ranges: %s", store_path(trace), sqlite3_errmsg(store_db(trace)));
-        return -1;
-    }
-    sqlite3_bind_text(query, 1, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(query, 2, rank);
-    if (nth)
-        sqlite3_bind_int64(query, 3, step);
-    if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
-        *start_ns = sqlite3_column_int64(query, 0);
-        *end_ns = sqlite3_column_int64(query, 1);
-        status = 0;
-    } else if (nth) {
-        error_set(err, "%s: no range '%s' number %" PRId64 " (counting from 0)", store_path(trace), name, step);
-    } else {
-        error_set(err, "%s: no NVTX range '%s'%s", store_path(trace), name,
-                  rank >= 0 ? " on the selected rank" : "");
     }
     sqlite3_finalize(query);
     return status;
@@ -327,7 +249,9 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
                                   int64_t *trace_end_ns, int *from_overview, error_info *err)
 {
     *from_overview = 0;
-    if (has_overview && !options->show_host_calls && !options->show_nvtx) {
+    /* The overview keeps whole devices of every stream: a --device or --stream picture reads rows. */
+    if (has_overview && !options->show_host_calls && !options->show_nvtx && options->device_id < 0 &&
+        options->stream_id < 0) {
         struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
         if (!canvas) {
             error_set(err, "out of memory");
@@ -344,7 +268,8 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
             return NULL;
         }
     }
-    struct reader_selection selection = {options->rank, options->show_host_calls, options->show_nvtx};
+    struct reader_selection selection = {options->rank, options->device_id, options->stream_id,
+                                         options->show_host_calls, options->show_nvtx};
     struct canvas *canvas = reader_read(trace, &selection, start_ns, end_ns, end_is_estimate, columns, KEEP_MIN_PIXELS,
                                         trace_end_ns, err);
     if (!canvas)

@@ -26,6 +26,7 @@ enum timeline_format { TIMELINE_PNG, TIMELINE_SVG, TIMELINE_PDF };
 struct timeline_options {
     int64_t window_start_ns, window_end_ns; /* trace clock; STORE_NULL: the trace's first/last GPU activity */
     int64_t rank;                           /* -1: every rank */
+    int64_t device_id, stream_id;           /* -1: every device, every stream (as analysis_options) */
     int width_px;                           /* picture width (default 1600) */
     int height_px;                          /* 0: from the number of lanes */
     double dpi;                             /* 96 draws 1 px per CSS pixel; 192 doubles every size */
@@ -38,18 +39,6 @@ void timeline_options_init(struct timeline_options *options);
 /* The format named by path's extension (.png, .svg, .pdf, any case). Returns 0, or -1 with
  * err filled ("unknown picture format '.jpg' (use .png, .svg or .pdf)"). */
 int timeline_format_from_path(const char *path, enum timeline_format *format, error_info *err);
-
-/* First start and last end of any GPU interval in the whole trace (every rank): the origin of
- * the time axis and of --window. Returns 0, or -1 with err filled ("no GPU activity"). */
-int timeline_trace_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
-
-/* The window of NVTX ranges: all ranges whose message is range_name (NULL: any) or, when step
- * >= 0, step number `step` as the analyzer finds steps (steps.h: "ProfilerStep#N" or a repeating
- * "step N" range, in GPU time; with range_name, the step-th range of that name, counting from 0),
- * on the given rank (-1: any). Returns 0 and the union's first start and last end, or -1 with err
- * filled when no range matches. */
-int timeline_find_range(store *trace, const char *range_name, int64_t step, int64_t rank, int64_t *start_ns,
-                        int64_t *end_ns, error_info *err);
 
 /* --- what the picture holds, for tests and tools; positions in CSS pixels (multiply by
  * scale for the PNG's pixels) --- */

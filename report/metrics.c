@@ -1,6 +1,5 @@
 /* metrics.c: the named trace-wide metrics of check and diff (docs/metrics.md, "Metric names"),
  * the filter options the subcommands share, and opening plus analyzing a trace file. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,38 +157,6 @@ int report_metric_value(const struct analysis_result *result, const char *name, 
         }
     }
     return -1;
-}
-
-static int parse_integer(const char *name, const char *value, int64_t *out, error_info *err)
-{
-    char *end = NULL;
-    errno = 0;
-    long long number = strtoll(value, &end, 10);
-    if (end == value || *end != '\0' || errno != 0 || number < 0)
-        return error_set(err, "--%s wants a non-negative integer, not '%s'", name, value);
-    *out = number;
-    return 0;
-}
-
-int report_apply_filter(struct analysis_options *options, const char *name, const char *value, error_info *err)
-{
-    if (strcmp(name, "rank") == 0)
-        return parse_integer(name, value, &options->rank, err);
-    if (strcmp(name, "device") == 0)
-        return parse_integer(name, value, &options->device_id, err);
-    if (strcmp(name, "stream") == 0)
-        return parse_integer(name, value, &options->stream_id, err);
-    if (strcmp(name, "step") == 0)
-        return parse_integer(name, value, &options->step, err);
-    if (strcmp(name, "window") == 0)
-        return analysis_parse_window(value, options, err);
-    if (strcmp(name, "range") == 0) {
-        if (!value[0])
-            return error_set(err, "--range wants an NVTX range name");
-        options->range_name = value;
-        return 0;
-    }
-    return error_set(err, "unknown filter '%s'", name);
 }
 
 struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,

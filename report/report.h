@@ -1,8 +1,7 @@
 /* report.h: what `overlapscope report`, `check` and `diff` print, built from an analysis_result:
  * the human summary (text), JSON (schema in docs/report-json.md, versioned by
  * REPORT_JSON_SCHEMA_VERSION) and Markdown for CI summaries; the table of named trace-wide
- * metrics that check gates on and diff compares (docs/metrics.md); and the filter options the
- * three commands share. Writers print only to the FILE* they are given and never exit. */
+ * metrics that check gates on and diff compares (docs/metrics.md). Writers print only to the FILE* they are given and never exit. */
 #ifndef OVERLAPSCOPE_REPORT_H
 #define OVERLAPSCOPE_REPORT_H
 
@@ -54,9 +53,6 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
 /* How every writer names a process: "rank 3", or "pid 1685" when the trace has no rank (rank < 0).
  * Returns buffer. */
 const char *report_process_label(char *buffer, size_t size, int64_t rank, int64_t pid);
-/* Applies one filter option: name is "rank", "device", "stream", "window", "range" or "step".
- * Returns 0, or -1 with err filled (bad number, bad window). */
-int report_apply_filter(struct analysis_options *options, const char *name, const char *value, error_info *err);
 /* Adds text (from a trace or a command line) as a JSON string, its invalid UTF-8 replaced by
  * U+FFFD (text_safe.h) so the document stays valid JSON. NULL text adds "". */
 void report_json_add_text(cJSON *object, const char *key, const char *text);

@@ -165,7 +165,7 @@ static void test_window_range_step(store *trace)
     error_info err = {{0}};
     struct analysis_options options;
     analysis_options_init(&options);
-    CHECK_INT(analysis_parse_window("40us:120us", &options, &err), 0);
+    CHECK_INT(analysis_parse_window("40us:120us", &options, NULL, &err), 0);
     struct analysis_result *result = analysis_run(trace, &options, &err);
     CHECK(result != NULL);
     if (result) {
@@ -181,7 +181,7 @@ static void test_window_range_step(store *trace)
         CHECK_INT(result->window_start_ns, AT(40));
         analysis_free(result);
     }
-    CHECK_INT(analysis_parse_window("205us:228us", &options, &err), 0);
+    CHECK_INT(analysis_parse_window("205us:228us", &options, NULL, &err), 0);
     result = analysis_run(trace, &options, &err);
     CHECK(result == NULL);
     CHECK_CONTAINS(err.message, "no GPU intervals in the selected window");
@@ -200,6 +200,17 @@ static void test_window_range_step(store *trace)
         CHECK_INT(device->span_end_ns, AT(240));
         analysis_free(result);
     }
+    /* --range with --step: the ranges inside that step (step 1 ran 0-150 us: the first "fwd"). */
+    options.step = 1;
+    result = analysis_run(trace, &options, &err);
+    CHECK(result != NULL);
+    if (result) {
+        CHECK_INT(result->devices[0].busy_ns, US(60));
+        CHECK_INT(result->devices[0].span_end_ns, AT(60));
+        CHECK_INT(result->window_end_ns, AT(60));
+        analysis_free(result);
+    }
+    options.step = -1;
     options.range_name = "no-such-range";
     result = analysis_run(trace, &options, &err);
     CHECK(result == NULL);
@@ -295,23 +306,36 @@ static void test_parse(void)
 {
     error_info err;
     int64_t ns = 0;
-    CHECK_INT(analysis_parse_duration("1.5ms", &ns, &err), 0);
+    CHECK_INT(analysis_parse_duration("1.5ms", &ns, NULL, &err), 0);
     CHECK_INT(ns, 1500000);
-    CHECK_INT(analysis_parse_duration("12us", &ns, &err), 0);
+    CHECK_INT(analysis_parse_duration("12us", &ns, NULL, &err), 0);
     CHECK_INT(ns, 12000);
-    CHECK_INT(analysis_parse_duration("2s", &ns, &err), 0);
+    CHECK_INT(analysis_parse_duration("2s", &ns, NULL, &err), 0);
     CHECK_INT(ns, 2000000000);
-    CHECK_INT(analysis_parse_duration("250", &ns, &err), 0);
+    int unitless = 0;
+    CHECK_INT(analysis_parse_duration("1 ms", &ns, &unitless, &err), 0);
+    CHECK_INT(ns, 1000000);
+    CHECK_INT(unitless, 0);
+    CHECK_INT(analysis_parse_duration("250", &ns, &unitless, &err), 0);
     CHECK_INT(ns, 250);
-    CHECK_INT(analysis_parse_duration("3 parsecs", &ns, &err), -1);
+    CHECK_INT(unitless, 1);
+    CHECK_INT(analysis_parse_duration("3 parsecs", &ns, NULL, &err), -1);
     CHECK_CONTAINS(err.message, "unknown unit");
     struct analysis_options options;
     analysis_options_init(&options);
-    CHECK_INT(analysis_parse_window("20ms:10ms", &options, &err), -1);
-    CHECK_INT(analysis_parse_window("10ms", &options, &err), -1);
-    CHECK_INT(analysis_parse_window(":10ms", &options, &err), 0);
+    CHECK_INT(analysis_parse_window("20ms:10ms", &options, NULL, &err), -1);
+    CHECK_INT(analysis_parse_window("10ms", &options, NULL, &err), -1);
+    CHECK_INT(analysis_parse_window(":10ms", &options, NULL, &err), 0);
     CHECK_INT(options.window_start_ns, STORE_NULL);
     CHECK_INT(options.window_end_ns, 10000000);
+    unitless = 0;
+    CHECK_INT(analysis_parse_window(" 1 ms : 2ms", &options, &unitless, &err), 0); /* render's old spelling */
+    CHECK_INT(options.window_start_ns, 1000000);
+    CHECK_INT(options.window_end_ns, 2000000);
+    CHECK_INT(unitless, 0);
+    CHECK_INT(analysis_parse_window("0:2000000", &options, &unitless, &err), 0); /* report's old spelling */
+    CHECK_INT(options.window_end_ns, 2000000);
+    CHECK_INT(unitless, 1);
 }
 
 int main(void)

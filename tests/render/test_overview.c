@@ -142,7 +142,7 @@ static int read_both(store *trace, int64_t start_ns, int64_t end_ns, int columns
 {
     error_info err;
     int64_t last_end = STORE_NULL, overview_end = STORE_NULL;
-    struct reader_selection selection = {rank, 0, 0};
+    struct reader_selection selection = {.rank = rank, .device_id = -1, .stream_id = -1};
     *scanned = canvas_new(start_ns, end_ns, columns, 3.0);
     *overview = canvas_new(start_ns, end_ns, columns, 3.0);
     CHECK_INT(reader_fill(*scanned, trace, &selection, &last_end, &err), 0);

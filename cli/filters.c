@@ -1,0 +1,71 @@
+/* filters.c: see filters.h. */
+#include "filters.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+void cli_filters_init(struct cli_filters *filters)
+{
+    analysis_options_init(&filters->analysis);
+    filters->unitless_warned = 0;
+}
+
+static int parse_count(const char *name, const char *value, int64_t *out, error_info *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long long number = strtoll(value, &end, 10);
+    if (end == value || *end != '\0' || errno != 0 || number < 0)
+        return error_set(err, "--%s wants a non-negative integer, not '%s'", name, value);
+    *out = number;
+    return 0;
+}
+
+static int apply(struct cli_filters *filters, const char *command, int option, const char *value, error_info *err)
+{
+    struct analysis_options *options = &filters->analysis;
+    int unitless = 0;
+    switch (option) {
+    case CLI_FILTER_RANK: return parse_count("rank", value, &options->rank, err);
+    case CLI_FILTER_DEVICE: return parse_count("device", value, &options->device_id, err);
+    case CLI_FILTER_STREAM: return parse_count("stream", value, &options->stream_id, err);
+    case CLI_FILTER_STEP: return parse_count("step", value, &options->step, err);
+    case CLI_FILTER_RANGE:
+        if (!value[0])
+            return error_set(err, "--range wants an NVTX range name");
+        options->range_name = value;
+        return 0;
+    case CLI_FILTER_WINDOW:
+        if (analysis_parse_window(value, options, &unitless, err) != 0)
+            return error_prefix(err, "--window");
+        if (unitless && !filters->unitless_warned) {
+            fprintf(stderr,
+                    "overlapscope: %s: warning: --window '%s': a number without a unit is read as nanoseconds"
+                    " (write the unit: 250ns, 12us, 1.5ms, 2s)\n",
+                    command, value);
+            filters->unitless_warned = 1;
+        }
+        return 0;
+    default: return error_set(err, "not a filter");
+    }
+}
+
+int cli_filters_take(struct cli_filters *filters, char **argv, int option)
+{
+    if (option < CLI_FILTER_RANK || option > CLI_FILTER_STEP)
+        return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
+    error_info err;
+    if (apply(filters, argv[0], option, optarg, &err) != 0)
+        return cli_usage_error(argv[0], "%s", err.message);
+    return 0;
+}
+
+int cli_filters_choose_time(const struct cli_filters *filters)
+{
+    const struct analysis_options *options = &filters->analysis;
+    return options->window_start_ns != STORE_NULL || options->window_end_ns != STORE_NULL || options->range_name ||
+           options->step >= 0;
+}

@@ -1,0 +1,46 @@
+/* filters.h: the options that choose what a command looks at (--rank, --device, --stream,
+ * --window, --range, --step), parsed here once for report, check, diff, render and export, so
+ * that the same flags mean the same interval everywhere. They fill an analysis_options; the
+ * analyzer alone turns it into GPU time (analysis_run: result->window_start_ns/end_ns), and a
+ * picture draws the window the analysis reports. Meanings: docs/overlapscope-report.md. */
+#ifndef OVERLAPSCOPE_CLI_FILTERS_H
+#define OVERLAPSCOPE_CLI_FILTERS_H
+
+#include <getopt.h>
+
+#include "analysis.h"
+
+/* getopt_long values of the filter options; a command's own options use values below 0x100. */
+enum {
+    CLI_FILTER_RANK = 0x100,
+    CLI_FILTER_DEVICE,
+    CLI_FILTER_STREAM,
+    CLI_FILTER_WINDOW,
+    CLI_FILTER_RANGE,
+    CLI_FILTER_STEP
+};
+
+/* The rows to put in a command's getopt_long table (before its terminating zero row). */
+#define CLI_FILTER_OPTIONS                                                                                    \
+    {"rank", required_argument, 0, CLI_FILTER_RANK}, {"device", required_argument, 0, CLI_FILTER_DEVICE},     \
+        {"stream", required_argument, 0, CLI_FILTER_STREAM}, {"window", required_argument, 0, CLI_FILTER_WINDOW}, \
+        {"range", required_argument, 0, CLI_FILTER_RANGE}, {"step", required_argument, 0, CLI_FILTER_STEP}
+
+struct cli_filters {
+    struct analysis_options analysis; /* what the options chose; value strings point into argv */
+    int unitless_warned;              /* the bare-number warning was printed */
+};
+
+void cli_filters_init(struct cli_filters *filters);
+
+/* Takes a getopt_long result (option, with optarg and optind as getopt_long left them) that the
+ * command's own options did not: applies a filter option and returns 0; for a wrong value, an
+ * unknown option or a missing value, prints the usage error naming the command (argv[0]) and
+ * returns CLI_EXIT_ERROR. A window number without a unit is taken as
+ * nanoseconds, with one warning on stderr per command. */
+int cli_filters_take(struct cli_filters *filters, char **argv, int option);
+
+/* 1 when the filters choose a part of the time (--window, --range or --step). */
+int cli_filters_choose_time(const struct cli_filters *filters);
+
+#endif
