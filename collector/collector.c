@@ -221,7 +221,7 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
     atomic_fetch_add(&collector.buffers_completed, 1);
     count_drops(context, stream_id);
     pthread_mutex_lock(&collector.lock);
-    int queued = collector.writer && collector.pid == getpid() && valid_bytes > 0 && buffer &&
+    int queued = !collector.options.discard && collector.writer && collector.pid == getpid() && valid_bytes > 0 && buffer &&
                  collector_writer_submit(collector.writer, buffer, valid_bytes) == 0;
     pthread_mutex_unlock(&collector.lock);
     if (!queued && buffer)

@@ -92,6 +92,8 @@ int collector_options_from_environment(struct collector_options *options, error_
     options->launch_callbacks = !(launch_callbacks && strcmp(launch_callbacks, "0") == 0);
     const char *flush_forced = getenv("OVERLAPSCOPE_FLUSH_FORCED");
     options->flush_forced = flush_forced && strcmp(flush_forced, "1") == 0;
+    const char *discard = getenv("OVERLAPSCOPE_DISCARD");
+    options->discard = discard && strcmp(discard, "1") == 0;
     long long flush_ms, buffer_bytes, buffer_count, device_buffer_bytes;
     if (positive_variable("OVERLAPSCOPE_FLUSH_MS", 500, &flush_ms, err) != 0 ||
         positive_variable("OVERLAPSCOPE_BUFFER_BYTES", 8 << 20, &buffer_bytes, err) != 0 ||

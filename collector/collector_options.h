@@ -14,6 +14,8 @@
  *   OVERLAPSCOPE_NCCL          0: no collectives rows from NCCL kernel names (default 1)
  *   OVERLAPSCOPE_LAUNCH_CALLBACKS  0: no callback on launch APIs (measures its cost; loses the
  *                              per-thread default stream and the launch-count checks; default 1)
+ *   OVERLAPSCOPE_DISCARD       1: activity buffers are released unread, nothing is written (diagnostic:
+ *                              measures the writer thread's share of the cost; the trace has no rows)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */
 #ifndef OVERLAPSCOPE_COLLECTOR_OPTIONS_H
 #define OVERLAPSCOPE_COLLECTOR_OPTIONS_H
@@ -54,6 +56,7 @@ struct collector_options {
     int nccl;
     int launch_callbacks;
     int flush_forced; /* OVERLAPSCOPE_FLUSH_FORCED=1: periodic flushes forced (diagnostic) */
+    int discard;      /* OVERLAPSCOPE_DISCARD=1: buffers released unread (diagnostic) */
     char output_dir[PATH_MAX];
 };
 

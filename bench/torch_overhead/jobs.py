@@ -1,14 +1,16 @@
 """The PyTorch jobs of bench/torch_overhead: what users run, timed in steady state.
 
-    python3 jobs.py JOB [--steps N] [--warmup N] [--torch-profiler TRACE.json]
+    python3 jobs.py JOB [--steps N] [--warmup N] [--torch-profiler TRACE.json [--profiler-first]]
 
 JOB: resnet50 (torchvision ResNet-50 training, bf16 autocast, batch 64), mlp (12-layer MLP, 256
 wide, batch 256: launch-bound), gpt2 (a GPT-2-small-sized decoder, 12 layers, 768 wide, 12 heads,
 sequence 1024, batch 8, bf16 autocast). The timed part is `--steps` training steps after `--warmup`
 steps, between two cuda.synchronize() calls (none inside: a per-step sync would change what a
 launch-bound loop does). Prints one line: RESULT job=... steps=... seconds=... steps_per_s=...
-With --torch-profiler the timed steps run under torch.profiler (CPU and CUDA activities, the usual
-way) and the Chrome trace is exported after the timing.
+With --torch-profiler the process times the steps twice, once plain and once under torch.profiler
+(CPU and CUDA activities, the usual way; the Chrome trace exported after the timing), in the order
+--profiler-first says, and prints a RESULT line for each (variant=plain, variant=profiler): one
+process start (the longest part of a run) serves both variants.
 """
 import argparse
 import sys
@@ -33,7 +35,7 @@ def resnet50():
             loss = loss_fn(model(images), labels)
         loss.backward()
         optimizer.step()
-    return step, 20, 120
+    return step, 15, 60
 
 
 def mlp():
@@ -50,7 +52,7 @@ def mlp():
         loss = ((model(x) - y) ** 2).mean()
         loss.backward()
         optimizer.step()
-    return step, 50, 2000
+    return step, 50, 1000
 
 
 class Block(nn.Module):
@@ -96,7 +98,7 @@ def gpt2():
             loss = loss_fn(logits.reshape(-1, logits.shape[-1]).float(), tokens[:, 1:].reshape(-1))
         loss.backward()
         optimizer.step()
-    return step, 10, 60
+    return step, 8, 30
 
 
 JOBS = {"resnet50": resnet50, "mlp": mlp, "gpt2": gpt2}
@@ -108,6 +110,7 @@ def main():
     parser.add_argument("--steps", type=int)
     parser.add_argument("--warmup", type=int)
     parser.add_argument("--torch-profiler", metavar="TRACE")
+    parser.add_argument("--profiler-first", action="store_true")
     args = parser.parse_args()
     step, warmup, steps = JOBS[args.job]()
     warmup = args.warmup if args.warmup is not None else warmup
@@ -115,20 +118,30 @@ def main():
     for _ in range(warmup):
         step()
     torch.cuda.synchronize()
-    profiler = None
+
+    def timed(profiled):
+        profiler = None
+        if profiled:
+            from torch.profiler import ProfilerActivity, profile
+            profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+            profiler.__enter__()
+        start = time.perf_counter()
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+        if profiler:
+            profiler.__exit__(None, None, None)
+            profiler.export_chrome_trace(args.torch_profiler)
+        variant = "profiler" if profiled else "plain"
+        print(f"RESULT job={args.job} variant={variant} steps={steps} seconds={seconds:.4f} "
+              f"steps_per_s={steps / seconds:.3f}", flush=True)
+
+    order = [False]
     if args.torch_profiler:
-        from torch.profiler import ProfilerActivity, profile
-        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
-        profiler.__enter__()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    torch.cuda.synchronize()
-    seconds = time.perf_counter() - start
-    if profiler:
-        profiler.__exit__(None, None, None)
-        profiler.export_chrome_trace(args.torch_profiler)
-    print(f"RESULT job={args.job} steps={steps} seconds={seconds:.4f} steps_per_s={steps / seconds:.3f}", flush=True)
+        order = [True, False] if args.profiler_first else [False, True]
+    for profiled in order:
+        timed(profiled)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,18 @@
 # bench/torch_overhead: what `overlapscope record` costs real PyTorch jobs (GPU machine).
 # Each job (jobs.py: resnet50, mlp, gpt2) runs under each variant, interleaved round by round (the
 # order rotates every round), REPEATS rounds:
-#   plain       the job alone
-#   floor       a CUPTI injection that enables only kernel/memcpy/memset activity and discards the
-#               records (cupti_floor.c): what any CUDA activity trace must cost
-#   record      overlapscope record (the default: the analysis API set)
-#   profiler    torch.profiler around the timed steps (CPU+CUDA activities, Chrome trace exported)
-# and, with EXTRA_VARIANTS="record-all record-nolaunch", overlapscope record --api all (every API
-# call, the old default) and record with its launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0).
+#   plain, profiler  one process times the steps plain and under torch.profiler (CPU+CUDA activities,
+#                    Chrome trace exported), alternating which goes first from round to round
+#   floor            a CUPTI injection that enables only kernel/memcpy/memset activity and discards
+#                    the records (cupti_floor.c): what any CUDA activity trace must cost
+#   record           overlapscope record (the default: the analysis API set)
+# and, named in EXTRA_VARIANTS, the diagnostics that say where record's own time goes:
+#   record-all       --api all (every API call: the old default)
+#   record-noapi     --no-api (no runtime/driver records)
+#   record-nodriver  the analysis set without driver-API records
+#   record-nolaunch  the launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0)
+#   record-discard   everything enabled, buffers released unwritten (OVERLAPSCOPE_DISCARD=1): the
+#                    writer thread's share
 # Prints per job and variant: median steps/s, spread (min-max), ratio to plain and to the floor
 # (ratios of medians), and for record variants the trace bytes per GPU activity and dropped records.
 # Usage: bench/torch_overhead/run.sh OUTDIR [REPEATS [JOB...]]   (after tests/gpu/stage.sh)
@@ -22,7 +27,7 @@ here=bench/torch_overhead
 os=${OVERLAPSCOPE:-$PWD/.gpu/build/cli/overlapscope}
 floor=${CUPTI_FLOOR:-$PWD/.gpu/build/bench/libcupti_floor.so}
 python=${PYTHON:-python3}
-variants=(plain floor record profiler ${EXTRA_VARIANTS:-})
+variants=(plain+profiler floor record ${EXTRA_VARIANTS:-})
 mkdir -p "$out"
 results=$out/results.tsv
 : >"$results"
@@ -30,15 +35,29 @@ scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 
 run_one() { # job variant round: appends "job variant round steps_per_s bytes activities dropped"
     local job=$1 variant=$2 round=$3 log=$scratch/log db=$scratch/trace.db line rate bytes=- activities=- dropped=-
+    local job_command=("$python" $here/jobs.py "$job")
     rm -f "$db" "$scratch/trace.json"
     case $variant in
-    plain) timeout 300 "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
-    floor) CUDA_INJECTION64_PATH=$floor timeout 300 "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
-    profiler) timeout 300 "$python" $here/jobs.py "$job" --torch-profiler "$scratch/trace.json" >"$log" 2>&1 ;;
-    record) timeout 300 "$os" record -o "$db" -- "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
-    record-all) timeout 300 "$os" record --api all -o "$db" -- "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
-    record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- \
-        "$python" $here/jobs.py "$job" >"$log" 2>&1 ;;
+    plain+profiler)
+        first=(); [ $((round % 2)) -eq 0 ] && first=(--profiler-first)
+        timeout 300 "${job_command[@]}" --torch-profiler "$scratch/trace.json" "${first[@]}" >"$log" 2>&1
+        for v in plain profiler; do
+            line=$(grep "variant=$v " "$log" | grep -o 'steps_per_s=[0-9.]*' | tail -1)
+            rate=${line#steps_per_s=}; [ -n "$rate" ] || { echo "FAILED: $job $v round $round"; tail -5 "$log"; rate=nan; }
+            bytes=-; [ $v = profiler ] && [ -f "$scratch/trace.json" ] && bytes=$(stat -c %s "$scratch/trace.json")
+            printf '%s\t%s\t%s\t%s\t%s\t-\t-\n' "$job" "$v" "$round" "$rate" "$bytes" >>"$results"
+            echo "$job $v round $round: $rate steps/s"
+        done
+        return ;;
+    floor) CUDA_INJECTION64_PATH=$floor timeout 300 "${job_command[@]}" >"$log" 2>&1 ;;
+    record) timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-all) timeout 300 "$os" record --api all -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-noapi) timeout 300 "$os" record --no-api -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-nodriver) timeout 300 "$os" record --kinds kernel,memcpy,memset,sync,device,context,stream,event,runtime,nvtx \
+        -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-discard) OVERLAPSCOPE_DISCARD=1 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    *) echo "unknown variant $variant"; return ;;
     esac
     line=$(grep -o 'steps_per_s=[0-9.]*' "$log" | tail -1)
     rate=${line#steps_per_s=}
@@ -61,8 +80,6 @@ PY
 )
     elif [ "$variant" = floor ]; then
         dropped=$(sed -n 's/^cupti_floor: dropped //p' "$log" | awk '{s+=$1} END {print s+0}')
-    elif [ "$variant" = profiler ] && [ -f "$scratch/trace.json" ]; then
-        bytes=$(stat -c %s "$scratch/trace.json")
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$variant" "$round" "$rate" "$bytes" "$activities" "$dropped" >>"$results"
     echo "$job $variant round $round: $rate steps/s"
