@@ -295,6 +295,7 @@ static double render_picture(const void *arg)
     struct timeline_options options;
     timeline_options_init(&options);
     options.width_px = job->width;
+    options.force = 1; /* the same picture file, drawn again and again */
     options.window_start_ns = job->window_start_ns;
     options.window_end_ns = job->window_end_ns;
     double began = now_s();

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "import.h"
+#include "overview.h"
 #include "store.h"
 
 struct progress_line {
@@ -59,7 +60,7 @@ int cmd_import(int argc, char **argv)
                                             {"force", no_argument, 0, 'f'},
                                             {0, 0, 0, 0}};
     const char *output_path = NULL;
-    struct import_options import_options = {0};
+    struct import_options import_options = {.finish = overview_build_or_warn};
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {

@@ -7,6 +7,12 @@
 
 #include "cli.h"
 #include "merge.h"
+#include "overview.h"
+
+static void print_warning(void *command, const char *message)
+{
+    fprintf(stderr, "overlapscope: %s: warning: %s\n", (const char *)command, message);
+}
 
 int cmd_merge(int argc, char **argv)
 {
@@ -14,13 +20,13 @@ int cmd_merge(int argc, char **argv)
                                             {"force", no_argument, 0, 'f'},
                                             {0, 0, 0, 0}};
     const char *output_path = NULL;
-    int force = 0;
+    struct merge_options merge_options = {.finish = overview_build_or_warn, .warn = print_warning, .warn_context = argv[0]};
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
         switch (option) {
         case 'o': output_path = optarg; break;
-        case 'f': force = 1; break;
+        case 'f': merge_options.force = 1; break;
         default: return cli_usage_error(argv[0], "unknown option");
         }
     }
@@ -33,7 +39,7 @@ int cmd_merge(int argc, char **argv)
     if (!alignments)
         return cli_error(argv[0], "out of memory");
     error_info err;
-    if (merge_run(output_path, argv + optind, input_count, force, alignments, &err) != 0) {
+    if (merge_run(output_path, argv + optind, input_count, &merge_options, alignments, &err) != 0) {
         free(alignments);
         return cli_error(argv[0], "%s", err.message);
     }

@@ -12,6 +12,8 @@
 
 #include "cli.h"
 #include "collector_options.h"
+#include "output_file.h"
+#include "overview.h"
 #include "record.h"
 #include "store.h"
 #include "text_safe.h"
@@ -224,7 +226,8 @@ static int run_recording(const char *command, const struct record_arguments *arg
         char *line = join_arguments(arguments->program);
         struct record_meta meta = {.command = line, .job = &job, .api_records = arguments->api};
         struct record_merge_result result;
-        if (record_merge(run_directory, output, &meta, MERGE_WAIT_MS, &result, &err) != 0) {
+        if (record_merge(run_directory, output, arguments->force, overview_build_or_warn, &meta, MERGE_WAIT_MS,
+                         &result, &err) != 0) {
             cli_error(command, "%s (the per-process files are kept in %s)", err.message, run_directory);
             free(line);
             record_unlock_output(output, lock_fd);
@@ -245,13 +248,6 @@ int cmd_record(int argc, char **argv)
     int parsed = parse_arguments(argc, argv, &arguments);
     if (parsed != 0)
         return parsed;
-    if (!record_collector_built())
-        return cli_error(argv[0], "the collector is not built: this overlapscope was built without the CUDA"
-                                  " toolkit (CUPTI); rebuild where /usr/local/cuda is, or import a profiler trace");
-    error_info err;
-    char collector[4096];
-    if (record_find_collector(collector, sizeof collector, &err) != 0)
-        return cli_error(argv[0], "%s", err.message);
     char default_output[64];
     const char *output = arguments.output;
     if (!output) {
@@ -261,5 +257,15 @@ int cmd_record(int argc, char **argv)
         strftime(default_output, sizeof default_output, "overlapscope-%Y%m%d-%H%M%S.db", &local);
         output = default_output;
     }
+    /* Before anything else: a job must not run for hours into an output that will be refused. */
+    error_info err;
+    if (output_file_check(output, arguments.force, NULL, 0, &err) != 0)
+        return cli_error(argv[0], "%s", err.message);
+    if (!record_collector_built())
+        return cli_error(argv[0], "the collector is not built: this overlapscope was built without the CUDA"
+                                  " toolkit (CUPTI); rebuild where /usr/local/cuda is, or import a profiler trace");
+    char collector[4096];
+    if (record_find_collector(collector, sizeof collector, &err) != 0)
+        return cli_error(argv[0], "%s", err.message);
     return run_recording(argv[0], &arguments, output, collector);
 }

@@ -36,7 +36,7 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
         {"height", required_argument, 0, 'H'}, {"dpi", required_argument, 0, 'd'},
         {"host", no_argument, 0, 'h'},         {"nvtx", no_argument, 0, 'n'},
         {"title", required_argument, 0, 't'},  {"verbose", no_argument, 0, 'v'},
-        CLI_FILTER_OPTIONS,
+        {"force", no_argument, 0, 'f'},        CLI_FILTER_OPTIONS,
         {0, 0, 0, 0}};
     memset(request, 0, sizeof *request);
     cli_filters_init(&request->filters);
@@ -52,6 +52,7 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
         case 'h': request->options.show_host_calls = 1; break;
         case 'n': request->options.show_nvtx = 1; break;
         case 'v': request->verbose = 1; break;
+        case 'f': request->options.force = 1; break;
         case 'W':
         case 'H':
             if (parse_int(optarg, 1, 1000000, &value) != 0)

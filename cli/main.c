@@ -1,4 +1,5 @@
 /* main.c: the overlapscope command: one table of subcommands, help, version. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,7 +82,7 @@ static const struct cli_command *find_command(const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         print_overview(stderr);
@@ -124,4 +125,23 @@ int main(int argc, char **argv)
         }
     }
     return command->run(argc - 1, argv + 1);
+}
+
+/* Every command's standard output ends here: a write that failed (a full disk, /dev/full, a
+ * closed descriptor) is an error, never exit status 0 with a truncated report. */
+static int finish_standard_output(const char *command, int status)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    if (status == CLI_EXIT_ERROR)
+        return status; /* the command said why already: one line */
+    cli_error(command, "cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+    return CLI_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+    int status = dispatch(argc, argv);
+    return finish_standard_output(argc >= 2 ? argv[1] : "overlapscope", status);
 }

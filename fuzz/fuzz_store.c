@@ -92,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct timeline_options options;
     timeline_options_init(&options);
     options.width_px = 320;
+    options.force = 1; /* the same picture file, drawn again and again */
     char picture[160];
     snprintf(picture, sizeof picture, "%s/picture.png", fuzz_scratch_directory(&harness));
     err.message[0] = '\0';

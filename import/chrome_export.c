@@ -356,14 +356,13 @@ int chrome_export_write(store *trace, const char *output_path, int force, struct
 {
     struct writer w = {.trace = trace, .origin_ns = trace_origin(trace)};
     int to_stdout = strcmp(output_path, "-") == 0;
-    char *temporary = to_stdout ? NULL : output_file_begin(output_path, force, err);
-    if (!to_stdout && !temporary)
+    const char *input = store_path(trace);
+    output_file *output = to_stdout ? NULL : output_file_begin(output_path, force, &input, 1, err);
+    if (!to_stdout && !output)
         return -1;
-    w.out = to_stdout ? stdout : fopen(temporary, "w");
+    w.out = to_stdout ? stdout : output_file_stream(output, err);
     if (!w.out) {
-        error_set(err, "cannot write '%s'", output_path);
-        output_file_discard(temporary);
-        free(temporary);
+        output_file_discard(output);
         return -1;
     }
     char *buffer = to_stdout ? NULL : malloc(1 << 20);
@@ -373,16 +372,12 @@ int chrome_export_write(store *trace, const char *output_path, int force, struct
     if (to_stdout) {
         if (fflush(stdout) != 0 && status == 0)
             status = error_set(err, "cannot write to stdout");
+    } else if (status == 0) {
+        status = output_file_commit(output, err); /* closes w.out, before its buffer goes */
     } else {
-        if (fclose(w.out) != 0 && status == 0)
-            status = error_set(err, "cannot write '%s' (disk full?)", output_path);
-        if (status == 0)
-            status = output_file_commit(temporary, output_path, err);
-        else
-            output_file_discard(temporary);
+        output_file_discard(output);
     }
     free(buffer);
-    free(temporary);
     if (status == 0 && counts)
         *counts = w.counts;
     return status;

@@ -13,7 +13,6 @@
 #include "kineto.h"
 #include "nsys.h"
 #include "output_file.h"
-#include "overview.h"
 #include "store.h"
 
 struct file_list {
@@ -179,12 +178,13 @@ int import_run(const char *output_path, char *const *inputs, int input_count, co
         list_free(&files);
         return -1;
     }
-    char *temporary = output_file_begin(output_path, options->force, err);
-    if (!temporary) {
+    output_file *out =
+        output_file_begin(output_path, options->force, (const char *const *)files.paths, (int)files.count, err);
+    if (!out) {
         list_free(&files);
         return -1;
     }
-    store *output = store_create(temporary, STORE_OVERWRITE | STORE_FAST_UNSAFE, err);
+    store *output = store_create(output_file_temporary(out), STORE_OVERWRITE | STORE_FAST_UNSAFE, err);
     struct progress_share share = {.options = options};
     for (size_t i = 0; i < files.count; i++)
         share.total_bytes += file_size(files.paths[i]);
@@ -196,15 +196,14 @@ int import_run(const char *output_path, char *const *inputs, int input_count, co
         status = write_meta(output, formats_seen, err);
     if (status == 0)
         status = store_finalize(output, err);
-    if (status == 0)
-        status = overview_build_or_warn(output, err); /* whole-trace pictures without a scan */
+    if (status == 0 && options->finish)
+        status = options->finish(output, err);
     if (output && store_close(output, status == 0 ? err : NULL) != 0)
         status = -1;
     if (status == 0)
-        status = output_file_commit(temporary, output_path, err);
+        status = output_file_commit(out, err);
     else
-        output_file_discard(temporary);
-    free(temporary);
+        output_file_discard(out);
     int imported = (int)files.count;
     list_free(&files);
     return status == 0 ? imported : -1;

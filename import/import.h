@@ -3,18 +3,21 @@
  *
  * Each input is a file or a directory (every *.json, *.json.gz, *.sqlite in it, sorted by name,
  * not recursive). The format is told by content, not by name: SQLite's header, gzip's magic, or
- * JSON. The output is written to a temporary file beside it and renamed into place only when every
- * input was read: a failure leaves nothing behind. */
+ * JSON. The output is written as output_file.h says (refused when it exists without force, or is
+ * an input; a temporary file beside it renamed into place only when every input was read): a
+ * failure leaves nothing behind. */
 #ifndef OVERLAPSCOPE_IMPORT_H
 #define OVERLAPSCOPE_IMPORT_H
 
 #include "error.h"
+#include "store.h"
 
 struct import_options {
     int force; /* replace an existing output */
     /* Optional: the share of all input bytes read so far (0..1). */
     void (*progress)(void *context, double fraction);
     void *progress_context;
+    store_finishing_step *finish; /* may be NULL: run on the finalized trace (store.h) */
 };
 
 enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FORMAT_NSYS };

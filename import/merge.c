@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "output_file.h"
-#include "overview.h"
 #include "store.h"
 
 /* Estimates every input's offset against inputs[0]. */
@@ -70,11 +69,33 @@ static int record_alignment(store *output, const char *input, int index, const s
     return store_commit(output, err);
 }
 
+/* Stores a warning row for each kind of row input could not carry, and passes it on. */
+static int warn_losses(store *output, const char *input, const struct store_append_losses *losses,
+                       const struct merge_options *options, error_info *err)
+{
+    for (int i = 0; i < losses->count; i++) {
+        char message[1024];
+        snprintf(message, sizeof message,
+                 "%s: %" PRId64 " %s rows not carried: their process or name id names nothing in that trace", input,
+                 losses->kinds[i].rows, losses->kinds[i].table);
+        struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "merge-dropped",
+                                        .message = message};
+        if (store_begin(output, err) != 0 || store_insert_warning(output, &warning, err) != 0 ||
+            store_commit(output, err) != 0)
+            return -1;
+        if (options->warn)
+            options->warn(options->warn_context, message);
+    }
+    return 0;
+}
+
 static int write_merged(store *output, char *const *inputs, int input_count, const struct clock_alignment *alignments,
-                        error_info *err)
+                        const struct merge_options *options, error_info *err)
 {
     for (int i = 0; i < input_count; i++) {
-        if (store_append_trace(output, inputs[i], alignments[i].offset_ns, err) != 0)
+        struct store_append_losses losses;
+        if (store_append_trace(output, inputs[i], alignments[i].offset_ns, &losses, err) != 0 ||
+            warn_losses(output, inputs[i], &losses, options, err) != 0)
             return -1;
         if (i > 0 && record_alignment(output, inputs[i], i, &alignments[i], err) != 0)
             return -1;
@@ -86,10 +107,23 @@ static int write_merged(store *output, char *const *inputs, int input_count, con
         return -1;
     if (store_finalize(output, err) != 0)
         return -1;
-    return overview_build_or_warn(output, err); /* whole-job pictures without a scan */
+    return options->finish ? options->finish(output, err) : 0;
 }
 
-int merge_run(const char *output_path, char *const *inputs, int input_count, int force,
+/* An offset no two clocks of real hosts can be apart: the inputs' times are damaged. */
+static int refuse_implausible_offsets(char *const *inputs, int input_count, const struct clock_alignment *alignments,
+                                      error_info *err)
+{
+    for (int i = 1; i < input_count; i++)
+        if (alignments[i].offset_ns > STORE_MAX_ABS_TIME_NS || alignments[i].offset_ns < -STORE_MAX_ABS_TIME_NS)
+            return error_set(err,
+                             "%s: clock offset %" PRId64 " ns against %s is beyond any clock (over %" PRId64
+                             " ns): the collective times of one of them are damaged",
+                             inputs[i], alignments[i].offset_ns, inputs[0], STORE_MAX_ABS_TIME_NS);
+    return 0;
+}
+
+int merge_run(const char *output_path, char *const *inputs, int input_count, const struct merge_options *options,
               struct clock_alignment *alignments, error_info *err)
 {
     if (input_count < 1)
@@ -97,27 +131,28 @@ int merge_run(const char *output_path, char *const *inputs, int input_count, int
     struct clock_alignment *estimated = calloc((size_t)input_count, sizeof *estimated);
     if (!estimated)
         return error_set(err, "out of memory");
-    int status = estimate_offsets(inputs, input_count, estimated, err);
-    char *temporary = status == 0 ? output_file_begin(output_path, force, err) : NULL;
-    if (status == 0 && !temporary)
-        status = -1;
-    store *output = status == 0 ? store_create(temporary, STORE_OVERWRITE | STORE_FAST_UNSAFE, err) : NULL;
+    /* The output is checked first: a refused name must not cost the inputs' scan. */
+    output_file *out = output_file_begin(output_path, options->force, (const char *const *)inputs, input_count, err);
+    int status = out ? estimate_offsets(inputs, input_count, estimated, err) : -1;
+    if (status == 0)
+        status = refuse_implausible_offsets(inputs, input_count, estimated, err);
+    store *output =
+        status == 0 ? store_create(output_file_temporary(out), STORE_OVERWRITE | STORE_FAST_UNSAFE, err) : NULL;
     if (status == 0 && !output)
         status = -1;
     if (status == 0)
-        status = write_merged(output, inputs, input_count, estimated, err);
+        status = write_merged(output, inputs, input_count, estimated, options, err);
     if (output && store_close(output, status == 0 ? err : NULL) != 0)
         status = -1;
-    if (temporary) {
+    if (out) {
         if (status == 0)
-            status = output_file_commit(temporary, output_path, err);
+            status = output_file_commit(out, err);
         else
-            output_file_discard(temporary);
+            output_file_discard(out);
     }
     if (status == 0 && alignments)
         for (int i = 0; i < input_count; i++)
             alignments[i] = estimated[i];
-    free(temporary);
     free(estimated);
     return status;
 }

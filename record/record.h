@@ -3,11 +3,12 @@
  *
  * The flow (cli/cmd_record.c drives it and does all printing):
  *   record_find_collector      liboverlapscope-collector.so relative to the running binary
+ *   output_file_check          the output is refused before the job starts (output_file.h)
  *   record_lock_output         one recording per output file; refuse to overwrite without force
  *   record_make_run_directory  a private folder beside the output for the per-process files
  *   record_set_environment     CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH, OVERLAPSCOPE_*
  *   record_run_job             execvp (no shell), SIGINT/SIGTERM forwarded, wait
- *   record_merge               every proc-*.db into one trace, written atomically (rename)
+ *   record_merge               every proc-*.db into one trace, written as output_file.h says
  * Library code: never prints, never exits; errors in an error_info. */
 #ifndef OVERLAPSCOPE_RECORD_H
 #define OVERLAPSCOPE_RECORD_H
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "store.h"
 
 #define RECORD_COLLECTOR_NAME "liboverlapscope-collector.so"
 
@@ -29,9 +31,9 @@ int record_collector_built(void);
  * Returns 0, or -1 with err listing where it looked. */
 int record_find_collector(char *path, size_t size, error_info *err);
 
-/* Takes the exclusive lock "<output>.lock" (another record into the same output fails), then
- * checks that the output may be written: refused when it exists and force is 0, or when its
- * folder is not writable. Returns the lock's descriptor, or -1 with err filled. */
+/* Checks that the output may be written (output_file_check), then takes the exclusive lock
+ * "<output>.lock" (another record into the same output fails; a lock name that is a symbolic
+ * link is refused, never followed). Returns the lock's descriptor, or -1 with err filled. */
 int record_lock_output(const char *output, int force, error_info *err);
 /* Releases and removes the lock. */
 void record_unlock_output(const char *output, int lock_fd);
@@ -85,11 +87,12 @@ struct record_meta {
 
 /* Merges every proc-*.db of run_directory into output: waits (up to wait_ms) for processes still
  * writing, appends each file (a damaged one as far as it reads, with a warning row), stores meta
- * (source=record, clock=cupti, command, exit_status, api_records, competing_profiler) and the job's fate,
- * finalizes and renames a temporary file of output's folder onto output. Returns 0, or -1 with err
- * filled (output then untouched). */
-int record_merge(const char *run_directory, const char *output, const struct record_meta *meta, int wait_ms,
-                 struct record_merge_result *result, error_info *err);
+ * (source=record, clock=cupti, command, exit_status, api_records, competing_profiler) and the job's
+ * fate, finalizes, runs finish (may be NULL; store.h) and writes output as output_file.h says
+ * (force: replace an existing one). Returns 0, or -1 with err filled (output then untouched, and
+ * no temporary file or SQLite sidecar left). */
+int record_merge(const char *run_directory, const char *output, int force, store_finishing_step *finish,
+                 const struct record_meta *meta, int wait_ms, struct record_merge_result *result, error_info *err);
 
 /* Copies what can still be read of a damaged per-process file into a new trace at salvaged_path.
  * Rows are copied table by table until the first unreadable page; a processes row is made up from

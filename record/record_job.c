@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "output_file.h"
 #include "record.h"
 
 int record_collector_built(void)
@@ -61,28 +62,23 @@ static void folder_of(const char *path, char *folder, size_t size)
 
 int record_lock_output(const char *output, int force, error_info *err)
 {
-    char folder[PATH_MAX];
-    folder_of(output, folder, sizeof folder);
-    struct stat info;
-    if (stat(folder, &info) != 0)
-        return error_set(err, "cannot write '%s': %s", output, strerror(errno));
-    if (access(folder, W_OK | X_OK) != 0)
-        return error_set(err, "cannot write '%s': folder '%s': %s", output, folder, strerror(errno));
-    if (stat(output, &info) == 0 && S_ISDIR(info.st_mode))
-        return error_set(err, "cannot write '%s': is a directory", output);
+    if (output_file_check(output, force, NULL, 0, err) != 0)
+        return -1;
     char lock_path[PATH_MAX + 8];
     snprintf(lock_path, sizeof lock_path, "%s.lock", output);
-    int lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int lock_fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (lock_fd < 0)
-        return error_set(err, "cannot create '%s': %s", lock_path, strerror(errno));
+        return error_set(err, "cannot create '%s': %s", lock_path,
+                         errno == ELOOP ? "it is a symbolic link (never followed)" : strerror(errno));
     if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
         close(lock_fd);
         return error_set(err, "cannot write '%s': another 'overlapscope record' is writing it (%s is locked)",
                          output, lock_path);
     }
-    if (!force && access(output, F_OK) == 0) {
+    /* Checked again under the lock: another record may have finished it meanwhile. */
+    if (output_file_check(output, force, NULL, 0, err) != 0) {
         record_unlock_output(output, lock_fd);
-        return error_set(err, "'%s' exists (use --force to overwrite)", output);
+        return -1;
     }
     return lock_fd;
 }

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output_file.h"
 #include "record.h"
-#include "overview.h"
 #include "store.h"
 
 /* The tables of schema v1 in an order that keeps references valid (strings before the rows
@@ -237,7 +237,7 @@ static int append_process_file(store *trace, const char *path, int still_writing
     error_info append_err;
     int64_t first_new_process = query_int(store_db(trace), "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes");
     char message[1536];
-    if (store_append_trace(trace, path, 0, &append_err) == 0) {
+    if (store_append_trace(trace, path, 0, NULL, &append_err) == 0) {
         if (still_writing) {
             snprintf(message, sizeof message,
                      "'%s' was still being written when the job ended (a process outlived it): merged as far as"
@@ -253,7 +253,7 @@ static int append_process_file(store *trace, const char *path, int still_writing
     error_info salvage_err;
     int64_t rows = record_salvage(path, salvaged, &salvage_err);
     result->damaged_files++;
-    if (rows < 0 || store_append_trace(trace, salvaged, 0, &salvage_err) != 0) {
+    if (rows < 0 || store_append_trace(trace, salvaged, 0, NULL, &salvage_err) != 0) {
         snprintf(message, sizeof message, "%s; nothing of it could be read (%s)", append_err.message,
                  salvage_err.message);
         unlink(salvaged);
@@ -322,7 +322,7 @@ static void summarize(store *trace, struct record_merge_result *result)
 }
 
 static int merge_into(store *trace, char **files, int count, const struct record_meta *meta, int wait_ms,
-                      struct record_merge_result *result, error_info *err)
+                      store_finishing_step *finish, struct record_merge_result *result, error_info *err)
 {
     for (int i = 0; i < count; i++) {
         int still_writing = wait_for_writer(files[i], wait_ms);
@@ -342,36 +342,33 @@ static int merge_into(store *trace, char **files, int count, const struct record
         return -1;
     if (store_finalize(trace, err) != 0)
         return -1;
-    return overview_build_or_warn(trace, err); /* whole-run pictures without a scan */
+    return finish ? finish(trace, err) : 0;
 }
 
-int record_merge(const char *run_directory, const char *output, const struct record_meta *meta, int wait_ms,
-                 struct record_merge_result *result, error_info *err)
+int record_merge(const char *run_directory, const char *output, int force, store_finishing_step *finish,
+                 const struct record_meta *meta, int wait_ms, struct record_merge_result *result, error_info *err)
 {
     memset(result, 0, sizeof *result);
-    char temporary[PATH_MAX + 64];
-    char folder_copy[PATH_MAX], name_copy[PATH_MAX];
-    snprintf(folder_copy, sizeof folder_copy, "%s", output);
-    snprintf(name_copy, sizeof name_copy, "%s", output);
-    snprintf(temporary, sizeof temporary, "%s/.%s.partial-%d", dirname(folder_copy), basename(name_copy),
-             (int)getpid());
-    store *trace = store_create(temporary, STORE_FAST_UNSAFE | STORE_OVERWRITE, err);
-    if (!trace)
-        return -1;
+    output_file *out = output_file_begin(output, force, NULL, 0, err);
+    store *trace = out ? store_create(output_file_temporary(out), STORE_FAST_UNSAFE | STORE_OVERWRITE, err) : NULL;
+    if (!trace) {
+        output_file_discard(out);
+        return error_prefix(err, "cannot merge the recording into '%s'", output);
+    }
     int count = 0;
     char **files = list_process_files(run_directory, &count);
     result->files = count;
-    int status = merge_into(trace, files, count, meta, wait_ms, result, err);
+    int status = merge_into(trace, files, count, meta, wait_ms, finish, result, err);
     for (int i = 0; i < count; i++)
         free(files[i]);
     free(files);
     if (store_close(trace, status ? NULL : err) != 0)
         status = -1;
-    if (status == 0 && rename(temporary, output) != 0)
-        status = error_set(err, "cannot write '%s': %s", output, strerror(errno));
-    if (status != 0) {
-        unlink(temporary);
+    if (status == 0)
+        status = output_file_commit(out, err);
+    else
+        output_file_discard(out);
+    if (status != 0)
         error_prefix(err, "cannot merge the recording into '%s'", output);
-    }
     return status;
 }

@@ -1,6 +1,7 @@
 /* overview.c: see overview.h.
  *
- * Table render_overview, one row per part (docs/trace-format.md):
+ * Table render_overview (created with the trace: store/schema.sql), one row per part
+ * (docs/trace-format.md):
  *   what 0, the header: start_ns, end_ns (the trace's first GPU start and last GPU end),
  *     columns, and kernels_rowid, memcpys_rowid, memsets_rowid: each table's largest rowid when
  *     the overview was built (a trace that grew since has a stale overview);
@@ -29,12 +30,6 @@ enum { COLUMN_PART, COLUMN_PROCESS, COLUMN_DEVICE, COLUMN_STREAM, COLUMN_KINDS, 
 #define KEPT_RECORD_BYTES 34 /* start, end, detail_a, detail_b (int64 each), kind, detail (a byte each) */
 #define MIN_COLUMNS 1024
 #define MAX_COLUMNS (1 << 20)
-
-static const char create_sql[] =
-    "CREATE TABLE render_overview (part INTEGER PRIMARY KEY, what INTEGER NOT NULL, process_id INTEGER,"
-    " device_id INTEGER, stream_id INTEGER, start_ns INTEGER, end_ns INTEGER, columns INTEGER,"
-    " kernels_rowid INTEGER, memcpys_rowid INTEGER, memsets_rowid INTEGER, interval_count INTEGER,"
-    " kinds INTEGER, busy BLOB, counts BLOB, cells BLOB, kept BLOB)";
 
 static void put_int64(unsigned char *out, int64_t value)
 {
@@ -180,8 +175,7 @@ static int write_overview(store *trace, const struct canvas *canvas, const int64
         error_set(err, "out of memory");
         goto done;
     }
-    if (sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db,
+    if (sqlite3_prepare_v2(db,
                            "INSERT INTO render_overview (what, process_id, device_id, stream_id, start_ns, end_ns,"
                            " columns, kernels_rowid, memcpys_rowid, memsets_rowid, interval_count, kinds, busy,"
                            " counts, cells, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
@@ -219,7 +213,8 @@ int overview_build(store *trace, int64_t min_rows, int columns, error_info *err)
     if (columns < MIN_COLUMNS || columns > MAX_COLUMNS)
         return error_set(err, "an overview of %d columns (%d to %d)", columns, MIN_COLUMNS, MAX_COLUMNS);
     sqlite3 *db = store_db(trace);
-    if (sqlite3_exec(db, "DROP TABLE IF EXISTS render_overview", NULL, NULL, NULL) != SQLITE_OK)
+    /* The table is the store's (store/schema.sql); a trace written before it was has none. */
+    if (sqlite3_exec(db, "DELETE FROM render_overview", NULL, NULL, NULL) != SQLITE_OK)
         return error_set(err, "cannot replace the overview: %s", sqlite3_errmsg(db));
     int64_t rowids[3];
     largest_rowids(db, rowids);
@@ -255,7 +250,7 @@ int overview_build_or_warn(store *trace, error_info *err)
     error_info why;
     if (overview_build(trace, OVERVIEW_MIN_ROWS, 0, &why) == 0)
         return 0;
-    sqlite3_exec(store_db(trace), "DROP TABLE IF EXISTS render_overview", NULL, NULL, NULL);
+    sqlite3_exec(store_db(trace), "DELETE FROM render_overview", NULL, NULL, NULL);
     char message[sizeof why.message + 64];
     snprintf(message, sizeof message, "no overview for fast pictures: %s", why.message);
     struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "overview-skipped",

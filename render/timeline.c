@@ -18,6 +18,7 @@
 #include "axis.h"
 #include "canvas.h"
 #include "gpu_devices.h"
+#include "output_file.h"
 #include "overview.h"
 #include "reader.h"
 #include "scene.h"
@@ -347,15 +348,23 @@ int timeline_draw(store *trace, const struct analysis_result *analysis, const st
     enum timeline_format format;
     if (timeline_format_from_path(path, &format, err) != 0 || check_options(options, err) != 0)
         return -1;
-    /* Open the output before the work, so an unwritable path fails at once. */
-    FILE *file = fopen(path, "wb");
-    if (!file)
-        return error_set(err, "cannot write '%s': %s", path, strerror(errno));
+    /* Checked and reserved before the work, so a refused or unwritable path fails at once. */
+    const char *input = store_path(trace);
+    output_file *out = output_file_begin(path, options->force, &input, 1, err);
+    FILE *file = out ? output_file_stream(out, err) : NULL;
+    if (!file) {
+        output_file_discard(out);
+        return -1;
+    }
     int status = render(trace, analysis, options, format, file, path, layout, err);
-    if (fclose(file) != 0 && status == 0)
-        status = error_set(err, "cannot write '%s': %s", path, strerror(errno));
-    if (status != 0)
-        unlink(path);
+    if (status == 0)
+        status = output_file_commit(out, err);
+    else
+        output_file_discard(out);
+    if (status != 0 && layout) {
+        timeline_layout_free(*layout);
+        *layout = NULL;
+    }
     return status;
 }
 

@@ -33,6 +33,7 @@ struct timeline_options {
     int show_host_calls, show_nvtx;
     int max_waits;                          /* explained waits drawn, largest first (default 64) */
     const char *title;                      /* NULL: meta.command, else the first process's command line */
+    int force;                              /* replace an existing picture (output_file.h) */
 };
 void timeline_options_init(struct timeline_options *options);
 
@@ -101,9 +102,12 @@ void timeline_layout_free(struct timeline_layout *layout);
 
 /* Draws the trace's timeline into path, in the format of its extension. analysis may be NULL
  * (no waits, no overlap figures in the title); it should have been computed over the same
- * window and rank. When layout is not NULL it receives what was placed (caller frees with
- * timeline_layout_free). Returns 0, or -1 with err filled: an unknown extension, an
- * unwritable path, an empty window, a window without GPU activity, a bad trace. */
+ * window and rank. The picture is written as output_file.h says: an existing file is refused
+ * unless options->force, the trace itself and symbolic links always, and nothing is left at path
+ * unless the whole picture was written and synced. When layout is not NULL it receives what was
+ * placed (caller frees with timeline_layout_free). Returns 0, or -1 with err filled: an unknown
+ * extension, a refused or unwritable path, an empty window, a window without GPU activity, a bad
+ * trace, a write error (a full disk). */
 int timeline_draw(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
                   const char *path, struct timeline_layout **layout, error_info *err);
 

@@ -222,3 +222,25 @@ CREATE TABLE warnings (
     code            TEXT NOT NULL,
     message         TEXT NOT NULL
 );
+
+-- The renderer's cache of the whole GPU timeline (docs/trace-format.md, render/overview.h): empty
+-- until a writer's finishing step fills it; owned here with every other table of the format.
+CREATE TABLE render_overview (
+    part            INTEGER PRIMARY KEY,
+    what            INTEGER NOT NULL,
+    process_id      INTEGER,
+    device_id       INTEGER,
+    stream_id       INTEGER,
+    start_ns        INTEGER,
+    end_ns          INTEGER,
+    columns         INTEGER,
+    kernels_rowid   INTEGER,
+    memcpys_rowid   INTEGER,
+    memsets_rowid   INTEGER,
+    interval_count  INTEGER,
+    kinds           INTEGER,
+    busy            BLOB,
+    counts          BLOB,
+    cells           BLOB,
+    kept            BLOB
+);

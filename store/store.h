@@ -119,6 +119,12 @@ void store_set_batch_rows(store *s, int batch_rows);
 /* Creates the indexes of store/indexes.sql and runs ANALYZE. Idempotent. */
 int store_finalize(store *s, error_info *err);
 
+/* A step the caller of a writer (import, merge, record) wants run on the finalized trace before
+ * it is moved into place: the CLI passes the renderer's overview_build_or_warn, so that the
+ * writers, below the renderer in the flow, never call up into it. Returns 0, or -1 with err
+ * filled (the writer then fails and leaves nothing). */
+typedef int store_finishing_step(store *trace, error_info *err);
+
 int store_set_meta(store *s, const char *key, const char *value, error_info *err);
 /* Returns a malloc'd copy of meta[key] (caller frees) or NULL when absent. */
 char *store_get_meta(store *s, const char *key);
@@ -232,14 +238,28 @@ int store_insert_nvtx(store *s, const struct store_nvtx *row, error_info *err);
 int store_insert_collective(store *s, const struct store_collective *row, error_info *err);
 int store_insert_warning(store *s, const struct store_warning *row, error_info *err);
 
+/* Rows of a source that store_append_trace could not carry, per table: their process_id, or the
+ * string id of their name, names nothing in the source (a damaged or hand-made trace). */
+#define STORE_APPEND_MAX_LOSSES 16
+struct store_append_losses {
+    int count;
+    struct store_append_loss {
+        const char *table; /* static */
+        int64_t rows;
+    } kinds[STORE_APPEND_MAX_LOSSES];
+};
+
 /* Appends every row of the trace at source_path to destination: processes get new process_ids
  * (rows keep pointing at their process), strings are re-interned, collectives.kernel_rowid is
  * remapped to the copied kernels, and time_offset_ns is added to every timestamp (0 for files of
- * the same host; merge passes the clock offset it estimated). Warnings and per-process data come
- * along; the source's meta table does not. Runs inside one transaction of its own: on failure
- * nothing of the source is left in destination. The source is opened read-only and checked as
- * store_open does. */
-int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns, error_info *err);
+ * the same host; merge passes the clock offset it estimated) in integer arithmetic, clamped to
+ * INT64_MIN..INT64_MAX. Warnings and per-process data come along; the source's meta table does
+ * not. Runs inside one transaction of its own: on failure nothing of the source is left in
+ * destination. The source is checked as store_open does and attached read-only (its write-ahead
+ * log is never folded into it: the file is not modified). losses (may be NULL) receives the rows
+ * that could not be carried. */
+int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
+                       struct store_append_losses *losses, error_info *err);
 
 /* Names for the enumerations above, for reports ("HtoD", "pageable", "stream wait event"). */
 const char *store_copy_kind_name(int64_t copy_kind);

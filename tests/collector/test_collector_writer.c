@@ -143,7 +143,7 @@ int main(void)
     struct record_meta meta = {.command = "python3 train.py", .job = &job};
     struct record_merge_result result;
     error_info err;
-    int status = record_merge(run, output, &meta, 100, &result, &err);
+    int status = record_merge(run, output, 1, NULL, &meta, 100, &result, &err);
     if (status != 0)
         fprintf(stderr, "%s\n", err.message);
     CHECK_INT(status, 0);
@@ -184,7 +184,7 @@ int main(void)
     close(fd);
     damage(paths[2]);
     unlink(output);
-    status = record_merge(run, output, &meta, 100, &result, &err);
+    status = record_merge(run, output, 1, NULL, &meta, 100, &result, &err);
     CHECK_INT(status, 0);
     CHECK_INT(result.files, 4);
     CHECK_INT(count(output, "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.pid = 1002"),

@@ -15,6 +15,7 @@
 
 static char directory[] = "/tmp/overlapscope-test-export-XXXXXX";
 static const char *data_directory;
+static const struct merge_options forced = {.force = 1};
 
 static const char *path_in(const char *name)
 {
@@ -195,7 +196,7 @@ static void test_merge_recovers_known_offset(void)
     char *inputs[] = {(char *)rank0, (char *)rank1};
     struct clock_alignment alignments[2];
     error_info err;
-    CHECK(merge_run(job, inputs, 2, 1, alignments, &err) == 0);
+    CHECK(merge_run(job, inputs, 2, &forced, alignments, &err) == 0);
     CHECK_INT(alignments[1].matches, 55);
     CHECK(alignments[1].bound_ns >= 0 && alignments[1].bound_ns <= 12000); /* two skews of +-3 us */
     CHECK(llabs(alignments[1].offset_ns + offset) <= alignments[1].bound_ns);
@@ -211,7 +212,7 @@ static void test_merge_recovers_known_offset(void)
     const char *lonely = path_in("lonely.db");
     CHECK(import_kineto("simple_add_two_streams.json.gz", lonely) == 0);
     char *unrelated[] = {(char *)rank0, (char *)lonely};
-    CHECK(merge_run(job, unrelated, 2, 1, alignments, &err) == 0);
+    CHECK(merge_run(job, unrelated, 2, &forced, alignments, &err) == 0);
     CHECK_INT(alignments[1].matches, 0);
     CHECK_INT(query_int(job, "SELECT COUNT(*) FROM warnings WHERE code = 'clock-alignment'"), 1);
 }
@@ -227,13 +228,13 @@ static void test_merge_real_ranks_with_injected_offset(void)
     error_info err;
     unlink(shifted);
     store *copy = store_create(shifted, 0, &err);
-    CHECK(copy && store_append_trace(copy, rank1, injected, &err) == 0);
+    CHECK(copy && store_append_trace(copy, rank1, injected, NULL, &err) == 0);
     store_set_meta(copy, "source", "kineto", &err);
     store_close(copy, &err);
     struct clock_alignment plain[2], moved[2];
     char *same_clock[] = {(char *)rank0, (char *)rank1}, *other_clock[] = {(char *)rank0, (char *)shifted};
-    CHECK(merge_run(path_in("j1.db"), same_clock, 2, 1, plain, &err) == 0);
-    CHECK(merge_run(path_in("j2.db"), other_clock, 2, 1, moved, &err) == 0);
+    CHECK(merge_run(path_in("j1.db"), same_clock, 2, &forced, plain, &err) == 0);
+    CHECK(merge_run(path_in("j2.db"), other_clock, 2, &forced, moved, &err) == 0);
     CHECK_INT(moved[1].matches, 10); /* 10 SendRecv kernels on each rank */
     CHECK_INT(moved[1].offset_ns, plain[1].offset_ns - injected);
     CHECK_INT(moved[1].bound_ns, plain[1].bound_ns);

@@ -240,6 +240,7 @@ static int draw_and_check(store *trace, const struct analysis_result *analysis, 
 {
     error_info err;
     struct timeline_layout *layout = NULL;
+    unlink(picture); /* render refuses to replace a picture without force, as the CLI does */
     int status = timeline_draw(trace, analysis, options, picture, &layout, &err);
     if (status != 0)
         fprintf(stderr, "%s: %s\n", file, err.message);

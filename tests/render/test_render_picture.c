@@ -361,7 +361,7 @@ static void test_refusals(store *trace)
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("timeline.jpg"), NULL, &err), -1);
     CHECK_CONTAINS(err.message, "unknown picture format '.jpg'");
     CHECK_INT(timeline_draw(trace, NULL, &options, "/nonexistent-dir/timeline.png", NULL, &err), -1);
-    CHECK_CONTAINS(err.message, "cannot write '/nonexistent-dir/timeline.png': No such file or directory");
+    CHECK_CONTAINS(err.message, "cannot write '/nonexistent-dir/timeline.png': folder '/nonexistent-dir': No such file");
     options.window_start_ns = US(5000);
     options.window_end_ns = US(5000);
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("empty.png"), NULL, &err), -1);

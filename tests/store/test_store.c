@@ -252,8 +252,8 @@ static void test_append_traces(void)
     write_one_process_trace(a, 100, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000);
     write_one_process_trace(b, 101, "ncclDevKernel_AllGather_RING_LL", 2000);
     store *s = store_create(joined, STORE_OVERWRITE, &err);
-    CHECK(store_append_trace(s, a, 0, &err) == 0);
-    CHECK(store_append_trace(s, b, 500, &err) == 0);
+    CHECK(store_append_trace(s, a, 0, NULL, &err) == 0);
+    CHECK(store_append_trace(s, b, 500, NULL, &err) == 0);
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM processes"), 2);
     CHECK_INT(query_int(s, "SELECT process_id FROM processes WHERE pid = 101"), 2);
     CHECK_INT(query_int(s, "SELECT start_ns FROM kernels WHERE process_id = 2 AND stream_id = 9"), 2500);
@@ -266,7 +266,7 @@ static void test_append_traces(void)
     CHECK_STR(query_text(s, "SELECT message FROM warnings WHERE process_id = 1"),
               "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     /* A bad source leaves the destination as it was. */
-    CHECK(store_append_trace(s, path_in("missing.db"), 0, &err) != 0);
+    CHECK(store_append_trace(s, path_in("missing.db"), 0, NULL, &err) != 0);
     CHECK_CONTAINS(err.message, "missing.db");
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels"), 4);
     store_close(s, NULL);

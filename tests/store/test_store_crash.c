@@ -83,7 +83,7 @@ int main(void)
 
     store *out = store_create(joined, 0, &err);
     CHECK(out != NULL);
-    CHECK(out && store_append_trace(out, path, 0, &err) == 0);
+    CHECK(out && store_append_trace(out, path, 0, NULL, &err) == 0);
     CHECK(out && store_finalize(out, &err) == 0);
     store_close(out, NULL);
     char command[320];
