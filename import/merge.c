@@ -76,7 +76,7 @@ static int warn_losses(store *output, const char *input, const struct store_appe
     for (int i = 0; i < losses->count; i++) {
         char message[1024];
         snprintf(message, sizeof message,
-                 "%s: %" PRId64 " %s rows not carried: their process or name id names nothing in that trace", input,
+                 "%s: %" PRId64 " rows of %s not carried: their process or name id names nothing in that trace", input,
                  losses->kinds[i].rows, losses->kinds[i].table);
         struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "merge-dropped",
                                         .message = message};
