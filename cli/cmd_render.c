@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "filters.h"
+#include "output_file.h"
 #include "timeline.h"
 
 static int parse_int(const char *text, long minimum, long maximum, long *value)
@@ -101,7 +102,10 @@ int cmd_render(int argc, char **argv)
         return status;
     error_info err;
     enum timeline_format format;
-    if (timeline_format_from_path(request.output_path, &format, &err) != 0)
+    const char *input = request.trace_path;
+    /* The output is refused before the analysis, which may take long (timeline_draw checks again). */
+    if (timeline_format_from_path(request.output_path, &format, &err) != 0 ||
+        output_file_check(request.output_path, request.options.force, &input, 1, &err) != 0)
         return cli_error(argv[0], "%s", err.message);
     store *trace = store_open(request.trace_path, 1, &err);
     if (!trace)

@@ -21,7 +21,7 @@ s = d["summary"]
 figure = "communication overlapped %.1f%%" % (100 * s["comm_overlap"]) if s["comm_ms"] > 0 else "no NCCL communication"
 print("window: %d ns to %d ns after the first GPU activity" % (d["window"]["start_ns"], d["window"]["end_ns"]))
 print(figure)') || { echo "FAILED: report $* $trace: $(cat "$dir/err")"; fail=$((fail+1)); return; }
-    actual=$("$os" render --verbose -o "$dir/p.png" "$@" "$data/$trace.db" 2>"$dir/err") ||
+    actual=$("$os" render --verbose --force -o "$dir/p.png" "$@" "$data/$trace.db" 2>"$dir/err") ||
         { echo "FAILED: render $* $trace: $(cat "$dir/err")"; fail=$((fail+1)); return; }
     local window figure
     window=$(grep '^window: ' <<<"$actual")
