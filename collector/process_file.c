@@ -98,42 +98,25 @@ int process_file_create(struct process_file *file, const char *directory, const 
     return 0;
 }
 
-static void bind_or_null(sqlite3_stmt *statement, int index, int64_t value)
-{
-    if (value == STORE_NULL)
-        sqlite3_bind_null(statement, index);
-    else
-        sqlite3_bind_int64(statement, index, value);
-}
-
 int process_file_finish(struct process_file *file, int64_t end_ns, int64_t exit_status, int64_t term_signal,
                         int64_t dropped_records, error_info *err)
 {
     struct process_identity late = {0};
     read_ranks(&late);
-    sqlite3 *db = store_db(file->trace);
-    sqlite3_stmt *update = NULL;
+    struct store_process ended = store_process_unknown(), late_ranks = store_process_unknown();
+    ended.end_ns = end_ns;
+    ended.exit_status = exit_status;
+    ended.term_signal = term_signal;
+    ended.dropped_records = dropped_records == STORE_NULL ? 0 : dropped_records;
+    /* The ranks a launcher set only after the process started fill what was not known then. */
+    late_ranks.rank = late.rank;
+    late_ranks.local_rank = late.local_rank;
+    late_ranks.world_size = late.world_size;
     int status = 0;
     if (store_commit(file->trace, err) != 0 ||
-        sqlite3_prepare_v2(db,
-                           "UPDATE processes SET end_ns = ?1, exit_status = ?2, term_signal = ?3,"
-                           " dropped_records = ?4, rank = COALESCE(rank, ?5), local_rank = COALESCE(local_rank, ?6),"
-                           " world_size = COALESCE(world_size, ?7) WHERE process_id = ?8",
-                           -1, &update, NULL) != SQLITE_OK) {
-        status = error_set(err, "cannot complete '%s': %s", file->path, sqlite3_errmsg(db));
-    } else {
-        bind_or_null(update, 1, end_ns);
-        bind_or_null(update, 2, exit_status);
-        bind_or_null(update, 3, term_signal);
-        bind_or_null(update, 4, dropped_records == STORE_NULL ? 0 : dropped_records);
-        bind_or_null(update, 5, late.rank);
-        bind_or_null(update, 6, late.local_rank);
-        bind_or_null(update, 7, late.world_size);
-        sqlite3_bind_int64(update, 8, file->process_id);
-        if (sqlite3_step(update) != SQLITE_DONE)
-            status = error_set(err, "cannot complete '%s': %s", file->path, sqlite3_errmsg(db));
-    }
-    sqlite3_finalize(update);
+        store_update_process(file->trace, file->process_id, &ended, STORE_UPDATE_SET, err) != 0 ||
+        store_update_process(file->trace, file->process_id, &late_ranks, STORE_UPDATE_FILL, err) != 0)
+        status = error_prefix(err, "cannot complete '%s'", file->path);
     if (store_close(file->trace, status ? NULL : err) != 0)
         status = -1;
     file->trace = NULL;

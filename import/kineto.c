@@ -671,24 +671,13 @@ static int apply_late_base_time(struct kineto_state *state, error_info *err)
 
 static int finish_process(struct kineto_state *state, error_info *err)
 {
-    sqlite3 *db = store_db(state->s);
-    sqlite3_stmt *update = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "UPDATE processes SET pid = ?, rank = ?, world_size = ?, start_ns = ?, end_ns = ?"
-                           " WHERE process_id = ?",
-                           -1, &update, NULL) != SQLITE_OK)
-        return error_set(err, "%s: %s", store_path(state->s), sqlite3_errmsg(db));
-    int64_t values[] = {state->host_pid == STORE_NULL ? 0 : state->host_pid, state->rank, state->world_size,
-                        state->trace_start_ns, state->trace_end_ns, state->process_id};
-    for (int i = 0; i < 6; i++) {
-        if (values[i] == STORE_NULL)
-            sqlite3_bind_null(update, i + 1);
-        else
-            sqlite3_bind_int64(update, i + 1, values[i]);
-    }
-    int rc = sqlite3_step(update);
-    sqlite3_finalize(update);
-    return rc == SQLITE_DONE ? 0 : error_set(err, "%s: %s", store_path(state->s), sqlite3_errmsg(db));
+    struct store_process row = store_process_unknown();
+    row.pid = state->host_pid == STORE_NULL ? 0 : state->host_pid;
+    row.rank = state->rank;
+    row.world_size = state->world_size;
+    row.start_ns = state->trace_start_ns;
+    row.end_ns = state->trace_end_ns;
+    return store_update_process(state->s, state->process_id, &row, STORE_UPDATE_SET, err);
 }
 
 static int warn(struct kineto_state *state, const char *code, const char *message, error_info *err)

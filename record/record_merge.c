@@ -290,24 +290,13 @@ static int describe_job(store *trace, const struct record_meta *meta, error_info
             return -1;
     }
     /* The job's own process cannot say how it ended when a signal it could not catch killed it. */
-    sqlite3_stmt *update = NULL;
-    if (sqlite3_prepare_v2(store_db(trace),
-                           "UPDATE processes SET exit_status = ?1, term_signal = ?2 WHERE pid = ?3"
-                           " AND exit_status IS NULL AND term_signal IS NULL",
-                           -1, &update, NULL) == SQLITE_OK) {
-        if (job->term_signal)
-            sqlite3_bind_null(update, 1);
-        else
-            sqlite3_bind_int(update, 1, job->exit_code);
-        if (job->term_signal)
-            sqlite3_bind_int(update, 2, job->term_signal);
-        else
-            sqlite3_bind_null(update, 2);
-        sqlite3_bind_int64(update, 3, job->pid);
-        sqlite3_step(update);
-    }
-    sqlite3_finalize(update);
-    return 0;
+    struct store_process fate = store_process_unknown();
+    fate.pid = job->pid;
+    if (job->term_signal)
+        fate.term_signal = job->term_signal;
+    else
+        fate.exit_status = job->exit_code;
+    return store_update_process(trace, STORE_NULL, &fate, STORE_UPDATE_FILL, err);
 }
 
 static void summarize(store *trace, struct record_merge_result *result)

@@ -910,6 +910,54 @@ const char *store_sync_type_name(int64_t sync_type)
     return sync_type >= 0 && sync_type <= 4 ? names[sync_type] : "unknown";
 }
 
+int store_update_process(store *s, int64_t process_id, const struct store_process *row, enum store_update_mode mode,
+                         error_info *err)
+{
+    const struct {
+        const char *column;
+        int64_t value;
+    } fields[] = {{"pid", process_id == STORE_NULL ? STORE_NULL : row->pid},
+                  {"parent_pid", row->parent_pid},
+                  {"rank", row->rank},
+                  {"local_rank", row->local_rank},
+                  {"world_size", row->world_size},
+                  {"start_ns", row->start_ns},
+                  {"end_ns", row->end_ns},
+                  {"exit_status", row->exit_status},
+                  {"term_signal", row->term_signal},
+                  {"dropped_records", row->dropped_records}};
+    enum { FIELD_COUNT = sizeof fields / sizeof fields[0] };
+    char sql[1024];
+    int length = snprintf(sql, sizeof sql, "UPDATE processes SET");
+    int64_t values[FIELD_COUNT];
+    int bound = 0;
+    for (int i = 0; i < FIELD_COUNT; i++) {
+        if (fields[i].value == STORE_NULL)
+            continue;
+        values[bound++] = fields[i].value;
+        const char *separator = bound > 1 ? "," : "";
+        if (mode == STORE_UPDATE_FILL)
+            length += snprintf(sql + length, sizeof sql - (size_t)length, "%s %s = COALESCE(%s, ?%d)", separator,
+                               fields[i].column, fields[i].column, bound);
+        else
+            length += snprintf(sql + length, sizeof sql - (size_t)length, "%s %s = ?%d", separator, fields[i].column,
+                               bound);
+    }
+    if (bound == 0)
+        return 0;
+    snprintf(sql + length, sizeof sql - (size_t)length, " WHERE %s = ?%d",
+             process_id == STORE_NULL ? "pid" : "process_id", bound + 1);
+    sqlite3_stmt *update = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &update, NULL) != SQLITE_OK)
+        return sql_error(s, err, "update a process");
+    for (int i = 0; i < bound; i++)
+        sqlite3_bind_int64(update, i + 1, values[i]);
+    sqlite3_bind_int64(update, bound + 1, process_id == STORE_NULL ? row->pid : process_id);
+    int rc = sqlite3_step(update);
+    sqlite3_finalize(update);
+    return rc == SQLITE_DONE ? 0 : sql_error(s, err, "update a process");
+}
+
 /* --- appending one trace to another --- */
 
 /* Columns copied verbatim except process_id (remapped), the listed time columns (shifted) and

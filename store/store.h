@@ -146,6 +146,15 @@ struct store_process {
     const char *source_file;
 };
 
+/* A processes row that knows nothing yet: every integer STORE_NULL, every string NULL. */
+static inline struct store_process store_process_unknown(void)
+{
+    return (struct store_process){.process_id = 0, .pid = STORE_NULL, .parent_pid = STORE_NULL, .rank = STORE_NULL,
+                                  .local_rank = STORE_NULL, .world_size = STORE_NULL, .start_ns = STORE_NULL,
+                                  .end_ns = STORE_NULL, .exit_status = STORE_NULL, .term_signal = STORE_NULL,
+                                  .dropped_records = STORE_NULL};
+}
+
 struct store_device {
     int64_t process_id, device_id;
     const char *name, *uuid;
@@ -237,6 +246,20 @@ int store_insert_api_call(store *s, const struct store_api_call *row, error_info
 int store_insert_nvtx(store *s, const struct store_nvtx *row, error_info *err);
 int store_insert_collective(store *s, const struct store_collective *row, error_info *err);
 int store_insert_warning(store *s, const struct store_warning *row, error_info *err);
+
+/* How store_update_process writes a field. */
+enum store_update_mode {
+    STORE_UPDATE_SET = 0, /* replace the stored value */
+    STORE_UPDATE_FILL = 1 /* only where the stored value is NULL (not known yet) */
+};
+
+/* Completes a processes row once its process has ended or been read whole: the row process_id,
+ * or, when process_id is STORE_NULL, every row of the pid row->pid. Each of row's pid (with a
+ * process_id only), parent_pid, rank, local_rank, world_size, start_ns, end_ns, exit_status,
+ * term_signal and dropped_records that is not STORE_NULL is written as mode says; STORE_NULL
+ * fields and the strings are left alone. Returns 0, or -1 with err filled. */
+int store_update_process(store *s, int64_t process_id, const struct store_process *row, enum store_update_mode mode,
+                         error_info *err);
 
 /* Rows of a source that store_append_trace could not carry, per table: their process_id, or the
  * string id of their name, names nothing in the source (a damaged or hand-made trace). */

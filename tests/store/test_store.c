@@ -209,6 +209,39 @@ static void test_bad_files(void)
     expect_open_error(whole, "truncated");
 }
 
+/* The one way a processes row is completed (collector, record, Kineto import): SET replaces,
+ * FILL writes only what is unknown, STORE_NULL leaves a field alone, a pid key reaches every row
+ * of that pid. */
+static void test_update_process(void)
+{
+    error_info err;
+    store *s = store_create(path_in("update.db"), STORE_OVERWRITE, &err);
+    struct store_process first = {.pid = 41, .parent_pid = STORE_NULL, .rank = 3, .local_rank = STORE_NULL,
+                                  .world_size = STORE_NULL, .start_ns = 100, .end_ns = STORE_NULL,
+                                  .exit_status = STORE_NULL, .term_signal = STORE_NULL, .dropped_records = 0};
+    struct store_process second = first;
+    CHECK(store_insert_process(s, &first, &err) == 0 && store_insert_process(s, &second, &err) == 0);
+    struct store_process ended = store_process_unknown(), ranks = store_process_unknown(),
+                         fate = store_process_unknown();
+    ended.end_ns = 900;
+    ended.dropped_records = 7;
+    CHECK_INT(store_update_process(s, first.process_id, &ended, STORE_UPDATE_SET, &err), 0);
+    ranks.rank = 5;
+    ranks.world_size = 8;
+    CHECK_INT(store_update_process(s, first.process_id, &ranks, STORE_UPDATE_FILL, &err), 0);
+    fate.pid = 41;
+    fate.exit_status = 137;
+    CHECK_INT(store_update_process(s, STORE_NULL, &fate, STORE_UPDATE_FILL, &err), 0);
+    CHECK_INT(query_int(s, "SELECT end_ns FROM processes WHERE process_id = 1"), 900);
+    CHECK_INT(query_int(s, "SELECT dropped_records FROM processes WHERE process_id = 1"), 7);
+    CHECK_INT(query_int(s, "SELECT start_ns FROM processes WHERE process_id = 1"), 100);    /* left alone */
+    CHECK_INT(query_int(s, "SELECT rank FROM processes WHERE process_id = 1"), 3);         /* known: kept */
+    CHECK_INT(query_int(s, "SELECT world_size FROM processes WHERE process_id = 1"), 8);   /* unknown: filled */
+    CHECK_INT(query_int(s, "SELECT end_ns FROM processes WHERE process_id = 2"), -777);    /* the other row */
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM processes WHERE exit_status = 137"), 2); /* both of pid 41 */
+    store_close(s, NULL);
+}
+
 static void test_unwritable_output(void)
 {
     error_info err = {{0}};
@@ -282,6 +315,7 @@ int main(void)
     test_refuses_existing_without_overwrite();
     test_bad_files();
     test_unwritable_output();
+    test_update_process();
     test_append_traces();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
