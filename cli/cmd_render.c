@@ -126,6 +126,7 @@ int cmd_render(int argc, char **argv)
     if (timeline_draw(trace, analysis, &request.options, request.output_path, &layout, &err) != 0) {
         analysis_free(analysis);
         store_close(trace, NULL);
+        timeline_release_caches(); /* a write error comes after the fonts were loaded */
         return cli_error(argv[0], "%s", err.message);
     }
     size_t stream_lanes = 0;
