@@ -234,6 +234,16 @@ static void op_name(explainer *explain, const struct model_op *op, char *buffer,
     }
 }
 
+/* An op's name in a sentence that has just named another op: when both are the same kernel (or
+ * copy), "spin could have run beside spin" reads as a garble, so the second says its stream. */
+static const char *second_name(char *buffer, size_t size, const char *first, const char *second, int64_t stream_id)
+{
+    if (strcmp(first, second) != 0)
+        return second;
+    snprintf(buffer, size, "the %s on stream %" PRId64, second, stream_id);
+    return buffer;
+}
+
 static const char *op_kind_word(const struct model_op *op)
 {
     return op->kind == MODEL_KERNEL ? "kernel" : op->kind == MODEL_MEMCPY ? "copy" : "memset";
@@ -666,8 +676,7 @@ static int explain_legacy_default(explainer *explain, struct wait_case *item)
     item->wait.cause = ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM;
     describe(item,
              "stream %" PRId64 " is the legacy default stream and stream %" PRId64
-             " is a blocking stream: each waits for the other's earlier work (create it with"
-             " cudaStreamNonBlocking or use per-thread default streams)",
+             " is a blocking stream: each waits for the other's earlier work",
              legacy->stream_id, other->stream_id);
     return 1;
 }
@@ -690,7 +699,7 @@ static int explain_pageable_copy(explainer *explain, struct wait_case *item)
     item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
     describe(item,
              "copy %s on stream %" PRId64 " uses pageable host memory: the driver stages it synchronously, and"
-             " stream %" PRId64 " started only when it ended (pin the buffer: cudaHostAlloc / pin_memory)",
+             " stream %" PRId64 " started only when it ended",
              name, item->blocking->stream_id, item->waiting->stream_id);
     return 1;
 }
@@ -856,14 +865,15 @@ static int explain_priority(explainer *explain, struct wait_case *item)
     if (!item->launch.known || waiting_priority == STORE_NULL || blocking_priority == STORE_NULL ||
         blocking_priority >= waiting_priority || item->blocking->start_ns <= ready_ns)
         return 0;
-    char name[128], other[128], early[32];
+    char name[128], other[128], early[32], second[160];
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     item->wait.cause = ANALYSIS_CAUSE_STREAM_PRIORITY;
     describe(item,
              "stream %" PRId64 " has priority %" PRId64 ", above stream %" PRId64 "'s %" PRId64
              ": %s went first although %s was ready %s before it started",
-             item->blocking->stream_id, blocking_priority, item->waiting->stream_id, waiting_priority, other, name,
+             item->blocking->stream_id, blocking_priority, item->waiting->stream_id, waiting_priority, other,
+             second_name(second, sizeof second, other, name, item->waiting->stream_id),
              duration(early, sizeof early, item->blocking->start_ns - ready_ns));
     return 1;
 }
@@ -964,7 +974,7 @@ static int rule_held_pageable_copy(explainer *explain, struct wait_case *item)
     describe(item,
              "thread %" PRId64 " was in %s for %s: it issued copy %s on stream %" PRId64 " from pageable host"
              " memory and staged it synchronously; %s for %s was called %s after it returned (enqueued before"
-             " the copy, %s could have run beside it; pin the buffer: cudaHostAlloc / pin_memory)",
+             " the copy, %s could have run beside it)",
              item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns), other,
              item->blocking->stream_id, item->launch.name, name,
              duration(after, sizeof after, item->launch.start_ns - call->end_ns), name);
@@ -974,7 +984,7 @@ static int rule_held_pageable_copy(explainer *explain, struct wait_case *item)
 static int rule_held_host_sync(explainer *explain, struct wait_case *item)
 {
     const struct blocking_call *call = &item->call;
-    char name[128], other[128], held[32], after[32];
+    char name[128], other[128], held[32], after[32], beside[160];
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     item->wait.cause = ANALYSIS_CAUSE_HOST_SYNC;
@@ -984,7 +994,8 @@ static int rule_held_host_sync(explainer *explain, struct wait_case *item)
              " it, %s could have run beside %s)",
              item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns), other,
              item->blocking->stream_id, item->waiting->stream_id, item->launch.name, name,
-             duration(after, sizeof after, item->launch.start_ns - call->end_ns), name, other);
+             duration(after, sizeof after, item->launch.start_ns - call->end_ns), name,
+             second_name(beside, sizeof beside, name, other, item->blocking->stream_id));
     return 1;
 }
 
@@ -1087,52 +1098,52 @@ static const struct {
                                     " launching thread",
                                     "CUDA C++ Programming Guide, \"CUDA Graphs\""},
     [ANALYSIS_CAUSE_PAGEABLE_COPY] = {"pageable-copy", "pageable-memory copy",
-                                      "pin the host buffer (cudaHostAlloc or cudaHostRegister; pin_memory=True in"
-                                      " PyTorch)",
-                                      "CUDA Runtime API, \"API synchronization behavior\" (Memcpy)"},
+                                      "pin the host buffer: cudaHostAlloc or cudaHostRegister, pin_memory=True in"
+                                      " PyTorch",
+                                      "CUDA Runtime API, \"API synchronization behavior\", Memcpy"},
     [ANALYSIS_CAUSE_HOST_SYNC] = {"host-sync", "host synchronization",
-                                  "move the synchronization after the next launches or drop it (cudaMallocAsync"
-                                  " and cudaFreeAsync do not synchronize)",
+                                  "move the synchronization after the next launches or drop it; cudaMallocAsync"
+                                  " and cudaFreeAsync do not synchronize",
                                   "CUDA C++ Programming Guide, \"Implicit Synchronization\""},
     [ANALYSIS_CAUSE_EVENT_DEPENDENCY] = {"event-dependency", "explicit event dependency",
                                          "the program asked for this order: drop or move the cudaStreamWaitEvent"
                                          " if the dependency is not needed",
                                          "CUDA Runtime API, cudaStreamWaitEvent"},
     [ANALYSIS_CAUSE_SHARED_COMMUNICATOR] = {"shared-communicator", "collectives of one NCCL communicator",
-                                            "give collectives that should run at once a second communicator"
-                                            " (ncclCommSplit) on a second stream",
+                                            "give collectives that should run at once a second communicator,"
+                                            " ncclCommSplit, on a second stream",
                                             "NCCL User Guide, \"Using multiple NCCL communicators concurrently\""},
     [ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM] = {"legacy-default-stream", "legacy default stream",
                                               "create the streams with cudaStreamNonBlocking or use per-thread"
-                                              " default streams (nvcc --default-stream per-thread)",
+                                              " default streams: nvcc --default-stream per-thread",
                                               "CUDA Runtime API, \"Stream synchronization behavior\""},
     [ANALYSIS_CAUSE_COPY_ENGINE] = {"copy-engine", "shared copy engine",
                                     "copies in one direction run one at a time: fewer, larger copies, or overlap"
                                     " them with compute rather than with each other",
-                                    "CUDA C++ Programming Guide, \"Overlap of Data Transfer and Kernel Execution\""
-                                    " (asyncEngineCount)"},
+                                    "CUDA C++ Programming Guide, \"Overlap of Data Transfer and Kernel Execution\","
+                                    " asyncEngineCount"},
     [ANALYSIS_CAUSE_SHARED_QUEUE] = {"shared-queue", "shared hardware queue",
-                                     "raise CUDA_DEVICE_MAX_CONNECTIONS (default 8, at most 32) or launch"
+                                     "raise CUDA_DEVICE_MAX_CONNECTIONS (8 by default, at most 32) or launch"
                                      " independent work breadth-first, one kernel per stream in turn",
-                                     "CUDA C++ Programming Guide, \"CUDA Environment Variables\""
-                                     " (CUDA_DEVICE_MAX_CONNECTIONS)"},
+                                     "CUDA C++ Programming Guide, \"CUDA Environment Variables\","
+                                     " CUDA_DEVICE_MAX_CONNECTIONS"},
     [ANALYSIS_CAUSE_STREAM_PRIORITY] = {"stream-priority", "stream priority",
-                                        "lower the other stream's priority or raise this one's"
-                                        " (cudaStreamCreateWithPriority)",
+                                        "lower the other stream's priority or raise this one's with"
+                                        " cudaStreamCreateWithPriority",
                                         "CUDA C++ Programming Guide, \"Stream Priorities\""},
     [ANALYSIS_CAUSE_SM_SATURATION] = {"sm-saturation", "SM saturation",
                                       "give the first kernel a smaller grid or fewer SMs so the second fits beside"
-                                      " it (two kernels that each fill the GPU gain only the last wave's tail)",
+                                      " it; two kernels that each fill the GPU gain only the last wave's tail",
                                       "CUDA C++ Programming Guide, \"Concurrent Kernel Execution\""},
     [ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE] = {"comm-behind-compute", "communication delayed by compute",
                                             "leave NCCL an SM share: a smaller grid for the compute kernel,"
                                             " NCCL_MIN_CTAS / NCCL_MAX_CTAS, or a higher priority for the NCCL"
                                             " stream",
-                                            "NCCL User Guide, \"Environment Variables\" (NCCL_MIN_CTAS,"
-                                            " NCCL_MAX_CTAS)"},
+                                            "NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and"
+                                            " NCCL_MAX_CTAS"},
     [ANALYSIS_CAUSE_UNEXPLAINED] = {"unexplained", "unexplained",
-                                    "nothing is proved: record with API records and device limits (overlapscope"
-                                    " record does) so the rules can rule causes in or out",
+                                    "nothing is proved: record with API records and device limits, as overlapscope"
+                                    " record does, so that the rules can rule causes in or out",
                                     "overlapscope docs/metrics.md, \"Causes\""},
 };
 

@@ -308,6 +308,8 @@ static void category_metrics(const sweep *line, struct analysis_device *out)
     out->communication_ns = out->category_busy_ns[ANALYSIS_COMMUNICATION];
     out->compute_communication_overlap_ns = out->category_overlap_ns[ANALYSIS_COMPUTE][ANALYSIS_COMMUNICATION];
     out->exposed_communication_ns = out->communication_ns - out->compute_communication_overlap_ns;
+    int64_t compute_ns = out->category_busy_ns[ANALYSIS_COMPUTE];
+    out->copy_compute_possible_ns = out->copy_ns < compute_ns ? out->copy_ns : compute_ns;
 }
 
 static const char *lane_role(const struct lane_state *lane)
@@ -361,9 +363,11 @@ static int64_t pair_possible(const sweep *line, const struct device_state *devic
     return possible > 0 ? possible : 0;
 }
 
-static int append_pairs(const sweep *line, const struct device_state *device, struct analysis_result *result)
+static int append_pairs(const sweep *line, const struct device_state *device, struct analysis_device *out,
+                        struct analysis_result *result)
 {
     size_t limit = pair_lane_limit(device);
+    out->stream_pair_overlap_ns = out->stream_pair_possible_ns = 0;
     size_t count = 0;
     for (size_t a = 0; a < limit; a++)
         for (size_t b = a + 1; b < limit; b++)
@@ -385,6 +389,8 @@ static int append_pairs(const sweep *line, const struct device_state *device, st
             pair->lane_b = device->lanes[b].result_lane;
             pair->overlap_ns = overlap[a * DEVICE_PAIR_LANES + b];
             pair->possible_ns = pair_possible(line, device, a, b);
+            out->stream_pair_overlap_ns += pair->overlap_ns;
+            out->stream_pair_possible_ns += pair->possible_ns;
         }
     }
     return 0;
@@ -416,5 +422,5 @@ int sweep_finish(sweep *line, struct device_state *device, struct analysis_devic
         out->concurrency_ns[k] = line->concurrency_c[k];
     for (size_t i = 0; i < device->lane_count; i++)
         lane_metrics(&device->lanes[i], &result->lanes[device->lanes[i].result_lane]);
-    return append_pairs(line, device, result);
+    return append_pairs(line, device, out, result);
 }

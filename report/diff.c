@@ -46,6 +46,15 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
         format_value(va, sizeof va, metric->unit, x, 0);
         format_value(vb, sizeof vb, metric->unit, y, 0);
         format_value(delta, sizeof delta, metric->unit, y - x, 1);
+        /* "-" as in the report: a ratio with nothing to measure is no 0 to subtract from. */
+        int a_unmeasured = report_metric_unmeasured(a, metric->name) != NULL;
+        int b_unmeasured = report_metric_unmeasured(b, metric->name) != NULL;
+        if (a_unmeasured)
+            snprintf(va, sizeof va, "-");
+        if (b_unmeasured)
+            snprintf(vb, sizeof vb, "-");
+        if (a_unmeasured || b_unmeasured)
+            snprintf(delta, sizeof delta, "-");
         if (markdown)
             fprintf(out, "| %s | %s | %s | %s |\n", metric->name, va, vb, delta);
         else

@@ -78,6 +78,27 @@ static cJSON *summary_json(const struct analysis_result *result)
     return summary;
 }
 
+/* The summary's metrics that read 0 only because there is nothing to measure, with the reason. */
+static cJSON *unmeasured_json(const struct analysis_result *result)
+{
+    cJSON *unmeasured = cJSON_CreateObject();
+    for (size_t i = 0; i < report_metric_count(); i++) {
+        const char *why = report_metric_unmeasured(result, report_metric_at(i)->name);
+        if (why)
+            cJSON_AddStringToObject(unmeasured, report_metric_at(i)->name, why);
+    }
+    return unmeasured;
+}
+
+/* part / whole, or null when whole is 0 (not measured). */
+static void add_ratio(cJSON *object, const char *name, int64_t part, int64_t whole)
+{
+    if (whole > 0)
+        cJSON_AddNumberToObject(object, name, (double)part / (double)whole);
+    else
+        cJSON_AddNullToObject(object, name);
+}
+
 static cJSON *device_json(const struct analysis_device *device, int64_t origin_ns)
 {
     cJSON *object = cJSON_CreateObject();
@@ -110,6 +131,11 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
     add_int(object, "headroom_ns", device->headroom_ns);
     add_int(object, "wait_count", device->wait_count);
     add_int(object, "stream_count", device->stream_count);
+    add_int(object, "stream_pair_overlap_ns", device->stream_pair_overlap_ns);
+    add_int(object, "stream_pair_possible_ns", device->stream_pair_possible_ns);
+    add_ratio(object, "stream_overlap", device->stream_pair_overlap_ns, device->stream_pair_possible_ns);
+    add_int(object, "copy_compute_possible_ns", device->copy_compute_possible_ns);
+    add_ratio(object, "copy_overlap_of_possible", device->copy_compute_overlap_ns, device->copy_compute_possible_ns);
     return object;
 }
 
@@ -217,6 +243,8 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         cJSON_AddStringToObject(cause, "title", analysis_cause_title(total->cause));
         add_int(cause, "lost_ns", total->lost_ns);
         add_int(cause, "count", total->count);
+        cJSON_AddStringToObject(cause, "advice", analysis_cause_advice(total->cause));
+        cJSON_AddStringToObject(cause, "advice_source", analysis_cause_advice_source(total->cause));
         cJSON_AddItemToArray(causes, cause);
     }
     add_int(root, "wait_total_count", result->wait_total_count);
@@ -245,6 +273,7 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
     cJSON_AddItemToObject(root, "filters", filters_json(context ? context->options : NULL));
     add_int(root, "interval_count", result->interval_count);
     cJSON_AddItemToObject(root, "summary", summary_json(result));
+    cJSON_AddItemToObject(root, "unmeasured", unmeasured_json(result));
     add_lists(root, result);
     return root;
 }

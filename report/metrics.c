@@ -6,7 +6,8 @@
 #include "report.h"
 
 enum metric_kind {
-    METRIC_COMM_OVERLAP, METRIC_EXPOSED_COMM, METRIC_COMM, METRIC_COPY_OVERLAP, METRIC_COPY, METRIC_BUSY,
+    METRIC_COMM_OVERLAP, METRIC_EXPOSED_COMM, METRIC_COMM, METRIC_COPY_OVERLAP, METRIC_COPY_OVERLAP_OF_POSSIBLE,
+    METRIC_COPY, METRIC_BUSY,
     METRIC_IDLE, METRIC_SPAN, METRIC_BUSY_RATIO, METRIC_MULTI_STREAM_RATIO, METRIC_STREAM_OVERLAP, METRIC_LOST,
     METRIC_HEADROOM, METRIC_HEADROOM_RATIO, METRIC_WAITS, METRIC_CAUSE
 };
@@ -26,6 +27,10 @@ static const struct metric_entry entries[] = {
     {{"exposed_comm_ms", "ms", "communication time with no compute kernel running"}, METRIC_EXPOSED_COMM, 0},
     {{"comm_ms", "ms", "communication time (union of NCCL kernels, per device, summed)"}, METRIC_COMM, 0},
     {{"copy_overlap", "ratio", "copy time overlapped by compute / copy time"}, METRIC_COPY_OVERLAP, 0},
+    {{"copy_overlap_of_possible", "ratio",
+      "copy time overlapped by compute / min(copy time, compute time): how much of the overlap that was possible"
+      " happened"},
+     METRIC_COPY_OVERLAP_OF_POSSIBLE, 0},
     {{"copy_ms", "ms", "copy time (union of all copies, per device, summed)"}, METRIC_COPY, 0},
     {{"busy_ms", "ms", "time with any GPU interval running, per device, summed"}, METRIC_BUSY, 0},
     {{"idle_ms", "ms", "span minus busy, per device, summed"}, METRIC_IDLE, 0},
@@ -85,7 +90,7 @@ static double ratio(double part, double whole)
 }
 
 struct sums {
-    int64_t busy, idle, span, span_max, multi, copy, pair_overlap, pair_possible;
+    int64_t busy, idle, span, span_max, multi, copy, copy_compute, copy_possible, pair_overlap, pair_possible;
 };
 
 static struct sums sum_devices(const struct analysis_result *result)
@@ -100,10 +105,10 @@ static struct sums sum_devices(const struct analysis_result *result)
         sums.span_max = span > sums.span_max ? span : sums.span_max;
         sums.multi += device->concurrency_ns[2] + device->concurrency_ns[3];
         sums.copy += device->copy_ns;
-    }
-    for (size_t i = 0; i < result->stream_pair_count; i++) {
-        sums.pair_overlap += result->stream_pairs[i].overlap_ns;
-        sums.pair_possible += result->stream_pairs[i].possible_ns;
+        sums.copy_compute += device->copy_compute_overlap_ns;
+        sums.copy_possible += device->copy_compute_possible_ns;
+        sums.pair_overlap += device->stream_pair_overlap_ns;
+        sums.pair_possible += device->stream_pair_possible_ns;
     }
     return sums;
 }
@@ -124,6 +129,7 @@ static double entry_value(const struct analysis_result *result, const struct met
     case METRIC_EXPOSED_COMM: return ms(result->total_exposed_communication_ns);
     case METRIC_COMM: return ms(result->total_communication_ns);
     case METRIC_COPY_OVERLAP: return result->copy_overlap_ratio;
+    case METRIC_COPY_OVERLAP_OF_POSSIBLE: return ratio((double)sums.copy_compute, (double)sums.copy_possible);
     case METRIC_COPY: return ms(sums.copy);
     case METRIC_BUSY: return ms(sums.busy);
     case METRIC_IDLE: return ms(sums.idle);
@@ -138,6 +144,29 @@ static double entry_value(const struct analysis_result *result, const struct met
     case METRIC_CAUSE: return ms(cause_lost(result, entry->cause));
     }
     return 0;
+}
+
+/* Why the metric has no meaning on this trace, or NULL: a ratio whose whole is 0 (the text report
+ * prints "-" for it). */
+static const char *entry_unmeasured(const struct analysis_result *result, const struct metric_entry *entry)
+{
+    struct sums sums = sum_devices(result);
+    switch (entry->kind) {
+    case METRIC_COMM_OVERLAP: return result->total_communication_ns > 0 ? NULL : "no communication";
+    case METRIC_COPY_OVERLAP: return sums.copy > 0 ? NULL : "no copies";
+    case METRIC_COPY_OVERLAP_OF_POSSIBLE:
+        return sums.copy_possible > 0 ? NULL : sums.copy > 0 ? "no compute kernel beside the copies" : "no copies";
+    case METRIC_STREAM_OVERLAP: return sums.pair_possible > 0 ? NULL : "no two streams could overlap";
+    default: return NULL;
+    }
+}
+
+const char *report_metric_unmeasured(const struct analysis_result *result, const char *name)
+{
+    for (size_t i = 0; i < ENTRY_COUNT; i++)
+        if (strcmp(entries[i].public_part.name, name) == 0)
+            return entry_unmeasured(result, &entries[i]);
+    return NULL;
 }
 
 int report_metric_known(const char *name)

@@ -41,6 +41,9 @@ const struct report_metric *report_metric_at(size_t index);
 int report_metric_known(const char *name);
 /* Looks a metric up by name and computes its value. Returns 0, or -1 when no metric has that name. */
 int report_metric_value(const struct analysis_result *result, const char *name, double *value);
+/* Why a metric is not measured on this result ("no communication": a ratio with nothing to divide
+ * by; its value reads 0), or NULL when it is measured or unknown. */
+const char *report_metric_unmeasured(const struct analysis_result *result, const char *name);
 /* "comm_overlap, exposed_comm_ms, ..." into buffer. */
 void report_metric_names(char *buffer, size_t size);
 

@@ -10,9 +10,13 @@
 
 enum { COLUMN_COUNT = 12, CELL_SIZE = 24 };
 
+/* Each column's definition is one line of docs/overlapscope-report.md ("Columns"). The two overlap
+ * ratios are of what was possible, so that a better schedule never reads worse: time with two
+ * streams busy, or copy time under compute, read higher for a schedule that serialized more work
+ * onto fewer busy streams, or paired a long copy with a short kernel. */
 static const char *const column_titles[COLUMN_COUNT] = {
-    "rank", "device", "span", "busy", "idle", "2+ streams", "comm", "exposed comm", "comm overlap", "copy overlap",
-    "lost", "headroom"};
+    "rank", "device", "span", "busy", "idle", "overlap of possible", "comm", "exposed comm", "comm overlap",
+    "copy overlap of possible", "lost", "headroom"};
 
 static size_t top_of(const struct report_context *context)
 {
@@ -47,11 +51,11 @@ static void device_cells(const struct analysis_device *device, char cells[COLUMN
     units_format_duration(cells[2], CELL_SIZE, span);
     percent(cells[3], device->busy_ns, span);
     units_format_duration(cells[4], CELL_SIZE, device->idle_ns);
-    percent(cells[5], device->concurrency_ns[2] + device->concurrency_ns[3], device->busy_ns);
+    percent(cells[5], device->stream_pair_overlap_ns, device->stream_pair_possible_ns);
     units_format_duration(cells[6], CELL_SIZE, device->communication_ns);
     units_format_duration(cells[7], CELL_SIZE, device->exposed_communication_ns);
     percent(cells[8], device->compute_communication_overlap_ns, device->communication_ns);
-    percent(cells[9], device->copy_compute_overlap_ns, device->copy_ns);
+    percent(cells[9], device->copy_compute_overlap_ns, device->copy_compute_possible_ns);
     units_format_duration(cells[10], CELL_SIZE, device->lost_ns);
     units_format_duration(cells[11], CELL_SIZE, device->headroom_ns);
 }
@@ -139,8 +143,10 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
         if (total->count == 0)
             continue;
         shown++;
-        fprintf(out, "  %zu. %s: %s lost in %" PRId64 " wait%s\n", shown, analysis_cause_title(total->cause),
-                units_format_duration(lost, sizeof lost, total->lost_ns), total->count, total->count == 1 ? "" : "s");
+        fprintf(out, "  %zu. %s: %s lost in %" PRId64 " wait%s; what to do: %s (see %s)\n", shown,
+                analysis_cause_title(total->cause), units_format_duration(lost, sizeof lost, total->lost_ns),
+                total->count, total->count == 1 ? "" : "s", analysis_cause_advice(total->cause),
+                analysis_cause_advice_source(total->cause));
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         if (wait) {
             fputs("     ", out);
@@ -211,7 +217,7 @@ int report_write_markdown(FILE *out, const struct analysis_result *result, const
             units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
     if (result->wait_total_count == 0)
         return ferror(out) ? -1 : 0;
-    fprintf(out, "| cause | lost | waits | largest: evidence |\n|---|---:|---:|---|\n");
+    fprintf(out, "| cause | lost | waits | largest: evidence | what to do |\n|---|---:|---:|---|---|\n");
     size_t shown = 0;
     for (int i = 0; i < ANALYSIS_CAUSE_COUNT && shown < top_of(context); i++) {
         const struct analysis_cause_total *total = &result->causes[i];
@@ -222,7 +228,9 @@ int report_write_markdown(FILE *out, const struct analysis_result *result, const
                 units_format_duration(lost, sizeof lost, total->lost_ns), total->count);
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         text_safe_fputs(wait ? wait->evidence : "", TEXT_SAFE_MARKDOWN, out);
-        fprintf(out, " |\n");
+        /* The advice is the tool's own text, with no '|' to escape. */
+        fprintf(out, " | %s (see %s) |\n", analysis_cause_advice(total->cause),
+                analysis_cause_advice_source(total->cause));
     }
     return ferror(out) ? -1 : 0;
 }

@@ -373,8 +373,10 @@ static void test_shared_queue_breadth_first(void)
 
 /* host_sync --op CALL: kernel A on stream 1 [0, 1000], the thread blocked in CALL from 2 until
  * 1003, then launched B on idle stream 2 at 1005 (it ran [1015, 2515]). B could have run from 2:
- * lost is the time the thread was held, min(1003 - 2, 1500) = 1001. */
-static void test_host_sync_idle_stream(const char *call)
+ * lost is the time the thread was held, min(1003 - 2, 1500) = 1001. B is kernel_b, or kernel_a again
+ * (one kernel looping on two streams, as host_sync does): then the evidence names the other launch
+ * by its stream, not "kernel_a could have run beside kernel_a". */
+static void test_host_sync_idle_stream(const char *call, const char *second)
 {
     struct scenario s;
     char file[64];
@@ -383,14 +385,17 @@ static void test_host_sync_idle_stream(const char *call)
     insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 1000, 4, 256, "kernel_a"));
     add_api(&s.b, s.process, THREAD, call, 2, 1003, 0);
     add_api(&s.b, s.process, THREAD, "cudaGetLastError", 1003.5, 1004, 0);
-    insert_kernel(&s.b, launched(&s, 2, 1005, 1010, 1015, 2515, 4, 256, "kernel_b"));
+    insert_kernel(&s.b, launched(&s, 2, 1005, 1010, 1015, 2515, 4, 256, second));
     struct analysis_result *result = finish(&s);
-    char evidence[160];
+    char evidence[256];
     snprintf(evidence, sizeof evidence, "thread 7 was blocked in %s for 1.00 ms until kernel_a on stream 1 ended;"
                                         " stream 2 sat idle meanwhile", call);
     expect_wait(result, 2, ANALYSIS_CAUSE_HOST_SYNC, 1001, evidence);
     const struct analysis_wait *wait = wait_on(result, 2);
-    CHECK_CONTAINS(wait ? wait->evidence : NULL, "cudaLaunchKernel for kernel_b was called 2.00 us after the call");
+    snprintf(evidence, sizeof evidence, "cudaLaunchKernel for %s was called 2.00 us after the call returned"
+                                        " (enqueued before it, %s could have run beside %s)", second, second,
+             strcmp(second, "kernel_a") == 0 ? "the kernel_a on stream 1" : "kernel_a");
+    CHECK_CONTAINS(wait ? wait->evidence : NULL, evidence);
     CHECK(wait && wait->wait_start_ns == AT(2) && wait->wait_end_ns == AT(1015));
     analysis_free(result);
 }
@@ -611,10 +616,10 @@ int main(void)
     test_shared_queue(1);
     test_shared_queue(0);
     test_shared_queue_breadth_first();
-    test_host_sync_idle_stream("cudaStreamSynchronize");
-    test_host_sync_idle_stream("cudaDeviceSynchronize");
-    test_host_sync_idle_stream("cudaFree");
-    test_host_sync_idle_stream("cudaMalloc");
+    test_host_sync_idle_stream("cudaStreamSynchronize", "kernel_b");
+    test_host_sync_idle_stream("cudaDeviceSynchronize", "kernel_a");
+    test_host_sync_idle_stream("cudaFree", "kernel_b");
+    test_host_sync_idle_stream("cudaMalloc", "kernel_a");
     for (int variant = 0; variant < 4; variant++)
         test_host_sync_not_a_wait(variant);
     test_shared_communicator(NULL, NULL);

@@ -99,6 +99,11 @@ static void check_device_metrics(const struct analysis_device *device)
     CHECK_INT(device->category_overlap_ns[ANALYSIS_COMMUNICATION][ANALYSIS_COMMUNICATION], 0);
     CHECK_INT(device->stream_count, 4);
     CHECK_INT(device->sm_count, 132);
+    /* The pairs below: achieved 50 + 20 + 30 + 5, possible 50 + 25 + 30 + 5 (overlap of possible
+     * 105 / 110); copy/compute possible = min(copy 80, compute 135). */
+    CHECK_INT(device->stream_pair_overlap_ns, US(105));
+    CHECK_INT(device->stream_pair_possible_ns, US(110));
+    CHECK_INT(device->copy_compute_possible_ns, US(80));
 }
 
 static void test_full_trace(store *trace)

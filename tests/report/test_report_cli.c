@@ -54,10 +54,19 @@ static int line_count(const char *text)
 static void test_report(void)
 {
     CHECK_INT(run("report %D/saturated.db"), 0);
-    CHECK_CONTAINS(out_text, "1. SM saturation: 3.19 ms lost in 1 wait");
+    CHECK_CONTAINS(out_text, "1. SM saturation: 3.19 ms lost in 1 wait; what to do: give the first kernel a smaller"
+                             " grid or fewer SMs");
+    CHECK_CONTAINS(out_text, "(see CUDA C++ Programming Guide, \"Concurrent Kernel Execution\")\n");
+    CHECK_CONTAINS(out_text, "(see NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and NCCL_MAX_CTAS)\n");
+    /* Pairs (13, 14): 11 of 11 us possible, (13, 20): 200 of 200, (14, 20): nothing possible; no
+     * copies: "-". */
+    CHECK_CONTAINS(out_text, "idle     overlap of possible  comm ");
+    CHECK_CONTAINS(out_text, "99.8%  11.0 us  100.0%               400 us");
     CHECK_CONTAINS(out_text, "held all 132 SMs (8448 blocks, 2 resident per SM");
     CHECK_INT(run("report --markdown %D/saturated.db"), 0);
-    CHECK_CONTAINS(out_text, "| rank | device |");
+    CHECK_CONTAINS(out_text, "| rank | device | span | busy | idle | overlap of possible |");
+    CHECK_CONTAINS(out_text, "| what to do |");
+    CHECK_CONTAINS(out_text, " | give the first kernel a smaller grid");
     CHECK_INT(run("report --json --top 1 %D/saturated.db"), 0);
     cJSON *root = cJSON_Parse(out_text);
     CHECK(root != NULL);
@@ -68,6 +77,16 @@ static void test_report(void)
         CHECK_NEAR(cJSON_GetObjectItem(summary, "sm_saturation_ms")->valuedouble, 3.189, 1e-9);
         cJSON *wait = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "waits"), 0);
         CHECK_STR(cJSON_GetObjectItem(wait, "cause")->valuestring, "sm-saturation");
+        cJSON *cause = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "causes"), 0);
+        CHECK_STR(cJSON_GetObjectItem(cause, "advice_source")->valuestring,
+                  "CUDA C++ Programming Guide, \"Concurrent Kernel Execution\"");
+        CHECK_CONTAINS(cJSON_GetObjectItem(cause, "advice")->valuestring, "smaller grid or fewer SMs");
+        cJSON *device = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "devices"), 0);
+        CHECK_INT(cJSON_GetObjectItem(device, "stream_pair_overlap_ns")->valuedouble, 211000);
+        CHECK_NEAR(cJSON_GetObjectItem(device, "stream_overlap")->valuedouble, 1.0, 1e-12);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(device, "copy_overlap_of_possible")));
+        CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "unmeasured"), "copy_overlap")->valuestring,
+                  "no copies");
         cJSON_Delete(root);
     }
     /* A window with its units, relative to the first GPU activity: [3 ms, 4 ms] holds one sgemm. */
@@ -113,6 +132,14 @@ static void test_check(void)
     CHECK_CONTAINS(out_text, "ok   comm_overlap = 0.5 (min 0.4)");
     CHECK_INT(run("check %D/saturated.db --max sm_saturation_ms=5 --max exposed_comm_ms=0.25"), 0);
     CHECK_INT(run("check %D/overlapped.db --max lost_ms=0 --min comm_overlap=1"), 0);
+    /* Stream 14 alone holds no NCCL kernel: comm_overlap is not measured (the text shows "-"), so
+     * its bound holds with the reason said, and fails only under --strict. */
+    CHECK_INT(run("check %D/saturated.db --stream 14 --min comm_overlap=0.4 --max sm_saturation_ms=5"), 0);
+    CHECK_CONTAINS(out_text, "ok   comm_overlap not measured: no communication (min 0.4; passes without --strict)");
+    CHECK_CONTAINS(out_text, "ok   sm_saturation_ms = 3.189 (max 5)");
+    CHECK_INT(run("check %D/saturated.db --stream 14 --strict --min comm_overlap=0.4"), 1);
+    CHECK_CONTAINS(out_text, "FAIL comm_overlap not measured: no communication (min 0.4, --strict)");
+    CHECK_INT(run("check %D/saturated.db --strict --min comm_overlap=0.4"), 0);
     CHECK_INT(run("check %D/saturated.db --min overlap=1"), 2);
     CHECK_CONTAINS(err_text, "unknown metric 'overlap' (metrics: comm_overlap, exposed_comm_ms");
     CHECK_INT(line_count(err_text), 1);
@@ -127,6 +154,10 @@ static void test_diff(void)
     CHECK_INT(run("diff %D/saturated.db %D/overlapped.db"), 0);
     CHECK_CONTAINS(out_text, "sm_saturation_ms");
     CHECK_CONTAINS(out_text, "-3.189");
+    /* Neither trace has copies: copy_overlap is not measured in either, no 0 - 0. */
+    char unmeasured[128];
+    snprintf(unmeasured, sizeof unmeasured, "\n%-26s %14s %14s %14s\n", "copy_overlap", "-", "-", "-");
+    CHECK_CONTAINS(out_text, unmeasured);
     CHECK_INT(run("diff --json %D/saturated.db %D/overlapped.db"), 0);
     cJSON *root = cJSON_Parse(out_text);
     CHECK(root != NULL);
