@@ -10,7 +10,9 @@
 #include "cli.h"
 #include "filters.h"
 #include "output_file.h"
+#include "steady.h"
 #include "timeline.h"
+#include "units.h"
 
 static int parse_int(const char *text, long minimum, long maximum, long *value)
 {
@@ -25,7 +27,7 @@ static int parse_int(const char *text, long minimum, long maximum, long *value)
 
 struct render_request {
     const char *trace_path, *output_path;
-    int verbose;
+    int verbose, all;
     struct cli_filters filters;
     struct timeline_options options;
 };
@@ -37,7 +39,8 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
         {"height", required_argument, 0, 'H'}, {"dpi", required_argument, 0, 'd'},
         {"host", no_argument, 0, 'h'},         {"nvtx", no_argument, 0, 'n'},
         {"title", required_argument, 0, 't'},  {"verbose", no_argument, 0, 'v'},
-        {"force", no_argument, 0, 'f'},        CLI_FILTER_OPTIONS,
+        {"force", no_argument, 0, 'f'},        {"all", no_argument, 0, 'a'},
+        CLI_FILTER_OPTIONS,
         {0, 0, 0, 0}};
     memset(request, 0, sizeof *request);
     cli_filters_init(&request->filters);
@@ -54,6 +57,7 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
         case 'n': request->options.show_nvtx = 1; break;
         case 'v': request->verbose = 1; break;
         case 'f': request->options.force = 1; break;
+        case 'a': request->all = 1; break;
         case 'W':
         case 'H':
             if (parse_int(optarg, 1, 1000000, &value) != 0)
@@ -80,6 +84,38 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
     request->options.rank = chosen->rank;
     request->options.device_id = chosen->device_id;
     request->options.stream_id = chosen->stream_id;
+    return 0;
+}
+
+/* Without --all, --window, --range or --step: the steady state (steady.h), as a window the analysis
+ * measures too, and a note of what it leaves out ("set-up 0 - 6.00 s not shown; --all draws
+ * everything") for the figures line. */
+static int choose_steady_window(store *trace, struct render_request *request, char *note, size_t size,
+                                error_info *err)
+{
+    struct steady_window steady;
+    if (timeline_steady_window(trace, &request->options, &steady, err) != 0)
+        return -1;
+    if (!steady.trimmed)
+        return 0;
+    int64_t origin_ns = steady.span_start_ns, end_ns = steady.span_end_ns;
+    char parts[2][96] = {"", ""}, from[32], to[32];
+    if (steady.start_ns > origin_ns)
+        snprintf(parts[0], sizeof parts[0], "%s 0 \xe2\x80\x93 %s", steady.by_steps ? "before the steps" : "set-up",
+                 units_format_duration(to, sizeof to, steady.start_ns - origin_ns));
+    if (steady.end_ns < end_ns)
+        snprintf(parts[1], sizeof parts[1], "%s %s \xe2\x80\x93 %s", steady.by_steps ? "after them" : "tail",
+                 units_format_duration(from, sizeof from, steady.end_ns - origin_ns),
+                 units_format_duration(to, sizeof to, end_ns - origin_ns));
+    snprintf(note, size, "%s%s%s not shown; --all draws everything", parts[0], parts[0][0] && parts[1][0] ? ", " : "",
+             parts[1]);
+    request->options.left_out = note;
+    request->options.window_start_ns = steady.start_ns; /* also when the analysis fails */
+    request->options.window_end_ns = steady.end_ns;
+    struct analysis_options *analysis = &request->filters.analysis;
+    analysis->window_start_ns = steady.start_ns;
+    analysis->window_end_ns = steady.end_ns;
+    analysis->window_is_relative = 0;
     return 0;
 }
 
@@ -110,6 +146,12 @@ int cmd_render(int argc, char **argv)
     store *trace = store_open(request.trace_path, 1, &err);
     if (!trace)
         return cli_error(argv[0], "%s", err.message);
+    char left_out[160];
+    if (!request.all && !cli_filters_choose_time(&request.filters) &&
+        choose_steady_window(trace, &request, left_out, sizeof left_out, &err) != 0) {
+        store_close(trace, NULL);
+        return cli_error(argv[0], "%s", err.message);
+    }
     /* The analyzer resolves the filters into GPU time; the picture draws the window it reports, so
      * its figures and the report's cover the same time. */
     error_info analysis_err;
@@ -118,7 +160,7 @@ int cmd_render(int argc, char **argv)
         store_close(trace, NULL);
         return cli_error(argv[0], "%s: %s", request.trace_path, analysis_err.message);
     }
-    if (analysis && cli_filters_choose_time(&request.filters)) {
+    if (analysis && (cli_filters_choose_time(&request.filters) || request.options.left_out)) {
         request.options.window_start_ns = analysis->window_start_ns;
         request.options.window_end_ns = analysis->window_end_ns;
     }

@@ -35,6 +35,7 @@
 #define LANE_HEIGHT 24.0
 #define LANE_GAP 3.0
 #define GROUP_GAP 14.0
+#define TAG_ROW 15.0 /* above a device's lanes: the cause tags that would cover a bar in the lane */
 #define MIN_LANE_HEIGHT 6.0
 #define MAX_LANE_HEIGHT 64.0
 #define MIN_LABELLED_LANE 15.0 /* lanes lower than this carry no interval text */
@@ -55,7 +56,8 @@ struct group {
     char title[192];
     struct canvas_device *device;
     size_t first_lane, lane_count;
-    double header_y, strip_y;
+    double header_y, strip_y, tag_row_y;
+    int has_tag_row; /* a wait is drawn on one of its lanes */
 };
 
 /* Colour keys of a lane's columns: a palette kind at one of 16 coverage levels. */
@@ -442,6 +444,8 @@ static double groups_height(const struct scene *scene, double lane_height)
         height += GROUP_HEADER + (double)scene->groups[g].lane_count * (lane_height + LANE_GAP) + GROUP_GAP;
         if (scene->groups[g].device)
             height += STRIP_HEIGHT + STRIP_GAP;
+        if (scene->groups[g].has_tag_row)
+            height += TAG_ROW;
     }
     return height;
 }
@@ -468,6 +472,10 @@ static void layout_rows(struct scene *scene)
         if (group->device) {
             group->strip_y = y;
             y += STRIP_HEIGHT + STRIP_GAP;
+        }
+        if (group->has_tag_row) {
+            group->tag_row_y = y;
+            y += TAG_ROW;
         }
         for (size_t i = 0; i < group->lane_count; i++) {
             scene->lanes[group->first_lane + i].y = y;
@@ -620,12 +628,17 @@ static void describe_window(const struct scene *scene, char *text, size_t size)
                  units_format_duration(whole, sizeof whole, scene->input.trace_end_ns - scene->input.origin_ns));
     else
         snprintf(text, size, "%s of GPU time", units_format_duration(whole, sizeof whole, largest));
+    const char *left_out = scene->input.options->left_out;
+    if (left_out && left_out[0]) {
+        size_t used = strlen(text);
+        snprintf(text + used, size - used, "  \xc2\xb7  %s", left_out);
+    }
 }
 
 static void key_figures(const struct scene *scene, char *text, size_t size)
 {
     const struct analysis_result *analysis = scene->input.analysis;
-    char window[96], exposed[32], total[32], lost[32], cause[64] = "";
+    char window[256], exposed[32], total[32], lost[32], cause[64] = "";
     describe_window(scene, window, sizeof window);
     if (!analysis) {
         snprintf(text, size, "%s  \xc2\xb7  overlap figures: run with the analyzer", window);
@@ -965,6 +978,31 @@ static int waits_to_draw(const struct scene *scene)
     return count;
 }
 
+/* The group of a placed lane. */
+static struct group *group_of(struct scene *scene, const struct placed_lane *placed)
+{
+    size_t index = (size_t)(placed - scene->lanes);
+    for (size_t g = 0; g < scene->group_count; g++)
+        if (index >= scene->groups[g].first_lane && index < scene->groups[g].first_lane + scene->groups[g].lane_count)
+            return &scene->groups[g];
+    return NULL;
+}
+
+/* Gives a tag row to every device with a wait drawn on its lanes. */
+static void mark_tag_rows(struct scene *scene)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    int count = 0;
+    for (size_t i = 0; analysis && i < analysis->wait_count && count < scene->input.options->max_waits; i++) {
+        if (!wait_is_drawn(scene, &analysis->waits[i]))
+            continue;
+        count++;
+        struct group *group = group_of(scene, placed_lane_of_op(scene, &analysis->waits[i].waiting));
+        if (group)
+            group->has_tag_row = 1;
+    }
+}
+
 /* A line from the blocking op's end to the waiting op's start, with an arrowhead there; a
  * white halo under it keeps it visible over any colour. */
 static void paint_connector(cairo_t *cr, double x0, double y0, double x1, double y1)
@@ -992,10 +1030,25 @@ static int record_wait(struct scene *scene, const struct timeline_box *box, size
     return 0;
 }
 
-/* The cause's tag, whole: inside the hatched window, smaller inside, right of it, left of it;
- * cut short inside only when none of those has room. Returns 1 drawn, 0 not, -1 no memory. */
-static int paint_tag(struct scene *scene, cairo_t *cr, const char *tag, double x0, double x1, double y, double height)
+/* Whether the lane shows nothing between x0 and x1 (CSS pixels): a tag there hides no bar. */
+static int lane_clear(const struct scene *scene, const struct canvas_lane *lane, double x0, double x1)
 {
+    double scale = scene->input.scale;
+    int first = (int)floor((x0 - scene->plot_left) * scale), last = (int)ceil((x1 - scene->plot_left) * scale);
+    for (int c = first < 0 ? 0 : first; c <= last && c < scene->input.canvas->columns; c++)
+        if (canvas_column_coverage(lane, c, NULL) > 0)
+            return 0;
+    return 1;
+}
+
+/* The cause's tag on the waiting lane: whole, inside the hatched window, smaller inside, right
+ * of it, left of it; or (shortened) cut short inside. Never over a bar of the lane (the waiting
+ * op starts where the window ends). Returns 1 drawn, 0 not, -1 no memory. */
+static int paint_tag(struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, const char *tag, double x0,
+                     double x1, double y, double height, int shortened)
+{
+    if (!lane)
+        return 0;
     const struct {
         double size;
         enum align align;
@@ -1003,13 +1056,44 @@ static int paint_tag(struct scene *scene, cairo_t *cr, const char *tag, double x
     } tries[] = {{WAIT_SIZE, ALIGN_CENTER, 1}, {WAIT_SIZE - 2, ALIGN_CENTER, 1}, {WAIT_SIZE, ALIGN_LEFT, 1},
                  {WAIT_SIZE, ALIGN_RIGHT, 1},  {WAIT_SIZE - 2, ALIGN_CENTER, 0}};
     for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        if (tries[i].whole == shortened)
+            continue;
         double anchor = tries[i].align == ALIGN_CENTER ? (x0 + x1) / 2 : tries[i].align == ALIGN_LEFT ? x1 + 4 : x0 - 4;
         double room = tries[i].align == ALIGN_CENTER ? x1 - x0 - 6
                       : tries[i].align == ALIGN_LEFT ? scene->plot_right - anchor
                                                      : anchor - scene->plot_left;
         struct text_style style = {tries[i].size, 1, PALETTE_TEXT, tries[i].align, room, 1, 1};
         style.whole = tries[i].whole;
+        select_font(cr, tries[i].size, 1);
+        double width = fmin(text_width(cr, tag), room);
+        double left = tries[i].align == ALIGN_CENTER ? anchor - width / 2
+                      : tries[i].align == ALIGN_LEFT ? anchor
+                                                     : anchor - width;
+        if (!lane_clear(scene, lane, left, left + width))
+            continue;
         int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor, y + height / 2 + tries[i].size * 0.36, &style);
+        if (drawn != 0)
+            return drawn;
+    }
+    return 0;
+}
+
+/* A tag that found no clear place on its lane goes to its device's tag row, above the lanes at
+ * the wait's time, where no bar is. Returns 1 drawn, 0 not (no room), -1 no memory. */
+static int paint_row_tag(struct scene *scene, cairo_t *cr, const struct group *group, const char *tag,
+                         const struct timeline_wait_mark *mark)
+{
+    if (!group || !group->has_tag_row)
+        return 0;
+    double middle = mark->box.x + mark->box.width / 2, baseline = group->tag_row_y + TAG_ROW - 4;
+    const enum align aligns[] = {ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT};
+    for (size_t i = 0; i < 3; i++) {
+        double anchor = aligns[i] == ALIGN_LEFT ? middle - 2 : aligns[i] == ALIGN_RIGHT ? middle + 2 : middle;
+        double room = aligns[i] == ALIGN_CENTER ? 2 * fmin(middle - scene->plot_left, scene->plot_right - middle)
+                      : aligns[i] == ALIGN_LEFT ? scene->plot_right - anchor
+                                                : anchor - scene->plot_left;
+        struct text_style style = {WAIT_SIZE - 1, 1, PALETTE_TEXT, aligns[i], room, 1, 0, 1};
+        int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor, baseline, &style);
         if (drawn != 0)
             return drawn;
     }
@@ -1063,7 +1147,8 @@ static int paint_wait_connector(const struct scene *scene, cairo_t *cr, const st
 
 /* Waits in three passes, so that no mark is drawn over an earlier wait's tag: every hatching,
  * then the connectors of the largest waits (MAX_CONNECTORS: beyond that the arrows hide the
- * lanes), then the tags, largest wait first, each where it overlaps no text already placed. */
+ * lanes), then the tags, largest wait first, each where it overlaps no text already placed:
+ * whole on its lane where no bar is, else whole in the device's tag row, else cut short. */
 static int paint_waits(struct scene *scene, cairo_t *cr)
 {
     const struct analysis_result *analysis = scene->input.analysis;
@@ -1084,8 +1169,15 @@ static int paint_waits(struct scene *scene, cairo_t *cr)
         struct timeline_wait_mark *mark = &layout->waits[w];
         if (mark->box.height < MIN_LABELLED_LANE)
             continue;
-        int drawn = paint_tag(scene, cr, analysis_cause_tag(analysis->waits[mark->wait_index].cause), mark->box.x,
-                              mark->box.x + mark->box.width, mark->box.y, mark->box.height);
+        const struct analysis_wait *wait = &analysis->waits[mark->wait_index];
+        const struct placed_lane *waiting = placed_lane_of_op(scene, &wait->waiting);
+        const char *tag = analysis_cause_tag(wait->cause);
+        const struct timeline_box *box = &mark->box;
+        int drawn = paint_tag(scene, cr, waiting->lane, tag, box->x, box->x + box->width, box->y, box->height, 0);
+        if (drawn == 0)
+            drawn = paint_row_tag(scene, cr, group_of(scene, waiting), tag, mark);
+        if (drawn == 0)
+            drawn = paint_tag(scene, cr, waiting->lane, tag, box->x, box->x + box->width, box->y, box->height, 1);
         if (drawn < 0)
             return -1;
         mark->has_tag = drawn;
@@ -1140,6 +1232,7 @@ struct scene *scene_new(const struct scene_input *input, error_info *err)
         error_set(err, "out of memory");
         return NULL;
     }
+    mark_tag_rows(scene);
     layout_rows(scene);
     return scene;
 }

@@ -22,6 +22,8 @@
 #include "overview.h"
 #include "reader.h"
 #include "scene.h"
+#include "steady.h"
+#include "steps.h"
 #include "units.h"
 
 /* Intervals at least this many output pixels wide get an outline and may carry a label. */
@@ -278,19 +280,27 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
     return canvas;
 }
 
-/* Reads the window into a canvas and paints it to the open file. */
-static int render(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                  enum timeline_format format, FILE *file, const char *path, struct timeline_layout **layout,
-                  error_info *err)
+/* What the picture's plot reads: its window's canvas and where it lies in the trace. */
+struct plot_source {
+    struct canvas *canvas;
+    int64_t origin_ns, trace_end_ns;
+    int from_overview;
+};
+
+/* Settles the window and reads it into source->canvas. Returns 0, or -1 with err filled. */
+static int read_plot(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
+                     struct plot_source *source, error_info *err)
 {
-    int64_t origin_ns = 0, start_ns = 0, end_ns = 0, trace_end_ns = 0, span_end_ns = STORE_NULL;
+    int64_t start_ns = 0, end_ns = 0, span_end_ns = STORE_NULL;
     int end_is_estimate = 0;
+    *source = (struct plot_source){0};
     /* A current overview knows the GPU span: no index walks for the origin and the end. */
-    int has_overview = overview_span(trace, &origin_ns, &span_end_ns, err);
+    int has_overview = overview_span(trace, &source->origin_ns, &span_end_ns, err);
     if (has_overview < 0)
         return error_prefix(err, "%s", store_path(trace));
-    if ((has_overview == 0 && trace_origin(trace, &origin_ns, err) != 0) ||
-        settle_window(trace, analysis, options, origin_ns, span_end_ns, &start_ns, &end_ns, &end_is_estimate, err) != 0)
+    if ((has_overview == 0 && trace_origin(trace, &source->origin_ns, err) != 0) ||
+        settle_window(trace, analysis, options, source->origin_ns, span_end_ns, &start_ns, &end_ns, &end_is_estimate,
+                      err) != 0)
         return -1;
     /* Beyond these no recording reaches (store.h); sums over such a window would overflow. */
     if (start_ns < -STORE_MAX_ABS_TIME_NS || end_ns > STORE_MAX_ABS_TIME_NS + STORE_MAX_DURATION_NS ||
@@ -302,22 +312,60 @@ static int render(store *trace, const struct analysis_result *analysis, const st
     int columns = scene_plot_columns(width_css, scale, &plot_left, &plot_right);
     if (columns < 16)
         return error_set(err, "width %d px at %g dpi leaves no room for the plot", options->width_px, options->dpi);
-    int from_overview = 0;
-    struct canvas *canvas =
-        read_canvas(trace, options, has_overview, start_ns, end_ns, end_is_estimate, columns, &trace_end_ns,
-                    &from_overview, err);
-    if (!canvas)
+    source->canvas = read_canvas(trace, options, has_overview, start_ns, end_ns, end_is_estimate, columns,
+                                 &source->trace_end_ns, &source->from_overview, err);
+    if (!source->canvas)
         return -1;
+    if (!has_intervals(source->canvas)) {
+        empty_window_error(trace, source->canvas, source->origin_ns, source->trace_end_ns, options->rank, err);
+        canvas_free(source->canvas);
+        source->canvas = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int timeline_steady_window(store *trace, const struct timeline_options *options, struct steady_window *window,
+                           error_info *err)
+{
+    struct timeline_options whole = *options;
+    whole.window_start_ns = STORE_NULL;
+    whole.window_end_ns = STORE_NULL;
+    whole.show_host_calls = whole.show_nvtx = 0;
+    struct plot_source source;
+    if (check_options(&whole, err) != 0 || read_plot(trace, NULL, &whole, &source, err) != 0)
+        return -1;
+    struct analysis_step *steps = NULL;
+    size_t count = 0, kept = 0;
+    int status = steps_find(store_db(trace), &steps, &count, err);
+    if (status != 0)
+        error_prefix(err, "%s", store_path(trace));
+    for (size_t i = 0; status == 0 && i < count; i++)
+        if (options->rank < 0 || steps[i].rank == options->rank)
+            steps[kept++] = steps[i];
+    if (status == 0)
+        steady_choose(source.canvas, steps, kept, window);
+    free(steps);
+    canvas_free(source.canvas);
+    return status;
+}
+
+/* Reads the window into a canvas and paints it to the open file. */
+static int render(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
+                  enum timeline_format format, FILE *file, const char *path, struct timeline_layout **layout,
+                  error_info *err)
+{
+    struct plot_source source;
+    if (read_plot(trace, analysis, options, &source, err) != 0)
+        return -1;
+    double scale = options->dpi / 96.0, width_css = options->width_px / scale;
+    struct canvas *canvas = source.canvas;
     char *title = NULL;
     struct scene *scene = NULL;
     int status = -1;
-    if (!has_intervals(canvas)) {
-        empty_window_error(trace, canvas, origin_ns, trace_end_ns, options->rank, err);
-        goto done;
-    }
     title = options->title ? strdup(options->title) : default_title(trace);
-    struct scene_input input = {canvas,  trace,        analysis, options, title ? title : "",
-                                origin_ns, trace_end_ns, width_css, scale};
+    struct scene_input input = {canvas,           trace,  analysis,  options, title ? title : "", source.origin_ns,
+                                source.trace_end_ns, width_css, scale};
     scene = scene_new(&input, err);
     if (!scene || paint_and_write(scene, format, file, options->width_px, scale, path, err) != 0)
         goto done;
@@ -325,7 +373,7 @@ static int render(store *trace, const struct analysis_result *analysis, const st
         *layout = scene_take_layout(scene);
         (*layout)->width_px = options->width_px;
         (*layout)->height_px = (int)ceil(scene_height_css(scene) * scale);
-        (*layout)->from_overview = from_overview;
+        (*layout)->from_overview = source.from_overview;
     }
     status = 0;
 done:

@@ -34,12 +34,20 @@ struct timeline_options {
     int max_waits;                          /* explained waits drawn, largest first (default 64) */
     const char *title;                      /* NULL: meta.command, else the first process's command line */
     int force;                              /* replace an existing picture (output_file.h) */
+    const char *left_out;                   /* NULL, or what the window leaves out of the trace, said in
+                                               the figures line ("set-up 0 - 6.00 s not shown") */
 };
 void timeline_options_init(struct timeline_options *options);
 
 /* The format named by path's extension (.png, .svg, .pdf, any case). Returns 0, or -1 with
  * err filled ("unknown picture format '.jpg' (use .png, .svg or .pdf)"). */
 int timeline_format_from_path(const char *path, enum timeline_format *format, error_info *err);
+
+/* The steady state of the trace as options would draw it whole (steady.h: the steps, else the
+ * busy part). Returns 0, or -1 with err filled (a bad trace, no GPU activity). */
+struct steady_window;
+int timeline_steady_window(store *trace, const struct timeline_options *options, struct steady_window *window,
+                           error_info *err);
 
 /* --- what the picture holds, for tests and tools; positions in CSS pixels (multiply by
  * scale for the PNG's pixels) --- */
@@ -64,7 +72,7 @@ enum timeline_text_kind {
 struct timeline_text {
     enum timeline_text_kind kind;
     struct timeline_box box;
-    char text[128];
+    char text[256];
 };
 
 struct timeline_swatch {

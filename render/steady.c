@@ -1,0 +1,161 @@
+/* steady.c: see steady.h. */
+#include "steady.h"
+
+#include <stdlib.h>
+
+/* Of the span, the least a choice must leave out to be worth saying so. */
+#define MIN_LEFT_OUT 0.05
+/* Rule 2: an operation this much of the span, alone at one end. */
+#define DOMINANT_SHARE 0.5
+/* Rule 3: a stretch at least this much of the span, busy at most IDLE_DENSITY_SHARE of the
+ * window's average. */
+#define IDLE_STRETCH_SHARE 0.2
+#define IDLE_DENSITY_SHARE 0.25
+
+static int64_t time_of_column(const struct canvas *canvas, int column)
+{
+    return canvas->window_start_ns + (int64_t)((double)column / canvas->columns_per_ns);
+}
+
+/* busy[c]: the streams' summed coverage of column c, at most 1. Coverage, not the concurrency
+ * levels: those round a slot's sum, and thousands of kernels shorter than a slot round to 0. */
+static void busy_columns(const struct canvas *canvas, double *busy)
+{
+    for (int c = 0; c < canvas->columns; c++) {
+        double sum = 0;
+        for (size_t i = 0; i < canvas->lane_count; i++)
+            if (canvas->lanes[i]->kind == CANVAS_LANE_GPU)
+                sum += canvas_column_coverage(canvas->lanes[i], c, NULL);
+        busy[c] = sum < 1 ? sum : 1;
+    }
+}
+
+/* Whether any GPU lane other than `except` has something in columns [from, to). */
+static int others_busy(const struct canvas *canvas, const struct canvas_lane *except, int from, int to)
+{
+    for (size_t i = 0; i < canvas->lane_count; i++) {
+        const struct canvas_lane *lane = canvas->lanes[i];
+        if (lane == except || lane->kind != CANVAS_LANE_GPU)
+            continue;
+        for (int c = from < 0 ? 0 : from; c < to && c < canvas->columns; c++)
+            if (canvas_column_coverage(lane, c, NULL) > 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Whether the lane holds something in columns [from, to) besides `interval`. */
+static int lane_busy_besides(const struct canvas *canvas, const struct canvas_lane *lane,
+                             const struct canvas_interval *interval, int from, int to)
+{
+    int first = (int)canvas_column_of(canvas, interval->start_ns), last = (int)canvas_column_of(canvas, interval->end_ns);
+    for (int c = from < 0 ? 0 : from; c < to && c < canvas->columns; c++)
+        if ((c < first - 1 || c > last + 1) && canvas_column_coverage(lane, c, NULL) > 0)
+            return 1;
+    return 0;
+}
+
+/* Rule 2: narrows [*start, *end) (columns) past one dominant operation alone at an end. */
+static void drop_dominant(const struct canvas *canvas, int *start, int *end)
+{
+    double least = DOMINANT_SHARE * canvas->columns;
+    for (size_t i = 0; i < canvas->lane_count; i++) {
+        const struct canvas_lane *lane = canvas->lanes[i];
+        if (lane->kind != CANVAS_LANE_GPU)
+            continue;
+        for (size_t k = 0; k < lane->kept_count; k++) {
+            const struct canvas_interval *op = &lane->kept[k];
+            double x0 = canvas_column_of(canvas, op->start_ns), x1 = canvas_column_of(canvas, op->end_ns);
+            if (x1 - x0 < least)
+                continue;
+            int first = (int)x0, last = (int)x1;
+            /* One column of slack: neighbours may share the operation's first or last column. */
+            if (!others_busy(canvas, lane, first + 1, canvas->columns) &&
+                !lane_busy_besides(canvas, lane, op, first + 1, canvas->columns) && first > *start) {
+                *end = first + 1; /* alone at the end: everything else ran before it */
+                return;
+            }
+            if (!others_busy(canvas, lane, 0, last) && !lane_busy_besides(canvas, lane, op, 0, last) && last < *end) {
+                *start = last; /* alone at the start */
+                return;
+            }
+        }
+    }
+}
+
+/* Rule 3: narrows [*start, *end) (columns) past mostly idle stretches at either end. A leading
+ * cut at L leaves out L columns holding B(L) of busy time where the window's average density D
+ * would put L * D: the cut that leaves out most busy deficit, L * D - B(L), ends where the
+ * density rises above average. It is taken when the stretch is long and sparse enough. */
+static void drop_idle_ends(const struct canvas *canvas, const double *busy, int *start, int *end)
+{
+    double total = 0;
+    for (int c = *start; c < *end; c++)
+        total += busy[c];
+    int width = *end - *start;
+    if (total <= 0 || width <= 0)
+        return;
+    double density = total / width, min_columns = IDLE_STRETCH_SHARE * canvas->columns;
+    double sum = 0, best = 0, best_sum = 0;
+    int lead = *start;
+    for (int c = *start; c < *end; c++) {
+        sum += busy[c];
+        double deficit = (c + 1 - *start) * density - sum;
+        if (deficit > best) {
+            best = deficit;
+            lead = c + 1;
+            best_sum = sum;
+        }
+    }
+    if (lead - *start >= min_columns && best_sum <= IDLE_DENSITY_SHARE * density * (lead - *start))
+        *start = lead;
+    sum = best = best_sum = 0;
+    int tail = *end;
+    for (int c = *end - 1; c >= *start; c--) {
+        sum += busy[c];
+        double deficit = (*end - c) * density - sum;
+        if (deficit > best) {
+            best = deficit;
+            tail = c;
+            best_sum = sum;
+        }
+    }
+    if (*end - tail >= min_columns && best_sum <= IDLE_DENSITY_SHARE * density * (*end - tail))
+        *end = tail;
+}
+
+void steady_choose(const struct canvas *whole, const struct analysis_step *steps, size_t step_count,
+                   struct steady_window *out)
+{
+    *out = (struct steady_window){whole->window_start_ns, whole->window_end_ns, whole->window_start_ns,
+                                  whole->window_end_ns, 0, 0};
+    int64_t span_ns = whole->window_end_ns - whole->window_start_ns;
+    int64_t start_ns = whole->window_end_ns, end_ns = whole->window_start_ns;
+    for (size_t i = 0; i < step_count; i++) {
+        start_ns = steps[i].start_ns < start_ns ? steps[i].start_ns : start_ns;
+        end_ns = steps[i].end_ns > end_ns ? steps[i].end_ns : end_ns;
+    }
+    int by_steps = step_count > 0 && end_ns > start_ns;
+    if (!by_steps) {
+        double *busy = malloc((size_t)whole->columns * sizeof *busy);
+        if (!busy)
+            return; /* out of memory: the whole trace is drawn, which is never wrong */
+        busy_columns(whole, busy);
+        int start = 0, end = whole->columns;
+        drop_dominant(whole, &start, &end);
+        drop_idle_ends(whole, busy, &start, &end);
+        free(busy);
+        start_ns = time_of_column(whole, start);
+        end_ns = end >= whole->columns ? whole->window_end_ns : time_of_column(whole, end);
+    }
+    if (start_ns < whole->window_start_ns)
+        start_ns = whole->window_start_ns;
+    if (end_ns > whole->window_end_ns)
+        end_ns = whole->window_end_ns;
+    if (end_ns <= start_ns || (double)(span_ns - (end_ns - start_ns)) < MIN_LEFT_OUT * (double)span_ns)
+        return;
+    out->start_ns = start_ns;
+    out->end_ns = end_ns;
+    out->by_steps = by_steps;
+    out->trimmed = 1;
+}

@@ -1,0 +1,37 @@
+/* steady.h: what a whole-trace picture shows by default: the steady state, not the set-up.
+ * A DDP program spends seconds in NCCL initialisation before its first step, and a workload may
+ * end in one long verification copy; drawn whole, the work is squeezed into a few pixels. The
+ * rules (docs/overlapscope-render.md, "What the default picture shows"), in order:
+ *
+ *   1. Steps found (steps.h: ProfilerStep#N or a repeating "step N" range): from the first
+ *      step's start to the last step's end.
+ *   2. Else one operation at least half the trace's GPU span long that runs alone at either end
+ *      (nothing else starts after it starts, or ends before it ends) is left out.
+ *   3. Then a leading (trailing) stretch where the GPU was mostly idle is left out: the one that
+ *      falls furthest below the window's average busy density (ending where the density rises
+ *      above it), when it is at least 20% of the span and busy at most a quarter of that average.
+ *
+ * Nothing is left out when the result would cover more than 95% of the span. The busy time of
+ * a pixel column is the summed coverage of its streams, at most 1. */
+#ifndef OVERLAPSCOPE_STEADY_H
+#define OVERLAPSCOPE_STEADY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "canvas.h"
+
+struct steady_window {
+    int64_t span_start_ns, span_end_ns; /* the whole GPU span drawn */
+    int64_t start_ns, end_ns; /* the window to draw */
+    int by_steps;             /* 1: rule 1 chose it */
+    int trimmed;              /* 0: the whole span (nothing left out) */
+};
+
+/* Chooses the window from a finished canvas of the whole trace (window = the GPU span) and the
+ * steps of the processes drawn (may be NULL when count is 0). */
+void steady_choose(const struct canvas *whole, const struct analysis_step *steps, size_t step_count,
+                   struct steady_window *out);
+
+#endif
