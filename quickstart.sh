@@ -27,6 +27,6 @@ fi
 $os info "$out/example.db"
 echo
 $os report "$out/example.db"
-$os render "$out/example.db" -o "$out/timeline.png"
+$os render --force "$out/example.db" -o "$out/timeline.png"
 echo
 echo "timeline: $out/timeline.png   (also: $os report --json, --markdown; $os check; $os help)"

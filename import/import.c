@@ -203,7 +203,7 @@ int import_run(const char *output_path, char *const *inputs, int input_count, co
     if (status == 0)
         status = output_file_commit(out, err);
     else
-        output_file_discard(out);
+        output_file_fail(out, err);
     int imported = (int)files.count;
     list_free(&files);
     return status == 0 ? imported : -1;

@@ -148,7 +148,7 @@ int merge_run(const char *output_path, char *const *inputs, int input_count, con
         if (status == 0)
             status = output_file_commit(out, err);
         else
-            output_file_discard(out);
+            output_file_fail(out, err);
     }
     if (status == 0 && alignments)
         for (int i = 0; i < input_count; i++)

@@ -341,7 +341,7 @@ int record_merge(const char *run_directory, const char *output, int force, store
     output_file *out = output_file_begin(output, force, NULL, 0, err);
     store *trace = out ? store_create(output_file_temporary(out), STORE_FAST_UNSAFE | STORE_OVERWRITE, err) : NULL;
     if (!trace) {
-        output_file_discard(out);
+        output_file_fail(out, err);
         return error_prefix(err, "cannot merge the recording into '%s'", output);
     }
     int count = 0;
@@ -356,7 +356,7 @@ int record_merge(const char *run_directory, const char *output, int force, store
     if (status == 0)
         status = output_file_commit(out, err);
     else
-        output_file_discard(out);
+        output_file_fail(out, err);
     if (status != 0)
         error_prefix(err, "cannot merge the recording into '%s'", output);
     return status;

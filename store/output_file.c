@@ -371,6 +371,20 @@ void output_file_discard(output_file *out)
     free_handle(out);
 }
 
+int output_file_fail(output_file *out, error_info *err)
+{
+    if (out && err) {
+        char *at = strstr(err->message, out->temporary_path);
+        if (at) {
+            char rest[sizeof err->message];
+            snprintf(rest, sizeof rest, "%s", at + strlen(out->temporary_path));
+            snprintf(at, sizeof err->message - (size_t)(at - err->message), "%s%s", out->final_path, rest);
+        }
+    }
+    output_file_discard(out);
+    return -1;
+}
+
 int output_file_is_unfinished(const char *path)
 {
     const char *slash = strrchr(path, '/');

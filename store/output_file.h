@@ -56,6 +56,10 @@ int output_file_commit(output_file *out, error_info *err);
  * NULL is a no-op. */
 void output_file_discard(output_file *out);
 
+/* output_file_discard after a failure: where err names the temporary file (a trace store's
+ * message), it is made to name the output the user asked for. Returns -1. */
+int output_file_fail(output_file *out, error_info *err);
+
 /* 1 when path's file name is that of a temporary file of this module (an unfinished write),
  * else 0. Readers refuse such files. */
 int output_file_is_unfinished(const char *path);

@@ -110,7 +110,7 @@ said=$( (trap '' XFSZ; ulimit -f 8; exec "$os" export "$T/ddp.db" --chrome full.
 refused "export to a full disk" "cannot write 'full.json': File too large"
 for command in "merge $T/ddp.db" "import $kineto"; do
     said=$( (trap '' XFSZ; ulimit -f 8; exec "$os" $command -o full.db) 2>&1 >/dev/null); rc=$?
-    refused "${command%% *} to a full disk" "disk I/O error"
+    refused "${command%% *} to a full disk" "in 'full.db': disk I/O error"
     absent "${command%% *} to a full disk" full.db
 done
 no_leftovers "full disk"
@@ -199,6 +199,11 @@ else
     run record -o rec.db -- touch ran
     refused "record over its earlier output" "cannot write 'rec.db': file exists"
     absent "record over its earlier output ran the job" ran
+    # A merge that fails (a full disk) leaves no trace, no temporary file and no SQLite sidecar.
+    said=$( (trap '' XFSZ; ulimit -f 8; exec "$os" record -o full_record.db -- true) 2>&1 >/dev/null); rc=$?
+    refused "record to a full disk" "cannot merge the recording into 'full_record.db'"
+    absent "record to a full disk" full_record.db
+    rm -rf .overlapscope-record-*
 fi
 no_leftovers "record"
 
