@@ -1,26 +1,79 @@
-/* cmd_export.c: `overlapscope export TRACE --chrome OUT.json`: a trace for Perfetto and
- * chrome://tracing. */
+/* cmd_export.c: `overlapscope export TRACE --chrome OUT.json`: a trace and its analysis (the
+ * waits the report explains, on the report's time axis) for Perfetto and chrome://tracing. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "analysis.h"
 #include "chrome_export.h"
 #include "cli.h"
+#include "gpu_devices.h"
 #include "store.h"
+
+/* The analyzer's result for the whole trace, as the report computes it (one call), or NULL with
+ * *status 0 when the trace has no GPU activity (nothing to analyze; the export still has the host's). */
+static struct analysis_result *analyze(store *trace, int *status, error_info *err)
+{
+    struct store_gpu_device *devices = NULL;
+    size_t count = 0;
+    *status = store_list_gpu_devices(trace, &devices, &count, err);
+    free(devices);
+    if (*status != 0 || count == 0)
+        return NULL;
+    /* The shared --window/--range options will fill these (and chrome_export_options' from/to). */
+    struct analysis_options options;
+    analysis_options_init(&options);
+    options.max_waits = CHROME_EXPORT_MAX_WAITS;
+    struct analysis_result *result = analysis_run(trace, &options, err);
+    *status = result ? 0 : -1;
+    return result;
+}
+
+/* Warnings about what the export could not carry as recorded: one line each, on stderr. */
+static void warn(const char *command, const struct chrome_export_counts *counts)
+{
+    if (counts->shared_correlation_ids > 0)
+        fprintf(stderr,
+                "overlapscope: %s: warning: %" PRId64 " correlation ids are carried by several API calls; each GPU"
+                " operation's launch arrow comes from the first of them\n",
+                command, counts->shared_correlation_ids);
+    if (counts->overflow_tracks > 0)
+        fprintf(stderr,
+                "overlapscope: %s: warning: %" PRId64 " extra tracks hold slices that overlapped others of their"
+                " track without nesting (clock skew?)\n",
+                command, counts->overflow_tracks);
+    if (counts->implausible_rows > 0)
+        fprintf(stderr, "overlapscope: %s: warning: %" PRId64 " rows with impossible times were left out\n", command,
+                counts->implausible_rows);
+}
 
 int cmd_export(int argc, char **argv)
 {
+    enum { OPTION_ORIGIN = 1 };
     static const struct option options[] = {{"chrome", required_argument, 0, 'c'},
                                             {"force", no_argument, 0, 'f'},
+                                            {"origin", required_argument, 0, OPTION_ORIGIN},
                                             {0, 0, 0, 0}};
     const char *chrome_path = NULL;
     int force = 0;
+    struct chrome_export_options export_options;
+    chrome_export_options_init(&export_options);
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "c:f", options, NULL)) != -1) {
         switch (option) {
         case 'c': chrome_path = optarg; break;
         case 'f': force = 1; break;
+        case OPTION_ORIGIN:
+            if (strcmp(optarg, "report") == 0)
+                export_options.origin = CHROME_EXPORT_ORIGIN_REPORT;
+            else if (strcmp(optarg, "trace") == 0)
+                export_options.origin = CHROME_EXPORT_ORIGIN_TRACE;
+            else
+                return cli_usage_error(argv[0], "--origin is 'report' or 'trace', not '%s'", optarg);
+            break;
         default: return cli_usage_error(argv[0], "unknown option");
         }
     }
@@ -32,13 +85,25 @@ int cmd_export(int argc, char **argv)
     store *trace = store_open(argv[optind], 1, &err);
     if (!trace)
         return cli_error(argv[0], "%s", err.message);
+    int status;
+    struct analysis_result *analysis = analyze(trace, &status, &err);
+    if (status != 0) {
+        store_close(trace, NULL);
+        return cli_error(argv[0], "%s: %s", argv[optind], err.message);
+    }
+    int analyzed = analysis != NULL;
     struct chrome_export_counts counts;
-    int status = chrome_export_write(trace, chrome_path, force, &counts, &err);
+    status = chrome_export_write(trace, analysis, &export_options, chrome_path, force, &counts, &err);
+    analysis_free(analysis);
     store_close(trace, NULL);
     if (status != 0)
         return cli_error(argv[0], "%s", err.message);
-    if (chrome_path[0] != '-' || chrome_path[1] != '\0')
-        printf("%s: %" PRId64 " slices, %" PRId64 " instants, %" PRId64 " launch arrows (open in ui.perfetto.dev)\n",
-               chrome_path, counts.complete_events, counts.instant_events, counts.flow_events / 2);
+    warn(argv[0], &counts);
+    if (strcmp(chrome_path, "-") != 0)
+        printf("%s: %" PRId64 " slices, %" PRId64 " launch arrows, %" PRId64 " waits with %" PRId64
+               " arrows; time 0 is %s (open in ui.perfetto.dev)\n",
+               chrome_path, counts.complete_events, counts.launch_arrows, counts.wait_slices, counts.wait_arrows,
+               analyzed && export_options.origin == CHROME_EXPORT_ORIGIN_REPORT ? "the report's +0"
+                                                                                : "the first activity");
     return CLI_EXIT_OK;
 }

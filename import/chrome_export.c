@@ -1,74 +1,135 @@
-/* chrome_export.c: a trace as Chrome trace-event JSON (see chrome_export.h). The format is the
- * "Trace Event Format" document (Google, docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
- * ph X complete events with ts/dur in microseconds, ph i instants, ph s/f flow pairs sharing an
- * id, ph M metadata naming processes and threads. Owns: the output FILE while writing. */
+/* chrome_export.c: a trace and its analysis as Chrome trace-event JSON (see chrome_export.h). The
+ * format is the "Trace Event Format" document (Google,
+ * docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU): ph X complete events
+ * with ts/dur in microseconds, ph i instants, ph s/t/f flows sharing an id (each point bound to the
+ * slice that encloses it on its track, "bp":"e" for the end), ph M metadata naming processes and
+ * threads. tests/import/check_trace_events.py checks those rules on every export the tests make.
+ * Owns: the output FILE while writing, the track placement and a cache of the trace's strings. */
 #include "chrome_export.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrome_tracks.h"
+#include "kernel_names.h"
 #include "output_file.h"
 #include "text_safe.h"
+#include "units.h"
+
+/* Kernels share a few names, and a hostile trace can give every row one name of megabytes:
+ * strings are read once per cache slot, cut to what the export writes. */
+#define STRING_CACHE_SLOTS 256
+
+struct cached_string {
+    int64_t id;
+    int used, cut, short_ready;
+    char text[CHROME_EXPORT_TEXT_BYTES + 1];
+    char short_name[CHROME_EXPORT_NAME_BYTES];
+};
 
 struct writer {
     FILE *out;
     store *trace;
-    int64_t origin_ns;
-    int64_t flow_id;
+    sqlite3 *db;
+    const struct analysis_result *analysis;
+    int64_t origin_ns, report_origin_ns; /* report_origin_ns: STORE_NULL without analysis */
+    int64_t from_ns, to_ns;
+    int64_t next_flow_id;
+    int64_t rows; /* rows read and waits written: the output bound grows with them */
+    int first_arg; /* the next arg of the open event needs no comma */
+    chrome_tracks *tracks;
+    int64_t *named_processes;
+    size_t named_count, named_capacity;
+    sqlite3_stmt *string_query, *kernel_query, *memcpy_query, *memset_query, *label_query;
     struct chrome_export_counts counts;
+    error_info *err;
+    struct cached_string cache[STRING_CACHE_SLOTS];
 };
 
-static void write_string(FILE *out, const char *text)
+void chrome_export_options_init(struct chrome_export_options *options)
 {
-    fputc('"', out);
-    text_safe_fputs(text, TEXT_SAFE_JSON, out); /* names that are not UTF-8 would make the file invalid JSON */
-    fputc('"', out);
+    *options = (struct chrome_export_options){
+        .origin = CHROME_EXPORT_ORIGIN_REPORT, .from_ns = INT64_MIN, .to_ns = INT64_MAX};
+}
+
+/* --- output: every byte goes through these, so counts.bytes is exact --- */
+
+static void emit(struct writer *w, const char *text)
+{
+    size_t length = strlen(text);
+    fwrite(text, 1, length, w->out);
+    w->counts.bytes += (int64_t)length;
+}
+
+__attribute__((format(printf, 2, 3))) static void emitf(struct writer *w, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    int length = vfprintf(w->out, format, arguments);
+    va_end(arguments);
+    if (length > 0)
+        w->counts.bytes += length;
+}
+
+/* A JSON string of text (text_safe.h's JSON style: escaped, invalid UTF-8 repaired) holding at
+ * most cap bytes between its quotes: when the text does not fit (or was already cut, cut_before)
+ * it is cut between characters and ends with an ellipsis. cap is at most CHROME_EXPORT_TEXT_BYTES. */
+static void emit_string(struct writer *w, const char *text, size_t cap, int cut_before)
+{
+    static const char ellipsis[] = "\xe2\x80\xa6";
+    char safe[CHROME_EXPORT_TEXT_BYTES + 1];
+    int cut = cut_before || text_safe_copy(safe, cap + 1, text, TEXT_SAFE_JSON) > cap;
+    if (cut) {
+        text_safe_copy(safe, cap + 1 - (sizeof ellipsis - 1), text, TEXT_SAFE_JSON);
+        w->counts.texts_cut++;
+    }
+    emit(w, "\"");
+    emit(w, safe);
+    if (cut)
+        emit(w, ellipsis);
+    emit(w, "\"");
 }
 
 /* Nanoseconds as microseconds with exactly three decimals, from integers. */
-static void write_microseconds(FILE *out, int64_t nanoseconds)
+static void emit_microseconds(struct writer *w, uint64_t nanoseconds)
 {
-    const char *sign = nanoseconds < 0 ? "-" : "";
-    uint64_t magnitude = nanoseconds < 0 ? (uint64_t)0 - (uint64_t)nanoseconds : (uint64_t)nanoseconds;
-    fprintf(out, "%s%" PRIu64 ".%03u", sign, magnitude / 1000, (unsigned)(magnitude % 1000));
+    emitf(w, "%" PRIu64 ".%03u", nanoseconds / 1000, (unsigned)(nanoseconds % 1000));
 }
 
-/* The common head of an event: {"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":.. */
-static void begin_event(struct writer *w, const char *phase, const char *category, const char *name, int64_t pid,
-                        int64_t tid, int64_t start_ns)
+/* A time at or after time zero, relative to it. */
+static void emit_time(struct writer *w, int64_t absolute_ns)
 {
-    fputs(",\n{\"ph\":\"", w->out);
-    fputs(phase, w->out);
-    fputs("\",\"cat\":", w->out);
-    write_string(w->out, category);
-    fputs(",\"name\":", w->out);
-    write_string(w->out, name);
-    fprintf(w->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid, tid);
-    write_microseconds(w->out, start_ns - w->origin_ns);
+    emit_microseconds(w, (uint64_t)absolute_ns - (uint64_t)w->origin_ns);
 }
 
-static void write_duration(struct writer *w, int64_t start_ns, int64_t end_ns)
+static void emit_key(struct writer *w, const char *key)
 {
-    fputs(",\"dur\":", w->out);
-    write_microseconds(w->out, end_ns > start_ns ? end_ns - start_ns : 0);
-    w->counts.complete_events++;
+    emitf(w, "%s\"%s\":", w->first_arg ? "" : ",", key);
+    w->first_arg = 0;
+}
+
+static void emit_int(struct writer *w, const char *key, int64_t value)
+{
+    emit_key(w, key);
+    emitf(w, "%" PRId64, value);
 }
 
 /* ,"key":value for a column that is not NULL. */
-static void arg_int(FILE *out, const char *key, sqlite3_stmt *row, int column)
+static void arg_int(struct writer *w, const char *key, sqlite3_stmt *row, int column)
 {
     if (sqlite3_column_type(row, column) != SQLITE_NULL)
-        fprintf(out, ",\"%s\":%" PRId64, key, (int64_t)sqlite3_column_int64(row, column));
+        emit_int(w, key, (int64_t)sqlite3_column_int64(row, column));
 }
 
-static void arg_text(FILE *out, const char *key, sqlite3_stmt *row, int column)
+static void arg_text(struct writer *w, const char *key, sqlite3_stmt *row, int column)
 {
     const unsigned char *text = sqlite3_column_text(row, column);
     if (text) {
-        fprintf(out, ",\"%s\":", key);
-        write_string(out, (const char *)text);
+        emit_key(w, key);
+        emit_string(w, (const char *)text, CHROME_EXPORT_NAME_BYTES, 0);
     }
 }
 
@@ -77,308 +138,844 @@ static int64_t column(sqlite3_stmt *row, int index)
     return (int64_t)sqlite3_column_int64(row, index);
 }
 
-static const char *text_column(sqlite3_stmt *row, int index)
+static int64_t column_or(sqlite3_stmt *row, int index, int64_t otherwise)
 {
-    const unsigned char *text = sqlite3_column_text(row, index);
-    return text ? (const char *)text : "";
+    return sqlite3_column_type(row, index) == SQLITE_NULL ? otherwise : column(row, index);
 }
 
-typedef void (*row_writer)(struct writer *w, sqlite3_stmt *row);
-
-static int for_each_row(struct writer *w, const char *sql, row_writer write_row, error_info *err)
+static int64_t middle(int64_t start, int64_t end)
 {
-    sqlite3 *db = store_db(w->trace);
-    sqlite3_stmt *row = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &row, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(db));
-    int rc;
-    while ((rc = sqlite3_step(row)) == SQLITE_ROW)
-        write_row(w, row);
-    sqlite3_finalize(row);
-    if (rc != SQLITE_DONE)
-        return error_set(err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(db));
+    return start + (int64_t)(((uint64_t)end - (uint64_t)start) / 2);
+}
+
+/* --- what is exported --- */
+
+/* Cuts [*start, *end] to the exported part (from time zero, within from/to). Returns 0 when
+ * nothing of it is left. */
+static int clip_interval(const struct writer *w, int64_t *start, int64_t *end)
+{
+    if (!store_interval_plausible(*start, *end))
+        return 0;
+    if (*end < *start)
+        *end = *start;
+    if (*end < w->from_ns || *start > w->to_ns)
+        return 0;
+    *start = *start < w->from_ns ? w->from_ns : *start;
+    *end = *end > w->to_ns ? w->to_ns : *end;
+    return 1;
+}
+
+/* clip_interval for a slice about to be written, counting what it leaves out or cuts. */
+static int clip_slice(struct writer *w, int64_t *start, int64_t *end)
+{
+    int64_t original_start = *start;
+    if (!store_interval_plausible(*start, *end)) {
+        w->counts.implausible_rows++;
+        return 0;
+    }
+    if (!clip_interval(w, start, end)) {
+        w->counts.left_out_before_origin++;
+        return 0;
+    }
+    if (*start != original_start)
+        w->counts.cut_at_origin++;
+    return 1;
+}
+
+static const struct cached_string *string_of(struct writer *w, int64_t id)
+{
+    struct cached_string *entry = &w->cache[(uint64_t)id % STRING_CACHE_SLOTS];
+    if (entry->used && entry->id == id)
+        return entry;
+    const char *text = NULL;
+    sqlite3_bind_int64(w->string_query, 1, id);
+    if (sqlite3_step(w->string_query) == SQLITE_ROW)
+        text = (const char *)sqlite3_column_text(w->string_query, 0);
+    size_t length = text ? strlen(text) : 0, keep = length;
+    if (keep > CHROME_EXPORT_TEXT_BYTES) {
+        keep = CHROME_EXPORT_TEXT_BYTES;
+        while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+            keep--; /* cut between characters, not inside one */
+    }
+    if (keep)
+        memcpy(entry->text, text, keep);
+    entry->text[keep] = '\0';
+    entry->cut = keep < length;
+    entry->id = id;
+    entry->used = 1;
+    entry->short_ready = 0;
+    sqlite3_reset(w->string_query);
+    return entry;
+}
+
+/* The readable name of a kernel; the full one stays in args. */
+static const char *kernel_display_name(struct writer *w, int64_t name_id)
+{
+    struct cached_string *entry = (struct cached_string *)string_of(w, name_id);
+    if (!entry->short_ready) {
+        kernel_names_shorten(entry->text, entry->short_name, sizeof entry->short_name);
+        entry->short_ready = 1;
+    }
+    return entry->short_name[0] ? entry->short_name : entry->text;
+}
+
+/* --- events --- */
+
+/* ,\n{"ph":"X","cat":..,"name":..,"pid":..,"tid":..,"ts":..,"dur":..,"args":{ -- the caller
+ * writes the args (emit_key and the functions using it) and closes with end_event. */
+static void begin_slice(struct writer *w, const char *category, const char *name, int cut_before, int64_t pid,
+                        int64_t tid, int64_t start_ns, int64_t end_ns)
+{
+    emitf(w, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", category);
+    emit_string(w, name, CHROME_EXPORT_NAME_BYTES, cut_before);
+    emitf(w, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid, tid);
+    emit_time(w, start_ns);
+    emit(w, ",\"dur\":");
+    emit_microseconds(w, (uint64_t)end_ns - (uint64_t)start_ns);
+    emit(w, ",\"args\":{");
+    w->first_arg = 1;
+    w->counts.complete_events++;
+}
+
+static void end_event(struct writer *w)
+{
+    emit(w, "}}");
+}
+
+static void emit_flow_point(struct writer *w, char phase, const char *category, const char *name, int64_t id,
+                            int64_t pid, int64_t tid, int64_t time_ns)
+{
+    emitf(w, ",\n{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":\"%s\",\"id\":%" PRId64 ",\"pid\":%" PRId64
+             ",\"tid\":%" PRId64 ",\"ts\":",
+          phase, category, name, id, pid, tid);
+    emit_time(w, time_ns);
+    emit(w, phase == 'f' ? ",\"bp\":\"e\"}" : "}");
+    w->counts.flow_events++;
+}
+
+static int out_of_memory(struct writer *w)
+{
+    return error_set(w->err, "out of memory");
+}
+
+/* Places a slice on its logical track (chrome_tracks.h). Returns 0 and the tid, or -1. */
+static int place(struct writer *w, struct chrome_track_key key, int64_t start_ns, int64_t end_ns, int64_t *tid)
+{
+    return chrome_tracks_place(w->tracks, &key, start_ns, end_ns, tid) == 0 ? 0 : out_of_memory(w);
+}
+
+static int write_metadata(struct writer *w, const char *what, int64_t pid, int64_t tid, const char *name,
+                          int64_t sort_index)
+{
+    emitf(w, ",\n{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":", what,
+          pid, tid);
+    emit_string(w, name, CHROME_EXPORT_NAME_BYTES, 0);
+    emitf(w, "}},\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+             ",\"args\":{\"sort_index\":%" PRId64 "}}",
+          what, pid, tid, sort_index);
+    w->counts.metadata_events += 2;
     return 0;
 }
 
-static void write_metadata(struct writer *w, const char *what, int64_t pid, int64_t tid, const char *name,
-                           int64_t sort_index)
+typedef int (*row_writer)(struct writer *w, sqlite3_stmt *row);
+
+static int check_bound(struct writer *w)
 {
-    fprintf(w->out, ",\n{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
-            what, pid, tid);
-    write_string(w->out, name);
-    fprintf(w->out, "}},\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-                    ",\"args\":{\"sort_index\":%" PRId64 "}}",
-            what, pid, tid, sort_index);
-    w->counts.metadata_events += 2;
+    w->counts.byte_limit = CHROME_EXPORT_BYTES_PER_ROW * w->rows + CHROME_EXPORT_BASE_BYTES;
+    if (w->counts.bytes <= w->counts.byte_limit)
+        return 0;
+    return error_set(w->err, "the export grew past its bound (%d bytes per row read, docs/overlapscope-export.md)",
+                     CHROME_EXPORT_BYTES_PER_ROW);
 }
 
-static void write_process(struct writer *w, sqlite3_stmt *row)
+static int for_each_row(struct writer *w, const char *sql, row_writer write_row)
+{
+    sqlite3_stmt *row = NULL;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &row, NULL) != SQLITE_OK)
+        return error_set(w->err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(w->db));
+    int rc, status = 0;
+    while (status == 0 && (rc = sqlite3_step(row)) == SQLITE_ROW) {
+        w->rows++;
+        status = write_row(w, row);
+        if (status == 0)
+            status = check_bound(w);
+    }
+    sqlite3_finalize(row);
+    if (status == 0 && rc != SQLITE_DONE)
+        return error_set(w->err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(w->db));
+    return status;
+}
+
+static int remember_process_name(struct writer *w, int64_t process_id)
+{
+    if (w->named_count == w->named_capacity) {
+        size_t capacity = w->named_capacity ? w->named_capacity * 2 : 16;
+        int64_t *grown = realloc(w->named_processes, capacity * sizeof *grown);
+        if (!grown)
+            return out_of_memory(w);
+        w->named_processes = grown;
+        w->named_capacity = capacity;
+    }
+    w->named_processes[w->named_count++] = process_id;
+    return 0;
+}
+
+static int write_process(struct writer *w, sqlite3_stmt *row)
 {
     char name[256];
-    int64_t rank = sqlite3_column_type(row, 2) == SQLITE_NULL ? -1 : column(row, 2);
+    int64_t rank = column_or(row, 2, -1);
     int length = rank >= 0 ? snprintf(name, sizeof name, "rank %" PRId64 " ", rank) : 0;
-    snprintf(name + length, sizeof name - (size_t)length, "pid %" PRId64 "%s%s%s", column(row, 1),
-             sqlite3_column_text(row, 3) ? " (" : "", text_column(row, 3), sqlite3_column_text(row, 3) ? ")" : "");
+    const char *host = (const char *)sqlite3_column_text(row, 3);
+    snprintf(name + length, sizeof name - (size_t)length, "pid %" PRId64 "%s%.160s%s", column(row, 1),
+             host ? " (" : "", host ? host : "", host ? ")" : "");
     write_metadata(w, "process", column(row, 0), 0, name, rank >= 0 ? rank : column(row, 0) + 1000000);
+    return remember_process_name(w, column(row, 0));
 }
 
-static void write_stream_name(struct writer *w, sqlite3_stmt *row)
+enum { API_PROCESS, API_THREAD, API_DOMAIN, API_NAME, API_CORRELATION, API_START, API_END, API_CBID, API_RETURN };
+
+static int write_api_call(struct writer *w, sqlite3_stmt *row)
 {
-    char name[128];
-    snprintf(name, sizeof name, "stream %" PRId64 ", GPU %" PRId64 "%s%s", column(row, 2), column(row, 1),
-             sqlite3_column_text(row, 3) ? " " : "", text_column(row, 3));
-    write_metadata(w, "thread", column(row, 0), column(row, 2), name, column(row, 2));
+    int64_t start = column(row, API_START), end = column(row, API_END), tid;
+    if (!clip_slice(w, &start, &end))
+        return 0;
+    int64_t process = column(row, API_PROCESS), thread = column(row, API_THREAD);
+    if (place(w, (struct chrome_track_key){process, CHROME_TRACK_API, CHROME_TRACK_HOST, thread}, start, end, &tid))
+        return -1;
+    const struct cached_string *name = string_of(w, column(row, API_NAME));
+    begin_slice(w, column(row, API_DOMAIN) == STORE_API_DRIVER ? "cuda_driver" : "cuda_runtime", name->text,
+                name->cut, process, tid, start, end);
+    emit_int(w, "thread", thread);
+    arg_int(w, "correlation", row, API_CORRELATION);
+    arg_int(w, "cbid", row, API_CBID);
+    arg_int(w, "return", row, API_RETURN);
+    end_event(w);
+    return 0;
 }
 
-static void write_thread_name(struct writer *w, sqlite3_stmt *row)
+enum { NVTX_PROCESS, NVTX_THREAD, NVTX_DEVICE, NVTX_STREAM, NVTX_KIND, NVTX_MESSAGE, NVTX_DOMAIN, NVTX_START,
+       NVTX_END };
+
+/* Ranges the profiler put on a GPU stream go on that stream's annotation track, the others on
+ * their thread's NVTX track; marks are instants there. */
+static int write_nvtx(struct writer *w, sqlite3_stmt *row)
 {
-    char name[64];
-    snprintf(name, sizeof name, "thread %" PRId64, column(row, 1));
-    write_metadata(w, "thread", column(row, 0), column(row, 1), name, 1000000 + column(row, 1));
+    int on_gpu = sqlite3_column_type(row, NVTX_STREAM) != SQLITE_NULL;
+    int is_mark = column(row, NVTX_KIND) == STORE_NVTX_MARK;
+    int64_t start = column(row, NVTX_START), end = is_mark ? start : column(row, NVTX_END), tid;
+    if (!clip_slice(w, &start, &end))
+        return 0;
+    int64_t process = column(row, NVTX_PROCESS);
+    struct chrome_track_key key = {process, CHROME_TRACK_NVTX, CHROME_TRACK_HOST, column_or(row, NVTX_THREAD, 0)};
+    if (on_gpu)
+        key = (struct chrome_track_key){process, CHROME_TRACK_STREAM_RANGES, column_or(row, NVTX_DEVICE, -1),
+                                        column(row, NVTX_STREAM)};
+    if (place(w, key, start, end, &tid) != 0)
+        return -1;
+    const struct cached_string *message = string_of(w, column(row, NVTX_MESSAGE));
+    const char *category = on_gpu ? "gpu_user_annotation" : "nvtx";
+    if (is_mark) {
+        emitf(w, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"%s\",\"name\":", category);
+        emit_string(w, message->text, CHROME_EXPORT_NAME_BYTES, message->cut);
+        emitf(w, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", process, tid);
+        emit_time(w, start);
+        emit(w, ",\"args\":{");
+        w->first_arg = 1;
+        w->counts.instant_events++;
+    } else {
+        begin_slice(w, category, message->text, message->cut, process, tid, start, end);
+    }
+    emit_key(w, "domain");
+    if (sqlite3_column_type(row, NVTX_DOMAIN) == SQLITE_NULL) {
+        emit(w, "\"default\"");
+    } else {
+        const struct cached_string *domain = string_of(w, column(row, NVTX_DOMAIN));
+        emit_string(w, domain->text, CHROME_EXPORT_NAME_BYTES, domain->cut);
+    }
+    end_event(w);
+    return 0;
 }
 
-enum { KERNEL_PROCESS, KERNEL_DEVICE, KERNEL_STREAM, KERNEL_CORRELATION, KERNEL_START, KERNEL_END, KERNEL_NAME,
-       KERNEL_GRID_X, KERNEL_GRID_Y, KERNEL_GRID_Z, KERNEL_BLOCK_X, KERNEL_BLOCK_Y, KERNEL_BLOCK_Z,
+enum { SYNC_PROCESS, SYNC_STREAM, SYNC_EVENT, SYNC_TYPE, SYNC_CORRELATION, SYNC_START, SYNC_END };
+
+static int write_sync(struct writer *w, sqlite3_stmt *row)
+{
+    int64_t start = column(row, SYNC_START), end = column(row, SYNC_END), tid;
+    if (!clip_slice(w, &start, &end))
+        return 0;
+    int64_t process = column(row, SYNC_PROCESS);
+    if (place(w, (struct chrome_track_key){process, CHROME_TRACK_SYNC, CHROME_TRACK_HOST, 0}, start, end, &tid))
+        return -1;
+    const char *type = store_sync_type_name(column(row, SYNC_TYPE));
+    begin_slice(w, "cuda_sync", type, 0, process, tid, start, end);
+    emit_key(w, "sync_type");
+    emit_string(w, type, CHROME_EXPORT_NAME_BYTES, 0);
+    arg_int(w, "stream", row, SYNC_STREAM);
+    arg_int(w, "event", row, SYNC_EVENT);
+    arg_int(w, "correlation", row, SYNC_CORRELATION);
+    end_event(w);
+    return 0;
+}
+
+/* GPU ops of all three tables in one stream order (a stream's track holds them all), each with the
+ * first API call of its correlation id: one launch arrow per op at most, however often an id
+ * repeats (issue 20, item 16). */
+enum { GPU_KIND, GPU_ROWID, GPU_PROCESS, GPU_DEVICE, GPU_STREAM, GPU_CORRELATION, GPU_START, GPU_END, CALL_THREAD,
+       CALL_START, CALL_END };
+enum { GPU_KERNEL = 0, GPU_MEMCPY = 1, GPU_MEMSET = 2 };
+
+enum { KERNEL_NAME, KERNEL_GRID_X, KERNEL_GRID_Y, KERNEL_GRID_Z, KERNEL_BLOCK_X, KERNEL_BLOCK_Y, KERNEL_BLOCK_Z,
        KERNEL_REGISTERS, KERNEL_STATIC_SHARED, KERNEL_DYNAMIC_SHARED, COLLECTIVE_OP, COLLECTIVE_BYTES,
        COLLECTIVE_COUNT, COLLECTIVE_DTYPE, COLLECTIVE_COMMUNICATOR, COLLECTIVE_RANK, COLLECTIVE_NRANKS,
        COLLECTIVE_ALGORITHM, COLLECTIVE_PROTOCOL, COLLECTIVE_SEQUENCE };
 
-static void write_kernel(struct writer *w, sqlite3_stmt *row)
+/* Steps the detail query of one row; 1 when it has one. */
+static int detail_row(sqlite3_stmt *query, int64_t rowid)
 {
-    FILE *out = w->out;
-    begin_event(w, "X", "kernel", text_column(row, KERNEL_NAME), column(row, KERNEL_PROCESS), column(row, KERNEL_STREAM),
-                column(row, KERNEL_START));
-    write_duration(w, column(row, KERNEL_START), column(row, KERNEL_END));
-    fprintf(out, ",\"args\":{\"device\":%" PRId64 ",\"stream\":%" PRId64, column(row, KERNEL_DEVICE),
-            column(row, KERNEL_STREAM));
-    arg_int(out, "correlation", row, KERNEL_CORRELATION);
-    if (sqlite3_column_type(row, KERNEL_GRID_X) != SQLITE_NULL)
-        fprintf(out, ",\"grid\":[%" PRId64 ",%" PRId64 ",%" PRId64 "],\"block\":[%" PRId64 ",%" PRId64 ",%" PRId64 "]",
-                column(row, KERNEL_GRID_X), column(row, KERNEL_GRID_Y), column(row, KERNEL_GRID_Z),
-                column(row, KERNEL_BLOCK_X), column(row, KERNEL_BLOCK_Y), column(row, KERNEL_BLOCK_Z));
-    arg_int(out, "registers per thread", row, KERNEL_REGISTERS);
-    arg_int(out, "static shared memory", row, KERNEL_STATIC_SHARED);
-    arg_int(out, "dynamic shared memory", row, KERNEL_DYNAMIC_SHARED);
-    arg_text(out, "collective", row, COLLECTIVE_OP);
-    arg_int(out, "bytes", row, COLLECTIVE_BYTES);
-    arg_int(out, "elements", row, COLLECTIVE_COUNT);
-    arg_text(out, "dtype", row, COLLECTIVE_DTYPE);
-    arg_text(out, "communicator", row, COLLECTIVE_COMMUNICATOR);
-    arg_int(out, "rank", row, COLLECTIVE_RANK);
-    arg_int(out, "nranks", row, COLLECTIVE_NRANKS);
-    arg_text(out, "algorithm", row, COLLECTIVE_ALGORITHM);
-    arg_text(out, "protocol", row, COLLECTIVE_PROTOCOL);
-    arg_int(out, "sequence", row, COLLECTIVE_SEQUENCE);
-    fputs("}}", out);
+    sqlite3_reset(query);
+    sqlite3_bind_int64(query, 1, rowid);
+    return sqlite3_step(query) == SQLITE_ROW;
 }
 
-static int64_t kind_or_unknown(sqlite3_stmt *row, int index)
+static void begin_gpu_slice(struct writer *w, sqlite3_stmt *op, const char *category, const char *name,
+                            int cut_before, int64_t tid, int64_t start, int64_t end)
 {
-    return sqlite3_column_type(row, index) == SQLITE_NULL ? 0 : column(row, index);
+    begin_slice(w, category, name, cut_before, column(op, GPU_PROCESS), tid, start, end);
+    emit_int(w, "device", column(op, GPU_DEVICE));
+    emit_int(w, "stream", column(op, GPU_STREAM));
+    arg_int(w, "correlation", op, GPU_CORRELATION);
 }
 
-/* Copies and memsets share their first six columns (process, device, stream, correlation, start,
- * end) and carry bytes in bytes_column. */
-static void write_transfer(struct writer *w, sqlite3_stmt *row, const char *category, const char *name,
-                           int bytes_column)
+static void write_kernel(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_t start, int64_t end)
 {
-    begin_event(w, "X", category, name, column(row, 0), column(row, 2), column(row, 4));
-    write_duration(w, column(row, 4), column(row, 5));
-    fprintf(w->out, ",\"args\":{\"device\":%" PRId64 ",\"stream\":%" PRId64 ",\"bytes\":%" PRId64, column(row, 1),
-            column(row, 2), column(row, bytes_column));
-    arg_int(w->out, "correlation", row, 3);
-    fputs("}}", w->out);
-}
-
-static void write_memcpy(struct writer *w, sqlite3_stmt *row)
-{
-    char name[96];
-    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", store_copy_kind_name(column(row, 6)),
-             store_memory_kind_name(kind_or_unknown(row, 7)), store_memory_kind_name(kind_or_unknown(row, 8)));
-    write_transfer(w, row, "gpu_memcpy", name, 9);
-}
-
-static void write_memset(struct writer *w, sqlite3_stmt *row)
-{
-    char name[64];
-    snprintf(name, sizeof name, "Memset (%s)", store_memory_kind_name(kind_or_unknown(row, 6)));
-    write_transfer(w, row, "gpu_memset", name, 7);
-}
-
-static void write_sync(struct writer *w, sqlite3_stmt *row)
-{
-    int64_t lane = sqlite3_column_type(row, 1) == SQLITE_NULL ? 0 : column(row, 1);
-    begin_event(w, "X", "cuda_sync", store_sync_type_name(column(row, 3)), column(row, 0), lane, column(row, 5));
-    write_duration(w, column(row, 5), column(row, 6));
-    fputs(",\"args\":{\"sync_type\":", w->out);
-    write_string(w->out, store_sync_type_name(column(row, 3)));
-    arg_int(w->out, "stream", row, 1);
-    arg_int(w->out, "event", row, 2);
-    arg_int(w->out, "correlation", row, 4);
-    fputs("}}", w->out);
-}
-
-static void write_api_call(struct writer *w, sqlite3_stmt *row)
-{
-    begin_event(w, "X", column(row, 2) == STORE_API_DRIVER ? "cuda_driver" : "cuda_runtime", text_column(row, 3),
-                column(row, 0), column(row, 1), column(row, 5));
-    write_duration(w, column(row, 5), column(row, 6));
-    fputs(",\"args\":{\"thread\":", w->out);
-    fprintf(w->out, "%" PRId64, column(row, 1));
-    arg_int(w->out, "correlation", row, 4);
-    arg_int(w->out, "cbid", row, 7);
-    arg_int(w->out, "return", row, 8);
-    fputs("}}", w->out);
-}
-
-static void write_nvtx(struct writer *w, sqlite3_stmt *row)
-{
-    int on_gpu = sqlite3_column_type(row, 2) != SQLITE_NULL;
-    int64_t lane = on_gpu ? column(row, 2) : column(row, 1);
-    int is_mark = column(row, 3) == STORE_NVTX_MARK;
-    begin_event(w, is_mark ? "i" : "X", on_gpu ? "gpu_user_annotation" : "nvtx", text_column(row, 4), column(row, 0),
-                lane, column(row, 6));
-    if (is_mark) {
-        fputs(",\"s\":\"t\"", w->out);
-        w->counts.instant_events++;
-    } else {
-        write_duration(w, column(row, 6), column(row, 7));
+    sqlite3_stmt *k = w->kernel_query;
+    if (!detail_row(k, column(op, GPU_ROWID)))
+        return;
+    int64_t name_id = column(k, KERNEL_NAME);
+    const char *display = kernel_display_name(w, name_id);
+    const struct cached_string *full = string_of(w, name_id);
+    begin_gpu_slice(w, op, "kernel", display, 0, tid, start, end);
+    emit_key(w, "full name");
+    emit_string(w, full->text, CHROME_EXPORT_TEXT_BYTES, full->cut);
+    if (sqlite3_column_type(k, KERNEL_GRID_X) != SQLITE_NULL) {
+        emit_key(w, "grid");
+        emitf(w, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", column(k, KERNEL_GRID_X), column(k, KERNEL_GRID_Y),
+              column(k, KERNEL_GRID_Z));
+        emit_key(w, "block");
+        emitf(w, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", column(k, KERNEL_BLOCK_X), column(k, KERNEL_BLOCK_Y),
+              column(k, KERNEL_BLOCK_Z));
     }
-    fputs(",\"args\":{", w->out);
-    fputs("\"domain\":", w->out);
-    write_string(w->out, sqlite3_column_text(row, 5) ? text_column(row, 5) : "default");
-    fputs("}}", w->out);
+    arg_int(w, "registers per thread", k, KERNEL_REGISTERS);
+    arg_int(w, "static shared memory", k, KERNEL_STATIC_SHARED);
+    arg_int(w, "dynamic shared memory", k, KERNEL_DYNAMIC_SHARED);
+    arg_text(w, "collective", k, COLLECTIVE_OP);
+    arg_int(w, "bytes", k, COLLECTIVE_BYTES);
+    arg_int(w, "elements", k, COLLECTIVE_COUNT);
+    arg_text(w, "dtype", k, COLLECTIVE_DTYPE);
+    arg_text(w, "communicator", k, COLLECTIVE_COMMUNICATOR);
+    arg_int(w, "rank", k, COLLECTIVE_RANK);
+    arg_int(w, "nranks", k, COLLECTIVE_NRANKS);
+    arg_text(w, "algorithm", k, COLLECTIVE_ALGORITHM);
+    arg_text(w, "protocol", k, COLLECTIVE_PROTOCOL);
+    arg_int(w, "sequence", k, COLLECTIVE_SEQUENCE);
+    end_event(w);
 }
 
-/* Launch (API call) to GPU op: a flow start at the call and an end bound to the op's slice. */
-static void write_flow(struct writer *w, sqlite3_stmt *row)
+static void write_memcpy(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_t start, int64_t end)
 {
-    int64_t id = ++w->flow_id;
-    fprintf(w->out, ",\n{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"launch\",\"id\":%" PRId64 ",\"pid\":%" PRId64
-                    ",\"tid\":%" PRId64 ",\"ts\":",
-            id, column(row, 0), column(row, 1));
-    write_microseconds(w->out, column(row, 2) - w->origin_ns);
-    fprintf(w->out, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"launch\",\"id\":%" PRId64
-                    ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-            id, column(row, 0), column(row, 3));
-    write_microseconds(w->out, column(row, 4) - w->origin_ns);
-    fputs("}", w->out);
-    w->counts.flow_events += 2;
+    sqlite3_stmt *c = w->memcpy_query;
+    if (!detail_row(c, column(op, GPU_ROWID)))
+        return;
+    char name[96];
+    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", store_copy_kind_name(column(c, 0)),
+             store_memory_kind_name(column_or(c, 1, 0)), store_memory_kind_name(column_or(c, 2, 0)));
+    begin_gpu_slice(w, op, "gpu_memcpy", name, 0, tid, start, end);
+    emit_int(w, "bytes", column(c, 3));
+    end_event(w);
 }
 
-static int64_t trace_origin(store *trace)
+static void write_memset(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_t start, int64_t end)
 {
-    static const char *const sql = "SELECT MIN(m) FROM (SELECT MIN(start_ns) m FROM kernels UNION ALL"
-                                   " SELECT MIN(start_ns) FROM memcpys UNION ALL SELECT MIN(start_ns) FROM memsets"
-                                   " UNION ALL SELECT MIN(start_ns) FROM api_calls UNION ALL"
-                                   " SELECT MIN(start_ns) FROM nvtx UNION ALL SELECT MIN(start_ns) FROM synchronizations)";
-    sqlite3_stmt *query = NULL;
-    int64_t origin = 0;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
-        origin = sqlite3_column_int64(query, 0);
-    sqlite3_finalize(query);
-    return origin;
+    sqlite3_stmt *s = w->memset_query;
+    if (!detail_row(s, column(op, GPU_ROWID)))
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "Memset (%s)", store_memory_kind_name(column_or(s, 0, 0)));
+    begin_gpu_slice(w, op, "gpu_memset", name, 0, tid, start, end);
+    emit_int(w, "bytes", column(s, 1));
+    end_event(w);
 }
 
-static int write_events(struct writer *w, error_info *err)
+/* Launch (API call) to GPU op, as PyTorch's profiler links them ("ac2g"): the start at the call's
+ * start, the end inside the op. */
+static void write_launch_arrow(struct writer *w, sqlite3_stmt *op, int64_t op_tid, int64_t start, int64_t end)
+{
+    if (sqlite3_column_type(op, CALL_THREAD) == SQLITE_NULL)
+        return;
+    int64_t call_start = column(op, CALL_START), call_end = column(op, CALL_END);
+    if (!clip_interval(w, &call_start, &call_end))
+        return;
+    int64_t process = column(op, GPU_PROCESS);
+    struct chrome_track_key key = {process, CHROME_TRACK_API, CHROME_TRACK_HOST, column(op, CALL_THREAD)};
+    int64_t call_tid = chrome_tracks_find(w->tracks, &key, call_start, call_end), op_point = middle(start, end);
+    if (!call_tid)
+        return;
+    if (op_point < call_start) {
+        w->counts.launches_before_call++;
+        return;
+    }
+    int64_t id = ++w->next_flow_id;
+    emit_flow_point(w, 's', "ac2g", "launch", id, process, call_tid, call_start);
+    emit_flow_point(w, 'f', "ac2g", "launch", id, process, op_tid, op_point);
+    w->counts.launch_arrows++;
+}
+
+static int write_gpu_op(struct writer *w, sqlite3_stmt *op)
+{
+    int64_t start = column(op, GPU_START), end = column(op, GPU_END), tid;
+    if (!clip_slice(w, &start, &end))
+        return 0;
+    struct chrome_track_key key = {column(op, GPU_PROCESS), CHROME_TRACK_STREAM, column(op, GPU_DEVICE),
+                                   column(op, GPU_STREAM)};
+    if (place(w, key, start, end, &tid) != 0)
+        return -1;
+    int64_t kind = column(op, GPU_KIND);
+    if (kind == GPU_KERNEL)
+        write_kernel(w, op, tid, start, end);
+    else if (kind == GPU_MEMCPY)
+        write_memcpy(w, op, tid, start, end);
+    else
+        write_memset(w, op, tid, start, end);
+    write_launch_arrow(w, op, tid, start, end);
+    return 0;
+}
+
+/* --- the analyzer's waits --- */
+
+struct wait_order {
+    const struct analysis_wait *wait;
+    int64_t process_id, device_id;
+};
+
+static int compare_waits(const void *left, const void *right)
+{
+    const struct wait_order *a = left, *b = right;
+    if (a->process_id != b->process_id)
+        return a->process_id < b->process_id ? -1 : 1;
+    if (a->device_id != b->device_id)
+        return a->device_id < b->device_id ? -1 : 1;
+    if (a->wait->wait_start_ns != b->wait->wait_start_ns)
+        return a->wait->wait_start_ns < b->wait->wait_start_ns ? -1 : 1;
+    return a->wait->wait_end_ns > b->wait->wait_end_ns ? -1 : a->wait->wait_end_ns < b->wait->wait_end_ns;
+}
+
+/* The exported slice of a GPU op the analyzer cites: its track and times; 0 when it has none. */
+static int op_slice(struct writer *w, const struct analysis_op *op, int64_t *tid, int64_t *start, int64_t *end)
+{
+    const struct analysis_lane *lane = &w->analysis->lanes[op->lane];
+    *start = op->start_ns;
+    *end = op->end_ns;
+    if (!clip_interval(w, start, end))
+        return 0;
+    struct chrome_track_key key = {lane->process_id, CHROME_TRACK_STREAM, lane->device_id, lane->stream_id};
+    *tid = chrome_tracks_find(w->tracks, &key, *start, *end);
+    return *tid != 0;
+}
+
+/* blocking op -> the wait's slice -> waiting op. A flow's points must come in time order (viewers
+ * read them sorted by time), each inside its slice: the middle of each, moved earlier or later
+ * where the order needs it. */
+static void write_wait_arrow(struct writer *w, const struct analysis_wait *wait, int64_t process, int64_t wait_tid,
+                             int64_t wait_start, int64_t wait_end)
+{
+    int64_t blocking_tid, blocking_start, blocking_end, waiting_tid, waiting_start, waiting_end;
+    if (!op_slice(w, &wait->blocking, &blocking_tid, &blocking_start, &blocking_end) ||
+        !op_slice(w, &wait->waiting, &waiting_tid, &waiting_start, &waiting_end)) {
+        w->counts.waits_without_arrow++;
+        return;
+    }
+    int64_t at_waiting = middle(waiting_start, waiting_end);
+    int64_t at_wait = middle(wait_start, wait_end);
+    at_wait = at_wait > at_waiting ? at_waiting : at_wait;
+    at_wait = at_wait < wait_start ? wait_start : at_wait;
+    at_waiting = at_waiting < at_wait ? at_wait : at_waiting;
+    int64_t at_blocking = middle(blocking_start, blocking_end);
+    at_blocking = at_blocking > at_wait ? at_wait : at_blocking;
+    if (at_waiting > waiting_end || at_blocking < blocking_start) {
+        w->counts.waits_without_arrow++;
+        return;
+    }
+    const char *tag = analysis_cause_tag(wait->cause);
+    const struct analysis_lane *blocking_lane = &w->analysis->lanes[wait->blocking.lane];
+    int64_t id = ++w->next_flow_id;
+    emit_flow_point(w, 's', "wait", tag, id, blocking_lane->process_id, blocking_tid, at_blocking);
+    emit_flow_point(w, 't', "wait", tag, id, process, wait_tid, at_wait);
+    emit_flow_point(w, 'f', "wait", tag, id, process, waiting_tid, at_waiting);
+    w->counts.wait_arrows++;
+}
+
+static void emit_op_args(struct writer *w, const char *role, const struct analysis_op *op)
+{
+    char key[32];
+    emit_key(w, role);
+    emit_string(w, op->name, CHROME_EXPORT_NAME_BYTES, 0);
+    snprintf(key, sizeof key, "%s stream", role);
+    emit_int(w, key, w->analysis->lanes[op->lane].stream_id);
+}
+
+/* One wait: a slice on its device's waits track named by its cause. Hook for the idle and
+ * exposed-communication accounting (issue 16): its causes become slices the same way, on a track
+ * kind of their own beside CHROME_TRACK_WAITS. */
+static int write_wait(struct writer *w, const struct wait_order *item)
+{
+    const struct analysis_wait *wait = item->wait;
+    int64_t start = wait->wait_start_ns, end = wait->wait_end_ns, tid;
+    if (!clip_slice(w, &start, &end))
+        return 0;
+    if (place(w, (struct chrome_track_key){item->process_id, CHROME_TRACK_WAITS, item->device_id, 0}, start, end,
+              &tid) != 0)
+        return -1;
+    char lost[32];
+    begin_slice(w, "wait", analysis_cause_title(wait->cause), 0, item->process_id, tid, start, end);
+    emit_key(w, "cause");
+    emit_string(w, analysis_cause_tag(wait->cause), CHROME_EXPORT_NAME_BYTES, 0);
+    emit_key(w, "lost");
+    emit_string(w, units_format_duration(lost, sizeof lost, wait->lost_ns), CHROME_EXPORT_NAME_BYTES, 0);
+    emit_int(w, "lost_ns", wait->lost_ns);
+    emit_key(w, "evidence");
+    emit_string(w, wait->evidence, CHROME_EXPORT_TEXT_BYTES, 0);
+    emit_op_args(w, "waiting", &wait->waiting);
+    emit_op_args(w, "blocking", &wait->blocking);
+    end_event(w);
+    w->counts.wait_slices++;
+    write_wait_arrow(w, wait, item->process_id, tid, start, end);
+    return 0;
+}
+
+static int write_waits(struct writer *w)
+{
+    const struct analysis_result *analysis = w->analysis;
+    if (!analysis || analysis->wait_count == 0)
+        return 0;
+    struct wait_order *order = malloc(analysis->wait_count * sizeof *order);
+    if (!order)
+        return out_of_memory(w);
+    for (size_t i = 0; i < analysis->wait_count; i++) {
+        const struct analysis_lane *lane = &analysis->lanes[analysis->waits[i].waiting.lane];
+        order[i] = (struct wait_order){&analysis->waits[i], lane->process_id, lane->device_id};
+    }
+    qsort(order, analysis->wait_count, sizeof *order, compare_waits);
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < analysis->wait_count; i++) {
+        w->rows++;
+        status = write_wait(w, &order[i]);
+        if (status == 0)
+            status = check_bound(w);
+    }
+    free(order);
+    return status;
+}
+
+/* --- track names --- */
+
+static int compare_process_ids(const void *left, const void *right)
+{
+    int64_t a = *(const int64_t *)left, b = *(const int64_t *)right;
+    return a < b ? -1 : a > b;
+}
+
+static void track_name(struct writer *w, const struct chrome_track *track, char *name, size_t size)
+{
+    const struct chrome_track_key *key = &track->key;
+    int length = 0;
+    switch (key->kind) {
+    case CHROME_TRACK_WAITS:
+        length = snprintf(name, size, "GPU %" PRId64 " waits (analysis)", key->device_id);
+        break;
+    case CHROME_TRACK_STREAM: {
+        sqlite3_reset(w->label_query);
+        sqlite3_bind_int64(w->label_query, 1, key->process_id);
+        sqlite3_bind_int64(w->label_query, 2, key->id);
+        const char *label =
+            sqlite3_step(w->label_query) == SQLITE_ROW ? (const char *)sqlite3_column_text(w->label_query, 0) : NULL;
+        length = snprintf(name, size, "stream %" PRId64 ", GPU %" PRId64 "%s%.64s", key->id, key->device_id,
+                          label ? " " : "", label ? label : "");
+        break;
+    }
+    case CHROME_TRACK_STREAM_RANGES:
+        length = snprintf(name, size, "stream %" PRId64 " annotations", key->id);
+        break;
+    case CHROME_TRACK_SYNC:
+        length = snprintf(name, size, "CUDA synchronizations");
+        break;
+    case CHROME_TRACK_API:
+        length = snprintf(name, size, "thread %" PRId64 " CUDA API", key->id);
+        break;
+    default:
+        length = snprintf(name, size, "thread %" PRId64 " NVTX", key->id);
+        break;
+    }
+    if (track->overflow > 0 && length > 0 && (size_t)length < size)
+        snprintf(name + length, size - (size_t)length, " (overlapping slices, %" PRId64 ")", track->overflow + 1);
+}
+
+/* Names every track, in display order, and every process that has tracks but no processes row. */
+static int write_track_names(struct writer *w)
+{
+    size_t count = 0, overflow = 0;
+    struct chrome_track *list = chrome_tracks_list(w->tracks, &count, &overflow);
+    w->counts.overflow_tracks = (int64_t)overflow;
+    qsort(w->named_processes, w->named_count, sizeof *w->named_processes, compare_process_ids);
+    for (size_t i = 0; i < count; i++) {
+        char name[256];
+        track_name(w, &list[i], name, sizeof name);
+        write_metadata(w, "thread", list[i].key.process_id, list[i].tid, name, (int64_t)i);
+        if ((i == 0 || list[i - 1].key.process_id != list[i].key.process_id) &&
+            !bsearch(&list[i].key.process_id, w->named_processes, w->named_count, sizeof *w->named_processes,
+                     compare_process_ids)) {
+            snprintf(name, sizeof name, "process %" PRId64, list[i].key.process_id);
+            write_metadata(w, "process", list[i].key.process_id, 0, name, list[i].key.process_id + 2000000);
+        }
+    }
+    free(list);
+    return count > 0 && !list ? out_of_memory(w) : 0;
+}
+
+/* --- the document --- */
+
+static int write_events(struct writer *w)
 {
     static const struct {
         const char *sql;
         row_writer write_row;
     } passes[] = {
         {"SELECT process_id, pid, rank, host FROM processes ORDER BY process_id", write_process},
-        {"SELECT process_id, device_id, stream_id, label FROM streams UNION SELECT DISTINCT process_id, device_id,"
-         " stream_id, NULL FROM (SELECT process_id, device_id, stream_id FROM kernels UNION SELECT process_id,"
-         " device_id, stream_id FROM memcpys UNION SELECT process_id, device_id, stream_id FROM memsets)"
-         " WHERE (process_id, stream_id) NOT IN (SELECT process_id, stream_id FROM streams)"
-         " ORDER BY 1, 3",
-         write_stream_name},
-        {"SELECT DISTINCT process_id, thread_id FROM api_calls UNION SELECT DISTINCT process_id, thread_id FROM nvtx"
-         " WHERE thread_id IS NOT NULL AND device_id IS NULL ORDER BY 1, 2",
-         write_thread_name},
-        {"SELECT k.process_id, k.device_id, k.stream_id, k.correlation_id, k.start_ns, k.end_ns, s.value, k.grid_x,"
-         " k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, k.registers_per_thread, k.static_shared_bytes,"
-         " k.dynamic_shared_bytes, c.op, c.bytes, c.element_count, c.dtype, c.communicator, c.rank, c.nranks,"
-         " c.algorithm, c.protocol, c.sequence_number FROM kernels k JOIN strings s ON s.id = k.name_id"
-         " LEFT JOIN collectives c ON c.kernel_rowid = k.rowid ORDER BY k.process_id, k.start_ns",
-         write_kernel},
-        {"SELECT process_id, device_id, stream_id, correlation_id, start_ns, end_ns, copy_kind, src_kind, dst_kind,"
-         " bytes FROM memcpys ORDER BY process_id, start_ns",
-         write_memcpy},
-        {"SELECT process_id, device_id, stream_id, correlation_id, start_ns, end_ns, memory_kind, bytes FROM memsets"
-         " ORDER BY process_id, start_ns",
-         write_memset},
-        {"SELECT process_id, stream_id, event_id, sync_type, correlation_id, start_ns, end_ns FROM synchronizations"
-         " ORDER BY process_id, start_ns",
-         write_sync},
-        {"SELECT a.process_id, a.thread_id, a.api_domain, s.value, a.correlation_id, a.start_ns, a.end_ns,"
-         " a.callback_id, a.return_value FROM api_calls a JOIN strings s ON s.id = a.name_id"
-         " ORDER BY a.process_id, a.start_ns",
+        {"SELECT process_id, thread_id, api_domain, name_id, correlation_id, start_ns, end_ns, callback_id,"
+         " return_value FROM api_calls ORDER BY process_id, thread_id, start_ns, end_ns DESC",
          write_api_call},
-        {"SELECT n.process_id, n.thread_id, n.stream_id, n.kind, m.value, d.value, n.start_ns, n.end_ns FROM nvtx n"
-         " JOIN strings m ON m.id = n.message_id LEFT JOIN strings d ON d.id = n.domain_id"
-         " ORDER BY n.process_id, n.start_ns",
+        {"SELECT process_id, thread_id, device_id, stream_id, kind, message_id, domain_id, start_ns, end_ns FROM nvtx"
+         " ORDER BY process_id, stream_id IS NULL, device_id, stream_id, thread_id, start_ns, end_ns DESC",
          write_nvtx},
-        {"SELECT a.process_id, a.thread_id, a.start_ns, g.stream_id, g.start_ns FROM api_calls a JOIN"
-         " (SELECT process_id, correlation_id, stream_id, start_ns FROM kernels UNION ALL"
-         "  SELECT process_id, correlation_id, stream_id, start_ns FROM memcpys UNION ALL"
-         "  SELECT process_id, correlation_id, stream_id, start_ns FROM memsets) g"
-         " ON g.process_id = a.process_id AND g.correlation_id = a.correlation_id"
-         " ORDER BY a.process_id, a.start_ns",
-         write_flow},
+        {"SELECT process_id, stream_id, event_id, sync_type, correlation_id, start_ns, end_ns FROM synchronizations"
+         " ORDER BY process_id, start_ns, end_ns DESC",
+         write_sync},
+        {"SELECT g.kind, g.rid, g.process_id, g.device_id, g.stream_id, g.correlation_id, g.start_ns, g.end_ns,"
+         " a.thread_id, a.start_ns, a.end_ns FROM"
+         " (SELECT 0 AS kind, rowid AS rid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns"
+         "  FROM kernels UNION ALL"
+         "  SELECT 1, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM memcpys UNION ALL"
+         "  SELECT 2, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM memsets) g"
+         " LEFT JOIN api_calls a ON a.rowid = (SELECT rowid FROM api_calls WHERE process_id = g.process_id"
+         "  AND correlation_id = g.correlation_id ORDER BY start_ns LIMIT 1)"
+         " ORDER BY g.process_id, g.device_id, g.stream_id, g.start_ns, g.end_ns DESC",
+         write_gpu_op},
     };
     for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
-        if (for_each_row(w, passes[i].sql, passes[i].write_row, err) != 0)
+        if (for_each_row(w, passes[i].sql, passes[i].write_row) != 0)
             return -1;
-    return 0;
-}
-
-static int write_document(struct writer *w, error_info *err)
-{
-    char *source = store_get_meta(w->trace, "source");
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"overlapscope\",\"origin_ns\":", w->out);
-    fprintf(w->out, "\"%" PRId64 "\",\"source\":", w->origin_ns);
-    write_string(w->out, source ? source : "unknown");
-    free(source);
-    /* An empty first event keeps every later one free to start with a comma. */
-    fputs("},\n\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"trace_origin\",\"pid\":0,\"tid\":0,\"args\":{\"origin_ns\":",
-          w->out);
-    fprintf(w->out, "%" PRId64 "}}", w->origin_ns);
-    w->counts.metadata_events++;
-    if (write_events(w, err) != 0)
+    if (write_waits(w) != 0)
         return -1;
-    fputs("\n]}\n", w->out);
+    return write_track_names(w);
+}
+
+static int prepare(struct writer *w, sqlite3_stmt **statement, const char *sql)
+{
+    if (sqlite3_prepare_v2(w->db, sql, -1, statement, NULL) == SQLITE_OK)
+        return 0;
+    return error_set(w->err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(w->db));
+}
+
+static int prepare_queries(struct writer *w)
+{
+    if (prepare(w, &w->string_query, "SELECT value FROM strings WHERE id = ?") != 0 ||
+        prepare(w, &w->kernel_query,
+                "SELECT k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,"
+                " k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes, c.op, c.bytes,"
+                " c.element_count, c.dtype, c.communicator, c.rank, c.nranks, c.algorithm, c.protocol,"
+                " c.sequence_number FROM kernels k LEFT JOIN collectives c ON c.rowid ="
+                " (SELECT rowid FROM collectives WHERE kernel_rowid = k.rowid LIMIT 1) WHERE k.rowid = ?") != 0 ||
+        prepare(w, &w->memcpy_query, "SELECT copy_kind, src_kind, dst_kind, bytes FROM memcpys WHERE rowid = ?") != 0 ||
+        prepare(w, &w->memset_query, "SELECT memory_kind, bytes FROM memsets WHERE rowid = ?") != 0 ||
+        prepare(w, &w->label_query,
+                "SELECT label FROM streams WHERE process_id = ? AND stream_id = ? AND label IS NOT NULL LIMIT 1") != 0)
+        return -1;
     return 0;
 }
 
-int chrome_export_write(store *trace, const char *output_path, int force, struct chrome_export_counts *counts,
-                        error_info *err)
+static void finalize_queries(struct writer *w)
 {
-    struct writer w = {.trace = trace, .origin_ns = trace_origin(trace)};
+    sqlite3_finalize(w->string_query);
+    sqlite3_finalize(w->kernel_query);
+    sqlite3_finalize(w->memcpy_query);
+    sqlite3_finalize(w->memset_query);
+    sqlite3_finalize(w->label_query);
+}
+
+/* The first plausible activity of any kind: time zero when asked for, or when there is no GPU
+ * activity (and so no analysis). */
+static int64_t first_activity(struct writer *w)
+{
+    static const char *const sql =
+        "SELECT MIN(m) FROM (SELECT MIN(start_ns) m FROM kernels WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
+        " SELECT MIN(start_ns) FROM memcpys WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
+        " SELECT MIN(start_ns) FROM memsets WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
+        " SELECT MIN(start_ns) FROM api_calls WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
+        " SELECT MIN(start_ns) FROM nvtx WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
+        " SELECT MIN(start_ns) FROM synchronizations WHERE start_ns BETWEEN -?1 AND ?1)";
+    sqlite3_stmt *query = NULL;
+    int64_t origin = 0;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &query, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(query, 1, STORE_MAX_ABS_TIME_NS);
+        if (sqlite3_step(query) == SQLITE_ROW)
+            origin = sqlite3_column_int64(query, 0);
+    }
+    sqlite3_finalize(query);
+    return origin;
+}
+
+static void write_origin_note(struct writer *w)
+{
+    emit(w, ",\"origin\":");
+    if (w->report_origin_ns == STORE_NULL)
+        emit(w, "\"the trace's first activity (it has no GPU activity, so no report)\"");
+    else if (w->origin_ns == w->report_origin_ns)
+        emit(w, "\"report: time 0 is the report's +0 (the trace's first GPU activity), so '+166 ms' in"
+                " `overlapscope report` is at 166 ms here; activity before it is left out (export --origin trace"
+                " keeps it)\"");
+    else
+        emit(w, "\"trace: time 0 is the trace's first activity; the report's +0 is at report_origin_us\"");
+    emitf(w, ",\"origin_ns\":\"%" PRId64 "\"", w->origin_ns);
+    if (w->report_origin_ns != STORE_NULL) {
+        emitf(w, ",\"report_origin_ns\":\"%" PRId64 "\",\"report_origin_us\":", w->report_origin_ns);
+        emit_time(w, w->report_origin_ns);
+    }
+}
+
+static void write_other_data(struct writer *w)
+{
+    const struct chrome_export_counts *c = &w->counts;
+    char *source = store_get_meta(w->trace, "source");
+    emit(w, "\n],\n\"otherData\":{\"producer\":\"overlapscope\",\"source\":");
+    emit_string(w, source ? source : "unknown", CHROME_EXPORT_NAME_BYTES, 0);
+    free(source);
+    write_origin_note(w);
+    if (w->analysis)
+        emitf(w, ",\"waits_found\":%" PRId64 ",\"waits_exported\":%" PRId64 ",\"lost_ns\":%" PRId64,
+              w->analysis->wait_total_count, c->wait_slices, w->analysis->total_lost_ns);
+    emitf(w,
+          ",\"left_out_before_origin\":%" PRId64 ",\"cut_at_origin\":%" PRId64 ",\"implausible_rows\":%" PRId64
+          ",\"overflow_tracks\":%" PRId64 ",\"shared_correlation_ids\":%" PRId64 ",\"launches_before_call\":%" PRId64
+          ",\"waits_without_arrow\":%" PRId64 ",\"texts_cut\":%" PRId64 ",\"bytes_per_row_bound\":%d}}\n",
+          c->left_out_before_origin, c->cut_at_origin, c->implausible_rows, c->overflow_tracks,
+          c->shared_correlation_ids, c->launches_before_call, c->waits_without_arrow, c->texts_cut,
+          CHROME_EXPORT_BYTES_PER_ROW);
+}
+
+static int64_t count_shared_correlation_ids(struct writer *w)
+{
+    sqlite3_stmt *query = NULL;
+    int64_t count = 0;
+    if (sqlite3_prepare_v2(w->db,
+                           "SELECT COUNT(*) FROM (SELECT 1 FROM api_calls WHERE correlation_id IS NOT NULL"
+                           " GROUP BY process_id, correlation_id HAVING COUNT(*) > 1)",
+                           -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW)
+        count = sqlite3_column_int64(query, 0);
+    sqlite3_finalize(query);
+    return count;
+}
+
+static int write_document(struct writer *w)
+{
+    if (prepare_queries(w) != 0)
+        return -1;
+    w->counts.shared_correlation_ids = count_shared_correlation_ids(w);
+    emit(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    /* A global instant at the report's +0 (a mark the viewer shows); it also keeps every later
+     * event free to start with a comma. */
+    int64_t mark = w->report_origin_ns != STORE_NULL ? w->report_origin_ns : w->origin_ns;
+    emit(w, "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"report +0\",\"cat\":\"origin\",\"pid\":0,\"tid\":0,\"ts\":");
+    emit_time(w, mark < w->origin_ns ? w->origin_ns : mark);
+    emit(w, "}");
+    w->counts.instant_events++;
+    int status = write_events(w);
+    finalize_queries(w);
+    if (status != 0)
+        return -1;
+    write_other_data(w);
+    return check_bound(w);
+}
+
+static int export_to(struct writer *w, FILE *out)
+{
+    w->out = out;
+    int status = write_document(w);
+    if (status == 0 && ferror(out))
+        status = error_set(w->err, "cannot write the export");
+    return status;
+}
+
+static struct writer *writer_new(store *trace, const struct analysis_result *analysis,
+                                 const struct chrome_export_options *options, error_info *err)
+{
+    struct writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->tracks = chrome_tracks_new())) {
+        free(w);
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    w->trace = trace;
+    w->db = store_db(trace);
+    w->analysis = analysis;
+    w->err = err;
+    w->report_origin_ns = analysis ? analysis->origin_ns : STORE_NULL;
+    w->origin_ns = analysis && options->origin == CHROME_EXPORT_ORIGIN_REPORT ? analysis->origin_ns
+                                                                               : first_activity(w);
+    w->from_ns = options->from_ns > w->origin_ns ? options->from_ns : w->origin_ns;
+    w->to_ns = options->to_ns;
+    w->counts.origin_ns = w->origin_ns;
+    return w;
+}
+
+static void writer_free(struct writer *w)
+{
+    chrome_tracks_free(w->tracks);
+    free(w->named_processes);
+    free(w);
+}
+
+int chrome_export_write(store *trace, const struct analysis_result *analysis,
+                        const struct chrome_export_options *options, const char *output_path, int force,
+                        struct chrome_export_counts *counts, error_info *err)
+{
+    struct chrome_export_options defaults;
+    chrome_export_options_init(&defaults);
     int to_stdout = strcmp(output_path, "-") == 0;
     const char *input = store_path(trace);
     output_file *output = to_stdout ? NULL : output_file_begin(output_path, force, &input, 1, err);
     if (!to_stdout && !output)
         return -1;
-    w.out = to_stdout ? stdout : output_file_stream(output, err);
-    if (!w.out) {
+    FILE *out = to_stdout ? stdout : output_file_stream(output, err);
+    struct writer *w = out ? writer_new(trace, analysis, options ? options : &defaults, err) : NULL;
+    if (!w) {
         output_file_discard(output);
         return -1;
     }
     char *buffer = to_stdout ? NULL : malloc(1 << 20);
     if (buffer)
-        setvbuf(w.out, buffer, _IOFBF, 1 << 20);
-    int status = write_document(&w, err);
+        setvbuf(out, buffer, _IOFBF, 1 << 20);
+    int status = export_to(w, out);
     if (to_stdout) {
         if (fflush(stdout) != 0 && status == 0)
             status = error_set(err, "cannot write to stdout");
     } else if (status == 0) {
-        status = output_file_commit(output, err); /* closes w.out, before its buffer goes */
+        status = output_file_commit(output, err); /* closes out, before its buffer goes */
     } else {
         output_file_discard(output);
     }
     free(buffer);
     if (status == 0 && counts)
-        *counts = w.counts;
+        *counts = w->counts;
+    writer_free(w);
     return status;
 }

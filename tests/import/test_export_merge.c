@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "check.h"
 #include "chrome_export.h"
 #include "import.h"
@@ -84,6 +85,20 @@ static int count_events(const cJSON *events, const char *phase, const char *cate
     return count;
 }
 
+/* The name a thread_name metadata event gives to (pid, tid), or NULL. */
+static const char *thread_name(const cJSON *events, double pid, double tid)
+{
+    const cJSON *event;
+    cJSON_ArrayForEach(event, events)
+    {
+        const cJSON *name = cJSON_GetObjectItem(event, "name");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, "thread_name") == 0 &&
+            cJSON_GetObjectItem(event, "pid")->valuedouble == pid && cJSON_GetObjectItem(event, "tid")->valuedouble == tid)
+            return cJSON_GetObjectItem(cJSON_GetObjectItem(event, "args"), "name")->valuestring;
+    }
+    return NULL;
+}
+
 static void test_export_round_trip(void)
 {
     const char *trace_path = path_in("nccl.db"), *json_path = path_in("nccl.json");
@@ -93,8 +108,12 @@ static void test_export_round_trip(void)
     CHECK(trace != NULL);
     if (!trace)
         return;
+    struct analysis_result *analysis = analysis_run(trace, NULL, &err);
+    CHECK(analysis != NULL);
     struct chrome_export_counts counts;
-    CHECK(chrome_export_write(trace, json_path, 1, &counts, &err) == 0);
+    CHECK(chrome_export_write(trace, analysis, NULL, json_path, 1, &counts, &err) == 0);
+    int64_t report_origin = analysis ? analysis->origin_ns : 0;
+    analysis_free(analysis);
     store_close(trace, NULL);
     char *text = read_file(json_path);
     cJSON *document = text ? cJSON_Parse(text) : NULL;
@@ -103,23 +122,41 @@ static void test_export_round_trip(void)
     if (!document)
         return;
     const cJSON *events = cJSON_GetObjectItem(document, "traceEvents");
-    /* The same counts the importer stored (test_import checks them against python3). */
+    /* The same counts the importer stored (test_import checks them against python3), less what ended
+     * before the report's +0 (the first GPU activity: host set-up), the export's time zero. */
+    char sql[512];
+#define SINCE_ORIGIN(table, where) \
+    (snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE end_ns >= %" PRId64 " %s", table, report_origin, where), \
+     query_int(trace_path, sql))
     CHECK_INT(count_events(events, "X", "kernel"), 2700);
     CHECK_INT(count_events(events, "X", "gpu_memcpy"), 960);
     CHECK_INT(count_events(events, "X", "gpu_memset"), 114);
-    CHECK_INT(count_events(events, "X", "cuda_runtime"), 8740);
-    CHECK_INT(count_events(events, "X", "nvtx") + count_events(events, "X", "gpu_user_annotation"), 72);
+    CHECK_INT(count_events(events, "X", "cuda_runtime"), SINCE_ORIGIN("api_calls", ""));
+    CHECK(SINCE_ORIGIN("api_calls", "") < 8740);
+    CHECK_INT(count_events(events, "X", "nvtx") + count_events(events, "X", "gpu_user_annotation"),
+              SINCE_ORIGIN("nvtx", ""));
     CHECK_INT(count_events(events, "X", NULL), counts.complete_events);
+    int64_t calls_since = SINCE_ORIGIN("api_calls", ""), nvtx_since = SINCE_ORIGIN("nvtx", "");
+    CHECK_INT(counts.left_out_before_origin, query_int(trace_path, "SELECT COUNT(*) FROM api_calls") +
+                                                 query_int(trace_path, "SELECT COUNT(*) FROM nvtx") - calls_since -
+                                                 nvtx_since);
+    /* One launch arrow per GPU op whose launch call is exported (none here repeats an id). */
     int flow_starts = count_events(events, "s", "ac2g"), flow_ends = count_events(events, "f", "ac2g");
     CHECK_INT(flow_starts, flow_ends);
-    CHECK_INT(flow_starts, query_int(trace_path, "SELECT COUNT(*) FROM api_calls a JOIN (SELECT process_id,"
-                                                 " correlation_id FROM kernels UNION ALL SELECT process_id,"
-                                                 " correlation_id FROM memcpys UNION ALL SELECT process_id,"
-                                                 " correlation_id FROM memsets) g USING (process_id, correlation_id)"));
+    CHECK_INT(counts.shared_correlation_ids, 0);
+    snprintf(sql, sizeof sql,
+             "SELECT COUNT(*) FROM (SELECT process_id, correlation_id FROM kernels UNION ALL SELECT process_id,"
+             " correlation_id FROM memcpys UNION ALL SELECT process_id, correlation_id FROM memsets) g WHERE EXISTS"
+             " (SELECT 1 FROM api_calls a WHERE a.process_id = g.process_id AND a.correlation_id = g.correlation_id"
+             " AND a.end_ns >= %" PRId64 ")",
+             report_origin);
+    CHECK_INT(flow_starts + counts.launches_before_call, query_int(trace_path, sql));
+    CHECK(flow_starts > 3700);
     /* The first Broadcast: args carry the collective; ts (relative us) times 1000 plus the origin
      * gives back the stored nanoseconds exactly. */
     const cJSON *other = cJSON_GetObjectItem(document, "otherData");
     int64_t origin = strtoll(cJSON_GetObjectItem(other, "origin_ns")->valuestring, NULL, 10);
+    CHECK_INT(origin, report_origin);
     int collectives = 0, found = 0;
     const cJSON *event;
     cJSON_ArrayForEach(event, events)
@@ -137,7 +174,9 @@ static void test_export_round_trip(void)
             int64_t ts_ns = llround(cJSON_GetObjectItem(event, "ts")->valuedouble * 1000);
             CHECK_INT(ts_ns + origin, 4458676423385774LL + 1711964646000000000LL);
             CHECK_INT(llround(cJSON_GetObjectItem(event, "dur")->valuedouble * 1000), 30975);
-            CHECK_INT(cJSON_GetObjectItem(event, "tid")->valuedouble, 40);
+            CHECK_STR(thread_name(events, cJSON_GetObjectItem(event, "pid")->valuedouble,
+                                  cJSON_GetObjectItem(event, "tid")->valuedouble),
+                      "stream 40, GPU 0 nccl");
         }
     }
     CHECK_INT(collectives, 21);
@@ -145,7 +184,7 @@ static void test_export_round_trip(void)
     cJSON_Delete(document);
     /* Refuses to overwrite without force; a failed export leaves nothing. */
     trace = store_open(trace_path, 1, &err);
-    CHECK(chrome_export_write(trace, json_path, 0, NULL, &err) != 0);
+    CHECK(chrome_export_write(trace, NULL, NULL, json_path, 0, NULL, &err) != 0);
     CHECK_CONTAINS(err.message, "file exists");
     store_close(trace, NULL);
 }
