@@ -715,21 +715,25 @@ static void track_name(struct writer *w, const struct chrome_track *track, char 
         length = snprintf(name, size, "thread %" PRId64 " NVTX", key->id);
         break;
     }
+    /* Waits of one device overlap by nature (two ops waiting at once); anything else that needs a
+     * second track overlapped on its own (clock skew, or a hostile trace). */
     if (track->overflow > 0 && length > 0 && (size_t)length < size)
-        snprintf(name + length, size - (size_t)length, " (overlapping slices, %" PRId64 ")", track->overflow + 1);
+        snprintf(name + length, size - (size_t)length,
+                 key->kind == CHROME_TRACK_WAITS ? " (%" PRId64 ")" : " (overlapping slices, %" PRId64 ")",
+                 track->overflow + 1);
 }
 
 /* Names every track, in display order, and every process that has tracks but no processes row. */
 static int write_track_names(struct writer *w)
 {
-    size_t count = 0, overflow = 0;
-    struct chrome_track *list = chrome_tracks_list(w->tracks, &count, &overflow);
-    w->counts.overflow_tracks = (int64_t)overflow;
+    size_t count = 0;
+    struct chrome_track *list = chrome_tracks_list(w->tracks, &count);
     qsort(w->named_processes, w->named_count, sizeof *w->named_processes, compare_process_ids);
     for (size_t i = 0; i < count; i++) {
         char name[256];
         track_name(w, &list[i], name, sizeof name);
         write_metadata(w, "thread", list[i].key.process_id, list[i].tid, name, (int64_t)i);
+        w->counts.overflow_tracks += list[i].overflow > 0 && list[i].key.kind != CHROME_TRACK_WAITS;
         if ((i == 0 || list[i - 1].key.process_id != list[i].key.process_id) &&
             !bsearch(&list[i].key.process_id, w->named_processes, w->named_count, sizeof *w->named_processes,
                      compare_process_ids)) {

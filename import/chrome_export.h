@@ -57,7 +57,8 @@ struct chrome_export_counts {
     int64_t left_out_before_origin;  /* slices that ended before time zero (or outside from/to) */
     int64_t cut_at_origin;           /* slices that began before time zero, cut at it */
     int64_t implausible_rows;        /* rows whose times no recording has (store_interval_plausible) */
-    int64_t overflow_tracks;         /* tracks added so that no slice partially overlaps another */
+    int64_t overflow_tracks;         /* tracks added so that no slice partially overlaps another (waits'
+                                        second tracks, normal, not counted) */
     int64_t shared_correlation_ids;  /* ids several API calls of one process carry: linked to the first */
     int64_t launches_before_call;    /* GPU ops that began before their launch call (clock skew): no arrow */
     int64_t waits_without_arrow;     /* waits whose ops are not slices of the export */

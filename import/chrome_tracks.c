@@ -249,14 +249,12 @@ static int compare_tracks(const void *left, const void *right)
     return order ? order : compare_int64(a->overflow, b->overflow);
 }
 
-struct chrome_track *chrome_tracks_list(const chrome_tracks *tracks, size_t *count, size_t *overflow_count)
+struct chrome_track *chrome_tracks_list(const chrome_tracks *tracks, size_t *count)
 {
     size_t total = 0;
     for (size_t i = 0; i < tracks->logical_count; i++)
         total += tracks->logicals[i].track_count;
     *count = 0;
-    if (overflow_count)
-        *overflow_count = total - tracks->logical_count;
     struct chrome_track *list = total ? malloc(total * sizeof *list) : NULL;
     if (!list)
         return NULL;

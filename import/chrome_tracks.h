@@ -66,8 +66,7 @@ int64_t chrome_tracks_find(chrome_tracks *tracks, const struct chrome_track_key 
                            int64_t end_ns);
 
 /* Every track, sorted for display: by process, device (host last), kind, id, overflow. Returns a
- * malloc'd array the caller frees (NULL with *count 0 when there is none or out of memory), and
- * the number of overflow tracks in *overflow_count (may be NULL). */
-struct chrome_track *chrome_tracks_list(const chrome_tracks *tracks, size_t *count, size_t *overflow_count);
+ * malloc'd array the caller frees (NULL with *count 0 when there is none or out of memory). */
+struct chrome_track *chrome_tracks_list(const chrome_tracks *tracks, size_t *count);
 
 #endif

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The Chrome/Perfetto export checked against the Trace Event Format's rules
+# (check_trace_events.py): every golden trace of tests/data/gpu; hand-built traces with known waits,
+# whose slices and arrows must match `report --json` of the same trace (check_export_waits.py);
+# traces that must go to extra tracks; and issue 20 item 16's bombs (repeated correlation ids, huge
+# names) whose output must stay within the documented bound. Then the checker itself must catch a
+# partial overlap and a dangling flow (test_check_trace_events.py).
+set -u
+os=${OVERLAPSCOPE:?}
+here=$(cd "$(dirname "$0")" && pwd)
+writer=${OVERLAPSCOPE_BUILD_DIR:?}/tests/import/write_export_scenarios
+data=${OVERLAPSCOPE_TEST_DATA:?}/gpu
+scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
+fail=0; pass=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAILED: $*"; fail=$((fail+1)); }
+check() { python3 "$here/check_trace_events.py" "$@" >"$scratch/check.out" || { cat "$scratch/check.out"; return 1; }; }
+
+# Every golden trace: valid, nested, flows paired, tracks named.
+exports=()
+for trace in "$data"/*.db; do
+    out=$scratch/$(basename "$trace" .db).json
+    "$os" export "$trace" --chrome "$out" >/dev/null 2>"$scratch/err" || bad "export $trace: $(cat "$scratch/err")"
+    exports+=("$out")
+done
+if [ ${#exports[@]} -gt 20 ] && check "${exports[@]}"; then ok; else bad "golden exports (${#exports[@]} traces)"; fi
+# ddp_fill_eighth: every kernel name readable (none mangled), the full name in args; the waits all there.
+python3 - "$scratch/ddp_fill_eighth.json" <<'PY' && ok || bad "ddp_fill_eighth names and waits"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kernels = [e for e in d["traceEvents"] if e.get("cat") == "kernel"]
+assert len(kernels) == 1034, len(kernels)
+mangled = [e["name"] for e in kernels if e["name"].startswith("_Z")]
+assert not mangled, mangled[:3]
+assert all(e["args"]["full name"].startswith("_Z") for e in kernels)
+assert {e["name"] for e in kernels} >= {"wl_gemm_kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"}
+assert d["otherData"]["waits_found"] == d["otherData"]["waits_exported"] == 100, d["otherData"]
+assert sum(e.get("cat") == "wait" and e["ph"] == "X" for e in d["traceEvents"]) == 100
+PY
+# ... and its origin is the report's: the wait the report puts "at +166 ms" ends at 166 ms here.
+"$os" report --json "$data/ddp_fill_eighth.db" >"$scratch/ddp_fill_eighth.report.json" &&
+python3 "$here/check_export_waits.py" "$scratch/ddp_fill_eighth.report.json" "$scratch/ddp_fill_eighth.json" \
+    $(python3 -c 'import json,sys; print(" ".join(w["cause"] for w in json.load(open(sys.argv[1]))["waits"]))' \
+      "$scratch/ddp_fill_eighth.report.json") >"$scratch/waits.out" && ok || { cat "$scratch/waits.out"; bad "ddp_fill_eighth waits"; }
+
+# Hand-built traces with known waits.
+"$writer" "$scratch" || bad "write_export_scenarios"
+waits() { # trace cause...
+    local trace=$1; shift
+    "$os" report --json "$scratch/$trace.db" >"$scratch/$trace.report.json" 2>"$scratch/err" &&
+    "$os" export "$scratch/$trace.db" --chrome "$scratch/$trace.json" >/dev/null 2>>"$scratch/err" &&
+    python3 "$here/check_export_waits.py" "$scratch/$trace.report.json" "$scratch/$trace.json" "$@" >"$scratch/waits.out" &&
+    ok || { cat "$scratch/err" "$scratch/waits.out"; bad "waits of $trace"; }
+}
+waits saturation sm-saturation
+waits event event-dependency
+waits late late-launch
+waits hostsync host-sync
+
+# Overlaps that must not share a track: each goes to an extra track, named so, and nothing else does.
+"$os" export "$scratch/skew.db" --chrome "$scratch/skew.json" >/dev/null 2>"$scratch/err"
+grep -q "warning: 2 extra tracks" "$scratch/err" && ok || bad "skew warning: $(cat "$scratch/err")"
+check "$scratch/skew.json" && python3 - "$scratch/skew.json" <<'PY' && ok || bad "skew tracks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in d["traceEvents"] if e.get("name") == "thread_name"}
+where = {e["name"]: names[(e["pid"], e["tid"])] for e in d["traceEvents"] if e["ph"] == "X"}
+assert where["first"] == "stream 1, GPU 0", where
+assert where["second_skewed"] == "stream 1, GPU 0 (overlapping slices, 2)", where
+assert where["cudaMemcpy"] == where["cudaLaunchKernel"] == where["cuLaunchKernel"] == "thread 8 CUDA API", where
+assert where["cudaMemcpyAsync"] == "thread 8 CUDA API (overlapping slices, 2)", where
+assert where["stream synchronize"] == "CUDA synchronizations", where
+assert d["otherData"]["overflow_tracks"] == 2, d["otherData"]
+PY
+# The old export put this synchronization on its stream's track, across a kernel: the checker says so.
+python3 - "$scratch/skew.json" "$scratch/moved.json" <<'PY' || bad "moving the sync"
+import json, sys
+d = json.load(open(sys.argv[1]))
+events = d["traceEvents"]
+kernel = next(e for e in events if e["name"] == "second_skewed")
+sync = next(e for e in events if e["name"] == "stream synchronize")
+sync["tid"] = kernel["tid"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+python3 "$here/check_trace_events.py" "$scratch/moved.json" | grep -q "partial overlap" && ok || bad "moved sync not caught"
+
+# Issue 20 item 16: repeated correlation ids give one launch arrow per kernel and a warning.
+bound() { # json rows: the size is within the documented bound for that many rows
+    local size; size=$(stat -c %s "$1")
+    [ "$size" -le $(( 8192 * $2 + 65536 )) ] || { echo "$1: $size bytes for $2 rows"; return 1; }
+}
+"$os" export "$scratch/repeated_ids.db" --chrome "$scratch/repeated_ids.json" >"$scratch/out" 2>"$scratch/err"
+grep -q "warning: 1 correlation ids are carried by several API calls" "$scratch/err" && ok || bad "repeated ids warning: $(cat "$scratch/err")"
+grep -q "300 launch arrows" "$scratch/out" && check "$scratch/repeated_ids.json" && bound "$scratch/repeated_ids.json" 602 &&
+    ok || bad "repeated ids: $(cat "$scratch/out")"
+# Huge names: cut, valid UTF-8 JSON, within the bound (the old export wrote 200 MiB here).
+"$os" export "$scratch/huge_names.db" --chrome "$scratch/huge_names.json" >"$scratch/out" 2>"$scratch/err" &&
+check "$scratch/huge_names.json" && bound "$scratch/huge_names.json" 205 && python3 - "$scratch/huge_names.json" <<'PY' && ok || bad "huge names: $(cat "$scratch/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["traceEvents"]:
+    if e["ph"] == "X":
+        assert len(e["name"].encode()) <= 256, len(e["name"])
+        for value in e["args"].values():
+            assert not isinstance(value, str) or len(value.encode()) <= 4096, len(value)
+odd = next(e for e in d["traceEvents"] if e["ph"] == "X" and e["args"].get("full name", "").startswith("bad"))
+assert odd["args"]["full name"] == "bad\ufffd(utf8\"and\\quotes\n", odd["args"]["full name"]
+assert d["otherData"]["texts_cut"] >= 200
+PY
+
+# The checker catches what it must.
+python3 "$here/test_check_trace_events.py" >"$scratch/out" 2>&1 && ok || { cat "$scratch/out"; bad "checker self-test"; }
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
