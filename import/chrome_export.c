@@ -465,19 +465,18 @@ static void write_kernel(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_
         emitf(w, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", column(k, KERNEL_BLOCK_X), column(k, KERNEL_BLOCK_Y),
               column(k, KERNEL_BLOCK_Z));
     }
-    arg_int(w, "registers per thread", k, KERNEL_REGISTERS);
-    arg_int(w, "static shared memory", k, KERNEL_STATIC_SHARED);
-    arg_int(w, "dynamic shared memory", k, KERNEL_DYNAMIC_SHARED);
-    arg_text(w, "collective", k, COLLECTIVE_OP);
-    arg_int(w, "bytes", k, COLLECTIVE_BYTES);
-    arg_int(w, "elements", k, COLLECTIVE_COUNT);
-    arg_text(w, "dtype", k, COLLECTIVE_DTYPE);
-    arg_text(w, "communicator", k, COLLECTIVE_COMMUNICATOR);
-    arg_int(w, "rank", k, COLLECTIVE_RANK);
-    arg_int(w, "nranks", k, COLLECTIVE_NRANKS);
-    arg_text(w, "algorithm", k, COLLECTIVE_ALGORITHM);
-    arg_text(w, "protocol", k, COLLECTIVE_PROTOCOL);
-    arg_int(w, "sequence", k, COLLECTIVE_SEQUENCE);
+    /* The launch's resources, and an NCCL kernel's collective. */
+    static const struct {
+        const char *key;
+        int column, is_text;
+    } args[] = {{"registers per thread", KERNEL_REGISTERS, 0}, {"static shared memory", KERNEL_STATIC_SHARED, 0},
+                {"dynamic shared memory", KERNEL_DYNAMIC_SHARED, 0}, {"collective", COLLECTIVE_OP, 1},
+                {"bytes", COLLECTIVE_BYTES, 0}, {"elements", COLLECTIVE_COUNT, 0}, {"dtype", COLLECTIVE_DTYPE, 1},
+                {"communicator", COLLECTIVE_COMMUNICATOR, 1}, {"rank", COLLECTIVE_RANK, 0},
+                {"nranks", COLLECTIVE_NRANKS, 0}, {"algorithm", COLLECTIVE_ALGORITHM, 1},
+                {"protocol", COLLECTIVE_PROTOCOL, 1}, {"sequence", COLLECTIVE_SEQUENCE, 0}};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+        (args[i].is_text ? arg_text : arg_int)(w, args[i].key, k, args[i].column);
     end_event(w);
 }
 

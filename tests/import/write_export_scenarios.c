@@ -52,6 +52,15 @@ static void launched(struct builder *b, int64_t process, int64_t stream, double 
     insert_kernel(b, row);
 }
 
+static void add_stream_sync(struct builder *b, int64_t process, int64_t stream, int64_t correlation, double start,
+                            double end)
+{
+    struct store_synchronization sync = {.process_id = process, .context_id = 1, .stream_id = stream,
+                                         .event_id = STORE_NULL, .sync_type = STORE_SYNC_STREAM_SYNCHRONIZE,
+                                         .correlation_id = correlation, .start_ns = AT(start), .end_ns = AT(end)};
+    store_insert_synchronization(b->trace, &sync, &b->err);
+}
+
 static void write_saturation(const char *directory)
 {
     struct builder b;
@@ -94,10 +103,7 @@ static void write_hostsync(const char *directory)
     int64_t p = begin(&b, directory, "hostsync.db");
     launched(&b, p, 1, -10, -5, 0, 100, 4, 256, "producer");
     int64_t call = add_api(&b, p, THREAD, "cudaStreamSynchronize", 2, 100.5, 0);
-    struct store_synchronization sync = {.process_id = p, .context_id = 1, .stream_id = 1, .event_id = STORE_NULL,
-                                         .sync_type = STORE_SYNC_STREAM_SYNCHRONIZE, .correlation_id = call,
-                                         .start_ns = AT(2), .end_ns = AT(100.5)};
-    store_insert_synchronization(b.trace, &sync, &b.err);
+    add_stream_sync(&b, p, 1, call, 2, 100.5);
     launched(&b, p, 2, 100.6, 101, 103, 150, 4, 256, "consumer");
     finish(&b);
 }
@@ -115,10 +121,7 @@ static void write_skew(const char *directory)
                                     .callback_id = STORE_NULL, .correlation_id = outer + 1000, .start_ns = AT(91),
                                     .end_ns = AT(98), .return_value = 0, .name = "cuLaunchKernel"};
     store_insert_api_call(b.trace, &driver, &b.err);
-    struct store_synchronization sync = {.process_id = p, .context_id = 1, .stream_id = 1, .event_id = STORE_NULL,
-                                         .sync_type = STORE_SYNC_STREAM_SYNCHRONIZE, .correlation_id = STORE_NULL,
-                                         .start_ns = AT(120), .end_ns = AT(160)};
-    store_insert_synchronization(b.trace, &sync, &b.err);
+    add_stream_sync(&b, p, 1, STORE_NULL, 120, 160);
     finish(&b);
 }
 
