@@ -909,13 +909,11 @@ static int write_document(struct writer *w)
     return check_bound(w);
 }
 
+/* Write errors are the caller's to report: output_file_commit names the file and the reason. */
 static int export_to(struct writer *w, FILE *out)
 {
     w->out = out;
-    int status = write_document(w);
-    if (status == 0 && ferror(out))
-        status = error_set(w->err, "cannot write the export");
-    return status;
+    return write_document(w);
 }
 
 static struct writer *writer_new(store *trace, const struct analysis_result *analysis,
@@ -969,7 +967,7 @@ int chrome_export_write(store *trace, const struct analysis_result *analysis,
         setvbuf(out, buffer, _IOFBF, 1 << 20);
     int status = export_to(w, out);
     if (to_stdout) {
-        if (fflush(stdout) != 0 && status == 0)
+        if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0)
             status = error_set(err, "cannot write to stdout");
     } else if (status == 0) {
         status = output_file_commit(output, err); /* closes out, before its buffer goes */
