@@ -508,20 +508,19 @@ static void test_pageable_copy_behind_copy(void)
     analysis_free(result);
 }
 
-static void test_stream_priority(void)
+/* X (stream 2, priority 0) was ready at 1 us; B (stream 1, priority -1) was launched later but
+ * started first at 5 us and filled the device. X is low_priority, or the same kernel as B (then the
+ * evidence says "the one on stream 2", not "gemm went first although gemm was ready"). */
+static void test_stream_priority(const char *waiting, const char *expected)
 {
-    /* X (stream 2, priority 0) was ready at 1 us; B (stream 1, priority -1) was launched later but
-     * started first at 5 us and filled the device. */
     struct scenario s;
-    begin(&s, "priority.db", 1);
+    begin(&s, strcmp(waiting, "high_priority") == 0 ? "priority-same.db" : "priority.db", 1);
     add_stream(&s.b, s.process, 0, 1, 0, 2, -1);
     add_stream(&s.b, s.process, 0, 2, 0, 2, 0);
-    insert_kernel(&s.b, launched(&s, 2, 0, 1, 3205, 3305, 4, 256, "low_priority"));
+    insert_kernel(&s.b, launched(&s, 2, 0, 1, 3205, 3305, 4, 256, waiting));
     insert_kernel(&s.b, launched(&s, 1, 2, 3, 5, 3205, BIG_GRID, BIG_BLOCK, "high_priority"));
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 2, ANALYSIS_CAUSE_STREAM_PRIORITY, 100,
-                "stream 1 has priority -1, above stream 2's 0: high_priority went first although low_priority was "
-                "ready 4.00 us before it started");
+    expect_wait(result, 2, ANALYSIS_CAUSE_STREAM_PRIORITY, 100, expected);
     analysis_free(result);
 }
 
@@ -627,7 +626,11 @@ int main(void)
     test_shared_communicator("0x5eed", "0xbeef");
     test_slow_launch_call();
     test_pageable_copy_behind_copy();
-    test_stream_priority();
+    test_stream_priority("low_priority", "stream 1 has priority -1, above stream 2's 0: high_priority went first"
+                                         " although low_priority was ready 4.00 us before it started");
+    test_stream_priority("high_priority", "stream 1 has priority -1, above stream 2's 0: high_priority went first"
+                                          " although the high_priority on stream 2 was ready 4.00 us before it"
+                                          " started");
     test_unexplained_and_missing_api();
     test_graph_kernels();
     test_own_stream_and_top_waits();
