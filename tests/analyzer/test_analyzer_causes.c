@@ -592,10 +592,31 @@ static void test_own_stream_and_top_waits(void)
     analysis_free(result);
 }
 
+/* Every cause a wait can carry says what to do about it and which CUDA or NCCL document says so
+ * (unexplained: what would prove it). A cause added without its row reads "(null)" or "?". */
+static void test_every_cause_has_advice(void)
+{
+    for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++) {
+        const char *advice = analysis_cause_advice((enum analysis_cause)cause);
+        const char *source = analysis_cause_advice_source((enum analysis_cause)cause);
+        CHECK(advice && strlen(advice) > 20);
+        CHECK(source && (strncmp(source, "CUDA ", 5) == 0 || strncmp(source, "NCCL ", 5) == 0 ||
+                         cause == ANALYSIS_CAUSE_UNEXPLAINED));
+    }
+    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_PAGEABLE_COPY), "pin the host buffer");
+    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_SHARED_QUEUE), "CUDA_DEVICE_MAX_CONNECTIONS");
+    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE), "NCCL_MIN_CTAS / NCCL_MAX_CTAS");
+    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_LATE_LAUNCH), "CUDA graph");
+    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM), "cudaStreamNonBlocking");
+    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_SHARED_COMMUNICATOR), "second communicator");
+    CHECK_STR(analysis_cause_advice(ANALYSIS_CAUSE_COUNT), "?");
+}
+
 int main(void)
 {
     if (!mkdtemp(directory))
         return 1;
+    test_every_cause_has_advice();
     test_sm_saturation(1);
     test_sm_saturation(0);
     test_small_kernels_overlap();

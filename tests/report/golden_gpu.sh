@@ -79,9 +79,11 @@ def pairs(a, b):
     return sum(p["overlap_ns"] for p in chosen) / possible if possible else 0.0
 comm = sum(d["communication_ns"] for d in devices)
 comm_with_comm = sum(d["category_overlap_ns"]["communication"]["communication"] for d in devices) / comm if comm else 0.0
-def readable():  # no negative figure ("-66.5 us") in any evidence, no "rank -1" label anywhere
+def readable():  # no negative figure ("-66.5 us") in any evidence, no "rank -1" label anywhere,
     texts = [w["evidence"] for w in r["waits"]] + [x["process"] for x in devices + streams + r["waits"]]
-    return not any(re.search(r"(?<![\w.])-\d", t) for t in texts)
+    # nor a sentence naming one kernel twice as if two ("spin could have run beside spin")
+    garbled = r"(?<![\w:])([\w:]+) (?:could have run beside|went first although) \1(?![\w:])"
+    return not any(re.search(r"(?<![\w.])-\d", t) or re.search(garbled, t) for t in texts)
 def pairs_sane():  # every stream pair: 0 <= achieved <= possible
     return all(0 <= p["overlap_ns"] <= p["possible_ns"] for p in r["stream_pairs"])
 ok = eval(sys.argv[2])
