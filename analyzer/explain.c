@@ -84,7 +84,6 @@ struct wait_case {
     int same_communicator_candidate;    /* X and B are NCCL kernels, B the device's latest one */
     int resources_held;                 /* X started while B still ran: B's blocks held what X needed */
     int other_running;                  /* another stream's op was running when X started */
-    int dropped;                        /* proved not to be a missed overlap (a barrier) */
     int describe; /* 0: the wait will not be kept, skip writing its evidence */
     enum wait_road road;
     int64_t ready_ns;                   /* when X could have started (docs/metrics.md, "ready time") */
@@ -456,7 +455,6 @@ static int rule_late_pageable_copy(explainer *explain, struct wait_case *item)
     char waited[32], name[128], bytes[32];
     held_for(item, held, waited, sizeof waited);
     op_name(explain, item->waiting, name, sizeof name);
-    item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
     describe(item,
              "thread %" PRId64 " was in %s (%s %s from/to pageable memory, staged synchronously) for %s;"
              " %s %s on stream %" PRId64 " was launched when it returned",
@@ -477,7 +475,6 @@ static int rule_barrier(explainer *explain, struct wait_case *item)
     if ((item->previous_end_ns == INT64_MIN || held->call_start_ns >= item->previous_end_ns) &&
         !is_blocking_host_call(item->launch.name))
         return 0;
-    item->dropped = 1;
     return 1;
 }
 
@@ -491,7 +488,6 @@ static int rule_late_host_sync(explainer *explain, struct wait_case *item)
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     launch_timing(item, when, sizeof when);
-    item->wait.cause = ANALYSIS_CAUSE_HOST_SYNC;
     describe(item,
              "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64 " %s %s on stream %" PRId64
              " ended",
@@ -508,7 +504,6 @@ static int rule_late_launch(explainer *explain, struct wait_case *item)
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
     launch_timing(item, when, sizeof when);
-    item->wait.cause = ANALYSIS_CAUSE_LATE_LAUNCH;
     if (item->launch.start_ns <= item->wait.wait_start_ns) {
         /* The call began before the GPU could have run the op: the call itself held the thread. */
         describe(item,
@@ -641,7 +636,6 @@ static int explain_event_dependency(explainer *explain, struct wait_case *item)
             if (recorded_after) {
                 char name[128];
                 op_name(explain, blocking, name, sizeof name);
-                item->wait.cause = ANALYSIS_CAUSE_EVENT_DEPENDENCY;
                 describe(item,
                          "stream %" PRId64 " waits (cudaStreamWaitEvent) on event %" PRId64
                          " recorded on stream %" PRId64 " after %s %s: serialized by design",
@@ -673,7 +667,6 @@ static int explain_legacy_default(explainer *explain, struct wait_case *item)
     } else {
         return 0;
     }
-    item->wait.cause = ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM;
     describe(item,
              "stream %" PRId64 " is the legacy default stream and stream %" PRId64
              " is a blocking stream: each waits for the other's earlier work",
@@ -696,7 +689,6 @@ static int explain_pageable_copy(explainer *explain, struct wait_case *item)
         return 0;
     char name[128];
     op_name(explain, item->blocking, name, sizeof name);
-    item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
     describe(item,
              "copy %s on stream %" PRId64 " uses pageable host memory: the driver stages it synchronously, and"
              " stream %" PRId64 " started only when it ended",
@@ -715,7 +707,6 @@ static int explain_copy_engine(explainer *explain, struct wait_case *item)
     int one_engine = item->device->copy_engine_count == 1;
     if (!same_direction && !one_engine)
         return 0;
-    item->wait.cause = ANALYSIS_CAUSE_COPY_ENGINE;
     if (same_direction)
         describe(item,
                  "%s copies on streams %" PRId64 " and %" PRId64
@@ -741,7 +732,6 @@ static int explain_shared_queue(explainer *explain, struct wait_case *item)
     op_name(explain, waiting, name, sizeof name);
     op_name(explain, blocking, other, sizeof other);
     op_name(explain, head, ahead, sizeof ahead);
-    item->wait.cause = ANALYSIS_CAUSE_SHARED_QUEUE;
     describe(item,
              "streams %" PRId64 " and %" PRId64 " share hardware channel %" PRId64
              " (more streams than CUDA_DEVICE_MAX_CONNECTIONS), which dispatches in launch order: %s on stream %" PRId64
@@ -785,7 +775,6 @@ static int explain_shared_communicator(explainer *explain, struct wait_case *ite
                                       " are taken as one communicator's)");
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
-    item->wait.cause = ANALYSIS_CAUSE_SHARED_COMMUNICATOR;
     describe(item,
              "%s on stream %" PRId64 " and %s on stream %" PRId64 " are collectives of %s: NCCL runs a communicator's"
              " operations one at a time whatever the streams, so the second waited for the first",
@@ -813,7 +802,6 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
     if (shortage == OCCUPANCY_LIMIT_UNKNOWN)
         return 0;
     int communication = is_comm_behind_compute(item);
-    item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
     if (!item->describe)
         return 1; /* the evidence only for a kept wait */
     char name[128], other[128], need[384], gap[32], when[192];
@@ -868,7 +856,6 @@ static int explain_priority(explainer *explain, struct wait_case *item)
     char name[128], other[128], early[32], second[160];
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
-    item->wait.cause = ANALYSIS_CAUSE_STREAM_PRIORITY;
     describe(item,
              "stream %" PRId64 " has priority %" PRId64 ", above stream %" PRId64 "'s %" PRId64
              ": %s went first although %s was ready %s before it started",
@@ -903,7 +890,6 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
         return explain_resources_held(explain, item, resident);
     }
     int communication = is_comm_behind_compute(item);
-    item->wait.cause = communication ? ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE : ANALYSIS_CAUSE_SM_SATURATION;
     if (!item->describe)
         return 1; /* the evidence only for a kept wait */
     char name[128], other[128], tail[160], gap[32];
@@ -944,7 +930,6 @@ static int explain_unexplained(explainer *explain, struct wait_case *item)
     char name[128], other[128], gap[32];
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
-    item->wait.cause = ANALYSIS_CAUSE_UNEXPLAINED;
     int64_t delay = item->waiting->start_ns - item->blocking->end_ns;
     const char *why = item->in_graph ? "; both may be nodes of one CUDA graph, whose edges the trace does not hold"
                       : !item->launch.known ? "; the trace has no launch record for it (no API records), so a late"
@@ -970,7 +955,6 @@ static int rule_held_pageable_copy(explainer *explain, struct wait_case *item)
     char name[128], other[128], held[32], after[32];
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
-    item->wait.cause = ANALYSIS_CAUSE_PAGEABLE_COPY;
     describe(item,
              "thread %" PRId64 " was in %s for %s: it issued copy %s on stream %" PRId64 " from pageable host"
              " memory and staged it synchronously; %s for %s was called %s after it returned (enqueued before"
@@ -987,7 +971,6 @@ static int rule_held_host_sync(explainer *explain, struct wait_case *item)
     char name[128], other[128], held[32], after[32], beside[160];
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
-    item->wait.cause = ANALYSIS_CAUSE_HOST_SYNC;
     describe(item,
              "thread %" PRId64 " was blocked in %s for %s until %s on stream %" PRId64 " ended; stream %" PRId64
              " sat idle meanwhile and %s for %s was called %s after the call returned (enqueued before"
@@ -1167,47 +1150,52 @@ const char *analysis_cause_advice_source(enum analysis_cause cause)
     return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].advice_source : "?";
 }
 
-/* One rule: tried on the waits of its roads, it proves a cause from recorded fields (sets
- * wait.cause, writes the evidence) and returns 1, or passes (0) when the trace does not prove it.
- * The first rule of a wait's road that proves a cause names it; the docs/metrics.md cause table
+/* One rule: tried on the waits of its roads, `proves` proves the rule's cause from recorded
+ * fields (and writes the evidence) and returns 1, or passes (0) when the trace does not prove it.
+ * The first rule of a wait's road that proves its cause names it; the docs/metrics.md cause table
  * lists the same rows in the same order; what to do about each cause is in cause_texts above. */
 struct cause_rule {
     const char *name;
-    unsigned roads; /* enum wait_road bits */
+    enum analysis_cause cause; /* NO_WAIT: proves that there is no missed overlap */
+    unsigned roads;            /* enum wait_road bits */
     int (*proves)(explainer *explain, struct wait_case *item);
 };
+#define NO_WAIT ANALYSIS_CAUSE_COUNT
 
 /* What the host did comes first (a late launch makes every GPU-side cause moot), then the
  * dependencies the program asked for, then the hardware's reasons; `unexplained` last, said so,
  * never guessed. A wait on the resources road that no rule proves is no wait. */
 static const struct cause_rule rules[] = {
-    {"pageable copy held the launching thread", ROAD_LATE, rule_late_pageable_copy},
-    {"barrier over both streams: no wait", ROAD_LATE, rule_barrier},
-    {"blocking call held the launching thread", ROAD_LATE, rule_late_host_sync},
-    {"late launch", ROAD_LATE, rule_late_launch},
-    {"pageable copy staged by the blocking call", ROAD_HELD, rule_held_pageable_copy},
-    {"host synchronization", ROAD_HELD, rule_held_host_sync},
-    {"event dependency", ROAD_READY, explain_event_dependency},
-    {"one NCCL communicator", ROAD_READY, explain_shared_communicator},
-    {"legacy default stream", ROAD_READY, explain_legacy_default},
-    {"pageable copy", ROAD_READY, explain_pageable_copy},
-    {"copy engine", ROAD_READY, explain_copy_engine},
-    {"shared hardware queue", ROAD_READY, explain_shared_queue},
-    {"stream priority", ROAD_READY, explain_priority},
-    {"SM saturation", ROAD_READY | ROAD_RESOURCES, explain_compute_saturation},
-    {"communication behind compute", ROAD_READY | ROAD_RESOURCES, explain_comm_behind_compute},
-    {"unexplained", ROAD_READY, explain_unexplained},
+    {"pageable copy held the launching thread", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_LATE, rule_late_pageable_copy},
+    {"barrier over both streams: no wait", NO_WAIT, ROAD_LATE, rule_barrier},
+    {"blocking call held the launching thread", ANALYSIS_CAUSE_HOST_SYNC, ROAD_LATE, rule_late_host_sync},
+    {"late launch", ANALYSIS_CAUSE_LATE_LAUNCH, ROAD_LATE, rule_late_launch},
+    {"pageable copy staged by the blocking call", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_HELD, rule_held_pageable_copy},
+    {"host synchronization", ANALYSIS_CAUSE_HOST_SYNC, ROAD_HELD, rule_held_host_sync},
+    {"event dependency", ANALYSIS_CAUSE_EVENT_DEPENDENCY, ROAD_READY, explain_event_dependency},
+    {"one NCCL communicator", ANALYSIS_CAUSE_SHARED_COMMUNICATOR, ROAD_READY, explain_shared_communicator},
+    {"legacy default stream", ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM, ROAD_READY, explain_legacy_default},
+    {"pageable copy", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_READY, explain_pageable_copy},
+    {"copy engine", ANALYSIS_CAUSE_COPY_ENGINE, ROAD_READY, explain_copy_engine},
+    {"shared hardware queue", ANALYSIS_CAUSE_SHARED_QUEUE, ROAD_READY, explain_shared_queue},
+    {"stream priority", ANALYSIS_CAUSE_STREAM_PRIORITY, ROAD_READY, explain_priority},
+    {"SM saturation", ANALYSIS_CAUSE_SM_SATURATION, ROAD_READY | ROAD_RESOURCES, explain_compute_saturation},
+    {"communication behind compute", ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, ROAD_READY | ROAD_RESOURCES,
+     explain_comm_behind_compute},
+    {"unexplained", ANALYSIS_CAUSE_UNEXPLAINED, ROAD_READY, explain_unexplained},
 };
 
 /* Proves the wait's cause with the first rule of its road that applies, and records the wait
- * unless that rule dropped it. */
+ * unless that rule proved there is none. */
 static void apply_rules(explainer *explain, struct wait_case *item)
 {
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         if (!(rules[i].roads & item->road) || !rules[i].proves(explain, item))
             continue;
-        if (!item->dropped)
+        if (rules[i].cause != NO_WAIT) {
+            item->wait.cause = rules[i].cause;
             record_wait(explain, item);
+        }
         return;
     }
 }
