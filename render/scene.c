@@ -35,7 +35,7 @@
 #define LANE_HEIGHT 24.0
 #define LANE_GAP 3.0
 #define GROUP_GAP 14.0
-#define TAG_ROW 15.0 /* above a device's lanes: the cause tags that would cover a bar in the lane */
+#define TAG_ROW 17.0 /* above a device's lanes: the cause tags that would cover a bar in the lane */
 #define MIN_LANE_HEIGHT 6.0
 #define MAX_LANE_HEIGHT 64.0
 #define MIN_LABELLED_LANE 15.0 /* lanes lower than this carry no interval text */
@@ -1085,14 +1085,14 @@ static int paint_row_tag(struct scene *scene, cairo_t *cr, const struct group *g
 {
     if (!group || !group->has_tag_row)
         return 0;
-    double middle = mark->box.x + mark->box.width / 2, baseline = group->tag_row_y + TAG_ROW - 4;
+    double middle = mark->box.x + mark->box.width / 2, baseline = group->tag_row_y + TAG_ROW - 5;
     const enum align aligns[] = {ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT};
     for (size_t i = 0; i < 3; i++) {
         double anchor = aligns[i] == ALIGN_LEFT ? middle - 2 : aligns[i] == ALIGN_RIGHT ? middle + 2 : middle;
         double room = aligns[i] == ALIGN_CENTER ? 2 * fmin(middle - scene->plot_left, scene->plot_right - middle)
                       : aligns[i] == ALIGN_LEFT ? scene->plot_right - anchor
                                                 : anchor - scene->plot_left;
-        struct text_style style = {WAIT_SIZE - 1, 1, PALETTE_TEXT, aligns[i], room, 1, 0, 1};
+        struct text_style style = {WAIT_SIZE - 1, 1, PALETTE_TEXT, aligns[i], room, 1, 1, 1}; /* backed: a gap */
         int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor, baseline, &style);
         if (drawn != 0)
             return drawn;

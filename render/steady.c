@@ -58,7 +58,7 @@ static int lane_busy_besides(const struct canvas *canvas, const struct canvas_la
 /* Rule 2: narrows [*start, *end) (columns) past one dominant operation alone at an end. */
 static void drop_dominant(const struct canvas *canvas, int *start, int *end)
 {
-    double least = DOMINANT_SHARE * canvas->columns;
+    double least = DOMINANT_SHARE * (*end - *start);
     for (size_t i = 0; i < canvas->lane_count; i++) {
         const struct canvas_lane *lane = canvas->lanes[i];
         if (lane->kind != CANVAS_LANE_GPU)
@@ -70,12 +70,15 @@ static void drop_dominant(const struct canvas *canvas, int *start, int *end)
                 continue;
             int first = (int)x0, last = (int)x1;
             /* One column of slack: neighbours may share the operation's first or last column. */
-            if (!others_busy(canvas, lane, first + 1, canvas->columns) &&
-                !lane_busy_besides(canvas, lane, op, first + 1, canvas->columns) && first > *start) {
+            if (x0 < *start - 1 || x1 > *end + 1)
+                continue; /* not inside the window any more */
+            if (!others_busy(canvas, lane, first + 1, *end) && !lane_busy_besides(canvas, lane, op, first + 1, *end) &&
+                first > *start) {
                 *end = first + 1; /* alone at the end: everything else ran before it */
                 return;
             }
-            if (!others_busy(canvas, lane, 0, last) && !lane_busy_besides(canvas, lane, op, 0, last) && last < *end) {
+            if (!others_busy(canvas, lane, *start, last) && !lane_busy_besides(canvas, lane, op, *start, last) &&
+                last < *end) {
                 *start = last; /* alone at the start */
                 return;
             }
@@ -85,8 +88,9 @@ static void drop_dominant(const struct canvas *canvas, int *start, int *end)
 
 /* Rule 3: narrows [*start, *end) (columns) past mostly idle stretches at either end. A leading
  * cut at L leaves out L columns holding B(L) of busy time where the window's average density D
- * would put L * D: the cut that leaves out most busy deficit, L * D - B(L), ends where the
- * density rises above average. It is taken when the stretch is long and sparse enough. */
+ * would put L * D. Among the cuts sparse enough (B(L) <= D/4 * L), the one that leaves out most
+ * busy deficit, L * D - B(L), ends where the density rises above average; it is taken when the
+ * stretch is long enough. */
 static void drop_idle_ends(const struct canvas *canvas, const double *busy, int *start, int *end)
 {
     double total = 0;
@@ -96,31 +100,29 @@ static void drop_idle_ends(const struct canvas *canvas, const double *busy, int 
     if (total <= 0 || width <= 0)
         return;
     double density = total / width, min_columns = IDLE_STRETCH_SHARE * canvas->columns;
-    double sum = 0, best = 0, best_sum = 0;
+    double sum = 0, best = 0;
     int lead = *start;
     for (int c = *start; c < *end; c++) {
         sum += busy[c];
-        double deficit = (c + 1 - *start) * density - sum;
-        if (deficit > best) {
+        double length = c + 1 - *start, deficit = length * density - sum;
+        if (deficit > best && sum <= IDLE_DENSITY_SHARE * density * length) {
             best = deficit;
             lead = c + 1;
-            best_sum = sum;
         }
     }
-    if (lead - *start >= min_columns && best_sum <= IDLE_DENSITY_SHARE * density * (lead - *start))
+    if (lead - *start >= min_columns)
         *start = lead;
-    sum = best = best_sum = 0;
+    sum = best = 0;
     int tail = *end;
     for (int c = *end - 1; c >= *start; c--) {
         sum += busy[c];
-        double deficit = (*end - c) * density - sum;
-        if (deficit > best) {
+        double length = *end - c, deficit = length * density - sum;
+        if (deficit > best && sum <= IDLE_DENSITY_SHARE * density * length) {
             best = deficit;
             tail = c;
-            best_sum = sum;
         }
     }
-    if (*end - tail >= min_columns && best_sum <= IDLE_DENSITY_SHARE * density * (*end - tail))
+    if (*end - tail >= min_columns)
         *end = tail;
 }
 
@@ -142,6 +144,7 @@ void steady_choose(const struct canvas *whole, const struct analysis_step *steps
             return; /* out of memory: the whole trace is drawn, which is never wrong */
         busy_columns(whole, busy);
         int start = 0, end = whole->columns;
+        drop_idle_ends(whole, busy, &start, &end);
         drop_dominant(whole, &start, &end);
         drop_idle_ends(whole, busy, &start, &end);
         free(busy);

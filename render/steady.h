@@ -5,11 +5,12 @@
  *
  *   1. Steps found (steps.h: ProfilerStep#N or a repeating "step N" range): from the first
  *      step's start to the last step's end.
- *   2. Else one operation at least half the trace's GPU span long that runs alone at either end
- *      (nothing else starts after it starts, or ends before it ends) is left out.
- *   3. Then a leading (trailing) stretch where the GPU was mostly idle is left out: the one that
- *      falls furthest below the window's average busy density (ending where the density rises
- *      above it), when it is at least 20% of the span and busy at most a quarter of that average.
+ *   2. Else a leading (trailing) stretch where the GPU was mostly idle is left out: among those
+ *      busy at most a quarter of the window's average busy density, the one that falls furthest
+ *      below that average (it ends where the density rises above it), when it is at least 20%
+ *      of the span; then one operation at least half the window long that runs alone at either
+ *      end of it (nothing else runs during or after it, or during or before it); then rule 2's
+ *      idle stretches again, in what is left.
  *
  * Nothing is left out when the result would cover more than 95% of the span. The busy time of
  * a pixel column is the summed coverage of its streams, at most 1. */

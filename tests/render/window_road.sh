@@ -100,6 +100,15 @@ column=$(( 19000000 / 1336 + 1 ))
 expect "streams_saturate: ends at the verification copy's start ($copy_start), drew $end" \
     '[ $(( end - copy_start )) -le $column ] && [ $(( copy_start - end )) -le $column ] && [ "$start" = 0 ]'
 
+# Idle set-up first, then the long copy alone in what is left (copy_pinned: 3 copies beside 3
+# kernels at 44-46 ms, then a 27 ms verification copy).
+read -r start end < <(drawn copy_pinned | head -1)
+read -r copy_start < <(gpu_times copy_pinned "SELECT start_ns FROM memcpys ORDER BY end_ns - start_ns DESC LIMIT 1")
+read -r first_kernel < <(gpu_times copy_pinned "SELECT MIN(start_ns) FROM kernels")
+column=$(( 74000000 / 1336 + 1 ))
+expect "copy_pinned: from the first kernel ($first_kernel) to the verification copy ($copy_start), drew $start $end" \
+    '[ $(( end - copy_start )) -le $column ] && [ $(( copy_start - end )) -le $column ] && [ "$start" -le "$first_kernel" ] && [ $(( first_kernel - start )) -le $column ]'
+
 # --all, and a trace whose work fills its span: everything, nothing said.
 read -r start end < <(drawn streams_saturate --all | head -1)
 read -r whole < <("$os" report --json "$data/streams_saturate.db" | python3 -c 'import json,sys; print(json.load(sys.stdin)["window"]["end_ns"])')
