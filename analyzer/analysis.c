@@ -221,16 +221,28 @@ static void load_stream(struct run *run, const struct device_state *device, stru
     sqlite3_reset(query);
 }
 
+struct lane_key {
+    const struct device_state *device;
+    int64_t stream_id;
+};
+
+static int lane_matches(const void *context, size_t position)
+{
+    const struct lane_key *key = context;
+    return key->device->lanes[position].stream_id == key->stream_id;
+}
+
 /* The lane of a stream, created on first sight. Returns its index or -1 when out of memory. */
 static long lane_of(struct run *run, struct device_state *device, int64_t stream_id)
 {
     if (device->last_lane_hit < device->lane_count && device->lanes[device->last_lane_hit].stream_id == stream_id)
         return (long)device->last_lane_hit;
-    for (size_t i = 0; i < device->lane_count; i++) {
-        if (device->lanes[i].stream_id == stream_id) {
-            device->last_lane_hit = i;
-            return (long)i;
-        }
+    struct lane_key key = {device, stream_id};
+    uint64_t hash = key_index_hash(stream_id, 0, 0, 0);
+    long found = key_index_find(&device->lane_index, hash, lane_matches, &key);
+    if (found >= 0) {
+        device->last_lane_hit = (size_t)found;
+        return found;
     }
     if (device->lane_count == device->lane_capacity) {
         size_t capacity = device->lane_capacity ? device->lane_capacity * 2 : 16;
@@ -240,6 +252,8 @@ static long lane_of(struct run *run, struct device_state *device, int64_t stream
         device->lanes = grown;
         device->lane_capacity = capacity;
     }
+    if (key_index_add(&device->lane_index, hash, device->lane_count) != 0)
+        return -1;
     struct lane_state *lane = &device->lanes[device->lane_count];
     *lane = (struct lane_state){.stream_id = stream_id, .previous_end_ns = INT64_MIN,
                                 .result_lane = run->result->lane_count,
@@ -358,6 +372,7 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         run->result->device_count++;
     }
     free(device.lanes);
+    key_index_free(&device.lane_index);
     free(device.channels);
     return status;
 }
@@ -517,6 +532,9 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     selection_init_everything(&run.selection);
     run.result = calloc(1, sizeof *run.result);
     int status = run.result ? 0 : error_set(err, "out of memory");
+    /* One read transaction for the whole analysis: outside one, SQLite takes and drops its file
+     * lock and checks for a hot journal on every query, a few per device (80k devices: 21 s). */
+    int own_transaction = sqlite3_get_autocommit(run.db) && sqlite3_exec(run.db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
     if (status == 0)
         status = prepare_run(&run);
     if (status == 0)
@@ -528,6 +546,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     if (status == 0)
         add_totals(run.result);
     finish_run(&run);
+    if (own_transaction)
+        sqlite3_exec(run.db, "COMMIT", NULL, NULL, NULL);
     if (status != 0) {
         analysis_free(run.result);
         return NULL;

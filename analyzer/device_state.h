@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "key_index.h"
 #include "analysis.h"
 #include "occupancy.h"
 #include "op_source.h"
@@ -15,6 +16,12 @@
 
 /* Stream pairs and the busy-stream bit set cover the first 64 streams of a device. */
 #define DEVICE_PAIR_LANES 64
+
+/* The explainer looks for what a stream waited on among the streams of the device that started
+ * work most recently, at most this many: with more streams per device, a scan of all of them
+ * per operation was quadratic (a trace with one stream per kernel: 40k kernels, 13 s).
+ * docs/security.md lists the limit; no real device runs this many streams at once. */
+#define DEVICE_RECENT_LANES 256
 
 struct lane_state {
     size_t result_lane; /* index into analysis_result.lanes */
@@ -34,6 +41,8 @@ struct lane_state {
     int last_occupancy_state;      /* 0 not computed, 1 computed, -1 not computable */
     struct occupancy_result last_occupancy;
     int64_t previous_end_ns;       /* latest end among operations before `last`; INT64_MIN if none */
+    uint64_t last_turn;            /* when `last` was set, in operations of the device */
+    int is_recent;                 /* listed in device_state.recent */
 };
 
 /* A hardware channel (queue) of the device: a FIFO that dispatches in the order work was enqueued
@@ -58,6 +67,12 @@ struct device_state {
     struct lane_state *lanes;
     size_t lane_count, lane_capacity;
     size_t last_lane_hit;
+    struct key_index lane_index;   /* stream id to lane: a device can hold one stream per kernel */
+    /* The DEVICE_RECENT_LANES lanes that started work last, in lane order (the order of a scan
+     * of all lanes, so results do not change while a device has no more lanes than that). */
+    size_t recent[DEVICE_RECENT_LANES];
+    size_t recent_count;
+    uint64_t turn;
     struct selection *selection;
     struct channel_state *channels;
     size_t channel_count, channel_capacity;

@@ -274,7 +274,8 @@ static long find_blocker(struct device_state *device, size_t waiting_lane, const
 {
     long best = -1;
     int64_t best_distance = INT64_MAX;
-    for (size_t i = 0; i < device->lane_count; i++) {
+    for (size_t k = 0; k < device->recent_count; k++) {
+        size_t i = device->recent[k];
         struct lane_state *lane = &device->lanes[i];
         const struct model_op *other = &lane->last;
         if (i == waiting_lane || !lane->has_last || other->end_ns <= other->start_ns ||
@@ -1343,7 +1344,8 @@ static long find_drained_before(const struct device_state *device, size_t waitin
                                 int64_t previous_end_ns)
 {
     long best = -1;
-    for (size_t i = 0; i < device->lane_count; i++) {
+    for (size_t k = 0; k < device->recent_count; k++) {
+        size_t i = device->recent[k];
         const struct lane_state *lane = &device->lanes[i];
         const struct model_op *other = &lane->last;
         if (i == waiting_lane || !lane->has_last || other->end_ns <= other->start_ns || other->end_ns > op->start_ns ||
@@ -1364,7 +1366,8 @@ static long find_resource_holder(const struct device_state *device, size_t waiti
     long best = -1;
     if (op->kind != MODEL_KERNEL)
         return -1;
-    for (size_t i = 0; i < device->lane_count; i++) {
+    for (size_t k = 0; k < device->recent_count; k++) {
+        size_t i = device->recent[k];
         const struct lane_state *lane = &device->lanes[i];
         const struct model_op *other = &lane->last;
         if (i == waiting_lane || !lane->has_last || other->kind != MODEL_KERNEL ||
@@ -1424,6 +1427,34 @@ static int remember_dispatch(struct device_state *device, size_t lane_index, con
     return 0;
 }
 
+/* Lists the lane among the device's recent ones (device_state.h), in lane order; when the list
+ * is full, the lane that started work longest ago leaves it. O(DEVICE_RECENT_LANES) per
+ * operation at most, nothing while the device has no more lanes than the list holds. */
+static void note_recent(struct device_state *device, size_t lane_index)
+{
+    struct lane_state *lane = &device->lanes[lane_index];
+    lane->last_turn = ++device->turn;
+    if (lane->is_recent)
+        return;
+    if (device->recent_count == DEVICE_RECENT_LANES) {
+        size_t oldest = 0;
+        for (size_t k = 1; k < device->recent_count; k++)
+            if (device->lanes[device->recent[k]].last_turn < device->lanes[device->recent[oldest]].last_turn)
+                oldest = k;
+        device->lanes[device->recent[oldest]].is_recent = 0;
+        memmove(&device->recent[oldest], &device->recent[oldest + 1],
+                (device->recent_count - oldest - 1) * sizeof device->recent[0]);
+        device->recent_count--;
+    }
+    size_t at = device->recent_count;
+    while (at > 0 && device->recent[at - 1] > lane_index)
+        at--;
+    memmove(&device->recent[at + 1], &device->recent[at], (device->recent_count - at) * sizeof device->recent[0]);
+    device->recent[at] = lane_index;
+    device->recent_count++;
+    lane->is_recent = 1;
+}
+
 int explainer_consider(explainer *explain, struct device_state *device, size_t lane_index,
                        const struct model_op *op, int reportable)
 {
@@ -1470,6 +1501,7 @@ int explainer_consider(explainer *explain, struct device_state *device, size_t l
     lane->last = *op;
     lane->has_last = 1;
     lane->last_occupancy_state = 0;
+    note_recent(device, lane_index);
     return 0;
 }
 

@@ -1,21 +1,36 @@
-/* stream_set.c: streams seen by an importer (see stream_set.h). Lookups scan from the newest
- * entry: consecutive activities mostly hit the same few streams, and a trace has tens of them. */
+/* stream_set.c: streams seen by an importer (see stream_set.h). Lookups go through a hash index
+ * (key_index.h), after a check of the stream hit last. */
 #include "stream_set.h"
 
 #include <stdlib.h>
 
+struct stream_key {
+    const struct stream_set *set;
+    int64_t process_id, device_id, context_id, stream_id;
+};
+
+static int entry_matches(const void *context, size_t position)
+{
+    const struct stream_key *key = context;
+    const struct stream_set_entry *entry = &key->set->entries[position];
+    return entry->stream_id == key->stream_id && entry->device_id == key->device_id &&
+           entry->context_id == key->context_id && entry->process_id == key->process_id;
+}
+
 int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_id, int64_t context_id,
                     int64_t stream_id, int what_ran)
 {
-    if (context_id == STORE_NULL)
-        context_id = 0;
-    for (size_t i = set->count; i-- > 0;) {
-        struct stream_set_entry *entry = &set->entries[i];
-        if (entry->stream_id == stream_id && entry->device_id == device_id && entry->context_id == context_id &&
-            entry->process_id == process_id) {
-            entry->what_ran |= what_ran;
-            return 0;
-        }
+    struct stream_key key = {set, process_id, device_id, context_id == STORE_NULL ? 0 : context_id, stream_id};
+    if (set->last_hit < set->count && entry_matches(&key, set->last_hit)) {
+        set->entries[set->last_hit].what_ran |= what_ran;
+        return 0;
+    }
+    uint64_t hash = key_index_hash(key.process_id, key.device_id, key.context_id, key.stream_id);
+    long found = key_index_find(&set->index, hash, entry_matches, &key);
+    if (found >= 0) {
+        set->last_hit = (size_t)found;
+        set->entries[found].what_ran |= what_ran;
+        return 0;
     }
     if (set->count == set->capacity) {
         size_t capacity = set->capacity ? set->capacity * 2 : 16;
@@ -25,7 +40,11 @@ int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_i
         set->entries = grown;
         set->capacity = capacity;
     }
-    set->entries[set->count++] = (struct stream_set_entry){process_id, device_id, context_id, stream_id, what_ran};
+    if (key_index_add(&set->index, hash, set->count) != 0)
+        return -1;
+    set->entries[set->count] =
+        (struct stream_set_entry){process_id, device_id, key.context_id, stream_id, what_ran};
+    set->last_hit = set->count++;
     return 0;
 }
 
@@ -50,6 +69,7 @@ int stream_set_write(const struct stream_set *set, store *s, error_info *err)
 void stream_set_free(struct stream_set *set)
 {
     free(set->entries);
+    key_index_free(&set->index);
     set->entries = NULL;
-    set->count = set->capacity = 0;
+    set->count = set->capacity = set->last_hit = 0;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "key_index.h"
 #include "store.h"
 
 enum { STREAM_SET_KERNEL = 1, STREAM_SET_NCCL = 2, STREAM_SET_COPY = 4 };
@@ -20,6 +21,8 @@ struct stream_set_entry {
 struct stream_set {
     struct stream_set_entry *entries;
     size_t count, capacity;
+    struct key_index index; /* an input can put every kernel on a stream of its own */
+    size_t last_hit;        /* consecutive activities mostly hit the same stream */
 };
 
 /* Records that what_ran ran on the stream (a NULL context counts as context 0). Returns 0, or -1

@@ -29,7 +29,53 @@ struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int co
                           : (double)span_ns;
     canvas->columns_per_ns = (double)columns / width_ns;
     canvas->keep_min_columns = keep_min_columns;
+    canvas->budget_bytes = CANVAS_BUDGET_BYTES;
     return canvas;
+}
+
+void canvas_set_budget(struct canvas *canvas, size_t budget_bytes)
+{
+    canvas->budget_bytes = budget_bytes;
+}
+
+size_t canvas_lane_bytes(int columns, int kind_count)
+{
+    return sizeof(struct canvas_lane) + (size_t)columns * (size_t)kind_count * sizeof(float);
+}
+
+size_t canvas_device_bytes(int columns)
+{
+    size_t slots = (size_t)columns * CANVAS_SLOTS_PER_COLUMN;
+    return sizeof(struct canvas_device) + (size_t)columns * 4 * sizeof(float) + (slots + 1) * sizeof(int32_t) +
+           slots * sizeof(float);
+}
+
+int canvas_over_budget(const struct canvas *canvas)
+{
+    return canvas->over_budget;
+}
+
+int canvas_budget_error(const struct canvas *canvas, error_info *err)
+{
+    size_t gpu_lanes = 0;
+    for (size_t i = 0; i < canvas->lane_count; i++)
+        gpu_lanes += canvas->lanes[i]->kind == CANVAS_LANE_GPU;
+    return error_set(err,
+                     "more lanes than one picture holds: %zu stream lanes on %zu devices (and %zu host lanes) at %d"
+                     " columns reach the limit of %zu MiB (docs/security.md); draw fewer with --rank or --window",
+                     gpu_lanes, canvas->device_count, canvas->lane_count - gpu_lanes, canvas->columns,
+                     canvas->budget_bytes >> 20);
+}
+
+/* Takes bytes from the budget; 0 when they do not fit (the canvas is then over budget). */
+static int take_budget(struct canvas *canvas, size_t bytes)
+{
+    if (bytes > canvas->budget_bytes - canvas->used_bytes) {
+        canvas->over_budget = 1;
+        return 0;
+    }
+    canvas->used_bytes += bytes;
+    return 1;
 }
 
 static void device_free(struct canvas_device *device)
@@ -54,6 +100,7 @@ void canvas_free(struct canvas *canvas)
     free(canvas->lanes);
     free(canvas->devices);
     free(canvas->lane_slots);
+    key_index_free(&canvas->device_index);
     free(canvas);
 }
 
@@ -116,11 +163,32 @@ static int grow_lane_slots(struct canvas *canvas)
     return 0;
 }
 
+struct device_key {
+    const struct canvas *canvas;
+    int64_t process_id, device_id;
+};
+
+static int device_matches(const void *context, size_t position)
+{
+    const struct device_key *key = context;
+    const struct canvas_device *device = key->canvas->devices[position];
+    return device->process_id == key->process_id && device->device_id == key->device_id;
+}
+
+struct canvas_device *canvas_find_device(const struct canvas *canvas, int64_t process_id, int64_t device_id)
+{
+    struct device_key key = {canvas, process_id, device_id};
+    long found = key_index_find(&canvas->device_index, key_index_hash(process_id, device_id, 0, 0), device_matches, &key);
+    return found >= 0 ? canvas->devices[found] : NULL;
+}
+
 static struct canvas_device *find_or_add_device(struct canvas *canvas, int64_t process_id, int64_t device_id)
 {
-    for (size_t i = 0; i < canvas->device_count; i++)
-        if (canvas->devices[i]->process_id == process_id && canvas->devices[i]->device_id == device_id)
-            return canvas->devices[i];
+    struct canvas_device *found = canvas_find_device(canvas, process_id, device_id);
+    if (found)
+        return found;
+    if (!take_budget(canvas, canvas_device_bytes(canvas->columns)))
+        return NULL;
     struct canvas_device *device = calloc(1, sizeof *device);
     if (!device)
         return NULL;
@@ -135,12 +203,20 @@ static struct canvas_device *find_or_add_device(struct canvas *canvas, int64_t p
         device_free(device);
         return NULL;
     }
+    if (key_index_add(&canvas->device_index, key_index_hash(process_id, device_id, 0, 0), canvas->device_count - 1) !=
+        0) {
+        canvas->device_count--;
+        device_free(device);
+        return NULL;
+    }
     return device;
 }
 
 static struct canvas_lane *new_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id, int64_t a,
                                     int64_t b)
 {
+    if (!take_budget(canvas, canvas_lane_bytes(canvas->columns, kind == CANVAS_LANE_GPU ? ANALYSIS_CATEGORY_COUNT : 1)))
+        return NULL;
     struct canvas_lane *lane = calloc(1, sizeof *lane);
     if (!lane)
         return NULL;

@@ -19,8 +19,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+#include "key_index.h"
 #include "palette.h"
 
+/* What a canvas's lanes and devices may take (their per-column accumulators, the only part that
+ * grows with the input): lanes x columns is chosen by whoever wrote the trace, a stream per
+ * kernel or a device per kernel (issue 20 item 15: 80k devices took 16.9 GB). A canvas refuses
+ * the lane that would pass its budget (canvas_over_budget tells), and the reader fails with one
+ * line (canvas_budget_error). docs/security.md states the number. */
+#define CANVAS_BUDGET_BYTES ((size_t)256 << 20)
 enum canvas_lane_kind { CANVAS_LANE_GPU = 0, CANVAS_LANE_HOST = 1, CANVAS_LANE_NVTX = 2 };
 
 /* Where a kept interval's label comes from (looked up only when it is drawn). */
@@ -72,14 +80,33 @@ struct canvas {
     size_t *lane_slots;   /* open-addressing table of lane index + 1 (0: empty) by lane key */
     size_t lane_slot_capacity;
     size_t last_lane;     /* lookups often hit the lane of the previous interval */
+    struct key_index device_index; /* (process, device) to devices[] */
+    size_t budget_bytes, used_bytes;
+    int over_budget;      /* a lane or device was refused for the budget */
 };
 
-/* A canvas of `columns` pixel columns over [window_start_ns, window_end_ns). Returns NULL when
- * out of memory. Free with canvas_free. */
+/* A canvas of `columns` pixel columns over [window_start_ns, window_end_ns), with a budget of
+ * CANVAS_BUDGET_BYTES (canvas_set_budget changes it). Returns NULL when out of memory. Free with
+ * canvas_free. */
 struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns, double keep_min_columns);
 void canvas_free(struct canvas *canvas);
 
-/* The lane with this key, created on first use; NULL when out of memory. For GPU lanes pass
+void canvas_set_budget(struct canvas *canvas, size_t budget_bytes);
+
+/* What a lane of `kind_count` kinds, and a device, cost on a canvas of `columns` columns. */
+size_t canvas_lane_bytes(int columns, int kind_count);
+size_t canvas_device_bytes(int columns);
+
+/* 1 when a lane was refused for the budget; canvas_budget_error then fills err with the line
+ * that says so ("... over the limit of 256 MiB ... (docs/security.md)") and returns -1. */
+int canvas_over_budget(const struct canvas *canvas);
+int canvas_budget_error(const struct canvas *canvas, error_info *err);
+
+/* The device with this key, or NULL. */
+struct canvas_device *canvas_find_device(const struct canvas *canvas, int64_t process_id, int64_t device_id);
+
+/* The lane with this key, created on first use; NULL when out of memory or over the budget
+ * (canvas_over_budget). For GPU lanes pass
  * (process, device, stream); host lanes (process, thread); NVTX lanes (process, thread, depth). */
 struct canvas_lane *canvas_gpu_lane(struct canvas *canvas, int64_t process_id, int64_t device_id, int64_t stream_id);
 struct canvas_lane *canvas_thread_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,

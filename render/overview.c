@@ -87,17 +87,17 @@ static struct canvas *read_whole(store *trace, int columns, int64_t start_ns, er
                        OVERVIEW_KEEP_MIN_COLUMNS, &last_end_ns, err);
 }
 
-/* Columns for this many lanes and devices within the memory budget, halving from the most. */
+/* Columns for this many lanes and devices within the memory budget, halving from the most; 0
+ * when even MIN_COLUMNS would pass it (the stored cells shrink with the columns too). */
 static int columns_for(int columns, int64_t lanes, int64_t devices)
 {
-    for (;;) {
-        double lane_bytes = (double)columns * ANALYSIS_CATEGORY_COUNT * sizeof(float);
-        double device_bytes = (double)columns * (CANVAS_SLOTS_PER_COLUMN * (sizeof(int32_t) + sizeof(float)) + 16);
-        if (columns <= 4 * MIN_COLUMNS ||
-            (double)lanes * lane_bytes + (double)devices * device_bytes <= OVERVIEW_BUILD_BUDGET_BYTES)
+    for (; columns >= MIN_COLUMNS; columns /= 2) {
+        double bytes = (double)lanes * (double)canvas_lane_bytes(columns, ANALYSIS_CATEGORY_COUNT) +
+                       (double)devices * (double)canvas_device_bytes(columns);
+        if (bytes <= OVERVIEW_BUILD_BUDGET_BYTES)
             return columns;
-        columns /= 2;
     }
+    return 0;
 }
 
 /* Starts a device's or lane's row: the fields both have. */
@@ -229,8 +229,16 @@ int overview_build(store *trace, int64_t min_rows, int columns, error_info *err)
     if (device_count == 0)
         return 0;
     int64_t lanes = query_int64(db, "SELECT COUNT(*) FROM streams", 0);
-    columns = columns_for(columns, lanes > 0 ? lanes : 64, (int64_t)device_count);
-    struct canvas *canvas = read_whole(trace, columns, start_ns, err);
+    if (lanes <= 0)
+        lanes = 64;
+    int fitting = columns_for(columns, lanes, (int64_t)device_count);
+    if (fitting == 0)
+        return error_set(err,
+                         "%" PRId64 " streams on %zu devices pass the limit of %zu MiB even at %d columns"
+                         " (docs/security.md)",
+                         lanes, device_count, OVERVIEW_BUILD_BUDGET_BYTES >> 20, MIN_COLUMNS);
+    /* The canvas enforces the same budget, should the streams table have undercounted. */
+    struct canvas *canvas = read_whole(trace, fitting, start_ns, err);
     if (!canvas)
         return -1;
     int status = -1;
@@ -492,7 +500,7 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
         lane = canvas_gpu_lane(canvas, sqlite3_column_int64(query, COLUMN_PROCESS),
                                sqlite3_column_int64(query, COLUMN_DEVICE), sqlite3_column_int64(query, COLUMN_STREAM));
         if (!lane)
-            status = error_set(err, "out of memory");
+            status = canvas_over_budget(canvas) ? canvas_budget_error(canvas, err) : error_set(err, "out of memory");
     }
     if (lane) {
         memcpy(lane->coverage, coverage, (size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT * sizeof *coverage);
@@ -526,10 +534,7 @@ static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct 
     if (!blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * LEVELS))
         return damaged(err, part, "a device's data has the wrong size");
     int64_t process_id = sqlite3_column_int64(query, COLUMN_PROCESS), device_id = sqlite3_column_int64(query, COLUMN_DEVICE);
-    struct canvas_device *device = NULL;
-    for (size_t i = 0; i < canvas->device_count && !device; i++)
-        if (canvas->devices[i]->process_id == process_id && canvas->devices[i]->device_id == device_id)
-            device = canvas->devices[i];
+    struct canvas_device *device = canvas_find_device(canvas, process_id, device_id);
     if (!device)
         return 0;
     const unsigned char *cells = sqlite3_column_blob(query, COLUMN_CELLS);

@@ -30,8 +30,10 @@
 #define OVERVIEW_MIN_RATIO 8
 /* Kept intervals: 3 picture pixels (timeline.c's outline width) at the coarsest ratio. */
 #define OVERVIEW_KEEP_MIN_COLUMNS (3.0 * OVERVIEW_MIN_RATIO)
-/* Fewer columns when the trace has many lanes, so building stays within this much memory. */
-#define OVERVIEW_BUILD_BUDGET_BYTES (256u << 20)
+/* Fewer columns when the trace has many lanes, so building stays within this much memory (the
+ * canvas's own budget): down to 1024 columns; past that no overview is built, and the tools that
+ * finish a trace say why in an `overview-skipped` warning (render then scans). */
+#define OVERVIEW_BUILD_BUDGET_BYTES CANVAS_BUDGET_BYTES
 
 /* Builds (or rebuilds) the overview of a finalized trace opened for writing, when it has at
  * least min_rows GPU rows (pass OVERVIEW_MIN_ROWS; tests pass less); otherwise removes any

@@ -235,7 +235,7 @@ static int scan_gpu_table(struct canvas *canvas, sqlite3 *db, int index, struct 
         struct canvas_interval interval;
         struct canvas_lane *lane = canvas_gpu_lane(canvas, process_id, device_id, stream_id);
         if (!lane || decode_gpu_row(q, index, names, &interval) != 0 || canvas_add(canvas, lane, &interval) != 0) {
-            status = error_set(err, "out of memory");
+            status = canvas_over_budget(canvas) ? canvas_budget_error(canvas, err) : error_set(err, "out of memory");
             break;
         }
     }
@@ -373,7 +373,7 @@ static int fill_threads(struct canvas *canvas, sqlite3 *db, enum canvas_lane_kin
                                depth < 0 ? 0 : depth > NVTX_MAX_DEPTH ? NVTX_MAX_DEPTH : depth);
         if (!lane || canvas_add(canvas, lane, &interval) != 0) {
             sqlite3_finalize(query);
-            return error_set(err, "out of memory");
+            return canvas_over_budget(canvas) ? canvas_budget_error(canvas, err) : error_set(err, "out of memory");
         }
     }
     sqlite3_finalize(query);

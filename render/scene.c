@@ -383,14 +383,6 @@ static void group_title(const struct scene *scene, struct group *group)
              name[0] ? " \xc2\xb7 " : "", name, pid);
 }
 
-static struct canvas_device *find_device(const struct canvas *canvas, int64_t process_id, int64_t device_id)
-{
-    for (size_t i = 0; i < canvas->device_count; i++)
-        if (canvas->devices[i]->process_id == process_id && canvas->devices[i]->device_id == device_id)
-            return canvas->devices[i];
-    return NULL;
-}
-
 static int build_groups(struct scene *scene)
 {
     scene->groups = calloc(scene->lane_count ? scene->lane_count : 1, sizeof *scene->groups);
@@ -411,7 +403,7 @@ static int build_groups(struct scene *scene)
         group->device_id = device_id;
         group->first_lane = i;
         group->lane_count = 1;
-        group->device = device_id >= 0 ? find_device(scene->input.canvas, group->process_id, device_id) : NULL;
+        group->device = device_id >= 0 ? canvas_find_device(scene->input.canvas, group->process_id, device_id) : NULL;
         group_title(scene, group);
     }
     return 0;

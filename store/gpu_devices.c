@@ -7,19 +7,11 @@
 
 static const char *const gpu_tables[3] = {"kernels", "memcpys", "memsets"};
 
-/* Adds (process, device, start) to a list sorted by (process, device), keeping the smaller start
- * when the device is already there (it ran more than one kind of work). */
-static int merge_device(struct store_gpu_device **devices, size_t *count, size_t *capacity, struct store_gpu_device device)
+/* Appends (process, device, start); sort_devices orders and merges the list once at the end (a
+ * sorted insert per device was quadratic: 80k devices took minutes). */
+static int append_device(struct store_gpu_device **devices, size_t *count, size_t *capacity,
+                         struct store_gpu_device device)
 {
-    size_t at = 0;
-    while (at < *count && ((*devices)[at].process_id < device.process_id ||
-                           ((*devices)[at].process_id == device.process_id && (*devices)[at].device_id < device.device_id)))
-        at++;
-    if (at < *count && (*devices)[at].process_id == device.process_id && (*devices)[at].device_id == device.device_id) {
-        if (device.first_start_ns < (*devices)[at].first_start_ns)
-            (*devices)[at].first_start_ns = device.first_start_ns;
-        return 0;
-    }
     if (*count == *capacity) {
         size_t grown = *capacity ? *capacity * 2 : 8;
         struct store_gpu_device *resized = realloc(*devices, grown * sizeof *resized);
@@ -28,10 +20,32 @@ static int merge_device(struct store_gpu_device **devices, size_t *count, size_t
         *devices = resized;
         *capacity = grown;
     }
-    memmove(*devices + at + 1, *devices + at, (*count - at) * sizeof **devices);
-    (*devices)[at] = device;
-    (*count)++;
+    (*devices)[(*count)++] = device;
     return 0;
+}
+
+static int compare_devices(const void *left, const void *right)
+{
+    const struct store_gpu_device *a = left, *b = right;
+    if (a->process_id != b->process_id)
+        return a->process_id < b->process_id ? -1 : 1;
+    if (a->device_id != b->device_id)
+        return a->device_id < b->device_id ? -1 : 1;
+    return (a->first_start_ns > b->first_start_ns) - (a->first_start_ns < b->first_start_ns);
+}
+
+/* Sorts by (process, device) and keeps one entry per device, with its earliest start (a device
+ * that ran more than one kind of work was listed once per table). */
+static void sort_devices(struct store_gpu_device *devices, size_t *count)
+{
+    if (*count == 0)
+        return;
+    qsort(devices, *count, sizeof *devices, compare_devices);
+    size_t kept = 1;
+    for (size_t i = 1; i < *count; i++)
+        if (devices[i].process_id != devices[kept - 1].process_id || devices[i].device_id != devices[kept - 1].device_id)
+            devices[kept++] = devices[i];
+    *count = kept;
 }
 
 int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size_t *count, error_info *err)
@@ -67,7 +81,7 @@ int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size
                 error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged", gpu_tables[table]);
                 goto failed;
             }
-            if (merge_device(devices, count, &capacity, device) != 0) {
+            if (append_device(devices, count, &capacity, device) != 0) {
                 error_set(err, "out of memory");
                 goto failed;
             }
@@ -79,6 +93,7 @@ int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size
         sqlite3_finalize(hop);
         hop = NULL;
     }
+    sort_devices(*devices, count);
     return 0;
 sql_failed:
     error_set(err, "cannot read the devices: %s", sqlite3_errmsg(db));

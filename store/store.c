@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ struct store {
     int batch_rows;
     int64_t next_process_id;
     struct intern_entry intern_cache[INTERN_CACHE_SIZE];
+    int64_t texts_cut; /* texts stored cut at STORE_MAX_TEXT_BYTES, for store_finalize's warning */
 };
 
 static int flush_pending(store *s, error_info *err);
@@ -437,8 +439,25 @@ int store_maybe_commit(store *s, error_info *err)
     return store_begin(s, err);
 }
 
+/* One warning for every text the writer cut (capped_text), so that info shows it. */
+static int warn_texts_cut(store *s, error_info *err)
+{
+    if (s->texts_cut == 0)
+        return 0;
+    char message[160];
+    snprintf(message, sizeof message,
+             "%" PRId64 " name%s or text%s longer than %d bytes stored cut, ending in \"%s\"", s->texts_cut,
+             s->texts_cut == 1 ? "" : "s", s->texts_cut == 1 ? "" : "s", STORE_MAX_TEXT_BYTES, STORE_TEXT_CUT_MARKER);
+    struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "text-cut",
+                                    .message = message};
+    s->texts_cut = 0;
+    return store_insert_warning(s, &warning, err);
+}
+
 int store_finalize(store *s, error_info *err)
 {
+    if (warn_texts_cut(s, err) != 0)
+        return -1;
     int was_in_transaction = s->in_transaction;
     if (store_commit(s, err) != 0)
         return -1;
@@ -511,10 +530,28 @@ static uint64_t hash_string(const char *value)
     return hash;
 }
 
+/* value, or its first STORE_MAX_TEXT_BYTES (never half a UTF-8 character) and the marker in
+ * cut, counted in s->texts_cut. A name an importer read can be as long as its input. */
+static const char *capped_text(store *s, const char *value, char cut[STORE_CUT_TEXT_SIZE])
+{
+    size_t length = 0;
+    while (length <= STORE_MAX_TEXT_BYTES && value[length])
+        length++;
+    if (length <= STORE_MAX_TEXT_BYTES)
+        return value;
+    length = STORE_MAX_TEXT_BYTES;
+    while (length > 0 && ((unsigned char)value[length] & 0xc0) == 0x80)
+        length--;
+    memcpy(cut, value, length);
+    memcpy(cut + length, STORE_TEXT_CUT_MARKER, sizeof STORE_TEXT_CUT_MARKER);
+    s->texts_cut++;
+    return cut;
+}
+
 int64_t store_intern(store *s, const char *value, error_info *err)
 {
-    if (!value)
-        value = "";
+    char cut[STORE_CUT_TEXT_SIZE];
+    value = capped_text(s, value ? value : "", cut);
     struct intern_entry *entry = &s->intern_cache[hash_string(value) & (INTERN_CACHE_SIZE - 1)];
     if (entry->value && strcmp(entry->value, value) == 0)
         return entry->id;
@@ -552,6 +589,7 @@ int64_t store_intern(store *s, const char *value, error_info *err)
 /* --- binding --- */
 
 struct binder {
+    store *s;
     struct cached_statement *cached;
     sqlite3_stmt *statement;
     int next;
@@ -580,10 +618,12 @@ static void bind_text(struct binder *b, const char *value)
 {
     b->next++;
     b->cached->state[b->next] = BOUND_UNKNOWN;
-    if (value)
-        sqlite3_bind_text(b->statement, b->next, value, -1, SQLITE_STATIC);
-    else
+    char cut[STORE_CUT_TEXT_SIZE];
+    const char *stored = value ? capped_text(b->s, value, cut) : NULL;
+    if (!stored)
         sqlite3_bind_null(b->statement, b->next);
+    else
+        sqlite3_bind_text(b->statement, b->next, stored, -1, stored == value ? SQLITE_STATIC : SQLITE_TRANSIENT);
 }
 
 /* Bindings are left in place after the step (no sqlite3_clear_bindings): the next row binds only
@@ -598,7 +638,7 @@ static int run_insert(store *s, struct binder *b, error_info *err, const char *w
 }
 
 #define BEGIN_INSERT(slot)                                                                                        \
-    struct binder b = {cached_statement(s, slot, err), NULL, 0};                                                 \
+    struct binder b = {s, cached_statement(s, slot, err), NULL, 0};                                                 \
     if (!b.cached)                                                                                               \
         return -1;                                                                                               \
     b.statement = b.cached->statement;

@@ -116,7 +116,8 @@ int store_maybe_commit(store *s, error_info *err);
 void store_rollback(store *s);
 void store_set_batch_rows(store *s, int batch_rows);
 
-/* Creates the indexes of store/indexes.sql and runs ANALYZE. Idempotent. */
+/* Writes the "text-cut" warning when texts were cut (STORE_MAX_TEXT_BYTES), creates the indexes
+ * of store/indexes.sql and runs ANALYZE. Idempotent. */
 int store_finalize(store *s, error_info *err);
 
 /* A step the caller of a writer (import, merge, record) wants run on the finalized trace before
@@ -128,6 +129,14 @@ typedef int store_finishing_step(store *trace, error_info *err);
 int store_set_meta(store *s, const char *key, const char *value, error_info *err);
 /* Returns a malloc'd copy of meta[key] (caller frees) or NULL when absent. */
 char *store_get_meta(store *s, const char *key);
+
+/* Every text a writer stores (names, messages, labels, command lines) keeps at most this many
+ * bytes: longer ones are cut at a character boundary and end in STORE_TEXT_CUT_MARKER, so that
+ * a name's length in an input file cannot set the size of the trace or of what reads it.
+ * store_finalize adds one warning (code "text-cut") counting them. */
+#define STORE_MAX_TEXT_BYTES 4096
+#define STORE_TEXT_CUT_MARKER "...[cut]"
+#define STORE_CUT_TEXT_SIZE (STORE_MAX_TEXT_BYTES + sizeof STORE_TEXT_CUT_MARKER)
 
 /* Returns the id of value in strings, inserting it if new; 0 on failure (ids start at 1).
  * A small cache in front of SQLite makes repeated names (kernel names) cheap. */
