@@ -43,6 +43,24 @@ python3 "$here/check_export_waits.py" "$scratch/ddp_fill_eighth.report.json" "$s
     $(python3 -c 'import json,sys; print(" ".join(w["cause"] for w in json.load(open(sys.argv[1]))["waits"]))' \
       "$scratch/ddp_fill_eighth.report.json") >"$scratch/waits.out" && ok || { cat "$scratch/waits.out"; bad "ddp_fill_eighth waits"; }
 
+# --origin trace keeps the set-up before the first GPU activity: every API call is there, and the
+# report's +0 (where the "report +0" instant sits) is where the waits moved to.
+"$os" export "$data/ddp_fill_eighth.db" --origin trace --chrome "$scratch/trace_origin.json" >/dev/null &&
+check "$scratch/trace_origin.json" && python3 - "$scratch/ddp_fill_eighth.json" "$scratch/trace_origin.json" "$data/ddp_fill_eighth.db" <<'PY' && ok || bad "--origin trace"
+import decimal, json, sqlite3, sys
+load = lambda path: json.load(open(path), parse_float=decimal.Decimal)
+report, trace = load(sys.argv[1]), load(sys.argv[2])
+shift = trace["otherData"]["report_origin_us"]
+assert int(trace["otherData"]["report_origin_ns"]) - int(trace["otherData"]["origin_ns"]) == shift * 1000 > 0, shift
+assert report["otherData"]["left_out_before_origin"] > 0 and trace["otherData"]["left_out_before_origin"] == 0
+calls = sqlite3.connect(sys.argv[3]).execute("SELECT COUNT(*) FROM api_calls").fetchone()[0]
+assert sum(e.get("cat") in ("cuda_runtime", "cuda_driver") for e in trace["traceEvents"]) == calls
+mark = next(e for e in trace["traceEvents"] if e["name"] == "report +0")
+assert mark["ts"] == shift, (mark, shift)
+waits = lambda d: sorted((e["ts"], e["dur"], e["name"]) for e in d["traceEvents"] if e.get("cat") == "wait" and e["ph"] == "X")
+assert [(ts + shift, dur, name) for ts, dur, name in waits(report)] == waits(trace)
+PY
+
 # Hand-built traces with known waits.
 "$writer" "$scratch" || bad "write_export_scenarios"
 waits() { # trace cause...
