@@ -115,7 +115,7 @@ struct analysis_device {
     int64_t stream_count;               /* streams with intervals in the selection */
     int64_t stream_pair_overlap_ns;     /* Σ overlap_ns of the device's stream pairs */
     int64_t stream_pair_possible_ns;    /* Σ possible_ns of them: overlap of possible = the ratio */
-    int64_t copy_compute_possible_ns;   /* min(copy_ns, compute busy): the most copy/compute overlap could be */
+    int64_t copy_compute_possible_ns;   /* the most copy/compute overlap could be (copies beside other streams' kernels) */
 };
 
 /* Overlap of two streams of one device. */

@@ -308,8 +308,31 @@ static void category_metrics(const sweep *line, struct analysis_device *out)
     out->communication_ns = out->category_busy_ns[ANALYSIS_COMMUNICATION];
     out->compute_communication_overlap_ns = out->category_overlap_ns[ANALYSIS_COMPUTE][ANALYSIS_COMMUNICATION];
     out->exposed_communication_ns = out->communication_ns - out->compute_communication_overlap_ns;
-    int64_t compute_ns = out->category_busy_ns[ANALYSIS_COMPUTE];
-    out->copy_compute_possible_ns = out->copy_ns < compute_ns ? out->copy_ns : compute_ns;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The most copies could have overlapped compute kernels: a copy runs beside the kernels of other
+ * streams only (a stream runs its work in order), so each stream's copies count up to the compute
+ * time of the others (a sum: at least their union), and the whole up to both unions. A program
+ * that copies and computes on one stream has nothing possible ("-"), not 0% of something. */
+static int64_t copy_compute_possible(const struct device_state *device, const struct analysis_device *out)
+{
+    int64_t compute_ns = 0, possible_ns = 0;
+    for (size_t i = 0; i < device->lane_count; i++)
+        compute_ns += device->lanes[i].category_c[ANALYSIS_COMPUTE];
+    for (size_t i = 0; i < device->lane_count; i++) {
+        const struct lane_state *lane = &device->lanes[i];
+        int64_t copy_ns = 0;
+        for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
+            if (COPY_CATEGORY_BITS & (1u << category))
+                copy_ns += lane->category_c[category];
+        possible_ns += min64(copy_ns, compute_ns - lane->category_c[ANALYSIS_COMPUTE]);
+    }
+    return min64(possible_ns, min64(out->copy_ns, out->category_busy_ns[ANALYSIS_COMPUTE]));
 }
 
 static const char *lane_role(const struct lane_state *lane)
@@ -422,5 +445,6 @@ int sweep_finish(sweep *line, struct device_state *device, struct analysis_devic
         out->concurrency_ns[k] = line->concurrency_c[k];
     for (size_t i = 0; i < device->lane_count; i++)
         lane_metrics(&device->lanes[i], &result->lanes[device->lanes[i].result_lane]);
+    out->copy_compute_possible_ns = copy_compute_possible(device, out);
     return append_pairs(line, device, out, result);
 }

@@ -28,8 +28,7 @@ static const struct metric_entry entries[] = {
     {{"comm_ms", "ms", "communication time (union of NCCL kernels, per device, summed)"}, METRIC_COMM, 0},
     {{"copy_overlap", "ratio", "copy time overlapped by compute / copy time"}, METRIC_COPY_OVERLAP, 0},
     {{"copy_overlap_of_possible", "ratio",
-      "copy time overlapped by compute / min(copy time, compute time): how much of the overlap that was possible"
-      " happened"},
+      "copy time overlapped by compute / the most it could be (copies beside other streams' kernels)"},
      METRIC_COPY_OVERLAP_OF_POSSIBLE, 0},
     {{"copy_ms", "ms", "copy time (union of all copies, per device, summed)"}, METRIC_COPY, 0},
     {{"busy_ms", "ms", "time with any GPU interval running, per device, summed"}, METRIC_BUSY, 0},
@@ -155,7 +154,9 @@ static const char *entry_unmeasured(const struct analysis_result *result, const 
     case METRIC_COMM_OVERLAP: return result->total_communication_ns > 0 ? NULL : "no communication";
     case METRIC_COPY_OVERLAP: return sums.copy > 0 ? NULL : "no copies";
     case METRIC_COPY_OVERLAP_OF_POSSIBLE:
-        return sums.copy_possible > 0 ? NULL : sums.copy > 0 ? "no compute kernel beside the copies" : "no copies";
+        return sums.copy_possible > 0 ? NULL
+               : sums.copy > 0        ? "no compute kernel on a stream other than the copies'"
+                                      : "no copies";
     case METRIC_STREAM_OVERLAP: return sums.pair_possible > 0 ? NULL : "no two streams could overlap";
     default: return NULL;
     }

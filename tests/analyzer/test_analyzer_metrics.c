@@ -294,6 +294,43 @@ static void test_edge_intervals(void)
     builder_close(&b);
 }
 
+/* Copy overlap of possible counts only what could overlap: device 0 has kernel K [0, 100] and then
+ * a copy [100, 140] on stream 1 (one stream: in order), and a copy [0, 20] on stream 2 beside K.
+ * Possible: stream 1's copy against the other streams' compute (0) + stream 2's 20 against K's
+ * 100 = 20, all achieved (min(copy 60, compute 100) would say 20 of 60). Device 1 copies and
+ * computes on one stream only: nothing possible. */
+static void test_copy_possible(void)
+{
+    struct builder b;
+    CHECK_INT(builder_create(&b, directory, "copies.db"), 0);
+    int64_t process = add_process(&b, 0);
+    add_h100(&b, process, 0);
+    add_h100(&b, process, 1);
+    insert_kernel(&b, kernel_row(process, 1, 0, 100, 4, 128, "k"));
+    insert_memcpy(&b, memcpy_row(process, 1, 100, 140, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
+    insert_memcpy(&b, memcpy_row(process, 2, 0, 20, STORE_COPY_DTOH, STORE_MEMORY_PINNED, 1 << 20));
+    struct store_kernel alone = kernel_row(process, 9, 0, 10, 4, 128, "alone");
+    alone.device_id = 1;
+    insert_kernel(&b, alone);
+    struct store_memcpy after = memcpy_row(process, 9, 10, 30, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20);
+    after.device_id = 1;
+    insert_memcpy(&b, after);
+    CHECK_INT(builder_finish(&b), 0);
+    error_info err = {{0}};
+    struct analysis_result *result = analysis_run(b.trace, NULL, &err);
+    CHECK(result != NULL);
+    if (result) {
+        CHECK_INT(result->device_count, 2);
+        CHECK_INT(result->devices[0].copy_ns, US(60));
+        CHECK_INT(result->devices[0].copy_compute_overlap_ns, US(20));
+        CHECK_INT(result->devices[0].copy_compute_possible_ns, US(20));
+        CHECK_INT(result->devices[1].copy_ns, US(20));
+        CHECK_INT(result->devices[1].copy_compute_possible_ns, 0);
+        analysis_free(result);
+    }
+    builder_close(&b);
+}
+
 static void test_no_gpu_activity(void)
 {
     struct builder b;
@@ -356,6 +393,7 @@ int main(void)
     test_window_range_step(b.trace);
     builder_close(&b);
     test_edge_intervals();
+    test_copy_possible();
     test_no_gpu_activity();
     test_parse();
     char command[600];
