@@ -253,6 +253,16 @@ static void test_window_range_step(store *trace)
 }
 
 /* Two identical intervals, a zero-length one, and a one-stream device. */
+/* Commits a hand-built trace and analyzes all of it. */
+static struct analysis_result *finish_and_analyze(struct builder *b)
+{
+    CHECK_INT(builder_finish(b), 0);
+    error_info err = {{0}};
+    struct analysis_result *result = analysis_run(b->trace, NULL, &err);
+    CHECK(result != NULL);
+    return result;
+}
+
 static void test_edge_intervals(void)
 {
     struct builder b;
@@ -268,10 +278,7 @@ static void test_edge_intervals(void)
     other_device.start_ns = AT(10);
     other_device.end_ns = AT(30);
     insert_kernel(&b, other_device);
-    CHECK_INT(builder_finish(&b), 0);
-    error_info err = {{0}};
-    struct analysis_result *result = analysis_run(b.trace, NULL, &err);
-    CHECK(result != NULL);
+    struct analysis_result *result = finish_and_analyze(&b);
     if (result) {
         CHECK_INT(result->device_count, 2);
         const struct analysis_device *device = &result->devices[0];
@@ -310,15 +317,11 @@ static void test_copy_possible(void)
     insert_memcpy(&b, memcpy_row(process, 1, 100, 140, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
     insert_memcpy(&b, memcpy_row(process, 2, 0, 20, STORE_COPY_DTOH, STORE_MEMORY_PINNED, 1 << 20));
     struct store_kernel alone = kernel_row(process, 9, 0, 10, 4, 128, "alone");
-    alone.device_id = 1;
-    insert_kernel(&b, alone);
     struct store_memcpy after = memcpy_row(process, 9, 10, 30, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20);
-    after.device_id = 1;
+    alone.device_id = after.device_id = 1;
+    insert_kernel(&b, alone);
     insert_memcpy(&b, after);
-    CHECK_INT(builder_finish(&b), 0);
-    error_info err = {{0}};
-    struct analysis_result *result = analysis_run(b.trace, NULL, &err);
-    CHECK(result != NULL);
+    struct analysis_result *result = finish_and_analyze(&b);
     if (result) {
         CHECK_INT(result->device_count, 2);
         CHECK_INT(result->devices[0].copy_ns, US(60));
