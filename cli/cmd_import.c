@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "describe.h"
 #include "import.h"
 #include "overview.h"
 #include "store.h"
@@ -26,31 +27,20 @@ static void print_progress(void *context, double fraction)
     fflush(stderr);
 }
 
-static int64_t count_rows(sqlite3 *db, const char *table)
-{
-    char sql[96];
-    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table);
-    sqlite3_stmt *query = NULL;
-    int64_t count = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
-        count = sqlite3_column_int64(query, 0);
-    sqlite3_finalize(query);
-    return count;
-}
-
 static void print_summary(const char *output_path, int file_count)
 {
     error_info err;
     store *trace = store_open(output_path, 1, &err);
     if (!trace)
         return;
-    sqlite3 *db = store_db(trace);
     printf("%s: %d file%s, %" PRId64 " processes, %" PRId64 " kernels, %" PRId64 " memcpys, %" PRId64
            " memsets, %" PRId64 " API calls, %" PRId64 " NVTX ranges, %" PRId64 " collectives, %" PRId64
            " warnings\n",
-           output_path, file_count, file_count == 1 ? "" : "s", count_rows(db, "processes"), count_rows(db, "kernels"),
-           count_rows(db, "memcpys"), count_rows(db, "memsets"), count_rows(db, "api_calls"), count_rows(db, "nvtx"),
-           count_rows(db, "collectives"), count_rows(db, "warnings"));
+           output_path, file_count, file_count == 1 ? "" : "s", store_count_rows(trace, STORE_TABLE_PROCESSES),
+           store_count_rows(trace, STORE_TABLE_KERNELS), store_count_rows(trace, STORE_TABLE_MEMCPYS),
+           store_count_rows(trace, STORE_TABLE_MEMSETS), store_count_rows(trace, STORE_TABLE_API_CALLS),
+           store_count_rows(trace, STORE_TABLE_NVTX), store_count_rows(trace, STORE_TABLE_COLLECTIVES),
+           store_count_rows(trace, STORE_TABLE_WARNINGS));
     store_close(trace, NULL);
 }
 

@@ -6,33 +6,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "describe.h"
 #include "overview.h"
 #include "store.h"
 #include "text_safe.h"
 #include "units.h"
-
-/* Runs a one-value query; returns the value or fallback when the query yields nothing. */
-static int64_t query_int(sqlite3 *db, const char *sql, int64_t fallback)
-{
-    sqlite3_stmt *query = NULL;
-    int64_t value = fallback;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW &&
-        sqlite3_column_type(query, 0) != SQLITE_NULL)
-        value = (int64_t)sqlite3_column_int64(query, 0);
-    sqlite3_finalize(query);
-    return value;
-}
-
-static int64_t column_int(sqlite3_stmt *query, int column)
-{
-    return (int64_t)sqlite3_column_int64(query, column);
-}
-
-static const char *text_or(sqlite3_stmt *query, int column, const char *fallback)
-{
-    const unsigned char *text = sqlite3_column_text(query, column);
-    return text ? (const char *)text : fallback;
-}
 
 /* Text read from the trace (or its path) goes to the terminal escaped: a name can hold any byte. */
 static void print_text(const char *text)
@@ -64,24 +42,16 @@ static void print_header(store *trace)
     free(host);
 }
 
-static void print_span(sqlite3 *db)
+static void print_span(store *trace)
 {
-    static const char *const span_sql =
-        "SELECT MIN(s), MAX(e) FROM ("
-        " SELECT MIN(start_ns) s, MAX(end_ns) e FROM kernels UNION ALL"
-        " SELECT MIN(start_ns), MAX(end_ns) FROM memcpys UNION ALL"
-        " SELECT MIN(start_ns), MAX(end_ns) FROM memsets)";
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db, span_sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW &&
-        sqlite3_column_type(query, 0) != SQLITE_NULL) {
-        char text[32];
-        int64_t span = column_int(query, 1) - column_int(query, 0);
+    int64_t first = 0, last = 0;
+    error_info err;
+    char text[32];
+    if (store_gpu_span(trace, &first, &last, &err) == 1)
         printf("GPU span:  %s (first to last GPU activity, all processes)\n",
-               units_format_duration(text, sizeof text, span));
-    } else {
+               units_format_duration(text, sizeof text, last - first));
+    else
         printf("GPU span:  no GPU activity\n");
-    }
-    sqlite3_finalize(query);
 }
 
 /* Whether `render` can draw the whole trace from its stored overview (render/overview.h). */
@@ -101,128 +71,112 @@ static void print_overview(store *trace)
                OVERVIEW_MIN_ROWS);
 }
 
-static void print_processes(sqlite3 *db)
+static int print_process(void *context, const struct store_process *row)
 {
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT process_id, pid, rank, world_size, local_rank, host, exit_status, term_signal,"
-                           " dropped_records, command_line FROM processes ORDER BY rank, pid",
-                           -1, &query, NULL) != SQLITE_OK)
-        return;
-    printf("\nprocesses:\n");
-    while (sqlite3_step(query) == SQLITE_ROW) {
-        printf("  pid %-8" PRId64, column_int(query, 1));
-        if (sqlite3_column_type(query, 2) != SQLITE_NULL) {
-            printf(" rank %" PRId64, column_int(query, 2));
-            if (sqlite3_column_type(query, 3) != SQLITE_NULL)
-                printf("/%" PRId64, column_int(query, 3));
-            if (sqlite3_column_type(query, 4) != SQLITE_NULL)
-                printf(" (local %" PRId64 ")", column_int(query, 4));
-        }
-        printf("  host ");
-        print_text(text_or(query, 5, "?"));
-        if (sqlite3_column_type(query, 7) != SQLITE_NULL)
-            printf("  killed by signal %" PRId64, column_int(query, 7));
-        else if (sqlite3_column_type(query, 6) != SQLITE_NULL)
-            printf("  exit %" PRId64, column_int(query, 6));
-        printf("  dropped %" PRId64, column_int(query, 8));
-        printf("\n    ");
-        print_text(text_or(query, 9, "(command line unknown)"));
-        printf("\n");
+    (void)context;
+    printf("  pid %-8" PRId64, row->pid);
+    if (row->rank != STORE_NULL) {
+        printf(" rank %" PRId64, row->rank);
+        if (row->world_size != STORE_NULL)
+            printf("/%" PRId64, row->world_size);
+        if (row->local_rank != STORE_NULL)
+            printf(" (local %" PRId64 ")", row->local_rank);
     }
-    sqlite3_finalize(query);
+    printf("  host ");
+    print_text(row->host ? row->host : "?");
+    if (row->term_signal != STORE_NULL)
+        printf("  killed by signal %" PRId64, row->term_signal);
+    else if (row->exit_status != STORE_NULL)
+        printf("  exit %" PRId64, row->exit_status);
+    printf("  dropped %" PRId64, row->dropped_records == STORE_NULL ? 0 : row->dropped_records);
+    printf("\n    ");
+    print_text(row->command_line ? row->command_line : "(command line unknown)");
+    printf("\n");
+    return 0;
 }
 
-static void print_devices(sqlite3 *db)
+static int print_device(void *context, const struct store_device *row, int64_t pid, int64_t rank)
 {
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT d.device_id, d.name, d.sm_count, d.compute_capability_major,"
-                           " d.compute_capability_minor, d.max_blocks_per_sm, d.max_warps_per_sm,"
-                           " d.max_registers_per_sm, d.max_shared_memory_per_sm, d.global_memory_bytes,"
-                           " p.pid, p.rank"
-                           " FROM devices d LEFT JOIN processes p USING (process_id) ORDER BY p.rank, p.pid, d.device_id",
-                           -1, &query, NULL) != SQLITE_OK)
-        return;
-    printf("\ndevices:\n");
-    while (sqlite3_step(query) == SQLITE_ROW) {
-        char memory[32], shared[32];
-        printf("  pid %-8" PRId64 " device %" PRId64 ": ", column_int(query, 10), column_int(query, 0));
-        print_text(text_or(query, 1, "?"));
-        printf(", %" PRId64 " SMs, cc %" PRId64 ".%" PRId64, column_int(query, 2), column_int(query, 3),
-               column_int(query, 4));
-        if (sqlite3_column_type(query, 5) != SQLITE_NULL)
-            printf(", %" PRId64 " blocks/%" PRId64 " warps/%" PRId64 " regs/%s shared per SM",
-                   column_int(query, 5), column_int(query, 6), column_int(query, 7),
-                   units_format_bytes(shared, sizeof shared, column_int(query, 8)));
-        if (sqlite3_column_type(query, 9) != SQLITE_NULL)
-            printf(", %s", units_format_bytes(memory, sizeof memory, column_int(query, 9)));
-        printf("\n");
-    }
-    sqlite3_finalize(query);
+    (void)context;
+    (void)rank;
+    char memory[32], shared[32];
+    printf("  pid %-8" PRId64 " device %" PRId64 ": ", pid == STORE_NULL ? 0 : pid, row->device_id);
+    print_text(row->name ? row->name : "?");
+    printf(", %" PRId64 " SMs, cc %" PRId64 ".%" PRId64, row->sm_count == STORE_NULL ? 0 : row->sm_count,
+           row->compute_capability_major == STORE_NULL ? 0 : row->compute_capability_major,
+           row->compute_capability_minor == STORE_NULL ? 0 : row->compute_capability_minor);
+    if (row->max_blocks_per_sm != STORE_NULL)
+        printf(", %" PRId64 " blocks/%" PRId64 " warps/%" PRId64 " regs/%s shared per SM", row->max_blocks_per_sm,
+               row->max_warps_per_sm == STORE_NULL ? 0 : row->max_warps_per_sm,
+               row->max_registers_per_sm == STORE_NULL ? 0 : row->max_registers_per_sm,
+               units_format_bytes(shared, sizeof shared,
+                                  row->max_shared_memory_per_sm == STORE_NULL ? 0 : row->max_shared_memory_per_sm));
+    if (row->global_memory_bytes != STORE_NULL)
+        printf(", %s", units_format_bytes(memory, sizeof memory, row->global_memory_bytes));
+    printf("\n");
+    return 0;
 }
 
-static void print_counts(sqlite3 *db)
+static int print_collective_total(void *context, const char *op_name, int64_t count, int64_t bytes)
+{
+    (void)context;
+    char text[32], op[64];
+    text_safe_copy(op, sizeof op, op_name ? op_name : "?", TEXT_SAFE_TERMINAL);
+    printf("    %-20s %" PRId64, op, count);
+    if (bytes != STORE_NULL)
+        printf("  (%s)", units_format_bytes(text, sizeof text, bytes));
+    printf("\n");
+    return 0;
+}
+
+static void print_counts(store *trace)
 {
     static const struct {
-        const char *label, *table;
-    } kinds[] = {{"kernels", "kernels"},
-                 {"memcpys", "memcpys"},
-                 {"memsets", "memsets"},
-                 {"synchronizations", "synchronizations"},
-                 {"CUDA event records", "cuda_events"},
-                 {"CUDA API calls", "api_calls"},
-                 {"NVTX ranges and marks", "nvtx"},
-                 {"NCCL collectives", "collectives"},
-                 {"streams", "streams"}};
+        const char *label;
+        enum store_table table;
+    } kinds[] = {{"kernels", STORE_TABLE_KERNELS},
+                 {"memcpys", STORE_TABLE_MEMCPYS},
+                 {"memsets", STORE_TABLE_MEMSETS},
+                 {"synchronizations", STORE_TABLE_SYNCHRONIZATIONS},
+                 {"CUDA event records", STORE_TABLE_CUDA_EVENTS},
+                 {"CUDA API calls", STORE_TABLE_API_CALLS},
+                 {"NVTX ranges and marks", STORE_TABLE_NVTX},
+                 {"NCCL collectives", STORE_TABLE_COLLECTIVES},
+                 {"streams", STORE_TABLE_STREAMS}};
     printf("\nrecords:\n");
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", kinds[i].table);
-        printf("  %-22s %" PRId64 "\n", kinds[i].label, query_int(db, sql, 0));
-    }
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT op, COUNT(*), SUM(bytes) FROM collectives GROUP BY op ORDER BY COUNT(*) DESC",
-                           -1, &query, NULL) == SQLITE_OK) {
-        while (sqlite3_step(query) == SQLITE_ROW) {
-            char bytes[32], op[64];
-            text_safe_copy(op, sizeof op, text_or(query, 0, "?"), TEXT_SAFE_TERMINAL);
-            printf("    %-20s %" PRId64, op, column_int(query, 1));
-            if (sqlite3_column_type(query, 2) != SQLITE_NULL)
-                printf("  (%s)", units_format_bytes(bytes, sizeof bytes, column_int(query, 2)));
-            printf("\n");
-        }
-    }
-    sqlite3_finalize(query);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        printf("  %-22s %" PRId64 "\n", kinds[i].label, store_count_rows(trace, kinds[i].table));
+    error_info err;
+    store_each_collective_total(trace, print_collective_total, NULL, &err);
 }
 
-static void print_drops_and_warnings(sqlite3 *db)
+static int print_warning(void *context, const struct store_warning *row, int64_t pid)
 {
-    int64_t dropped = query_int(db, "SELECT SUM(dropped_records) FROM processes", 0);
+    int *count = context;
+    if ((*count)++ == 0)
+        printf("warnings:\n");
+    if (pid != STORE_NULL)
+        printf("  [pid %" PRId64 "] ", pid);
+    else
+        printf("  ");
+    print_text(row->code ? row->code : "?");
+    printf(": ");
+    print_text(row->message ? row->message : "");
+    printf("\n");
+    return 0;
+}
+
+static void print_drops_and_warnings(store *trace)
+{
+    int64_t dropped = store_count_dropped_records(trace);
     printf("\ndropped records: %" PRId64 "%s\n", dropped,
            dropped ? " (CUPTI's buffers overflowed: see 'overlapscope help record', --buffer-mb)" : "");
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT w.code, w.message, p.pid FROM warnings w LEFT JOIN processes p USING (process_id)",
-                           -1, &query, NULL) != SQLITE_OK)
-        return;
     int count = 0;
-    while (sqlite3_step(query) == SQLITE_ROW) {
-        if (count++ == 0)
-            printf("warnings:\n");
-        if (sqlite3_column_type(query, 2) != SQLITE_NULL)
-            printf("  [pid %" PRId64 "] ", column_int(query, 2));
-        else
-            printf("  ");
-        print_text(text_or(query, 0, "?"));
-        printf(": ");
-        print_text(text_or(query, 1, ""));
-        printf("\n");
-    }
+    error_info err;
+    if (store_each_warning(trace, print_warning, &count, &err) < 0)
+        return;
     if (count == 0)
         printf("warnings: none\n");
-    sqlite3_finalize(query);
 }
 
 int cmd_info(int argc, char **argv)
@@ -248,14 +202,15 @@ int cmd_info(int argc, char **argv)
         store_close(trace, NULL);
         return cli_error(argv[0], "%s", err.message);
     }
-    sqlite3 *db = store_db(trace);
     print_header(trace);
-    print_span(db);
-    print_processes(db);
-    print_devices(db);
-    print_counts(db);
+    print_span(trace);
+    printf("\nprocesses:\n");
+    store_each_process(trace, print_process, NULL, &err);
+    printf("\ndevices:\n");
+    store_each_device(trace, print_device, NULL, &err);
+    print_counts(trace);
     print_overview(trace);
-    print_drops_and_warnings(db);
+    print_drops_and_warnings(trace);
     store_close(trace, NULL);
     return CLI_EXIT_OK;
 }

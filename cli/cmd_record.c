@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "describe.h"
 #include "collector_options.h"
 #include "output_file.h"
 #include "overview.h"
@@ -129,30 +130,25 @@ static char *join_arguments(char **program)
     return line;
 }
 
+static int print_warning(void *context, const struct store_warning *row, int64_t pid)
+{
+    fprintf(stderr, "overlapscope: %s: warning: ", (const char *)context);
+    if (pid != STORE_NULL)
+        fprintf(stderr, "[pid %lld] ", (long long)pid);
+    text_safe_fputs(row->code ? row->code : "?", TEXT_SAFE_TERMINAL, stderr);
+    fputs(": ", stderr);
+    text_safe_fputs(row->message, TEXT_SAFE_TERMINAL, stderr);
+    fputc('\n', stderr);
+    return 0;
+}
+
 static void print_warnings(const char *command, const char *output)
 {
     error_info err;
     store *trace = store_open(output, 1, &err);
     if (!trace)
         return;
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(store_db(trace),
-                           "SELECT w.code, w.message, p.pid FROM warnings w LEFT JOIN processes p USING (process_id)"
-                           " ORDER BY w.rowid",
-                           -1, &query, NULL) == SQLITE_OK) {
-        while (sqlite3_step(query) == SQLITE_ROW) {
-            const char *code = (const char *)sqlite3_column_text(query, 0);
-            const char *message = (const char *)sqlite3_column_text(query, 1);
-            fprintf(stderr, "overlapscope: %s: warning: ", command);
-            if (sqlite3_column_type(query, 2) != SQLITE_NULL)
-                fprintf(stderr, "[pid %lld] ", (long long)sqlite3_column_int64(query, 2));
-            text_safe_fputs(code ? code : "?", TEXT_SAFE_TERMINAL, stderr);
-            fputs(": ", stderr);
-            text_safe_fputs(message, TEXT_SAFE_TERMINAL, stderr);
-            fputc('\n', stderr);
-        }
-    }
-    sqlite3_finalize(query);
+    store_each_warning(trace, print_warning, (void *)command, &err);
     store_close(trace, NULL);
 }
 

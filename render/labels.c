@@ -6,22 +6,20 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "describe.h"
 #include "store.h"
 #include "units.h"
 
 struct labels {
-    sqlite3_stmt *string, *collective;
+    store_lookup *lookup;
 };
 
-struct labels *labels_new(sqlite3 *db)
+struct labels *labels_new(store *trace)
 {
     struct labels *labels = calloc(1, sizeof *labels);
-    if (!labels)
-        return NULL;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &labels->string, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT op, bytes FROM collectives WHERE kernel_rowid = ?1 LIMIT 1", -1,
-                           &labels->collective, NULL) != SQLITE_OK) {
-        labels_free(labels);
+    error_info err;
+    if (labels && !(labels->lookup = store_lookup_new(trace, &err))) {
+        free(labels);
         return NULL;
     }
     return labels;
@@ -31,19 +29,8 @@ void labels_free(struct labels *labels)
 {
     if (!labels)
         return;
-    sqlite3_finalize(labels->string);
-    sqlite3_finalize(labels->collective);
+    store_lookup_free(labels->lookup);
     free(labels);
-}
-
-static char *lookup_string(struct labels *labels, int64_t id, char *buffer, size_t size)
-{
-    buffer[0] = '\0';
-    sqlite3_bind_int64(labels->string, 1, id);
-    if (sqlite3_step(labels->string) == SQLITE_ROW && sqlite3_column_text(labels->string, 0))
-        snprintf(buffer, size, "%s", (const char *)sqlite3_column_text(labels->string, 0));
-    sqlite3_reset(labels->string);
-    return buffer;
 }
 
 char *labels_collective_from_kernel_name(const char *short_name, char *buffer, size_t size)
@@ -68,20 +55,16 @@ char *labels_collective_from_kernel_name(const char *short_name, char *buffer, s
 static char *kernel_label(struct labels *labels, const struct canvas_interval *interval, char *buffer, size_t size)
 {
     char name[512], short_name[256];
-    demangle_short_name(lookup_string(labels, interval->detail_b, name, sizeof name), short_name, sizeof short_name);
+    demangle_short_name(store_lookup_string(labels->lookup, interval->detail_b, name, sizeof name), short_name, sizeof short_name);
     if (interval->kind != ANALYSIS_COMMUNICATION) {
         snprintf(buffer, size, "%s", short_name);
         return buffer;
     }
     char operation[64] = "", bytes[32] = "";
-    sqlite3_bind_int64(labels->collective, 1, interval->detail_a);
-    if (sqlite3_step(labels->collective) == SQLITE_ROW) {
-        if (sqlite3_column_text(labels->collective, 0))
-            snprintf(operation, sizeof operation, "%s", (const char *)sqlite3_column_text(labels->collective, 0));
-        if (sqlite3_column_type(labels->collective, 1) != SQLITE_NULL)
-            units_format_bytes(bytes, sizeof bytes, sqlite3_column_int64(labels->collective, 1));
-    }
-    sqlite3_reset(labels->collective);
+    int64_t byte_count = STORE_NULL;
+    if (store_lookup_collective(labels->lookup, interval->detail_a, operation, sizeof operation, &byte_count) &&
+        byte_count != STORE_NULL)
+        units_format_bytes(bytes, sizeof bytes, byte_count);
     if (!operation[0] || strcmp(operation, "Unknown") == 0)
         labels_collective_from_kernel_name(short_name, operation, sizeof operation);
     if (!operation[0])
@@ -106,6 +89,6 @@ char *labels_text(struct labels *labels, const struct canvas_interval *interval,
         snprintf(buffer, size, "memset %s", units_format_bytes(bytes, sizeof bytes, interval->detail_a));
         return buffer;
     default:
-        return lookup_string(labels, interval->detail_b, buffer, size);
+        return store_lookup_string(labels->lookup, interval->detail_b, buffer, size);
     }
 }

@@ -14,7 +14,7 @@ struct labels;
 
 /* Prepares the lookups on db. Returns NULL when out of memory or the trace lacks a table.
  * Free with labels_free. */
-struct labels *labels_new(sqlite3 *db);
+struct labels *labels_new(store *trace);
 void labels_free(struct labels *labels);
 
 /* Writes the label of interval into buffer and returns buffer ("" when there is nothing). */

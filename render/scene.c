@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "axis.h"
+#include "describe.h"
 #include "labels.h"
 #include "palette.h"
 #include "text_safe.h"
@@ -221,24 +222,6 @@ static int draw_text(struct scene *scene, cairo_t *cr, enum timeline_text_kind k
 
 /* --- lane titles and ordering --- */
 
-static void query_process(sqlite3 *db, int64_t process_id, int64_t *rank, int64_t *pid)
-{
-    sqlite3_stmt *query = NULL;
-    *rank = -1;
-    *pid = -1;
-    if (sqlite3_prepare_v2(db, "SELECT rank, pid FROM processes WHERE process_id = ?1", -1, &query, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, process_id);
-        if (sqlite3_step(query) == SQLITE_ROW) {
-            if (sqlite3_column_type(query, 0) != SQLITE_NULL)
-                *rank = sqlite3_column_int64(query, 0);
-            if (sqlite3_column_type(query, 1) != SQLITE_NULL)
-                *pid = sqlite3_column_int64(query, 1);
-        }
-    }
-    sqlite3_finalize(query);
-}
-
 static const struct analysis_lane *analysis_lane_of(const struct analysis_result *analysis,
                                                     const struct canvas_lane *lane)
 {
@@ -263,21 +246,14 @@ static void lane_role(const struct scene *scene, const struct canvas_lane *lane,
     *is_legacy_default = analyzed ? analyzed->is_legacy_default : 0;
     if (analyzed)
         snprintf(role, size, "%s", analyzed->role);
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(store_db(scene->input.trace),
-                           "SELECT is_legacy_default, label FROM streams WHERE process_id = ?1 AND stream_id = ?2"
-                           " AND (device_id IS NULL OR device_id = ?3) LIMIT 1",
-                           -1, &query, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, lane->process_id);
-        sqlite3_bind_int64(query, 2, lane->stream_id);
-        sqlite3_bind_int64(query, 3, lane->device_id);
-        if (sqlite3_step(query) == SQLITE_ROW) {
-            *is_legacy_default |= sqlite3_column_int(query, 0) != 0;
-            if (!role[0] && sqlite3_column_text(query, 1))
-                snprintf(role, size, "%s", (const char *)sqlite3_column_text(query, 1));
-        }
+    int stored_legacy = 0;
+    char label[64];
+    if (store_stream_description(scene->input.trace, lane->process_id, lane->device_id, lane->stream_id, &stored_legacy,
+                                 label, sizeof label)) {
+        *is_legacy_default |= stored_legacy;
+        if (!role[0] && label[0])
+            snprintf(role, size, "%s", label);
     }
-    sqlite3_finalize(query);
     if (role[0])
         return;
     int64_t compute = lane->busy_ns[ANALYSIS_COMPUTE], communication = lane->busy_ns[ANALYSIS_COMMUNICATION];
@@ -346,20 +322,6 @@ static int compare_lanes(const void *left, const void *right)
     return a->lane->depth < b->lane->depth ? -1 : a->lane->depth > b->lane->depth;
 }
 
-static void device_name(sqlite3 *db, int64_t process_id, int64_t device_id, char *name, size_t size)
-{
-    sqlite3_stmt *query = NULL;
-    name[0] = '\0';
-    if (sqlite3_prepare_v2(db, "SELECT name FROM devices WHERE process_id = ?1 AND device_id = ?2", -1, &query,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, process_id);
-        sqlite3_bind_int64(query, 2, device_id);
-        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
-            snprintf(name, size, "%s", (const char *)sqlite3_column_text(query, 0));
-    }
-    sqlite3_finalize(query);
-}
-
 /* "rank 0 · GPU 0 · NVIDIA H200 · pid 748"; a process without a rank is named by its pid,
  * first, as the report does ("pid 1823 · GPU 0 · NVIDIA H200"), never "rank -1". */
 static void group_title(const struct scene *scene, struct group *group)
@@ -378,7 +340,7 @@ static void group_title(const struct scene *scene, struct group *group)
         snprintf(group->title, sizeof group->title, "%shost threads%s", who, pid);
         return;
     }
-    device_name(store_db(scene->input.trace), group->process_id, group->device_id, name, sizeof name);
+    store_device_name(scene->input.trace, group->process_id, group->device_id, name, sizeof name);
     snprintf(group->title, sizeof group->title, "%sGPU %" PRId64 "%s%s%s", who, group->device_id,
              name[0] ? " \xc2\xb7 " : "", name, pid);
 }
@@ -420,7 +382,7 @@ static int place_lanes(struct scene *scene)
             continue;
         struct placed_lane *placed = &scene->lanes[scene->lane_count++];
         placed->lane = canvas->lanes[i];
-        query_process(store_db(scene->input.trace), placed->lane->process_id, &placed->rank, &placed->pid);
+        store_process_identity(scene->input.trace, placed->lane->process_id, &placed->pid, &placed->rank);
         lane_title(scene, placed);
     }
     qsort(scene->lanes, scene->lane_count, sizeof *scene->lanes, compare_lanes);
@@ -1197,7 +1159,7 @@ struct scene *scene_new(const struct scene_input *input, error_info *err)
     int columns = scene_plot_columns(input->width_css, input->scale, &scene->plot_left, &scene->plot_right);
     scene->plot_right = scene->plot_left + columns / input->scale;
     scene->column_width = 1 / input->scale;
-    scene->labels = labels_new(store_db(input->trace));
+    scene->labels = labels_new(input->trace);
     scene->layout = calloc(1, sizeof *scene->layout);
     size_t columns_plus = (size_t)input->canvas->columns + 1;
     scene->column_keys = malloc(columns_plus * sizeof *scene->column_keys);

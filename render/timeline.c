@@ -17,6 +17,7 @@
 
 #include "axis.h"
 #include "canvas.h"
+#include "describe.h"
 #include "gpu_devices.h"
 #include "output_file.h"
 #include "overview.h"
@@ -76,19 +77,8 @@ static int trace_origin(store *trace, int64_t *origin_ns, error_info *err)
  * given and no analysis says it. */
 static int trace_last_end(store *trace, int64_t *last_end_ns, error_info *err)
 {
-    static const char sql[] = "SELECT MAX(e) FROM (SELECT MAX(end_ns) e FROM kernels UNION ALL"
-                              " SELECT MAX(end_ns) FROM memcpys UNION ALL SELECT MAX(end_ns) FROM memsets)";
-    sqlite3_stmt *query = NULL;
-    int status = -1;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
-        sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
-        *last_end_ns = sqlite3_column_int64(query, 0);
-        status = 0;
-    } else {
-        error_set(err, "%s: cannot read the GPU span: %s", store_path(trace), sqlite3_errmsg(store_db(trace)));
-    }
-    sqlite3_finalize(query);
-    return status;
+    int found = store_gpu_span(trace, NULL, last_end_ns, err);
+    return found == 1 ? 0 : found == 0 ? error_set(err, "%s: no GPU activity in the trace", store_path(trace)) : -1;
 }
 
 double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns)
@@ -181,15 +171,7 @@ static char *default_title(store *trace)
     if (command && command[0])
         return command;
     free(command);
-    sqlite3_stmt *query = NULL;
-    char *title = NULL;
-    if (sqlite3_prepare_v2(store_db(trace),
-                           "SELECT command_line FROM processes WHERE command_line IS NOT NULL ORDER BY rank, process_id"
-                           " LIMIT 1",
-                           -1, &query, NULL) == SQLITE_OK &&
-        sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
-        title = strdup((const char *)sqlite3_column_text(query, 0));
-    sqlite3_finalize(query);
+    char *title = store_first_command_line(trace);
     if (!title) {
         const char *slash = strrchr(store_path(trace), '/');
         title = strdup(slash ? slash + 1 : store_path(trace));
