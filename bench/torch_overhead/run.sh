@@ -14,6 +14,8 @@
 #   record-nolaunch  the launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0)
 #   record-discard   everything enabled, buffers released unwritten (OVERLAPSCOPE_DISCARD=1): the
 #                    writer thread's share
+#   record-kinds=LIST  record --kinds LIST (runtime/driver in LIST: the analysis API set)
+# VARIANTS replaces the whole list (e.g. VARIANTS="floor record record-noapi").
 # Prints per job and variant: median steps/s, spread (min-max), ratio to plain and to the floor
 # (ratios of medians), and for record variants the trace bytes per GPU activity and dropped records.
 # Usage: bench/torch_overhead/run.sh OUTDIR [REPEATS [JOB...]]   (after tests/gpu/stage.sh)
@@ -27,7 +29,7 @@ here=bench/torch_overhead
 os=${OVERLAPSCOPE:-$PWD/.gpu/build/cli/overlapscope}
 floor=${CUPTI_FLOOR:-$PWD/.gpu/build/bench/libcupti_floor.so}
 python=${PYTHON:-python3}
-variants=(plain+profiler floor record ${EXTRA_VARIANTS:-})
+variants=(${VARIANTS:-plain+profiler floor record ${EXTRA_VARIANTS:-}})
 mkdir -p "$out"
 results=$out/results.tsv
 : >"$results"
@@ -57,6 +59,7 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
         -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-discard) OVERLAPSCOPE_DISCARD=1 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-kinds=*) timeout 300 "$os" record --kinds "${variant#record-kinds=}" -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     *) echo "unknown variant $variant"; return ;;
     esac
     line=$(grep -o 'steps_per_s=[0-9.]*' "$log" | tail -1)

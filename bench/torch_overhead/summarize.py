@@ -21,6 +21,7 @@ jobs = sorted({job for job, _ in runs}, key=lambda job: ["mlp", "resnet50", "gpt
 order = ["plain", "floor", "record", "record-all", "record-noapi", "record-nodriver", "record-nolaunch",
          "record-discard", "profiler"]
 print(f"{'job':9} {'variant':16} {'n':>2} {'steps/s':>9} {'spread':>17} {'/plain':>7} {'/floor':>7} {'B/activity':>10} {'dropped':>7}")
+order += sorted({variant for _, variant in runs} - set(order))
 for job in jobs:
     plain = statistics.median(runs[job, "plain"]) if runs[job, "plain"] else None
     floor = statistics.median(runs[job, "floor"]) if runs[job, "floor"] else None
