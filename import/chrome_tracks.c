@@ -13,16 +13,20 @@ struct physical {
     size_t depth, capacity;
 };
 
+/* A slice placed on an overflow track. */
+struct placement {
+    int64_t start_ns, end_ns, tid;
+};
+
 struct logical {
     struct chrome_track_key key;
     struct physical *tracks;
     size_t track_count;
-};
-
-/* A slice placed on an overflow track. */
-struct placement {
-    struct chrome_track_key key;
-    int64_t start_ns, end_ns, tid;
+    /* Its slices on overflow tracks, in placement order: by start, the longer first, as the caller
+     * places them (sorted again only when a caller did not). */
+    struct placement *placements;
+    size_t placement_count, placement_capacity;
+    int placements_unsorted;
 };
 
 struct chrome_tracks {
@@ -31,9 +35,6 @@ struct chrome_tracks {
     size_t *slots; /* hash table of logical index + 1 (0: empty) */
     size_t slot_count;
     size_t last; /* logical index + 1 of the last lookup: rows of one track come together */
-    struct placement *placements;
-    size_t placement_count, placement_capacity;
-    int placements_sorted;
     int64_t next_tid;
 };
 
@@ -68,10 +69,7 @@ static size_t hash_key(const struct chrome_track_key *key)
 
 chrome_tracks *chrome_tracks_new(void)
 {
-    chrome_tracks *tracks = calloc(1, sizeof *tracks);
-    if (tracks)
-        tracks->placements_sorted = 1;
-    return tracks;
+    return calloc(1, sizeof(chrome_tracks));
 }
 
 void chrome_tracks_free(chrome_tracks *tracks)
@@ -82,10 +80,10 @@ void chrome_tracks_free(chrome_tracks *tracks)
         for (size_t j = 0; j < tracks->logicals[i].track_count; j++)
             free(tracks->logicals[i].tracks[j].open_ends);
         free(tracks->logicals[i].tracks);
+        free(tracks->logicals[i].placements);
     }
     free(tracks->logicals);
     free(tracks->slots);
-    free(tracks->placements);
     free(tracks);
 }
 
@@ -167,15 +165,29 @@ static struct physical *add_physical(chrome_tracks *tracks, struct logical *logi
     return track;
 }
 
-static int remember_placement(chrome_tracks *tracks, const struct chrome_track_key *key, int64_t start_ns,
-                              int64_t end_ns, int64_t tid)
+static int compare_int64(int64_t a, int64_t b)
 {
-    if (grow((void **)&tracks->placements, &tracks->placement_capacity, tracks->placement_count + 1,
-             sizeof *tracks->placements) != 0)
+    return a < b ? -1 : a > b;
+}
+
+/* Placement order: by start, the longer first. */
+static int compare_placements(const void *left, const void *right)
+{
+    const struct placement *a = left, *b = right;
+    int order = compare_int64(a->start_ns, b->start_ns);
+    return order ? order : compare_int64(b->end_ns, a->end_ns);
+}
+
+static int remember_placement(struct logical *logical, int64_t start_ns, int64_t end_ns, int64_t tid)
+{
+    if (grow((void **)&logical->placements, &logical->placement_capacity, logical->placement_count + 1,
+             sizeof *logical->placements) != 0)
         return -1;
-    tracks->placements[tracks->placement_count++] =
-        (struct placement){.key = *key, .start_ns = start_ns, .end_ns = end_ns, .tid = tid};
-    tracks->placements_sorted = 0;
+    struct placement placement = {.start_ns = start_ns, .end_ns = end_ns, .tid = tid};
+    if (logical->placement_count &&
+        compare_placements(&logical->placements[logical->placement_count - 1], &placement) > 0)
+        logical->placements_unsorted = 1;
+    logical->placements[logical->placement_count++] = placement;
     return 0;
 }
 
@@ -195,14 +207,9 @@ int chrome_tracks_place(chrome_tracks *tracks, const struct chrome_track_key *ke
     track->open_ends[track->depth++] = end_ns;
     track->last_start = start_ns;
     *tid = track->tid;
-    if (index > 0 && remember_placement(tracks, key, start_ns, end_ns, track->tid) != 0)
+    if (index > 0 && remember_placement(logical, start_ns, end_ns, track->tid) != 0)
         return -1;
     return 0;
-}
-
-static int compare_int64(int64_t a, int64_t b)
-{
-    return a < b ? -1 : a > b;
 }
 
 static int compare_keys(const struct chrome_track_key *a, const struct chrome_track_key *b)
@@ -215,30 +222,21 @@ static int compare_keys(const struct chrome_track_key *a, const struct chrome_tr
     return order ? order : compare_int64(a->id, b->id);
 }
 
-static int compare_placements(const void *left, const void *right)
-{
-    const struct placement *a = left, *b = right;
-    int order = compare_keys(&a->key, &b->key);
-    if (!order)
-        order = compare_int64(a->start_ns, b->start_ns);
-    return order ? order : compare_int64(a->end_ns, b->end_ns);
-}
-
 int64_t chrome_tracks_find(chrome_tracks *tracks, const struct chrome_track_key *key, int64_t start_ns,
                            int64_t end_ns)
 {
     struct logical *logical = logical_of(tracks, key, 0);
     if (!logical)
         return 0;
-    if (!tracks->placements_sorted) {
-        qsort(tracks->placements, tracks->placement_count, sizeof *tracks->placements, compare_placements);
-        tracks->placements_sorted = 1;
+    if (logical->placements_unsorted) {
+        qsort(logical->placements, logical->placement_count, sizeof *logical->placements, compare_placements);
+        logical->placements_unsorted = 0;
     }
-    struct placement wanted = {.key = *key, .start_ns = start_ns, .end_ns = end_ns};
-    const struct placement *found = tracks->placement_count ? bsearch(&wanted, tracks->placements,
-                                                                      tracks->placement_count,
-                                                                      sizeof *tracks->placements, compare_placements)
-                                                            : NULL;
+    struct placement wanted = {.start_ns = start_ns, .end_ns = end_ns};
+    const struct placement *found =
+        logical->placement_count ? bsearch(&wanted, logical->placements, logical->placement_count,
+                                           sizeof *logical->placements, compare_placements)
+                                 : NULL;
     return found ? found->tid : logical->tracks[0].tid;
 }
 
