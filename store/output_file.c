@@ -29,10 +29,13 @@ struct output_file {
 #define SIGNAL_SLOTS 8
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define CLEANUP_SIGNAL_COUNT (sizeof cleanup_signals / sizeof cleanup_signals[0])
-static char slot_paths[SIGNAL_SLOTS][PATH_MAX];
-static volatile sig_atomic_t slot_used[SIGNAL_SLOTS];
-static struct sigaction previous_actions[CLEANUP_SIGNAL_COUNT];
-static int handler_installed[CLEANUP_SIGNAL_COUNT];
+/* The temporary files being written and the handlers in place (see the top of this file). */
+static struct {
+    char paths[SIGNAL_SLOTS][PATH_MAX];
+    volatile sig_atomic_t used[SIGNAL_SLOTS];
+    struct sigaction previous_actions[CLEANUP_SIGNAL_COUNT];
+    int handler_installed[CLEANUP_SIGNAL_COUNT];
+} pending;
 
 /* Removes path and the files SQLite keeps beside it. Async-signal-safe (no snprintf). */
 static void remove_with_sidecars(const char *path)
@@ -52,12 +55,12 @@ static void remove_with_sidecars(const char *path)
 static void remove_on_signal(int signal_number)
 {
     for (int i = 0; i < SIGNAL_SLOTS; i++)
-        if (slot_used[i])
-            remove_with_sidecars(slot_paths[i]);
+        if (pending.used[i])
+            remove_with_sidecars(pending.paths[i]);
     /* Die of the signal as the process would have without us. */
     for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++)
         if (cleanup_signals[i] == signal_number)
-            sigaction(signal_number, &previous_actions[i], NULL);
+            sigaction(signal_number, &pending.previous_actions[i], NULL);
     raise(signal_number);
 }
 
@@ -67,7 +70,7 @@ static void install_handlers(void)
 {
     for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++) {
         struct sigaction current;
-        if (handler_installed[i] || sigaction(cleanup_signals[i], NULL, &current) != 0 ||
+        if (pending.handler_installed[i] || sigaction(cleanup_signals[i], NULL, &current) != 0 ||
             current.sa_handler != SIG_DFL)
             continue;
         struct sigaction action = {0};
@@ -75,17 +78,17 @@ static void install_handlers(void)
         sigemptyset(&action.sa_mask);
         for (size_t j = 0; j < CLEANUP_SIGNAL_COUNT; j++)
             sigaddset(&action.sa_mask, cleanup_signals[j]);
-        if (sigaction(cleanup_signals[i], &action, &previous_actions[i]) == 0)
-            handler_installed[i] = 1;
+        if (sigaction(cleanup_signals[i], &action, &pending.previous_actions[i]) == 0)
+            pending.handler_installed[i] = 1;
     }
 }
 
 static void restore_handlers(void)
 {
     for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++)
-        if (handler_installed[i]) {
-            sigaction(cleanup_signals[i], &previous_actions[i], NULL);
-            handler_installed[i] = 0;
+        if (pending.handler_installed[i]) {
+            sigaction(cleanup_signals[i], &pending.previous_actions[i], NULL);
+            pending.handler_installed[i] = 0;
         }
 }
 
@@ -95,10 +98,10 @@ static int watch_temporary(const char *path)
     if (strlen(path) >= PATH_MAX)
         return -1;
     for (int i = 0; i < SIGNAL_SLOTS; i++) {
-        if (slot_used[i])
+        if (pending.used[i])
             continue;
-        memcpy(slot_paths[i], path, strlen(path) + 1);
-        slot_used[i] = 1;
+        memcpy(pending.paths[i], path, strlen(path) + 1);
+        pending.used[i] = 1;
         install_handlers();
         return i;
     }
@@ -109,9 +112,9 @@ static void unwatch_temporary(int slot)
 {
     if (slot < 0)
         return;
-    slot_used[slot] = 0;
+    pending.used[slot] = 0;
     for (int i = 0; i < SIGNAL_SLOTS; i++)
-        if (slot_used[i])
+        if (pending.used[i])
             return;
     restore_handlers();
 }
