@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "accountant.h"
 #include "explain.h"
 #include "gpu_devices.h"
 #include "kernel_names.h"
@@ -26,6 +27,7 @@ struct run {
     op_source *source;
     sweep *line;
     explainer *explain;
+    accountant *accountant;
     sqlite3_stmt *process_query, *device_query, *stream_query;
     size_t lane_capacity, device_capacity;
     int64_t window_start_ns, window_end_ns; /* absolute; INT64_MIN / INT64_MAX when open */
@@ -290,6 +292,8 @@ static int64_t walk_device(struct run *run, struct device_state *device)
         if (in_selection && device->lanes[lane].selected) {
             if (sweep_add(run->line, device, (size_t)lane, &op) != 0)
                 return error_set(run->err, "out of memory");
+            if (accountant_observe(run->accountant, device, &op, run->err) != 0)
+                return -1;
             counted++;
         }
     }
@@ -348,12 +352,18 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
     size_t lanes_before = run->result->lane_count, pairs_before = run->result->stream_pair_count;
     int64_t waits_before = explainer_wait_count(run->explain);
     struct analysis_device *out = new_result_device(run);
+    if (out && accountant_begin_device(run->accountant, &device) != 0)
+        out = NULL;
     int64_t counted = out ? walk_device(run, &device) : error_set(run->err, "out of memory");
     int status = counted < 0 ? -1 : 0;
     if (status == 0 && sweep_finish(run->line, &device, out, run->result) != 0)
         status = error_set(run->err, "out of memory");
     int64_t waits = explainer_wait_count(run->explain) - waits_before;
-    if (status == 0 && counted == 0 && waits == 0) {
+    int dropped = counted == 0 && waits == 0;
+    if (status == 0 && accountant_end_device(run->accountant, &device, dropped ? SIZE_MAX : run->result->device_count,
+                                             run->err) != 0)
+        status = -1;
+    if (status == 0 && dropped) {
         run->result->lane_count = lanes_before; /* nothing of this device is in the selection */
         run->result->stream_pair_count = pairs_before;
     } else if (status == 0) {
@@ -450,6 +460,7 @@ static void finish_run(struct run *run)
     sqlite3_finalize(run->device_query);
     sqlite3_finalize(run->stream_query);
     explainer_free(run->explain);
+    accountant_free(run->accountant);
     sweep_free(run->line);
     op_source_free(run->source);
     kernel_names_free(run->names);
@@ -539,10 +550,16 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         status = prepare_run(&run);
     if (status == 0)
         status = steps_find(run.db, &run.result->steps, &run.result->step_count, err);
+    if (status == 0) {
+        run.accountant = accountant_new(run.db, run.names, run.result->steps, run.result->step_count, err);
+        status = run.accountant ? 0 : -1;
+    }
     if (status == 0)
         status = run_all_devices(&run);
     if (status == 0 && explainer_collect(run.explain, run.result) != 0)
         status = error_set(err, "out of memory");
+    if (status == 0)
+        status = accountant_collect(run.accountant, run.result, err);
     if (status == 0)
         add_totals(run.result);
     finish_run(&run);
@@ -564,5 +581,6 @@ void analysis_free(struct analysis_result *result)
     free(result->stream_pairs);
     free(result->waits);
     free(result->steps);
+    accountant_free_result(result);
     free(result);
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "accounting.h"
 #include "error.h"
 #include "store.h"
 
@@ -187,6 +188,13 @@ struct analysis_result {
     int64_t origin_ns;          /* first GPU activity of the trace (all ranks): zero of relative times */
     int64_t wait_total_count;   /* waits found; wait_count of them are kept in waits */
     int64_t device_total_count; /* devices analyzed (= device_count) */
+    /* Idle and exposed-communication accounting (accounting.h): per device (step -1) and per
+     * device and step, devices in order, each device's whole span first. */
+    struct analysis_accounting *accountings;
+    size_t accounting_count;
+    struct accounting_interval *accounting_intervals; /* time order per device */
+    size_t accounting_interval_count;
+    struct accounting_straggler straggler;
 };
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure

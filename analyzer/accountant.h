@@ -1,0 +1,36 @@
+/* accountant.h: the analyzer's side of accounting.h. analysis.c hands the accountant every
+ * operation the sweep counts, in start order, device by device; the accountant finds the idle
+ * gaps (idle.c proves each gap's cause from the host's API records) and the stretches of
+ * communication with no compute running (exposed_comm.c), and at the end matches collective
+ * instances across ranks and writes the breakdowns into the result. Memory: per device, its
+ * causes and its NCCL kernels' exposed stretches; per trace, the result's breakdowns. */
+#ifndef OVERLAPSCOPE_ACCOUNTANT_H
+#define OVERLAPSCOPE_ACCOUNTANT_H
+
+#include <sqlite3.h>
+
+#include "analysis.h"
+#include "device_state.h"
+#include "kernel_names.h"
+
+typedef struct accountant accountant;
+
+/* steps: the run's steps (result->steps, found before any device); they must outlive the accountant. */
+accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps, size_t step_count,
+                           error_info *err);
+void accountant_free(accountant *acc);
+
+/* Starts a device. Returns 0 or -1 (out of memory). */
+int accountant_begin_device(accountant *acc, struct device_state *device);
+/* One counted operation (start order). Returns 0, or -1 with err filled. */
+int accountant_observe(accountant *acc, struct device_state *device, const struct model_op *op, error_info *err);
+/* Ends the device: result_index is its index in result->devices, or SIZE_MAX when the device
+ * was dropped (nothing selected). Returns 0, or -1 with err filled. */
+int accountant_end_device(accountant *acc, struct device_state *device, size_t result_index, error_info *err);
+/* Splits exposed communication across ranks, names the straggler and moves everything into
+ * result (which must hold its devices and waits). Returns 0, or -1 with err filled. */
+int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err);
+/* Frees what accountant_collect put into result (analysis_free calls it). */
+void accountant_free_result(struct analysis_result *result);
+
+#endif

@@ -1,0 +1,108 @@
+/* accountant_parts.h: the accountant's state, private to accounting.c (books and results),
+ * idle.c (idle gaps) and exposed_comm.c (communication with no compute under it). */
+#ifndef OVERLAPSCOPE_ACCOUNTANT_PARTS_H
+#define OVERLAPSCOPE_ACCOUNTANT_PARTS_H
+
+#include "accountant.h"
+
+/* Figures a cause's evidence is written from, summed over its stretches. */
+struct evidence_figures {
+    int64_t calls;        /* host calls (launch-bound: launches) */
+    int64_t call_ns;      /* time inside them */
+    int64_t longest_ns;   /* the longest single stretch */
+    int64_t bytes;        /* communication: bytes moved */
+    int64_t transfer_ns;  /* communication: transfer time of the instances */
+    int64_t late_ns;      /* communication: how late the last rank was, summed over instances */
+    int64_t nranks;
+    const char *detail;   /* a sentence kept from the first stretch (may be NULL) */
+};
+
+struct bucket {
+    enum accounting_cause cause;
+    char label[64], source[128];
+    int64_t ns, count, last_counted;
+    struct evidence_figures figures;
+    char detail[256];
+};
+
+struct breakdown_builder {
+    struct bucket *buckets;
+    size_t count, capacity;
+    int64_t ns;
+};
+
+/* A stretch of an NCCL kernel with no compute running. length_c on the selection's clock. */
+struct piece {
+    int64_t start_ns, end_ns, length_c;
+};
+
+struct comm_kernel {
+    int64_t rowid, start_ns, end_ns, name_id;
+    struct piece *pieces;
+    size_t piece_count, piece_capacity;
+    int has_collective;
+    char op[24], communicator[48];
+    int64_t sequence, bytes, nranks, ordinal;
+};
+
+/* One device's books. */
+struct device_books {
+    size_t result_index;
+    int64_t process_id, device_id, rank;
+    struct breakdown_builder idle, comm;
+    struct breakdown_builder *step_idle, *step_comm; /* per step of the process */
+    size_t first_step, step_count;                    /* those steps: acc->steps[first_step ...] */
+    struct comm_kernel *kernels;
+    size_t kernel_count, kernel_capacity;
+    int64_t interval_first;                           /* its first interval in acc->intervals */
+};
+
+struct accountant {
+    sqlite3 *db;
+    kernel_names *names;
+    const struct analysis_step *steps;
+    size_t step_count;
+    struct device_books *books;
+    size_t book_count, book_capacity;
+    size_t current_book;              /* the books accountant_attribute writes to */
+    /* The device being walked. */
+    struct selection *selection;
+    int started;
+    int64_t busy_until_ns, next_mark;
+    size_t step_cursor;
+    int64_t sweep_time_ns, compute_end_ns;
+    struct comm_kernel *open;
+    size_t open_count, open_capacity;
+    int64_t ordinal;
+    /* What the trace holds for the device's process. */
+    int64_t known_process;
+    int process_has_api, process_has_syncs, has_call_sources;
+    sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
+        *collective_query, *late_gpu_query;
+    struct accounting_interval *intervals;
+    size_t interval_count, interval_capacity;
+};
+
+/* Gives [start_ns, end_ns) (length_c on the selection's clock) to cause on the current device and
+ * to each of its steps the stretch meets; idle time outside every step of a process that has steps
+ * goes to ACCOUNTING_IDLE_STEP_BOUNDARY, labelled with the cause it would have had. selection may
+ * be NULL (the stretch is measured as is). Returns 0 or -1 (out of memory). */
+int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
+                         const char *label, const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+                         const struct evidence_figures *figures);
+struct device_books *accountant_current(accountant *acc);
+
+/* idle.c: attributes the idle gap [gap_start, gap_end) that `next` ended. Returns 0 or -1. */
+int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap_start_ns, int64_t gap_end_ns,
+                       const struct model_op *next, error_info *err);
+/* Fills source with the place in the program of the API call (process, correlation), "" if unknown. */
+void idle_call_source(accountant *acc, int64_t process_id, int64_t correlation_id, char *source, size_t size);
+
+/* exposed_comm.c */
+int exposed_comm_advance(accountant *acc, int64_t time_ns);
+int exposed_comm_add(accountant *acc, const struct model_op *op);
+int exposed_comm_end_device(accountant *acc, struct device_books *books, error_info *err);
+int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_info *err);
+void exposed_comm_free_kernels(struct device_books *books);
+
+#endif

@@ -1,0 +1,575 @@
+/* accounting.c: see accounting.h and accountant.h. Keeps each device's books (a builder of causes
+ * for the whole span and one per step), finds the idle gaps in the counted operations (the union
+ * of busy time grows in start order, so a gap is a start after every earlier end), and at the end
+ * turns the builders into the result's breakdowns with their evidence sentences. */
+#include "accountant.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accountant_parts.h"
+#include "explain.h"
+#include "store.h"
+#include "units.h"
+
+static const struct {
+    const char *tag, *title;
+} cause_names[ACCOUNTING_CAUSE_COUNT] = {
+    [ACCOUNTING_IDLE_HOST_SYNC] = {"host-sync", "host blocked in a synchronizing call"},
+    [ACCOUNTING_IDLE_LAUNCH_BOUND] = {"launch-bound", "host issuing launches slower than the GPU runs them"},
+    [ACCOUNTING_IDLE_HOST_CPU] = {"host-cpu", "host busy outside CUDA (CPU, Python, data loading)"},
+    [ACCOUNTING_IDLE_OTHER_DEVICE] = {"other-device", "waiting for another device or process"},
+    [ACCOUNTING_IDLE_PEER_WAIT] = {"peer-wait", "waiting for peers"},
+    [ACCOUNTING_IDLE_STEP_BOUNDARY] = {"step-boundary", "between steps"},
+    [ACCOUNTING_IDLE_DISPATCH] = {"dispatch", "GPU dispatch between dependent operations"},
+    [ACCOUNTING_IDLE_UNEXPLAINED] = {"unexplained", "unexplained (data missing)"},
+    [ACCOUNTING_COMM_SKEW] = {"skew", "waiting for the last rank to arrive"},
+    [ACCOUNTING_COMM_TRANSFER] = {"transfer", "transfer"},
+    [ACCOUNTING_COMM_BEHIND_COMPUTE] = {"behind-compute", "late rank's collective waited behind compute"},
+    [ACCOUNTING_COMM_UNMATCHED] = {"unmatched", "not matched across ranks (data missing)"},
+};
+
+const char *accounting_cause_tag(enum accounting_cause cause)
+{
+    return cause >= 0 && cause < ACCOUNTING_CAUSE_COUNT ? cause_names[cause].tag : "?";
+}
+
+const char *accounting_cause_title(enum accounting_cause cause)
+{
+    return cause >= 0 && cause < ACCOUNTING_CAUSE_COUNT ? cause_names[cause].title : "?";
+}
+
+int accounting_cause_is_idle(enum accounting_cause cause)
+{
+    return cause <= ACCOUNTING_IDLE_UNEXPLAINED;
+}
+
+/* --- builders --- */
+
+static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounting_cause cause, const char *label,
+                                const char *source)
+{
+    for (size_t i = 0; i < builder->count; i++) {
+        struct bucket *b = &builder->buckets[i];
+        if (b->cause == cause && strcmp(b->label, label) == 0 && strcmp(b->source, source) == 0)
+            return b;
+    }
+    if (builder->count == builder->capacity) {
+        size_t capacity = builder->capacity ? builder->capacity * 2 : 8;
+        struct bucket *grown = realloc(builder->buckets, capacity * sizeof *grown);
+        if (!grown)
+            return NULL;
+        builder->buckets = grown;
+        builder->capacity = capacity;
+    }
+    struct bucket *b = &builder->buckets[builder->count++];
+    memset(b, 0, sizeof *b);
+    b->cause = cause;
+    b->last_counted = -1;
+    snprintf(b->label, sizeof b->label, "%s", label);
+    snprintf(b->source, sizeof b->source, "%s", source);
+    return b;
+}
+
+static int builder_add(struct breakdown_builder *builder, enum accounting_cause cause, const char *label,
+                       const char *source, int64_t ns, int64_t mark, const struct evidence_figures *figures)
+{
+    struct bucket *b = bucket_of(builder, cause, label, source);
+    if (!b)
+        return -1;
+    b->ns += ns;
+    builder->ns += ns;
+    if (b->last_counted != mark) {
+        b->count++;
+        b->last_counted = mark;
+    }
+    if (figures) {
+        b->figures.calls += figures->calls;
+        b->figures.call_ns += figures->call_ns;
+        b->figures.bytes += figures->bytes;
+        b->figures.transfer_ns += figures->transfer_ns;
+        b->figures.late_ns += figures->late_ns;
+        if (figures->nranks > b->figures.nranks)
+            b->figures.nranks = figures->nranks;
+        if (figures->longest_ns > b->figures.longest_ns)
+            b->figures.longest_ns = figures->longest_ns;
+        if (figures->detail && !b->detail[0])
+            snprintf(b->detail, sizeof b->detail, "%s", figures->detail);
+    }
+    return 0;
+}
+
+static void builder_free(struct breakdown_builder *builder)
+{
+    free(builder->buckets);
+    *builder = (struct breakdown_builder){0};
+}
+
+static void books_free(struct device_books *books)
+{
+    builder_free(&books->idle);
+    builder_free(&books->comm);
+    for (size_t i = 0; books->step_idle && i < books->step_count; i++) {
+        builder_free(&books->step_idle[i]);
+        builder_free(&books->step_comm[i]);
+    }
+    free(books->step_idle);
+    free(books->step_comm);
+    exposed_comm_free_kernels(books);
+}
+
+/* --- the accountant --- */
+
+static const char *const sql_has_table =
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'call_sources'";
+
+accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps, size_t step_count,
+                           error_info *err)
+{
+    accountant *acc = calloc(1, sizeof *acc);
+    if (!acc) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    acc->db = db;
+    acc->names = names;
+    acc->steps = steps;
+    acc->step_count = step_count;
+    acc->known_process = INT64_MIN;
+    sqlite3_stmt *probe = NULL;
+    if (sqlite3_prepare_v2(db, sql_has_table, -1, &probe, NULL) == SQLITE_OK)
+        acc->has_call_sources = sqlite3_step(probe) == SQLITE_ROW;
+    sqlite3_finalize(probe);
+    static const struct {
+        size_t offset;
+        const char *sql;
+    } queries[] = {
+        {offsetof(struct accountant, launch_query),
+         "SELECT start_ns, end_ns, thread_id, name_id FROM api_calls WHERE process_id = ?1 AND correlation_id = ?2"
+         " ORDER BY start_ns LIMIT 1"},
+        /* Calls that began before the gap, latest first: the one the thread was in when it opened. */
+        {offsetof(struct accountant, covering_query),
+         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 16"},
+        {offsetof(struct accountant, calls_query),
+         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
+         " LIMIT 100000"},
+        {offsetof(struct accountant, memcpy_query),
+         "SELECT copy_kind, bytes FROM memcpys WHERE process_id = ?1 AND correlation_id = ?2 LIMIT 1"},
+        {offsetof(struct accountant, wait_query),
+         "SELECT event_id, start_ns FROM synchronizations WHERE process_id = ?1 AND start_ns <= ?2 AND sync_type = 2"
+         " AND stream_id = ?3 ORDER BY start_ns DESC LIMIT 1"},
+        {offsetof(struct accountant, collective_query),
+         "SELECT op, bytes, communicator, sequence_number, nranks FROM collectives WHERE kernel_rowid = ?1 LIMIT 1"},
+        {offsetof(struct accountant, late_gpu_query),
+         "SELECT name_id, start_ns, end_ns FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND start_ns < ?4"
+         " AND start_ns > ?3 - 1000000000 AND end_ns > ?3 ORDER BY start_ns DESC LIMIT 64"},
+    };
+    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
+        sqlite3_stmt **slot = (sqlite3_stmt **)((char *)acc + queries[i].offset);
+        if (sqlite3_prepare_v2(db, queries[i].sql, -1, slot, NULL) != SQLITE_OK) {
+            error_set(err, "cannot read the trace for idle accounting: %s", sqlite3_errmsg(db));
+            accountant_free(acc);
+            return NULL;
+        }
+    }
+    if (acc->has_call_sources &&
+        sqlite3_prepare_v2(db,
+                           "SELECT s.value FROM call_sources c JOIN strings s ON s.id = c.source_id"
+                           " WHERE c.process_id = ?1 AND c.correlation_id = ?2 LIMIT 1",
+                           -1, &acc->source_query, NULL) != SQLITE_OK)
+        acc->has_call_sources = 0;
+    return acc;
+}
+
+void accountant_free(accountant *acc)
+{
+    if (!acc)
+        return;
+    sqlite3_stmt *queries[] = {acc->launch_query, acc->covering_query, acc->calls_query, acc->memcpy_query,
+                               acc->wait_query, acc->source_query, acc->collective_query, acc->late_gpu_query};
+    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
+        sqlite3_finalize(queries[i]);
+    for (size_t i = 0; i < acc->book_count; i++)
+        books_free(&acc->books[i]);
+    free(acc->books);
+    for (size_t i = 0; i < acc->open_count; i++)
+        free(acc->open[i].pieces);
+    free(acc->open);
+    free(acc->intervals);
+    free(acc);
+}
+
+struct device_books *accountant_current(accountant *acc)
+{
+    return acc->current_book < acc->book_count ? &acc->books[acc->current_book] : NULL;
+}
+
+static int probe_exists(sqlite3 *db, const char *sql, int64_t process_id)
+{
+    sqlite3_stmt *query = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(query, 1, process_id);
+        found = sqlite3_step(query) == SQLITE_ROW;
+    }
+    sqlite3_finalize(query);
+    return found;
+}
+
+int accountant_begin_device(accountant *acc, struct device_state *device)
+{
+    if (acc->book_count == acc->book_capacity) {
+        size_t capacity = acc->book_capacity ? acc->book_capacity * 2 : 8;
+        struct device_books *grown = realloc(acc->books, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        acc->books = grown;
+        acc->book_capacity = capacity;
+    }
+    acc->current_book = acc->book_count;
+    struct device_books *books = &acc->books[acc->book_count++];
+    *books = (struct device_books){.process_id = device->process_id, .device_id = device->device_id,
+                                   .rank = device->rank, .interval_first = (int64_t)acc->interval_count};
+    for (size_t i = 0; i < acc->step_count; i++) {
+        if (acc->steps[i].process_id != device->process_id)
+            continue;
+        if (books->step_count == 0)
+            books->first_step = i;
+        books->step_count++;
+    }
+    if (books->step_count) {
+        books->step_idle = calloc(books->step_count, sizeof *books->step_idle);
+        books->step_comm = calloc(books->step_count, sizeof *books->step_comm);
+        if (!books->step_idle || !books->step_comm)
+            return -1;
+    }
+    if (acc->known_process != device->process_id) {
+        acc->known_process = device->process_id;
+        acc->process_has_api = probe_exists(acc->db, "SELECT 1 FROM api_calls WHERE process_id = ?1 LIMIT 1",
+                                            device->process_id);
+        acc->process_has_syncs = probe_exists(
+            acc->db, "SELECT 1 FROM synchronizations WHERE process_id = ?1 LIMIT 1", device->process_id);
+    }
+    acc->selection = device->selection;
+    acc->started = 0;
+    acc->step_cursor = 0;
+    acc->sweep_time_ns = INT64_MIN;
+    acc->compute_end_ns = INT64_MIN;
+    return 0;
+}
+
+int accountant_observe(accountant *acc, struct device_state *device, const struct model_op *op, error_info *err)
+{
+    int64_t end = op->end_ns > op->start_ns ? op->end_ns : op->start_ns;
+    if (exposed_comm_advance(acc, op->start_ns) != 0 || exposed_comm_add(acc, op) != 0)
+        return error_set(err, "out of memory");
+    if (!acc->started) {
+        acc->started = 1;
+        acc->busy_until_ns = end;
+        return 0;
+    }
+    if (op->start_ns > acc->busy_until_ns) {
+        acc->next_mark++;
+        if (idle_attribute_gap(acc, device, acc->busy_until_ns, op->start_ns, op, err) != 0)
+            return -1;
+    }
+    if (end > acc->busy_until_ns)
+        acc->busy_until_ns = end;
+    return 0;
+}
+
+int accountant_end_device(accountant *acc, struct device_state *device, size_t result_index, error_info *err)
+{
+    (void)device;
+    struct device_books *books = accountant_current(acc);
+    if (!books)
+        return 0;
+    if (exposed_comm_advance(acc, INT64_MAX) != 0)
+        return error_set(err, "out of memory");
+    acc->selection = NULL;
+    if (result_index == SIZE_MAX) {
+        books_free(books);
+        acc->book_count--;
+        acc->interval_count = (size_t)books->interval_first;
+        return 0;
+    }
+    books->result_index = result_index;
+    return exposed_comm_end_device(acc, books, err);
+}
+
+/* --- attribution --- */
+
+static int add_interval(accountant *acc, enum accounting_cause cause, int64_t start_ns, int64_t end_ns)
+{
+    struct device_books *books = accountant_current(acc);
+    if (end_ns <= start_ns)
+        return 0;
+    if (acc->interval_count > (size_t)books->interval_first) {
+        struct accounting_interval *last = &acc->intervals[acc->interval_count - 1];
+        if (last->cause == cause && last->end_ns == start_ns) {
+            last->end_ns = end_ns;
+            return 0;
+        }
+    }
+    if (acc->interval_count >= ACCOUNTING_MAX_INTERVALS)
+        return 0;
+    if (acc->interval_count == acc->interval_capacity) {
+        size_t capacity = acc->interval_capacity ? acc->interval_capacity * 2 : 256;
+        struct accounting_interval *grown = realloc(acc->intervals, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        acc->intervals = grown;
+        acc->interval_capacity = capacity;
+    }
+    acc->intervals[acc->interval_count++] =
+        (struct accounting_interval){.device = acc->current_book, .cause = cause, .start_ns = start_ns, .end_ns = end_ns};
+    return 0;
+}
+
+static int64_t measure(struct selection *selection, int64_t start_ns, int64_t end_ns)
+{
+    if (end_ns <= start_ns)
+        return 0;
+    return selection ? selection_clock(selection, end_ns) - selection_clock(selection, start_ns) : end_ns - start_ns;
+}
+
+int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
+                         const char *label, const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+                         const struct evidence_figures *figures)
+{
+    struct device_books *books = accountant_current(acc);
+    if (length_c <= 0 || !books)
+        return 0;
+    int idle = accounting_cause_is_idle(cause);
+    int64_t inside_c = 0;
+    for (size_t k = 0; k < books->step_count; k++) {
+        const struct analysis_step *step = &acc->steps[books->first_step + k];
+        int64_t a = start_ns > step->start_ns ? start_ns : step->start_ns;
+        int64_t b = end_ns < step->end_ns ? end_ns : step->end_ns;
+        int64_t part = measure(selection, a, b);
+        if (part > length_c - inside_c)
+            part = length_c - inside_c; /* steps that overlap each other: the device's time counts once */
+        if (part <= 0)
+            continue;
+        inside_c += part;
+        struct breakdown_builder *builder = idle ? &books->step_idle[k] : &books->step_comm[k];
+        if (builder_add(builder, cause, label, source, part, acc->next_mark, figures) != 0)
+            return -1;
+    }
+    struct breakdown_builder *whole = idle ? &books->idle : &books->comm;
+    if (idle && books->step_count && inside_c < length_c) {
+        /* Kept apart: the gap between two steps is a property of the loop, not of one step. */
+        if (builder_add(whole, ACCOUNTING_IDLE_STEP_BOUNDARY, accounting_cause_tag(cause), "", length_c - inside_c,
+                        acc->next_mark, figures) != 0)
+            return -1;
+        if (inside_c == 0)
+            return add_interval(acc, ACCOUNTING_IDLE_STEP_BOUNDARY, start_ns, end_ns);
+    }
+    if (inside_c > 0 || !idle || !books->step_count)
+        if (builder_add(whole, cause, label, source, idle && books->step_count ? inside_c : length_c, acc->next_mark,
+                        figures) != 0)
+            return -1;
+    return add_interval(acc, cause, start_ns, end_ns);
+}
+
+/* --- the result --- */
+
+static char *duration(char *buffer, size_t size, int64_t ns)
+{
+    return units_format_duration(buffer, size, ns);
+}
+
+static void append(char *text, size_t size, const char *format, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *text, size_t size, const char *format, ...)
+{
+    size_t used = strlen(text);
+    if (used + 1 >= size)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
+}
+
+/* NCCL's bus-bandwidth factor for an operation over n ranks (nccl-tests, doc/PERFORMANCE.md). */
+static double bus_factor(const char *op, int64_t n, const char **formula)
+{
+    double ranks = (double)(n > 0 ? n : 1);
+    if (strcmp(op, "AllReduce") == 0) {
+        *formula = "2(n-1)/n";
+        return 2.0 * (ranks - 1) / ranks;
+    }
+    if (strcmp(op, "AllGather") == 0 || strcmp(op, "ReduceScatter") == 0 || strcmp(op, "AllToAll") == 0) {
+        *formula = "(n-1)/n";
+        return (ranks - 1) / ranks;
+    }
+    *formula = "1";
+    return 1.0;
+}
+
+static void write_evidence(const struct bucket *b, char *text, size_t size)
+{
+    char one[32], two[32], three[32];
+    const struct evidence_figures *f = &b->figures;
+    int64_t count = b->count > 0 ? b->count : 1;
+    text[0] = '\0';
+    switch (b->cause) {
+    case ACCOUNTING_IDLE_HOST_SYNC:
+        append(text, size,
+               "the launching thread was in %s when the GPU ran out of work, %" PRId64
+               " time%s; the GPU stayed idle until the host's next operation reached it (%s per gap)",
+               b->label, b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, b->ns / count));
+        break;
+    case ACCOUNTING_IDLE_LAUNCH_BOUND:
+        append(text, size, "%" PRId64 " gap%s between operations the GPU finished before the host issued the next",
+               b->count, b->count == 1 ? "" : "s");
+        if (f->calls)
+            append(text, size, "; %" PRId64 " launch call%s, %s each in the call", f->calls, f->calls == 1 ? "" : "s",
+                   duration(two, sizeof two, f->call_ns / f->calls));
+        append(text, size, " (%s idle per gap)", duration(three, sizeof three, b->ns / count));
+        break;
+    case ACCOUNTING_IDLE_HOST_CPU:
+        append(text, size,
+               "no CUDA call on the launching thread for %s over %" PRId64 " stretch%s (longest %s): CPU work, "
+               "Python or data loading",
+               duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
+               duration(two, sizeof two, f->longest_ns));
+        break;
+    case ACCOUNTING_IDLE_STEP_BOUNDARY:
+        for (int c = 0; c < ACCOUNTING_CAUSE_COUNT; c++)
+            if (strcmp(cause_names[c].tag, b->label) == 0)
+                append(text, size, "%" PRId64 " gap%s after one step's last and before the next step's first GPU "
+                       "activity; meanwhile: %s", b->count, b->count == 1 ? "" : "s", cause_names[c].title);
+        break;
+    case ACCOUNTING_IDLE_DISPATCH:
+        append(text, size, "%" PRId64 " gap%s of %s on average: the next operation was already queued (behind the "
+               "previous one on its stream, or an event of this device) and started within %d us",
+               b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, b->ns / count),
+               (int)(EXPLAIN_START_TOLERANCE_NS / 1000));
+        return;
+    case ACCOUNTING_COMM_SKEW:
+        append(text, size, "%s arrived last at %" PRId64 " collective%s, %s late on average", b->label, b->count,
+               b->count == 1 ? "" : "s", duration(one, sizeof one, f->late_ns / count));
+        break;
+    case ACCOUNTING_COMM_TRANSFER:
+        if (f->transfer_ns > 0 && f->bytes > 0) {
+            const char *formula = "1";
+            double algorithm_gbps = (double)f->bytes / (double)f->transfer_ns;
+            double bus_gbps = algorithm_gbps * bus_factor(b->label, f->nranks, &formula);
+            char bytes[32];
+            units_format_bytes(bytes, sizeof bytes, f->bytes / count);
+            append(text, size,
+                   "%" PRId64 " %s instance%s, %s each over %" PRId64 " ranks in %s each: algorithm bandwidth %.3g GB/s,"
+                   " bus bandwidth %.3g GB/s (x %s, nccl-tests PERFORMANCE.md); the link's peak is not in the trace",
+                   b->count, b->label, b->count == 1 ? "" : "s", bytes, f->nranks,
+                   duration(one, sizeof one, f->transfer_ns / count), algorithm_gbps, bus_gbps, formula);
+        } else {
+            append(text, size, "%" PRId64 " %s instance%s after every rank arrived; no byte count recorded", b->count,
+                   b->label, b->count == 1 ? "" : "s");
+        }
+        break;
+    case ACCOUNTING_COMM_BEHIND_COMPUTE:
+        append(text, size, "%s arrived last because its NCCL kernel waited for SMs held by compute (a "
+               "comm-behind-compute wait), %" PRId64 " time%s", b->label, b->count, b->count == 1 ? "" : "s");
+        break;
+    default:
+        break;
+    }
+    if (b->detail[0])
+        append(text, size, "%s%s", text[0] ? "; " : "", b->detail);
+}
+
+static int compare_entries(const void *left, const void *right)
+{
+    const struct accounting_entry *a = left, *b = right;
+    if (a->ns != b->ns)
+        return a->ns > b->ns ? -1 : 1;
+    if (a->cause != b->cause)
+        return a->cause < b->cause ? -1 : 1;
+    return strcmp(a->label, b->label);
+}
+
+static int build_breakdown(const struct breakdown_builder *builder, struct accounting_breakdown *out)
+{
+    out->ns = builder->ns;
+    out->entry_count = 0;
+    out->entries = builder->count ? calloc(builder->count, sizeof *out->entries) : NULL;
+    if (builder->count && !out->entries)
+        return -1;
+    for (size_t i = 0; i < builder->count; i++) {
+        const struct bucket *b = &builder->buckets[i];
+        if (b->ns <= 0)
+            continue;
+        struct accounting_entry *entry = &out->entries[out->entry_count++];
+        entry->cause = b->cause;
+        entry->ns = b->ns;
+        entry->count = b->count;
+        snprintf(entry->label, sizeof entry->label, "%s", b->label);
+        snprintf(entry->source, sizeof entry->source, "%s", b->source);
+        write_evidence(b, entry->evidence, sizeof entry->evidence);
+    }
+    qsort(out->entries, out->entry_count, sizeof *out->entries, compare_entries);
+    return 0;
+}
+
+static int add_accounting(struct analysis_result *result, size_t *capacity, size_t device, int64_t step,
+                          const struct breakdown_builder *idle, const struct breakdown_builder *comm)
+{
+    if (result->accounting_count == *capacity) {
+        size_t grown_capacity = *capacity ? *capacity * 2 : 8;
+        struct analysis_accounting *grown = realloc(result->accountings, grown_capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        result->accountings = grown;
+        *capacity = grown_capacity;
+    }
+    struct analysis_accounting *out = &result->accountings[result->accounting_count++];
+    *out = (struct analysis_accounting){.device = device, .step = step};
+    if (build_breakdown(idle, &out->idle) != 0 || build_breakdown(comm, &out->exposed_communication) != 0)
+        return -1;
+    return 0;
+}
+
+int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err)
+{
+    result->straggler.rank = -1;
+    if (exposed_comm_collect(acc, result, err) != 0)
+        return -1;
+    size_t capacity = 0;
+    for (size_t i = 0; i < acc->book_count; i++) {
+        const struct device_books *books = &acc->books[i];
+        if (add_accounting(result, &capacity, books->result_index, -1, &books->idle, &books->comm) != 0)
+            return error_set(err, "out of memory");
+        for (size_t k = 0; k < books->step_count; k++) {
+            if (books->step_idle[k].ns == 0 && books->step_comm[k].ns == 0)
+                continue;
+            if (add_accounting(result, &capacity, books->result_index, acc->steps[books->first_step + k].number,
+                               &books->step_idle[k], &books->step_comm[k]) != 0)
+                return error_set(err, "out of memory");
+        }
+    }
+    /* Intervals name devices by book; books are in result order, so map through result_index. */
+    for (size_t i = 0; i < acc->interval_count; i++)
+        acc->intervals[i].device = acc->books[acc->intervals[i].device].result_index;
+    result->accounting_intervals = acc->intervals;
+    result->accounting_interval_count = acc->interval_count;
+    acc->intervals = NULL;
+    acc->interval_count = acc->interval_capacity = 0;
+    return 0;
+}
+
+void accountant_free_result(struct analysis_result *result)
+{
+    for (size_t i = 0; i < result->accounting_count; i++) {
+        free(result->accountings[i].idle.entries);
+        free(result->accountings[i].exposed_communication.entries);
+    }
+    free(result->accountings);
+    free(result->accounting_intervals);
+}

@@ -1,0 +1,83 @@
+/* accounting.h: where every idle and every exposed-communication nanosecond of a device went
+ * (issue 16, docs/metrics.md "Idle time" and "Exposed communication"). Part of the analyzer's
+ * public contract (analysis.h includes it): analysis_run fills one analysis_accounting per device
+ * and one per device and step, each a breakdown of the device's idle time (span minus busy) and
+ * of its exposed communication (NCCL time with no compute kernel running) into causes whose
+ * nanoseconds sum to the total exactly. The analyzer never prints: evidence is one line of text
+ * that reports quote as is. */
+#ifndef OVERLAPSCOPE_ACCOUNTING_H
+#define OVERLAPSCOPE_ACCOUNTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum accounting_cause {
+    /* Idle time: no kernel, copy or memset running on the device. */
+    ACCOUNTING_IDLE_HOST_SYNC = 0,     /* the host was blocked in a synchronizing call when the GPU ran dry */
+    ACCOUNTING_IDLE_LAUNCH_BOUND = 1,  /* the host was issuing launches slower than the GPU ran them */
+    ACCOUNTING_IDLE_HOST_CPU = 2,      /* the host was outside CUDA (CPU, Python, data loading) */
+    ACCOUNTING_IDLE_OTHER_DEVICE = 3,  /* queued work waited for an event or copy of another device/process */
+    ACCOUNTING_IDLE_PEER_WAIT = 4,     /* a queued NCCL operation waited for its peers */
+    ACCOUNTING_IDLE_STEP_BOUNDARY = 5, /* between steps: after one step's last and before the next's first activity */
+    ACCOUNTING_IDLE_DISPATCH = 6,      /* queued work started within the GPU's dispatch latency of the gap's start */
+    ACCOUNTING_IDLE_UNEXPLAINED = 7,   /* the trace lacks the data: the evidence says which */
+    /* Exposed communication. */
+    ACCOUNTING_COMM_SKEW = 8,          /* this rank entered the collective before the last rank did */
+    ACCOUNTING_COMM_TRANSFER = 9,      /* the collective's own transfer, after every rank arrived */
+    ACCOUNTING_COMM_BEHIND_COMPUTE = 10, /* the late rank's NCCL kernel had waited for SMs (a comm-behind-compute wait) */
+    ACCOUNTING_COMM_UNMATCHED = 11,    /* no other rank's instance of the collective in the trace: not split */
+    ACCOUNTING_CAUSE_COUNT = 12
+};
+
+/* Stable tag ("host-sync", "comm-skew", ...) for JSON, check metric names and pictures; a human
+ * title ("host blocked in a synchronizing call"); 1 for the idle causes, 0 for exposed communication. */
+const char *accounting_cause_tag(enum accounting_cause cause);
+const char *accounting_cause_title(enum accounting_cause cause);
+int accounting_cause_is_idle(enum accounting_cause cause);
+
+/* One cause, grouped by what the trace names for it: the blocking call, the late rank, the
+ * collective, the step-boundary gap's host state, and the place in the program. */
+struct accounting_entry {
+    enum accounting_cause cause;
+    char label[64];      /* "cudaDeviceSynchronize", "rank 0", "AllReduce", "host-cpu", "no API records" */
+    char source[128];    /* where in the program ("train.py:17 step"), "" when the trace cannot know */
+    int64_t ns;          /* time of this cause */
+    int64_t count;       /* idle gaps (idle causes) or collective instances (communication) it covers */
+    char evidence[384];  /* what the trace shows, one line */
+};
+
+/* A total and its parts, largest first; the parts' ns sum to ns exactly. */
+struct accounting_breakdown {
+    int64_t ns;
+    struct accounting_entry *entries;
+    size_t entry_count;
+};
+
+struct analysis_accounting {
+    size_t device;   /* index into analysis_result.devices */
+    int64_t step;    /* -1: the device's whole span; else analysis_step.number of the device's process */
+    struct accounting_breakdown idle, exposed_communication;
+};
+
+/* A stretch of time given to one cause, for pictures and exports (adjacent stretches of one cause
+ * merged). */
+struct accounting_interval {
+    size_t device;   /* index into analysis_result.devices */
+    enum accounting_cause cause;
+    int64_t start_ns, end_ns;
+};
+/* Intervals kept in analysis_result.accounting_intervals (the earliest); totals cover all. */
+#define ACCOUNTING_MAX_INTERVALS 100000
+
+/* A rank that arrived last at collectives again and again. */
+struct accounting_straggler {
+    int64_t rank;            /* -1: none */
+    int64_t late_count;      /* collective instances it arrived last at, with a skew above ACCOUNTING_SKEW_MIN_NS */
+    int64_t instance_count;  /* instances matched across ranks with such a skew */
+    int64_t late_ns;         /* the other ranks' exposed waiting for it */
+    char evidence[384];      /* also names its own top idle cause */
+};
+/* A skew below this is NCCL's own entry jitter, not a late rank. */
+#define ACCOUNTING_SKEW_MIN_NS 10000
+
+#endif

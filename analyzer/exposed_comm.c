@@ -1,0 +1,456 @@
+/* exposed_comm.c: exposed communication (an NCCL kernel running, no compute kernel running; the
+ * sweep's exposed_communication_ns) split per collective instance with the trace's other ranks
+ * (docs/metrics.md, "Exposed communication").
+ *
+ * While a device is walked, the stretches with communication and no compute are cut out and given
+ * to the NCCL kernel that started first among those running. At the end the instances of one
+ * collective on every rank are matched by communicator and sequence number (or, without them, by
+ * operation and order on each device). Every rank leaves a collective together (a ring or tree
+ * completes only when the last contribution arrived), so a rank's kernel lasts its wait for the
+ * last rank plus the transfer: the rank with the shortest kernel arrived last, and each other
+ * rank's first (duration - shortest duration) is arrival skew, the rest transfer. Durations are
+ * read on each rank's own clock, so the split needs no clock alignment between hosts. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accountant_parts.h"
+#include "store.h"
+#include "units.h"
+
+/* Queries of what a late rank's GPU ran while the others waited: at most this many. */
+#define LATE_LOOKUPS_MAX 2000
+
+void exposed_comm_free_kernels(struct device_books *books)
+{
+    for (size_t i = 0; i < books->kernel_count; i++)
+        free(books->kernels[i].pieces);
+    free(books->kernels);
+    books->kernels = NULL;
+    books->kernel_count = books->kernel_capacity = 0;
+}
+
+static int add_piece(struct comm_kernel *kernel, int64_t start_ns, int64_t end_ns, int64_t length_c)
+{
+    if (length_c <= 0)
+        return 0;
+    if (kernel->piece_count && kernel->pieces[kernel->piece_count - 1].end_ns == start_ns) {
+        kernel->pieces[kernel->piece_count - 1].end_ns = end_ns;
+        kernel->pieces[kernel->piece_count - 1].length_c += length_c;
+        return 0;
+    }
+    if (kernel->piece_count == kernel->piece_capacity) {
+        size_t capacity = kernel->piece_capacity ? kernel->piece_capacity * 2 : 2;
+        struct piece *grown = realloc(kernel->pieces, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        kernel->pieces = grown;
+        kernel->piece_capacity = capacity;
+    }
+    kernel->pieces[kernel->piece_count++] = (struct piece){start_ns, end_ns, length_c};
+    return 0;
+}
+
+static int keep_kernel(struct device_books *books, const struct comm_kernel *kernel)
+{
+    if (books->kernel_count == books->kernel_capacity) {
+        size_t capacity = books->kernel_capacity ? books->kernel_capacity * 2 : 16;
+        struct comm_kernel *grown = realloc(books->kernels, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        books->kernels = grown;
+        books->kernel_capacity = capacity;
+    }
+    books->kernels[books->kernel_count++] = *kernel;
+    return 0;
+}
+
+int exposed_comm_advance(accountant *acc, int64_t time_ns)
+{
+    if (acc->sweep_time_ns == INT64_MIN || time_ns <= acc->sweep_time_ns) {
+        if (acc->sweep_time_ns == INT64_MIN)
+            acc->sweep_time_ns = time_ns;
+        if (time_ns != INT64_MAX)
+            return 0;
+    }
+    int64_t x = acc->sweep_time_ns;
+    while (x < time_ns) {
+        struct comm_kernel *owner = NULL;
+        for (size_t i = 0; i < acc->open_count; i++)
+            if (acc->open[i].end_ns > x && (!owner || acc->open[i].start_ns < owner->start_ns))
+                owner = &acc->open[i];
+        if (!owner)
+            break;
+        int64_t next = owner->end_ns < time_ns ? owner->end_ns : time_ns;
+        if (x < acc->compute_end_ns) {
+            next = acc->compute_end_ns < next ? acc->compute_end_ns : next;
+        } else {
+            int64_t length_c = acc->selection ? selection_clock(acc->selection, next) - selection_clock(acc->selection, x)
+                                              : next - x;
+            if (add_piece(owner, x, next, length_c) != 0)
+                return -1;
+        }
+        x = next;
+    }
+    acc->sweep_time_ns = time_ns;
+    struct device_books *books = accountant_current(acc);
+    size_t kept = 0;
+    for (size_t i = 0; i < acc->open_count; i++) {
+        if (acc->open[i].end_ns <= time_ns) {
+            if (keep_kernel(books, &acc->open[i]) != 0)
+                return -1;
+        } else {
+            acc->open[kept++] = acc->open[i];
+        }
+    }
+    acc->open_count = kept;
+    return 0;
+}
+
+int exposed_comm_add(accountant *acc, const struct model_op *op)
+{
+    if (op->category == ANALYSIS_COMPUTE) {
+        if (op->end_ns > acc->compute_end_ns)
+            acc->compute_end_ns = op->end_ns;
+        return 0;
+    }
+    if (op->category != ANALYSIS_COMMUNICATION || op->end_ns <= op->start_ns)
+        return 0;
+    if (acc->open_count == acc->open_capacity) {
+        size_t capacity = acc->open_capacity ? acc->open_capacity * 2 : 8;
+        struct comm_kernel *grown = realloc(acc->open, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        acc->open = grown;
+        acc->open_capacity = capacity;
+    }
+    acc->open[acc->open_count++] = (struct comm_kernel){
+        .rowid = op->rowid, .start_ns = op->start_ns, .end_ns = op->end_ns, .name_id = op->name_id,
+        .sequence = STORE_NULL, .bytes = STORE_NULL, .nranks = STORE_NULL};
+    return 0;
+}
+
+/* "ncclDevKernel_AllReduce_Sum_f32_RING_LL" -> "AllReduce". */
+static void op_from_name(const char *name, char *op, size_t size)
+{
+    const char *start = strchr(name, '_');
+    snprintf(op, size, "%s", start ? start + 1 : name);
+    char *end = strchr(op, '_');
+    if (end)
+        *end = '\0';
+}
+
+int exposed_comm_end_device(accountant *acc, struct device_books *books, error_info *err)
+{
+    (void)err;
+    int64_t ordinal = 0;
+    sqlite3_stmt *query = acc->collective_query;
+    for (size_t i = 0; i < books->kernel_count; i++) {
+        struct comm_kernel *kernel = &books->kernels[i];
+        kernel->ordinal = ordinal++;
+        sqlite3_bind_int64(query, 1, kernel->rowid);
+        if (sqlite3_step(query) == SQLITE_ROW) {
+            kernel->has_collective = 1;
+            const unsigned char *op = sqlite3_column_text(query, 0), *communicator = sqlite3_column_text(query, 2);
+            snprintf(kernel->op, sizeof kernel->op, "%s", op ? (const char *)op : "?");
+            snprintf(kernel->communicator, sizeof kernel->communicator, "%s",
+                     communicator ? (const char *)communicator : "");
+            if (sqlite3_column_type(query, 1) != SQLITE_NULL)
+                kernel->bytes = sqlite3_column_int64(query, 1);
+            if (sqlite3_column_type(query, 3) != SQLITE_NULL)
+                kernel->sequence = sqlite3_column_int64(query, 3);
+            if (sqlite3_column_type(query, 4) != SQLITE_NULL)
+                kernel->nranks = sqlite3_column_int64(query, 4);
+        } else {
+            op_from_name(kernel_names_short(acc->names, kernel->name_id), kernel->op, sizeof kernel->op);
+        }
+        sqlite3_reset(query);
+    }
+    return 0;
+}
+
+/* --- matching across ranks --- */
+
+struct member {
+    size_t book, kernel;
+    const char *communicator, *op;
+    int64_t key;
+};
+
+static const struct comm_kernel *kernel_of(const accountant *acc, const struct member *member)
+{
+    return &acc->books[member->book].kernels[member->kernel];
+}
+
+/* Instances of one collective share communicator and sequence number; without them, the
+ * operation and the order on each device. */
+static int same_instance(const struct member *a, const struct member *b)
+{
+    return a->key == b->key && strcmp(a->communicator, b->communicator) == 0 && strcmp(a->op, b->op) == 0;
+}
+
+static int compare_members(const void *left, const void *right)
+{
+    const struct member *a = left, *b = right;
+    int order = strcmp(a->communicator, b->communicator);
+    if (order)
+        return order;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    order = strcmp(a->op, b->op);
+    if (order)
+        return order;
+    return a->book < b->book ? -1 : a->book > b->book;
+}
+
+static void rank_label(const struct device_books *books, const struct analysis_result *result, char *buffer,
+                       size_t size)
+{
+    const struct analysis_device *device = &result->devices[books->result_index];
+    if (books->rank >= 0)
+        snprintf(buffer, size, "rank %" PRId64, books->rank);
+    else
+        snprintf(buffer, size, "pid %" PRId64 " device %" PRId64, device->pid, books->device_id);
+}
+
+/* Gives the kernel's exposed stretches before `split_ns` to before_cause, the rest to after_cause. */
+static int give_pieces(accountant *acc, const struct comm_kernel *kernel, int64_t split_ns,
+                       enum accounting_cause before_cause, const char *before_label,
+                       const struct evidence_figures *before_figures, enum accounting_cause after_cause,
+                       const char *after_label, const struct evidence_figures *after_figures)
+{
+    for (size_t i = 0; i < kernel->piece_count; i++) {
+        const struct piece *piece = &kernel->pieces[i];
+        int64_t before_c = split_ns <= piece->start_ns ? 0 : split_ns - piece->start_ns;
+        if (before_c > piece->length_c)
+            before_c = piece->length_c;
+        int64_t middle = split_ns < piece->start_ns ? piece->start_ns : split_ns > piece->end_ns ? piece->end_ns : split_ns;
+        if (before_c > 0 && accountant_attribute(acc, NULL, before_cause, before_label, "", piece->start_ns, middle,
+                                                 before_c, before_figures) != 0)
+            return -1;
+        if (piece->length_c - before_c > 0 &&
+            accountant_attribute(acc, NULL, after_cause, after_label, "", middle, piece->end_ns,
+                                 piece->length_c - before_c, after_figures) != 0)
+            return -1;
+        /* Figures count once per instance, not per stretch. */
+        before_figures = after_figures = NULL;
+    }
+    return 0;
+}
+
+/* What the late rank's GPU ran while this rank waited: the kernel covering most of the wait. */
+static void late_activity(accountant *acc, const struct device_books *late, const struct comm_kernel *late_kernel,
+                          int64_t skew_ns, const char *late_label, char *detail, size_t size)
+{
+    int64_t from = late_kernel->start_ns - skew_ns, to = late_kernel->start_ns;
+    sqlite3_stmt *query = acc->late_gpu_query;
+    sqlite3_bind_int64(query, 1, late->process_id);
+    sqlite3_bind_int64(query, 2, late->device_id);
+    sqlite3_bind_int64(query, 3, from);
+    sqlite3_bind_int64(query, 4, to);
+    int64_t best_ns = 0, best_name = -1, covered = 0;
+    while (sqlite3_step(query) == SQLITE_ROW) {
+        int64_t name_id = sqlite3_column_int64(query, 0);
+        int64_t start = sqlite3_column_int64(query, 1), end = sqlite3_column_int64(query, 2);
+        if (kernel_names_is_communication(acc->names, name_id, STORE_NULL))
+            continue;
+        int64_t overlap = (end < to ? end : to) - (start > from ? start : from);
+        covered += overlap > 0 ? overlap : 0;
+        if (overlap > best_ns) {
+            best_ns = overlap;
+            best_name = name_id;
+        }
+    }
+    sqlite3_reset(query);
+    if (best_name >= 0)
+        snprintf(detail, size, "meanwhile %s's GPU ran %s (%" PRId64 "%% of the wait)", late_label,
+                 kernel_names_short(acc->names, best_name), skew_ns > 0 ? best_ns * 100 / skew_ns : 0);
+    else
+        snprintf(detail, size, "meanwhile %s's GPU ran no kernel: its idle causes say what its host did", late_label);
+    (void)covered;
+}
+
+static int late_kernel_waited_behind_compute(const struct analysis_result *result, const struct device_books *late,
+                                             const struct comm_kernel *kernel)
+{
+    for (size_t i = 0; i < result->wait_count; i++) {
+        const struct analysis_wait *wait = &result->waits[i];
+        const struct analysis_lane *lane = &result->lanes[wait->waiting.lane];
+        if (wait->cause == ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE && wait->waiting.start_ns == kernel->start_ns &&
+            lane->process_id == late->process_id && lane->device_id == late->device_id)
+            return 1;
+    }
+    return 0;
+}
+
+struct rank_tally {
+    int64_t rank, late_count, late_ns;
+};
+
+static struct rank_tally *tally_of(struct rank_tally *tallies, size_t *count, int64_t rank)
+{
+    for (size_t i = 0; i < *count; i++)
+        if (tallies[i].rank == rank)
+            return &tallies[i];
+    tallies[*count] = (struct rank_tally){.rank = rank};
+    return &tallies[(*count)++];
+}
+
+static int split_instance(accountant *acc, const struct analysis_result *result, const struct member *members,
+                          size_t count, struct rank_tally *tallies, size_t *tally_count, int64_t *skewed_instances,
+                          int *lookups)
+{
+    size_t last = 0;
+    for (size_t i = 1; i < count; i++) {
+        const struct comm_kernel *k = kernel_of(acc, &members[i]), *best = kernel_of(acc, &members[last]);
+        if (k->end_ns - k->start_ns < best->end_ns - best->start_ns)
+            last = i;
+    }
+    const struct comm_kernel *late_kernel = kernel_of(acc, &members[last]);
+    const struct device_books *late = &acc->books[members[last].book];
+    int64_t transfer_ns = late_kernel->end_ns - late_kernel->start_ns;
+    char late_label[64];
+    rank_label(late, result, late_label, sizeof late_label);
+    int behind = late_kernel_waited_behind_compute(result, late, late_kernel);
+    int64_t largest_skew = 0;
+    acc->next_mark++;
+    for (size_t i = 0; i < count; i++) {
+        const struct comm_kernel *kernel = kernel_of(acc, &members[i]);
+        acc->current_book = members[i].book;
+        int64_t skew = kernel->end_ns - kernel->start_ns - transfer_ns;
+        int64_t nranks = kernel->nranks != STORE_NULL ? kernel->nranks : (int64_t)count;
+        struct evidence_figures transfer = {.bytes = kernel->bytes != STORE_NULL ? kernel->bytes : 0,
+                                            .transfer_ns = transfer_ns, .nranks = nranks};
+        if (skew < ACCOUNTING_SKEW_MIN_NS) {
+            if (give_pieces(acc, kernel, kernel->start_ns, ACCOUNTING_COMM_TRANSFER, kernel->op, NULL,
+                            ACCOUNTING_COMM_TRANSFER, kernel->op, &transfer) != 0)
+                return -1;
+            continue;
+        }
+        largest_skew = skew > largest_skew ? skew : largest_skew;
+        char detail[256] = "";
+        if (*lookups < LATE_LOOKUPS_MAX) {
+            (*lookups)++;
+            late_activity(acc, late, late_kernel, skew, late_label, detail, sizeof detail);
+        }
+        struct evidence_figures waiting = {.late_ns = skew, .detail = detail[0] ? detail : NULL};
+        if (give_pieces(acc, kernel, kernel->start_ns + skew,
+                        behind ? ACCOUNTING_COMM_BEHIND_COMPUTE : ACCOUNTING_COMM_SKEW, late_label, &waiting,
+                        ACCOUNTING_COMM_TRANSFER, kernel->op, &transfer) != 0)
+            return -1;
+        int64_t exposed_wait = 0;
+        for (size_t p = 0; p < kernel->piece_count; p++) {
+            int64_t end = kernel->pieces[p].end_ns < kernel->start_ns + skew ? kernel->pieces[p].end_ns
+                                                                             : kernel->start_ns + skew;
+            exposed_wait += end > kernel->pieces[p].start_ns ? end - kernel->pieces[p].start_ns : 0;
+        }
+        tally_of(tallies, tally_count, late->rank)->late_ns += exposed_wait;
+    }
+    if (largest_skew >= ACCOUNTING_SKEW_MIN_NS) {
+        (*skewed_instances)++;
+        tally_of(tallies, tally_count, late->rank)->late_count++;
+    }
+    return 0;
+}
+
+static int give_unmatched(accountant *acc, const struct member *member, int single_process)
+{
+    const struct comm_kernel *kernel = kernel_of(acc, member);
+    acc->current_book = member->book;
+    acc->next_mark++;
+    struct evidence_figures figures = {
+        .detail = single_process ? "the trace holds one process: record or import every rank (or merge the ranks' "
+                                   "files) to split waiting for peers from the transfer"
+                                 : "no other rank's instance of this collective is in the trace (a rank not "
+                                   "recorded, or a communicator of this process alone)"};
+    return give_pieces(acc, kernel, kernel->start_ns, ACCOUNTING_COMM_UNMATCHED,
+                       single_process ? "single rank" : "no peer instance", NULL, ACCOUNTING_COMM_UNMATCHED,
+                       single_process ? "single rank" : "no peer instance", &figures);
+}
+
+static const struct bucket *top_idle(const struct device_books *books)
+{
+    const struct bucket *best = NULL;
+    for (size_t i = 0; i < books->idle.count; i++)
+        if (!best || books->idle.buckets[i].ns > best->ns)
+            best = &books->idle.buckets[i];
+    return best;
+}
+
+static void name_straggler(accountant *acc, struct analysis_result *result, const struct rank_tally *tallies,
+                           size_t tally_count, int64_t skewed_instances)
+{
+    const struct rank_tally *worst = NULL;
+    for (size_t i = 0; i < tally_count; i++)
+        if (tallies[i].rank >= 0 && (!worst || tallies[i].late_count > worst->late_count))
+            worst = &tallies[i];
+    if (!worst || worst->late_count < 3 || worst->late_count * 2 < skewed_instances)
+        return;
+    struct accounting_straggler *out = &result->straggler;
+    *out = (struct accounting_straggler){.rank = worst->rank, .late_count = worst->late_count,
+                                         .instance_count = skewed_instances, .late_ns = worst->late_ns};
+    char late[32];
+    units_format_duration(late, sizeof late, worst->late_ns);
+    int written = snprintf(out->evidence, sizeof out->evidence,
+                           "rank %" PRId64 " arrived last at %" PRId64 " of %" PRId64
+                           " collectives with a skew over 10 us; the other ranks' exposed waiting for it: %s",
+                           worst->rank, worst->late_count, skewed_instances, late);
+    for (size_t i = 0; i < acc->book_count && written > 0 && (size_t)written < sizeof out->evidence; i++) {
+        const struct bucket *top = acc->books[i].rank == worst->rank ? top_idle(&acc->books[i]) : NULL;
+        if (!top)
+            continue;
+        char idle[32];
+        units_format_duration(idle, sizeof idle, top->ns);
+        snprintf(out->evidence + written, sizeof out->evidence - (size_t)written,
+                 "; its own top idle cause: %s (%s), %s", accounting_cause_title(top->cause), top->label, idle);
+        break;
+    }
+}
+
+int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_info *err)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < acc->book_count; i++)
+        total += acc->books[i].kernel_count;
+    if (total == 0)
+        return 0;
+    struct member *members = malloc(total * sizeof *members);
+    struct rank_tally *tallies = calloc(acc->book_count, sizeof *tallies);
+    if (!members || !tallies) {
+        free(members);
+        free(tallies);
+        return error_set(err, "out of memory");
+    }
+    size_t n = 0;
+    int single_process = 1;
+    for (size_t i = 0; i < acc->book_count; i++) {
+        single_process &= acc->books[i].process_id == acc->books[0].process_id;
+        for (size_t k = 0; k < acc->books[i].kernel_count; k++) {
+            const struct comm_kernel *kernel = &acc->books[i].kernels[k];
+            int by_sequence = kernel->communicator[0] && kernel->sequence != STORE_NULL;
+            members[n++] = (struct member){i, k, kernel->communicator, kernel->op,
+                                           by_sequence ? kernel->sequence : kernel->ordinal};
+        }
+    }
+    qsort(members, n, sizeof *members, compare_members);
+    size_t tally_count = 0;
+    int64_t skewed_instances = 0;
+    int lookups = 0, status = 0;
+    for (size_t start = 0; status == 0 && start < n;) {
+        size_t end = start + 1;
+        while (end < n && same_instance(&members[start], &members[end]))
+            end++;
+        if (end - start >= 2)
+            status = split_instance(acc, result, members + start, end - start, tallies, &tally_count,
+                                    &skewed_instances, &lookups);
+        else
+            status = give_unmatched(acc, &members[start], single_process);
+        start = end;
+    }
+    if (status == 0)
+        name_straggler(acc, result, tallies, tally_count, skewed_instances);
+    free(members);
+    free(tallies);
+    return status == 0 ? 0 : error_set(err, "out of memory");
+}

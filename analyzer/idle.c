@@ -1,0 +1,321 @@
+/* idle.c: the cause of each idle gap of a device (docs/metrics.md, "Idle time"). A gap runs from
+ * the moment the device ran out of work to the start of the operation X that ended it. If X was
+ * enqueued before the gap began, the GPU held queued work: it waited for something outside the
+ * device (an event of another device or process, NCCL peers), or the trace cannot say. Otherwise
+ * X came late from the host, and the gap is split along what X's launching thread did: inside a
+ * blocking call (host-sync, named by the call), outside any CUDA call for a stretch of at least
+ * IDLE_HOST_CPU_MIN_NS (host-cpu), and the rest (other CUDA calls, the short stretches between
+ * them, X's own launch reaching the GPU) is launch-bound, or belongs to the blocking call before it
+ * when the host went straight from that call to re-filling the queue: the queue was empty because
+ * the host had waited for it to drain. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "accountant_parts.h"
+#include "explain.h"
+#include "cuda_api.h"
+#include "store.h"
+#include "units.h"
+
+/* A stretch outside CUDA calls at least this long is the host's own work; shorter ones are the
+ * per-launch overhead of a loop that issues work (the late-launch threshold of the waits). */
+#define IDLE_HOST_CPU_MIN_NS EXPLAIN_LATE_LAUNCH_GAP_NS
+/* A device-to-host copy this small followed by a synchronization is a scalar readback
+ * (PyTorch's .item(), a loss printed every step). */
+#define IDLE_READBACK_MAX_BYTES 65536
+#define IDLE_MAX_CALLS 4096
+
+struct host_call {
+    int64_t start_ns, end_ns, correlation_id;
+    char name[64];
+};
+
+struct gap {
+    accountant *acc;
+    struct device_state *device;
+    const struct model_op *next;
+    int64_t start_ns, end_ns;
+    int64_t launch_start_ns, launch_end_ns, thread_id;
+    char launch_source[128];
+};
+
+void idle_call_source(accountant *acc, int64_t process_id, int64_t correlation_id, char *source, size_t size)
+{
+    source[0] = '\0';
+    if (!acc->has_call_sources || correlation_id == STORE_NULL)
+        return;
+    sqlite3_stmt *query = acc->source_query;
+    sqlite3_bind_int64(query, 1, process_id);
+    sqlite3_bind_int64(query, 2, correlation_id);
+    if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
+        snprintf(source, size, "%s", (const char *)sqlite3_column_text(query, 0));
+    sqlite3_reset(query);
+}
+
+static int give(struct gap *gap, enum accounting_cause cause, const char *label, const char *source, int64_t start_ns,
+                int64_t end_ns, const struct evidence_figures *figures)
+{
+    if (end_ns <= start_ns)
+        return 0;
+    struct selection *selection = gap->device->selection;
+    int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
+    return accountant_attribute(gap->acc, selection, cause, label, source ? source : "", start_ns, end_ns, length_c,
+                                figures);
+}
+
+static int give_whole(struct gap *gap, enum accounting_cause cause, const char *label, const char *detail)
+{
+    struct evidence_figures figures = {.detail = detail};
+    return give(gap, cause, label, "", gap->start_ns, gap->end_ns, &figures);
+}
+
+static void op_label(const struct gap *gap, char *buffer, size_t size)
+{
+    if (gap->next->kind == MODEL_KERNEL)
+        snprintf(buffer, size, "kernel %s", kernel_names_short(gap->acc->names, gap->next->name_id));
+    else
+        snprintf(buffer, size, "%s on stream %" PRId64, gap->next->kind == MODEL_MEMCPY ? "a copy" : "a memset",
+                 gap->next->stream_id);
+}
+
+/* X was in the queue before the GPU ran dry. */
+static int queued_gap(struct gap *gap)
+{
+    accountant *acc = gap->acc;
+    char what[160], detail[256], early[32];
+    op_label(gap, what, sizeof what);
+    units_format_duration(early, sizeof early, gap->start_ns - gap->launch_end_ns);
+    if (gap->end_ns - gap->start_ns <= EXPLAIN_START_TOLERANCE_NS)
+        return give_whole(gap, ACCOUNTING_IDLE_DISPATCH, "queued", NULL);
+    if (gap->next->category == ANALYSIS_COMMUNICATION) {
+        snprintf(detail, sizeof detail, "%s was enqueued %s before the GPU ran dry and started when its peers were ready",
+                 what, early);
+        return give_whole(gap, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", detail);
+    }
+    if (gap->next->category == ANALYSIS_COPY_PEER) {
+        snprintf(detail, sizeof detail, "%s is a copy between devices, enqueued %s before the GPU ran dry", what, early);
+        return give_whole(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "peer copy", detail);
+    }
+    sqlite3_stmt *query = acc->wait_query;
+    sqlite3_bind_int64(query, 1, gap->device->process_id);
+    sqlite3_bind_int64(query, 2, gap->launch_start_ns);
+    sqlite3_bind_int64(query, 3, gap->next->stream_id);
+    int waited = sqlite3_step(query) == SQLITE_ROW;
+    int64_t event_id = waited ? sqlite3_column_int64(query, 0) : 0;
+    sqlite3_reset(query);
+    if (waited) {
+        snprintf(detail, sizeof detail,
+                 "%s was enqueued %s before the GPU ran dry; its stream %" PRId64 " waited for event %" PRId64
+                 " (cudaStreamWaitEvent), which no work of this device was left to complete",
+                 what, early, gap->next->stream_id, event_id);
+        return give_whole(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "cudaStreamWaitEvent", detail);
+    }
+    if (!acc->process_has_syncs) {
+        snprintf(detail, sizeof detail,
+                 "%s was enqueued %s before the GPU ran dry; the trace has no synchronization records to show what "
+                 "it waited for (torch.profiler: experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True))",
+                 what, early);
+        return give_whole(gap, ACCOUNTING_IDLE_UNEXPLAINED, "no synchronization records", detail);
+    }
+    snprintf(detail, sizeof detail, "%s was enqueued %s before the GPU ran dry; no recorded event wait explains it",
+             what, early);
+    return give_whole(gap, ACCOUNTING_IDLE_UNEXPLAINED, "queued work held back", detail);
+}
+
+/* The launching thread's outermost calls that overlap the gap, in time order; *before is set to
+ * the call that ended last before the first of them (a copy a synchronization waits for). */
+static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capacity, struct host_call *before)
+{
+    accountant *acc = gap->acc;
+    size_t count = 0;
+    before->name[0] = '\0';
+    before->correlation_id = STORE_NULL;
+    struct host_call recent[16];
+    size_t recent_count = 0;
+    sqlite3_stmt *query = acc->covering_query;
+    sqlite3_bind_int64(query, 1, gap->device->process_id);
+    sqlite3_bind_int64(query, 2, gap->thread_id);
+    sqlite3_bind_int64(query, 3, gap->start_ns);
+    while (recent_count < 16 && sqlite3_step(query) == SQLITE_ROW) {
+        struct host_call *call = &recent[recent_count++];
+        call->start_ns = sqlite3_column_int64(query, 0);
+        call->end_ns = sqlite3_column_int64(query, 1);
+        call->correlation_id = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+        const unsigned char *name = sqlite3_column_text(query, 3);
+        snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
+    }
+    sqlite3_reset(query);
+    /* recent is latest first: the outermost call still open at the gap's start is the earliest one
+     * that ends after it. */
+    size_t covering = SIZE_MAX;
+    for (size_t i = 0; i < recent_count; i++)
+        if (recent[i].end_ns > gap->start_ns)
+            covering = i;
+    int64_t bound = covering == SIZE_MAX ? gap->start_ns : recent[covering].start_ns;
+    for (size_t i = covering == SIZE_MAX ? 0 : covering + 1; i < recent_count; i++) {
+        if (recent[i].end_ns <= bound) {
+            *before = recent[i];
+            break;
+        }
+    }
+    if (covering != SIZE_MAX)
+        calls[count++] = recent[covering];
+    query = acc->calls_query;
+    sqlite3_bind_int64(query, 1, gap->device->process_id);
+    sqlite3_bind_int64(query, 2, gap->thread_id);
+    sqlite3_bind_int64(query, 3, gap->start_ns);
+    sqlite3_bind_int64(query, 4, gap->end_ns);
+    while (count < capacity && sqlite3_step(query) == SQLITE_ROW) {
+        int64_t start = sqlite3_column_int64(query, 0), end = sqlite3_column_int64(query, 1);
+        if (count && end <= calls[count - 1].end_ns)
+            continue; /* nested in the previous call (a driver call made by a runtime call) */
+        struct host_call *call = &calls[count++];
+        call->start_ns = start;
+        call->end_ns = end;
+        call->correlation_id = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+        const unsigned char *name = sqlite3_column_text(query, 3);
+        snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
+    }
+    sqlite3_reset(query);
+    return count;
+}
+
+/* The copy a call issued: 1 with its kind and bytes, 0 when it issued none. */
+static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, int64_t *copy_kind, int64_t *bytes)
+{
+    if (correlation_id == STORE_NULL)
+        return 0;
+    sqlite3_stmt *query = acc->memcpy_query;
+    sqlite3_bind_int64(query, 1, process_id);
+    sqlite3_bind_int64(query, 2, correlation_id);
+    int found = sqlite3_step(query) == SQLITE_ROW;
+    if (found) {
+        *copy_kind = sqlite3_column_int64(query, 0);
+        *bytes = sqlite3_column_int64(query, 1);
+    }
+    sqlite3_reset(query);
+    return found;
+}
+
+/* Names a blocking call, telling a scalar readback (.item()) apart from other synchronizations. */
+static void blocking_label(struct gap *gap, const struct host_call *call, const struct host_call *before, char *label,
+                           size_t size)
+{
+    int64_t kind = 0, bytes = 0;
+    int64_t process_id = gap->device->process_id;
+    if (copy_of(gap->acc, process_id, call->correlation_id, &kind, &bytes) && kind == STORE_COPY_DTOH &&
+        bytes <= IDLE_READBACK_MAX_BYTES) {
+        snprintf(label, size, "%s (small DtoH readback, .item()-style)", call->name);
+        return;
+    }
+    if (strstr(call->name, "Synchronize") && before->name[0] && strstr(before->name, "emcpy") &&
+        copy_of(gap->acc, process_id, before->correlation_id, &kind, &bytes) && kind == STORE_COPY_DTOH &&
+        bytes <= IDLE_READBACK_MAX_BYTES) {
+        snprintf(label, size, "%s after a small DtoH copy (.item()-style)", call->name);
+        return;
+    }
+    snprintf(label, size, "%s", call->name);
+}
+
+struct host_walk {
+    int after_sync;              /* the host came straight from a blocking call */
+    char sync_label[64], sync_source[128];
+};
+
+/* Time that is neither a blocking call nor the host's own work: it continues a blocking call the
+ * host came straight from, else the host was issuing work slower than the GPU ran it. */
+static int give_issuing(struct gap *gap, const struct host_walk *walk, int64_t start_ns, int64_t end_ns,
+                        const struct evidence_figures *figures)
+{
+    if (walk->after_sync)
+        return give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk->sync_label, walk->sync_source, start_ns, end_ns, NULL);
+    return give(gap, ACCOUNTING_IDLE_LAUNCH_BOUND, "host issuing work", gap->launch_source, start_ns, end_ns, figures);
+}
+
+static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_ns, int64_t end_ns)
+{
+    if (end_ns <= start_ns)
+        return 0;
+    if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
+        walk->after_sync = 0;
+        struct evidence_figures figures = {.longest_ns = end_ns - start_ns};
+        return give(gap, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", gap->launch_source, start_ns, end_ns, &figures);
+    }
+    return give_issuing(gap, walk, start_ns, end_ns, NULL);
+}
+
+static int host_gap(struct gap *gap)
+{
+    struct host_call calls[256], before;
+    size_t count = host_calls(gap, calls, sizeof calls / sizeof calls[0], &before);
+    struct host_walk walk = {0};
+    int64_t cursor = gap->start_ns;
+    for (size_t i = 0; i < count; i++) {
+        const struct host_call *call = &calls[i];
+        if (call->start_ns > cursor && outside_calls(gap, &walk, cursor, call->start_ns) != 0)
+            return -1;
+        int64_t start = call->start_ns > cursor ? call->start_ns : cursor;
+        int64_t end = call->end_ns < gap->end_ns ? call->end_ns : gap->end_ns;
+        if (end > start) {
+            int status;
+            if (cuda_api_blocks_host(call->name)) {
+                blocking_label(gap, call, i ? &calls[i - 1] : &before, walk.sync_label, sizeof walk.sync_label);
+                idle_call_source(gap->acc, gap->device->process_id, call->correlation_id, walk.sync_source,
+                                 sizeof walk.sync_source);
+                walk.after_sync = 1;
+                status = give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk.sync_label, walk.sync_source, start, end, NULL);
+            } else {
+                struct evidence_figures figures = {.calls = cuda_api_classify(call->name) == CUDA_API_LAUNCH, .call_ns = end - start};
+                status = give_issuing(gap, &walk, start, end, &figures);
+            }
+            if (status != 0)
+                return -1;
+        }
+        if (end > cursor)
+            cursor = end;
+    }
+    /* Then (or with more calls than read) X's launch reaching the GPU. */
+    return cursor < gap->end_ns ? outside_calls(gap, &walk, cursor, gap->end_ns) : 0;
+}
+
+int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap_start_ns, int64_t gap_end_ns,
+                       const struct model_op *next, error_info *err)
+{
+    struct gap gap = {.acc = acc, .device = device, .next = next, .start_ns = gap_start_ns, .end_ns = gap_end_ns};
+    int status;
+    if (!acc->process_has_api) {
+        status = give_whole(&gap, ACCOUNTING_IDLE_UNEXPLAINED, "no API records",
+                            "the trace has no CUDA API records for this process (recorded with --no-api, or imported "
+                            "without runtime events): record without --no-api to see what the host did");
+        return status == 0 ? 0 : error_set(err, "out of memory");
+    }
+    int known = 0;
+    if (next->correlation_id != STORE_NULL) {
+        sqlite3_stmt *query = acc->launch_query;
+        sqlite3_bind_int64(query, 1, device->process_id);
+        sqlite3_bind_int64(query, 2, next->correlation_id);
+        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 2) != SQLITE_NULL) {
+            known = 1;
+            gap.launch_start_ns = sqlite3_column_int64(query, 0);
+            gap.launch_end_ns = sqlite3_column_int64(query, 1);
+            gap.thread_id = sqlite3_column_int64(query, 2);
+        }
+        sqlite3_reset(query);
+    }
+    if (!known) {
+        char what[160], detail[256];
+        op_label(&gap, what, sizeof what);
+        snprintf(detail, sizeof detail,
+                 "%s, which ended the gap, has no launch record (a CUDA graph node, a device-side launch, or a "
+                 "dropped record): what the host did cannot be told",
+                 what);
+        status = give_whole(&gap, ACCOUNTING_IDLE_UNEXPLAINED, "launch not recorded", detail);
+    } else if (gap.launch_end_ns <= gap_start_ns) {
+        status = queued_gap(&gap);
+    } else {
+        idle_call_source(acc, device->process_id, next->correlation_id, gap.launch_source, sizeof gap.launch_source);
+        status = host_gap(&gap);
+    }
+    return status == 0 ? 0 : error_set(err, "out of memory");
+}
