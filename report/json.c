@@ -254,6 +254,7 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < result->step_count; i++)
         cJSON_AddItemToArray(steps, step_json(&result->steps[i], result->origin_ns));
+    report_accounting_json(root, devices, result);
 }
 
 cJSON *report_to_json(const struct analysis_result *result, const struct report_context *context)

@@ -9,17 +9,24 @@ enum metric_kind {
     METRIC_COMM_OVERLAP, METRIC_EXPOSED_COMM, METRIC_COMM, METRIC_COPY_OVERLAP, METRIC_COPY_OVERLAP_OF_POSSIBLE,
     METRIC_COPY, METRIC_BUSY,
     METRIC_IDLE, METRIC_SPAN, METRIC_BUSY_RATIO, METRIC_MULTI_STREAM_RATIO, METRIC_STREAM_OVERLAP, METRIC_LOST,
-    METRIC_HEADROOM, METRIC_HEADROOM_RATIO, METRIC_WAITS, METRIC_CAUSE
+    METRIC_HEADROOM, METRIC_HEADROOM_RATIO, METRIC_WAITS, METRIC_CAUSE, METRIC_ACCOUNTING
 };
 
 struct metric_entry {
     struct report_metric public_part;
     enum metric_kind kind;
     enum analysis_cause cause;
+    enum accounting_cause accounting_cause;
 };
 
 #define CAUSE_METRIC(name, cause) \
     {{name, "ms", "time lost to waits of this cause (see the cause list)"}, METRIC_CAUSE, cause}
+
+#define IDLE_METRIC(name, cause) \
+    {{name, "ms", "idle time of this cause, all devices (docs/metrics.md, Idle time)"}, METRIC_ACCOUNTING, 0, cause}
+#define EXPOSED_METRIC(name, cause) \
+    {{name, "ms", "exposed communication of this cause, all ranks (docs/metrics.md, Exposed communication)"}, \
+     METRIC_ACCOUNTING, 0, cause}
 
 static const struct metric_entry entries[] = {
     {{"comm_overlap", "ratio", "communication time overlapped by compute / communication time (HTA's definition)"},
@@ -53,6 +60,18 @@ static const struct metric_entry entries[] = {
     CAUSE_METRIC("host_sync_ms", ANALYSIS_CAUSE_HOST_SYNC),
     CAUSE_METRIC("unexplained_ms", ANALYSIS_CAUSE_UNEXPLAINED),
     CAUSE_METRIC("shared_communicator_ms", ANALYSIS_CAUSE_SHARED_COMMUNICATOR),
+    IDLE_METRIC("idle_host_sync_ms", ACCOUNTING_IDLE_HOST_SYNC),
+    IDLE_METRIC("idle_launch_bound_ms", ACCOUNTING_IDLE_LAUNCH_BOUND),
+    IDLE_METRIC("idle_host_cpu_ms", ACCOUNTING_IDLE_HOST_CPU),
+    IDLE_METRIC("idle_other_device_ms", ACCOUNTING_IDLE_OTHER_DEVICE),
+    IDLE_METRIC("idle_peer_wait_ms", ACCOUNTING_IDLE_PEER_WAIT),
+    IDLE_METRIC("idle_step_boundary_ms", ACCOUNTING_IDLE_STEP_BOUNDARY),
+    IDLE_METRIC("idle_dispatch_ms", ACCOUNTING_IDLE_DISPATCH),
+    IDLE_METRIC("idle_unexplained_ms", ACCOUNTING_IDLE_UNEXPLAINED),
+    EXPOSED_METRIC("exposed_comm_skew_ms", ACCOUNTING_COMM_SKEW),
+    EXPOSED_METRIC("exposed_comm_transfer_ms", ACCOUNTING_COMM_TRANSFER),
+    EXPOSED_METRIC("exposed_comm_behind_compute_ms", ACCOUNTING_COMM_BEHIND_COMPUTE),
+    EXPOSED_METRIC("exposed_comm_unmatched_ms", ACCOUNTING_COMM_UNMATCHED),
 };
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
 
@@ -141,6 +160,7 @@ static double entry_value(const struct analysis_result *result, const struct met
     case METRIC_HEADROOM_RATIO: return ratio((double)result->total_headroom_ns, (double)sums.span);
     case METRIC_WAITS: return (double)result->wait_total_count;
     case METRIC_CAUSE: return ms(cause_lost(result, entry->cause));
+    case METRIC_ACCOUNTING: return report_accounting_metric(result, entry->accounting_cause);
     }
     return 0;
 }

@@ -47,6 +47,15 @@ const char *report_metric_unmeasured(const struct analysis_result *result, const
 /* "comm_overlap, exposed_comm_ms, ..." into buffer. */
 void report_metric_names(char *buffer, size_t size);
 
+/* --- idle time and exposed communication (report/accounting.c) --- */
+/* Adds "idle" and "exposed_communication" to each object of devices (in result->devices order),
+ * and "step_accounting" and "straggler" to root. */
+void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_result *result);
+/* The breakdowns of every device, top causes each; markdown 1 writes tables. */
+void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown);
+/* A cause's time over every device, in ms. */
+double report_accounting_metric(const struct analysis_result *result, enum accounting_cause cause);
+
 /* --- two traces --- */
 enum report_format { REPORT_TEXT = 0, REPORT_JSON = 1, REPORT_MARKDOWN = 2 };
 int report_write_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b,

@@ -187,6 +187,7 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     text_streams(out, result);
     text_causes(out, result, top_of(context));
     text_waits(out, result, top_of(context));
+    report_accounting_text(out, result, top_of(context), 0);
     return ferror(out) ? -1 : 0;
 }
 
@@ -215,8 +216,10 @@ int report_write_markdown(FILE *out, const struct analysis_result *result, const
             result->wait_total_count == 1 ? "" : "s",
             units_format_duration(lost, sizeof lost, result->total_lost_ns),
             units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
-    if (result->wait_total_count == 0)
+    if (result->wait_total_count == 0) {
+        report_accounting_text(out, result, top_of(context), 1);
         return ferror(out) ? -1 : 0;
+    }
     fprintf(out, "| cause | lost | waits | largest: evidence | what to do |\n|---|---:|---:|---|---|\n");
     size_t shown = 0;
     for (int i = 0; i < ANALYSIS_CAUSE_COUNT && shown < top_of(context); i++) {
@@ -232,5 +235,6 @@ int report_write_markdown(FILE *out, const struct analysis_result *result, const
         fprintf(out, " | %s (see %s) |\n", analysis_cause_advice(total->cause),
                 analysis_cause_advice_source(total->cause));
     }
+    report_accounting_text(out, result, top_of(context), 1);
     return ferror(out) ? -1 : 0;
 }

@@ -1,0 +1,164 @@
+/* accounting.c: the idle-time and exposed-communication breakdowns (analyzer/accounting.h) in
+ * the reports: JSON objects per device and per step (docs/report-json.md), the text and Markdown
+ * sections, and the per-cause metrics of check and diff (docs/overlapscope-check.md). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+#include "units.h"
+
+/* --- JSON --- */
+
+static cJSON *breakdown_json(const struct accounting_breakdown *breakdown)
+{
+    cJSON *object = cJSON_CreateObject();
+    cJSON_AddNumberToObject(object, "ns", (double)breakdown->ns);
+    cJSON *causes = cJSON_AddArrayToObject(object, "causes");
+    for (size_t i = 0; i < breakdown->entry_count; i++) {
+        const struct accounting_entry *entry = &breakdown->entries[i];
+        cJSON *cause = cJSON_CreateObject();
+        cJSON_AddStringToObject(cause, "cause", accounting_cause_tag(entry->cause));
+        cJSON_AddStringToObject(cause, "title", accounting_cause_title(entry->cause));
+        cJSON_AddStringToObject(cause, "label", entry->label);
+        cJSON_AddNumberToObject(cause, "ns", (double)entry->ns);
+        cJSON_AddNumberToObject(cause, "count", (double)entry->count);
+        cJSON_AddStringToObject(cause, "evidence", entry->evidence);
+        if (entry->source[0])
+            cJSON_AddStringToObject(cause, "source", entry->source);
+        else
+            cJSON_AddNullToObject(cause, "source");
+        cJSON_AddItemToArray(causes, cause);
+    }
+    return object;
+}
+
+void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_result *result)
+{
+    cJSON *steps = cJSON_AddArrayToObject(root, "step_accounting");
+    for (size_t i = 0; i < result->accounting_count; i++) {
+        const struct analysis_accounting *accounting = &result->accountings[i];
+        cJSON *target = NULL;
+        if (accounting->step < 0) {
+            target = cJSON_GetArrayItem(devices, (int)accounting->device);
+        } else {
+            const struct analysis_device *device = &result->devices[accounting->device];
+            target = cJSON_CreateObject();
+            cJSON_AddNumberToObject(target, "step", (double)accounting->step);
+            cJSON_AddNumberToObject(target, "rank", (double)device->rank);
+            cJSON_AddNumberToObject(target, "pid", (double)device->pid);
+            cJSON_AddNumberToObject(target, "device_id", (double)device->device_id);
+            cJSON_AddItemToArray(steps, target);
+        }
+        if (!target)
+            continue;
+        cJSON_AddItemToObject(target, "idle", breakdown_json(&accounting->idle));
+        cJSON_AddItemToObject(target, "exposed_communication", breakdown_json(&accounting->exposed_communication));
+    }
+    const struct accounting_straggler *straggler = &result->straggler;
+    if (straggler->rank < 0) {
+        cJSON_AddNullToObject(root, "straggler");
+        return;
+    }
+    cJSON *object = cJSON_AddObjectToObject(root, "straggler");
+    cJSON_AddNumberToObject(object, "rank", (double)straggler->rank);
+    cJSON_AddNumberToObject(object, "late_count", (double)straggler->late_count);
+    cJSON_AddNumberToObject(object, "instance_count", (double)straggler->instance_count);
+    cJSON_AddNumberToObject(object, "late_ns", (double)straggler->late_ns);
+    cJSON_AddStringToObject(object, "evidence", straggler->evidence);
+}
+
+/* --- text and Markdown --- */
+
+static void device_name(const struct analysis_device *device, char *buffer, size_t size)
+{
+    char process[32];
+    snprintf(buffer, size, "%s device %" PRId64, report_process_label(process, sizeof process, device->rank, device->pid),
+             device->device_id);
+}
+
+/* A table cell: a '|' would end it, a newline the row. */
+static void markdown_cell(FILE *out, const char *text)
+{
+    for (; *text; text++) {
+        if (*text == '|')
+            fputs("\\|", out);
+        else
+            fputc(*text == '\n' || *text == '\r' ? ' ' : *text, out);
+    }
+}
+
+static void entry_line(FILE *out, const struct accounting_entry *entry, int markdown)
+{
+    char ns[32];
+    units_format_duration(ns, sizeof ns, entry->ns);
+    if (markdown) {
+        fprintf(out, "| %s | ", accounting_cause_tag(entry->cause));
+        markdown_cell(out, entry->label);
+        fprintf(out, " | %s | %" PRId64 " | ", ns, entry->count);
+        markdown_cell(out, entry->source);
+        fputs(" | ", out);
+        markdown_cell(out, entry->evidence);
+        fputs(" |\n", out);
+        return;
+    }
+    fprintf(out, "    %-14s %-44s %10s %6" PRId64 "x%s%s\n      %s\n", accounting_cause_tag(entry->cause), entry->label,
+            ns, entry->count, entry->source[0] ? "  at " : "", entry->source, entry->evidence);
+}
+
+static void breakdown_text(FILE *out, const char *what, const char *device, const struct accounting_breakdown *breakdown,
+                           int64_t span_ns, size_t top, int markdown)
+{
+    char total[32], span[32];
+    units_format_duration(total, sizeof total, breakdown->ns);
+    units_format_duration(span, sizeof span, span_ns);
+    if (markdown)
+        fprintf(out, "\n**%s %s on %s** (span %s)\n\n| cause | what | time | count | source | evidence |\n"
+                     "|---|---|---:|---:|---|---|\n",
+                what, total, device, span);
+    else
+        fprintf(out, "  %s %s on %s (span %s):\n", what, total, device, span);
+    for (size_t i = 0; i < breakdown->entry_count && i < top; i++)
+        entry_line(out, &breakdown->entries[i], markdown);
+    if (breakdown->entry_count > top && !markdown)
+        fprintf(out, "    ... %zu more (report --json lists all)\n", breakdown->entry_count - top);
+}
+
+void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown)
+{
+    fprintf(out, markdown ? "\n### Idle time and exposed communication\n" : "\nidle time and exposed communication:\n");
+    for (size_t i = 0; i < result->accounting_count; i++) {
+        const struct analysis_accounting *accounting = &result->accountings[i];
+        if (accounting->step >= 0)
+            continue;
+        const struct analysis_device *device = &result->devices[accounting->device];
+        char name[64];
+        device_name(device, name, sizeof name);
+        int64_t span = device->busy_ns + device->idle_ns;
+        if (accounting->idle.ns > 0)
+            breakdown_text(out, "GPU idle", name, &accounting->idle, span, top, markdown);
+        if (accounting->exposed_communication.ns > 0)
+            breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top, markdown);
+    }
+    if (result->straggler.rank >= 0)
+        fprintf(out, markdown ? "\n**Straggler: rank %" PRId64 ".** %s\n" : "  straggler: rank %" PRId64 ": %s\n",
+                result->straggler.rank, result->straggler.evidence);
+}
+
+/* --- metrics --- */
+
+double report_accounting_metric(const struct analysis_result *result, enum accounting_cause cause)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < result->accounting_count; i++) {
+        const struct analysis_accounting *accounting = &result->accountings[i];
+        if (accounting->step >= 0)
+            continue;
+        const struct accounting_breakdown *breakdown =
+            accounting_cause_is_idle(cause) ? &accounting->idle : &accounting->exposed_communication;
+        for (size_t k = 0; k < breakdown->entry_count; k++)
+            if (breakdown->entries[k].cause == cause)
+                total += breakdown->entries[k].ns;
+    }
+    return (double)total / 1e6;
+}
