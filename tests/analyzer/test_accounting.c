@@ -1,0 +1,467 @@
+/* test_accounting.c: idle time and exposed communication, cause by cause (docs/metrics.md, "Idle
+ * time" and "Exposed communication"): one hand-built timeline per cause with the cause, the time
+ * and the evidence the analyzer must give; two ranks on clocks one second apart with a known
+ * skew; then every golden trace of tests/data/gpu, whose parts must sum to the device's idle and
+ * exposed-communication time to the nanosecond, and the figures the issue measured on them. Times
+ * are microseconds. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "check.h"
+#include "trace_builder.h"
+
+static char directory[] = "/tmp/overlapscope-test-accounting-XXXXXX";
+
+#define THREAD 7
+#define NCCL_NAME "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+
+struct scenario {
+    struct builder b;
+    int64_t process;
+};
+
+static void begin(struct scenario *s, const char *name)
+{
+    CHECK_INT(builder_create(&s->b, directory, name), 0);
+    s->process = add_process(&s->b, 0);
+    add_h100(&s->b, s->process, 0);
+}
+
+/* A kernel of one small block on stream, launched by cudaLaunchKernel at [launch_start, launch_end]
+ * (no launch record when launch_start == launch_end == 0). */
+static int64_t kernel(struct scenario *s, int64_t process, int64_t stream, double launch_start, double launch_end,
+                      double start, double end, const char *name)
+{
+    struct store_kernel row = kernel_row(process, stream, start, end, 1, 32, name);
+    row.correlation_id = s->b.next_correlation++;
+    if (launch_start != 0 || launch_end != 0)
+        add_api(&s->b, process, THREAD, "cudaLaunchKernel", launch_start, launch_end, row.correlation_id);
+    return insert_kernel(&s->b, row);
+}
+
+static struct analysis_result *finish(struct scenario *s)
+{
+    CHECK_INT(builder_finish(&s->b), 0);
+    error_info err = {{0}};
+    struct analysis_result *result = analysis_run(s->b.trace, NULL, &err);
+    if (!result)
+        fprintf(stderr, "analysis failed: %s\n", err.message);
+    builder_close(&s->b);
+    return result;
+}
+
+static const struct analysis_accounting *whole_device(const struct analysis_result *result, size_t device)
+{
+    for (size_t i = 0; result && i < result->accounting_count; i++)
+        if (result->accountings[i].device == device && result->accountings[i].step < 0)
+            return &result->accountings[i];
+    return NULL;
+}
+
+static const struct accounting_entry *entry_of(const struct accounting_breakdown *breakdown,
+                                               enum accounting_cause cause, const char *label)
+{
+    for (size_t i = 0; breakdown && i < breakdown->entry_count; i++)
+        if (breakdown->entries[i].cause == cause && (!label || strcmp(breakdown->entries[i].label, label) == 0))
+            return &breakdown->entries[i];
+    return NULL;
+}
+
+static int64_t sum_of(const struct accounting_breakdown *breakdown)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < breakdown->entry_count; i++)
+        sum += breakdown->entries[i].ns;
+    return sum;
+}
+
+/* The device's idle time must be exactly its parts, and the expected part must be there. */
+static void expect_idle(const struct analysis_result *result, size_t device, enum accounting_cause cause,
+                        const char *label, double us, int64_t count, const char *evidence)
+{
+    const struct analysis_accounting *accounting = whole_device(result, device);
+    CHECK(accounting != NULL);
+    if (!accounting)
+        return;
+    CHECK_INT(accounting->idle.ns, result->devices[device].idle_ns);
+    CHECK_INT(sum_of(&accounting->idle), accounting->idle.ns);
+    const struct accounting_entry *entry = entry_of(&accounting->idle, cause, label);
+    if (!entry) {
+        fprintf(stderr, "  no %s [%s]; entries:\n", accounting_cause_tag(cause), label ? label : "*");
+        for (size_t i = 0; i < accounting->idle.entry_count; i++)
+            fprintf(stderr, "    %s [%s] %lld: %s\n", accounting_cause_tag(accounting->idle.entries[i].cause),
+                    accounting->idle.entries[i].label, (long long)accounting->idle.entries[i].ns,
+                    accounting->idle.entries[i].evidence);
+    }
+    CHECK(entry != NULL);
+    if (!entry)
+        return;
+    CHECK_INT(entry->ns, US(us));
+    CHECK_INT(entry->count, count);
+    if (evidence)
+        CHECK_CONTAINS(entry->evidence, evidence);
+}
+
+static void test_host_sync(void)
+{
+    /* Kernel A [0, 100]; the host waits in cudaDeviceSynchronize [2, 105], launches B at [110, 120]
+     * and B starts at 125: the whole gap [100, 125] is the synchronization's (the queue was empty
+     * because the host waited for it to drain). */
+    struct scenario s;
+    begin(&s, "host-sync.db");
+    kernel(&s, s.process, 13, -20, -10, 0, 100, "step_kernel");
+    add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 2, 105, 0);
+    kernel(&s, s.process, 13, 110, 120, 125, 200, "step_kernel");
+    struct analysis_result *result = finish(&s);
+    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_SYNC, "cudaDeviceSynchronize", 25, 1,
+                "the launching thread was in cudaDeviceSynchronize when the GPU ran out of work, 1 time");
+    const struct analysis_accounting *accounting = whole_device(result, 0);
+    CHECK_INT(accounting ? accounting->idle.entry_count : 0, 1);
+    analysis_free(result);
+}
+
+static void test_item_readback(void)
+{
+    /* .item(): a 4-byte DtoH cudaMemcpyAsync at [10, 15] (copy [100, 101]), cudaStreamSynchronize
+     * [16, 105]; the next kernel launched at [110, 115] starts at 118: 17 us after the copy. */
+    struct scenario s;
+    begin(&s, "item.db");
+    kernel(&s, s.process, 13, -20, -10, 0, 100, "loss_kernel");
+    struct store_memcpy copy = memcpy_row(s.process, 13, 100, 101, STORE_COPY_DTOH, STORE_MEMORY_PAGEABLE, 4);
+    copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", 10, 15, 0);
+    insert_memcpy(&s.b, copy);
+    add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 16, 105, 0);
+    kernel(&s, s.process, 13, 110, 115, 118, 200, "step_kernel");
+    struct analysis_result *result = finish(&s);
+    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_SYNC, "cudaStreamSynchronize after a small DtoH copy (.item()-style)",
+                17, 1, NULL);
+    analysis_free(result);
+}
+
+static void test_launch_bound_and_host_cpu(void)
+{
+    /* A [0, 10]; B launched at [5, 15], runs [20, 30]: the host was launching, 10 us launch-bound
+     * (5 of them inside the call). Then the host is away 190 us (no CUDA call), launches C at
+     * [220, 230], C runs [235, 245]: 190 us host-cpu, 15 us more launch-bound (10 in the call). */
+    struct scenario s;
+    begin(&s, "launch-cpu.db");
+    kernel(&s, s.process, 13, -10, -5, 0, 10, "tiny");
+    kernel(&s, s.process, 13, 5, 15, 20, 30, "tiny");
+    kernel(&s, s.process, 13, 220, 230, 235, 245, "tiny");
+    struct analysis_result *result = finish(&s);
+    expect_idle(result, 0, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL, 25, 2, "2 launch calls, 7.50 us each in the call (12.5 us idle per gap)");
+    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", 190, 1, "longest 190 us");
+    analysis_free(result);
+}
+
+/* B is enqueued long before A ends and starts `late` us after A's end. */
+static struct analysis_result *queued(const char *name, double late, const char *b_name, int with_wait_event,
+                                      int with_api)
+{
+    struct scenario s;
+    begin(&s, name);
+    kernel(&s, s.process, 13, with_api ? -60 : 0, with_api ? -55 : 0, 0, 10, "producer");
+    kernel(&s, s.process, 14, with_api ? -50 : 0, with_api ? -45 : 0, 10 + late, 100, b_name);
+    if (with_wait_event) {
+        struct store_synchronization sync = {.process_id = s.process, .context_id = 1, .stream_id = 14,
+                                             .event_id = 77, .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
+                                             .correlation_id = add_api(&s.b, s.process, THREAD,
+                                                                       "cudaStreamWaitEvent", -52, -51, 0),
+                                             .start_ns = AT(-52), .end_ns = AT(-51)};
+        store_insert_synchronization(s.b.trace, &sync, &s.b.err);
+    }
+    return finish(&s);
+}
+
+static void test_queued_work(void)
+{
+    struct analysis_result *result = queued("other-device.db", 50, "consumer", 1, 1);
+    expect_idle(result, 0, ACCOUNTING_IDLE_OTHER_DEVICE, "cudaStreamWaitEvent", 50, 1,
+                "its stream 14 waited for event 77 (cudaStreamWaitEvent)");
+    analysis_free(result);
+    result = queued("peer-wait.db", 50, NCCL_NAME, 0, 1);
+    expect_idle(result, 0, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", 50, 1, "started when its peers were ready");
+    analysis_free(result);
+    result = queued("dispatch.db", 3, "consumer", 0, 1);
+    expect_idle(result, 0, ACCOUNTING_IDLE_DISPATCH, "queued", 3, 1, "started within 10 us");
+    analysis_free(result);
+    /* No synchronization records at all: what B waited for cannot be told, and the report says how
+     * to record it. */
+    result = queued("no-syncs.db", 50, "consumer", 0, 1);
+    expect_idle(result, 0, ACCOUNTING_IDLE_UNEXPLAINED, "no synchronization records", 50, 1,
+                "enable_cuda_sync_events=True");
+    analysis_free(result);
+    /* No API records (record --no-api): unexplained, never guessed. */
+    result = queued("no-api.db", 50, "consumer", 0, 0);
+    expect_idle(result, 0, ACCOUNTING_IDLE_UNEXPLAINED, "no API records", 50, 1, "record without --no-api");
+    analysis_free(result);
+}
+
+static void test_step_boundary(void)
+{
+    /* ProfilerStep#1 launches A [0, 10], ProfilerStep#2 launches B [300, 310] after 280 us of host
+     * work: the 290 us between the steps are kept apart, labelled with what the host did. Inside
+     * step 2, C is launched late (host-cpu 80 us). */
+    struct scenario s;
+    begin(&s, "steps.db");
+    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#1", -20, 15);
+    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#2", 15, 500);
+    kernel(&s, s.process, 13, -10, -5, 0, 10, "a");
+    kernel(&s, s.process, 13, 295, 298, 300, 310, "b");
+    kernel(&s, s.process, 13, 390, 392, 395, 400, "c");
+    struct analysis_result *result = finish(&s);
+    /* Step 2 covers [300, 400]: the gap [10, 300] is outside both steps: 285 us without a CUDA
+     * call, then B's launch [295, 300]. */
+    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "host-cpu", 285, 1, "meanwhile: host busy outside CUDA");
+    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "launch-bound", 5, 1, NULL);
+    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", 80, 1, NULL);
+    const struct analysis_accounting *step2 = NULL;
+    for (size_t i = 0; result && i < result->accounting_count; i++)
+        if (result->accountings[i].step == 2)
+            step2 = &result->accountings[i];
+    CHECK(step2 != NULL);
+    if (step2) {
+        CHECK_INT(step2->idle.ns, US(85)); /* [310, 395] */
+        CHECK_INT(sum_of(&step2->idle), step2->idle.ns);
+        CHECK(entry_of(&step2->idle, ACCOUNTING_IDLE_STEP_BOUNDARY, NULL) == NULL);
+    }
+    analysis_free(result);
+}
+
+/* Two ranks, rank 0's clock one second ahead. Three all-reduces; at each, rank 1 enters 110 us
+ * before its kernel ends and rank 0 50 us before: rank 0 arrived last, 60 us late; the transfer
+ * took 50 us. On rank 1 a compute kernel covers the first 30 us of each wait, so rank 1's exposed
+ * communication is 30 us of skew and 50 us of transfer per collective. */
+static void test_two_ranks_with_offset(void)
+{
+    struct scenario s;
+    CHECK_INT(builder_create(&s.b, directory, "two-ranks.db"), 0);
+    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
+    add_h100(&s.b, ranks[0], 0);
+    add_h100(&s.b, ranks[1], 0);
+    s.process = ranks[0];
+    const double offset = 1e6;
+    for (int i = 0; i < 3; i++) {
+        double at = 1000.0 * i;
+        int64_t rows[2];
+        rows[0] = kernel(&s, ranks[0], 20, offset + at - 10, offset + at - 5, offset + at + 100, offset + at + 150,
+                         NCCL_NAME);
+        kernel(&s, ranks[1], 13, at + 30, at + 35, at + 40, at + 70, "backward");
+        rows[1] = kernel(&s, ranks[1], 20, at + 30, at + 35, at + 40, at + 150, NCCL_NAME);
+        for (int r = 0; r < 2; r++) {
+            struct store_collective row = {
+                .process_id = ranks[r], .device_id = 0, .stream_id = 20, .op = "AllReduce", .bytes = 8388608,
+                .element_count = 2097152, .dtype = "f32", .root = STORE_NULL, .algorithm = "RING",
+                .protocol = "LL", .communicator = "c0ffee", .rank = r, .nranks = 2, .sequence_number = i,
+                .kernel_rowid = rows[r], .start_ns = STORE_NULL, .end_ns = STORE_NULL,
+                .detail_source = STORE_DETAIL_NCCL_PROFILER};
+            store_insert_collective(s.b.trace, &row, &s.b.err);
+        }
+    }
+    struct analysis_result *result = finish(&s);
+    CHECK(result && result->device_count == 2);
+    for (size_t d = 0; result && d < result->device_count; d++) {
+        const struct analysis_accounting *accounting = whole_device(result, d);
+        CHECK(accounting != NULL);
+        if (!accounting)
+            continue;
+        CHECK_INT(accounting->exposed_communication.ns, result->devices[d].exposed_communication_ns);
+        CHECK_INT(sum_of(&accounting->exposed_communication), accounting->exposed_communication.ns);
+        const struct accounting_entry *skew =
+            entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_SKEW, "rank 0");
+        const struct accounting_entry *transfer =
+            entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_TRANSFER, "AllReduce");
+        CHECK(transfer != NULL);
+        if (transfer) {
+            CHECK_INT(transfer->ns, US(150));
+            CHECK_INT(transfer->count, 3);
+            /* 8 MiB in 50 us: 168 GB/s; an all-reduce over 2 ranks: bus = alg x 2(2-1)/2. */
+            CHECK_CONTAINS(transfer->evidence, "algorithm bandwidth 168 GB/s, bus bandwidth 168 GB/s (x 2(n-1)/n");
+        }
+        if (result->devices[d].rank == 1) {
+            CHECK(skew != NULL);
+            CHECK_INT(skew ? skew->ns : 0, US(90));
+            CHECK_INT(skew ? skew->count : 0, 3);
+            CHECK_CONTAINS(skew ? skew->evidence : NULL, "rank 0 arrived last at 3 collectives, 60.0 us late");
+        } else {
+            CHECK(skew == NULL);
+        }
+    }
+    if (result) {
+        CHECK_INT(result->straggler.rank, 0);
+        CHECK_INT(result->straggler.late_count, 3);
+        CHECK_INT(result->straggler.instance_count, 3);
+        CHECK_INT(result->straggler.late_ns, US(90));
+    }
+    analysis_free(result);
+}
+
+/* Rank 0's NCCL kernel could not start while a GEMM held the SM resources it needs (a
+ * comm-behind-compute wait, test_analyzer_causes.c's carve-out case): rank 1's wait for it is
+ * already explained. */
+static void test_skew_behind_compute(void)
+{
+    struct scenario s;
+    CHECK_INT(builder_create(&s.b, directory, "behind-compute.db"), 0);
+    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
+    add_h100(&s.b, ranks[0], 0);
+    add_h100(&s.b, ranks[1], 0);
+    s.process = ranks[0];
+    struct store_kernel gemm = kernel_row(ranks[0], 17, 0, 600, 132, 256, "wl_gemm_kernel");
+    gemm.correlation_id = add_api(&s.b, ranks[0], THREAD, "cudaLaunchKernel", -60, -55, 0);
+    gemm.static_shared_bytes = 2176;
+    gemm.shared_memory_executed_bytes = 65536;
+    insert_kernel(&s.b, gemm);
+    struct store_kernel nccl = kernel_row(ranks[0], 18, 573, 621, 24, 544, NCCL_NAME);
+    nccl.correlation_id = add_api(&s.b, ranks[0], THREAD, "cudaLaunchKernel", -50, -45, 0);
+    nccl.static_shared_bytes = 21568;
+    nccl.dynamic_shared_bytes = 82240;
+    int64_t rows[2] = {insert_kernel(&s.b, nccl), kernel(&s, ranks[1], 18, 390, 395, 400, 621, NCCL_NAME)};
+    for (int r = 0; r < 2; r++) {
+        struct store_collective row = {
+            .process_id = ranks[r], .device_id = 0, .stream_id = 18, .op = "AllReduce", .bytes = 1048576,
+            .element_count = STORE_NULL, .dtype = NULL, .root = STORE_NULL, .communicator = "c1", .rank = r,
+            .nranks = 2, .sequence_number = 0, .kernel_rowid = rows[r], .start_ns = STORE_NULL,
+            .end_ns = STORE_NULL, .detail_source = STORE_DETAIL_NCCL_PROFILER};
+        store_insert_collective(s.b.trace, &row, &s.b.err);
+    }
+    struct analysis_result *result = finish(&s);
+    for (size_t d = 0; result && d < result->device_count; d++) {
+        if (result->devices[d].rank != 1)
+            continue;
+        const struct analysis_accounting *accounting = whole_device(result, d);
+        const struct accounting_entry *behind =
+            accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_BEHIND_COMPUTE, "rank 0") : NULL;
+        CHECK(behind != NULL);
+        CHECK_INT(behind ? behind->ns : 0, US(173)); /* 221 us on rank 1, 48 on rank 0 */
+        CHECK_INT(accounting ? sum_of(&accounting->exposed_communication) : 0, US(221));
+    }
+    analysis_free(result);
+}
+
+static void test_single_rank_unmatched(void)
+{
+    struct scenario s;
+    begin(&s, "single-rank.db");
+    kernel(&s, s.process, 20, -10, -5, 0, 40, NCCL_NAME);
+    struct analysis_result *result = finish(&s);
+    const struct analysis_accounting *accounting = whole_device(result, 0);
+    const struct accounting_entry *entry =
+        accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_UNMATCHED, "single rank") : NULL;
+    CHECK(entry != NULL);
+    CHECK_INT(entry ? entry->ns : 0, US(40));
+    CHECK_CONTAINS(entry ? entry->evidence : NULL, "record or import every rank");
+    analysis_free(result);
+}
+
+/* --- golden traces --- */
+
+static struct analysis_result *golden(const char *name)
+{
+    const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/gpu/%s", data ? data : "tests/data", name);
+    error_info err = {{0}};
+    store *trace = store_open(path, 1, &err);
+    struct analysis_result *result = trace ? analysis_run(trace, NULL, &err) : NULL;
+    if (!result)
+        fprintf(stderr, "%s: %s\n", path, err.message);
+    store_close(trace, NULL);
+    return result;
+}
+
+/* Every golden trace: each device's idle and exposed communication are exactly their parts. */
+static void test_golden_sums(void)
+{
+    const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
+    char folder[1024];
+    snprintf(folder, sizeof folder, "%s/gpu", data ? data : "tests/data");
+    DIR *dir = opendir(folder);
+    CHECK(dir != NULL);
+    if (!dir)
+        return;
+    int traces = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir))) {
+        size_t length = strlen(entry->d_name);
+        if (length < 4 || strcmp(entry->d_name + length - 3, ".db") != 0)
+            continue;
+        traces++;
+        struct analysis_result *result = golden(entry->d_name);
+        CHECK(result != NULL);
+        for (size_t d = 0; result && d < result->device_count; d++) {
+            const struct analysis_accounting *accounting = whole_device(result, d);
+            CHECK(accounting != NULL);
+            if (!accounting)
+                continue;
+            if (accounting->idle.ns != result->devices[d].idle_ns ||
+                accounting->exposed_communication.ns != result->devices[d].exposed_communication_ns)
+                fprintf(stderr, "  %s device %zu does not add up\n", entry->d_name, d);
+            CHECK_INT(accounting->idle.ns, result->devices[d].idle_ns);
+            CHECK_INT(sum_of(&accounting->idle), result->devices[d].idle_ns);
+            CHECK_INT(accounting->exposed_communication.ns, result->devices[d].exposed_communication_ns);
+            CHECK_INT(sum_of(&accounting->exposed_communication), result->devices[d].exposed_communication_ns);
+        }
+        analysis_free(result);
+    }
+    closedir(dir);
+    CHECK(traces >= 30);
+}
+
+static void test_golden_figures(void)
+{
+    /* launch_bound: 24.0 ms of idle GPU; the waits found 1.56 ms. Nearly all of it is the host
+     * issuing 2000 tiny kernels slower than the GPU ran them. */
+    struct analysis_result *result = golden("launch_bound.db");
+    const struct analysis_accounting *accounting = whole_device(result, 0);
+    const struct accounting_entry *entry =
+        accounting ? entry_of(&accounting->idle, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL) : NULL;
+    CHECK(entry != NULL && entry == &accounting->idle.entries[0]);
+    CHECK(entry && entry->ns > US(23500) && entry->count >= 2000);
+    analysis_free(result);
+    /* Seed 004's pattern (host_sync --op device-sync: a kernel, then cudaDeviceSynchronize, every
+     * iteration): the top idle cause is the host blocked in cudaDeviceSynchronize. */
+    result = golden("host_sync_device-sync.db");
+    accounting = whole_device(result, 0);
+    CHECK(accounting && accounting->idle.entry_count > 0);
+    if (accounting && accounting->idle.entry_count) {
+        CHECK_INT(accounting->idle.entries[0].cause, ACCOUNTING_IDLE_HOST_SYNC);
+        CHECK_STR(accounting->idle.entries[0].label, "cudaDeviceSynchronize");
+    }
+    analysis_free(result);
+    /* ddp: rank 1's 7.91 ms of exposed communication is mostly waiting for rank 0, the straggler. */
+    result = golden("ddp.db");
+    for (size_t d = 0; result && d < result->device_count; d++) {
+        if (result->devices[d].rank != 1)
+            continue;
+        accounting = whole_device(result, d);
+        entry = accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_SKEW, "rank 0") : NULL;
+        CHECK(entry != NULL && entry == &accounting->exposed_communication.entries[0]);
+        CHECK(entry && entry->ns > US(7000));
+    }
+    CHECK_INT(result ? result->straggler.rank : -1, 0);
+    analysis_free(result);
+}
+
+int main(void)
+{
+    if (!mkdtemp(directory))
+        return 1;
+    test_host_sync();
+    test_item_readback();
+    test_launch_bound_and_host_cpu();
+    test_queued_work();
+    test_step_boundary();
+    test_two_ranks_with_offset();
+    test_skew_behind_compute();
+    test_single_rank_unmatched();
+    test_golden_sums();
+    test_golden_figures();
+    char command[256];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    if (system(command) != 0)
+        return 1;
+    return check_finish();
+}
