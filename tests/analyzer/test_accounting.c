@@ -41,14 +41,23 @@ static int64_t kernel(struct scenario *s, int64_t process, int64_t stream, doubl
     return insert_kernel(&s->b, row);
 }
 
+/* The collective row of an all-reduce over 2 ranks. */
+static void add_allreduce(struct scenario *s, int64_t process, int64_t rank, int64_t kernel_rowid, int64_t sequence,
+                          const char *communicator, int64_t bytes)
+{
+    struct store_collective row = {
+        .process_id = process, .device_id = 0, .stream_id = STORE_NULL, .op = "AllReduce", .bytes = bytes,
+        .element_count = STORE_NULL, .dtype = NULL, .root = STORE_NULL, .communicator = communicator, .rank = rank,
+        .nranks = 2, .sequence_number = sequence, .kernel_rowid = kernel_rowid, .start_ns = STORE_NULL,
+        .end_ns = STORE_NULL, .detail_source = STORE_DETAIL_NCCL_PROFILER};
+    store_insert_collective(s->b.trace, &row, &s->b.err);
+}
+
 static struct analysis_result *finish(struct scenario *s)
 {
-    CHECK_INT(builder_finish(&s->b), 0);
-    error_info err = {{0}};
-    struct analysis_result *result = analysis_run(s->b.trace, NULL, &err);
-    if (!result)
-        fprintf(stderr, "analysis failed: %s\n", err.message);
-    builder_close(&s->b);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&s->b, &status);
+    CHECK_INT(status, 0);
     return result;
 }
 
@@ -250,15 +259,8 @@ static void test_two_ranks_with_offset(void)
                          NCCL_NAME);
         kernel(&s, ranks[1], 13, at + 30, at + 35, at + 40, at + 70, "backward");
         rows[1] = kernel(&s, ranks[1], 20, at + 30, at + 35, at + 40, at + 150, NCCL_NAME);
-        for (int r = 0; r < 2; r++) {
-            struct store_collective row = {
-                .process_id = ranks[r], .device_id = 0, .stream_id = 20, .op = "AllReduce", .bytes = 8388608,
-                .element_count = 2097152, .dtype = "f32", .root = STORE_NULL, .algorithm = "RING",
-                .protocol = "LL", .communicator = "c0ffee", .rank = r, .nranks = 2, .sequence_number = i,
-                .kernel_rowid = rows[r], .start_ns = STORE_NULL, .end_ns = STORE_NULL,
-                .detail_source = STORE_DETAIL_NCCL_PROFILER};
-            store_insert_collective(s.b.trace, &row, &s.b.err);
-        }
+        for (int r = 0; r < 2; r++)
+            add_allreduce(&s, ranks[r], r, rows[r], i, "c0ffee", 8388608);
     }
     struct analysis_result *result = finish(&s);
     CHECK(result && result->device_count == 2);
@@ -319,14 +321,8 @@ static void test_skew_behind_compute(void)
     nccl.static_shared_bytes = 21568;
     nccl.dynamic_shared_bytes = 82240;
     int64_t rows[2] = {insert_kernel(&s.b, nccl), kernel(&s, ranks[1], 18, 390, 395, 400, 621, NCCL_NAME)};
-    for (int r = 0; r < 2; r++) {
-        struct store_collective row = {
-            .process_id = ranks[r], .device_id = 0, .stream_id = 18, .op = "AllReduce", .bytes = 1048576,
-            .element_count = STORE_NULL, .dtype = NULL, .root = STORE_NULL, .communicator = "c1", .rank = r,
-            .nranks = 2, .sequence_number = 0, .kernel_rowid = rows[r], .start_ns = STORE_NULL,
-            .end_ns = STORE_NULL, .detail_source = STORE_DETAIL_NCCL_PROFILER};
-        store_insert_collective(s.b.trace, &row, &s.b.err);
-    }
+    for (int r = 0; r < 2; r++)
+        add_allreduce(&s, ranks[r], r, rows[r], 0, "c1", 1048576);
     struct analysis_result *result = finish(&s);
     for (size_t d = 0; result && d < result->device_count; d++) {
         if (result->devices[d].rank != 1)

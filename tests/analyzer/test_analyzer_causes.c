@@ -44,12 +44,9 @@ static struct store_kernel launched(struct scenario *s, int64_t stream, double l
 
 static struct analysis_result *finish(struct scenario *s)
 {
-    CHECK_INT(builder_finish(&s->b), 0);
-    error_info err = {{0}};
-    struct analysis_result *result = analysis_run(s->b.trace, NULL, &err);
-    if (!result)
-        fprintf(stderr, "analysis failed: %s\n", err.message);
-    builder_close(&s->b);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&s->b, &status);
+    CHECK_INT(status, 0);
     return result;
 }
 
