@@ -514,7 +514,8 @@ static int build_breakdown(const struct breakdown_builder *builder, struct accou
         snprintf(entry->source, sizeof entry->source, "%s", b->source);
         write_evidence(b, entry->evidence, sizeof entry->evidence);
     }
-    qsort(out->entries, out->entry_count, sizeof *out->entries, compare_entries);
+    if (out->entry_count > 1)
+        qsort(out->entries, out->entry_count, sizeof *out->entries, compare_entries);
     return 0;
 }
 

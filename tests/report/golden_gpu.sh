@@ -11,8 +11,13 @@
 #       evidence lines of a cause, top(): the cause losing most, devices, streams, pairs(a, b):
 #       achieved / possible overlap of two streams summed over devices, comm_with_comm: time two
 #       NCCL kernels ran at once / NCCL time, readable(): no negative figure in any evidence and no
-#       "rank -1" label, pairs_sane(): every stream pair's 0 <= overlap <= possible (both checked on
-#       every trace).
+#       "rank -1" label, pairs_sane(): every stream pair's 0 <= overlap <= possible, accounted():
+#       every device's idle and exposed-communication parts sum to its idle_ns /
+#       exposed_communication_ns (all three checked on every trace); idle_top(rank) /
+#       exposed_top(rank): (cause, label) of the largest idle / exposed-communication part of that
+#       rank's device (rank -1: the first device); straggler: the JSON's.
+#   pending TRACE 'HOW'              0 when TRACE.db is there; else says how to record it and
+#       returns 1, so `pending T ... && verdict T ...` keeps CI green until the trace exists.
 set -u
 data=${OVERLAPSCOPE_TEST_DATA:?}/gpu
 os=${OVERLAPSCOPE:?}
@@ -79,13 +84,26 @@ def pairs(a, b):
     return sum(p["overlap_ns"] for p in chosen) / possible if possible else 0.0
 comm = sum(d["communication_ns"] for d in devices)
 comm_with_comm = sum(d["category_overlap_ns"]["communication"]["communication"] for d in devices) / comm if comm else 0.0
+def parts(d, what): return d[what]["causes"] if what in d else []
 def readable():  # no negative figure ("-66.5 us") in any evidence, no "rank -1" label anywhere,
     texts = [w["evidence"] for w in r["waits"]] + [x["process"] for x in devices + streams + r["waits"]]
+    texts += [c["evidence"] for d in devices for w in ("idle", "exposed_communication") for c in parts(d, w)]
     # nor a sentence naming one kernel twice as if two ("spin could have run beside spin")
     garbled = r"(?<![\w:])([\w:]+) (?:could have run beside|went first although) \1(?![\w:])"
     return not any(re.search(r"(?<![\w.])-\d", t) or re.search(garbled, t) for t in texts)
 def pairs_sane():  # every stream pair: 0 <= achieved <= possible
     return all(0 <= p["overlap_ns"] <= p["possible_ns"] for p in r["stream_pairs"])
+def accounted():
+    return all(sum(c["ns"] for c in d[w]["causes"]) == d[w]["ns"] == d[k]
+               for d in devices for w, k in (("idle", "idle_ns"), ("exposed_communication", "exposed_communication_ns")))
+def device_of(rank): return next(d for d in devices if rank < 0 or d["rank"] == rank)
+def idle_top(rank=-1):
+    c = parts(device_of(rank), "idle")
+    return (c[0]["cause"], c[0]["label"]) if c else None
+def exposed_top(rank=-1):
+    c = parts(device_of(rank), "exposed_communication")
+    return (c[0]["cause"], c[0]["label"]) if c else None
+straggler = r.get("straggler") or {}
 ok = eval(sys.argv[2])
 if not ok:
     print("false; causes:", {t: (round(lost(t), 3), count(t)) for t in causes}, "summary:",
@@ -94,6 +112,11 @@ if not ok:
 EOF
     ); then pass=$((pass+1)); else
         echo "FAILED: $trace ($why): $expression"; echo "$out"; fail=$((fail+1)); fi
+}
+
+pending() {
+    if [ -f "$data/$1.db" ]; then return 0; fi
+    echo "pending: $1.db is not recorded yet ($2)"; return 1
 }
 
 # --- streams_fit / streams_saturate (occupancy) ---
@@ -138,6 +161,8 @@ bounds host_sync_device-sync --max stream_overlap=0.05 --min host_sync_ms=2 --ma
 verdict host_sync_device-sync 'cudaDeviceSynchronize named' \
     'top() == "host-sync" and sum("blocked in cudaDeviceSynchronize" in e for e in evidence("host-sync")) >= 3'
 bounds host_sync_free --max stream_overlap=0.05 --min host_sync_ms=2 --max unexplained_ms=0
+verdict host_sync_device-sync 'idle: the host blocked in cudaDeviceSynchronize (seed 004 pattern)' \
+    'idle_top() == ("host-sync", "cudaDeviceSynchronize") and s["idle_unexplained_ms"] == 0'
 verdict host_sync_free 'cudaFree named' \
     'top() == "host-sync" and sum("blocked in cudaFree" in e for e in evidence("host-sync")) >= 3'
 # cudaMalloc is driver-dependent (workloads/README.md): on this H200 it returned in 85 us while
@@ -148,6 +173,39 @@ bounds host_sync_none --min stream_overlap=0.9 --max lost_ms=0.01
 # --- launch rate ---
 bounds launch_bound --max busy_ratio=0.5 --min late_launch_ms=0.1 --max unexplained_ms=0
 verdict launch_bound 'late launches, host-bound' 'top() == "late-launch" and count("late-launch") >= 500'
+# The waits see 1.56 ms; the idle accounting gives the 24 ms of idle GPU to the launch rate.
+bounds launch_bound --min idle_launch_bound_ms=23 --max idle_unexplained_ms=0
+verdict launch_bound 'idle: launch-bound' 'idle_top()[0] == "launch-bound"'
+
+# --- host-bound loops (workloads/host_bound.cu, workloads/torch/): idle time by cause ---
+if pending host_bound_sync 'overlapscope record -o host_bound_sync.db -- host_bound --mode sync'; then
+    bounds host_bound_sync --max idle_unexplained_ms=0.1
+    verdict host_bound_sync 'idle: host blocked in cudaDeviceSynchronize' \
+        'idle_top() == ("host-sync", "cudaDeviceSynchronize") and s["idle_host_sync_ms"] >= 0.8 * s["idle_ms"]'
+fi
+if pending host_bound_item 'overlapscope record -o host_bound_item.db -- host_bound --mode item'; then
+    bounds host_bound_item --max idle_unexplained_ms=0.1
+    verdict host_bound_item 'idle: a scalar readback every iteration' \
+        'idle_top()[0] == "host-sync" and ".item()-style" in idle_top()[1] and s["idle_host_sync_ms"] >= 0.8 * s["idle_ms"]'
+fi
+if pending host_bound_cpu 'overlapscope record -o host_bound_cpu.db -- host_bound --mode cpu'; then
+    bounds host_bound_cpu --max idle_unexplained_ms=0.1
+    verdict host_bound_cpu 'idle: host work between launches' \
+        'idle_top()[0] == "host-cpu" and s["idle_host_cpu_ms"] >= 0.8 * s["idle_ms"]'
+fi
+if pending host_bound_launch 'overlapscope record -o host_bound_launch.db -- host_bound --mode launch'; then
+    bounds host_bound_launch --max idle_unexplained_ms=0.1
+    verdict host_bound_launch 'idle: tiny kernels faster than the host issues them' \
+        'idle_top()[0] == "launch-bound" and s["idle_launch_bound_ms"] >= 0.8 * s["idle_ms"]'
+fi
+if pending torch_sync_loop 'overlapscope record -o torch_sync_loop.db -- python3 workloads/torch/sync_loop.py'; then
+    verdict torch_sync_loop 'seed 004: torch.mm then torch.cuda.synchronize()' \
+        'idle_top() == ("host-sync", "cudaDeviceSynchronize")'
+fi
+if pending torch_starved_loader 'overlapscope record -o torch_starved_loader.db -- python3 workloads/torch/starved_loader.py'; then
+    verdict torch_starved_loader 'the GPU waits for the data loader' \
+        's["idle_host_cpu_ms"] + s["idle_step_boundary_ms"] >= 0.7 * s["idle_ms"] and s["busy_ratio"] < 0.5'
+fi
 
 # --- hardware queues ---
 bounds many_streams_2 --min shared_queue_ms=1 --max unexplained_ms=0
@@ -177,6 +235,16 @@ bounds ddp --min comm_overlap=0.4 --max unexplained_ms=0 --max comm_behind_compu
 bounds ddp --min stream_overlap=0 --max stream_overlap=1
 verdict ddp 'every stream pair of both ranks overlaps 0 to its possible' \
     'len({p["rank"] for p in r["stream_pairs"]}) == 2 and pairs_sane()'
+# Rank 1's 7.91 ms of exposed communication: 7.4 ms waiting for rank 0, which arrived last at every
+# collective (its host between launches, workloads/ddp.cu's rank-0 verification work).
+bounds ddp --min exposed_comm_skew_ms=7 --max exposed_comm_unmatched_ms=0
+verdict ddp 'rank 1 waits for rank 0, the straggler' \
+    'exposed_top(1) == ("skew", "rank 0") and straggler.get("rank") == 0'
+if pending ddp_skew 'overlapscope record -o ddp_skew.db -- mpirun/torchrun-free: ddp --ranks 2 --skew-us 2000'; then
+    bounds ddp_skew --min exposed_comm_skew_ms=5 --max exposed_comm_unmatched_ms=0
+    verdict ddp_skew 'rank 1, delayed 2 ms before backward, is the straggler' \
+        'straggler.get("rank") == 1 and exposed_top(0) == ("skew", "rank 1")'
+fi
 bounds ddp_no_overlap --max comm_overlap=0.01 --max unexplained_ms=0
 verdict ddp_no_overlap 'all communication exposed' 's["exposed_comm_ms"] >= 0.99 * s["comm_ms"]'
 # --fill 1/8: one GEMM block on every SM; NCCL's 17-warp block of 96 registers fits beside none.
@@ -211,7 +279,8 @@ verdict torch_ddp_spawn 'two ranks, named by rank' '{d["process"] for d in devic
 for file in "$data"/*.db; do
     name=$(basename "$file" .db)
     case "$covered" in *" $name "*) ;; *) echo "FAILED: $name.db has no verdict in golden_gpu.sh"; fail=$((fail+1));; esac
-    verdict "$name" 'evidence reads right, pair overlaps within [0, possible]' 'readable() and pairs_sane()'
+    verdict "$name" 'evidence reads right, pair overlaps within [0, possible], idle and exposed time accounted exactly' \
+        'readable() and pairs_sane() and accounted()'
 done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
