@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "text_safe.h"
 #include "units.h"
 
 /* --- JSON --- */
@@ -20,12 +21,12 @@ static cJSON *breakdown_json(const struct accounting_breakdown *breakdown)
         cJSON *cause = cJSON_CreateObject();
         cJSON_AddStringToObject(cause, "cause", accounting_cause_tag(entry->cause));
         cJSON_AddStringToObject(cause, "title", accounting_cause_title(entry->cause));
-        cJSON_AddStringToObject(cause, "label", entry->label);
+        report_json_add_text(cause, "label", entry->label);
         cJSON_AddNumberToObject(cause, "ns", (double)entry->ns);
         cJSON_AddNumberToObject(cause, "count", (double)entry->count);
-        cJSON_AddStringToObject(cause, "evidence", entry->evidence);
+        report_json_add_text(cause, "evidence", entry->evidence);
         if (entry->source[0])
-            cJSON_AddStringToObject(cause, "source", entry->source);
+            report_json_add_text(cause, "source", entry->source);
         else
             cJSON_AddNullToObject(cause, "source");
         cJSON_AddItemToArray(causes, cause);
@@ -65,7 +66,7 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
     cJSON_AddNumberToObject(object, "late_count", (double)straggler->late_count);
     cJSON_AddNumberToObject(object, "instance_count", (double)straggler->instance_count);
     cJSON_AddNumberToObject(object, "late_ns", (double)straggler->late_ns);
-    cJSON_AddStringToObject(object, "evidence", straggler->evidence);
+    report_json_add_text(object, "evidence", straggler->evidence);
 }
 
 /* --- text and Markdown --- */
@@ -77,33 +78,30 @@ static void device_name(const struct analysis_device *device, char *buffer, size
              device->device_id);
 }
 
-/* A table cell: a '|' would end it, a newline the row. */
-static void markdown_cell(FILE *out, const char *text)
-{
-    for (; *text; text++) {
-        if (*text == '|')
-            fputs("\\|", out);
-        else
-            fputc(*text == '\n' || *text == '\r' ? ' ' : *text, out);
-    }
-}
-
 static void entry_line(FILE *out, const struct accounting_entry *entry, int markdown)
 {
     char ns[32];
     units_format_duration(ns, sizeof ns, entry->ns);
     if (markdown) {
         fprintf(out, "| %s | ", accounting_cause_tag(entry->cause));
-        markdown_cell(out, entry->label);
+        text_safe_fputs(entry->label, TEXT_SAFE_MARKDOWN, out);
         fprintf(out, " | %s | %" PRId64 " | ", ns, entry->count);
-        markdown_cell(out, entry->source);
+        text_safe_fputs(entry->source, TEXT_SAFE_MARKDOWN, out);
         fputs(" | ", out);
-        markdown_cell(out, entry->evidence);
+        text_safe_fputs(entry->evidence, TEXT_SAFE_MARKDOWN, out);
         fputs(" |\n", out);
         return;
     }
-    fprintf(out, "    %-14s %-44s %10s %6" PRId64 "x%s%s\n      %s\n", accounting_cause_tag(entry->cause), entry->label,
-            ns, entry->count, entry->source[0] ? "  at " : "", entry->source, entry->evidence);
+    char label[160];
+    text_safe_copy(label, sizeof label, entry->label, TEXT_SAFE_TERMINAL);
+    fprintf(out, "    %-14s %-44s %10s %6" PRId64 "x", accounting_cause_tag(entry->cause), label, ns, entry->count);
+    if (entry->source[0]) {
+        fputs("  at ", out);
+        text_safe_fputs(entry->source, TEXT_SAFE_TERMINAL, out);
+    }
+    fputs("\n      ", out);
+    text_safe_fputs(entry->evidence, TEXT_SAFE_TERMINAL, out);
+    fputc('\n', out);
 }
 
 static void breakdown_text(FILE *out, const char *what, const char *device, const struct accounting_breakdown *breakdown,
@@ -140,9 +138,12 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
         if (accounting->exposed_communication.ns > 0)
             breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top, markdown);
     }
-    if (result->straggler.rank >= 0)
-        fprintf(out, markdown ? "\n**Straggler: rank %" PRId64 ".** %s\n" : "  straggler: rank %" PRId64 ": %s\n",
-                result->straggler.rank, result->straggler.evidence);
+    if (result->straggler.rank >= 0) {
+        fprintf(out, markdown ? "\n**Straggler: rank %" PRId64 ".** " : "  straggler: rank %" PRId64 ": ",
+                result->straggler.rank);
+        text_safe_fputs(result->straggler.evidence, markdown ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL, out);
+        fputc('\n', out);
+    }
 }
 
 /* --- metrics --- */
