@@ -10,7 +10,7 @@
 
 #include "analysis.h"
 #include "check.h"
-#include "trace_builder.h"
+#include "analyze_builder.h"
 
 static char directory[] = "/tmp/overlapscope-test-accounting-XXXXXX";
 

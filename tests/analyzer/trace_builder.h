@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analysis.h"
 #include "store.h"
 
 #define BASE_NS INT64_C(1700000000000000000)
@@ -44,19 +43,6 @@ static inline void builder_close(struct builder *b)
 {
     store_close(b->trace, NULL);
     b->trace = NULL;
-}
-
-/* Finishes the trace, analyzes all of it and closes it. NULL (with the reason printed) when the
- * analysis fails; *status is set to -1 when the trace could not be finished. */
-static inline struct analysis_result *builder_analyze(struct builder *b, int *status)
-{
-    *status = builder_finish(b);
-    error_info err = {{0}};
-    struct analysis_result *result = analysis_run(b->trace, NULL, &err);
-    if (!result)
-        fprintf(stderr, "analysis failed: %s\n", err.message);
-    builder_close(b);
-    return result;
 }
 
 static inline int64_t add_process(struct builder *b, int64_t rank)
