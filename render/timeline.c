@@ -102,8 +102,8 @@ static int check_options(const struct timeline_options *options, error_info *err
 {
     if (options->width_px < 320 || options->width_px > 30000)
         return error_set(err, "width %d px is out of range (320 to 30000)", options->width_px);
-    if (options->height_px != 0 && (options->height_px < 120 || options->height_px > 30000))
-        return error_set(err, "height %d px is out of range (120 to 30000)", options->height_px);
+    if (options->height_px != 0 && (options->height_px < 120 || options->height_px > TIMELINE_MAX_HEIGHT_PX))
+        return error_set(err, "height %d px is out of range (120 to %d)", options->height_px, TIMELINE_MAX_HEIGHT_PX);
     if (!(options->dpi >= 24 && options->dpi <= 1200))
         return error_set(err, "dpi %g is out of range (24 to 1200)", options->dpi);
     return 0;
@@ -262,6 +262,20 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
     return canvas;
 }
 
+/* A picture taller than --height allows (Cairo's image surfaces stop at 32767 px) is refused
+ * before it is painted: so many lanes that even the lowest ones do not fit (docs/security.md). */
+static int check_height(const struct scene *scene, const struct canvas *canvas, double scale, store *trace,
+                        error_info *err)
+{
+    double height_px = ceil(scene_height_css(scene) * scale);
+    if (height_px <= TIMELINE_MAX_HEIGHT_PX)
+        return 0;
+    return error_set(err,
+                     "%s: %zu lanes make a picture %.0f px tall, over the limit of %d px (docs/security.md); draw fewer"
+                     " with --rank or --window",
+                     store_path(trace), canvas->lane_count, height_px, TIMELINE_MAX_HEIGHT_PX);
+}
+
 /* What the picture's plot reads: its window's canvas and where it lies in the trace. */
 struct plot_source {
     struct canvas *canvas;
@@ -349,7 +363,8 @@ static int render(store *trace, const struct analysis_result *analysis, const st
     struct scene_input input = {canvas,           trace,  analysis,  options, title ? title : "", source.origin_ns,
                                 source.trace_end_ns, width_css, scale};
     scene = scene_new(&input, err);
-    if (!scene || paint_and_write(scene, format, file, options->width_px, scale, path, err) != 0)
+    if (!scene || check_height(scene, canvas, scale, trace, err) != 0 ||
+        paint_and_write(scene, format, file, options->width_px, scale, path, err) != 0)
         goto done;
     if (layout) {
         *layout = scene_take_layout(scene);

@@ -23,6 +23,10 @@
 
 enum timeline_format { TIMELINE_PNG, TIMELINE_SVG, TIMELINE_PDF };
 
+/* The tallest picture drawn, in output pixels (--height's bound too): lanes beyond it are refused
+ * with one line rather than painted into a picture no viewer opens. */
+#define TIMELINE_MAX_HEIGHT_PX 30000
+
 struct timeline_options {
     int64_t window_start_ns, window_end_ns; /* trace clock; STORE_NULL: the trace's first/last GPU activity */
     int64_t rank;                           /* -1: every rank */

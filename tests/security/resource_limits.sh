@@ -93,6 +93,13 @@ expect "5000 devices: a window of 51 of them is drawn" '[ $rc -eq 0 ] && grep -q
 run report_devices "$os" report "$work/devices.db"
 expect "5000 devices: report lists every device" '[ $rc -eq 0 ] && [ $(grep -c "^pid 0 " "$work/report_devices.out") -eq 5000 ]'
 
+# 3,000 streams fit the canvas's budget but not a picture: refused before painting, in every format.
+python3 "$here/generators/kineto_many_lanes.py" "$work/tall.json" 3000 streams
+"$os" import "$work/tall.json" -o "$work/tall.db" >/dev/null
+run tall "$os" render "$work/tall.db" -o "$work/tall.svg"
+expect "3000 streams: render refuses a picture over 30000 px, one line, no file" \
+    '[ $rc -eq 2 ] && [ ! -e "$work/tall.svg" ] && [ $(wc -l <"$work/tall.err") -eq 1 ] && grep -q "tall.db: 3000 lanes make a picture [0-9]* px tall, over the limit of 30000 px (docs/security.md)" "$work/tall.err"'
+
 # 40,000 streams on one device: the analyzer's stream lookup and its search for the stream a
 # kernel waited on scanned every stream per kernel (13 s on the dev VM); now 0.5 s.
 python3 "$here/generators/kineto_many_lanes.py" "$work/streams40k.json" 40000 streams
