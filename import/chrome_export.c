@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "chrome_tracks.h"
+#include "describe.h"
 #include "kernel_names.h"
 #include "output_file.h"
 #include "text_safe.h"
@@ -26,7 +27,7 @@
 struct cached_string {
     int64_t id;
     int used, cut, short_ready;
-    char text[CHROME_EXPORT_TEXT_BYTES + 1];
+    char text[CHROME_EXPORT_TEXT_BYTES + 2];
     char short_name[CHROME_EXPORT_NAME_BYTES];
 };
 
@@ -43,7 +44,8 @@ struct writer {
     chrome_tracks *tracks;
     int64_t *named_processes;
     size_t named_count, named_capacity;
-    sqlite3_stmt *string_query, *kernel_query, *memcpy_query, *memset_query, *label_query;
+    store_lookup *strings;
+    sqlite3_stmt *kernel_query, *memcpy_query, *memset_query;
     struct chrome_export_counts counts;
     error_info *err;
     struct cached_string cache[STRING_CACHE_SLOTS];
@@ -187,24 +189,19 @@ static const struct cached_string *string_of(struct writer *w, int64_t id)
     struct cached_string *entry = &w->cache[(uint64_t)id % STRING_CACHE_SLOTS];
     if (entry->used && entry->id == id)
         return entry;
-    const char *text = NULL;
-    sqlite3_bind_int64(w->string_query, 1, id);
-    if (sqlite3_step(w->string_query) == SQLITE_ROW)
-        text = (const char *)sqlite3_column_text(w->string_query, 0);
-    size_t length = text ? strlen(text) : 0, keep = length;
-    if (keep > CHROME_EXPORT_TEXT_BYTES) {
+    /* One byte more than is kept tells whether the text was longer. */
+    store_lookup_string(w->strings, id, entry->text, sizeof entry->text);
+    size_t keep = strlen(entry->text);
+    entry->cut = keep > CHROME_EXPORT_TEXT_BYTES;
+    if (entry->cut) {
         keep = CHROME_EXPORT_TEXT_BYTES;
-        while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+        while (keep > 0 && ((unsigned char)entry->text[keep] & 0xC0) == 0x80)
             keep--; /* cut between characters, not inside one */
+        entry->text[keep] = '\0';
     }
-    if (keep)
-        memcpy(entry->text, text, keep);
-    entry->text[keep] = '\0';
-    entry->cut = keep < length;
     entry->id = id;
     entry->used = 1;
     entry->short_ready = 0;
-    sqlite3_reset(w->string_query);
     return entry;
 }
 
@@ -692,13 +689,11 @@ static void track_name(struct writer *w, const struct chrome_track *track, char 
         length = snprintf(name, size, "GPU %" PRId64 " waits (analysis)", key->device_id);
         break;
     case CHROME_TRACK_STREAM: {
-        sqlite3_reset(w->label_query);
-        sqlite3_bind_int64(w->label_query, 1, key->process_id);
-        sqlite3_bind_int64(w->label_query, 2, key->id);
-        const char *label =
-            sqlite3_step(w->label_query) == SQLITE_ROW ? (const char *)sqlite3_column_text(w->label_query, 0) : NULL;
-        length = snprintf(name, size, "stream %" PRId64 ", GPU %" PRId64 "%s%.64s", key->id, key->device_id,
-                          label ? " " : "", label ? label : "");
+        char label[64];
+        int legacy = 0;
+        store_stream_description(w->trace, key->process_id, key->device_id, key->id, &legacy, label, sizeof label);
+        length = snprintf(name, size, "stream %" PRId64 ", GPU %" PRId64 "%s%s%s", key->id, key->device_id,
+                          label[0] ? " " : "", label, legacy ? " (legacy default stream)" : "");
         break;
     }
     case CHROME_TRACK_STREAM_RANGES:
@@ -790,7 +785,7 @@ static int prepare(struct writer *w, sqlite3_stmt **statement, const char *sql)
 
 static int prepare_queries(struct writer *w)
 {
-    if (prepare(w, &w->string_query, "SELECT value FROM strings WHERE id = ?") != 0 ||
+    if (!(w->strings = store_lookup_new(w->trace, w->err)) ||
         prepare(w, &w->kernel_query,
                 "SELECT k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,"
                 " k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes, c.op, c.bytes,"
@@ -798,20 +793,17 @@ static int prepare_queries(struct writer *w)
                 " c.sequence_number FROM kernels k LEFT JOIN collectives c ON c.rowid ="
                 " (SELECT rowid FROM collectives WHERE kernel_rowid = k.rowid LIMIT 1) WHERE k.rowid = ?") != 0 ||
         prepare(w, &w->memcpy_query, "SELECT copy_kind, src_kind, dst_kind, bytes FROM memcpys WHERE rowid = ?") != 0 ||
-        prepare(w, &w->memset_query, "SELECT memory_kind, bytes FROM memsets WHERE rowid = ?") != 0 ||
-        prepare(w, &w->label_query,
-                "SELECT label FROM streams WHERE process_id = ? AND stream_id = ? AND label IS NOT NULL LIMIT 1") != 0)
+        prepare(w, &w->memset_query, "SELECT memory_kind, bytes FROM memsets WHERE rowid = ?") != 0)
         return -1;
     return 0;
 }
 
 static void finalize_queries(struct writer *w)
 {
-    sqlite3_finalize(w->string_query);
+    store_lookup_free(w->strings);
     sqlite3_finalize(w->kernel_query);
     sqlite3_finalize(w->memcpy_query);
     sqlite3_finalize(w->memset_query);
-    sqlite3_finalize(w->label_query);
 }
 
 /* The first plausible activity of any kind: time zero when asked for, or when there is no GPU
@@ -890,8 +882,10 @@ static int64_t count_shared_correlation_ids(struct writer *w)
 
 static int write_document(struct writer *w)
 {
-    if (prepare_queries(w) != 0)
+    if (prepare_queries(w) != 0) {
+        finalize_queries(w);
         return -1;
+    }
     w->counts.shared_correlation_ids = count_shared_correlation_ids(w);
     emit(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     /* A global instant at the report's +0 (a mark the viewer shows); it also keeps every later
