@@ -28,6 +28,7 @@ static int parse_int(const char *text, long minimum, long maximum, long *value)
 struct render_request {
     const char *trace_path, *output_path;
     int verbose, all;
+    int steady; /* the window is the steady state (choose_steady_window) */
     struct cli_filters filters;
     struct timeline_options options;
 };
@@ -87,6 +88,19 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
     return 0;
 }
 
+/* What the figures of a --range or --step picture count: the picture shows everything from the
+ * first selected instant to the last, the analysis only the selected time (as report). */
+static void describe_selection(const struct analysis_options *chosen, char *note, size_t size)
+{
+    note[0] = '\0'; /* the picture makes a name from the trace safe to draw (text_safe.h) */
+    if (chosen->range_name && chosen->step >= 0)
+        snprintf(note, size, "figures inside NVTX ranges '%.80s' of step %" PRId64, chosen->range_name, chosen->step);
+    else if (chosen->range_name)
+        snprintf(note, size, "figures inside NVTX ranges '%.80s'", chosen->range_name);
+    else if (chosen->step >= 0)
+        snprintf(note, size, "figures of step %" PRId64, chosen->step);
+}
+
 /* Without --all, --window, --range or --step: the steady state (steady.h), as a window the analysis
  * measures too, and a note of what it leaves out ("set-up 0 - 6.00 s not shown; --all draws
  * everything") for the figures line. */
@@ -109,7 +123,8 @@ static int choose_steady_window(store *trace, struct render_request *request, ch
                  units_format_duration(to, sizeof to, end_ns - origin_ns));
     snprintf(note, size, "%s%s%s not shown; --all draws everything", parts[0], parts[0][0] && parts[1][0] ? ", " : "",
              parts[1]);
-    request->options.left_out = note;
+    request->options.window_note = note;
+    request->steady = 1;
     request->options.window_start_ns = steady.start_ns; /* also when the analysis fails */
     request->options.window_end_ns = steady.end_ns;
     struct analysis_options *analysis = &request->filters.analysis;
@@ -146,9 +161,11 @@ int cmd_render(int argc, char **argv)
     store *trace = store_open(request.trace_path, 1, &err);
     if (!trace)
         return cli_error(argv[0], "%s", err.message);
-    char left_out[160];
+    char note[160];
+    describe_selection(&request.filters.analysis, note, sizeof note);
+    request.options.window_note = note;
     if (!request.all && !cli_filters_choose_time(&request.filters) &&
-        choose_steady_window(trace, &request, left_out, sizeof left_out, &err) != 0) {
+        choose_steady_window(trace, &request, note, sizeof note, &err) != 0) {
         store_close(trace, NULL);
         return cli_error(argv[0], "%s", err.message);
     }
@@ -160,7 +177,7 @@ int cmd_render(int argc, char **argv)
         store_close(trace, NULL);
         return cli_error(argv[0], "%s: %s", request.trace_path, analysis_err.message);
     }
-    if (analysis && (cli_filters_choose_time(&request.filters) || request.options.left_out)) {
+    if (analysis && (cli_filters_choose_time(&request.filters) || request.steady)) {
         request.options.window_start_ns = analysis->window_start_ns;
         request.options.window_end_ns = analysis->window_end_ns;
     }

@@ -582,10 +582,10 @@ static void describe_window(const struct scene *scene, char *text, size_t size)
                  units_format_duration(whole, sizeof whole, scene->input.trace_end_ns - scene->input.origin_ns));
     else
         snprintf(text, size, "%s of GPU time", units_format_duration(whole, sizeof whole, largest));
-    const char *left_out = scene->input.options->left_out;
-    if (left_out && left_out[0]) {
+    const char *note = scene->input.options->window_note;
+    if (note && note[0]) {
         size_t used = strlen(text);
-        snprintf(text + used, size - used, "  \xc2\xb7  %s", left_out);
+        snprintf(text + used, size - used, "  \xc2\xb7  %s", note);
     }
 }
 

@@ -38,8 +38,9 @@ struct timeline_options {
     int max_waits;                          /* explained waits drawn, largest first (default 64) */
     const char *title;                      /* NULL: meta.command, else the first process's command line */
     int force;                              /* replace an existing picture (output_file.h) */
-    const char *left_out;                   /* NULL, or what the window leaves out of the trace, said in
-                                               the figures line ("set-up 0 - 6.00 s not shown") */
+    const char *window_note;                /* NULL, or what the window is, said after it in the figures
+                                               line ("set-up 0 - 6.00 s not shown; --all draws
+                                               everything", "figures inside NVTX ranges 'fwd'") */
 };
 void timeline_options_init(struct timeline_options *options);
 

@@ -13,6 +13,24 @@ if [ ! -d "$data" ]; then echo "skipped: no $data"; exit 77; fi
 fail=0; pass=0
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 
+drawn() { # trace render-flags...: "START END" (ns after the first GPU activity), then the title lines
+    local trace=$1; shift
+    "$os" render --verbose --force -o "$dir/p.png" "$@" "$data/$trace.db" 2>"$dir/err" |
+        sed -n 's/^window: \([0-9]*\) ns to \([0-9]*\) ns.*/\1 \2/p; s/^title: //p'
+}
+expect() { # what condition
+    if eval "$2"; then pass=$((pass+1)); else echo "FAILED: $1"; fail=$((fail+1)); fi
+}
+gpu_times() { # trace sql: the query's answer, in ns after the first GPU activity
+    python3 - "$data/$1.db" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+origin = min(v for (v,) in db.execute("SELECT MIN(start_ns) FROM kernels UNION ALL SELECT MIN(start_ns) FROM memcpys"
+                                      " UNION ALL SELECT MIN(start_ns) FROM memsets") if v is not None)
+print(*[v - origin for v in db.execute(sys.argv[2]).fetchone()])
+PY
+}
+
 same() { # trace flags...: the picture's window and figure are the report's (render also gets $ALL)
     local trace=$1; shift
     local expected actual
@@ -53,28 +71,16 @@ for command in report render; do
     else echo "FAILED: $command --window 0:2000000 did not take nanoseconds with one warning: $(cat "$dir/err")"; fail=$((fail+1)); fi
 done
 
+# Between a range's occurrences the picture shows everything; its title says what the figures count.
+expect "ddp_saturate --range: the title says the figures are the range's" \
+    'drawn ddp_saturate --range "allreduce bucket 1" --rank 0 | grep -qF "figures inside NVTX ranges '"'allreduce bucket 1'"'"'
+expect "ddp --range --step: the title names both" \
+    'drawn ddp --range "allreduce bucket 1" --step 4 | grep -qF "figures inside NVTX ranges '"'allreduce bucket 1'"' of step 4"'
+
 # --- What a whole-trace picture shows by default (issue 14 Must 5, render/steady.h): the steady
 # state, with a note of what it leaves out, and everything with --all. Before, torch_ddp_spawn's
 # training filled the last 2% of its 6.36 s axis and streams_saturate's picture was 85% one
 # verification copy.
-drawn() { # trace render-flags...: "START END" (ns after the first GPU activity), then the title lines
-    local trace=$1; shift
-    "$os" render --verbose --force -o "$dir/p.png" "$@" "$data/$trace.db" 2>"$dir/err" |
-        sed -n 's/^window: \([0-9]*\) ns to \([0-9]*\) ns.*/\1 \2/p; s/^title: //p'
-}
-expect() { # what condition
-    if eval "$2"; then pass=$((pass+1)); else echo "FAILED: $1"; fail=$((fail+1)); fi
-}
-gpu_times() { # trace sql: the query's answer, in ns after the first GPU activity
-    python3 - "$data/$1.db" "$2" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-origin = min(v for (v,) in db.execute("SELECT MIN(start_ns) FROM kernels UNION ALL SELECT MIN(start_ns) FROM memcpys"
-                                      " UNION ALL SELECT MIN(start_ns) FROM memsets") if v is not None)
-print(*[v - origin for v in db.execute(sys.argv[2]).fetchone()])
-PY
-}
-
 # Steps found (ddp's NVTX "step N" ranges, in GPU time): from the first step's start to the last's end.
 read -r start end < <(drawn ddp | head -1)
 steps=$("$os" report --json "$data/ddp.db" | python3 -c '
