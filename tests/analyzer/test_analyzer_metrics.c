@@ -5,7 +5,7 @@
 
 #include "analysis.h"
 #include "check.h"
-#include "trace_builder.h"
+#include "analyze_builder.h"
 
 static char directory[] = "/tmp/overlapscope-test-metrics-XXXXXX";
 
@@ -253,16 +253,6 @@ static void test_window_range_step(store *trace)
 }
 
 /* Two identical intervals, a zero-length one, and a one-stream device. */
-/* Commits a hand-built trace and analyzes all of it. */
-static struct analysis_result *finish_and_analyze(struct builder *b)
-{
-    CHECK_INT(builder_finish(b), 0);
-    error_info err = {{0}};
-    struct analysis_result *result = analysis_run(b->trace, NULL, &err);
-    CHECK(result != NULL);
-    return result;
-}
-
 static void test_edge_intervals(void)
 {
     struct builder b;
@@ -278,7 +268,10 @@ static void test_edge_intervals(void)
     other_device.start_ns = AT(10);
     other_device.end_ns = AT(30);
     insert_kernel(&b, other_device);
-    struct analysis_result *result = finish_and_analyze(&b);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    CHECK(result != NULL);
     if (result) {
         CHECK_INT(result->device_count, 2);
         const struct analysis_device *device = &result->devices[0];
@@ -298,7 +291,6 @@ static void test_edge_intervals(void)
         CHECK_INT(result->wait_total_count, 0);
         analysis_free(result);
     }
-    builder_close(&b);
 }
 
 /* Copy overlap of possible counts only what could overlap: device 0 has kernel K [0, 100] and then
@@ -321,7 +313,10 @@ static void test_copy_possible(void)
     alone.device_id = after.device_id = 1;
     insert_kernel(&b, alone);
     insert_memcpy(&b, after);
-    struct analysis_result *result = finish_and_analyze(&b);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    CHECK(result != NULL);
     if (result) {
         CHECK_INT(result->device_count, 2);
         CHECK_INT(result->devices[0].copy_ns, US(60));
@@ -331,7 +326,6 @@ static void test_copy_possible(void)
         CHECK_INT(result->devices[1].copy_compute_possible_ns, 0);
         analysis_free(result);
     }
-    builder_close(&b);
 }
 
 static void test_no_gpu_activity(void)
