@@ -159,7 +159,38 @@ static void load_process(struct run *run, struct device_state *device)
     sqlite3_reset(query);
 }
 
-static void load_device_limits(struct run *run, struct device_state *device)
+/* A device limit no GPU has would overflow the occupancy arithmetic: the trace is damaged. */
+static int check_device_limits(struct run *run, const struct device_state *device, int64_t threads_per_sm)
+{
+    const struct occupancy_device *limits = &device->limits;
+    const struct {
+        const char *name;
+        int64_t value, max;
+    } checks[] = {
+        {"sm_count", limits->sm_count, STORE_MAX_SM_COUNT},
+        {"compute_capability_major", limits->compute_capability_major, STORE_MAX_COMPUTE_CAPABILITY},
+        {"compute_capability_minor", limits->compute_capability_minor, STORE_MAX_COMPUTE_CAPABILITY},
+        {"max_blocks_per_sm", limits->max_blocks_per_sm, STORE_MAX_THREADS},
+        {"max_warps_per_sm", limits->max_warps_per_sm, STORE_MAX_THREADS},
+        {"max_threads_per_sm", threads_per_sm, STORE_MAX_THREADS},
+        {"max_threads_per_block", limits->max_threads_per_block, STORE_MAX_THREADS},
+        {"max_registers_per_sm", limits->max_registers_per_sm, STORE_MAX_REGISTERS},
+        {"max_registers_per_block", limits->max_registers_per_block, STORE_MAX_REGISTERS},
+        {"max_shared_memory_per_sm", limits->max_shared_memory_per_sm, STORE_MAX_SHARED_MEMORY_BYTES},
+        {"copy_engine_count", device->copy_engine_count == STORE_NULL ? 0 : device->copy_engine_count,
+         STORE_MAX_THREADS},
+        {"warp_size", limits->warp_size, STORE_MAX_WARP_SIZE},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
+        if (!store_count_plausible(checks[i].value, checks[i].max))
+            return error_set(run->err,
+                             "the trace is damaged: device %" PRId64 " of process %" PRId64 " has %s %" PRId64
+                             ", beyond any GPU",
+                             device->device_id, device->process_id, checks[i].name, checks[i].value);
+    return 0;
+}
+
+static int load_device_limits(struct run *run, struct device_state *device)
 {
     sqlite3_stmt *query = run->device_query;
     sqlite3_bind_int64(query, 1, device->process_id);
@@ -180,11 +211,16 @@ static void load_device_limits(struct run *run, struct device_state *device)
         device->copy_engine_count = column_or(query, 11, STORE_NULL);
         limits->warp_size = column_or(query, 12, 0);
         int64_t threads_per_sm = column_or(query, 6, 0);
+        if (check_device_limits(run, device, threads_per_sm) != 0) {
+            sqlite3_reset(query);
+            return -1;
+        }
         if (limits->max_warps_per_sm <= 0 && threads_per_sm > 0)
             limits->max_warps_per_sm = threads_per_sm / (limits->warp_size > 0 ? limits->warp_size : 32);
     }
     sqlite3_reset(query);
     device->limits_known = limits->sm_count > 0 && occupancy_device_complete(limits) == 0;
+    return 0;
 }
 
 static int add_result_lane(struct run *run, const struct device_state *device, const struct lane_state *lane)
@@ -348,7 +384,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
     load_process(run, &device);
     if (run->options.rank >= 0 && device.rank != run->options.rank)
         return 0;
-    load_device_limits(run, &device);
+    if (load_device_limits(run, &device) != 0)
+        return -1;
     size_t lanes_before = run->result->lane_count, pairs_before = run->result->stream_pair_count;
     int64_t waits_before = explainer_wait_count(run->explain);
     struct analysis_device *out = new_result_device(run);

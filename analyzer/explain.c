@@ -309,10 +309,12 @@ static void find_launch(explainer *explain, struct wait_case *item)
     sqlite3_stmt *query = explain->launch_query;
     sqlite3_bind_int64(query, 1, item->device->process_id);
     sqlite3_bind_int64(query, 2, item->waiting->correlation_id);
-    if (sqlite3_step(query) == SQLITE_ROW) {
+    /* A call with times no recording holds (a damaged trace) is not used: its sums could overflow. */
+    if (sqlite3_step(query) == SQLITE_ROW &&
+        store_interval_plausible(sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1))) {
         item->launch.known = 1;
         item->launch.start_ns = sqlite3_column_int64(query, 0);
-        item->launch.end_ns = sqlite3_column_int64(query, 1);
+        item->launch.end_ns = max64(sqlite3_column_int64(query, 1), item->launch.start_ns);
         item->launch.thread_id = sqlite3_column_int64(query, 2);
         copy_text(item->launch.name, sizeof item->launch.name,
                   (const unsigned char *)kernel_names_short(explain->names, sqlite3_column_int64(query, 3)));
@@ -325,7 +327,7 @@ static void consider_host_call(struct host_activity *activity, int64_t window_st
 {
     int64_t start = sqlite3_column_int64(query, 0), end = sqlite3_column_int64(query, 1);
     int64_t from = max64(start, window_start), to = min64(end, window_end);
-    if (to <= from)
+    if (to <= from || !store_interval_plausible(start, end))
         return;
     int64_t fresh_from = max64(from, *covered_until);
     if (to > fresh_from)
@@ -555,8 +557,8 @@ static int find_blocking_call(explainer *explain, const struct wait_case *item, 
     int64_t ended_ns = item->blocking->end_ns;
     while (sqlite3_step(query) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(query, 0), end = sqlite3_column_int64(query, 1);
-        if (start >= ended_ns)
-            continue; /* made after the op ended */
+        if (start >= ended_ns || !store_interval_plausible(start, end))
+            continue; /* made after the op ended, or with times no recording holds */
         int issued_blocking = sqlite3_column_type(query, 3) != SQLITE_NULL &&
                               sqlite3_column_int64(query, 3) == item->blocking->correlation_id;
         const unsigned char *text = sqlite3_column_text(query, 2);

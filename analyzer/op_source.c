@@ -127,6 +127,16 @@ static void read_row(int table, sqlite3_stmt *query, struct model_op *op)
     }
 }
 
+static int launch_plausible(const struct occupancy_kernel *launch)
+{
+    return store_count_plausible(launch->grid_blocks, STORE_MAX_GRID_BLOCKS) &&
+           store_count_plausible(launch->threads_per_block, STORE_MAX_THREADS) &&
+           store_count_plausible(launch->registers_per_thread, STORE_MAX_THREADS) &&
+           store_count_plausible(launch->static_shared_bytes, STORE_MAX_SHARED_MEMORY_BYTES) &&
+           store_count_plausible(launch->dynamic_shared_bytes, STORE_MAX_SHARED_MEMORY_BYTES) &&
+           store_count_plausible(launch->shared_memory_per_sm_bytes, STORE_MAX_SHARED_MEMORY_BYTES);
+}
+
 static int advance(op_source *source, int table, error_info *err)
 {
     int status = sqlite3_step(source->queries[table]);
@@ -138,6 +148,12 @@ static int advance(op_source *source, int table, error_info *err)
             return error_set(err, "the trace is damaged: %s row %" PRId64 " runs from %" PRId64 " ns to %" PRId64
                                   " ns, outside any recording",
                              table_names[table], op->rowid, op->start_ns, op->end_ns);
+        /* Launch sizes no GPU runs would overflow the occupancy arithmetic. */
+        if (!launch_plausible(&op->launch) || !store_count_plausible(op->bytes == STORE_NULL ? 0 : op->bytes,
+                                                                     STORE_MAX_BYTES))
+            return error_set(err, "the trace is damaged: %s row %" PRId64 " has a launch size or byte count"
+                                  " beyond any GPU",
+                             table_names[table], op->rowid);
         source->has_head[table] = 1;
         return 0;
     }

@@ -75,17 +75,27 @@ static int mapper_gpu_time(struct gpu_mapper *mapper, int64_t process_id, int64_
     return found;
 }
 
-/* One NVTX range turned into time: GPU time when it can be. Returns whether it is on the GPU. */
+/* One NVTX range turned into time: GPU time when it can be. Returns whether it is on the GPU, or
+ * -1 with err filled when its times (or those of the GPU work it maps to) lie outside any
+ * recording: a damaged trace, refused before the selection's arithmetic overflows. */
 static int range_time(struct gpu_mapper *mapper, sqlite3_stmt *row, int64_t process_id, int64_t *start_ns,
-                      int64_t *end_ns)
+                      int64_t *end_ns, error_info *err)
 {
     int64_t thread_id = sqlite3_column_type(row, 0) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(row, 0);
     int on_device = sqlite3_column_type(row, 1) != SQLITE_NULL;
     *start_ns = sqlite3_column_int64(row, 2);
     *end_ns = sqlite3_column_int64(row, 3);
-    if (on_device)
-        return 1;
-    return mapper_gpu_time(mapper, process_id, thread_id, *start_ns, *end_ns, start_ns, end_ns);
+    int on_gpu = on_device ? 1
+                 : store_interval_plausible(*start_ns, *end_ns)
+                     ? mapper_gpu_time(mapper, process_id, thread_id, *start_ns, *end_ns, start_ns, end_ns)
+                     : 0;
+    if (!store_interval_plausible(*start_ns, *end_ns))
+        return error_set(err, "the trace is damaged: an NVTX range of process %" PRId64 " runs from %" PRId64
+                              " ns to %" PRId64 " ns, outside any recording",
+                         process_id, *start_ns, *end_ns);
+    if (*end_ns < *start_ns)
+        *end_ns = *start_ns; /* a reversed clock: a point, as the GPU readers take it */
+    return on_gpu;
 }
 
 int steps_select_range(sqlite3 *db, int64_t process_id, const char *name, int64_t clip_start_ns,
@@ -108,7 +118,10 @@ int steps_select_range(sqlite3 *db, int64_t process_id, const char *name, int64_
     int status = 0;
     while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
         int64_t start_ns, end_ns;
-        range_time(&mapper, query, process_id, &start_ns, &end_ns);
+        if (range_time(&mapper, query, process_id, &start_ns, &end_ns, err) < 0) {
+            status = -1;
+            break;
+        }
         (*found)++;
         if (start_ns < clip_start_ns)
             start_ns = clip_start_ns;
@@ -132,6 +145,8 @@ struct step_name {
 /* Splits "ProfilerStep#12" into "ProfilerStep#" and 12; 0 when it does not end in a number. */
 static int split_number(const char *text, struct step_name *out)
 {
+    if (!text)
+        return 0; /* a NULL message (a damaged strings table) names no step */
     size_t length = strlen(text), digits = 0;
     while (digits < length && digits < 18 && isdigit((unsigned char)text[length - 1 - digits]))
         digits++;
@@ -306,7 +321,9 @@ static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name
         struct analysis_step *step = &(*steps)[(*count)++];
         *step = (struct analysis_step){.number = name->number, .process_id = sqlite3_column_int64(query, 4)};
         snprintf(step->name, sizeof step->name, "%s%" PRId64, prefix, name->number);
-        step->on_gpu_timeline = range_time(&mapper, query, step->process_id, &step->start_ns, &step->end_ns);
+        step->on_gpu_timeline = range_time(&mapper, query, step->process_id, &step->start_ns, &step->end_ns, err);
+        if (step->on_gpu_timeline < 0)
+            status = -1;
     }
     sqlite3_finalize(query);
     mapper_free(&mapper);

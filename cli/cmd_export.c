@@ -87,13 +87,17 @@ int cmd_export(int argc, char **argv)
         return cli_error(argv[0], "%s", err.message);
     int status;
     struct analysis_result *analysis = analyze(trace, &status, &err);
+    if (status != 0 && store_work_exceeded(trace, &err) == 0)
+        error_prefix(&err, "%s", argv[optind]);
     if (status != 0) {
         store_close(trace, NULL);
-        return cli_error(argv[0], "%s: %s", argv[optind], err.message);
+        return cli_error(argv[0], "%s", err.message);
     }
     int analyzed = analysis != NULL;
     struct chrome_export_counts counts;
     status = chrome_export_write(trace, analysis, &export_options, chrome_path, force, &counts, &err);
+    if (status != 0)
+        store_work_exceeded(trace, &err);
     analysis_free(analysis);
     store_close(trace, NULL);
     if (status != 0)

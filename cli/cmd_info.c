@@ -42,16 +42,18 @@ static void print_header(store *trace)
     free(host);
 }
 
-static void print_span(store *trace)
+/* -1 with err filled when the span cannot be read or lies outside any recording (damaged). */
+static int print_span(store *trace, error_info *err)
 {
     int64_t first = 0, last = 0;
-    error_info err;
     char text[32];
-    if (store_gpu_span(trace, &first, &last, &err) == 1)
+    int found = store_gpu_span(trace, &first, &last, err);
+    if (found == 1)
         printf("GPU span:  %s (first to last GPU activity, all processes)\n",
-               units_format_duration(text, sizeof text, last - first));
-    else
+               units_format_duration(text, sizeof text, last > first ? last - first : 0));
+    else if (found == 0)
         printf("GPU span:  no GPU activity\n");
+    return found < 0 ? -1 : 0;
 }
 
 /* Whether `render` can draw the whole trace from its stored overview (render/overview.h). */
@@ -203,14 +205,19 @@ int cmd_info(int argc, char **argv)
         return cli_error(argv[0], "%s", err.message);
     }
     print_header(trace);
-    print_span(trace);
-    printf("\nprocesses:\n");
-    store_each_process(trace, print_process, NULL, &err);
-    printf("\ndevices:\n");
-    store_each_device(trace, print_device, NULL, &err);
-    print_counts(trace);
-    print_overview(trace);
-    print_drops_and_warnings(trace);
+    int status = print_span(trace, &err);
+    if (status == 0) {
+        printf("\nprocesses:\n");
+        store_each_process(trace, print_process, NULL, &err);
+        printf("\ndevices:\n");
+        store_each_device(trace, print_device, NULL, &err);
+        print_counts(trace);
+        print_overview(trace);
+        print_drops_and_warnings(trace);
+        /* What could not be read was left out above; a query stopped by the work limit must not
+         * pass for a short trace. */
+        status = store_work_exceeded(trace, &err);
+    }
     store_close(trace, NULL);
-    return CLI_EXIT_OK;
+    return status == 0 ? CLI_EXIT_OK : cli_error(argv[0], "%s", err.message);
 }

@@ -183,6 +183,8 @@ int cmd_render(int argc, char **argv)
     }
     struct timeline_layout *layout = NULL;
     if (timeline_draw(trace, analysis, &request.options, request.output_path, &layout, &err) != 0) {
+        if (store_work_exceeded(trace, &err) == 0 && !strstr(err.message, request.trace_path))
+            error_prefix(&err, "%s", request.trace_path); /* every render error names the trace */
         analysis_free(analysis);
         store_close(trace, NULL);
         timeline_release_caches(); /* a write error comes after the fonts were loaded */

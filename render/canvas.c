@@ -287,7 +287,10 @@ struct canvas_lane *canvas_thread_lane(struct canvas *canvas, enum canvas_lane_k
 
 double canvas_column_of(const struct canvas *canvas, int64_t time_ns)
 {
-    return (double)(time_ns - canvas->window_start_ns) * canvas->columns_per_ns;
+    int64_t offset_ns;
+    if (__builtin_sub_overflow(time_ns, canvas->window_start_ns, &offset_ns))
+        return time_ns > canvas->window_start_ns ? HUGE_VAL : -HUGE_VAL; /* far outside the picture */
+    return (double)offset_ns * canvas->columns_per_ns;
 }
 
 /* Adds to cells[column * stride + offset] the part of each column that [x0, x1) covers. */
@@ -297,8 +300,8 @@ static void spread(float *cells, int stride, int offset, int columns, double x0,
         x0 = 0;
     if (x1 > columns)
         x1 = columns;
-    if (x1 <= x0)
-        return;
+    if (!(x1 > x0))
+        return; /* also NaN */
     int first = (int)x0, last = (int)ceil(x1) - 1;
     if (last >= columns)
         last = columns - 1;

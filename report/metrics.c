@@ -216,7 +216,7 @@ struct analysis_result *report_analyze_file(const char *path, const struct analy
     if (!trace)
         return NULL;
     struct analysis_result *result = analysis_run(trace, options, err);
-    if (!result)
+    if (!result && store_work_exceeded(trace, err) == 0)
         error_prefix(err, "%s", path);
     store_close(trace, NULL);
     return result;

@@ -1,6 +1,7 @@
 /* describe.c: see describe.h. */
 #include "describe.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +86,19 @@ int store_gpu_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, 
         return -1;
     int step = sqlite3_step(query), status = 0;
     if (step == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
+        int64_t first = sqlite3_column_int64(query, 0), last = sqlite3_column_int64(query, 1);
+        /* Checked before any caller subtracts them (info printed "GPU span: -7427980757.667 s"). */
+        if (!store_interval_plausible(first, first) || !store_interval_plausible(last, last) ||
+            (last > first && last - first > STORE_MAX_SPAN_NS))
+            status = error_set(err, "%s: the trace is damaged: GPU activity from %" PRId64 " ns to %" PRId64
+                                    " ns, outside any recording",
+                               store_path(trace), first, last);
+        else
+            status = 1;
         if (first_start_ns)
-            *first_start_ns = sqlite3_column_int64(query, 0);
+            *first_start_ns = first;
         if (last_end_ns)
-            *last_end_ns = sqlite3_column_int64(query, 1);
-        status = 1;
+            *last_end_ns = last;
     } else if (step != SQLITE_ROW) {
         status = error_set(err, "%s: cannot read the GPU span: %s", store_path(trace), sqlite3_errmsg(store_db(trace)));
     }

@@ -35,8 +35,8 @@ int64_t store_count_rows(store *trace, enum store_table table);
 int64_t store_count_dropped_records(store *trace);
 
 /* First start and last end of any kernel, copy or memset (a scan: no index orders by end).
- * Returns 1, 0 when the trace has no GPU activity, or -1 with err filled. Either pointer may be
- * NULL. */
+ * Returns 1, 0 when the trace has no GPU activity, or -1 with err filled (also when they lie
+ * outside store.h's bounds: a damaged trace). Either pointer may be NULL. */
 int store_gpu_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
 
 /* Every process, ordered by rank then pid. row's strings are NULL when unknown. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,7 @@ struct store {
     int rows_in_transaction;
     int batch_rows;
     int64_t next_process_id;
+    struct store_work_limit work_limit; /* reader connections: see store_work_limit_install */
     struct intern_entry intern_cache[INTERN_CACHE_SIZE];
     int64_t texts_cut; /* texts stored cut at STORE_MAX_TEXT_BYTES, for store_finalize's warning */
 };
@@ -263,8 +265,192 @@ static int check_not_truncated(store *s, const char *path, error_info *err)
     return 0;
 }
 
+/* --- what a reader trusts --- */
+
+#define STORE_WORK_TICK_STEPS 4096 /* SQLite virtual-machine steps between progress-handler calls */
+/* The budget: 2^15 steps per KiB of file plus 2^24. The most any command needs on the golden
+ * traces is about 500 steps per KiB (export; info and report 100 to 250), so a real trace has a
+ * 60-fold margin, while a small hostile file is stopped within a second or two (a recursive view:
+ * about 3e7 steps a second). */
+#define STORE_WORK_STEPS_PER_KIB (INT64_C(1) << 15)
+#define STORE_WORK_BASE_STEPS (INT64_C(1) << 24)
+
+static int work_tick(void *context)
+{
+    struct store_work_limit *limit = context;
+    if (limit->ticks_left > 0) {
+        limit->ticks_left--;
+        return 0;
+    }
+    limit->exceeded = 1;
+    return 1; /* interrupts the statement (SQLITE_INTERRUPT), and every later one */
+}
+
+void store_work_limit_install(sqlite3 *db, struct store_work_limit *limit, int64_t file_bytes)
+{
+    int64_t kib = file_bytes > 0 ? file_bytes / 1024 + 1 : 1;
+    if (kib > (INT64_C(1) << 30))
+        kib = INT64_C(1) << 30; /* 1 TiB: keeps the product below 2^63 */
+    limit->ticks_left = (kib * STORE_WORK_STEPS_PER_KIB + STORE_WORK_BASE_STEPS) / STORE_WORK_TICK_STEPS;
+    limit->exceeded = 0;
+    sqlite3_progress_handler(db, STORE_WORK_TICK_STEPS, work_tick, limit);
+}
+
+int store_work_exceeded(const store *trace, error_info *err)
+{
+    if (!trace || !trace->work_limit.exceeded)
+        return 0;
+    return error_set(err, "'%s' is damaged or hostile: reading it took more work than any trace of its size needs",
+                     trace->path);
+}
+
+static int in_list(const char *name, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int store_check_real_tables(sqlite3 *db, const char *path, const char *const *tables, const char *what,
+                            error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM main.sqlite_schema", -1, &query, NULL) !=
+        SQLITE_OK)
+        return error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(db));
+    int status = 0, rc;
+    while (status == 0 && (rc = sqlite3_step(query)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(query, 0);
+        const char *name = (const char *)sqlite3_column_text(query, 1);
+        const char *table = (const char *)sqlite3_column_text(query, 2);
+        const char *sql = (const char *)sqlite3_column_text(query, 3);
+        if (!type || !name || !table)
+            continue;
+        /* Triggers only run on writes, but a file with one was not written by us or a profiler. */
+        if (strcmp(type, "trigger") == 0)
+            status = error_set(err, "cannot open '%s': damaged %s (a trigger on table '%.64s')", path, what, table);
+        else if (in_list(name, tables) && strcmp(type, "table") != 0)
+            status = error_set(err, "cannot open '%s': damaged %s ('%.64s' is a %s, not a table)", path, what, name, type);
+        else if (in_list(name, tables) && sql && strncasecmp(sql, "CREATE VIRTUAL", 14) == 0)
+            status = error_set(err, "cannot open '%s': damaged %s ('%.64s' is a virtual table)", path, what, name);
+    }
+    if (status == 0 && rc != SQLITE_DONE)
+        status = error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(query);
+    return status;
+}
+
+/* "name TYPE pk hidden" for each column of table in db, in order, or NULL when db has no such
+ * table. Caller frees. */
+static char *describe_columns(sqlite3 *db, const char *table)
+{
+    sqlite3_stmt *query = NULL;
+    char *columns = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT group_concat(name || ' ' || upper(type) || ' ' || pk || ' ' || hidden, ',')"
+                           " FROM (SELECT * FROM pragma_table_xinfo(?1, 'main') ORDER BY cid)",
+                           -1, &query, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(query, 1, table, -1, SQLITE_STATIC);
+        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
+            columns = strdup((const char *)sqlite3_column_text(query, 0));
+    }
+    sqlite3_finalize(query);
+    return columns;
+}
+
+/* The tables of store/schema.sql, and each one's columns, from a copy of the schema built in
+ * memory: the reference a file's shape is compared with. */
+struct schema_reference {
+    sqlite3 *db;
+    char *tables[33]; /* NULL-ended */
+    size_t count;
+};
+
+static void reference_free(struct schema_reference *reference)
+{
+    for (size_t i = 0; i < reference->count; i++)
+        free(reference->tables[i]);
+    sqlite3_close(reference->db);
+    *reference = (struct schema_reference){0};
+}
+
+static int reference_open(struct schema_reference *reference)
+{
+    *reference = (struct schema_reference){0};
+    sqlite3_stmt *tables = NULL;
+    if (sqlite3_open_v2(":memory:", &reference->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+        sqlite3_exec(reference->db, store_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(reference->db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid", -1,
+                           &tables, NULL) != SQLITE_OK) {
+        reference_free(reference);
+        return -1;
+    }
+    int status = 0;
+    while (status == 0 && reference->count < 32 && sqlite3_step(tables) == SQLITE_ROW) {
+        reference->tables[reference->count] = strdup((const char *)sqlite3_column_text(tables, 0));
+        status = reference->tables[reference->count] ? 0 : -1;
+        reference->count += status == 0;
+    }
+    sqlite3_finalize(tables);
+    if (status != 0)
+        reference_free(reference);
+    return status;
+}
+
+/* Every table of the schema present with its columns in order. Indexes are not compared: they
+ * have changed within schema version 1, and one of another shape only changes how fast a reader
+ * goes (the work limit bounds that). */
+static int check_columns(store *s, const struct schema_reference *reference, error_info *err)
+{
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < reference->count; i++) {
+        const char *name = reference->tables[i];
+        char *expected = describe_columns(reference->db, name), *found = describe_columns(s->db, name);
+        if (!expected)
+            status = error_set(err, "cannot open '%s': out of memory", s->path);
+        else if (!found)
+            status = error_set(err, "cannot open '%s': damaged overlapscope trace (no %s table)", s->path, name);
+        else if (strcmp(found, expected) != 0)
+            status = error_set(err, "cannot open '%s': damaged overlapscope trace (table %s has other columns than"
+                                    " this overlapscope reads)",
+                               s->path, name);
+        free(expected);
+        free(found);
+    }
+    return status;
+}
+
+/* The schema version as meta holds it: exactly a decimal number that fits an int, else -1. */
+static int parse_schema_version(const char *text)
+{
+    if (!text || !*text || strlen(text) > 9)
+        return -1;
+    int value = 0;
+    for (const char *c = text; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        value = value * 10 + (*c - '0');
+    }
+    return value;
+}
+
+static int pragma_int(sqlite3 *db, const char *sql, int *value)
+{
+    sqlite3_stmt *query = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &query, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(query);
+        if (rc == SQLITE_ROW)
+            *value = sqlite3_column_int(query, 0);
+    }
+    sqlite3_finalize(query);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rc ? rc : sqlite3_extended_errcode(db);
+}
+
 store *store_open(const char *path, int read_only, error_info *err)
 {
+    struct schema_reference reference = {0};
     if (output_file_is_unfinished(path)) {
         error_set(err, "cannot open '%s': an unfinished write (a writer was interrupted before finishing it; delete it)",
                   path);
@@ -277,6 +463,11 @@ store *store_open(const char *path, int read_only, error_info *err)
     }
     if (S_ISDIR(info.st_mode)) {
         error_set(err, "cannot open '%s': is a directory", path);
+        return NULL;
+    }
+    /* A FIFO would block the open until someone writes, a device would be read forever. */
+    if (!S_ISREG(info.st_mode)) {
+        error_set(err, "cannot open '%s': not a regular file", path);
         return NULL;
     }
     store *s = store_alloc(path);
@@ -294,25 +485,41 @@ store *store_open(const char *path, int read_only, error_info *err)
     sqlite3_extended_result_codes(s->db, 1);
     if (check_not_truncated(s, path, err) != 0)
         goto fail;
-    sqlite3_stmt *query = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, &query, NULL);
-    int application_id = 0;
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(query);
-        if (rc == SQLITE_ROW)
-            application_id = sqlite3_column_int(query, 0);
+    if (read_only)
+        store_work_limit_install(s->db, &s->work_limit, (int64_t)info.st_size);
+    if (reference_open(&reference) != 0) {
+        error_set(err, "cannot open '%s': out of memory", path);
+        goto fail;
     }
-    sqlite3_finalize(query);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    sqlite3_stmt *query = NULL;
+    int application_id = 0, user_version = 0;
+    int rc = pragma_int(s->db, "PRAGMA application_id", &application_id);
+    if (rc == 0)
+        rc = pragma_int(s->db, "PRAGMA user_version", &user_version);
+    if (rc != 0) {
         int primary = rc & 0xff;
         if (primary == SQLITE_NOTADB)
             error_set(err, "cannot open '%s': not an SQLite database", path);
         else if (primary == SQLITE_CORRUPT)
             error_set(err, "cannot open '%s': database is corrupt", path);
+        else if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_BUSY)
+            /* A hot journal (or WAL) left by a killed writer must be rolled back before anyone reads. */
+            error_set(err, "cannot open '%s': it holds an unfinished write (a journal or WAL beside it) that cannot"
+                           " be recovered read-only; open it once where it is writable",
+                      path);
         else
             error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(s->db));
         goto fail;
     }
+    /* Traces before application_id and user_version were set carry 0 in both. */
+    if (application_id != 0 && application_id != STORE_APPLICATION_ID) {
+        error_set(err, "cannot open '%s': not an overlapscope trace (application id 0x%08x)", path,
+                  (unsigned)application_id);
+        goto fail;
+    }
+    /* Before the first read of a table (meta, next): a view in its place could run forever. */
+    if (store_check_real_tables(s->db, path, (const char *const *)reference.tables, "overlapscope trace", err) != 0)
+        goto fail;
     char *version = NULL;
     rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &query, NULL);
     if (rc != SQLITE_OK) {
@@ -337,13 +544,29 @@ store *store_open(const char *path, int read_only, error_info *err)
         error_set(err, "cannot open '%s': not an overlapscope trace (no schema_version in meta)", path);
         goto fail;
     }
-    int schema_version = atoi(version);
+    int schema_version = parse_schema_version(version);
+    if (schema_version < 0) {
+        for (char *c = version; *c; c++)
+            *c = *c >= ' ' && *c <= '~' ? *c : '?'; /* said, not sent to the terminal */
+        error_set(err, "cannot open '%s': damaged overlapscope trace (schema version '%.32s' is not a number)", path,
+                  version);
+        free(version);
+        goto fail;
+    }
     free(version);
     if (schema_version != STORE_SCHEMA_VERSION) {
         error_set(err, "cannot open '%s': trace schema version %d, this overlapscope reads version %d", path,
                   schema_version, STORE_SCHEMA_VERSION);
         goto fail;
     }
+    if (user_version != 0 && user_version != STORE_SCHEMA_VERSION) {
+        error_set(err, "cannot open '%s': damaged overlapscope trace (schema version %d but user_version %d)", path,
+                  schema_version, user_version);
+        goto fail;
+    }
+    if (check_columns(s, &reference, err) != 0)
+        goto fail;
+    reference_free(&reference);
     sqlite3_stmt *max_process = NULL;
     s->next_process_id = 1;
     if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes", -1, &max_process, NULL) ==
@@ -353,6 +576,8 @@ store *store_open(const char *path, int read_only, error_info *err)
     sqlite3_finalize(max_process);
     return s;
 fail:
+    reference_free(&reference);
+    store_work_exceeded(s, err); /* a read stopped by the work limit says so, not what it missed */
     store_free(s);
     return NULL;
 }

@@ -39,6 +39,27 @@ static inline int store_interval_plausible(int64_t start_ns, int64_t end_ns)
            (end_ns <= start_ns || end_ns - start_ns <= STORE_MAX_DURATION_NS);
 }
 
+/* Device limits and launch sizes no GPU has (docs/trace-format.md): readers refuse a trace holding
+ * one as damaged and importers refuse to write one, so products such as registers x warp size,
+ * grid blocks x SMs or shared bytes x blocks stay far from overflow. Generous: 64 times any GPU so
+ * far (a warp of 32 threads, 1024 threads per block, 64k registers per SM, 228 KiB of shared
+ * memory per SM, grids of 2^31 x 65535 x 65535 blocks at most, which no program runs to the end). */
+#define STORE_MAX_WARP_SIZE 1024
+#define STORE_MAX_SM_COUNT 65536
+#define STORE_MAX_THREADS 65536 /* per SM or per block; also blocks and warps per SM */
+#define STORE_MAX_REGISTERS (INT64_C(1) << 24) /* per SM, per block; per thread it is at most 65536 */
+#define STORE_MAX_SHARED_MEMORY_BYTES (INT64_C(1) << 32)
+#define STORE_MAX_COMPUTE_CAPABILITY 1000
+#define STORE_MAX_GRID_BLOCKS (INT64_C(1) << 48) /* grid_x * grid_y * grid_z */
+#define STORE_MAX_BYTES (INT64_C(1) << 50)       /* one copy or memset: 1 PiB */
+
+/* Whether a device limit or launch size read from a trace lies in [0, max]; NULL (unknown) is
+ * read as 0 by the readers and is plausible. */
+static inline int store_count_plausible(int64_t value, int64_t max)
+{
+    return value >= 0 && value <= max;
+}
+
 /* api_calls.api_domain */
 enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2 };
 /* memcpys.copy_kind: CUpti_ActivityMemcpyKind */
@@ -91,9 +112,38 @@ typedef struct store store;
 store *store_create(const char *path, int flags, error_info *err);
 
 /* Opens an existing trace for reading (read_only=1) or appending. Fails with a one-line
- * message when the file is missing, is not SQLite, is truncated/corrupt, is not an overlapscope
- * trace (no meta table / no application id), or has another schema version. */
+ * message when the file is missing or not a regular file, is not SQLite, is truncated/corrupt,
+ * has a hot journal it cannot recover read-only, is not an overlapscope trace (no meta table,
+ * another application id), has another schema version (meta schema_version must be exactly the
+ * decimal number; PRAGMA user_version, when set, must agree), or is not of the schema's shape:
+ * every table of store/schema.sql present as a plain table with its columns in order, no view,
+ * virtual table or trigger anywhere, and the indexes of store/indexes.sql, when present, on
+ * their columns. Read-only opens also get a work limit (store_work_limit_install). */
 store *store_open(const char *path, int read_only, error_info *err);
+
+/* Every SQLite connection reading a file that someone else wrote gets a work limit, so that no
+ * query on a hostile file (a recursive view, an index that loops) runs unbounded: SQLite's
+ * progress handler counts virtual-machine steps and interrupts every statement once the budget,
+ * proportional to the file's size and generous enough for the slowest real reading, is spent.
+ * The limit lives as long as the connection; fill it with store_work_limit_install. */
+struct store_work_limit {
+    int64_t ticks_left; /* progress-handler calls left (each one STORE_WORK_TICK_STEPS steps) */
+    int exceeded;
+};
+void store_work_limit_install(sqlite3 *db, struct store_work_limit *limit, int64_t file_bytes);
+
+/* Returns -1 with err filled with one line naming the file when the work limit of trace's
+ * connection stopped a query (the reader's own message would only say "interrupted", or a reader
+ * that tolerates failed queries would print partial figures), else 0 with err untouched. Call it
+ * where a reader's result is turned into the command's output or message. */
+int store_work_exceeded(const store *trace, error_info *err);
+
+/* Refuses, with one line naming path, a file whose tables the caller is about to read are not
+ * plain tables: a view, a virtual table or a trigger named like one of tables[] (NULL-ended), or
+ * any trigger at all. store_open applies it (and the column check) to every trace; the nsys
+ * importer to the export's tables. "what" names the kind of file in the message. */
+int store_check_real_tables(sqlite3 *db, const char *path, const char *const *tables, const char *what,
+                            error_info *err);
 
 /* Commits anything pending and closes. NULL is a no-op. Returns 0, or -1 with err filled
  * (err may be NULL) if the final commit failed; the handle is freed either way. */

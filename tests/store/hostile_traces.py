@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Hostile-trace property test (issue 20, Must 5): a reader trusts nothing in a file.
+
+Scenario: copies of small golden traces (tests/data/gpu) in which one column of one table holds an
+extreme value in every row, or one table is replaced by a view (also a recursive one that never
+ends), carries a trigger, or is missing. Every reading command (info, report, report --json,
+check, render, export, diff) runs on them under a time limit.
+
+Verdict, for every run: exit status 0, 1 or 2 (never a signal: 128+N, never the time limit: 124);
+on exit 2 exactly one line on stderr and it names the file; no AddressSanitizer or
+UndefinedBehaviorSanitizer report; peak memory under MAX_RSS_BYTES.
+
+What it covers, by default (about 850 runs, a minute under ASan on 2 cores): every column of every
+table of the first trace with three of VALUES (shifted from column to column, so every value meets
+every table), every column of the second trace with one; every structural case on every table of
+both traces. Each such file runs one command (two for the first trace's structural cases), chosen
+by rotating through COMMANDS in a fixed order: deterministic, the same runs every time, and every
+command meets every table. The full cross product (2 traces x ~175 columns x 9 values x 7 commands,
+about 27,000 runs) is too slow for CI: HOSTILE_FULL=1 runs it. HOSTILE_ONLY=table limits the run to
+one table while debugging.
+"""
+import concurrent.futures
+import itertools
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+
+OVERLAPSCOPE = os.environ["OVERLAPSCOPE"]
+DATA = os.environ.get("OVERLAPSCOPE_TEST_DATA", os.path.join(os.path.dirname(__file__), "..", "data"))
+TRACES = ["copy_pinned.db", "collector_smoke.db"]  # 1 process / 2 processes with 4 devices; small
+TIME_LIMIT_S = 60  # a run under ASan takes under a second; a hang takes forever
+MAX_RSS_BYTES = 1536 << 20  # ASan's shadow memory included
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+VALUES = [
+    ("NULL", None),
+    ("0", 0),
+    ("-1", -1),
+    ("INT64_MIN", INT64_MIN),
+    ("INT64_MAX", INT64_MAX),
+    ("REAL", 1.5e300),
+    ("TEXT", "abc"),
+    ("huge string", "x" * (1 << 20)),
+    ("non-UTF-8", b"\xff\xfe\x1b[31m\x00tail"),  # bound as a blob, turned into TEXT below
+]
+COMMANDS = [
+    ("info", lambda f, d: ["info", f]),
+    ("report", lambda f, d: ["report", f]),
+    ("report --json", lambda f, d: ["report", "--json", f]),
+    ("check", lambda f, d: ["check", "--min", "comm_overlap=0", "--max", "lost_ms=1e9", f]),
+    ("render", lambda f, d: ["render", f, "-o", os.path.join(d, "out.png")]),
+    ("export", lambda f, d: ["export", f, "--chrome", os.path.join(d, "out.json")]),
+    ("diff", lambda f, d: ["diff", f, os.path.join(DATA, "gpu", "copy_pinned.db")]),
+]
+SANITIZER_MARKS = ("AddressSanitizer", "LeakSanitizer", "runtime error:", "UndefinedBehaviorSanitizer")
+
+failures = []
+runs = [0]
+peak_rss = [0]  # KiB: RUSAGE_CHILDREN keeps the largest child so far
+lock = threading.Lock()
+
+
+def run_command(label, path, command, scratch):
+    for leftover in ("out.png", "out.json"):
+        try:
+            os.unlink(os.path.join(scratch, leftover))
+        except FileNotFoundError:
+            pass
+    argv = [OVERLAPSCOPE] + command[1](path, scratch)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _, stderr = process.communicate(timeout=TIME_LIMIT_S)
+        rc = process.returncode
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, stderr = process.communicate()
+        rc = 124
+    text = stderr.decode("utf-8", "replace")
+    lines = [line for line in text.split("\n") if line]
+    problem = None
+    if rc not in (0, 1, 2):
+        problem = "exit status %d" % rc
+    elif any(mark in text for mark in SANITIZER_MARKS):
+        problem = "sanitizer report"
+    elif rc == 2 and (len(lines) != 1 or path not in lines[0]):
+        problem = "exit 2 without one line naming the file"
+    with lock:
+        runs[0] += 1
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if not problem and usage.ru_maxrss * 1024 > MAX_RSS_BYTES >= peak_rss[0] * 1024:
+            problem = "peak memory %d MiB" % (usage.ru_maxrss // 1024)  # the first run past the bound
+        peak_rss[0] = usage.ru_maxrss
+        if problem:
+            failures.append("%s: overlapscope %s: %s; stderr: %s" % (label, command[0], problem, text[-600:]))
+
+
+def connect(path):
+    db = sqlite3.connect(path, isolation_level=None)
+    db.text_factory = bytes
+    return db
+
+
+def schema_tables(path):
+    db = connect(path)
+    rows = db.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").fetchall()
+    tables = {}
+    for (name,) in rows:
+        name = name.decode()
+        tables[name] = [c[1].decode() for c in db.execute("PRAGMA table_info(%s)" % name).fetchall()]
+    db.close()
+    return tables
+
+
+def drop_not_null(db, table):
+    """A hostile file need not keep our constraints: edit the stored CREATE TABLE (SQLite allows
+    dropping NOT NULL through writable_schema; the column shapes stay those of the schema)."""
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE name = ?", (table,))
+    db.execute("PRAGMA writable_schema = OFF")
+
+
+def mutate_column(source, target, table, column, value):
+    shutil.copy(source, target)
+    db = connect(target)
+    drop_not_null(db, table)
+    db.close()
+    db = connect(target)  # reopened: the edited schema is read afresh
+    expression = "CAST(? AS TEXT)" if isinstance(value, bytes) else "?"
+    stored = True
+    try:
+        db.execute('UPDATE "%s" SET "%s" = %s' % (table, column, expression), (value,))
+    except sqlite3.Error:
+        try:  # a key column: one row only
+            db.execute('UPDATE "%s" SET "%s" = %s WHERE rowid = (SELECT MIN(rowid) FROM "%s")'
+                       % (table, column, expression, table), (value,))
+        except sqlite3.Error:
+            stored = False  # not storable (TEXT in an INTEGER PRIMARY KEY): no file can hold it
+    db.close()
+    return stored
+
+
+STRUCTURAL = [
+    ("a view in place of the table",
+     lambda t, cols: ['ALTER TABLE "%s" RENAME TO hostile_old' % t,
+                      'CREATE VIEW "%s" AS SELECT * FROM hostile_old' % t]),
+    ("a recursive view that never ends",
+     lambda t, cols: ['ALTER TABLE "%s" RENAME TO hostile_old' % t,
+                      'CREATE VIEW "%s" AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) '
+                      'SELECT %s FROM r, hostile_old' % (t, ", ".join('hostile_old."%s"' % c for c in cols))]),
+    ("a trigger on the table",
+     lambda t, cols: ['CREATE TRIGGER hostile AFTER INSERT ON "%s" BEGIN SELECT 1; END' % t]),
+    ("the table missing", lambda t, cols: ['DROP TABLE "%s"' % t]),
+]
+
+
+def structural_file(source, target, table, columns, statements):
+    shutil.copy(source, target)
+    db = connect(target)
+    for statement in statements(table, columns):
+        db.execute(statement)
+    db.close()
+    return True
+
+
+def jobs_of(trace, first_trace, full, only, rotation):
+    """(label, make(target) -> bool, commands) for one trace."""
+    source = os.path.join(DATA, "gpu", trace)
+    for table, columns in sorted(schema_tables(source).items()):
+        if only and table != only:
+            continue
+        for number, (case, statements) in enumerate(STRUCTURAL):
+            # Each table is refused as a whole by the store, the same for every command: two
+            # commands per case on the first trace, one on the second, rotating.
+            count = len(COMMANDS) if full else 2 if first_trace else 1
+            chosen = [COMMANDS[next(rotation) % len(COMMANDS)] for _ in range(count)]
+            make = lambda target, t=table, c=columns, st=statements: structural_file(source, target, t, c, st)
+            yield "%s, %s: %s" % (trace, table, case), make, chosen
+        for column_number, column in enumerate(columns):
+            for value_number, (value_name, value) in enumerate(VALUES):
+                # Every column gets three of the values on the first trace and one on the second,
+                # shifted from column to column so that every value meets every table.
+                if not full and (value_number + column_number) % (3 if first_trace else 9) != (0 if first_trace else 4):
+                    continue
+                chosen = COMMANDS if full else [COMMANDS[next(rotation) % len(COMMANDS)]]
+                make = lambda target, t=table, c=column, v=value: mutate_column(source, target, t, c, v)
+                yield "%s, %s.%s = %s" % (trace, table, column, value_name), make, chosen
+
+
+def run_job(job, scratch_root, worker_dirs):
+    label, make, chosen = job
+    scratch = worker_dirs.setdefault(threading.get_ident(), tempfile.mkdtemp(dir=scratch_root))
+    target = os.path.join(scratch, "hostile.db")
+    if make(target):
+        for command in chosen:
+            run_command(label, target, command, scratch)
+    os.unlink(target)
+
+
+def main():
+    full = os.environ.get("HOSTILE_FULL") == "1"
+    only = os.environ.get("HOSTILE_ONLY")
+    scratch_root = tempfile.mkdtemp(prefix="overlapscope-hostile-")
+    rotation = itertools.count()
+    jobs = [job for number, trace in enumerate(TRACES) for job in jobs_of(trace, number == 0, full, only, rotation)]
+    worker_dirs = {}
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+            for result in pool.map(lambda job: run_job(job, scratch_root, worker_dirs), jobs):
+                pass
+    finally:
+        shutil.rmtree(scratch_root, ignore_errors=True)
+    for failure in failures:
+        print("FAILED: " + failure)
+    print("%d runs, %d failed" % (runs[0], len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
