@@ -398,9 +398,10 @@ static int reference_open(struct schema_reference *reference)
     return status;
 }
 
-/* Every table of the schema present with its columns in order. Indexes are not compared: they
- * have changed within schema version 1, and one of another shape only changes how fast a reader
- * goes (the work limit bounds that). */
+/* Every table of the schema present with its columns in order (render_overview, a cache added
+ * within schema version 1, may be absent: its readers take that as "no overview"). Indexes are
+ * not compared: they too have changed within version 1, and one of another shape only changes how
+ * fast a reader goes (the work limit bounds that). */
 static int check_columns(store *s, const struct schema_reference *reference, error_info *err)
 {
     int status = 0;
@@ -409,6 +410,8 @@ static int check_columns(store *s, const struct schema_reference *reference, err
         char *expected = describe_columns(reference->db, name), *found = describe_columns(s->db, name);
         if (!expected)
             status = error_set(err, "cannot open '%s': out of memory", s->path);
+        else if (!found && strcmp(name, "render_overview") == 0)
+            status = 0;
         else if (!found)
             status = error_set(err, "cannot open '%s': damaged overlapscope trace (no %s table)", s->path, name);
         else if (strcmp(found, expected) != 0)

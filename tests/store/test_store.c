@@ -161,6 +161,32 @@ static void expect_open_error(const char *path, const char *message)
     CHECK(strchr(err.message, '\n') == NULL);
 }
 
+/* A query that would never end (what a recursive view in a hostile file runs) is stopped by the
+ * work limit of a read-only store, and the store says so naming the file; a small trace's real
+ * reading stays far below the limit. */
+static void test_work_limit(void)
+{
+    const char *path = path_in("limited.db");
+    error_info err = {{0}};
+    store *s = store_create(path, 0, &err);
+    CHECK(s != NULL);
+    store_close(s, NULL);
+    s = store_open(path, 1, &err);
+    CHECK(s != NULL);
+    CHECK(store_work_exceeded(s, &err) == 0);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels"), 0);
+    sqlite3_stmt *endless = NULL;
+    CHECK(sqlite3_prepare_v2(store_db(s),
+                             "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT MAX(n) FROM r", -1,
+                             &endless, NULL) == SQLITE_OK);
+    CHECK_INT(sqlite3_step(endless), SQLITE_INTERRUPT);
+    sqlite3_finalize(endless);
+    CHECK(store_work_exceeded(s, &err) == -1);
+    CHECK_CONTAINS(err.message, path);
+    CHECK_CONTAINS(err.message, "took more work than any trace of its size needs");
+    store_close(s, NULL);
+}
+
 static void test_bad_files(void)
 {
     expect_open_error(path_in("missing.db"), "No such file or directory");
@@ -314,6 +340,7 @@ int main(void)
     test_create_write_read();
     test_refuses_existing_without_overwrite();
     test_bad_files();
+    test_work_limit();
     test_unwritable_output();
     test_update_process();
     test_append_traces();

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Issue 20's reproductions against readers (9-13, 21), each with the verdict a user must see: a
+# hostile copy of a golden trace makes every reading command exit 2 with one line on stderr that
+# names the file and says what is wrong, or (where the value is harmless) exit 0; never a signal
+# (128+N), never the time limit (124).
+set -u
+fail=0; pass=0
+dir=$(mktemp -d); trap 'chmod -R u+w "$dir"; rm -rf "$dir"' EXIT
+os=$OVERLAPSCOPE
+here=$(cd "$(dirname "$0")" && pwd)
+gpu="$here/../data/gpu"
+
+# $1: label, $2: expected exit, $3: fragment stderr must hold on exit 2, rest: argv.
+check_case() {
+    local label=$1 want=$2 fragment=$3 out rc
+    shift 3
+    out=$(timeout 60 "$os" "$@" 2>&1 >/dev/null); rc=$?
+    if [ $rc -eq "$want" ] && { [ "$want" -ne 2 ] || { [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+        grep -qF -- "$fragment" <<<"$out"; }; }; then
+        pass=$((pass+1))
+    else
+        echo "FAILED: $label: overlapscope $*: rc=$rc (want $want), said: $out"; fail=$((fail+1))
+    fi
+}
+# Every reading command on one file: $1 label, $2 file, $3 expected fragment (exit 2 expected).
+refused_by_all() {
+    local label=$1 f=$2 fragment=$3
+    check_case "$label" 2 "$fragment" info "$f"
+    check_case "$label" 2 "$fragment" report "$f"
+    check_case "$label" 2 "$fragment" report --json "$f"
+    check_case "$label" 2 "$fragment" check --min comm_overlap=0 "$f"
+    check_case "$label" 2 "$fragment" diff "$f" "$gpu/copy_pinned.db"
+    check_case "$label" 2 "$fragment" render "$f" -o "$dir/out.png"
+    check_case "$label" 2 "$fragment" export "$f" --chrome "$dir/out.json"
+    check_case "$label" 2 "$fragment" merge "$f" "$gpu/copy_pinned.db" -o "$dir/merged.db"
+}
+
+# mutate NAME SOURCE SQL...: a copy of SOURCE under $dir/NAME.db with the statements applied
+# (NOT NULL dropped first where a statement needs it: a hostile file need not keep constraints).
+mutate() {
+    local name=$1 source=$2
+    shift 2
+    python3 - "$dir/$name.db" "$source" "$@" <<'PY'
+import shutil, sqlite3, sys
+target, source, statements = sys.argv[1], sys.argv[2], sys.argv[3:]
+shutil.copy(source, target)
+db = sqlite3.connect(target, isolation_level=None)
+db.execute("PRAGMA writable_schema = ON")
+db.execute("UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE type = 'table'")
+db.execute("PRAGMA writable_schema = OFF")
+db.close()
+db = sqlite3.connect(target, isolation_level=None)
+for statement in statements:
+    db.execute(statement)
+db.close()
+PY
+}
+
+# 9: a warp size no GPU has divided the occupancy arithmetic by zero (SIGFPE).
+mutate warp "$gpu/streams_saturate.db" "UPDATE devices SET warp_size = 9223372036854775807"
+check_case "9 warp_size" 2 "has warp_size 9223372036854775807, beyond any GPU" report "$dir/warp.db"
+check_case "9 warp_size" 2 "has warp_size 9223372036854775807, beyond any GPU" check --min comm_overlap=0 "$dir/warp.db"
+mutate sm_count "$gpu/streams_saturate.db" "UPDATE devices SET sm_count = -5"
+check_case "9 sm_count" 2 "has sm_count -5, beyond any GPU" report "$dir/sm_count.db"
+mutate grid "$gpu/streams_saturate.db" "UPDATE kernels SET grid_x = 4611686018427387904, grid_y = 4"
+check_case "9 grid" 2 "a launch size or byte count beyond any GPU" report "$dir/grid.db"
+
+# 10: an NVTX message whose string is NULL (SIGSEGV in the step finder): no step, no crash.
+mutate nvtx_null "$gpu/copy_pinned.db" "UPDATE strings SET value = NULL WHERE id IN (SELECT message_id FROM nvtx)"
+check_case "10 NULL NVTX message" 0 "" report "$dir/nvtx_null.db"
+check_case "10 NULL NVTX message" 0 "" render "$dir/nvtx_null.db" -o "$dir/nvtx_null.png"
+mutate nvtx_time "$gpu/copy_pinned.db" "UPDATE nvtx SET end_ns = 9223372036854775807"
+check_case "13 NVTX time" 2 "an NVTX range of process 1 runs from" report --range "rep 1" "$dir/nvtx_time.db"
+mutate nvtx_step "$gpu/pipeline_serial.db" "UPDATE nvtx SET start_ns = -9223372036854775807"
+check_case "13 NVTX step time" 2 "an NVTX range of process 1 runs from -9223372036854775807" report "$dir/nvtx_step.db"
+
+# 11: a window under a microsecond once divided by a zero width (SIGSEGV in the canvas).
+check_case "11 1 ns window" 0 "" render "$gpu/ddp.db" -o "$dir/window.png" --window 0ns:1ns
+
+# 12: a view that never ends, in place of a table, hung every command; a FIFO hung the open.
+mutate view "$gpu/copy_pinned.db" "ALTER TABLE memsets RENAME TO m0" \
+    "CREATE VIEW memsets AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT m0.* FROM r, m0"
+refused_by_all "12 recursive view" "$dir/view.db" "'memsets' is a view, not a table"
+mutate meta_view "$gpu/copy_pinned.db" "ALTER TABLE meta RENAME TO m0" "CREATE VIEW meta AS SELECT * FROM m0"
+check_case "12 meta view" 2 "'meta' is a view, not a table" report "$dir/meta_view.db"
+mutate trigger "$gpu/copy_pinned.db" "CREATE TRIGGER t AFTER INSERT ON kernels BEGIN SELECT 1; END"
+check_case "12 trigger" 2 "a trigger on table 'kernels'" report "$dir/trigger.db"
+mutate shape "$gpu/copy_pinned.db" "ALTER TABLE kernels ADD COLUMN extra INTEGER"
+check_case "12 other columns" 2 "table kernels has other columns" info "$dir/shape.db"
+mkfifo "$dir/fifo.db"
+check_case "12 FIFO" 2 "$dir/fifo.db': not a regular file" report "$dir/fifo.db"
+check_case "12 FIFO" 2 "$dir/fifo.db': not a regular file" info "$dir/fifo.db"
+check_case "12 device" 2 "/dev/zero': not a regular file" report /dev/zero
+
+# 13: an impossible GPU span printed as "GPU span: -7427980757.667 s" (signed overflow).
+mutate span "$gpu/copy_pinned.db" "UPDATE kernels SET start_ns = -9223372036854775807 WHERE rowid = 1"
+check_case "13 info span" 2 "the trace is damaged: GPU activity from -9223372036854775807 ns" info "$dir/span.db"
+# API times no recording holds are passed over by the explanations, not summed.
+mutate api "$gpu/copy_pinned.db" "UPDATE api_calls SET end_ns = -9223372036854775807, start_ns = 9223372036854775807"
+check_case "13 API times" 0 "" report "$dir/api.db"
+
+# 21: the schema version is a number, all of it; application and user version agree.
+mutate version_wrap "$gpu/copy_pinned.db" "UPDATE meta SET value = '4294967297' WHERE key = 'schema_version'"
+check_case "21 version 4294967297" 2 "schema version '4294967297' is not a number" report "$dir/version_wrap.db"
+mutate version_beta "$gpu/copy_pinned.db" "UPDATE meta SET value = '1.9 beta' WHERE key = 'schema_version'"
+check_case "21 version 1.9 beta" 2 "schema version '1.9 beta' is not a number" info "$dir/version_beta.db"
+mutate application "$gpu/copy_pinned.db" "PRAGMA application_id = 1234"
+check_case "21 application id" 2 "not an overlapscope trace (application id 0x000004d2)" report "$dir/application.db"
+mutate user_version "$gpu/copy_pinned.db" "PRAGMA user_version = 7"
+check_case "21 user_version" 2 "schema version 1 but user_version 7" report "$dir/user_version.db"
+# A missing table is said to be missing, not counted as 0 rows.
+mutate missing "$gpu/copy_pinned.db" "DROP TABLE memsets"
+check_case "21 missing table" 2 "damaged overlapscope trace (no memsets table)" info "$dir/missing.db"
+# A hot journal on a read-only input: one line naming the file, not "attempt to write a readonly database".
+mkdir "$dir/hot"
+python3 - "$gpu/copy_pinned.db" "$dir/hot" <<'PY'
+import shutil, sqlite3, sys
+source, folder = sys.argv[1], sys.argv[2]
+shutil.copy(source, folder + "/work.db")
+db = sqlite3.connect(folder + "/work.db", isolation_level=None)
+db.execute("PRAGMA cache_size = 1")  # pages spill into the file before the commit
+db.execute("BEGIN")
+db.execute("UPDATE api_calls SET start_ns = start_ns + 1")
+shutil.copy(folder + "/work.db", folder + "/hot.db")
+shutil.copy(folder + "/work.db-journal", folder + "/hot.db-journal")
+db.execute("ROLLBACK")
+PY
+rm -f "$dir/hot/work.db"; chmod a-w "$dir/hot/hot.db" "$dir/hot"
+check_case "21 hot journal" 2 "$dir/hot/hot.db': it holds an unfinished write" report "$dir/hot/hot.db"
+chmod u+w "$dir/hot"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
