@@ -317,6 +317,13 @@ static int remember_process_name(struct writer *w, int64_t process_id)
     return 0;
 }
 
+/* A sort index placed after the ranks (0, 1, ...): id + offset, or id itself when that sum would
+ * overflow (an id no recording holds). */
+static int64_t sort_after_ranks(int64_t id, int64_t offset)
+{
+    return id >= 0 && id <= INT64_MAX - offset ? id + offset : id;
+}
+
 static int write_process(struct writer *w, sqlite3_stmt *row)
 {
     char name[256];
@@ -325,7 +332,7 @@ static int write_process(struct writer *w, sqlite3_stmt *row)
     const char *host = (const char *)sqlite3_column_text(row, 3);
     snprintf(name + length, sizeof name - (size_t)length, "pid %" PRId64 "%s%.160s%s", column(row, 1),
              host ? " (" : "", host ? host : "", host ? ")" : "");
-    write_metadata(w, "process", column(row, 0), 0, name, rank >= 0 ? rank : column(row, 0) + 1000000);
+    write_metadata(w, "process", column(row, 0), 0, name, rank >= 0 ? rank : sort_after_ranks(column(row, 0), 1000000));
     return remember_process_name(w, column(row, 0));
 }
 
@@ -732,7 +739,7 @@ static int write_track_names(struct writer *w)
             !bsearch(&list[i].key.process_id, w->named_processes, w->named_count, sizeof *w->named_processes,
                      compare_process_ids)) {
             snprintf(name, sizeof name, "process %" PRId64, list[i].key.process_id);
-            write_metadata(w, "process", list[i].key.process_id, 0, name, list[i].key.process_id + 2000000);
+            write_metadata(w, "process", list[i].key.process_id, 0, name, sort_after_ranks(list[i].key.process_id, 2000000));
         }
     }
     free(list);

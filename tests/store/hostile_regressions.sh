@@ -99,6 +99,10 @@ check_case "13 info span" 2 "the trace is damaged: GPU activity from -9223372036
 mutate api "$gpu/copy_pinned.db" "UPDATE api_calls SET end_ns = -9223372036854775807, start_ns = 9223372036854775807"
 check_case "13 API times" 0 "" report "$dir/api.db"
 
+# Ids no recording holds: export's sort indexes once overflowed on them (UBSan).
+mutate ids "$gpu/collector_smoke.db" "UPDATE synchronizations SET process_id = 9223372036854775807"
+check_case "13 export ids" 0 "" export "$dir/ids.db" --chrome "$dir/ids.json"
+
 # 21: the schema version is a number, all of it; application and user version agree.
 mutate version_wrap "$gpu/copy_pinned.db" "UPDATE meta SET value = '4294967297' WHERE key = 'schema_version'"
 check_case "21 version 4294967297" 2 "schema version '4294967297' is not a number" report "$dir/version_wrap.db"

@@ -96,6 +96,7 @@ def run_command(label, path, command, scratch):
         peak_rss[0] = usage.ru_maxrss
         if problem:
             failures.append("%s: overlapscope %s: %s; stderr: %s" % (label, command[0], problem, text[-600:]))
+            print("FAILED: " + failures[-1], flush=True)  # as found: a full run takes long
 
 
 def connect(path):
@@ -213,8 +214,6 @@ def main():
                 pass
     finally:
         shutil.rmtree(scratch_root, ignore_errors=True)
-    for failure in failures:
-        print("FAILED: " + failure)
     print("%d runs, %d failed" % (runs[0], len(failures)))
     return 1 if failures else 0
 
