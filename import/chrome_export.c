@@ -894,7 +894,10 @@ static int write_document(struct writer *w)
         return -1;
     }
     w->counts.shared_correlation_ids = count_shared_correlation_ids(w);
-    emit(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    /* No displayTimeUnit: Perfetto takes it as the unit of ts (json_trace_tokenizer.cc,
+     * MaybeParseDisplayTimeUnit), chrome://tracing as a display preference only, so with "ns" the
+     * two viewers disagreed 1000-fold. Without it both read microseconds. */
+    emit(w, "{\"traceEvents\":[\n");
     /* A global instant at the report's +0 (a mark the viewer shows); it also keeps every later
      * event free to start with a comma. */
     int64_t mark = w->report_origin_ns != STORE_NULL ? w->report_origin_ns : w->origin_ns;

@@ -16,7 +16,10 @@ Checked:
     points in time order, each inside an X slice of its own track (for an f without "bp":"e", a
     slice starting at or after it); flow v2 (bind_id with flow_out / flow_in) pairs up;
   - every pid used has a process_name and every (pid, tid) a thread_name metadata event (global
-    instants, "s":"g", excepted).
+    instants, "s":"g", excepted);
+  - no displayTimeUnit: Perfetto reads it as the unit of every ts (its JSON tokenizer,
+    MaybeParseDisplayTimeUnit) while chrome://tracing only displays in it, so a file that has one
+    shows times 1000 times apart in the two viewers.
 
 Usage: check_trace_events.py FILE.json...   (exit 0 when every file passes, 1 otherwise; one line
 per problem, at most --max-errors per file). As a module: check(document) returns the list.
@@ -224,6 +227,9 @@ def _check_names(all_events, events, errors):
 def check(document):
     """The list of problems of a parsed document (empty when it follows every rule above)."""
     errors = []
+    if isinstance(document, dict) and "displayTimeUnit" in document:
+        errors.append("displayTimeUnit %r: Perfetto takes it as the unit of ts, chrome://tracing does not"
+                      % document["displayTimeUnit"])
     all_events = _events(document, errors)
     events = _check_times(all_events, errors)
     tracks = _slices_by_track(events)

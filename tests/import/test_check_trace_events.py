@@ -48,6 +48,10 @@ CASES = [
 
 def main():
     failures = 0
+    problems = check_trace_events.check({"traceEvents": GOOD, "displayTimeUnit": "ns"})
+    if not any("displayTimeUnit" in line for line in problems):
+        print("FAILED: a displayTimeUnit was accepted: %s" % problems)
+        failures += 1
     for title, events, expected in CASES:
         problems = check_trace_events.check({"traceEvents": events})
         if expected is None and problems:
