@@ -421,6 +421,7 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
     free(device.lanes);
     key_index_free(&device.lane_index);
     free(device.channels);
+    key_index_free(&device.channel_index);
     return status;
 }
 

@@ -1309,14 +1309,31 @@ static int find_communicator_blocker(struct device_state *device, size_t waiting
     return 1;
 }
 
+struct channel_key {
+    const struct device_state *device;
+    int64_t channel_id;
+    int is_copy;
+};
+
+static int channel_matches(const void *context, size_t position)
+{
+    const struct channel_key *key = context;
+    const struct channel_state *channel = &key->device->channels[position];
+    return channel->channel_id == key->channel_id && channel->is_copy == key->is_copy;
+}
+
+static uint64_t channel_hash(const struct model_op *op)
+{
+    return key_index_hash(op->channel_id, op->kind != MODEL_KERNEL, 0, 0);
+}
+
 static struct channel_state *channel_of(struct device_state *device, const struct model_op *op)
 {
     if (op->channel_id == STORE_NULL)
         return NULL;
-    for (size_t i = 0; i < device->channel_count; i++)
-        if (device->channels[i].channel_id == op->channel_id && device->channels[i].is_copy == (op->kind != MODEL_KERNEL))
-            return &device->channels[i];
-    return NULL;
+    struct channel_key key = {device, op->channel_id, op->kind != MODEL_KERNEL};
+    long found = key_index_find(&device->channel_index, channel_hash(op), channel_matches, &key);
+    return found >= 0 ? &device->channels[found] : NULL;
 }
 
 /* X is on a channel whose latest dispatched op (the head, of another stream, enqueued before X)
@@ -1417,6 +1434,8 @@ static int remember_dispatch(struct device_state *device, size_t lane_index, con
             device->channels = grown;
             device->channel_capacity = capacity;
         }
+        if (key_index_add(&device->channel_index, channel_hash(op), device->channel_count) != 0)
+            return -1;
         channel = &device->channels[device->channel_count++];
         *channel = (struct channel_state){.channel_id = op->channel_id, .is_copy = op->kind != MODEL_KERNEL};
     }

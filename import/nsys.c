@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "key_index.h"
 #include "nccl_kernel_name.h"
 #include "stream_set.h"
 
@@ -32,6 +33,7 @@ struct nsys_state {
     int64_t time_offset_ns; /* TARGET_INFO_SESSION_START_TIME.utcEpochNs: nsys times are session-relative */
     struct pid_entry *pids;
     size_t pid_count, pid_capacity;
+    struct key_index pid_index; /* a hostile export can give every row a pid of its own */
     struct stream_set streams;
 };
 
@@ -140,12 +142,25 @@ static int64_t shifted(const struct nsys_state *state, int64_t time_ns)
     return result;
 }
 
+struct pid_key {
+    const struct nsys_state *state;
+    int64_t pid;
+};
+
+static int pid_matches(const void *context, size_t position)
+{
+    const struct pid_key *key = context;
+    return key->state->pids[position].pid == key->pid;
+}
+
 /* The store's process for an OS pid, inserted on first sight. 0 when out of memory. */
 static int64_t process_for_pid(struct nsys_state *state, int64_t pid, error_info *err)
 {
-    for (size_t i = 0; i < state->pid_count; i++)
-        if (state->pids[i].pid == pid)
-            return state->pids[i].process_id;
+    struct pid_key key = {state, pid};
+    uint64_t hash = key_index_hash(pid, 0, 0, 0);
+    long found = key_index_find(&state->pid_index, hash, pid_matches, &key);
+    if (found >= 0)
+        return state->pids[found].process_id;
     if (state->pid_count == state->pid_capacity) {
         size_t capacity = state->pid_capacity ? state->pid_capacity * 2 : 8;
         struct pid_entry *grown = realloc(state->pids, capacity * sizeof *grown);
@@ -162,6 +177,10 @@ static int64_t process_for_pid(struct nsys_state *state, int64_t pid, error_info
                                     .dropped_records = 0, .source_file = state->name};
     if (store_insert_process(state->s, &process, err) != 0)
         return 0;
+    if (key_index_add(&state->pid_index, hash, state->pid_count) != 0) {
+        error_set(err, "%s: out of memory", state->name);
+        return 0;
+    }
     state->pids[state->pid_count++] = (struct pid_entry){pid, process.process_id};
     return process.process_id;
 }
@@ -651,6 +670,7 @@ int nsys_import_db(store *s, sqlite3 *db, const char *name, error_info *err)
         status = stream_set_write(&state.streams, s, err);
     stream_set_free(&state.streams);
     free(state.pids);
+    key_index_free(&state.pid_index);
     return status;
 }
 
