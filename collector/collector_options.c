@@ -90,6 +90,8 @@ int collector_options_from_environment(struct collector_options *options, error_
     options->nccl = !(nccl && strcmp(nccl, "0") == 0);
     const char *launch_callbacks = getenv("OVERLAPSCOPE_LAUNCH_CALLBACKS");
     options->launch_callbacks = !(launch_callbacks && strcmp(launch_callbacks, "0") == 0);
+    if (launch_callbacks && strcmp(launch_callbacks, "probe") == 0)
+        options->launch_callbacks = 2; /* LAUNCH_WATCH_PROBE_API_CALLS: diagnostic (launch_watch.c) */
     const char *flush_forced = getenv("OVERLAPSCOPE_FLUSH_FORCED");
     options->flush_forced = flush_forced && strcmp(flush_forced, "1") == 0;
     const char *discard = getenv("OVERLAPSCOPE_DISCARD");

@@ -13,7 +13,9 @@
  *   OVERLAPSCOPE_NO_API        1: same as OVERLAPSCOPE_API=none
  *   OVERLAPSCOPE_NCCL          0: no collectives rows from NCCL kernel names (default 1)
  *   OVERLAPSCOPE_LAUNCH_CALLBACKS  0: no callback on launch APIs (measures its cost; loses the
- *                              per-thread default stream and the launch-count checks; default 1)
+ *                              per-thread default stream and the launch-count checks; default 1);
+ *                              `probe`: also an empty callback on every call of the default API
+ *                              set (diagnostic: bench/torch_overhead's record-probe)
  *   OVERLAPSCOPE_DISCARD       1: activity buffers are released unread, nothing is written (diagnostic:
  *                              measures the writer thread's share of the cost; the trace has no rows)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */

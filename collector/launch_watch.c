@@ -4,6 +4,8 @@
  * (included by cupti.h). */
 #include "launch_watch.h"
 
+#include "cuda_api.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -114,12 +116,12 @@ static void on_launch(struct launch_watch *watch, CUpti_CallbackDomain domain, C
     if (call->callbackSite != CUPTI_API_EXIT || !call->functionReturnValue ||
         *(const int *)call->functionReturnValue != 0) /* cudaSuccess and CUDA_SUCCESS are 0 */
         return;
-    if (watch->launch_exited)
-        watch->launch_exited(call->correlationId);
     uintptr_t stream = 0;
     int ptsz = 0;
     if (!launch_stream(domain, id, call->functionParams, &stream, &ptsz))
-        return;
+        return; /* a call enabled only by the cost probe */
+    if (watch->launch_exited)
+        watch->launch_exited(call->correlationId);
     atomic_fetch_add_explicit(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? &watch->runtime_launches
                                                                     : &watch->driver_launches,
                               1, memory_order_relaxed);
@@ -154,6 +156,22 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
         on_launch(watch, domain, id, data);
 }
 
+/* The cost probe (OVERLAPSCOPE_LAUNCH_CALLBACKS=probe, bench/torch_overhead's record-probe): a
+ * callback on every call of the default API record set, doing nothing but returning. What it costs
+ * a job is what recording those calls from callbacks, instead of CUPTI's API activity kinds,
+ * would cost at least. */
+static void enable_probe_callbacks(struct launch_watch *watch)
+{
+    const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
+    const CUpti_CallbackId ends[] = {CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_DRIVER_TRACE_CBID_SIZE};
+    for (int d = 0; d < 2; d++)
+        for (CUpti_CallbackId cbid = 1; cbid < ends[d]; cbid++) {
+            const char *name = NULL;
+            if (cuptiGetCallbackName(domains[d], cbid, &name) == CUPTI_SUCCESS && cuda_api_recorded_by_default(name))
+                cuptiEnableCallback(1, watch->subscriber, domains[d], cbid);
+        }
+}
+
 CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launches, char *earlier_subscriber,
                                    size_t size)
 {
@@ -181,6 +199,8 @@ CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launche
         cuptiEnableCallback(1, watch->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_launches[i]);
     for (size_t i = 0; watch_launches && i < sizeof driver_launches / sizeof driver_launches[0]; i++)
         cuptiEnableCallback(1, watch->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, driver_launches[i]);
+    if (watch_launches == LAUNCH_WATCH_PROBE_API_CALLS)
+        enable_probe_callbacks(watch);
     cuptiEnableDomain(1, watch->subscriber, CUPTI_CB_DOMAIN_STATE);
     return CUPTI_SUCCESS;
 }

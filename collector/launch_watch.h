@@ -59,6 +59,8 @@ void launch_watch_reset(struct launch_watch *watch);
  * CUPTI's result; on CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, earlier_subscriber (size
  * bytes, at least CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1) holds the name of the client that was
  * first, or "" when CUPTI does not know it. */
+#define LAUNCH_WATCH_PROBE_API_CALLS 2 /* watch_launches: launches, plus the cost probe (launch_watch.c) */
+
 CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launches, char *earlier_subscriber,
                                    size_t size);
 

@@ -15,6 +15,9 @@
 #   record-discard   everything enabled, buffers released unwritten (OVERLAPSCOPE_DISCARD=1): the
 #                    writer thread's share
 #   record-kinds=LIST  record --kinds LIST (runtime/driver in LIST: the analysis API set)
+#   record-probe     kernel/copy/memset/device/context/stream kinds only, plus an empty CUPTI callback
+#                    on every call of the analysis API set (OVERLAPSCOPE_LAUNCH_CALLBACKS=probe): what
+#                    recording those calls from callbacks would cost at least
 # VARIANTS replaces the whole list (e.g. VARIANTS="floor record record-noapi").
 # Prints per job and variant: median steps/s, spread (min-max), ratio to plain and to the floor
 # (ratios of medians), and for record variants the trace bytes per GPU activity and dropped records.
@@ -59,6 +62,8 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
         -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-discard) OVERLAPSCOPE_DISCARD=1 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-probe) OVERLAPSCOPE_LAUNCH_CALLBACKS=probe timeout 300 "$os" record \
+        --kinds kernel,memcpy,memset,device,context,stream -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-kinds=*) timeout 300 "$os" record --kinds "${variant#record-kinds=}" -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     *) echo "unknown variant $variant"; return ;;
     esac
