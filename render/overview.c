@@ -80,7 +80,7 @@ static void largest_rowids(sqlite3 *db, int64_t rowids[3])
 static struct canvas *read_whole(store *trace, int columns, int64_t start_ns, error_info *err)
 {
     int64_t end_ns = 0, last_end_ns = STORE_NULL;
-    if (reader_estimate_last_end(trace, &end_ns, err) != 0)
+    if (store_gpu_devices_estimate_last_end(trace, &end_ns, err) != 0)
         return NULL;
     struct reader_selection selection = {.rank = -1, .device_id = -1, .stream_id = -1};
     return reader_read(trace, &selection, start_ns, end_ns > start_ns ? end_ns : start_ns + 1, 1, columns,
@@ -570,7 +570,7 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
 
     sqlite3 *db = store_db(trace);
     struct reader_process_filter filter;
-    if (reader_process_filter_load(&filter, db, rank, err) != 0) {
+    if (reader_process_filter_load(&filter, trace, rank, err) != 0) {
         mapping_free(&map);
         return -1;
     }

@@ -25,7 +25,7 @@ struct reader_process_filter {
     int last_selected;
 };
 /* Loads rank's processes. Returns 0, or -1 with err filled; free with reader_process_filter_free. */
-int reader_process_filter_load(struct reader_process_filter *filter, sqlite3 *db, int64_t rank, error_info *err);
+int reader_process_filter_load(struct reader_process_filter *filter, store *trace, int64_t rank, error_info *err);
 int reader_process_selected(struct reader_process_filter *filter, int64_t process_id);
 void reader_process_filter_free(struct reader_process_filter *filter);
 
@@ -41,11 +41,6 @@ int reader_fill(struct canvas *canvas, store *trace, const struct reader_selecti
 struct canvas *reader_read(store *trace, const struct reader_selection *selection, int64_t start_ns, int64_t end_ns,
                            int end_is_estimate, int columns, double keep_min_columns, int64_t *last_end_ns,
                            error_info *err);
-
-/* A quick estimate of the trace's last GPU end: the latest end among each device's last 64
- * starts (index lookups, no scan). An interval that started earlier can still end later:
- * reader_fill's last_end_ns tells. Returns 0, or -1 with err filled. */
-int reader_estimate_last_end(store *trace, int64_t *last_end_ns, error_info *err);
 
 /* The category of a kernel from its name: an NCCL (or RCCL) kernel is communication. */
 enum analysis_category reader_kernel_category(const char *kernel_name);

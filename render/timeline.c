@@ -78,7 +78,9 @@ static int trace_origin(store *trace, int64_t *origin_ns, error_info *err)
 static int trace_last_end(store *trace, int64_t *last_end_ns, error_info *err)
 {
     int found = store_gpu_span(trace, NULL, last_end_ns, err);
-    return found == 1 ? 0 : found == 0 ? error_set(err, "%s: no GPU activity in the trace", store_path(trace)) : -1;
+    if (found < 0)
+        return error_prefix(err, "%s", store_path(trace));
+    return found == 1 ? 0 : error_set(err, "%s: no GPU activity in the trace", store_path(trace));
 }
 
 double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns)
@@ -125,7 +127,7 @@ static int settle_window(store *trace, const struct analysis_result *analysis, c
               : analysis                            ? analysis->window_end_ns
                                                     : known_end_ns;
     if (*end_ns == STORE_NULL) {
-        if (reader_estimate_last_end(trace, end_ns, err) != 0)
+        if (store_gpu_devices_estimate_last_end(trace, end_ns, err) != 0)
             return error_prefix(err, "%s", store_path(trace));
         *end_is_estimate = 1;
         if (*end_ns <= *start_ns && trace_last_end(trace, end_ns, err) != 0)

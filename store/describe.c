@@ -29,7 +29,7 @@ static sqlite3_stmt *prepare(store *trace, const char *sql, const char *what, er
 {
     sqlite3_stmt *query = NULL;
     if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) != SQLITE_OK) {
-        error_set(err, "%s: cannot read the %s: %s", store_path(trace), what, sqlite3_errmsg(store_db(trace)));
+        error_set(err, "cannot read the %s: %s", what, sqlite3_errmsg(store_db(trace)));
         sqlite3_finalize(query);
         return NULL;
     }
@@ -45,7 +45,7 @@ static int walk(store *trace, sqlite3_stmt *query, const char *what, int (*row)(
     while (status == 0 && (step = sqlite3_step(query)) == SQLITE_ROW)
         status = row(query, state);
     if (status == 0 && step != SQLITE_DONE)
-        status = error_set(err, "%s: cannot read the %s: %s", store_path(trace), what, sqlite3_errmsg(store_db(trace)));
+        status = error_set(err, "cannot read the %s: %s", what, sqlite3_errmsg(store_db(trace)));
     sqlite3_finalize(query);
     return status;
 }
@@ -100,7 +100,7 @@ int store_gpu_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, 
         if (last_end_ns)
             *last_end_ns = last;
     } else if (step != SQLITE_ROW) {
-        status = error_set(err, "%s: cannot read the GPU span: %s", store_path(trace), sqlite3_errmsg(store_db(trace)));
+        status = error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(store_db(trace)));
     }
     sqlite3_finalize(query);
     return status;
@@ -331,4 +331,108 @@ int store_lookup_collective(store_lookup *lookup, int64_t kernel_rowid, char *op
     }
     sqlite3_reset(lookup->collective);
     return found;
+}
+
+int store_processes_of_rank(store *trace, int64_t rank, int64_t **ids, size_t *count, error_info *err)
+{
+    *ids = NULL;
+    *count = 0;
+    sqlite3_stmt *query =
+        prepare(trace, "SELECT process_id FROM processes WHERE rank = ?1 ORDER BY process_id", "processes", err);
+    if (!query)
+        return -1;
+    sqlite3_bind_int64(query, 1, rank);
+    size_t capacity = 0;
+    int step;
+    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+        if (*count == capacity) {
+            capacity = capacity ? capacity * 2 : 8;
+            int64_t *grown = realloc(*ids, capacity * sizeof *grown);
+            if (!grown) {
+                sqlite3_finalize(query);
+                return error_set(err, "out of memory");
+            }
+            *ids = grown;
+        }
+        (*ids)[(*count)++] = sqlite3_column_int64(query, 0);
+    }
+    sqlite3_finalize(query);
+    if (step != SQLITE_DONE)
+        return error_set(err, "cannot read the processes: %s", sqlite3_errmsg(store_db(trace)));
+    return 0;
+}
+
+static int gpu_row(sqlite3_stmt *query, void *state)
+{
+    const struct visit *visit = state;
+    const int64_t N = STORE_NULL;
+    struct store_gpu_row row = {sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
+                                sqlite3_column_int64(query, 2), sqlite3_column_int64(query, 3),
+                                sqlite3_column_int64(query, 4), N, N, N, N, N, N, N, N};
+    int columns = sqlite3_column_count(query);
+    if (columns == 7) { /* kernels */
+        row.name_id = sqlite3_column_int64(query, 5);
+        row.rowid = sqlite3_column_int64(query, 6);
+    } else {
+        row.bytes = int_or(query, 5, N);
+    }
+    if (columns == 11) { /* memcpys */
+        row.copy_kind = int_or(query, 6, N);
+        row.src_kind = int_or(query, 7, N);
+        row.dst_kind = int_or(query, 8, N);
+        row.src_device_id = int_or(query, 9, N);
+        row.dst_device_id = int_or(query, 10, N);
+    }
+    return ((store_gpu_row_visit *)visit->visit)(visit->context, &row);
+}
+
+int store_scan_gpu_table(store *trace, enum store_table table, store_gpu_row_visit *visit, void *context,
+                         error_info *err)
+{
+    const char *sql = table == STORE_TABLE_KERNELS
+                          ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels"
+                      : table == STORE_TABLE_MEMCPYS
+                          ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
+                            " dst_kind, src_device_id, dst_device_id FROM memcpys"
+                      : table == STORE_TABLE_MEMSETS
+                          ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes FROM memsets"
+                          : NULL;
+    if (!sql)
+        return error_set(err, "not a GPU table");
+    sqlite3_stmt *query = prepare(trace, sql, "GPU intervals", err);
+    struct visit state = {(void *)visit, context};
+    return query ? walk(trace, query, "GPU intervals", gpu_row, &state, err) : -1;
+}
+
+static int host_row(sqlite3_stmt *query, void *state)
+{
+    const struct visit *visit = state;
+    struct store_host_row row = {sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
+                                 sqlite3_column_int64(query, 2), sqlite3_column_int64(query, 3),
+                                 sqlite3_column_int64(query, 4), sqlite3_column_int64(query, 5)};
+    return ((store_host_row_visit *)visit->visit)(visit->context, &row);
+}
+
+int store_scan_host_rows(store *trace, enum store_table table, int64_t start_ns, int64_t end_ns, int64_t rank,
+                         store_host_row_visit *visit, void *context, error_info *err)
+{
+    static const char api_sql[] =
+        "SELECT a.process_id, a.thread_id, 0, a.start_ns, a.end_ns, a.name_id FROM api_calls a"
+        " LEFT JOIN processes p USING (process_id)"
+        " WHERE a.start_ns <= ?2 AND a.end_ns >= ?1 AND (?3 < 0 OR p.rank = ?3)";
+    static const char nvtx_sql[] =
+        "SELECT n.process_id, COALESCE(n.thread_id, -1), COALESCE(n.depth, 0), n.start_ns, n.end_ns, n.message_id"
+        " FROM nvtx n LEFT JOIN processes p USING (process_id)"
+        " WHERE n.start_ns <= ?2 AND n.end_ns >= ?1 AND (?3 < 0 OR p.rank = ?3)";
+    if (table != STORE_TABLE_API_CALLS && table != STORE_TABLE_NVTX)
+        return error_set(err, "not a host table");
+    const char *what = table == STORE_TABLE_API_CALLS ? "API calls" : "NVTX ranges";
+    sqlite3_stmt *query = prepare(trace, table == STORE_TABLE_API_CALLS ? api_sql : nvtx_sql, what, err);
+    if (!query)
+        return -1;
+    sqlite3_bind_int64(query, 1, start_ns);
+    sqlite3_bind_int64(query, 2, end_ns);
+    sqlite3_bind_int64(query, 3, rank);
+    struct visit state = {(void *)visit, context};
+    return walk(trace, query, what, host_row, &state, err);
 }

@@ -4,7 +4,8 @@
  * writes SQL against the tables (writers aside), so the schema stays this module's to change.
  *
  * The store_each_* functions hand each row to a callback, whose strings live until it returns;
- * a callback returning non-zero stops the walk, and that value is returned. */
+ * a callback returning non-zero stops the walk, and that value is returned. Error messages do
+ * not name the trace: the caller prefixes its path (store_path). */
 #ifndef OVERLAPSCOPE_STORE_DESCRIBE_H
 #define OVERLAPSCOPE_STORE_DESCRIBE_H
 
@@ -83,5 +84,37 @@ char *store_lookup_string(store_lookup *lookup, int64_t id, char *buffer, size_t
 /* The operation and bytes (STORE_NULL when unknown) of the collective kernel_rowid ran. Returns 1
  * when there is one, 0 when not. */
 int store_lookup_collective(store_lookup *lookup, int64_t kernel_rowid, char *op, size_t size, int64_t *bytes);
+
+/* --- the rows a picture reads (render/reader.c) --- */
+
+/* The ids of the processes of a rank, sorted: *ids is malloc'd (caller frees; NULL when none).
+ * Returns 0, or -1 with err filled. */
+int store_processes_of_rank(store *trace, int64_t rank, int64_t **ids, size_t *count, error_info *err);
+
+/* One GPU interval with the columns a picture draws; STORE_NULL where a column is NULL or the
+ * table has none. */
+struct store_gpu_row {
+    int64_t process_id, device_id, stream_id, start_ns, end_ns;
+    int64_t name_id, rowid;                                              /* kernels */
+    int64_t bytes;                                                       /* memcpys, memsets */
+    int64_t copy_kind, src_kind, dst_kind, src_device_id, dst_device_id; /* memcpys */
+};
+typedef int store_gpu_row_visit(void *context, const struct store_gpu_row *row);
+/* Every row of a GPU table (STORE_TABLE_KERNELS, _MEMCPYS or _MEMSETS) in storage order: a scan
+ * reads the table's pages once, in order, where walking the by-lane index in time order would
+ * fetch every row by a random lookup. */
+int store_scan_gpu_table(store *trace, enum store_table table, store_gpu_row_visit *visit, void *context,
+                         error_info *err);
+
+/* One API call (string_id: its name) or NVTX range (string_id: its message; thread_id -1 and
+ * depth 0 when unknown). */
+struct store_host_row {
+    int64_t process_id, thread_id, depth, start_ns, end_ns, string_id;
+};
+typedef int store_host_row_visit(void *context, const struct store_host_row *row);
+/* The API calls (STORE_TABLE_API_CALLS) or NVTX ranges (STORE_TABLE_NVTX) that meet
+ * [start_ns, end_ns], of rank's processes (every process when rank < 0), in no order. */
+int store_scan_host_rows(store *trace, enum store_table table, int64_t start_ns, int64_t end_ns, int64_t rank,
+                         store_host_row_visit *visit, void *context, error_info *err);
 
 #endif

@@ -113,3 +113,40 @@ int64_t store_gpu_devices_first_start(const struct store_gpu_device *devices, si
             first = devices[i].first_start_ns;
     return first;
 }
+
+int store_gpu_devices_estimate_last_end(store *trace, int64_t *last_end_ns, error_info *err)
+{
+    sqlite3 *db = store_db(trace);
+    struct store_gpu_device *devices = NULL;
+    size_t count = 0;
+    if (store_list_gpu_devices(trace, &devices, &count, err) != 0)
+        return -1;
+    *last_end_ns = STORE_NULL;
+    int status = 0;
+    for (int table = 0; table < 3 && status == 0; table++) {
+        /* The latest end among each device's last starts, through the by-lane indexes. */
+        char sql[192];
+        snprintf(sql, sizeof sql,
+                 "SELECT MAX(end_ns) FROM (SELECT end_ns FROM %s WHERE process_id = ?1 AND device_id = ?2"
+                 " ORDER BY start_ns DESC LIMIT 64)",
+                 gpu_tables[table]);
+        sqlite3_stmt *tail = NULL;
+        if (sqlite3_prepare_v2(db, sql, -1, &tail, NULL) != SQLITE_OK) {
+            status = error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
+            break;
+        }
+        for (size_t i = 0; i < count; i++) {
+            sqlite3_bind_int64(tail, 1, devices[i].process_id);
+            sqlite3_bind_int64(tail, 2, devices[i].device_id);
+            if (sqlite3_step(tail) == SQLITE_ROW && sqlite3_column_type(tail, 0) != SQLITE_NULL &&
+                (*last_end_ns == STORE_NULL || sqlite3_column_int64(tail, 0) > *last_end_ns))
+                *last_end_ns = sqlite3_column_int64(tail, 0);
+            sqlite3_reset(tail);
+        }
+        sqlite3_finalize(tail);
+    }
+    free(devices);
+    if (status == 0 && *last_end_ns == STORE_NULL)
+        status = error_set(err, "no GPU activity in the trace");
+    return status;
+}

@@ -24,4 +24,10 @@ int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size
  * is 0. */
 int64_t store_gpu_devices_first_start(const struct store_gpu_device *devices, size_t count);
 
+/* A quick estimate of the trace's last GPU end: the latest end among each device's last 64
+ * starts (index lookups, no scan). An interval that started earlier can still end later: a
+ * reader that scans sees it (reader_fill's last_end_ns). Returns 0, or -1 with err filled (no
+ * GPU activity, a read error). */
+int store_gpu_devices_estimate_last_end(store *trace, int64_t *last_end_ns, error_info *err);
+
 #endif

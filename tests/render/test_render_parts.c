@@ -11,6 +11,7 @@
 #include "check.h"
 #include "demangle.h"
 #include "labels.h"
+#include "gpu_devices.h"
 #include "reader.h"
 #include "timeline.h"
 
@@ -158,7 +159,7 @@ static void test_window_end_outlasted(void)
         add_plain_kernel(trace, 14, origin_ns + 100000 + i * 20000, origin_ns + 110000 + i * 20000);
     CHECK(store_commit(trace, &err) == 0 && store_finalize(trace, &err) == 0);
     int64_t estimate_ns = 0;
-    CHECK_INT(reader_estimate_last_end(trace, &estimate_ns, &err), 0);
+    CHECK_INT(store_gpu_devices_estimate_last_end(trace, &estimate_ns, &err), 0);
     CHECK(estimate_ns < origin_ns + 10000000); /* the case under test: the estimate is short */
     struct timeline_layout *layout = NULL;
     CHECK_INT(timeline_draw(trace, NULL, NULL, picture, &layout, &err), 0);

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "describe.h"
+#include "gpu_devices.h"
 #include "store.h"
 
 static char directory[] = "/tmp/overlapscope-test-describe-XXXXXX";
@@ -51,6 +52,14 @@ static store *build(const char *path)
                                               .detail_source = STORE_DETAIL_KERNEL_NAME};
         store_insert_collective(s, &collective, &err);
     }
+    struct store_nvtx ranges[] = {{.process_id = 2, .thread_id = 5, .device_id = STORE_NULL, .stream_id = STORE_NULL,
+                                   .kind = STORE_NVTX_PUSH_POP, .message = "fwd", .category = STORE_NULL,
+                                   .color = STORE_NULL, .start_ns = 900, .end_ns = 1200, .depth = 1},
+                                  {.process_id = 1, .thread_id = 6, .device_id = STORE_NULL, .stream_id = STORE_NULL,
+                                   .kind = STORE_NVTX_PUSH_POP, .message = "late", .category = STORE_NULL,
+                                   .color = STORE_NULL, .start_ns = 8000, .end_ns = 9000, .depth = 0}};
+    for (int i = 0; i < 2; i++)
+        store_insert_nvtx(s, &ranges[i], &err);
     struct store_warning warnings[] = {{.process_id = 1, .time_ns = STORE_NULL, .code = "drops", .message = "5 lost"},
                                        {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "clock", .message = "skew"}};
     for (int i = 0; i < 2; i++)
@@ -90,6 +99,28 @@ static int note_total(void *context, const char *op, int64_t count, int64_t byte
     char *seen = context;
     size_t used = strlen(seen);
     snprintf(seen + used, 256 - used, "[%s %lld %lld]", op, (long long)count, (long long)bytes);
+    return 0;
+}
+
+static int note_gpu_row(void *context, const struct store_gpu_row *row)
+{
+    char *seen = context;
+    size_t used = strlen(seen);
+    snprintf(seen + used, 256 - used, "[%lld/%lld/%lld %lld-%lld name %lld bytes %lld kind %lld src %lld]",
+             (long long)row->process_id, (long long)row->device_id, (long long)row->stream_id, (long long)row->start_ns,
+             (long long)row->end_ns, (long long)(row->name_id == STORE_NULL ? -1 : row->name_id),
+             (long long)(row->bytes == STORE_NULL ? -1 : row->bytes),
+             (long long)(row->copy_kind == STORE_NULL ? -1 : row->copy_kind),
+             (long long)(row->src_device_id == STORE_NULL ? -1 : row->src_device_id));
+    return 0;
+}
+
+static int note_host_row(void *context, const struct store_host_row *row)
+{
+    char *seen = context;
+    size_t used = strlen(seen);
+    snprintf(seen + used, 256 - used, "[%lld/%lld depth %lld %lld-%lld]", (long long)row->process_id,
+             (long long)row->thread_id, (long long)row->depth, (long long)row->start_ns, (long long)row->end_ns);
     return 0;
 }
 
@@ -151,6 +182,32 @@ int main(void)
         char *line = store_first_command_line(s);
         CHECK_STR(line, "python train.py");
         free(line);
+
+        /* The rows a picture reads. */
+        int64_t *ids = NULL;
+        size_t id_count = 0;
+        CHECK_INT(store_processes_of_rank(s, 1, &ids, &id_count, &err), 0);
+        CHECK(id_count == 1 && ids[0] == 1);
+        free(ids);
+        seen[0] = '\0';
+        CHECK_INT(store_scan_gpu_table(s, STORE_TABLE_KERNELS, note_gpu_row, seen, &err), 0);
+        char expected[160];
+        snprintf(expected, sizeof expected, "[2/0/7 1000-4000 name %lld bytes -1 kind -1 src -1]",
+                 (long long)store_intern(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", &err));
+        CHECK_STR(seen, expected);
+        seen[0] = '\0';
+        CHECK_INT(store_scan_gpu_table(s, STORE_TABLE_MEMCPYS, note_gpu_row, seen, &err), 0);
+        CHECK_STR(seen, "[1/0/9 2000-5000 name -1 bytes 64 kind 1 src 0]");
+        CHECK(store_scan_gpu_table(s, STORE_TABLE_NVTX, note_gpu_row, seen, &err) < 0);
+        seen[0] = '\0';
+        CHECK_INT(store_scan_host_rows(s, STORE_TABLE_NVTX, 1000, 5000, -1, note_host_row, seen, &err), 0);
+        CHECK_STR(seen, "[2/5 depth 1 900-1200]"); /* the range at 8-9 us lies outside */
+        seen[0] = '\0';
+        CHECK_INT(store_scan_host_rows(s, STORE_TABLE_NVTX, 0, 10000, 1, note_host_row, seen, &err), 0);
+        CHECK_STR(seen, "[1/6 depth 0 8000-9000]"); /* rank 1 only */
+        int64_t estimate = 0;
+        CHECK_INT(store_gpu_devices_estimate_last_end(s, &estimate, &err), 0);
+        CHECK_INT(estimate, 5000);
 
         store_lookup *lookup = store_lookup_new(s, &err);
         CHECK(lookup != NULL);
