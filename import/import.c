@@ -151,13 +151,17 @@ static int import_one(store *output, const char *path, struct progress_share *sh
         return -1;
     *formats_seen |= 1 << format;
     share->file_bytes = file_size(path);
-    int status;
-    if (format == IMPORT_FORMAT_NSYS) {
+    struct store_row_mark before;
+    int status = store_mark_rows(output, &before, err);
+    if (status == 0 && format == IMPORT_FORMAT_NSYS) {
         status = nsys_import_file(output, path, err);
-    } else {
+    } else if (status == 0) {
         struct kineto_progress progress = {report_file_progress, share};
         status = kineto_import_file(output, path, &progress, err);
     }
+    /* What imports must read: the readers' bounds, applied to this file's rows (issue 20). */
+    if (status == 0 && store_check_plausible(output, &before, err) != 0)
+        status = error_prefix(err, "%s: not imported, no reader would accept it", path);
     share->done_bytes += share->file_bytes;
     report_file_progress(share, 0);
     return status;

@@ -113,7 +113,7 @@ static int read_span(struct kineto_state *state, const struct json_value *event,
         duration = 0;
     }
     if (__builtin_add_overflow(start, state->applied_base_ns, start_ns) ||
-        __builtin_add_overflow(*start_ns, duration, end_ns))
+        __builtin_add_overflow(*start_ns, duration, end_ns) || !store_interval_plausible(*start_ns, *end_ns))
         return fail_event(state, index, category, "timestamp out of range", err);
     return 0;
 }
@@ -543,8 +543,9 @@ static int on_event(void *context, uint64_t index, const struct json_value *even
  * Specifications per Compute Capability" (Kineto's deviceProperties does not carry it). */
 static int64_t max_blocks_per_sm(int64_t major, int64_t minor)
 {
-    if (major == STORE_NULL || minor == STORE_NULL)
-        return STORE_NULL;
+    if (!store_count_plausible(major, STORE_MAX_COMPUTE_CAPABILITY) ||
+        !store_count_plausible(minor, STORE_MAX_COMPUTE_CAPABILITY))
+        return STORE_NULL; /* unknown, or no GPU's (the device is then refused as implausible) */
     int capability = (int)(major * 10 + minor);
     switch (capability) {
     case 50: case 52: case 53: case 60: case 61: case 62: case 70: case 72: case 80: case 90: return 32;
@@ -612,7 +613,8 @@ static int on_member(void *context, const char *key, const struct json_value *va
         state->rank = optional_int(state, value, "rank");
         state->world_size = optional_int(state, value, "world_size");
     } else if (strcmp(key, "baseTimeNanoseconds") == 0) {
-        if (json_number_scaled(value, 0, &state->base_ns) != 0)
+        if (json_number_scaled(value, 0, &state->base_ns) != 0 ||
+            !store_interval_plausible(state->base_ns, state->base_ns))
             return error_set(err, "%s: baseTimeNanoseconds is not an integer in range", state->name);
         if (state->events_seen == 0)
             state->applied_base_ns = state->base_ns;

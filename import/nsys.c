@@ -651,6 +651,14 @@ int nsys_import_db(store *s, sqlite3 *db, const char *name, error_info *err)
         return error_set(err, "%s: cannot read the SQLite database: %s", name, sqlite3_errmsg(db));
     if (!nsys_is_export(db))
         return refuse_foreign(db, name, err);
+    /* A view in place of a table the import reads could run forever (issue 20, reproduction 12). */
+    static const char *const read_tables[] = {
+        "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+        "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        "NVTX_EVENTS", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE", "TARGET_INFO_SESSION_START_TIME",
+        "ENUM_NSYS_EVENT_TYPE", NULL};
+    if (store_check_real_tables(db, name, read_tables, "Nsight Systems export", err) != 0)
+        return -1;
     struct nsys_state state = {.s = s, .db = db, .name = name};
     read_session_start(&state);
     int status = import_kernels(&state, err);
@@ -682,7 +690,12 @@ int nsys_import_file(store *s, const char *path, error_info *err)
         sqlite3_close(db);
         return -1;
     }
+    struct stat info;
+    struct store_work_limit limit;
+    store_work_limit_install(db, &limit, stat(path, &info) == 0 ? (int64_t)info.st_size : 0);
     int status = nsys_import_db(s, db, path, err);
+    if (status != 0)
+        store_work_limit_error(&limit, path, err);
     sqlite3_close(db);
     return status;
 }

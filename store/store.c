@@ -296,12 +296,17 @@ void store_work_limit_install(sqlite3 *db, struct store_work_limit *limit, int64
     sqlite3_progress_handler(db, STORE_WORK_TICK_STEPS, work_tick, limit);
 }
 
-int store_work_exceeded(const store *trace, error_info *err)
+int store_work_limit_error(const struct store_work_limit *limit, const char *path, error_info *err)
 {
-    if (!trace || !trace->work_limit.exceeded)
+    if (!limit->exceeded)
         return 0;
     return error_set(err, "'%s' is damaged or hostile: reading it took more work than any trace of its size needs",
-                     trace->path);
+                     path);
+}
+
+int store_work_exceeded(const store *trace, error_info *err)
+{
+    return trace ? store_work_limit_error(&trace->work_limit, trace->path, err) : 0;
 }
 
 static int in_list(const char *name, const char *const *names)
@@ -1224,6 +1229,140 @@ int store_update_process(store *s, int64_t process_id, const struct store_proces
     int rc = sqlite3_step(update);
     sqlite3_finalize(update);
     return rc == SQLITE_DONE ? 0 : sql_error(s, err, "update a process");
+}
+
+/* --- what a writer keeps --- */
+
+/* The tables store_check_plausible reads, each with the query that finds its first row out of
+ * bounds after rowid ?1: ?2 STORE_MAX_ABS_TIME_NS, ?3 STORE_MAX_DURATION_NS, ?4 STORE_MAX_SPAN_NS.
+ * SQLite turns an overflowing integer sum into a REAL, which the typeof tests catch. */
+#define TIME_OUT_OF_BOUNDS(start, end)                                                                       \
+    "(typeof(" start ") != 'integer' OR typeof(" end ") != 'integer' OR " start " NOT BETWEEN -?2 AND ?2 OR " \
+    end " NOT BETWEEN -?2 AND ?2 OR (" end " > " start " AND " end " - " start " > ?3))"
+#define COUNT_OUT_OF_BOUNDS(column, max) \
+    " OR (" column " IS NOT NULL AND (typeof(" column ") != 'integer' OR " column " NOT BETWEEN 0 AND " max "))"
+static const struct {
+    const char *table, *sql;
+} plausibility_checks[STORE_CHECKED_TABLE_COUNT] = {
+    {"kernels", "SELECT rowid, start_ns, end_ns FROM kernels WHERE rowid > ?1 AND (" TIME_OUT_OF_BOUNDS(
+                    "start_ns", "end_ns") COUNT_OUT_OF_BOUNDS("grid_x * grid_y * grid_z", "281474976710656")
+                    COUNT_OUT_OF_BOUNDS("block_x * block_y * block_z", "65536")
+                        COUNT_OUT_OF_BOUNDS("registers_per_thread", "65536")
+                            COUNT_OUT_OF_BOUNDS("static_shared_bytes", "4294967296")
+                                COUNT_OUT_OF_BOUNDS("dynamic_shared_bytes", "4294967296")
+                                    COUNT_OUT_OF_BOUNDS("shared_memory_executed_bytes", "4294967296") ") LIMIT 1"},
+    {"memcpys", "SELECT rowid, start_ns, end_ns FROM memcpys WHERE rowid > ?1 AND (" TIME_OUT_OF_BOUNDS(
+                    "start_ns", "end_ns") COUNT_OUT_OF_BOUNDS("bytes", "1125899906842624") ") LIMIT 1"},
+    {"memsets", "SELECT rowid, start_ns, end_ns FROM memsets WHERE rowid > ?1 AND (" TIME_OUT_OF_BOUNDS(
+                    "start_ns", "end_ns") COUNT_OUT_OF_BOUNDS("bytes", "1125899906842624") ") LIMIT 1"},
+    {"synchronizations", "SELECT rowid, start_ns, end_ns FROM synchronizations WHERE rowid > ?1 AND "
+                         TIME_OUT_OF_BOUNDS("start_ns", "end_ns") " LIMIT 1"},
+    {"api_calls", "SELECT rowid, start_ns, end_ns FROM api_calls WHERE rowid > ?1 AND "
+                  TIME_OUT_OF_BOUNDS("start_ns", "end_ns") " LIMIT 1"},
+    {"nvtx", "SELECT rowid, start_ns, end_ns FROM nvtx WHERE rowid > ?1 AND " TIME_OUT_OF_BOUNDS("start_ns", "end_ns")
+             " LIMIT 1"},
+    {"collectives", "SELECT rowid, start_ns, end_ns FROM collectives WHERE rowid > ?1 AND start_ns IS NOT NULL AND "
+                    TIME_OUT_OF_BOUNDS("start_ns", "IFNULL(end_ns, start_ns)") " LIMIT 1"},
+    {"devices", "SELECT rowid, sm_count, warp_size FROM devices WHERE rowid > ?1 AND (0"
+                COUNT_OUT_OF_BOUNDS("sm_count", "65536") COUNT_OUT_OF_BOUNDS("compute_capability_major", "1000")
+                    COUNT_OUT_OF_BOUNDS("compute_capability_minor", "1000")
+                        COUNT_OUT_OF_BOUNDS("max_blocks_per_sm", "65536") COUNT_OUT_OF_BOUNDS("max_warps_per_sm", "65536")
+                            COUNT_OUT_OF_BOUNDS("max_threads_per_sm", "65536")
+                                COUNT_OUT_OF_BOUNDS("max_threads_per_block", "65536")
+                                    COUNT_OUT_OF_BOUNDS("max_registers_per_sm", "16777216")
+                                        COUNT_OUT_OF_BOUNDS("max_registers_per_block", "16777216")
+                                            COUNT_OUT_OF_BOUNDS("max_shared_memory_per_sm", "4294967296")
+                                                COUNT_OUT_OF_BOUNDS("copy_engine_count", "65536")
+                                                    COUNT_OUT_OF_BOUNDS("warp_size", "1024") ") LIMIT 1"},
+};
+/* The literals above are store.h's bounds: kept in step by this check at build time. */
+_Static_assert(STORE_MAX_GRID_BLOCKS == 281474976710656 && STORE_MAX_THREADS == 65536 &&
+                   STORE_MAX_SHARED_MEMORY_BYTES == 4294967296 && STORE_MAX_BYTES == 1125899906842624 &&
+                   STORE_MAX_SM_COUNT == 65536 && STORE_MAX_COMPUTE_CAPABILITY == 1000 &&
+                   STORE_MAX_REGISTERS == 16777216 && STORE_MAX_WARP_SIZE == 1024,
+               "plausibility_checks repeats store.h's bounds");
+
+static const char *text_or_null(sqlite3_stmt *query, int column)
+{
+    const unsigned char *text = sqlite3_column_text(query, column);
+    return text ? (const char *)text : "NULL";
+}
+
+static int64_t single_int64(store *s, const char *sql, int64_t fallback)
+{
+    sqlite3_stmt *query = NULL;
+    int64_t value = fallback;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW &&
+        sqlite3_column_type(query, 0) != SQLITE_NULL)
+        value = sqlite3_column_int64(query, 0);
+    sqlite3_finalize(query);
+    return value;
+}
+
+int store_mark_rows(store *s, struct store_row_mark *mark, error_info *err)
+{
+    if (flush_pending(s, err) != 0)
+        return -1;
+    for (int i = 0; i < STORE_CHECKED_TABLE_COUNT; i++) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM %s", plausibility_checks[i].table);
+        mark->last_rowid[i] = single_int64(s, sql, 0);
+    }
+    return 0;
+}
+
+/* A device whose first and last starts lie further apart than any recording (the analyzer's
+ * check_device_spans, over the whole table: the indexes are not built yet). */
+static int check_device_spans(store *s, error_info *err)
+{
+    static const char *const sql =
+        "SELECT process_id, device_id, MIN(first), MAX(last) FROM ("
+        " SELECT process_id, device_id, MIN(start_ns) first, MAX(start_ns) last FROM kernels GROUP BY 1, 2 UNION ALL"
+        " SELECT process_id, device_id, MIN(start_ns), MAX(start_ns) FROM memcpys GROUP BY 1, 2 UNION ALL"
+        " SELECT process_id, device_id, MIN(start_ns), MAX(start_ns) FROM memsets GROUP BY 1, 2)"
+        " GROUP BY 1, 2 HAVING MAX(last) - MIN(first) > ?1 LIMIT 1";
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &query, NULL) != SQLITE_OK)
+        return sql_error(s, err, "check the rows");
+    sqlite3_bind_int64(query, 1, STORE_MAX_SPAN_NS);
+    int rc = sqlite3_step(query), status = 0;
+    if (rc == SQLITE_ROW)
+        status = error_set(err, "device %lld of process %lld has GPU activity from %lld ns to %lld ns, longer than"
+                                " any recording",
+                           (long long)sqlite3_column_int64(query, 1), (long long)sqlite3_column_int64(query, 0),
+                           (long long)sqlite3_column_int64(query, 2), (long long)sqlite3_column_int64(query, 3));
+    else if (rc != SQLITE_DONE)
+        status = sql_error(s, err, "check the rows");
+    sqlite3_finalize(query);
+    return status;
+}
+
+int store_check_plausible(store *s, const struct store_row_mark *since, error_info *err)
+{
+    if (flush_pending(s, err) != 0)
+        return -1;
+    int status = 0;
+    for (int i = 0; status == 0 && i < STORE_CHECKED_TABLE_COUNT; i++) {
+        sqlite3_stmt *query = NULL;
+        if (sqlite3_prepare_v2(s->db, plausibility_checks[i].sql, -1, &query, NULL) != SQLITE_OK)
+            return sql_error(s, err, "check the rows");
+        sqlite3_bind_int64(query, 1, since->last_rowid[i]);
+        sqlite3_bind_int64(query, 2, STORE_MAX_ABS_TIME_NS);
+        sqlite3_bind_int64(query, 3, STORE_MAX_DURATION_NS);
+        int rc = sqlite3_step(query);
+        if (rc == SQLITE_ROW && i == STORE_CHECKED_TABLE_COUNT - 1)
+            status = error_set(err, "a device (row %lld) has limits no GPU has (%s)",
+                               (long long)sqlite3_column_int64(query, 0), "SM count, warp size, registers, ...");
+        else if (rc == SQLITE_ROW)
+            status = error_set(err, "%s row %lld runs from %s ns to %s ns or has sizes no GPU has, outside any"
+                                    " recording",
+                               plausibility_checks[i].table, (long long)sqlite3_column_int64(query, 0),
+                               text_or_null(query, 1), text_or_null(query, 2));
+        else if (rc != SQLITE_DONE)
+            status = sql_error(s, err, "check the rows");
+        sqlite3_finalize(query);
+    }
+    return status == 0 ? check_device_spans(s, err) : status;
 }
 
 /* --- appending one trace to another --- */

@@ -137,6 +137,8 @@ void store_work_limit_install(sqlite3 *db, struct store_work_limit *limit, int64
  * that tolerates failed queries would print partial figures), else 0 with err untouched. Call it
  * where a reader's result is turned into the command's output or message. */
 int store_work_exceeded(const store *trace, error_info *err);
+/* The same for a connection the caller opened (the nsys importer's), path naming its file. */
+int store_work_limit_error(const struct store_work_limit *limit, const char *path, error_info *err);
 
 /* Refuses, with one line naming path, a file whose tables the caller is about to read are not
  * plain tables: a view, a virtual table or a trigger named like one of tables[] (NULL-ended), or
@@ -144,6 +146,18 @@ int store_work_exceeded(const store *trace, error_info *err);
  * importer to the export's tables. "what" names the kind of file in the message. */
 int store_check_real_tables(sqlite3 *db, const char *path, const char *const *tables, const char *what,
                             error_info *err);
+
+/* What a writer of foreign input (the importers) checks before keeping it: the rows appended since
+ * a mark hold only what the readers accept (the bounds above: times, durations, a device's span,
+ * device limits, launch sizes, byte counts; integers where the schema says INTEGER), so that what
+ * imports also reads. store_mark_rows records where each table ends now; store_check_plausible
+ * returns 0, or -1 with err saying the first row out of bounds (table, row, values). */
+enum { STORE_CHECKED_TABLE_COUNT = 8 };
+struct store_row_mark {
+    int64_t last_rowid[STORE_CHECKED_TABLE_COUNT];
+};
+int store_mark_rows(store *s, struct store_row_mark *mark, error_info *err);
+int store_check_plausible(store *s, const struct store_row_mark *since, error_info *err);
 
 /* Commits anything pending and closes. NULL is a no-op. Returns 0, or -1 with err filled
  * (err may be NULL) if the final commit failed; the handle is freed either way. */

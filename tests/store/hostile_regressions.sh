@@ -132,5 +132,32 @@ PY
 rm -f "$dir/hot/work.db"; chmod a-w "$dir/hot/hot.db" "$dir/hot"
 check_case "21 hot journal" 2 "$dir/hot/hot.db': it holds an unfinished write" report "$dir/hot/hot.db"
 chmod u+w "$dir/hot"
+# What imports must read (13): the importers apply the readers' bounds, and refuse a view.
+nsys="$here/../fuzz-corpus/fuzz_nsys/report.sqlite"
+import_refused() { # label fragment file: import exits 2 with one line naming the file, and leaves no output
+    check_case "$1" 2 "$2" import "$3" -o "$dir/imported.db"
+    [ ! -e "$dir/imported.db" ] || { echo "FAILED: $1 left an output"; fail=$((fail+1)); rm -f "$dir/imported.db"; }
+}
+cat >"$dir/warp.json" <<'JSON'
+{"deviceProperties": [{"id": 0, "name": "X", "computeMajor": 9, "computeMinor": 0, "numSms": 132,
+  "warpSize": 9223372036854775807}],
+ "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1000, "dur": 10,
+  "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [1, 1, 1], "block": [128, 1, 1]}}]}
+JSON
+import_refused "9 Kineto warpSize" "warp.json: not imported, no reader would accept it: a device" "$dir/warp.json"
+sed 's/9223372036854775807/32/' "$dir/warp.json" >"$dir/warp32.json"
+check_case "9 Kineto warpSize 32" 0 "" import "$dir/warp32.json" -o "$dir/warp32.db"
+sed 's/"computeMajor": 9/"computeMajor": 922337203685477580/' "$dir/warp32.json" >"$dir/major.json"
+import_refused "13 Kineto computeMajor" "major.json: not imported" "$dir/major.json"
+sed 's/"ts": 1000/"ts": 4000000000000000/' "$dir/warp32.json" >"$dir/late.json"
+import_refused "13 Kineto time" "late.json: traceEvents[0] (kernel): timestamp out of range" "$dir/late.json"
+mutate nsys_warp "$nsys" "UPDATE TARGET_INFO_GPU SET threadsPerWarp = 9223372036854775807"
+import_refused "9 nsys threadsPerWarp" "nsys_warp.db: not imported, no reader would accept it: a device" "$dir/nsys_warp.db"
+mutate nsys_api "$nsys" "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = -9223372036854775807"
+import_refused "13 nsys API time" "nsys_api.db: not imported, no reader would accept it: api_calls row 1" "$dir/nsys_api.db"
+mutate nsys_view "$nsys" "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO k0" \
+    "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT k0.* FROM r, k0"
+import_refused "12 nsys view" "damaged Nsight Systems export ('CUPTI_ACTIVITY_KIND_KERNEL' is a view" "$dir/nsys_view.db"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
