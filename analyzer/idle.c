@@ -138,6 +138,10 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     sqlite3_bind_int64(query, 2, gap->thread_id);
     sqlite3_bind_int64(query, 3, gap->start_ns);
     while (recent_count < 16 && sqlite3_step(query) == SQLITE_ROW) {
+        /* A call with times no recording holds (a damaged trace) is passed over, not subtracted. */
+        if (!store_interval_plausible(sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)) ||
+            sqlite3_column_int64(query, 1) < sqlite3_column_int64(query, 0))
+            continue;
         struct host_call *call = &recent[recent_count++];
         call->start_ns = sqlite3_column_int64(query, 0);
         call->end_ns = sqlite3_column_int64(query, 1);
@@ -168,6 +172,8 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     sqlite3_bind_int64(query, 4, gap->end_ns);
     while (count < capacity && sqlite3_step(query) == SQLITE_ROW) {
         int64_t start = sqlite3_column_int64(query, 0), end = sqlite3_column_int64(query, 1);
+        if (!store_interval_plausible(start, end) || end < start)
+            continue; /* times no recording holds */
         if (count && end <= calls[count - 1].end_ns)
             continue; /* nested in the previous call (a driver call made by a runtime call) */
         struct host_call *call = &calls[count++];
@@ -295,7 +301,9 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
         sqlite3_stmt *query = acc->launch_query;
         sqlite3_bind_int64(query, 1, device->process_id);
         sqlite3_bind_int64(query, 2, next->correlation_id);
-        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 2) != SQLITE_NULL) {
+        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 2) != SQLITE_NULL &&
+            store_interval_plausible(sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)) &&
+            sqlite3_column_int64(query, 1) >= sqlite3_column_int64(query, 0)) {
             known = 1;
             gap.launch_start_ns = sqlite3_column_int64(query, 0);
             gap.launch_end_ns = sqlite3_column_int64(query, 1);

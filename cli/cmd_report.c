@@ -9,6 +9,7 @@
 #include "filters.h"
 #include "report.h"
 
+enum { REPORT_MAX_TOP = 10000 };
 enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_TOP };
 
 int cmd_report(int argc, char **argv)
@@ -35,6 +36,9 @@ int cmd_report(int argc, char **argv)
             long top = strtol(optarg, &end, 10);
             if (end == optarg || *end || top <= 0)
                 return cli_usage_error(argv[0], "--top wants a positive number, not '%s'", optarg);
+            /* The analysis keeps max(top, 1000) waits in memory: a bound, not what a reader can use. */
+            if (top > REPORT_MAX_TOP)
+                return cli_usage_error(argv[0], "--top is at most %d, not '%s'", REPORT_MAX_TOP, optarg);
             context.top = (size_t)top;
         } else if (cli_filters_take(&filters, argv, option) != 0) {
             return CLI_EXIT_ERROR;

@@ -98,6 +98,13 @@ check_case "13 info span" 2 "the trace is damaged: GPU activity from -9223372036
 # API times no recording holds are passed over by the explanations, not summed.
 mutate api "$gpu/copy_pinned.db" "UPDATE api_calls SET end_ns = -9223372036854775807, start_ns = 9223372036854775807"
 check_case "13 API times" 0 "" report "$dir/api.db"
+mutate api_end "$gpu/copy_pinned.db" "UPDATE api_calls SET end_ns = -9223372036854775808"
+check_case "13 API end INT64_MIN" 0 "" report "$dir/api_end.db"
+
+# 21: --top 100000000 once said "not an error" (the waits kept grew with it): refused, naming the bound.
+out=$(timeout 60 "$os" report --top 100000000 "$gpu/copy_pinned.db" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && grep -qF -- "--top is at most 10000, not '100000000'" <<<"$out" && pass=$((pass+1)) ||
+    { echo "FAILED: 21 --top: rc=$rc: $out"; fail=$((fail+1)); }
 
 # Ids no recording holds: export's sort indexes once overflowed on them (UBSan).
 mutate ids "$gpu/collector_smoke.db" "UPDATE synchronizations SET process_id = 9223372036854775807"
