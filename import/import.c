@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kineto.h"
 #include "nsys.h"
@@ -55,8 +56,16 @@ static int compare_paths(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The traces of a directory, by name (rank 0 before rank 1 when named so). */
-static int add_directory(struct file_list *list, const char *directory_path, error_info *err)
+/* Whether path is the file at output_info (the output of an earlier import into the same folder,
+ * being replaced with --force: not one of the inputs). */
+static int is_output(const struct stat *info, const struct stat *output_info)
+{
+    return output_info && info->st_dev == output_info->st_dev && info->st_ino == output_info->st_ino;
+}
+
+/* The traces of a directory, by name (rank 0 before rank 1 when named so), the output excepted. */
+static int add_directory(struct file_list *list, const char *directory_path, const struct stat *output_info,
+                         error_info *err)
 {
     DIR *directory = opendir(directory_path);
     if (!directory)
@@ -71,7 +80,7 @@ static int add_directory(struct file_list *list, const char *directory_path, err
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", directory_path, entry->d_name);
         struct stat info;
-        if (stat(path, &info) == 0 && S_ISREG(info.st_mode))
+        if (stat(path, &info) == 0 && S_ISREG(info.st_mode) && !is_output(&info, output_info))
             status = list_add(list, path, err);
     }
     closedir(directory);
@@ -81,13 +90,32 @@ static int add_directory(struct file_list *list, const char *directory_path, err
     return status;
 }
 
-static int expand_inputs(struct file_list *list, char *const *inputs, int input_count, error_info *err)
+/* A pipe the shell opened for us (`import <(zcat x.json.gz)`: /dev/fd/N): read once, front to
+ * back. A named pipe in the file system is not one: opening it blocks until someone writes,
+ * forever when no one does; it is refused like any other file that is not a regular file. */
+static int is_open_pipe(const char *path, const struct stat *info)
 {
+    char target[64];
+    ssize_t length = S_ISFIFO(info->st_mode) ? readlink(path, target, sizeof target - 1) : -1;
+    if (length <= 0)
+        return 0;
+    target[length] = '\0';
+    return strncmp(target, "pipe:[", 6) == 0;
+}
+
+static int expand_inputs(struct file_list *list, char *const *inputs, int input_count, const char *output_path,
+                         error_info *err)
+{
+    struct stat output_info;
+    int output_exists = stat(output_path, &output_info) == 0;
     for (int i = 0; i < input_count; i++) {
         struct stat info;
         if (stat(inputs[i], &info) != 0)
             return error_set(err, "cannot open '%s': %s", inputs[i], strerror(errno));
-        int status = S_ISDIR(info.st_mode) ? add_directory(list, inputs[i], err) : list_add(list, inputs[i], err);
+        if (!S_ISDIR(info.st_mode) && !S_ISREG(info.st_mode) && !is_open_pipe(inputs[i], &info))
+            return error_set(err, "cannot open '%s': not a regular file", inputs[i]);
+        int status = S_ISDIR(info.st_mode) ? add_directory(list, inputs[i], output_exists ? &output_info : NULL, err)
+                                           : list_add(list, inputs[i], err);
         if (status != 0)
             return -1;
     }
@@ -96,6 +124,12 @@ static int expand_inputs(struct file_list *list, char *const *inputs, int input_
 
 enum import_format import_detect_format(const char *path, error_info *err)
 {
+    /* A pipe cannot be read twice (once here, once by the importer), and only a seekable file can
+     * be an SQLite export: what comes through a pipe is Kineto JSON, gzipped or not (zlib reads
+     * both). */
+    struct stat info;
+    if (stat(path, &info) == 0 && S_ISFIFO(info.st_mode))
+        return IMPORT_FORMAT_KINETO;
     FILE *file = fopen(path, "rb");
     if (!file) {
         error_set(err, "cannot open '%s': %s", path, strerror(errno));
@@ -178,7 +212,7 @@ int import_run(const char *output_path, char *const *inputs, int input_count, co
                error_info *err)
 {
     struct file_list files = {0};
-    if (expand_inputs(&files, inputs, input_count, err) != 0) {
+    if (expand_inputs(&files, inputs, input_count, output_path, err) != 0) {
         list_free(&files);
         return -1;
     }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,12 @@ static char **list_process_files(const char *directory, int *count)
         if (!names[*count])
             break;
         snprintf(names[*count], size, "%s/%s", directory, entry->d_name);
+        /* Only regular files: a FIFO planted in the run folder would block the open forever. */
+        struct stat info;
+        if (lstat(names[*count], &info) != 0 || !S_ISREG(info.st_mode)) {
+            free(names[*count]);
+            continue;
+        }
         (*count)++;
     }
     closedir(folder);
