@@ -160,7 +160,7 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
          " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
          " LIMIT 100000"},
         {offsetof(struct accountant, memcpy_query),
-         "SELECT copy_kind, bytes FROM memcpys WHERE process_id = ?1 AND correlation_id = ?2 LIMIT 1"},
+         "SELECT copy_kind, bytes, dst_kind FROM memcpys WHERE process_id = ?1 AND correlation_id = ?2 LIMIT 1"},
         {offsetof(struct accountant, wait_query),
          "SELECT event_id, start_ns FROM synchronizations WHERE process_id = ?1 AND start_ns <= ?2 AND sync_type = 2"
          " AND stream_id = ?3 ORDER BY start_ns DESC LIMIT 1"},

@@ -187,8 +187,10 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     return count;
 }
 
-/* The copy a call issued: 1 with its kind and bytes, 0 when it issued none. */
-static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, int64_t *copy_kind, int64_t *bytes)
+/* The copy a call issued: 1 with its kind, bytes and destination memory kind, 0 when it issued
+ * none. */
+static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, int64_t *copy_kind, int64_t *bytes,
+                   int64_t *dst_kind)
 {
     if (correlation_id == STORE_NULL)
         return 0;
@@ -199,6 +201,7 @@ static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, 
     if (found) {
         *copy_kind = sqlite3_column_int64(query, 0);
         *bytes = sqlite3_column_int64(query, 1);
+        *dst_kind = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_MEMORY_UNKNOWN : sqlite3_column_int64(query, 2);
     }
     sqlite3_reset(query);
     return found;
@@ -208,20 +211,33 @@ static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, 
 static void blocking_label(struct gap *gap, const struct host_call *call, const struct host_call *before, char *label,
                            size_t size)
 {
-    int64_t kind = 0, bytes = 0;
+    int64_t kind = 0, bytes = 0, dst_kind = 0;
     int64_t process_id = gap->device->process_id;
-    if (copy_of(gap->acc, process_id, call->correlation_id, &kind, &bytes) && kind == STORE_COPY_DTOH &&
+    if (copy_of(gap->acc, process_id, call->correlation_id, &kind, &bytes, &dst_kind) && kind == STORE_COPY_DTOH &&
         bytes <= IDLE_READBACK_MAX_BYTES) {
         snprintf(label, size, "%s (small DtoH readback, .item()-style)", call->name);
         return;
     }
     if (strstr(call->name, "Synchronize") && before->name[0] && strstr(before->name, "emcpy") &&
-        copy_of(gap->acc, process_id, before->correlation_id, &kind, &bytes) && kind == STORE_COPY_DTOH &&
+        copy_of(gap->acc, process_id, before->correlation_id, &kind, &bytes, &dst_kind) && kind == STORE_COPY_DTOH &&
         bytes <= IDLE_READBACK_MAX_BYTES) {
         snprintf(label, size, "%s after a small DtoH copy (.item()-style)", call->name);
         return;
     }
     snprintf(label, size, "%s", call->name);
+}
+
+/* Whether the call held the thread until GPU work ended: a blocking call by name, or an
+ * asynchronous copy from the device to pageable memory, which "will return only once the copy has
+ * completed" (CUDA Runtime API, "API synchronization behavior"): PyTorch's .item() is one. */
+static int holds_thread(struct gap *gap, const struct host_call *call)
+{
+    if (cuda_api_blocks_host(call->name))
+        return 1;
+    int64_t kind = 0, bytes = 0, dst_kind = 0;
+    return cuda_api_classify(call->name) == CUDA_API_COPY &&
+           copy_of(gap->acc, gap->device->process_id, call->correlation_id, &kind, &bytes, &dst_kind) &&
+           kind == STORE_COPY_DTOH && dst_kind == STORE_MEMORY_PAGEABLE;
 }
 
 struct host_walk {
@@ -265,7 +281,7 @@ static int host_gap(struct gap *gap)
         int64_t end = call->end_ns < gap->end_ns ? call->end_ns : gap->end_ns;
         if (end > start) {
             int status;
-            if (cuda_api_blocks_host(call->name)) {
+            if (holds_thread(gap, call)) {
                 blocking_label(gap, call, i ? &calls[i - 1] : &before, walk.sync_label, sizeof walk.sync_label);
                 idle_call_source(gap->acc, gap->device->process_id, call->correlation_id, walk.sync_source,
                                  sizeof walk.sync_source);

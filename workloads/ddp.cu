@@ -15,7 +15,10 @@
  * the largest (cudaFuncAttributePreferredSharedMemoryCarveout; --carveout driver: the driver's
  * choice). --saturate launches every tile at once (several waves), so NCCL's kernels queue
  * behind compute blocks. --comm-priority high gives the communication stream the highest
- * priority (the block scheduler then prefers its blocks).
+ * priority (the block scheduler then prefers its blocks). --skew-us N makes rank --skew-rank (1)
+ * burn N us of host time between forward and backward every step (a slow data loader, a Python
+ * hook): its GPU idles and its all-reduces start late, so the other ranks wait for it in every
+ * collective (arrival skew; it is the straggler).
  * NVTX: "step N" per step and forward/backward/allreduce/optimizer inside.
  * Verification: every bucket carries a probe element each rank sets to 1 and that must read
  * WORLD_SIZE after the all-reduce (every step); in step 0 each bucket's all-reduced sum must
@@ -31,6 +34,8 @@
 struct config {
     int layers, size, batch, bucket_count, steps, overlap, saturate, comm_high_priority, carveout_max_shared;
     double fill, rate;
+    double skew_us; /* host time the skewed rank spends before each backward */
+    int skew_rank;
 };
 
 struct bucket {
@@ -267,7 +272,7 @@ static struct wl_checksum verify_same_weights(struct trainer *t)
 
 int main(int argc, char **argv)
 {
-    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 1, 0.0625, 0.01};
+    struct config cfg = {8, 1024, 512, 4, 10, 1, 0, 0, 1, 0.0625, 0.01, 0, 1};
     int nproc = 0;
     const char *id_file = NULL, *comm_priority = "normal", *carveout = "max-shared";
     const struct wl_option options[] = {
@@ -284,6 +289,8 @@ int main(int argc, char **argv)
         {"--carveout", WL_OPT_STRING, &carveout,
          "GEMM shared-memory carveout: max-shared (room for NCCL's blocks) or driver (the driver's choice)", 0},
         {"--lr", WL_OPT_DOUBLE, &cfg.rate, "SGD learning rate", 0},
+        {"--skew-us", WL_OPT_DOUBLE, &cfg.skew_us, "host time rank --skew-rank burns before each backward (us)", 0},
+        {"--skew-rank", WL_OPT_INT, &cfg.skew_rank, "the rank --skew-us delays", 0},
         {"--nproc", WL_OPT_INT, &nproc, "ranks to fork (0: one per visible GPU)", 0},
         {"--id-file", WL_OPT_STRING, &id_file,
          "with a launcher (RANK, WORLD_SIZE, LOCAL_RANK set): file for the NCCL id", 0},
@@ -293,8 +300,9 @@ int main(int argc, char **argv)
                   "with backward (or not), one process per GPU.",
                   options, sizeof options / sizeof options[0]);
     if (cfg.layers < 1 || cfg.size < 1 || cfg.batch < 1 || cfg.steps < 1 || cfg.bucket_count < 1 ||
-        cfg.bucket_count > cfg.layers || cfg.fill <= 0 || nproc < 0)
-        wl_fail("need --layers, --size, --batch, --steps >= 1, 1 <= --buckets <= --layers, --fill > 0");
+        cfg.bucket_count > cfg.layers || cfg.fill <= 0 || nproc < 0 || cfg.skew_us < 0 || cfg.skew_rank < 0)
+        wl_fail("need --layers, --size, --batch, --steps >= 1, 1 <= --buckets <= --layers, --fill > 0, "
+                "--skew-us >= 0, --skew-rank >= 0");
     if (strcmp(comm_priority, "high") != 0 && strcmp(comm_priority, "normal") != 0)
         wl_fail("--comm-priority must be normal or high, not '%s'", comm_priority);
     cfg.comm_high_priority = strcmp(comm_priority, "high") == 0;
@@ -330,6 +338,11 @@ int main(int argc, char **argv)
         }
         wl_range_push("step %d", step);
         forward(&t, step);
+        if (t.rank == cfg.skew_rank && cfg.skew_us > 0) {
+            wl_range_push("skew");
+            wl_host_busy_us(cfg.skew_us);
+            wl_range_pop();
+        }
         backward(&t, step);
         if (step == 0) {
             WL_CHECK(cudaStreamWaitEvent(t.compute, t.allreduce_done, 0));

@@ -131,20 +131,26 @@ static void test_host_sync(void)
     analysis_free(result);
 }
 
-static void test_item_readback(void)
+/* .item(): a 4-byte device-to-host copy, then a synchronization. pinned: cudaMemcpyAsync returns at
+ * once ([10, 15]) and cudaStreamSynchronize [16, 105] waits; pageable (PyTorch's .item()): the
+ * cudaMemcpyAsync itself holds the thread until the copy is done ([10, 103]). Either way the next
+ * kernel, launched at [110, 115], starts at 118: 17 us after the copy [100, 101]. */
+static void test_item_readback(int pageable)
 {
-    /* .item(): a 4-byte DtoH cudaMemcpyAsync at [10, 15] (copy [100, 101]), cudaStreamSynchronize
-     * [16, 105]; the next kernel launched at [110, 115] starts at 118: 17 us after the copy. */
     struct scenario s;
-    begin(&s, "item.db");
+    begin(&s, pageable ? "item-pageable.db" : "item-pinned.db");
     kernel(&s, s.process, 13, -20, -10, 0, 100, "loss_kernel");
-    struct store_memcpy copy = memcpy_row(s.process, 13, 100, 101, STORE_COPY_DTOH, STORE_MEMORY_PAGEABLE, 4);
-    copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", 10, 15, 0);
+    struct store_memcpy copy = memcpy_row(s.process, 13, 100, 101, STORE_COPY_DTOH,
+                                          pageable ? STORE_MEMORY_PAGEABLE : STORE_MEMORY_PINNED, 4);
+    copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", 10, pageable ? 103 : 15, 0);
     insert_memcpy(&s.b, copy);
-    add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 16, 105, 0);
+    if (!pageable)
+        add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 16, 105, 0);
     kernel(&s, s.process, 13, 110, 115, 118, 200, "step_kernel");
     struct analysis_result *result = finish(&s);
-    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_SYNC, "cudaStreamSynchronize after a small DtoH copy (.item()-style)",
+    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_SYNC,
+                pageable ? "cudaMemcpyAsync (small DtoH readback, .item()-style)"
+                         : "cudaStreamSynchronize after a small DtoH copy (.item()-style)",
                 17, 1, NULL);
     analysis_free(result);
 }
@@ -446,7 +452,8 @@ int main(void)
     if (!mkdtemp(directory))
         return 1;
     test_host_sync();
-    test_item_readback();
+    test_item_readback(0);
+    test_item_readback(1);
     test_launch_bound_and_host_cpu();
     test_queued_work();
     test_step_boundary();
