@@ -139,6 +139,13 @@ record host_sync_none -- "$WL/host_sync" --op none &&
 record launch_bound -- "$WL/launch_bound" --launches 1000 --host-us 5 &&
   check launch_bound "GPU idles between tiny launches" busy --kernel tiny_add --max 0.5
 
+# Idle time by cause (issue 16): verdicts in tests/report/golden_gpu.sh once committed.
+for mode in sync item cpu launch; do
+  record "host_bound_$mode" -- "$WL/host_bound" --mode "$mode" &&
+    "$OVERLAPSCOPE" check "$OUT/host_bound_$mode.db" --max idle_unexplained_ms=0.1 >/dev/null &&
+    row "host_bound_$mode" "idle time accounted" "$("$OVERLAPSCOPE" report "$OUT/host_bound_$mode.db" | grep -A1 'GPU idle' | tail -1)" PASS
+done
+
 record many_streams_2 CUDA_DEVICE_MAX_CONNECTIONS=2 -- "$WL/many_streams" --streams 4 &&
   check many_streams_2 "4 streams on 2 queues: false serialization" makespan --kernel "$SPIN" \
         --min 1.4 --channels 2
@@ -175,6 +182,7 @@ record ddp_no_overlap -- "$WL/ddp" --steps 8 --no-overlap
 record ddp_saturate -- "$WL/ddp" --steps 8 --overlap --saturate
 record ddp_fill_eighth -- "$WL/ddp" --steps 8 --overlap --fill 0.125
 record ddp_saturate_priority -- "$WL/ddp" --steps 8 --overlap --saturate --comm-priority high
+record ddp_skew -- "$WL/ddp" --steps 8 --overlap --skew-us 2000
 if [ "$GPUS" -ge 2 ]; then
   check ddp "bucket all-reduces hide behind backward" comm-overlap --comm 'AllReduce.*f32' --min 0.5
   check ddp "each bucket all-reduce carries the bucket's bytes (NCCL plugin)" nccl-bytes --layers 8 --size 1024 --buckets 4
@@ -198,6 +206,11 @@ fi
 
 # PyTorch versions: plain, recorded, and with torch.profiler traces for the importer fixtures.
 if [ -x "$TORCH_PY" ]; then
+  # Idle-time loops (issue 16): recorded, and profiled with stacks for the importer's sources.
+  record torch_sync_loop -- "$TORCH_PY" workloads/torch/sync_loop.py --iterations 300
+  record torch_starved_loader -- "$TORCH_PY" workloads/torch/starved_loader.py --steps 20
+  timeout 60 "$TORCH_PY" workloads/torch/sync_loop.py --profile "$OUT/torch/sync_loop" >/dev/null 2>&1
+  timeout 60 "$TORCH_PY" workloads/torch/starved_loader.py --profile "$OUT/torch/starved_loader" >/dev/null 2>&1
   for script in two_batch_ddp pipeline_aug; do
     echo "== torch/$script"
     if timeout 60 "$TORCH_PY" "workloads/torch/$script.py" --steps 20 >"$OUT/torch/$script.log" 2>&1; then

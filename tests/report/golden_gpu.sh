@@ -193,31 +193,31 @@ bounds launch_bound --min idle_launch_bound_ms=23 --max idle_unexplained_ms=0
 verdict launch_bound 'idle: launch-bound' 'idle_top()[0] == "launch-bound"'
 
 # --- host-bound loops (workloads/host_bound.cu, workloads/torch/): idle time by cause ---
-if pending host_bound_sync 'overlapscope record -o host_bound_sync.db -- host_bound --mode sync'; then
+if pending host_bound_sync 'tests/gpu/workloads.sh: host_bound --mode sync'; then
     bounds host_bound_sync --max idle_unexplained_ms=0.1
     verdict host_bound_sync 'idle: host blocked in cudaDeviceSynchronize' \
         'idle_top() == ("host-sync", "cudaDeviceSynchronize") and s["idle_host_sync_ms"] >= 0.8 * s["idle_ms"]'
 fi
-if pending host_bound_item 'overlapscope record -o host_bound_item.db -- host_bound --mode item'; then
+if pending host_bound_item 'tests/gpu/workloads.sh: host_bound --mode item'; then
     bounds host_bound_item --max idle_unexplained_ms=0.1
     verdict host_bound_item 'idle: a scalar readback every iteration' \
         'idle_top()[0] == "host-sync" and ".item()-style" in idle_top()[1] and s["idle_host_sync_ms"] >= 0.8 * s["idle_ms"]'
 fi
-if pending host_bound_cpu 'overlapscope record -o host_bound_cpu.db -- host_bound --mode cpu'; then
+if pending host_bound_cpu 'tests/gpu/workloads.sh: host_bound --mode cpu'; then
     bounds host_bound_cpu --max idle_unexplained_ms=0.1
     verdict host_bound_cpu 'idle: host work between launches' \
         'idle_top()[0] == "host-cpu" and s["idle_host_cpu_ms"] >= 0.8 * s["idle_ms"]'
 fi
-if pending host_bound_launch 'overlapscope record -o host_bound_launch.db -- host_bound --mode launch'; then
+if pending host_bound_launch 'tests/gpu/workloads.sh: host_bound --mode launch'; then
     bounds host_bound_launch --max idle_unexplained_ms=0.1
     verdict host_bound_launch 'idle: tiny kernels faster than the host issues them' \
         'idle_top()[0] == "launch-bound" and s["idle_launch_bound_ms"] >= 0.8 * s["idle_ms"]'
 fi
-if pending torch_sync_loop 'overlapscope record -o torch_sync_loop.db -- python3 workloads/torch/sync_loop.py'; then
+if pending torch_sync_loop 'tests/gpu/workloads.sh: torch/sync_loop.py --iterations 300'; then
     verdict torch_sync_loop 'seed 004: torch.mm then torch.cuda.synchronize()' \
         'idle_top() == ("host-sync", "cudaDeviceSynchronize")'
 fi
-if pending torch_starved_loader 'overlapscope record -o torch_starved_loader.db -- python3 workloads/torch/starved_loader.py'; then
+if pending torch_starved_loader 'tests/gpu/workloads.sh: torch/starved_loader.py --steps 20'; then
     verdict torch_starved_loader 'the GPU waits for the data loader' \
         's["idle_host_cpu_ms"] + s["idle_step_boundary_ms"] >= 0.7 * s["idle_ms"] and s["busy_ratio"] < 0.5'
 fi
@@ -255,7 +255,7 @@ verdict ddp 'every stream pair of both ranks overlaps 0 to its possible' \
 bounds ddp --min exposed_comm_skew_ms=7 --max exposed_comm_unmatched_ms=0
 verdict ddp 'rank 1 waits for rank 0, the straggler' \
     'exposed_top(1) == ("skew", "rank 0") and straggler.get("rank") == 0'
-if pending ddp_skew 'overlapscope record -o ddp_skew.db -- mpirun/torchrun-free: ddp --ranks 2 --skew-us 2000'; then
+if pending ddp_skew 'tests/gpu/workloads.sh: ddp --steps 8 --overlap --skew-us 2000'; then
     bounds ddp_skew --min exposed_comm_skew_ms=5 --max exposed_comm_unmatched_ms=0
     verdict ddp_skew 'rank 1, delayed 2 ms before backward, is the straggler' \
         'straggler.get("rank") == 1 and exposed_top(0) == ("skew", "rank 1")'
