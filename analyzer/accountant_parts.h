@@ -21,6 +21,7 @@ struct bucket {
     enum accounting_cause cause;
     char label[64], source[128];
     int64_t ns, count, last_counted;
+    int64_t largest_ns; /* the largest stretch given to it, whose source it names (not host-sync) */
     struct evidence_figures figures;
     char detail[256];
 };

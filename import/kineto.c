@@ -6,10 +6,12 @@
  * per-file import state (stream list, unknown-category tally), freed before returning. */
 #include "kineto.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_sources.h"
 #include "nccl_kernel_name.h"
 #include "nccl_names.h"
 #include "stream_set.h"
@@ -39,6 +41,7 @@ struct kineto_state {
     uint64_t gpu_events;
     uint64_t seen_events[SEEN_EVENT_SLOTS];
     const struct kineto_progress *progress;
+    store_frames *frames;     /* Python frames and CPU operators: where each API call was made */
 };
 
 /* --- small readers --- */
@@ -472,6 +475,49 @@ static void count_unknown(struct kineto_state *state, const char *category)
     state->unknown_other++;
 }
 
+/* A Python frame of the user's program, "train.py(17): step", as "train.py:17 step"; 0 for the
+ * frames of Python itself and of installed packages (torch, site-packages): the line the user
+ * can change is the innermost frame of their own code. */
+static int user_python_frame(const char *name, char *source, size_t size)
+{
+    static const char *const library[] = {"site-packages/", "dist-packages/", "<built-in", "<frozen", "torch/",
+                                          "/lib/python", "threading.py", "<string>"};
+    for (size_t i = 0; i < sizeof library / sizeof library[0]; i++)
+        if (strstr(name, library[i]))
+            return 0;
+    const char *open = strchr(name, '(');
+    const char *close = open ? strstr(open, "): ") : NULL;
+    if (!open || !close || close == open + 1)
+        return 0;
+    for (const char *c = open + 1; c < close; c++)
+        if (!isdigit((unsigned char)*c))
+            return 0;
+    snprintf(source, size, "%.*s:%.*s %s", (int)(open - name), name, (int)(close - open - 1), open + 1, close + 3);
+    return 1;
+}
+
+/* Keeps a python_function or cpu_op / user_annotation range as a possible source of the API
+ * calls it encloses (kineto.h: with_stack=True traces carry the Python frames). */
+static int import_frame(struct kineto_state *state, const struct json_value *event, uint64_t index,
+                        const char *category, error_info *err)
+{
+    const char *name = required_name(event);
+    if (!name || !state->frames)
+        return 0;
+    char source[512];
+    struct store_host_frame frame = {.kind = STORE_SOURCE_CPU_OP, .name = name};
+    if (strcmp(category, "python_function") == 0) {
+        if (!user_python_frame(name, source, sizeof source))
+            return 0;
+        frame.kind = STORE_SOURCE_PYTHON;
+        frame.name = source;
+    }
+    if (read_span(state, event, index, category, &frame.start_ns, &frame.end_ns, err) != 0)
+        return -1;
+    frame.thread_id = thread_of(state, event);
+    return store_frames_add(state->frames, &frame, err);
+}
+
 /* Categories whose events are host-side and name the profiled process in their pid. */
 static int is_host_category(const char *category)
 {
@@ -526,8 +572,11 @@ static int on_event(void *context, uint64_t index, const struct json_value *even
         return import_api_call(state, event, index, STORE_API_DRIVER, category, err);
     if (strcmp(category, "cuda_sync") == 0)
         return import_sync(state, event, index, err);
+    if (strcmp(category, "python_function") == 0 || strcmp(category, "cpu_op") == 0)
+        return import_frame(state, event, index, category, err);
     if (strcmp(category, "user_annotation") == 0)
-        return import_annotation(state, event, index, 0, err);
+        return import_frame(state, event, index, category, err) != 0 ? -1
+                                                                       : import_annotation(state, event, index, 0, err);
     if (strcmp(category, "gpu_user_annotation") == 0)
         return import_annotation(state, event, index, 1, err);
     if (strcmp(category, "Trace") == 0)
@@ -736,8 +785,16 @@ static int import_stream(store *s, json_stream *stream, const char *name, const 
     state->process_id = process.process_id;
     static const struct json_stream_handlers handlers = {.member = on_member, .event = on_event,
                                                          .progress = on_progress};
+    if (status == 0) {
+        state->frames = store_frames_new(s, err);
+        status = state->frames ? 0 : -1;
+    }
     if (status == 0)
         status = json_stream_parse_trace(stream, &handlers, state, err);
+    /* Before the late base time: frames and calls were read on the same clock. */
+    if (status == 0)
+        status = store_frames_derive(state->frames, state->process_id, err);
+    store_frames_free(state->frames);
     if (status == 0)
         status = apply_late_base_time(state, err);
     if (status == 0)

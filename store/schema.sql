@@ -223,6 +223,16 @@ CREATE TABLE warnings (
     message         TEXT NOT NULL
 );
 
+-- Where in the program each host API call was made (docs/trace-format.md, store/call_sources.h):
+-- written by the importers that know it, and by the collector. Added within schema version 1:
+-- traces written before it lack the table, and readers check for it.
+CREATE TABLE call_sources (
+    process_id      INTEGER NOT NULL,
+    correlation_id  INTEGER NOT NULL,
+    kind            INTEGER NOT NULL,
+    source_id       INTEGER NOT NULL
+);
+
 -- The renderer's cache of the whole GPU timeline (docs/trace-format.md, render/overview.h): empty
 -- until a writer's finishing step fills it; owned here with every other table of the format.
 CREATE TABLE render_overview (

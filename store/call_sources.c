@@ -1,0 +1,112 @@
+/* call_sources.c: see call_sources.h. */
+#include "call_sources.h"
+
+#include <stdlib.h>
+
+struct store_frames {
+    store *s;
+    sqlite3_stmt *insert;
+};
+
+static int failed(store *s, error_info *err, const char *what)
+{
+    return error_set(err, "%s: cannot %s: %s", store_path(s), what, sqlite3_errmsg(store_db(s)));
+}
+
+int store_insert_call_source(store *s, int64_t process_id, int64_t correlation_id, int64_t kind, const char *source,
+                             error_info *err)
+{
+    int64_t source_id = store_intern(s, source, err);
+    if (source_id == 0)
+        return -1;
+    sqlite3_stmt *insert = NULL;
+    if (sqlite3_prepare_v2(store_db(s), "INSERT INTO call_sources VALUES (?1, ?2, ?3, ?4)", -1, &insert, NULL) !=
+        SQLITE_OK)
+        return failed(s, err, "write a call source");
+    sqlite3_bind_int64(insert, 1, process_id);
+    sqlite3_bind_int64(insert, 2, correlation_id);
+    sqlite3_bind_int64(insert, 3, kind);
+    sqlite3_bind_int64(insert, 4, source_id);
+    int status = sqlite3_step(insert) == SQLITE_DONE ? 0 : failed(s, err, "write a call source");
+    sqlite3_finalize(insert);
+    return status;
+}
+
+store_frames *store_frames_new(store *s, error_info *err)
+{
+    store_frames *frames = calloc(1, sizeof *frames);
+    if (!frames) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    frames->s = s;
+    if (sqlite3_exec(store_db(s),
+                     "DROP TABLE IF EXISTS temp.host_frames;"
+                     "CREATE TEMP TABLE host_frames (thread_id INTEGER, start_ns INTEGER, end_ns INTEGER,"
+                     " kind INTEGER, name TEXT);",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(store_db(s), "INSERT INTO temp.host_frames VALUES (?1, ?2, ?3, ?4, ?5)", -1,
+                           &frames->insert, NULL) != SQLITE_OK) {
+        failed(s, err, "collect host frames");
+        store_frames_free(frames);
+        return NULL;
+    }
+    return frames;
+}
+
+int store_frames_add(store_frames *frames, const struct store_host_frame *frame, error_info *err)
+{
+    sqlite3_stmt *insert = frames->insert;
+    sqlite3_bind_int64(insert, 1, frame->thread_id);
+    sqlite3_bind_int64(insert, 2, frame->start_ns);
+    sqlite3_bind_int64(insert, 3, frame->end_ns);
+    sqlite3_bind_int64(insert, 4, frame->kind);
+    sqlite3_bind_text(insert, 5, frame->name, -1, SQLITE_TRANSIENT);
+    int status = sqlite3_step(insert) == SQLITE_DONE ? 0 : failed(frames->s, err, "collect a host frame");
+    sqlite3_reset(insert);
+    return status;
+}
+
+/* The innermost range of a kind enclosing each call (the latest to start among those that enclose
+ * it), Python frames first: a user's line says more than the operator it called. */
+static const char *const derive_sql =
+    "INSERT INTO call_sources (process_id, correlation_id, kind, source_id)"
+    " SELECT a.process_id, a.correlation_id, f.kind, s.id FROM api_calls a"
+    " JOIN temp.host_frames f ON f.rowid = (SELECT g.rowid FROM temp.host_frames g WHERE g.kind = ?2"
+    "   AND g.thread_id = a.thread_id AND g.start_ns <= a.start_ns AND g.end_ns >= a.end_ns"
+    "   ORDER BY g.start_ns DESC LIMIT 1)"
+    " JOIN strings s ON s.value = f.name"
+    " WHERE a.process_id = ?1 AND a.correlation_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM call_sources c"
+    "   WHERE c.process_id = a.process_id AND c.correlation_id = a.correlation_id)";
+
+int store_frames_derive(store_frames *frames, int64_t process_id, error_info *err)
+{
+    sqlite3 *db = store_db(frames->s);
+    if (sqlite3_exec(db,
+                     "CREATE INDEX IF NOT EXISTS temp.host_frames_by_thread ON host_frames (kind, thread_id, start_ns);"
+                     "INSERT OR IGNORE INTO strings (value) SELECT DISTINCT name FROM temp.host_frames;",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        return failed(frames->s, err, "index host frames");
+    sqlite3_stmt *derive = NULL;
+    if (sqlite3_prepare_v2(db, derive_sql, -1, &derive, NULL) != SQLITE_OK)
+        return failed(frames->s, err, "find call sources");
+    int status = 0;
+    for (int64_t kind = STORE_SOURCE_PYTHON; status == 0 && kind <= STORE_SOURCE_CPU_OP; kind++) {
+        sqlite3_bind_int64(derive, 1, process_id);
+        sqlite3_bind_int64(derive, 2, kind);
+        if (sqlite3_step(derive) != SQLITE_DONE)
+            status = failed(frames->s, err, "find call sources");
+        sqlite3_reset(derive);
+    }
+    sqlite3_finalize(derive);
+    return status;
+}
+
+void store_frames_free(store_frames *frames)
+{
+    if (!frames)
+        return;
+    sqlite3_finalize(frames->insert);
+    sqlite3_exec(store_db(frames->s), "DROP TABLE IF EXISTS temp.host_frames", NULL, NULL, NULL);
+    free(frames);
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A torch.profiler trace with stacks (with_stack=True) of seed 004's loop in miniature: each
+# iteration launches a kernel from aten::mm, then calls cudaDeviceSynchronize from
+# torch.cuda.synchronize() inside the user's main() at train.py line 17. The import keeps the
+# innermost user Python frame enclosing each API call (docs/trace-format.md, call_sources), and the
+# report's idle time names the blocking call and that line: host-sync 485 us over 2 gaps at
+# "train.py:17 main" (gaps [100, 345] and [400, 655] us, less the 15 us the host spent issuing the
+# first kernel of each gap before it synchronized).
+set -u
+os=${OVERLAPSCOPE:?}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail=0
+cat >"$work/loop.json" <<'JSON'
+{"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000, "traceEvents": [
+ {"ph": "X", "cat": "python_function", "name": "train.py(17): main", "pid": 100, "tid": 1, "ts": 0, "dur": 1000},
+ {"ph": "X", "cat": "python_function", "name": "torch/cuda/__init__.py(800): synchronize", "pid": 100, "tid": 1, "ts": 108, "dur": 184},
+ {"ph": "X", "cat": "python_function", "name": "torch/cuda/__init__.py(800): synchronize", "pid": 100, "tid": 1, "ts": 403, "dur": 199},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 1, "ts": 10, "dur": 50},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": 20, "dur": 30, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 55, "dur": 45, "args": {"device": 0, "stream": 7, "correlation": 1}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 100, "tid": 1, "ts": 110, "dur": 180, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 1, "ts": 300, "dur": 50},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": 310, "dur": 30, "args": {"correlation": 3}},
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 345, "dur": 55, "args": {"device": 0, "stream": 7, "correlation": 3}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 100, "tid": 1, "ts": 405, "dur": 195, "args": {"correlation": 4}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 1, "ts": 610, "dur": 50},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": 620, "dur": 30, "args": {"correlation": 5}},
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 655, "dur": 45, "args": {"device": 0, "stream": 7, "correlation": 5}}
+]}
+JSON
+if ! "$os" import "$work/loop.json" -o "$work/loop.db" >"$work/import.log" 2>&1; then
+    echo "FAILED: import: $(cat "$work/import.log")"; exit 1; fi
+"$os" report --json "$work/loop.db" >"$work/report.json" || { echo "FAILED: report --json"; exit 1; }
+python3 - "$work/report.json" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+idle = r["devices"][0]["idle"]
+sync = [c for c in idle["causes"] if c["cause"] == "host-sync"]
+problems = []
+if sum(c["ns"] for c in idle["causes"]) != idle["ns"] or idle["ns"] != r["devices"][0]["idle_ns"]:
+    problems.append("idle parts do not sum to idle_ns")
+if len(sync) != 1 or sync[0]["label"] != "cudaDeviceSynchronize" or sync[0]["ns"] != 485000 \
+        or sync[0]["count"] != 2 or sync[0]["source"] != "train.py:17 main":
+    problems.append(f"host-sync: {sync}")
+if idle["causes"][0]["cause"] != "host-sync":
+    problems.append(f"top idle cause: {idle['causes'][0]}")
+for p in problems:
+    print("FAILED:", p)
+sys.exit(1 if problems else 0)
+PY
+"$os" report "$work/loop.db" | grep -q "cudaDeviceSynchronize .* 2x  at train.py:17 main" ||
+    { echo "FAILED: the text report does not say '2x at train.py:17 main'"; "$os" report "$work/loop.db" | tail -8; fail=1; }
+[ $fail -eq 0 ] && echo "passed"
+exit $fail
