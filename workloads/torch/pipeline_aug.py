@@ -7,11 +7,12 @@ current stream. Prints steps/s.
 --profile DIR writes a torch.profiler Chrome trace (DIR/rank0.json); --steps N sets the number of
 timed steps (after 5 warm-up steps)."""
 import argparse
-import os
 import sys
 import time
 
 import torch
+
+import profiling
 import torch.nn.functional as F
 
 IMG, CLASSES, WARMUP = 128, 10, 5
@@ -84,11 +85,7 @@ def main():
             optimizer.step()
         return loss
 
-    profiler = None
-    if args.profile:
-        from torch.profiler import ProfilerActivity, profile
-        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
-        profiler.start()
+    profiler = profiling.start(args.profile)
     total = WARMUP + args.steps
     ready, loss, start = prepare(0), None, time.perf_counter()
     for index in range(total):
@@ -101,10 +98,7 @@ def main():
             profiler.step()
     torch.cuda.synchronize()
     elapsed = time.perf_counter() - start
-    if profiler:
-        profiler.stop()
-        os.makedirs(args.profile, exist_ok=True)
-        profiler.export_chrome_trace(os.path.join(args.profile, "rank0.json"))
+    profiling.finish(profiler, args.profile)
     if not torch.isfinite(loss):
         sys.exit(f"pipeline_aug: loss is {loss.item()}")
     print(f"pipeline_aug: {'serial' if args.serial else 'pipelined'}, batch {args.batch}: "

@@ -8,11 +8,12 @@ DataLoader worker processes instead (with enough workers the GPU is fed). Prints
 --profile DIR writes a torch.profiler Chrome trace (DIR/rank0.json) with ProfilerStep#N ranges and
 stacks."""
 import argparse
-import os
 import sys
 import time
 
 import torch
+
+import profiling
 
 
 class SlowDataset(torch.utils.data.Dataset):
@@ -53,11 +54,7 @@ def main():
     loader = torch.utils.data.DataLoader(SlowDataset(args.steps, args.load_ms, args.batch), batch_size=None,
                                          num_workers=args.workers, pin_memory=True)
 
-    profiler = None
-    if args.profile:
-        from torch.profiler import ProfilerActivity, profile
-        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True)
-        profiler.start()
+    profiler = profiling.start(args.profile, with_stack=True)
     start, loss = time.perf_counter(), None
     for images, labels in loader:
         images, labels = images.to(device, non_blocking=True), labels.to(device, non_blocking=True)
@@ -69,10 +66,7 @@ def main():
             profiler.step()
     torch.cuda.synchronize()
     elapsed = time.perf_counter() - start
-    if profiler:
-        profiler.stop()
-        os.makedirs(args.profile, exist_ok=True)
-        profiler.export_chrome_trace(os.path.join(args.profile, "rank0.json"))
+    profiling.finish(profiler, args.profile)
     if loss is None or not torch.isfinite(loss):
         sys.exit("starved_loader: verification failed: no finite loss")
     print(f"starved_loader: {args.workers} workers, {args.load_ms} ms of loading per batch: "

@@ -8,11 +8,12 @@ host then runs ahead and the idle time is the launch rate's). Prints iterations/
 --profile DIR writes a torch.profiler Chrome trace (DIR/rank0.json) with stacks (with_stack=True,
 so an import can name the Python line of each blocking call)."""
 import argparse
-import os
 import sys
 import time
 
 import torch
+
+import profiling
 
 
 def main():
@@ -30,11 +31,7 @@ def main():
     torch.mm(a, a)  # cuBLAS initialization, outside the loop
     torch.cuda.synchronize()
 
-    profiler = None
-    if args.profile:
-        from torch.profiler import ProfilerActivity, profile
-        profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True)
-        profiler.start()
+    profiler = profiling.start(args.profile, with_stack=True)
     start = time.perf_counter()
     b = a
     for _ in range(args.iterations):
@@ -43,10 +40,7 @@ def main():
             torch.cuda.synchronize(device)
     torch.cuda.synchronize(device)
     elapsed = time.perf_counter() - start
-    if profiler:
-        profiler.stop()
-        os.makedirs(args.profile, exist_ok=True)
-        profiler.export_chrome_trace(os.path.join(args.profile, "rank0.json"))
+    profiling.finish(profiler, args.profile)
     want = torch.mm(a, a)
     if not torch.allclose(b, want):
         sys.exit("sync_loop: verification failed: the last product differs")
