@@ -403,8 +403,15 @@ static int reference_open(struct schema_reference *reference)
     return status;
 }
 
-/* Every table of the schema present with its columns in order (render_overview, a cache added
- * within schema version 1, may be absent: its readers take that as "no overview"). Indexes are
+/* Tables added within schema version 1 that older traces lack: render_overview (a cache; its
+ * readers take its absence as "no overview") and call_sources (no call has a known source). */
+static int optional_table(const char *name)
+{
+    return strcmp(name, "render_overview") == 0 || strcmp(name, "call_sources") == 0;
+}
+
+/* Every table of the schema present with its columns in order (optional_table ones may be
+ * absent). Indexes are
  * not compared: they too have changed within version 1, and one of another shape only changes how
  * fast a reader goes (the work limit bounds that). */
 static int check_columns(store *s, const struct schema_reference *reference, error_info *err)
@@ -415,7 +422,7 @@ static int check_columns(store *s, const struct schema_reference *reference, err
         char *expected = describe_columns(reference->db, name), *found = describe_columns(s->db, name);
         if (!expected)
             status = error_set(err, "cannot open '%s': out of memory", s->path);
-        else if (!found && strcmp(name, "render_overview") == 0)
+        else if (!found && optional_table(name))
             status = 0;
         else if (!found)
             status = error_set(err, "cannot open '%s': damaged overlapscope trace (no %s table)", s->path, name);
