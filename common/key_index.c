@@ -12,8 +12,8 @@ uint64_t key_index_hash(int64_t a, int64_t b, int64_t c, int64_t d)
     return h ^ (h >> 29);
 }
 
-long key_index_find(const struct key_index *index, uint64_t hash, int (*matches)(const void *context, size_t position),
-                    const void *context)
+long key_index_find(const struct key_index *index, uint64_t hash,
+                    int (*matches)(const void *context, size_t position), const void *context)
 {
     if (index->capacity == 0)
         return -1;

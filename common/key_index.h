@@ -25,8 +25,8 @@ struct key_index {
 uint64_t key_index_hash(int64_t a, int64_t b, int64_t c, int64_t d);
 
 /* The position of the entry with this hash for which matches(context, position) says 1, or -1. */
-long key_index_find(const struct key_index *index, uint64_t hash, int (*matches)(const void *context, size_t position),
-                    const void *context);
+long key_index_find(const struct key_index *index, uint64_t hash,
+                    int (*matches)(const void *context, size_t position), const void *context);
 
 /* Adds position under hash. Returns 0, or -1 when out of memory (the index is then unchanged). */
 int key_index_add(struct key_index *index, uint64_t hash, size_t position);

@@ -23,7 +23,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum text_safe_style { TEXT_SAFE_TERMINAL, TEXT_SAFE_MARKDOWN, TEXT_SAFE_UTF8, TEXT_SAFE_JSON, TEXT_SAFE_PICTURE };
+enum text_safe_style {
+    TEXT_SAFE_TERMINAL,
+    TEXT_SAFE_MARKDOWN,
+    TEXT_SAFE_UTF8,
+    TEXT_SAFE_JSON,
+    TEXT_SAFE_PICTURE
+};
 
 /* Writes text (NULL: nothing) in the given style into out (size bytes, NUL-terminated when
  * size > 0), cutting only between whole characters or escapes. Returns the length the whole

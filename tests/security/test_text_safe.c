@@ -15,17 +15,38 @@ static const struct expected table[] = {
     {"a\x1b[31mb\x1b]0;pwn\x07", "a\\x1b[31mb\\x1b]0;pwn\\x07", "a\\x1b[31mb\\x1b]0;pwn\\x07",
      "a\\u001b[31mb\\u001b]0;pwn\\u0007", "a\xef\xbf\xbd[31mb\xef\xbf\xbd]0;pwn\xef\xbf\xbd"},
     /* a forged second line, a carriage return, a tab, DEL */
-    {"x\nFAIL\ry\tz\x7f", "x\\x0aFAIL\\x0dy\\x09z\\x7f", "x\\x0aFAIL\\x0dy\\x09z\\x7f", "x\\u000aFAIL\\u000dy\\u0009z\x7f",
-     "x\xef\xbf\xbd" "FAIL\xef\xbf\xbdy\xef\xbf\xbdz\xef\xbf\xbd"},
+    {"x\nFAIL\ry\tz\x7f", "x\\x0aFAIL\\x0dy\\x09z\\x7f", "x\\x0aFAIL\\x0dy\\x09z\\x7f",
+     "x\\u000aFAIL\\u000dy\\u0009z\x7f",
+     "x\xef\xbf\xbd"
+     "FAIL\xef\xbf\xbdy\xef\xbf\xbdz\xef\xbf\xbd"},
     /* C1 CSI (U+009B, two bytes in UTF-8) next to a real non-ASCII letter and a CJK one */
-    {"\xc3\xa9\xc2\x9b" "2J\xe6\x97\xa5", "\xc3\xa9\\xc2\\x9b" "2J\xe6\x97\xa5", "\xc3\xa9\\xc2\\x9b" "2J\xe6\x97\xa5",
-     "\xc3\xa9\xc2\x9b" "2J\xe6\x97\xa5", "\xc3\xa9\xef\xbf\xbd" "2J\xe6\x97\xa5"},
-    /* invalid UTF-8: a lone 8-bit CSI byte, a stray continuation, an overlong '/', a surrogate, a cut sequence */
-    {"\x9b" "a\x80" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe6\x97", "\\x9ba\\x80b\\xc0\\xafc\\xed\\xa0\\x80d\\xe6\\x97",
-     "\\x9ba\\x80b\\xc0\\xafc\\xed\\xa0\\x80d\\xe6\\x97",
-     "\xef\xbf\xbd" "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+    {"\xc3\xa9\xc2\x9b"
+     "2J\xe6\x97\xa5",
+     "\xc3\xa9\\xc2\\x9b"
+     "2J\xe6\x97\xa5",
+     "\xc3\xa9\\xc2\\x9b"
+     "2J\xe6\x97\xa5",
+     "\xc3\xa9\xc2\x9b"
+     "2J\xe6\x97\xa5",
+     "\xc3\xa9\xef\xbf\xbd"
+     "2J\xe6\x97\xa5"},
+    /* invalid UTF-8: a lone 8-bit CSI byte, a stray continuation, an overlong '/', a surrogate, a cut
+       sequence */
+    {"\x9b"
+     "a\x80"
+     "b\xc0\xaf"
+     "c\xed\xa0\x80"
+     "d\xe6\x97",
+     "\\x9ba\\x80b\\xc0\\xafc\\xed\\xa0\\x80d\\xe6\\x97", "\\x9ba\\x80b\\xc0\\xafc\\xed\\xa0\\x80d\\xe6\\x97",
+     "\xef\xbf\xbd"
+     "a\xef\xbf\xbd"
+     "b\xef\xbf\xbd\xef\xbf\xbd"
+     "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
      "d\xef\xbf\xbd\xef\xbf\xbd",
-     "\xef\xbf\xbd" "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+     "\xef\xbf\xbd"
+     "a\xef\xbf\xbd"
+     "b\xef\xbf\xbd\xef\xbf\xbd"
+     "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
      "d\xef\xbf\xbd\xef\xbf\xbd"},
     /* table and string delimiters */
     {"a|b\"c\\d", "a|b\"c\\d", "a\\|b\"c\\d", "a|b\\\"c\\\\d", "a|b\"c\\d"},
@@ -33,7 +54,7 @@ static const struct expected table[] = {
 
 static const char *style_result(const struct expected *row, enum text_safe_style style)
 {
-    return style == TEXT_SAFE_TERMINAL ? row->terminal
+    return style == TEXT_SAFE_TERMINAL   ? row->terminal
            : style == TEXT_SAFE_MARKDOWN ? row->markdown
            : style == TEXT_SAFE_JSON     ? row->json
                                          : row->picture;
@@ -68,9 +89,17 @@ int main(void)
 
     /* A bounded copy is cut between whole escapes and whole characters, never inside one. */
     char small[8];
-    CHECK_INT(text_safe_copy(small, sizeof small, "ab\x1b" "cd", TEXT_SAFE_TERMINAL), 8);
+    CHECK_INT(text_safe_copy(small, sizeof small,
+                             "ab\x1b"
+                             "cd",
+                             TEXT_SAFE_TERMINAL),
+              8);
     CHECK_STR(small, "ab\\x1bc");
-    CHECK_INT(text_safe_copy(small, 6, "ab\x1b" "cd", TEXT_SAFE_TERMINAL), 8);
+    CHECK_INT(text_safe_copy(small, 6,
+                             "ab\x1b"
+                             "cd",
+                             TEXT_SAFE_TERMINAL),
+              8);
     CHECK_STR(small, "ab");
     CHECK_INT(text_safe_copy(small, 4, "a\xe6\x97\xa5", TEXT_SAFE_PICTURE), 4);
     CHECK_STR(small, "a");
