@@ -34,14 +34,16 @@ from collections import defaultdict
 
 
 def _nanoseconds(value):
-    """ts/dur (microseconds, a Decimal or int) as integer nanoseconds, or None when not a number."""
-    if isinstance(value, float):  # a document built in Python rather than read by load()
-        value = decimal.Decimal(repr(value))
-    if isinstance(value, bool) or not isinstance(value, (int, decimal.Decimal)):
-        return None
-    if isinstance(value, decimal.Decimal) and not value.is_finite():
-        return None
-    return int((decimal.Decimal(value) * 1000).to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
+    """ts/dur (microseconds: a Decimal as load() parses them, an int, or a float) as integer
+    nanoseconds, or None when not a finite number."""
+    kind = type(value)
+    if kind is decimal.Decimal:
+        return int(value.scaleb(3).to_integral_value()) if value.is_finite() else None
+    if kind is int:
+        return value * 1000
+    if kind is float:  # a document built in Python rather than read by load()
+        return _nanoseconds(decimal.Decimal(repr(value)))
+    return None
 
 
 def load(path):

@@ -16,16 +16,17 @@ ok() { pass=$((pass+1)); }
 bad() { echo "FAILED: $*"; fail=$((fail+1)); }
 check() { python3 "$here/check_trace_events.py" "$@" >"$scratch/check.out" || { cat "$scratch/check.out"; return 1; }; }
 
-# Every golden trace: valid, nested, flows paired, tracks named.
+# Every golden trace (H200 and H100 recordings): valid, nested, flows paired, tracks named.
 exports=()
-for trace in "$data"/*.db; do
-    out=$scratch/$(basename "$trace" .db).json
+for trace in "$data"/*.db "$data"-h100/*.db; do
+    [ -f "$trace" ] || continue
+    out=$scratch/$(basename "$(dirname "$trace")")-$(basename "$trace" .db).json
     "$os" export "$trace" --chrome "$out" >/dev/null 2>"$scratch/err" || bad "export $trace: $(cat "$scratch/err")"
     exports+=("$out")
 done
-if [ ${#exports[@]} -gt 20 ] && check "${exports[@]}"; then ok; else bad "golden exports (${#exports[@]} traces)"; fi
+if [ ${#exports[@]} -ge 33 ] && check "${exports[@]}"; then ok; else bad "golden exports (${#exports[@]} traces)"; fi
 # ddp_fill_eighth: every kernel name readable (none mangled), the full name in args; the waits all there.
-python3 - "$scratch/ddp_fill_eighth.json" <<'PY' && ok || bad "ddp_fill_eighth names and waits"
+python3 - "$scratch/gpu-ddp_fill_eighth.json" <<'PY' && ok || bad "ddp_fill_eighth names and waits"
 import json, sys
 d = json.load(open(sys.argv[1]))
 kernels = [e for e in d["traceEvents"] if e.get("cat") == "kernel"]
@@ -37,16 +38,22 @@ assert {e["name"] for e in kernels} >= {"wl_gemm_kernel", "ncclDevKernel_AllRedu
 assert d["otherData"]["waits_found"] == d["otherData"]["waits_exported"] == 100, d["otherData"]
 assert sum(e.get("cat") == "wait" and e["ph"] == "X" for e in d["traceEvents"]) == 100
 PY
-# ... and its origin is the report's: the wait the report puts "at +166 ms" ends at 166 ms here.
-"$os" report --json "$data/ddp_fill_eighth.db" >"$scratch/ddp_fill_eighth.report.json" &&
-python3 "$here/check_export_waits.py" "$scratch/ddp_fill_eighth.report.json" "$scratch/ddp_fill_eighth.json" \
-    $(python3 -c 'import json,sys; print(" ".join(w["cause"] for w in json.load(open(sys.argv[1]))["waits"]))' \
-      "$scratch/ddp_fill_eighth.report.json") >"$scratch/waits.out" && ok || { cat "$scratch/waits.out"; bad "ddp_fill_eighth waits"; }
+# ... and every golden trace's waits are in its export, at the report's times (its origin is the
+# report's: the wait the report puts "at +166 ms" in ddp_fill_eighth ends at 166 ms here).
+pairs=()
+for trace in "$data"/*.db; do
+    name=$(basename "$trace" .db)
+    "$os" report --json "$trace" >"$scratch/$name.report.json" 2>/dev/null || continue
+    pairs+=("$scratch/$name.report.json" "$scratch/gpu-$name.json")
+done
+python3 "$here/check_export_waits.py" --pairs "${pairs[@]}" >"$scratch/waits.out" &&
+    [ "$(grep -c ': ok (' "$scratch/waits.out")" -ge 30 ] && grep -q "gpu-ddp_fill_eighth.json: ok (100 waits" "$scratch/waits.out" &&
+    ok || { grep -v ": ok" "$scratch/waits.out"; bad "golden traces' waits"; }
 
 # --origin trace keeps the set-up before the first GPU activity: every API call is there, and the
 # report's +0 (where the "report +0" instant sits) is where the waits moved to.
 "$os" export "$data/ddp_fill_eighth.db" --origin trace --chrome "$scratch/trace_origin.json" >/dev/null &&
-check "$scratch/trace_origin.json" && python3 - "$scratch/ddp_fill_eighth.json" "$scratch/trace_origin.json" "$data/ddp_fill_eighth.db" <<'PY' && ok || bad "--origin trace"
+check "$scratch/trace_origin.json" && python3 - "$scratch/gpu-ddp_fill_eighth.json" "$scratch/trace_origin.json" "$data/ddp_fill_eighth.db" <<'PY' && ok || bad "--origin trace"
 import decimal, json, sqlite3, sys
 load = lambda path: json.load(open(path), parse_float=decimal.Decimal)
 report, trace = load(sys.argv[1]), load(sys.argv[2])
