@@ -571,6 +571,40 @@ static int run_all_devices(struct run *run)
     return 0;
 }
 
+/* Gives every kernel op of the kept waits its demangled full name, one copy per distinct name. */
+static int attach_full_names(struct run *run)
+{
+    struct analysis_result *result = run->result;
+    size_t capacity = 2 * result->wait_count;
+    int64_t *ids = calloc(capacity ? capacity : 1, sizeof *ids);
+    result->full_names = calloc(capacity ? capacity : 1, sizeof *result->full_names);
+    if (!ids || !result->full_names) {
+        free(ids);
+        return -1;
+    }
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < 2 * result->wait_count; i++) {
+        struct analysis_op *op = i % 2 ? &result->waits[i / 2].blocking : &result->waits[i / 2].waiting;
+        if (op->name_id <= 0)
+            continue;
+        size_t k = 0;
+        while (k < result->full_name_count && ids[k] != op->name_id)
+            k++;
+        if (k == result->full_name_count) {
+            result->full_names[k] = kernel_names_full(run->names, op->name_id);
+            if (!result->full_names[k]) {
+                status = -1;
+                break;
+            }
+            ids[k] = op->name_id;
+            result->full_name_count++;
+        }
+        op->full_name = result->full_names[k];
+    }
+    free(ids);
+    return status;
+}
+
 struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err)
 {
     struct run run = {.trace = trace, .db = store_db(trace), .err = err, .selection_process_id = INT64_MIN};
@@ -594,7 +628,7 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     }
     if (status == 0)
         status = run_all_devices(&run);
-    if (status == 0 && explainer_collect(run.explain, run.result) != 0)
+    if (status == 0 && (explainer_collect(run.explain, run.result) != 0 || attach_full_names(&run) != 0))
         status = error_set(err, "out of memory");
     if (status == 0)
         status = accountant_collect(run.accountant, run.result, err);
@@ -620,5 +654,8 @@ void analysis_free(struct analysis_result *result)
     free(result->waits);
     free(result->steps);
     accountant_free_result(result);
+    for (size_t i = 0; i < result->full_name_count; i++)
+        free(result->full_names[i]);
+    free(result->full_names);
     free(result);
 }

@@ -133,7 +133,11 @@ struct analysis_op {
     int64_t start_ns, end_ns;
     int64_t launch_start_ns, launch_end_ns; /* the host API call that enqueued it; STORE_NULL when unknown */
     int64_t correlation_id;
-    char name[128];              /* short demangled kernel name, or "HtoD 64.0 MiB (pageable)" */
+    char name[128];              /* short kernel name (common/kernel_name.h), or "HtoD 64.0 MiB (pageable)" */
+    /* Added after the first contract: */
+    int64_t name_id;             /* a kernel's strings.id; 0 for copies and memsets */
+    const char *full_name;       /* a kernel's demangled full name, owned by the result; NULL for
+                                    copies and memsets (name says all) */
 };
 
 /* A missed overlap: `waiting` was enqueued while `blocking` ran on another stream of the same
@@ -195,6 +199,8 @@ struct analysis_result {
     struct accounting_interval *accounting_intervals; /* time order per device */
     size_t accounting_interval_count;
     struct accounting_straggler straggler;
+    char **full_names;          /* the storage of the kept waits' ops' full_name, one per kernel name */
+    size_t full_name_count;
 };
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuda_api.h"
+#include "naming.h"
 #include "store.h"
 #include "units.h"
 
@@ -212,7 +213,7 @@ static const char *duration(char *buffer, size_t size, int64_t nanoseconds)
 
 static int is_pageable_copy(const struct model_op *op)
 {
-    return op->kind == MODEL_MEMCPY && (op->src_kind == STORE_MEMORY_PAGEABLE || op->dst_kind == STORE_MEMORY_PAGEABLE);
+    return op->kind == MODEL_MEMCPY && naming_copy_is_pageable(op->src_kind, op->dst_kind);
 }
 
 /* "sgemm_256x128", "HtoD 64.0 MiB (pageable)", "memset 1.00 MiB". */
@@ -226,8 +227,7 @@ static void op_name(explainer *explain, const struct model_op *op, char *buffer,
     if (op->kind == MODEL_KERNEL) {
         snprintf(buffer, size, "%s", kernel_names_short(explain->names, op->name_id));
     } else if (op->kind == MODEL_MEMCPY) {
-        snprintf(buffer, size, "%s %s%s", store_copy_kind_name(op->copy_kind),
-                 units_format_bytes(bytes, sizeof bytes, op->bytes), is_pageable_copy(op) ? " (pageable)" : "");
+        naming_copy(buffer, size, op->copy_kind, op->bytes, is_pageable_copy(op));
     } else {
         snprintf(buffer, size, "memset %s", units_format_bytes(bytes, sizeof bytes, op->bytes));
     }
@@ -997,6 +997,7 @@ static void fill_op(explainer *explain, const struct lane_state *lane, const str
     out->launch_start_ns = launch && launch->known ? launch->start_ns : STORE_NULL;
     out->launch_end_ns = launch && launch->known ? launch->end_ns : STORE_NULL;
     out->correlation_id = op->correlation_id;
+    out->name_id = op->kind == MODEL_KERNEL ? op->name_id : 0;
     op_name(explain, op, out->name, sizeof out->name);
 }
 

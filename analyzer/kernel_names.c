@@ -1,7 +1,8 @@
 /* kernel_names.c: see kernel_names.h. */
 #include "kernel_names.h"
 
-#include <ctype.h>
+#include "kernel_name.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,74 +89,6 @@ void kernel_names_free(kernel_names *names)
     free(names);
 }
 
-/* Parses "<decimal length><identifier>" at *cursor (Itanium mangling's source-name). */
-static int mangled_source_name(const char **cursor, const char **start, size_t *length)
-{
-    const char *p = *cursor;
-    if (!isdigit((unsigned char)*p))
-        return 0;
-    size_t count = 0;
-    while (isdigit((unsigned char)*p))
-        count = count * 10 + (size_t)(*p++ - '0');
-    if (count == 0 || strnlen(p, count) < count)
-        return 0;
-    *start = p;
-    *length = count;
-    *cursor = p + count;
-    return 1;
-}
-
-static void shorten_mangled(const char *name, char *buffer, size_t size)
-{
-    const char *cursor = name + 2, *start = NULL;
-    size_t length = 0, used = 0;
-    buffer[0] = '\0';
-    if (*cursor == 'N') { /* nested name: join the components with "::" */
-        cursor++;
-        while (*cursor == 'K' || *cursor == 'V' || *cursor == 'r')
-            cursor++;
-        while (mangled_source_name(&cursor, &start, &length)) {
-            int written = snprintf(buffer + used, size - used, "%s%.*s", used ? "::" : "", (int)length, start);
-            if (written < 0 || (size_t)written >= size - used)
-                return;
-            used += (size_t)written;
-        }
-        if (used)
-            return;
-    } else if (mangled_source_name(&cursor, &start, &length)) {
-        snprintf(buffer, size, "%.*s", (int)length, start);
-        return;
-    }
-    snprintf(buffer, size, "%s", name);
-}
-
-void kernel_names_shorten(const char *name, char *buffer, size_t size)
-{
-    if (size == 0)
-        return;
-    if (!name) {
-        snprintf(buffer, size, "?");
-        return;
-    }
-    if (strncmp(name, "_Z", 2) == 0) {
-        shorten_mangled(name, buffer, size);
-        return;
-    }
-    if (strncmp(name, "void ", 5) == 0)
-        name += 5;
-    size_t length = strcspn(name, "<(");
-    if (length == 0)
-        length = strlen(name);
-    snprintf(buffer, size, "%.*s", (int)length, name);
-}
-
-static int named_like_nccl(const char *short_name)
-{
-    const char *base = strrchr(short_name, ':');
-    base = base ? base + 1 : short_name;
-    return strncmp(base, "ncclDevKernel", 13) == 0 || strncmp(base, "ncclKernel", 10) == 0;
-}
-
 static int grow_entries(kernel_names *names)
 {
     size_t capacity = names->capacity * 2;
@@ -193,14 +126,18 @@ static const struct name_entry *find_entry(kernel_names *names, int64_t name_id)
         return find_entry(names, name_id);
     }
     char short_name[160] = "?";
+    int is_nccl = 0;
     sqlite3_bind_int64(names->lookup, 1, name_id);
-    if (sqlite3_step(names->lookup) == SQLITE_ROW)
-        kernel_names_shorten((const char *)sqlite3_column_text(names->lookup, 0), short_name, sizeof short_name);
+    if (sqlite3_step(names->lookup) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(names->lookup, 0);
+        kernel_name_short(name, short_name, sizeof short_name);
+        is_nccl = kernel_name_is_communication(name);
+    }
     sqlite3_reset(names->lookup);
     char *copy = strdup(short_name);
     if (!copy)
         return &unknown;
-    names->entries[slot] = (struct name_entry){name_id, copy, named_like_nccl(short_name)};
+    names->entries[slot] = (struct name_entry){name_id, copy, is_nccl};
     names->count++;
     return &names->entries[slot];
 }
@@ -217,4 +154,14 @@ int kernel_names_is_communication(kernel_names *names, int64_t name_id, int64_t 
     return names->collective_count &&
            bsearch(&kernel_rowid, names->collective_rowids, names->collective_count, sizeof(int64_t),
                    compare_int64) != NULL;
+}
+
+char *kernel_names_full(kernel_names *names, int64_t name_id)
+{
+    char *full = NULL;
+    sqlite3_bind_int64(names->lookup, 1, name_id);
+    if (sqlite3_step(names->lookup) == SQLITE_ROW)
+        full = kernel_name_demangle((const char *)sqlite3_column_text(names->lookup, 0));
+    sqlite3_reset(names->lookup);
+    return full ? full : strdup("?");
 }

@@ -1,7 +1,8 @@
-/* kernel_names.h: what a kernel's name says. Caches, per interned name id, the short readable
- * name ("sgemm_256x128", "ncclDevKernel_AllReduce_Sum_f32_RING_LL") and whether the kernel is an
- * NCCL kernel; and knows which kernel rows the collectives table links to NCCL operations. Memory:
- * one entry per distinct kernel name plus 8 bytes per collective row. */
+/* kernel_names.h: what a kernel's name says, per interned name id of one trace. Caches the short
+ * readable name and whether the kernel is communication (rules: common/kernel_name.h), and knows
+ * which kernel rows the collectives table links to NCCL operations. The analyzer and the renderer
+ * both ask it, so the report and the picture agree on every kernel. Memory: one entry per distinct
+ * kernel name plus 8 bytes per collective row. */
 #ifndef OVERLAPSCOPE_KERNEL_NAMES_H
 #define OVERLAPSCOPE_KERNEL_NAMES_H
 
@@ -21,12 +22,11 @@ void kernel_names_free(kernel_names *names);
 /* The short name of strings.id name_id ("?" when unknown). Valid until kernel_names_free. */
 const char *kernel_names_short(kernel_names *names, int64_t name_id);
 /* 1 when the kernel is communication: linked from the collectives table (kernel_rowid) or named
- * ncclDevKernel* / ncclKernel* (NCCL's device kernels, mangled or not). */
+ * as an NCCL kernel (kernel_name_is_communication). */
 int kernel_names_is_communication(kernel_names *names, int64_t name_id, int64_t kernel_rowid);
 
-/* Writes the short form of a (possibly mangled or demangled C++) kernel name into buffer:
- * "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LLP..." -> "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
- * "void at::native::vectorized_elementwise_kernel<4, ...>(...)" -> "at::native::vectorized_elementwise_kernel". */
-void kernel_names_shorten(const char *name, char *buffer, size_t size);
+/* The demangled full name of strings.id name_id: newly allocated, the caller frees; NULL when out
+ * of memory. */
+char *kernel_names_full(kernel_names *names, int64_t name_id);
 
 #endif

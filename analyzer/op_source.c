@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "naming.h"
 #include "store.h"
 
 enum { TABLE_KERNELS, TABLE_MEMCPYS, TABLE_MEMSETS, TABLE_COUNT };
@@ -66,20 +67,6 @@ static int64_t column(sqlite3_stmt *query, int index)
     return sqlite3_column_int64(query, index); /* NULL reads as 0: "unknown" to occupancy */
 }
 
-enum analysis_category op_source_copy_category(int64_t copy_kind, int64_t src_device_id, int64_t dst_device_id)
-{
-    switch (copy_kind) {
-    case STORE_COPY_HTOD: return ANALYSIS_COPY_HTOD;
-    case STORE_COPY_DTOH: return ANALYSIS_COPY_DTOH;
-    case STORE_COPY_PTOP: return ANALYSIS_COPY_PEER;
-    case STORE_COPY_DTOD:
-        if (src_device_id != STORE_NULL && dst_device_id != STORE_NULL && src_device_id != dst_device_id)
-            return ANALYSIS_COPY_PEER;
-        return ANALYSIS_COPY_DTOD;
-    default: return ANALYSIS_COPY_OTHER;
-    }
-}
-
 static void read_common(sqlite3_stmt *query, struct model_op *op)
 {
     op->rowid = sqlite3_column_int64(query, 0);
@@ -119,7 +106,7 @@ static void read_row(int table, sqlite3_stmt *query, struct model_op *op)
         op->bytes = sqlite3_column_int64(query, 11);
         op->src_device_id = column(query, 12);
         op->dst_device_id = column(query, 13);
-        op->category = op_source_copy_category(op->copy_kind, op->src_device_id, op->dst_device_id);
+        op->category = naming_copy_category(op->copy_kind, op->src_device_id, op->dst_device_id);
     } else {
         op->kind = MODEL_MEMSET;
         op->category = ANALYSIS_MEMSET;

@@ -39,7 +39,4 @@ int op_source_open(op_source *source, int64_t process_id, int64_t device_id, int
  * Returns 1 for an operation, 0 at the end, -1 with err filled on a read error. */
 int op_source_next(op_source *source, struct model_op *op, error_info *err);
 
-/* The category of a memcpy from its copy kind and devices (HtoD, DtoH, DtoD, peer, other). */
-enum analysis_category op_source_copy_category(int64_t copy_kind, int64_t src_device_id, int64_t dst_device_id);
-
 #endif

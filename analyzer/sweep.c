@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "naming.h"
+
 #define CATEGORY_MASKS (1u << ANALYSIS_CATEGORY_COUNT)
 #define COPY_CATEGORY_BITS                                                                                         \
     ((1u << ANALYSIS_COPY_HTOD) | (1u << ANALYSIS_COPY_DTOH) | (1u << ANALYSIS_COPY_DTOD) |                       \
@@ -335,33 +337,13 @@ static int64_t copy_compute_possible(const struct device_state *device, const st
     return min64(possible_ns, min64(out->copy_ns, out->category_busy_ns[ANALYSIS_COMPUTE]));
 }
 
-static const char *lane_role(const struct lane_state *lane)
-{
-    if (lane->is_legacy_default)
-        return "default";
-    int64_t total = 0, compute = lane->category_c[ANALYSIS_COMPUTE], nccl = lane->category_c[ANALYSIS_COMMUNICATION];
-    for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
-        total += lane->category_c[category];
-    int64_t copy = total - compute - nccl - lane->category_c[ANALYSIS_MEMSET];
-    if (total == 0)
-        return "idle";
-    /* A stream is named for what it does at least 90% of its busy time. */
-    if (nccl * 10 >= total * 9)
-        return "nccl";
-    if (copy * 10 >= total * 9)
-        return "copy";
-    if (compute * 10 >= total * 9)
-        return "compute";
-    return "mixed";
-}
-
 static void lane_metrics(const struct lane_state *lane, struct analysis_lane *out)
 {
     out->busy_ns = lane->busy_c;
     out->interval_count = lane->interval_count;
     for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
         out->category_ns[category] = lane->category_c[category];
-    snprintf(out->role, sizeof out->role, "%s", lane_role(lane));
+    snprintf(out->role, sizeof out->role, "%s", naming_stream_role(lane->category_c, lane->is_legacy_default));
 }
 
 /* min(busy a, busy b), each counted inside [later first start, earlier last end]. */

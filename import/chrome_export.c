@@ -15,6 +15,7 @@
 
 #include "chrome_tracks.h"
 #include "describe.h"
+#include "kernel_name.h"
 #include "kernel_names.h"
 #include "output_file.h"
 #include "text_safe.h"
@@ -210,7 +211,7 @@ static const char *kernel_display_name(struct writer *w, int64_t name_id)
 {
     struct cached_string *entry = (struct cached_string *)string_of(w, name_id);
     if (!entry->short_ready) {
-        kernel_names_shorten(entry->text, entry->short_name, sizeof entry->short_name);
+        kernel_name_short(entry->text, entry->short_name, sizeof entry->short_name);
         entry->short_ready = 1;
     }
     return entry->short_name[0] ? entry->short_name : entry->text;

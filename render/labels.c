@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
 #include "describe.h"
+#include "kernel_name.h"
+#include "naming.h"
 #include "store.h"
 #include "units.h"
 
@@ -33,43 +34,20 @@ void labels_free(struct labels *labels)
     free(labels);
 }
 
-char *labels_collective_from_kernel_name(const char *short_name, char *buffer, size_t size)
-{
-    static const char *const operations[] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce",
-                                             "AllToAll",  "SendRecv",  "Send",          "Recv"};
-    buffer[0] = '\0';
-    const char *underscore = strchr(short_name, '_');
-    if (!underscore)
-        return buffer;
-    for (size_t i = 0; i < sizeof operations / sizeof operations[0]; i++) {
-        size_t length = strlen(operations[i]);
-        if (strncmp(underscore + 1, operations[i], length) == 0 &&
-            (underscore[1 + length] == '_' || underscore[1 + length] == '\0')) {
-            snprintf(buffer, size, "%s", operations[i]);
-            break;
-        }
-    }
-    return buffer;
-}
-
+/* A kernel's short name (common/kernel_name.h, as the report prints it); an NCCL kernel the
+ * collectives table describes says its operation and size instead ("AllReduce 4.0 MiB"). */
 static char *kernel_label(struct labels *labels, const struct canvas_interval *interval, char *buffer, size_t size)
 {
-    char name[512], short_name[256];
-    demangle_short_name(store_lookup_string(labels->lookup, interval->detail_b, name, sizeof name), short_name, sizeof short_name);
-    if (interval->kind != ANALYSIS_COMMUNICATION) {
-        snprintf(buffer, size, "%s", short_name);
+    char name[8192]; /* whole: a mangled name cut short no longer demangles */
+    kernel_name_short(store_lookup_string(labels->lookup, interval->detail_b, name, sizeof name), buffer, size);
+    if (interval->kind != ANALYSIS_COMMUNICATION)
         return buffer;
-    }
     char operation[64] = "", bytes[32] = "";
     int64_t byte_count = STORE_NULL;
     if (store_lookup_collective(labels->lookup, interval->detail_a, operation, sizeof operation, &byte_count) &&
         byte_count != STORE_NULL)
         units_format_bytes(bytes, sizeof bytes, byte_count);
-    if (!operation[0] || strcmp(operation, "Unknown") == 0)
-        labels_collective_from_kernel_name(short_name, operation, sizeof operation);
-    if (!operation[0])
-        snprintf(buffer, size, "%s", short_name);
-    else
+    if (operation[0] && strcmp(operation, "Unknown") != 0)
         snprintf(buffer, size, "%s%s%s", operation, bytes[0] ? " " : "", bytes);
     return buffer;
 }
@@ -81,10 +59,7 @@ char *labels_text(struct labels *labels, const struct canvas_interval *interval,
     case CANVAS_DETAIL_KERNEL:
         return kernel_label(labels, interval, buffer, size);
     case CANVAS_DETAIL_MEMCPY:
-        snprintf(buffer, size, "%s %s%s", store_copy_kind_name(interval->detail_b & 0xFF),
-                 units_format_bytes(bytes, sizeof bytes, interval->detail_a),
-                 (interval->detail_b >> 8) & 1 ? " (pageable)" : "");
-        return buffer;
+        return naming_copy(buffer, size, interval->detail_b & 0xFF, interval->detail_a, (interval->detail_b >> 8) & 1);
     case CANVAS_DETAIL_MEMSET:
         snprintf(buffer, size, "memset %s", units_format_bytes(bytes, sizeof bytes, interval->detail_a));
         return buffer;

@@ -20,8 +20,4 @@ void labels_free(struct labels *labels);
 /* Writes the label of interval into buffer and returns buffer ("" when there is nothing). */
 char *labels_text(struct labels *labels, const struct canvas_interval *interval, char *buffer, size_t size);
 
-/* "AllReduce" from an NCCL kernel name (ncclDevKernel_AllReduce_Sum_f32_RING_LL,
- * ncclKernel_AllGather_RING_LL_Sum_int8_t); "" when the name does not say. */
-char *labels_collective_from_kernel_name(const char *short_name, char *buffer, size_t size);
-
 #endif

@@ -5,96 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "demangle.h"
+#include "kernel_names.h"
+#include "naming.h"
 #include "describe.h"
 #include "gpu_devices.h"
-
-/* Kernel category per strings.id: kernels repeat a few hundred names millions of times. An
- * open-addressing table keyed by name id, filled on first sight of each id. */
-struct name_kinds {
-    int64_t *ids; /* 0: empty slot (string ids start at 1) */
-    uint8_t *kinds;
-    size_t capacity, count;
-    store_lookup *lookup;
-};
-
-enum analysis_category reader_kernel_category(const char *kernel_name)
-{
-    char short_name[256];
-    demangle_short_name(kernel_name, short_name, sizeof short_name);
-    /* NCCL's kernels are ncclKernel_* / ncclDevKernel_* (RCCL keeps the prefix). */
-    return strncasecmp(short_name, "nccl", 4) == 0 || strncasecmp(short_name, "rccl", 4) == 0
-               ? ANALYSIS_COMMUNICATION
-               : ANALYSIS_COMPUTE;
-}
-
-enum analysis_category reader_copy_category(int64_t copy_kind, int64_t src_device_id, int64_t dst_device_id)
-{
-    switch (copy_kind) {
-    case STORE_COPY_HTOD:
-        return ANALYSIS_COPY_HTOD;
-    case STORE_COPY_DTOH:
-        return ANALYSIS_COPY_DTOH;
-    case STORE_COPY_DTOD:
-        if (src_device_id != STORE_NULL && dst_device_id != STORE_NULL && src_device_id != dst_device_id)
-            return ANALYSIS_COPY_PEER;
-        return ANALYSIS_COPY_DTOD;
-    case STORE_COPY_PTOP:
-        return ANALYSIS_COPY_PEER;
-    default:
-        return ANALYSIS_COPY_OTHER;
-    }
-}
-
-static int name_kinds_grow(struct name_kinds *table)
-{
-    size_t capacity = table->capacity ? table->capacity * 2 : 1024;
-    int64_t *ids = calloc(capacity, sizeof *ids);
-    uint8_t *kinds = calloc(capacity, sizeof *kinds);
-    if (!ids || !kinds) {
-        free(ids);
-        free(kinds);
-        return -1;
-    }
-    for (size_t i = 0; i < table->capacity; i++) {
-        if (!table->ids[i])
-            continue;
-        size_t slot = (size_t)table->ids[i] & (capacity - 1);
-        while (ids[slot])
-            slot = (slot + 1) & (capacity - 1);
-        ids[slot] = table->ids[i];
-        kinds[slot] = table->kinds[i];
-    }
-    free(table->ids);
-    free(table->kinds);
-    table->ids = ids;
-    table->kinds = kinds;
-    table->capacity = capacity;
-    return 0;
-}
-
-static int kernel_kind(struct name_kinds *table, int64_t name_id)
-{
-    if (table->capacity) {
-        for (size_t slot = (size_t)name_id & (table->capacity - 1); table->ids[slot];
-             slot = (slot + 1) & (table->capacity - 1))
-            if (table->ids[slot] == name_id)
-                return table->kinds[slot];
-    }
-    if ((table->count + 1) * 2 > table->capacity && name_kinds_grow(table) != 0)
-        return -1;
-    char name[512];
-    int kind = (int)reader_kernel_category(store_lookup_string(table->lookup, name_id, name, sizeof name));
-    size_t slot = (size_t)name_id & (table->capacity - 1);
-    while (table->ids[slot])
-        slot = (slot + 1) & (table->capacity - 1);
-    table->ids[slot] = name_id;
-    table->kinds[slot] = (uint8_t)kind;
-    table->count++;
-    return kind;
-}
 
 static const char *const table_names[3] = {"kernels", "memcpys", "memsets"};
 static const enum store_table gpu_tables[3] = {STORE_TABLE_KERNELS, STORE_TABLE_MEMCPYS, STORE_TABLE_MEMSETS};
@@ -128,8 +43,8 @@ void reader_process_filter_free(struct reader_process_filter *filter)
 }
 
 /* Turns a row of table `index` (0 kernels, 1 memcpys, 2 memsets) into a canvas interval. */
-static int decode_gpu_row(const struct store_gpu_row *row, int index, struct name_kinds *names,
-                          struct canvas_interval *interval)
+static void decode_gpu_row(const struct store_gpu_row *row, int index, kernel_names *names,
+                           struct canvas_interval *interval)
 {
     interval->start_ns = row->start_ns;
     interval->end_ns = row->end_ns;
@@ -137,24 +52,22 @@ static int decode_gpu_row(const struct store_gpu_row *row, int index, struct nam
         interval->detail = CANVAS_DETAIL_KERNEL;
         interval->detail_a = row->rowid;
         interval->detail_b = row->name_id;
-        int kind = kernel_kind(names, interval->detail_b);
-        if (kind < 0)
-            return -1;
-        interval->kind = (uint8_t)kind;
+        interval->kind = kernel_names_is_communication(names, interval->detail_b, interval->detail_a)
+                             ? ANALYSIS_COMMUNICATION
+                             : ANALYSIS_COMPUTE;
     } else if (index == 1) {
-        int pageable = row->src_kind == STORE_MEMORY_PAGEABLE || row->dst_kind == STORE_MEMORY_PAGEABLE;
+        int pageable = naming_copy_is_pageable(row->src_kind, row->dst_kind);
         int64_t copy_kind = row->copy_kind == STORE_NULL ? 0 : row->copy_kind;
         interval->detail = CANVAS_DETAIL_MEMCPY;
         interval->detail_a = row->bytes == STORE_NULL ? 0 : row->bytes;
         interval->detail_b = copy_kind | (int64_t)pageable << 8;
-        interval->kind = (uint8_t)reader_copy_category(copy_kind, row->src_device_id, row->dst_device_id);
+        interval->kind = (uint8_t)naming_copy_category(copy_kind, row->src_device_id, row->dst_device_id);
     } else {
         interval->detail = CANVAS_DETAIL_MEMSET;
         interval->detail_a = row->bytes == STORE_NULL ? 0 : row->bytes;
         interval->detail_b = 0;
         interval->kind = ANALYSIS_MEMSET;
     }
-    return 0;
 }
 
 /* One GPU table's scan into the canvas. first_start_ns: the first start read (STORE_NULL before
@@ -163,7 +76,7 @@ static int decode_gpu_row(const struct store_gpu_row *row, int index, struct nam
 struct gpu_scan {
     struct canvas *canvas;
     int index;
-    struct name_kinds *names;
+    kernel_names *names;
     struct reader_process_filter *filter;
     const struct reader_selection *selection;
     int64_t *first_start_ns, *last_end_ns;
@@ -193,7 +106,9 @@ static int scan_gpu_row(void *context, const struct store_gpu_row *row)
         return 0;
     struct canvas_interval interval;
     struct canvas_lane *lane = canvas_gpu_lane(canvas, row->process_id, row->device_id, row->stream_id);
-    if (!lane || decode_gpu_row(row, scan->index, scan->names, &interval) != 0 || canvas_add(canvas, lane, &interval) != 0)
+    if (lane)
+        decode_gpu_row(row, scan->index, scan->names, &interval);
+    if (!lane || canvas_add(canvas, lane, &interval) != 0)
         return canvas_over_budget(canvas) ? canvas_budget_error(canvas, scan->err) : error_set(scan->err, "out of memory");
     return 0;
 }
@@ -201,24 +116,22 @@ static int scan_gpu_row(void *context, const struct store_gpu_row *row)
 static int fill_devices(struct canvas *canvas, store *trace, const struct reader_selection *selection,
                         int64_t *last_end_ns, error_info *err)
 {
-    struct name_kinds names = {0};
+    kernel_names *names = NULL;
     struct reader_process_filter filter;
     int status = -1;
     if (reader_process_filter_load(&filter, trace, selection->rank, err) != 0)
         goto done;
-    if (!(names.lookup = store_lookup_new(trace, err)))
+    if (!(names = kernel_names_new(store_db(trace), err)))
         goto done;
     int64_t first_start_ns = STORE_NULL;
     for (int table = 0; table < 3; table++) {
-        struct gpu_scan scan = {canvas, table, &names, &filter, selection, &first_start_ns, last_end_ns, err};
+        struct gpu_scan scan = {canvas, table, names, &filter, selection, &first_start_ns, last_end_ns, err};
         if (store_scan_gpu_table(trace, gpu_tables[table], scan_gpu_row, &scan, err) != 0)
             goto done;
     }
     status = 0;
 done:
-    store_lookup_free(names.lookup);
-    free(names.ids);
-    free(names.kinds);
+    kernel_names_free(names);
     reader_process_filter_free(&filter);
     return status;
 }

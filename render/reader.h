@@ -42,10 +42,4 @@ struct canvas *reader_read(store *trace, const struct reader_selection *selectio
                            int end_is_estimate, int columns, double keep_min_columns, int64_t *last_end_ns,
                            error_info *err);
 
-/* The category of a kernel from its name: an NCCL (or RCCL) kernel is communication. */
-enum analysis_category reader_kernel_category(const char *kernel_name);
-
-/* The category of a copy (memcpys.copy_kind, src/dst device; STORE_NULL where unknown). */
-enum analysis_category reader_copy_category(int64_t copy_kind, int64_t src_device_id, int64_t dst_device_id);
-
 #endif

@@ -9,6 +9,7 @@
 
 #include "axis.h"
 #include "describe.h"
+#include "naming.h"
 #include "labels.h"
 #include "palette.h"
 #include "text_safe.h"
@@ -256,17 +257,7 @@ static void lane_role(const struct scene *scene, const struct canvas_lane *lane,
     }
     if (role[0])
         return;
-    int64_t compute = lane->busy_ns[ANALYSIS_COMPUTE], communication = lane->busy_ns[ANALYSIS_COMMUNICATION];
-    int64_t copy = 0, total = 0;
-    for (int k = 0; k < ANALYSIS_CATEGORY_COUNT; k++) {
-        total += lane->busy_ns[k];
-        if (k >= ANALYSIS_COPY_HTOD && k <= ANALYSIS_MEMSET)
-            copy += lane->busy_ns[k];
-    }
-    const char *derived = communication * 2 > total ? "nccl" : copy * 2 > total ? "copy"
-                          : compute * 2 > total     ? "compute"
-                                                    : "mixed";
-    snprintf(role, size, "%s", derived);
+    snprintf(role, size, "%s", naming_stream_role(lane->busy_ns, 0));
 }
 
 static void lane_title(const struct scene *scene, struct placed_lane *placed)
@@ -327,15 +318,10 @@ static int compare_lanes(const void *left, const void *right)
 static void group_title(const struct scene *scene, struct group *group)
 {
     char who[48] = "", pid[32] = "", name[96] = "";
-    if (group->rank >= 0) {
-        snprintf(who, sizeof who, "rank %" PRId64 " \xc2\xb7 ", group->rank);
-        if (group->pid >= 0)
-            snprintf(pid, sizeof pid, " \xc2\xb7 pid %" PRId64, group->pid);
-    } else if (group->pid >= 0) {
-        snprintf(who, sizeof who, "pid %" PRId64 " \xc2\xb7 ", group->pid);
-    } else {
-        snprintf(who, sizeof who, "process %" PRId64 " \xc2\xb7 ", group->process_id);
-    }
+    naming_process(who, sizeof who - 4, group->rank, group->pid, group->process_id);
+    strcat(who, " \xc2\xb7 ");
+    if (group->rank >= 0 && group->pid >= 0)
+        snprintf(pid, sizeof pid, " \xc2\xb7 pid %" PRId64, group->pid);
     if (group->device_id < 0) {
         snprintf(group->title, sizeof group->title, "%shost threads%s", who, pid);
         return;

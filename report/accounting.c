@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "naming.h"
 #include "report.h"
 #include "text_safe.h"
 #include "units.h"
@@ -74,7 +75,7 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
 static void device_name(const struct analysis_device *device, char *buffer, size_t size)
 {
     char process[32];
-    snprintf(buffer, size, "%s device %" PRId64, report_process_label(process, sizeof process, device->rank, device->pid),
+    snprintf(buffer, size, "%s device %" PRId64, naming_process(process, sizeof process, device->rank, device->pid, device->process_id),
              device->device_id);
 }
 

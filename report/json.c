@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "naming.h"
 #include "report.h"
 #include "store.h"
 #include "text_safe.h"
@@ -35,10 +36,10 @@ static void add_time(cJSON *object, const char *name, int64_t value, int64_t ori
 }
 
 /* "process": the label the text report uses ("rank 3" / "pid 1685"). */
-static void add_process_label(cJSON *object, int64_t rank, int64_t pid)
+static void add_process_label(cJSON *object, int64_t rank, int64_t pid, int64_t process_id)
 {
     char label[32];
-    cJSON_AddStringToObject(object, "process", report_process_label(label, sizeof label, rank, pid));
+    cJSON_AddStringToObject(object, "process", naming_process(label, sizeof label, rank, pid, process_id));
 }
 
 static cJSON *category_object(const int64_t values[ANALYSIS_CATEGORY_COUNT])
@@ -103,7 +104,7 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
 {
     cJSON *object = cJSON_CreateObject();
     add_int(object, "rank", device->rank);
-    add_process_label(object, device->rank, device->pid);
+    add_process_label(object, device->rank, device->pid, device->process_id);
     add_int(object, "pid", device->pid);
     add_int(object, "process_id", device->process_id);
     add_int(object, "device_id", device->device_id);
@@ -143,7 +144,7 @@ static cJSON *lane_json(const struct analysis_lane *lane)
 {
     cJSON *object = cJSON_CreateObject();
     add_int(object, "rank", lane->rank);
-    add_process_label(object, lane->rank, lane->pid);
+    add_process_label(object, lane->rank, lane->pid, lane->process_id);
     add_int(object, "pid", lane->pid);
     add_int(object, "process_id", lane->process_id);
     add_int(object, "device_id", lane->device_id);
@@ -166,7 +167,7 @@ static cJSON *pair_json(const struct analysis_result *result, const struct analy
     const struct analysis_lane *a = &result->lanes[pair->lane_a], *b = &result->lanes[pair->lane_b];
     cJSON *object = cJSON_CreateObject();
     add_int(object, "rank", a->rank);
-    add_process_label(object, a->rank, a->pid);
+    add_process_label(object, a->rank, a->pid, a->process_id);
     add_int(object, "device_id", a->device_id);
     add_int(object, "stream_a", a->stream_id);
     add_int(object, "stream_b", b->stream_id);
@@ -179,7 +180,8 @@ static cJSON *op_json(const struct analysis_result *result, const struct analysi
 {
     cJSON *object = cJSON_CreateObject();
     add_int(object, "stream_id", result->lanes[op->lane].stream_id);
-    report_json_add_text(object, "name", op->name);
+    report_json_add_text(object, "name", op->full_name ? op->full_name : op->name);
+    report_json_add_text(object, "short_name", op->name);
     cJSON_AddStringToObject(object, "category", analysis_category_tag(op->category));
     add_time(object, "start_ns", op->start_ns, result->origin_ns);
     add_time(object, "end_ns", op->end_ns, result->origin_ns);
@@ -199,7 +201,7 @@ static cJSON *wait_json(const struct analysis_result *result, const struct analy
     cJSON_AddStringToObject(object, "cause", analysis_cause_tag(wait->cause));
     add_int(object, "lost_ns", wait->lost_ns);
     add_int(object, "rank", lane->rank);
-    add_process_label(object, lane->rank, lane->pid);
+    add_process_label(object, lane->rank, lane->pid, lane->process_id);
     add_int(object, "device_id", lane->device_id);
     add_time(object, "wait_start_ns", wait->wait_start_ns, result->origin_ns);
     add_time(object, "wait_end_ns", wait->wait_end_ns, result->origin_ns);

@@ -11,7 +11,7 @@
 #include "analysis.h"
 #include "error.h"
 
-#define REPORT_JSON_SCHEMA_VERSION 1
+#define REPORT_JSON_SCHEMA_VERSION 2
 
 /* What the writers say about the run besides the result. */
 struct report_context {
@@ -62,9 +62,6 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
                       const char *label_a, const char *label_b, enum report_format format, error_info *err);
 
 /* --- shared by the subcommands --- */
-/* How every writer names a process: "rank 3", or "pid 1685" when the trace has no rank (rank < 0).
- * Returns buffer. */
-const char *report_process_label(char *buffer, size_t size, int64_t rank, int64_t pid);
 /* Adds text (from a trace or a command line) as a JSON string, its invalid UTF-8 replaced by
  * U+FFFD (text_safe.h) so the document stays valid JSON. NULL text adds "". */
 void report_json_add_text(cJSON *object, const char *key, const char *text);

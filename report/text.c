@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "naming.h"
 #include "report.h"
 #include "text_safe.h"
 #include "units.h"
@@ -29,15 +30,6 @@ static void percent(char *cell, int64_t part, int64_t whole)
         snprintf(cell, CELL_SIZE, "-");
     else
         snprintf(cell, CELL_SIZE, "%.1f%%", 100.0 * (double)part / (double)whole);
-}
-
-const char *report_process_label(char *buffer, size_t size, int64_t rank, int64_t pid)
-{
-    if (rank >= 0)
-        snprintf(buffer, size, "rank %" PRId64, rank);
-    else
-        snprintf(buffer, size, "pid %" PRId64, pid);
-    return buffer;
 }
 
 static void device_cells(const struct analysis_device *device, char cells[COLUMN_COUNT][CELL_SIZE])
@@ -123,7 +115,7 @@ static void text_streams(FILE *out, const struct analysis_result *result)
             continue;
         char busy[32], process[32];
         fprintf(out, "  %-8s device %-2" PRId64 " stream %-6" PRId64 " %-8s busy %-10s %" PRId64 " interval%s%s\n",
-                report_process_label(process, sizeof process, lane->rank, lane->pid), lane->device_id,
+                naming_process(process, sizeof process, lane->rank, lane->pid, lane->process_id), lane->device_id,
                 lane->stream_id, lane->role,
                 units_format_duration(busy, sizeof busy, lane->busy_ns), lane->interval_count,
                 lane->interval_count == 1 ? "" : "s",
@@ -167,7 +159,7 @@ static void text_waits(FILE *out, const struct analysis_result *result, size_t t
         const struct analysis_lane *blocking = &result->lanes[wait->blocking.lane];
         char lost[32], at[32], process[32];
         fprintf(out, "  %-10s %s device %" PRId64 " at +%s: ", units_format_duration(lost, sizeof lost, wait->lost_ns),
-                report_process_label(process, sizeof process, waiting->rank, waiting->pid), waiting->device_id,
+                naming_process(process, sizeof process, waiting->rank, waiting->pid, waiting->process_id), waiting->device_id,
                 units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns));
         text_safe_fputs(wait->waiting.name, TEXT_SAFE_TERMINAL, out);
         fprintf(out, " (stream %" PRId64 ") after ", waiting->stream_id);

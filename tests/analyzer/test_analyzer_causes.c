@@ -132,13 +132,13 @@ static void test_resources_held(int variant)
                     "NCCL kernel waited for SM resources: kernel wl_gemm_kernel on stream 17 had 1 block(s) on each "
                     "of the 132 SMs (132 blocks) and no block of the waiting kernel fit beside them for lack of shared "
                     "memory: the SM's carve-out while it ran was 64 KiB, its blocks held 3 KiB and a block of "
-                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL needs 102 KiB; ncclDevKernel_AllReduce_Sum_f32_RING_LL "
+                    "NCCL AllReduce Sum f32 RING LL needs 102 KiB; NCCL AllReduce Sum f32 RING LL "
                     "started as its blocks retired, 27.0 us before it ended");
         CHECK(result && result->wait_total_count == 1);
     } else if (variant == 3) {
         expect_wait(result, 18, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 48,
                     "for lack of registers: its blocks held 8192 of the SM's 65536, which left room for 16 warps of "
-                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL (96 registers per thread) across the SM's 4 register "
+                    "NCCL AllReduce Sum f32 RING LL (96 registers per thread) across the SM's 4 register "
                     "sub-partitions; a block needs 17");
     } else {
         CHECK(result && result->wait_total_count == 0);
@@ -458,7 +458,7 @@ static void test_shared_communicator(const char *communicator_a, const char *com
     struct analysis_result *result = finish(&s);
     if (!communicator_a)
         expect_wait(result, 18, ANALYSIS_CAUSE_SHARED_COMMUNICATOR, 48,
-                    "ncclDevKernel_AllGather_RING_LL on stream 17 and ncclDevKernel_AllGather_RING_LL on stream 18"
+                    "NCCL AllGather RING LL on stream 17 and NCCL AllGather RING LL on stream 18"
                     " are collectives of one communicator (the trace does not name it");
     else if (strcmp(communicator_a, communicator_b) == 0)
         expect_wait(result, 18, ANALYSIS_CAUSE_SHARED_COMMUNICATOR, 48, "collectives of communicator 0x5eed");

@@ -34,7 +34,7 @@ assert len(kernels) == 1034, len(kernels)
 mangled = [e["name"] for e in kernels if e["name"].startswith("_Z")]
 assert not mangled, mangled[:3]
 assert all(e["args"]["full name"].startswith("_Z") for e in kernels)
-assert {e["name"] for e in kernels} >= {"wl_gemm_kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"}
+assert {e["name"] for e in kernels} >= {"wl_gemm_kernel", "NCCL AllReduce Sum f32 RING LL"}
 assert d["otherData"]["waits_found"] == d["otherData"]["waits_exported"] == 100, d["otherData"]
 assert sum(e.get("cat") == "wait" and e["ph"] == "X" for e in d["traceEvents"]) == 100
 PY

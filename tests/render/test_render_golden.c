@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "naming.h"
 #include "fixture.h"
+#include "kernel_name.h"
 #include "palette.h"
 #include "reader.h"
 #include "timeline.h"
@@ -81,9 +83,9 @@ static int longest_interval(store *trace, const struct timeline_layout *layout, 
         int table = sqlite3_column_int(query, 2);
         const char *name = (const char *)sqlite3_column_text(query, 3);
         if (table == 0)
-            found->category = name && strcasestr(name, "nccl") ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE;
+            found->category = kernel_name_is_communication(name) ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE;
         else if (table == 1)
-            found->category = reader_copy_category(
+            found->category = naming_copy_category(
                 sqlite3_column_int64(query, 4),
                 sqlite3_column_type(query, 5) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 5),
                 sqlite3_column_type(query, 6) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 6));

@@ -1,7 +1,7 @@
-/* test_render_parts.c: the renderer's small algorithms, case by case: short kernel names from
- * mangled and demangled names, NCCL kernels told from compute, collective names from kernel
- * names, 1-2-5 tick steps and their labels, the per-column aggregation of a canvas fed out of
- * time order, and a window end estimated short and read again. */
+/* test_render_parts.c: the renderer's small algorithms, case by case: 1-2-5 tick steps and their
+ * labels, the per-column aggregation of a canvas fed out of time order, and a window end estimated
+ * short and read again. (Kernel names and categories: tests/common/test_kernel_name.c and
+ * tests/analyzer/test_naming.c.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,63 +9,10 @@
 #include "axis.h"
 #include "canvas.h"
 #include "check.h"
-#include "demangle.h"
 #include "labels.h"
 #include "gpu_devices.h"
 #include "reader.h"
 #include "timeline.h"
-
-static const char *short_name(const char *name)
-{
-    static char buffer[128];
-    return demangle_short_name(name, buffer, sizeof buffer);
-}
-
-static void test_demangle(void)
-{
-    CHECK_STR(short_name("_Z13sgemm_256x128PKfS0_Pfi"), "sgemm_256x128");
-    CHECK_STR(short_name("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_T1_"),
-              "vectorized_elementwise_kernel");
-    CHECK_STR(short_name("_ZN7cutlass6KernelINS_4gemm6kernel4GemmEEEvNT_6ParamsE"), "Kernel");
-    CHECK_STR(short_name("_ZL9static_fnv"), "static_fn");
-    CHECK_STR(short_name("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LLP24ncclDevKernelArgsStorageILm4096EE"),
-              "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-    CHECK_STR(short_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                         "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>)"),
-              "vectorized_elementwise_kernel");
-    CHECK_STR(short_name("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
-              "ncclDevKernel_AllGather_RING_LL");
-    CHECK_STR(short_name("void (anonymous namespace)::softmax_warp_forward<float, 8>(float*, int)"),
-              "softmax_warp_forward");
-    CHECK_STR(short_name("sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64"),
-              "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64");
-    CHECK_STR(short_name("_Z999broken"), "_Z999broken"); /* a length past the end: left as it is */
-    CHECK_STR(short_name(""), "");
-    char tiny[6];
-    CHECK_STR(demangle_short_name("_Z13sgemm_256x128v", tiny, sizeof tiny), "sgemm");
-}
-
-static void test_categories(void)
-{
-    CHECK_INT(reader_kernel_category("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
-              ANALYSIS_COMMUNICATION);
-    CHECK_INT(reader_kernel_category("_Z28ncclKernel_AllGather_RING_LLP11ncclWorkElem"), ANALYSIS_COMMUNICATION);
-    CHECK_INT(reader_kernel_category("void ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)"),
-              ANALYSIS_COMMUNICATION);
-    CHECK_INT(reader_kernel_category("_Z13sgemm_256x128v"), ANALYSIS_COMPUTE);
-    CHECK_INT(reader_copy_category(STORE_COPY_HTOD, STORE_NULL, STORE_NULL), ANALYSIS_COPY_HTOD);
-    CHECK_INT(reader_copy_category(STORE_COPY_DTOD, 0, 0), ANALYSIS_COPY_DTOD);
-    CHECK_INT(reader_copy_category(STORE_COPY_DTOD, 0, 1), ANALYSIS_COPY_PEER);
-    CHECK_INT(reader_copy_category(STORE_COPY_PTOP, STORE_NULL, STORE_NULL), ANALYSIS_COPY_PEER);
-    CHECK_INT(reader_copy_category(STORE_COPY_HTOH, STORE_NULL, STORE_NULL), ANALYSIS_COPY_OTHER);
-    char operation[32];
-    CHECK_STR(labels_collective_from_kernel_name("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", operation,
-                                                 sizeof operation),
-              "ReduceScatter");
-    CHECK_STR(labels_collective_from_kernel_name("ncclKernel_SendRecv_RING_SIMPLE", operation, sizeof operation),
-              "SendRecv");
-    CHECK_STR(labels_collective_from_kernel_name("ncclDevKernel_Generic", operation, sizeof operation), "");
-}
 
 static void test_axis(void)
 {
@@ -175,8 +122,6 @@ static void test_window_end_outlasted(void)
 
 int main(void)
 {
-    test_demangle();
-    test_categories();
     test_axis();
     test_canvas();
     test_window_end_outlasted();

@@ -9,7 +9,7 @@
 #include "scenarios.h"
 
 static char directory[] = "/tmp/overlapscope-test-cli-XXXXXX";
-static char out_text[1 << 16], err_text[4096];
+static char out_text[1 << 18], err_text[4096];
 
 static void slurp(const char *path, char *buffer, size_t size)
 {
@@ -71,7 +71,7 @@ static void test_report(void)
     cJSON *root = cJSON_Parse(out_text);
     CHECK(root != NULL);
     if (root) {
-        CHECK_INT(cJSON_GetObjectItem(root, "schema_version")->valuedouble, 1);
+        CHECK_INT(cJSON_GetObjectItem(root, "schema_version")->valuedouble, REPORT_JSON_SCHEMA_VERSION);
         cJSON *summary = cJSON_GetObjectItem(root, "summary");
         CHECK_NEAR(cJSON_GetObjectItem(summary, "exposed_comm_ms")->valuedouble, 0.2, 1e-9);
         CHECK_NEAR(cJSON_GetObjectItem(summary, "sm_saturation_ms")->valuedouble, 3.189, 1e-9);
@@ -134,6 +134,32 @@ static void test_report(void)
     }
 }
 
+/* A kernel is named twice in JSON: demangled in full (`name`) and short (`short_name`), the short
+ * one being what the text report prints (golden ddp.db, largest wait: an NCCL AllReduce held
+ * behind bucket_sum by an event). */
+static void test_kernel_names(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "report --json '%s/gpu/ddp.db'", getenv("OVERLAPSCOPE_TEST_DATA"));
+    CHECK_INT(run(args), 0);
+    cJSON *root = cJSON_Parse(out_text);
+    CHECK(root != NULL);
+    if (root) {
+        cJSON *wait = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "waits"), 0);
+        cJSON *waiting = cJSON_GetObjectItem(wait, "waiting"), *blocking = cJSON_GetObjectItem(wait, "blocking");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(waiting, "name")),
+                  "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(waiting, "short_name")), "NCCL AllReduce Sum f32 RING LL");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(blocking, "name")),
+                  "bucket_sum(float const*, unsigned long, double*)");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(blocking, "short_name")), "bucket_sum");
+        cJSON_Delete(root);
+    }
+    snprintf(args, sizeof args, "report '%s/gpu/ddp.db'", getenv("OVERLAPSCOPE_TEST_DATA"));
+    CHECK_INT(run(args), 0);
+    CHECK_CONTAINS(out_text, "NCCL AllReduce Sum f32 RING LL (stream 18) after bucket_sum (stream 17)");
+}
+
 static void test_check(void)
 {
     CHECK_INT(run("check %D/saturated.db --max sm_saturation_ms=1 --min comm_overlap=0.4"), 1);
@@ -193,6 +219,7 @@ int main(void)
     CHECK_INT(build_scenario(directory, "saturated.db", 1), 0);
     CHECK_INT(build_scenario(directory, "overlapped.db", 0), 0);
     test_report();
+    test_kernel_names();
     test_check();
     test_diff();
     char command[600];
