@@ -147,7 +147,7 @@ struct analysis_wait {
     int64_t wait_start_ns, wait_end_ns; /* the time the waiting op could have run but did not */
     int64_t lost_ns;                    /* time lost to the serialization (model in docs/metrics.md) */
     enum analysis_cause cause;
-    char evidence[512];                 /* one line, e.g. "kernel sgemm_256x128 on stream 13 held all
+    char evidence[1024];                /* one line, e.g. "kernel sgemm_256x128 on stream 13 held all
                                            132 SMs (8448 blocks, 2 resident per SM: 32 waves)" */
 };
 

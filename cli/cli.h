@@ -7,6 +7,8 @@
 #ifndef OVERLAPSCOPE_CLI_H
 #define OVERLAPSCOPE_CLI_H
 
+#include <stdio.h>
+
 enum { CLI_EXIT_OK = 0, CLI_EXIT_CHECK_FAILED = 1, CLI_EXIT_ERROR = 2 };
 
 struct cli_command {
@@ -27,6 +29,9 @@ int cmd_merge(int argc, char **argv);
 
 /* Prints "overlapscope: COMMAND: message" and a newline to stderr. Returns CLI_EXIT_ERROR. */
 int cli_error(const char *command, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* The width text output wraps at: the terminal's columns when out is a terminal, else 80. */
+int cli_terminal_width(FILE *out);
 
 /* Prints the manual page of a subcommand (docs/overlapscope-COMMAND.md, embedded at build time)
  * to stdout. Returns 0, or -1 when there is none. */

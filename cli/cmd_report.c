@@ -53,6 +53,7 @@ int cmd_report(int argc, char **argv)
     if (!result)
         return cli_error(argv[0], "%s", err.message);
     int status = 0;
+    context.width = cli_terminal_width(stdout);
     if (format == REPORT_JSON)
         status = report_write_json(stdout, result, &context, &err);
     else if (format == REPORT_MARKDOWN)

@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_manuals.h"
@@ -51,6 +53,14 @@ int cli_usage_error(const char *command, const char *format, ...)
     fprintf(stderr, "\ntry 'overlapscope help %s'\n", command);
     va_end(args);
     return CLI_EXIT_ERROR;
+}
+
+int cli_terminal_width(FILE *out)
+{
+    struct winsize size;
+    if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+        return size.ws_col;
+    return 80;
 }
 
 int cli_print_manual(const char *command)

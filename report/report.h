@@ -18,6 +18,7 @@ struct report_context {
     const char *trace_path;
     const struct analysis_options *options; /* the filters used (may be NULL) */
     size_t top;                             /* causes and waits listed; 0: 5 */
+    int width;                              /* text: lines wrap at this many columns; 0: 80 */
 };
 
 /* --- one trace --- */

@@ -2,6 +2,7 @@
  * device), the top causes with the evidence of their largest wait, and the largest waits; only
  * the framing differs, so the rows are built once as text cells. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "naming.h"
@@ -123,7 +124,46 @@ static void text_streams(FILE *out, const struct analysis_result *result)
     }
 }
 
-static void text_causes(FILE *out, const struct analysis_result *result, size_t top)
+/* Writes text as lines of at most width columns (UTF-8 characters counted once), each starting
+ * with indent spaces, broken between words; a word longer than a line gets a line of its own,
+ * whole: evidence is never cut. */
+static void write_wrapped(FILE *out, const char *evidence, int indent, int width)
+{
+    /* made safe first (controls escaped), so that only spaces separate what is wrapped */
+    char *safe = text_safe_dup(evidence, TEXT_SAFE_TERMINAL);
+    if (!safe) {
+        fprintf(out, "%*s", indent, "");
+        text_safe_fputs(evidence, TEXT_SAFE_TERMINAL, out);
+        fputc('\n', out);
+        return;
+    }
+    const char *text = safe;
+    int room = width - indent > 20 ? width - indent : 20, used = 0;
+    while (*text) {
+        while (*text == ' ')
+            text++;
+        size_t word = strcspn(text, " "), columns = 0;
+        for (size_t i = 0; i < word; i++)
+            columns += ((unsigned char)text[i] & 0xC0) != 0x80;
+        if (!word)
+            break;
+        if (used > 0 && used + 1 + (int)columns > room) {
+            fputc('\n', out);
+            used = 0;
+        }
+        if (used)
+            fputc(' ', out);
+        else
+            fprintf(out, "%*s", indent, "");
+        fwrite(text, 1, word, out);
+        used += (used ? 1 : 0) + (int)columns;
+        text += word;
+    }
+    fputc('\n', out);
+    free(safe);
+}
+
+static void text_causes(FILE *out, const struct analysis_result *result, size_t top, int width)
 {
     char lost[32], headroom[32];
     fprintf(out, "\nmissed overlaps: %" PRId64 " wait%s, %s lost; headroom %s\n", result->wait_total_count,
@@ -140,11 +180,8 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
                 total->count, total->count == 1 ? "" : "s", analysis_cause_advice(total->cause),
                 analysis_cause_advice_source(total->cause));
         const struct analysis_wait *wait = largest_wait(result, total->cause);
-        if (wait) {
-            fputs("     ", out);
-            text_safe_fputs(wait->evidence, TEXT_SAFE_TERMINAL, out);
-            fputc('\n', out);
-        }
+        if (wait)
+            write_wrapped(out, wait->evidence, 5, width);
     }
 }
 
@@ -177,7 +214,7 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     fprintf(out, "\n");
     text_table(out, result);
     text_streams(out, result);
-    text_causes(out, result, top_of(context));
+    text_causes(out, result, top_of(context), context && context->width > 0 ? context->width : 80);
     text_waits(out, result, top_of(context));
     report_accounting_text(out, result, top_of(context), 0);
     return ferror(out) ? -1 : 0;

@@ -22,12 +22,12 @@ static struct analysis_result *analyze(const char *name)
 }
 
 /* Runs a writer into a memory buffer; the caller frees. */
-static char *capture_text(const struct analysis_result *result, int markdown)
+static char *capture_text(const struct analysis_result *result, int markdown, int width)
 {
     char *buffer = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&buffer, &size);
-    struct report_context context = {.trace_path = "saturated.db", .top = 3};
+    struct report_context context = {.trace_path = "saturated.db", .top = 3, .width = width};
     if (markdown)
         report_write_markdown(out, result, &context);
     else
@@ -70,19 +70,40 @@ static void test_metrics(const struct analysis_result *saturated)
     }
 }
 
+/* Evidence lines wrap between words at the width, indented under their cause, and say all of the
+ * evidence: joined back, cause 1's lines are its largest wait's evidence, word for word. */
+static void test_wrapping(const struct analysis_result *saturated, int width)
+{
+    char *text = capture_text(saturated, 0, width);
+    char joined[1024] = "";
+    int lines = 0;
+    const char *line = strstr(text, "\n  1. ");
+    for (line = line ? strchr(line + 1, '\n') : NULL; line && strncmp(line, "\n     ", 6) == 0;
+         line = strchr(line + 1, '\n')) {
+        int length = (int)strcspn(line + 6, "\n");
+        CHECK(length + 5 <= width);
+        size_t used = strlen(joined);
+        snprintf(joined + used, sizeof joined - used, "%s%.*s", used ? " " : "", length, line + 6);
+        lines++;
+    }
+    CHECK(lines >= 3);
+    CHECK_STR(joined, saturated->waits[0].evidence);
+    free(text);
+}
+
 static void test_text_and_markdown(const struct analysis_result *saturated)
 {
-    char *text = capture_text(saturated, 0);
+    char *text = capture_text(saturated, 0, 0);
     CHECK_CONTAINS(text, "overlapscope report: saturated.db");
     CHECK_CONTAINS(text, "rank  device  span");
     CHECK_CONTAINS(text, "missed overlaps: 2 waits, 3.39 ms lost");
     CHECK_CONTAINS(text, "2. communication delayed by compute: 200 us lost in 1 wait");
-    CHECK_CONTAINS(text, "NCCL AllReduce Sum f32 RING LL started 1.00 ms after it was ready, as a block of it retired");
+    CHECK_CONTAINS(text, "AllReduce Sum f32 RING LL started 1.00 ms after it was ready, as a block of\n     it retired");
     CHECK_CONTAINS(text, "1. SM saturation: 3.19 ms lost in 1 wait");
     CHECK_CONTAINS(text, "kernel sgemm_256x128 on stream 13 held all 132 SMs");
     CHECK_CONTAINS(text, "sgemm_128x64 (stream 14) after sgemm_256x128 (stream 13) [sm-saturation]");
     free(text);
-    char *markdown = capture_text(saturated, 1);
+    char *markdown = capture_text(saturated, 1, 0);
     CHECK_CONTAINS(markdown, "| rank | device | span |");
     CHECK_CONTAINS(markdown, "| SM saturation | 3.19 ms | 1 |");
     free(markdown);
@@ -148,6 +169,8 @@ int main(void)
     if (saturated && overlapped) {
         test_metrics(saturated);
         test_text_and_markdown(saturated);
+        test_wrapping(saturated, 80);
+        test_wrapping(saturated, 50);
         test_json(saturated);
         test_diff(saturated, overlapped);
         CHECK_INT(overlapped->wait_total_count, 0);
