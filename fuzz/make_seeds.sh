@@ -5,7 +5,8 @@
 #                with_overview.db is event_sync_multi_stream.db with a 2048-column overview
 #                (render/overview.h) built by overview_build(trace, 0, 2048, &err) and repacked the
 #                same way: the seed that takes `render --width 320` through overview_fill;
-#   fuzz_nsys/:  a miniature Nsight Systems export with the export's table and column names.
+#   fuzz_nsys/:  a miniature Nsight Systems export with the export's table and column names;
+#   hostile-*:   those seeds with issue 20's hostile mutations (views, triggers, extreme values).
 # usage: fuzz/make_seeds.sh BUILD_DIR   (a build with the overlapscope binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,5 +71,44 @@ INSERT INTO NVTX_EVENTS VALUES (0, 0, 75, NULL, NULL, 'training', 1677721700, NU
  (700, NULL, 34, NULL, NULL, 'checkpoint', 1677721700, NULL, 0);
 """)
 c.commit(); c.close()
+PY
+# Hostile seeds (issue 20, Must 5): the mutations of tests/store/hostile_traces.py, on the small
+# seeds above, so that the fuzzers start from values and shapes the readers must refuse.
+python3 - "$corpus" <<'PY'
+import shutil, sqlite3, sys
+corpus = sys.argv[1]
+def mutate(source, target, *statements):
+    shutil.copy(source, target)
+    c = sqlite3.connect(target, isolation_level=None)
+    c.execute("PRAGMA writable_schema = ON")
+    c.execute("UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE type = 'table'")
+    c.execute("PRAGMA writable_schema = OFF")
+    c.close()
+    c = sqlite3.connect(target, isolation_level=None)
+    for statement in statements:
+        c.execute(statement)
+    c.close()
+store = corpus + "/fuzz_store/event_sync_multi_stream.db"
+recursive = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)"
+mutate(store, corpus + "/fuzz_store/hostile-recursive-view.db", "ALTER TABLE memsets RENAME TO m0",
+       "CREATE VIEW memsets AS " + recursive + " SELECT m0.* FROM r, m0")
+mutate(store, corpus + "/fuzz_store/hostile-trigger.db", "CREATE TRIGGER t AFTER INSERT ON kernels BEGIN SELECT 1; END")
+mutate(store, corpus + "/fuzz_store/hostile-device-limits.db",
+       "UPDATE devices SET warp_size = 9223372036854775807, sm_count = -1, max_registers_per_sm = 1.5e300")
+mutate(store, corpus + "/fuzz_store/hostile-values.db",
+       "UPDATE kernels SET grid_x = 9223372036854775807, registers_per_thread = -9223372036854775808",
+       "UPDATE api_calls SET end_ns = -9223372036854775808",
+       "UPDATE nvtx SET end_ns = 9223372036854775807", "UPDATE strings SET value = NULL WHERE id = 1",
+       "UPDATE processes SET process_id = 9223372036854775807 WHERE rowid = 1",
+       "UPDATE streams SET label = CAST(x'ff1b5b33316d00fe' AS TEXT)")
+mutate(store, corpus + "/fuzz_store/hostile-version.db",
+       "UPDATE meta SET value = '4294967297' WHERE key = 'schema_version'", "PRAGMA user_version = 7")
+nsys = corpus + "/fuzz_nsys/report.sqlite"
+mutate(nsys, corpus + "/fuzz_nsys/hostile-kernel-view.sqlite", "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO k0",
+       "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS " + recursive + " SELECT k0.* FROM r, k0")
+mutate(nsys, corpus + "/fuzz_nsys/hostile-values.sqlite",
+       "UPDATE TARGET_INFO_GPU SET threadsPerWarp = 9223372036854775807, smCount = -1",
+       "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = -9223372036854775808",
+       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 1.5e300, blockX = 'text'")
 PY
 echo "seeds written under $corpus"
