@@ -24,6 +24,19 @@ struct unknown_category {
     uint64_t count;
 };
 
+/* A duration event's 'B' half, kept (a deep copy: the parser reuses its tree) until the 'E' on
+ * the same pid and tid closes it; the pair is then imported as one complete event. */
+struct open_range {
+    struct json_value *begin;
+    char *pid, *tid;
+    int64_t start_ns; /* 'ts', scaled, without the base time */
+    size_t bytes;     /* what the copy takes */
+};
+/* Open ranges kept at once, and the bytes their copies may take: beyond them a 'B' is dropped
+ * (counted with the odd fields), so memory does not grow with a file's unclosed ranges. */
+#define MAX_OPEN_RANGES 1024
+#define MAX_OPEN_RANGE_BYTES (16u << 20)
+
 struct kineto_state {
     store *s;
     const char *name;
@@ -42,6 +55,8 @@ struct kineto_state {
     uint64_t seen_events[SEEN_EVENT_SLOTS];
     const struct kineto_progress *progress;
     store_frames *frames;     /* Python frames and CPU operators: where each API call was made */
+    struct open_range *open_ranges; /* 'B' events waiting for their 'E' */
+    size_t open_count, open_capacity, open_bytes;
 };
 
 /* --- small readers --- */
@@ -538,12 +553,8 @@ static int is_skipped_category(const char *category)
     return 0;
 }
 
-static int on_event(void *context, uint64_t index, const struct json_value *event, error_info *err)
+static int import_event(struct kineto_state *state, uint64_t index, const struct json_value *event, error_info *err)
 {
-    struct kineto_state *state = context;
-    state->events_seen++;
-    if (event->type != JSON_OBJECT)
-        return fail_event(state, index, NULL, "an event is not a JSON object", err);
     const struct json_value *category_value = json_get(event, "cat");
     const char *category = json_string(category_value);
     if (!category) {
@@ -584,6 +595,160 @@ static int on_event(void *context, uint64_t index, const struct json_value *even
     if (!is_skipped_category(category))
         count_unknown(state, category);
     return 0;
+}
+
+
+/* --- duration events ('B' ... 'E') --- */
+
+static void free_value(struct json_value *value)
+{
+    while (value) {
+        struct json_value *next = value->next;
+        free_value(value->first);
+        free((void *)value->key);
+        free((void *)value->text);
+        free(value);
+        value = next;
+    }
+}
+
+static char *copy_text(const char *text, size_t length)
+{
+    char *copy = malloc(length + 1);
+    if (copy) {
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
+/* A deep copy of value (its siblings excepted); *bytes grows by what it takes. NULL when out of memory. */
+static struct json_value *copy_value(const struct json_value *value, size_t *bytes)
+{
+    struct json_value *copy = calloc(1, sizeof *copy);
+    if (!copy)
+        return NULL;
+    *copy = (struct json_value){.type = value->type, .length = value->length, .count = value->count};
+    *bytes += sizeof *copy + value->length + 1 + (value->key ? strlen(value->key) + 1 : 0);
+    int ok = (!value->key || (copy->key = copy_text(value->key, strlen(value->key)))) &&
+             (!value->text || (copy->text = copy_text(value->text, value->length)));
+    struct json_value **tail = &copy->first;
+    for (const struct json_value *child = value->first; ok && child; child = child->next) {
+        *tail = copy_value(child, bytes);
+        ok = *tail != NULL;
+        if (ok)
+            tail = &(*tail)->next;
+    }
+    if (!ok) {
+        free_value(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+/* pid or tid as written (a number or a string), to match a 'B' with its 'E'. */
+static char *identity(const struct json_value *event, const char *key)
+{
+    const struct json_value *value = json_get(event, key);
+    return value && value->text ? copy_text(value->text, value->length) : copy_text("", 0);
+}
+
+static void free_open_range(struct open_range *range)
+{
+    free_value(range->begin);
+    free(range->pid);
+    free(range->tid);
+}
+
+static int open_range(struct kineto_state *state, uint64_t index, const struct json_value *event, error_info *err)
+{
+    int64_t start_ns;
+    if (json_number_scaled(json_get(event, "ts"), 3, &start_ns) != 0)
+        return fail_event(state, index, json_string(json_get(event, "cat")), "'ts' is not a number in range", err);
+    if (state->open_count == MAX_OPEN_RANGES || state->open_bytes > MAX_OPEN_RANGE_BYTES) {
+        state->odd_fields++;
+        return 0;
+    }
+    if (state->open_count == state->open_capacity) {
+        size_t capacity = state->open_capacity ? state->open_capacity * 2 : 16;
+        struct open_range *grown = realloc(state->open_ranges, capacity * sizeof *grown);
+        if (!grown)
+            return error_set(err, "%s: out of memory", state->name);
+        state->open_ranges = grown;
+        state->open_capacity = capacity;
+    }
+    struct open_range range = {.pid = identity(event, "pid"), .tid = identity(event, "tid"), .start_ns = start_ns};
+    range.begin = copy_value(event, &range.bytes);
+    if (!range.begin || !range.pid || !range.tid) {
+        free_open_range(&range);
+        return error_set(err, "%s: out of memory", state->name);
+    }
+    state->open_bytes += range.bytes;
+    state->open_ranges[state->open_count++] = range;
+    return 0;
+}
+
+/* The 'E' closes the latest open 'B' of its pid and tid (Chrome's trace event format: they nest
+ * per thread); that 'B' is imported with the duration between them. An 'E' with none is ignored. */
+static int close_range(struct kineto_state *state, uint64_t index, const struct json_value *event, error_info *err)
+{
+    char *pid = identity(event, "pid"), *tid = identity(event, "tid");
+    size_t found = state->open_count;
+    for (size_t i = state->open_count; pid && tid && i-- > 0;) {
+        if (strcmp(state->open_ranges[i].pid, pid) == 0 && strcmp(state->open_ranges[i].tid, tid) == 0) {
+            found = i;
+            break;
+        }
+    }
+    free(pid);
+    free(tid);
+    if (found == state->open_count)
+        return 0;
+    struct open_range range = state->open_ranges[found];
+    memmove(&state->open_ranges[found], &state->open_ranges[found + 1],
+            (state->open_count - found - 1) * sizeof range);
+    state->open_count--;
+    int64_t end_ns, duration_ns = 0;
+    int status = 0;
+    if (json_number_scaled(json_get(event, "ts"), 3, &end_ns) != 0)
+        status = fail_event(state, index, json_string(json_get(range.begin, "cat")), "'ts' is not a number in range",
+                            err);
+    else if (__builtin_sub_overflow(end_ns, range.start_ns, &duration_ns) || duration_ns < 0)
+        duration_ns = 0; /* an end before its begin: a point, as complete events with negative 'dur' */
+    char text[48];
+    struct json_value *dur = status == 0 ? calloc(1, sizeof *dur) : NULL;
+    if (status == 0 && dur) {
+        /* 'dur' in microseconds with three decimals, as the event's own 'ts' is read. */
+        int length = snprintf(text, sizeof text, "%lld.%03lld", (long long)(duration_ns / 1000),
+                              (long long)(duration_ns % 1000));
+        *dur = (struct json_value){.type = JSON_NUMBER, .key = copy_text("dur", 3),
+                                   .text = copy_text(text, (size_t)length), .length = (size_t)length,
+                                   .next = range.begin->first};
+        range.begin->first = dur;
+        range.begin->count++;
+        status = dur->key && dur->text ? import_event(state, index, range.begin, err)
+                                       : error_set(err, "%s: out of memory", state->name);
+    } else if (status == 0) {
+        status = error_set(err, "%s: out of memory", state->name);
+    }
+    state->open_bytes -= range.bytes;
+    free_open_range(&range);
+    return status;
+}
+
+static int on_event(void *context, uint64_t index, const struct json_value *event, error_info *err)
+{
+    struct kineto_state *state = context;
+    state->events_seen++;
+    if (event->type != JSON_OBJECT)
+        return fail_event(state, index, NULL, "an event is not a JSON object", err);
+    const char *phase = json_string(json_get(event, "ph"));
+    const char *category = json_string(json_get(event, "cat"));
+    if (phase && strcmp(phase, "E") == 0)
+        return close_range(state, index, event, err);
+    if (phase && strcmp(phase, "B") == 0 && category)
+        return open_range(state, index, event, err);
+    return import_event(state, index, event, err);
 }
 
 /* --- top-level members --- */
@@ -795,6 +960,7 @@ static int import_stream(store *s, json_stream *stream, const char *name, const 
     if (status == 0)
         status = store_frames_derive(state->frames, state->process_id, err);
     store_frames_free(state->frames);
+    state->odd_fields += state->open_count; /* 'B' events no 'E' closed */
     if (status == 0)
         status = apply_late_base_time(state, err);
     if (status == 0)
@@ -804,6 +970,9 @@ static int import_stream(store *s, json_stream *stream, const char *name, const 
     if (status == 0)
         status = insert_warnings(state, err);
     stream_set_free(&state->streams);
+    for (size_t i = 0; i < state->open_count; i++)
+        free_open_range(&state->open_ranges[i]);
+    free(state->open_ranges);
     free(state);
     return status;
 }

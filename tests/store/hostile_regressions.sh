@@ -180,6 +180,15 @@ out=$(timeout 60 "$os" import "$dir/ranks" -o "$dir/ranks/job.sqlite" --force 2>
 [ $rc -eq 0 ] && grep -qF "1 file, 1 processes, 79 kernels" <<<"$out" && pass=$((pass+1)) ||
     { echo "FAILED: 21 re-import a folder: rc=$rc: $out"; fail=$((fail+1)); }
 
+# 21: Kineto 'B'/'E' pairs became two zero-length kernels: now one interval per pair, matched per
+# pid and tid (k1 1000-1010 us on tid 7, k2 1002.5-1004 us on tid 8, whose 'E' carries no category).
+"$os" import "$here/../data/kineto/begin_end_pairs.json" -o "$dir/pairs.db" >/dev/null 2>&1
+got=$(python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(";".join("%s %d %d" % row for row in c.execute("SELECT s.value, k.start_ns, k.end_ns FROM kernels k JOIN strings s ON s.id = k.name_id ORDER BY k.start_ns")))' "$dir/pairs.db" 2>&1)
+[ "$got" = "k1 1000000 1010000;k2 1002500 1004000;k3 1020000 1025000" ] && pass=$((pass+1)) ||
+    { echo "FAILED: 21 B/E pairs: $got"; fail=$((fail+1)); }
+
 # 12: a FIFO planted in record's run folder hung record (merging opened it); it is passed over.
 if "$os" record -o "$dir/probe.db" -- true 2>&1 | grep -q "collector is not built"; then
     echo "(record's run folder case skipped: the collector is not built)"
