@@ -75,19 +75,10 @@ PY
 # Hostile seeds (issue 20, Must 5): the mutations of tests/store/hostile_traces.py, on the small
 # seeds above, so that the fuzzers start from values and shapes the readers must refuse.
 python3 - "$corpus" <<'PY'
-import shutil, sqlite3, sys
+import sys
+sys.path.insert(0, "tests/store")
+from hostile_mutate import mutate
 corpus = sys.argv[1]
-def mutate(source, target, *statements):
-    shutil.copy(source, target)
-    c = sqlite3.connect(target, isolation_level=None)
-    c.execute("PRAGMA writable_schema = ON")
-    c.execute("UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE type = 'table'")
-    c.execute("PRAGMA writable_schema = OFF")
-    c.close()
-    c = sqlite3.connect(target, isolation_level=None)
-    for statement in statements:
-        c.execute(statement)
-    c.close()
 store = corpus + "/fuzz_store/event_sync_multi_stream.db"
 recursive = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)"
 mutate(store, corpus + "/fuzz_store/hostile-recursive-view.db", "ALTER TABLE memsets RENAME TO m0",

@@ -36,24 +36,11 @@ refused_by_all() {
 }
 
 # mutate NAME SOURCE SQL...: a copy of SOURCE under $dir/NAME.db with the statements applied
-# (NOT NULL dropped first where a statement needs it: a hostile file need not keep constraints).
+# (NOT NULL dropped first: a hostile file need not keep constraints).
 mutate() {
     local name=$1 source=$2
     shift 2
-    python3 - "$dir/$name.db" "$source" "$@" <<'PY'
-import shutil, sqlite3, sys
-target, source, statements = sys.argv[1], sys.argv[2], sys.argv[3:]
-shutil.copy(source, target)
-db = sqlite3.connect(target, isolation_level=None)
-db.execute("PRAGMA writable_schema = ON")
-db.execute("UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE type = 'table'")
-db.execute("PRAGMA writable_schema = OFF")
-db.close()
-db = sqlite3.connect(target, isolation_level=None)
-for statement in statements:
-    db.execute(statement)
-db.close()
-PY
+    python3 "$here/hostile_mutate.py" "$dir/$name.db" "$source" "$@"
 }
 
 # 9: a warp size no GPU has divided the occupancy arithmetic by zero (SIGFPE).

@@ -30,6 +30,8 @@ import sys
 import tempfile
 import threading
 
+from hostile_mutate import drop_not_null
+
 OVERLAPSCOPE = os.environ["OVERLAPSCOPE"]
 DATA = os.environ.get("OVERLAPSCOPE_TEST_DATA", os.path.join(os.path.dirname(__file__), "..", "data"))
 TRACES = ["copy_pinned.db", "collector_smoke.db"]  # 1 process / 2 processes with 4 devices; small
@@ -116,19 +118,9 @@ def schema_tables(path):
     return tables
 
 
-def drop_not_null(db, table):
-    """A hostile file need not keep our constraints: edit the stored CREATE TABLE (SQLite allows
-    dropping NOT NULL through writable_schema; the column shapes stay those of the schema)."""
-    db.execute("PRAGMA writable_schema = ON")
-    db.execute("UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE name = ?", (table,))
-    db.execute("PRAGMA writable_schema = OFF")
-
-
 def mutate_column(source, target, table, column, value):
     shutil.copy(source, target)
-    db = connect(target)
-    drop_not_null(db, table)
-    db.close()
+    drop_not_null(target, table)
     db = connect(target)  # reopened: the edited schema is read afresh
     expression = "CAST(? AS TEXT)" if isinstance(value, bytes) else "?"
     stored = True
