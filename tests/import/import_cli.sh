@@ -48,5 +48,18 @@ check_bad "not a trace" "text.txt: not a Kineto JSON trace" "$dir/text.txt"
 check_bad "missing file" "No such file or directory" "$dir/nope.json"
 # The second file fails: nothing of the first is kept either.
 check_bad "second of two" "truncated.json" "$data/nccl_data.json.gz" "$dir/truncated.json"
+# Seed 004 on an H100 (tests/data/kineto-h100/README.md): a with_stack torch.profiler trace of
+# torch.mm + torch.cuda.synchronize() imports with the blocking call and its Python line named.
+h100=$OVERLAPSCOPE_TEST_DATA/kineto-h100/sync_loop_rank0.json.gz
+if $os import "$h100" -o "$dir/sync_loop.db" >/dev/null 2>&1 &&
+   $os report --json "$dir/sync_loop.db" >"$dir/sync_loop.json" 2>&1 &&
+   python3 - "$dir/sync_loop.json" <<'PY'
+import json, sys
+idle = json.load(open(sys.argv[1]))["devices"][0]["idle"]["causes"]
+top = idle[0]
+assert (top["cause"], top["label"]) == ("host-sync", "cudaDeviceSynchronize"), top
+assert top["count"] >= 290 and "sync_loop.py:34" in json.dumps(top.get("source")), top
+PY
+then ok; else bad "seed 004 trace: top idle cause or its source: $(head -c 400 "$dir/sync_loop.json")"; fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

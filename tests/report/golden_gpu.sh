@@ -214,8 +214,11 @@ if pending host_bound_launch 'tests/gpu/workloads.sh: host_bound --mode launch';
         'idle_top()[0] == "launch-bound" and s["idle_launch_bound_ms"] >= 0.8 * s["idle_ms"]'
 fi
 if pending torch_sync_loop 'tests/gpu/workloads.sh: torch/sync_loop.py --iterations 300'; then
+    # Recorded on the H100 (PyTorch 2.11): the whole run's idle is mostly Python and CUDA set-up
+    # (host-cpu, 246 ms in 15 stretches, the longest 81 ms) and, in the loop, the host issuing the
+    # next mm after each sync (launch-bound, 618 gaps); the sync itself is named once per iteration.
     verdict torch_sync_loop 'seed 004: torch.mm then torch.cuda.synchronize()' \
-        'idle_top() == ("host-sync", "cudaDeviceSynchronize")'
+        'any(c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize" and c["count"] >= 300 for c in parts(device_of(-1), "idle")) and s["idle_unexplained_ms"] == 0'
 fi
 if pending torch_starved_loader 'tests/gpu/workloads.sh: torch/starved_loader.py --steps 20'; then
     verdict torch_starved_loader 'the GPU waits for the data loader' \
