@@ -55,7 +55,8 @@ static int grow(void **items, size_t *capacity, size_t needed, size_t size)
 
 static int same_key(const struct chrome_track_key *a, const struct chrome_track_key *b)
 {
-    return a->process_id == b->process_id && a->kind == b->kind && a->device_id == b->device_id && a->id == b->id;
+    return a->process_id == b->process_id && a->kind == b->kind && a->device_id == b->device_id &&
+           a->id == b->id;
 }
 
 static size_t hash_key(const struct chrome_track_key *key)
@@ -191,8 +192,8 @@ static int remember_placement(struct logical *logical, int64_t start_ns, int64_t
     return 0;
 }
 
-int chrome_tracks_place(chrome_tracks *tracks, const struct chrome_track_key *key, int64_t start_ns, int64_t end_ns,
-                        int64_t *tid)
+int chrome_tracks_place(chrome_tracks *tracks, const struct chrome_track_key *key, int64_t start_ns,
+                        int64_t end_ns, int64_t *tid)
 {
     struct logical *logical = logical_of(tracks, key, 1);
     if (!logical)
@@ -201,8 +202,10 @@ int chrome_tracks_place(chrome_tracks *tracks, const struct chrome_track_key *ke
     size_t index = 0;
     while (index < logical->track_count && !fits(&logical->tracks[index], strict, start_ns, end_ns))
         index++;
-    struct physical *track = index < logical->track_count ? &logical->tracks[index] : add_physical(tracks, logical);
-    if (!track || grow((void **)&track->open_ends, &track->capacity, track->depth + 1, sizeof *track->open_ends) != 0)
+    struct physical *track =
+        index < logical->track_count ? &logical->tracks[index] : add_physical(tracks, logical);
+    if (!track ||
+        grow((void **)&track->open_ends, &track->capacity, track->depth + 1, sizeof *track->open_ends) != 0)
         return -1;
     track->open_ends[track->depth++] = end_ns;
     track->last_start = start_ns;
@@ -233,10 +236,10 @@ int64_t chrome_tracks_find(chrome_tracks *tracks, const struct chrome_track_key 
         logical->placements_unsorted = 0;
     }
     struct placement wanted = {.start_ns = start_ns, .end_ns = end_ns};
-    const struct placement *found =
-        logical->placement_count ? bsearch(&wanted, logical->placements, logical->placement_count,
-                                           sizeof *logical->placements, compare_placements)
-                                 : NULL;
+    const struct placement *found = logical->placement_count
+                                        ? bsearch(&wanted, logical->placements, logical->placement_count,
+                                                  sizeof *logical->placements, compare_placements)
+                                        : NULL;
     return found ? found->tid : logical->tracks[0].tid;
 }
 
@@ -258,8 +261,9 @@ struct chrome_track *chrome_tracks_list(const chrome_tracks *tracks, size_t *cou
         return NULL;
     for (size_t i = 0; i < tracks->logical_count; i++)
         for (size_t j = 0; j < tracks->logicals[i].track_count; j++)
-            list[(*count)++] = (struct chrome_track){
-                .key = tracks->logicals[i].key, .overflow = (int64_t)j, .tid = tracks->logicals[i].tracks[j].tid};
+            list[(*count)++] = (struct chrome_track){.key = tracks->logicals[i].key,
+                                                     .overflow = (int64_t)j,
+                                                     .tid = tracks->logicals[i].tracks[j].tid};
     qsort(list, total, sizeof *list, compare_tracks);
     return list;
 }

@@ -57,8 +57,8 @@ void chrome_tracks_free(chrome_tracks *tracks);
  * inside or after every slice still open. Slices of one key must come in order of start, the
  * longer first on equal starts (a slice out of that order goes to an overflow track). Returns 0
  * and the track's tid, or -1 when out of memory. */
-int chrome_tracks_place(chrome_tracks *tracks, const struct chrome_track_key *key, int64_t start_ns, int64_t end_ns,
-                        int64_t *tid);
+int chrome_tracks_place(chrome_tracks *tracks, const struct chrome_track_key *key, int64_t start_ns,
+                        int64_t end_ns, int64_t *tid);
 
 /* The tid of the track a slice of key with exactly these times was placed on; 0 when no slice of
  * key was placed. (Placements on overflow tracks are looked up; any other slice is on the first.) */

@@ -19,13 +19,14 @@ static void test_nesting_track(void)
     chrome_tracks *tracks = chrome_tracks_new();
     struct chrome_track_key api = {1, CHROME_TRACK_API, CHROME_TRACK_HOST, 42};
     int64_t outer = place(tracks, api, 0, 100);
-    CHECK_INT(place(tracks, api, 10, 20), outer);      /* inside: nests */
-    CHECK_INT(place(tracks, api, 20, 100), outer);     /* touching its sibling, ending with the parent */
-    int64_t crossing = place(tracks, api, 90, 150);    /* crosses the end of [0, 100]: another track */
+    CHECK_INT(place(tracks, api, 10, 20), outer);   /* inside: nests */
+    CHECK_INT(place(tracks, api, 20, 100), outer);  /* touching its sibling, ending with the parent */
+    int64_t crossing = place(tracks, api, 90, 150); /* crosses the end of [0, 100]: another track */
     CHECK(crossing != outer);
-    CHECK_INT(place(tracks, api, 100, 120), outer);    /* after everything of the first track */
+    CHECK_INT(place(tracks, api, 100, 120), outer); /* after everything of the first track */
     CHECK_INT(place(tracks, api, 110, 115), outer);
-    CHECK_INT(place(tracks, api, 95, 96), crossing);   /* out of start order for the first track: nests in the other */
+    CHECK_INT(place(tracks, api, 95, 96),
+              crossing); /* out of start order for the first track: nests in the other */
     CHECK_INT(chrome_tracks_find(tracks, &api, 90, 150), crossing);
     CHECK_INT(chrome_tracks_find(tracks, &api, 10, 20), outer);
     struct chrome_track_key other = {1, CHROME_TRACK_API, CHROME_TRACK_HOST, 43};

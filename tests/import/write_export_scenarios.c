@@ -44,20 +44,26 @@ static void finish(struct builder *b)
 }
 
 /* A kernel launched by cudaLaunchKernel at [launch_start, launch_end] on THREAD. */
-static void launched(struct builder *b, int64_t process, int64_t stream, double launch_start, double launch_end,
-                     double start, double end, int64_t grid, int64_t block, const char *name)
+static void launched(struct builder *b, int64_t process, int64_t stream, double launch_start,
+                     double launch_end, double start, double end, int64_t grid, int64_t block,
+                     const char *name)
 {
     struct store_kernel row = kernel_row(process, stream, start, end, grid, block, name);
     row.correlation_id = add_api(b, process, THREAD, "cudaLaunchKernel", launch_start, launch_end, 0);
     insert_kernel(b, row);
 }
 
-static void add_stream_sync(struct builder *b, int64_t process, int64_t stream, int64_t correlation, double start,
-                            double end)
+static void add_stream_sync(struct builder *b, int64_t process, int64_t stream, int64_t correlation,
+                            double start, double end)
 {
-    struct store_synchronization sync = {.process_id = process, .context_id = 1, .stream_id = stream,
-                                         .event_id = STORE_NULL, .sync_type = STORE_SYNC_STREAM_SYNCHRONIZE,
-                                         .correlation_id = correlation, .start_ns = AT(start), .end_ns = AT(end)};
+    struct store_synchronization sync = {.process_id = process,
+                                         .context_id = 1,
+                                         .stream_id = stream,
+                                         .event_id = STORE_NULL,
+                                         .sync_type = STORE_SYNC_STREAM_SYNCHRONIZE,
+                                         .correlation_id = correlation,
+                                         .start_ns = AT(start),
+                                         .end_ns = AT(end)};
     store_insert_synchronization(b->trace, &sync, &b->err);
 }
 
@@ -76,13 +82,23 @@ static void write_event(const char *directory)
     int64_t p = begin(&b, directory, "event.db");
     launched(&b, p, 1, -10, -9, 0, 100, 4, 256, "producer");
     int64_t record = add_api(&b, p, THREAD, "cudaEventRecord", -8, -7.5, 0);
-    struct store_cuda_event event = {.process_id = p, .device_id = 0, .context_id = 1, .stream_id = 1,
-                                     .event_id = 5, .correlation_id = record, .record_ns = AT(100)};
+    struct store_cuda_event event = {.process_id = p,
+                                     .device_id = 0,
+                                     .context_id = 1,
+                                     .stream_id = 1,
+                                     .event_id = 5,
+                                     .correlation_id = record,
+                                     .record_ns = AT(100)};
     store_insert_cuda_event(b.trace, &event, &b.err);
     int64_t wait_call = add_api(&b, p, THREAD, "cudaStreamWaitEvent", -7, -6.5, 0);
-    struct store_synchronization sync = {.process_id = p, .context_id = 1, .stream_id = 2, .event_id = 5,
-                                         .sync_type = STORE_SYNC_STREAM_WAIT_EVENT, .correlation_id = wait_call,
-                                         .start_ns = AT(-7), .end_ns = AT(-6.5)};
+    struct store_synchronization sync = {.process_id = p,
+                                         .context_id = 1,
+                                         .stream_id = 2,
+                                         .event_id = 5,
+                                         .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
+                                         .correlation_id = wait_call,
+                                         .start_ns = AT(-7),
+                                         .end_ns = AT(-6.5)};
     store_insert_synchronization(b.trace, &sync, &b.err);
     launched(&b, p, 2, -6, -5, 102, 150, 4, 256, "consumer");
     finish(&b);
@@ -117,9 +133,15 @@ static void write_skew(const char *directory)
     add_api(&b, p, THREAD + 1, "cudaMemcpy", 0, 60, 0);
     add_api(&b, p, THREAD + 1, "cudaMemcpyAsync", 40, 80, 0);
     int64_t outer = add_api(&b, p, THREAD + 1, "cudaLaunchKernel", 90, 99, 0);
-    struct store_api_call driver = {.process_id = p, .thread_id = THREAD + 1, .api_domain = STORE_API_DRIVER,
-                                    .callback_id = STORE_NULL, .correlation_id = outer + 1000, .start_ns = AT(91),
-                                    .end_ns = AT(98), .return_value = 0, .name = "cuLaunchKernel"};
+    struct store_api_call driver = {.process_id = p,
+                                    .thread_id = THREAD + 1,
+                                    .api_domain = STORE_API_DRIVER,
+                                    .callback_id = STORE_NULL,
+                                    .correlation_id = outer + 1000,
+                                    .start_ns = AT(91),
+                                    .end_ns = AT(98),
+                                    .return_value = 0,
+                                    .name = "cuLaunchKernel"};
     store_insert_api_call(b.trace, &driver, &b.err);
     add_stream_sync(&b, p, 1, STORE_NULL, 120, 160);
     finish(&b);
@@ -158,11 +180,24 @@ static void write_huge_names(const char *directory)
     struct store_kernel nccl = kernel_row(p, 14, 0, 50, 4, 256, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     int64_t kernel = insert_kernel(&b, nccl);
     huge[0] = 'c';
-    struct store_collective collective = {
-        .process_id = p, .device_id = 0, .stream_id = 14, .op = huge, .bytes = 4, .element_count = 1,
-        .dtype = "f32\x1b[31m", .root = STORE_NULL, .algorithm = "RING\xff\xfe", .protocol = "LL", .communicator = huge,
-        .rank = 0, .nranks = 2, .sequence_number = 1, .kernel_rowid = kernel, .start_ns = STORE_NULL,
-        .end_ns = STORE_NULL, .detail_source = 2};
+    struct store_collective collective = {.process_id = p,
+                                          .device_id = 0,
+                                          .stream_id = 14,
+                                          .op = huge,
+                                          .bytes = 4,
+                                          .element_count = 1,
+                                          .dtype = "f32\x1b[31m",
+                                          .root = STORE_NULL,
+                                          .algorithm = "RING\xff\xfe",
+                                          .protocol = "LL",
+                                          .communicator = huge,
+                                          .rank = 0,
+                                          .nranks = 2,
+                                          .sequence_number = 1,
+                                          .kernel_rowid = kernel,
+                                          .start_ns = STORE_NULL,
+                                          .end_ns = STORE_NULL,
+                                          .detail_source = 2};
     store_insert_collective(b.trace, &collective, &b.err);
     insert_kernel(&b, kernel_row(p, 15, 0, 5, 4, 256, "bad\xc3(utf8\"and\\quotes\n"));
     free(huge);
