@@ -27,9 +27,11 @@
 
 struct cached_string {
     int64_t id;
-    int used, cut, short_ready;
+    int used, cut;
     char text[CHROME_EXPORT_TEXT_BYTES + 2];
-    char short_name[CHROME_EXPORT_NAME_BYTES];
+    /* For kernel names: the demangled name (kernel_name_demangle), cut the same way. */
+    int demangled_ready, demangled_cut;
+    char demangled[CHROME_EXPORT_TEXT_BYTES + 1];
 };
 
 struct writer {
@@ -46,6 +48,7 @@ struct writer {
     int64_t *named_processes;
     size_t named_count, named_capacity;
     store_lookup *strings;
+    kernel_names *kernel_names;
     sqlite3_stmt *kernel_query, *memcpy_query, *memset_query;
     struct chrome_export_counts counts;
     error_info *err;
@@ -185,6 +188,19 @@ static int clip_slice(struct writer *w, int64_t *start, int64_t *end)
     return 1;
 }
 
+/* Cuts text in place to at most max bytes, between characters. Returns 1 when it cut. */
+static int cut_text(char *text, size_t max)
+{
+    size_t keep = strlen(text);
+    if (keep <= max)
+        return 0;
+    keep = max;
+    while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+        keep--; /* cut between characters, not inside one */
+    text[keep] = '\0';
+    return 1;
+}
+
 static const struct cached_string *string_of(struct writer *w, int64_t id)
 {
     struct cached_string *entry = &w->cache[(uint64_t)id % STRING_CACHE_SLOTS];
@@ -192,29 +208,26 @@ static const struct cached_string *string_of(struct writer *w, int64_t id)
         return entry;
     /* One byte more than is kept tells whether the text was longer. */
     store_lookup_string(w->strings, id, entry->text, sizeof entry->text);
-    size_t keep = strlen(entry->text);
-    entry->cut = keep > CHROME_EXPORT_TEXT_BYTES;
-    if (entry->cut) {
-        keep = CHROME_EXPORT_TEXT_BYTES;
-        while (keep > 0 && ((unsigned char)entry->text[keep] & 0xC0) == 0x80)
-            keep--; /* cut between characters, not inside one */
-        entry->text[keep] = '\0';
-    }
+    entry->cut = cut_text(entry->text, CHROME_EXPORT_TEXT_BYTES);
     entry->id = id;
     entry->used = 1;
-    entry->short_ready = 0;
+    entry->demangled_ready = 0;
     return entry;
 }
 
-/* The readable name of a kernel; the full one stays in args. */
-static const char *kernel_display_name(struct writer *w, int64_t name_id)
+/* The demangled full name of a kernel (the name itself when it is not mangled). */
+static const struct cached_string *kernel_full_name(struct writer *w, int64_t name_id)
 {
     struct cached_string *entry = (struct cached_string *)string_of(w, name_id);
-    if (!entry->short_ready) {
-        kernel_name_short(entry->text, entry->short_name, sizeof entry->short_name);
-        entry->short_ready = 1;
+    if (!entry->demangled_ready) {
+        char *full = kernel_name_demangle(entry->text);
+        snprintf(entry->demangled, sizeof entry->demangled, "%s", full ? full : entry->text);
+        entry->demangled_cut = entry->cut || (full && strlen(full) >= sizeof entry->demangled);
+        cut_text(entry->demangled, CHROME_EXPORT_TEXT_BYTES);
+        free(full);
+        entry->demangled_ready = 1;
     }
-    return entry->short_name[0] ? entry->short_name : entry->text;
+    return entry;
 }
 
 /* --- events --- */
@@ -457,11 +470,16 @@ static void write_kernel(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_
     if (!detail_row(k, column(op, GPU_ROWID)))
         return;
     int64_t name_id = column(k, KERNEL_NAME);
-    const char *display = kernel_display_name(w, name_id);
-    const struct cached_string *full = string_of(w, name_id);
+    /* The short name the report gives the kernel (one rule: the analyzer's name cache). */
+    const char *display = kernel_names_short(w->kernel_names, name_id);
+    const struct cached_string *full = kernel_full_name(w, name_id);
     begin_gpu_slice(w, op, "kernel", display, 0, tid, start, end);
     emit_key(w, "full name");
-    emit_string(w, full->text, CHROME_EXPORT_TEXT_BYTES, full->cut);
+    emit_string(w, full->demangled, CHROME_EXPORT_TEXT_BYTES, full->demangled_cut);
+    if (strcmp(full->demangled, full->text) != 0) {
+        emit_key(w, "mangled name");
+        emit_string(w, full->text, CHROME_EXPORT_TEXT_BYTES, full->cut);
+    }
     if (sqlite3_column_type(k, KERNEL_GRID_X) != SQLITE_NULL) {
         emit_key(w, "grid");
         emitf(w, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", column(k, KERNEL_GRID_X), column(k, KERNEL_GRID_Y),
@@ -793,7 +811,7 @@ static int prepare(struct writer *w, sqlite3_stmt **statement, const char *sql)
 
 static int prepare_queries(struct writer *w)
 {
-    if (!(w->strings = store_lookup_new(w->trace, w->err)) ||
+    if (!(w->strings = store_lookup_new(w->trace, w->err)) || !(w->kernel_names = kernel_names_new(w->db, w->err)) ||
         prepare(w, &w->kernel_query,
                 "SELECT k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,"
                 " k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes, c.op, c.bytes,"
@@ -809,6 +827,7 @@ static int prepare_queries(struct writer *w)
 static void finalize_queries(struct writer *w)
 {
     store_lookup_free(w->strings);
+    kernel_names_free(w->kernel_names);
     sqlite3_finalize(w->kernel_query);
     sqlite3_finalize(w->memcpy_query);
     sqlite3_finalize(w->memset_query);

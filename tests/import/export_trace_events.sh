@@ -25,7 +25,8 @@ for trace in "$data"/*.db "$data"-h100/*.db; do
     exports+=("$out")
 done
 if [ ${#exports[@]} -ge 33 ] && check "${exports[@]}"; then ok; else bad "golden exports (${#exports[@]} traces)"; fi
-# ddp_fill_eighth: every kernel name readable (none mangled), the full name in args; the waits all there.
+# ddp_fill_eighth: every kernel name readable (none mangled), the demangled full name and the
+# mangled one in args; the waits all there.
 python3 - "$scratch/gpu-ddp_fill_eighth.json" <<'PY' && ok || bad "ddp_fill_eighth names and waits"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -33,8 +34,11 @@ kernels = [e for e in d["traceEvents"] if e.get("cat") == "kernel"]
 assert len(kernels) == 1034, len(kernels)
 mangled = [e["name"] for e in kernels if e["name"].startswith("_Z")]
 assert not mangled, mangled[:3]
-assert all(e["args"]["full name"].startswith("_Z") for e in kernels)
-assert {e["name"] for e in kernels} >= {"wl_gemm_kernel", "NCCL AllReduce Sum f32 RING LL"}
+assert all(e["args"]["mangled name"].startswith("_Z") for e in kernels)
+full = {e["args"]["full name"] for e in kernels}
+assert not any(name.startswith("_Z") for name in full), sorted(full)[:3]
+assert "void wl_gemm_kernel<0, 1>(int, int, int, float const*, float const*, float*, int)" in full, sorted(full)
+assert {e["name"] for e in kernels} >= {"wl_gemm_kernel", "NCCL AllReduce Sum f32 RING LL"}, {e["name"] for e in kernels}
 assert d["otherData"]["waits_found"] == d["otherData"]["waits_exported"] == 100, d["otherData"]
 assert sum(e.get("cat") == "wait" and e["ph"] == "X" for e in d["traceEvents"]) == 100
 PY
