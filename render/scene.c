@@ -683,6 +683,8 @@ static int paint_axis(struct scene *scene, cairo_t *cr)
         struct text_style style = {AXIS_SIZE, 0, PALETTE_TEXT, ALIGN_CENTER, 200, 1, 0};
         if (x + text_width(cr, text) / 2 > scene->input.width_css - 2)
             style.align = ALIGN_RIGHT;
+        else if (x - text_width(cr, text) / 2 < scene->plot_left - 2)
+            style.align = ALIGN_LEFT; /* a tick at the plot's left edge: its label must not take the caption's place */
         if (draw_text(scene, cr, TIMELINE_TEXT_AXIS, text, x, scene->axis_y - 8, &style) < 0)
             return -1;
     }

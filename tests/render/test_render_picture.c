@@ -334,6 +334,10 @@ static void test_window(store *trace)
         return;
     CHECK_INT(layout->tick_step_ns, 10000);
     CHECK(find_text(layout, TIMELINE_TEXT_AXIS, "2.05 ms") != NULL);
+    /* The window starts on a tick: its label starts there, and the axis caption keeps its place. */
+    const struct timeline_text *first = find_text(layout, TIMELINE_TEXT_AXIS, "2.00 ms");
+    CHECK(first != NULL && fabs(first->box.x - timeline_layout_x(layout, US(2000))) <= 1);
+    CHECK(find_text(layout, TIMELINE_TEXT_AXIS, "time since first GPU activity") != NULL);
     struct fixture_png png;
     CHECK_INT(fixture_png_open(&png, path), 0);
     CHECK_COLOUR(colour_at(&png, layout, find_lane(layout, TIMELINE_LANE_GPU, 14, 0), 2050),
