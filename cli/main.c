@@ -8,6 +8,8 @@
 
 #include "cli.h"
 #include "cli_manuals.h"
+#include "manual_man.h"
+#include "manual_text.h"
 #include "text_safe.h"
 #include "version.h"
 
@@ -23,6 +25,7 @@ static const struct cli_command commands[] = {
     {"merge", cmd_merge, "join the traces of several nodes into one, aligning their clocks"},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];
+static const char tagline[] = "why don't my CUDA streams overlap, and what does it cost?";
 
 /* "overlapscope: COMMAND: message" on stderr. The message can quote a name from a trace or a
  * file name: it goes out escaped (text_safe.h), so that it stays one line and sends the terminal
@@ -63,21 +66,26 @@ int cli_terminal_width(FILE *out)
     return 80;
 }
 
+static const char *find_manual(const char *command)
+{
+    for (size_t i = 0; i < sizeof cli_manuals / sizeof cli_manuals[0]; i++)
+        if (strcmp(cli_manuals[i].command, command) == 0)
+            return cli_manuals[i].text;
+    return NULL;
+}
+
 int cli_print_manual(const char *command)
 {
-    for (size_t i = 0; i < sizeof cli_manuals / sizeof cli_manuals[0]; i++) {
-        if (strcmp(cli_manuals[i].command, command) == 0) {
-            fputs(cli_manuals[i].text, stdout);
-            return 0;
-        }
-    }
-    return -1;
+    const char *manual = find_manual(command);
+    if (!manual)
+        return -1;
+    manual_text_write(manual, cli_terminal_width(stdout), stdout); /* a write error is caught at exit */
+    return 0;
 }
 
 static void print_overview(FILE *out)
 {
-    fprintf(out, "overlapscope %s: why don't my CUDA streams overlap, and what does it cost?\n\n",
-            OVERLAPSCOPE_VERSION);
+    fprintf(out, "overlapscope %s: %s\n\n", OVERLAPSCOPE_VERSION, tagline);
     fprintf(out, "usage: overlapscope COMMAND [OPTIONS] ...\n\ncommands:\n");
     for (size_t i = 0; i < command_count; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
@@ -90,6 +98,46 @@ static const struct cli_command *find_command(const char *name)
         if (strcmp(commands[i].name, name) == 0)
             return &commands[i];
     return NULL;
+}
+
+/* overlapscope(1): the overview as a man page, naming each command's own page. */
+static void print_man_overview(FILE *out)
+{
+    manual_man_header("overlapscope", tagline, OVERLAPSCOPE_VERSION, out);
+    fputs(".SH SYNOPSIS\n\\fBoverlapscope\\fR \\fICOMMAND\\fR [\\fIOPTIONS\\fR] ...\n"
+          ".br\n\\fBoverlapscope help\\fR [\\fICOMMAND\\fR]\n.br\n\\fBoverlapscope \\-\\-version\\fR\n"
+          ".SH COMMANDS\n",
+          out);
+    for (size_t i = 0; i < command_count; i++) {
+        fprintf(out, ".TP\n\\fB%s\\fR\n", commands[i].name);
+        manual_man_inline(commands[i].summary, strlen(commands[i].summary), out);
+        fprintf(out, "See \\fBoverlapscope\\-%s\\fR(1).\n", commands[i].name);
+    }
+    fputs(".SH HELP\n.PP\n\\fBoverlapscope help\\fR \\fICOMMAND\\fR and \\fBoverlapscope\\fR \\fICOMMAND\\fR "
+          "\\fB\\-\\-help\\fR print a command's manual as text wrapped to the terminal; "
+          "\\fBoverlapscope help \\-\\-man\\fR [\\fICOMMAND\\fR] prints it as this man page.\n"
+          ".SH EXIT STATUS\n.PP\n0 success, 1 a check failed (\\fBcheck\\fR, \\fBdiff\\fR), 2 a usage or input error.\n"
+          ".SH SEE ALSO\n.PP\n",
+          out);
+    for (size_t i = 0; i < command_count; i++)
+        fprintf(out, "\\fBoverlapscope\\-%s\\fR(1)%s\n", commands[i].name, i + 1 < command_count ? "," : "");
+}
+
+/* overlapscope help --man [COMMAND]: the man page the build installs (cli/CMakeLists.txt). */
+static int print_man_page(const char *name)
+{
+    if (!name) {
+        print_man_overview(stdout);
+        return CLI_EXIT_OK;
+    }
+    const struct cli_command *command = find_command(name);
+    const char *manual = command ? find_manual(name) : NULL;
+    if (!manual)
+        return cli_error("help", "no manual for '%s'", name);
+    char page[64];
+    snprintf(page, sizeof page, "overlapscope-%s", name);
+    manual_man_write(manual, page, command->summary, OVERLAPSCOPE_VERSION, stdout);
+    return CLI_EXIT_OK;
 }
 
 static int dispatch(int argc, char **argv)
@@ -108,6 +156,8 @@ static int dispatch(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (strcmp(name, "help") == 0) {
+        if (argc >= 3 && strcmp(argv[2], "--man") == 0)
+            return print_man_page(argc >= 4 ? argv[3] : NULL);
         if (argc < 3) {
             print_overview(stdout);
             return CLI_EXIT_OK;

@@ -7,7 +7,14 @@ expect() { if eval "$2"; then pass=$((pass+1)); else echo "FAILED: $1"; fail=$((
 os=$OVERLAPSCOPE
 expect "--version prints the version" '[[ "$($os --version)" =~ ^overlapscope\ [0-9]+\.[0-9]+\.[0-9]+$ ]]'
 expect "--help lists record" '$os --help | grep -q "^  record "'
-expect "help info prints its manual" '$os help info | grep -q "^# overlapscope info"'
+expect "help info prints its manual" '$os help info | grep -q "^OVERLAPSCOPE INFO$"'
+# terminal text, not Markdown: 80 columns into a pipe (the import manual's table rows are 300
+# characters of Markdown), no inline marks; help --man writes the roff page the build installs
+width=$(LC_ALL=C.UTF-8 $os help import | LC_ALL=C.UTF-8 wc -L)
+expect "help import fits 80 columns (it is $width)" '[ "$width" -le 80 ]'
+expect "help import drops the Markdown marks" '! $os help import | grep -q -e "\*\*" -e "\`" -e "^#"'
+expect "help --man check is a roff page" '$os help --man check | head -1 | grep -q "^\.TH \"OVERLAPSCOPE\\\\-CHECK\" \"1\""'
+expect "help --man writes overlapscope(1)" '$os help --man | grep -q "^\.SH COMMANDS"'
 expect "info --help prints the same manual" '[ "$($os help info)" = "$($os info --help)" ]'
 out=$($os frobnicate 2>&1); rc=$?
 expect "unknown command exits 2" '[ $rc -eq 2 ]'

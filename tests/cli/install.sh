@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installed like a real tool: `cmake --install` into a scratch prefix, and (where dpkg-deb exists)
+# the `cpack -G DEB` package extracted into a scratch root, each give a working overlapscope: its
+# version, its man pages (read by man -l where man exists), its completion, its collector when the
+# build has one, and a report of a golden trace identical to the build tree's.
+set -u
+fail=0; pass=0
+expect() { if eval "$2"; then pass=$((pass+1)); else echo "FAILED: $1"; fail=$((fail+1)); fi; }
+build=$OVERLAPSCOPE_BUILD_DIR
+golden=$OVERLAPSCOPE_TEST_DATA/gpu/copy_pinned.db
+scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
+expected_report=$("$OVERLAPSCOPE" report "$golden")
+
+# check_tree LABEL ROOT LIBDIR: the installed files under ROOT work.
+check_tree() {
+    local label=$1 root=$2 libdir=$3 os=$2/bin/overlapscope
+    expect "$label: --version" '[[ "$("$os" --version)" =~ ^overlapscope\ [0-9]+\.[0-9]+\.[0-9]+$ ]]'
+    expect "$label: a report of $golden as the build tree's" '[ "$("$os" report "$golden")" = "$expected_report" ]'
+    expect "$label: overlapscope(1) and one page per command" '[ $(ls "$root"/share/man/man1 | wc -l) -eq $(( $("$os" --help | grep -c "^  [a-z]") + 1 )) ]'
+    if command -v man >/dev/null; then
+        page=$(MANWIDTH=80 man -l "$root/share/man/man1/overlapscope-check.1" 2>&1)
+        expect "$label: man -l reads overlapscope-check(1)" 'grep -q "overlapscope-check  *-  *gate  *CI" <<<"$page" && grep -q "^DESCRIPTION" <<<"$page"'
+        page=$(MANWIDTH=80 man -l "$root/share/man/man1/overlapscope.1" 2>&1)
+        expect "$label: man -l reads overlapscope(1)" 'grep -q "overlapscope-report(1)" <<<"$page"'
+    fi
+    expect "$label: LICENSE installed" '[ -f "$root"/share/doc/overlapscope/LICENSE ]'
+    expect "$label: zsh completion installed" '[ -f "$root"/share/zsh/site-functions/_overlapscope ]'
+    # bash completion, driven as bash drives it: "overlapscope rep<TAB>", "overlapscope report --js<TAB>"
+    completed=$(PATH="$root/bin:$PATH" bash -c 'source "$1"; COMP_WORDS=(overlapscope rep); COMP_CWORD=1; _overlapscope; echo "${COMPREPLY[*]}";
+        COMP_WORDS=(overlapscope report --js); COMP_CWORD=2; _overlapscope; echo "${COMPREPLY[*]}"' _ "$root"/share/bash-completion/completions/overlapscope)
+    expect "$label: bash completes commands and options" '[ "$completed" = "$(printf "report\n--json")" ]'
+    if [ -f "$build"/collector/liboverlapscope-collector.so ]; then
+        expect "$label: the collector is installed" '[ -f "$root/$libdir/overlapscope/liboverlapscope-collector.so" ]'
+    fi
+}
+
+cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build"/CMakeCache.txt)
+check_tree "cmake --install" "$scratch/prefix" "$libdir"
+
+if command -v dpkg-deb >/dev/null && command -v cpack >/dev/null; then
+    (cd "$scratch" && cpack -G DEB --config "$build"/CPackConfig.cmake -B "$scratch/package" >/dev/null 2>&1)
+    deb=$(ls "$scratch"/package/*.deb 2>/dev/null | head -1)
+    expect "cpack -G DEB builds a package" '[ -n "$deb" ]'
+    if [ -n "$deb" ]; then
+        expect "the package is overlapscope" '[ "$(dpkg-deb -f "$deb" Package)" = overlapscope ]'
+        dpkg-deb -x "$deb" "$scratch/root"
+        check_tree "DEB" "$scratch/root/usr" "$libdir"
+    fi
+fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
