@@ -360,11 +360,12 @@ static void test_single_rank_unmatched(void)
 
 /* --- golden traces --- */
 
-static struct analysis_result *golden(const char *name)
+/* A golden trace of folder ("gpu": 2x H200, "gpu-h100"). */
+static struct analysis_result *golden_in(const char *folder, const char *name)
 {
     const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
     char path[1024];
-    snprintf(path, sizeof path, "%s/gpu/%s", data ? data : "tests/data", name);
+    snprintf(path, sizeof path, "%s/%s/%s", data ? data : "tests/data", folder, name);
     error_info err = {{0}};
     store *trace = store_open(path, 1, &err);
     struct analysis_result *result = trace ? analysis_run(trace, NULL, &err) : NULL;
@@ -374,12 +375,17 @@ static struct analysis_result *golden(const char *name)
     return result;
 }
 
+static struct analysis_result *golden(const char *name)
+{
+    return golden_in("gpu", name);
+}
+
 /* Every golden trace: each device's idle and exposed communication are exactly their parts. */
-static void test_golden_sums(void)
+static void test_golden_sums(const char *name, int at_least)
 {
     const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
     char folder[1024];
-    snprintf(folder, sizeof folder, "%s/gpu", data ? data : "tests/data");
+    snprintf(folder, sizeof folder, "%s/%s", data ? data : "tests/data", name);
     DIR *dir = opendir(folder);
     CHECK(dir != NULL);
     if (!dir)
@@ -391,7 +397,7 @@ static void test_golden_sums(void)
         if (length < 4 || strcmp(entry->d_name + length - 3, ".db") != 0)
             continue;
         traces++;
-        struct analysis_result *result = golden(entry->d_name);
+        struct analysis_result *result = golden_in(name, entry->d_name);
         CHECK(result != NULL);
         for (size_t d = 0; result && d < result->device_count; d++) {
             const struct analysis_accounting *accounting = whole_device(result, d);
@@ -409,7 +415,7 @@ static void test_golden_sums(void)
         analysis_free(result);
     }
     closedir(dir);
-    CHECK(traces >= 30);
+    CHECK(traces >= at_least);
 }
 
 static void test_golden_figures(void)
@@ -460,7 +466,8 @@ int main(void)
     test_two_ranks_with_offset();
     test_skew_behind_compute();
     test_single_rank_unmatched();
-    test_golden_sums();
+    test_golden_sums("gpu", 30);
+    test_golden_sums("gpu-h100", 20);
     test_golden_figures();
     char command[256];
     snprintf(command, sizeof command, "rm -rf %s", directory);

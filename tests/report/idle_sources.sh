@@ -50,5 +50,12 @@ sys.exit(1 if problems else 0)
 PY
 "$os" report "$work/loop.db" | grep -q "cudaDeviceSynchronize .* 2x  at train.py:17 main" ||
     { echo "FAILED: the text report does not say '2x at train.py:17 main'"; "$os" report "$work/loop.db" | tail -8; fail=1; }
+# Seed 003's GPU-augmentation pipeline as torch.profiler saw it on an H200 (busy 2.4%, and the
+# waits found nothing): every idle nanosecond gets a cause the trace proves, none unexplained, and
+# the host's own work (augmentation set-up, Python) is the largest.
+aug=${OVERLAPSCOPE_TEST_DATA:?}/kineto-h200/pipeline_aug_rank0.json.gz
+"$os" import "$aug" -o "$work/aug.db" >/dev/null 2>&1 || { echo "FAILED: import $aug"; fail=1; }
+"$os" check "$work/aug.db" --max idle_unexplained_ms=0 --min idle_host_cpu_ms=200 --min idle_launch_bound_ms=50 \
+    --max busy_ratio=0.05 >"$work/check.txt" 2>&1 || { echo "FAILED: pipeline_aug"; cat "$work/check.txt"; fail=1; }
 [ $fail -eq 0 ] && echo "passed"
 exit $fail
