@@ -176,7 +176,7 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
          "SELECT op, bytes, communicator, sequence_number, nranks FROM collectives WHERE kernel_rowid = ?1 LIMIT 1"},
         {offsetof(struct accountant, late_gpu_query),
          "SELECT name_id, start_ns, end_ns FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND start_ns < ?4"
-         " AND start_ns > ?3 - 1000000000 AND end_ns > ?3 ORDER BY start_ns DESC LIMIT 64"},
+         " AND start_ns > ?3 - 10000000 AND end_ns > ?3 ORDER BY start_ns DESC LIMIT 64"},
     };
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
         sqlite3_stmt **slot = (sqlite3_stmt **)((char *)acc + queries[i].offset);

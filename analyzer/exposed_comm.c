@@ -19,8 +19,6 @@
 #include "store.h"
 #include "units.h"
 
-/* Queries of what a late rank's GPU ran while the others waited: at most this many. */
-#define LATE_LOOKUPS_MAX 2000
 
 void exposed_comm_free_kernels(struct device_books *books)
 {
@@ -264,10 +262,11 @@ static void late_activity(accountant *acc, const struct device_books *late, cons
     }
     sqlite3_reset(query);
     if (best_name >= 0)
-        snprintf(detail, size, "meanwhile %s's GPU ran %s (%" PRId64 "%% of the wait)", late_label,
+        snprintf(detail, size, "at the first, %s's GPU meanwhile ran %s (%" PRId64 "%% of the wait)", late_label,
                  kernel_names_short(acc->names, best_name), skew_ns > 0 ? best_ns * 100 / skew_ns : 0);
     else
-        snprintf(detail, size, "meanwhile %s's GPU ran no kernel: its idle causes say what its host did", late_label);
+        snprintf(detail, size, "at the first, %s's GPU ran no kernel meanwhile: its idle causes say what its host did",
+                 late_label);
     (void)covered;
 }
 
@@ -297,9 +296,11 @@ static struct rank_tally *tally_of(struct rank_tally *tallies, size_t *count, in
     return &tallies[(*count)++];
 }
 
+/* described[waiting book * book count + late book]: the late rank's activity is looked up once per
+ * pair of devices (the first skewed instance), which is the one the evidence quotes. */
 static int split_instance(accountant *acc, const struct analysis_result *result, const struct member *members,
                           size_t count, struct rank_tally *tallies, size_t *tally_count, int64_t *skewed_instances,
-                          int *lookups)
+                          unsigned char *described)
 {
     size_t last = 0;
     for (size_t i = 1; i < count; i++) {
@@ -330,8 +331,9 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
         }
         largest_skew = skew > largest_skew ? skew : largest_skew;
         char detail[256] = "";
-        if (*lookups < LATE_LOOKUPS_MAX) {
-            (*lookups)++;
+        unsigned char *done = &described[members[i].book * acc->book_count + members[last].book];
+        if (!*done) {
+            *done = 1;
             late_activity(acc, late, late_kernel, skew, late_label, detail, sizeof detail);
         }
         struct evidence_figures waiting = {.late_ns = skew, .detail = detail[0] ? detail : NULL};
@@ -417,9 +419,11 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
         return 0;
     struct member *members = malloc(total * sizeof *members);
     struct rank_tally *tallies = calloc(acc->book_count, sizeof *tallies);
-    if (!members || !tallies) {
+    unsigned char *described = calloc(acc->book_count * acc->book_count, 1);
+    if (!members || !tallies || !described) {
         free(members);
         free(tallies);
+        free(described);
         return error_set(err, "out of memory");
     }
     size_t n = 0;
@@ -436,14 +440,14 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
     qsort(members, n, sizeof *members, compare_members);
     size_t tally_count = 0;
     int64_t skewed_instances = 0;
-    int lookups = 0, status = 0;
+    int status = 0;
     for (size_t start = 0; status == 0 && start < n;) {
         size_t end = start + 1;
         while (end < n && same_instance(&members[start], &members[end]))
             end++;
         if (end - start >= 2)
             status = split_instance(acc, result, members + start, end - start, tallies, &tally_count,
-                                    &skewed_instances, &lookups);
+                                    &skewed_instances, described);
         else
             status = give_unmatched(acc, &members[start], single_process);
         start = end;
@@ -452,5 +456,6 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
         name_straggler(acc, result, tallies, tally_count, skewed_instances);
     free(members);
     free(tallies);
+    free(described);
     return status == 0 ? 0 : error_set(err, "out of memory");
 }
