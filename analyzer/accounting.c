@@ -548,6 +548,7 @@ static int add_accounting(struct analysis_result *result, size_t *capacity, size
 int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err)
 {
     result->straggler.rank = -1;
+    result->call_sources_known = acc->has_call_sources;
     if (exposed_comm_collect(acc, result, err) != 0)
         return -1;
     size_t capacity = 0;

@@ -201,6 +201,7 @@ struct analysis_result {
     struct accounting_straggler straggler;
     char **full_names;          /* the storage of the kept waits' ops' full_name, one per kernel name */
     size_t full_name_count;
+    int call_sources_known;     /* the trace says where in the program its API calls were made */
 };
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure

@@ -57,6 +57,7 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
         cJSON_AddItemToObject(target, "idle", breakdown_json(&accounting->idle));
         cJSON_AddItemToObject(target, "exposed_communication", breakdown_json(&accounting->exposed_communication));
     }
+    cJSON_AddBoolToObject(root, "call_sources", result->call_sources_known);
     const struct accounting_straggler *straggler = &result->straggler;
     if (straggler->rank < 0) {
         cJSON_AddNullToObject(root, "straggler");
@@ -139,6 +140,12 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
         if (accounting->exposed_communication.ns > 0)
             breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top, markdown);
     }
+    int any_idle = 0;
+    for (size_t i = 0; i < result->accounting_count; i++)
+        any_idle |= result->accountings[i].idle.ns > 0;
+    if (any_idle && !result->call_sources_known)
+        fprintf(out, markdown ? "\nWhere in the program: this trace does not say (torch.profiler: `with_stack=True`).\n"
+                              : "  where in the program: this trace does not say (torch.profiler: with_stack=True)\n");
     if (result->straggler.rank >= 0) {
         fprintf(out, markdown ? "\n**Straggler: rank %" PRId64 ".** " : "  straggler: rank %" PRId64 ": ",
                 result->straggler.rank);
