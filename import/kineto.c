@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "call_sources.h"
+#include "naming.h"
 #include "nccl_kernel_name.h"
 #include "nccl_names.h"
 #include "stream_set.h"
@@ -251,7 +252,7 @@ static int import_kernel(struct kineto_state *state, const struct json_value *ev
     struct nccl_kernel_info from_name;
     int is_collective = nccl_kernel_name_parse(row.name, &from_name) || json_get(args, "Collective name");
     if (stream_set_note(&state->streams, state->process_id, row.device_id, row.context_id, row.stream_id,
-                        STREAM_SET_KERNEL | (is_collective ? STREAM_SET_NCCL : 0)) != 0)
+                        is_collective ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE, row.start_ns, row.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return is_collective ? insert_collective(state, &row, rowid, args, &from_name, err) : 0;
 }
@@ -319,7 +320,8 @@ static int import_memcpy(struct kineto_state *state, const struct json_value *ev
         state->odd_fields++;
     }
     if (stream_set_note(&state->streams, state->process_id, row.device_id, row.context_id, row.stream_id,
-                        STREAM_SET_COPY) != 0)
+                        naming_copy_category(row.copy_kind, row.src_device_id, row.dst_device_id), row.start_ns,
+                        row.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memcpy(state->s, &row, err);
 }
@@ -348,7 +350,7 @@ static int import_memset(struct kineto_state *state, const struct json_value *ev
         state->odd_fields++;
     }
     if (stream_set_note(&state->streams, state->process_id, row.device_id, row.context_id, row.stream_id,
-                        STREAM_SET_COPY) != 0)
+                        ANALYSIS_MEMSET, row.start_ns, row.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memset(state->s, &row, err);
 }

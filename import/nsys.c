@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "key_index.h"
+#include "naming.h"
 #include "nccl_kernel_name.h"
 #include "stream_set.h"
 
@@ -282,7 +283,7 @@ static int import_kernel_row(struct nsys_state *state, sqlite3_stmt *row, error_
     struct nccl_kernel_info from_name;
     int is_nccl = nccl_kernel_name_parse(kernel.name, &from_name);
     if (stream_set_note(&state->streams, process_id, kernel.device_id, kernel.context_id, kernel.stream_id,
-                        STREAM_SET_KERNEL | (is_nccl ? STREAM_SET_NCCL : 0)) != 0)
+                        is_nccl ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE, kernel.start_ns, kernel.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     if (!is_nccl)
         return 0;
@@ -335,7 +336,8 @@ static int import_memcpy_row(struct nsys_state *state, sqlite3_stmt *row, error_
         return error_set(err, "%s: CUPTI_ACTIVITY_KIND_MEMCPY: a row without start, end, deviceId or streamId",
                          state->name);
     if (stream_set_note(&state->streams, process_id, copy.device_id, copy.context_id, copy.stream_id,
-                        STREAM_SET_COPY) != 0)
+                        naming_copy_category(copy.copy_kind, copy.src_device_id, copy.dst_device_id), copy.start_ns,
+                        copy.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memcpy(state->s, &copy, err);
 }
@@ -370,8 +372,8 @@ static int import_memset_row(struct nsys_state *state, sqlite3_stmt *row, error_
         set.end_ns == STORE_NULL)
         return error_set(err, "%s: CUPTI_ACTIVITY_KIND_MEMSET: a row without start, end, deviceId or streamId",
                          state->name);
-    if (stream_set_note(&state->streams, process_id, set.device_id, set.context_id, set.stream_id, STREAM_SET_COPY) !=
-        0)
+    if (stream_set_note(&state->streams, process_id, set.device_id, set.context_id, set.stream_id, ANALYSIS_MEMSET,
+                        set.start_ns, set.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memset(state->s, &set, err);
 }

@@ -3,6 +3,9 @@
 #include "stream_set.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "naming.h"
 
 struct stream_key {
     const struct stream_set *set;
@@ -18,18 +21,20 @@ static int entry_matches(const void *context, size_t position)
 }
 
 int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_id, int64_t context_id,
-                    int64_t stream_id, int what_ran)
+                    int64_t stream_id, enum analysis_category category, int64_t start_ns, int64_t end_ns)
 {
+    /* a sum is a stream's busy time: a stream runs its work one item after another */
+    int64_t duration_ns = end_ns > start_ns ? end_ns - start_ns : 0;
     struct stream_key key = {set, process_id, device_id, context_id == STORE_NULL ? 0 : context_id, stream_id};
     if (set->last_hit < set->count && entry_matches(&key, set->last_hit)) {
-        set->entries[set->last_hit].what_ran |= what_ran;
+        set->entries[set->last_hit].busy_ns[category] += duration_ns;
         return 0;
     }
     uint64_t hash = key_index_hash(key.process_id, key.device_id, key.context_id, key.stream_id);
     long found = key_index_find(&set->index, hash, entry_matches, &key);
     if (found >= 0) {
         set->last_hit = (size_t)found;
-        set->entries[found].what_ran |= what_ran;
+        set->entries[found].busy_ns[category] += duration_ns;
         return 0;
     }
     if (set->count == set->capacity) {
@@ -42,8 +47,8 @@ int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_i
     }
     if (key_index_add(&set->index, hash, set->count) != 0)
         return -1;
-    set->entries[set->count] =
-        (struct stream_set_entry){process_id, device_id, key.context_id, stream_id, what_ran};
+    set->entries[set->count] = (struct stream_set_entry){process_id, device_id, key.context_id, stream_id, {0}};
+    set->entries[set->count].busy_ns[category] = duration_ns;
     set->last_hit = set->count++;
     return 0;
 }
@@ -52,10 +57,9 @@ int stream_set_write(const struct stream_set *set, store *s, error_info *err)
 {
     for (size_t i = 0; i < set->count; i++) {
         const struct stream_set_entry *entry = &set->entries[i];
-        const char *label = (entry->what_ran & STREAM_SET_NCCL)     ? "nccl"
-                            : (entry->what_ran & STREAM_SET_KERNEL) ? "compute"
-                            : (entry->what_ran & STREAM_SET_COPY)   ? "copy"
-                                                                    : NULL;
+        const char *label = naming_stream_role(entry->busy_ns, 0);
+        if (strcmp(label, "idle") == 0)
+            label = NULL;
         struct store_stream row = {.process_id = entry->process_id, .device_id = entry->device_id,
                                    .context_id = entry->context_id, .stream_id = entry->stream_id,
                                    .is_legacy_default = 0, .is_per_thread_default = 0, .priority = STORE_NULL,

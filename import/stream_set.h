@@ -1,21 +1,21 @@
-/* stream_set.h: the streams an importer saw GPU work on, with what ran there, written to the
- * store's streams table at the end (label "nccl", "compute" or "copy"). Shared by the Kineto and
- * Nsight Systems importers. Owns its array; free with stream_set_free. */
+/* stream_set.h: the streams an importer saw GPU work on, with how long each category of work ran
+ * there, written to the store's streams table at the end, labelled with the role the analyzer
+ * would give them (naming_stream_role: "nccl", "compute", "copy", "mixed"). Shared by the Kineto
+ * and Nsight Systems importers. Owns its array; free with stream_set_free. */
 #ifndef OVERLAPSCOPE_STREAM_SET_H
 #define OVERLAPSCOPE_STREAM_SET_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "error.h"
 #include "key_index.h"
 #include "store.h"
 
-enum { STREAM_SET_KERNEL = 1, STREAM_SET_NCCL = 2, STREAM_SET_COPY = 4 };
-
 struct stream_set_entry {
     int64_t process_id, device_id, context_id, stream_id;
-    int what_ran; /* STREAM_SET_* bits */
+    int64_t busy_ns[ANALYSIS_CATEGORY_COUNT]; /* summed durations per category */
 };
 
 struct stream_set {
@@ -25,10 +25,10 @@ struct stream_set {
     size_t last_hit;        /* consecutive activities mostly hit the same stream */
 };
 
-/* Records that what_ran ran on the stream (a NULL context counts as context 0). Returns 0, or -1
- * when out of memory. */
+/* Records that work of category ran on the stream from start_ns to end_ns (a NULL context counts
+ * as context 0). Returns 0, or -1 when out of memory. */
 int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_id, int64_t context_id,
-                    int64_t stream_id, int what_ran);
+                    int64_t stream_id, enum analysis_category category, int64_t start_ns, int64_t end_ns);
 
 /* Inserts one streams row per entry. Returns 0 or -1 with err filled. */
 int stream_set_write(const struct stream_set *set, store *s, error_info *err);
