@@ -645,9 +645,7 @@ static void emit_op_args(struct writer *w, const char *role, const struct analys
     emit_int(w, key, w->analysis->lanes[op->lane].stream_id);
 }
 
-/* One wait: a slice on its device's waits track named by its cause. Hook for the idle and
- * exposed-communication accounting (issue 16): its causes become slices the same way, on a track
- * kind of their own beside CHROME_TRACK_WAITS. */
+/* One wait: a slice on its device's waits track named by its cause. */
 static int write_wait(struct writer *w, const struct wait_order *item)
 {
     const struct analysis_wait *wait = item->wait;
@@ -698,6 +696,69 @@ static int write_waits(struct writer *w)
     return status;
 }
 
+/* --- the analyzer's time accounting (issue 16) --- */
+
+/* Where a device's idle and exposed-communication time went: one slice per stretch of one cause
+ * (accounting.h; the analyzer keeps the earliest ACCOUNTING_MAX_INTERVALS), on the device's
+ * accounting track, named by the cause's title. Stretches come in time order per device and never
+ * overlap (idle: nothing ran; exposed: NCCL ran without compute), so the track is strict. */
+static int write_accounting_interval(struct writer *w, const struct accounting_interval *interval)
+{
+    const struct analysis_device *device = &w->analysis->devices[interval->device];
+    int64_t start = interval->start_ns, end = interval->end_ns, tid;
+    if (!clip_slice(w, &start, &end))
+        return 0;
+    if (place(w, (struct chrome_track_key){device->process_id, CHROME_TRACK_ACCOUNTING, device->device_id, 0}, start,
+              end, &tid) != 0)
+        return -1;
+    int idle = accounting_cause_is_idle(interval->cause);
+    begin_slice(w, idle ? "idle" : "exposed communication", accounting_cause_title(interval->cause), 0,
+                device->process_id, tid, start, end);
+    emit_key(w, "cause");
+    emit_string(w, accounting_cause_tag(interval->cause), CHROME_EXPORT_NAME_BYTES, 0);
+    emit_key(w, "kind");
+    emit(w, idle ? "\"idle\"" : "\"exposed communication\"");
+    end_event(w);
+    return 0;
+}
+
+static int compare_intervals(const void *left, const void *right)
+{
+    const struct accounting_interval *a = *(const struct accounting_interval *const *)left;
+    const struct accounting_interval *b = *(const struct accounting_interval *const *)right;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    return a->end_ns > b->end_ns ? -1 : a->end_ns < b->end_ns;
+}
+
+/* The analyzer lists a device's idle stretches and its exposed ones apart: in one time order they
+ * share one track. */
+static int write_accounting(struct writer *w)
+{
+    const struct analysis_result *analysis = w->analysis;
+    if (!analysis || analysis->accounting_interval_count == 0)
+        return 0;
+    const struct accounting_interval **order = malloc(analysis->accounting_interval_count * sizeof *order);
+    if (!order)
+        return out_of_memory(w);
+    size_t count = 0;
+    for (size_t i = 0; i < analysis->accounting_interval_count; i++)
+        if (analysis->accounting_intervals[i].device < analysis->device_count)
+            order[count++] = &analysis->accounting_intervals[i];
+    qsort(order, count, sizeof *order, compare_intervals);
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        w->rows++;
+        status = write_accounting_interval(w, order[i]);
+        if (status == 0)
+            status = check_bound(w);
+    }
+    free(order);
+    return status;
+}
+
 /* --- track names --- */
 
 static int compare_process_ids(const void *left, const void *right)
@@ -713,6 +774,9 @@ static void track_name(struct writer *w, const struct chrome_track *track, char 
     switch (key->kind) {
     case CHROME_TRACK_WAITS:
         length = snprintf(name, size, "GPU %" PRId64 " waits (analysis)", key->device_id);
+        break;
+    case CHROME_TRACK_ACCOUNTING:
+        length = snprintf(name, size, "GPU %" PRId64 " idle and exposed communication (analysis)", key->device_id);
         break;
     case CHROME_TRACK_STREAM: {
         char label[64];
@@ -739,7 +803,9 @@ static void track_name(struct writer *w, const struct chrome_track *track, char 
      * second track overlapped on its own (clock skew, or a hostile trace). */
     if (track->overflow > 0 && length > 0 && (size_t)length < size)
         snprintf(name + length, size - (size_t)length,
-                 key->kind == CHROME_TRACK_WAITS ? " (%" PRId64 ")" : " (overlapping slices, %" PRId64 ")",
+                 key->kind == CHROME_TRACK_WAITS || key->kind == CHROME_TRACK_ACCOUNTING
+                     ? " (%" PRId64 ")"
+                     : " (overlapping slices, %" PRId64 ")",
                  track->overflow + 1);
 }
 
@@ -753,7 +819,8 @@ static int write_track_names(struct writer *w)
         char name[256];
         track_name(w, &list[i], name, sizeof name);
         write_metadata(w, "thread", list[i].key.process_id, list[i].tid, name, (int64_t)i);
-        w->counts.overflow_tracks += list[i].overflow > 0 && list[i].key.kind != CHROME_TRACK_WAITS;
+        w->counts.overflow_tracks +=
+            list[i].overflow > 0 && list[i].key.kind != CHROME_TRACK_WAITS && list[i].key.kind != CHROME_TRACK_ACCOUNTING;
         if ((i == 0 || list[i - 1].key.process_id != list[i].key.process_id) &&
             !bsearch(&list[i].key.process_id, w->named_processes, w->named_count, sizeof *w->named_processes,
                      compare_process_ids)) {
@@ -797,7 +864,7 @@ static int write_events(struct writer *w)
     for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
         if (for_each_row(w, passes[i].sql, passes[i].write_row) != 0)
             return -1;
-    if (write_waits(w) != 0)
+    if (write_waits(w) != 0 || write_accounting(w) != 0)
         return -1;
     return write_track_names(w);
 }

@@ -3,7 +3,8 @@
  *
  * Layout: each process (rank) is a pid, named "rank R pid P (host)". Its tracks (tids, numbered by
  * the export) are, per GPU: "GPU D waits" (one slice per wait the analyzer found, named by its
- * cause), then one track per stream (kernels, copies, memsets) and its NVTX annotations; then the
+ * cause), "GPU D idle and exposed communication" (the analyzer's time accounting, one slice per
+ * stretch of one cause), then one track per stream (kernels, copies, memsets) and its NVTX annotations; then the
  * process's CUDA synchronizations; then per host thread its CUDA API calls and its NVTX ranges.
  * No two slices of one track partially overlap (chrome_tracks.h adds overflow tracks when the data
  * would). Every GPU op is linked to the API call that launched it by a flow arrow ("ac2g"), and

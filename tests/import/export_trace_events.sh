@@ -54,6 +54,23 @@ python3 "$here/check_export_waits.py" --pairs "${pairs[@]}" >"$scratch/waits.out
     [ "$(grep -c ': ok (' "$scratch/waits.out")" -ge 30 ] && grep -q "gpu-ddp_fill_eighth.json: ok (100 waits" "$scratch/waits.out" &&
     ok || { grep -v ": ok" "$scratch/waits.out"; bad "golden traces' waits"; }
 
+# The time accounting (issue 16): per device, the idle slices add up to the report's idle_ns and the
+# exposed-communication slices to its exposed_communication_ns, on one track each device.
+python3 - "$scratch/ddp_fill_eighth.report.json" "$scratch/gpu-ddp_fill_eighth.json" <<'PY' && ok || bad "accounting slices"
+import collections, json, sys
+report, export = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in export["traceEvents"] if e.get("name") == "thread_name"}
+sums = collections.Counter()
+for e in export["traceEvents"]:
+    if e.get("cat") in ("idle", "exposed communication"):
+        sums[(e["cat"], names[(e["pid"], e["tid"])])] += round(e["dur"] * 1000)
+for device in report["devices"]:
+    track = "GPU %d idle and exposed communication (analysis)" % device["device_id"]
+    assert sums[("idle", track)] == device["idle_ns"] > 0, (sums, device["idle_ns"])
+    assert sums[("exposed communication", track)] == device["exposed_communication_ns"] > 0, sums
+assert len({track for _, track in sums}) == len(report["devices"]) == 2, sums
+PY
+
 # --origin trace keeps the set-up before the first GPU activity: every API call is there, and the
 # report's +0 (where the "report +0" instant sits) is where the waits moved to.
 "$os" export "$data/ddp_fill_eighth.db" --origin trace --chrome "$scratch/trace_origin.json" >/dev/null &&
