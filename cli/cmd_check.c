@@ -1,6 +1,7 @@
 /* cmd_check.c: `overlapscope check TRACE --min NAME=V --max NAME=V ...`: gates CI on the named
  * metrics of docs/metrics.md. Exit 0 when every bound holds, 1 when one fails (each bound is
- * printed with its value), 2 on a usage or input error. */
+ * printed with its value), 2 on a usage or input error. --json and --markdown print the report
+ * of the same analysis with the verdicts, so that CI analyzes a trace once. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include "filters.h"
 #include "report.h"
 
-enum { OPTION_MIN = 1, OPTION_MAX, OPTION_STRICT };
+enum { OPTION_MIN = 1, OPTION_MAX, OPTION_STRICT, OPTION_JSON, OPTION_MARKDOWN };
 enum { MAX_BOUNDS = 64 };
 
 struct bound {
@@ -48,40 +49,121 @@ static int parse_bound(const char *command, const char *text, int is_minimum, st
     return 0;
 }
 
+/* A bound's outcome on one analysis. */
+struct verdict {
+    const struct bound *bound;
+    double value;
+    const char *unmeasured; /* why the metric is not measured, or NULL */
+    int holds;
+};
+
 /* A bound on a metric the trace cannot measure (comm_overlap without communication) holds, with
- * the reason printed, unless strict: then it fails (docs/overlapscope-check.md). */
-static int evaluate(const struct analysis_result *result, const struct bound *bounds, size_t count, int strict)
+ * the reason printed, unless strict: then it fails (docs/overlapscope-check.md). Returns 1 when
+ * any bound fails. */
+static int evaluate(const struct analysis_result *result, const struct bound *bounds, size_t count, int strict,
+                    struct verdict *verdicts)
 {
     int failed = 0;
     for (size_t i = 0; i < count; i++) {
-        const char *unmeasured = report_metric_unmeasured(result, bounds[i].name);
-        if (unmeasured) {
-            printf("%s %s not measured: %s (%s %.6g%s)\n", strict ? "FAIL" : "ok  ", bounds[i].name, unmeasured,
-                   bounds[i].is_minimum ? "min" : "max", bounds[i].limit,
-                   strict ? ", --strict" : "; passes without --strict");
-            failed |= strict;
-            continue;
+        struct verdict *verdict = &verdicts[i];
+        *verdict = (struct verdict){.bound = &bounds[i]};
+        verdict->unmeasured = report_metric_unmeasured(result, bounds[i].name);
+        if (verdict->unmeasured) {
+            verdict->holds = !strict;
+        } else {
+            report_metric_value(result, bounds[i].name, &verdict->value);
+            verdict->holds = bounds[i].is_minimum ? verdict->value >= bounds[i].limit
+                                                  : verdict->value <= bounds[i].limit;
         }
-        double value = 0;
-        report_metric_value(result, bounds[i].name, &value);
-        int holds = bounds[i].is_minimum ? value >= bounds[i].limit : value <= bounds[i].limit;
-        printf("%s %s = %.6g (%s %.6g)\n", holds ? "ok  " : "FAIL", bounds[i].name, value,
-               bounds[i].is_minimum ? "min" : "max", bounds[i].limit);
-        failed |= !holds;
+        failed |= !verdict->holds;
     }
     return failed;
+}
+
+static void write_text(const struct verdict *verdicts, size_t count, int strict)
+{
+    for (size_t i = 0; i < count; i++) {
+        const struct verdict *v = &verdicts[i];
+        const char *kind = v->bound->is_minimum ? "min" : "max";
+        if (v->unmeasured)
+            printf("%s %s not measured: %s (%s %.6g%s)\n", v->holds ? "ok  " : "FAIL", v->bound->name,
+                   v->unmeasured, kind, v->bound->limit, strict ? ", --strict" : "; passes without --strict");
+        else
+            printf("%s %s = %.6g (%s %.6g)\n", v->holds ? "ok  " : "FAIL", v->bound->name, v->value, kind,
+                   v->bound->limit);
+    }
+}
+
+/* The report's JSON with a "check" object added: passed, strict, and one entry per bound. */
+static int write_json(const struct analysis_result *result, const struct report_context *context,
+                      const struct verdict *verdicts, size_t count, int strict, int failed)
+{
+    cJSON *root = report_to_json(result, context);
+    cJSON *check = root ? cJSON_AddObjectToObject(root, "check") : NULL;
+    cJSON *list = check ? cJSON_AddArrayToObject(check, "bounds") : NULL;
+    if (!list) {
+        cJSON_Delete(root);
+        return -1;
+    }
+    cJSON_AddBoolToObject(check, "passed", !failed);
+    cJSON_AddBoolToObject(check, "strict", strict);
+    for (size_t i = 0; i < count; i++) {
+        const struct verdict *v = &verdicts[i];
+        cJSON *entry = cJSON_CreateObject();
+        cJSON_AddItemToArray(list, entry);
+        cJSON_AddStringToObject(entry, "metric", v->bound->name);
+        cJSON_AddStringToObject(entry, "bound", v->bound->is_minimum ? "min" : "max");
+        cJSON_AddNumberToObject(entry, "limit", v->bound->limit);
+        if (v->unmeasured) {
+            cJSON_AddNullToObject(entry, "value");
+            cJSON_AddStringToObject(entry, "unmeasured", v->unmeasured);
+        } else {
+            cJSON_AddNumberToObject(entry, "value", v->value);
+            cJSON_AddNullToObject(entry, "unmeasured");
+        }
+        cJSON_AddBoolToObject(entry, "holds", v->holds);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return -1;
+    puts(text);
+    free(text);
+    return 0;
+}
+
+/* The verdicts as a Markdown table first (what a CI job summary shows at the top), then the
+ * report's Markdown. */
+static int write_markdown(const struct analysis_result *result, const struct report_context *context,
+                          const struct verdict *verdicts, size_t count, int strict, int failed)
+{
+    printf("## overlapscope check: %s\n\n| | metric | value | bound |\n|---|---|---|---|\n",
+           failed ? "FAILED" : "passed");
+    for (size_t i = 0; i < count; i++) {
+        const struct verdict *v = &verdicts[i];
+        printf("| %s | `%s` | ", v->holds ? "ok" : "**FAIL**", v->bound->name);
+        if (v->unmeasured)
+            printf("not measured: %s%s", v->unmeasured, strict ? " (--strict)" : "");
+        else
+            printf("%.6g", v->value);
+        printf(" | %s %.6g |\n", v->bound->is_minimum ? "min" : "max", v->bound->limit);
+    }
+    fputc('\n', stdout);
+    return report_write_markdown(stdout, result, context);
 }
 
 int cmd_check(int argc, char **argv)
 {
     static const struct option table[] = {
         {"min", required_argument, 0, OPTION_MIN}, {"max", required_argument, 0, OPTION_MAX},
-        {"strict", no_argument, 0, OPTION_STRICT}, CLI_FILTER_OPTIONS, {0, 0, 0, 0}};
+        {"strict", no_argument, 0, OPTION_STRICT}, {"json", no_argument, 0, OPTION_JSON},
+        {"markdown", no_argument, 0, OPTION_MARKDOWN}, CLI_FILTER_OPTIONS, {0, 0, 0, 0}};
     struct cli_filters filters;
     cli_filters_init(&filters);
     struct bound bounds[MAX_BOUNDS];
     size_t count = 0;
     int strict = 0;
+    enum report_format format = REPORT_TEXT;
     error_info err;
     optind = 1;
     int option;
@@ -94,6 +176,10 @@ int cmd_check(int argc, char **argv)
             count++;
         } else if (option == OPTION_STRICT) {
             strict = 1;
+        } else if (option == OPTION_JSON) {
+            format = REPORT_JSON;
+        } else if (option == OPTION_MARKDOWN) {
+            format = REPORT_MARKDOWN;
         } else if (cli_filters_take(&filters, argv, option) != 0) {
             return CLI_EXIT_ERROR;
         }
@@ -105,7 +191,19 @@ int cmd_check(int argc, char **argv)
     struct analysis_result *result = report_analyze_file(argv[optind], &filters.analysis, &err);
     if (!result)
         return cli_error(argv[0], "%s", err.message);
-    int failed = evaluate(result, bounds, count, strict);
+    struct verdict verdicts[MAX_BOUNDS];
+    int failed = evaluate(result, bounds, count, strict, verdicts);
+    struct report_context context = {.trace_path = argv[optind], .options = &filters.analysis, .top = 5,
+                                     .width = cli_terminal_width(stdout)};
+    int status = 0;
+    if (format == REPORT_JSON)
+        status = write_json(result, &context, verdicts, count, strict, failed);
+    else if (format == REPORT_MARKDOWN)
+        status = write_markdown(result, &context, verdicts, count, strict, failed);
+    else
+        write_text(verdicts, count, strict);
     analysis_free(result);
+    if (status != 0)
+        return cli_error(argv[0], "cannot write the report");
     return failed ? CLI_EXIT_CHECK_FAILED : CLI_EXIT_OK;
 }

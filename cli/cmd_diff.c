@@ -1,19 +1,92 @@
 /* cmd_diff.c: `overlapscope diff A B`: the named metrics and the causes of two traces side by side
- * with the change from A to B (text, --json or --markdown). */
+ * with the change from A to B (text, --json or --markdown); --fail-on METRIC=DELTA exits 1 when B
+ * is worse than A by more than DELTA. */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "filters.h"
 #include "report.h"
 
-enum { OPTION_JSON = 1, OPTION_MARKDOWN };
+enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_FAIL_ON };
+enum { MAX_THRESHOLDS = 64 };
+
+/* --fail-on METRIC=DELTA: the most B may be worse than A, as a magnitude. */
+struct threshold {
+    char name[64];
+    double allowed;
+    int higher_is_better;
+};
+
+/* Parses "METRIC=DELTA". A sign, when given, must point the metric's worse way (comm_overlap=-0.05,
+ * exposed_comm_ms=+2): a sign the other way would ask for an improvement, which this is not.
+ * Returns 0, or prints and returns -1. */
+static int parse_threshold(const char *command, const char *text, struct threshold *threshold)
+{
+    const char *equals = strchr(text, '=');
+    if (!equals || equals == text || (size_t)(equals - text) >= sizeof threshold->name)
+        return cli_usage_error(command, "--fail-on '%s' is not METRIC=DELTA", text), -1;
+    memcpy(threshold->name, text, (size_t)(equals - text));
+    threshold->name[equals - text] = '\0';
+    if (!report_metric_known(threshold->name)) {
+        char names[1024];
+        report_metric_names(names, sizeof names);
+        return cli_error(command, "unknown metric '%s' (metrics: %s)", threshold->name, names), -1;
+    }
+    char *end = NULL;
+    errno = 0;
+    double delta = strtod(equals + 1, &end);
+    if (end == equals + 1 || *end || errno || !isfinite(delta))
+        return cli_usage_error(command, "--fail-on '%s' wants a number after '='", text), -1;
+    threshold->higher_is_better = report_metric_higher_is_better(threshold->name);
+    char sign = equals[1];
+    if ((sign == '-' && !threshold->higher_is_better) || (sign == '+' && threshold->higher_is_better))
+        return cli_usage_error(command, "--fail-on '%s': %s is better %s, so a worsening is %s", text,
+                               threshold->name, threshold->higher_is_better ? "higher" : "lower",
+                               threshold->higher_is_better ? "negative" : "positive"),
+               -1;
+    threshold->allowed = fabs(delta);
+    return 0;
+}
+
+/* One line per threshold on out; returns 1 when B is worse than A by more than one allows. A
+ * metric either trace cannot measure is not compared. */
+static int check_thresholds(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
+                            const struct threshold *thresholds, size_t count)
+{
+    int failed = 0;
+    for (size_t i = 0; i < count; i++) {
+        const struct threshold *t = &thresholds[i];
+        const char *unmeasured = report_metric_unmeasured(a, t->name);
+        if (!unmeasured)
+            unmeasured = report_metric_unmeasured(b, t->name);
+        if (unmeasured) {
+            fprintf(out, "ok   %s not measured: %s (not compared)\n", t->name, unmeasured);
+            continue;
+        }
+        double value_a = 0, value_b = 0;
+        report_metric_value(a, t->name, &value_a);
+        report_metric_value(b, t->name, &value_b);
+        double worsening = t->higher_is_better ? value_a - value_b : value_b - value_a;
+        int holds = worsening <= t->allowed;
+        fprintf(out, "%s %s %.6g -> %.6g (change %+.6g; fails when %s by more than %.6g)\n", holds ? "ok  " : "FAIL",
+                t->name, value_a, value_b, value_b - value_a, t->higher_is_better ? "lower" : "higher", t->allowed);
+        failed |= !holds;
+    }
+    return failed;
+}
 
 int cmd_diff(int argc, char **argv)
 {
     static const struct option table[] = {
         {"json", no_argument, 0, OPTION_JSON},           {"markdown", no_argument, 0, OPTION_MARKDOWN},
-        CLI_FILTER_OPTIONS, {0, 0, 0, 0}};
+        {"fail-on", required_argument, 0, OPTION_FAIL_ON}, CLI_FILTER_OPTIONS, {0, 0, 0, 0}};
+    struct threshold thresholds[MAX_THRESHOLDS];
+    size_t threshold_count = 0;
     struct cli_filters filters;
     cli_filters_init(&filters);
     enum report_format format = REPORT_TEXT;
@@ -25,7 +98,13 @@ int cmd_diff(int argc, char **argv)
             format = REPORT_JSON;
         else if (option == OPTION_MARKDOWN)
             format = REPORT_MARKDOWN;
-        else if (cli_filters_take(&filters, argv, option) != 0)
+        else if (option == OPTION_FAIL_ON) {
+            if (threshold_count == MAX_THRESHOLDS)
+                return cli_usage_error(argv[0], "at most %d --fail-on", MAX_THRESHOLDS);
+            if (parse_threshold(argv[0], optarg, &thresholds[threshold_count]) != 0)
+                return CLI_EXIT_ERROR;
+            threshold_count++;
+        } else if (cli_filters_take(&filters, argv, option) != 0)
             return CLI_EXIT_ERROR;
     }
     if (argc - optind != 2)
@@ -39,9 +118,12 @@ int cmd_diff(int argc, char **argv)
         return cli_error(argv[0], "%s", err.message);
     }
     int status = report_write_diff(stdout, a, b, argv[optind], argv[optind + 1], format, &err);
+    /* after the text diff; on stderr when stdout is a JSON or Markdown document */
+    int failed = status == 0 && check_thresholds(format == REPORT_TEXT ? stdout : stderr, a, b, thresholds,
+                                                 threshold_count);
     analysis_free(a);
     analysis_free(b);
     if (status != 0)
         return cli_error(argv[0], "%s", err.message);
-    return CLI_EXIT_OK;
+    return failed ? CLI_EXIT_CHECK_FAILED : CLI_EXIT_OK;
 }

@@ -190,6 +190,15 @@ const char *report_metric_unmeasured(const struct analysis_result *result, const
     return NULL;
 }
 
+int report_metric_higher_is_better(const char *name)
+{
+    for (size_t i = 0; i < ENTRY_COUNT; i++)
+        if (strcmp(entries[i].public_part.name, name) == 0)
+            /* headroom_ratio is the share of the span that could be saved: less is better */
+            return strcmp(entries[i].public_part.unit, "ratio") == 0 && strcmp(name, "headroom_ratio") != 0;
+    return 0;
+}
+
 int report_metric_known(const char *name)
 {
     for (size_t i = 0; i < ENTRY_COUNT; i++)

@@ -40,6 +40,10 @@ size_t report_metric_count(void);
 const struct report_metric *report_metric_at(size_t index);
 /* 1 when a metric has that name. */
 int report_metric_known(const char *name);
+/* 1 when a larger value of the metric is better (the overlap and busy ratios), 0 when a smaller
+ * one is (times, counts, headroom_ratio) or no metric has that name: what diff --fail-on calls
+ * worse. */
+int report_metric_higher_is_better(const char *name);
 /* Looks a metric up by name and computes its value. Returns 0, or -1 when no metric has that name. */
 int report_metric_value(const struct analysis_result *result, const char *name, double *value);
 /* Why a metric is not measured on this result ("no communication": a ratio with nothing to divide
