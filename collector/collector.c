@@ -672,6 +672,9 @@ EXPORTED int InitializeInjection(void)
     if (!cupti_ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
                   "cuptiActivityRegisterCallbacks"))
         return 1;
+    /* docs/trace-format.md promises OS thread ids (what ps, perf and py-spy show); CUPTI's
+     * default is the pthread id (cupti_activity.h, CUpti_ActivityThreadIdType). */
+    cupti_ok(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType(SYSTEM)");
     set_device_buffer_size();
     enable_activities(collector.options.kinds, collector.options.api_set);
     subscribe_to_launches();
