@@ -16,6 +16,7 @@
 #include "steps.h"
 #include "sweep.h"
 #include "units.h"
+#include "whatif.h"
 
 /* Everything one analysis_run holds. */
 struct run {
@@ -413,6 +414,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         out->lost_ns = device.lost_ns;
         out->wait_count = waits;
         out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
+        if (whatif_device(run->db, run->names, &device, out, run->err) != 0) /* the replay's figure */
+            status = -1;
         for (size_t i = 0; i < device.lane_count; i++)
             out->stream_count += device.lanes[i].has_counted;
         run->result->interval_count += counted;
@@ -632,8 +635,10 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         status = error_set(err, "out of memory");
     if (status == 0)
         status = accountant_collect(run.accountant, run.result, err);
-    if (status == 0)
+    if (status == 0) {
         add_totals(run.result);
+        whatif_collect(run.result);
+    }
     finish_run(&run);
     if (own_transaction)
         sqlite3_exec(run.db, "COMMIT", NULL, NULL, NULL);

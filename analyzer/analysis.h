@@ -59,6 +59,31 @@ const char *analysis_cause_advice(enum analysis_cause cause);
 const char *analysis_cause_advice_source(enum analysis_cause cause);
 const char *analysis_category_tag(enum analysis_category category);
 
+/* The change a user would make for a proved cause, as the what-if replay models it (whatif.h). */
+enum analysis_fix {
+    ANALYSIS_FIX_PIN_HOST_BUFFER = 0,    /* pageable-copy: cudaMallocHost / cudaHostRegister */
+    ANALYSIS_FIX_NON_BLOCKING_STREAMS = 1, /* legacy-default-stream: cudaStreamNonBlocking or per-thread */
+    ANALYSIS_FIX_REMOVE_HOST_SYNC = 2,   /* host-sync: the synchronizing call moved out of the loop */
+    ANALYSIS_FIX_CUDA_GRAPH = 3,         /* late-launch: launches captured in a CUDA graph */
+    ANALYSIS_FIX_MORE_CONNECTIONS = 4,   /* shared-queue: CUDA_DEVICE_MAX_CONNECTIONS >= streams */
+    ANALYSIS_FIX_REMOVE_DEPENDENCY = 5,  /* event-dependency: by design; the gain is reported, marked */
+    ANALYSIS_FIX_NONE_SATURATED = 6,     /* sm-saturation: nothing to change; only last-wave tails */
+    ANALYSIS_FIX_ALL = 7,                /* every fix above whose cause is proved, dependencies excepted */
+    ANALYSIS_FIX_COUNT = 8
+};
+/* Stable tag ("pin-host-buffer") and the sentence a report prints ("if you pin the host buffer"). */
+const char *analysis_fix_tag(enum analysis_fix fix);
+const char *analysis_fix_title(enum analysis_fix fix);
+
+/* One fix's predicted saving, summed over devices. */
+struct analysis_what_if {
+    enum analysis_fix fix;
+    enum analysis_cause cause;   /* ANALYSIS_CAUSE_COUNT for "all of the above" */
+    int64_t predicted_saving_ns; /* replayed span as recorded minus replayed span with the fix */
+    int by_design;               /* the dependency was asked for: the gain is not a bug's price */
+    const char *assumptions;     /* static text: what the model assumed for this fix */
+};
+
 /* Filters; a field left at its "all" value selects everything. */
 struct analysis_options {
     int64_t rank;            /* -1: all ranks */
@@ -117,6 +142,9 @@ struct analysis_device {
     int64_t stream_pair_overlap_ns;     /* Σ overlap_ns of the device's stream pairs */
     int64_t stream_pair_possible_ns;    /* Σ possible_ns of them: overlap of possible = the ratio */
     int64_t copy_compute_possible_ns;   /* the most copy/compute overlap could be (copies beside other streams' kernels) */
+    /* The what-if replay (whatif.h); replay_span_ns 0 when the device was not replayed. */
+    int64_t replay_span_ns;             /* the recorded work replayed as recorded */
+    int64_t fix_saving_ns[ANALYSIS_FIX_COUNT]; /* per fix proved on this device, else 0 */
 };
 
 /* Overlap of two streams of one device. */
@@ -202,6 +230,10 @@ struct analysis_result {
     char **full_names;          /* the storage of the kept waits' ops' full_name, one per kernel name */
     size_t full_name_count;
     int call_sources_known;     /* the trace says where in the program its API calls were made */
+    /* What-if predictions (whatif.h), one per fix whose cause is proved, largest first; the last
+     * is ANALYSIS_FIX_ALL when any is. total_headroom_ns is the "all" saving. */
+    struct analysis_what_if what_if[ANALYSIS_FIX_COUNT];
+    size_t what_if_count;
 };
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure

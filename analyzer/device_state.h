@@ -81,7 +81,8 @@ struct device_state {
     size_t last_communication_lane;
     struct model_op last_communication; /* the latest NCCL kernel started on the device */
     int64_t lost_ns;               /* sum of the device's waits */
-    int64_t explained_lost_ns;     /* of waits a change of code could remove (headroom model) */
+    int64_t explained_lost_ns;     /* of waits a change of code could remove */
+    int64_t cause_count[ANALYSIS_CAUSE_COUNT]; /* waits proved per cause (the what-if's fixes) */
 };
 
 #endif

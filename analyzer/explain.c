@@ -1040,6 +1040,7 @@ static void record_wait(explainer *explain, struct wait_case *item)
     explain->causes[wait->cause].lost_ns += wait->lost_ns;
     explain->causes[wait->cause].count++;
     item->device->lost_ns += wait->lost_ns;
+    item->device->cause_count[wait->cause]++;
     /* Headroom counts what a change of code removes: not a dependency the program asked for or
      * NCCL's own ordering, not what we cannot explain. */
     if (wait->cause != ANALYSIS_CAUSE_EVENT_DEPENDENCY && wait->cause != ANALYSIS_CAUSE_SHARED_COMMUNICATOR &&

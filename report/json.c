@@ -130,6 +130,7 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
     add_int(object, "copy_compute_overlap_ns", device->copy_compute_overlap_ns);
     add_int(object, "lost_ns", device->lost_ns);
     add_int(object, "headroom_ns", device->headroom_ns);
+    add_int(object, "replay_span_ns", device->replay_span_ns);
     add_int(object, "wait_count", device->wait_count);
     add_int(object, "stream_count", device->stream_count);
     add_int(object, "stream_pair_overlap_ns", device->stream_pair_overlap_ns);
@@ -248,6 +249,17 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         cJSON_AddStringToObject(cause, "advice", analysis_cause_advice(total->cause));
         cJSON_AddStringToObject(cause, "advice_source", analysis_cause_advice_source(total->cause));
         cJSON_AddItemToArray(causes, cause);
+    }
+    cJSON *what_if = cJSON_AddArrayToObject(root, "what_if");
+    for (size_t i = 0; i < result->what_if_count; i++) {
+        const struct analysis_what_if *item = &result->what_if[i];
+        cJSON *fix = cJSON_CreateObject();
+        cJSON_AddStringToObject(fix, "fix", analysis_fix_tag(item->fix));
+        cJSON_AddStringToObject(fix, "cause", item->cause < ANALYSIS_CAUSE_COUNT ? analysis_cause_tag(item->cause) : "all");
+        add_int(fix, "predicted_saving_ns", item->predicted_saving_ns);
+        cJSON_AddBoolToObject(fix, "by_design", item->by_design);
+        cJSON_AddStringToObject(fix, "assumptions", item->assumptions);
+        cJSON_AddItemToArray(what_if, fix);
     }
     add_int(root, "wait_total_count", result->wait_total_count);
     cJSON *waits = cJSON_AddArrayToObject(root, "waits");

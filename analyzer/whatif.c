@@ -1,0 +1,1053 @@
+/* whatif.c: the what-if replay (whatif.h): loads one device's operations, their launches and the
+ * dependencies the program asked for, replays them as a discrete-event simulation, and replays them
+ * again with each proved cause's fix. Memory: the device's operations and its process's host calls
+ * (bounded by WHATIF_MAX_OPS). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "whatif.h"
+#include "kernel_names.h"
+#include "op_source.h"
+#include "units.h"
+
+/* A removed host call still costs the host this long: a launch reaching the driver. */
+#define WHATIF_CALL_FLOOR_NS 5000
+/* Copies smaller than this measure latency, not a link's speed. */
+#define WHATIF_MIN_SPEED_BYTES (1 << 20)
+
+enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1 };
+
+/* Loaders return this apart from -1 (a read error): a trace whose host calls cannot be read is
+ * analyzed without the replay, but memory running out fails the analysis. */
+#define WHATIF_OUT_OF_MEMORY (-2)
+
+struct replay_op {
+    int64_t start_ns, duration_ns, correlation_id, stream_id;
+    int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
+    int64_t channel_key;                          /* STORE_NULL: no channel recorded */
+    size_t stream_index;                          /* into the replay's streams */
+    long stream_previous, channel_previous;       /* op indexes, -1 when none */
+    size_t edge_first, edge_count;                /* into the replay's edges (by `to`) */
+    enum analysis_category category;
+    int pageable;
+    int64_t bytes;
+    double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
+    int64_t waves;
+};
+
+struct edge {
+    size_t from, to;
+    enum edge_kind kind;
+};
+
+struct host_call {
+    int64_t thread_id, start_ns, end_ns, correlation_id;
+    int kind; /* bit 1: synchronizing; bit 2: a launch */
+};
+
+struct replay {
+    struct replay_op *ops;
+    size_t op_count, op_capacity;
+    struct edge *edges;
+    size_t edge_count, edge_capacity;
+    struct host_call *calls; /* by correlation id */
+    size_t call_count;
+    size_t stream_count;
+    int64_t pinned_bytes_per_s[ANALYSIS_CATEGORY_COUNT]; /* fastest pinned copy per direction, 0 unknown */
+    size_t *stream_ops;   /* op indexes grouped by stream, each stream in start order */
+    size_t *stream_first; /* stream_count + 1 offsets into stream_ops */
+    int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
+};
+
+enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4 };
+
+const char *analysis_fix_tag(enum analysis_fix fix)
+{
+    static const char *const tags[ANALYSIS_FIX_COUNT] = {
+        "pin-host-buffer", "non-blocking-streams", "remove-host-sync", "cuda-graph",
+        "more-connections", "remove-dependency", "none-sm-saturated", "all"};
+    return (unsigned)fix < ANALYSIS_FIX_COUNT ? tags[fix] : "unknown";
+}
+
+const char *analysis_fix_title(enum analysis_fix fix)
+{
+    static const char *const titles[ANALYSIS_FIX_COUNT] = {
+        "if you pin the host buffer",
+        "if the streams do not synchronize with the legacy default stream",
+        "if you remove the host synchronization",
+        "if you capture the launches in a CUDA graph",
+        "if every stream gets its own hardware queue (CUDA_DEVICE_MAX_CONNECTIONS)",
+        "if the event dependency were removed (it is by design)",
+        "SM saturation: nothing to gain but the last waves' tails",
+        "if you make all of the above"};
+    return (unsigned)fix < ANALYSIS_FIX_COUNT ? titles[fix] : "unknown";
+}
+
+enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause)
+{
+    switch (cause) {
+    case ANALYSIS_CAUSE_PAGEABLE_COPY: return ANALYSIS_FIX_PIN_HOST_BUFFER;
+    case ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM: return ANALYSIS_FIX_NON_BLOCKING_STREAMS;
+    case ANALYSIS_CAUSE_HOST_SYNC: return ANALYSIS_FIX_REMOVE_HOST_SYNC;
+    case ANALYSIS_CAUSE_LATE_LAUNCH: return ANALYSIS_FIX_CUDA_GRAPH;
+    case ANALYSIS_CAUSE_SHARED_QUEUE: return ANALYSIS_FIX_MORE_CONNECTIONS;
+    case ANALYSIS_CAUSE_EVENT_DEPENDENCY: return ANALYSIS_FIX_REMOVE_DEPENDENCY;
+    case ANALYSIS_CAUSE_SM_SATURATION: return ANALYSIS_FIX_NONE_SATURATED;
+    default: return ANALYSIS_FIX_COUNT;
+    }
+}
+
+static const char *fix_assumptions(enum analysis_fix fix)
+{
+    switch (fix) {
+    case ANALYSIS_FIX_PIN_HOST_BUFFER:
+        return "pageable copies run asynchronously at the fastest pinned speed of their direction measured in the "
+               "trace (their own speed when none was), and the host no longer waits in the copy call";
+    case ANALYSIS_FIX_NON_BLOCKING_STREAMS:
+        return "the legacy default stream's implicit synchronization with blocking streams is removed";
+    case ANALYSIS_FIX_REMOVE_HOST_SYNC:
+        return "synchronizing host calls (stream/device/event synchronize, cudaMalloc, cudaFree) take no time: later "
+               "launches of the thread come that much earlier";
+    case ANALYSIS_FIX_CUDA_GRAPH:
+        return "kernel launch calls take no host time: later launches of the thread come that much earlier";
+    case ANALYSIS_FIX_MORE_CONNECTIONS: return "every stream has its own hardware queue: no queue head blocks another stream";
+    case ANALYSIS_FIX_REMOVE_DEPENDENCY:
+        return "cudaStreamWaitEvent dependencies are dropped: the program asked for them, so this gain is the price "
+               "of the design, not of a bug";
+    case ANALYSIS_FIX_NONE_SATURATED:
+        return "kernels that fill every SM run beside another kernel only in their last wave's tail, which the "
+               "replay already overlaps: no change of code gains more";
+    case ANALYSIS_FIX_ALL: return "every fix above whose cause is proved, at once (dependencies by design kept)";
+    default: return "";
+    }
+}
+
+/* --- loading --- */
+
+static int grow(void **items, size_t *capacity, size_t count, size_t size)
+{
+    if (count < *capacity)
+        return 0;
+    size_t next = *capacity ? *capacity * 2 : 256;
+    void *grown = realloc(*items, next * size);
+    if (!grown)
+        return -1;
+    *items = grown;
+    *capacity = next;
+    return 0;
+}
+
+static int call_kind(const char *name)
+{
+    if (!name)
+        return 0;
+    if (strstr(name, "Synchronize") || !strcmp(name, "cudaFree") || !strcmp(name, "cuMemFree_v2") ||
+        !strcmp(name, "cudaMalloc") || !strcmp(name, "cuMemAlloc_v2"))
+        return CALL_SYNC;
+    if (strstr(name, "LaunchKernel") || strstr(name, "LaunchCooperativeKernel"))
+        return CALL_LAUNCH;
+    if (strstr(name, "emcpy") && strstr(name, "Async"))
+        return CALL_ASYNC_COPY;
+    return 0;
+}
+
+static int by_correlation(const void *a, const void *b)
+{
+    const struct host_call *x = a, *y = b;
+    return (x->correlation_id > y->correlation_id) - (x->correlation_id < y->correlation_id);
+}
+
+static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT a.thread_id, a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a"
+                           " LEFT JOIN strings s ON s.id = a.name_id WHERE a.process_id = ?1 AND a.correlation_id"
+                           " IS NOT NULL",
+                           -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(query, 1, process_id);
+    size_t capacity = 0;
+    int status = 0, step;
+    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+        if (replay->call_count >= WHATIF_MAX_OPS)
+            break;
+        if (grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0) {
+            status = WHATIF_OUT_OF_MEMORY;
+            break;
+        }
+        replay->calls[replay->call_count++] = (struct host_call){
+            .thread_id = sqlite3_column_int64(query, 0), .start_ns = sqlite3_column_int64(query, 1),
+            .end_ns = sqlite3_column_int64(query, 2), .correlation_id = sqlite3_column_int64(query, 3),
+            .kind = call_kind((const char *)sqlite3_column_text(query, 4))};
+    }
+    if (status == 0 && step != SQLITE_ROW && step != SQLITE_DONE)
+        status = error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(query);
+    if (replay->call_count)
+        qsort(replay->calls, replay->call_count, sizeof *replay->calls, by_correlation);
+    return status;
+}
+
+static const struct host_call *call_of(const struct replay *replay, int64_t correlation_id)
+{
+    struct host_call key = {.correlation_id = correlation_id};
+    return correlation_id == STORE_NULL ? NULL
+                                        : bsearch(&key, replay->calls, replay->call_count, sizeof key, by_correlation);
+}
+
+static void set_footprint(const struct device_state *device, struct replay_op *op, const struct model_op *source)
+{
+    struct occupancy_result occupancy;
+    if (source->kind != MODEL_KERNEL || !device->limits_known ||
+        occupancy_compute(&device->limits, &source->launch, &occupancy) != 0 || occupancy.blocks_per_sm <= 0)
+        return;
+    double slots = (double)occupancy.blocks_per_sm * (double)device->limits.sm_count;
+    double grid = (double)source->launch.grid_blocks;
+    op->sm_share = grid >= slots ? 1.0 : grid / slots;
+    op->waves = occupancy.waves > 0 ? occupancy.waves : 1;
+    op->tail_share = op->waves > 1 ? (double)occupancy.last_wave_blocks / slots : op->sm_share;
+}
+
+static int is_pageable(const struct model_op *op)
+{
+    return op->kind == MODEL_MEMCPY &&
+           (op->src_kind == STORE_MEMORY_PAGEABLE || op->dst_kind == STORE_MEMORY_PAGEABLE);
+}
+
+static int add_op(struct replay *replay, const struct device_state *device, kernel_names *names,
+                  const struct model_op *source)
+{
+    if (grow((void **)&replay->ops, &replay->op_capacity, replay->op_count, sizeof *replay->ops) != 0)
+        return -1;
+    struct replay_op *op = &replay->ops[replay->op_count++];
+    *op = (struct replay_op){.start_ns = source->start_ns,
+                             .duration_ns = source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
+                             .correlation_id = source->correlation_id, .stream_id = source->stream_id,
+                             .launch_ns = STORE_NULL, .launch_end_ns = STORE_NULL, .thread_id = STORE_NULL,
+                             .channel_key = STORE_NULL, .stream_previous = -1, .channel_previous = -1,
+                             .category = source->category, .pageable = is_pageable(source), .bytes = source->bytes,
+                             .waves = 1};
+    if (source->kind == MODEL_KERNEL && kernel_names_is_communication(names, source->name_id, source->rowid))
+        op->category = ANALYSIS_COMMUNICATION;
+    if (source->channel_id != STORE_NULL)
+        op->channel_key = source->channel_id * 2 + (source->kind != MODEL_KERNEL);
+    const struct host_call *call = call_of(replay, source->correlation_id);
+    /* A synchronous cudaMemcpy to pageable memory waits anyway: pinning pays where the program
+     * asked for an asynchronous copy. */
+    op->pageable = op->pageable && call && (call->kind & CALL_ASYNC_COPY);
+    if (call) {
+        op->launch_ns = call->start_ns;
+        op->launch_end_ns = call->end_ns;
+        op->thread_id = call->thread_id;
+    }
+    set_footprint(device, op, source);
+    if (source->kind == MODEL_MEMCPY && !op->pageable && op->bytes >= WHATIF_MIN_SPEED_BYTES && op->duration_ns > 0) {
+        int64_t speed = (int64_t)((double)op->bytes * 1e9 / (double)op->duration_ns);
+        if (speed > replay->pinned_bytes_per_s[op->category])
+            replay->pinned_bytes_per_s[op->category] = speed;
+    }
+    return 0;
+}
+
+static int load_ops(struct replay *replay, sqlite3 *db, kernel_names *names, const struct device_state *device,
+                    error_info *err)
+{
+    op_source *source = op_source_new(db, err);
+    if (!source)
+        return -1;
+    int64_t first = selection_first_ns(device->selection), last = selection_last_ns(device->selection);
+    int status = op_source_open(source, device->process_id, device->device_id, first, last, err);
+    struct model_op op;
+    while (status == 0 && (status = op_source_next(source, &op, err)) == 1) {
+        status = 0;
+        if (!selection_overlaps(device->selection, op.start_ns, op.end_ns))
+            continue;
+        if (replay->op_count >= WHATIF_MAX_OPS) {
+            status = 1;
+            break;
+        }
+        if (add_op(replay, device, names, &op) != 0)
+            status = WHATIF_OUT_OF_MEMORY;
+    }
+    op_source_free(source);
+    return status < 0 ? status : 0;
+}
+
+/* --- the order the program and the hardware impose --- */
+
+struct order_item {
+    int64_t key, correlation_id;
+    size_t op;
+};
+
+static int compare_order(const void *a, const void *b)
+{
+    const struct order_item *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->correlation_id != y->correlation_id)
+        return x->correlation_id < y->correlation_id ? -1 : 1;
+    return (x->op > y->op) - (x->op < y->op);
+}
+
+static int keep_streams(struct replay *replay, const struct order_item *items, size_t count)
+{
+    replay->stream_ops = malloc((count ? count : 1) * sizeof *replay->stream_ops);
+    replay->stream_first = malloc((replay->stream_count + 1) * sizeof *replay->stream_first);
+    replay->stream_legacy = calloc(replay->stream_count + 1, sizeof *replay->stream_legacy);
+    if (!replay->stream_ops || !replay->stream_first || !replay->stream_legacy)
+        return -1;
+    size_t stream = 0;
+    for (size_t i = 0; i < count; i++) {
+        replay->stream_ops[i] = items[i].op;
+        if (i == 0 || items[i - 1].key != items[i].key)
+            replay->stream_first[stream++] = i;
+    }
+    replay->stream_first[stream] = count;
+    return 0;
+}
+
+/* Sorts ops by (key, correlation id); fills each op's previous of the same key. */
+static int link_by(struct replay *replay, int by_channel)
+{
+    struct order_item *items = malloc((replay->op_count ? replay->op_count : 1) * sizeof *items);
+    if (!items)
+        return -1;
+    size_t count = 0;
+    for (size_t i = 0; i < replay->op_count; i++) {
+        const struct replay_op *op = &replay->ops[i];
+        int64_t key = by_channel ? op->channel_key : op->stream_id;
+        if (by_channel && key == STORE_NULL)
+            continue;
+        /* Stream order is the recorded start order; a channel's order is the launch order. */
+        items[count++] = (struct order_item){key, by_channel ? op->correlation_id : (int64_t)i, i};
+    }
+    qsort(items, count, sizeof *items, compare_order);
+    size_t streams = 0;
+    for (size_t i = 0; i < count; i++) {
+        struct replay_op *op = &replay->ops[items[i].op];
+        int same = i > 0 && items[i - 1].key == items[i].key;
+        if (by_channel) {
+            op->channel_previous = same ? (long)items[i - 1].op : -1;
+        } else {
+            op->stream_previous = same ? (long)items[i - 1].op : -1;
+            if (!same)
+                streams++;
+            op->stream_index = streams - 1;
+        }
+    }
+    int status = 0;
+    if (!by_channel) {
+        replay->stream_count = streams;
+        status = keep_streams(replay, items, count);
+    }
+    free(items);
+    return status;
+}
+
+/* Position in stream_ops of the first op of stream s launched at or after correlation_id: a
+ * stream's ops are launched in their start order. */
+static size_t position_from(const struct replay *replay, size_t stream, int64_t correlation_id)
+{
+    size_t low = replay->stream_first[stream], high = replay->stream_first[stream + 1];
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (replay->ops[replay->stream_ops[middle]].correlation_id < correlation_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+/* The last op of stream s launched before correlation_id, -1 when none. */
+static long last_before(const struct replay *replay, size_t stream, int64_t correlation_id)
+{
+    size_t position = position_from(replay, stream, correlation_id);
+    return position > replay->stream_first[stream] ? (long)replay->stream_ops[position - 1] : -1;
+}
+
+/* The first op of stream s launched after correlation_id, -1 when none. */
+static long first_after(const struct replay *replay, size_t stream, int64_t correlation_id)
+{
+    size_t position = position_from(replay, stream, correlation_id + 1);
+    return position < replay->stream_first[stream + 1] ? (long)replay->stream_ops[position] : -1;
+}
+
+static long stream_of(const struct replay *replay, int64_t stream_id)
+{
+    size_t low = 0, high = replay->stream_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        int64_t id = replay->ops[replay->stream_ops[replay->stream_first[middle]]].stream_id;
+        if (id == stream_id)
+            return (long)middle;
+        if (id < stream_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return -1;
+}
+
+static int add_edge(struct replay *replay, long from, long to, enum edge_kind kind)
+{
+    if (from < 0 || to < 0 || from == to)
+        return 0;
+    if (grow((void **)&replay->edges, &replay->edge_capacity, replay->edge_count, sizeof *replay->edges) != 0)
+        return -1;
+    replay->edges[replay->edge_count++] = (struct edge){(size_t)from, (size_t)to, kind};
+    return 0;
+}
+
+/* cudaStreamWaitEvent: the waiting stream's first op launched after the wait runs after the last op
+ * the recording stream had launched before the event's record. */
+static int add_event_edges(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
+{
+    sqlite3_stmt *waits = NULL, *record = NULL;
+    int status = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT stream_id, event_id, correlation_id FROM synchronizations WHERE process_id = ?1"
+                           " AND sync_type = 2 AND stream_id IS NOT NULL AND correlation_id IS NOT NULL",
+                           -1, &waits, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND event_id = ?2"
+                           " AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
+                           -1, &record, NULL) != SQLITE_OK) {
+        status = error_set(err, "cannot read event dependencies: %s", sqlite3_errmsg(db));
+        goto done;
+    }
+    sqlite3_bind_int64(waits, 1, process_id);
+    while (status == 0 && sqlite3_step(waits) == SQLITE_ROW) {
+        long waiting = stream_of(replay, sqlite3_column_int64(waits, 0));
+        int64_t correlation = sqlite3_column_int64(waits, 2);
+        if (waiting < 0)
+            continue;
+        sqlite3_bind_int64(record, 1, process_id);
+        sqlite3_bind_int64(record, 2, sqlite3_column_int64(waits, 1));
+        sqlite3_bind_int64(record, 3, correlation);
+        if (sqlite3_step(record) == SQLITE_ROW && sqlite3_column_type(record, 0) != SQLITE_NULL) {
+            long recording = stream_of(replay, sqlite3_column_int64(record, 0));
+            if (recording >= 0 &&
+                add_edge(replay, last_before(replay, (size_t)recording, sqlite3_column_int64(record, 1)),
+                         first_after(replay, (size_t)waiting, correlation), EDGE_EVENT) != 0)
+                status = WHATIF_OUT_OF_MEMORY;
+        }
+        sqlite3_reset(record);
+    }
+done:
+    sqlite3_finalize(waits);
+    sqlite3_finalize(record);
+    return status;
+}
+
+/* The legacy default stream waits for the blocking streams' work launched before its op, and
+ * blocking streams wait for its work launched before theirs (CUDA Runtime API, "Stream
+ * synchronization behavior"). */
+static int add_legacy_edges(struct replay *replay, const struct device_state *device)
+{
+    long legacy = -1;
+    for (size_t i = 0; i < device->lane_count; i++) {
+        const struct lane_state *lane = &device->lanes[i];
+        long stream = stream_of(replay, lane->stream_id);
+        if (stream < 0)
+            continue;
+        if (lane->is_legacy_default) {
+            replay->stream_legacy[stream] = 1;
+            legacy = stream;
+        } else if (lane->flags == 1 || lane->is_per_thread_default) {
+            replay->stream_legacy[stream] = 2;
+        }
+    }
+    if (legacy < 0)
+        return 0;
+    for (size_t i = 0; i < replay->op_count; i++) {
+        const struct replay_op *op = &replay->ops[i];
+        if (op->correlation_id == STORE_NULL)
+            continue;
+        int role = replay->stream_legacy[op->stream_index];
+        if (role == 2 && add_edge(replay, last_before(replay, (size_t)legacy, op->correlation_id), (long)i,
+                                  EDGE_LEGACY) != 0)
+            return -1;
+        for (size_t s = 0; role == 1 && s < replay->stream_count; s++)
+            if (replay->stream_legacy[s] == 2 &&
+                add_edge(replay, last_before(replay, s, op->correlation_id), (long)i, EDGE_LEGACY) != 0)
+                return -1;
+    }
+    return 0;
+}
+
+static int by_edge_target(const void *a, const void *b)
+{
+    const struct edge *x = a, *y = b;
+    return (x->to > y->to) - (x->to < y->to);
+}
+
+static void index_edges(struct replay *replay)
+{
+    if (replay->edge_count)
+        qsort(replay->edges, replay->edge_count, sizeof *replay->edges, by_edge_target);
+    for (size_t e = 0; e < replay->edge_count; e++) {
+        struct replay_op *op = &replay->ops[replay->edges[e].to];
+        if (op->edge_count++ == 0)
+            op->edge_first = e;
+    }
+}
+
+/* --- the replay --- */
+
+#define UNSET INT64_MIN
+#define FIX_BIT(fix) (1u << (fix))
+
+/* Host time a fix gives back before time `at` on thread: the removed calls that ended by then. */
+struct removal {
+    int64_t thread_id, end_ns, removed_ns;
+};
+
+/* A synchronizing host call the fixes keep. */
+struct sync_point {
+    int64_t thread_id, start_ns, end_ns;
+    size_t barrier;      /* ops launched before it (a prefix of by_correlation) */
+    int64_t own_ns;      /* its recorded time not spent waiting for the GPU */
+    long previous;       /* the kept sync before it on its thread, -1 none */
+    int resolved;
+    int64_t replay_end_ns;
+};
+
+struct run_state {
+    const struct replay *replay;
+    unsigned fixes;
+    int64_t *ready, *duration, *start, *end;
+    size_t *head;   /* per stream: position in stream_ops of the next op to start */
+    size_t *running;
+    size_t running_count;
+    /* Host time the fixes give back (prefix sums per thread), and the synchronizing calls they
+     * keep: a kept sync returns when the work launched before it ends in the replay. */
+    struct removal *removals;
+    size_t removal_count;
+    struct sync_point *syncs;
+    size_t sync_count;
+    long *segment;          /* per op: the kept sync its launch came after on its thread, -1 none */
+    size_t *by_correlation; /* op indexes in launch order */
+    int64_t *launched_end;  /* per position in by_correlation: latest replayed end up to it */
+    size_t started_prefix;  /* ops of by_correlation started, from the first */
+};
+
+static int64_t tail_begin(const struct run_state *state, size_t i)
+{
+    const struct replay_op *op = &state->replay->ops[i];
+    int64_t wave = state->duration[i] / (op->waves > 0 ? op->waves : 1);
+    return state->end[i] - wave / 2;
+}
+
+static int resources_free(const struct run_state *state, size_t candidate, int64_t now)
+{
+    const struct replay_op *op = &state->replay->ops[candidate];
+    int is_copy = op->category >= ANALYSIS_COPY_HTOD && op->category <= ANALYSIS_COPY_OTHER;
+    double used = 0;
+    int all_in_tail = 1;
+    for (size_t r = 0; r < state->running_count; r++) {
+        size_t other = state->running[r];
+        const struct replay_op *running = &state->replay->ops[other];
+        if (is_copy && running->category == op->category)
+            return 0; /* one copy engine per direction */
+        if (running->sm_share <= 0)
+            continue;
+        int in_tail = now >= tail_begin(state, other);
+        used += in_tail ? running->tail_share : running->sm_share;
+        all_in_tail &= in_tail;
+    }
+    return op->sm_share <= 0 || used + op->sm_share <= 1.0 + 1e-9 || all_in_tail;
+}
+
+static int ended_by(const struct run_state *state, long op, int64_t now)
+{
+    return op < 0 || (state->end[op] != UNSET && state->end[op] <= now);
+}
+
+static int eligible(const struct run_state *state, size_t i, int64_t now)
+{
+    const struct replay_op *op = &state->replay->ops[i];
+    if (state->ready[i] > now || !ended_by(state, op->stream_previous, now))
+        return 0;
+    if (!(state->fixes & FIX_BIT(ANALYSIS_FIX_MORE_CONNECTIONS)) && op->channel_previous >= 0 &&
+        state->start[op->channel_previous] == UNSET)
+        return 0;
+    for (size_t e = op->edge_first; e < op->edge_first + op->edge_count; e++) {
+        const struct edge *edge = &state->replay->edges[e];
+        if ((edge->kind == EDGE_EVENT && (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_DEPENDENCY))) ||
+            (edge->kind == EDGE_LEGACY && (state->fixes & FIX_BIT(ANALYSIS_FIX_NON_BLOCKING_STREAMS))))
+            continue;
+        if (!ended_by(state, (long)edge->from, now))
+            return 0;
+    }
+    return resources_free(state, i, now);
+}
+
+static int by_thread_end(const void *a, const void *b)
+{
+    const struct removal *x = a, *y = b;
+    if (x->thread_id != y->thread_id)
+        return x->thread_id < y->thread_id ? -1 : 1;
+    return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
+}
+
+static int64_t removed_call_ns(const struct replay *replay, const struct host_call *call, unsigned fixes,
+                               const int *pageable_call)
+{
+    int64_t duration = call->end_ns - call->start_ns;
+    if (((fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)) && (call->kind & CALL_SYNC)) ||
+        ((fixes & FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH)) && (call->kind & CALL_LAUNCH)))
+        return duration;
+    if ((fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)) && pageable_call[call - replay->calls])
+        return duration > WHATIF_CALL_FLOOR_NS ? duration - WHATIF_CALL_FLOOR_NS : 0;
+    return 0;
+}
+
+static int64_t removed_by(const struct run_state *state, int64_t thread_id, int64_t at)
+{
+    struct removal key = {thread_id, at, 0};
+    size_t low = 0, high = state->removal_count;
+    while (low < high) { /* the last removal of the thread that ended by `at` */
+        size_t middle = low + (high - low) / 2;
+        if (by_thread_end(&state->removals[middle], &key) <= 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low > 0 && state->removals[low - 1].thread_id == thread_id ? state->removals[low - 1].removed_ns : 0;
+}
+
+/* When the host made op available: its launch call's return (a call that returned after the op
+ * started, a synchronous copy, made it available when it started). */
+static int64_t ready_host_ns(const struct replay_op *op)
+{
+    return op->launch_end_ns < op->start_ns ? op->launch_end_ns : op->start_ns;
+}
+
+/* Replay time of host time `at` on a thread whose last kept sync before it is `sync` (-1: none),
+ * less the host time the fixes removed from calls that ended by shift_at. */
+static int64_t host_time(const struct run_state *state, int64_t thread_id, long sync, int64_t at, int64_t shift_at)
+{
+    if (sync < 0)
+        return at - removed_by(state, thread_id, shift_at);
+    const struct sync_point *point = &state->syncs[sync];
+    return point->replay_end_ns + (at - point->end_ns) -
+           (removed_by(state, thread_id, shift_at) - removed_by(state, thread_id, point->end_ns));
+}
+
+static int by_sync_time(const void *a, const void *b)
+{
+    const struct sync_point *x = a, *y = b;
+    if (x->thread_id != y->thread_id)
+        return x->thread_id < y->thread_id ? -1 : 1;
+    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* The kept synchronizing calls of the threads that launched this device's work. */
+static int collect_syncs(struct run_state *state)
+{
+    const struct replay *replay = state->replay;
+    size_t n = replay->op_count;
+    state->syncs = malloc((replay->call_count + 1) * sizeof *state->syncs);
+    if (!state->syncs)
+        return -1;
+    int64_t *recorded_end = malloc((n + 1) * sizeof *recorded_end);
+    if (!recorded_end)
+        return -1;
+    for (size_t p = 0; p < n; p++) {
+        int64_t end = replay->ops[state->by_correlation[p]].start_ns + replay->ops[state->by_correlation[p]].duration_ns;
+        recorded_end[p] = p > 0 && recorded_end[p - 1] > end ? recorded_end[p - 1] : end;
+    }
+    for (size_t c = 0; c < replay->call_count; c++) {
+        const struct host_call *call = &replay->calls[c];
+        if (!(call->kind & CALL_SYNC) || (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)))
+            continue;
+        size_t low = 0, high = n; /* ops launched before the call */
+        while (low < high) {
+            size_t middle = low + (high - low) / 2;
+            if (replay->ops[state->by_correlation[middle]].correlation_id < call->correlation_id)
+                low = middle + 1;
+            else
+                high = middle;
+        }
+        int64_t waited_until = low > 0 && recorded_end[low - 1] > call->start_ns ? recorded_end[low - 1] : call->start_ns;
+        int64_t own = call->end_ns - waited_until;
+        state->syncs[state->sync_count++] = (struct sync_point){.thread_id = call->thread_id, .start_ns = call->start_ns,
+                                                                .end_ns = call->end_ns, .barrier = low,
+                                                                .own_ns = own > 0 ? own : 0, .previous = -1};
+    }
+    free(recorded_end);
+    qsort(state->syncs, state->sync_count, sizeof *state->syncs, by_sync_time);
+    for (size_t k = 1; k < state->sync_count; k++)
+        if (state->syncs[k].thread_id == state->syncs[k - 1].thread_id)
+            state->syncs[k].previous = (long)k - 1;
+    return 0;
+}
+
+/* The kept sync of op's thread that ended last by its launch, -1 none. */
+static long segment_of(const struct run_state *state, const struct replay_op *op)
+{
+    long found = -1;
+    size_t low = 0, high = state->sync_count;
+    struct sync_point key = {.thread_id = op->thread_id, .start_ns = op->launch_ns};
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (by_sync_time(&state->syncs[middle], &key) < 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low > 0 && state->syncs[low - 1].thread_id == op->thread_id && state->syncs[low - 1].end_ns <= op->launch_ns)
+        found = (long)low - 1;
+    return found;
+}
+
+/* Once the work launched before a kept sync has started (its replayed end is then known), the
+ * sync returns, and the launches after it get their times. */
+static void resolve_syncs(struct run_state *state)
+{
+    const struct replay *replay = state->replay;
+    while (state->started_prefix < replay->op_count &&
+           state->start[state->by_correlation[state->started_prefix]] != UNSET) {
+        size_t p = state->started_prefix++;
+        int64_t end = state->end[state->by_correlation[p]];
+        state->launched_end[p] = p > 0 && state->launched_end[p - 1] > end ? state->launched_end[p - 1] : end;
+    }
+    int changed = 0;
+    for (size_t k = 0; k < state->sync_count; k++) {
+        struct sync_point *point = &state->syncs[k];
+        if (point->resolved || point->barrier > state->started_prefix ||
+            (point->previous >= 0 && !state->syncs[point->previous].resolved))
+            continue;
+        int64_t start = host_time(state, point->thread_id, point->previous, point->start_ns, point->start_ns);
+        int64_t done = point->barrier > 0 ? state->launched_end[point->barrier - 1] : start;
+        point->replay_end_ns = (done > start ? done : start) + point->own_ns;
+        point->resolved = changed = 1;
+    }
+    for (size_t i = 0; changed && i < replay->op_count; i++) {
+        long k = state->segment[i];
+        if (k >= 0 && state->ready[i] == INT64_MAX && state->syncs[k].resolved)
+            state->ready[i] = host_time(state, replay->ops[i].thread_id, k, ready_host_ns(&replay->ops[i]),
+                                      replay->ops[i].launch_ns);
+    }
+}
+
+/* Fills ready and duration for the fixes. Returns 0 or -1 when out of memory. */
+static int prepare_inputs(struct run_state *state)
+{
+    const struct replay *replay = state->replay;
+    size_t n = replay->op_count;
+    int *pageable_call = calloc(replay->call_count + 1, sizeof *pageable_call);
+    struct removal *removals = malloc((replay->call_count + 1) * sizeof *removals);
+    state->removals = removals;
+    state->segment = malloc(n * sizeof *state->segment);
+    state->by_correlation = malloc(n * sizeof *state->by_correlation);
+    state->launched_end = malloc(n * sizeof *state->launched_end);
+    if (!pageable_call || !removals || !state->segment || !state->by_correlation || !state->launched_end) {
+        free(pageable_call);
+        return -1;
+    }
+    /* pageable_call is freed below, before any other early return. */
+    for (size_t i = 0; i < n; i++) {
+        const struct replay_op *op = &replay->ops[i];
+        const struct host_call *call = op->pageable ? call_of(replay, op->correlation_id) : NULL;
+        if (call)
+            pageable_call[call - replay->calls] = 1;
+    }
+    struct order_item *items = malloc((n ? n : 1) * sizeof *items);
+    if (!items)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        items[i] = (struct order_item){replay->ops[i].correlation_id, 0, i};
+    qsort(items, n, sizeof *items, compare_order);
+    for (size_t i = 0; i < n; i++)
+        state->by_correlation[i] = items[i].op;
+    free(items);
+    size_t count = 0;
+    for (size_t c = 0; c < replay->call_count; c++) {
+        int64_t removed = removed_call_ns(replay, &replay->calls[c], state->fixes, pageable_call);
+        if (removed > 0)
+            removals[count++] = (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, removed};
+    }
+    free(pageable_call);
+    qsort(removals, count, sizeof *removals, by_thread_end);
+    for (size_t r = 1; r < count; r++)
+        if (removals[r].thread_id == removals[r - 1].thread_id)
+            removals[r].removed_ns += removals[r - 1].removed_ns; /* prefix sums per thread */
+    state->removal_count = count;
+    if (collect_syncs(state) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct replay_op *op = &replay->ops[i];
+        state->duration[i] = op->duration_ns;
+        int64_t speed = replay->pinned_bytes_per_s[op->category];
+        if ((state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)) && op->pageable && speed > 0 && op->bytes > 0) {
+            int64_t pinned = (int64_t)((double)op->bytes * 1e9 / (double)speed);
+            if (pinned < state->duration[i])
+                state->duration[i] = pinned;
+        }
+        state->segment[i] = -1;
+        if (op->launch_ns == STORE_NULL) {
+            state->ready[i] = op->start_ns; /* no launch known: not earlier than recorded */
+            continue;
+        }
+        state->segment[i] = segment_of(state, op);
+        state->ready[i] = state->segment[i] < 0 ? host_time(state, op->thread_id, -1, ready_host_ns(op), op->launch_ns) : INT64_MAX;
+    }
+    return 0;
+}
+
+static void start_op(struct run_state *state, size_t i, int64_t now)
+{
+    state->start[i] = now;
+    state->end[i] = now + state->duration[i];
+    state->running[state->running_count++] = i;
+    state->head[state->replay->ops[i].stream_index]++;
+}
+
+static long head_op(const struct run_state *state, size_t stream)
+{
+    size_t position = state->head[stream];
+    return position < state->replay->stream_first[stream + 1] ? (long)state->replay->stream_ops[position] : -1;
+}
+
+/* The next time something can change: an end, a tail, a launch. INT64_MAX when none. */
+static int64_t next_event(const struct run_state *state, int64_t now)
+{
+    int64_t next = INT64_MAX;
+    for (size_t r = 0; r < state->running_count; r++) {
+        size_t i = state->running[r];
+        if (state->end[i] > now && state->end[i] < next)
+            next = state->end[i];
+        int64_t tail = tail_begin(state, i);
+        if (tail > now && tail < next)
+            next = tail;
+    }
+    for (size_t s = 0; s < state->replay->stream_count; s++) {
+        long i = head_op(state, s);
+        if (i >= 0 && state->ready[i] > now && state->ready[i] < next)
+            next = state->ready[i];
+    }
+    return next;
+}
+
+static void drop_finished(struct run_state *state, int64_t now)
+{
+    size_t kept = 0;
+    for (size_t r = 0; r < state->running_count; r++)
+        if (state->end[state->running[r]] > now)
+            state->running[kept++] = state->running[r];
+    state->running_count = kept;
+}
+
+/* Starts, at `now`, the eligible stream heads in recorded start order. Returns how many started. */
+static size_t start_eligible(struct run_state *state, int64_t now)
+{
+    size_t started = 0;
+    for (;;) {
+        long best = -1;
+        for (size_t s = 0; s < state->replay->stream_count; s++) {
+            long i = head_op(state, s);
+            if (i >= 0 && (best < 0 || i < best) && eligible(state, (size_t)i, now))
+                best = i;
+        }
+        if (best < 0)
+            return started;
+        start_op(state, (size_t)best, now);
+        resolve_syncs(state);
+        started++;
+    }
+}
+
+/* Replays with the fixes; returns the span (first start to last end), or -1 when out of memory. */
+static int64_t replay_span(const struct replay *replay, unsigned fixes)
+{
+    size_t n = replay->op_count;
+    struct run_state state = {.replay = replay, .fixes = fixes};
+    state.ready = malloc(n * sizeof *state.ready);
+    state.duration = malloc(n * sizeof *state.duration);
+    state.start = malloc(n * sizeof *state.start);
+    state.end = malloc(n * sizeof *state.end);
+    state.running = malloc(n * sizeof *state.running);
+    state.head = malloc(replay->stream_count * sizeof *state.head);
+    int64_t span = -1;
+    if (!state.ready || !state.duration || !state.start || !state.end || !state.running || !state.head ||
+        prepare_inputs(&state) != 0)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        state.start[i] = state.end[i] = UNSET;
+    for (size_t s = 0; s < replay->stream_count; s++)
+        state.head[s] = replay->stream_first[s];
+    resolve_syncs(&state); /* syncs before any launch */
+    int64_t now = INT64_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (state.ready[i] < now)
+            now = state.ready[i];
+    size_t remaining = n;
+    while (remaining > 0) {
+        drop_finished(&state, now);
+        remaining -= start_eligible(&state, now);
+        if (remaining == 0)
+            break;
+        int64_t next = next_event(&state, now);
+        if (next == INT64_MAX) {
+            /* Nothing will free the heads (a recorded order no replay satisfies): start the
+             * earliest head whose stream is done, so the replay always ends. */
+            long forced = -1;
+            for (size_t s = 0; s < replay->stream_count; s++) {
+                long i = head_op(&state, s);
+                if (i >= 0 && ended_by(&state, replay->ops[i].stream_previous, now) && (forced < 0 || i < forced))
+                    forced = i;
+            }
+            if (forced < 0)
+                break;
+            start_op(&state, (size_t)forced, now);
+            resolve_syncs(&state);
+            remaining--;
+            continue;
+        }
+        now = next;
+    }
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        if (state.start[i] == UNSET)
+            continue;
+        if (state.start[i] < first)
+            first = state.start[i];
+        if (state.end[i] > last)
+            last = state.end[i];
+    }
+    span = last > first ? last - first : 0;
+done:
+    free(state.ready);
+    free(state.duration);
+    free(state.start);
+    free(state.end);
+    free(state.running);
+    free(state.head);
+    free(state.removals);
+    free(state.syncs);
+    free(state.segment);
+    free(state.by_correlation);
+    free(state.launched_end);
+    return span;
+}
+
+static void replay_free(struct replay *replay)
+{
+    free(replay->ops);
+    free(replay->edges);
+    free(replay->calls);
+    free(replay->stream_ops);
+    free(replay->stream_first);
+    free(replay->stream_legacy);
+}
+
+static enum analysis_cause cause_of_fix(enum analysis_fix fix)
+{
+    for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++)
+        if (whatif_fix_of_cause((enum analysis_cause)cause) == fix)
+            return (enum analysis_cause)cause;
+    return ANALYSIS_CAUSE_COUNT;
+}
+
+/* Replay work bound: each start scans the streams' heads. */
+#define WHATIF_MAX_WORK 400000000.0
+
+static int predict(const struct replay *replay, const struct device_state *device, struct analysis_device *out)
+{
+    int64_t recorded = replay_span(replay, 0);
+    if (recorded < 0)
+        return WHATIF_OUT_OF_MEMORY;
+    out->replay_span_ns = recorded;
+    unsigned all = 0;
+    for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
+        enum analysis_cause cause = cause_of_fix((enum analysis_fix)fix);
+        if (cause == ANALYSIS_CAUSE_COUNT || device->cause_count[cause] == 0 || fix == ANALYSIS_FIX_NONE_SATURATED)
+            continue;
+        int64_t fixed = replay_span(replay, FIX_BIT(fix));
+        if (fixed < 0)
+            return WHATIF_OUT_OF_MEMORY;
+        out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
+        if (fix != ANALYSIS_FIX_REMOVE_DEPENDENCY)
+            all |= FIX_BIT(fix);
+    }
+    int64_t fixed = all ? replay_span(replay, all) : recorded;
+    if (fixed < 0)
+        return WHATIF_OUT_OF_MEMORY;
+    out->fix_saving_ns[ANALYSIS_FIX_ALL] = recorded > fixed ? recorded - fixed : 0;
+    out->headroom_ns = out->fix_saving_ns[ANALYSIS_FIX_ALL];
+    return 0;
+}
+
+/* A pinned copy's speed over the host link when the trace has none to measure: PCIe 5.0 x16 on
+ * cc 9.0 (47.5 and 54.7 GB/s measured in tests/data/gpu-h100 and gpu copy_pinned), PCIe 4.0 on cc
+ * 8.x, PCIe 3.0 before. */
+static int64_t nominal_pinned_bytes_per_s(int64_t compute_capability_major)
+{
+    return compute_capability_major >= 9 ? 50000000000 : compute_capability_major >= 8 ? 24000000000 : 12000000000;
+}
+
+static void fill_nominal_speeds(struct replay *replay, const struct device_state *device)
+{
+    for (int c = ANALYSIS_COPY_HTOD; c <= ANALYSIS_COPY_DTOH; c++)
+        if (replay->pinned_bytes_per_s[c] == 0)
+            replay->pinned_bytes_per_s[c] = nominal_pinned_bytes_per_s(device->limits.compute_capability_major);
+}
+
+int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device, struct analysis_device *out,
+                  error_info *err)
+{
+    struct replay replay = {0};
+    error_info read_error = {0}; /* a damaged table leaves the device without a replay */
+    int status = load_calls(db, &replay, device->process_id, &read_error);
+    if (status == 0)
+        status = load_ops(&replay, db, names, device, &read_error);
+    if (status == 0 && replay.op_count > 0) {
+        if (link_by(&replay, 0) != 0 || link_by(&replay, 1) != 0 || add_legacy_edges(&replay, device) != 0)
+            status = WHATIF_OUT_OF_MEMORY;
+        else
+            status = add_event_edges(db, &replay, device->process_id, &read_error);
+        if (status == 0) {
+            index_edges(&replay);
+            fill_nominal_speeds(&replay, device);
+            if ((double)replay.op_count * (double)(replay.stream_count + 1) <= WHATIF_MAX_WORK)
+                status = predict(&replay, device, out);
+        }
+    }
+    replay_free(&replay);
+    return status == WHATIF_OUT_OF_MEMORY ? error_set(err, "out of memory") : 0;
+}
+
+void whatif_collect(struct analysis_result *result)
+{
+    result->what_if_count = 0;
+    int any = 0;
+    for (size_t c = 0; c < ANALYSIS_CAUSE_COUNT; c++) {
+        const struct analysis_cause_total *total = &result->causes[c];
+        enum analysis_fix fix = whatif_fix_of_cause(total->cause);
+        if (total->count == 0 || fix == ANALYSIS_FIX_COUNT)
+            continue;
+        struct analysis_what_if *item = &result->what_if[result->what_if_count++];
+        *item = (struct analysis_what_if){.fix = fix, .cause = total->cause,
+                                          .by_design = fix == ANALYSIS_FIX_REMOVE_DEPENDENCY,
+                                          .assumptions = fix_assumptions(fix)};
+        for (size_t d = 0; d < result->device_count; d++)
+            item->predicted_saving_ns += result->devices[d].fix_saving_ns[fix];
+        any |= fix != ANALYSIS_FIX_REMOVE_DEPENDENCY && fix != ANALYSIS_FIX_NONE_SATURATED;
+    }
+    for (size_t i = 1; i < result->what_if_count; i++) /* largest first */
+        for (size_t j = i; j > 0 && result->what_if[j].predicted_saving_ns > result->what_if[j - 1].predicted_saving_ns; j--) {
+            struct analysis_what_if swap = result->what_if[j];
+            result->what_if[j] = result->what_if[j - 1];
+            result->what_if[j - 1] = swap;
+        }
+    if (any) {
+        struct analysis_what_if *item = &result->what_if[result->what_if_count++];
+        *item = (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL, .cause = ANALYSIS_CAUSE_COUNT,
+                                          .predicted_saving_ns = result->total_headroom_ns,
+                                          .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
+    }
+}

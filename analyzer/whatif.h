@@ -1,0 +1,39 @@
+/* whatif.h: the resource-aware replay of one device's recorded work, and what each fix would save.
+ *
+ * The recorded operations are replayed in their streams' order with their recorded durations, from
+ * their launch times (the host call that enqueued each one), behind the event waits the program
+ * asked for, the legacy default stream's implicit synchronization, the hardware queue each stream
+ * was mapped to (a FIFO), one copy engine per direction, and the SMs: a kernel takes its share of
+ * the device from the occupancy code (resident blocks of its first wave), so two kernels that each
+ * fill the GPU run side by side only in the last wave's tail. A fix changes the inputs (a pinned
+ * copy runs at the pinned speed measured in the trace and no longer holds the host; a removed host
+ * sync or a CUDA graph gives the host its time back, shifting later launches earlier) and the
+ * replay is run again: the saving is the difference of the two replayed spans, so the model's own
+ * error cancels where the fix does not touch it. Assumptions: docs/metrics.md, "What-if". */
+#ifndef OVERLAPSCOPE_WHATIF_H
+#define OVERLAPSCOPE_WHATIF_H
+
+#include <sqlite3.h>
+
+#include "analysis.h"
+#include "device_state.h"
+#include "kernel_names.h"
+
+/* The fix a proved cause asks for, or ANALYSIS_FIX_COUNT when the model has none. */
+enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause);
+
+/* Replays the device's operations (those of device->selection) as recorded and with each fix whose
+ * cause device->cause_count proves, and fills out->replay_span_ns, out->fix_saving_ns and
+ * out->headroom_ns (the saving of every proved fix together, dependencies by design excepted).
+ * Leaves out untouched (headroom as before) when the device has more than WHATIF_MAX_OPS
+ * operations. Returns 0, or -1 with err filled. */
+int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device, struct analysis_device *out,
+                  error_info *err);
+
+/* Builds result->what_if from the devices' fix savings and the trace's cause totals. */
+void whatif_collect(struct analysis_result *result);
+
+/* Operations of one device the replay holds in memory at most (docs/metrics.md, "What-if"). */
+#define WHATIF_MAX_OPS 4000000
+
+#endif
