@@ -20,11 +20,15 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1 };
 /* Loaders return this apart from -1 (a read error): a trace whose host calls cannot be read is
  * analyzed without the replay, but memory running out fails the analysis. */
 #define WHATIF_OUT_OF_MEMORY (-2)
+/* Host calls kept: times any recording can hold, each at most 2^38 ns (4.6 minutes) long. */
+#define WHATIF_MAX_HOST_NS STORE_MAX_ABS_TIME_NS
+#define WHATIF_MAX_CALL_NS (INT64_C(1) << 38)
 
 struct replay_op {
     int64_t start_ns, duration_ns, correlation_id, stream_id;
     int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
-    int64_t channel_key;                          /* STORE_NULL: no channel recorded */
+    int64_t channel_id;                           /* STORE_NULL: no channel recorded */
+    int on_copy_channel;                          /* copy channels are numbered apart */
     size_t stream_index;                          /* into the replay's streams */
     long stream_previous, channel_previous;       /* op indexes, -1 when none */
     size_t edge_first, edge_count;                /* into the replay's edges (by `to`) */
@@ -172,6 +176,11 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
     while ((step = sqlite3_step(query)) == SQLITE_ROW) {
         if (replay->call_count >= WHATIF_MAX_OPS)
             break;
+        int64_t start = sqlite3_column_int64(query, 1), end = sqlite3_column_int64(query, 2);
+        /* A call no recording could hold (the trace is damaged there) is left out: the replay's
+         * sums of host time stay far from overflow (calls x length <= 2^22 x 2^38). */
+        if (start < -WHATIF_MAX_HOST_NS || end > WHATIF_MAX_HOST_NS || end < start || end - start > WHATIF_MAX_CALL_NS)
+            continue;
         if (grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0) {
             status = WHATIF_OUT_OF_MEMORY;
             break;
@@ -192,8 +201,9 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
 static const struct host_call *call_of(const struct replay *replay, int64_t correlation_id)
 {
     struct host_call key = {.correlation_id = correlation_id};
-    return correlation_id == STORE_NULL ? NULL
-                                        : bsearch(&key, replay->calls, replay->call_count, sizeof key, by_correlation);
+    if (correlation_id == STORE_NULL || replay->call_count == 0)
+        return NULL;
+    return bsearch(&key, replay->calls, replay->call_count, sizeof key, by_correlation);
 }
 
 static void set_footprint(const struct device_state *device, struct replay_op *op, const struct model_op *source)
@@ -225,13 +235,11 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
                              .duration_ns = source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
                              .correlation_id = source->correlation_id, .stream_id = source->stream_id,
                              .launch_ns = STORE_NULL, .launch_end_ns = STORE_NULL, .thread_id = STORE_NULL,
-                             .channel_key = STORE_NULL, .stream_previous = -1, .channel_previous = -1,
+                             .channel_id = source->channel_id, .on_copy_channel = source->kind != MODEL_KERNEL, .stream_previous = -1, .channel_previous = -1,
                              .category = source->category, .pageable = is_pageable(source), .bytes = source->bytes,
                              .waves = 1};
     if (source->kind == MODEL_KERNEL && kernel_names_is_communication(names, source->name_id, source->rowid))
         op->category = ANALYSIS_COMMUNICATION;
-    if (source->channel_id != STORE_NULL)
-        op->channel_key = source->channel_id * 2 + (source->kind != MODEL_KERNEL);
     const struct host_call *call = call_of(replay, source->correlation_id);
     /* A synchronous cudaMemcpy to pageable memory waits anyway: pinning pays where the program
      * asked for an asynchronous copy. */
@@ -277,7 +285,9 @@ static int load_ops(struct replay *replay, sqlite3 *db, kernel_names *names, con
 /* --- the order the program and the hardware impose --- */
 
 struct order_item {
-    int64_t key, correlation_id;
+    int64_t key;
+    int sub; /* a channel's kind (copy or compute) */
+    int64_t correlation_id;
     size_t op;
 };
 
@@ -286,6 +296,8 @@ static int compare_order(const void *a, const void *b)
     const struct order_item *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
+    if (x->sub != y->sub)
+        return x->sub - y->sub;
     if (x->correlation_id != y->correlation_id)
         return x->correlation_id < y->correlation_id ? -1 : 1;
     return (x->op > y->op) - (x->op < y->op);
@@ -317,17 +329,18 @@ static int link_by(struct replay *replay, int by_channel)
     size_t count = 0;
     for (size_t i = 0; i < replay->op_count; i++) {
         const struct replay_op *op = &replay->ops[i];
-        int64_t key = by_channel ? op->channel_key : op->stream_id;
+        int64_t key = by_channel ? op->channel_id : op->stream_id;
         if (by_channel && key == STORE_NULL)
             continue;
         /* Stream order is the recorded start order; a channel's order is the launch order. */
-        items[count++] = (struct order_item){key, by_channel ? op->correlation_id : (int64_t)i, i};
+        items[count++] = (struct order_item){key, by_channel && op->on_copy_channel,
+                                             by_channel ? op->correlation_id : (int64_t)i, i};
     }
     qsort(items, count, sizeof *items, compare_order);
     size_t streams = 0;
     for (size_t i = 0; i < count; i++) {
         struct replay_op *op = &replay->ops[items[i].op];
-        int same = i > 0 && items[i - 1].key == items[i].key;
+        int same = i > 0 && items[i - 1].key == items[i].key && items[i - 1].sub == items[i].sub;
         if (by_channel) {
             op->channel_previous = same ? (long)items[i - 1].op : -1;
         } else {
@@ -760,7 +773,7 @@ static int prepare_inputs(struct run_state *state)
     if (!items)
         return -1;
     for (size_t i = 0; i < n; i++)
-        items[i] = (struct order_item){replay->ops[i].correlation_id, 0, i};
+        items[i] = (struct order_item){replay->ops[i].correlation_id, 0, 0, i};
     qsort(items, n, sizeof *items, compare_order);
     for (size_t i = 0; i < n; i++)
         state->by_correlation[i] = items[i].op;
