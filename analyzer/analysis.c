@@ -541,6 +541,42 @@ static int no_intervals_error(struct run *run, size_t device_count)
                      to);
 }
 
+static int compare_ids(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* --device D names a device the trace does not have: say so, with the ids it has (sorted, each
+ * once), rather than "no GPU intervals in the selected window". */
+static int check_device_exists(struct run *run, const struct store_gpu_device *keys, size_t count)
+{
+    int64_t wanted = run->options.device_id;
+    for (size_t i = 0; i < count; i++)
+        if (keys[i].device_id == wanted)
+            return 0;
+    if (count == 0)
+        return 0; /* "no GPU intervals in the trace" says it */
+    int64_t *ids = malloc(count * sizeof *ids);
+    if (!ids)
+        return error_set(run->err, "out of memory");
+    for (size_t i = 0; i < count; i++)
+        ids[i] = keys[i].device_id;
+    qsort(ids, count, sizeof *ids, compare_ids);
+    char list[256] = "";
+    size_t used = 0, distinct = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0 && ids[i] == ids[i - 1])
+            continue;
+        if (used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%" PRId64, distinct ? ", " : "", ids[i]);
+        distinct++;
+    }
+    free(ids);
+    return error_set(run->err, "no device %" PRId64 " (the trace has device%s %s)", wanted, distinct == 1 ? "" : "s",
+                     list);
+}
+
 static int run_all_devices(struct run *run)
 {
     struct store_gpu_device *keys = NULL;
@@ -559,6 +595,8 @@ static int run_all_devices(struct run *run)
     int status = 0;
     if (run->options.step >= 0)
         status = check_step_exists(run);
+    if (status == 0 && run->options.device_id >= 0)
+        status = check_device_exists(run, keys, count);
     for (size_t i = 0; status == 0 && i < count; i++) {
         if (run->options.device_id >= 0 && keys[i].device_id != run->options.device_id)
             continue;

@@ -79,5 +79,10 @@ PY
 check_case "damaged overview" "$f" "render_overview" render "$f" -o "$dir/out.png" --width 320
 [ ! -e "$dir/out.png" ] || { echo "FAILED: damaged overview left a picture"; fail=$((fail+1)); rm -f "$dir/out.png"; }
 check_case "directory" "$dir" "is a directory" info "$dir"
+# A device the trace does not have is named, with those it has (ddp: devices 0 and 1, one process
+# each; copy_pinned: device 0), in every command that analyzes.
+gpu="$here/../data/gpu"
+check_case "unknown device" "$gpu/ddp.db" "no device 5 (the trace has devices 0, 1)" report "$gpu/ddp.db" --device 5
+check_case "unknown device, one device" "$gpu/copy_pinned.db" "no device 3 (the trace has device 0)" check "$gpu/copy_pinned.db" --device 3 --max busy_ms=1
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
