@@ -9,12 +9,14 @@
 #include "analysis.h"
 #include "chrome_export.h"
 #include "cli.h"
+#include "filters.h"
 #include "gpu_devices.h"
 #include "store.h"
 
-/* The analyzer's result for the whole trace, as the report computes it (one call), or NULL with
- * *status 0 when the trace has no GPU activity (nothing to analyze; the export still has the host's). */
-static struct analysis_result *analyze(store *trace, int *status, error_info *err)
+/* The analyzer's result for what the filter options chose (the whole trace without them), as the
+ * report computes it (one call), or NULL with *status 0 when the trace has no GPU activity (nothing
+ * to analyze; the export still has the host's). */
+static struct analysis_result *analyze(store *trace, struct analysis_options *options, int *status, error_info *err)
 {
     struct store_gpu_device *devices = NULL;
     size_t count = 0;
@@ -22,11 +24,8 @@ static struct analysis_result *analyze(store *trace, int *status, error_info *er
     free(devices);
     if (*status != 0 || count == 0)
         return NULL;
-    /* The shared --window/--range options will fill these (and chrome_export_options' from/to). */
-    struct analysis_options options;
-    analysis_options_init(&options);
-    options.max_waits = CHROME_EXPORT_MAX_WAITS;
-    struct analysis_result *result = analysis_run(trace, &options, err);
+    options->max_waits = CHROME_EXPORT_MAX_WAITS;
+    struct analysis_result *result = analysis_run(trace, options, err);
     *status = result ? 0 : -1;
     return result;
 }
@@ -55,7 +54,10 @@ int cmd_export(int argc, char **argv)
     static const struct option options[] = {{"chrome", required_argument, 0, 'c'},
                                             {"force", no_argument, 0, 'f'},
                                             {"origin", required_argument, 0, OPTION_ORIGIN},
+                                            CLI_FILTER_OPTIONS,
                                             {0, 0, 0, 0}};
+    struct cli_filters filters;
+    cli_filters_init(&filters);
     const char *chrome_path = NULL;
     int force = 0;
     struct chrome_export_options export_options;
@@ -74,7 +76,9 @@ int cmd_export(int argc, char **argv)
             else
                 return cli_usage_error(argv[0], "--origin is 'report' or 'trace', not '%s'", optarg);
             break;
-        default: return cli_usage_error(argv[0], "unknown option");
+        default:
+            if (cli_filters_take(&filters, argv, option) != 0)
+                return CLI_EXIT_ERROR;
         }
     }
     if (argc - optind != 1)
@@ -86,7 +90,7 @@ int cmd_export(int argc, char **argv)
     if (!trace)
         return cli_error(argv[0], "%s", err.message);
     int status;
-    struct analysis_result *analysis = analyze(trace, &status, &err);
+    struct analysis_result *analysis = analyze(trace, &filters.analysis, &status, &err);
     if (status != 0 && store_work_exceeded(trace, &err) == 0)
         error_prefix(&err, "%s", argv[optind]);
     if (status != 0) {
@@ -94,6 +98,11 @@ int cmd_export(int argc, char **argv)
         return cli_error(argv[0], "%s", err.message);
     }
     int analyzed = analysis != NULL;
+    /* --window/--range/--step: the slices are cut to the very window the report analyzes. */
+    if (analysis && cli_filters_choose_time(&filters)) {
+        export_options.from_ns = analysis->window_start_ns;
+        export_options.to_ns = analysis->window_end_ns;
+    }
     struct chrome_export_counts counts;
     status = chrome_export_write(trace, analysis, &export_options, chrome_path, force, &counts, &err);
     if (status != 0)

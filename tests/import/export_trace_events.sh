@@ -154,6 +154,18 @@ assert odd["args"]["full name"] == "bad\ufffd(utf8\"and\\quotes\n", odd["args"][
 assert d["otherData"]["texts_cut"] >= 200
 PY
 
+# The shared filter options: --window cuts every slice to the window report analyzes (ddp.db,
+# 100-200 ms after the report's +0), and the file still passes the checker.
+if "$os" export "$data/ddp.db" --window 100ms:200ms --chrome "$scratch/window.json" >/dev/null 2>&1 &&
+   python3 "$here/check_trace_events.py" "$scratch/window.json" >/dev/null &&
+   python3 - "$scratch/window.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+slices = [e for e in (d["traceEvents"] if isinstance(d, dict) else d) if e.get("ph") == "X"]
+assert slices and min(e["ts"] for e in slices) >= 100000 and max(e["ts"] + e["dur"] for e in slices) <= 200000
+PY
+then ok; else bad "export --window 100ms:200ms: slices outside the window"; fi
+
 # The checker catches what it must.
 python3 "$here/test_check_trace_events.py" >"$scratch/out" 2>&1 && ok || { cat "$scratch/out"; bad "checker self-test"; }
 
