@@ -10,6 +10,7 @@
 #include "import.h"
 #include "overview.h"
 #include "store.h"
+#include "units.h"
 
 struct progress_line {
     int last_percent;
@@ -33,14 +34,18 @@ static void print_summary(const char *output_path, int file_count)
     store *trace = store_open(output_path, 1, &err);
     if (!trace)
         return;
-    printf("%s: %d file%s, %" PRId64 " processes, %" PRId64 " kernels, %" PRId64 " memcpys, %" PRId64
-           " memsets, %" PRId64 " API calls, %" PRId64 " NVTX ranges, %" PRId64 " collectives, %" PRId64
-           " warnings\n",
-           output_path, file_count, file_count == 1 ? "" : "s", store_count_rows(trace, STORE_TABLE_PROCESSES),
-           store_count_rows(trace, STORE_TABLE_KERNELS), store_count_rows(trace, STORE_TABLE_MEMCPYS),
-           store_count_rows(trace, STORE_TABLE_MEMSETS), store_count_rows(trace, STORE_TABLE_API_CALLS),
-           store_count_rows(trace, STORE_TABLE_NVTX), store_count_rows(trace, STORE_TABLE_COLLECTIVES),
-           store_count_rows(trace, STORE_TABLE_WARNINGS));
+    static const struct {
+        enum store_table table;
+        const char *noun;
+    } counts[] = {{STORE_TABLE_PROCESSES, "process"},  {STORE_TABLE_KERNELS, "kernel"},
+                  {STORE_TABLE_MEMCPYS, "memcpy"},       {STORE_TABLE_MEMSETS, "memset"},
+                  {STORE_TABLE_API_CALLS, "API call"},   {STORE_TABLE_NVTX, "NVTX range"},
+                  {STORE_TABLE_COLLECTIVES, "collective"}, {STORE_TABLE_WARNINGS, "warning"}};
+    char count[64];
+    printf("%s: %s", output_path, units_format_count(count, sizeof count, file_count, "file"));
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        printf(", %s", units_format_count(count, sizeof count, store_count_rows(trace, counts[i].table), counts[i].noun));
+    putchar('\n');
     store_close(trace, NULL);
 }
 

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *significant(double value)
 {
@@ -37,5 +38,15 @@ char *units_format_bytes(char *buffer, size_t size, int64_t bytes)
         snprintf(buffer, size, "%" PRId64 " B", bytes);
     else
         snprintf(buffer, size, significant(value < 0 ? -value : value), value, names[unit]);
+    return buffer;
+}
+
+char *units_format_count(char *buffer, size_t size, int64_t count, const char *singular)
+{
+    size_t length = strlen(singular);
+    const char *tail = length >= 2 ? singular + length - 2 : singular;
+    int sibilant = length > 0 && (singular[length - 1] == 's' || singular[length - 1] == 'x' ||
+                                  strcmp(tail, "ch") == 0 || strcmp(tail, "sh") == 0);
+    snprintf(buffer, size, "%" PRId64 " %s%s", count, singular, count == 1 ? "" : sibilant ? "es" : "s");
     return buffer;
 }

@@ -10,6 +10,10 @@
  * buffer. */
 char *units_format_duration(char *buffer, size_t size, int64_t nanoseconds);
 
+/* "1 process", "2 processes", "0 kernels": count and noun (given in the singular; the plural adds
+ * "es" after s, x, ch or sh, else "s") into buffer. Returns buffer. */
+char *units_format_count(char *buffer, size_t size, int64_t count, const char *singular);
+
 /* "512 B", "64.0 KiB", "1.50 MiB", "2.00 GiB". Returns buffer. */
 char *units_format_bytes(char *buffer, size_t size, int64_t bytes);
 

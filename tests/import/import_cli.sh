@@ -11,6 +11,9 @@ bad() { echo "FAILED: $*"; fail=$((fail+1)); }
 # A directory of ranks imports as one trace, one process per rank.
 mkdir "$dir/ranks"; cp "$data/sampled_rank-0.json.gz" "$data/sampled_rank-1.json.gz" "$dir/ranks/"
 out=$($os import "$dir/ranks" -o "$dir/job.db" 2>&1) && grep -q "2 files, 2 processes, 2258 kernels" <<<"$out" && ok || bad "import DIR: $out"
+# one of a thing is singular: "1 file, 1 process", never "1 processes" (the summary counts each table)
+one=$(ls "$dir/ranks" | head -1)
+out=$($os import "$dir/ranks/$one" -o "$dir/one.db" 2>&1) && grep -q ": 1 file, 1 process, " <<<"$out" && ! grep -qE "(^|[^0-9])1 (files|processes|kernels|memcpys|memsets|API calls|NVTX ranges|collectives|warnings)\b" <<<"${out#*: }" && ok || bad "import one file: $out"
 $os import "$data/nccl_data.json.gz" -o "$dir/job.db" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "import over an existing file without --force"
 $os import "$data/nccl_data.json.gz" -o "$dir/job.db" --force >/dev/null 2>&1 && ok || bad "import --force"
 out=$($os export "$dir/job.db" --chrome "$dir/job.json" 2>&1) && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/job.json" && ok || bad "export: $out"

@@ -159,12 +159,12 @@ kineto="$here/../data/kineto/simple_add_two_streams.json.gz"
 mkfifo "$dir/fifo.json"
 import_refused "12 import FIFO" "$dir/fifo.json': not a regular file" "$dir/fifo.json"
 out=$(timeout 60 "$os" import <(zcat "$kineto") -o "$dir/piped.db" 2>&1); rc=$?
-[ $rc -eq 0 ] && grep -qF "1 file, 1 processes, 79 kernels" <<<"$out" && pass=$((pass+1)) ||
+[ $rc -eq 0 ] && grep -qF "1 file, 1 process, 79 kernels" <<<"$out" && pass=$((pass+1)) ||
     { echo "FAILED: 21 import <(zcat): rc=$rc: $out"; fail=$((fail+1)); }
 mkdir "$dir/ranks"; cp "$kineto" "$dir/ranks/"
 "$os" import "$dir/ranks" -o "$dir/ranks/job.sqlite" >/dev/null 2>&1
 out=$(timeout 60 "$os" import "$dir/ranks" -o "$dir/ranks/job.sqlite" --force 2>&1); rc=$?
-[ $rc -eq 0 ] && grep -qF "1 file, 1 processes, 79 kernels" <<<"$out" && pass=$((pass+1)) ||
+[ $rc -eq 0 ] && grep -qF "1 file, 1 process, 79 kernels" <<<"$out" && pass=$((pass+1)) ||
     { echo "FAILED: 21 re-import a folder: rc=$rc: $out"; fail=$((fail+1)); }
 
 # 21: Kineto 'B'/'E' pairs became two zero-length kernels: now one interval per pair, matched per
