@@ -185,6 +185,25 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
     }
 }
 
+/* The what-if replay's prediction per fix (docs/metrics.md, "What-if"), as a share of the span. */
+static void what_if_lines(FILE *out, const struct analysis_result *result, int markdown)
+{
+    if (result->what_if_count == 0)
+        return;
+    int64_t span = 0;
+    for (size_t i = 0; i < result->device_count; i++)
+        span += result->devices[i].busy_ns + result->devices[i].idle_ns;
+    fprintf(out, markdown ? "\n### What if\n\n" : "\nwhat if (the recorded work replayed with the fix):\n");
+    for (size_t i = 0; i < result->what_if_count; i++) {
+        const struct analysis_what_if *item = &result->what_if[i];
+        char saving[32];
+        units_format_duration(saving, sizeof saving, item->predicted_saving_ns);
+        fprintf(out, "%s%s: -%s (-%.0f%%)%s\n", markdown ? "- " : "  ", analysis_fix_title(item->fix), saving,
+                span > 0 ? 100.0 * (double)item->predicted_saving_ns / (double)span : 0.0,
+                item->by_design ? " [by design: the program asked for it]" : "");
+    }
+}
+
 static void text_waits(FILE *out, const struct analysis_result *result, size_t top)
 {
     if (result->wait_count == 0)
@@ -215,6 +234,7 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     text_table(out, result);
     text_streams(out, result);
     text_causes(out, result, top_of(context), context && context->width > 0 ? context->width : 80);
+    what_if_lines(out, result, 0);
     text_waits(out, result, top_of(context));
     report_accounting_text(out, result, top_of(context), 0);
     return ferror(out) ? -1 : 0;
@@ -264,6 +284,7 @@ int report_write_markdown(FILE *out, const struct analysis_result *result, const
         fprintf(out, " | %s (see %s) |\n", analysis_cause_advice(total->cause),
                 analysis_cause_advice_source(total->cause));
     }
+    what_if_lines(out, result, 1);
     report_accounting_text(out, result, top_of(context), 1);
     return ferror(out) ? -1 : 0;
 }

@@ -99,6 +99,27 @@ for folder in ("gpu", "gpu-h100"):
     failed += not holds
     print(f"{'streams_saturate (SM saturation)':52s} {'all':22s} {everything / 1e6:8.3f}ms  span {span / 1e6:.3f}ms"
           f"  {'ok: < 10% of the span' if holds else 'FAILED: must say none-sm-saturated and predict < 10%'}")
-print(f"{failed} pair(s) off target")
+    # The outputs a user reads: the text line and the Markdown section carry the JSON's figure, and
+    # `check` reads the model's headroom (the sum of waits gave 1.1 ms on the saturated trace).
+    r = report("copy_pageable")
+    pin = next(w for w in r["what_if"] if w["fix"] == "pin-host-buffer")["predicted_saving_ns"]
+    text = subprocess.run([os_bin, "report", f"{data}/{folder}/copy_pageable.db"], capture_output=True, text=True).stdout
+    line = next((l for l in text.splitlines() if "if you pin the host buffer: -" in l), "")
+    import re
+    m = re.search(r": -([0-9.]+) ms \(-([0-9]+)%\)", line)
+    if not m or abs(float(m.group(1)) * 1e6 - pin) > 0.01 * pin:
+        failed += 1
+        print(f"FAILED: text what-if line {line!r}, JSON says {pin} ns")
+    markdown = subprocess.run([os_bin, "report", f"{data}/{folder}/copy_pageable.db", "--markdown"],
+                              capture_output=True, text=True).stdout
+    if "### What if" not in markdown or "- if you pin the host buffer: -" not in markdown:
+        failed += 1
+        print("FAILED: no what-if section in the Markdown report")
+    check = subprocess.run([os_bin, "check", f"{data}/{folder}/streams_saturate.db", "--max", "headroom_ms=0"],
+                           capture_output=True, text=True)
+    if check.returncode != 0:
+        failed += 1
+        print(f"FAILED: check --max headroom_ms=0 on streams_saturate: rc {check.returncode}: {check.stdout}{check.stderr}")
+print(f"{failed} pair(s) or outputs off target")
 sys.exit(1 if failed else 0)
 PY
