@@ -198,9 +198,13 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
         const struct analysis_what_if *item = &result->what_if[i];
         char saving[32];
         units_format_duration(saving, sizeof saving, item->predicted_saving_ns);
-        fprintf(out, "%s%s: -%s (-%.0f%%)%s\n", markdown ? "- " : "  ", analysis_fix_title(item->fix), saving,
-                span > 0 ? 100.0 * (double)item->predicted_saving_ns / (double)span : 0.0,
-                item->by_design ? " [by design: the program asked for it]" : "");
+        fprintf(out, "%s%s: ", markdown ? "- " : "  ", analysis_fix_title(item->fix));
+        if (item->predicted_saving_ns > 0)
+            fprintf(out, "-%s (-%.0f%%)", saving,
+                    span > 0 ? 100.0 * (double)item->predicted_saving_ns / (double)span : 0.0);
+        else
+            fputs("no gain", out);
+        fputs(item->by_design ? " [by design: the program asked for it]\n" : "\n", out);
     }
 }
 
