@@ -16,6 +16,10 @@ expect "help import drops the Markdown marks" '! $os help import | grep -q -e "\
 expect "help --man check is a roff page" '$os help --man check | head -1 | grep -q "^\.TH \"OVERLAPSCOPE\\\\-CHECK\" \"1\""'
 expect "help --man writes overlapscope(1)" '$os help --man | grep -q "^\.SH COMMANDS"'
 expect "info --help prints the same manual" '[ "$($os help info)" = "$($os info --help)" ]'
+# the manuals speak to users: no internal issue numbers ("issue 2.8's target"); docs/security.md's
+# table of guarantees cites its issue on purpose
+docs=$(dirname "$0")/../../docs
+expect "no internal issue references in the docs" '! grep -nE -i "issue [0-9]+" $(ls "$docs"/*.md | grep -v security.md)'
 out=$($os frobnicate 2>&1); rc=$?
 expect "unknown command exits 2" '[ $rc -eq 2 ]'
 expect "unknown command is named" 'grep -q "no such command .frobnicate." <<<"$out"'
