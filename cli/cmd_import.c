@@ -62,7 +62,7 @@ int cmd_import(int argc, char **argv)
         switch (option) {
         case 'o': output_path = optarg; break;
         case 'f': import_options.force = 1; break;
-        default: return cli_usage_error(argv[0], "unknown option");
+        default: return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (!output_path)

@@ -189,7 +189,7 @@ int cmd_info(int argc, char **argv)
     int option;
     while ((option = getopt_long(argc, argv, "", options, NULL)) != -1) {
         if (option != 'n')
-            return cli_usage_error(argv[0], "unknown option");
+            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
         verify = 0;
     }
     if (argc - optind != 1)

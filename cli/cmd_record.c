@@ -105,7 +105,7 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
         }
         case 'n': arguments->nccl = 1; break;
         case 'N': arguments->nccl = 0; break;
-        default: return cli_usage_error(argv[0], "unknown option");
+        default: return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)

@@ -1,5 +1,6 @@
 /* main.c: the overlapscope command: one table of subcommands, help, version. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -184,6 +185,9 @@ static int dispatch(int argc, char **argv)
             return CLI_EXIT_OK;
         }
     }
+    /* getopt stays quiet: each command names an unknown option itself, in one line of its own
+     * style (cli_filters_take), not getopt's line and then ours */
+    opterr = 0;
     return command->run(argc - 1, argv + 1);
 }
 

@@ -20,6 +20,10 @@ expect "info --help prints the same manual" '[ "$($os help info)" = "$($os info 
 # table of guarantees cites its issue on purpose
 docs=$(dirname "$0")/../../docs
 expect "no internal issue references in the docs" '! grep -nE -i "issue [0-9]+" $(ls "$docs"/*.md | grep -v security.md)'
+for command in record info report check diff render import export merge; do
+    err=$($os $command --frob x.db 2>&1 >/dev/null); rc=$?
+    expect "$command: an unknown option is named in one error line (and the hint)" '[ $rc -eq 2 ] && [ $(grep -c -- "--frob" <<<"$err") -eq 1 ] && [ $(wc -l <<<"$err") -eq 2 ]'
+done
 out=$($os frobnicate 2>&1); rc=$?
 expect "unknown command exits 2" '[ $rc -eq 2 ]'
 expect "unknown command is named" 'grep -q "no such command .frobnicate." <<<"$out"'
