@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command (README): builds overlapscope with warnings as errors and runs every test, then
+# The test command (README): checks that every C file follows .clang-format, builds overlapscope
+# with warnings as errors and runs every test, then
 # builds again with AddressSanitizer and UndefinedBehaviorSanitizer and runs every test there too,
 # then runs each libFuzzer target for a bounded number of inputs when clang is available.
 set -euo pipefail
@@ -7,6 +8,15 @@ cd "$(dirname "$0")/.."
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 jobs=$(nproc)
+
+# The checked-in style is the one in force: a file that drifts from .clang-format fails here
+# (clang-format -i FILE fixes it).
+if command -v clang-format >/dev/null; then
+  echo "== clang-format"
+  git ls-files -z '*.c' '*.h' | xargs -0 clang-format --dry-run -Werror
+else
+  echo "== clang-format not installed: style not checked (scripts/install-deps.sh installs it)"
+fi
 
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
