@@ -16,14 +16,15 @@
 typedef struct accountant accountant;
 
 /* steps: the run's steps (result->steps, found before any device); they must outlive the accountant. */
-accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps, size_t step_count,
-                           error_info *err);
+accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps,
+                           size_t step_count, error_info *err);
 void accountant_free(accountant *acc);
 
 /* Starts a device. Returns 0 or -1 (out of memory). */
 int accountant_begin_device(accountant *acc, struct device_state *device);
 /* One counted operation (start order). Returns 0, or -1 with err filled. */
-int accountant_observe(accountant *acc, struct device_state *device, const struct model_op *op, error_info *err);
+int accountant_observe(accountant *acc, struct device_state *device, const struct model_op *op,
+                       error_info *err);
 /* Ends the device: result_index is its index in result->devices, or SIZE_MAX when the device
  * was dropped (nothing selected). Returns 0, or -1 with err filled. */
 int accountant_end_device(accountant *acc, struct device_state *device, size_t result_index, error_info *err);

@@ -7,14 +7,14 @@
 
 /* Figures a cause's evidence is written from, summed over its stretches. */
 struct evidence_figures {
-    int64_t calls;        /* host calls (launch-bound: launches) */
-    int64_t call_ns;      /* time inside them */
-    int64_t longest_ns;   /* the longest single stretch */
-    int64_t bytes;        /* communication: bytes moved */
-    int64_t transfer_ns;  /* communication: transfer time of the instances */
-    int64_t late_ns;      /* communication: how late the last rank was, summed over instances */
+    int64_t calls;       /* host calls (launch-bound: launches) */
+    int64_t call_ns;     /* time inside them */
+    int64_t longest_ns;  /* the longest single stretch */
+    int64_t bytes;       /* communication: bytes moved */
+    int64_t transfer_ns; /* communication: transfer time of the instances */
+    int64_t late_ns;     /* communication: how late the last rank was, summed over instances */
     int64_t nranks;
-    const char *detail;   /* a sentence kept from the first stretch (may be NULL) */
+    const char *detail; /* a sentence kept from the first stretch (may be NULL) */
 };
 
 struct bucket {
@@ -52,10 +52,10 @@ struct device_books {
     int64_t process_id, device_id, rank;
     struct breakdown_builder idle, comm;
     struct breakdown_builder *step_idle, *step_comm; /* per step of the process */
-    size_t first_step, step_count;                    /* those steps: acc->steps[first_step ...] */
+    size_t first_step, step_count;                   /* those steps: acc->steps[first_step ...] */
     struct comm_kernel *kernels;
     size_t kernel_count, kernel_capacity;
-    int64_t interval_first;                           /* its first interval in acc->intervals */
+    int64_t interval_first; /* its first interval in acc->intervals */
 };
 
 struct accountant {
@@ -65,7 +65,7 @@ struct accountant {
     size_t step_count;
     struct device_books *books;
     size_t book_count, book_capacity;
-    size_t current_book;              /* the books accountant_attribute writes to */
+    size_t current_book; /* the books accountant_attribute writes to */
     /* The device being walked. */
     struct selection *selection;
     int started;
@@ -89,8 +89,8 @@ struct accountant {
  * goes to ACCOUNTING_IDLE_STEP_BOUNDARY, labelled with the cause it would have had. selection may
  * be NULL (the stretch is measured as is). Returns 0 or -1 (out of memory). */
 int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
-                         const char *label, const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
-                         const struct evidence_figures *figures);
+                         const char *label, const char *source, int64_t start_ns, int64_t end_ns,
+                         int64_t length_c, const struct evidence_figures *figures);
 struct device_books *accountant_current(accountant *acc);
 
 /* idle.c: attributes the idle gap [gap_start, gap_end) that `next` ended. Returns 0 or -1. */

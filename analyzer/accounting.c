@@ -50,12 +50,13 @@ int accounting_cause_is_idle(enum accounting_cause cause)
 
 /* --- builders --- */
 
-static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounting_cause cause, const char *label,
-                                const char *source)
+static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounting_cause cause,
+                                const char *label, const char *source)
 {
     for (size_t i = 0; i < builder->count; i++) {
         struct bucket *b = &builder->buckets[i];
-        if (b->cause == cause && strcmp(b->label, label) == 0 && (!source[0] || strcmp(b->source, source) == 0))
+        if (b->cause == cause && strcmp(b->label, label) == 0 &&
+            (!source[0] || strcmp(b->source, source) == 0))
             return b;
     }
     if (builder->count == builder->capacity) {
@@ -135,8 +136,8 @@ static void books_free(struct device_books *books)
 static const char *const sql_has_table =
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'call_sources'";
 
-accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps, size_t step_count,
-                           error_info *err)
+accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps,
+                           size_t step_count, error_info *err)
 {
     accountant *acc = calloc(1, sizeof *acc);
     if (!acc) {
@@ -156,26 +157,31 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
         size_t offset;
         const char *sql;
     } queries[] = {
-        {offsetof(struct accountant, launch_query),
-         "SELECT start_ns, end_ns, thread_id, name_id FROM api_calls WHERE process_id = ?1 AND correlation_id = ?2"
-         " ORDER BY start_ns LIMIT 1"},
+        {offsetof(struct accountant, launch_query), "SELECT start_ns, end_ns, thread_id, name_id FROM "
+                                                    "api_calls WHERE process_id = ?1 AND correlation_id = ?2"
+                                                    " ORDER BY start_ns LIMIT 1"},
         /* Calls that began before the gap, latest first: the one the thread was in when it opened. */
         {offsetof(struct accountant, covering_query),
-         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
-         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 16"},
-        {offsetof(struct accountant, calls_query),
-         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
-         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
-         " LIMIT 100000"},
-        {offsetof(struct accountant, memcpy_query),
-         "SELECT copy_kind, bytes, dst_kind FROM memcpys WHERE process_id = ?1 AND correlation_id = ?2 LIMIT 1"},
-        {offsetof(struct accountant, wait_query),
-         "SELECT event_id, start_ns FROM synchronizations WHERE process_id = ?1 AND start_ns <= ?2 AND sync_type = 2"
-         " AND stream_id = ?3 ORDER BY start_ns DESC LIMIT 1"},
+         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON "
+         "s.id = a.name_id"
+         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT "
+         "16"},
+        {offsetof(struct accountant, calls_query), "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value "
+                                                   "FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+                                                   " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND "
+                                                   "a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
+                                                   " LIMIT 100000"},
+        {offsetof(struct accountant, memcpy_query), "SELECT copy_kind, bytes, dst_kind FROM memcpys WHERE "
+                                                    "process_id = ?1 AND correlation_id = ?2 LIMIT 1"},
+        {offsetof(struct accountant, wait_query), "SELECT event_id, start_ns FROM synchronizations WHERE "
+                                                  "process_id = ?1 AND start_ns <= ?2 AND sync_type = 2"
+                                                  " AND stream_id = ?3 ORDER BY start_ns DESC LIMIT 1"},
         {offsetof(struct accountant, collective_query),
-         "SELECT op, bytes, communicator, sequence_number, nranks FROM collectives WHERE kernel_rowid = ?1 LIMIT 1"},
+         "SELECT op, bytes, communicator, sequence_number, nranks FROM collectives WHERE kernel_rowid = ?1 "
+         "LIMIT 1"},
         {offsetof(struct accountant, late_gpu_query),
-         "SELECT name_id, start_ns, end_ns FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND start_ns < ?4"
+         "SELECT name_id, start_ns, end_ns FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND "
+         "start_ns < ?4"
          " AND start_ns > ?3 - 10000000 AND end_ns > ?3 ORDER BY start_ns DESC LIMIT 64"},
     };
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
@@ -199,8 +205,9 @@ void accountant_free(accountant *acc)
 {
     if (!acc)
         return;
-    sqlite3_stmt *queries[] = {acc->launch_query, acc->covering_query, acc->calls_query, acc->memcpy_query,
-                               acc->wait_query, acc->source_query, acc->collective_query, acc->late_gpu_query};
+    sqlite3_stmt *queries[] = {acc->launch_query,     acc->covering_query, acc->calls_query,
+                               acc->memcpy_query,     acc->wait_query,     acc->source_query,
+                               acc->collective_query, acc->late_gpu_query};
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
         sqlite3_finalize(queries[i]);
     for (size_t i = 0; i < acc->book_count; i++)
@@ -242,8 +249,10 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     }
     acc->current_book = acc->book_count;
     struct device_books *books = &acc->books[acc->book_count++];
-    *books = (struct device_books){.process_id = device->process_id, .device_id = device->device_id,
-                                   .rank = device->rank, .interval_first = (int64_t)acc->interval_count};
+    *books = (struct device_books){.process_id = device->process_id,
+                                   .device_id = device->device_id,
+                                   .rank = device->rank,
+                                   .interval_first = (int64_t)acc->interval_count};
     for (size_t i = 0; i < acc->step_count; i++) {
         if (acc->steps[i].process_id != device->process_id)
             continue;
@@ -272,7 +281,8 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     return 0;
 }
 
-int accountant_observe(accountant *acc, struct device_state *device, const struct model_op *op, error_info *err)
+int accountant_observe(accountant *acc, struct device_state *device, const struct model_op *op,
+                       error_info *err)
 {
     int64_t end = op->end_ns > op->start_ns ? op->end_ns : op->start_ns;
     if (exposed_comm_advance(acc, op->start_ns) != 0 || exposed_comm_add(acc, op) != 0)
@@ -335,8 +345,8 @@ static int add_interval(accountant *acc, enum accounting_cause cause, int64_t st
         acc->intervals = grown;
         acc->interval_capacity = capacity;
     }
-    acc->intervals[acc->interval_count++] =
-        (struct accounting_interval){.device = acc->current_book, .cause = cause, .start_ns = start_ns, .end_ns = end_ns};
+    acc->intervals[acc->interval_count++] = (struct accounting_interval){
+        .device = acc->current_book, .cause = cause, .start_ns = start_ns, .end_ns = end_ns};
     return 0;
 }
 
@@ -344,12 +354,13 @@ static int64_t measure(struct selection *selection, int64_t start_ns, int64_t en
 {
     if (end_ns <= start_ns)
         return 0;
-    return selection ? selection_clock(selection, end_ns) - selection_clock(selection, start_ns) : end_ns - start_ns;
+    return selection ? selection_clock(selection, end_ns) - selection_clock(selection, start_ns)
+                     : end_ns - start_ns;
 }
 
 int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
-                         const char *label, const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
-                         const struct evidence_figures *figures)
+                         const char *label, const char *source, int64_t start_ns, int64_t end_ns,
+                         int64_t length_c, const struct evidence_figures *figures)
 {
     struct device_books *books = accountant_current(acc);
     if (length_c <= 0 || !books)
@@ -373,15 +384,15 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
     struct breakdown_builder *whole = idle ? &books->idle : &books->comm;
     if (idle && books->step_count && inside_c < length_c) {
         /* Kept apart: the gap between two steps is a property of the loop, not of one step. */
-        if (builder_add(whole, ACCOUNTING_IDLE_STEP_BOUNDARY, accounting_cause_tag(cause), "", length_c - inside_c,
-                        acc->next_mark, figures) != 0)
+        if (builder_add(whole, ACCOUNTING_IDLE_STEP_BOUNDARY, accounting_cause_tag(cause), "",
+                        length_c - inside_c, acc->next_mark, figures) != 0)
             return -1;
         if (inside_c == 0)
             return add_interval(acc, ACCOUNTING_IDLE_STEP_BOUNDARY, start_ns, end_ns);
     }
     if (inside_c > 0 || !idle || !books->step_count)
-        if (builder_add(whole, cause, label, source, idle && books->step_count ? inside_c : length_c, acc->next_mark,
-                        figures) != 0)
+        if (builder_add(whole, cause, label, source, idle && books->step_count ? inside_c : length_c,
+                        acc->next_mark, figures) != 0)
             return -1;
     return add_interval(acc, cause, start_ns, end_ns);
 }
@@ -435,16 +446,18 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
                b->label, b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, b->ns / count));
         break;
     case ACCOUNTING_IDLE_LAUNCH_BOUND:
-        append(text, size, "%" PRId64 " gap%s between operations the GPU finished before the host issued the next",
+        append(text, size,
+               "%" PRId64 " gap%s between operations the GPU finished before the host issued the next",
                b->count, b->count == 1 ? "" : "s");
         if (f->calls)
-            append(text, size, "; %" PRId64 " launch call%s, %s each in the call", f->calls, f->calls == 1 ? "" : "s",
-                   duration(two, sizeof two, f->call_ns / f->calls));
+            append(text, size, "; %" PRId64 " launch call%s, %s each in the call", f->calls,
+                   f->calls == 1 ? "" : "s", duration(two, sizeof two, f->call_ns / f->calls));
         append(text, size, " (%s idle per gap)", duration(three, sizeof three, b->ns / count));
         break;
     case ACCOUNTING_IDLE_HOST_CPU:
         append(text, size,
-               "no CUDA call on the launching thread for %s over %" PRId64 " stretch%s (longest %s): CPU work, "
+               "no CUDA call on the launching thread for %s over %" PRId64
+               " stretch%s (longest %s): CPU work, "
                "Python or data loading",
                duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
                duration(two, sizeof two, f->longest_ns));
@@ -452,18 +465,21 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
     case ACCOUNTING_IDLE_STEP_BOUNDARY:
         for (int c = 0; c < ACCOUNTING_CAUSE_COUNT; c++)
             if (strcmp(cause_names[c].tag, b->label) == 0)
-                append(text, size, "%" PRId64 " gap%s after one step's last and before the next step's first GPU "
-                       "activity; meanwhile: %s", b->count, b->count == 1 ? "" : "s", cause_names[c].title);
+                append(text, size,
+                       "%" PRId64 " gap%s after one step's last and before the next step's first GPU "
+                       "activity; meanwhile: %s",
+                       b->count, b->count == 1 ? "" : "s", cause_names[c].title);
         break;
     case ACCOUNTING_IDLE_DISPATCH:
-        append(text, size, "%" PRId64 " gap%s of %s on average: the next operation was already queued (behind the "
+        append(text, size,
+               "%" PRId64 " gap%s of %s on average: the next operation was already queued (behind the "
                "previous one on its stream, or an event of this device) and started within %d us",
                b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, b->ns / count),
                (int)(EXPLAIN_START_TOLERANCE_NS / 1000));
         return;
     case ACCOUNTING_COMM_SKEW:
-        append(text, size, "%s arrived last at %" PRId64 " collective%s, %s late on average", b->label, b->count,
-               b->count == 1 ? "" : "s", duration(one, sizeof one, f->late_ns / count));
+        append(text, size, "%s arrived last at %" PRId64 " collective%s, %s late on average", b->label,
+               b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, f->late_ns / count));
         break;
     case ACCOUNTING_COMM_TRANSFER:
         if (f->transfer_ns > 0 && f->bytes > 0) {
@@ -473,18 +489,22 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
             char bytes[32];
             units_format_bytes(bytes, sizeof bytes, f->bytes / count);
             append(text, size,
-                   "%" PRId64 " %s instance%s, %s each over %" PRId64 " ranks in %s each: algorithm bandwidth %.3g GB/s,"
-                   " bus bandwidth %.3g GB/s (x %s, nccl-tests PERFORMANCE.md); the link's peak is not in the trace",
+                   "%" PRId64 " %s instance%s, %s each over %" PRId64
+                   " ranks in %s each: algorithm bandwidth %.3g GB/s,"
+                   " bus bandwidth %.3g GB/s (x %s, nccl-tests PERFORMANCE.md); the link's peak is not in "
+                   "the trace",
                    b->count, b->label, b->count == 1 ? "" : "s", bytes, f->nranks,
                    duration(one, sizeof one, f->transfer_ns / count), algorithm_gbps, bus_gbps, formula);
         } else {
-            append(text, size, "%" PRId64 " %s instance%s after every rank arrived; no byte count recorded", b->count,
-                   b->label, b->count == 1 ? "" : "s");
+            append(text, size, "%" PRId64 " %s instance%s after every rank arrived; no byte count recorded",
+                   b->count, b->label, b->count == 1 ? "" : "s");
         }
         break;
     case ACCOUNTING_COMM_BEHIND_COMPUTE:
-        append(text, size, "%s arrived last because its NCCL kernel waited for SMs held by compute (a "
-               "comm-behind-compute wait), %" PRId64 " time%s", b->label, b->count, b->count == 1 ? "" : "s");
+        append(text, size,
+               "%s arrived last because its NCCL kernel waited for SMs held by compute (a "
+               "comm-behind-compute wait), %" PRId64 " time%s",
+               b->label, b->count, b->count == 1 ? "" : "s");
         break;
     default:
         break;
@@ -559,8 +579,9 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
         for (size_t k = 0; k < books->step_count; k++) {
             if (books->step_idle[k].ns == 0 && books->step_comm[k].ns == 0)
                 continue;
-            if (add_accounting(result, &capacity, books->result_index, acc->steps[books->first_step + k].number,
-                               &books->step_idle[k], &books->step_comm[k]) != 0)
+            if (add_accounting(result, &capacity, books->result_index,
+                               acc->steps[books->first_step + k].number, &books->step_idle[k],
+                               &books->step_comm[k]) != 0)
                 return error_set(err, "out of memory");
         }
     }

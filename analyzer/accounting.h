@@ -13,19 +13,22 @@
 
 enum accounting_cause {
     /* Idle time: no kernel, copy or memset running on the device. */
-    ACCOUNTING_IDLE_HOST_SYNC = 0,     /* the host was blocked in a synchronizing call when the GPU ran dry */
-    ACCOUNTING_IDLE_LAUNCH_BOUND = 1,  /* the host was issuing launches slower than the GPU ran them */
-    ACCOUNTING_IDLE_HOST_CPU = 2,      /* the host was outside CUDA (CPU, Python, data loading) */
-    ACCOUNTING_IDLE_OTHER_DEVICE = 3,  /* queued work waited for an event or copy of another device/process */
-    ACCOUNTING_IDLE_PEER_WAIT = 4,     /* a queued NCCL operation waited for its peers */
-    ACCOUNTING_IDLE_STEP_BOUNDARY = 5, /* between steps: after one step's last and before the next's first activity */
-    ACCOUNTING_IDLE_DISPATCH = 6,      /* queued work started within the GPU's dispatch latency of the gap's start */
-    ACCOUNTING_IDLE_UNEXPLAINED = 7,   /* the trace lacks the data: the evidence says which */
+    ACCOUNTING_IDLE_HOST_SYNC = 0,    /* the host was blocked in a synchronizing call when the GPU ran dry */
+    ACCOUNTING_IDLE_LAUNCH_BOUND = 1, /* the host was issuing launches slower than the GPU ran them */
+    ACCOUNTING_IDLE_HOST_CPU = 2,     /* the host was outside CUDA (CPU, Python, data loading) */
+    ACCOUNTING_IDLE_OTHER_DEVICE = 3, /* queued work waited for an event or copy of another device/process */
+    ACCOUNTING_IDLE_PEER_WAIT = 4,    /* a queued NCCL operation waited for its peers */
+    ACCOUNTING_IDLE_STEP_BOUNDARY =
+        5, /* between steps: after one step's last and before the next's first activity */
+    ACCOUNTING_IDLE_DISPATCH =
+        6, /* queued work started within the GPU's dispatch latency of the gap's start */
+    ACCOUNTING_IDLE_UNEXPLAINED = 7, /* the trace lacks the data: the evidence says which */
     /* Exposed communication. */
-    ACCOUNTING_COMM_SKEW = 8,          /* this rank entered the collective before the last rank did */
-    ACCOUNTING_COMM_TRANSFER = 9,      /* the collective's own transfer, after every rank arrived */
-    ACCOUNTING_COMM_BEHIND_COMPUTE = 10, /* the late rank's NCCL kernel had waited for SMs (a comm-behind-compute wait) */
-    ACCOUNTING_COMM_UNMATCHED = 11,    /* no other rank's instance of the collective in the trace: not split */
+    ACCOUNTING_COMM_SKEW = 8,     /* this rank entered the collective before the last rank did */
+    ACCOUNTING_COMM_TRANSFER = 9, /* the collective's own transfer, after every rank arrived */
+    ACCOUNTING_COMM_BEHIND_COMPUTE =
+        10, /* the late rank's NCCL kernel had waited for SMs (a comm-behind-compute wait) */
+    ACCOUNTING_COMM_UNMATCHED = 11, /* no other rank's instance of the collective in the trace: not split */
     ACCOUNTING_CAUSE_COUNT = 12
 };
 
@@ -39,11 +42,11 @@ int accounting_cause_is_idle(enum accounting_cause cause);
  * collective, the step-boundary gap's host state, and the place in the program. */
 struct accounting_entry {
     enum accounting_cause cause;
-    char label[64];      /* "cudaDeviceSynchronize", "rank 0", "AllReduce", "host-cpu", "no API records" */
-    char source[128];    /* where in the program ("train.py:17 step"), "" when the trace cannot know */
-    int64_t ns;          /* time of this cause */
-    int64_t count;       /* idle gaps (idle causes) or collective instances (communication) it covers */
-    char evidence[384];  /* what the trace shows, one line */
+    char label[64];     /* "cudaDeviceSynchronize", "rank 0", "AllReduce", "host-cpu", "no API records" */
+    char source[128];   /* where in the program ("train.py:17 step"), "" when the trace cannot know */
+    int64_t ns;         /* time of this cause */
+    int64_t count;      /* idle gaps (idle causes) or collective instances (communication) it covers */
+    char evidence[384]; /* what the trace shows, one line */
 };
 
 /* A total and its parts, largest first; the parts' ns sum to ns exactly. */
@@ -54,15 +57,15 @@ struct accounting_breakdown {
 };
 
 struct analysis_accounting {
-    size_t device;   /* index into analysis_result.devices */
-    int64_t step;    /* -1: the device's whole span; else analysis_step.number of the device's process */
+    size_t device; /* index into analysis_result.devices */
+    int64_t step;  /* -1: the device's whole span; else analysis_step.number of the device's process */
     struct accounting_breakdown idle, exposed_communication;
 };
 
 /* A stretch of time given to one cause, for pictures and exports (adjacent stretches of one cause
  * merged). */
 struct accounting_interval {
-    size_t device;   /* index into analysis_result.devices */
+    size_t device; /* index into analysis_result.devices */
     enum accounting_cause cause;
     int64_t start_ns, end_ns;
 };
@@ -71,11 +74,12 @@ struct accounting_interval {
 
 /* A rank that arrived last at collectives again and again. */
 struct accounting_straggler {
-    int64_t rank;            /* -1: none */
-    int64_t late_count;      /* collective instances it arrived last at, with a skew above ACCOUNTING_SKEW_MIN_NS */
-    int64_t instance_count;  /* instances matched across ranks with such a skew */
-    int64_t late_ns;         /* the other ranks' exposed waiting for it */
-    char evidence[384];      /* also names its own top idle cause */
+    int64_t rank; /* -1: none */
+    int64_t
+        late_count; /* collective instances it arrived last at, with a skew above ACCOUNTING_SKEW_MIN_NS */
+    int64_t instance_count; /* instances matched across ranks with such a skew */
+    int64_t late_ns;        /* the other ranks' exposed waiting for it */
+    char evidence[384];     /* also names its own top idle cause */
 };
 /* A skew below this is NCCL's own entry jitter, not a late rank. */
 #define ACCOUNTING_SKEW_MIN_NS 10000

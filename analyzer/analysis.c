@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
 #include "accountant.h"
+#include "analysis.h"
 #include "explain.h"
 #include "gpu_devices.h"
 #include "kernel_names.h"
@@ -33,7 +33,7 @@ struct run {
     size_t lane_capacity, device_capacity;
     int64_t window_start_ns, window_end_ns; /* absolute; INT64_MIN / INT64_MAX when open */
     int64_t selection_process_id;
-    struct selection selection;            /* of selection_process_id */
+    struct selection selection; /* of selection_process_id */
     size_t ranges_found;
     error_info *err;
 };
@@ -61,11 +61,13 @@ static int check_device_spans(struct run *run, const struct store_gpu_device *ke
             int step = sqlite3_step(query);
             if (step == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
                 int64_t first = sqlite3_column_int64(query, 0), last = sqlite3_column_int64(query, 1);
-                if (first < -STORE_MAX_ABS_TIME_NS || last > STORE_MAX_ABS_TIME_NS || last - first > STORE_MAX_SPAN_NS) {
+                if (first < -STORE_MAX_ABS_TIME_NS || last > STORE_MAX_ABS_TIME_NS ||
+                    last - first > STORE_MAX_SPAN_NS) {
                     sqlite3_finalize(query);
                     return error_set(run->err,
-                                     "the trace is damaged: device %" PRId64 " of process %" PRId64 " has %s from %" PRId64
-                                     " ns to %" PRId64 " ns, longer than any recording",
+                                     "the trace is damaged: device %" PRId64 " of process %" PRId64
+                                     " has %s from %" PRId64 " ns to %" PRId64
+                                     " ns, longer than any recording",
                                      keys[i].device_id, keys[i].process_id, tables[t], first, last);
                 }
             } else if (step != SQLITE_ROW) {
@@ -86,7 +88,8 @@ static void resolve_window(struct run *run)
 {
     const struct analysis_options *options = &run->options;
     int64_t base = options->window_is_relative ? run->result->origin_ns : 0;
-    run->window_start_ns = options->window_start_ns == STORE_NULL ? INT64_MIN : base + options->window_start_ns;
+    run->window_start_ns =
+        options->window_start_ns == STORE_NULL ? INT64_MIN : base + options->window_start_ns;
     run->window_end_ns = options->window_end_ns == STORE_NULL ? INT64_MAX : base + options->window_end_ns;
 }
 
@@ -236,9 +239,13 @@ static int add_result_lane(struct run *run, const struct device_state *device, c
         run->lane_capacity = capacity;
     }
     struct analysis_lane *out = &result->lanes[result->lane_count++];
-    *out = (struct analysis_lane){.process_id = device->process_id, .pid = device->pid, .rank = device->rank,
-                                  .device_id = device->device_id, .stream_id = lane->stream_id,
-                                  .is_legacy_default = lane->is_legacy_default, .priority = lane->priority,
+    *out = (struct analysis_lane){.process_id = device->process_id,
+                                  .pid = device->pid,
+                                  .rank = device->rank,
+                                  .device_id = device->device_id,
+                                  .stream_id = lane->stream_id,
+                                  .is_legacy_default = lane->is_legacy_default,
+                                  .priority = lane->priority,
                                   .selected = lane->selected};
     snprintf(out->role, sizeof out->role, "idle");
     return 0;
@@ -274,7 +281,8 @@ static int lane_matches(const void *context, size_t position)
 /* The lane of a stream, created on first sight. Returns its index or -1 when out of memory. */
 static long lane_of(struct run *run, struct device_state *device, int64_t stream_id)
 {
-    if (device->last_lane_hit < device->lane_count && device->lanes[device->last_lane_hit].stream_id == stream_id)
+    if (device->last_lane_hit < device->lane_count &&
+        device->lanes[device->last_lane_hit].stream_id == stream_id)
         return (long)device->last_lane_hit;
     struct lane_key key = {device, stream_id};
     uint64_t hash = key_index_hash(stream_id, 0, 0, 0);
@@ -294,9 +302,11 @@ static long lane_of(struct run *run, struct device_state *device, int64_t stream
     if (key_index_add(&device->lane_index, hash, device->lane_count) != 0)
         return -1;
     struct lane_state *lane = &device->lanes[device->lane_count];
-    *lane = (struct lane_state){.stream_id = stream_id, .previous_end_ns = INT64_MIN,
-                                .result_lane = run->result->lane_count,
-                                .selected = run->options.stream_id < 0 || run->options.stream_id == stream_id};
+    *lane =
+        (struct lane_state){.stream_id = stream_id,
+                            .previous_end_ns = INT64_MIN,
+                            .result_lane = run->result->lane_count,
+                            .selected = run->options.stream_id < 0 || run->options.stream_id == stream_id};
     load_stream(run, device, lane);
     if (add_result_lane(run, device, lane) != 0)
         return -1;
@@ -380,8 +390,12 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         return -1;
     if (!run->selection.everything && run->selection.count == 0)
         return 0;
-    struct device_state device = {.process_id = key.process_id, .device_id = key.device_id, .pid = -1, .rank = -1,
-                                  .copy_engine_count = STORE_NULL, .selection = &run->selection};
+    struct device_state device = {.process_id = key.process_id,
+                                  .device_id = key.device_id,
+                                  .pid = -1,
+                                  .rank = -1,
+                                  .copy_engine_count = STORE_NULL,
+                                  .selection = &run->selection};
     load_process(run, &device);
     if (run->options.rank >= 0 && device.rank != run->options.rank)
         return 0;
@@ -398,8 +412,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         status = error_set(run->err, "out of memory");
     int64_t waits = explainer_wait_count(run->explain) - waits_before;
     int dropped = counted == 0 && waits == 0;
-    if (status == 0 && accountant_end_device(run->accountant, &device, dropped ? SIZE_MAX : run->result->device_count,
-                                             run->err) != 0)
+    if (status == 0 && accountant_end_device(run->accountant, &device,
+                                             dropped ? SIZE_MAX : run->result->device_count, run->err) != 0)
         status = -1;
     if (status == 0 && dropped) {
         run->result->lane_count = lanes_before; /* nothing of this device is in the selection */
@@ -478,19 +492,21 @@ static int prepare_run(struct run *run)
     run->explain = explainer_new(db, run->names, max_waits, run->err);
     if (!run->explain)
         return -1;
-    if (sqlite3_prepare_v2(db, "SELECT pid, rank FROM processes WHERE process_id = ?1", -1, &run->process_query,
-                           NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db,
-                           "SELECT name, sm_count, compute_capability_major, compute_capability_minor,"
-                           " max_blocks_per_sm, max_warps_per_sm, max_threads_per_sm, max_threads_per_block,"
-                           " max_registers_per_sm, max_registers_per_block, max_shared_memory_per_sm,"
-                           " copy_engine_count, warp_size FROM devices WHERE process_id = ?1 AND device_id = ?2",
-                           -1, &run->device_query, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db,
-                           "SELECT is_legacy_default, is_per_thread_default, priority, flags FROM streams"
-                           " WHERE process_id = ?1 AND stream_id = ?2 AND (device_id IS NULL OR device_id = ?3)"
-                           " LIMIT 1",
-                           -1, &run->stream_query, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT pid, rank FROM processes WHERE process_id = ?1", -1,
+                           &run->process_query, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(
+            db,
+            "SELECT name, sm_count, compute_capability_major, compute_capability_minor,"
+            " max_blocks_per_sm, max_warps_per_sm, max_threads_per_sm, max_threads_per_block,"
+            " max_registers_per_sm, max_registers_per_block, max_shared_memory_per_sm,"
+            " copy_engine_count, warp_size FROM devices WHERE process_id = ?1 AND device_id = ?2",
+            -1, &run->device_query, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(
+            db,
+            "SELECT is_legacy_default, is_per_thread_default, priority, flags FROM streams"
+            " WHERE process_id = ?1 AND stream_id = ?2 AND (device_id IS NULL OR device_id = ?3)"
+            " LIMIT 1",
+            -1, &run->stream_query, NULL) != SQLITE_OK)
         return error_set(run->err, "cannot read the trace: %s", sqlite3_errmsg(db));
     return 0;
 }
@@ -519,7 +535,8 @@ static int check_step_exists(struct run *run)
         high = result->steps[i].number > high ? result->steps[i].number : high;
     }
     if (result->step_count == 0)
-        return error_set(run->err, "no step %" PRId64 ": the trace has no ProfilerStep#N or step/iteration NVTX ranges",
+        return error_set(run->err,
+                         "no step %" PRId64 ": the trace has no ProfilerStep#N or step/iteration NVTX ranges",
                          run->options.step);
     return error_set(run->err, "no step %" PRId64 " (steps %" PRId64 " to %" PRId64 " are in the trace)",
                      run->options.step, low, high);
@@ -537,7 +554,8 @@ static int no_intervals_error(struct run *run, size_t device_count)
         units_format_duration(from, sizeof from, run->window_start_ns - run->result->origin_ns);
     if (run->window_end_ns != INT64_MAX)
         units_format_duration(to, sizeof to, run->window_end_ns - run->result->origin_ns);
-    return error_set(run->err, "no GPU intervals in the selected window (%s to %s after the first GPU activity)", from,
+    return error_set(run->err,
+                     "no GPU intervals in the selected window (%s to %s after the first GPU activity)", from,
                      to);
 }
 
@@ -569,12 +587,13 @@ static int check_device_exists(struct run *run, const struct store_gpu_device *k
         if (i > 0 && ids[i] == ids[i - 1])
             continue;
         if (used < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%" PRId64, distinct ? ", " : "", ids[i]);
+            used +=
+                (size_t)snprintf(list + used, sizeof list - used, "%s%" PRId64, distinct ? ", " : "", ids[i]);
         distinct++;
     }
     free(ids);
-    return error_set(run->err, "no device %" PRId64 " (the trace has device%s %s)", wanted, distinct == 1 ? "" : "s",
-                     list);
+    return error_set(run->err, "no device %" PRId64 " (the trace has device%s %s)", wanted,
+                     distinct == 1 ? "" : "s", list);
 }
 
 static int run_all_devices(struct run *run)
@@ -606,7 +625,8 @@ static int run_all_devices(struct run *run)
     if (status != 0)
         return -1;
     if (run->options.range_name && run->ranges_found == 0)
-        return error_set(run->err, "no NVTX range named '%s' in the selected processes", run->options.range_name);
+        return error_set(run->err, "no NVTX range named '%s' in the selected processes",
+                         run->options.range_name);
     if (run->result->device_count == 0)
         return no_intervals_error(run, count);
     return 0;
@@ -658,7 +678,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     int status = run.result ? 0 : error_set(err, "out of memory");
     /* One read transaction for the whole analysis: outside one, SQLite takes and drops its file
      * lock and checks for a hot journal on every query, a few per device (80k devices: 21 s). */
-    int own_transaction = sqlite3_get_autocommit(run.db) && sqlite3_exec(run.db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    int own_transaction =
+        sqlite3_get_autocommit(run.db) && sqlite3_exec(run.db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
     if (status == 0)
         status = prepare_run(&run);
     if (status == 0)

@@ -25,25 +25,27 @@ enum analysis_category {
     ANALYSIS_COPY_HTOD = 2,
     ANALYSIS_COPY_DTOH = 3,
     ANALYSIS_COPY_DTOD = 4,
-    ANALYSIS_COPY_PEER = 5,     /* PtoP, or DtoD between two devices */
-    ANALYSIS_COPY_OTHER = 6,    /* HtoH, arrays, unknown */
+    ANALYSIS_COPY_PEER = 5,  /* PtoP, or DtoD between two devices */
+    ANALYSIS_COPY_OTHER = 6, /* HtoH, arrays, unknown */
     ANALYSIS_MEMSET = 7,
     ANALYSIS_CATEGORY_COUNT = 8
 };
 
 /* Why an interval that could have run beside another did not. */
 enum analysis_cause {
-    ANALYSIS_CAUSE_SM_SATURATION = 0,       /* the running kernel's resident blocks filled every SM */
-    ANALYSIS_CAUSE_LATE_LAUNCH = 1,         /* the host launched the waiting op after (or just before) the other ended */
-    ANALYSIS_CAUSE_EVENT_DEPENDENCY = 2,    /* cudaStreamWaitEvent / an event chain: serialized by design */
+    ANALYSIS_CAUSE_SM_SATURATION = 0, /* the running kernel's resident blocks filled every SM */
+    ANALYSIS_CAUSE_LATE_LAUNCH =
+        1, /* the host launched the waiting op after (or just before) the other ended */
+    ANALYSIS_CAUSE_EVENT_DEPENDENCY = 2,      /* cudaStreamWaitEvent / an event chain: serialized by design */
     ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM = 3, /* implicit synchronization with the legacy NULL stream */
-    ANALYSIS_CAUSE_PAGEABLE_COPY = 4,       /* a copy from/to pageable memory: staged synchronously */
-    ANALYSIS_CAUSE_COPY_ENGINE = 5,         /* same-direction copies share one copy engine */
-    ANALYSIS_CAUSE_SHARED_QUEUE = 6,        /* same hardware channel: more streams than CUDA_DEVICE_MAX_CONNECTIONS */
+    ANALYSIS_CAUSE_PAGEABLE_COPY = 4,         /* a copy from/to pageable memory: staged synchronously */
+    ANALYSIS_CAUSE_COPY_ENGINE = 5,           /* same-direction copies share one copy engine */
+    ANALYSIS_CAUSE_SHARED_QUEUE =
+        6, /* same hardware channel: more streams than CUDA_DEVICE_MAX_CONNECTIONS */
     ANALYSIS_CAUSE_STREAM_PRIORITY = 7,     /* a higher-priority stream's work went first */
     ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE = 8, /* an NCCL kernel waited for SMs held by a compute kernel */
-    ANALYSIS_CAUSE_HOST_SYNC = 9,           /* a synchronizing host call (stream/device sync, cudaMalloc/Free) */
-    ANALYSIS_CAUSE_UNEXPLAINED = 10,        /* the data proves none of the above: said so, never guessed */
+    ANALYSIS_CAUSE_HOST_SYNC = 9,    /* a synchronizing host call (stream/device sync, cudaMalloc/Free) */
+    ANALYSIS_CAUSE_UNEXPLAINED = 10, /* the data proves none of the above: said so, never guessed */
     /* Added after the first contract: */
     ANALYSIS_CAUSE_SHARED_COMMUNICATOR = 11, /* NCCL kernels of one communicator run one at a time */
     ANALYSIS_CAUSE_COUNT = 12
@@ -61,14 +63,14 @@ const char *analysis_category_tag(enum analysis_category category);
 
 /* The change a user would make for a proved cause, as the what-if replay models it (whatif.h). */
 enum analysis_fix {
-    ANALYSIS_FIX_PIN_HOST_BUFFER = 0,    /* pageable-copy: cudaMallocHost / cudaHostRegister */
+    ANALYSIS_FIX_PIN_HOST_BUFFER = 0,      /* pageable-copy: cudaMallocHost / cudaHostRegister */
     ANALYSIS_FIX_NON_BLOCKING_STREAMS = 1, /* legacy-default-stream: cudaStreamNonBlocking or per-thread */
-    ANALYSIS_FIX_REMOVE_HOST_SYNC = 2,   /* host-sync: the synchronizing call moved out of the loop */
-    ANALYSIS_FIX_CUDA_GRAPH = 3,         /* late-launch: launches captured in a CUDA graph */
-    ANALYSIS_FIX_MORE_CONNECTIONS = 4,   /* shared-queue: CUDA_DEVICE_MAX_CONNECTIONS >= streams */
-    ANALYSIS_FIX_REMOVE_DEPENDENCY = 5,  /* event-dependency: by design; the gain is reported, marked */
-    ANALYSIS_FIX_NONE_SATURATED = 6,     /* sm-saturation: nothing to change; only last-wave tails */
-    ANALYSIS_FIX_ALL = 7,                /* every fix above whose cause is proved, dependencies excepted */
+    ANALYSIS_FIX_REMOVE_HOST_SYNC = 2,     /* host-sync: the synchronizing call moved out of the loop */
+    ANALYSIS_FIX_CUDA_GRAPH = 3,           /* late-launch: launches captured in a CUDA graph */
+    ANALYSIS_FIX_MORE_CONNECTIONS = 4,     /* shared-queue: CUDA_DEVICE_MAX_CONNECTIONS >= streams */
+    ANALYSIS_FIX_REMOVE_DEPENDENCY = 5,    /* event-dependency: by design; the gain is reported, marked */
+    ANALYSIS_FIX_NONE_SATURATED = 6,       /* sm-saturation: nothing to change; only last-wave tails */
+    ANALYSIS_FIX_ALL = 7,                  /* every fix above whose cause is proved, dependencies excepted */
     ANALYSIS_FIX_COUNT = 8
 };
 /* Stable tag ("pin-host-buffer") and the sentence a report prints ("if you pin the host buffer"). */
@@ -95,10 +97,10 @@ struct analysis_options {
                                 step: those inside step N) */
     int64_t step;            /* -1: all; else the N-th iteration (ProfilerStep#N or a repeating NVTX range) */
     /* Added after the first contract: */
-    int window_is_relative;  /* 1: window_start/end_ns are offsets from result->origin_ns (the CLI's
-                                "10ms:20ms"); 0: absolute trace times */
-    size_t max_waits;        /* waits kept in result->waits (largest losses); 0: ANALYSIS_DEFAULT_MAX_WAITS.
-                                Cause totals always cover every wait. */
+    int window_is_relative; /* 1: window_start/end_ns are offsets from result->origin_ns (the CLI's
+                               "10ms:20ms"); 0: absolute trace times */
+    size_t max_waits;       /* waits kept in result->waits (largest losses); 0: ANALYSIS_DEFAULT_MAX_WAITS.
+                               Cause totals always cover every wait. */
 };
 #define ANALYSIS_DEFAULT_MAX_WAITS 1000
 void analysis_options_init(struct analysis_options *options);
@@ -108,12 +110,12 @@ struct analysis_lane {
     int64_t process_id, pid, rank; /* rank -1 when unknown */
     int64_t device_id, stream_id;
     int is_legacy_default;
-    int64_t priority;         /* STORE_NULL when unknown */
-    int64_t busy_ns;          /* union of this stream's intervals */
+    int64_t priority;                             /* STORE_NULL when unknown */
+    int64_t busy_ns;                              /* union of this stream's intervals */
     int64_t category_ns[ANALYSIS_CATEGORY_COUNT]; /* busy time per category on this stream */
     int64_t interval_count;
-    char role[16];            /* "compute", "nccl", "copy", "mixed", "default", "idle" */
-    int selected;             /* passes the --stream filter (others are listed because waits cite them) */
+    char role[16]; /* "compute", "nccl", "copy", "mixed", "default", "idle" */
+    int selected;  /* passes the --stream filter (others are listed because waits cite them) */
 };
 
 /* One device of one process (one rank's GPU). */
@@ -129,43 +131,44 @@ struct analysis_device {
      * and [a][a]: time two or more intervals of category a ran at once. Symmetric. */
     int64_t category_overlap_ns[ANALYSIS_CATEGORY_COUNT][ANALYSIS_CATEGORY_COUNT];
     int64_t category_busy_ns[ANALYSIS_CATEGORY_COUNT]; /* union per category */
-    int64_t communication_ns;           /* = category_busy_ns[COMMUNICATION] */
-    int64_t compute_communication_overlap_ns; /* communication time during which compute ran */
-    int64_t exposed_communication_ns;   /* communication_ns - compute_communication_overlap_ns */
-    int64_t copy_ns;                    /* union of all copy categories */
+    int64_t communication_ns;                          /* = category_busy_ns[COMMUNICATION] */
+    int64_t compute_communication_overlap_ns;          /* communication time during which compute ran */
+    int64_t exposed_communication_ns; /* communication_ns - compute_communication_overlap_ns */
+    int64_t copy_ns;                  /* union of all copy categories */
     int64_t copy_compute_overlap_ns;
-    int64_t lost_ns;                    /* sum of wait lost_ns on this device */
-    int64_t headroom_ns;                /* how much shorter the span could be: see docs/metrics.md */
+    int64_t lost_ns;     /* sum of wait lost_ns on this device */
+    int64_t headroom_ns; /* how much shorter the span could be: see docs/metrics.md */
     /* Added after the first contract: */
-    int64_t wait_count;                 /* waits found on this device (all, not only those kept) */
-    int64_t stream_count;               /* streams with intervals in the selection */
-    int64_t stream_pair_overlap_ns;     /* Σ overlap_ns of the device's stream pairs */
-    int64_t stream_pair_possible_ns;    /* Σ possible_ns of them: overlap of possible = the ratio */
-    int64_t copy_compute_possible_ns;   /* the most copy/compute overlap could be (copies beside other streams' kernels) */
+    int64_t wait_count;               /* waits found on this device (all, not only those kept) */
+    int64_t stream_count;             /* streams with intervals in the selection */
+    int64_t stream_pair_overlap_ns;   /* Σ overlap_ns of the device's stream pairs */
+    int64_t stream_pair_possible_ns;  /* Σ possible_ns of them: overlap of possible = the ratio */
+    int64_t copy_compute_possible_ns; /* the most copy/compute overlap could be (copies beside other streams'
+                                         kernels) */
     /* The what-if replay (whatif.h); replay_span_ns 0 when the device was not replayed. */
-    int64_t replay_span_ns;             /* the recorded work replayed as recorded */
+    int64_t replay_span_ns;                    /* the recorded work replayed as recorded */
     int64_t fix_saving_ns[ANALYSIS_FIX_COUNT]; /* per fix proved on this device, else 0 */
 };
 
 /* Overlap of two streams of one device. */
 struct analysis_stream_pair {
-    size_t lane_a, lane_b;     /* indexes into analysis_result.lanes */
-    int64_t overlap_ns;        /* achieved: both busy */
-    int64_t possible_ns;       /* min(busy_a, busy_b) within their common window */
+    size_t lane_a, lane_b; /* indexes into analysis_result.lanes */
+    int64_t overlap_ns;    /* achieved: both busy */
+    int64_t possible_ns;   /* min(busy_a, busy_b) within their common window */
 };
 
 /* One GPU operation, as the waits cite it. */
 struct analysis_op {
-    size_t lane;                 /* index into lanes */
+    size_t lane; /* index into lanes */
     enum analysis_category category;
     int64_t start_ns, end_ns;
     int64_t launch_start_ns, launch_end_ns; /* the host API call that enqueued it; STORE_NULL when unknown */
     int64_t correlation_id;
-    char name[128];              /* short kernel name (common/kernel_name.h), or "HtoD 64.0 MiB (pageable)" */
+    char name[128]; /* short kernel name (common/kernel_name.h), or "HtoD 64.0 MiB (pageable)" */
     /* Added after the first contract: */
-    int64_t name_id;             /* a kernel's strings.id; 0 for copies and memsets */
-    const char *full_name;       /* a kernel's demangled full name, owned by the result; NULL for
-                                    copies and memsets (name says all) */
+    int64_t name_id;       /* a kernel's strings.id; 0 for copies and memsets */
+    const char *full_name; /* a kernel's demangled full name, owned by the result; NULL for
+                              copies and memsets (name says all) */
 };
 
 /* A missed overlap: `waiting` was enqueued while `blocking` ran on another stream of the same
@@ -175,8 +178,8 @@ struct analysis_wait {
     int64_t wait_start_ns, wait_end_ns; /* the time the waiting op could have run but did not */
     int64_t lost_ns;                    /* time lost to the serialization (model in docs/metrics.md) */
     enum analysis_cause cause;
-    char evidence[1024];                /* one line, e.g. "kernel sgemm_256x128 on stream 13 held all
-                                           132 SMs (8448 blocks, 2 resident per SM: 32 waves)" */
+    char evidence[1024]; /* one line, e.g. "kernel sgemm_256x128 on stream 13 held all
+                            132 SMs (8448 blocks, 2 resident per SM: 32 waves)" */
 };
 
 /* A cause's total. */
@@ -192,9 +195,9 @@ struct analysis_step {
     int64_t start_ns, end_ns;
     char name[64];
     /* Added after the first contract: */
-    int64_t process_id, rank;   /* steps are per process: each rank's clock is its own */
-    int on_gpu_timeline;        /* 1: GPU time (GPU annotation, or the GPU work launched inside the
-                                   range); 0: the host range's own times (no launch records) */
+    int64_t process_id, rank; /* steps are per process: each rank's clock is its own */
+    int on_gpu_timeline;      /* 1: GPU time (GPU annotation, or the GPU work launched inside the
+                                 range); 0: the host range's own times (no launch records) */
 };
 
 struct analysis_result {
@@ -204,7 +207,7 @@ struct analysis_result {
     size_t device_count;
     struct analysis_stream_pair *stream_pairs;
     size_t stream_pair_count;
-    struct analysis_wait *waits;          /* sorted by lost_ns, largest first */
+    struct analysis_wait *waits; /* sorted by lost_ns, largest first */
     size_t wait_count;
     struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT]; /* sorted by lost_ns, largest first */
     struct analysis_step *steps;
@@ -227,9 +230,9 @@ struct analysis_result {
     struct accounting_interval *accounting_intervals; /* time order per device */
     size_t accounting_interval_count;
     struct accounting_straggler straggler;
-    char **full_names;          /* the storage of the kept waits' ops' full_name, one per kernel name */
+    char **full_names; /* the storage of the kept waits' ops' full_name, one per kernel name */
     size_t full_name_count;
-    int call_sources_known;     /* the trace says where in the program its API calls were made */
+    int call_sources_known; /* the trace says where in the program its API calls were made */
     /* What-if predictions (whatif.h), one per fix whose cause is proved, largest first; the last
      * is ANALYSIS_FIX_ALL when any is. total_headroom_ns is the "all" saving. */
     struct analysis_what_if what_if[ANALYSIS_FIX_COUNT];

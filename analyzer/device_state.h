@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "key_index.h"
 #include "analysis.h"
+#include "key_index.h"
 #include "occupancy.h"
 #include "op_source.h"
 #include "selection.h"
@@ -27,7 +27,7 @@ struct lane_state {
     size_t result_lane; /* index into analysis_result.lanes */
     int64_t stream_id;
     int is_legacy_default, is_per_thread_default;
-    int selected;       /* passes the --stream filter */
+    int selected; /* passes the --stream filter */
     int64_t flags, priority;
     /* Sweep counters, over counted operations, in selected-clock units. */
     int64_t active, busy_since_c, busy_c, interval_count;
@@ -37,12 +37,12 @@ struct lane_state {
     int64_t first_start_ns, last_end_ns;
     /* Explainer state, over every operation read. */
     int has_last;
-    struct model_op last;          /* the latest operation started on this stream */
-    int last_occupancy_state;      /* 0 not computed, 1 computed, -1 not computable */
+    struct model_op last;     /* the latest operation started on this stream */
+    int last_occupancy_state; /* 0 not computed, 1 computed, -1 not computable */
     struct occupancy_result last_occupancy;
-    int64_t previous_end_ns;       /* latest end among operations before `last`; INT64_MIN if none */
-    uint64_t last_turn;            /* when `last` was set, in operations of the device */
-    int is_recent;                 /* listed in device_state.recent */
+    int64_t previous_end_ns; /* latest end among operations before `last`; INT64_MIN if none */
+    uint64_t last_turn;      /* when `last` was set, in operations of the device */
+    int is_recent;           /* listed in device_state.recent */
 };
 
 /* A hardware channel (queue) of the device: a FIFO that dispatches in the order work was enqueued
@@ -51,23 +51,23 @@ struct lane_state {
  * the same stream, which the queue's head waited for. */
 struct channel_state {
     int64_t channel_id;
-    int is_copy;                   /* copy channels are numbered apart from compute channels */
-    size_t lane;                   /* of `head` */
-    struct model_op head;          /* the latest operation started on the channel */
+    int is_copy;          /* copy channels are numbered apart from compute channels */
+    size_t lane;          /* of `head` */
+    struct model_op head; /* the latest operation started on the channel */
     int has_held_by;
-    struct model_op held_by;       /* head's predecessor on its own stream */
+    struct model_op held_by; /* head's predecessor on its own stream */
 };
 
 struct device_state {
     int64_t process_id, pid, rank, device_id;
     char device_name[64];
     struct occupancy_device limits;
-    int limits_known;              /* SM count and per-SM limits are usable */
-    int64_t copy_engine_count;     /* STORE_NULL when unknown */
+    int limits_known;          /* SM count and per-SM limits are usable */
+    int64_t copy_engine_count; /* STORE_NULL when unknown */
     struct lane_state *lanes;
     size_t lane_count, lane_capacity;
     size_t last_lane_hit;
-    struct key_index lane_index;   /* stream id to lane: a device can hold one stream per kernel */
+    struct key_index lane_index; /* stream id to lane: a device can hold one stream per kernel */
     /* The DEVICE_RECENT_LANES lanes that started work last, in lane order (the order of a scan
      * of all lanes, so results do not change while a device has no more lanes than that). */
     size_t recent[DEVICE_RECENT_LANES];
@@ -79,9 +79,9 @@ struct device_state {
     struct key_index channel_index; /* (channel id, is copy) to channels[]: an input chooses how many */
     int has_last_communication;
     size_t last_communication_lane;
-    struct model_op last_communication; /* the latest NCCL kernel started on the device */
-    int64_t lost_ns;               /* sum of the device's waits */
-    int64_t explained_lost_ns;     /* of waits a change of code could remove */
+    struct model_op last_communication;        /* the latest NCCL kernel started on the device */
+    int64_t lost_ns;                           /* sum of the device's waits */
+    int64_t explained_lost_ns;                 /* of waits a change of code could remove */
     int64_t cause_count[ANALYSIS_CAUSE_COUNT]; /* waits proved per cause (the what-if's fixes) */
 };
 

@@ -30,9 +30,9 @@ struct launch_call {
 };
 
 struct host_activity {
-    int64_t window_ns;   /* the host window examined */
-    int64_t cuda_ns;     /* time inside CUDA calls in it (nested calls counted once) */
-    int has_call;        /* the longest call below */
+    int64_t window_ns; /* the host window examined */
+    int64_t cuda_ns;   /* time inside CUDA calls in it (nested calls counted once) */
+    int has_call;      /* the longest call below */
     int64_t call_start_ns, call_end_ns, call_overlap_ns, call_correlation_id;
     char call_name[64];
 };
@@ -40,7 +40,8 @@ struct host_activity {
 struct explainer {
     sqlite3 *db;
     kernel_names *names;
-    sqlite3_stmt *launch_query, *host_before_query, *host_within_query, *memcpy_query, *syncs_query, *event_query;
+    sqlite3_stmt *launch_query, *host_before_query, *host_within_query, *memcpy_query, *syncs_query,
+        *event_query;
     sqlite3_stmt *calls_back_query, *communicator_query, *any_stream_wait_query;
     /* Whether the process of the device being explained has any cudaStreamWaitEvent record: most
      * waits of a trace without them skip the event query (one probe per process instead). */
@@ -66,10 +67,10 @@ struct blocking_call {
 
 /* How X came to wait, which decides the rules tried (docs/metrics.md, "Detection"). */
 enum wait_road {
-    ROAD_LATE = 1,      /* X's launch reached the GPU only after (or just before) B ended */
-    ROAD_HELD = 2,      /* a blocking host call held the launching thread when B ended (rule 4) */
-    ROAD_READY = 4,     /* X was enqueued while B ran, yet started only when B ended */
-    ROAD_RESOURCES = 8  /* X started while B ran, well after it was ready (rule 3b) */
+    ROAD_LATE = 1,     /* X's launch reached the GPU only after (or just before) B ended */
+    ROAD_HELD = 2,     /* a blocking host call held the launching thread when B ended (rule 4) */
+    ROAD_READY = 4,    /* X was enqueued while B ran, yet started only when B ended */
+    ROAD_RESOURCES = 8 /* X started while B ran, well after it was ready (rule 3b) */
 };
 
 /* One wait being proved. */
@@ -77,20 +78,20 @@ struct wait_case {
     struct device_state *device;
     struct lane_state *waiting_lane, *blocking_lane;
     const struct model_op *waiting, *blocking;
-    int64_t previous_end_ns;           /* of the waiting stream; INT64_MIN when none */
-    const struct model_op *previous;   /* the waiting stream's previous op, or NULL */
+    int64_t previous_end_ns;         /* of the waiting stream; INT64_MIN when none */
+    const struct model_op *previous; /* the waiting stream's previous op, or NULL */
     struct launch_call launch;
     int in_graph;
-    const struct model_op *queue_head;  /* shared-queue candidate: the op ahead of X on its channel */
-    int same_communicator_candidate;    /* X and B are NCCL kernels, B the device's latest one */
-    int resources_held;                 /* X started while B still ran: B's blocks held what X needed */
-    int other_running;                  /* another stream's op was running when X started */
-    int describe; /* 0: the wait will not be kept, skip writing its evidence */
+    const struct model_op *queue_head; /* shared-queue candidate: the op ahead of X on its channel */
+    int same_communicator_candidate;   /* X and B are NCCL kernels, B the device's latest one */
+    int resources_held;                /* X started while B still ran: B's blocks held what X needed */
+    int other_running;                 /* another stream's op was running when X started */
+    int describe;                      /* 0: the wait will not be kept, skip writing its evidence */
     enum wait_road road;
-    int64_t ready_ns;                   /* when X could have started (docs/metrics.md, "ready time") */
-    struct blocking_call call;          /* ROAD_HELD: the call that held the thread */
-    int activity_read;                  /* ROAD_LATE: `activity` has been read */
-    struct host_activity activity;      /* ROAD_LATE: the launching thread's calls before X's launch */
+    int64_t ready_ns;              /* when X could have started (docs/metrics.md, "ready time") */
+    struct blocking_call call;     /* ROAD_HELD: the call that held the thread */
+    int activity_read;             /* ROAD_LATE: `activity` has been read */
+    struct host_activity activity; /* ROAD_LATE: the launching thread's calls before X's launch */
     struct analysis_wait wait;
 };
 
@@ -112,22 +113,25 @@ static const char *const sql_launch =
     "SELECT start_ns, end_ns, thread_id, name_id FROM api_calls WHERE process_id = ?1 AND correlation_id = ?2"
     " LIMIT 1";
 static const char *const sql_host_before =
-    "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+    "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = "
+    "a.name_id"
     " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 1";
-static const char *const sql_host_within =
-    "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
-    " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
-    " LIMIT 4096";
+static const char *const sql_host_within = "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM "
+                                           "api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+                                           " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
+                                           "?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
+                                           " LIMIT 4096";
 /* The launching thread's calls before a launch, latest first: where it was when the other op ended. */
 static const char *const sql_calls_back =
-    "SELECT a.start_ns, a.end_ns, s.value, a.correlation_id FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+    "SELECT a.start_ns, a.end_ns, s.value, a.correlation_id FROM api_calls a LEFT JOIN strings s ON s.id = "
+    "a.name_id"
     " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 64";
 static const char *const sql_communicator =
     "SELECT communicator FROM collectives WHERE kernel_rowid = ?1 AND communicator IS NOT NULL LIMIT 1";
 static const char *const sql_any_stream_wait =
     "SELECT 1 FROM synchronizations WHERE process_id = ?1 AND sync_type = 2 LIMIT 1";
-static const char *const sql_memcpy =
-    "SELECT src_kind, dst_kind, bytes, copy_kind FROM memcpys WHERE process_id = ?1 AND correlation_id = ?2 LIMIT 1";
+static const char *const sql_memcpy = "SELECT src_kind, dst_kind, bytes, copy_kind FROM memcpys WHERE "
+                                      "process_id = ?1 AND correlation_id = ?2 LIMIT 1";
 static const char *const sql_syncs =
     "SELECT sync_type, stream_id, event_id, correlation_id FROM synchronizations"
     " WHERE process_id = ?1 AND start_ns <= ?2 ORDER BY start_ns DESC LIMIT 256";
@@ -149,13 +153,18 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
     struct {
         sqlite3_stmt **statement;
         const char *sql;
-    } queries[] = {{&explain->launch_query, sql_launch},   {&explain->host_before_query, sql_host_before},
-                   {&explain->host_within_query, sql_host_within}, {&explain->memcpy_query, sql_memcpy},
-                   {&explain->syncs_query, sql_syncs},     {&explain->event_query, sql_event},
-                   {&explain->calls_back_query, sql_calls_back}, {&explain->communicator_query, sql_communicator},
+    } queries[] = {{&explain->launch_query, sql_launch},
+                   {&explain->host_before_query, sql_host_before},
+                   {&explain->host_within_query, sql_host_within},
+                   {&explain->memcpy_query, sql_memcpy},
+                   {&explain->syncs_query, sql_syncs},
+                   {&explain->event_query, sql_event},
+                   {&explain->calls_back_query, sql_calls_back},
+                   {&explain->communicator_query, sql_communicator},
                    {&explain->any_stream_wait_query, sql_any_stream_wait}};
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
-        if (!explain->kept || sqlite3_prepare_v2(db, queries[i].sql, -1, queries[i].statement, NULL) != SQLITE_OK) {
+        if (!explain->kept ||
+            sqlite3_prepare_v2(db, queries[i].sql, -1, queries[i].statement, NULL) != SQLITE_OK) {
             error_set(err, "cannot prepare the explanation queries: %s", sqlite3_errmsg(db));
             explainer_free(explain);
             return NULL;
@@ -235,7 +244,8 @@ static void op_name(explainer *explain, const struct model_op *op, char *buffer,
 
 /* An op's name in a sentence that has just named another op: when both are the same kernel (or
  * copy), "spin could have run beside spin" reads as a garble, so the second says its stream. */
-static const char *second_name(char *buffer, size_t size, const char *first, const char *second, int64_t stream_id)
+static const char *second_name(char *buffer, size_t size, const char *first, const char *second,
+                               int64_t stream_id)
 {
     if (strcmp(first, second) != 0)
         return second;
@@ -263,7 +273,8 @@ static int64_t last_wave_ns(const struct device_state *device, struct lane_state
                     lane->last_occupancy.blocks_per_sm > 0
                 ? 1
                 : -1;
-    if (lane->last_occupancy_state < 0 || !lane->last_occupancy.fills_device || lane->last_occupancy.waves < 2)
+    if (lane->last_occupancy_state < 0 || !lane->last_occupancy.fills_device ||
+        lane->last_occupancy.waves < 2)
         return 0;
     return (op->end_ns - op->start_ns) / lane->last_occupancy.waves;
 }
@@ -279,7 +290,8 @@ static long find_blocker(struct device_state *device, size_t waiting_lane, const
         struct lane_state *lane = &device->lanes[i];
         const struct model_op *other = &lane->last;
         if (i == waiting_lane || !lane->has_last || other->end_ns <= other->start_ns ||
-            other->start_ns >= waiting->start_ns || waiting->start_ns > other->end_ns + EXPLAIN_START_TOLERANCE_NS)
+            other->start_ns >= waiting->start_ns ||
+            waiting->start_ns > other->end_ns + EXPLAIN_START_TOLERANCE_NS)
             continue;
         /* The waiting stream must have been free while the other ran. */
         if (previous_end_ns != INT64_MIN && other->end_ns <= previous_end_ns + EXPLAIN_START_TOLERANCE_NS)
@@ -393,8 +405,10 @@ static int copy_of_call(explainer *explain, int64_t process_id, int64_t correlat
     int found = sqlite3_step(query) == SQLITE_ROW;
     if (found) {
         *copy = (struct model_op){.kind = MODEL_MEMCPY};
-        copy->src_kind = sqlite3_column_type(query, 0) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 0);
-        copy->dst_kind = sqlite3_column_type(query, 1) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 1);
+        copy->src_kind =
+            sqlite3_column_type(query, 0) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 0);
+        copy->dst_kind =
+            sqlite3_column_type(query, 1) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 1);
         copy->bytes = sqlite3_column_int64(query, 2);
         copy->copy_kind = sqlite3_column_int64(query, 3);
     }
@@ -453,7 +467,8 @@ static int rule_late_pageable_copy(explainer *explain, struct wait_case *item)
     const struct host_activity *held = holding_call(explain, item);
     struct model_op copy;
     if (!held || cuda_api_classify(held->call_name) != CUDA_API_COPY ||
-        !copy_of_call(explain, item->device->process_id, held->call_correlation_id, &copy) || !is_pageable_copy(&copy))
+        !copy_of_call(explain, item->device->process_id, held->call_correlation_id, &copy) ||
+        !is_pageable_copy(&copy))
         return 0;
     char waited[32], name[128], bytes[32];
     held_for(item, held, waited, sizeof waited);
@@ -492,10 +507,10 @@ static int rule_late_host_sync(explainer *explain, struct wait_case *item)
     op_name(explain, item->blocking, other, sizeof other);
     launch_timing(item, when, sizeof when);
     describe(item,
-             "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64 " %s %s on stream %" PRId64
-             " ended",
-             item->launch.thread_id, held->call_name, waited, item->launch.name, name, item->waiting->stream_id,
-             when, other, item->blocking->stream_id);
+             "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64
+             " %s %s on stream %" PRId64 " ended",
+             item->launch.thread_id, held->call_name, waited, item->launch.name, name,
+             item->waiting->stream_id, when, other, item->blocking->stream_id);
     return 1;
 }
 
@@ -510,7 +525,8 @@ static int rule_late_launch(explainer *explain, struct wait_case *item)
     if (item->launch.start_ns <= item->wait.wait_start_ns) {
         /* The call began before the GPU could have run the op: the call itself held the thread. */
         describe(item,
-                 "%s for %s on stream %" PRId64 " began before %s on stream %" PRId64 " ended but took %s and %s"
+                 "%s for %s on stream %" PRId64 " began before %s on stream %" PRId64
+                 " ended but took %s and %s"
                  " it: the call itself held the thread",
                  item->launch.name, name, waiting->stream_id, other, blocking->stream_id,
                  duration(took, sizeof took, item->launch.end_ns - item->launch.start_ns), when);
@@ -570,12 +586,14 @@ static int find_blocking_call(explainer *explain, const struct wait_case *item, 
                      end + pageable_call_slack_ns(item->blocking) >= ended_ns;
         if (end + START_JITTER_NS < ended_ns && !staged) {
             /* Calls made in the slack after a pageable copy's call returned are passed over. */
-            if (is_pageable_copy(item->blocking) && start + pageable_call_slack_ns(item->blocking) >= ended_ns)
+            if (is_pageable_copy(item->blocking) &&
+                start + pageable_call_slack_ns(item->blocking) >= ended_ns)
                 continue;
             break; /* the thread was in no call when the op ended */
         }
         found = (staged || (is_blocking_host_call(name) && !issued_blocking)) &&
-                (item->previous_end_ns == INT64_MIN || start + START_JITTER_NS >= item->previous_end_ns || staged);
+                (item->previous_end_ns == INT64_MIN || start + START_JITTER_NS >= item->previous_end_ns ||
+                 staged);
         if (found) {
             call->start_ns = start;
             call->end_ns = end;
@@ -615,7 +633,8 @@ static int explain_event_dependency(explainer *explain, struct wait_case *item)
     int proved = 0;
     while (!proved && sqlite3_step(syncs) == SQLITE_ROW) {
         if (sqlite3_column_int64(syncs, 0) != STORE_SYNC_STREAM_WAIT_EVENT ||
-            sqlite3_column_type(syncs, 1) == SQLITE_NULL || sqlite3_column_int64(syncs, 1) != waiting->stream_id)
+            sqlite3_column_type(syncs, 1) == SQLITE_NULL ||
+            sqlite3_column_int64(syncs, 1) != waiting->stream_id)
             continue;
         int64_t event_id = sqlite3_column_int64(syncs, 2);
         int has_correlation = sqlite3_column_type(syncs, 3) != SQLITE_NULL;
@@ -683,7 +702,8 @@ static int explain_legacy_default(explainer *explain, struct wait_case *item)
  * compute's: same proof, its own cause. */
 static int is_comm_behind_compute(const struct wait_case *item)
 {
-    return item->waiting->category == ANALYSIS_COMMUNICATION && item->blocking->category != ANALYSIS_COMMUNICATION;
+    return item->waiting->category == ANALYSIS_COMMUNICATION &&
+           item->blocking->category != ANALYSIS_COMMUNICATION;
 }
 
 static int explain_pageable_copy(explainer *explain, struct wait_case *item)
@@ -693,7 +713,8 @@ static int explain_pageable_copy(explainer *explain, struct wait_case *item)
     char name[128];
     op_name(explain, item->blocking, name, sizeof name);
     describe(item,
-             "copy %s on stream %" PRId64 " uses pageable host memory: the driver stages it synchronously, and"
+             "copy %s on stream %" PRId64
+             " uses pageable host memory: the driver stages it synchronously, and"
              " stream %" PRId64 " started only when it ended",
              name, item->blocking->stream_id, item->waiting->stream_id);
     return 1;
@@ -737,8 +758,9 @@ static int explain_shared_queue(explainer *explain, struct wait_case *item)
     op_name(explain, head, ahead, sizeof ahead);
     describe(item,
              "streams %" PRId64 " and %" PRId64 " share hardware channel %" PRId64
-             " (more streams than CUDA_DEVICE_MAX_CONNECTIONS), which dispatches in launch order: %s on stream %" PRId64
-             " was queued behind %s on stream %" PRId64 ", which waited for %s on its own stream",
+             " (more streams than CUDA_DEVICE_MAX_CONNECTIONS), which dispatches in launch order: %s on "
+             "stream %" PRId64 " was queued behind %s on stream %" PRId64
+             ", which waited for %s on its own stream",
              head->stream_id, waiting->stream_id, waiting->channel_id, name, waiting->stream_id, ahead,
              head->stream_id, other);
     return 1;
@@ -774,12 +796,14 @@ static int explain_shared_communicator(explainer *explain, struct wait_case *ite
     if (waiting_known && blocking_known)
         snprintf(which, sizeof which, "communicator %s", waiting_comm);
     else
-        snprintf(which, sizeof which, "one communicator (the trace does not name it; one device's NCCL kernels"
-                                      " are taken as one communicator's)");
+        snprintf(which, sizeof which,
+                 "one communicator (the trace does not name it; one device's NCCL kernels"
+                 " are taken as one communicator's)");
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     describe(item,
-             "%s on stream %" PRId64 " and %s on stream %" PRId64 " are collectives of %s: NCCL runs a communicator's"
+             "%s on stream %" PRId64 " and %s on stream %" PRId64
+             " are collectives of %s: NCCL runs a communicator's"
              " operations one at a time whatever the streams, so the second waited for the first",
              other, item->blocking->stream_id, name, item->waiting->stream_id, which);
     return 1;
@@ -794,14 +818,16 @@ static int64_t op_priority(const struct model_op *op, const struct lane_state *l
  * does not fit beside them: not for lack of block slots but of a resource B's blocks hold, often
  * shared memory, because the SM's carve-out (split with L1) is the one B ran with (CUPTI's
  * sharedMemoryExecuted) and too small for X. X starts only as B's blocks retire. */
-static int explain_resources_held(explainer *explain, struct wait_case *item, const struct occupancy_result *resident)
+static int explain_resources_held(explainer *explain, struct wait_case *item,
+                                  const struct occupancy_result *resident)
 {
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
     const struct occupancy_device *limits = &item->device->limits;
     int64_t on_every_sm = occupancy_blocks_on_every_sm(limits, &blocking->launch, resident);
     if (on_every_sm <= 0)
         return 0;
-    enum occupancy_limiter shortage = occupancy_shortage_beside(limits, resident, on_every_sm, &waiting->launch);
+    enum occupancy_limiter shortage =
+        occupancy_shortage_beside(limits, resident, on_every_sm, &waiting->launch);
     if (shortage == OCCUPANCY_LIMIT_UNKNOWN)
         return 0;
     int communication = is_comm_behind_compute(item);
@@ -814,15 +840,16 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
     switch (shortage) {
     case OCCUPANCY_LIMIT_SHARED_MEMORY:
         snprintf(need, sizeof need,
-                 "shared memory: the SM's carve-out while it ran was %" PRId64 " KiB, its blocks held %" PRId64
-                 " KiB and a block of %s needs %" PRId64 " KiB",
-                 resident->shared_bytes_per_sm / 1024, on_every_sm * resident->shared_bytes_per_block / 1024, name,
-                 occupancy_shared_bytes_per_block(limits, &waiting->launch) / 1024);
+                 "shared memory: the SM's carve-out while it ran was %" PRId64
+                 " KiB, its blocks held %" PRId64 " KiB and a block of %s needs %" PRId64 " KiB",
+                 resident->shared_bytes_per_sm / 1024, on_every_sm * resident->shared_bytes_per_block / 1024,
+                 name, occupancy_shared_bytes_per_block(limits, &waiting->launch) / 1024);
         break;
     case OCCUPANCY_LIMIT_REGISTERS:
         snprintf(need, sizeof need,
-                 "registers: its blocks held %" PRId64 " of the SM's %" PRId64 ", which left room for %" PRId64
-                 " warps of %s (%" PRId64 " registers per thread) across the SM's 4 register sub-partitions; a"
+                 "registers: its blocks held %" PRId64 " of the SM's %" PRId64
+                 ", which left room for %" PRId64 " warps of %s (%" PRId64
+                 " registers per thread) across the SM's 4 register sub-partitions; a"
                  " block needs %" PRId64,
                  on_every_sm * resident->registers_per_block, limits->max_registers_per_sm,
                  occupancy_register_room_warps(limits, resident, on_every_sm, &waiting->launch), name,
@@ -840,9 +867,10 @@ static int explain_resources_held(explainer *explain, struct wait_case *item, co
         snprintf(when, sizeof when, "%s started when it ended", name);
     describe(item,
              "%skernel %s on stream %" PRId64 " had %" PRId64 " block(s) on each of the %" PRId64
-             " SMs (%" PRId64 " blocks) and no block of the waiting kernel fit beside them for lack of %s; %s",
-             communication ? "NCCL kernel waited for SM resources: " : "", other, blocking->stream_id, on_every_sm,
-             limits->sm_count, blocking->launch.grid_blocks, need, when);
+             " SMs (%" PRId64
+             " blocks) and no block of the waiting kernel fit beside them for lack of %s; %s",
+             communication ? "NCCL kernel waited for SM resources: " : "", other, blocking->stream_id,
+             on_every_sm, limits->sm_count, blocking->launch.grid_blocks, need, when);
     return 1;
 }
 
@@ -883,7 +911,8 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
         resident = &item->blocking_lane->last_occupancy;
         if (item->blocking_lane->last_occupancy_state != 1)
             return 0;
-    } else if (occupancy_compute(&device->limits, &blocking->launch, &earlier) != 0 || earlier.blocks_per_sm <= 0) {
+    } else if (occupancy_compute(&device->limits, &blocking->launch, &earlier) != 0 ||
+               earlier.blocks_per_sm <= 0) {
         return 0;
     }
     if (resident->fills_device) {
@@ -900,10 +929,12 @@ static int explain_sm_saturation(explainer *explain, struct wait_case *item)
     op_name(explain, blocking, other, sizeof other);
     if (item->resources_held)
         snprintf(tail, sizeof tail, "%s started %s after it was ready, as a block of it retired", name,
-                 duration(gap, sizeof gap, item->wait.lost_ns > 0 ? waiting->start_ns - item->wait.wait_start_ns : 0));
+                 duration(gap, sizeof gap,
+                          item->wait.lost_ns > 0 ? waiting->start_ns - item->wait.wait_start_ns : 0));
     else if (waiting->start_ns < blocking->end_ns)
-        snprintf(tail, sizeof tail, "%s started %s before it ended, in the last wave's tail (%" PRId64 " blocks)",
-                 name, duration(gap, sizeof gap, blocking->end_ns - waiting->start_ns), resident->last_wave_blocks);
+        snprintf(tail, sizeof tail,
+                 "%s started %s before it ended, in the last wave's tail (%" PRId64 " blocks)", name,
+                 duration(gap, sizeof gap, blocking->end_ns - waiting->start_ns), resident->last_wave_blocks);
     else if (waiting->launch.threads_per_block > 0)
         snprintf(tail, sizeof tail, "no block of %s (%" PRId64 " threads) fit beside it", name,
                  waiting->launch.threads_per_block);
@@ -934,12 +965,12 @@ static int explain_unexplained(explainer *explain, struct wait_case *item)
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     int64_t delay = item->waiting->start_ns - item->blocking->end_ns;
-    const char *why = item->in_graph ? "; both may be nodes of one CUDA graph, whose edges the trace does not hold"
-                      : !item->launch.known ? "; the trace has no launch record for it (no API records), so a late"
-                                              " launch cannot be ruled out"
-                                            : "; it was enqueued before and no recorded cause applies";
-    describe(item,
-             "%s on stream %" PRId64 " started %s %s %s on stream %" PRId64 " ended%s", name,
+    const char *why =
+        item->in_graph        ? "; both may be nodes of one CUDA graph, whose edges the trace does not hold"
+        : !item->launch.known ? "; the trace has no launch record for it (no API records), so a late"
+                                " launch cannot be ruled out"
+                              : "; it was enqueued before and no recorded cause applies";
+    describe(item, "%s on stream %" PRId64 " started %s %s %s on stream %" PRId64 " ended%s", name,
              item->waiting->stream_id, duration(gap, sizeof gap, delay < 0 ? -delay : delay),
              delay < 0 ? "before" : "after", other, item->blocking->stream_id, why);
     return 1;
@@ -962,8 +993,8 @@ static int rule_held_pageable_copy(explainer *explain, struct wait_case *item)
              "thread %" PRId64 " was in %s for %s: it issued copy %s on stream %" PRId64 " from pageable host"
              " memory and staged it synchronously; %s for %s was called %s after it returned (enqueued before"
              " the copy, %s could have run beside it)",
-             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns), other,
-             item->blocking->stream_id, item->launch.name, name,
+             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns),
+             other, item->blocking->stream_id, item->launch.name, name,
              duration(after, sizeof after, item->launch.start_ns - call->end_ns), name);
     return 1;
 }
@@ -975,11 +1006,12 @@ static int rule_held_host_sync(explainer *explain, struct wait_case *item)
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     describe(item,
-             "thread %" PRId64 " was blocked in %s for %s until %s on stream %" PRId64 " ended; stream %" PRId64
+             "thread %" PRId64 " was blocked in %s for %s until %s on stream %" PRId64
+             " ended; stream %" PRId64
              " sat idle meanwhile and %s for %s was called %s after the call returned (enqueued before"
              " it, %s could have run beside %s)",
-             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns), other,
-             item->blocking->stream_id, item->waiting->stream_id, item->launch.name, name,
+             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns),
+             other, item->blocking->stream_id, item->waiting->stream_id, item->launch.name, name,
              duration(after, sizeof after, item->launch.start_ns - call->end_ns), name,
              second_name(beside, sizeof beside, name, other, item->blocking->stream_id));
     return 1;
@@ -1063,7 +1095,8 @@ static int would_keep(const explainer *explain, int64_t lost_ns)
 /* The time lost: how much of X could have run under the other op had it started at wait_start
  * (docs/metrics.md, "time lost"), counting the wait only until held_until_ns (INT64_MAX: X's
  * start). */
-static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wait_start_ns, int64_t held_until_ns)
+static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wait_start_ns,
+                         int64_t held_until_ns)
 {
     const struct model_op *waiting = item->waiting;
     item->wait.wait_start_ns = wait_start_ns;
@@ -1085,31 +1118,37 @@ static const struct {
                                     "capture the launch-bound loop in a CUDA graph, or move CPU work off the"
                                     " launching thread",
                                     "CUDA C++ Programming Guide, \"CUDA Graphs\""},
-    [ANALYSIS_CAUSE_PAGEABLE_COPY] = {"pageable-copy", "pageable-memory copy",
-                                      "pin the host buffer: cudaHostAlloc or cudaHostRegister, pin_memory=True in"
-                                      " PyTorch",
-                                      "CUDA Runtime API, \"API synchronization behavior\", Memcpy"},
-    [ANALYSIS_CAUSE_HOST_SYNC] = {"host-sync", "host synchronization",
-                                  "move the synchronization after the next launches or drop it; cudaMallocAsync"
-                                  " and cudaFreeAsync do not synchronize",
-                                  "CUDA C++ Programming Guide, \"Implicit Synchronization\""},
-    [ANALYSIS_CAUSE_EVENT_DEPENDENCY] = {"event-dependency", "explicit event dependency",
-                                         "the program asked for this order: drop or move the cudaStreamWaitEvent"
-                                         " if the dependency is not needed",
-                                         "CUDA Runtime API, cudaStreamWaitEvent"},
-    [ANALYSIS_CAUSE_SHARED_COMMUNICATOR] = {"shared-communicator", "collectives of one NCCL communicator",
-                                            "give collectives that should run at once a second communicator,"
-                                            " ncclCommSplit, on a second stream",
-                                            "NCCL User Guide, \"Using multiple NCCL communicators concurrently\""},
-    [ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM] = {"legacy-default-stream", "legacy default stream",
-                                              "create the streams with cudaStreamNonBlocking or use per-thread"
-                                              " default streams: nvcc --default-stream per-thread",
-                                              "CUDA Runtime API, \"Stream synchronization behavior\""},
-    [ANALYSIS_CAUSE_COPY_ENGINE] = {"copy-engine", "shared copy engine",
-                                    "copies in one direction run one at a time: fewer, larger copies, or overlap"
-                                    " them with compute rather than with each other",
-                                    "CUDA C++ Programming Guide, \"Overlap of Data Transfer and Kernel Execution\","
-                                    " asyncEngineCount"},
+    [ANALYSIS_CAUSE_PAGEABLE_COPY] =
+        {"pageable-copy", "pageable-memory copy",
+         "pin the host buffer: cudaHostAlloc or cudaHostRegister, pin_memory=True in"
+         " PyTorch",
+         "CUDA Runtime API, \"API synchronization behavior\", Memcpy"},
+    [ANALYSIS_CAUSE_HOST_SYNC] =
+        {"host-sync", "host synchronization",
+         "move the synchronization after the next launches or drop it; cudaMallocAsync"
+         " and cudaFreeAsync do not synchronize",
+         "CUDA C++ Programming Guide, \"Implicit Synchronization\""},
+    [ANALYSIS_CAUSE_EVENT_DEPENDENCY] =
+        {"event-dependency", "explicit event dependency",
+         "the program asked for this order: drop or move the cudaStreamWaitEvent"
+         " if the dependency is not needed",
+         "CUDA Runtime API, cudaStreamWaitEvent"},
+    [ANALYSIS_CAUSE_SHARED_COMMUNICATOR] =
+        {"shared-communicator", "collectives of one NCCL communicator",
+         "give collectives that should run at once a second communicator,"
+         " ncclCommSplit, on a second stream",
+         "NCCL User Guide, \"Using multiple NCCL communicators concurrently\""},
+    [ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM] =
+        {"legacy-default-stream", "legacy default stream",
+         "create the streams with cudaStreamNonBlocking or use per-thread"
+         " default streams: nvcc --default-stream per-thread",
+         "CUDA Runtime API, \"Stream synchronization behavior\""},
+    [ANALYSIS_CAUSE_COPY_ENGINE] =
+        {"copy-engine", "shared copy engine",
+         "copies in one direction run one at a time: fewer, larger copies, or overlap"
+         " them with compute rather than with each other",
+         "CUDA C++ Programming Guide, \"Overlap of Data Transfer and Kernel Execution\","
+         " asyncEngineCount"},
     [ANALYSIS_CAUSE_SHARED_QUEUE] = {"shared-queue", "shared hardware queue",
                                      "raise CUDA_DEVICE_MAX_CONNECTIONS (8 by default, at most 32) or launch"
                                      " independent work breadth-first, one kernel per stream in turn",
@@ -1119,20 +1158,23 @@ static const struct {
                                         "lower the other stream's priority or raise this one's with"
                                         " cudaStreamCreateWithPriority",
                                         "CUDA C++ Programming Guide, \"Stream Priorities\""},
-    [ANALYSIS_CAUSE_SM_SATURATION] = {"sm-saturation", "SM saturation",
-                                      "give the first kernel a smaller grid or fewer SMs so the second fits beside"
-                                      " it; two kernels that each fill the GPU gain only the last wave's tail",
-                                      "CUDA C++ Programming Guide, \"Concurrent Kernel Execution\""},
-    [ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE] = {"comm-behind-compute", "communication delayed by compute",
-                                            "leave NCCL an SM share: a smaller grid for the compute kernel,"
-                                            " NCCL_MIN_CTAS / NCCL_MAX_CTAS, or a higher priority for the NCCL"
-                                            " stream",
-                                            "NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and"
-                                            " NCCL_MAX_CTAS"},
-    [ANALYSIS_CAUSE_UNEXPLAINED] = {"unexplained", "unexplained",
-                                    "nothing is proved: record with API records and device limits, as overlapscope"
-                                    " record does, so that the rules can rule causes in or out",
-                                    "overlapscope docs/metrics.md, \"Causes\""},
+    [ANALYSIS_CAUSE_SM_SATURATION] =
+        {"sm-saturation", "SM saturation",
+         "give the first kernel a smaller grid or fewer SMs so the second fits beside"
+         " it; two kernels that each fill the GPU gain only the last wave's tail",
+         "CUDA C++ Programming Guide, \"Concurrent Kernel Execution\""},
+    [ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE] =
+        {"comm-behind-compute", "communication delayed by compute",
+         "leave NCCL an SM share: a smaller grid for the compute kernel,"
+         " NCCL_MIN_CTAS / NCCL_MAX_CTAS, or a higher priority for the NCCL"
+         " stream",
+         "NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and"
+         " NCCL_MAX_CTAS"},
+    [ANALYSIS_CAUSE_UNEXPLAINED] =
+        {"unexplained", "unexplained",
+         "nothing is proved: record with API records and device limits, as overlapscope"
+         " record does, so that the rules can rule causes in or out",
+         "overlapscope docs/metrics.md, \"Causes\""},
 };
 
 const char *analysis_cause_tag(enum analysis_cause cause)
@@ -1171,11 +1213,13 @@ struct cause_rule {
  * dependencies the program asked for, then the hardware's reasons; `unexplained` last, said so,
  * never guessed. A wait on the resources road that no rule proves is no wait. */
 static const struct cause_rule rules[] = {
-    {"pageable copy held the launching thread", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_LATE, rule_late_pageable_copy},
+    {"pageable copy held the launching thread", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_LATE,
+     rule_late_pageable_copy},
     {"barrier over both streams: no wait", NO_WAIT, ROAD_LATE, rule_barrier},
     {"blocking call held the launching thread", ANALYSIS_CAUSE_HOST_SYNC, ROAD_LATE, rule_late_host_sync},
     {"late launch", ANALYSIS_CAUSE_LATE_LAUNCH, ROAD_LATE, rule_late_launch},
-    {"pageable copy staged by the blocking call", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_HELD, rule_held_pageable_copy},
+    {"pageable copy staged by the blocking call", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_HELD,
+     rule_held_pageable_copy},
     {"host synchronization", ANALYSIS_CAUSE_HOST_SYNC, ROAD_HELD, rule_held_host_sync},
     {"event dependency", ANALYSIS_CAUSE_EVENT_DEPENDENCY, ROAD_READY, explain_event_dependency},
     {"one NCCL communicator", ANALYSIS_CAUSE_SHARED_COMMUNICATOR, ROAD_READY, explain_shared_communicator},
@@ -1210,7 +1254,8 @@ static void prove(explainer *explain, struct wait_case *item)
 {
     const struct model_op *waiting = item->waiting, *blocking = item->blocking;
     find_launch(explain, item);
-    item->in_graph = waiting->graph_id != STORE_NULL || (item->launch.known && name_has(item->launch.name, "Graph"));
+    item->in_graph =
+        waiting->graph_id != STORE_NULL || (item->launch.known && name_has(item->launch.name, "Graph"));
     /* A graph node is enqueued somewhere inside its graph's launch call, and a pageable copy's DMA
      * starts while its call is still staging the data: only the call's start bounds when they
      * became ready. */
@@ -1224,7 +1269,8 @@ static void prove(explainer *explain, struct wait_case *item)
         /* X started in the middle of B: a wait only when its launch proves it was ready well
          * before, and only SM resources held by B's blocks explain it (else no case at all). */
         int64_t wait_start = max64(ready_ns, blocking->start_ns);
-        if (!item->launch.known || item->in_graph || waiting->start_ns - wait_start <= EXPLAIN_START_TOLERANCE_NS ||
+        if (!item->launch.known || item->in_graph ||
+            waiting->start_ns - wait_start <= EXPLAIN_START_TOLERANCE_NS ||
             !set_wait_time(explain, item, wait_start, INT64_MAX))
             return;
         item->road = ROAD_RESOURCES;
@@ -1252,8 +1298,8 @@ static void prove_host_sync(explainer *explain, struct wait_case *item)
     find_launch(explain, item);
     /* A graph node has no launch of its own; an op issued by a blocking call (cudaMemcpy) is the
      * program reading results back: the thread waits for it anyway, it is no work held back. */
-    if (!item->launch.known || item->waiting->graph_id != STORE_NULL || name_has(item->launch.name, "Graph") ||
-        is_blocking_host_call(item->launch.name))
+    if (!item->launch.known || item->waiting->graph_id != STORE_NULL ||
+        name_has(item->launch.name, "Graph") || is_blocking_host_call(item->launch.name))
         return;
     struct blocking_call *call = &item->call;
     if (!find_blocking_call(explain, item, call) || call->end_ns > item->launch.start_ns) {
@@ -1296,14 +1342,16 @@ static int stream_free_during(const struct model_op *other, int64_t previous_end
 
 /* X is an NCCL kernel that started when the device's previous NCCL kernel, on another stream,
  * ended. */
-static int find_communicator_blocker(struct device_state *device, size_t waiting_lane, const struct model_op *op,
-                                     int64_t previous_end_ns, struct wait_case *item)
+static int find_communicator_blocker(struct device_state *device, size_t waiting_lane,
+                                     const struct model_op *op, int64_t previous_end_ns,
+                                     struct wait_case *item)
 {
     const struct model_op *other = &device->last_communication;
     if (op->category != ANALYSIS_COMMUNICATION || !device->has_last_communication ||
         device->last_communication_lane == waiting_lane || other->end_ns <= other->start_ns ||
         other->start_ns >= op->start_ns || op->start_ns < other->end_ns - START_JITTER_NS ||
-        op->start_ns > other->end_ns + EXPLAIN_START_TOLERANCE_NS || !stream_free_during(other, previous_end_ns))
+        op->start_ns > other->end_ns + EXPLAIN_START_TOLERANCE_NS ||
+        !stream_free_during(other, previous_end_ns))
         return 0;
     item->blocking_lane = &device->lanes[device->last_communication_lane];
     item->blocking = other;
@@ -1350,8 +1398,8 @@ static int find_queue_blocker(struct device_state *device, size_t waiting_lane, 
     if (head->correlation_id == STORE_NULL || op->correlation_id == STORE_NULL ||
         head->correlation_id > op->correlation_id || op->start_ns < head->start_ns ||
         op->start_ns > head->start_ns + EXPLAIN_QUEUE_DISPATCH_NS ||
-        head->start_ns > held_by->end_ns + EXPLAIN_START_TOLERANCE_NS || held_by->end_ns <= held_by->start_ns ||
-        !stream_free_during(held_by, previous_end_ns))
+        head->start_ns > held_by->end_ns + EXPLAIN_START_TOLERANCE_NS ||
+        held_by->end_ns <= held_by->start_ns || !stream_free_during(held_by, previous_end_ns))
         return 0;
     item->blocking_lane = &device->lanes[channel->lane];
     item->blocking = held_by;
@@ -1361,16 +1409,16 @@ static int find_queue_blocker(struct device_state *device, size_t waiting_lane, 
 
 /* For a host-sync check: the other stream's op that ended last before X started, while X's
  * stream was free. */
-static long find_drained_before(const struct device_state *device, size_t waiting_lane, const struct model_op *op,
-                                int64_t previous_end_ns)
+static long find_drained_before(const struct device_state *device, size_t waiting_lane,
+                                const struct model_op *op, int64_t previous_end_ns)
 {
     long best = -1;
     for (size_t k = 0; k < device->recent_count; k++) {
         size_t i = device->recent[k];
         const struct lane_state *lane = &device->lanes[i];
         const struct model_op *other = &lane->last;
-        if (i == waiting_lane || !lane->has_last || other->end_ns <= other->start_ns || other->end_ns > op->start_ns ||
-            !stream_free_during(other, previous_end_ns))
+        if (i == waiting_lane || !lane->has_last || other->end_ns <= other->start_ns ||
+            other->end_ns > op->start_ns || !stream_free_during(other, previous_end_ns))
             continue;
         if (best < 0 || other->end_ns > device->lanes[best].last.end_ns)
             best = (long)i;
@@ -1381,8 +1429,8 @@ static long find_drained_before(const struct device_state *device, size_t waitin
 /* X (a kernel) started while another stream's kernel B was still running, well after B began and
  * after X's own stream had drained: a candidate for "B's blocks held the SM resources X needed"
  * (explain_sm_saturation proves it or the case is dropped). Of several, the one running longest. */
-static long find_resource_holder(const struct device_state *device, size_t waiting_lane, const struct model_op *op,
-                                 int64_t previous_end_ns)
+static long find_resource_holder(const struct device_state *device, size_t waiting_lane,
+                                 const struct model_op *op, int64_t previous_end_ns)
 {
     long best = -1;
     if (op->kind != MODEL_KERNEL)
@@ -1402,7 +1450,8 @@ static long find_resource_holder(const struct device_state *device, size_t waiti
 }
 
 /* Whether no block of op fits beside the blocks the lane's last kernel put on every SM. */
-static int holds_resources_for(const struct device_state *device, struct lane_state *lane, const struct model_op *op)
+static int holds_resources_for(const struct device_state *device, struct lane_state *lane,
+                               const struct model_op *op)
 {
     if (op->kind != MODEL_KERNEL || !device->limits_known)
         return 0;
@@ -1411,8 +1460,8 @@ static int holds_resources_for(const struct device_state *device, struct lane_st
         return 0;
     const struct occupancy_result *resident = &lane->last_occupancy;
     int64_t on_every_sm = occupancy_blocks_on_every_sm(&device->limits, &lane->last.launch, resident);
-    return on_every_sm > 0 &&
-           occupancy_shortage_beside(&device->limits, resident, on_every_sm, &op->launch) != OCCUPANCY_LIMIT_UNKNOWN;
+    return on_every_sm > 0 && occupancy_shortage_beside(&device->limits, resident, on_every_sm,
+                                                        &op->launch) != OCCUPANCY_LIMIT_UNKNOWN;
 }
 
 /* Remembers op as its channel's head (with the op it followed on its stream) and as the device's
@@ -1472,7 +1521,8 @@ static void note_recent(struct device_state *device, size_t lane_index)
     size_t at = device->recent_count;
     while (at > 0 && device->recent[at - 1] > lane_index)
         at--;
-    memmove(&device->recent[at + 1], &device->recent[at], (device->recent_count - at) * sizeof device->recent[0]);
+    memmove(&device->recent[at + 1], &device->recent[at],
+            (device->recent_count - at) * sizeof device->recent[0]);
     device->recent[at] = lane_index;
     device->recent_count++;
     lane->is_recent = 1;
@@ -1486,13 +1536,17 @@ int explainer_consider(explainer *explain, struct device_state *device, size_t l
     int own_stream_was_free =
         previous_end_ns == INT64_MIN || previous_end_ns + EXPLAIN_START_TOLERANCE_NS < op->start_ns;
     if (reportable && op->end_ns > op->start_ns && own_stream_was_free) {
-        struct wait_case item = {.device = device, .waiting_lane = lane, .waiting = op,
-                                 .previous_end_ns = previous_end_ns, .previous = lane->has_last ? &lane->last : NULL};
+        struct wait_case item = {.device = device,
+                                 .waiting_lane = lane,
+                                 .waiting = op,
+                                 .previous_end_ns = previous_end_ns,
+                                 .previous = lane->has_last ? &lane->last : NULL};
         /* The strongest proof first: a communicator or a channel FIFO names the op X queued
          * behind; then the op X started right after; then a blocking host call. */
         int found = find_communicator_blocker(device, lane_index, op, previous_end_ns, &item) ||
                     find_queue_blocker(device, lane_index, op, previous_end_ns, &item);
-        long blocker = found ? lane_index_of(device, item.blocking_lane) : find_blocker(device, lane_index, op, previous_end_ns);
+        long blocker = found ? lane_index_of(device, item.blocking_lane)
+                             : find_blocker(device, lane_index, op, previous_end_ns);
         int host_sync = 0;
         if (blocker < 0) {
             /* Only when B's blocks provably leave no room for X: the check is pure arithmetic on

@@ -19,7 +19,6 @@
 #include "store.h"
 #include "units.h"
 
-
 void exposed_comm_free_kernels(struct device_books *books)
 {
     for (size_t i = 0; i < books->kernel_count; i++)
@@ -84,8 +83,9 @@ int exposed_comm_advance(accountant *acc, int64_t time_ns)
         if (x < acc->compute_end_ns) {
             next = acc->compute_end_ns < next ? acc->compute_end_ns : next;
         } else {
-            int64_t length_c = acc->selection ? selection_clock(acc->selection, next) - selection_clock(acc->selection, x)
-                                              : next - x;
+            int64_t length_c =
+                acc->selection ? selection_clock(acc->selection, next) - selection_clock(acc->selection, x)
+                               : next - x;
             if (add_piece(owner, x, next, length_c) != 0)
                 return -1;
         }
@@ -123,9 +123,13 @@ int exposed_comm_add(accountant *acc, const struct model_op *op)
         acc->open = grown;
         acc->open_capacity = capacity;
     }
-    acc->open[acc->open_count++] = (struct comm_kernel){
-        .rowid = op->rowid, .start_ns = op->start_ns, .end_ns = op->end_ns, .name_id = op->name_id,
-        .sequence = STORE_NULL, .bytes = STORE_NULL, .nranks = STORE_NULL};
+    acc->open[acc->open_count++] = (struct comm_kernel){.rowid = op->rowid,
+                                                        .start_ns = op->start_ns,
+                                                        .end_ns = op->end_ns,
+                                                        .name_id = op->name_id,
+                                                        .sequence = STORE_NULL,
+                                                        .bytes = STORE_NULL,
+                                                        .nranks = STORE_NULL};
     return 0;
 }
 
@@ -150,7 +154,8 @@ int exposed_comm_end_device(accountant *acc, struct device_books *books, error_i
         sqlite3_bind_int64(query, 1, kernel->rowid);
         if (sqlite3_step(query) == SQLITE_ROW) {
             kernel->has_collective = 1;
-            const unsigned char *op = sqlite3_column_text(query, 0), *communicator = sqlite3_column_text(query, 2);
+            const unsigned char *op = sqlite3_column_text(query, 0),
+                                *communicator = sqlite3_column_text(query, 2);
             snprintf(kernel->op, sizeof kernel->op, "%s", op ? (const char *)op : "?");
             snprintf(kernel->communicator, sizeof kernel->communicator, "%s",
                      communicator ? (const char *)communicator : "");
@@ -223,9 +228,11 @@ static int give_pieces(accountant *acc, const struct comm_kernel *kernel, int64_
         int64_t before_c = split_ns <= piece->start_ns ? 0 : split_ns - piece->start_ns;
         if (before_c > piece->length_c)
             before_c = piece->length_c;
-        int64_t middle = split_ns < piece->start_ns ? piece->start_ns : split_ns > piece->end_ns ? piece->end_ns : split_ns;
-        if (before_c > 0 && accountant_attribute(acc, NULL, before_cause, before_label, "", piece->start_ns, middle,
-                                                 before_c, before_figures) != 0)
+        int64_t middle = split_ns < piece->start_ns ? piece->start_ns
+                         : split_ns > piece->end_ns ? piece->end_ns
+                                                    : split_ns;
+        if (before_c > 0 && accountant_attribute(acc, NULL, before_cause, before_label, "", piece->start_ns,
+                                                 middle, before_c, before_figures) != 0)
             return -1;
         if (piece->length_c - before_c > 0 &&
             accountant_attribute(acc, NULL, after_cause, after_label, "", middle, piece->end_ns,
@@ -238,8 +245,9 @@ static int give_pieces(accountant *acc, const struct comm_kernel *kernel, int64_
 }
 
 /* What the late rank's GPU ran while this rank waited: the kernel covering most of the wait. */
-static void late_activity(accountant *acc, const struct device_books *late, const struct comm_kernel *late_kernel,
-                          int64_t skew_ns, const char *late_label, char *detail, size_t size)
+static void late_activity(accountant *acc, const struct device_books *late,
+                          const struct comm_kernel *late_kernel, int64_t skew_ns, const char *late_label,
+                          char *detail, size_t size)
 {
     int64_t from = late_kernel->start_ns - skew_ns, to = late_kernel->start_ns;
     sqlite3_stmt *query = acc->late_gpu_query;
@@ -262,15 +270,18 @@ static void late_activity(accountant *acc, const struct device_books *late, cons
     }
     sqlite3_reset(query);
     if (best_name >= 0)
-        snprintf(detail, size, "at the first, %s's GPU meanwhile ran %s (%" PRId64 "%% of the wait)", late_label,
-                 kernel_names_short(acc->names, best_name), skew_ns > 0 ? best_ns * 100 / skew_ns : 0);
+        snprintf(detail, size, "at the first, %s's GPU meanwhile ran %s (%" PRId64 "%% of the wait)",
+                 late_label, kernel_names_short(acc->names, best_name),
+                 skew_ns > 0 ? best_ns * 100 / skew_ns : 0);
     else
-        snprintf(detail, size, "at the first, %s's GPU ran no kernel meanwhile: its idle causes say what its host did",
+        snprintf(detail, size,
+                 "at the first, %s's GPU ran no kernel meanwhile: its idle causes say what its host did",
                  late_label);
     (void)covered;
 }
 
-static int late_kernel_waited_behind_compute(const struct analysis_result *result, const struct device_books *late,
+static int late_kernel_waited_behind_compute(const struct analysis_result *result,
+                                             const struct device_books *late,
                                              const struct comm_kernel *kernel)
 {
     for (size_t i = 0; i < result->wait_count; i++) {
@@ -299,8 +310,8 @@ static struct rank_tally *tally_of(struct rank_tally *tallies, size_t *count, in
 /* described[waiting book * book count + late book]: the late rank's activity is looked up once per
  * pair of devices (the first skewed instance), which is the one the evidence quotes. */
 static int split_instance(accountant *acc, const struct analysis_result *result, const struct member *members,
-                          size_t count, struct rank_tally *tallies, size_t *tally_count, int64_t *skewed_instances,
-                          unsigned char *described)
+                          size_t count, struct rank_tally *tallies, size_t *tally_count,
+                          int64_t *skewed_instances, unsigned char *described)
 {
     size_t last = 0;
     for (size_t i = 1; i < count; i++) {
@@ -322,7 +333,8 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
         int64_t skew = kernel->end_ns - kernel->start_ns - transfer_ns;
         int64_t nranks = kernel->nranks != STORE_NULL ? kernel->nranks : (int64_t)count;
         struct evidence_figures transfer = {.bytes = kernel->bytes != STORE_NULL ? kernel->bytes : 0,
-                                            .transfer_ns = transfer_ns, .nranks = nranks};
+                                            .transfer_ns = transfer_ns,
+                                            .nranks = nranks};
         if (skew < ACCOUNTING_SKEW_MIN_NS) {
             if (give_pieces(acc, kernel, kernel->start_ns, ACCOUNTING_COMM_TRANSFER, kernel->op, NULL,
                             ACCOUNTING_COMM_TRANSFER, kernel->op, &transfer) != 0)
@@ -362,10 +374,11 @@ static int give_unmatched(accountant *acc, const struct member *member, int sing
     acc->current_book = member->book;
     acc->next_mark++;
     struct evidence_figures figures = {
-        .detail = single_process ? "the trace holds one process: record or import every rank (or merge the ranks' "
-                                   "files) to split waiting for peers from the transfer"
-                                 : "no other rank's instance of this collective is in the trace (a rank not "
-                                   "recorded, or a communicator of this process alone)"};
+        .detail = single_process
+                      ? "the trace holds one process: record or import every rank (or merge the ranks' "
+                        "files) to split waiting for peers from the transfer"
+                      : "no other rank's instance of this collective is in the trace (a rank not "
+                        "recorded, or a communicator of this process alone)"};
     return give_pieces(acc, kernel, kernel->start_ns, ACCOUNTING_COMM_UNMATCHED,
                        single_process ? "single rank" : "no peer instance", NULL, ACCOUNTING_COMM_UNMATCHED,
                        single_process ? "single rank" : "no peer instance", &figures);
@@ -390,8 +403,10 @@ static void name_straggler(accountant *acc, struct analysis_result *result, cons
     if (!worst || worst->late_count < 3 || worst->late_count * 2 < skewed_instances)
         return;
     struct accounting_straggler *out = &result->straggler;
-    *out = (struct accounting_straggler){.rank = worst->rank, .late_count = worst->late_count,
-                                         .instance_count = skewed_instances, .late_ns = worst->late_ns};
+    *out = (struct accounting_straggler){.rank = worst->rank,
+                                         .late_count = worst->late_count,
+                                         .instance_count = skewed_instances,
+                                         .late_ns = worst->late_ns};
     char late[32];
     units_format_duration(late, sizeof late, worst->late_ns);
     int written = snprintf(out->evidence, sizeof out->evidence,
@@ -405,7 +420,8 @@ static void name_straggler(accountant *acc, struct analysis_result *result, cons
         char idle[32];
         units_format_duration(idle, sizeof idle, top->ns);
         snprintf(out->evidence + written, sizeof out->evidence - (size_t)written,
-                 "; its own top idle cause: %s (%s), %s", accounting_cause_title(top->cause), top->label, idle);
+                 "; its own top idle cause: %s (%s), %s", accounting_cause_title(top->cause), top->label,
+                 idle);
         break;
     }
 }

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "accountant_parts.h"
-#include "explain.h"
 #include "cuda_api.h"
+#include "explain.h"
 #include "store.h"
 #include "units.h"
 
@@ -53,15 +53,15 @@ void idle_call_source(accountant *acc, int64_t process_id, int64_t correlation_i
     sqlite3_reset(query);
 }
 
-static int give(struct gap *gap, enum accounting_cause cause, const char *label, const char *source, int64_t start_ns,
-                int64_t end_ns, const struct evidence_figures *figures)
+static int give(struct gap *gap, enum accounting_cause cause, const char *label, const char *source,
+                int64_t start_ns, int64_t end_ns, const struct evidence_figures *figures)
 {
     if (end_ns <= start_ns)
         return 0;
     struct selection *selection = gap->device->selection;
     int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
-    return accountant_attribute(gap->acc, selection, cause, label, source ? source : "", start_ns, end_ns, length_c,
-                                figures);
+    return accountant_attribute(gap->acc, selection, cause, label, source ? source : "", start_ns, end_ns,
+                                length_c, figures);
 }
 
 static int give_whole(struct gap *gap, enum accounting_cause cause, const char *label, const char *detail)
@@ -75,8 +75,8 @@ static void op_label(const struct gap *gap, char *buffer, size_t size)
     if (gap->next->kind == MODEL_KERNEL)
         snprintf(buffer, size, "kernel %s", kernel_names_short(gap->acc->names, gap->next->name_id));
     else
-        snprintf(buffer, size, "%s on stream %" PRId64, gap->next->kind == MODEL_MEMCPY ? "a copy" : "a memset",
-                 gap->next->stream_id);
+        snprintf(buffer, size, "%s on stream %" PRId64,
+                 gap->next->kind == MODEL_MEMCPY ? "a copy" : "a memset", gap->next->stream_id);
 }
 
 /* X was in the queue before the GPU ran dry. */
@@ -89,12 +89,14 @@ static int queued_gap(struct gap *gap)
     if (gap->end_ns - gap->start_ns <= EXPLAIN_START_TOLERANCE_NS)
         return give_whole(gap, ACCOUNTING_IDLE_DISPATCH, "queued", NULL);
     if (gap->next->category == ANALYSIS_COMMUNICATION) {
-        snprintf(detail, sizeof detail, "%s was enqueued %s before the GPU ran dry and started when its peers were ready",
-                 what, early);
+        snprintf(detail, sizeof detail,
+                 "%s was enqueued %s before the GPU ran dry and started when its peers were ready", what,
+                 early);
         return give_whole(gap, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", detail);
     }
     if (gap->next->category == ANALYSIS_COPY_PEER) {
-        snprintf(detail, sizeof detail, "%s is a copy between devices, enqueued %s before the GPU ran dry", what, early);
+        snprintf(detail, sizeof detail, "%s is a copy between devices, enqueued %s before the GPU ran dry",
+                 what, early);
         return give_whole(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "peer copy", detail);
     }
     sqlite3_stmt *query = acc->wait_query;
@@ -113,13 +115,15 @@ static int queued_gap(struct gap *gap)
     }
     if (!acc->process_has_syncs) {
         snprintf(detail, sizeof detail,
-                 "%s was enqueued %s before the GPU ran dry; the trace has no synchronization records to show what "
-                 "it waited for (torch.profiler: experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True))",
+                 "%s was enqueued %s before the GPU ran dry; the trace has no synchronization records to "
+                 "show what "
+                 "it waited for (torch.profiler: "
+                 "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True))",
                  what, early);
         return give_whole(gap, ACCOUNTING_IDLE_UNEXPLAINED, "no synchronization records", detail);
     }
-    snprintf(detail, sizeof detail, "%s was enqueued %s before the GPU ran dry; no recorded event wait explains it",
-             what, early);
+    snprintf(detail, sizeof detail,
+             "%s was enqueued %s before the GPU ran dry; no recorded event wait explains it", what, early);
     return give_whole(gap, ACCOUNTING_IDLE_UNEXPLAINED, "queued work held back", detail);
 }
 
@@ -145,7 +149,8 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
         struct host_call *call = &recent[recent_count++];
         call->start_ns = sqlite3_column_int64(query, 0);
         call->end_ns = sqlite3_column_int64(query, 1);
-        call->correlation_id = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+        call->correlation_id =
+            sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
         const unsigned char *name = sqlite3_column_text(query, 3);
         snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
     }
@@ -179,7 +184,8 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
         struct host_call *call = &calls[count++];
         call->start_ns = start;
         call->end_ns = end;
-        call->correlation_id = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+        call->correlation_id =
+            sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
         const unsigned char *name = sqlite3_column_text(query, 3);
         snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
     }
@@ -189,8 +195,8 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
 
 /* The copy a call issued: 1 with its kind, bytes and destination memory kind, 0 when it issued
  * none. */
-static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, int64_t *copy_kind, int64_t *bytes,
-                   int64_t *dst_kind)
+static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, int64_t *copy_kind,
+                   int64_t *bytes, int64_t *dst_kind)
 {
     if (correlation_id == STORE_NULL)
         return 0;
@@ -201,26 +207,27 @@ static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, 
     if (found) {
         *copy_kind = sqlite3_column_int64(query, 0);
         *bytes = sqlite3_column_int64(query, 1);
-        *dst_kind = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_MEMORY_UNKNOWN : sqlite3_column_int64(query, 2);
+        *dst_kind = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_MEMORY_UNKNOWN
+                                                                 : sqlite3_column_int64(query, 2);
     }
     sqlite3_reset(query);
     return found;
 }
 
 /* Names a blocking call, telling a scalar readback (.item()) apart from other synchronizations. */
-static void blocking_label(struct gap *gap, const struct host_call *call, const struct host_call *before, char *label,
-                           size_t size)
+static void blocking_label(struct gap *gap, const struct host_call *call, const struct host_call *before,
+                           char *label, size_t size)
 {
     int64_t kind = 0, bytes = 0, dst_kind = 0;
     int64_t process_id = gap->device->process_id;
-    if (copy_of(gap->acc, process_id, call->correlation_id, &kind, &bytes, &dst_kind) && kind == STORE_COPY_DTOH &&
-        bytes <= IDLE_READBACK_MAX_BYTES) {
+    if (copy_of(gap->acc, process_id, call->correlation_id, &kind, &bytes, &dst_kind) &&
+        kind == STORE_COPY_DTOH && bytes <= IDLE_READBACK_MAX_BYTES) {
         snprintf(label, size, "%s (small DtoH readback, .item()-style)", call->name);
         return;
     }
     if (strstr(call->name, "Synchronize") && before->name[0] && strstr(before->name, "emcpy") &&
-        copy_of(gap->acc, process_id, before->correlation_id, &kind, &bytes, &dst_kind) && kind == STORE_COPY_DTOH &&
-        bytes <= IDLE_READBACK_MAX_BYTES) {
+        copy_of(gap->acc, process_id, before->correlation_id, &kind, &bytes, &dst_kind) &&
+        kind == STORE_COPY_DTOH && bytes <= IDLE_READBACK_MAX_BYTES) {
         snprintf(label, size, "%s after a small DtoH copy (.item()-style)", call->name);
         return;
     }
@@ -241,7 +248,7 @@ static int holds_thread(struct gap *gap, const struct host_call *call)
 }
 
 struct host_walk {
-    int after_sync;              /* the host came straight from a blocking call */
+    int after_sync; /* the host came straight from a blocking call */
     char sync_label[64], sync_source[128];
 };
 
@@ -251,8 +258,10 @@ static int give_issuing(struct gap *gap, const struct host_walk *walk, int64_t s
                         const struct evidence_figures *figures)
 {
     if (walk->after_sync)
-        return give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk->sync_label, walk->sync_source, start_ns, end_ns, NULL);
-    return give(gap, ACCOUNTING_IDLE_LAUNCH_BOUND, "host issuing work", gap->launch_source, start_ns, end_ns, figures);
+        return give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk->sync_label, walk->sync_source, start_ns, end_ns,
+                    NULL);
+    return give(gap, ACCOUNTING_IDLE_LAUNCH_BOUND, "host issuing work", gap->launch_source, start_ns, end_ns,
+                figures);
 }
 
 static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_ns, int64_t end_ns)
@@ -262,7 +271,8 @@ static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_
     if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
         walk->after_sync = 0;
         struct evidence_figures figures = {.longest_ns = end_ns - start_ns};
-        return give(gap, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", gap->launch_source, start_ns, end_ns, &figures);
+        return give(gap, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", gap->launch_source, start_ns, end_ns,
+                    &figures);
     }
     return give_issuing(gap, walk, start_ns, end_ns, NULL);
 }
@@ -282,13 +292,16 @@ static int host_gap(struct gap *gap)
         if (end > start) {
             int status;
             if (holds_thread(gap, call)) {
-                blocking_label(gap, call, i ? &calls[i - 1] : &before, walk.sync_label, sizeof walk.sync_label);
+                blocking_label(gap, call, i ? &calls[i - 1] : &before, walk.sync_label,
+                               sizeof walk.sync_label);
                 idle_call_source(gap->acc, gap->device->process_id, call->correlation_id, walk.sync_source,
                                  sizeof walk.sync_source);
                 walk.after_sync = 1;
-                status = give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk.sync_label, walk.sync_source, start, end, NULL);
+                status =
+                    give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk.sync_label, walk.sync_source, start, end, NULL);
             } else {
-                struct evidence_figures figures = {.calls = cuda_api_classify(call->name) == CUDA_API_LAUNCH, .call_ns = end - start};
+                struct evidence_figures figures = {.calls = cuda_api_classify(call->name) == CUDA_API_LAUNCH,
+                                                   .call_ns = end - start};
                 status = give_issuing(gap, &walk, start, end, &figures);
             }
             if (status != 0)
@@ -304,12 +317,14 @@ static int host_gap(struct gap *gap)
 int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap_start_ns, int64_t gap_end_ns,
                        const struct model_op *next, error_info *err)
 {
-    struct gap gap = {.acc = acc, .device = device, .next = next, .start_ns = gap_start_ns, .end_ns = gap_end_ns};
+    struct gap gap = {
+        .acc = acc, .device = device, .next = next, .start_ns = gap_start_ns, .end_ns = gap_end_ns};
     int status;
     if (!acc->process_has_api) {
-        status = give_whole(&gap, ACCOUNTING_IDLE_UNEXPLAINED, "no API records",
-                            "the trace has no CUDA API records for this process (recorded with --no-api, or imported "
-                            "without runtime events): record without --no-api to see what the host did");
+        status = give_whole(
+            &gap, ACCOUNTING_IDLE_UNEXPLAINED, "no API records",
+            "the trace has no CUDA API records for this process (recorded with --no-api, or imported "
+            "without runtime events): record without --no-api to see what the host did");
         return status == 0 ? 0 : error_set(err, "out of memory");
     }
     int known = 0;
@@ -330,15 +345,17 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
     if (!known) {
         char what[160], detail[256];
         op_label(&gap, what, sizeof what);
-        snprintf(detail, sizeof detail,
-                 "%s, which ended the gap, has no launch record (a CUDA graph node, a device-side launch, or a "
-                 "dropped record): what the host did cannot be told",
-                 what);
+        snprintf(
+            detail, sizeof detail,
+            "%s, which ended the gap, has no launch record (a CUDA graph node, a device-side launch, or a "
+            "dropped record): what the host did cannot be told",
+            what);
         status = give_whole(&gap, ACCOUNTING_IDLE_UNEXPLAINED, "launch not recorded", detail);
     } else if (gap.launch_end_ns <= gap_start_ns) {
         status = queued_gap(&gap);
     } else {
-        idle_call_source(acc, device->process_id, next->correlation_id, gap.launch_source, sizeof gap.launch_source);
+        idle_call_source(acc, device->process_id, next->correlation_id, gap.launch_source,
+                         sizeof gap.launch_source);
         status = host_gap(&gap);
     }
     return status == 0 ? 0 : error_set(err, "out of memory");

@@ -31,8 +31,8 @@ static int compare_int64(const void *a, const void *b)
 static int load_collectives(kernel_names *names, error_info *err)
 {
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(names->db, "SELECT kernel_rowid FROM collectives WHERE kernel_rowid IS NOT NULL", -1,
-                           &query, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(names->db, "SELECT kernel_rowid FROM collectives WHERE kernel_rowid IS NOT NULL",
+                           -1, &query, NULL) != SQLITE_OK)
         return error_set(err, "cannot read collectives: %s", sqlite3_errmsg(names->db));
     size_t capacity = 0;
     int status = 0;
@@ -64,8 +64,8 @@ kernel_names *kernel_names_new(sqlite3 *db, error_info *err)
     names->db = db;
     names->capacity = 256;
     names->entries = calloc(names->capacity, sizeof *names->entries);
-    if (!names->entries || sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &names->lookup,
-                                              NULL) != SQLITE_OK) {
+    if (!names->entries || sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1,
+                                              &names->lookup, NULL) != SQLITE_OK) {
         error_set(err, "cannot read kernel names: %s", sqlite3_errmsg(db));
         kernel_names_free(names);
         return NULL;

@@ -33,20 +33,23 @@ struct occupancy_kernel {
 
 /* What limits residency. */
 enum occupancy_limiter {
-    OCCUPANCY_LIMIT_BLOCKS = 0, OCCUPANCY_LIMIT_WARPS, OCCUPANCY_LIMIT_REGISTERS, OCCUPANCY_LIMIT_SHARED_MEMORY,
+    OCCUPANCY_LIMIT_BLOCKS = 0,
+    OCCUPANCY_LIMIT_WARPS,
+    OCCUPANCY_LIMIT_REGISTERS,
+    OCCUPANCY_LIMIT_SHARED_MEMORY,
     OCCUPANCY_LIMIT_UNKNOWN
 };
 
 struct occupancy_result {
-    int64_t blocks_per_sm;        /* resident blocks per SM; 0 when a block cannot launch at all */
+    int64_t blocks_per_sm; /* resident blocks per SM; 0 when a block cannot launch at all */
     enum occupancy_limiter limiter;
     int64_t warps_per_block;
-    int64_t registers_per_block;  /* allocated */
+    int64_t registers_per_block;    /* allocated */
     int64_t shared_bytes_per_block; /* allocated, reservation included */
-    int64_t shared_bytes_per_sm;  /* what the SM offered this kernel */
-    int64_t waves;                /* ceil(grid / (blocks_per_sm * sm_count)) */
-    int64_t last_wave_blocks;     /* blocks in the last wave */
-    int fills_device;             /* grid >= blocks_per_sm * sm_count: every SM held a full load */
+    int64_t shared_bytes_per_sm;    /* what the SM offered this kernel */
+    int64_t waves;                  /* ceil(grid / (blocks_per_sm * sm_count)) */
+    int64_t last_wave_blocks;       /* blocks in the last wave */
+    int fills_device;               /* grid >= blocks_per_sm * sm_count: every SM held a full load */
 };
 
 /* Fills zero fields of device from its compute capability. Returns 0, or -1 when the compute
@@ -68,7 +71,8 @@ int occupancy_fits_beside(const struct occupancy_device *device, const struct oc
  * `other` fits, else the first resource it lacks (block slots, warps, registers, or shared memory,
  * which includes a carve-out too small for it). */
 enum occupancy_limiter occupancy_shortage_beside(const struct occupancy_device *device,
-                                                 const struct occupancy_result *resident, int64_t resident_blocks,
+                                                 const struct occupancy_result *resident,
+                                                 int64_t resident_blocks,
                                                  const struct occupancy_kernel *other);
 
 /* Warps of `other` that still fit, by registers, on an SM holding resident_blocks blocks of the
@@ -77,16 +81,19 @@ enum occupancy_limiter occupancy_shortage_beside(const struct occupancy_device *
  * (cudaOccMaxBlocksPerSMRegsLimit's model). A block fits only when all its warps do, so a block of
  * 17 warps of 3072 registers (NCCL's 544 threads x 96) does not fit beside 8 warps of 1024 although
  * the SM as a whole has the registers. INT64_MAX when other's registers are unknown. */
-int64_t occupancy_register_room_warps(const struct occupancy_device *device, const struct occupancy_result *resident,
-                                      int64_t resident_blocks, const struct occupancy_kernel *other);
+int64_t occupancy_register_room_warps(const struct occupancy_device *device,
+                                      const struct occupancy_result *resident, int64_t resident_blocks,
+                                      const struct occupancy_kernel *other);
 
 /* Blocks of a kernel that every SM held at its start: blocks_per_sm for a grid of a full wave or
  * more, else grid / sm_count (rounded down; 0 when some SM held none). */
-int64_t occupancy_blocks_on_every_sm(const struct occupancy_device *device, const struct occupancy_kernel *kernel,
+int64_t occupancy_blocks_on_every_sm(const struct occupancy_device *device,
+                                     const struct occupancy_kernel *kernel,
                                      const struct occupancy_result *result);
 
 /* Bytes of shared memory one block of kernel takes (allocation unit and reservation included). */
-int64_t occupancy_shared_bytes_per_block(const struct occupancy_device *device, const struct occupancy_kernel *kernel);
+int64_t occupancy_shared_bytes_per_block(const struct occupancy_device *device,
+                                         const struct occupancy_kernel *kernel);
 
 const char *occupancy_limiter_name(enum occupancy_limiter limiter);
 

@@ -14,16 +14,20 @@ enum { TABLE_KERNELS, TABLE_MEMCPYS, TABLE_MEMSETS, TABLE_COUNT };
  * read with one call. */
 static const char *const table_sql[TABLE_COUNT] = {
     "SELECT rowid, stream_id, IFNULL(correlation_id, ?5), start_ns, end_ns, IFNULL(channel_id, ?5),"
-    " IFNULL(graph_id, ?5), IFNULL(priority, ?5), name_id, grid_x * grid_y * grid_z, block_x * block_y * block_z,"
+    " IFNULL(graph_id, ?5), IFNULL(priority, ?5), name_id, grid_x * grid_y * grid_z, block_x * block_y * "
+    "block_z,"
     " registers_per_thread, static_shared_bytes, dynamic_shared_bytes, shared_memory_executed_bytes"
-    " FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
+    " FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY "
+    "start_ns",
     "SELECT rowid, stream_id, IFNULL(correlation_id, ?5), start_ns, end_ns, IFNULL(channel_id, ?5),"
     " IFNULL(graph_id, ?5), ?5, copy_kind, IFNULL(src_kind, ?5), IFNULL(dst_kind, ?5), bytes,"
     " IFNULL(src_device_id, ?5), IFNULL(dst_device_id, ?5)"
-    " FROM memcpys WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
+    " FROM memcpys WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY "
+    "start_ns",
     "SELECT rowid, stream_id, IFNULL(correlation_id, ?5), start_ns, end_ns, IFNULL(channel_id, ?5),"
     " IFNULL(graph_id, ?5), ?5, bytes"
-    " FROM memsets WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY start_ns",
+    " FROM memsets WHERE process_id = ?1 AND device_id = ?2 AND end_ns > ?3 AND start_ns < ?4 ORDER BY "
+    "start_ns",
 };
 
 static const char *const table_names[TABLE_COUNT] = {"kernels", "memcpys", "memsets"};
@@ -132,14 +136,16 @@ static int advance(op_source *source, int table, error_info *err)
         read_row(table, source->queries[table], op);
         /* Times no recording can hold: a damaged trace, refused before sums of them overflow. */
         if (!store_interval_plausible(op->start_ns, op->end_ns))
-            return error_set(err, "the trace is damaged: %s row %" PRId64 " runs from %" PRId64 " ns to %" PRId64
-                                  " ns, outside any recording",
+            return error_set(err,
+                             "the trace is damaged: %s row %" PRId64 " runs from %" PRId64 " ns to %" PRId64
+                             " ns, outside any recording",
                              table_names[table], op->rowid, op->start_ns, op->end_ns);
         /* Launch sizes no GPU runs would overflow the occupancy arithmetic. */
-        if (!launch_plausible(&op->launch) || !store_count_plausible(op->bytes == STORE_NULL ? 0 : op->bytes,
-                                                                     STORE_MAX_BYTES))
-            return error_set(err, "the trace is damaged: %s row %" PRId64 " has a launch size or byte count"
-                                  " beyond any GPU",
+        if (!launch_plausible(&op->launch) ||
+            !store_count_plausible(op->bytes == STORE_NULL ? 0 : op->bytes, STORE_MAX_BYTES))
+            return error_set(err,
+                             "the trace is damaged: %s row %" PRId64 " has a launch size or byte count"
+                             " beyond any GPU",
                              table_names[table], op->rowid);
         source->has_head[table] = 1;
         return 0;
@@ -171,7 +177,8 @@ int op_source_next(op_source *source, struct model_op *op, error_info *err)
 {
     int best = -1;
     for (int table = 0; table < TABLE_COUNT; table++)
-        if (source->has_head[table] && (best < 0 || source->heads[table].start_ns < source->heads[best].start_ns))
+        if (source->has_head[table] &&
+            (best < 0 || source->heads[table].start_ns < source->heads[best].start_ns))
             best = table;
     if (best < 0)
         return 0;

@@ -20,9 +20,10 @@ struct model_op {
     enum analysis_category category; /* kernels: COMPUTE until the caller classifies the name */
     int64_t rowid, stream_id, correlation_id, start_ns, end_ns;
     int64_t channel_id, graph_id, priority;
-    int64_t name_id;                 /* kernels */
-    struct occupancy_kernel launch;  /* kernels: grid, block, registers, shared memory */
-    int64_t copy_kind, src_kind, dst_kind, bytes, src_device_id, dst_device_id; /* copies; bytes for memsets */
+    int64_t name_id;                /* kernels */
+    struct occupancy_kernel launch; /* kernels: grid, block, registers, shared memory */
+    int64_t copy_kind, src_kind, dst_kind, bytes, src_device_id,
+        dst_device_id; /* copies; bytes for memsets */
 };
 
 typedef struct op_source op_source;

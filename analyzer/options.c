@@ -1,5 +1,5 @@
-/* options.c: the analysis options, their defaults, the names of categories (causes: explain.c's table), and the
- * parsing of durations and windows the CLI passes through. */
+/* options.c: the analysis options, their defaults, the names of categories (causes: explain.c's table), and
+ * the parsing of durations and windows the CLI passes through. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include "analysis.h"
 
 static const char *const category_tags[ANALYSIS_CATEGORY_COUNT] = {
-    [ANALYSIS_COMPUTE] = "compute",     [ANALYSIS_COMMUNICATION] = "communication",
-    [ANALYSIS_COPY_HTOD] = "copy-htod", [ANALYSIS_COPY_DTOH] = "copy-dtoh",
-    [ANALYSIS_COPY_DTOD] = "copy-dtod", [ANALYSIS_COPY_PEER] = "copy-peer",
+    [ANALYSIS_COMPUTE] = "compute",       [ANALYSIS_COMMUNICATION] = "communication",
+    [ANALYSIS_COPY_HTOD] = "copy-htod",   [ANALYSIS_COPY_DTOH] = "copy-dtoh",
+    [ANALYSIS_COPY_DTOD] = "copy-dtod",   [ANALYSIS_COPY_PEER] = "copy-peer",
     [ANALYSIS_COPY_OTHER] = "copy-other", [ANALYSIS_MEMSET] = "memset",
 };
 
@@ -22,9 +22,14 @@ const char *analysis_category_tag(enum analysis_category category)
 
 void analysis_options_init(struct analysis_options *options)
 {
-    *options = (struct analysis_options){.rank = -1, .device_id = -1, .stream_id = -1,
-                                         .window_start_ns = INT64_MIN, .window_end_ns = INT64_MIN,
-                                         .range_name = NULL, .step = -1, .window_is_relative = 0,
+    *options = (struct analysis_options){.rank = -1,
+                                         .device_id = -1,
+                                         .stream_id = -1,
+                                         .window_start_ns = INT64_MIN,
+                                         .window_end_ns = INT64_MIN,
+                                         .range_name = NULL,
+                                         .step = -1,
+                                         .window_is_relative = 0,
                                          .max_waits = 0};
 }
 

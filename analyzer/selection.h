@@ -14,11 +14,11 @@ struct selection_interval {
 };
 
 struct selection {
-    int everything;                      /* 1: no restriction */
+    int everything;                       /* 1: no restriction */
     struct selection_interval *intervals; /* sorted, disjoint, non-empty; owned */
     size_t count, capacity;
-    int64_t *cumulative_ns;               /* selected time before intervals[i] */
-    size_t cursor;                        /* first interval whose end is after the last query */
+    int64_t *cumulative_ns; /* selected time before intervals[i] */
+    size_t cursor;          /* first interval whose end is after the last query */
 };
 
 void selection_init_everything(struct selection *selection);

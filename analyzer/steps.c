@@ -19,13 +19,16 @@ struct gpu_mapper {
 
 static const char *const mapper_sql[GPU_TABLE_COUNT] = {
     "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN kernels g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3"
+    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
+    "?3"
     " AND a.start_ns < ?4",
     "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN memcpys g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3"
+    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
+    "?3"
     " AND a.start_ns < ?4",
     "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN memsets g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= ?3"
+    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
+    "?3"
     " AND a.start_ns < ?4",
 };
 
@@ -50,8 +53,8 @@ static int mapper_init(struct gpu_mapper *mapper, sqlite3 *db, error_info *err)
 
 /* Returns 1 with [*start, *end] the GPU time of the work thread_id launched in [host_start,
  * host_end), 0 when there is none (or the thread is unknown). */
-static int mapper_gpu_time(struct gpu_mapper *mapper, int64_t process_id, int64_t thread_id, int64_t host_start_ns,
-                           int64_t host_end_ns, int64_t *start_ns, int64_t *end_ns)
+static int mapper_gpu_time(struct gpu_mapper *mapper, int64_t process_id, int64_t thread_id,
+                           int64_t host_start_ns, int64_t host_end_ns, int64_t *start_ns, int64_t *end_ns)
 {
     int found = 0;
     if (thread_id == STORE_NULL)
@@ -81,7 +84,8 @@ static int mapper_gpu_time(struct gpu_mapper *mapper, int64_t process_id, int64_
 static int range_time(struct gpu_mapper *mapper, sqlite3_stmt *row, int64_t process_id, int64_t *start_ns,
                       int64_t *end_ns, error_info *err)
 {
-    int64_t thread_id = sqlite3_column_type(row, 0) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(row, 0);
+    int64_t thread_id =
+        sqlite3_column_type(row, 0) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(row, 0);
     int on_device = sqlite3_column_type(row, 1) != SQLITE_NULL;
     *start_ns = sqlite3_column_int64(row, 2);
     *end_ns = sqlite3_column_int64(row, 3);
@@ -90,8 +94,9 @@ static int range_time(struct gpu_mapper *mapper, sqlite3_stmt *row, int64_t proc
                      ? mapper_gpu_time(mapper, process_id, thread_id, *start_ns, *end_ns, start_ns, end_ns)
                      : 0;
     if (!store_interval_plausible(*start_ns, *end_ns))
-        return error_set(err, "the trace is damaged: an NVTX range of process %" PRId64 " runs from %" PRId64
-                              " ns to %" PRId64 " ns, outside any recording",
+        return error_set(err,
+                         "the trace is damaged: an NVTX range of process %" PRId64 " runs from %" PRId64
+                         " ns to %" PRId64 " ns, outside any recording",
                          process_id, *start_ns, *end_ns);
     if (*end_ns < *start_ns)
         *end_ns = *start_ns; /* a reversed clock: a point, as the GPU readers take it */
@@ -277,7 +282,8 @@ static const struct step_name *find_name(const struct step_name *names, size_t c
 static void set_ranks(sqlite3 *db, struct analysis_step *steps, size_t count)
 {
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT rank FROM processes WHERE process_id = ?1", -1, &query, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT rank FROM processes WHERE process_id = ?1", -1, &query, NULL) !=
+        SQLITE_OK)
         return;
     for (size_t i = 0; i < count; i++) {
         sqlite3_bind_int64(query, 1, steps[i].process_id);
@@ -321,7 +327,8 @@ static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name
         struct analysis_step *step = &(*steps)[(*count)++];
         *step = (struct analysis_step){.number = name->number, .process_id = sqlite3_column_int64(query, 4)};
         snprintf(step->name, sizeof step->name, "%s%" PRId64, prefix, name->number);
-        step->on_gpu_timeline = range_time(&mapper, query, step->process_id, &step->start_ns, &step->end_ns, err);
+        step->on_gpu_timeline =
+            range_time(&mapper, query, step->process_id, &step->start_ns, &step->end_ns, err);
         if (step->on_gpu_timeline < 0)
             status = -1;
     }

@@ -12,8 +12,8 @@
 #include "naming.h"
 
 #define CATEGORY_MASKS (1u << ANALYSIS_CATEGORY_COUNT)
-#define COPY_CATEGORY_BITS                                                                                         \
-    ((1u << ANALYSIS_COPY_HTOD) | (1u << ANALYSIS_COPY_DTOH) | (1u << ANALYSIS_COPY_DTOD) |                       \
+#define COPY_CATEGORY_BITS                                                                                   \
+    ((1u << ANALYSIS_COPY_HTOD) | (1u << ANALYSIS_COPY_DTOH) | (1u << ANALYSIS_COPY_DTOD) |                  \
      (1u << ANALYSIS_COPY_PEER) | (1u << ANALYSIS_COPY_OTHER))
 
 struct open_interval {
@@ -35,8 +35,8 @@ struct sweep {
     /* Pair overlap by prefix sums: when lane a turns busy, every later lane b's busy time so far;
      * when a turns idle, the busy time b gained meanwhile is time both were busy. O(lanes) per
      * busy/idle turn, in a table that stays in cache (a table of busy sets did not). */
-    int64_t *pair_start;   /* [a][b], b > a: b's busy time when a last turned busy */
-    int64_t *pair_overlap; /* [a][b], b > a: time a and b were both busy */
+    int64_t *pair_start;     /* [a][b], b > a: b's busy time when a last turned busy */
+    int64_t *pair_overlap;   /* [a][b], b > a: time a and b were both busy */
     int64_t *first_snapshot; /* [lane][other]: other's busy time when lane first started */
     int64_t *end_snapshot;   /* [lane][other]: other's busy time when lane last ended */
     /* The pair lanes' busy time as of now, without touching their lane_state (16 of them on
@@ -308,7 +308,8 @@ static void category_metrics(const sweep *line, struct analysis_device *out)
             if (mask & (1u << a))
                 out->category_overlap_ns[a][a] += line->time_by_multi_mask[mask];
     out->communication_ns = out->category_busy_ns[ANALYSIS_COMMUNICATION];
-    out->compute_communication_overlap_ns = out->category_overlap_ns[ANALYSIS_COMPUTE][ANALYSIS_COMMUNICATION];
+    out->compute_communication_overlap_ns =
+        out->category_overlap_ns[ANALYSIS_COMPUTE][ANALYSIS_COMMUNICATION];
     out->exposed_communication_ns = out->communication_ns - out->compute_communication_overlap_ns;
 }
 
@@ -343,26 +344,32 @@ static void lane_metrics(const struct lane_state *lane, struct analysis_lane *ou
     out->interval_count = lane->interval_count;
     for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
         out->category_ns[category] = lane->category_c[category];
-    snprintf(out->role, sizeof out->role, "%s", naming_stream_role(lane->category_c, lane->is_legacy_default));
+    snprintf(out->role, sizeof out->role, "%s",
+             naming_stream_role(lane->category_c, lane->is_legacy_default));
 }
 
 /* min(busy a, busy b), each counted inside [later first start, earlier last end]. */
 static int64_t pair_possible(const sweep *line, const struct device_state *device, size_t a, size_t b)
 {
     const struct lane_state *lane_a = &device->lanes[a], *lane_b = &device->lanes[b];
-    int64_t window_start = lane_a->first_start_ns > lane_b->first_start_ns ? lane_a->first_start_ns
-                                                                           : lane_b->first_start_ns;
-    int64_t window_end = lane_a->last_end_ns < lane_b->last_end_ns ? lane_a->last_end_ns : lane_b->last_end_ns;
+    int64_t window_start =
+        lane_a->first_start_ns > lane_b->first_start_ns ? lane_a->first_start_ns : lane_b->first_start_ns;
+    int64_t window_end =
+        lane_a->last_end_ns < lane_b->last_end_ns ? lane_a->last_end_ns : lane_b->last_end_ns;
     if (window_end <= window_start)
         return 0;
-    int64_t a_before = lane_a->first_start_ns >= lane_b->first_start_ns ? 0
-                                                                         : line->first_snapshot[b * DEVICE_PAIR_LANES + a];
-    int64_t b_before = lane_b->first_start_ns >= lane_a->first_start_ns ? 0
-                                                                         : line->first_snapshot[a * DEVICE_PAIR_LANES + b];
-    int64_t a_until = lane_a->last_end_ns <= lane_b->last_end_ns ? lane_a->busy_c
-                                                                  : line->end_snapshot[b * DEVICE_PAIR_LANES + a];
-    int64_t b_until = lane_b->last_end_ns <= lane_a->last_end_ns ? lane_b->busy_c
-                                                                  : line->end_snapshot[a * DEVICE_PAIR_LANES + b];
+    int64_t a_before = lane_a->first_start_ns >= lane_b->first_start_ns
+                           ? 0
+                           : line->first_snapshot[b * DEVICE_PAIR_LANES + a];
+    int64_t b_before = lane_b->first_start_ns >= lane_a->first_start_ns
+                           ? 0
+                           : line->first_snapshot[a * DEVICE_PAIR_LANES + b];
+    int64_t a_until = lane_a->last_end_ns <= lane_b->last_end_ns
+                          ? lane_a->busy_c
+                          : line->end_snapshot[b * DEVICE_PAIR_LANES + a];
+    int64_t b_until = lane_b->last_end_ns <= lane_a->last_end_ns
+                          ? lane_b->busy_c
+                          : line->end_snapshot[a * DEVICE_PAIR_LANES + b];
     int64_t busy_a = a_until - a_before, busy_b = b_until - b_before;
     int64_t possible = busy_a < busy_b ? busy_a : busy_b;
     return possible > 0 ? possible : 0;

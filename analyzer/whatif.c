@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "whatif.h"
 #include "kernel_names.h"
 #include "op_source.h"
 #include "units.h"
+#include "whatif.h"
 
 /* A removed host call still costs the host this long: a launch reaching the driver. */
 #define WHATIF_CALL_FLOOR_NS 5000
@@ -27,11 +27,11 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1 };
 struct replay_op {
     int64_t start_ns, duration_ns, correlation_id, stream_id;
     int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
-    int64_t channel_id;                           /* STORE_NULL: no channel recorded */
-    int on_copy_channel;                          /* copy channels are numbered apart */
-    size_t stream_index;                          /* into the replay's streams */
-    long stream_previous, channel_previous;       /* op indexes, -1 when none */
-    size_t edge_first, edge_count;                /* into the replay's edges (by `to`) */
+    int64_t channel_id;                          /* STORE_NULL: no channel recorded */
+    int on_copy_channel;                         /* copy channels are numbered apart */
+    size_t stream_index;                         /* into the replay's streams */
+    long stream_previous, channel_previous;      /* op indexes, -1 when none */
+    size_t edge_first, edge_count;               /* into the replay's edges (by `to`) */
     enum analysis_category category;
     int pageable;
     int64_t bytes;
@@ -68,8 +68,8 @@ enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4 };
 const char *analysis_fix_tag(enum analysis_fix fix)
 {
     static const char *const tags[ANALYSIS_FIX_COUNT] = {
-        "pin-host-buffer", "non-blocking-streams", "remove-host-sync", "cuda-graph",
-        "more-connections", "remove-dependency", "none-sm-saturated", "all"};
+        "pin-host-buffer",  "non-blocking-streams", "remove-host-sync",  "cuda-graph",
+        "more-connections", "remove-dependency",    "none-sm-saturated", "all"};
     return (unsigned)fix < ANALYSIS_FIX_COUNT ? tags[fix] : "unknown";
 }
 
@@ -90,14 +90,22 @@ const char *analysis_fix_title(enum analysis_fix fix)
 enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause)
 {
     switch (cause) {
-    case ANALYSIS_CAUSE_PAGEABLE_COPY: return ANALYSIS_FIX_PIN_HOST_BUFFER;
-    case ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM: return ANALYSIS_FIX_NON_BLOCKING_STREAMS;
-    case ANALYSIS_CAUSE_HOST_SYNC: return ANALYSIS_FIX_REMOVE_HOST_SYNC;
-    case ANALYSIS_CAUSE_LATE_LAUNCH: return ANALYSIS_FIX_CUDA_GRAPH;
-    case ANALYSIS_CAUSE_SHARED_QUEUE: return ANALYSIS_FIX_MORE_CONNECTIONS;
-    case ANALYSIS_CAUSE_EVENT_DEPENDENCY: return ANALYSIS_FIX_REMOVE_DEPENDENCY;
-    case ANALYSIS_CAUSE_SM_SATURATION: return ANALYSIS_FIX_NONE_SATURATED;
-    default: return ANALYSIS_FIX_COUNT;
+    case ANALYSIS_CAUSE_PAGEABLE_COPY:
+        return ANALYSIS_FIX_PIN_HOST_BUFFER;
+    case ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM:
+        return ANALYSIS_FIX_NON_BLOCKING_STREAMS;
+    case ANALYSIS_CAUSE_HOST_SYNC:
+        return ANALYSIS_FIX_REMOVE_HOST_SYNC;
+    case ANALYSIS_CAUSE_LATE_LAUNCH:
+        return ANALYSIS_FIX_CUDA_GRAPH;
+    case ANALYSIS_CAUSE_SHARED_QUEUE:
+        return ANALYSIS_FIX_MORE_CONNECTIONS;
+    case ANALYSIS_CAUSE_EVENT_DEPENDENCY:
+        return ANALYSIS_FIX_REMOVE_DEPENDENCY;
+    case ANALYSIS_CAUSE_SM_SATURATION:
+        return ANALYSIS_FIX_NONE_SATURATED;
+    default:
+        return ANALYSIS_FIX_COUNT;
     }
 }
 
@@ -105,24 +113,31 @@ static const char *fix_assumptions(enum analysis_fix fix)
 {
     switch (fix) {
     case ANALYSIS_FIX_PIN_HOST_BUFFER:
-        return "pageable copies run asynchronously at the fastest pinned speed of their direction measured in the "
+        return "pageable copies run asynchronously at the fastest pinned speed of their direction measured "
+               "in the "
                "trace (their own speed when none was), and the host no longer waits in the copy call";
     case ANALYSIS_FIX_NON_BLOCKING_STREAMS:
         return "the legacy default stream's implicit synchronization with blocking streams is removed";
     case ANALYSIS_FIX_REMOVE_HOST_SYNC:
-        return "synchronizing host calls (stream/device/event synchronize, cudaMalloc, cudaFree) take no time: later "
+        return "synchronizing host calls (stream/device/event synchronize, cudaMalloc, cudaFree) take no "
+               "time: later "
                "launches of the thread come that much earlier";
     case ANALYSIS_FIX_CUDA_GRAPH:
         return "kernel launch calls take no host time: later launches of the thread come that much earlier";
-    case ANALYSIS_FIX_MORE_CONNECTIONS: return "every stream has its own hardware queue: no queue head blocks another stream";
+    case ANALYSIS_FIX_MORE_CONNECTIONS:
+        return "every stream has its own hardware queue: no queue head blocks another stream";
     case ANALYSIS_FIX_REMOVE_DEPENDENCY:
-        return "cudaStreamWaitEvent dependencies are dropped: the program asked for them, so this gain is the price "
+        return "cudaStreamWaitEvent dependencies are dropped: the program asked for them, so this gain is "
+               "the price "
                "of the design, not of a bug";
     case ANALYSIS_FIX_NONE_SATURATED:
-        return "kernels that fill every SM run beside another kernel only in their last wave's tail, which the "
+        return "kernels that fill every SM run beside another kernel only in their last wave's tail, which "
+               "the "
                "replay already overlaps: no change of code gains more";
-    case ANALYSIS_FIX_ALL: return "every fix above whose cause is proved, at once (dependencies by design kept)";
-    default: return "";
+    case ANALYSIS_FIX_ALL:
+        return "every fix above whose cause is proved, at once (dependencies by design kept)";
+    default:
+        return "";
     }
 }
 
@@ -164,11 +179,12 @@ static int by_correlation(const void *a, const void *b)
 static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
 {
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT a.thread_id, a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a"
-                           " LEFT JOIN strings s ON s.id = a.name_id WHERE a.process_id = ?1 AND a.correlation_id"
-                           " IS NOT NULL",
-                           -1, &query, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT a.thread_id, a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a"
+            " LEFT JOIN strings s ON s.id = a.name_id WHERE a.process_id = ?1 AND a.correlation_id"
+            " IS NOT NULL",
+            -1, &query, NULL) != SQLITE_OK)
         return error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
     sqlite3_bind_int64(query, 1, process_id);
     size_t capacity = 0;
@@ -179,16 +195,19 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
         int64_t start = sqlite3_column_int64(query, 1), end = sqlite3_column_int64(query, 2);
         /* A call no recording could hold (the trace is damaged there) is left out: the replay's
          * sums of host time stay far from overflow (calls x length <= 2^22 x 2^38). */
-        if (start < -WHATIF_MAX_HOST_NS || end > WHATIF_MAX_HOST_NS || end < start || end - start > WHATIF_MAX_CALL_NS)
+        if (start < -WHATIF_MAX_HOST_NS || end > WHATIF_MAX_HOST_NS || end < start ||
+            end - start > WHATIF_MAX_CALL_NS)
             continue;
         if (grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0) {
             status = WHATIF_OUT_OF_MEMORY;
             break;
         }
-        replay->calls[replay->call_count++] = (struct host_call){
-            .thread_id = sqlite3_column_int64(query, 0), .start_ns = sqlite3_column_int64(query, 1),
-            .end_ns = sqlite3_column_int64(query, 2), .correlation_id = sqlite3_column_int64(query, 3),
-            .kind = call_kind((const char *)sqlite3_column_text(query, 4))};
+        replay->calls[replay->call_count++] =
+            (struct host_call){.thread_id = sqlite3_column_int64(query, 0),
+                               .start_ns = sqlite3_column_int64(query, 1),
+                               .end_ns = sqlite3_column_int64(query, 2),
+                               .correlation_id = sqlite3_column_int64(query, 3),
+                               .kind = call_kind((const char *)sqlite3_column_text(query, 4))};
     }
     if (status == 0 && step != SQLITE_ROW && step != SQLITE_DONE)
         status = error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
@@ -206,7 +225,8 @@ static const struct host_call *call_of(const struct replay *replay, int64_t corr
     return bsearch(&key, replay->calls, replay->call_count, sizeof key, by_correlation);
 }
 
-static void set_footprint(const struct device_state *device, struct replay_op *op, const struct model_op *source)
+static void set_footprint(const struct device_state *device, struct replay_op *op,
+                          const struct model_op *source)
 {
     struct occupancy_result occupancy;
     if (source->kind != MODEL_KERNEL || !device->limits_known ||
@@ -232,11 +252,20 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
         return -1;
     struct replay_op *op = &replay->ops[replay->op_count++];
     *op = (struct replay_op){.start_ns = source->start_ns,
-                             .duration_ns = source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
-                             .correlation_id = source->correlation_id, .stream_id = source->stream_id,
-                             .launch_ns = STORE_NULL, .launch_end_ns = STORE_NULL, .thread_id = STORE_NULL,
-                             .channel_id = source->channel_id, .on_copy_channel = source->kind != MODEL_KERNEL, .stream_previous = -1, .channel_previous = -1,
-                             .category = source->category, .pageable = is_pageable(source), .bytes = source->bytes,
+                             .duration_ns =
+                                 source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
+                             .correlation_id = source->correlation_id,
+                             .stream_id = source->stream_id,
+                             .launch_ns = STORE_NULL,
+                             .launch_end_ns = STORE_NULL,
+                             .thread_id = STORE_NULL,
+                             .channel_id = source->channel_id,
+                             .on_copy_channel = source->kind != MODEL_KERNEL,
+                             .stream_previous = -1,
+                             .channel_previous = -1,
+                             .category = source->category,
+                             .pageable = is_pageable(source),
+                             .bytes = source->bytes,
                              .waves = 1};
     if (source->kind == MODEL_KERNEL && kernel_names_is_communication(names, source->name_id, source->rowid))
         op->category = ANALYSIS_COMMUNICATION;
@@ -250,7 +279,8 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
         op->thread_id = call->thread_id;
     }
     set_footprint(device, op, source);
-    if (source->kind == MODEL_MEMCPY && !op->pageable && op->bytes >= WHATIF_MIN_SPEED_BYTES && op->duration_ns > 0) {
+    if (source->kind == MODEL_MEMCPY && !op->pageable && op->bytes >= WHATIF_MIN_SPEED_BYTES &&
+        op->duration_ns > 0) {
         int64_t speed = (int64_t)((double)op->bytes * 1e9 / (double)op->duration_ns);
         if (speed > replay->pinned_bytes_per_s[op->category])
             replay->pinned_bytes_per_s[op->category] = speed;
@@ -258,8 +288,8 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
     return 0;
 }
 
-static int load_ops(struct replay *replay, sqlite3 *db, kernel_names *names, const struct device_state *device,
-                    error_info *err)
+static int load_ops(struct replay *replay, sqlite3 *db, kernel_names *names,
+                    const struct device_state *device, error_info *err)
 {
     op_source *source = op_source_new(db, err);
     if (!source)
@@ -420,14 +450,16 @@ static int add_event_edges(sqlite3 *db, struct replay *replay, int64_t process_i
 {
     sqlite3_stmt *waits = NULL, *record = NULL;
     int status = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT stream_id, event_id, correlation_id FROM synchronizations WHERE process_id = ?1"
-                           " AND sync_type = 2 AND stream_id IS NOT NULL AND correlation_id IS NOT NULL",
-                           -1, &waits, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db,
-                           "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND event_id = ?2"
-                           " AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
-                           -1, &record, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT stream_id, event_id, correlation_id FROM synchronizations WHERE process_id = ?1"
+            " AND sync_type = 2 AND stream_id IS NOT NULL AND correlation_id IS NOT NULL",
+            -1, &waits, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(
+            db,
+            "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND event_id = ?2"
+            " AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
+            -1, &record, NULL) != SQLITE_OK) {
         status = error_set(err, "cannot read event dependencies: %s", sqlite3_errmsg(db));
         goto done;
     }
@@ -521,9 +553,9 @@ struct removal {
 /* A synchronizing host call the fixes keep. */
 struct sync_point {
     int64_t thread_id, start_ns, end_ns;
-    size_t barrier;      /* ops launched before it (a prefix of by_correlation) */
-    int64_t own_ns;      /* its recorded time not spent waiting for the GPU */
-    long previous;       /* the kept sync before it on its thread, -1 none */
+    size_t barrier; /* ops launched before it (a prefix of by_correlation) */
+    int64_t own_ns; /* its recorded time not spent waiting for the GPU */
+    long previous;  /* the kept sync before it on its thread, -1 none */
     int resolved;
     int64_t replay_end_ns;
 };
@@ -532,7 +564,7 @@ struct run_state {
     const struct replay *replay;
     unsigned fixes;
     int64_t *ready, *duration, *start, *end;
-    size_t *head;   /* per stream: position in stream_ops of the next op to start */
+    size_t *head; /* per stream: position in stream_ops of the next op to start */
     size_t *running;
     size_t running_count;
     /* Host time the fixes give back (prefix sums per thread), and the synchronizing calls they
@@ -629,7 +661,8 @@ static int64_t removed_by(const struct run_state *state, int64_t thread_id, int6
         else
             high = middle;
     }
-    return low > 0 && state->removals[low - 1].thread_id == thread_id ? state->removals[low - 1].removed_ns : 0;
+    return low > 0 && state->removals[low - 1].thread_id == thread_id ? state->removals[low - 1].removed_ns
+                                                                      : 0;
 }
 
 /* When the host made op available: its launch call's return (a call that returned after the op
@@ -641,7 +674,8 @@ static int64_t ready_host_ns(const struct replay_op *op)
 
 /* Replay time of host time `at` on a thread whose last kept sync before it is `sync` (-1: none),
  * less the host time the fixes removed from calls that ended by shift_at. */
-static int64_t host_time(const struct run_state *state, int64_t thread_id, long sync, int64_t at, int64_t shift_at)
+static int64_t host_time(const struct run_state *state, int64_t thread_id, long sync, int64_t at,
+                         int64_t shift_at)
 {
     if (sync < 0)
         return at - removed_by(state, thread_id, shift_at);
@@ -670,7 +704,8 @@ static int collect_syncs(struct run_state *state)
     if (!recorded_end)
         return -1;
     for (size_t p = 0; p < n; p++) {
-        int64_t end = replay->ops[state->by_correlation[p]].start_ns + replay->ops[state->by_correlation[p]].duration_ns;
+        int64_t end = replay->ops[state->by_correlation[p]].start_ns +
+                      replay->ops[state->by_correlation[p]].duration_ns;
         recorded_end[p] = p > 0 && recorded_end[p - 1] > end ? recorded_end[p - 1] : end;
     }
     for (size_t c = 0; c < replay->call_count; c++) {
@@ -685,11 +720,15 @@ static int collect_syncs(struct run_state *state)
             else
                 high = middle;
         }
-        int64_t waited_until = low > 0 && recorded_end[low - 1] > call->start_ns ? recorded_end[low - 1] : call->start_ns;
+        int64_t waited_until =
+            low > 0 && recorded_end[low - 1] > call->start_ns ? recorded_end[low - 1] : call->start_ns;
         int64_t own = call->end_ns - waited_until;
-        state->syncs[state->sync_count++] = (struct sync_point){.thread_id = call->thread_id, .start_ns = call->start_ns,
-                                                                .end_ns = call->end_ns, .barrier = low,
-                                                                .own_ns = own > 0 ? own : 0, .previous = -1};
+        state->syncs[state->sync_count++] = (struct sync_point){.thread_id = call->thread_id,
+                                                                .start_ns = call->start_ns,
+                                                                .end_ns = call->end_ns,
+                                                                .barrier = low,
+                                                                .own_ns = own > 0 ? own : 0,
+                                                                .previous = -1};
     }
     free(recorded_end);
     qsort(state->syncs, state->sync_count, sizeof *state->syncs, by_sync_time);
@@ -712,7 +751,8 @@ static long segment_of(const struct run_state *state, const struct replay_op *op
         else
             high = middle;
     }
-    if (low > 0 && state->syncs[low - 1].thread_id == op->thread_id && state->syncs[low - 1].end_ns <= op->launch_ns)
+    if (low > 0 && state->syncs[low - 1].thread_id == op->thread_id &&
+        state->syncs[low - 1].end_ns <= op->launch_ns)
         found = (long)low - 1;
     return found;
 }
@@ -743,7 +783,7 @@ static void resolve_syncs(struct run_state *state)
         long k = state->segment[i];
         if (k >= 0 && state->ready[i] == INT64_MAX && state->syncs[k].resolved)
             state->ready[i] = host_time(state, replay->ops[i].thread_id, k, ready_host_ns(&replay->ops[i]),
-                                      replay->ops[i].launch_ns);
+                                        replay->ops[i].launch_ns);
     }
 }
 
@@ -782,7 +822,8 @@ static int prepare_inputs(struct run_state *state)
     for (size_t c = 0; c < replay->call_count; c++) {
         int64_t removed = removed_call_ns(replay, &replay->calls[c], state->fixes, pageable_call);
         if (removed > 0)
-            removals[count++] = (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, removed};
+            removals[count++] =
+                (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, removed};
     }
     free(pageable_call);
     qsort(removals, count, sizeof *removals, by_thread_end);
@@ -796,7 +837,8 @@ static int prepare_inputs(struct run_state *state)
         const struct replay_op *op = &replay->ops[i];
         state->duration[i] = op->duration_ns;
         int64_t speed = replay->pinned_bytes_per_s[op->category];
-        if ((state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)) && op->pageable && speed > 0 && op->bytes > 0) {
+        if ((state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)) && op->pageable && speed > 0 &&
+            op->bytes > 0) {
             int64_t pinned = (int64_t)((double)op->bytes * 1e9 / (double)speed);
             if (pinned < state->duration[i])
                 state->duration[i] = pinned;
@@ -807,7 +849,9 @@ static int prepare_inputs(struct run_state *state)
             continue;
         }
         state->segment[i] = segment_of(state, op);
-        state->ready[i] = state->segment[i] < 0 ? host_time(state, op->thread_id, -1, ready_host_ns(op), op->launch_ns) : INT64_MAX;
+        state->ready[i] = state->segment[i] < 0
+                              ? host_time(state, op->thread_id, -1, ready_host_ns(op), op->launch_ns)
+                              : INT64_MAX;
     }
     return 0;
 }
@@ -823,7 +867,8 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
 static long head_op(const struct run_state *state, size_t stream)
 {
     size_t position = state->head[stream];
-    return position < state->replay->stream_first[stream + 1] ? (long)state->replay->stream_ops[position] : -1;
+    return position < state->replay->stream_first[stream + 1] ? (long)state->replay->stream_ops[position]
+                                                              : -1;
 }
 
 /* The next time something can change: an end, a tail, a launch. INT64_MAX when none. */
@@ -911,7 +956,8 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
             long forced = -1;
             for (size_t s = 0; s < replay->stream_count; s++) {
                 long i = head_op(&state, s);
-                if (i >= 0 && ended_by(&state, replay->ops[i].stream_previous, now) && (forced < 0 || i < forced))
+                if (i >= 0 && ended_by(&state, replay->ops[i].stream_previous, now) &&
+                    (forced < 0 || i < forced))
                     forced = i;
             }
             if (forced < 0)
@@ -969,7 +1015,8 @@ static enum analysis_cause cause_of_fix(enum analysis_fix fix)
 /* Replay work bound: each start scans the streams' heads. */
 #define WHATIF_MAX_WORK 400000000.0
 
-static int predict(const struct replay *replay, const struct device_state *device, struct analysis_device *out)
+static int predict(const struct replay *replay, const struct device_state *device,
+                   struct analysis_device *out)
 {
     int64_t recorded = replay_span(replay, 0);
     if (recorded < 0)
@@ -978,7 +1025,8 @@ static int predict(const struct replay *replay, const struct device_state *devic
     unsigned all = 0;
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
         enum analysis_cause cause = cause_of_fix((enum analysis_fix)fix);
-        if (cause == ANALYSIS_CAUSE_COUNT || device->cause_count[cause] == 0 || fix == ANALYSIS_FIX_NONE_SATURATED)
+        if (cause == ANALYSIS_CAUSE_COUNT || device->cause_count[cause] == 0 ||
+            fix == ANALYSIS_FIX_NONE_SATURATED)
             continue;
         int64_t fixed = replay_span(replay, FIX_BIT(fix));
         if (fixed < 0)
@@ -1000,18 +1048,21 @@ static int predict(const struct replay *replay, const struct device_state *devic
  * 8.x, PCIe 3.0 before. */
 static int64_t nominal_pinned_bytes_per_s(int64_t compute_capability_major)
 {
-    return compute_capability_major >= 9 ? 50000000000 : compute_capability_major >= 8 ? 24000000000 : 12000000000;
+    return compute_capability_major >= 9   ? 50000000000
+           : compute_capability_major >= 8 ? 24000000000
+                                           : 12000000000;
 }
 
 static void fill_nominal_speeds(struct replay *replay, const struct device_state *device)
 {
     for (int c = ANALYSIS_COPY_HTOD; c <= ANALYSIS_COPY_DTOH; c++)
         if (replay->pinned_bytes_per_s[c] == 0)
-            replay->pinned_bytes_per_s[c] = nominal_pinned_bytes_per_s(device->limits.compute_capability_major);
+            replay->pinned_bytes_per_s[c] =
+                nominal_pinned_bytes_per_s(device->limits.compute_capability_major);
 }
 
-int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device, struct analysis_device *out,
-                  error_info *err)
+int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
+                  struct analysis_device *out, error_info *err)
 {
     struct replay replay = {0};
     error_info read_error = {0}; /* a damaged table leaves the device without a replay */
@@ -1044,7 +1095,8 @@ void whatif_collect(struct analysis_result *result)
         if (total->count == 0 || fix == ANALYSIS_FIX_COUNT)
             continue;
         struct analysis_what_if *item = &result->what_if[result->what_if_count++];
-        *item = (struct analysis_what_if){.fix = fix, .cause = total->cause,
+        *item = (struct analysis_what_if){.fix = fix,
+                                          .cause = total->cause,
                                           .by_design = fix == ANALYSIS_FIX_REMOVE_DEPENDENCY,
                                           .assumptions = fix_assumptions(fix)};
         for (size_t d = 0; d < result->device_count; d++)
@@ -1052,14 +1104,17 @@ void whatif_collect(struct analysis_result *result)
         any |= fix != ANALYSIS_FIX_REMOVE_DEPENDENCY && fix != ANALYSIS_FIX_NONE_SATURATED;
     }
     for (size_t i = 1; i < result->what_if_count; i++) /* largest first */
-        for (size_t j = i; j > 0 && result->what_if[j].predicted_saving_ns > result->what_if[j - 1].predicted_saving_ns; j--) {
+        for (size_t j = i;
+             j > 0 && result->what_if[j].predicted_saving_ns > result->what_if[j - 1].predicted_saving_ns;
+             j--) {
             struct analysis_what_if swap = result->what_if[j];
             result->what_if[j] = result->what_if[j - 1];
             result->what_if[j - 1] = swap;
         }
     if (any) {
         struct analysis_what_if *item = &result->what_if[result->what_if_count++];
-        *item = (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL, .cause = ANALYSIS_CAUSE_COUNT,
+        *item = (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL,
+                                          .cause = ANALYSIS_CAUSE_COUNT,
                                           .predicted_saving_ns = result->total_headroom_ns,
                                           .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
     }

@@ -27,8 +27,8 @@ enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause);
  * out->headroom_ns (the saving of every proved fix together, dependencies by design excepted).
  * Leaves out untouched (headroom as before) when the device has more than WHATIF_MAX_OPS
  * operations. Returns 0, or -1 with err filled. */
-int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device, struct analysis_device *out,
-                  error_info *err);
+int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
+                  struct analysis_device *out, error_info *err);
 
 /* Builds result->what_if from the devices' fix savings and the trace's cause totals. */
 void whatif_collect(struct analysis_result *result);

@@ -2,9 +2,9 @@
  *
  * Generates a synthetic trace of N GPU intervals (default 1M; --intervals N) over 8 ranks x 16
  * streams into a temporary database, each rank's rows in start order: streams mostly back to back
- * (gaps of 1-5 us), now and then idle (50-500 us), stream 15 of each rank running NCCL kernels, a tenth of the intervals copies and a
- * twentieth memsets, every kernel with its cudaLaunchKernel record. Then it times a bare scan of
- * the interval rows (the same columns, table order) and analysis_run over the whole trace, and
+ * (gaps of 1-5 us), now and then idle (50-500 us), stream 15 of each rank running NCCL kernels, a tenth of
+ * the intervals copies and a twentieth memsets, every kernel with its cudaLaunchKernel record. Then it times
+ * a bare scan of the interval rows (the same columns, table order) and analysis_run over the whole trace, and
  * prints both, their ratio (target <= 2) and the peak resident memory (ru_maxrss; target <= 2 GB at
  * 10M intervals). The trace is generated in a child process so the peak is the analysis's own.
  * The machine is shared: scan and analysis run --repeat times (default 3), interleaved, and each
@@ -82,14 +82,28 @@ struct generator {
 
 static int add_device(struct generator *g, int64_t process)
 {
-    struct store_device device = {
-        .process_id = process, .device_id = 0, .name = "NVIDIA H100 80GB HBM3", .pci_bus_id = STORE_NULL,
-        .sm_count = 132, .compute_capability_major = 9, .compute_capability_minor = 0, .max_blocks_per_sm = 32,
-        .max_warps_per_sm = 64, .max_threads_per_sm = 2048, .max_threads_per_block = 1024,
-        .max_registers_per_sm = 65536, .max_registers_per_block = 65536, .max_shared_memory_per_sm = 233472,
-        .max_shared_memory_per_block = 49152, .max_shared_memory_per_block_optin = STORE_NULL,
-        .global_memory_bytes = STORE_NULL, .global_memory_bandwidth_kbps = STORE_NULL, .l2_cache_bytes = STORE_NULL,
-        .core_clock_khz = STORE_NULL, .copy_engine_count = 3, .warp_size = 32};
+    struct store_device device = {.process_id = process,
+                                  .device_id = 0,
+                                  .name = "NVIDIA H100 80GB HBM3",
+                                  .pci_bus_id = STORE_NULL,
+                                  .sm_count = 132,
+                                  .compute_capability_major = 9,
+                                  .compute_capability_minor = 0,
+                                  .max_blocks_per_sm = 32,
+                                  .max_warps_per_sm = 64,
+                                  .max_threads_per_sm = 2048,
+                                  .max_threads_per_block = 1024,
+                                  .max_registers_per_sm = 65536,
+                                  .max_registers_per_block = 65536,
+                                  .max_shared_memory_per_sm = 233472,
+                                  .max_shared_memory_per_block = 49152,
+                                  .max_shared_memory_per_block_optin = STORE_NULL,
+                                  .global_memory_bytes = STORE_NULL,
+                                  .global_memory_bandwidth_kbps = STORE_NULL,
+                                  .l2_cache_bytes = STORE_NULL,
+                                  .core_clock_khz = STORE_NULL,
+                                  .copy_engine_count = 3,
+                                  .warp_size = 32};
     return store_insert_device(g->trace, &device, &g->err);
 }
 
@@ -99,21 +113,48 @@ static int add_kernel(struct generator *g, int64_t process, int64_t stream, int6
                                         "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
     int nccl = stream == NCCL_STREAM;
     int64_t correlation = ++g->correlation;
-    struct store_api_call call = {.process_id = process, .thread_id = 100 + process, .api_domain = STORE_API_RUNTIME,
-                                  .callback_id = 211, .correlation_id = correlation,
-                                  .start_ns = start - between(&g->random, 20000, 200000), .return_value = 0,
+    struct store_api_call call = {.process_id = process,
+                                  .thread_id = 100 + process,
+                                  .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211,
+                                  .correlation_id = correlation,
+                                  .start_ns = start - between(&g->random, 20000, 200000),
+                                  .return_value = 0,
                                   .name = "cudaLaunchKernel"};
     call.end_ns = call.start_ns + 3000;
-    struct store_kernel kernel = {
-        .process_id = process, .device_id = 0, .context_id = 1, .stream_id = stream, .correlation_id = correlation,
-        .start_ns = start, .end_ns = end, .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
-        .grid_x = nccl ? 24 : between(&g->random, 1, 20000), .grid_y = 1, .grid_z = 1, .block_x = nccl ? 544 : 256,
-        .block_y = 1, .block_z = 1, .cluster_x = 0, .cluster_y = 0, .cluster_z = 0, .registers_per_thread = 64,
-        .static_shared_bytes = 0, .dynamic_shared_bytes = 16384, .local_memory_per_thread_bytes = 0,
-        .local_memory_total_bytes = 0, .shared_memory_executed_bytes = STORE_NULL, .shared_memory_config = 0,
-        .launch_type = 0, .is_device_launched = 0, .graph_id = STORE_NULL, .graph_node_id = STORE_NULL,
-        .channel_id = stream % 8, .channel_type = 1, .priority = 0,
-        .name = nccl ? names[4] : names[between(&g->random, 0, 3)]};
+    struct store_kernel kernel = {.process_id = process,
+                                  .device_id = 0,
+                                  .context_id = 1,
+                                  .stream_id = stream,
+                                  .correlation_id = correlation,
+                                  .start_ns = start,
+                                  .end_ns = end,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
+                                  .grid_x = nccl ? 24 : between(&g->random, 1, 20000),
+                                  .grid_y = 1,
+                                  .grid_z = 1,
+                                  .block_x = nccl ? 544 : 256,
+                                  .block_y = 1,
+                                  .block_z = 1,
+                                  .cluster_x = 0,
+                                  .cluster_y = 0,
+                                  .cluster_z = 0,
+                                  .registers_per_thread = 64,
+                                  .static_shared_bytes = 0,
+                                  .dynamic_shared_bytes = 16384,
+                                  .local_memory_per_thread_bytes = 0,
+                                  .local_memory_total_bytes = 0,
+                                  .shared_memory_executed_bytes = STORE_NULL,
+                                  .shared_memory_config = 0,
+                                  .launch_type = 0,
+                                  .is_device_launched = 0,
+                                  .graph_id = STORE_NULL,
+                                  .graph_node_id = STORE_NULL,
+                                  .channel_id = stream % 8,
+                                  .channel_type = 1,
+                                  .priority = 0,
+                                  .name = nccl ? names[4] : names[between(&g->random, 0, 3)]};
     if (store_insert_api_call(g->trace, &call, &g->err) != 0)
         return -1;
     return store_insert_kernel(g->trace, &kernel, NULL, &g->err);
@@ -123,7 +164,8 @@ static int add_kernel(struct generator *g, int64_t process, int64_t stream, int6
  * 50-500 us. */
 static void plan_next(struct generator *g, int stream)
 {
-    int64_t gap = between(&g->random, 0, 9) == 0 ? between(&g->random, 50000, 500000) : between(&g->random, 1000, 5000);
+    int64_t gap =
+        between(&g->random, 0, 9) == 0 ? between(&g->random, 50000, 500000) : between(&g->random, 1000, 5000);
     g->next_start[stream] = g->stream_clock[stream] + gap;
 }
 
@@ -147,18 +189,42 @@ static int add_interval(struct generator *g, int64_t process, int64_t stream)
     if (kind == 0 || kind > 2)
         return add_kernel(g, process, stream, start, end);
     if (kind == 1) {
-        struct store_memcpy copy = {
-            .process_id = process, .device_id = 0, .context_id = 1, .stream_id = stream, .correlation_id = STORE_NULL,
-            .start_ns = start, .end_ns = end, .copy_kind = between(&g->random, 1, 2), .src_kind = 2, .dst_kind = 3,
-            .bytes = 1 << 20, .src_device_id = STORE_NULL, .dst_device_id = STORE_NULL, .is_async = 1,
-            .channel_id = STORE_NULL, .channel_type = 2, .copy_count = 1, .graph_id = STORE_NULL,
-            .graph_node_id = STORE_NULL};
+        struct store_memcpy copy = {.process_id = process,
+                                    .device_id = 0,
+                                    .context_id = 1,
+                                    .stream_id = stream,
+                                    .correlation_id = STORE_NULL,
+                                    .start_ns = start,
+                                    .end_ns = end,
+                                    .copy_kind = between(&g->random, 1, 2),
+                                    .src_kind = 2,
+                                    .dst_kind = 3,
+                                    .bytes = 1 << 20,
+                                    .src_device_id = STORE_NULL,
+                                    .dst_device_id = STORE_NULL,
+                                    .is_async = 1,
+                                    .channel_id = STORE_NULL,
+                                    .channel_type = 2,
+                                    .copy_count = 1,
+                                    .graph_id = STORE_NULL,
+                                    .graph_node_id = STORE_NULL};
         return store_insert_memcpy(g->trace, &copy, &g->err);
     }
-    struct store_memset set = {.process_id = process, .device_id = 0, .context_id = 1, .stream_id = stream,
-                               .correlation_id = STORE_NULL, .start_ns = start, .end_ns = end, .value = 0,
-                               .bytes = 1 << 20, .memory_kind = 3, .is_async = 1, .channel_id = STORE_NULL,
-                               .channel_type = STORE_NULL, .graph_id = STORE_NULL, .graph_node_id = STORE_NULL};
+    struct store_memset set = {.process_id = process,
+                               .device_id = 0,
+                               .context_id = 1,
+                               .stream_id = stream,
+                               .correlation_id = STORE_NULL,
+                               .start_ns = start,
+                               .end_ns = end,
+                               .value = 0,
+                               .bytes = 1 << 20,
+                               .memory_kind = 3,
+                               .is_async = 1,
+                               .channel_id = STORE_NULL,
+                               .channel_type = STORE_NULL,
+                               .graph_id = STORE_NULL,
+                               .graph_node_id = STORE_NULL};
     return store_insert_memset(g->trace, &set, &g->err);
 }
 
@@ -174,12 +240,19 @@ static int generate(const char *path, int64_t intervals)
     store_set_batch_rows(g.trace, 100000);
     int status = 0;
     for (int rank = 0; rank < RANKS && status == 0; rank++) {
-        struct store_process process = {.pid = 1000 + rank, .parent_pid = STORE_NULL, .rank = rank,
-                                        .local_rank = rank, .world_size = RANKS, .start_ns = STORE_NULL,
-                                        .end_ns = STORE_NULL, .exit_status = 0, .term_signal = STORE_NULL};
+        struct store_process process = {.pid = 1000 + rank,
+                                        .parent_pid = STORE_NULL,
+                                        .rank = rank,
+                                        .local_rank = rank,
+                                        .world_size = RANKS,
+                                        .start_ns = STORE_NULL,
+                                        .end_ns = STORE_NULL,
+                                        .exit_status = 0,
+                                        .term_signal = STORE_NULL};
         status = store_insert_process(g.trace, &process, &g.err) || add_device(&g, process.process_id);
         for (int s = 0; s < STREAMS; s++) {
-            g.stream_clock[s] = INT64_C(1700000000000000000) + rank * INT64_C(1000); /* per-rank clock offset */
+            g.stream_clock[s] =
+                INT64_C(1700000000000000000) + rank * INT64_C(1000); /* per-rank clock offset */
             plan_next(&g, s);
         }
         int64_t per_rank = intervals / RANKS + (rank < intervals % RANKS);
@@ -204,7 +277,8 @@ static int64_t bare_scan(store *trace)
         "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, priority, name_id,"
         " grid_x * grid_y * grid_z, block_x * block_y * block_z, registers_per_thread, static_shared_bytes,"
         " dynamic_shared_bytes, shared_memory_executed_bytes, process_id, device_id FROM kernels",
-        "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, copy_kind, src_kind,"
+        "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, copy_kind, "
+        "src_kind,"
         " dst_kind, bytes, src_device_id, dst_device_id, process_id, device_id FROM memcpys",
         "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, bytes, process_id,"
         " device_id FROM memsets"};
@@ -225,9 +299,10 @@ static int64_t bare_scan(store *trace)
 
 int main(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"intervals", required_argument, 0, 'n'}, {"trace", required_argument, 0, 't'},
-        {"repeat", required_argument, 0, 'r'},    {0, 0, 0, 0}};
+    static const struct option options[] = {{"intervals", required_argument, 0, 'n'},
+                                            {"trace", required_argument, 0, 't'},
+                                            {"repeat", required_argument, 0, 'r'},
+                                            {0, 0, 0, 0}};
     int64_t intervals = 1000000, repeat = 3;
     const char *reuse = NULL;
     int option;
@@ -237,8 +312,9 @@ int main(int argc, char **argv)
         } else if (option == 'r' && (repeat = strtoll(optarg, NULL, 10)) > 0) {
             continue;
         } else if (option != 'n' || (intervals = strtoll(optarg, NULL, 10)) <= 0) {
-            fprintf(stderr, "usage: bench_analyzer [--intervals N] [--repeat N] [--trace PATH (written if missing,"
-                            " then kept)]\n");
+            fprintf(stderr,
+                    "usage: bench_analyzer [--intervals N] [--repeat N] [--trace PATH (written if missing,"
+                    " then kept)]\n");
             return 2;
         }
     }
@@ -289,13 +365,18 @@ int main(int argc, char **argv)
     }
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
-    printf("intervals:          %" PRId64 " (%d ranks x %d streams; trace written in %.1f s)\n", rows, RANKS, STREAMS,
-           generated);
-    printf("bare SQLite scan:   %.3f s CPU (%.3f s wall), fastest of %" PRId64 "\n", scan.cpu, scan.wall, repeat);
-    printf("analysis:           %.3f s CPU (%.3f s wall) (%" PRId64 " intervals, %" PRId64 " waits found, %zu devices)\n",
-           analysis.cpu, analysis.wall, result->interval_count, result->wait_total_count, result->device_count);
-    printf("ratio:              %.2f (target <= 2; wall %.2f)\n", analysis.cpu / scan.cpu, analysis.wall / scan.wall);
-    printf("peak RSS:           %.1f MB (target <= 2048 MB at 10M intervals)\n", (double)usage.ru_maxrss / 1024.0);
+    printf("intervals:          %" PRId64 " (%d ranks x %d streams; trace written in %.1f s)\n", rows, RANKS,
+           STREAMS, generated);
+    printf("bare SQLite scan:   %.3f s CPU (%.3f s wall), fastest of %" PRId64 "\n", scan.cpu, scan.wall,
+           repeat);
+    printf("analysis:           %.3f s CPU (%.3f s wall) (%" PRId64 " intervals, %" PRId64
+           " waits found, %zu devices)\n",
+           analysis.cpu, analysis.wall, result->interval_count, result->wait_total_count,
+           result->device_count);
+    printf("ratio:              %.2f (target <= 2; wall %.2f)\n", analysis.cpu / scan.cpu,
+           analysis.wall / scan.wall);
+    printf("peak RSS:           %.1f MB (target <= 2048 MB at 10M intervals)\n",
+           (double)usage.ru_maxrss / 1024.0);
     analysis_free(result);
     store_close(trace, NULL);
     if (!reuse) {

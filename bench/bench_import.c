@@ -24,10 +24,14 @@
 #endif
 
 static const char *const kernel_names[] = {
-    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+    "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
     "sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
-    "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_tn_align4>(cutlass_80_tensorop_s1688gemm_128x128_32x3_tn_align4::Params)",
-    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)",
+    "void "
+    "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_tn_align4>(cutlass_80_tensorop_s1688gemm_"
+    "128x128_32x3_tn_align4::Params)",
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float "
+    "const*, float const*, float const*, float*, float*, float*)",
 };
 
 /* Writes one step's worth of events; returns bytes written. ts advances in microseconds with a
@@ -35,42 +39,68 @@ static const char *const kernel_names[] = {
 static size_t write_step(FILE *out, int64_t step, int64_t *correlation, double *ts, int *first)
 {
     long start = ftell(out);
-    fprintf(out, "%s\n{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%" PRId64
-                 "\", \"pid\": 4037, \"tid\": 4037, \"ts\": %.3f, \"dur\": 52311.250, \"args\": {\"External id\": %" PRId64
-                 ", \"Ev Idx\": %" PRId64 "}}",
+    fprintf(out,
+            "%s\n{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%" PRId64
+            "\", \"pid\": 4037, \"tid\": 4037, \"ts\": %.3f, \"dur\": 52311.250, \"args\": {\"External id\": "
+            "%" PRId64 ", \"Ev Idx\": %" PRId64 "}}",
             *first ? "" : ",", step, *ts, *correlation, *correlation);
     *first = 0;
     for (int launch = 0; launch < 64; launch++) {
         int64_t id = ++*correlation;
         double cpu = *ts + launch * 13.125, gpu = cpu + 41.5;
-        fprintf(out, ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 4037, \"tid\": 4037, \"ts\": %.3f,"
-                     " \"dur\": 9.875, \"args\": {\"External id\": %" PRId64 ", \"Record function id\": 0, \"Ev Idx\": %" PRId64
-                     ", \"Input Dims\": [[4096, 4096], [4096, 4096], []], \"Input type\": [\"float\", \"float\", \"Scalar\"]}}",
+        fprintf(out,
+                ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 4037, \"tid\": "
+                "4037, \"ts\": %.3f,"
+                " \"dur\": 9.875, \"args\": {\"External id\": %" PRId64
+                ", \"Record function id\": 0, \"Ev Idx\": %" PRId64
+                ", \"Input Dims\": [[4096, 4096], [4096, 4096], []], \"Input type\": [\"float\", \"float\", "
+                "\"Scalar\"]}}",
                 cpu, id, id);
-        fprintf(out, ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 4037, \"tid\": 4037,"
-                     " \"ts\": %.3f, \"dur\": 4.125, \"args\": {\"External id\": %" PRId64 ", \"cbid\": 211, \"correlation\": %" PRId64 "}}",
+        fprintf(out,
+                ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": "
+                "4037, \"tid\": 4037,"
+                " \"ts\": %.3f, \"dur\": 4.125, \"args\": {\"External id\": %" PRId64
+                ", \"cbid\": 211, \"correlation\": %" PRId64 "}}",
                 cpu + 3.5, id, id);
         int nccl = launch % 16 == 15;
-        fprintf(out, ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f,"
-                     " \"args\": {\"External id\": %" PRId64 ", \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": %d,"
-                     " \"correlation\": %" PRId64 ", \"registers per thread\": 96, \"shared memory\": 41744, \"blocks per SM\": 0.148148,"
-                     " \"warps per SM\": 2.962963, \"grid\": [%d, 1, 1], \"block\": [%d, 1, 1], \"est. achieved occupancy %%\": 5",
+        fprintf(out,
+                ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, \"ts\": "
+                "%.3f, \"dur\": %.3f,"
+                " \"args\": {\"External id\": %" PRId64
+                ", \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": %d,"
+                " \"correlation\": %" PRId64
+                ", \"registers per thread\": 96, \"shared memory\": 41744, \"blocks per SM\": 0.148148,"
+                " \"warps per SM\": 2.962963, \"grid\": [%d, 1, 1], \"block\": [%d, 1, 1], \"est. achieved "
+                "occupancy %%\": 5",
                 nccl ? "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
                      : kernel_names[launch % 4],
-                nccl ? 40 : 7, gpu, nccl ? 2129.375 : 11.5, id, nccl ? 40 : 7, id, nccl ? 8 : 2400, nccl ? 544 : 256);
+                nccl ? 40 : 7, gpu, nccl ? 2129.375 : 11.5, id, nccl ? 40 : 7, id, nccl ? 8 : 2400,
+                nccl ? 544 : 256);
         if (nccl)
-            fprintf(out, ", \"Collective name\": \"allreduce\", \"In msg nelems\": %d, \"Out msg nelems\": %d, \"Group size\": 8,"
-                         " \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", \"Process Group Name\": \"0\","
-                         " \"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, 7]\"",
+            fprintf(out,
+                    ", \"Collective name\": \"allreduce\", \"In msg nelems\": %d, \"Out msg nelems\": %d, "
+                    "\"Group size\": 8,"
+                    " \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", \"Process "
+                    "Group Name\": \"0\","
+                    " \"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"[0, 1, 2, 3, "
+                    "4, 5, 6, 7]\"",
                     2431040 + launch, 2431040 + launch);
         fputs("}}", out);
-        fprintf(out, ",\n{\"ph\": \"s\", \"id\": %" PRId64 ", \"pid\": 4037, \"tid\": 4037, \"ts\": %.3f, \"cat\": \"ac2g\", \"name\": \"ac2g\"}"
-                     ",\n{\"ph\": \"f\", \"id\": %" PRId64 ", \"pid\": 0, \"tid\": 7, \"ts\": %.3f, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}",
-                id, cpu + 3.5, id, gpu);
+        fprintf(
+            out,
+            ",\n{\"ph\": \"s\", \"id\": %" PRId64
+            ", \"pid\": 4037, \"tid\": 4037, \"ts\": %.3f, \"cat\": \"ac2g\", \"name\": \"ac2g\"}"
+            ",\n{\"ph\": \"f\", \"id\": %" PRId64
+            ", \"pid\": 0, \"tid\": 7, \"ts\": %.3f, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}",
+            id, cpu + 3.5, id, gpu);
         if (launch % 8 == 0)
-            fprintf(out, ",\n{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"pid\": 0, \"tid\": 9,"
-                         " \"ts\": %.3f, \"dur\": 120.500, \"args\": {\"External id\": %" PRId64 ", \"device\": 0, \"context\": 1,"
-                         " \"stream\": 9, \"correlation\": %" PRId64 ", \"bytes\": 8388608, \"memory bandwidth (GB/s)\": 69.6}}",
+            fprintf(out,
+                    ",\n{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> "
+                    "Device)\", \"pid\": 0, \"tid\": 9,"
+                    " \"ts\": %.3f, \"dur\": 120.500, \"args\": {\"External id\": %" PRId64
+                    ", \"device\": 0, \"context\": 1,"
+                    " \"stream\": 9, \"correlation\": %" PRId64
+                    ", \"bytes\": 8388608, \"memory bandwidth (GB/s)\": 69.6}}",
                     gpu, id, id);
     }
     *ts += 52311.25;
@@ -82,10 +112,14 @@ static int write_trace(const char *path, size_t target_bytes)
     FILE *out = fopen(path, "w");
     if (!out)
         return -1;
-    fputs("{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 8},\n"
-          "\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85031714816,"
-          " \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,"
-          " \"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152,"
+    fputs("{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": "
+          "8},\n"
+          "\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": "
+          "85031714816,"
+          " \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": 1024, "
+          "\"maxThreadsPerMultiprocessor\": 2048,"
+          " \"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32, "
+          "\"sharedMemPerBlock\": 49152,"
           " \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448, \"sharedMemPerMultiprocessor\": 233472}],\n"
           "\"traceEvents\": [",
           out);
@@ -95,7 +129,9 @@ static int write_trace(const char *path, size_t target_bytes)
     int first = 1;
     while (written < target_bytes)
         written += write_step(out, step++, &correlation, &ts, &first);
-    fputs("\n],\n\"traceName\": \"bench\", \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": 1711964646000000000}\n", out);
+    fputs("\n],\n\"traceName\": \"bench\", \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": "
+          "1711964646000000000}\n",
+          out);
     return fclose(out);
 }
 
@@ -171,7 +207,8 @@ int main(int argc, char **argv)
            (double)info.st_size / 1e6 / python.seconds, (double)python.peak_rss_kb / 1024);
     printf("time ratio (import / json.load): %.2f   (below 1: faster than parsing alone in Python)\n",
            ours.seconds / python.seconds);
-    printf("peak RSS ratio (import / json.load): %.3f\n", (double)ours.peak_rss_kb / (double)python.peak_rss_kb);
+    printf("peak RSS ratio (import / json.load): %.3f\n",
+           (double)ours.peak_rss_kb / (double)python.peak_rss_kb);
     if (!keep) {
         unlink(trace);
         unlink(output);

@@ -23,8 +23,8 @@
  *   aggregate_s      canvas_add of the same N intervals from memory (no SQLite)
  *   ratios           render / png_encode and render / bare_scan */
 #include <cairo.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -66,26 +66,39 @@ static int write_trace(const char *path, long long count)
         return -1;
     }
     store_set_batch_rows(trace, 200000);
-    struct store_process process = {.pid = 1, .rank = 0, .parent_pid = STORE_NULL, .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL, .start_ns = STORE_NULL, .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL, .term_signal = STORE_NULL, .dropped_records = 0,
+    struct store_process process = {.pid = 1,
+                                    .rank = 0,
+                                    .parent_pid = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL,
+                                    .dropped_records = 0,
                                     .command_line = "bench_render"};
     store_insert_process(trace, &process, &err);
-    static const char *const names[3] = {"_Z13sgemm_256x128PKfS0_Pfi", "_Z11fill_kernelPfi",
-                                         "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"};
+    static const char *const names[3] = {
+        "_Z13sgemm_256x128PKfS0_Pfi", "_Z11fill_kernelPfi",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"};
     long long per_lane = count / (DEVICES * STREAMS);
     for (int device = 0; device < DEVICES; device++) {
         for (long long i = 0; i < per_lane; i++) {
             for (int stream = 0; stream < STREAMS; stream++) {
-                struct store_kernel kernel = {.process_id = 1, .device_id = device, .context_id = 1,
-                                              .stream_id = 13 + stream, .correlation_id = STORE_NULL,
-                                              .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
+                struct store_kernel kernel = {.process_id = 1,
+                                              .device_id = device,
+                                              .context_id = 1,
+                                              .stream_id = 13 + stream,
+                                              .correlation_id = STORE_NULL,
+                                              .queued_ns = STORE_NULL,
+                                              .submitted_ns = STORE_NULL,
                                               .name = names[(i + stream) % 3]};
                 int64_t *fields = &kernel.grid_x;
                 for (int f = 0; f < 23; f++) /* grid_x .. priority: unknown */
                     fields[f] = STORE_NULL;
                 interval_of(i, device * STREAMS + stream, &kernel.start_ns, &kernel.end_ns);
-                if (store_insert_kernel(trace, &kernel, NULL, &err) != 0 || store_maybe_commit(trace, &err) != 0) {
+                if (store_insert_kernel(trace, &kernel, NULL, &err) != 0 ||
+                    store_maybe_commit(trace, &err) != 0) {
                     fprintf(stderr, "bench_render: %s\n", err.message);
                     store_close(trace, NULL);
                     return -1;
@@ -122,10 +135,11 @@ static long long overview_bytes(const char *path)
     store *trace = store_open(path, 1, &err);
     sqlite3_stmt *query = NULL;
     long long bytes = -1;
-    if (trace && sqlite3_prepare_v2(store_db(trace),
-                                    "SELECT SUM(IFNULL(LENGTH(cells), 0) + IFNULL(LENGTH(kept), 0) + 64)"
-                                    " FROM render_overview",
-                                    -1, &query, NULL) == SQLITE_OK &&
+    if (trace &&
+        sqlite3_prepare_v2(store_db(trace),
+                           "SELECT SUM(IFNULL(LENGTH(cells), 0) + IFNULL(LENGTH(kept), 0) + 64)"
+                           " FROM render_overview",
+                           -1, &query, NULL) == SQLITE_OK &&
         sqlite3_step(query) == SQLITE_ROW)
         bytes = sqlite3_column_int64(query, 0);
     sqlite3_finalize(query);
@@ -135,10 +149,11 @@ static long long overview_bytes(const char *path)
 
 /* How far two pictures of the same size differ: the share of pixels that differ at all and the
  * largest difference of one channel (0-255). Returns -1 when they cannot be compared. */
-static int compare_pictures(const char *a_path, const char *b_path, double *differing_share, double *visible_share,
-                            int *largest)
+static int compare_pictures(const char *a_path, const char *b_path, double *differing_share,
+                            double *visible_share, int *largest)
 {
-    cairo_surface_t *a = cairo_image_surface_create_from_png(a_path), *b = cairo_image_surface_create_from_png(b_path);
+    cairo_surface_t *a = cairo_image_surface_create_from_png(a_path),
+                    *b = cairo_image_surface_create_from_png(b_path);
     int status = -1;
     int width = cairo_image_surface_get_width(a), height = cairo_image_surface_get_height(a);
     if (cairo_surface_status(a) == CAIRO_STATUS_SUCCESS && cairo_surface_status(b) == CAIRO_STATUS_SUCCESS &&
@@ -205,9 +220,10 @@ static double bare_scan_seconds(const char *path)
     sqlite3_stmt *query = NULL;
     double began = now_s();
     int64_t sum = 0;
-    sqlite3_prepare_v2(store_db(trace),
-                       "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels", -1,
-                       &query, NULL);
+    sqlite3_prepare_v2(
+        store_db(trace),
+        "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels", -1, &query,
+        NULL);
     while (sqlite3_step(query) == SQLITE_ROW)
         for (int column = 0; column < 7; column++)
             sum += sqlite3_column_int64(query, column);
@@ -355,7 +371,8 @@ int main(int argc, char **argv)
     double analyzer_s = analyzer_seconds(trace_path, &window_start_ns, &window_end_ns);
     double render_window_s = -1;
     for (int run = 0; run < 3; run++) {
-        double seconds = render_seconds(trace_path, picture, width, window_start_ns, window_end_ns, &window_rss_mb);
+        double seconds =
+            render_seconds(trace_path, picture, width, window_start_ns, window_end_ns, &window_rss_mb);
         if (seconds >= 0 && (render_window_s < 0 || seconds < render_window_s))
             render_window_s = seconds;
     }
@@ -375,7 +392,8 @@ int main(int argc, char **argv)
         if (png_s < 0 || seconds < png_s)
             png_s = seconds;
     }
-    int picture_width = cairo_image_surface_get_width(surface), picture_height = cairo_image_surface_get_height(surface);
+    int picture_width = cairo_image_surface_get_width(surface),
+        picture_height = cairo_image_surface_get_height(surface);
     cairo_surface_destroy(surface);
     /* The same picture without the overview: the scan of every row it replaces. */
     long long stored_bytes = overview_bytes(trace_path);
@@ -383,10 +401,12 @@ int main(int argc, char **argv)
     snprintf(scanned, sizeof scanned, "%s-scan.png", trace_path);
     double scan_rss_mb = 0, differing_share = -1, visible_share = -1;
     int largest_difference = -1;
-    double render_scan_s = overview_seconds(trace_path, INT64_MAX) < 0
-                               ? -1
-                               : render_seconds(trace_path, scanned, width, STORE_NULL, STORE_NULL, &scan_rss_mb);
-    if (render_scan_s < 0 || compare_pictures(picture, scanned, &differing_share, &visible_share, &largest_difference) != 0)
+    double render_scan_s =
+        overview_seconds(trace_path, INT64_MAX) < 0
+            ? -1
+            : render_seconds(trace_path, scanned, width, STORE_NULL, STORE_NULL, &scan_rss_mb);
+    if (render_scan_s < 0 ||
+        compare_pictures(picture, scanned, &differing_share, &visible_share, &largest_difference) != 0)
         return 1;
     if (!getenv("BENCH_RENDER_KEEP"))
         unlink(scanned);
@@ -395,17 +415,18 @@ int main(int argc, char **argv)
     printf("picture          %d x %d px\n", picture_width, picture_height);
     printf("overview_build_s %.3f (once, when record/import/merge finish the trace; %.1f MB stored)\n",
            overview_build_s, stored_bytes / 1048576.0);
-    printf("render_s         %.3f (best of 3, no window given, from the overview; peak RSS %.1f MB)\n", render_s,
-           rss_mb);
+    printf("render_s         %.3f (best of 3, no window given, from the overview; peak RSS %.1f MB)\n",
+           render_s, rss_mb);
     printf("render_scan_s    %.3f (the same without an overview: every row scanned; peak RSS %.1f MB)\n",
            render_scan_s, scan_rss_mb);
     printf("picture_diff     %.4f of pixels differ (%.4f by more than 16 of 255), by at most %d in a channel"
            " (overview vs scan)\n",
            differing_share, visible_share, largest_difference);
-    printf("render_window_s  %.3f (best of 3, window given, as after the analyzer; peak RSS %.1f MB)\n", render_window_s,
-           window_rss_mb);
-    printf("analyzer_s       %.3f (analysis_run alone; `overlapscope render` = analyzer_s + render_window_s)\n",
-           analyzer_s);
+    printf("render_window_s  %.3f (best of 3, window given, as after the analyzer; peak RSS %.1f MB)\n",
+           render_window_s, window_rss_mb);
+    printf(
+        "analyzer_s       %.3f (analysis_run alone; `overlapscope render` = analyzer_s + render_window_s)\n",
+        analyzer_s);
     printf("png_encode_s     %.3f (best of 3, warm: the third encoding in one process)\n", png_s);
     printf("png_cold_s       %.3f (best of 3, each the first encoding in a fresh process, as in a render)\n",
            png_cold_s);
@@ -416,10 +437,10 @@ int main(int argc, char **argv)
     printf("ratio_png_cold   %.2f (render_s / png_cold_s: both in fresh processes)\n", render_s / png_cold_s);
     printf("ratio_bare_scan  %.2f (render_s / bare_scan_s; 1.0 is the floor for reading every row)\n",
            render_s / bare_scan_s);
-    printf("ratio_window     %.2f / %.2f (render_window_s / png_encode_s, / bare_scan_s)\n", render_window_s / png_s,
-           render_window_s / bare_scan_s);
-    printf("ratio_scan       %.2f / %.2f (render_scan_s / png_encode_s, / bare_scan_s)\n", render_scan_s / png_s,
-           render_scan_s / bare_scan_s);
+    printf("ratio_window     %.2f / %.2f (render_window_s / png_encode_s, / bare_scan_s)\n",
+           render_window_s / png_s, render_window_s / bare_scan_s);
+    printf("ratio_scan       %.2f / %.2f (render_scan_s / png_encode_s, / bare_scan_s)\n",
+           render_scan_s / png_s, render_scan_s / bare_scan_s);
     unlink(copy);
     if (getenv("BENCH_RENDER_KEEP")) {
         printf("kept           %s, its pictures %s (overview) and %s (scan)\n", trace_path, picture, scanned);

@@ -18,9 +18,10 @@
 
 #define ROWS_PER_BUFFER 10000
 
-static const char *const kernel_names[] = {"_Z10add_kernelPfS_S_i", "_Z6reducePfi",
-                                           "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE",
-                                           "void at::native::vectorized_elementwise_kernel<4>(int)"};
+static const char *const kernel_names[] = {
+    "_Z10add_kernelPfS_S_i", "_Z6reducePfi",
+    "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE",
+    "void at::native::vectorized_elementwise_kernel<4>(int)"};
 
 struct timing {
     double wall_seconds, cpu_seconds;
@@ -54,16 +55,39 @@ static void keep_best(struct timing *best, struct timing run)
 
 static struct store_kernel synthetic_kernel(int64_t i)
 {
-    struct store_kernel k = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 13 + i % 4,
-                             .correlation_id = i, .start_ns = 1000 * i, .end_ns = 1000 * i + 700,
-                             .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL, .grid_x = 132, .grid_y = 1,
-                             .grid_z = 1, .block_x = 256, .block_y = 1, .block_z = 1, .cluster_x = 0, .cluster_y = 0,
-                             .cluster_z = 0, .registers_per_thread = 32, .static_shared_bytes = 0,
-                             .dynamic_shared_bytes = 4096, .local_memory_per_thread_bytes = 0,
-                             .local_memory_total_bytes = 0, .shared_memory_executed_bytes = 65536,
-                             .shared_memory_config = 0, .launch_type = 0, .is_device_launched = 0,
-                             .graph_id = STORE_NULL, .graph_node_id = STORE_NULL, .channel_id = i % 8,
-                             .channel_type = 1, .priority = 0, .name = kernel_names[i % 4]};
+    struct store_kernel k = {.process_id = 1,
+                             .device_id = 0,
+                             .context_id = 1,
+                             .stream_id = 13 + i % 4,
+                             .correlation_id = i,
+                             .start_ns = 1000 * i,
+                             .end_ns = 1000 * i + 700,
+                             .queued_ns = STORE_NULL,
+                             .submitted_ns = STORE_NULL,
+                             .grid_x = 132,
+                             .grid_y = 1,
+                             .grid_z = 1,
+                             .block_x = 256,
+                             .block_y = 1,
+                             .block_z = 1,
+                             .cluster_x = 0,
+                             .cluster_y = 0,
+                             .cluster_z = 0,
+                             .registers_per_thread = 32,
+                             .static_shared_bytes = 0,
+                             .dynamic_shared_bytes = 4096,
+                             .local_memory_per_thread_bytes = 0,
+                             .local_memory_total_bytes = 0,
+                             .shared_memory_executed_bytes = 65536,
+                             .shared_memory_config = 0,
+                             .launch_type = 0,
+                             .is_device_launched = 0,
+                             .graph_id = STORE_NULL,
+                             .graph_node_id = STORE_NULL,
+                             .channel_id = i % 8,
+                             .channel_type = 1,
+                             .priority = 0,
+                             .name = kernel_names[i % 4]};
     return k;
 }
 
@@ -71,7 +95,8 @@ struct span {
     int64_t first, count;
 };
 
-static int consume_span(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes, error_info *err)
+static int consume_span(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
+                        error_info *err)
 {
     (void)context;
     (void)valid_bytes;
@@ -94,14 +119,21 @@ static struct timing run_writer(const char *path, int64_t rows)
 {
     error_info err;
     unlink(path);
-    store *trace = store_create(path, STORE_FAST_UNSAFE | STORE_BATCHED_INSERTS, &err); /* as process_file.c */
+    store *trace =
+        store_create(path, STORE_FAST_UNSAFE | STORE_BATCHED_INSERTS, &err); /* as process_file.c */
     if (!trace) {
         fprintf(stderr, "%s\n", err.message);
         exit(1);
     }
-    struct store_process process = {.pid = 1, .parent_pid = STORE_NULL, .rank = STORE_NULL,
-                                    .local_rank = STORE_NULL, .world_size = STORE_NULL, .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL, .exit_status = STORE_NULL, .term_signal = STORE_NULL};
+    struct store_process process = {.pid = 1,
+                                    .parent_pid = STORE_NULL,
+                                    .rank = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL};
     store_insert_process(trace, &process, &err);
     struct timing start = timing_start();
     collector_writer *writer = collector_writer_start(trace, consume_span, release_span, NULL, &err);
@@ -123,30 +155,57 @@ static struct timing run_bare_sqlite(const char *path, int64_t rows)
     unlink(path);
     sqlite3 *db = NULL;
     sqlite3_open(path, &db);
-    sqlite3_exec(db,
-                 "PRAGMA page_size=8192; PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"
-                 " CREATE TABLE kernels (process_id, device_id, context_id, stream_id, correlation_id, start_ns,"
-                 " end_ns, queued_ns, submitted_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z, cluster_x,"
-                 " cluster_y, cluster_z, registers_per_thread, static_shared_bytes, dynamic_shared_bytes,"
-                 " local_memory_per_thread_bytes, local_memory_total_bytes, shared_memory_executed_bytes,"
-                 " shared_memory_config, launch_type, is_device_launched, graph_id, graph_node_id, channel_id,"
-                 " channel_type, priority, name_id)",
-                 NULL, NULL, NULL);
+    sqlite3_exec(
+        db,
+        "PRAGMA page_size=8192; PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"
+        " CREATE TABLE kernels (process_id, device_id, context_id, stream_id, correlation_id, start_ns,"
+        " end_ns, queued_ns, submitted_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z, cluster_x,"
+        " cluster_y, cluster_z, registers_per_thread, static_shared_bytes, dynamic_shared_bytes,"
+        " local_memory_per_thread_bytes, local_memory_total_bytes, shared_memory_executed_bytes,"
+        " shared_memory_config, launch_type, is_device_launched, graph_id, graph_node_id, channel_id,"
+        " channel_type, priority, name_id)",
+        NULL, NULL, NULL);
     sqlite3_stmt *insert = NULL;
-    sqlite3_prepare_v2(db, "INSERT INTO kernels VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       -1, &insert, NULL);
+    sqlite3_prepare_v2(
+        db, "INSERT INTO kernels VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        -1, &insert, NULL);
     struct timing start = timing_start();
     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     for (int64_t i = 0; i < rows; i++) {
         struct store_kernel k = synthetic_kernel(i);
-        const int64_t values[] = {k.process_id, k.device_id, k.context_id, k.stream_id, k.correlation_id,
-                                  k.start_ns, k.end_ns, k.queued_ns, k.submitted_ns, k.grid_x, k.grid_y, k.grid_z,
-                                  k.block_x, k.block_y, k.block_z, k.cluster_x, k.cluster_y, k.cluster_z,
-                                  k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes,
-                                  k.local_memory_per_thread_bytes, k.local_memory_total_bytes,
-                                  k.shared_memory_executed_bytes, k.shared_memory_config, k.launch_type,
-                                  k.is_device_launched, k.graph_id, k.graph_node_id, k.channel_id, k.channel_type,
-                                  k.priority, 1 + i % 4};
+        const int64_t values[] = {k.process_id,
+                                  k.device_id,
+                                  k.context_id,
+                                  k.stream_id,
+                                  k.correlation_id,
+                                  k.start_ns,
+                                  k.end_ns,
+                                  k.queued_ns,
+                                  k.submitted_ns,
+                                  k.grid_x,
+                                  k.grid_y,
+                                  k.grid_z,
+                                  k.block_x,
+                                  k.block_y,
+                                  k.block_z,
+                                  k.cluster_x,
+                                  k.cluster_y,
+                                  k.cluster_z,
+                                  k.registers_per_thread,
+                                  k.static_shared_bytes,
+                                  k.dynamic_shared_bytes,
+                                  k.local_memory_per_thread_bytes,
+                                  k.local_memory_total_bytes,
+                                  k.shared_memory_executed_bytes,
+                                  k.shared_memory_config,
+                                  k.launch_type,
+                                  k.is_device_launched,
+                                  k.graph_id,
+                                  k.graph_node_id,
+                                  k.channel_id,
+                                  k.channel_type,
+                                  k.priority,
+                                  1 + i % 4};
         for (int c = 0; c < 33; c++) {
             if (values[c] == STORE_NULL)
                 sqlite3_bind_null(insert, c + 1);

@@ -60,8 +60,8 @@ struct verdict {
 /* A bound on a metric the trace cannot measure (comm_overlap without communication) holds, with
  * the reason printed, unless strict: then it fails (docs/overlapscope-check.md). Returns 1 when
  * any bound fails. */
-static int evaluate(const struct analysis_result *result, const struct bound *bounds, size_t count, int strict,
-                    struct verdict *verdicts)
+static int evaluate(const struct analysis_result *result, const struct bound *bounds, size_t count,
+                    int strict, struct verdict *verdicts)
 {
     int failed = 0;
     for (size_t i = 0; i < count; i++) {
@@ -72,8 +72,8 @@ static int evaluate(const struct analysis_result *result, const struct bound *bo
             verdict->holds = !strict;
         } else {
             report_metric_value(result, bounds[i].name, &verdict->value);
-            verdict->holds = bounds[i].is_minimum ? verdict->value >= bounds[i].limit
-                                                  : verdict->value <= bounds[i].limit;
+            verdict->holds =
+                bounds[i].is_minimum ? verdict->value >= bounds[i].limit : verdict->value <= bounds[i].limit;
         }
         failed |= !verdict->holds;
     }
@@ -154,10 +154,13 @@ static int write_markdown(const struct analysis_result *result, const struct rep
 
 int cmd_check(int argc, char **argv)
 {
-    static const struct option table[] = {
-        {"min", required_argument, 0, OPTION_MIN}, {"max", required_argument, 0, OPTION_MAX},
-        {"strict", no_argument, 0, OPTION_STRICT}, {"json", no_argument, 0, OPTION_JSON},
-        {"markdown", no_argument, 0, OPTION_MARKDOWN}, CLI_FILTER_OPTIONS, {0, 0, 0, 0}};
+    static const struct option table[] = {{"min", required_argument, 0, OPTION_MIN},
+                                          {"max", required_argument, 0, OPTION_MAX},
+                                          {"strict", no_argument, 0, OPTION_STRICT},
+                                          {"json", no_argument, 0, OPTION_JSON},
+                                          {"markdown", no_argument, 0, OPTION_MARKDOWN},
+                                          CLI_FILTER_OPTIONS,
+                                          {0, 0, 0, 0}};
     struct cli_filters filters;
     cli_filters_init(&filters);
     struct bound bounds[MAX_BOUNDS];
@@ -193,7 +196,9 @@ int cmd_check(int argc, char **argv)
         return cli_error(argv[0], "%s", err.message);
     struct verdict verdicts[MAX_BOUNDS];
     int failed = evaluate(result, bounds, count, strict, verdicts);
-    struct report_context context = {.trace_path = argv[optind], .options = &filters.analysis, .top = 5,
+    struct report_context context = {.trace_path = argv[optind],
+                                     .options = &filters.analysis,
+                                     .top = 5,
                                      .width = cli_terminal_width(stdout)};
     int status = 0;
     if (format == REPORT_JSON)

@@ -73,8 +73,9 @@ static int check_thresholds(FILE *out, const struct analysis_result *a, const st
         report_metric_value(b, t->name, &value_b);
         double worsening = t->higher_is_better ? value_a - value_b : value_b - value_a;
         int holds = worsening <= t->allowed;
-        fprintf(out, "%s %s %.6g -> %.6g (change %+.6g; fails when %s by more than %.6g)\n", holds ? "ok  " : "FAIL",
-                t->name, value_a, value_b, value_b - value_a, t->higher_is_better ? "lower" : "higher", t->allowed);
+        fprintf(out, "%s %s %.6g -> %.6g (change %+.6g; fails when %s by more than %.6g)\n",
+                holds ? "ok  " : "FAIL", t->name, value_a, value_b, value_b - value_a,
+                t->higher_is_better ? "lower" : "higher", t->allowed);
         failed |= !holds;
     }
     return failed;
@@ -82,9 +83,11 @@ static int check_thresholds(FILE *out, const struct analysis_result *a, const st
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option table[] = {
-        {"json", no_argument, 0, OPTION_JSON},           {"markdown", no_argument, 0, OPTION_MARKDOWN},
-        {"fail-on", required_argument, 0, OPTION_FAIL_ON}, CLI_FILTER_OPTIONS, {0, 0, 0, 0}};
+    static const struct option table[] = {{"json", no_argument, 0, OPTION_JSON},
+                                          {"markdown", no_argument, 0, OPTION_MARKDOWN},
+                                          {"fail-on", required_argument, 0, OPTION_FAIL_ON},
+                                          CLI_FILTER_OPTIONS,
+                                          {0, 0, 0, 0}};
     struct threshold thresholds[MAX_THRESHOLDS];
     size_t threshold_count = 0;
     struct cli_filters filters;
@@ -119,8 +122,8 @@ int cmd_diff(int argc, char **argv)
     }
     int status = report_write_diff(stdout, a, b, argv[optind], argv[optind + 1], format, &err);
     /* after the text diff; on stderr when stdout is a JSON or Markdown document */
-    int failed = status == 0 && check_thresholds(format == REPORT_TEXT ? stdout : stderr, a, b, thresholds,
-                                                 threshold_count);
+    int failed = status == 0 &&
+                 check_thresholds(format == REPORT_TEXT ? stdout : stderr, a, b, thresholds, threshold_count);
     analysis_free(a);
     analysis_free(b);
     if (status != 0)

@@ -16,7 +16,8 @@
 /* The analyzer's result for what the filter options chose (the whole trace without them), as the
  * report computes it (one call), or NULL with *status 0 when the trace has no GPU activity (nothing
  * to analyze; the export still has the host's). */
-static struct analysis_result *analyze(store *trace, struct analysis_options *options, int *status, error_info *err)
+static struct analysis_result *analyze(store *trace, struct analysis_options *options, int *status,
+                                       error_info *err)
 {
     struct store_gpu_device *devices = NULL;
     size_t count = 0;
@@ -35,17 +36,19 @@ static void warn(const char *command, const struct chrome_export_counts *counts)
 {
     if (counts->shared_correlation_ids > 0)
         fprintf(stderr,
-                "overlapscope: %s: warning: %" PRId64 " correlation ids are carried by several API calls; each GPU"
+                "overlapscope: %s: warning: %" PRId64
+                " correlation ids are carried by several API calls; each GPU"
                 " operation's launch arrow comes from the first of them\n",
                 command, counts->shared_correlation_ids);
     if (counts->overflow_tracks > 0)
         fprintf(stderr,
-                "overlapscope: %s: warning: %" PRId64 " extra tracks hold slices that overlapped others of their"
+                "overlapscope: %s: warning: %" PRId64
+                " extra tracks hold slices that overlapped others of their"
                 " track without nesting (clock skew?)\n",
                 command, counts->overflow_tracks);
     if (counts->implausible_rows > 0)
-        fprintf(stderr, "overlapscope: %s: warning: %" PRId64 " rows with impossible times were left out\n", command,
-                counts->implausible_rows);
+        fprintf(stderr, "overlapscope: %s: warning: %" PRId64 " rows with impossible times were left out\n",
+                command, counts->implausible_rows);
 }
 
 int cmd_export(int argc, char **argv)
@@ -66,8 +69,12 @@ int cmd_export(int argc, char **argv)
     int option;
     while ((option = getopt_long(argc, argv, "c:f", options, NULL)) != -1) {
         switch (option) {
-        case 'c': chrome_path = optarg; break;
-        case 'f': force = 1; break;
+        case 'c':
+            chrome_path = optarg;
+            break;
+        case 'f':
+            force = 1;
+            break;
         case OPTION_ORIGIN:
             if (strcmp(optarg, "report") == 0)
                 export_options.origin = CHROME_EXPORT_ORIGIN_REPORT;
@@ -115,7 +122,8 @@ int cmd_export(int argc, char **argv)
     if (strcmp(chrome_path, "-") != 0)
         printf("%s: %" PRId64 " slices, %" PRId64 " launch arrows, %" PRId64 " waits with %" PRId64
                " arrows; time 0 is %s (open in ui.perfetto.dev)\n",
-               chrome_path, counts.complete_events, counts.launch_arrows, counts.wait_slices, counts.wait_arrows,
+               chrome_path, counts.complete_events, counts.launch_arrows, counts.wait_slices,
+               counts.wait_arrows,
                analyzed && export_options.origin == CHROME_EXPORT_ORIGIN_REPORT ? "the report's +0"
                                                                                 : "the first activity");
     return CLI_EXIT_OK;

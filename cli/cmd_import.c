@@ -37,32 +37,37 @@ static void print_summary(const char *output_path, int file_count)
     static const struct {
         enum store_table table;
         const char *noun;
-    } counts[] = {{STORE_TABLE_PROCESSES, "process"},  {STORE_TABLE_KERNELS, "kernel"},
-                  {STORE_TABLE_MEMCPYS, "memcpy"},       {STORE_TABLE_MEMSETS, "memset"},
-                  {STORE_TABLE_API_CALLS, "API call"},   {STORE_TABLE_NVTX, "NVTX range"},
+    } counts[] = {{STORE_TABLE_PROCESSES, "process"},      {STORE_TABLE_KERNELS, "kernel"},
+                  {STORE_TABLE_MEMCPYS, "memcpy"},         {STORE_TABLE_MEMSETS, "memset"},
+                  {STORE_TABLE_API_CALLS, "API call"},     {STORE_TABLE_NVTX, "NVTX range"},
                   {STORE_TABLE_COLLECTIVES, "collective"}, {STORE_TABLE_WARNINGS, "warning"}};
     char count[64];
     printf("%s: %s", output_path, units_format_count(count, sizeof count, file_count, "file"));
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-        printf(", %s", units_format_count(count, sizeof count, store_count_rows(trace, counts[i].table), counts[i].noun));
+        printf(", %s", units_format_count(count, sizeof count, store_count_rows(trace, counts[i].table),
+                                          counts[i].noun));
     putchar('\n');
     store_close(trace, NULL);
 }
 
 int cmd_import(int argc, char **argv)
 {
-    static const struct option options[] = {{"output", required_argument, 0, 'o'},
-                                            {"force", no_argument, 0, 'f'},
-                                            {0, 0, 0, 0}};
+    static const struct option options[] = {
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}};
     const char *output_path = NULL;
     struct import_options import_options = {.finish = overview_build_or_warn};
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
         switch (option) {
-        case 'o': output_path = optarg; break;
-        case 'f': import_options.force = 1; break;
-        default: return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
+        case 'o':
+            output_path = optarg;
+            break;
+        case 'f':
+            import_options.force = 1;
+            break;
+        default:
+            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (!output_path)

@@ -69,8 +69,9 @@ static void print_overview(store *trace)
         print_text(err.message);
         printf("\n");
     } else
-        printf("overview:  none (fewer than %d GPU rows, or the trace changed since; render scans the rows)\n",
-               OVERVIEW_MIN_ROWS);
+        printf(
+            "overview:  none (fewer than %d GPU rows, or the trace changed since; render scans the rows)\n",
+            OVERVIEW_MIN_ROWS);
 }
 
 static int print_process(void *context, const struct store_process *row)
@@ -108,11 +109,12 @@ static int print_device(void *context, const struct store_device *row, int64_t p
            row->compute_capability_major == STORE_NULL ? 0 : row->compute_capability_major,
            row->compute_capability_minor == STORE_NULL ? 0 : row->compute_capability_minor);
     if (row->max_blocks_per_sm != STORE_NULL)
-        printf(", %" PRId64 " blocks/%" PRId64 " warps/%" PRId64 " regs/%s shared per SM", row->max_blocks_per_sm,
-               row->max_warps_per_sm == STORE_NULL ? 0 : row->max_warps_per_sm,
+        printf(", %" PRId64 " blocks/%" PRId64 " warps/%" PRId64 " regs/%s shared per SM",
+               row->max_blocks_per_sm, row->max_warps_per_sm == STORE_NULL ? 0 : row->max_warps_per_sm,
                row->max_registers_per_sm == STORE_NULL ? 0 : row->max_registers_per_sm,
-               units_format_bytes(shared, sizeof shared,
-                                  row->max_shared_memory_per_sm == STORE_NULL ? 0 : row->max_shared_memory_per_sm));
+               units_format_bytes(
+                   shared, sizeof shared,
+                   row->max_shared_memory_per_sm == STORE_NULL ? 0 : row->max_shared_memory_per_sm));
     if (row->global_memory_bytes != STORE_NULL)
         printf(", %s", units_format_bytes(memory, sizeof memory, row->global_memory_bytes));
     printf("\n");

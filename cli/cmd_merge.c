@@ -16,18 +16,23 @@ static void print_warning(void *command, const char *message)
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option options[] = {{"output", required_argument, 0, 'o'},
-                                            {"force", no_argument, 0, 'f'},
-                                            {0, 0, 0, 0}};
+    static const struct option options[] = {
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}};
     const char *output_path = NULL;
-    struct merge_options merge_options = {.finish = overview_build_or_warn, .warn = print_warning, .warn_context = argv[0]};
+    struct merge_options merge_options = {
+        .finish = overview_build_or_warn, .warn = print_warning, .warn_context = argv[0]};
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
         switch (option) {
-        case 'o': output_path = optarg; break;
-        case 'f': merge_options.force = 1; break;
-        default: return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
+        case 'o':
+            output_path = optarg;
+            break;
+        case 'f':
+            merge_options.force = 1;
+            break;
+        default:
+            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (!output_path)
@@ -49,8 +54,10 @@ int cmd_merge(int argc, char **argv)
         if (a->matches == 0)
             printf("  %s: no collective in common, not aligned (offset 0)\n", argv[optind + i]);
         else
-            printf("  %s: offset %+" PRId64 " ns, bound %" PRId64 " ns, %" PRId64 " collectives matched by %s%s\n",
-                   argv[optind + i], a->offset_ns, a->bound_ns, a->matches, a->by_sequence ? "sequence" : "order",
+            printf("  %s: offset %+" PRId64 " ns, bound %" PRId64 " ns, %" PRId64
+                   " collectives matched by %s%s\n",
+                   argv[optind + i], a->offset_ns, a->bound_ns, a->matches,
+                   a->by_sequence ? "sequence" : "order",
                    a->bound_ns > MERGE_BOUND_WARNING_NS ? " (uncertain: see warnings)" : "");
     }
     free(alignments);

@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "describe.h"
 #include "collector_options.h"
+#include "describe.h"
 #include "output_file.h"
 #include "overview.h"
 #include "record.h"
@@ -32,12 +32,14 @@ struct record_arguments {
     char **program;
 };
 
-static int parse_positive(const char *command, const char *option, const char *text, long long max, long long *value)
+static int parse_positive(const char *command, const char *option, const char *text, long long max,
+                          long long *value)
 {
     char *end;
     *value = strtoll(text, &end, 10);
     if (*end != '\0' || *value <= 0 || *value > max)
-        return cli_usage_error(command, "%s expects a whole number from 1 to %lld, not '%s'", option, max, text);
+        return cli_usage_error(command, "%s expects a whole number from 1 to %lld, not '%s'", option, max,
+                               text);
     return 0;
 }
 
@@ -64,8 +66,12 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
     /* '+': options end at the program's name, so its own options stay its own. */
     while ((option = getopt_long(argc, argv, "+o:f", options, NULL)) != -1) {
         switch (option) {
-        case 'o': arguments->output = optarg; break;
-        case 'f': arguments->force = 1; break;
+        case 'o':
+            arguments->output = optarg;
+            break;
+        case 'f':
+            arguments->force = 1;
+            break;
         case 'k': {
             unsigned kinds;
             error_info err;
@@ -94,7 +100,9 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
                 return CLI_EXIT_ERROR;
             arguments->device_buffer_bytes = number << 20;
             break;
-        case 'A': arguments->api = "none"; break;
+        case 'A':
+            arguments->api = "none";
+            break;
         case 'a': {
             enum collector_api_set api_set;
             error_info err;
@@ -103,9 +111,14 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
             arguments->api = optarg;
             break;
         }
-        case 'n': arguments->nccl = 1; break;
-        case 'N': arguments->nccl = 0; break;
-        default: return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
+        case 'n':
+            arguments->nccl = 1;
+            break;
+        case 'N':
+            arguments->nccl = 0;
+            break;
+        default:
+            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
@@ -162,11 +175,12 @@ static void print_summary(const char *command, const char *output, const struct 
     if (result->warnings)
         print_warnings(command, output);
     if (result->competing_profiler)
-        fprintf(stderr,
-                "overlapscope: %s: warning: another profiler (torch.profiler/Kineto, Nsight...) took CUPTI over,"
-                " so this trace misses GPU activity; record without it, or convert that profiler's own trace:"
-                " overlapscope import TRACE.json\n",
-                command);
+        fprintf(
+            stderr,
+            "overlapscope: %s: warning: another profiler (torch.profiler/Kineto, Nsight...) took CUPTI over,"
+            " so this trace misses GPU activity; record without it, or convert that profiler's own trace:"
+            " overlapscope import TRACE.json\n",
+            command);
 }
 
 /* The job's status as a shell reports it: its exit code, or 128+N when signal N killed it. */
@@ -222,8 +236,8 @@ static int run_recording(const char *command, const struct record_arguments *arg
         char *line = join_arguments(arguments->program);
         struct record_meta meta = {.command = line, .job = &job, .api_records = arguments->api};
         struct record_merge_result result;
-        if (record_merge(run_directory, output, arguments->force, overview_build_or_warn, &meta, MERGE_WAIT_MS,
-                         &result, &err) != 0) {
+        if (record_merge(run_directory, output, arguments->force, overview_build_or_warn, &meta,
+                         MERGE_WAIT_MS, &result, &err) != 0) {
             cli_error(command, "%s (the per-process files are kept in %s)", err.message, run_directory);
             free(line);
             record_unlock_output(output, lock_fd);
@@ -258,8 +272,9 @@ int cmd_record(int argc, char **argv)
     if (output_file_check(output, arguments.force, NULL, 0, &err) != 0)
         return cli_error(argv[0], "%s", err.message);
     if (!record_collector_built())
-        return cli_error(argv[0], "the collector is not built: this overlapscope was built without the CUDA"
-                                  " toolkit (CUPTI); rebuild where /usr/local/cuda is, or import a profiler trace");
+        return cli_error(argv[0],
+                         "the collector is not built: this overlapscope was built without the CUDA"
+                         " toolkit (CUPTI); rebuild where /usr/local/cuda is, or import a profiler trace");
     char collector[4096];
     if (record_find_collector(collector, sizeof collector, &err) != 0)
         return cli_error(argv[0], "%s", err.message);

@@ -35,14 +35,18 @@ struct render_request {
 
 static int parse_arguments(int argc, char **argv, struct render_request *request)
 {
-    static const struct option options[] = {
-        {"output", required_argument, 0, 'o'}, {"width", required_argument, 0, 'W'},
-        {"height", required_argument, 0, 'H'}, {"dpi", required_argument, 0, 'd'},
-        {"host", no_argument, 0, 'h'},         {"nvtx", no_argument, 0, 'n'},
-        {"title", required_argument, 0, 't'},  {"verbose", no_argument, 0, 'v'},
-        {"force", no_argument, 0, 'f'},        {"all", no_argument, 0, 'a'},
-        CLI_FILTER_OPTIONS,
-        {0, 0, 0, 0}};
+    static const struct option options[] = {{"output", required_argument, 0, 'o'},
+                                            {"width", required_argument, 0, 'W'},
+                                            {"height", required_argument, 0, 'H'},
+                                            {"dpi", required_argument, 0, 'd'},
+                                            {"host", no_argument, 0, 'h'},
+                                            {"nvtx", no_argument, 0, 'n'},
+                                            {"title", required_argument, 0, 't'},
+                                            {"verbose", no_argument, 0, 'v'},
+                                            {"force", no_argument, 0, 'f'},
+                                            {"all", no_argument, 0, 'a'},
+                                            CLI_FILTER_OPTIONS,
+                                            {0, 0, 0, 0}};
     memset(request, 0, sizeof *request);
     cli_filters_init(&request->filters);
     timeline_options_init(&request->options);
@@ -52,18 +56,32 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
     long value;
     while ((option = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         switch (option) {
-        case 'o': request->output_path = optarg; break;
-        case 't': request->options.title = optarg; break;
-        case 'h': request->options.show_host_calls = 1; break;
-        case 'n': request->options.show_nvtx = 1; break;
-        case 'v': request->verbose = 1; break;
-        case 'f': request->options.force = 1; break;
-        case 'a': request->all = 1; break;
+        case 'o':
+            request->output_path = optarg;
+            break;
+        case 't':
+            request->options.title = optarg;
+            break;
+        case 'h':
+            request->options.show_host_calls = 1;
+            break;
+        case 'n':
+            request->options.show_nvtx = 1;
+            break;
+        case 'v':
+            request->verbose = 1;
+            break;
+        case 'f':
+            request->options.force = 1;
+            break;
+        case 'a':
+            request->all = 1;
+            break;
         case 'W':
         case 'H':
             if (parse_int(optarg, 1, 1000000, &value) != 0)
-                return cli_usage_error(argv[0], "--%s wants pixels, not '%s'", option == 'W' ? "width" : "height",
-                                       optarg);
+                return cli_usage_error(argv[0], "--%s wants pixels, not '%s'",
+                                       option == 'W' ? "width" : "height", optarg);
             *(option == 'W' ? &request->options.width_px : &request->options.height_px) = (int)value;
             break;
         case 'd':
@@ -94,7 +112,8 @@ static void describe_selection(const struct analysis_options *chosen, char *note
 {
     note[0] = '\0'; /* the picture makes a name from the trace safe to draw (text_safe.h) */
     if (chosen->range_name && chosen->step >= 0)
-        snprintf(note, size, "figures inside NVTX ranges '%.80s' of step %" PRId64, chosen->range_name, chosen->step);
+        snprintf(note, size, "figures inside NVTX ranges '%.80s' of step %" PRId64, chosen->range_name,
+                 chosen->step);
     else if (chosen->range_name)
         snprintf(note, size, "figures inside NVTX ranges '%.80s'", chosen->range_name);
     else if (chosen->step >= 0)
@@ -115,14 +134,15 @@ static int choose_steady_window(store *trace, struct render_request *request, ch
     int64_t origin_ns = steady.span_start_ns, end_ns = steady.span_end_ns;
     char parts[2][96] = {"", ""}, from[32], to[32];
     if (steady.start_ns > origin_ns)
-        snprintf(parts[0], sizeof parts[0], "%s 0 \xe2\x80\x93 %s", steady.by_steps ? "before the steps" : "set-up",
+        snprintf(parts[0], sizeof parts[0], "%s 0 \xe2\x80\x93 %s",
+                 steady.by_steps ? "before the steps" : "set-up",
                  units_format_duration(to, sizeof to, steady.start_ns - origin_ns));
     if (steady.end_ns < end_ns)
         snprintf(parts[1], sizeof parts[1], "%s %s \xe2\x80\x93 %s", steady.by_steps ? "after them" : "tail",
                  units_format_duration(from, sizeof from, steady.end_ns - origin_ns),
                  units_format_duration(to, sizeof to, end_ns - origin_ns));
-    snprintf(note, size, "%s%s%s not shown; --all draws everything", parts[0], parts[0][0] && parts[1][0] ? ", " : "",
-             parts[1]);
+    snprintf(note, size, "%s%s%s not shown; --all draws everything", parts[0],
+             parts[0][0] && parts[1][0] ? ", " : "", parts[1]);
     request->options.window_note = note;
     request->steady = 1;
     request->options.window_start_ns = steady.start_ns; /* also when the analysis fails */
@@ -193,8 +213,8 @@ int cmd_render(int argc, char **argv)
     size_t stream_lanes = 0;
     for (size_t i = 0; i < layout->lane_count; i++)
         stream_lanes += layout->lanes[i].kind == TIMELINE_LANE_GPU;
-    printf("%s: %d x %d px, %zu stream lanes, %zu explained waits marked%s\n", request.output_path, layout->width_px,
-           layout->height_px, stream_lanes, layout->wait_count,
+    printf("%s: %d x %d px, %zu stream lanes, %zu explained waits marked%s\n", request.output_path,
+           layout->width_px, layout->height_px, stream_lanes, layout->wait_count,
            layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
     if (request.verbose)
         print_drawn(layout);

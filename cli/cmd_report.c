@@ -14,10 +14,11 @@ enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_TOP };
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option table[] = {
-        {"json", no_argument, 0, OPTION_JSON},         {"markdown", no_argument, 0, OPTION_MARKDOWN},
-        {"top", required_argument, 0, OPTION_TOP},     CLI_FILTER_OPTIONS,
-        {0, 0, 0, 0}};
+    static const struct option table[] = {{"json", no_argument, 0, OPTION_JSON},
+                                          {"markdown", no_argument, 0, OPTION_MARKDOWN},
+                                          {"top", required_argument, 0, OPTION_TOP},
+                                          CLI_FILTER_OPTIONS,
+                                          {0, 0, 0, 0}};
     struct cli_filters filters;
     cli_filters_init(&filters);
     struct analysis_options *options = &filters.analysis;

@@ -24,15 +24,20 @@ static int parse_count(const char *name, const char *value, int64_t *out, error_
     return 0;
 }
 
-static int apply(struct cli_filters *filters, const char *command, int option, const char *value, error_info *err)
+static int apply(struct cli_filters *filters, const char *command, int option, const char *value,
+                 error_info *err)
 {
     struct analysis_options *options = &filters->analysis;
     int unitless = 0;
     switch (option) {
-    case CLI_FILTER_RANK: return parse_count("rank", value, &options->rank, err);
-    case CLI_FILTER_DEVICE: return parse_count("device", value, &options->device_id, err);
-    case CLI_FILTER_STREAM: return parse_count("stream", value, &options->stream_id, err);
-    case CLI_FILTER_STEP: return parse_count("step", value, &options->step, err);
+    case CLI_FILTER_RANK:
+        return parse_count("rank", value, &options->rank, err);
+    case CLI_FILTER_DEVICE:
+        return parse_count("device", value, &options->device_id, err);
+    case CLI_FILTER_STREAM:
+        return parse_count("stream", value, &options->stream_id, err);
+    case CLI_FILTER_STEP:
+        return parse_count("step", value, &options->step, err);
     case CLI_FILTER_RANGE:
         if (!value[0])
             return error_set(err, "--range wants an NVTX range name");
@@ -49,7 +54,8 @@ static int apply(struct cli_filters *filters, const char *command, int option, c
             filters->unitless_warned = 1;
         }
         return 0;
-    default: return error_set(err, "not a filter");
+    default:
+        return error_set(err, "not a filter");
     }
 }
 
@@ -66,6 +72,6 @@ int cli_filters_take(struct cli_filters *filters, char **argv, int option)
 int cli_filters_choose_time(const struct cli_filters *filters)
 {
     const struct analysis_options *options = &filters->analysis;
-    return options->window_start_ns != STORE_NULL || options->window_end_ns != STORE_NULL || options->range_name ||
-           options->step >= 0;
+    return options->window_start_ns != STORE_NULL || options->window_end_ns != STORE_NULL ||
+           options->range_name || options->step >= 0;
 }

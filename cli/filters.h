@@ -21,10 +21,14 @@ enum {
 };
 
 /* The rows to put in a command's getopt_long table (before its terminating zero row). */
-#define CLI_FILTER_OPTIONS                                                                                    \
-    {"rank", required_argument, 0, CLI_FILTER_RANK}, {"device", required_argument, 0, CLI_FILTER_DEVICE},     \
-        {"stream", required_argument, 0, CLI_FILTER_STREAM}, {"window", required_argument, 0, CLI_FILTER_WINDOW}, \
-        {"range", required_argument, 0, CLI_FILTER_RANGE}, {"step", required_argument, 0, CLI_FILTER_STEP}
+#define CLI_FILTER_OPTIONS                                                                                   \
+    {"rank", required_argument, 0, CLI_FILTER_RANK}, {"device", required_argument, 0, CLI_FILTER_DEVICE},    \
+        {"stream", required_argument, 0, CLI_FILTER_STREAM},                                                 \
+        {"window", required_argument, 0, CLI_FILTER_WINDOW},                                                 \
+        {"range", required_argument, 0, CLI_FILTER_RANGE},                                                   \
+    {                                                                                                        \
+        "step", required_argument, 0, CLI_FILTER_STEP                                                        \
+    }
 
 struct cli_filters {
     struct analysis_options analysis; /* what the options chose; value strings point into argv */

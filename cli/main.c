@@ -90,7 +90,8 @@ static void print_overview(FILE *out)
     fprintf(out, "usage: overlapscope COMMAND [OPTIONS] ...\n\ncommands:\n");
     for (size_t i = 0; i < command_count; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'overlapscope help COMMAND' or 'overlapscope COMMAND --help' shows a command's manual.\n");
+    fprintf(out,
+            "\n'overlapscope help COMMAND' or 'overlapscope COMMAND --help' shows a command's manual.\n");
 }
 
 static const struct cli_command *find_command(const char *name)
@@ -117,7 +118,8 @@ static void print_man_overview(FILE *out)
     fputs(".SH HELP\n.PP\n\\fBoverlapscope help\\fR \\fICOMMAND\\fR and \\fBoverlapscope\\fR \\fICOMMAND\\fR "
           "\\fB\\-\\-help\\fR print a command's manual as text wrapped to the terminal; "
           "\\fBoverlapscope help \\-\\-man\\fR [\\fICOMMAND\\fR] prints it as this man page.\n"
-          ".SH EXIT STATUS\n.PP\n0 success, 1 a check failed (\\fBcheck\\fR, \\fBdiff\\fR), 2 a usage or input error.\n"
+          ".SH EXIT STATUS\n.PP\n0 success, 1 a check failed (\\fBcheck\\fR, \\fBdiff\\fR), 2 a usage or "
+          "input error.\n"
           ".SH SEE ALSO\n.PP\n",
           out);
     for (size_t i = 0; i < command_count; i++)

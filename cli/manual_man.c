@@ -143,14 +143,22 @@ static int write_block(const struct manual_block *block, void *context)
     if (block->kind != MANUAL_LIST_ITEM)
         close_nesting(page, 0);
     switch (block->kind) {
-    case MANUAL_HEADING: write_heading(page, block); break;
+    case MANUAL_HEADING:
+        write_heading(page, block);
+        break;
     case MANUAL_PARAGRAPH:
         fputs(".PP\n", page->out);
         manual_man_inline(block->text, block->length, page->out);
         break;
-    case MANUAL_LIST_ITEM: write_list_item(page, block); break;
-    case MANUAL_CODE: write_code(page, block); break;
-    case MANUAL_TABLE: manual_markdown_each_line(block, write_table_line, page->out); break;
+    case MANUAL_LIST_ITEM:
+        write_list_item(page, block);
+        break;
+    case MANUAL_CODE:
+        write_code(page, block);
+        break;
+    case MANUAL_TABLE:
+        manual_markdown_each_line(block, write_table_line, page->out);
+        break;
     }
     return 0;
 }

@@ -73,7 +73,8 @@ static void wrap(struct writer *writer, const char *text, const char *first_pref
     fputc('\n', writer->out);
 }
 
-static void write_wrapped(struct writer *writer, const char *text, size_t length, const char *prefix, int indent)
+static void write_wrapped(struct writer *writer, const char *text, size_t length, const char *prefix,
+                          int indent)
 {
     char *plain = plain_copy(text, length);
     if (!plain) {
@@ -239,11 +240,21 @@ static int write_block(const struct manual_block *block, void *context)
     if (wants_blank_line(writer, block))
         fputc('\n', writer->out);
     switch (block->kind) {
-    case MANUAL_HEADING: write_heading(writer, block); break;
-    case MANUAL_PARAGRAPH: write_wrapped(writer, block->text, block->length, "", 0); break;
-    case MANUAL_LIST_ITEM: write_list_item(writer, block); break;
-    case MANUAL_CODE: manual_markdown_each_line(block, write_code_line, writer); break;
-    case MANUAL_TABLE: write_table(writer, block); break;
+    case MANUAL_HEADING:
+        write_heading(writer, block);
+        break;
+    case MANUAL_PARAGRAPH:
+        write_wrapped(writer, block->text, block->length, "", 0);
+        break;
+    case MANUAL_LIST_ITEM:
+        write_list_item(writer, block);
+        break;
+    case MANUAL_CODE:
+        manual_markdown_each_line(block, write_code_line, writer);
+        break;
+    case MANUAL_TABLE:
+        write_table(writer, block);
+        break;
     }
     writer->previous = block->kind;
     writer->blocks++;

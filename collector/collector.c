@@ -40,7 +40,7 @@
 #define MAX_WARNINGS 16
 #define MAX_CONTEXT_DROPS 64
 #define SIGNAL_FINISH_TIMEOUT_MS 5000 /* a signal handler waits at most this for the file */
-#define SPARE_BUFFERS 8 /* written buffers kept for reuse instead of freed */
+#define SPARE_BUFFERS 8               /* written buffers kept for reuse instead of freed */
 
 struct collector_warning {
     char code[32];
@@ -63,9 +63,9 @@ struct collector_state {
     collector_writer *writer;
     int64_t start_ns;
 
-    atomic_llong buffers_requested;  /* handed to CUPTI by buffer_requested */
-    atomic_llong buffers_completed;  /* returned to us by buffer_completed */
-    atomic_llong buffers_refused;    /* requests refused at OVERLAPSCOPE_BUFFER_COUNT */
+    atomic_llong buffers_requested; /* handed to CUPTI by buffer_requested */
+    atomic_llong buffers_completed; /* returned to us by buffer_completed */
+    atomic_llong buffers_refused;   /* requests refused at OVERLAPSCOPE_BUFFER_COUNT */
     atomic_llong buffers_outstanding;
     /* Written buffers kept for CUPTI's next requests: a fresh 8 MiB buffer is a new mmap whose
      * pages fault in one by one while CUPTI fills it; a reused one is already mapped. */
@@ -221,7 +221,8 @@ static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uin
     atomic_fetch_add(&collector.buffers_completed, 1);
     count_drops(context, stream_id);
     pthread_mutex_lock(&collector.lock);
-    int queued = !collector.options.discard && collector.writer && collector.pid == getpid() && valid_bytes > 0 && buffer &&
+    int queued = !collector.options.discard && collector.writer && collector.pid == getpid() &&
+                 valid_bytes > 0 && buffer &&
                  collector_writer_submit(collector.writer, buffer, valid_bytes) == 0;
     pthread_mutex_unlock(&collector.lock);
     if (!queued && buffer)
@@ -255,8 +256,8 @@ static const char *api_namer(void *context, int64_t api_domain, uint32_t callbac
 {
     (void)context;
     const char *name = NULL;
-    CUpti_CallbackDomain domain = api_domain == STORE_API_DRIVER ? CUPTI_CB_DOMAIN_DRIVER_API
-                                                                 : CUPTI_CB_DOMAIN_RUNTIME_API;
+    CUpti_CallbackDomain domain =
+        api_domain == STORE_API_DRIVER ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
     if (cuptiGetCallbackName(domain, callback_id, &name) != CUPTI_SUCCESS)
         return NULL;
     return name;
@@ -267,8 +268,8 @@ static const char *api_namer(void *context, int64_t api_domain, uint32_t callbac
 static void subscribe_to_launches(void)
 {
     CUptiResult result =
-        launch_watch_subscribe(&collector.watch, collector.options.launch_callbacks, collector.other_subscriber,
-                               sizeof collector.other_subscriber);
+        launch_watch_subscribe(&collector.watch, collector.options.launch_callbacks,
+                               collector.other_subscriber, sizeof collector.other_subscriber);
     if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         collector.earlier_subscriber = 1;
     else
@@ -288,7 +289,8 @@ static void detect_competing_profiler(void)
         .earlier_subscriber = collector.earlier_subscriber,
         .earlier_name = collector.other_subscriber,
         .refused_subscribers = atomic_load(&collector.watch.refused_subscribers),
-        .foreign_records = collector.converter ? cupti_convert_counts(collector.converter)->foreign_records : 0,
+        .foreign_records =
+            collector.converter ? cupti_convert_counts(collector.converter)->foreign_records : 0,
     };
     struct competing_profiler_finding findings[3];
     int count = competing_profiler_judge(&evidence, findings, 3);
@@ -297,7 +299,8 @@ static void detect_competing_profiler(void)
     if (atomic_load(&collector.watch.state_notices) > 0 && collector.watch.first_notice[0])
         add_warning("cupti-notice", "%lld notice(s) from CUPTI; the first: %s",
                     (long long)atomic_load(&collector.watch.state_notices), collector.watch.first_notice);
-    int64_t incomplete = collector.converter ? cupti_convert_counts(collector.converter)->incomplete_records : 0;
+    int64_t incomplete =
+        collector.converter ? cupti_convert_counts(collector.converter)->incomplete_records : 0;
     if (incomplete > 0)
         add_warning("incomplete-records",
                     "%lld kernel, copy or memset record(s) came without timestamps (still running at a forced"
@@ -318,8 +321,8 @@ static void mark_per_thread_streams(void)
     memcpy(streams, collector.watch.per_thread_streams, (size_t)count * sizeof streams[0]);
     pthread_mutex_unlock(&collector.watch.lock);
     for (int i = 0; i < count; i++)
-        if (cupti_convert_mark_per_thread_default(collector.converter, streams[i].context_id, streams[i].stream_id,
-                                                  &err) != 0) {
+        if (cupti_convert_mark_per_thread_default(collector.converter, streams[i].context_id,
+                                                  streams[i].stream_id, &err) != 0) {
             add_warning("write-error", "%s", err.message);
             return;
         }
@@ -333,7 +336,8 @@ static int64_t cupti_thread_id(void)
 {
     CUpti_ActivityThreadIdType type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
     cuptiGetThreadIdType(&type);
-    return type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ? (int64_t)gettid() : (int64_t)(uint32_t)pthread_self();
+    return type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ? (int64_t)gettid()
+                                                        : (int64_t)(uint32_t)pthread_self();
 }
 
 static int start_recording(error_info *err)
@@ -342,7 +346,8 @@ static int start_recording(error_info *err)
     process_identity_read(&identity);
     collector.pid = getpid();
     collector.start_ns = now_ns();
-    if (process_file_create(&collector.file, collector.options.output_dir, &identity, collector.start_ns, err) != 0)
+    if (process_file_create(&collector.file, collector.options.output_dir, &identity, collector.start_ns,
+                            err) != 0)
         return -1;
     collector.converter = cupti_convert_new(collector.file.trace, collector.file.process_id, api_namer, NULL);
     if (!collector.converter) {
@@ -397,7 +402,8 @@ static void start_periodic_flush(void)
     if (pthread_create(&collector.flush_thread, NULL, flush_main, NULL) == 0)
         collector.flush_thread_started = 1;
     else
-        add_warning("no-periodic-flush", "the periodic flush thread could not start: a crash loses every record");
+        add_warning("no-periodic-flush",
+                    "the periodic flush thread could not start: a crash loses every record");
 }
 
 static void stop_periodic_flush(void)
@@ -417,7 +423,8 @@ static void write_warnings_and_drops(void)
     error_info err;
     store *trace = collector.file.trace;
     for (int i = 0; i < collector.drop_count; i++)
-        add_warning("dropped-records", "CUPTI dropped %lld activity records in context %u (buffers full: raise"
+        add_warning("dropped-records",
+                    "CUPTI dropped %lld activity records in context %u (buffers full: raise"
                     " --buffer-mb or lower --flush-ms)",
                     (long long)collector.drops[i].dropped, collector.drops[i].context_id);
     if (atomic_load(&collector.buffers_refused) > 0)
@@ -592,7 +599,8 @@ static void enable_api_calls(CUpti_CallbackDomain domain)
         const char *name = NULL;
         if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !cuda_api_recorded_by_default(name))
             continue;
-        CUptiResult result = runtime ? cuptiActivityEnableRuntimeApi(cbid, 1) : cuptiActivityEnableDriverApi(cbid, 1);
+        CUptiResult result =
+            runtime ? cuptiActivityEnableRuntimeApi(cbid, 1) : cuptiActivityEnableDriverApi(cbid, 1);
         if (!cupti_ok(result, runtime ? "cuptiActivityEnableRuntimeApi" : "cuptiActivityEnableDriverApi"))
             return; /* the first failure is stored as a warning; the rest would fail alike */
     }

@@ -8,12 +8,11 @@
 static const struct {
     const char *name;
     unsigned bit;
-} kind_names[] = {{"kernel", COLLECTOR_KIND_KERNEL},   {"memcpy", COLLECTOR_KIND_MEMCPY},
-                  {"memset", COLLECTOR_KIND_MEMSET},   {"sync", COLLECTOR_KIND_SYNC},
-                  {"device", COLLECTOR_KIND_DEVICE},   {"context", COLLECTOR_KIND_CONTEXT},
-                  {"stream", COLLECTOR_KIND_STREAM},   {"event", COLLECTOR_KIND_EVENT},
-                  {"runtime", COLLECTOR_KIND_RUNTIME}, {"driver", COLLECTOR_KIND_DRIVER},
-                  {"nvtx", COLLECTOR_KIND_NVTX},       {"all", COLLECTOR_KIND_ALL}};
+} kind_names[] = {
+    {"kernel", COLLECTOR_KIND_KERNEL}, {"memcpy", COLLECTOR_KIND_MEMCPY}, {"memset", COLLECTOR_KIND_MEMSET},
+    {"sync", COLLECTOR_KIND_SYNC},     {"device", COLLECTOR_KIND_DEVICE}, {"context", COLLECTOR_KIND_CONTEXT},
+    {"stream", COLLECTOR_KIND_STREAM}, {"event", COLLECTOR_KIND_EVENT},   {"runtime", COLLECTOR_KIND_RUNTIME},
+    {"driver", COLLECTOR_KIND_DRIVER}, {"nvtx", COLLECTOR_KIND_NVTX},     {"all", COLLECTOR_KIND_ALL}};
 
 int collector_kinds_parse(const char *list, unsigned *kinds, error_info *err)
 {
@@ -29,10 +28,11 @@ int collector_kinds_parse(const char *list, unsigned *kinds, error_info *err)
             }
         }
         if (!known && length > 0)
-            return error_set(err,
-                             "unknown activity kind '%.*s' (known: kernel memcpy memset sync device context stream"
-                             " event runtime driver nvtx all)",
-                             (int)length, word);
+            return error_set(
+                err,
+                "unknown activity kind '%.*s' (known: kernel memcpy memset sync device context stream"
+                " event runtime driver nvtx all)",
+                (int)length, word);
         word += length;
         if (*word == ',')
             word++;
@@ -57,7 +57,8 @@ static int positive_variable(const char *name, long long fallback, long long *va
     return 0;
 }
 
-int collector_api_set_parse(const char *name, enum collector_api_set *api_set, unsigned *kinds, error_info *err)
+int collector_api_set_parse(const char *name, enum collector_api_set *api_set, unsigned *kinds,
+                            error_info *err)
 {
     if (strcmp(name, "analysis") == 0) {
         *api_set = COLLECTOR_API_ANALYSIS;
@@ -107,6 +108,7 @@ int collector_options_from_environment(struct collector_options *options, error_
     options->buffer_bytes = (size_t)buffer_bytes;
     options->buffer_count = buffer_count > 100000 ? 100000 : (int)buffer_count;
     const char *directory = getenv("OVERLAPSCOPE_OUTPUT_DIR");
-    snprintf(options->output_dir, sizeof options->output_dir, "%s", directory && *directory ? directory : ".");
+    snprintf(options->output_dir, sizeof options->output_dir, "%s",
+             directory && *directory ? directory : ".");
     return 0;
 }

@@ -28,17 +28,17 @@
 #include "error.h"
 
 enum collector_kind {
-    COLLECTOR_KIND_KERNEL = 1 << 0,   /* CONCURRENT_KERNEL */
+    COLLECTOR_KIND_KERNEL = 1 << 0, /* CONCURRENT_KERNEL */
     COLLECTOR_KIND_MEMCPY = 1 << 1,
     COLLECTOR_KIND_MEMSET = 1 << 2,
-    COLLECTOR_KIND_SYNC = 1 << 3,     /* SYNCHRONIZATION */
+    COLLECTOR_KIND_SYNC = 1 << 3, /* SYNCHRONIZATION */
     COLLECTOR_KIND_DEVICE = 1 << 4,
     COLLECTOR_KIND_CONTEXT = 1 << 5,
     COLLECTOR_KIND_STREAM = 1 << 6,
-    COLLECTOR_KIND_EVENT = 1 << 7,    /* CUDA_EVENT */
+    COLLECTOR_KIND_EVENT = 1 << 7, /* CUDA_EVENT */
     COLLECTOR_KIND_RUNTIME = 1 << 8,
     COLLECTOR_KIND_DRIVER = 1 << 9,
-    COLLECTOR_KIND_NVTX = 1 << 10,    /* MARKER */
+    COLLECTOR_KIND_NVTX = 1 << 10, /* MARKER */
     COLLECTOR_KIND_ALL = (1 << 11) - 1
 };
 
@@ -68,7 +68,8 @@ int collector_kinds_parse(const char *list, unsigned *kinds, error_info *err);
 
 /* Parses an API set name: "analysis", "all" or "none" (none clears the runtime and driver kinds
  * in *kinds when kinds is not NULL). Returns 0, or -1 with err naming the bad word. */
-int collector_api_set_parse(const char *name, enum collector_api_set *api_set, unsigned *kinds, error_info *err);
+int collector_api_set_parse(const char *name, enum collector_api_set *api_set, unsigned *kinds,
+                            error_info *err);
 
 /* Reads the OVERLAPSCOPE_* variables above (OVERLAPSCOPE_NO_API=1 and OVERLAPSCOPE_API=none clear
  * the runtime and driver kinds). Returns 0, or -1 with err naming the variable with a bad value. */

@@ -19,8 +19,8 @@ typedef struct collector_writer collector_writer;
 
 /* Called on the writer thread for each buffer: writes its rows into trace. Returns 0, or -1
  * with err filled (the writer keeps the first error and goes on with the next buffer). */
-typedef int (*collector_writer_consume)(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
-                                        error_info *err);
+typedef int (*collector_writer_consume)(void *context, store *trace, const uint8_t *buffer,
+                                        size_t valid_bytes, error_info *err);
 /* Called on the writer thread after consume: the buffer is the callee's again (free it). */
 typedef void (*collector_writer_release)(void *context, uint8_t *buffer);
 

@@ -20,22 +20,24 @@ static int add_finding(struct competing_profiler_finding *findings, int count, i
 }
 
 /* Our records went elsewhere: the strongest sign first, one finding. */
-static int judge_taken_records(const struct competing_profiler_evidence *e, struct competing_profiler_finding *f,
-                               int count, int max)
+static int judge_taken_records(const struct competing_profiler_evidence *e,
+                               struct competing_profiler_finding *f, int count, int max)
 {
     int64_t missing_buffers = e->buffers_requested - e->buffers_completed;
     if (e->kernels_enabled && e->watching_launches && e->launches > 0 && e->kernels == 0)
-        return add_finding(f, count, max, COMPETING_PROFILER_CODE,
-                           "%lld kernel launches seen but no kernel record arrived: another CUPTI client"
-                           " (torch.profiler/Kineto, Nsight) took over CUPTI's activity records; import its own"
-                           " trace with 'overlapscope import'",
-                           (long long)e->launches);
+        return add_finding(
+            f, count, max, COMPETING_PROFILER_CODE,
+            "%lld kernel launches seen but no kernel record arrived: another CUPTI client"
+            " (torch.profiler/Kineto, Nsight) took over CUPTI's activity records; import its own"
+            " trace with 'overlapscope import'",
+            (long long)e->launches);
     if (missing_buffers > 0)
-        return add_finding(f, count, max, COMPETING_PROFILER_CODE,
-                           "%lld activity buffers never came back to overlapscope: another CUPTI client"
-                           " (torch.profiler/Kineto?) registered its own activity callbacks and the records in"
-                           " them are lost; import its own trace with 'overlapscope import'",
-                           (long long)missing_buffers);
+        return add_finding(
+            f, count, max, COMPETING_PROFILER_CODE,
+            "%lld activity buffers never came back to overlapscope: another CUPTI client"
+            " (torch.profiler/Kineto?) registered its own activity callbacks and the records in"
+            " them are lost; import its own trace with 'overlapscope import'",
+            (long long)missing_buffers);
     if (e->kernels_enabled && e->watching_launches && e->launches >= COMPETING_PROFILER_MIN_LAUNCHES &&
         (double)(e->kernels + e->dropped) < (double)e->launches * COMPETING_PROFILER_MISSING_FRACTION)
         return add_finding(f, count, max, COMPETING_PROFILER_CODE,
@@ -59,18 +61,20 @@ int competing_profiler_judge(const struct competing_profiler_evidence *evidence,
     int before = count;
     count = judge_taken_records(evidence, findings, count, max);
     if (evidence->refused_subscribers > 0 && count == before)
-        count = add_finding(findings, count, max, COMPETING_REFUSED_CODE,
-                            "another CUPTI client (torch.profiler/Kineto, Nsight...) tried to attach %lld time(s)"
-                            " while overlapscope was recording and CUPTI refused it"
-                            " (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): this trace is complete, but"
-                            " that profiler's own trace misses GPU activity",
-                            (long long)evidence->refused_subscribers);
+        count =
+            add_finding(findings, count, max, COMPETING_REFUSED_CODE,
+                        "another CUPTI client (torch.profiler/Kineto, Nsight...) tried to attach %lld time(s)"
+                        " while overlapscope was recording and CUPTI refused it"
+                        " (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): this trace is complete, but"
+                        " that profiler's own trace misses GPU activity",
+                        (long long)evidence->refused_subscribers);
     else if (evidence->foreign_records > 0 && count == before)
-        count = add_finding(findings, count, max, COMPETING_REFUSED_CODE,
-                            "another CUPTI client (torch.profiler/Kineto?) turned on activity kinds overlapscope"
-                            " does not use (%lld such records arrived): this trace is complete, but that"
-                            " profiler's own trace is likely incomplete (CUPTI allows one subscriber, and"
-                            " overlapscope holds it)",
-                            (long long)evidence->foreign_records);
+        count =
+            add_finding(findings, count, max, COMPETING_REFUSED_CODE,
+                        "another CUPTI client (torch.profiler/Kineto?) turned on activity kinds overlapscope"
+                        " does not use (%lld such records arrived): this trace is complete, but that"
+                        " profiler's own trace is likely incomplete (CUPTI allows one subscriber, and"
+                        " overlapscope holds it)",
+                        (long long)evidence->foreign_records);
     return count;
 }

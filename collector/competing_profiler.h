@@ -16,18 +16,18 @@
 #include <stdint.h>
 
 struct competing_profiler_evidence {
-    int kernels_enabled;           /* kernel records were asked for */
-    int watching_launches;         /* our callback subscriber was in place (launch counts valid) */
-    int64_t launches;              /* successful kernel launch API calls seen */
-    int64_t kernels;               /* kernel records received */
-    int64_t dropped;               /* records CUPTI reported dropped */
-    int64_t buffers_requested;     /* activity buffers handed to CUPTI */
-    int64_t buffers_completed;     /* activity buffers CUPTI gave back */
-    int earlier_subscriber;        /* cuptiSubscribe told us another client was attached first */
-    const char *earlier_name;      /* its name, "" or NULL when unknown */
-    int64_t refused_subscribers;   /* CUPTI notices of a later client refused as a second subscriber */
-    int64_t foreign_records;       /* records of kinds the collector never enables (Kineto's
-                                      EXTERNAL_CORRELATION, OVERHEAD): another client enabled them */
+    int kernels_enabled;         /* kernel records were asked for */
+    int watching_launches;       /* our callback subscriber was in place (launch counts valid) */
+    int64_t launches;            /* successful kernel launch API calls seen */
+    int64_t kernels;             /* kernel records received */
+    int64_t dropped;             /* records CUPTI reported dropped */
+    int64_t buffers_requested;   /* activity buffers handed to CUPTI */
+    int64_t buffers_completed;   /* activity buffers CUPTI gave back */
+    int earlier_subscriber;      /* cuptiSubscribe told us another client was attached first */
+    const char *earlier_name;    /* its name, "" or NULL when unknown */
+    int64_t refused_subscribers; /* CUPTI notices of a later client refused as a second subscriber */
+    int64_t foreign_records;     /* records of kinds the collector never enables (Kineto's
+                                    EXTERNAL_CORRELATION, OVERHEAD): another client enabled them */
 };
 
 /* The two warning codes. COMPETING_PROFILER_CODE means our trace misses GPU activity (record

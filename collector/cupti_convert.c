@@ -59,7 +59,8 @@ static int reserve_one(void **array, size_t *capacity, size_t count, size_t elem
     return 0;
 }
 
-cupti_convert *cupti_convert_new(store *trace, int64_t process_id, cupti_convert_api_namer namer, void *namer_context)
+cupti_convert *cupti_convert_new(store *trace, int64_t process_id, cupti_convert_api_namer namer,
+                                 void *namer_context)
 {
     cupti_convert *converter = calloc(1, sizeof *converter);
     if (!converter)
@@ -140,12 +141,14 @@ static int64_t device_of_context(const cupti_convert *converter, uint32_t contex
 static struct stream_info *find_stream(cupti_convert *converter, uint32_t context_id, uint32_t stream_id)
 {
     for (size_t i = 0; i < converter->stream_count; i++)
-        if (converter->streams[i].row.context_id == context_id && converter->streams[i].row.stream_id == stream_id)
+        if (converter->streams[i].row.context_id == context_id &&
+            converter->streams[i].row.stream_id == stream_id)
             return &converter->streams[i];
     return NULL;
 }
 
-static int release_held_streams(cupti_convert *converter, uint32_t context_id, int64_t device_id, error_info *err)
+static int release_held_streams(cupti_convert *converter, uint32_t context_id, int64_t device_id,
+                                error_info *err)
 {
     for (size_t i = 0; i < converter->stream_count; i++) {
         struct stream_info *stream = &converter->streams[i];
@@ -253,15 +256,27 @@ static int64_t stream_priority(cupti_convert *converter, uint32_t context_id, ui
 
 /* --- GPU activity --- */
 
-static int insert_collective(cupti_convert *converter, const struct store_kernel *kernel, int64_t kernel_rowid,
-                             const struct nccl_kernel_info *info, error_info *err)
+static int insert_collective(cupti_convert *converter, const struct store_kernel *kernel,
+                             int64_t kernel_rowid, const struct nccl_kernel_info *info, error_info *err)
 {
-    struct store_collective row = {
-        .process_id = converter->process_id, .device_id = kernel->device_id, .stream_id = kernel->stream_id,
-        .op = info->op, .bytes = STORE_NULL, .element_count = STORE_NULL, .dtype = info->dtype,
-        .root = STORE_NULL, .algorithm = info->algorithm, .protocol = info->protocol, .communicator = NULL,
-        .rank = STORE_NULL, .nranks = STORE_NULL, .sequence_number = STORE_NULL, .kernel_rowid = kernel_rowid,
-        .start_ns = kernel->start_ns, .end_ns = kernel->end_ns, .detail_source = STORE_DETAIL_KERNEL_NAME};
+    struct store_collective row = {.process_id = converter->process_id,
+                                   .device_id = kernel->device_id,
+                                   .stream_id = kernel->stream_id,
+                                   .op = info->op,
+                                   .bytes = STORE_NULL,
+                                   .element_count = STORE_NULL,
+                                   .dtype = info->dtype,
+                                   .root = STORE_NULL,
+                                   .algorithm = info->algorithm,
+                                   .protocol = info->protocol,
+                                   .communicator = NULL,
+                                   .rank = STORE_NULL,
+                                   .nranks = STORE_NULL,
+                                   .sequence_number = STORE_NULL,
+                                   .kernel_rowid = kernel_rowid,
+                                   .start_ns = kernel->start_ns,
+                                   .end_ns = kernel->end_ns,
+                                   .detail_source = STORE_DETAIL_KERNEL_NAME};
     if (store_insert_collective(converter->trace, &row, err) != 0)
         return -1;
     converter->counts.collectives++;
@@ -282,9 +297,15 @@ int cupti_convert_kernel(cupti_convert *converter, const CUpti_ActivityKernel10 
         .end_ns = (int64_t)record->end,
         .queued_ns = timestamp_or_null(record->queued),
         .submitted_ns = timestamp_or_null(record->submitted),
-        .grid_x = record->gridX, .grid_y = record->gridY, .grid_z = record->gridZ,
-        .block_x = record->blockX, .block_y = record->blockY, .block_z = record->blockZ,
-        .cluster_x = record->clusterX, .cluster_y = record->clusterY, .cluster_z = record->clusterZ,
+        .grid_x = record->gridX,
+        .grid_y = record->gridY,
+        .grid_z = record->gridZ,
+        .block_x = record->blockX,
+        .block_y = record->blockY,
+        .block_z = record->blockZ,
+        .cluster_x = record->clusterX,
+        .cluster_y = record->clusterY,
+        .cluster_z = record->clusterZ,
         .registers_per_thread = record->registersPerThread,
         .static_shared_bytes = record->staticSharedMemory,
         .dynamic_shared_bytes = record->dynamicSharedMemory,
@@ -381,7 +402,7 @@ int cupti_convert_synchronization(cupti_convert *converter, const CUpti_Activity
         .context_id = id_or_null(record->contextId),
         .stream_id = id_or_null(record->streamId),
         .event_id = record->cudaEventId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? STORE_NULL
-                                                                                : (int64_t)record->cudaEventId,
+                                                                               : (int64_t)record->cudaEventId,
         .sync_type = record->type,
         .correlation_id = record->correlationId,
         .start_ns = (int64_t)record->start,
@@ -394,7 +415,8 @@ int cupti_convert_synchronization(cupti_convert *converter, const CUpti_Activity
     return 0;
 }
 
-int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaEvent2 *record, error_info *err)
+int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaEvent2 *record,
+                             error_info *err)
 {
     if (learn_context(converter, record->contextId, record->deviceId, err) != 0)
         return -1;
@@ -417,9 +439,8 @@ int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaE
 static void format_uuid(const CUuuid *uuid, char *text, size_t size)
 {
     const unsigned char *b = (const unsigned char *)uuid->bytes;
-    snprintf(text, size,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
-             b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    snprintf(text, size, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 int cupti_convert_device(cupti_convert *converter, const CUpti_ActivityDevice5 *record, error_info *err)
@@ -479,7 +500,8 @@ static const char *api_name(cupti_convert *converter, int64_t api_domain, uint32
     char **cached = callback_id < API_NAME_CACHE ? &converter->api_names[domain_index][callback_id] : NULL;
     if (cached && *cached)
         return *cached;
-    const char *known = converter->namer ? converter->namer(converter->namer_context, api_domain, callback_id) : NULL;
+    const char *known =
+        converter->namer ? converter->namer(converter->namer_context, api_domain, callback_id) : NULL;
     char fallback[64];
     if (!known) {
         snprintf(fallback, sizeof fallback, "%s#%u", domain_index == 0 ? "runtime" : "driver", callback_id);
@@ -558,7 +580,8 @@ static int write_range(cupti_convert *converter, struct open_range *range, int64
 
 static int is_innermost_on_thread(const cupti_convert *converter, const struct open_range *range)
 {
-    for (const struct open_range *later = range + 1; later < converter->ranges + converter->range_count; later++)
+    for (const struct open_range *later = range + 1; later < converter->ranges + converter->range_count;
+         later++)
         if (later->thread_id == range->thread_id)
             return 0;
     return 1;
@@ -574,7 +597,8 @@ static void remove_range(cupti_convert *converter, struct open_range *range)
 
 static int64_t marker_thread(const CUpti_ActivityMarker2 *record)
 {
-    return record->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || record->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS
+    return record->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+                   record->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS
                ? (int64_t)record->objectId.pt.threadId
                : STORE_NULL;
 }
@@ -642,7 +666,8 @@ int cupti_convert_marker(cupti_convert *converter, const CUpti_ActivityMarker2 *
     return 0;
 }
 
-int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMarkerData2 *record, error_info *err)
+int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMarkerData2 *record,
+                              error_info *err)
 {
     (void)err;
     struct open_range *range = find_range(converter, record->id);
@@ -679,7 +704,8 @@ int cupti_convert_record(cupti_convert *converter, const CUpti_Activity *record,
         unfinished = incomplete(((const CUpti_ActivityMemset4 *)record)->start,
                                 ((const CUpti_ActivityMemset4 *)record)->end);
         break;
-    default: break;
+    default:
+        break;
     }
     if (unfinished) {
         converter->counts.incomplete_records++;
@@ -735,7 +761,8 @@ int cupti_convert_finish(cupti_convert *converter, error_info *err)
     }
     while (converter->range_count > 0) {
         struct open_range *range = &converter->ranges[converter->range_count - 1];
-        int64_t end_ns = converter->last_time_ns > range->start_ns ? converter->last_time_ns : range->start_ns;
+        int64_t end_ns =
+            converter->last_time_ns > range->start_ns ? converter->last_time_ns : range->start_ns;
         if (write_range(converter, range, end_ns, 1, err) != 0)
             return -1;
         remove_range(converter, range);

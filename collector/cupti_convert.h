@@ -63,11 +63,13 @@ int cupti_convert_synchronization(cupti_convert *converter, const CUpti_Activity
 int cupti_convert_device(cupti_convert *converter, const CUpti_ActivityDevice5 *record, error_info *err);
 int cupti_convert_context(cupti_convert *converter, const CUpti_ActivityContext3 *record, error_info *err);
 int cupti_convert_stream(cupti_convert *converter, const CUpti_ActivityStream *record, error_info *err);
-int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaEvent2 *record, error_info *err);
+int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaEvent2 *record,
+                             error_info *err);
 /* record->kind says the domain: CUPTI_ACTIVITY_KIND_RUNTIME or CUPTI_ACTIVITY_KIND_DRIVER. */
 int cupti_convert_api(cupti_convert *converter, const CUpti_ActivityAPI *record, error_info *err);
 int cupti_convert_marker(cupti_convert *converter, const CUpti_ActivityMarker2 *record, error_info *err);
-int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMarkerData2 *record, error_info *err);
+int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMarkerData2 *record,
+                              error_info *err);
 
 /* Marks stream stream_id of context context_id as its thread's per-thread default stream
  * (streams.is_per_thread_default = 1). CUPTI's records never say so: the collector learns it from

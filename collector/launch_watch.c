@@ -50,44 +50,52 @@ int64_t launch_watch_launches(struct launch_watch *watch)
 /* The stream a launch call names, and whether the API is a `_ptsz` one (built with
  * --default-stream per-thread, where stream 0 means the per-thread stream). Returns 0 for a
  * callback id that is not a launch. */
-static int launch_stream(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *params, uintptr_t *stream,
-                         int *ptsz)
+static int launch_stream(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *params,
+                         uintptr_t *stream, int *ptsz)
 {
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         switch (id) {
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: *ptsz = 1; /* fall through */
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+            *ptsz = 1; /* fall through */
         case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
             *stream = (uintptr_t)((const cudaLaunchKernel_v7000_params *)params)->stream;
             return 1;
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000: *ptsz = 1; /* fall through */
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
+            *ptsz = 1; /* fall through */
         case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
             *stream = (uintptr_t)((const cudaLaunchCooperativeKernel_v9000_params *)params)->stream;
             return 1;
-        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: *ptsz = 1; /* fall through */
+        case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+            *ptsz = 1; /* fall through */
         case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060: {
             const cudaLaunchConfig_t *config = ((const cudaLaunchKernelExC_v11060_params *)params)->config;
             *stream = config ? (uintptr_t)config->stream : 0;
             return 1;
         }
-        default: return 0;
+        default:
+            return 0;
         }
     }
     switch (id) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: *ptsz = 1; /* fall through */
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        *ptsz = 1; /* fall through */
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
         *stream = (uintptr_t)((const cuLaunchKernel_params *)params)->hStream;
         return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: *ptsz = 1; /* fall through */
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        *ptsz = 1; /* fall through */
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
         *stream = (uintptr_t)((const cuLaunchCooperativeKernel_params *)params)->hStream;
         return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: *ptsz = 1; /* fall through */
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        *ptsz = 1; /* fall through */
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
         const CUlaunchConfig *config = ((const cuLaunchKernelEx_params *)params)->config;
         *stream = config ? (uintptr_t)config->hStream : 0;
         return 1;
     }
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -147,7 +155,8 @@ static void on_state(struct launch_watch *watch, const CUpti_StateData *state)
     pthread_mutex_unlock(&watch->lock);
 }
 
-static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data)
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                 const void *data)
 {
     struct launch_watch *watch = userdata;
     if (domain == CUPTI_CB_DOMAIN_STATE)
@@ -167,7 +176,8 @@ static void enable_probe_callbacks(struct launch_watch *watch)
     for (int d = 0; d < 2; d++)
         for (CUpti_CallbackId cbid = 1; cbid < ends[d]; cbid++) {
             const char *name = NULL;
-            if (cuptiGetCallbackName(domains[d], cbid, &name) == CUPTI_SUCCESS && cuda_api_recorded_by_default(name))
+            if (cuptiGetCallbackName(domains[d], cbid, &name) == CUPTI_SUCCESS &&
+                cuda_api_recorded_by_default(name))
                 cuptiEnableCallback(1, watch->subscriber, domains[d], cbid);
         }
 }
@@ -176,14 +186,19 @@ CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launche
                                    size_t size)
 {
     static const CUpti_CallbackId runtime_launches[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
         CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
     static const CUpti_CallbackId driver_launches[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
     earlier_subscriber[0] = '\0';
     CUpti_SubscriberParams params = {.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
                                      .subscriberName = "overlapscope",

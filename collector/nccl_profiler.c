@@ -52,10 +52,12 @@ struct op_name {
 };
 /* index 0: not an op we know ("Unknown" in the trace) */
 static const struct op_name op_names[] = {
-    {NULL, "Unknown"},           {"AllReduce", "AllReduce"}, {"AllGather", "AllGather"},
-    {"ReduceScatter", "ReduceScatter"}, {"Broadcast", "Broadcast"}, {"Reduce", "Reduce"},
-    {"AlltoAll", "AllToAll"},   {"AllToAll", "AllToAll"},   {"Send", "Send"},
-    {"Recv", "Recv"},           {"SendRecv", "SendRecv"},
+    {NULL, "Unknown"},          {"AllReduce", "AllReduce"},
+    {"AllGather", "AllGather"}, {"ReduceScatter", "ReduceScatter"},
+    {"Broadcast", "Broadcast"}, {"Reduce", "Reduce"},
+    {"AlltoAll", "AllToAll"},   {"AllToAll", "AllToAll"},
+    {"Send", "Send"},           {"Recv", "Recv"},
+    {"SendRecv", "SendRecv"},
 };
 
 struct dtype_name {
@@ -65,16 +67,27 @@ struct dtype_name {
 /* ncclDataType_t names (nccl.h); index 0: unknown (dtype and bytes NULL). */
 static const struct dtype_name dtype_names[] = {
     {NULL, NULL, 0},
-    {"ncclInt8", "i8", 1},          {"ncclChar", "i8", 1},          {"ncclUint8", "u8", 1},
-    {"ncclInt32", "i32", 4},        {"ncclInt", "i32", 4},          {"ncclUint32", "u32", 4},
-    {"ncclInt64", "i64", 8},        {"ncclUint64", "u64", 8},       {"ncclFloat16", "f16", 2},
-    {"ncclHalf", "f16", 2},         {"ncclFloat32", "f32", 4},      {"ncclFloat", "f32", 4},
-    {"ncclFloat64", "f64", 8},      {"ncclDouble", "f64", 8},       {"ncclBfloat16", "bf16", 2},
-    {"ncclFloat8e4m3", "f8e4m3", 1}, {"ncclFloat8e5m2", "f8e5m2", 1},
+    {"ncclInt8", "i8", 1},
+    {"ncclChar", "i8", 1},
+    {"ncclUint8", "u8", 1},
+    {"ncclInt32", "i32", 4},
+    {"ncclInt", "i32", 4},
+    {"ncclUint32", "u32", 4},
+    {"ncclInt64", "i64", 8},
+    {"ncclUint64", "u64", 8},
+    {"ncclFloat16", "f16", 2},
+    {"ncclHalf", "f16", 2},
+    {"ncclFloat32", "f32", 4},
+    {"ncclFloat", "f32", 4},
+    {"ncclFloat64", "f64", 8},
+    {"ncclDouble", "f64", 8},
+    {"ncclBfloat16", "bf16", 2},
+    {"ncclFloat8e4m3", "f8e4m3", 1},
+    {"ncclFloat8e5m2", "f8e5m2", 1},
 };
 
 /* ncclAlgoStr / ncclProtoStr (NCCL src/include/comm.h); index 0: unknown (NULL). */
-static const char *const algorithm_names[] = {NULL, "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN",
+static const char *const algorithm_names[] = {NULL,   "TREE",      "RING", "COLLNET_DIRECT", "COLLNET_CHAIN",
                                               "NVLS", "NVLS_TREE", "PAT"};
 static const char *const protocol_names[] = {NULL, "LL", "LL128", "SIMPLE"};
 
@@ -241,19 +254,18 @@ static void take_communicator(struct logged_event *event, const struct communica
 }
 
 static void log_collective(const struct communicator *communicator, int rank, uint64_t sequence_number,
-                           const char *func, size_t count, int root, const char *datatype, const char *algorithm,
-                           const char *protocol)
+                           const char *func, size_t count, int root, const char *datatype,
+                           const char *algorithm, const char *protocol)
 {
-    struct logged_event event = {.sequence_number = sequence_number,
-                                 .count = count,
-                                 .root = root,
-                                 .rank = rank,
-                                 .op = op_index(func),
-                                 .dtype = dtype_index(datatype),
-                                 .algorithm = name_index(algorithm_names, sizeof algorithm_names / sizeof *algorithm_names,
-                                                         algorithm),
-                                 .protocol = name_index(protocol_names, sizeof protocol_names / sizeof *protocol_names,
-                                                        protocol)};
+    struct logged_event event = {
+        .sequence_number = sequence_number,
+        .count = count,
+        .root = root,
+        .rank = rank,
+        .op = op_index(func),
+        .dtype = dtype_index(datatype),
+        .algorithm = name_index(algorithm_names, sizeof algorithm_names / sizeof *algorithm_names, algorithm),
+        .protocol = name_index(protocol_names, sizeof protocol_names / sizeof *protocol_names, protocol)};
     take_communicator(&event, communicator);
     log_event(&event);
 }
@@ -279,7 +291,8 @@ static int activation_mask(void)
     return atomic_load(&profiler.accepting) ? NCCL_ABI_PROFILE_COLL | NCCL_ABI_PROFILE_P2P : 0;
 }
 
-static nccl_abi_result new_communicator(void **context, int *mask, int has_hash, uint64_t hash, int rank_count)
+static nccl_abi_result new_communicator(void **context, int *mask, int has_hash, uint64_t hash,
+                                        int rank_count)
 {
     struct communicator *communicator = calloc(1, sizeof *communicator);
     *context = communicator;
@@ -291,8 +304,8 @@ static nccl_abi_result new_communicator(void **context, int *mask, int has_hash,
     return NCCL_ABI_SUCCESS; /* an error would make NCCL print a warning; no events is enough */
 }
 
-static nccl_abi_result init_v5(void **context, uint64_t comm_id, int *mask, const char *comm_name, int node_count,
-                               int rank_count, int rank, nccl_abi_logger logger)
+static nccl_abi_result init_v5(void **context, uint64_t comm_id, int *mask, const char *comm_name,
+                               int node_count, int rank_count, int rank, nccl_abi_logger logger)
 {
     (void)comm_name;
     (void)node_count;
@@ -301,8 +314,8 @@ static nccl_abi_result init_v5(void **context, uint64_t comm_id, int *mask, cons
     return new_communicator(context, mask, 1, comm_id, rank_count);
 }
 
-static nccl_abi_result init_v4(void **context, int *mask, const char *comm_name, uint64_t comm_hash, int node_count,
-                               int rank_count, int rank, nccl_abi_logger logger)
+static nccl_abi_result init_v4(void **context, int *mask, const char *comm_name, uint64_t comm_hash,
+                               int node_count, int rank_count, int rank, nccl_abi_logger logger)
 {
     (void)comm_name;
     (void)node_count;
@@ -322,8 +335,8 @@ static void start_v4_fields(void *context, uint64_t type, int rank, const struct
                             const struct nccl_abi_p2p_v4 *p2p)
 {
     if (type == NCCL_ABI_PROFILE_COLL)
-        log_collective(context, rank, coll->sequence_number, coll->func, coll->count, coll->root, coll->datatype,
-                       coll->algorithm, coll->protocol);
+        log_collective(context, rank, coll->sequence_number, coll->func, coll->count, coll->root,
+                       coll->datatype, coll->algorithm, coll->protocol);
     else if (type == NCCL_ABI_PROFILE_P2P)
         log_p2p(context, rank, p2p->func, p2p->count, p2p->datatype);
 }
@@ -381,12 +394,12 @@ static nccl_abi_result finalize(void *context)
 }
 
 /* The names NCCL looks up in the plugin library, newest first (NCCL src/plugin/profiler.cc). */
-EXPORTED const struct nccl_abi_profiler_v5 ncclProfiler_v5 = {"overlapscope", init_v5, start_v5, stop_event,
-                                                              record_event_state, finalize};
-EXPORTED const struct nccl_abi_profiler_v4 ncclProfiler_v4 = {"overlapscope", init_v4, start_v4, stop_event,
-                                                              record_event_state, finalize};
-EXPORTED const struct nccl_abi_profiler_v3 ncclProfiler_v3 = {"overlapscope", init_v3, start_v3, stop_event,
-                                                              record_event_state, finalize};
+EXPORTED const struct nccl_abi_profiler_v5 ncclProfiler_v5 = {
+    "overlapscope", init_v5, start_v5, stop_event, record_event_state, finalize};
+EXPORTED const struct nccl_abi_profiler_v4 ncclProfiler_v4 = {
+    "overlapscope", init_v4, start_v4, stop_event, record_event_state, finalize};
+EXPORTED const struct nccl_abi_profiler_v3 ncclProfiler_v3 = {
+    "overlapscope", init_v3, start_v3, stop_event, record_event_state, finalize};
 
 /* --- writing: link each event to its kernel, then one collectives row each --- */
 
@@ -413,7 +426,8 @@ static const char launch_before_sql[] =
     "SELECT a.correlation_id FROM api_calls a JOIN strings s ON s.id = a.name_id"
     " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns <= ?3"
     " AND (s.value LIKE 'cuLaunch%' OR s.value LIKE 'cudaLaunch%') AND s.value NOT LIKE '%HostFunc%'"
-    " AND EXISTS (SELECT 1 FROM kernels k WHERE k.process_id = a.process_id AND k.correlation_id = a.correlation_id)"
+    " AND EXISTS (SELECT 1 FROM kernels k WHERE k.process_id = a.process_id AND k.correlation_id = "
+    "a.correlation_id)"
     " ORDER BY a.start_ns DESC LIMIT 1";
 static const char delete_name_only_sql[] =
     "DELETE FROM collectives WHERE process_id = ?1 AND kernel_rowid = ?2 AND detail_source = 1";
@@ -435,7 +449,8 @@ static void finalize_statements(struct writer *writer)
 
 static int64_t column_or_null(sqlite3_stmt *statement, int column)
 {
-    return sqlite3_column_type(statement, column) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(statement, column);
+    return sqlite3_column_type(statement, column) == SQLITE_NULL ? STORE_NULL
+                                                                 : sqlite3_column_int64(statement, column);
 }
 
 /* 1 and fills link when correlation_id is an NCCL kernel's launch; 0 otherwise. */
@@ -466,7 +481,8 @@ static uint32_t launch_before(struct writer *writer, const struct logged_event *
     sqlite3_bind_int64(query, 1, writer->process_id);
     sqlite3_bind_int64(query, 2, event->thread_id);
     sqlite3_bind_int64(query, 3, event->time_ns);
-    uint32_t correlation_id = sqlite3_step(query) == SQLITE_ROW ? (uint32_t)sqlite3_column_int64(query, 0) : 0;
+    uint32_t correlation_id =
+        sqlite3_step(query) == SQLITE_ROW ? (uint32_t)sqlite3_column_int64(query, 0) : 0;
     sqlite3_reset(query);
     return correlation_id;
 }
@@ -503,8 +519,11 @@ static int replace_name_only_rows(struct writer *writer, int64_t kernel_rowid, e
 
 static int write_event(struct writer *writer, const struct logged_event *event, error_info *err)
 {
-    struct kernel_link link = {.rowid = STORE_NULL, .device_id = STORE_NULL, .stream_id = STORE_NULL,
-                               .start_ns = STORE_NULL, .end_ns = STORE_NULL};
+    struct kernel_link link = {.rowid = STORE_NULL,
+                               .device_id = STORE_NULL,
+                               .stream_id = STORE_NULL,
+                               .start_ns = STORE_NULL,
+                               .end_ns = STORE_NULL};
     int linked = link_event(writer, event, &link);
     if (!linked)
         link = (struct kernel_link){STORE_NULL, STORE_NULL, STORE_NULL, STORE_NULL, STORE_NULL};
@@ -529,7 +548,8 @@ static int write_event(struct writer *writer, const struct logged_event *event, 
         .communicator = event->has_comm ? communicator : NULL,
         .rank = event->rank,
         .nranks = event->rank_count == UNKNOWN_RANKS ? STORE_NULL : event->rank_count,
-        .sequence_number = event->sequence_number == UNKNOWN_SEQUENCE ? STORE_NULL : (int64_t)event->sequence_number,
+        .sequence_number =
+            event->sequence_number == UNKNOWN_SEQUENCE ? STORE_NULL : (int64_t)event->sequence_number,
         .kernel_rowid = link.rowid,
         .start_ns = link.start_ns,
         .end_ns = link.end_ns,
@@ -544,9 +564,11 @@ static int write_event(struct writer *writer, const struct logged_event *event, 
     return store_maybe_commit(writer->trace, err);
 }
 
-static int insert_warning(store *trace, int64_t process_id, const char *code, const char *message, error_info *err)
+static int insert_warning(store *trace, int64_t process_id, const char *code, const char *message,
+                          error_info *err)
 {
-    struct store_warning row = {.process_id = process_id, .time_ns = STORE_NULL, .code = code, .message = message};
+    struct store_warning row = {
+        .process_id = process_id, .time_ns = STORE_NULL, .code = code, .message = message};
     return store_insert_warning(trace, &row, err);
 }
 
@@ -555,8 +577,8 @@ static int warn_plugin_not_loaded(store *trace, int64_t process_id, error_info *
 {
     sqlite3_stmt *query = NULL;
     int64_t name_only = 0;
-    if (sqlite3_prepare_v2(store_db(trace), "SELECT COUNT(*) FROM collectives WHERE process_id = ?1", -1, &query,
-                           NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(store_db(trace), "SELECT COUNT(*) FROM collectives WHERE process_id = ?1", -1,
+                           &query, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(query, 1, process_id);
         if (sqlite3_step(query) == SQLITE_ROW)
             name_only = sqlite3_column_int64(query, 0);
@@ -568,18 +590,21 @@ static int warn_plugin_not_loaded(store *trace, int64_t process_id, error_info *
     const char *ours = getenv("CUDA_INJECTION64_PATH");
     char message[768];
     if (chosen && (!ours || strcmp(chosen, ours) != 0))
-        snprintf(message, sizeof message,
-                 "NCCL_PROFILER_PLUGIN is set to '%s', so NCCL loads that profiler plugin and not overlapscope's:"
-                 " collectives have what kernel names say only (no bytes, count, communicator, sequence number)",
-                 chosen);
+        snprintf(
+            message, sizeof message,
+            "NCCL_PROFILER_PLUGIN is set to '%s', so NCCL loads that profiler plugin and not overlapscope's:"
+            " collectives have what kernel names say only (no bytes, count, communicator, sequence number)",
+            chosen);
     else
-        snprintf(message, sizeof message,
-                 "NCCL never loaded overlapscope's profiler plugin (NCCL older than 2.25, or NCCL_PROFILER_PLUGIN"
-                 " not passed on): collectives have what kernel names say only");
+        snprintf(
+            message, sizeof message,
+            "NCCL never loaded overlapscope's profiler plugin (NCCL older than 2.25, or NCCL_PROFILER_PLUGIN"
+            " not passed on): collectives have what kernel names say only");
     return insert_warning(trace, process_id, "nccl-plugin-not-loaded", message, err);
 }
 
-static int warn_counts(store *trace, int64_t process_id, const struct nccl_profiler_counts *counts, error_info *err)
+static int warn_counts(store *trace, int64_t process_id, const struct nccl_profiler_counts *counts,
+                       error_info *err)
 {
     char message[512];
     if (counts->dropped > 0) {
@@ -592,7 +617,8 @@ static int warn_counts(store *trace, int64_t process_id, const struct nccl_profi
     }
     if (counts->unlinked > 0) {
         snprintf(message, sizeof message,
-                 "%lld of %lld NCCL collectives could not be linked to their kernel (CUDA graph replays or launches"
+                 "%lld of %lld NCCL collectives could not be linked to their kernel (CUDA graph replays or "
+                 "launches"
                  " from NCCL's host-stream callback): stored with kernel_rowid NULL",
                  (long long)counts->unlinked, (long long)counts->events);
         if (insert_warning(trace, process_id, "nccl-unlinked", message, err) != 0)
@@ -617,7 +643,8 @@ static int write_events(struct writer *writer, const struct event_chunk *chunks,
     return 0;
 }
 
-int nccl_profiler_write(store *trace, int64_t process_id, struct nccl_profiler_counts *counts, error_info *err)
+int nccl_profiler_write(store *trace, int64_t process_id, struct nccl_profiler_counts *counts,
+                        error_info *err)
 {
     atomic_store(&profiler.accepting, 0);
     pthread_mutex_lock(&profiler.lock);

@@ -71,7 +71,8 @@ struct nccl_profiler_counts {
  * which must hold that process's kernels and API calls: builds the store's indexes), writes the
  * collectives rows and a warning row when events were dropped or none could be linked, and
  * empties the log. counts may be NULL. Returns 0 or -1 with err filled. */
-int nccl_profiler_write(store *trace, int64_t process_id, struct nccl_profiler_counts *counts, error_info *err);
+int nccl_profiler_write(store *trace, int64_t process_id, struct nccl_profiler_counts *counts,
+                        error_info *err);
 
 /* Stops accepting events and frees the log. */
 void nccl_profiler_stop(void);

@@ -30,14 +30,15 @@ enum {
     NCCL_ABI_PROFILE_P2P = 1 << 2,
     NCCL_ABI_PROFILE_PROXY_OP = 1 << 3,
     NCCL_ABI_PROFILE_KERNEL_CH = 1 << 6,
-    NCCL_ABI_PROFILE_GROUP_API = 1 << 8,   /* v5 */
-    NCCL_ABI_PROFILE_COLL_API = 1 << 9,    /* v5 */
-    NCCL_ABI_PROFILE_P2P_API = 1 << 10,    /* v5 */
+    NCCL_ABI_PROFILE_GROUP_API = 1 << 8,     /* v5 */
+    NCCL_ABI_PROFILE_COLL_API = 1 << 9,      /* v5 */
+    NCCL_ABI_PROFILE_P2P_API = 1 << 10,      /* v5 */
     NCCL_ABI_PROFILE_KERNEL_LAUNCH = 1 << 11 /* v5 */
 };
 
 /* ncclDebugLogger_t: void (*)(ncclDebugLogLevel, unsigned long flags, file, line, fmt, ...). */
-typedef void (*nccl_abi_logger)(int level, unsigned long flags, const char *file, int line, const char *format, ...);
+typedef void (*nccl_abi_logger)(int level, unsigned long flags, const char *file, int line,
+                                const char *format, ...);
 
 /* The coll and p2p members of the v4 descriptor; v5 appends a parent_group pointer to each. */
 struct nccl_abi_coll_v4 {

@@ -25,10 +25,12 @@ static int64_t first_integer_variable(const char *const *names)
 
 static void read_ranks(struct process_identity *identity)
 {
-    static const char *const rank_names[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    static const char *const rank_names[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+                                             NULL};
     static const char *const local_names[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                                               "SLURM_LOCALID", NULL};
-    static const char *const size_names[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+    static const char *const size_names[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+                                             NULL};
     identity->rank = first_integer_variable(rank_names);
     identity->local_rank = first_integer_variable(local_names);
     identity->world_size = first_integer_variable(size_names);
@@ -62,8 +64,8 @@ void process_identity_read(struct process_identity *identity)
 }
 
 /* The file is created by store_create with O_EXCL, so two processes never share one name. */
-int process_file_create(struct process_file *file, const char *directory, const struct process_identity *identity,
-                        int64_t start_ns, error_info *err)
+int process_file_create(struct process_file *file, const char *directory,
+                        const struct process_identity *identity, int64_t start_ns, error_info *err)
 {
     file->trace = NULL;
     file->lock_fd = -1;
@@ -84,11 +86,20 @@ int process_file_create(struct process_file *file, const char *directory, const 
         close(file->lock_fd);
         file->lock_fd = -1;
     }
-    struct store_process row = {
-        .process_id = 0, .pid = identity->pid, .parent_pid = identity->parent_pid, .host = identity->host,
-        .command_line = identity->command_line, .rank = identity->rank, .local_rank = identity->local_rank,
-        .world_size = identity->world_size, .start_ns = start_ns, .end_ns = STORE_NULL,
-        .exit_status = STORE_NULL, .term_signal = STORE_NULL, .dropped_records = 0, .source_file = file->path};
+    struct store_process row = {.process_id = 0,
+                                .pid = identity->pid,
+                                .parent_pid = identity->parent_pid,
+                                .host = identity->host,
+                                .command_line = identity->command_line,
+                                .rank = identity->rank,
+                                .local_rank = identity->local_rank,
+                                .world_size = identity->world_size,
+                                .start_ns = start_ns,
+                                .end_ns = STORE_NULL,
+                                .exit_status = STORE_NULL,
+                                .term_signal = STORE_NULL,
+                                .dropped_records = 0,
+                                .source_file = file->path};
     if (store_insert_process(file->trace, &row, err) != 0) {
         store_close(file->trace, NULL);
         file->trace = NULL;

@@ -38,8 +38,8 @@ struct process_file {
 
 /* Creates <directory>/proc-<pid>-<n>.db (n the first number not taken), takes its lock and
  * writes the processes row (start_ns given, end_ns NULL). Returns 0 or -1 with err filled. */
-int process_file_create(struct process_file *file, const char *directory, const struct process_identity *identity,
-                        int64_t start_ns, error_info *err);
+int process_file_create(struct process_file *file, const char *directory,
+                        const struct process_identity *identity, int64_t start_ns, error_info *err);
 
 /* Completes the processes row (end time, exit status or signal, dropped records; ranks read
  * again from the environment if they were unknown at start, as launchers like mp.spawn set

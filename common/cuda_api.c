@@ -55,9 +55,9 @@ enum cuda_api_class cuda_api_classify(const char *name)
 
 const char *cuda_api_class_name(enum cuda_api_class api_class)
 {
-    static const char *const names[CUDA_API_CLASS_COUNT] = {
-        "other", "launch", "copy", "memset", "sync", "stream-wait", "event", "alloc", "free",
-        "host-register", "stream"};
+    static const char *const names[CUDA_API_CLASS_COUNT] = {"other", "launch",        "copy",  "memset",
+                                                            "sync",  "stream-wait",   "event", "alloc",
+                                                            "free",  "host-register", "stream"};
     return api_class >= 0 && api_class < CUDA_API_CLASS_COUNT ? names[api_class] : "other";
 }
 
@@ -83,5 +83,6 @@ int cuda_api_is_synchronizing(const char *name)
 
 int cuda_api_blocks_host(const char *name)
 {
-    return cuda_api_is_synchronizing(name) || (cuda_api_classify(name) == CUDA_API_COPY && !has(name, "Async"));
+    return cuda_api_is_synchronizing(name) ||
+           (cuda_api_classify(name) == CUDA_API_COPY && !has(name, "Async"));
 }

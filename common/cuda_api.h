@@ -25,7 +25,7 @@ enum cuda_api_class {
     CUDA_API_ALLOC,       /* device, managed, pitched, pooled and pinned host allocation */
     CUDA_API_FREE,        /* their frees */
     CUDA_API_HOST_REGISTER, /* cudaHostRegister / cuMemHostRegister and their unregister */
-    CUDA_API_STREAM,      /* stream create (with flags, with priority), destroy, priority queries */
+    CUDA_API_STREAM,        /* stream create (with flags, with priority), destroy, priority queries */
     CUDA_API_CLASS_COUNT
 };
 

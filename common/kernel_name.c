@@ -74,7 +74,8 @@ static size_t read_qualified(const char **cursor, char *out, size_t size, size_t
         size_t length;
         if (!read_source_name(&p, &identifier, &length))
             break;
-        int written = snprintf(out + *used, size - *used, "%s%.*s", count ? "::" : "", (int)length, identifier);
+        int written =
+            snprintf(out + *used, size - *used, "%s%.*s", count ? "::" : "", (int)length, identifier);
         if (written < 0 || (size_t)written >= size - *used)
             break;
         *used += (size_t)written;
@@ -121,11 +122,11 @@ struct span {
 
 /* What the short name needs from "void ns::inner::function<targs>(params)". */
 struct signature {
-    struct span function;       /* "function" (empty when none was found) */
-    struct span first_scope;    /* "ns" ("(anonymous namespace)" skipped); empty at global scope */
-    struct span parent;         /* "inner": the scope the function is declared in */
-    struct span template_args;  /* "targs" without the brackets; empty when none */
-    struct span whole;          /* the whole demangled text */
+    struct span function;      /* "function" (empty when none was found) */
+    struct span first_scope;   /* "ns" ("(anonymous namespace)" skipped); empty at global scope */
+    struct span parent;        /* "inner": the scope the function is declared in */
+    struct span template_args; /* "targs" without the brackets; empty when none */
+    struct span whole;         /* the whole demangled text */
 };
 
 static int is_name_character(char c)
@@ -315,7 +316,8 @@ static void put_first_shape(struct writer *w, const struct tokens *t, size_t fro
 
 static int is_arch_token(struct span token)
 {
-    static const char *const archs[] = {"maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell"};
+    static const char *const archs[] = {"maxwell", "pascal", "volta",  "turing",
+                                        "ampere",  "ada",    "hopper", "blackwell"};
     for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
         if (span_equals(token, archs[i]))
             return 1;
@@ -331,7 +333,8 @@ static int is_arch_token(struct span token)
 /* The element type an xmma kernel's operand spelling starts with ("f32f32" -> "f32"). */
 static const char *xmma_type(struct span token)
 {
-    static const char *const types[] = {"bf16", "tf32", "f32", "f16", "f64", "e4m3", "e5m2", "fp8", "i8", "s8", "i32"};
+    static const char *const types[] = {"bf16", "tf32", "f32", "f16", "f64", "e4m3",
+                                        "e5m2", "fp8",  "i8",  "s8",  "i32"};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (span_starts(token, types[i]))
             return types[i];
@@ -580,9 +583,9 @@ static int attention_family(const struct signature *s, struct writer *w)
  * for foreach, sca scan). */
 static int triton_family(struct span f, struct writer *w)
 {
-    static const char *const kinds[][2] = {{"poi", "pointwise"}, {"red", "reduction"},
-                                           {"per", "persistent reduction"}, {"tem", "template"},
-                                           {"for", "foreach"}, {"sca", "scan"}};
+    static const char *const kinds[][2] = {
+        {"poi", "pointwise"}, {"red", "reduction"}, {"per", "persistent reduction"},
+        {"tem", "template"},  {"for", "foreach"},   {"sca", "scan"}};
     if (!span_starts(f, "triton_"))
         return 0;
     struct span rest = {f.text + 7, f.length - 7};
@@ -672,8 +675,9 @@ static void short_from_signature(const char *name, const struct signature *s, st
         put(w, s->whole.text, s->whole.length);
         return;
     }
-    if (nccl_family(name, f, w) || xmma_family(f, w) || arch_family(f, w) || nvjet_family(f, w) || tensile_family(f, w) ||
-        attention_family(s, w) || triton_family(f, w) || cutlass_configuration(s->whole, w))
+    if (nccl_family(name, f, w) || xmma_family(f, w) || arch_family(f, w) || nvjet_family(f, w) ||
+        tensile_family(f, w) || attention_family(s, w) || triton_family(f, w) ||
+        cutlass_configuration(s->whole, w))
         return;
     const char *library = library_of_scope(s);
     /* cutlass::Kernel<Configuration>: the configuration says what runs, "Kernel" does not */

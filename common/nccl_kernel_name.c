@@ -24,41 +24,79 @@ struct vocabulary_entry {
 /* Longer spellings first where one is a prefix of another ("ReduceScatter" before "Reduce",
  * "LL128" before "LL", "NVLS_TREE" before "NVLS"): the first whole-word match wins. */
 static const struct vocabulary_entry underscore_vocabulary[] = {
-    {"AllReduce", FIELD_OP, "AllReduce"},       {"AllGather", FIELD_OP, "AllGather"},
-    {"ReduceScatter", FIELD_OP, "ReduceScatter"}, {"Reduce", FIELD_OP, "Reduce"},
-    {"Broadcast", FIELD_OP, "Broadcast"},       {"SendRecv", FIELD_OP, "SendRecv"},
-    {"AllToAll", FIELD_OP, "AllToAll"},         {"Generic", FIELD_IGNORED, NULL},
-    {"PreMulSum", FIELD_REDUCTION, "PreMulSum"}, {"SumPostDiv", FIELD_REDUCTION, "SumPostDiv"},
-    {"Sum", FIELD_REDUCTION, "Sum"},            {"Prod", FIELD_REDUCTION, "Prod"},
-    {"Min", FIELD_REDUCTION, "Min"},            {"Max", FIELD_REDUCTION, "Max"},
-    {"COLLNET_DIRECT", FIELD_ALGORITHM, "COLLNET_DIRECT"}, {"COLLNET_CHAIN", FIELD_ALGORITHM, "COLLNET_CHAIN"},
-    {"COLLNET", FIELD_ALGORITHM, "COLLNET"},    {"NVLS_TREE", FIELD_ALGORITHM, "NVLS_TREE"},
-    {"NVLS", FIELD_ALGORITHM, "NVLS"},          {"RING", FIELD_ALGORITHM, "RING"},
-    {"TREE", FIELD_ALGORITHM, "TREE"},          {"PAT", FIELD_ALGORITHM, "PAT"},
-    {"LL128", FIELD_PROTOCOL, "LL128"},         {"LL", FIELD_PROTOCOL, "LL"},
+    {"AllReduce", FIELD_OP, "AllReduce"},
+    {"AllGather", FIELD_OP, "AllGather"},
+    {"ReduceScatter", FIELD_OP, "ReduceScatter"},
+    {"Reduce", FIELD_OP, "Reduce"},
+    {"Broadcast", FIELD_OP, "Broadcast"},
+    {"SendRecv", FIELD_OP, "SendRecv"},
+    {"AllToAll", FIELD_OP, "AllToAll"},
+    {"Generic", FIELD_IGNORED, NULL},
+    {"PreMulSum", FIELD_REDUCTION, "PreMulSum"},
+    {"SumPostDiv", FIELD_REDUCTION, "SumPostDiv"},
+    {"Sum", FIELD_REDUCTION, "Sum"},
+    {"Prod", FIELD_REDUCTION, "Prod"},
+    {"Min", FIELD_REDUCTION, "Min"},
+    {"Max", FIELD_REDUCTION, "Max"},
+    {"COLLNET_DIRECT", FIELD_ALGORITHM, "COLLNET_DIRECT"},
+    {"COLLNET_CHAIN", FIELD_ALGORITHM, "COLLNET_CHAIN"},
+    {"COLLNET", FIELD_ALGORITHM, "COLLNET"},
+    {"NVLS_TREE", FIELD_ALGORITHM, "NVLS_TREE"},
+    {"NVLS", FIELD_ALGORITHM, "NVLS"},
+    {"RING", FIELD_ALGORITHM, "RING"},
+    {"TREE", FIELD_ALGORITHM, "TREE"},
+    {"PAT", FIELD_ALGORITHM, "PAT"},
+    {"LL128", FIELD_PROTOCOL, "LL128"},
+    {"LL", FIELD_PROTOCOL, "LL"},
     {"SIMPLE", FIELD_PROTOCOL, "SIMPLE"},
     /* 2.19+ short type names */
-    {"i8", FIELD_DTYPE, "i8"},   {"u8", FIELD_DTYPE, "u8"},   {"i32", FIELD_DTYPE, "i32"},
-    {"u32", FIELD_DTYPE, "u32"}, {"i64", FIELD_DTYPE, "i64"}, {"u64", FIELD_DTYPE, "u64"},
-    {"f16", FIELD_DTYPE, "f16"}, {"f32", FIELD_DTYPE, "f32"}, {"f64", FIELD_DTYPE, "f64"},
-    {"bf16", FIELD_DTYPE, "bf16"}, {"f8e4m3", FIELD_DTYPE, "f8e4m3"}, {"f8e5m2", FIELD_DTYPE, "f8e5m2"},
+    {"i8", FIELD_DTYPE, "i8"},
+    {"u8", FIELD_DTYPE, "u8"},
+    {"i32", FIELD_DTYPE, "i32"},
+    {"u32", FIELD_DTYPE, "u32"},
+    {"i64", FIELD_DTYPE, "i64"},
+    {"u64", FIELD_DTYPE, "u64"},
+    {"f16", FIELD_DTYPE, "f16"},
+    {"f32", FIELD_DTYPE, "f32"},
+    {"f64", FIELD_DTYPE, "f64"},
+    {"bf16", FIELD_DTYPE, "bf16"},
+    {"f8e4m3", FIELD_DTYPE, "f8e4m3"},
+    {"f8e5m2", FIELD_DTYPE, "f8e5m2"},
     /* 2.8-2.18 C type names */
-    {"int8_t", FIELD_DTYPE, "i8"},   {"uint8_t", FIELD_DTYPE, "u8"},   {"int32_t", FIELD_DTYPE, "i32"},
-    {"uint32_t", FIELD_DTYPE, "u32"}, {"int64_t", FIELD_DTYPE, "i64"}, {"uint64_t", FIELD_DTYPE, "u64"},
-    {"half", FIELD_DTYPE, "f16"},    {"float", FIELD_DTYPE, "f32"},    {"double", FIELD_DTYPE, "f64"},
-    {"__nv_bfloat16", FIELD_DTYPE, "bf16"}, {"__nv_fp8_e4m3", FIELD_DTYPE, "f8e4m3"},
+    {"int8_t", FIELD_DTYPE, "i8"},
+    {"uint8_t", FIELD_DTYPE, "u8"},
+    {"int32_t", FIELD_DTYPE, "i32"},
+    {"uint32_t", FIELD_DTYPE, "u32"},
+    {"int64_t", FIELD_DTYPE, "i64"},
+    {"uint64_t", FIELD_DTYPE, "u64"},
+    {"half", FIELD_DTYPE, "f16"},
+    {"float", FIELD_DTYPE, "f32"},
+    {"double", FIELD_DTYPE, "f64"},
+    {"__nv_bfloat16", FIELD_DTYPE, "bf16"},
+    {"__nv_fp8_e4m3", FIELD_DTYPE, "f8e4m3"},
     {"__nv_fp8_e5m2", FIELD_DTYPE, "f8e5m2"},
 };
 
 static void assign(struct nccl_kernel_info *info, enum field field, const char *meaning)
 {
     switch (field) {
-    case FIELD_OP: info->op = meaning; break;
-    case FIELD_REDUCTION: info->reduction = meaning; break;
-    case FIELD_DTYPE: info->dtype = meaning; break;
-    case FIELD_ALGORITHM: info->algorithm = meaning; break;
-    case FIELD_PROTOCOL: info->protocol = meaning; break;
-    case FIELD_IGNORED: break;
+    case FIELD_OP:
+        info->op = meaning;
+        break;
+    case FIELD_REDUCTION:
+        info->reduction = meaning;
+        break;
+    case FIELD_DTYPE:
+        info->dtype = meaning;
+        break;
+    case FIELD_ALGORITHM:
+        info->algorithm = meaning;
+        break;
+    case FIELD_PROTOCOL:
+        info->protocol = meaning;
+        break;
+    case FIELD_IGNORED:
+        break;
     }
 }
 
@@ -127,12 +165,13 @@ static size_t take_prefix(const char *text, const struct word *table, size_t cou
 /* nccl<Op><Algo><Proto>Kernel_<redop>_<type> (NCCL 2.3-2.7). */
 static int parse_camel_case(const char *identifier, struct nccl_kernel_info *info)
 {
-    static const struct word ops[] = {{"AllReduce", "AllReduce"}, {"AllGather", "AllGather"},
+    static const struct word ops[] = {{"AllReduce", "AllReduce"},         {"AllGather", "AllGather"},
                                       {"ReduceScatter", "ReduceScatter"}, {"Reduce", "Reduce"},
-                                      {"Broadcast", "Broadcast"}, {"SendRecv", "SendRecv"}};
+                                      {"Broadcast", "Broadcast"},         {"SendRecv", "SendRecv"}};
     static const struct word algorithms[] = {{"Ring", "RING"}, {"Tree", "TREE"}, {"CollNet", "COLLNET"}};
     static const struct word protocols[] = {{"LL128", "LL128"}, {"LL", "LL"}};
-    static const struct word reductions[] = {{"sum", "Sum"}, {"prod", "Prod"}, {"min", "Min"}, {"max", "Max"}};
+    static const struct word reductions[] = {
+        {"sum", "Sum"}, {"prod", "Prod"}, {"min", "Min"}, {"max", "Max"}};
     const char *text = identifier + 4;
     size_t length = take_prefix(text, ops, sizeof ops / sizeof ops[0], &info->op);
     if (!length)

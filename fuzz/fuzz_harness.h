@@ -36,7 +36,8 @@ static inline store *fuzz_output_store(struct fuzz_harness *harness)
         return harness->output;
     error_info err;
     store_close(harness->output, NULL);
-    snprintf(harness->store_path, sizeof harness->store_path, "%s/output.db", fuzz_scratch_directory(harness));
+    snprintf(harness->store_path, sizeof harness->store_path, "%s/output.db",
+             fuzz_scratch_directory(harness));
     harness->output = store_create(harness->store_path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &err);
     if (!harness->output || store_begin(harness->output, &err) != 0) {
         fprintf(stderr, "fuzz harness: %s\n", err.message);

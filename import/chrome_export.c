@@ -42,7 +42,7 @@ struct writer {
     int64_t origin_ns, report_origin_ns; /* report_origin_ns: STORE_NULL without analysis */
     int64_t from_ns, to_ns;
     int64_t next_flow_id;
-    int64_t rows; /* rows read and waits written: the output bound grows with them */
+    int64_t rows;  /* rows read and waits written: the output bound grows with them */
     int first_arg; /* the next arg of the open event needs no comma */
     chrome_tracks *tracks;
     int64_t *named_processes;
@@ -256,8 +256,9 @@ static void end_event(struct writer *w)
 static void emit_flow_point(struct writer *w, char phase, const char *category, const char *name, int64_t id,
                             int64_t pid, int64_t tid, int64_t time_ns)
 {
-    emitf(w, ",\n{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":\"%s\",\"id\":%" PRId64 ",\"pid\":%" PRId64
-             ",\"tid\":%" PRId64 ",\"ts\":",
+    emitf(w,
+          ",\n{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":\"%s\",\"id\":%" PRId64 ",\"pid\":%" PRId64
+          ",\"tid\":%" PRId64 ",\"ts\":",
           phase, category, name, id, pid, tid);
     emit_time(w, time_ns);
     emit(w, phase == 'f' ? ",\"bp\":\"e\"}" : "}");
@@ -270,7 +271,8 @@ static int out_of_memory(struct writer *w)
 }
 
 /* Places a slice on its logical track (chrome_tracks.h). Returns 0 and the tid, or -1. */
-static int place(struct writer *w, struct chrome_track_key key, int64_t start_ns, int64_t end_ns, int64_t *tid)
+static int place(struct writer *w, struct chrome_track_key key, int64_t start_ns, int64_t end_ns,
+                 int64_t *tid)
 {
     return chrome_tracks_place(w->tracks, &key, start_ns, end_ns, tid) == 0 ? 0 : out_of_memory(w);
 }
@@ -278,11 +280,13 @@ static int place(struct writer *w, struct chrome_track_key key, int64_t start_ns
 static int write_metadata(struct writer *w, const char *what, int64_t pid, int64_t tid, const char *name,
                           int64_t sort_index)
 {
-    emitf(w, ",\n{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":", what,
-          pid, tid);
+    emitf(w,
+          ",\n{\"ph\":\"M\",\"name\":\"%s_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
+          what, pid, tid);
     emit_string(w, name, CHROME_EXPORT_NAME_BYTES, 0);
-    emitf(w, "}},\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-             ",\"args\":{\"sort_index\":%" PRId64 "}}",
+    emitf(w,
+          "}},\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+          ",\"args\":{\"sort_index\":%" PRId64 "}}",
           what, pid, tid, sort_index);
     w->counts.metadata_events += 2;
     return 0;
@@ -295,7 +299,8 @@ static int check_bound(struct writer *w)
     w->counts.byte_limit = CHROME_EXPORT_BYTES_PER_ROW * w->rows + CHROME_EXPORT_BASE_BYTES;
     if (w->counts.bytes <= w->counts.byte_limit)
         return 0;
-    return error_set(w->err, "the export grew past its bound (%d bytes per row read, docs/overlapscope-export.md)",
+    return error_set(w->err,
+                     "the export grew past its bound (%d bytes per row read, docs/overlapscope-export.md)",
                      CHROME_EXPORT_BYTES_PER_ROW);
 }
 
@@ -346,11 +351,22 @@ static int write_process(struct writer *w, sqlite3_stmt *row)
     const char *host = (const char *)sqlite3_column_text(row, 3);
     snprintf(name + length, sizeof name - (size_t)length, "pid %" PRId64 "%s%.160s%s", column(row, 1),
              host ? " (" : "", host ? host : "", host ? ")" : "");
-    write_metadata(w, "process", column(row, 0), 0, name, rank >= 0 ? rank : sort_after_ranks(column(row, 0), 1000000));
+    write_metadata(w, "process", column(row, 0), 0, name,
+                   rank >= 0 ? rank : sort_after_ranks(column(row, 0), 1000000));
     return remember_process_name(w, column(row, 0));
 }
 
-enum { API_PROCESS, API_THREAD, API_DOMAIN, API_NAME, API_CORRELATION, API_START, API_END, API_CBID, API_RETURN };
+enum {
+    API_PROCESS,
+    API_THREAD,
+    API_DOMAIN,
+    API_NAME,
+    API_CORRELATION,
+    API_START,
+    API_END,
+    API_CBID,
+    API_RETURN
+};
 
 static int write_api_call(struct writer *w, sqlite3_stmt *row)
 {
@@ -358,7 +374,8 @@ static int write_api_call(struct writer *w, sqlite3_stmt *row)
     if (!clip_slice(w, &start, &end))
         return 0;
     int64_t process = column(row, API_PROCESS), thread = column(row, API_THREAD);
-    if (place(w, (struct chrome_track_key){process, CHROME_TRACK_API, CHROME_TRACK_HOST, thread}, start, end, &tid))
+    if (place(w, (struct chrome_track_key){process, CHROME_TRACK_API, CHROME_TRACK_HOST, thread}, start, end,
+              &tid))
         return -1;
     const struct cached_string *name = string_of(w, column(row, API_NAME));
     begin_slice(w, column(row, API_DOMAIN) == STORE_API_DRIVER ? "cuda_driver" : "cuda_runtime", name->text,
@@ -371,8 +388,17 @@ static int write_api_call(struct writer *w, sqlite3_stmt *row)
     return 0;
 }
 
-enum { NVTX_PROCESS, NVTX_THREAD, NVTX_DEVICE, NVTX_STREAM, NVTX_KIND, NVTX_MESSAGE, NVTX_DOMAIN, NVTX_START,
-       NVTX_END };
+enum {
+    NVTX_PROCESS,
+    NVTX_THREAD,
+    NVTX_DEVICE,
+    NVTX_STREAM,
+    NVTX_KIND,
+    NVTX_MESSAGE,
+    NVTX_DOMAIN,
+    NVTX_START,
+    NVTX_END
+};
 
 /* Ranges the profiler put on a GPU stream go on that stream's annotation track, the others on
  * their thread's NVTX track; marks are instants there. */
@@ -384,7 +410,8 @@ static int write_nvtx(struct writer *w, sqlite3_stmt *row)
     if (!clip_slice(w, &start, &end))
         return 0;
     int64_t process = column(row, NVTX_PROCESS);
-    struct chrome_track_key key = {process, CHROME_TRACK_NVTX, CHROME_TRACK_HOST, column_or(row, NVTX_THREAD, 0)};
+    struct chrome_track_key key = {process, CHROME_TRACK_NVTX, CHROME_TRACK_HOST,
+                                   column_or(row, NVTX_THREAD, 0)};
     if (on_gpu)
         key = (struct chrome_track_key){process, CHROME_TRACK_STREAM_RANGES, column_or(row, NVTX_DEVICE, -1),
                                         column(row, NVTX_STREAM)};
@@ -422,7 +449,8 @@ static int write_sync(struct writer *w, sqlite3_stmt *row)
     if (!clip_slice(w, &start, &end))
         return 0;
     int64_t process = column(row, SYNC_PROCESS);
-    if (place(w, (struct chrome_track_key){process, CHROME_TRACK_SYNC, CHROME_TRACK_HOST, 0}, start, end, &tid))
+    if (place(w, (struct chrome_track_key){process, CHROME_TRACK_SYNC, CHROME_TRACK_HOST, 0}, start, end,
+              &tid))
         return -1;
     const char *type = store_sync_type_name(column(row, SYNC_TYPE));
     begin_slice(w, "cuda_sync", type, 0, process, tid, start, end);
@@ -438,14 +466,43 @@ static int write_sync(struct writer *w, sqlite3_stmt *row)
 /* GPU ops of all three tables in one stream order (a stream's track holds them all), each with the
  * first API call of its correlation id: one launch arrow per op at most, however often an id
  * repeats (issue 20, item 16). */
-enum { GPU_KIND, GPU_ROWID, GPU_PROCESS, GPU_DEVICE, GPU_STREAM, GPU_CORRELATION, GPU_START, GPU_END, CALL_THREAD,
-       CALL_START, CALL_END };
+enum {
+    GPU_KIND,
+    GPU_ROWID,
+    GPU_PROCESS,
+    GPU_DEVICE,
+    GPU_STREAM,
+    GPU_CORRELATION,
+    GPU_START,
+    GPU_END,
+    CALL_THREAD,
+    CALL_START,
+    CALL_END
+};
 enum { GPU_KERNEL = 0, GPU_MEMCPY = 1, GPU_MEMSET = 2 };
 
-enum { KERNEL_NAME, KERNEL_GRID_X, KERNEL_GRID_Y, KERNEL_GRID_Z, KERNEL_BLOCK_X, KERNEL_BLOCK_Y, KERNEL_BLOCK_Z,
-       KERNEL_REGISTERS, KERNEL_STATIC_SHARED, KERNEL_DYNAMIC_SHARED, COLLECTIVE_OP, COLLECTIVE_BYTES,
-       COLLECTIVE_COUNT, COLLECTIVE_DTYPE, COLLECTIVE_COMMUNICATOR, COLLECTIVE_RANK, COLLECTIVE_NRANKS,
-       COLLECTIVE_ALGORITHM, COLLECTIVE_PROTOCOL, COLLECTIVE_SEQUENCE };
+enum {
+    KERNEL_NAME,
+    KERNEL_GRID_X,
+    KERNEL_GRID_Y,
+    KERNEL_GRID_Z,
+    KERNEL_BLOCK_X,
+    KERNEL_BLOCK_Y,
+    KERNEL_BLOCK_Z,
+    KERNEL_REGISTERS,
+    KERNEL_STATIC_SHARED,
+    KERNEL_DYNAMIC_SHARED,
+    COLLECTIVE_OP,
+    COLLECTIVE_BYTES,
+    COLLECTIVE_COUNT,
+    COLLECTIVE_DTYPE,
+    COLLECTIVE_COMMUNICATOR,
+    COLLECTIVE_RANK,
+    COLLECTIVE_NRANKS,
+    COLLECTIVE_ALGORITHM,
+    COLLECTIVE_PROTOCOL,
+    COLLECTIVE_SEQUENCE
+};
 
 /* Steps the detail query of one row; 1 when it has one. */
 static int detail_row(sqlite3_stmt *query, int64_t rowid)
@@ -485,19 +542,26 @@ static void write_kernel(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_
         emitf(w, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", column(k, KERNEL_GRID_X), column(k, KERNEL_GRID_Y),
               column(k, KERNEL_GRID_Z));
         emit_key(w, "block");
-        emitf(w, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", column(k, KERNEL_BLOCK_X), column(k, KERNEL_BLOCK_Y),
-              column(k, KERNEL_BLOCK_Z));
+        emitf(w, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", column(k, KERNEL_BLOCK_X),
+              column(k, KERNEL_BLOCK_Y), column(k, KERNEL_BLOCK_Z));
     }
     /* The launch's resources, and an NCCL kernel's collective. */
     static const struct {
         const char *key;
         int column, is_text;
-    } args[] = {{"registers per thread", KERNEL_REGISTERS, 0}, {"static shared memory", KERNEL_STATIC_SHARED, 0},
-                {"dynamic shared memory", KERNEL_DYNAMIC_SHARED, 0}, {"collective", COLLECTIVE_OP, 1},
-                {"bytes", COLLECTIVE_BYTES, 0}, {"elements", COLLECTIVE_COUNT, 0}, {"dtype", COLLECTIVE_DTYPE, 1},
-                {"communicator", COLLECTIVE_COMMUNICATOR, 1}, {"rank", COLLECTIVE_RANK, 0},
-                {"nranks", COLLECTIVE_NRANKS, 0}, {"algorithm", COLLECTIVE_ALGORITHM, 1},
-                {"protocol", COLLECTIVE_PROTOCOL, 1}, {"sequence", COLLECTIVE_SEQUENCE, 0}};
+    } args[] = {{"registers per thread", KERNEL_REGISTERS, 0},
+                {"static shared memory", KERNEL_STATIC_SHARED, 0},
+                {"dynamic shared memory", KERNEL_DYNAMIC_SHARED, 0},
+                {"collective", COLLECTIVE_OP, 1},
+                {"bytes", COLLECTIVE_BYTES, 0},
+                {"elements", COLLECTIVE_COUNT, 0},
+                {"dtype", COLLECTIVE_DTYPE, 1},
+                {"communicator", COLLECTIVE_COMMUNICATOR, 1},
+                {"rank", COLLECTIVE_RANK, 0},
+                {"nranks", COLLECTIVE_NRANKS, 0},
+                {"algorithm", COLLECTIVE_ALGORITHM, 1},
+                {"protocol", COLLECTIVE_PROTOCOL, 1},
+                {"sequence", COLLECTIVE_SEQUENCE, 0}};
     for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
         (args[i].is_text ? arg_text : arg_int)(w, args[i].key, k, args[i].column);
     end_event(w);
@@ -539,7 +603,8 @@ static void write_launch_arrow(struct writer *w, sqlite3_stmt *op, int64_t op_ti
         return;
     int64_t process = column(op, GPU_PROCESS);
     struct chrome_track_key key = {process, CHROME_TRACK_API, CHROME_TRACK_HOST, column(op, CALL_THREAD)};
-    int64_t call_tid = chrome_tracks_find(w->tracks, &key, call_start, call_end), op_point = middle(start, end);
+    int64_t call_tid = chrome_tracks_find(w->tracks, &key, call_start, call_end),
+            op_point = middle(start, end);
     if (!call_tid)
         return;
     if (op_point < call_start) {
@@ -592,7 +657,8 @@ static int compare_waits(const void *left, const void *right)
 }
 
 /* The exported slice of a GPU op the analyzer cites: its track and times; 0 when it has none. */
-static int op_slice(struct writer *w, const struct analysis_op *op, int64_t *tid, int64_t *start, int64_t *end)
+static int op_slice(struct writer *w, const struct analysis_op *op, int64_t *tid, int64_t *start,
+                    int64_t *end)
 {
     const struct analysis_lane *lane = &w->analysis->lanes[op->lane];
     *start = op->start_ns;
@@ -607,8 +673,8 @@ static int op_slice(struct writer *w, const struct analysis_op *op, int64_t *tid
 /* blocking op -> the wait's slice -> waiting op. A flow's points must come in time order (viewers
  * read them sorted by time), each inside its slice: the middle of each, moved earlier or later
  * where the order needs it. */
-static void write_wait_arrow(struct writer *w, const struct analysis_wait *wait, int64_t process, int64_t wait_tid,
-                             int64_t wait_start, int64_t wait_end)
+static void write_wait_arrow(struct writer *w, const struct analysis_wait *wait, int64_t process,
+                             int64_t wait_tid, int64_t wait_start, int64_t wait_end)
 {
     int64_t blocking_tid, blocking_start, blocking_end, waiting_tid, waiting_start, waiting_end;
     if (!op_slice(w, &wait->blocking, &blocking_tid, &blocking_start, &blocking_end) ||
@@ -652,8 +718,8 @@ static int write_wait(struct writer *w, const struct wait_order *item)
     int64_t start = wait->wait_start_ns, end = wait->wait_end_ns, tid;
     if (!clip_slice(w, &start, &end))
         return 0;
-    if (place(w, (struct chrome_track_key){item->process_id, CHROME_TRACK_WAITS, item->device_id, 0}, start, end,
-              &tid) != 0)
+    if (place(w, (struct chrome_track_key){item->process_id, CHROME_TRACK_WAITS, item->device_id, 0}, start,
+              end, &tid) != 0)
         return -1;
     char lost[32];
     begin_slice(w, "wait", analysis_cause_title(wait->cause), 0, item->process_id, tid, start, end);
@@ -708,8 +774,8 @@ static int write_accounting_interval(struct writer *w, const struct accounting_i
     int64_t start = interval->start_ns, end = interval->end_ns, tid;
     if (!clip_slice(w, &start, &end))
         return 0;
-    if (place(w, (struct chrome_track_key){device->process_id, CHROME_TRACK_ACCOUNTING, device->device_id, 0}, start,
-              end, &tid) != 0)
+    if (place(w, (struct chrome_track_key){device->process_id, CHROME_TRACK_ACCOUNTING, device->device_id, 0},
+              start, end, &tid) != 0)
         return -1;
     int idle = accounting_cause_is_idle(interval->cause);
     begin_slice(w, idle ? "idle" : "exposed communication", accounting_cause_title(interval->cause), 0,
@@ -776,12 +842,14 @@ static void track_name(struct writer *w, const struct chrome_track *track, char 
         length = snprintf(name, size, "GPU %" PRId64 " waits (analysis)", key->device_id);
         break;
     case CHROME_TRACK_ACCOUNTING:
-        length = snprintf(name, size, "GPU %" PRId64 " idle and exposed communication (analysis)", key->device_id);
+        length =
+            snprintf(name, size, "GPU %" PRId64 " idle and exposed communication (analysis)", key->device_id);
         break;
     case CHROME_TRACK_STREAM: {
         char label[64];
         int legacy = 0;
-        store_stream_description(w->trace, key->process_id, key->device_id, key->id, &legacy, label, sizeof label);
+        store_stream_description(w->trace, key->process_id, key->device_id, key->id, &legacy, label,
+                                 sizeof label);
         length = snprintf(name, size, "stream %" PRId64 ", GPU %" PRId64 "%s%s%s", key->id, key->device_id,
                           label[0] ? " " : "", label, legacy ? " (legacy default stream)" : "");
         break;
@@ -819,13 +887,14 @@ static int write_track_names(struct writer *w)
         char name[256];
         track_name(w, &list[i], name, sizeof name);
         write_metadata(w, "thread", list[i].key.process_id, list[i].tid, name, (int64_t)i);
-        w->counts.overflow_tracks +=
-            list[i].overflow > 0 && list[i].key.kind != CHROME_TRACK_WAITS && list[i].key.kind != CHROME_TRACK_ACCOUNTING;
+        w->counts.overflow_tracks += list[i].overflow > 0 && list[i].key.kind != CHROME_TRACK_WAITS &&
+                                     list[i].key.kind != CHROME_TRACK_ACCOUNTING;
         if ((i == 0 || list[i - 1].key.process_id != list[i].key.process_id) &&
             !bsearch(&list[i].key.process_id, w->named_processes, w->named_count, sizeof *w->named_processes,
                      compare_process_ids)) {
             snprintf(name, sizeof name, "process %" PRId64, list[i].key.process_id);
-            write_metadata(w, "process", list[i].key.process_id, 0, name, sort_after_ranks(list[i].key.process_id, 2000000));
+            write_metadata(w, "process", list[i].key.process_id, 0, name,
+                           sort_after_ranks(list[i].key.process_id, 2000000));
         }
     }
     free(list);
@@ -844,18 +913,24 @@ static int write_events(struct writer *w)
         {"SELECT process_id, thread_id, api_domain, name_id, correlation_id, start_ns, end_ns, callback_id,"
          " return_value FROM api_calls ORDER BY process_id, thread_id, start_ns, end_ns DESC",
          write_api_call},
-        {"SELECT process_id, thread_id, device_id, stream_id, kind, message_id, domain_id, start_ns, end_ns FROM nvtx"
+        {"SELECT process_id, thread_id, device_id, stream_id, kind, message_id, domain_id, start_ns, end_ns "
+         "FROM nvtx"
          " ORDER BY process_id, stream_id IS NULL, device_id, stream_id, thread_id, start_ns, end_ns DESC",
          write_nvtx},
-        {"SELECT process_id, stream_id, event_id, sync_type, correlation_id, start_ns, end_ns FROM synchronizations"
+        {"SELECT process_id, stream_id, event_id, sync_type, correlation_id, start_ns, end_ns FROM "
+         "synchronizations"
          " ORDER BY process_id, start_ns, end_ns DESC",
          write_sync},
-        {"SELECT g.kind, g.rid, g.process_id, g.device_id, g.stream_id, g.correlation_id, g.start_ns, g.end_ns,"
+        {"SELECT g.kind, g.rid, g.process_id, g.device_id, g.stream_id, g.correlation_id, g.start_ns, "
+         "g.end_ns,"
          " a.thread_id, a.start_ns, a.end_ns FROM"
-         " (SELECT 0 AS kind, rowid AS rid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns"
+         " (SELECT 0 AS kind, rowid AS rid, process_id, device_id, stream_id, correlation_id, start_ns, "
+         "end_ns"
          "  FROM kernels UNION ALL"
-         "  SELECT 1, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM memcpys UNION ALL"
-         "  SELECT 2, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM memsets) g"
+         "  SELECT 1, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM memcpys "
+         "UNION ALL"
+         "  SELECT 2, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM "
+         "memsets) g"
          " LEFT JOIN api_calls a ON a.rowid = (SELECT rowid FROM api_calls WHERE process_id = g.process_id"
          "  AND correlation_id = g.correlation_id ORDER BY start_ns LIMIT 1)"
          " ORDER BY g.process_id, g.device_id, g.stream_id, g.start_ns, g.end_ns DESC",
@@ -878,14 +953,17 @@ static int prepare(struct writer *w, sqlite3_stmt **statement, const char *sql)
 
 static int prepare_queries(struct writer *w)
 {
-    if (!(w->strings = store_lookup_new(w->trace, w->err)) || !(w->kernel_names = kernel_names_new(w->db, w->err)) ||
+    if (!(w->strings = store_lookup_new(w->trace, w->err)) ||
+        !(w->kernel_names = kernel_names_new(w->db, w->err)) ||
         prepare(w, &w->kernel_query,
                 "SELECT k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,"
                 " k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes, c.op, c.bytes,"
                 " c.element_count, c.dtype, c.communicator, c.rank, c.nranks, c.algorithm, c.protocol,"
                 " c.sequence_number FROM kernels k LEFT JOIN collectives c ON c.rowid ="
-                " (SELECT rowid FROM collectives WHERE kernel_rowid = k.rowid LIMIT 1) WHERE k.rowid = ?") != 0 ||
-        prepare(w, &w->memcpy_query, "SELECT copy_kind, src_kind, dst_kind, bytes FROM memcpys WHERE rowid = ?") != 0 ||
+                " (SELECT rowid FROM collectives WHERE kernel_rowid = k.rowid LIMIT 1) WHERE k.rowid = ?") !=
+            0 ||
+        prepare(w, &w->memcpy_query,
+                "SELECT copy_kind, src_kind, dst_kind, bytes FROM memcpys WHERE rowid = ?") != 0 ||
         prepare(w, &w->memset_query, "SELECT memory_kind, bytes FROM memsets WHERE rowid = ?") != 0)
         return -1;
     return 0;
@@ -928,9 +1006,10 @@ static void write_origin_note(struct writer *w)
     if (w->report_origin_ns == STORE_NULL)
         emit(w, "\"the trace's first activity (it has no GPU activity, so no report)\"");
     else if (w->origin_ns == w->report_origin_ns)
-        emit(w, "\"report: time 0 is the report's +0 (the trace's first GPU activity), so '+166 ms' in"
-                " `overlapscope report` is at 166 ms here; activity before it is left out (export --origin trace"
-                " keeps it)\"");
+        emit(w,
+             "\"report: time 0 is the report's +0 (the trace's first GPU activity), so '+166 ms' in"
+             " `overlapscope report` is at 166 ms here; activity before it is left out (export --origin trace"
+             " keeps it)\"");
     else
         emit(w, "\"trace: time 0 is the trace's first activity; the report's +0 is at report_origin_us\"");
     emitf(w, ",\"origin_ns\":\"%" PRId64 "\"", w->origin_ns);
@@ -952,8 +1031,9 @@ static void write_other_data(struct writer *w)
         emitf(w, ",\"waits_found\":%" PRId64 ",\"waits_exported\":%" PRId64 ",\"lost_ns\":%" PRId64,
               w->analysis->wait_total_count, c->wait_slices, w->analysis->total_lost_ns);
     emitf(w,
-          ",\"left_out_before_origin\":%" PRId64 ",\"cut_at_origin\":%" PRId64 ",\"implausible_rows\":%" PRId64
-          ",\"overflow_tracks\":%" PRId64 ",\"shared_correlation_ids\":%" PRId64 ",\"launches_before_call\":%" PRId64
+          ",\"left_out_before_origin\":%" PRId64 ",\"cut_at_origin\":%" PRId64
+          ",\"implausible_rows\":%" PRId64 ",\"overflow_tracks\":%" PRId64
+          ",\"shared_correlation_ids\":%" PRId64 ",\"launches_before_call\":%" PRId64
           ",\"waits_without_arrow\":%" PRId64 ",\"texts_cut\":%" PRId64 ",\"bytes_per_row_bound\":%d}}\n",
           c->left_out_before_origin, c->cut_at_origin, c->implausible_rows, c->overflow_tracks,
           c->shared_correlation_ids, c->launches_before_call, c->waits_without_arrow, c->texts_cut,
@@ -988,7 +1068,8 @@ static int write_document(struct writer *w)
     /* A global instant at the report's +0 (a mark the viewer shows); it also keeps every later
      * event free to start with a comma. */
     int64_t mark = w->report_origin_ns != STORE_NULL ? w->report_origin_ns : w->origin_ns;
-    emit(w, "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"report +0\",\"cat\":\"origin\",\"pid\":0,\"tid\":0,\"ts\":");
+    emit(w,
+         "{\"ph\":\"i\",\"s\":\"g\",\"name\":\"report +0\",\"cat\":\"origin\",\"pid\":0,\"tid\":0,\"ts\":");
     emit_time(w, mark < w->origin_ns ? w->origin_ns : mark);
     emit(w, "}");
     w->counts.instant_events++;
@@ -1021,8 +1102,8 @@ static struct writer *writer_new(store *trace, const struct analysis_result *ana
     w->analysis = analysis;
     w->err = err;
     w->report_origin_ns = analysis ? analysis->origin_ns : STORE_NULL;
-    w->origin_ns = analysis && options->origin == CHROME_EXPORT_ORIGIN_REPORT ? analysis->origin_ns
-                                                                               : first_activity(w);
+    w->origin_ns =
+        analysis && options->origin == CHROME_EXPORT_ORIGIN_REPORT ? analysis->origin_ns : first_activity(w);
     w->from_ns = options->from_ns > w->origin_ns ? options->from_ns : w->origin_ns;
     w->to_ns = options->to_ns;
     w->counts.origin_ns = w->origin_ns;

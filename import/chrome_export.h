@@ -4,11 +4,11 @@
  * Layout: each process (rank) is a pid, named "rank R pid P (host)". Its tracks (tids, numbered by
  * the export) are, per GPU: "GPU D waits" (one slice per wait the analyzer found, named by its
  * cause), "GPU D idle and exposed communication" (the analyzer's time accounting, one slice per
- * stretch of one cause), then one track per stream (kernels, copies, memsets) and its NVTX annotations; then the
- * process's CUDA synchronizations; then per host thread its CUDA API calls and its NVTX ranges.
- * No two slices of one track partially overlap (chrome_tracks.h adds overflow tracks when the data
- * would). Every GPU op is linked to the API call that launched it by a flow arrow ("ac2g"), and
- * every wait by a flow from the blocking op through the wait's slice to the waiting op.
+ * stretch of one cause), then one track per stream (kernels, copies, memsets) and its NVTX annotations; then
+ * the process's CUDA synchronizations; then per host thread its CUDA API calls and its NVTX ranges. No two
+ * slices of one track partially overlap (chrome_tracks.h adds overflow tracks when the data would). Every GPU
+ * op is linked to the API call that launched it by a flow arrow ("ac2g"), and every wait by a flow from the
+ * blocking op through the wait's slice to the waiting op.
  *
  * Time zero is the report's (the analyzer's origin, the trace's first GPU activity) unless the
  * caller asks for the trace's first activity of any kind; activity before time zero is left out or
@@ -54,18 +54,18 @@ void chrome_export_options_init(struct chrome_export_options *options);
 struct chrome_export_counts {
     int64_t complete_events, instant_events, flow_events, metadata_events;
     int64_t launch_arrows, wait_slices, wait_arrows;
-    int64_t origin_ns;               /* time zero, absolute nanoseconds */
-    int64_t left_out_before_origin;  /* slices that ended before time zero (or outside from/to) */
-    int64_t cut_at_origin;           /* slices that began before time zero, cut at it */
-    int64_t implausible_rows;        /* rows whose times no recording has (store_interval_plausible) */
-    int64_t overflow_tracks;         /* tracks added so that no slice partially overlaps another (waits'
-                                        second tracks, normal, not counted) */
-    int64_t shared_correlation_ids;  /* ids several API calls of one process carry: linked to the first */
-    int64_t launches_before_call;    /* GPU ops that began before their launch call (clock skew): no arrow */
-    int64_t waits_without_arrow;     /* waits whose ops are not slices of the export */
-    int64_t texts_cut;               /* names and texts cut to their bound */
-    int64_t bytes;                   /* size of the JSON written */
-    int64_t byte_limit;              /* the bound it was checked against */
+    int64_t origin_ns;              /* time zero, absolute nanoseconds */
+    int64_t left_out_before_origin; /* slices that ended before time zero (or outside from/to) */
+    int64_t cut_at_origin;          /* slices that began before time zero, cut at it */
+    int64_t implausible_rows;       /* rows whose times no recording has (store_interval_plausible) */
+    int64_t overflow_tracks;        /* tracks added so that no slice partially overlaps another (waits'
+                                       second tracks, normal, not counted) */
+    int64_t shared_correlation_ids; /* ids several API calls of one process carry: linked to the first */
+    int64_t launches_before_call;   /* GPU ops that began before their launch call (clock skew): no arrow */
+    int64_t waits_without_arrow;    /* waits whose ops are not slices of the export */
+    int64_t texts_cut;              /* names and texts cut to their bound */
+    int64_t bytes;                  /* size of the JSON written */
+    int64_t byte_limit;             /* the bound it was checked against */
 };
 
 /* Writes trace to output_path ("-" for stdout, written directly). analysis is the analyzer's

@@ -13,8 +13,8 @@ struct collective_end {
     int64_t process_id;
     char communicator[96]; /* the communicator, or "stream N" when the source did not name one */
     char op[24];
-    int64_t bytes;         /* -1 when unknown */
-    int64_t sequence;      /* -1 when unknown */
+    int64_t bytes;    /* -1 when unknown */
+    int64_t sequence; /* -1 when unknown */
     int64_t end_ns;
 };
 
@@ -31,7 +31,8 @@ struct differences {
 static int load_collectives(sqlite3 *db, struct collective_list *list, error_info *err)
 {
     static const char *const sql =
-        "SELECT process_id, COALESCE(communicator, 'stream ' || stream_id), op, COALESCE(sequence_number, -1),"
+        "SELECT process_id, COALESCE(communicator, 'stream ' || stream_id), op, COALESCE(sequence_number, "
+        "-1),"
         " end_ns, COALESCE(bytes, -1) FROM collectives WHERE end_ns IS NOT NULL"
         /* Point-to-point operations finish together only pairwise: used only when nothing better. */
         " AND (op NOT IN ('Send', 'Recv', 'SendRecv') OR NOT EXISTS (SELECT 1 FROM collectives"
@@ -56,7 +57,8 @@ static int load_collectives(sqlite3 *db, struct collective_list *list, error_inf
         struct collective_end *end = &list->rows[list->count++];
         const unsigned char *communicator = sqlite3_column_text(row, 1), *op = sqlite3_column_text(row, 2);
         end->process_id = sqlite3_column_int64(row, 0);
-        strncpy(end->communicator, communicator ? (const char *)communicator : "", sizeof end->communicator - 1);
+        strncpy(end->communicator, communicator ? (const char *)communicator : "",
+                sizeof end->communicator - 1);
         end->communicator[sizeof end->communicator - 1] = '\0';
         strncpy(end->op, op ? (const char *)op : "", sizeof end->op - 1);
         end->op[sizeof end->op - 1] = '\0';
@@ -82,8 +84,8 @@ static size_t group_length(const struct collective_list *list, size_t first)
 }
 
 /* The first group of reference on the same communicator; its length in *length. */
-static struct collective_end *reference_group(const struct collective_list *reference, const char *communicator,
-                                              size_t *length)
+static struct collective_end *reference_group(const struct collective_list *reference,
+                                              const char *communicator, size_t *length)
 {
     for (size_t first = 0; first < reference->count; first += group_length(reference, first)) {
         if (strcmp(reference->rows[first].communicator, communicator) == 0) {
@@ -118,13 +120,14 @@ static int all_sequenced(const struct collective_end *rows, size_t count)
 
 static int compare_sequence(const void *a, const void *b)
 {
-    int64_t x = ((const struct collective_end *)a)->sequence, y = ((const struct collective_end *)b)->sequence;
+    int64_t x = ((const struct collective_end *)a)->sequence,
+            y = ((const struct collective_end *)b)->sequence;
     return (x > y) - (x < y);
 }
 
 /* Both groups sorted by sequence number, then walked together. */
-static int match_by_sequence(struct collective_end *reference, size_t reference_count, struct collective_end *other,
-                             size_t other_count, struct differences *out)
+static int match_by_sequence(struct collective_end *reference, size_t reference_count,
+                             struct collective_end *other, size_t other_count, struct differences *out)
 {
     qsort(reference, reference_count, sizeof *reference, compare_sequence);
     qsort(other, other_count, sizeof *other, compare_sequence);
@@ -215,7 +218,8 @@ static int match_by_order(const struct collective_end *reference, size_t referen
             best_pairs = pairs;
         }
     }
-    size_t pairs = best_pairs ? pair_with_lag(reference, reference_count, other, other_count, best_lag, trial) : 0;
+    size_t pairs =
+        best_pairs ? pair_with_lag(reference, reference_count, other, other_count, best_lag, trial) : 0;
     int status = 0;
     for (size_t i = 0; status == 0 && i < pairs; i++)
         status = push_difference(out, trial[i]);
@@ -269,7 +273,8 @@ int clock_align_estimate(sqlite3 *reference, sqlite3 *other, struct clock_alignm
     int status = load_collectives(reference, &reference_list, err);
     if (status == 0)
         status = load_collectives(other, &other_list, err);
-    if (status == 0 && collect_differences(&reference_list, &other_list, &differences, &result->by_sequence) != 0)
+    if (status == 0 &&
+        collect_differences(&reference_list, &other_list, &differences, &result->by_sequence) != 0)
         status = error_set(err, "out of memory");
     if (status == 0 && differences.count > 0) {
         int64_t median = clock_align_median(differences.values, differences.count);

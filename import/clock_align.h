@@ -11,9 +11,9 @@
 #ifndef OVERLAPSCOPE_CLOCK_ALIGN_H
 #define OVERLAPSCOPE_CLOCK_ALIGN_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sqlite3.h>
 
 #include "error.h"
 

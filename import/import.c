@@ -74,8 +74,9 @@ static int add_directory(struct file_list *list, const char *directory_path, con
     struct dirent *entry;
     int status = 0;
     while (status == 0 && (entry = readdir(directory)) != NULL) {
-        if (entry->d_name[0] == '.' || !(has_suffix(entry->d_name, ".json") || has_suffix(entry->d_name, ".json.gz") ||
-                                         has_suffix(entry->d_name, ".sqlite")))
+        if (entry->d_name[0] == '.' ||
+            !(has_suffix(entry->d_name, ".json") || has_suffix(entry->d_name, ".json.gz") ||
+              has_suffix(entry->d_name, ".sqlite")))
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", directory_path, entry->d_name);
@@ -85,7 +86,8 @@ static int add_directory(struct file_list *list, const char *directory_path, con
     }
     closedir(directory);
     if (status == 0 && list->count == first)
-        return error_set(err, "'%s': no trace files (*.json, *.json.gz, *.sqlite) in this directory", directory_path);
+        return error_set(err, "'%s': no trace files (*.json, *.json.gz, *.sqlite) in this directory",
+                         directory_path);
     qsort(list->paths + first, list->count - first, sizeof *list->paths, compare_paths);
     return status;
 }
@@ -103,8 +105,8 @@ static int is_open_pipe(const char *path, const struct stat *info)
     return strncmp(target, "pipe:[", 6) == 0;
 }
 
-static int expand_inputs(struct file_list *list, char *const *inputs, int input_count, const char *output_path,
-                         error_info *err)
+static int expand_inputs(struct file_list *list, char *const *inputs, int input_count,
+                         const char *output_path, error_info *err)
 {
     struct stat output_info;
     int output_exists = stat(output_path, &output_info) == 0;
@@ -114,8 +116,9 @@ static int expand_inputs(struct file_list *list, char *const *inputs, int input_
             return error_set(err, "cannot open '%s': %s", inputs[i], strerror(errno));
         if (!S_ISDIR(info.st_mode) && !S_ISREG(info.st_mode) && !is_open_pipe(inputs[i], &info))
             return error_set(err, "cannot open '%s': not a regular file", inputs[i]);
-        int status = S_ISDIR(info.st_mode) ? add_directory(list, inputs[i], output_exists ? &output_info : NULL, err)
-                                           : list_add(list, inputs[i], err);
+        int status = S_ISDIR(info.st_mode)
+                         ? add_directory(list, inputs[i], output_exists ? &output_info : NULL, err)
+                         : list_add(list, inputs[i], err);
         if (status != 0)
             return -1;
     }
@@ -205,19 +208,20 @@ static int write_meta(store *output, int formats_seen, error_info *err)
 {
     int kineto = formats_seen & (1 << IMPORT_FORMAT_KINETO), nsys = formats_seen & (1 << IMPORT_FORMAT_NSYS);
     const char *source = kineto && nsys ? "kineto+nsys" : nsys ? "nsys" : "kineto";
-    return store_set_meta(output, "source", source, err) || store_set_meta(output, "clock", source, err) ? -1 : 0;
+    return store_set_meta(output, "source", source, err) || store_set_meta(output, "clock", source, err) ? -1
+                                                                                                         : 0;
 }
 
-int import_run(const char *output_path, char *const *inputs, int input_count, const struct import_options *options,
-               error_info *err)
+int import_run(const char *output_path, char *const *inputs, int input_count,
+               const struct import_options *options, error_info *err)
 {
     struct file_list files = {0};
     if (expand_inputs(&files, inputs, input_count, output_path, err) != 0) {
         list_free(&files);
         return -1;
     }
-    output_file *out =
-        output_file_begin(output_path, options->force, (const char *const *)files.paths, (int)files.count, err);
+    output_file *out = output_file_begin(output_path, options->force, (const char *const *)files.paths,
+                                         (int)files.count, err);
     if (!out) {
         list_free(&files);
         return -1;

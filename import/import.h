@@ -28,7 +28,7 @@ enum import_format import_detect_format(const char *path, error_info *err);
 
 /* Imports inputs into output_path. Returns the number of files imported (> 0), or -1 with err
  * naming the file and the problem. */
-int import_run(const char *output_path, char *const *inputs, int input_count, const struct import_options *options,
-               error_info *err);
+int import_run(const char *output_path, char *const *inputs, int input_count,
+               const struct import_options *options, error_info *err);
 
 #endif

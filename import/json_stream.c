@@ -35,7 +35,7 @@ struct json_stream {
     const unsigned char *buffer; /* current chunk */
     unsigned char *owned_buffer;
     size_t position, length;
-    uint64_t chunk_offset;       /* uncompressed offset of buffer[0] */
+    uint64_t chunk_offset; /* uncompressed offset of buffer[0] */
     int at_end;
     char *scratch;
     size_t scratch_length, scratch_capacity;
@@ -244,8 +244,8 @@ static int fail_at_end(json_stream *stream, int c, const char *message)
 /* The limits (json_stream.h) fail with one line naming the file, the place and the limit. */
 static int fail_limit(json_stream *stream, const char *what, size_t limit)
 {
-    return error_set(stream->err, "%s: byte %llu: %s over the limit of %zu MiB (docs/security.md)", stream->name,
-                     (unsigned long long)json_stream_offset(stream), what, limit >> 20);
+    return error_set(stream->err, "%s: byte %llu: %s over the limit of %zu MiB (docs/security.md)",
+                     stream->name, (unsigned long long)json_stream_offset(stream), what, limit >> 20);
 }
 
 static int scratch_append(json_stream *stream, const void *bytes, size_t count)
@@ -390,16 +390,34 @@ static int read_escape(json_stream *stream)
     stream->position++;
     char plain;
     switch (c) {
-    case '"': plain = '"'; break;
-    case '\\': plain = '\\'; break;
-    case '/': plain = '/'; break;
-    case 'b': plain = '\b'; break;
-    case 'f': plain = '\f'; break;
-    case 'n': plain = '\n'; break;
-    case 'r': plain = '\r'; break;
-    case 't': plain = '\t'; break;
-    case 'u': return read_unicode_escape(stream);
-    default: return fail(stream, "bad escape in a string");
+    case '"':
+        plain = '"';
+        break;
+    case '\\':
+        plain = '\\';
+        break;
+    case '/':
+        plain = '/';
+        break;
+    case 'b':
+        plain = '\b';
+        break;
+    case 'f':
+        plain = '\f';
+        break;
+    case 'n':
+        plain = '\n';
+        break;
+    case 'r':
+        plain = '\r';
+        break;
+    case 't':
+        plain = '\t';
+        break;
+    case 'u':
+        return read_unicode_escape(stream);
+    default:
+        return fail(stream, "bad escape in a string");
     }
     return scratch_append(stream, &plain, 1);
 }
@@ -413,7 +431,8 @@ static int read_string(json_stream *stream)
         size_t start = stream->position;
         const unsigned char *buffer = stream->buffer;
         size_t end = stream->length, position = start;
-        while (position < end && buffer[position] != '"' && buffer[position] != '\\' && buffer[position] >= 0x20)
+        while (position < end && buffer[position] != '"' && buffer[position] != '\\' &&
+               buffer[position] >= 0x20)
             position++;
         stream->position = position;
         if (position > start && scratch_append(stream, buffer + start, position - start) != 0)
@@ -499,7 +518,8 @@ static struct json_value *read_number(json_stream *stream)
         stream->position++;
     }
     if (!number_is_valid(stream->scratch, stream->scratch_length)) {
-        error_set(stream->err, "%s: byte %llu: malformed number", stream->name, (unsigned long long)start_offset);
+        error_set(stream->err, "%s: byte %llu: malformed number", stream->name,
+                  (unsigned long long)start_offset);
         return NULL;
     }
     struct json_value *value = new_value(stream, JSON_NUMBER);
@@ -625,8 +645,10 @@ static struct json_value *read_value(json_stream *stream, int depth)
     }
     int c = skip_space(stream);
     switch (c) {
-    case '{': return read_object(stream, depth);
-    case '[': return read_array(stream, depth);
+    case '{':
+        return read_object(stream, depth);
+    case '[':
+        return read_array(stream, depth);
     case '"': {
         if (read_string(stream) != 0)
             return NULL;
@@ -637,9 +659,12 @@ static struct json_value *read_value(json_stream *stream, int depth)
         value->text = scratch_to_arena(stream);
         return value->text ? value : NULL;
     }
-    case 't': return read_literal(stream, "true", JSON_TRUE);
-    case 'f': return read_literal(stream, "false", JSON_FALSE);
-    case 'n': return read_literal(stream, "null", JSON_NULL);
+    case 't':
+        return read_literal(stream, "true", JSON_TRUE);
+    case 'f':
+        return read_literal(stream, "false", JSON_FALSE);
+    case 'n':
+        return read_literal(stream, "null", JSON_NULL);
     default:
         if (c == '-' || (c >= '0' && c <= '9'))
             return read_number(stream);
@@ -663,7 +688,8 @@ static int read_event_array(json_stream *stream)
         struct json_value *event = read_value(stream, 1);
         if (!event)
             return -1;
-        if (stream->handlers->event && stream->handlers->event(stream->context, index, event, stream->err) != 0)
+        if (stream->handlers->event &&
+            stream->handlers->event(stream->context, index, event, stream->err) != 0)
             return -1;
         index++;
         c = skip_space(stream);
@@ -699,7 +725,8 @@ static int read_root_object(json_stream *stream)
             struct json_value *value = read_value(stream, 1);
             if (!value)
                 return -1;
-            if (stream->handlers->member && stream->handlers->member(stream->context, key, value, stream->err) != 0)
+            if (stream->handlers->member &&
+                stream->handlers->member(stream->context, key, value, stream->err) != 0)
                 return -1;
         }
         c = skip_space(stream);

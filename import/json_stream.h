@@ -31,13 +31,13 @@ enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSO
 
 struct json_value {
     enum json_type type;
-    const char *key;           /* member name when this value sits in an object, else NULL */
-    const char *text;          /* JSON_STRING: the unescaped text (NUL-terminated, may hold NULs);
-                                  JSON_NUMBER: the number as written */
-    size_t length;             /* of text */
-    struct json_value *first;  /* first element or member of an array or object */
-    struct json_value *next;   /* next sibling */
-    size_t count;              /* number of elements or members */
+    const char *key;          /* member name when this value sits in an object, else NULL */
+    const char *text;         /* JSON_STRING: the unescaped text (NUL-terminated, may hold NULs);
+                                 JSON_NUMBER: the number as written */
+    size_t length;            /* of text */
+    struct json_value *first; /* first element or member of an array or object */
+    struct json_value *next;  /* next sibling */
+    size_t count;             /* number of elements or members */
 };
 
 typedef struct json_stream json_stream;

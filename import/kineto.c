@@ -51,11 +51,11 @@ struct kineto_state {
     struct stream_set streams;
     struct unknown_category unknown[MAX_UNKNOWN_NAMES];
     uint64_t unknown_total, unknown_other;
-    uint64_t odd_fields;      /* optional fields of an unexpected type, ignored */
+    uint64_t odd_fields; /* optional fields of an unexpected type, ignored */
     uint64_t gpu_events;
     uint64_t seen_events[SEEN_EVENT_SLOTS];
     const struct kineto_progress *progress;
-    store_frames *frames;     /* Python frames and CPU operators: where each API call was made */
+    store_frames *frames;           /* Python frames and CPU operators: where each API call was made */
     struct open_range *open_ranges; /* 'B' events waiting for their 'E' */
     size_t open_count, open_capacity, open_bytes;
 };
@@ -93,7 +93,8 @@ static int64_t optional_id(struct kineto_state *state, const struct json_value *
 }
 
 /* Element i of a [x, y, z] array. */
-static int64_t triple_element(struct kineto_state *state, const struct json_value *args, const char *key, int i)
+static int64_t triple_element(struct kineto_state *state, const struct json_value *args, const char *key,
+                              int i)
 {
     const struct json_value *array = json_get(args, key);
     if (!array)
@@ -110,8 +111,8 @@ static int64_t triple_element(struct kineto_state *state, const struct json_valu
 }
 
 /* Start and end in ns from ts and dur (microsecond decimals). Required for every activity. */
-static int read_span(struct kineto_state *state, const struct json_value *event, uint64_t index, const char *category,
-                     int64_t *start_ns, int64_t *end_ns, error_info *err)
+static int read_span(struct kineto_state *state, const struct json_value *event, uint64_t index,
+                     const char *category, int64_t *start_ns, int64_t *end_ns, error_info *err)
 {
     const struct json_value *ts = json_get(event, "ts");
     const struct json_value *dur = json_get(event, "dur");
@@ -143,8 +144,8 @@ static const char *required_name(const struct json_value *event)
 }
 
 /* The GPU an activity ran on: args.device, else the event's pid (Kineto puts GPU N at pid N). */
-static int gpu_place(struct kineto_state *state, const struct json_value *event, const struct json_value *args,
-                     int64_t *device_id, int64_t *stream_id)
+static int gpu_place(struct kineto_state *state, const struct json_value *event,
+                     const struct json_value *args, int64_t *device_id, int64_t *stream_id)
 {
     *device_id = optional_int(state, args, "device");
     if (*device_id == STORE_NULL)
@@ -187,9 +188,9 @@ static int64_t rank_in_group(const struct json_value *ranks, int64_t rank)
     return STORE_NULL;
 }
 
-static int insert_collective(struct kineto_state *state, const struct store_kernel *kernel, int64_t kernel_rowid,
-                             const struct json_value *args, const struct nccl_kernel_info *from_name,
-                             error_info *err)
+static int insert_collective(struct kineto_state *state, const struct store_kernel *kernel,
+                             int64_t kernel_rowid, const struct json_value *args,
+                             const struct nccl_kernel_info *from_name, error_info *err)
 {
     const char *collective_name = json_string(json_get(args, "Collective name"));
     int64_t element_bytes = 0;
@@ -198,16 +199,26 @@ static int insert_collective(struct kineto_state *state, const struct store_kern
         dtype = nccl_names_dtype(from_name->dtype, &element_bytes);
     int64_t elements = optional_int(state, args, "In msg nelems");
     const char *op = collective_name ? nccl_names_op_from_collective(collective_name) : "Unknown";
-    struct store_collective row = {
-        .process_id = state->process_id, .device_id = kernel->device_id, .stream_id = kernel->stream_id,
-        .op = strcmp(op, "Unknown") == 0 && from_name->op ? from_name->op : op, .element_count = elements,
-        .dtype = dtype, .root = STORE_NULL, .algorithm = from_name->algorithm, .protocol = from_name->protocol,
-        .communicator = json_string(json_get(args, "Process Group Name")),
-        .rank = rank_in_group(json_get(args, "Process Group Ranks"), state->rank),
-        .nranks = optional_int(state, args, "Group size"), .sequence_number = optional_int(state, args, "Seq"),
-        .kernel_rowid = kernel_rowid, .start_ns = kernel->start_ns, .end_ns = kernel->end_ns,
-        .detail_source = collective_name ? STORE_DETAIL_KINETO : STORE_DETAIL_KERNEL_NAME};
-    if (elements == STORE_NULL || element_bytes == 0 || __builtin_mul_overflow(elements, element_bytes, &row.bytes))
+    struct store_collective row = {.process_id = state->process_id,
+                                   .device_id = kernel->device_id,
+                                   .stream_id = kernel->stream_id,
+                                   .op = strcmp(op, "Unknown") == 0 && from_name->op ? from_name->op : op,
+                                   .element_count = elements,
+                                   .dtype = dtype,
+                                   .root = STORE_NULL,
+                                   .algorithm = from_name->algorithm,
+                                   .protocol = from_name->protocol,
+                                   .communicator = json_string(json_get(args, "Process Group Name")),
+                                   .rank = rank_in_group(json_get(args, "Process Group Ranks"), state->rank),
+                                   .nranks = optional_int(state, args, "Group size"),
+                                   .sequence_number = optional_int(state, args, "Seq"),
+                                   .kernel_rowid = kernel_rowid,
+                                   .start_ns = kernel->start_ns,
+                                   .end_ns = kernel->end_ns,
+                                   .detail_source =
+                                       collective_name ? STORE_DETAIL_KINETO : STORE_DETAIL_KERNEL_NAME};
+    if (elements == STORE_NULL || element_bytes == 0 ||
+        __builtin_mul_overflow(elements, element_bytes, &row.bytes))
         row.bytes = STORE_NULL;
     if (row.rank == STORE_NULL && row.nranks != STORE_NULL && row.nranks == state->world_size)
         row.rank = state->rank; /* the default group: every rank, in order */
@@ -216,23 +227,35 @@ static int insert_collective(struct kineto_state *state, const struct store_kern
 
 /* --- one handler per category --- */
 
-static int import_kernel(struct kineto_state *state, const struct json_value *event, uint64_t index, error_info *err)
+static int import_kernel(struct kineto_state *state, const struct json_value *event, uint64_t index,
+                         error_info *err)
 {
     const struct json_value *args = json_get(event, "args");
-    struct store_kernel row = {.process_id = state->process_id, .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
-                               .cluster_x = STORE_NULL, .cluster_y = STORE_NULL, .cluster_z = STORE_NULL,
-                               .local_memory_per_thread_bytes = STORE_NULL, .local_memory_total_bytes = STORE_NULL,
-                               .shared_memory_executed_bytes = STORE_NULL, .shared_memory_config = STORE_NULL,
-                               .launch_type = STORE_NULL, .is_device_launched = STORE_NULL,
-                               .graph_id = STORE_NULL, .graph_node_id = STORE_NULL, .channel_id = STORE_NULL,
-                               .channel_type = STORE_NULL, .priority = STORE_NULL};
+    struct store_kernel row = {.process_id = state->process_id,
+                               .queued_ns = STORE_NULL,
+                               .submitted_ns = STORE_NULL,
+                               .cluster_x = STORE_NULL,
+                               .cluster_y = STORE_NULL,
+                               .cluster_z = STORE_NULL,
+                               .local_memory_per_thread_bytes = STORE_NULL,
+                               .local_memory_total_bytes = STORE_NULL,
+                               .shared_memory_executed_bytes = STORE_NULL,
+                               .shared_memory_config = STORE_NULL,
+                               .launch_type = STORE_NULL,
+                               .is_device_launched = STORE_NULL,
+                               .graph_id = STORE_NULL,
+                               .graph_node_id = STORE_NULL,
+                               .channel_id = STORE_NULL,
+                               .channel_type = STORE_NULL,
+                               .priority = STORE_NULL};
     row.name = required_name(event);
     if (!row.name)
         return fail_event(state, index, "kernel", "missing 'name'", err);
     if (read_span(state, event, index, "kernel", &row.start_ns, &row.end_ns, err) != 0)
         return -1;
     if (gpu_place(state, event, args, &row.device_id, &row.stream_id) != 0)
-        return fail_event(state, index, "kernel", "no device or stream (args.device/args.stream or pid/tid)", err);
+        return fail_event(state, index, "kernel", "no device or stream (args.device/args.stream or pid/tid)",
+                          err);
     row.context_id = optional_int(state, args, "context");
     row.correlation_id = optional_int(state, args, "correlation");
     row.grid_x = triple_element(state, args, "grid", 0);
@@ -252,7 +275,8 @@ static int import_kernel(struct kineto_state *state, const struct json_value *ev
     struct nccl_kernel_info from_name;
     int is_collective = nccl_kernel_name_parse(row.name, &from_name) || json_get(args, "Collective name");
     if (stream_set_note(&state->streams, state->process_id, row.device_id, row.context_id, row.stream_id,
-                        is_collective ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE, row.start_ns, row.end_ns) != 0)
+                        is_collective ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE, row.start_ns,
+                        row.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return is_collective ? insert_collective(state, &row, rowid, args, &from_name, err) : 0;
 }
@@ -261,8 +285,8 @@ static int import_kernel(struct kineto_state *state, const struct json_value *ev
  * CUpti_ActivityMemoryKind (libkineto/src/cupti_strings.cpp). */
 static int64_t memory_kind_from_word(const char *word, size_t length)
 {
-    static const char *const words[] = {"Unknown", "Pageable", "Pinned", "Device", "Array", "Managed",
-                                        "Device Static", "Managed Static"};
+    static const char *const words[] = {"Unknown", "Pageable", "Pinned",        "Device",
+                                        "Array",   "Managed",  "Device Static", "Managed Static"};
     for (int64_t kind = (int64_t)(sizeof words / sizeof words[0]) - 1; kind >= 0; kind--)
         if (strlen(words[kind]) == length && strncmp(word, words[kind], length) == 0)
             return kind;
@@ -294,12 +318,18 @@ static void copy_memory_kinds(const char *name, int64_t *source_kind, int64_t *d
     *destination_kind = memory_kind_from_word(arrow + 4, (size_t)(close - arrow - 4));
 }
 
-static int import_memcpy(struct kineto_state *state, const struct json_value *event, uint64_t index, error_info *err)
+static int import_memcpy(struct kineto_state *state, const struct json_value *event, uint64_t index,
+                         error_info *err)
 {
     const struct json_value *args = json_get(event, "args");
-    struct store_memcpy row = {.process_id = state->process_id, .src_device_id = STORE_NULL,
-                               .dst_device_id = STORE_NULL, .is_async = STORE_NULL, .channel_id = STORE_NULL,
-                               .channel_type = STORE_NULL, .copy_count = 1, .graph_id = STORE_NULL,
+    struct store_memcpy row = {.process_id = state->process_id,
+                               .src_device_id = STORE_NULL,
+                               .dst_device_id = STORE_NULL,
+                               .is_async = STORE_NULL,
+                               .channel_id = STORE_NULL,
+                               .channel_type = STORE_NULL,
+                               .copy_count = 1,
+                               .graph_id = STORE_NULL,
                                .graph_node_id = STORE_NULL};
     const char *name = required_name(event);
     if (!name)
@@ -320,18 +350,24 @@ static int import_memcpy(struct kineto_state *state, const struct json_value *ev
         state->odd_fields++;
     }
     if (stream_set_note(&state->streams, state->process_id, row.device_id, row.context_id, row.stream_id,
-                        naming_copy_category(row.copy_kind, row.src_device_id, row.dst_device_id), row.start_ns,
-                        row.end_ns) != 0)
+                        naming_copy_category(row.copy_kind, row.src_device_id, row.dst_device_id),
+                        row.start_ns, row.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memcpy(state->s, &row, err);
 }
 
-static int import_memset(struct kineto_state *state, const struct json_value *event, uint64_t index, error_info *err)
+static int import_memset(struct kineto_state *state, const struct json_value *event, uint64_t index,
+                         error_info *err)
 {
     const struct json_value *args = json_get(event, "args");
-    struct store_memset row = {.process_id = state->process_id, .value = STORE_NULL, .is_async = STORE_NULL,
-                               .channel_id = STORE_NULL, .channel_type = STORE_NULL, .graph_id = STORE_NULL,
-                               .graph_node_id = STORE_NULL, .memory_kind = STORE_NULL};
+    struct store_memset row = {.process_id = state->process_id,
+                               .value = STORE_NULL,
+                               .is_async = STORE_NULL,
+                               .channel_id = STORE_NULL,
+                               .channel_type = STORE_NULL,
+                               .graph_id = STORE_NULL,
+                               .graph_node_id = STORE_NULL,
+                               .memory_kind = STORE_NULL};
     const char *name = required_name(event);
     if (!name)
         return fail_event(state, index, "gpu_memset", "missing 'name'", err);
@@ -365,8 +401,8 @@ static int import_api_call(struct kineto_state *state, const struct json_value *
                            int64_t api_domain, const char *category, error_info *err)
 {
     const struct json_value *args = json_get(event, "args");
-    struct store_api_call row = {.process_id = state->process_id, .api_domain = api_domain,
-                                 .return_value = STORE_NULL};
+    struct store_api_call row = {
+        .process_id = state->process_id, .api_domain = api_domain, .return_value = STORE_NULL};
     row.name = required_name(event);
     if (!row.name)
         return fail_event(state, index, category, "missing 'name'", err);
@@ -410,7 +446,8 @@ static int first_sighting(struct kineto_state *state, int64_t event_id, int64_t 
     return 1; /* table full: a duplicate row is harmless, a lost one is not */
 }
 
-static int import_sync(struct kineto_state *state, const struct json_value *event, uint64_t index, error_info *err)
+static int import_sync(struct kineto_state *state, const struct json_value *event, uint64_t index,
+                       error_info *err)
 {
     const struct json_value *args = json_get(event, "args");
     struct store_synchronization row = {.process_id = state->process_id};
@@ -429,21 +466,28 @@ static int import_sync(struct kineto_state *state, const struct json_value *even
     if (row.event_id == STORE_NULL || record_correlation == STORE_NULL ||
         !first_sighting(state, row.event_id, record_correlation))
         return 0;
-    struct store_cuda_event record = {.process_id = state->process_id, .device_id = optional_int(state, args, "device"),
+    struct store_cuda_event record = {.process_id = state->process_id,
+                                      .device_id = optional_int(state, args, "device"),
                                       .context_id = row.context_id,
                                       .stream_id = optional_id(state, args, "wait_on_stream"),
-                                      .event_id = row.event_id, .correlation_id = record_correlation,
+                                      .event_id = row.event_id,
+                                      .correlation_id = record_correlation,
                                       .record_ns = STORE_NULL};
     return store_insert_cuda_event(state->s, &record, err);
 }
 
-static int import_annotation(struct kineto_state *state, const struct json_value *event, uint64_t index, int on_gpu,
-                             error_info *err)
+static int import_annotation(struct kineto_state *state, const struct json_value *event, uint64_t index,
+                             int on_gpu, error_info *err)
 {
     const char *category = on_gpu ? "gpu_user_annotation" : "user_annotation";
-    struct store_nvtx row = {.process_id = state->process_id, .thread_id = STORE_NULL, .device_id = STORE_NULL,
-                             .stream_id = STORE_NULL, .kind = STORE_NVTX_PUSH_POP, .category = STORE_NULL,
-                             .color = STORE_NULL, .depth = STORE_NULL};
+    struct store_nvtx row = {.process_id = state->process_id,
+                             .thread_id = STORE_NULL,
+                             .device_id = STORE_NULL,
+                             .stream_id = STORE_NULL,
+                             .kind = STORE_NVTX_PUSH_POP,
+                             .category = STORE_NULL,
+                             .color = STORE_NULL,
+                             .depth = STORE_NULL};
     row.message = required_name(event);
     if (!row.message)
         return fail_event(state, index, category, "missing 'name'", err);
@@ -497,8 +541,8 @@ static void count_unknown(struct kineto_state *state, const char *category)
  * can change is the innermost frame of their own code. */
 static int user_python_frame(const char *name, char *source, size_t size)
 {
-    static const char *const library[] = {"site-packages/", "dist-packages/", "<built-in", "<frozen", "torch/",
-                                          "/lib/python", "threading.py", "<string>"};
+    static const char *const library[] = {"site-packages/", "dist-packages/", "<built-in",    "<frozen",
+                                          "torch/",         "/lib/python",    "threading.py", "<string>"};
     for (size_t i = 0; i < sizeof library / sizeof library[0]; i++)
         if (strstr(name, library[i]))
             return 0;
@@ -509,7 +553,8 @@ static int user_python_frame(const char *name, char *source, size_t size)
     for (const char *c = open + 1; c < close; c++)
         if (!isdigit((unsigned char)*c))
             return 0;
-    snprintf(source, size, "%.*s:%.*s %s", (int)(open - name), name, (int)(close - open - 1), open + 1, close + 3);
+    snprintf(source, size, "%.*s:%.*s %s", (int)(open - name), name, (int)(close - open - 1), open + 1,
+             close + 3);
     return 1;
 }
 
@@ -546,16 +591,18 @@ static int is_host_category(const char *category)
 /* Known categories with no table in the store (CPU operators, Python frames, flow arrows). */
 static int is_skipped_category(const char *category)
 {
-    static const char *const skipped[] = {"cpu_op",   "python_function", "ac2g",     "fwdbwd",
-                                          "cpu_instant_event", "overhead", "Runtime", "Memcpy",
-                                          "Memset",   "cuda_profiler_range", "Kernel"};
+    static const char *const skipped[] = {
+        "cpu_op",   "python_function", "ac2g",   "fwdbwd", "cpu_instant_event",
+        "overhead", "Runtime",         "Memcpy", "Memset", "cuda_profiler_range",
+        "Kernel"};
     for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
         if (strcmp(category, skipped[i]) == 0)
             return 1;
     return 0;
 }
 
-static int import_event(struct kineto_state *state, uint64_t index, const struct json_value *event, error_info *err)
+static int import_event(struct kineto_state *state, uint64_t index, const struct json_value *event,
+                        error_info *err)
 {
     const struct json_value *category_value = json_get(event, "cat");
     const char *category = json_string(category_value);
@@ -588,8 +635,9 @@ static int import_event(struct kineto_state *state, uint64_t index, const struct
     if (strcmp(category, "python_function") == 0 || strcmp(category, "cpu_op") == 0)
         return import_frame(state, event, index, category, err);
     if (strcmp(category, "user_annotation") == 0)
-        return import_frame(state, event, index, category, err) != 0 ? -1
-                                                                       : import_annotation(state, event, index, 0, err);
+        return import_frame(state, event, index, category, err) != 0
+                   ? -1
+                   : import_annotation(state, event, index, 0, err);
     if (strcmp(category, "gpu_user_annotation") == 0)
         return import_annotation(state, event, index, 1, err);
     if (strcmp(category, "Trace") == 0)
@@ -598,7 +646,6 @@ static int import_event(struct kineto_state *state, uint64_t index, const struct
         count_unknown(state, category);
     return 0;
 }
-
 
 /* --- duration events ('B' ... 'E') --- */
 
@@ -662,11 +709,13 @@ static void free_open_range(struct open_range *range)
     free(range->tid);
 }
 
-static int open_range(struct kineto_state *state, uint64_t index, const struct json_value *event, error_info *err)
+static int open_range(struct kineto_state *state, uint64_t index, const struct json_value *event,
+                      error_info *err)
 {
     int64_t start_ns;
     if (json_number_scaled(json_get(event, "ts"), 3, &start_ns) != 0)
-        return fail_event(state, index, json_string(json_get(event, "cat")), "'ts' is not a number in range", err);
+        return fail_event(state, index, json_string(json_get(event, "cat")), "'ts' is not a number in range",
+                          err);
     if (state->open_count == MAX_OPEN_RANGES || state->open_bytes > MAX_OPEN_RANGE_BYTES) {
         state->odd_fields++;
         return 0;
@@ -679,7 +728,8 @@ static int open_range(struct kineto_state *state, uint64_t index, const struct j
         state->open_ranges = grown;
         state->open_capacity = capacity;
     }
-    struct open_range range = {.pid = identity(event, "pid"), .tid = identity(event, "tid"), .start_ns = start_ns};
+    struct open_range range = {
+        .pid = identity(event, "pid"), .tid = identity(event, "tid"), .start_ns = start_ns};
     range.begin = copy_value(event, &range.bytes);
     if (!range.begin || !range.pid || !range.tid) {
         free_open_range(&range);
@@ -692,7 +742,8 @@ static int open_range(struct kineto_state *state, uint64_t index, const struct j
 
 /* The 'E' closes the latest open 'B' of its pid and tid (Chrome's trace event format: they nest
  * per thread); that 'B' is imported with the duration between them. An 'E' with none is ignored. */
-static int close_range(struct kineto_state *state, uint64_t index, const struct json_value *event, error_info *err)
+static int close_range(struct kineto_state *state, uint64_t index, const struct json_value *event,
+                       error_info *err)
 {
     char *pid = identity(event, "pid"), *tid = identity(event, "tid");
     size_t found = state->open_count;
@@ -713,8 +764,8 @@ static int close_range(struct kineto_state *state, uint64_t index, const struct 
     int64_t end_ns, duration_ns = 0;
     int status = 0;
     if (json_number_scaled(json_get(event, "ts"), 3, &end_ns) != 0)
-        status = fail_event(state, index, json_string(json_get(range.begin, "cat")), "'ts' is not a number in range",
-                            err);
+        status = fail_event(state, index, json_string(json_get(range.begin, "cat")),
+                            "'ts' is not a number in range", err);
     else if (__builtin_sub_overflow(end_ns, range.start_ns, &duration_ns) || duration_ns < 0)
         duration_ns = 0; /* an end before its begin: a point, as complete events with negative 'dur' */
     char text[48];
@@ -723,8 +774,10 @@ static int close_range(struct kineto_state *state, uint64_t index, const struct 
         /* 'dur' in microseconds with three decimals, as the event's own 'ts' is read. */
         int length = snprintf(text, sizeof text, "%lld.%03lld", (long long)(duration_ns / 1000),
                               (long long)(duration_ns % 1000));
-        *dur = (struct json_value){.type = JSON_NUMBER, .key = copy_text("dur", 3),
-                                   .text = copy_text(text, (size_t)length), .length = (size_t)length,
+        *dur = (struct json_value){.type = JSON_NUMBER,
+                                   .key = copy_text("dur", 3),
+                                   .text = copy_text(text, (size_t)length),
+                                   .length = (size_t)length,
                                    .next = range.begin->first};
         range.begin->first = dur;
         range.begin->count++;
@@ -764,18 +817,37 @@ static int64_t max_blocks_per_sm(int64_t major, int64_t minor)
         return STORE_NULL; /* unknown, or no GPU's (the device is then refused as implausible) */
     int capability = (int)(major * 10 + minor);
     switch (capability) {
-    case 50: case 52: case 53: case 60: case 61: case 62: case 70: case 72: case 80: case 90: return 32;
-    case 75: case 86: case 87: return 16;
-    case 89: return 24;
-    default: return STORE_NULL;
+    case 50:
+    case 52:
+    case 53:
+    case 60:
+    case 61:
+    case 62:
+    case 70:
+    case 72:
+    case 80:
+    case 90:
+        return 32;
+    case 75:
+    case 86:
+    case 87:
+        return 16;
+    case 89:
+        return 24;
+    default:
+        return STORE_NULL;
     }
 }
 
 static int import_device(struct kineto_state *state, const struct json_value *properties, error_info *err)
 {
-    struct store_device row = {.process_id = state->process_id, .uuid = NULL, .pci_bus_id = STORE_NULL,
-                               .global_memory_bandwidth_kbps = STORE_NULL, .l2_cache_bytes = STORE_NULL,
-                               .core_clock_khz = STORE_NULL, .copy_engine_count = STORE_NULL};
+    struct store_device row = {.process_id = state->process_id,
+                               .uuid = NULL,
+                               .pci_bus_id = STORE_NULL,
+                               .global_memory_bandwidth_kbps = STORE_NULL,
+                               .l2_cache_bytes = STORE_NULL,
+                               .core_clock_khz = STORE_NULL,
+                               .copy_engine_count = STORE_NULL};
     row.device_id = optional_int(state, properties, "id");
     if (row.device_id == STORE_NULL)
         return error_set(err, "%s: deviceProperties: a device without a numeric 'id'", state->name);
@@ -798,17 +870,21 @@ static int import_device(struct kineto_state *state, const struct json_value *pr
                                ? row.max_threads_per_sm / row.warp_size
                                : STORE_NULL;
     int is_nvidia = row.name && strstr(row.name, "NVIDIA") != NULL;
-    row.max_blocks_per_sm = is_nvidia ? max_blocks_per_sm(row.compute_capability_major, row.compute_capability_minor)
-                                      : STORE_NULL;
+    row.max_blocks_per_sm =
+        is_nvidia ? max_blocks_per_sm(row.compute_capability_major, row.compute_capability_minor)
+                  : STORE_NULL;
     if (store_insert_device(state->s, &row, err) != 0)
         return -1;
     if (!is_nvidia) {
         char message[256];
-        snprintf(message, sizeof message,
-                 "device %lld is '%s', not an NVIDIA GPU: CUDA occupancy limits and CUPTI-only fields are unknown",
-                 (long long)row.device_id, row.name ? row.name : "unnamed");
-        struct store_warning warning = {.process_id = state->process_id, .time_ns = STORE_NULL,
-                                        .code = "import-other-vendor", .message = message};
+        snprintf(
+            message, sizeof message,
+            "device %lld is '%s', not an NVIDIA GPU: CUDA occupancy limits and CUPTI-only fields are unknown",
+            (long long)row.device_id, row.name ? row.name : "unnamed");
+        struct store_warning warning = {.process_id = state->process_id,
+                                        .time_ns = STORE_NULL,
+                                        .code = "import-other-vendor",
+                                        .message = message};
         return store_insert_warning(state->s, &warning, err);
     }
     return 0;
@@ -900,8 +976,8 @@ static int finish_process(struct kineto_state *state, error_info *err)
 
 static int warn(struct kineto_state *state, const char *code, const char *message, error_info *err)
 {
-    struct store_warning warning = {.process_id = state->process_id, .time_ns = STORE_NULL, .code = code,
-                                    .message = message};
+    struct store_warning warning = {
+        .process_id = state->process_id, .time_ns = STORE_NULL, .code = code, .message = message};
     return store_insert_warning(state->s, &warning, err);
 }
 
@@ -909,11 +985,14 @@ static int insert_warnings(struct kineto_state *state, error_info *err)
 {
     char message[1024];
     if (state->unknown_total > 0) {
-        int length = snprintf(message, sizeof message, "%s: skipped %llu events of unknown categories:", state->name,
-                              (unsigned long long)state->unknown_total);
-        for (size_t i = 0; i < MAX_UNKNOWN_NAMES && state->unknown[i].count && length < (int)sizeof message; i++)
-            length += snprintf(message + length, sizeof message - (size_t)length, "%s %s (%llu)", i ? "," : "",
-                               state->unknown[i].name, (unsigned long long)state->unknown[i].count);
+        int length =
+            snprintf(message, sizeof message, "%s: skipped %llu events of unknown categories:", state->name,
+                     (unsigned long long)state->unknown_total);
+        for (size_t i = 0; i < MAX_UNKNOWN_NAMES && state->unknown[i].count && length < (int)sizeof message;
+             i++)
+            length +=
+                snprintf(message + length, sizeof message - (size_t)length, "%s %s (%llu)", i ? "," : "",
+                         state->unknown[i].name, (unsigned long long)state->unknown[i].count);
         if (state->unknown_other && length < (int)sizeof message)
             snprintf(message + length, sizeof message - (size_t)length, ", others (%llu)",
                      (unsigned long long)state->unknown_other);
@@ -922,36 +1001,49 @@ static int insert_warnings(struct kineto_state *state, error_info *err)
     }
     if (state->odd_fields > 0) {
         snprintf(message, sizeof message,
-                 "%s: %llu optional fields were missing or of an unexpected type and were left unknown", state->name,
-                 (unsigned long long)state->odd_fields);
+                 "%s: %llu optional fields were missing or of an unexpected type and were left unknown",
+                 state->name, (unsigned long long)state->odd_fields);
         if (warn(state, "import-skipped", message, err) != 0)
             return -1;
     }
     if (state->gpu_events == 0) {
-        snprintf(message, sizeof message, "%s: no GPU activity (kernels, copies, memsets) in this trace", state->name);
+        snprintf(message, sizeof message, "%s: no GPU activity (kernels, copies, memsets) in this trace",
+                 state->name);
         if (warn(state, "import-no-gpu-activity", message, err) != 0)
             return -1;
     }
     return 0;
 }
 
-static int import_stream(store *s, json_stream *stream, const char *name, const struct kineto_progress *progress,
-                         error_info *err)
+static int import_stream(store *s, json_stream *stream, const char *name,
+                         const struct kineto_progress *progress, error_info *err)
 {
     struct kineto_state *state = calloc(1, sizeof *state);
     if (!state)
         return error_set(err, "%s: out of memory", name);
-    *state = (struct kineto_state){.s = s, .name = name, .host_pid = STORE_NULL, .rank = STORE_NULL,
-                                   .world_size = STORE_NULL, .trace_start_ns = STORE_NULL,
-                                   .trace_end_ns = STORE_NULL, .progress = progress};
-    struct store_process process = {.pid = 0, .parent_pid = STORE_NULL, .rank = STORE_NULL,
-                                    .local_rank = STORE_NULL, .world_size = STORE_NULL, .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL, .exit_status = STORE_NULL, .term_signal = STORE_NULL,
-                                    .dropped_records = 0, .source_file = name};
+    *state = (struct kineto_state){.s = s,
+                                   .name = name,
+                                   .host_pid = STORE_NULL,
+                                   .rank = STORE_NULL,
+                                   .world_size = STORE_NULL,
+                                   .trace_start_ns = STORE_NULL,
+                                   .trace_end_ns = STORE_NULL,
+                                   .progress = progress};
+    struct store_process process = {.pid = 0,
+                                    .parent_pid = STORE_NULL,
+                                    .rank = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL,
+                                    .dropped_records = 0,
+                                    .source_file = name};
     int status = store_insert_process(s, &process, err);
     state->process_id = process.process_id;
-    static const struct json_stream_handlers handlers = {.member = on_member, .event = on_event,
-                                                         .progress = on_progress};
+    static const struct json_stream_handlers handlers = {
+        .member = on_member, .event = on_event, .progress = on_progress};
     if (status == 0) {
         state->frames = store_frames_new(s, err);
         status = state->frames ? 0 : -1;

@@ -39,8 +39,8 @@ static int set_meta_int(store *output, const char *key, int index, int64_t value
     return store_set_meta(output, name, text, err);
 }
 
-static int record_alignment(store *output, const char *input, int index, const struct clock_alignment *alignment,
-                            error_info *err)
+static int record_alignment(store *output, const char *input, int index,
+                            const struct clock_alignment *alignment, error_info *err)
 {
     char name[64];
     snprintf(name, sizeof name, "clock_method.%d", index);
@@ -52,18 +52,19 @@ static int record_alignment(store *output, const char *input, int index, const s
         return -1;
     char message[1024];
     if (alignment->matches == 0)
-        snprintf(message, sizeof message,
-                 "%s shares no NCCL collective with the first trace: its clock was not aligned (offset 0 assumed)",
-                 input);
+        snprintf(
+            message, sizeof message,
+            "%s shares no NCCL collective with the first trace: its clock was not aligned (offset 0 assumed)",
+            input);
     else if (alignment->bound_ns > MERGE_BOUND_WARNING_NS)
         snprintf(message, sizeof message,
-                 "%s: clock offset %" PRId64 " ns is uncertain by up to %" PRId64
-                 " ns (%" PRId64 " collectives matched): cross-host timing below that is not meaningful",
+                 "%s: clock offset %" PRId64 " ns is uncertain by up to %" PRId64 " ns (%" PRId64
+                 " collectives matched): cross-host timing below that is not meaningful",
                  input, alignment->offset_ns, alignment->bound_ns, alignment->matches);
     else
         return 0;
-    struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "clock-alignment",
-                                    .message = message};
+    struct store_warning warning = {
+        .process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "clock-alignment", .message = message};
     if (store_begin(output, err) != 0 || store_insert_warning(output, &warning, err) != 0)
         return -1;
     return store_commit(output, err);
@@ -76,10 +77,11 @@ static int warn_losses(store *output, const char *input, const struct store_appe
     for (int i = 0; i < losses->count; i++) {
         char message[1024];
         snprintf(message, sizeof message,
-                 "%s: %" PRId64 " rows of %s not carried: their process or name id names nothing in that trace", input,
-                 losses->kinds[i].rows, losses->kinds[i].table);
-        struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "merge-dropped",
-                                        .message = message};
+                 "%s: %" PRId64
+                 " rows of %s not carried: their process or name id names nothing in that trace",
+                 input, losses->kinds[i].rows, losses->kinds[i].table);
+        struct store_warning warning = {
+            .process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "merge-dropped", .message = message};
         if (store_begin(output, err) != 0 || store_insert_warning(output, &warning, err) != 0 ||
             store_commit(output, err) != 0)
             return -1;
@@ -89,8 +91,9 @@ static int warn_losses(store *output, const char *input, const struct store_appe
     return 0;
 }
 
-static int write_merged(store *output, char *const *inputs, int input_count, const struct clock_alignment *alignments,
-                        const struct merge_options *options, error_info *err)
+static int write_merged(store *output, char *const *inputs, int input_count,
+                        const struct clock_alignment *alignments, const struct merge_options *options,
+                        error_info *err)
 {
     for (int i = 0; i < input_count; i++) {
         struct store_append_losses losses;
@@ -102,7 +105,8 @@ static int write_merged(store *output, char *const *inputs, int input_count, con
     }
     char count[16];
     snprintf(count, sizeof count, "%d", input_count);
-    if (store_set_meta(output, "source", "merge", err) || store_set_meta(output, "merge_inputs", count, err) ||
+    if (store_set_meta(output, "source", "merge", err) ||
+        store_set_meta(output, "merge_inputs", count, err) ||
         store_set_meta(output, "clock", "aligned on NCCL collective ends (docs/clock-alignment.md)", err))
         return -1;
     if (store_finalize(output, err) != 0)
@@ -111,11 +115,12 @@ static int write_merged(store *output, char *const *inputs, int input_count, con
 }
 
 /* An offset no two clocks of real hosts can be apart: the inputs' times are damaged. */
-static int refuse_implausible_offsets(char *const *inputs, int input_count, const struct clock_alignment *alignments,
-                                      error_info *err)
+static int refuse_implausible_offsets(char *const *inputs, int input_count,
+                                      const struct clock_alignment *alignments, error_info *err)
 {
     for (int i = 1; i < input_count; i++)
-        if (alignments[i].offset_ns > STORE_MAX_ABS_TIME_NS || alignments[i].offset_ns < -STORE_MAX_ABS_TIME_NS)
+        if (alignments[i].offset_ns > STORE_MAX_ABS_TIME_NS ||
+            alignments[i].offset_ns < -STORE_MAX_ABS_TIME_NS)
             return error_set(err,
                              "%s: clock offset %" PRId64 " ns against %s is beyond any clock (over %" PRId64
                              " ns): the collective times of one of them are damaged",
@@ -123,8 +128,8 @@ static int refuse_implausible_offsets(char *const *inputs, int input_count, cons
     return 0;
 }
 
-int merge_run(const char *output_path, char *const *inputs, int input_count, const struct merge_options *options,
-              struct clock_alignment *alignments, error_info *err)
+int merge_run(const char *output_path, char *const *inputs, int input_count,
+              const struct merge_options *options, struct clock_alignment *alignments, error_info *err)
 {
     if (input_count < 1)
         return error_set(err, "nothing to merge");
@@ -132,12 +137,14 @@ int merge_run(const char *output_path, char *const *inputs, int input_count, con
     if (!estimated)
         return error_set(err, "out of memory");
     /* The output is checked first: a refused name must not cost the inputs' scan. */
-    output_file *out = output_file_begin(output_path, options->force, (const char *const *)inputs, input_count, err);
+    output_file *out =
+        output_file_begin(output_path, options->force, (const char *const *)inputs, input_count, err);
     int status = out ? estimate_offsets(inputs, input_count, estimated, err) : -1;
     if (status == 0)
         status = refuse_implausible_offsets(inputs, input_count, estimated, err);
-    store *output =
-        status == 0 ? store_create(output_file_temporary(out), STORE_OVERWRITE | STORE_FAST_UNSAFE, err) : NULL;
+    store *output = status == 0
+                        ? store_create(output_file_temporary(out), STORE_OVERWRITE | STORE_FAST_UNSAFE, err)
+                        : NULL;
     if (status == 0 && !output)
         status = -1;
     if (status == 0)

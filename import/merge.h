@@ -31,7 +31,7 @@ struct merge_options {
 /* Merges inputs into output_path. alignments (may be NULL) receives input_count entries; entry 0
  * is the reference (offset 0, bound 0). An offset beyond STORE_MAX_ABS_TIME_NS is no clock's and
  * is refused. Returns 0, or -1 with err naming the file and problem. */
-int merge_run(const char *output_path, char *const *inputs, int input_count, const struct merge_options *options,
-              struct clock_alignment *alignments, error_info *err);
+int merge_run(const char *output_path, char *const *inputs, int input_count,
+              const struct merge_options *options, struct clock_alignment *alignments, error_info *err);
 
 #endif

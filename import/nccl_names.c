@@ -11,9 +11,9 @@ const char *nccl_names_op_from_collective(const char *collective_name)
      * (all_gather, _allgather_base, all_gather_into_tensor_coalesced). */
     static const struct {
         const char *prefix, *op;
-    } table[] = {{"allreduce", "AllReduce"},   {"allgather", "AllGather"}, {"reducescatter", "ReduceScatter"},
-                 {"alltoall", "AllToAll"},     {"broadcast", "Broadcast"}, {"reduce", "Reduce"},
-                 {"send", "Send"},             {"recv", "Recv"},           {"barrier", "AllReduce"}};
+    } table[] = {{"allreduce", "AllReduce"}, {"allgather", "AllGather"}, {"reducescatter", "ReduceScatter"},
+                 {"alltoall", "AllToAll"},   {"broadcast", "Broadcast"}, {"reduce", "Reduce"},
+                 {"send", "Send"},           {"recv", "Recv"},           {"barrier", "AllReduce"}};
     if (!collective_name)
         return "Unknown";
     char normal[64];
@@ -34,11 +34,20 @@ const char *nccl_names_dtype(const char *torch_dtype, int64_t *element_bytes)
     static const struct {
         const char *torch, *nccl;
         int bytes;
-    } table[] = {{"Float", "f32", 4},           {"Half", "f16", 2},          {"BFloat16", "bf16", 2},
-                 {"Double", "f64", 8},          {"Int", "i32", 4},           {"Long", "i64", 8},
-                 {"Byte", "u8", 1},             {"Char", "i8", 1},           {"Short", "i16", 2},
-                 {"Bool", "u8", 1},             {"Float8_e4m3fn", "f8e4m3", 1}, {"Float8_e5m2", "f8e5m2", 1},
-                 {"UInt32", "u32", 4},          {"UInt64", "u64", 8}};
+    } table[] = {{"Float", "f32", 4},
+                 {"Half", "f16", 2},
+                 {"BFloat16", "bf16", 2},
+                 {"Double", "f64", 8},
+                 {"Int", "i32", 4},
+                 {"Long", "i64", 8},
+                 {"Byte", "u8", 1},
+                 {"Char", "i8", 1},
+                 {"Short", "i16", 2},
+                 {"Bool", "u8", 1},
+                 {"Float8_e4m3fn", "f8e4m3", 1},
+                 {"Float8_e5m2", "f8e5m2", 1},
+                 {"UInt32", "u32", 4},
+                 {"UInt64", "u64", 8}};
     *element_bytes = 0;
     if (!torch_dtype)
         return NULL;

@@ -67,9 +67,13 @@ static int column_exists(sqlite3 *db, const char *table, const char *column)
 
 int nsys_is_export(sqlite3 *db)
 {
-    static const char *const activity_tables[] = {
-        "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-        "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS", "TARGET_INFO_GPU"};
+    static const char *const activity_tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                                  "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                                  "CUPTI_ACTIVITY_KIND_MEMSET",
+                                                  "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                                  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                                  "NVTX_EVENTS",
+                                                  "TARGET_INFO_GPU"};
     if (!table_exists(db, "StringIds"))
         return 0;
     for (size_t i = 0; i < sizeof activity_tables / sizeof activity_tables[0]; i++)
@@ -82,7 +86,8 @@ int nsys_is_export(sqlite3 *db)
 static char *column_list(sqlite3 *db, const char *table)
 {
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT ',' || group_concat(name, ',') || ',' FROM pragma_table_info('%s')", table);
+    snprintf(sql, sizeof sql, "SELECT ',' || group_concat(name, ',') || ',' FROM pragma_table_info('%s')",
+             table);
     sqlite3_stmt *query = NULL;
     char *list = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW &&
@@ -103,7 +108,8 @@ static int listed(const char *list, const char *column)
 
 /* "SELECT a, b, NULL, ... FROM table t": every wanted column the table lacks reads as NULL. An
  * entry starting with '=' is an expression used as written. Returns a malloc'd string. */
-static char *build_select(sqlite3 *db, const char *table, const char *const *columns, size_t count, const char *tail)
+static char *build_select(sqlite3 *db, const char *table, const char *const *columns, size_t count,
+                          const char *tail)
 {
     char *existing = column_list(db, table);
     size_t size = 256 + strlen(tail);
@@ -172,10 +178,17 @@ static int64_t process_for_pid(struct nsys_state *state, int64_t pid, error_info
         state->pids = grown;
         state->pid_capacity = capacity;
     }
-    struct store_process process = {.pid = pid, .parent_pid = STORE_NULL, .rank = STORE_NULL,
-                                    .local_rank = STORE_NULL, .world_size = STORE_NULL, .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL, .exit_status = STORE_NULL, .term_signal = STORE_NULL,
-                                    .dropped_records = 0, .source_file = state->name};
+    struct store_process process = {.pid = pid,
+                                    .parent_pid = STORE_NULL,
+                                    .rank = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL,
+                                    .dropped_records = 0,
+                                    .source_file = state->name};
     if (store_insert_process(state->s, &process, err) != 0)
         return 0;
     if (key_index_add(&state->pid_index, hash, state->pid_count) != 0) {
@@ -242,10 +255,35 @@ static const char *kernel_name_expression(sqlite3 *db, char *buffer, size_t size
 }
 
 enum kernel_column {
-    K_START, K_END, K_DEVICE, K_CONTEXT, K_STREAM, K_CORRELATION, K_PID, K_GRID_X, K_GRID_Y, K_GRID_Z, K_BLOCK_X,
-    K_BLOCK_Y, K_BLOCK_Z, K_CLUSTER_X, K_CLUSTER_Y, K_CLUSTER_Z, K_REGISTERS, K_STATIC_SHARED, K_DYNAMIC_SHARED,
-    K_LOCAL_THREAD, K_LOCAL_TOTAL, K_SHARED_EXECUTED, K_LAUNCH_TYPE, K_GRAPH, K_GRAPH_NODE, K_CHANNEL,
-    K_CHANNEL_TYPE, K_NAME, K_COUNT
+    K_START,
+    K_END,
+    K_DEVICE,
+    K_CONTEXT,
+    K_STREAM,
+    K_CORRELATION,
+    K_PID,
+    K_GRID_X,
+    K_GRID_Y,
+    K_GRID_Z,
+    K_BLOCK_X,
+    K_BLOCK_Y,
+    K_BLOCK_Z,
+    K_CLUSTER_X,
+    K_CLUSTER_Y,
+    K_CLUSTER_Z,
+    K_REGISTERS,
+    K_STATIC_SHARED,
+    K_DYNAMIC_SHARED,
+    K_LOCAL_THREAD,
+    K_LOCAL_TOTAL,
+    K_SHARED_EXECUTED,
+    K_LAUNCH_TYPE,
+    K_GRAPH,
+    K_GRAPH_NODE,
+    K_CHANNEL,
+    K_CHANNEL_TYPE,
+    K_NAME,
+    K_COUNT
 };
 
 static int import_kernel_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
@@ -254,28 +292,43 @@ static int import_kernel_row(struct nsys_state *state, sqlite3_stmt *row, error_
     if (!process_id)
         return -1;
     const unsigned char *name = sqlite3_column_text(row, K_NAME);
-    struct store_kernel kernel = {
-        .process_id = process_id, .device_id = column_or_null(row, K_DEVICE),
-        .context_id = column_or_null(row, K_CONTEXT), .stream_id = column_or_null(row, K_STREAM),
-        .correlation_id = column_or_null(row, K_CORRELATION), .start_ns = shifted(state, column_or_null(row, K_START)),
-        .end_ns = shifted(state, column_or_null(row, K_END)), .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
-        .grid_x = column_or_null(row, K_GRID_X), .grid_y = column_or_null(row, K_GRID_Y),
-        .grid_z = column_or_null(row, K_GRID_Z), .block_x = column_or_null(row, K_BLOCK_X),
-        .block_y = column_or_null(row, K_BLOCK_Y), .block_z = column_or_null(row, K_BLOCK_Z),
-        .cluster_x = column_or_null(row, K_CLUSTER_X), .cluster_y = column_or_null(row, K_CLUSTER_Y),
-        .cluster_z = column_or_null(row, K_CLUSTER_Z), .registers_per_thread = column_or_null(row, K_REGISTERS),
-        .static_shared_bytes = column_or_null(row, K_STATIC_SHARED),
-        .dynamic_shared_bytes = column_or_null(row, K_DYNAMIC_SHARED),
-        .local_memory_per_thread_bytes = column_or_null(row, K_LOCAL_THREAD),
-        .local_memory_total_bytes = column_or_null(row, K_LOCAL_TOTAL),
-        .shared_memory_executed_bytes = column_or_null(row, K_SHARED_EXECUTED), .shared_memory_config = STORE_NULL,
-        .launch_type = column_or_null(row, K_LAUNCH_TYPE), .is_device_launched = STORE_NULL,
-        .graph_id = column_or_null(row, K_GRAPH), .graph_node_id = column_or_null(row, K_GRAPH_NODE),
-        .channel_id = column_or_null(row, K_CHANNEL), .channel_type = column_or_null(row, K_CHANNEL_TYPE),
-        .priority = STORE_NULL, .name = name ? (const char *)name : "(unnamed kernel)"};
+    struct store_kernel kernel = {.process_id = process_id,
+                                  .device_id = column_or_null(row, K_DEVICE),
+                                  .context_id = column_or_null(row, K_CONTEXT),
+                                  .stream_id = column_or_null(row, K_STREAM),
+                                  .correlation_id = column_or_null(row, K_CORRELATION),
+                                  .start_ns = shifted(state, column_or_null(row, K_START)),
+                                  .end_ns = shifted(state, column_or_null(row, K_END)),
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
+                                  .grid_x = column_or_null(row, K_GRID_X),
+                                  .grid_y = column_or_null(row, K_GRID_Y),
+                                  .grid_z = column_or_null(row, K_GRID_Z),
+                                  .block_x = column_or_null(row, K_BLOCK_X),
+                                  .block_y = column_or_null(row, K_BLOCK_Y),
+                                  .block_z = column_or_null(row, K_BLOCK_Z),
+                                  .cluster_x = column_or_null(row, K_CLUSTER_X),
+                                  .cluster_y = column_or_null(row, K_CLUSTER_Y),
+                                  .cluster_z = column_or_null(row, K_CLUSTER_Z),
+                                  .registers_per_thread = column_or_null(row, K_REGISTERS),
+                                  .static_shared_bytes = column_or_null(row, K_STATIC_SHARED),
+                                  .dynamic_shared_bytes = column_or_null(row, K_DYNAMIC_SHARED),
+                                  .local_memory_per_thread_bytes = column_or_null(row, K_LOCAL_THREAD),
+                                  .local_memory_total_bytes = column_or_null(row, K_LOCAL_TOTAL),
+                                  .shared_memory_executed_bytes = column_or_null(row, K_SHARED_EXECUTED),
+                                  .shared_memory_config = STORE_NULL,
+                                  .launch_type = column_or_null(row, K_LAUNCH_TYPE),
+                                  .is_device_launched = STORE_NULL,
+                                  .graph_id = column_or_null(row, K_GRAPH),
+                                  .graph_node_id = column_or_null(row, K_GRAPH_NODE),
+                                  .channel_id = column_or_null(row, K_CHANNEL),
+                                  .channel_type = column_or_null(row, K_CHANNEL_TYPE),
+                                  .priority = STORE_NULL,
+                                  .name = name ? (const char *)name : "(unnamed kernel)"};
     if (kernel.device_id == STORE_NULL || kernel.stream_id == STORE_NULL || kernel.start_ns == STORE_NULL ||
         kernel.end_ns == STORE_NULL)
-        return error_set(err, "%s: CUPTI_ACTIVITY_KIND_KERNEL: a row without start, end, deviceId or streamId",
+        return error_set(err,
+                         "%s: CUPTI_ACTIVITY_KIND_KERNEL: a row without start, end, deviceId or streamId",
                          state->name);
     int64_t rowid = 0;
     if (store_insert_kernel(state->s, &kernel, &rowid, err) != 0)
@@ -283,17 +336,28 @@ static int import_kernel_row(struct nsys_state *state, sqlite3_stmt *row, error_
     struct nccl_kernel_info from_name;
     int is_nccl = nccl_kernel_name_parse(kernel.name, &from_name);
     if (stream_set_note(&state->streams, process_id, kernel.device_id, kernel.context_id, kernel.stream_id,
-                        is_nccl ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE, kernel.start_ns, kernel.end_ns) != 0)
+                        is_nccl ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE, kernel.start_ns,
+                        kernel.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     if (!is_nccl)
         return 0;
-    struct store_collective collective = {
-        .process_id = process_id, .device_id = kernel.device_id, .stream_id = kernel.stream_id,
-        .op = from_name.op, .bytes = STORE_NULL, .element_count = STORE_NULL, .dtype = from_name.dtype,
-        .root = STORE_NULL, .algorithm = from_name.algorithm, .protocol = from_name.protocol, .rank = STORE_NULL,
-        .nranks = STORE_NULL,
-        .sequence_number = STORE_NULL, .kernel_rowid = rowid, .start_ns = kernel.start_ns, .end_ns = kernel.end_ns,
-        .detail_source = STORE_DETAIL_KERNEL_NAME};
+    struct store_collective collective = {.process_id = process_id,
+                                          .device_id = kernel.device_id,
+                                          .stream_id = kernel.stream_id,
+                                          .op = from_name.op,
+                                          .bytes = STORE_NULL,
+                                          .element_count = STORE_NULL,
+                                          .dtype = from_name.dtype,
+                                          .root = STORE_NULL,
+                                          .algorithm = from_name.algorithm,
+                                          .protocol = from_name.protocol,
+                                          .rank = STORE_NULL,
+                                          .nranks = STORE_NULL,
+                                          .sequence_number = STORE_NULL,
+                                          .kernel_rowid = rowid,
+                                          .start_ns = kernel.start_ns,
+                                          .end_ns = kernel.end_ns,
+                                          .detail_source = STORE_DETAIL_KERNEL_NAME};
     return store_insert_collective(state->s, &collective, err);
 }
 
@@ -301,18 +365,54 @@ static int import_kernels(struct nsys_state *state, error_info *err)
 {
     char name_expression[128];
     const char *const columns[K_COUNT] = {
-        "start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "gridX", "gridY", "gridZ",
-        "blockX", "blockY", "blockZ", "clusterX", "clusterY", "clusterZ", "registersPerThread", "staticSharedMemory",
-        "dynamicSharedMemory", "localMemoryPerThread", "localMemoryTotal", "sharedMemoryExecuted", "launchType",
-        "graphId", "graphNodeId", "channelId", "channelType",
+        "start",
+        "end",
+        "deviceId",
+        "contextId",
+        "streamId",
+        "correlationId",
+        "globalPid",
+        "gridX",
+        "gridY",
+        "gridZ",
+        "blockX",
+        "blockY",
+        "blockZ",
+        "clusterX",
+        "clusterY",
+        "clusterZ",
+        "registersPerThread",
+        "staticSharedMemory",
+        "dynamicSharedMemory",
+        "localMemoryPerThread",
+        "localMemoryTotal",
+        "sharedMemoryExecuted",
+        "launchType",
+        "graphId",
+        "graphNodeId",
+        "channelId",
+        "channelType",
         kernel_name_expression(state->db, name_expression, sizeof name_expression)};
-    return for_each_row(state, "CUPTI_ACTIVITY_KIND_KERNEL", columns, K_COUNT, "ORDER BY t.start", import_kernel_row,
-                        err);
+    return for_each_row(state, "CUPTI_ACTIVITY_KIND_KERNEL", columns, K_COUNT, "ORDER BY t.start",
+                        import_kernel_row, err);
 }
 
 enum copy_column {
-    C_START, C_END, C_DEVICE, C_CONTEXT, C_STREAM, C_CORRELATION, C_PID, C_BYTES, C_COPY_KIND, C_SRC_KIND,
-    C_DST_KIND, C_SRC_DEVICE, C_DST_DEVICE, C_GRAPH_NODE, C_COUNT
+    C_START,
+    C_END,
+    C_DEVICE,
+    C_CONTEXT,
+    C_STREAM,
+    C_CORRELATION,
+    C_PID,
+    C_BYTES,
+    C_COPY_KIND,
+    C_SRC_KIND,
+    C_DST_KIND,
+    C_SRC_DEVICE,
+    C_DST_DEVICE,
+    C_GRAPH_NODE,
+    C_COUNT
 };
 
 static int import_memcpy_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
@@ -321,38 +421,60 @@ static int import_memcpy_row(struct nsys_state *state, sqlite3_stmt *row, error_
     if (!process_id)
         return -1;
     int64_t copy_kind = column_or_null(row, C_COPY_KIND), bytes = column_or_null(row, C_BYTES);
-    struct store_memcpy copy = {
-        .process_id = process_id, .device_id = column_or_null(row, C_DEVICE),
-        .context_id = column_or_null(row, C_CONTEXT), .stream_id = column_or_null(row, C_STREAM),
-        .correlation_id = column_or_null(row, C_CORRELATION), .start_ns = shifted(state, column_or_null(row, C_START)),
-        .end_ns = shifted(state, column_or_null(row, C_END)),
-        .copy_kind = copy_kind == STORE_NULL ? STORE_COPY_UNKNOWN : copy_kind, .src_kind = column_or_null(row, C_SRC_KIND),
-        .dst_kind = column_or_null(row, C_DST_KIND), .bytes = bytes == STORE_NULL ? 0 : bytes,
-        .src_device_id = column_or_null(row, C_SRC_DEVICE), .dst_device_id = column_or_null(row, C_DST_DEVICE),
-        .is_async = STORE_NULL, .channel_id = STORE_NULL, .channel_type = STORE_NULL, .copy_count = 1,
-        .graph_id = STORE_NULL, .graph_node_id = column_or_null(row, C_GRAPH_NODE)};
+    struct store_memcpy copy = {.process_id = process_id,
+                                .device_id = column_or_null(row, C_DEVICE),
+                                .context_id = column_or_null(row, C_CONTEXT),
+                                .stream_id = column_or_null(row, C_STREAM),
+                                .correlation_id = column_or_null(row, C_CORRELATION),
+                                .start_ns = shifted(state, column_or_null(row, C_START)),
+                                .end_ns = shifted(state, column_or_null(row, C_END)),
+                                .copy_kind = copy_kind == STORE_NULL ? STORE_COPY_UNKNOWN : copy_kind,
+                                .src_kind = column_or_null(row, C_SRC_KIND),
+                                .dst_kind = column_or_null(row, C_DST_KIND),
+                                .bytes = bytes == STORE_NULL ? 0 : bytes,
+                                .src_device_id = column_or_null(row, C_SRC_DEVICE),
+                                .dst_device_id = column_or_null(row, C_DST_DEVICE),
+                                .is_async = STORE_NULL,
+                                .channel_id = STORE_NULL,
+                                .channel_type = STORE_NULL,
+                                .copy_count = 1,
+                                .graph_id = STORE_NULL,
+                                .graph_node_id = column_or_null(row, C_GRAPH_NODE)};
     if (copy.device_id == STORE_NULL || copy.stream_id == STORE_NULL || copy.start_ns == STORE_NULL ||
         copy.end_ns == STORE_NULL)
-        return error_set(err, "%s: CUPTI_ACTIVITY_KIND_MEMCPY: a row without start, end, deviceId or streamId",
+        return error_set(err,
+                         "%s: CUPTI_ACTIVITY_KIND_MEMCPY: a row without start, end, deviceId or streamId",
                          state->name);
     if (stream_set_note(&state->streams, process_id, copy.device_id, copy.context_id, copy.stream_id,
-                        naming_copy_category(copy.copy_kind, copy.src_device_id, copy.dst_device_id), copy.start_ns,
-                        copy.end_ns) != 0)
+                        naming_copy_category(copy.copy_kind, copy.src_device_id, copy.dst_device_id),
+                        copy.start_ns, copy.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memcpy(state->s, &copy, err);
 }
 
 static int import_memcpys(struct nsys_state *state, error_info *err)
 {
-    static const char *const columns[C_COUNT] = {"start",   "end",         "deviceId",    "contextId", "streamId",
-                                                 "correlationId", "globalPid", "bytes",   "copyKind",  "srcKind",
-                                                 "dstKind", "srcDeviceId", "dstDeviceId", "graphNodeId"};
-    return for_each_row(state, "CUPTI_ACTIVITY_KIND_MEMCPY", columns, C_COUNT, "ORDER BY t.start", import_memcpy_row,
-                        err);
+    static const char *const columns[C_COUNT] = {
+        "start", "end",      "deviceId", "contextId", "streamId",    "correlationId", "globalPid",
+        "bytes", "copyKind", "srcKind",  "dstKind",   "srcDeviceId", "dstDeviceId",   "graphNodeId"};
+    return for_each_row(state, "CUPTI_ACTIVITY_KIND_MEMCPY", columns, C_COUNT, "ORDER BY t.start",
+                        import_memcpy_row, err);
 }
 
-enum memset_column { S_START, S_END, S_DEVICE, S_CONTEXT, S_STREAM, S_CORRELATION, S_PID, S_VALUE, S_BYTES, S_MEM_KIND,
-                     S_GRAPH_NODE, S_COUNT };
+enum memset_column {
+    S_START,
+    S_END,
+    S_DEVICE,
+    S_CONTEXT,
+    S_STREAM,
+    S_CORRELATION,
+    S_PID,
+    S_VALUE,
+    S_BYTES,
+    S_MEM_KIND,
+    S_GRAPH_NODE,
+    S_COUNT
+};
 
 static int import_memset_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
 {
@@ -360,30 +482,39 @@ static int import_memset_row(struct nsys_state *state, sqlite3_stmt *row, error_
     if (!process_id)
         return -1;
     int64_t bytes = column_or_null(row, S_BYTES);
-    struct store_memset set = {
-        .process_id = process_id, .device_id = column_or_null(row, S_DEVICE),
-        .context_id = column_or_null(row, S_CONTEXT), .stream_id = column_or_null(row, S_STREAM),
-        .correlation_id = column_or_null(row, S_CORRELATION), .start_ns = shifted(state, column_or_null(row, S_START)),
-        .end_ns = shifted(state, column_or_null(row, S_END)), .value = column_or_null(row, S_VALUE),
-        .bytes = bytes == STORE_NULL ? 0 : bytes, .memory_kind = column_or_null(row, S_MEM_KIND),
-        .is_async = STORE_NULL, .channel_id = STORE_NULL, .channel_type = STORE_NULL, .graph_id = STORE_NULL,
-        .graph_node_id = column_or_null(row, S_GRAPH_NODE)};
+    struct store_memset set = {.process_id = process_id,
+                               .device_id = column_or_null(row, S_DEVICE),
+                               .context_id = column_or_null(row, S_CONTEXT),
+                               .stream_id = column_or_null(row, S_STREAM),
+                               .correlation_id = column_or_null(row, S_CORRELATION),
+                               .start_ns = shifted(state, column_or_null(row, S_START)),
+                               .end_ns = shifted(state, column_or_null(row, S_END)),
+                               .value = column_or_null(row, S_VALUE),
+                               .bytes = bytes == STORE_NULL ? 0 : bytes,
+                               .memory_kind = column_or_null(row, S_MEM_KIND),
+                               .is_async = STORE_NULL,
+                               .channel_id = STORE_NULL,
+                               .channel_type = STORE_NULL,
+                               .graph_id = STORE_NULL,
+                               .graph_node_id = column_or_null(row, S_GRAPH_NODE)};
     if (set.device_id == STORE_NULL || set.stream_id == STORE_NULL || set.start_ns == STORE_NULL ||
         set.end_ns == STORE_NULL)
-        return error_set(err, "%s: CUPTI_ACTIVITY_KIND_MEMSET: a row without start, end, deviceId or streamId",
+        return error_set(err,
+                         "%s: CUPTI_ACTIVITY_KIND_MEMSET: a row without start, end, deviceId or streamId",
                          state->name);
-    if (stream_set_note(&state->streams, process_id, set.device_id, set.context_id, set.stream_id, ANALYSIS_MEMSET,
-                        set.start_ns, set.end_ns) != 0)
+    if (stream_set_note(&state->streams, process_id, set.device_id, set.context_id, set.stream_id,
+                        ANALYSIS_MEMSET, set.start_ns, set.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memset(state->s, &set, err);
 }
 
 static int import_memsets(struct nsys_state *state, error_info *err)
 {
-    static const char *const columns[S_COUNT] = {"start",     "end",   "deviceId", "contextId", "streamId", "correlationId",
-                                                 "globalPid", "value", "bytes",    "memKind",   "graphNodeId"};
-    return for_each_row(state, "CUPTI_ACTIVITY_KIND_MEMSET", columns, S_COUNT, "ORDER BY t.start", import_memset_row,
-                        err);
+    static const char *const columns[S_COUNT] = {"start",    "end",           "deviceId",   "contextId",
+                                                 "streamId", "correlationId", "globalPid",  "value",
+                                                 "bytes",    "memKind",       "graphNodeId"};
+    return for_each_row(state, "CUPTI_ACTIVITY_KIND_MEMSET", columns, S_COUNT, "ORDER BY t.start",
+                        import_memset_row, err);
 }
 
 enum sync_column { Y_START, Y_END, Y_CONTEXT, Y_STREAM, Y_CORRELATION, Y_PID, Y_TYPE, Y_EVENT, Y_COUNT };
@@ -395,20 +526,24 @@ static int import_sync_row(struct nsys_state *state, sqlite3_stmt *row, error_in
         return -1;
     int64_t type = column_or_null(row, Y_TYPE);
     struct store_synchronization sync = {
-        .process_id = process_id, .context_id = column_or_null(row, Y_CONTEXT),
-        .stream_id = id_or_null(column_or_null(row, Y_STREAM)), .event_id = id_or_null(column_or_null(row, Y_EVENT)),
+        .process_id = process_id,
+        .context_id = column_or_null(row, Y_CONTEXT),
+        .stream_id = id_or_null(column_or_null(row, Y_STREAM)),
+        .event_id = id_or_null(column_or_null(row, Y_EVENT)),
         .sync_type = type == STORE_NULL || type < 0 || type > 4 ? STORE_SYNC_UNKNOWN : type,
-        .correlation_id = column_or_null(row, Y_CORRELATION), .start_ns = shifted(state, column_or_null(row, Y_START)),
+        .correlation_id = column_or_null(row, Y_CORRELATION),
+        .start_ns = shifted(state, column_or_null(row, Y_START)),
         .end_ns = shifted(state, column_or_null(row, Y_END))};
     if (sync.start_ns == STORE_NULL || sync.end_ns == STORE_NULL)
-        return error_set(err, "%s: CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: a row without start or end", state->name);
+        return error_set(err, "%s: CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: a row without start or end",
+                         state->name);
     return store_insert_synchronization(state->s, &sync, err);
 }
 
 static int import_syncs(struct nsys_state *state, error_info *err)
 {
-    static const char *const columns[Y_COUNT] = {"start",     "end",      "contextId", "streamId", "correlationId",
-                                                 "globalPid", "syncType", "eventId"};
+    static const char *const columns[Y_COUNT] = {"start",         "end",       "contextId", "streamId",
+                                                 "correlationId", "globalPid", "syncType",  "eventId"};
     return for_each_row(state, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", columns, Y_COUNT, "ORDER BY t.start",
                         import_sync_row, err);
 }
@@ -423,11 +558,15 @@ static int import_api_row(struct nsys_state *state, sqlite3_stmt *row, int64_t a
     if (!process_id)
         return -1;
     const unsigned char *name = sqlite3_column_text(row, A_NAME);
-    struct store_api_call call = {
-        .process_id = process_id, .thread_id = tid_of_global(global_tid), .api_domain = api_domain,
-        .callback_id = column_or_null(row, A_CALLBACK), .correlation_id = column_or_null(row, A_CORRELATION),
-        .start_ns = shifted(state, column_or_null(row, A_START)), .end_ns = shifted(state, column_or_null(row, A_END)),
-        .return_value = column_or_null(row, A_RETURN), .name = name ? (const char *)name : "(unnamed call)"};
+    struct store_api_call call = {.process_id = process_id,
+                                  .thread_id = tid_of_global(global_tid),
+                                  .api_domain = api_domain,
+                                  .callback_id = column_or_null(row, A_CALLBACK),
+                                  .correlation_id = column_or_null(row, A_CORRELATION),
+                                  .start_ns = shifted(state, column_or_null(row, A_START)),
+                                  .end_ns = shifted(state, column_or_null(row, A_END)),
+                                  .return_value = column_or_null(row, A_RETURN),
+                                  .name = name ? (const char *)name : "(unnamed call)"};
     if (call.start_ns == STORE_NULL || call.end_ns == STORE_NULL)
         return error_set(err, "%s: %s: a row without start or end", state->name, table);
     return store_insert_api_call(state->s, &call, err);
@@ -445,19 +584,24 @@ static int import_driver_row(struct nsys_state *state, sqlite3_stmt *row, error_
 
 static int import_api_calls(struct nsys_state *state, error_info *err)
 {
-    static const char *const columns[A_COUNT] = {"start", "end", "globalTid", "correlationId", "returnValue",
-                                                 "callbackId", "=(SELECT value FROM StringIds WHERE id = t.nameId)"};
+    static const char *const columns[A_COUNT] = {"start",
+                                                 "end",
+                                                 "globalTid",
+                                                 "correlationId",
+                                                 "returnValue",
+                                                 "callbackId",
+                                                 "=(SELECT value FROM StringIds WHERE id = t.nameId)"};
     if (table_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
         !column_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId"))
         return error_set(err, "%s: CUPTI_ACTIVITY_KIND_RUNTIME has no nameId column", state->name);
-    if (for_each_row(state, "CUPTI_ACTIVITY_KIND_RUNTIME", columns, A_COUNT, "ORDER BY t.start", import_runtime_row,
-                     err) != 0)
+    if (for_each_row(state, "CUPTI_ACTIVITY_KIND_RUNTIME", columns, A_COUNT, "ORDER BY t.start",
+                     import_runtime_row, err) != 0)
         return -1;
     if (table_exists(state->db, "CUPTI_ACTIVITY_KIND_DRIVER") &&
         !column_exists(state->db, "CUPTI_ACTIVITY_KIND_DRIVER", "nameId"))
         return error_set(err, "%s: CUPTI_ACTIVITY_KIND_DRIVER has no nameId column", state->name);
-    return for_each_row(state, "CUPTI_ACTIVITY_KIND_DRIVER", columns, A_COUNT, "ORDER BY t.start", import_driver_row,
-                        err);
+    return for_each_row(state, "CUPTI_ACTIVITY_KIND_DRIVER", columns, A_COUNT, "ORDER BY t.start",
+                        import_driver_row, err);
 }
 
 enum nvtx_column { N_START, N_END, N_TYPE, N_TID, N_CATEGORY, N_COLOR, N_TEXT, N_DOMAIN, N_COUNT };
@@ -465,7 +609,7 @@ enum nvtx_column { N_START, N_END, N_TYPE, N_TID, N_CATEGORY, N_COLOR, N_TEXT, N
 static int import_nvtx_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
 {
     int64_t type = column_or_null(row, N_TYPE);
-    int64_t kind = type == NSYS_NVTX_PUSH_POP     ? STORE_NVTX_PUSH_POP
+    int64_t kind = type == NSYS_NVTX_PUSH_POP    ? STORE_NVTX_PUSH_POP
                    : type == NSYS_NVTX_START_END ? STORE_NVTX_START_END
                    : type == NSYS_NVTX_MARK      ? STORE_NVTX_MARK
                                                  : 0;
@@ -477,12 +621,18 @@ static int import_nvtx_row(struct nsys_state *state, sqlite3_stmt *row, error_in
     if (!process_id)
         return -1;
     const unsigned char *domain = sqlite3_column_text(row, N_DOMAIN);
-    struct store_nvtx range = {.process_id = process_id, .thread_id = tid_of_global(global_tid),
-                               .device_id = STORE_NULL, .stream_id = STORE_NULL, .kind = kind,
-                               .domain = domain ? (const char *)domain : NULL, .message = (const char *)text,
-                               .category = column_or_null(row, N_CATEGORY), .color = column_or_null(row, N_COLOR),
+    struct store_nvtx range = {.process_id = process_id,
+                               .thread_id = tid_of_global(global_tid),
+                               .device_id = STORE_NULL,
+                               .stream_id = STORE_NULL,
+                               .kind = kind,
+                               .domain = domain ? (const char *)domain : NULL,
+                               .message = (const char *)text,
+                               .category = column_or_null(row, N_CATEGORY),
+                               .color = column_or_null(row, N_COLOR),
                                .start_ns = shifted(state, column_or_null(row, N_START)),
-                               .end_ns = shifted(state, column_or_null(row, N_END)), .depth = STORE_NULL};
+                               .end_ns = shifted(state, column_or_null(row, N_END)),
+                               .depth = STORE_NULL};
     if (range.start_ns == STORE_NULL)
         return error_set(err, "%s: NVTX_EVENTS: a row without start", state->name);
     if (range.end_ns == STORE_NULL || kind == STORE_NVTX_MARK)
@@ -529,18 +679,38 @@ static int import_nvtx(struct nsys_state *state, error_info *err)
             return -1;
         domain_expression = "=(SELECT d.text FROM temp.overlapscope_nvtx_domains d WHERE d.id = t.domainId)";
     }
-    const char *const columns[N_COUNT] = {"start", "end", "eventType", "globalTid", "category", "color",
-                                          text_expression, domain_expression};
-    int status = for_each_row(state, "NVTX_EVENTS", columns, N_COUNT, "ORDER BY t.start", import_nvtx_row, err);
+    const char *const columns[N_COUNT] = {"start",    "end",   "eventType",     "globalTid",
+                                          "category", "color", text_expression, domain_expression};
+    int status =
+        for_each_row(state, "NVTX_EVENTS", columns, N_COUNT, "ORDER BY t.start", import_nvtx_row, err);
     if (has_domains)
         drop_nvtx_domains(state);
     return status;
 }
 
 enum gpu_column {
-    G_CUDA_ID, G_PID, G_NAME, G_UUID, G_SM_COUNT, G_MAJOR, G_MINOR, G_BLOCKS_PER_SM, G_WARPS_PER_SM,
-    G_THREADS_PER_BLOCK, G_REGISTERS_PER_SM, G_REGISTERS_PER_BLOCK, G_SHARED_PER_SM, G_SHARED_PER_BLOCK,
-    G_SHARED_OPTIN, G_MEMORY, G_BANDWIDTH, G_L2, G_CLOCK, G_ENGINES, G_WARP_SIZE, G_COUNT
+    G_CUDA_ID,
+    G_PID,
+    G_NAME,
+    G_UUID,
+    G_SM_COUNT,
+    G_MAJOR,
+    G_MINOR,
+    G_BLOCKS_PER_SM,
+    G_WARPS_PER_SM,
+    G_THREADS_PER_BLOCK,
+    G_REGISTERS_PER_SM,
+    G_REGISTERS_PER_BLOCK,
+    G_SHARED_PER_SM,
+    G_SHARED_PER_BLOCK,
+    G_SHARED_OPTIN,
+    G_MEMORY,
+    G_BANDWIDTH,
+    G_L2,
+    G_CLOCK,
+    G_ENGINES,
+    G_WARP_SIZE,
+    G_COUNT
 };
 
 static int64_t divided(int64_t value, int64_t divisor)
@@ -557,25 +727,34 @@ static int import_device_row(struct nsys_state *state, sqlite3_stmt *row, error_
         return pid == STORE_NULL ? 0 : -1;
     int64_t warps = column_or_null(row, G_WARPS_PER_SM), warp_size = column_or_null(row, G_WARP_SIZE);
     int64_t threads_per_sm = STORE_NULL;
-    if (warps != STORE_NULL && warp_size != STORE_NULL && __builtin_mul_overflow(warps, warp_size, &threads_per_sm))
+    if (warps != STORE_NULL && warp_size != STORE_NULL &&
+        __builtin_mul_overflow(warps, warp_size, &threads_per_sm))
         threads_per_sm = STORE_NULL;
     const unsigned char *name = sqlite3_column_text(row, G_NAME), *uuid = sqlite3_column_text(row, G_UUID);
-    struct store_device device = {
-        .process_id = process_id, .device_id = column_or_null(row, G_CUDA_ID), .name = (const char *)name,
-        .uuid = (const char *)uuid, .pci_bus_id = STORE_NULL, .sm_count = column_or_null(row, G_SM_COUNT),
-        .compute_capability_major = column_or_null(row, G_MAJOR), .compute_capability_minor = column_or_null(row, G_MINOR),
-        .max_blocks_per_sm = column_or_null(row, G_BLOCKS_PER_SM), .max_warps_per_sm = warps,
-        .max_threads_per_sm = threads_per_sm,
-        .max_threads_per_block = column_or_null(row, G_THREADS_PER_BLOCK),
-        .max_registers_per_sm = column_or_null(row, G_REGISTERS_PER_SM),
-        .max_registers_per_block = column_or_null(row, G_REGISTERS_PER_BLOCK),
-        .max_shared_memory_per_sm = column_or_null(row, G_SHARED_PER_SM),
-        .max_shared_memory_per_block = column_or_null(row, G_SHARED_PER_BLOCK),
-        .max_shared_memory_per_block_optin = column_or_null(row, G_SHARED_OPTIN),
-        .global_memory_bytes = column_or_null(row, G_MEMORY),
-        .global_memory_bandwidth_kbps = divided(column_or_null(row, G_BANDWIDTH), 1000), /* B/s */
-        .l2_cache_bytes = column_or_null(row, G_L2), .core_clock_khz = divided(column_or_null(row, G_CLOCK), 1000), /* Hz */
-        .copy_engine_count = column_or_null(row, G_ENGINES), .warp_size = warp_size};
+    struct store_device device = {.process_id = process_id,
+                                  .device_id = column_or_null(row, G_CUDA_ID),
+                                  .name = (const char *)name,
+                                  .uuid = (const char *)uuid,
+                                  .pci_bus_id = STORE_NULL,
+                                  .sm_count = column_or_null(row, G_SM_COUNT),
+                                  .compute_capability_major = column_or_null(row, G_MAJOR),
+                                  .compute_capability_minor = column_or_null(row, G_MINOR),
+                                  .max_blocks_per_sm = column_or_null(row, G_BLOCKS_PER_SM),
+                                  .max_warps_per_sm = warps,
+                                  .max_threads_per_sm = threads_per_sm,
+                                  .max_threads_per_block = column_or_null(row, G_THREADS_PER_BLOCK),
+                                  .max_registers_per_sm = column_or_null(row, G_REGISTERS_PER_SM),
+                                  .max_registers_per_block = column_or_null(row, G_REGISTERS_PER_BLOCK),
+                                  .max_shared_memory_per_sm = column_or_null(row, G_SHARED_PER_SM),
+                                  .max_shared_memory_per_block = column_or_null(row, G_SHARED_PER_BLOCK),
+                                  .max_shared_memory_per_block_optin = column_or_null(row, G_SHARED_OPTIN),
+                                  .global_memory_bytes = column_or_null(row, G_MEMORY),
+                                  .global_memory_bandwidth_kbps =
+                                      divided(column_or_null(row, G_BANDWIDTH), 1000), /* B/s */
+                                  .l2_cache_bytes = column_or_null(row, G_L2),
+                                  .core_clock_khz = divided(column_or_null(row, G_CLOCK), 1000), /* Hz */
+                                  .copy_engine_count = column_or_null(row, G_ENGINES),
+                                  .warp_size = warp_size};
     if (device.device_id == STORE_NULL)
         return 0;
     return store_insert_device(state->s, &device, err);
@@ -585,11 +764,25 @@ static int import_device_row(struct nsys_state *state, sqlite3_stmt *row, error_
  * without it every GPU is given to every process under its own id. */
 static int import_devices(struct nsys_state *state, error_info *err)
 {
-    static const char *const limits[] = {"name", "uuid", "smCount", "computeMajor", "computeMinor", "maxBlocksPerSm",
-                                         "maxWarpsPerSm", "maxThreadsPerBlock", "maxRegistersPerSm",
-                                         "maxRegistersPerBlock", "maxShmemPerSm", "maxShmemPerBlock",
-                                         "maxShmemPerBlockOptin", "totalMemory", "memoryBandwidth", "l2CacheSize",
-                                         "clockRate", "asyncEngines", "threadsPerWarp"};
+    static const char *const limits[] = {"name",
+                                         "uuid",
+                                         "smCount",
+                                         "computeMajor",
+                                         "computeMinor",
+                                         "maxBlocksPerSm",
+                                         "maxWarpsPerSm",
+                                         "maxThreadsPerBlock",
+                                         "maxRegistersPerSm",
+                                         "maxRegistersPerBlock",
+                                         "maxShmemPerSm",
+                                         "maxShmemPerBlock",
+                                         "maxShmemPerBlockOptin",
+                                         "totalMemory",
+                                         "memoryBandwidth",
+                                         "l2CacheSize",
+                                         "clockRate",
+                                         "asyncEngines",
+                                         "threadsPerWarp"};
     if (!table_exists(state->db, "TARGET_INFO_GPU") || !column_exists(state->db, "TARGET_INFO_GPU", "id"))
         return 0;
     int mapped = table_exists(state->db, "TARGET_INFO_CUDA_DEVICE") &&
@@ -610,7 +803,8 @@ static int import_devices(struct nsys_state *state, error_info *err)
     for (size_t p = 0; p < processes; p++) {
         struct pid_entry first = state->pids[0];
         state->pids[0] = state->pids[p];
-        int status = for_each_row(state, "TARGET_INFO_GPU", columns, G_COUNT, "ORDER BY t.id", import_device_row, err);
+        int status =
+            for_each_row(state, "TARGET_INFO_GPU", columns, G_COUNT, "ORDER BY t.id", import_device_row, err);
         state->pids[p] = state->pids[0];
         state->pids[0] = first;
         if (status != 0)
@@ -625,8 +819,8 @@ static void read_session_start(struct nsys_state *state)
         !column_exists(state->db, "TARGET_INFO_SESSION_START_TIME", "utcEpochNs"))
         return;
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(state->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", -1, &query,
-                           NULL) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(state->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", -1,
+                           &query, NULL) == SQLITE_OK &&
         sqlite3_step(query) == SQLITE_ROW)
         state->time_offset_ns = sqlite3_column_int64(query, 0);
     sqlite3_finalize(query);
@@ -635,11 +829,13 @@ static void read_session_start(struct nsys_state *state)
 static int refuse_foreign(sqlite3 *db, const char *name, error_info *err)
 {
     if (table_exists(db, "meta") && column_exists(db, "meta", "key") && table_exists(db, "kernels"))
-        return error_set(err, "%s: already an overlapscope trace (use 'overlapscope merge' to combine traces)", name);
-    return error_set(err,
-                     "%s: an SQLite database but not an Nsight Systems export (no StringIds and CUPTI_ACTIVITY_KIND_*"
-                     " / NVTX_EVENTS tables; make one with 'nsys export --type sqlite')",
-                     name);
+        return error_set(
+            err, "%s: already an overlapscope trace (use 'overlapscope merge' to combine traces)", name);
+    return error_set(
+        err,
+        "%s: an SQLite database but not an Nsight Systems export (no StringIds and CUPTI_ACTIVITY_KIND_*"
+        " / NVTX_EVENTS tables; make one with 'nsys export --type sqlite')",
+        name);
 }
 
 int nsys_import_db(store *s, sqlite3 *db, const char *name, error_info *err)
@@ -654,11 +850,19 @@ int nsys_import_db(store *s, sqlite3 *db, const char *name, error_info *err)
     if (!nsys_is_export(db))
         return refuse_foreign(db, name, err);
     /* A view in place of a table the import reads could run forever (issue 20, reproduction 12). */
-    static const char *const read_tables[] = {
-        "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-        "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-        "NVTX_EVENTS", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE", "TARGET_INFO_SESSION_START_TIME",
-        "ENUM_NSYS_EVENT_TYPE", NULL};
+    static const char *const read_tables[] = {"StringIds",
+                                              "CUPTI_ACTIVITY_KIND_KERNEL",
+                                              "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                              "CUPTI_ACTIVITY_KIND_MEMSET",
+                                              "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                              "CUPTI_ACTIVITY_KIND_DRIVER",
+                                              "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                              "NVTX_EVENTS",
+                                              "TARGET_INFO_GPU",
+                                              "TARGET_INFO_CUDA_DEVICE",
+                                              "TARGET_INFO_SESSION_START_TIME",
+                                              "ENUM_NSYS_EVENT_TYPE",
+                                              NULL};
     if (store_check_real_tables(db, name, read_tables, "Nsight Systems export", err) != 0)
         return -1;
     struct nsys_state state = {.s = s, .db = db, .name = name};

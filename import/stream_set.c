@@ -25,7 +25,8 @@ int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_i
 {
     /* a sum is a stream's busy time: a stream runs its work one item after another */
     int64_t duration_ns = end_ns > start_ns ? end_ns - start_ns : 0;
-    struct stream_key key = {set, process_id, device_id, context_id == STORE_NULL ? 0 : context_id, stream_id};
+    struct stream_key key = {set, process_id, device_id, context_id == STORE_NULL ? 0 : context_id,
+                             stream_id};
     if (set->last_hit < set->count && entry_matches(&key, set->last_hit)) {
         set->entries[set->last_hit].busy_ns[category] += duration_ns;
         return 0;
@@ -47,7 +48,8 @@ int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_i
     }
     if (key_index_add(&set->index, hash, set->count) != 0)
         return -1;
-    set->entries[set->count] = (struct stream_set_entry){process_id, device_id, key.context_id, stream_id, {0}};
+    set->entries[set->count] =
+        (struct stream_set_entry){process_id, device_id, key.context_id, stream_id, {0}};
     set->entries[set->count].busy_ns[category] = duration_ns;
     set->last_hit = set->count++;
     return 0;
@@ -60,10 +62,15 @@ int stream_set_write(const struct stream_set *set, store *s, error_info *err)
         const char *label = naming_stream_role(entry->busy_ns, 0);
         if (strcmp(label, "idle") == 0)
             label = NULL;
-        struct store_stream row = {.process_id = entry->process_id, .device_id = entry->device_id,
-                                   .context_id = entry->context_id, .stream_id = entry->stream_id,
-                                   .is_legacy_default = 0, .is_per_thread_default = 0, .priority = STORE_NULL,
-                                   .flags = 0, .label = label};
+        struct store_stream row = {.process_id = entry->process_id,
+                                   .device_id = entry->device_id,
+                                   .context_id = entry->context_id,
+                                   .stream_id = entry->stream_id,
+                                   .is_legacy_default = 0,
+                                   .is_per_thread_default = 0,
+                                   .priority = STORE_NULL,
+                                   .flags = 0,
+                                   .label = label};
         if (store_insert_stream(s, &row, err) != 0)
             return -1;
     }

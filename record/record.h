@@ -45,14 +45,14 @@ void record_remove_run_directory(const char *directory);
 
 struct record_settings {
     const char *collector_path;
-    int nvtx;           /* 1: NVTX_INJECTION64_PATH names the collector (unless the user set it) */
+    int nvtx; /* 1: NVTX_INJECTION64_PATH names the collector (unless the user set it) */
     const char *run_directory;
-    const char *kinds;  /* NULL: all */
-    int flush_ms;       /* 0: the collector's default */
-    int64_t buffer_bytes; /* 0: default */
-    int buffer_count;     /* 0: default */
+    const char *kinds;           /* NULL: all */
+    int flush_ms;                /* 0: the collector's default */
+    int64_t buffer_bytes;        /* 0: default */
+    int buffer_count;            /* 0: default */
     int64_t device_buffer_bytes; /* 0: CUPTI's default */
-    const char *api; /* OVERLAPSCOPE_API: analysis, all or none (NULL: analysis) */
+    const char *api;             /* OVERLAPSCOPE_API: analysis, all or none (NULL: analysis) */
     int nccl;
 };
 
@@ -73,8 +73,8 @@ struct record_job_status {
 int record_run_job(char *const argv[], struct record_job_status *status, int *exec_errno, error_info *err);
 
 struct record_merge_result {
-    int files;            /* per-process files found */
-    int damaged_files;    /* merged only as far as readable */
+    int files;         /* per-process files found */
+    int damaged_files; /* merged only as far as readable */
     int64_t processes, kernels, collectives, dropped_records, warnings;
     int competing_profiler; /* a competing-profiler warning was stored */
 };
@@ -92,7 +92,8 @@ struct record_meta {
  * (force: replace an existing one). Returns 0, or -1 with err filled (output then untouched, and
  * no temporary file or SQLite sidecar left). */
 int record_merge(const char *run_directory, const char *output, int force, store_finishing_step *finish,
-                 const struct record_meta *meta, int wait_ms, struct record_merge_result *result, error_info *err);
+                 const struct record_meta *meta, int wait_ms, struct record_merge_result *result,
+                 error_info *err);
 
 /* Copies what can still be read of a damaged per-process file into a new trace at salvaged_path.
  * Rows are copied table by table until the first unreadable page; a processes row is made up from

@@ -196,7 +196,8 @@ static void fill_status(int wait_status, struct record_job_status *status)
 
 /* Waits for the job, forwarding the terminating signals sent to us. The signals are blocked and
  * taken with sigwaitinfo: no handler and no global state. */
-static int wait_forwarding(pid_t job, const sigset_t *watched, struct record_job_status *status, error_info *err)
+static int wait_forwarding(pid_t job, const sigset_t *watched, struct record_job_status *status,
+                           error_info *err)
 {
     for (;;) {
         int wait_status;

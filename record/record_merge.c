@@ -22,9 +22,9 @@
 
 /* The tables of schema v1 in an order that keeps references valid (strings before the rows
  * naming them). */
-static const char *const salvage_tables[] = {"processes", "strings", "devices", "streams", "kernels",
-                                             "memcpys", "memsets", "synchronizations", "cuda_events",
-                                             "api_calls", "nvtx", "collectives", "warnings"};
+static const char *const salvage_tables[] = {
+    "processes",        "strings",     "devices",   "streams", "kernels",     "memcpys", "memsets",
+    "synchronizations", "cuda_events", "api_calls", "nvtx",    "collectives", "warnings"};
 
 static int compare_names(const void *a, const void *b)
 {
@@ -44,7 +44,8 @@ static char **list_process_files(const char *directory, int *count)
     struct dirent *entry;
     while ((entry = readdir(folder)) != NULL) {
         size_t length = strlen(entry->d_name);
-        if (strncmp(entry->d_name, "proc-", 5) != 0 || length < 8 || strcmp(entry->d_name + length - 3, ".db") != 0)
+        if (strncmp(entry->d_name, "proc-", 5) != 0 || length < 8 ||
+            strcmp(entry->d_name + length - 3, ".db") != 0)
             continue;
         if (*count == capacity) {
             capacity = capacity ? capacity * 2 : 16;
@@ -93,9 +94,11 @@ static int wait_for_writer(const char *path, int wait_ms)
     return still_locked;
 }
 
-static int add_warning(store *trace, int64_t process_id, const char *code, const char *message, error_info *err)
+static int add_warning(store *trace, int64_t process_id, const char *code, const char *message,
+                       error_info *err)
 {
-    struct store_warning row = {.process_id = process_id, .time_ns = STORE_NULL, .code = code, .message = message};
+    struct store_warning row = {
+        .process_id = process_id, .time_ns = STORE_NULL, .code = code, .message = message};
     return store_insert_warning(trace, &row, err);
 }
 
@@ -116,7 +119,8 @@ static int64_t salvage_table(sqlite3 *from, sqlite3 *to, const char *table)
     char insert[4096];
     int used = snprintf(insert, sizeof insert, "INSERT OR IGNORE INTO %s (rowid", table);
     for (int i = 1; i < columns; i++)
-        used += snprintf(insert + used, sizeof insert - (size_t)used, ", \"%s\"", sqlite3_column_name(read, i));
+        used +=
+            snprintf(insert + used, sizeof insert - (size_t)used, ", \"%s\"", sqlite3_column_name(read, i));
     used += snprintf(insert + used, sizeof insert - (size_t)used, ") VALUES (?");
     for (int i = 1; i < columns; i++)
         used += snprintf(insert + used, sizeof insert - (size_t)used, ", ?");
@@ -177,8 +181,8 @@ static int make_readable_copy(const char *damaged_path, const char *readable_pat
         return -1;
     }
     uint32_t pages = (uint32_t)(total / page_size);
-    unsigned char count[4] = {(unsigned char)(pages >> 24), (unsigned char)(pages >> 16), (unsigned char)(pages >> 8),
-                              (unsigned char)pages};
+    unsigned char count[4] = {(unsigned char)(pages >> 24), (unsigned char)(pages >> 16),
+                              (unsigned char)(pages >> 8), (unsigned char)pages};
     int status = fseek(out, 28, SEEK_SET) == 0 && fwrite(count, 1, 4, out) == 4 ? 0 : -1;
     if (fclose(out) != 0 || truncate(readable_path, (off_t)pages * page_size) != 0)
         status = -1;
@@ -213,10 +217,16 @@ int64_t record_salvage(const char *damaged_path, const char *salvaged_path, erro
     int status = 0;
     if (processes == 0) {
         /* Rows point at process 1, the only process of a per-process file. */
-        struct store_process row = {.process_id = 1, .pid = pid_from_file_name(damaged_path),
-                                    .parent_pid = STORE_NULL, .rank = STORE_NULL, .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL, .start_ns = STORE_NULL, .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL, .term_signal = STORE_NULL,
+        struct store_process row = {.process_id = 1,
+                                    .pid = pid_from_file_name(damaged_path),
+                                    .parent_pid = STORE_NULL,
+                                    .rank = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL,
                                     .source_file = damaged_path};
         status = store_insert_process(copy, &row, err);
     }
@@ -238,18 +248,22 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 }
 
 /* Appends one per-process file, salvaging it first when it cannot be appended as it is. */
-static int append_process_file(store *trace, const char *path, int still_writing, struct record_merge_result *result,
-                               error_info *err)
+static int append_process_file(store *trace, const char *path, int still_writing,
+                               struct record_merge_result *result, error_info *err)
 {
     error_info append_err;
-    int64_t first_new_process = query_int(store_db(trace), "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes");
+    int64_t first_new_process =
+        query_int(store_db(trace), "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes");
     char message[1536];
     if (store_append_trace(trace, path, 0, NULL, &append_err) == 0) {
         if (still_writing) {
-            snprintf(message, sizeof message,
-                     "'%s' was still being written when the job ended (a process outlived it): merged as far as"
-                     " written then", path);
-            if (store_begin(trace, err) != 0 || add_warning(trace, first_new_process, "still-running", message, err))
+            snprintf(
+                message, sizeof message,
+                "'%s' was still being written when the job ended (a process outlived it): merged as far as"
+                " written then",
+                path);
+            if (store_begin(trace, err) != 0 ||
+                add_warning(trace, first_new_process, "still-running", message, err))
                 return -1;
             return store_commit(trace, err);
         }
@@ -271,7 +285,8 @@ static int append_process_file(store *trace, const char *path, int still_writing
     unlink(salvaged);
     snprintf(message, sizeof message, "%s; merged as far as readable (%lld rows)", append_err.message,
              (long long)rows);
-    if (store_begin(trace, err) != 0 || add_warning(trace, first_new_process, "damaged-file", message, err) != 0)
+    if (store_begin(trace, err) != 0 ||
+        add_warning(trace, first_new_process, "damaged-file", message, err) != 0)
         return -1;
     return store_commit(trace, err);
 }
@@ -281,7 +296,8 @@ static int describe_job(store *trace, const struct record_meta *meta, error_info
     const struct record_job_status *job = meta->job;
     char text[64];
     snprintf(text, sizeof text, "%d", job->term_signal ? 128 + job->term_signal : job->exit_code);
-    if (store_set_meta(trace, "source", "record", err) != 0 || store_set_meta(trace, "clock", "cupti", err) != 0 ||
+    if (store_set_meta(trace, "source", "record", err) != 0 ||
+        store_set_meta(trace, "clock", "cupti", err) != 0 ||
         store_set_meta(trace, "command", meta->command ? meta->command : "", err) != 0 ||
         store_set_meta(trace, "exit_status", text, err) != 0 ||
         (meta->api_records && store_set_meta(trace, "api_records", meta->api_records, err) != 0))
@@ -314,7 +330,8 @@ static void summarize(store *trace, struct record_merge_result *result)
     result->collectives = query_int(db, "SELECT COUNT(*) FROM collectives");
     result->dropped_records = query_int(db, "SELECT COALESCE(SUM(dropped_records), 0) FROM processes");
     result->warnings = query_int(db, "SELECT COUNT(*) FROM warnings");
-    result->competing_profiler = query_int(db, "SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler'") > 0;
+    result->competing_profiler =
+        query_int(db, "SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler'") > 0;
 }
 
 static int merge_into(store *trace, char **files, int count, const struct record_meta *meta, int wait_ms,
@@ -327,9 +344,10 @@ static int merge_into(store *trace, char **files, int count, const struct record
     }
     if (store_begin(trace, err) != 0)
         return -1;
-    if (count == 0 && add_warning(trace, STORE_NULL, "no-process",
-                                  "no process of the job initialised CUDA with the collector: nothing was recorded",
-                                  err) != 0)
+    if (count == 0 &&
+        add_warning(trace, STORE_NULL, "no-process",
+                    "no process of the job initialised CUDA with the collector: nothing was recorded",
+                    err) != 0)
         return -1;
     if (describe_job(trace, meta, err) != 0 || store_commit(trace, err) != 0)
         return -1;
@@ -342,11 +360,13 @@ static int merge_into(store *trace, char **files, int count, const struct record
 }
 
 int record_merge(const char *run_directory, const char *output, int force, store_finishing_step *finish,
-                 const struct record_meta *meta, int wait_ms, struct record_merge_result *result, error_info *err)
+                 const struct record_meta *meta, int wait_ms, struct record_merge_result *result,
+                 error_info *err)
 {
     memset(result, 0, sizeof *result);
     output_file *out = output_file_begin(output, force, NULL, 0, err);
-    store *trace = out ? store_create(output_file_temporary(out), STORE_FAST_UNSAFE | STORE_OVERWRITE, err) : NULL;
+    store *trace =
+        out ? store_create(output_file_temporary(out), STORE_FAST_UNSAFE | STORE_OVERWRITE, err) : NULL;
     if (!trace) {
         output_file_fail(out, err);
         return error_prefix(err, "cannot merge the recording into '%s'", output);

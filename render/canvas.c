@@ -12,7 +12,8 @@
  * as fully busy instead of half. */
 #define MINIMUM_COLUMNS 1e-6
 
-struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns, double keep_min_columns)
+struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns,
+                          double keep_min_columns)
 {
     if (columns < 1 || window_end_ns <= window_start_ns)
         return NULL;
@@ -46,8 +47,8 @@ size_t canvas_lane_bytes(int columns, int kind_count)
 size_t canvas_device_bytes(int columns)
 {
     size_t slots = (size_t)columns * CANVAS_SLOTS_PER_COLUMN;
-    return sizeof(struct canvas_device) + (size_t)columns * 4 * sizeof(float) + (slots + 1) * sizeof(int32_t) +
-           slots * sizeof(float);
+    return sizeof(struct canvas_device) + (size_t)columns * 4 * sizeof(float) +
+           (slots + 1) * sizeof(int32_t) + slots * sizeof(float);
 }
 
 int canvas_over_budget(const struct canvas *canvas)
@@ -60,11 +61,12 @@ int canvas_budget_error(const struct canvas *canvas, error_info *err)
     size_t gpu_lanes = 0;
     for (size_t i = 0; i < canvas->lane_count; i++)
         gpu_lanes += canvas->lanes[i]->kind == CANVAS_LANE_GPU;
-    return error_set(err,
-                     "more lanes than one picture holds: %zu stream lanes on %zu devices (and %zu host lanes) at %d"
-                     " columns reach the limit of %zu MiB (docs/security.md); draw fewer with --rank or --window",
-                     gpu_lanes, canvas->device_count, canvas->lane_count - gpu_lanes, canvas->columns,
-                     canvas->budget_bytes >> 20);
+    return error_set(
+        err,
+        "more lanes than one picture holds: %zu stream lanes on %zu devices (and %zu host lanes) at %d"
+        " columns reach the limit of %zu MiB (docs/security.md); draw fewer with --rank or --window",
+        gpu_lanes, canvas->device_count, canvas->lane_count - gpu_lanes, canvas->columns,
+        canvas->budget_bytes >> 20);
 }
 
 /* Takes bytes from the budget; 0 when they do not fit (the canvas is then over budget). */
@@ -119,8 +121,8 @@ static int append_pointer(void ***items, size_t *count, size_t *capacity, void *
     return 0;
 }
 
-static int lane_matches(const struct canvas_lane *lane, enum canvas_lane_kind kind, int64_t process_id, int64_t a,
-                        int64_t b)
+static int lane_matches(const struct canvas_lane *lane, enum canvas_lane_kind kind, int64_t process_id,
+                        int64_t a, int64_t b)
 {
     if (lane->kind != kind || lane->process_id != process_id)
         return 0;
@@ -140,8 +142,9 @@ static size_t lane_hash(enum canvas_lane_kind kind, int64_t process_id, int64_t 
 
 static size_t lane_key_hash(const struct canvas_lane *lane)
 {
-    return lane->kind == CANVAS_LANE_GPU ? lane_hash(lane->kind, lane->process_id, lane->device_id, lane->stream_id)
-                                         : lane_hash(lane->kind, lane->process_id, lane->thread_id, lane->depth);
+    return lane->kind == CANVAS_LANE_GPU
+               ? lane_hash(lane->kind, lane->process_id, lane->device_id, lane->stream_id)
+               : lane_hash(lane->kind, lane->process_id, lane->thread_id, lane->depth);
 }
 
 /* Rebuilds the lane table at twice the size, keeping it at most half full. */
@@ -178,7 +181,8 @@ static int device_matches(const void *context, size_t position)
 struct canvas_device *canvas_find_device(const struct canvas *canvas, int64_t process_id, int64_t device_id)
 {
     struct device_key key = {canvas, process_id, device_id};
-    long found = key_index_find(&canvas->device_index, key_index_hash(process_id, device_id, 0, 0), device_matches, &key);
+    long found = key_index_find(&canvas->device_index, key_index_hash(process_id, device_id, 0, 0),
+                                device_matches, &key);
     return found >= 0 ? canvas->devices[found] : NULL;
 }
 
@@ -199,12 +203,13 @@ static struct canvas_device *find_or_add_device(struct canvas *canvas, int64_t p
     device->slot_steps = calloc(slots + 1, sizeof *device->slot_steps);
     device->slot_partial = calloc(slots, sizeof *device->slot_partial);
     if (!device->level_fraction || !device->slot_steps || !device->slot_partial ||
-        append_pointer((void ***)&canvas->devices, &canvas->device_count, &canvas->device_capacity, device) != 0) {
+        append_pointer((void ***)&canvas->devices, &canvas->device_count, &canvas->device_capacity, device) !=
+            0) {
         device_free(device);
         return NULL;
     }
-    if (key_index_add(&canvas->device_index, key_index_hash(process_id, device_id, 0, 0), canvas->device_count - 1) !=
-        0) {
+    if (key_index_add(&canvas->device_index, key_index_hash(process_id, device_id, 0, 0),
+                      canvas->device_count - 1) != 0) {
         canvas->device_count--;
         device_free(device);
         return NULL;
@@ -212,10 +217,11 @@ static struct canvas_device *find_or_add_device(struct canvas *canvas, int64_t p
     return device;
 }
 
-static struct canvas_lane *new_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id, int64_t a,
-                                    int64_t b)
+static struct canvas_lane *new_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,
+                                    int64_t a, int64_t b)
 {
-    if (!take_budget(canvas, canvas_lane_bytes(canvas->columns, kind == CANVAS_LANE_GPU ? ANALYSIS_CATEGORY_COUNT : 1)))
+    if (!take_budget(canvas, canvas_lane_bytes(canvas->columns,
+                                               kind == CANVAS_LANE_GPU ? ANALYSIS_CATEGORY_COUNT : 1)))
         return NULL;
     struct canvas_lane *lane = calloc(1, sizeof *lane);
     if (!lane)
@@ -243,8 +249,8 @@ static struct canvas_lane *new_lane(struct canvas *canvas, enum canvas_lane_kind
     return lane;
 }
 
-static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,
-                                            int64_t a, int64_t b)
+static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_lane_kind kind,
+                                            int64_t process_id, int64_t a, int64_t b)
 {
     if (canvas->last_lane < canvas->lane_count &&
         lane_matches(canvas->lanes[canvas->last_lane], kind, process_id, a, b))
@@ -260,7 +266,8 @@ static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_l
     if ((canvas->lane_count + 1) * 2 > canvas->lane_slot_capacity && grow_lane_slots(canvas) != 0)
         return NULL;
     struct canvas_lane *lane = new_lane(canvas, kind, process_id, a, b);
-    if (!lane || append_pointer((void ***)&canvas->lanes, &canvas->lane_count, &canvas->lane_capacity, lane) != 0) {
+    if (!lane ||
+        append_pointer((void ***)&canvas->lanes, &canvas->lane_count, &canvas->lane_capacity, lane) != 0) {
         if (lane)
             free(lane->coverage);
         free(lane);
@@ -274,7 +281,8 @@ static struct canvas_lane *find_or_add_lane(struct canvas *canvas, enum canvas_l
     return lane;
 }
 
-struct canvas_lane *canvas_gpu_lane(struct canvas *canvas, int64_t process_id, int64_t device_id, int64_t stream_id)
+struct canvas_lane *canvas_gpu_lane(struct canvas *canvas, int64_t process_id, int64_t device_id,
+                                    int64_t stream_id)
 {
     return find_or_add_lane(canvas, CANVAS_LANE_GPU, process_id, device_id, stream_id);
 }
@@ -360,9 +368,11 @@ static void count_busy(struct canvas_device *device, int columns, double x0, dou
 
 int canvas_add(struct canvas *canvas, struct canvas_lane *lane, const struct canvas_interval *interval)
 {
-    int64_t start = interval->start_ns > canvas->window_start_ns ? interval->start_ns : canvas->window_start_ns;
+    int64_t start =
+        interval->start_ns > canvas->window_start_ns ? interval->start_ns : canvas->window_start_ns;
     int64_t end = interval->end_ns < canvas->window_end_ns ? interval->end_ns : canvas->window_end_ns;
-    if (end < start || interval->end_ns < canvas->window_start_ns || interval->start_ns > canvas->window_end_ns)
+    if (end < start || interval->end_ns < canvas->window_start_ns ||
+        interval->start_ns > canvas->window_end_ns)
         return 0;
     int offset = interval->kind - lane->kind_offset;
     if (offset < 0 || offset >= lane->kind_count)

@@ -49,7 +49,7 @@ struct canvas_lane {
     int64_t thread_id, depth;     /* host and NVTX lanes (depth: NVTX nesting level) */
     float *coverage;              /* columns x kind_count: fraction of the column each kind covered */
     int kind_offset, kind_count;  /* coverage holds kinds kind_offset .. kind_offset + kind_count - 1 */
-    int64_t busy_ns[PALETTE_KIND_COUNT];           /* clipped to the window */
+    int64_t busy_ns[PALETTE_KIND_COUNT]; /* clipped to the window */
     int64_t intervals_by_kind[PALETTE_KIND_COUNT];
     int64_t interval_count;
     struct canvas_interval *kept; /* the wide ones, in the order they came */
@@ -61,10 +61,10 @@ struct canvas_lane {
 
 struct canvas_device {
     int64_t process_id, device_id;
-    float *level_fraction;  /* columns x 4: fraction of the column with 0, 1, 2, 3+ streams busy
-                               (filled by canvas_finish) */
-    int32_t *slot_steps;    /* difference array of whole slots covered, columns x slots + 1 */
-    float *slot_partial;    /* coverage of the slots an interval only partly covers */
+    float *level_fraction; /* columns x 4: fraction of the column with 0, 1, 2, 3+ streams busy
+                              (filled by canvas_finish) */
+    int32_t *slot_steps;   /* difference array of whole slots covered, columns x slots + 1 */
+    float *slot_partial;   /* coverage of the slots an interval only partly covers */
     int64_t interval_count;
 };
 
@@ -77,18 +77,19 @@ struct canvas {
     size_t lane_count, lane_capacity;
     struct canvas_device **devices;
     size_t device_count, device_capacity;
-    size_t *lane_slots;   /* open-addressing table of lane index + 1 (0: empty) by lane key */
+    size_t *lane_slots; /* open-addressing table of lane index + 1 (0: empty) by lane key */
     size_t lane_slot_capacity;
-    size_t last_lane;     /* lookups often hit the lane of the previous interval */
+    size_t last_lane;              /* lookups often hit the lane of the previous interval */
     struct key_index device_index; /* (process, device) to devices[] */
     size_t budget_bytes, used_bytes;
-    int over_budget;      /* a lane or device was refused for the budget */
+    int over_budget; /* a lane or device was refused for the budget */
 };
 
 /* A canvas of `columns` pixel columns over [window_start_ns, window_end_ns), with a budget of
  * CANVAS_BUDGET_BYTES (canvas_set_budget changes it). Returns NULL when out of memory. Free with
  * canvas_free. */
-struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns, double keep_min_columns);
+struct canvas *canvas_new(int64_t window_start_ns, int64_t window_end_ns, int columns,
+                          double keep_min_columns);
 void canvas_free(struct canvas *canvas);
 
 void canvas_set_budget(struct canvas *canvas, size_t budget_bytes);
@@ -108,7 +109,8 @@ struct canvas_device *canvas_find_device(const struct canvas *canvas, int64_t pr
 /* The lane with this key, created on first use; NULL when out of memory or over the budget
  * (canvas_over_budget). For GPU lanes pass
  * (process, device, stream); host lanes (process, thread); NVTX lanes (process, thread, depth). */
-struct canvas_lane *canvas_gpu_lane(struct canvas *canvas, int64_t process_id, int64_t device_id, int64_t stream_id);
+struct canvas_lane *canvas_gpu_lane(struct canvas *canvas, int64_t process_id, int64_t device_id,
+                                    int64_t stream_id);
 struct canvas_lane *canvas_thread_lane(struct canvas *canvas, enum canvas_lane_kind kind, int64_t process_id,
                                        int64_t thread_id, int64_t depth);
 

@@ -36,15 +36,18 @@ void labels_free(struct labels *labels)
 
 /* A kernel's short name (common/kernel_name.h, as the report prints it); an NCCL kernel the
  * collectives table describes says its operation and size instead ("AllReduce 4.0 MiB"). */
-static char *kernel_label(struct labels *labels, const struct canvas_interval *interval, char *buffer, size_t size)
+static char *kernel_label(struct labels *labels, const struct canvas_interval *interval, char *buffer,
+                          size_t size)
 {
     char name[8192]; /* whole: a mangled name cut short no longer demangles */
-    kernel_name_short(store_lookup_string(labels->lookup, interval->detail_b, name, sizeof name), buffer, size);
+    kernel_name_short(store_lookup_string(labels->lookup, interval->detail_b, name, sizeof name), buffer,
+                      size);
     if (interval->kind != ANALYSIS_COMMUNICATION)
         return buffer;
     char operation[64] = "", bytes[32] = "";
     int64_t byte_count = STORE_NULL;
-    if (store_lookup_collective(labels->lookup, interval->detail_a, operation, sizeof operation, &byte_count) &&
+    if (store_lookup_collective(labels->lookup, interval->detail_a, operation, sizeof operation,
+                                &byte_count) &&
         byte_count != STORE_NULL)
         units_format_bytes(bytes, sizeof bytes, byte_count);
     if (operation[0] && strcmp(operation, "Unknown") != 0)
@@ -59,7 +62,8 @@ char *labels_text(struct labels *labels, const struct canvas_interval *interval,
     case CANVAS_DETAIL_KERNEL:
         return kernel_label(labels, interval, buffer, size);
     case CANVAS_DETAIL_MEMCPY:
-        return naming_copy(buffer, size, interval->detail_b & 0xFF, interval->detail_a, (interval->detail_b >> 8) & 1);
+        return naming_copy(buffer, size, interval->detail_b & 0xFF, interval->detail_a,
+                           (interval->detail_b >> 8) & 1);
     case CANVAS_DETAIL_MEMSET:
         snprintf(buffer, size, "memset %s", units_format_bytes(bytes, sizeof bytes, interval->detail_a));
         return buffer;

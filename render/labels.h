@@ -5,8 +5,8 @@
 #ifndef OVERLAPSCOPE_LABELS_H
 #define OVERLAPSCOPE_LABELS_H
 
-#include <stddef.h>
 #include <sqlite3.h>
+#include <stddef.h>
 
 #include "canvas.h"
 

@@ -25,8 +25,17 @@
 enum { PART_HEADER = 0, PART_DEVICE = 1, PART_LANE = 2 };
 enum { LEVELS = 4 };
 /* The columns overview_fill selects from a device or lane row. */
-enum { COLUMN_PART, COLUMN_PROCESS, COLUMN_DEVICE, COLUMN_STREAM, COLUMN_KINDS, COLUMN_BUSY, COLUMN_COUNTS,
-       COLUMN_CELLS, COLUMN_KEPT };
+enum {
+    COLUMN_PART,
+    COLUMN_PROCESS,
+    COLUMN_DEVICE,
+    COLUMN_STREAM,
+    COLUMN_KINDS,
+    COLUMN_BUSY,
+    COLUMN_COUNTS,
+    COLUMN_CELLS,
+    COLUMN_KEPT
+};
 #define KEPT_RECORD_BYTES 34 /* start, end, detail_a, detail_b (int64 each), kind, detail (a byte each) */
 #define MIN_COLUMNS 1024
 #define MAX_COLUMNS (1 << 20)
@@ -101,7 +110,8 @@ static int columns_for(int columns, int64_t lanes, int64_t devices)
 }
 
 /* Starts a device's or lane's row: the fields both have. */
-static void bind_part(sqlite3_stmt *insert, int what, int64_t process_id, int64_t device_id, int64_t interval_count)
+static void bind_part(sqlite3_stmt *insert, int what, int64_t process_id, int64_t device_id,
+                      int64_t interval_count)
 {
     sqlite3_reset(insert);
     sqlite3_clear_bindings(insert);
@@ -175,12 +185,13 @@ static int write_overview(store *trace, const struct canvas *canvas, const int64
         error_set(err, "out of memory");
         goto done;
     }
-    if (sqlite3_prepare_v2(db,
-                           "INSERT INTO render_overview (what, process_id, device_id, stream_id, start_ns, end_ns,"
-                           " columns, kernels_rowid, memcpys_rowid, memsets_rowid, interval_count, kinds, busy,"
-                           " counts, cells, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-                           " ?14, ?15, ?16)",
-                           -1, &insert, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            db,
+            "INSERT INTO render_overview (what, process_id, device_id, stream_id, start_ns, end_ns,"
+            " columns, kernels_rowid, memcpys_rowid, memsets_rowid, interval_count, kinds, busy,"
+            " counts, cells, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+            " ?14, ?15, ?16)",
+            -1, &insert, NULL) != SQLITE_OK)
         goto sql_failed;
     sqlite3_bind_int(insert, 1, PART_HEADER);
     sqlite3_bind_int64(insert, 5, canvas->window_start_ns);
@@ -194,7 +205,8 @@ static int write_overview(store *trace, const struct canvas *canvas, const int64
         if (write_device(insert, canvas, canvas->devices[i], buffer) != 0)
             goto sql_failed;
     for (size_t i = 0; i < canvas->lane_count; i++)
-        if (canvas->lanes[i]->kind == CANVAS_LANE_GPU && write_lane(insert, canvas, canvas->lanes[i], buffer) != 0)
+        if (canvas->lanes[i]->kind == CANVAS_LANE_GPU &&
+            write_lane(insert, canvas, canvas->lanes[i], buffer) != 0)
             goto sql_failed;
     status = 0;
     goto done;
@@ -261,8 +273,8 @@ int overview_build_or_warn(store *trace, error_info *err)
     sqlite3_exec(store_db(trace), "DELETE FROM render_overview", NULL, NULL, NULL);
     char message[sizeof why.message + 64];
     snprintf(message, sizeof message, "no overview for fast pictures: %s", why.message);
-    struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "overview-skipped",
-                                    .message = message};
+    struct store_warning warning = {
+        .process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "overview-skipped", .message = message};
     if (store_begin(trace, err) != 0 || store_insert_warning(trace, &warning, err) != 0)
         return -1;
     return store_commit(trace, err);
@@ -279,8 +291,9 @@ struct header {
 static int read_header(store *trace, struct header *header, error_info *err)
 {
     sqlite3 *db = store_db(trace);
-    if (query_int64(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'render_overview'", 0) ==
-        0)
+    if (query_int64(db,
+                    "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'render_overview'",
+                    0) == 0)
         return 0;
     sqlite3_stmt *query = NULL;
     int status = 0;
@@ -298,8 +311,9 @@ static int read_header(store *trace, struct header *header, error_info *err)
             built[i] = sqlite3_column_int64(query, 3 + i);
         if (columns < MIN_COLUMNS || columns > MAX_COLUMNS || header->end_ns <= header->start_ns ||
             !store_interval_plausible(header->start_ns, header->end_ns)) {
-            status = error_set(err, "the trace is damaged: its overview header is impossible (%" PRId64
-                                    " columns from %" PRId64 " ns to %" PRId64 " ns)",
+            status = error_set(err,
+                               "the trace is damaged: its overview header is impossible (%" PRId64
+                               " columns from %" PRId64 " ns to %" PRId64 " ns)",
                                columns, header->start_ns, header->end_ns);
         } else {
             header->columns = (int)columns;
@@ -326,19 +340,19 @@ int overview_span(store *trace, int64_t *start_ns, int64_t *end_ns, error_info *
  * (an overview column is at most 1/8 of a canvas column, so it meets two at most), or at an end
  * of the window. */
 struct straddler {
-    int column;         /* the overview column */
-    int first;          /* the canvas column it starts in */
-    float part_first;   /* the part of that canvas column it covers */
-    float part_second;  /* and of the next one */
-    float inside;       /* the part of the overview column inside the window (0 to 1) */
+    int column;        /* the overview column */
+    int first;         /* the canvas column it starts in */
+    float part_first;  /* the part of that canvas column it covers */
+    float part_second; /* and of the next one */
+    float inside;      /* the part of the overview column inside the window (0 to 1) */
 };
 
 /* Where the overview's columns fall on the canvas, worked out once per picture. */
 struct mapping {
-    double column_ns;           /* ns per overview column */
-    int columns;                /* overview columns */
-    int whole;                  /* the canvas window holds the overview's whole span */
-    float step_x;               /* canvas columns per overview column */
+    double column_ns; /* ns per overview column */
+    int columns;      /* overview columns */
+    int whole;        /* the canvas window holds the overview's whole span */
+    float step_x;     /* canvas columns per overview column */
     int canvas_columns;
     int *plain_from, *plain_to; /* per canvas column: the overview columns wholly inside it */
     struct straddler *straddlers;
@@ -392,8 +406,8 @@ static void mapping_free(struct mapping *map)
  * was most of the time of a whole picture); the few straddlers are split. Returns how many
  * overview columns inside the window held anything; *steps_inside (when not NULL) receives
  * their steps times the part of each inside the window. */
-static long resample(const unsigned char *cells, int stride, const struct mapping *map, float *out, int out_stride,
-                     double *steps_inside)
+static long resample(const unsigned char *cells, int stride, const struct mapping *map, float *out,
+                     int out_stride, double *steps_inside)
 {
     long shown = 0;
     double inside = 0;
@@ -451,12 +465,15 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
         if (mask & (1 << k))
             kinds[kind_count++] = k;
     size_t kept_bytes = (size_t)sqlite3_column_bytes(query, COLUMN_KEPT);
-    if (!blob_size_is(query, COLUMN_BUSY, 8 * (size_t)kind_count) || !blob_size_is(query, COLUMN_COUNTS, 8 * (size_t)kind_count) ||
-        !blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * (size_t)kind_count) || kept_bytes % KEPT_RECORD_BYTES != 0 ||
-        (kept_bytes > 0 && !sqlite3_column_blob(query, COLUMN_KEPT)))
+    if (!blob_size_is(query, COLUMN_BUSY, 8 * (size_t)kind_count) ||
+        !blob_size_is(query, COLUMN_COUNTS, 8 * (size_t)kind_count) ||
+        !blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * (size_t)kind_count) ||
+        kept_bytes % KEPT_RECORD_BYTES != 0 || (kept_bytes > 0 && !sqlite3_column_blob(query, COLUMN_KEPT)))
         return damaged(err, part, "a stream lane's data has the wrong size");
-    const unsigned char *busy = sqlite3_column_blob(query, COLUMN_BUSY), *counts = sqlite3_column_blob(query, COLUMN_COUNTS);
-    const unsigned char *cells = sqlite3_column_blob(query, COLUMN_CELLS), *kept = sqlite3_column_blob(query, COLUMN_KEPT);
+    const unsigned char *busy = sqlite3_column_blob(query, COLUMN_BUSY),
+                        *counts = sqlite3_column_blob(query, COLUMN_COUNTS);
+    const unsigned char *cells = sqlite3_column_blob(query, COLUMN_CELLS),
+                        *kept = sqlite3_column_blob(query, COLUMN_KEPT);
 
     /* Into a scratch row first: the lane is added to the canvas only if it shows something. */
     float *coverage = calloc((size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT, sizeof *coverage);
@@ -466,8 +483,8 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
     double busy_steps[ANALYSIS_CATEGORY_COUNT] = {0};
     int shown = 0;
     for (int i = 0; i < kind_count; i++) {
-        long columns_shown = resample(cells + i, kind_count, map, coverage + kinds[i], ANALYSIS_CATEGORY_COUNT,
-                                      map->whole ? NULL : &busy_steps[i]);
+        long columns_shown = resample(cells + i, kind_count, map, coverage + kinds[i],
+                                      ANALYSIS_CATEGORY_COUNT, map->whole ? NULL : &busy_steps[i]);
         shown |= columns_shown > 0;
         /* Outside the whole span, estimates (overwritten by the stored exact figures below when
          * the window holds it): busy from the steps, and the columns that ran it for the count. */
@@ -498,12 +515,15 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
     struct canvas_lane *lane = NULL;
     if (shown) {
         lane = canvas_gpu_lane(canvas, sqlite3_column_int64(query, COLUMN_PROCESS),
-                               sqlite3_column_int64(query, COLUMN_DEVICE), sqlite3_column_int64(query, COLUMN_STREAM));
+                               sqlite3_column_int64(query, COLUMN_DEVICE),
+                               sqlite3_column_int64(query, COLUMN_STREAM));
         if (!lane)
-            status = canvas_over_budget(canvas) ? canvas_budget_error(canvas, err) : error_set(err, "out of memory");
+            status = canvas_over_budget(canvas) ? canvas_budget_error(canvas, err)
+                                                : error_set(err, "out of memory");
     }
     if (lane) {
-        memcpy(lane->coverage, coverage, (size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT * sizeof *coverage);
+        memcpy(lane->coverage, coverage,
+               (size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT * sizeof *coverage);
         for (int k = 0; k < ANALYSIS_CATEGORY_COUNT; k++) {
             lane->busy_ns[k] += busy_ns[k];
             lane->intervals_by_kind[k] += count[k];
@@ -512,10 +532,15 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
         }
         for (size_t i = 0; i < kept_count && status == 0; i++) {
             const unsigned char *record = kept + i * KEPT_RECORD_BYTES;
-            struct canvas_interval interval = {get_int64(record), get_int64(record + 8), get_int64(record + 16),
-                                               get_int64(record + 24), record[32], record[33]};
+            struct canvas_interval interval = {get_int64(record),
+                                               get_int64(record + 8),
+                                               get_int64(record + 16),
+                                               get_int64(record + 24),
+                                               record[32],
+                                               record[33]};
             /* As canvas_add: the width inside the window decides. */
-            int64_t start = interval.start_ns > canvas->window_start_ns ? interval.start_ns : canvas->window_start_ns;
+            int64_t start =
+                interval.start_ns > canvas->window_start_ns ? interval.start_ns : canvas->window_start_ns;
             int64_t end = interval.end_ns < canvas->window_end_ns ? interval.end_ns : canvas->window_end_ns;
             double x0 = canvas_column_of(canvas, start), x1 = canvas_column_of(canvas, end);
             if (interval.end_ns >= canvas->window_start_ns && interval.start_ns <= canvas->window_end_ns &&
@@ -533,7 +558,8 @@ static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct 
     sqlite3_int64 part = sqlite3_column_int64(query, COLUMN_PART);
     if (!blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * LEVELS))
         return damaged(err, part, "a device's data has the wrong size");
-    int64_t process_id = sqlite3_column_int64(query, COLUMN_PROCESS), device_id = sqlite3_column_int64(query, COLUMN_DEVICE);
+    int64_t process_id = sqlite3_column_int64(query, COLUMN_PROCESS),
+            device_id = sqlite3_column_int64(query, COLUMN_DEVICE);
     struct canvas_device *device = canvas_find_device(canvas, process_id, device_id);
     if (!device)
         return 0;
@@ -556,7 +582,8 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
     int usable = read_header(trace, &header, err);
     if (usable != 1)
         return usable;
-    double canvas_column_ns = ((double)canvas->window_end_ns - (double)canvas->window_start_ns) / canvas->columns;
+    double canvas_column_ns =
+        ((double)canvas->window_end_ns - (double)canvas->window_start_ns) / canvas->columns;
     struct mapping map = {0};
     map.columns = header.columns;
     map.column_ns = ((double)header.end_ns - (double)header.start_ns) / header.columns;
@@ -589,7 +616,8 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
         while (status == 0 && (step = sqlite3_step(query)) == SQLITE_ROW) {
             if (!reader_process_selected(&filter, sqlite3_column_int64(query, COLUMN_PROCESS)))
                 continue;
-            status = what == PART_LANE ? fill_lane(canvas, query, &map, err) : fill_device(canvas, query, &map, err);
+            status = what == PART_LANE ? fill_lane(canvas, query, &map, err)
+                                       : fill_device(canvas, query, &map, err);
         }
         if (status == 0 && step != SQLITE_DONE)
             status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));

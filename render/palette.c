@@ -7,16 +7,15 @@ static const struct {
     uint32_t rgb;
     const char *name;
 } kinds[PALETTE_KIND_COUNT] = {
-    [ANALYSIS_COMPUTE] = {0x0072B2, "compute"},           /* Okabe-Ito blue */
-    [ANALYSIS_COMMUNICATION] = {0xE69F00, "NCCL"},        /* orange */
-    [ANALYSIS_COPY_HTOD] = {0x009E73, "copy HtoD"},       /* bluish green */
-    [ANALYSIS_COPY_DTOH] = {0xCC79A7, "copy DtoH"},       /* reddish purple */
-    [ANALYSIS_COPY_DTOD] = {0x56B4E9, "copy DtoD"},       /* sky blue */
-    [ANALYSIS_COPY_PEER] = {0xD55E00, "copy peer"},       /* vermillion */
-    [ANALYSIS_COPY_OTHER] = {0x8C8C8C, "copy other"},     /* neutral grey */
-    [ANALYSIS_MEMSET] = {0xF0E442, "memset"},             /* yellow */
-    [PALETTE_HOST_API] = {0xB0B0B0, "CUDA API call"},
-    [PALETTE_NVTX] = {0xC9B8E0, "NVTX range"},
+    [ANALYSIS_COMPUTE] = {0x0072B2, "compute"},       /* Okabe-Ito blue */
+    [ANALYSIS_COMMUNICATION] = {0xE69F00, "NCCL"},    /* orange */
+    [ANALYSIS_COPY_HTOD] = {0x009E73, "copy HtoD"},   /* bluish green */
+    [ANALYSIS_COPY_DTOH] = {0xCC79A7, "copy DtoH"},   /* reddish purple */
+    [ANALYSIS_COPY_DTOD] = {0x56B4E9, "copy DtoD"},   /* sky blue */
+    [ANALYSIS_COPY_PEER] = {0xD55E00, "copy peer"},   /* vermillion */
+    [ANALYSIS_COPY_OTHER] = {0x8C8C8C, "copy other"}, /* neutral grey */
+    [ANALYSIS_MEMSET] = {0xF0E442, "memset"},         /* yellow */
+    [PALETTE_HOST_API] = {0xB0B0B0, "CUDA API call"}, [PALETTE_NVTX] = {0xC9B8E0, "NVTX range"},
 };
 
 uint32_t palette_colour(int kind)

@@ -6,15 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_names.h"
-#include "naming.h"
 #include "describe.h"
 #include "gpu_devices.h"
+#include "kernel_names.h"
+#include "naming.h"
 
 static const char *const table_names[3] = {"kernels", "memcpys", "memsets"};
 static const enum store_table gpu_tables[3] = {STORE_TABLE_KERNELS, STORE_TABLE_MEMCPYS, STORE_TABLE_MEMSETS};
 
-int reader_process_filter_load(struct reader_process_filter *filter, store *trace, int64_t rank, error_info *err)
+int reader_process_filter_load(struct reader_process_filter *filter, store *trace, int64_t rank,
+                               error_info *err)
 {
     memset(filter, 0, sizeof *filter);
     filter->rank = rank;
@@ -90,9 +91,12 @@ static int scan_gpu_row(void *context, const struct store_gpu_row *row)
     int64_t start_ns = row->start_ns, end_ns = row->end_ns, first = *scan->first_start_ns;
     /* Times no recording holds: refused before the per-lane sums of them overflow. */
     if (!store_interval_plausible(start_ns, end_ns) ||
-        (first != STORE_NULL && (start_ns - first > STORE_MAX_SPAN_NS || first - start_ns > STORE_MAX_SPAN_NS)))
-        return error_set(scan->err, "the trace is damaged: a %s row runs from %" PRId64 " ns to %" PRId64
-                                    " ns, outside any recording", table_names[scan->index], start_ns, end_ns);
+        (first != STORE_NULL &&
+         (start_ns - first > STORE_MAX_SPAN_NS || first - start_ns > STORE_MAX_SPAN_NS)))
+        return error_set(scan->err,
+                         "the trace is damaged: a %s row runs from %" PRId64 " ns to %" PRId64
+                         " ns, outside any recording",
+                         table_names[scan->index], start_ns, end_ns);
     if (first == STORE_NULL)
         *scan->first_start_ns = start_ns;
     if (end_ns > *scan->last_end_ns)
@@ -109,7 +113,8 @@ static int scan_gpu_row(void *context, const struct store_gpu_row *row)
     if (lane)
         decode_gpu_row(row, scan->index, scan->names, &interval);
     if (!lane || canvas_add(canvas, lane, &interval) != 0)
-        return canvas_over_budget(canvas) ? canvas_budget_error(canvas, scan->err) : error_set(scan->err, "out of memory");
+        return canvas_over_budget(canvas) ? canvas_budget_error(canvas, scan->err)
+                                          : error_set(scan->err, "out of memory");
     return 0;
 }
 
@@ -136,9 +141,9 @@ done:
     return status;
 }
 
-struct canvas *reader_read(store *trace, const struct reader_selection *selection, int64_t start_ns, int64_t end_ns,
-                           int end_is_estimate, int columns, double keep_min_columns, int64_t *last_end_ns,
-                           error_info *err)
+struct canvas *reader_read(store *trace, const struct reader_selection *selection, int64_t start_ns,
+                           int64_t end_ns, int end_is_estimate, int columns, double keep_min_columns,
+                           int64_t *last_end_ns, error_info *err)
 {
     for (;;) {
         struct canvas *canvas = canvas_new(start_ns, end_ns, columns, keep_min_columns);
@@ -171,9 +176,10 @@ static int scan_thread_row(void *context, const struct store_host_row *row)
 {
     struct thread_scan *scan = context;
     if (!store_interval_plausible(row->start_ns, row->end_ns))
-        return error_set(scan->err, "the trace is damaged: %s row runs from %" PRId64 " ns to %" PRId64
-                                    " ns, outside any recording",
-                         scan->kind == CANVAS_LANE_HOST ? "an API call" : "an NVTX", row->start_ns, row->end_ns);
+        return error_set(
+            scan->err,
+            "the trace is damaged: %s row runs from %" PRId64 " ns to %" PRId64 " ns, outside any recording",
+            scan->kind == CANVAS_LANE_HOST ? "an API call" : "an NVTX", row->start_ns, row->end_ns);
     struct canvas_interval interval = {
         .start_ns = row->start_ns,
         .end_ns = row->end_ns,
@@ -182,24 +188,27 @@ static int scan_thread_row(void *context, const struct store_host_row *row)
         .detail = CANVAS_DETAIL_STRING,
     };
     int64_t depth = row->depth < 0 ? 0 : row->depth > NVTX_MAX_DEPTH ? NVTX_MAX_DEPTH : row->depth;
-    struct canvas_lane *lane = canvas_thread_lane(scan->canvas, scan->kind, row->process_id, row->thread_id, depth);
+    struct canvas_lane *lane =
+        canvas_thread_lane(scan->canvas, scan->kind, row->process_id, row->thread_id, depth);
     if (!lane || canvas_add(scan->canvas, lane, &interval) != 0)
         return canvas_over_budget(scan->canvas) ? canvas_budget_error(scan->canvas, scan->err)
                                                 : error_set(scan->err, "out of memory");
     return 0;
 }
 
-static int fill_threads(struct canvas *canvas, store *trace, enum canvas_lane_kind kind, int64_t rank, error_info *err)
+static int fill_threads(struct canvas *canvas, store *trace, enum canvas_lane_kind kind, int64_t rank,
+                        error_info *err)
 {
     struct thread_scan scan = {canvas, kind, err};
     return store_scan_host_rows(trace, kind == CANVAS_LANE_HOST ? STORE_TABLE_API_CALLS : STORE_TABLE_NVTX,
-                                canvas->window_start_ns, canvas->window_end_ns, rank, scan_thread_row, &scan, err) == 0
+                                canvas->window_start_ns, canvas->window_end_ns, rank, scan_thread_row, &scan,
+                                err) == 0
                ? 0
                : -1;
 }
 
-int reader_fill(struct canvas *canvas, store *trace, const struct reader_selection *selection, int64_t *last_end_ns,
-                error_info *err)
+int reader_fill(struct canvas *canvas, store *trace, const struct reader_selection *selection,
+                int64_t *last_end_ns, error_info *err)
 {
     *last_end_ns = STORE_NULL;
     if (fill_devices(canvas, trace, selection, last_end_ns, err) != 0)

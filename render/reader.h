@@ -10,10 +10,10 @@
 #include "store.h"
 
 struct reader_selection {
-    int64_t rank;     /* -1: every process */
+    int64_t rank;                 /* -1: every process */
     int64_t device_id, stream_id; /* -1: every device, every stream */
-    int host_calls;   /* 1: add a lane per host thread with its CUDA API calls */
-    int nvtx_ranges;  /* 1: add lanes per host thread with its NVTX ranges, one per nesting level */
+    int host_calls;               /* 1: add a lane per host thread with its CUDA API calls */
+    int nvtx_ranges; /* 1: add lanes per host thread with its NVTX ranges, one per nesting level */
 };
 
 /* The processes a --rank selects (all when rank < 0): a small sorted list of process ids. */
@@ -25,21 +25,22 @@ struct reader_process_filter {
     int last_selected;
 };
 /* Loads rank's processes. Returns 0, or -1 with err filled; free with reader_process_filter_free. */
-int reader_process_filter_load(struct reader_process_filter *filter, store *trace, int64_t rank, error_info *err);
+int reader_process_filter_load(struct reader_process_filter *filter, store *trace, int64_t rank,
+                               error_info *err);
 int reader_process_selected(struct reader_process_filter *filter, int64_t process_id);
 void reader_process_filter_free(struct reader_process_filter *filter);
 
 /* Reads the canvas's window of the trace into it and finishes it (canvas_finish). last_end_ns
  * receives the latest end of any GPU interval in the trace (every rank; STORE_NULL when none),
  * seen on the way. Returns 0, or -1 with err filled. */
-int reader_fill(struct canvas *canvas, store *trace, const struct reader_selection *selection, int64_t *last_end_ns,
-                error_info *err);
+int reader_fill(struct canvas *canvas, store *trace, const struct reader_selection *selection,
+                int64_t *last_end_ns, error_info *err);
 
 /* A new canvas of `columns` over [start_ns, end_ns), filled by reader_fill. When end_is_estimate
  * and an interval outlasted end_ns, reads again up to the true end (one scan in the usual case,
  * two at worst). Returns the canvas, or NULL with err filled. */
-struct canvas *reader_read(store *trace, const struct reader_selection *selection, int64_t start_ns, int64_t end_ns,
-                           int end_is_estimate, int columns, double keep_min_columns, int64_t *last_end_ns,
-                           error_info *err);
+struct canvas *reader_read(store *trace, const struct reader_selection *selection, int64_t start_ns,
+                           int64_t end_ns, int end_is_estimate, int columns, double keep_min_columns,
+                           int64_t *last_end_ns, error_info *err);
 
 #endif

@@ -9,8 +9,8 @@
 
 #include "axis.h"
 #include "describe.h"
-#include "naming.h"
 #include "labels.h"
+#include "naming.h"
 #include "palette.h"
 #include "text_safe.h"
 #include "units.h"
@@ -78,9 +78,9 @@ struct scene {
     struct labels *labels;
     struct timeline_layout *layout;
     size_t text_capacity, legend_capacity;
-    int *column_keys; /* scratch for paint_runs: a colour key per column, */
+    int *column_keys;            /* scratch for paint_runs: a colour key per column, */
     int *run_first, *run_by_key; /* the first column of each run, and the runs by key, */
-    int *key_start;   /* and where each key's runs begin (PAINT_KEYS + 1) */
+    int *key_start;              /* and where each key's runs begin (PAINT_KEYS + 1) */
 };
 
 /* --- small helpers --- */
@@ -101,7 +101,8 @@ static uint32_t darker(uint32_t rgb, double factor)
 static double x_of(const struct scene *scene, int64_t time_ns)
 {
     const struct canvas *canvas = scene->input.canvas;
-    return scene->plot_left + (double)(time_ns - canvas->window_start_ns) * (scene->plot_right - scene->plot_left) /
+    return scene->plot_left + (double)(time_ns - canvas->window_start_ns) *
+                                  (scene->plot_right - scene->plot_left) /
                                   (double)(canvas->window_end_ns - canvas->window_start_ns);
 }
 
@@ -112,7 +113,8 @@ static double clamp_x(const struct scene *scene, double x)
 
 static int boxes_overlap(const struct timeline_box *a, const struct timeline_box *b)
 {
-    return a->x < b->x + b->width && b->x < a->x + a->width && a->y < b->y + b->height && b->y < a->y + a->height;
+    return a->x < b->x + b->width && b->x < a->x + a->width && a->y < b->y + b->height &&
+           b->y < a->y + a->height;
 }
 
 static int box_is_free(const struct scene *scene, const struct timeline_box *box)
@@ -144,7 +146,8 @@ static int record_text(struct scene *scene, enum timeline_text_kind kind, const 
 
 static void select_font(cairo_t *cr, double size, int bold)
 {
-    cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, size);
 }
 
@@ -192,22 +195,24 @@ struct text_style {
 
 /* Draws text with its baseline at y, anchored at x; records its box. Returns 1 when drawn,
  * 0 when it did not fit or would overlap, -1 when out of memory. */
-static int draw_text(struct scene *scene, cairo_t *cr, enum timeline_text_kind kind, const char *text, double x,
-                     double y, const struct text_style *style)
+static int draw_text(struct scene *scene, cairo_t *cr, enum timeline_text_kind kind, const char *text,
+                     double x, double y, const struct text_style *style)
 {
     char fitted[256];
     /* Names from the trace may hold controls or bytes that are not UTF-8: Cairo would refuse
      * the string (and the whole picture with it). */
     text_safe_copy(fitted, sizeof fitted, text, TEXT_SAFE_PICTURE);
     select_font(cr, style->size, style->bold);
-    if (!fitted[0] || (style->whole ? text_width(cr, fitted) > style->max_width : !fit_text(cr, fitted, style->max_width)))
+    if (!fitted[0] ||
+        (style->whole ? text_width(cr, fitted) > style->max_width : !fit_text(cr, fitted, style->max_width)))
         return 0;
     cairo_font_extents_t font;
     cairo_font_extents(cr, &font);
     double width = text_width(cr, fitted);
     double left = style->align == ALIGN_LEFT ? x : style->align == ALIGN_CENTER ? x - width / 2 : x - width;
     double pad = style->backed ? 2 : 0;
-    struct timeline_box box = {left - pad, y - font.ascent - pad, width + 2 * pad, font.ascent + font.descent + 2 * pad};
+    struct timeline_box box = {left - pad, y - font.ascent - pad, width + 2 * pad,
+                               font.ascent + font.descent + 2 * pad};
     if (style->must_be_free && !box_is_free(scene, &box))
         return 0;
     if (style->backed) {
@@ -249,8 +254,8 @@ static void lane_role(const struct scene *scene, const struct canvas_lane *lane,
         snprintf(role, size, "%s", analyzed->role);
     int stored_legacy = 0;
     char label[64];
-    if (store_stream_description(scene->input.trace, lane->process_id, lane->device_id, lane->stream_id, &stored_legacy,
-                                 label, sizeof label)) {
+    if (store_stream_description(scene->input.trace, lane->process_id, lane->device_id, lane->stream_id,
+                                 &stored_legacy, label, sizeof label)) {
         *is_legacy_default |= stored_legacy;
         if (!role[0] && label[0])
             snprintf(role, size, "%s", label);
@@ -264,15 +269,17 @@ static void lane_title(const struct scene *scene, struct placed_lane *placed)
 {
     const struct canvas_lane *lane = placed->lane;
     if (lane->kind == CANVAS_LANE_HOST) {
-        snprintf(placed->title, sizeof placed->title, "thread %" PRId64 " \xc2\xb7 CUDA API", lane->thread_id);
+        snprintf(placed->title, sizeof placed->title, "thread %" PRId64 " \xc2\xb7 CUDA API",
+                 lane->thread_id);
         return;
     }
     if (lane->kind == CANVAS_LANE_NVTX) {
         if (lane->thread_id < 0)
-            snprintf(placed->title, sizeof placed->title, "GPU annotations \xc2\xb7 NVTX %" PRId64, lane->depth);
-        else
-            snprintf(placed->title, sizeof placed->title, "thread %" PRId64 " \xc2\xb7 NVTX %" PRId64, lane->thread_id,
+            snprintf(placed->title, sizeof placed->title, "GPU annotations \xc2\xb7 NVTX %" PRId64,
                      lane->depth);
+        else
+            snprintf(placed->title, sizeof placed->title, "thread %" PRId64 " \xc2\xb7 NVTX %" PRId64,
+                     lane->thread_id, lane->depth);
         return;
     }
     char role[32];
@@ -280,12 +287,14 @@ static void lane_title(const struct scene *scene, struct placed_lane *placed)
     const char *shown = strcmp(role, "nccl") == 0 ? "NCCL" : role;
     int plain = strcmp(shown, "default") == 0 || strcmp(shown, "compute") == 0 || strcmp(shown, "mixed") == 0;
     if (placed->is_legacy_default && plain)
-        snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 legacy default", lane->stream_id);
+        snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 legacy default",
+                 lane->stream_id);
     else if (placed->is_legacy_default)
         snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 %s, legacy default",
                  lane->stream_id, shown);
     else
-        snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 %s", lane->stream_id, shown);
+        snprintf(placed->title, sizeof placed->title, "stream %" PRId64 " \xc2\xb7 %s", lane->stream_id,
+                 shown);
 }
 
 /* Ranks first in order (unknown ranks last), then process, then its devices, then its host
@@ -351,7 +360,8 @@ static int build_groups(struct scene *scene)
         group->device_id = device_id;
         group->first_lane = i;
         group->lane_count = 1;
-        group->device = device_id >= 0 ? canvas_find_device(scene->input.canvas, group->process_id, device_id) : NULL;
+        group->device =
+            device_id >= 0 ? canvas_find_device(scene->input.canvas, group->process_id, device_id) : NULL;
         group_title(scene, group);
     }
     return 0;
@@ -397,7 +407,8 @@ static void layout_rows(struct scene *scene)
     scene->lanes_top = scene->axis_y + 6;
     scene->lane_height = LANE_HEIGHT;
     double fixed = scene->lanes_top + groups_height(scene, 0) + MARGIN;
-    double wanted = scene->input.options->height_px > 0 ? scene->input.options->height_px / scene->input.scale : 0;
+    double wanted =
+        scene->input.options->height_px > 0 ? scene->input.options->height_px / scene->input.scale : 0;
     if (wanted > 0 && scene->lane_count > 0) {
         double lane_height = (wanted - fixed) / (double)scene->lane_count;
         scene->lane_height = lane_height < MIN_LANE_HEIGHT   ? MIN_LANE_HEIGHT
@@ -429,8 +440,8 @@ static void layout_rows(struct scene *scene)
 /* --- the legend --- */
 
 struct legend_entry {
-    int kind;     /* palette kind, or one of the two below */
-    int level;    /* concurrency level for LEGEND_CONCURRENCY */
+    int kind;  /* palette kind, or one of the two below */
+    int level; /* concurrency level for LEGEND_CONCURRENCY */
     const char *name;
 };
 enum { LEGEND_WAIT = 100, LEGEND_CONCURRENCY = 101, LEGEND_CONCURRENCY_TITLE = 102 };
@@ -520,7 +531,7 @@ static double legend(struct scene *scene, cairo_t *cr, cairo_t *measure, double 
         if (cr) {
             struct timeline_box swatch = {x, y + 2, SWATCH, SWATCH};
             double text_x = x + SWATCH + (entry->kind == LEGEND_CONCURRENCY ? 4 : 6);
-            uint32_t rgb = entry->kind < PALETTE_KIND_COUNT   ? palette_colour(entry->kind)
+            uint32_t rgb = entry->kind < PALETTE_KIND_COUNT    ? palette_colour(entry->kind)
                            : entry->kind == LEGEND_CONCURRENCY ? palette_concurrency_colour(entry->level)
                                                                : PALETTE_WAIT;
             if (entry->kind == LEGEND_CONCURRENCY_TITLE) {
@@ -538,13 +549,15 @@ static double legend(struct scene *scene, cairo_t *cr, cairo_t *measure, double 
                 }
                 set_colour(cr, 0x666666, 1);
                 cairo_set_line_width(cr, 0.75);
-                cairo_rectangle(cr, swatch.x + 0.375, swatch.y + 0.375, swatch.width - 0.75, swatch.height - 0.75);
+                cairo_rectangle(cr, swatch.x + 0.375, swatch.y + 0.375, swatch.width - 0.75,
+                                swatch.height - 0.75);
                 cairo_stroke(cr);
                 if (record_swatch(scene, &swatch, rgb, entry->name) != 0)
                     return -1;
             }
             struct text_style style = {LEGEND_SIZE, 0, PALETTE_TEXT, ALIGN_LEFT, right - text_x, 0, 0};
-            if (draw_text(scene, cr, TIMELINE_TEXT_LEGEND, entry->name, text_x, y + 2 + SWATCH - 2, &style) < 0)
+            if (draw_text(scene, cr, TIMELINE_TEXT_LEGEND, entry->name, text_x, y + 2 + SWATCH - 2, &style) <
+                0)
                 return -1;
         }
         x += width;
@@ -562,10 +575,11 @@ static void describe_window(const struct scene *scene, char *text, size_t size)
     int64_t largest = canvas->window_end_ns - scene->input.origin_ns;
     axis_format_tick(from, sizeof from, canvas->window_start_ns - scene->input.origin_ns, step, largest);
     axis_format_tick(to, sizeof to, largest, step, largest);
-    if (scene->input.trace_end_ns != STORE_NULL &&
-        (canvas->window_start_ns > scene->input.origin_ns || canvas->window_end_ns < scene->input.trace_end_ns))
-        snprintf(text, size, "window %s \xe2\x80\x93 %s of %s", from, to,
-                 units_format_duration(whole, sizeof whole, scene->input.trace_end_ns - scene->input.origin_ns));
+    if (scene->input.trace_end_ns != STORE_NULL && (canvas->window_start_ns > scene->input.origin_ns ||
+                                                    canvas->window_end_ns < scene->input.trace_end_ns))
+        snprintf(
+            text, size, "window %s \xe2\x80\x93 %s of %s", from, to,
+            units_format_duration(whole, sizeof whole, scene->input.trace_end_ns - scene->input.origin_ns));
     else
         snprintf(text, size, "%s of GPU time", units_format_duration(whole, sizeof whole, largest));
     const char *note = scene->input.options->window_note;
@@ -619,7 +633,8 @@ static int figure_lines(const struct scene *scene, cairo_t *measure, char lines[
             next += strlen(FIGURES_SEPARATOR);
         }
         char candidate[512];
-        snprintf(candidate, sizeof candidate, "%s%s%s", lines[count], lines[count][0] ? FIGURES_SEPARATOR : "", figure);
+        snprintf(candidate, sizeof candidate, "%s%s%s", lines[count],
+                 lines[count][0] ? FIGURES_SEPARATOR : "", figure);
         if (lines[count][0] && text_width(measure, candidate) > width) {
             if (++count == max_lines)
                 break;
@@ -645,11 +660,12 @@ static int paint_title(struct scene *scene, cairo_t *cr)
     struct text_style subtitle = {SUBTITLE_SIZE, 0, PALETTE_MUTED_TEXT, ALIGN_LEFT, width, 0, 0};
     char lines[3][512];
     int count = figure_lines(scene, cr, lines, 3);
-    if (draw_text(scene, cr, TIMELINE_TEXT_TITLE, scene->input.title, MARGIN, MARGIN + TITLE_SIZE, &title) < 0)
+    if (draw_text(scene, cr, TIMELINE_TEXT_TITLE, scene->input.title, MARGIN, MARGIN + TITLE_SIZE, &title) <
+        0)
         return -1;
     for (int i = 0; i < count; i++)
-        if (draw_text(scene, cr, TIMELINE_TEXT_TITLE, lines[i], MARGIN, MARGIN + TITLE_SIZE + 8 + (i + 1) * FIGURES_LINE - 4,
-                      &subtitle) < 0)
+        if (draw_text(scene, cr, TIMELINE_TEXT_TITLE, lines[i], MARGIN,
+                      MARGIN + TITLE_SIZE + 8 + (i + 1) * FIGURES_LINE - 4, &subtitle) < 0)
             return -1;
     return 0;
 }
@@ -684,7 +700,8 @@ static int paint_axis(struct scene *scene, cairo_t *cr)
         if (x + text_width(cr, text) / 2 > scene->input.width_css - 2)
             style.align = ALIGN_RIGHT;
         else if (x - text_width(cr, text) / 2 < scene->plot_left - 2)
-            style.align = ALIGN_LEFT; /* a tick at the plot's left edge: its label must not take the caption's place */
+            style.align =
+                ALIGN_LEFT; /* a tick at the plot's left edge: its label must not take the caption's place */
         if (draw_text(scene, cr, TIMELINE_TEXT_AXIS, text, x, scene->axis_y - 8, &style) < 0)
             return -1;
     }
@@ -708,8 +725,8 @@ static int paint_axis(struct scene *scene, cairo_t *cr)
  * fill per run cost more than all the rest of the drawing. Runs never overlap, so the order of
  * the fills changes nothing. The runs are bucketed by key first (a counting sort), so the
  * work grows with columns plus keys. */
-static void paint_runs(const struct scene *scene, cairo_t *cr, const uint32_t *rgb, const double *alpha, int key_count,
-                       double y, double height)
+static void paint_runs(const struct scene *scene, cairo_t *cr, const uint32_t *rgb, const double *alpha,
+                       int key_count, double y, double height)
 {
     int columns = scene->input.canvas->columns;
     const int *keys = scene->column_keys;
@@ -717,14 +734,16 @@ static void paint_runs(const struct scene *scene, cairo_t *cr, const uint32_t *r
     int runs = 0;
     memset(start_of_key, 0, (size_t)(key_count + 1) * sizeof *start_of_key);
     for (int column = 0; column < columns; column++)
-        if (keys[column] >= 0 && keys[column] < key_count && (column == 0 || keys[column - 1] != keys[column])) {
+        if (keys[column] >= 0 && keys[column] < key_count &&
+            (column == 0 || keys[column - 1] != keys[column])) {
             first[runs++] = column;
             start_of_key[keys[column] + 1]++;
         }
     for (int key = 0; key < key_count; key++)
         start_of_key[key + 1] += start_of_key[key];
     for (int run = 0; run < runs; run++)
-        by_key[start_of_key[keys[first[run]]]++] = first[run]; /* start_of_key[k] ends as the end of k's runs */
+        by_key[start_of_key[keys[first[run]]]++] =
+            first[run]; /* start_of_key[k] ends as the end of k's runs */
     for (int key = 0, done = 0; key < key_count; key++) {
         if (start_of_key[key] == done)
             continue;
@@ -742,8 +761,8 @@ static void paint_runs(const struct scene *scene, cairo_t *cr, const uint32_t *r
 
 /* A lane's columns: the kind covering most of each, paler the less of the column is covered
  * (in 16ths, never below a faint 30% so nothing that ran vanishes). */
-static void paint_lane_columns(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, double y,
-                               double height)
+static void paint_lane_columns(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane,
+                               double y, double height)
 {
     enum { LEVELS = PAINT_LEVELS, KEYS = PAINT_KEYS };
     uint32_t rgb[KEYS];
@@ -757,8 +776,8 @@ static void paint_lane_columns(const struct scene *scene, cairo_t *cr, const str
         int kind = -1;
         double coverage = canvas_column_coverage(lane, column, &kind);
         int level = kind < 0 ? 0 : (int)ceil(coverage * LEVELS);
-        scene->column_keys[column] = kind < 0 || kind >= PALETTE_KIND_COUNT || level == 0 ? -1
-                                     : kind * LEVELS + level - 1;
+        scene->column_keys[column] =
+            kind < 0 || kind >= PALETTE_KIND_COUNT || level == 0 ? -1 : kind * LEVELS + level - 1;
     }
     paint_runs(scene, cr, rgb, alpha, KEYS, y, height);
 }
@@ -802,7 +821,8 @@ static void paint_outlines(const struct scene *scene, cairo_t *cr, const struct 
     cairo_set_line_width(cr, hairline);
     for (size_t i = 0; i < lane->kept_count; i++) {
         const struct canvas_interval *interval = &lane->kept[i];
-        double x0 = clamp_x(scene, x_of(scene, interval->start_ns)), x1 = clamp_x(scene, x_of(scene, interval->end_ns));
+        double x0 = clamp_x(scene, x_of(scene, interval->start_ns)),
+               x1 = clamp_x(scene, x_of(scene, interval->end_ns));
         set_colour(cr, darker(palette_colour(interval->kind), 0.55), 1);
         cairo_rectangle(cr, x0 + hairline / 2, y + hairline / 2, x1 - x0 - hairline, height - hairline);
         cairo_stroke(cr);
@@ -818,15 +838,17 @@ static int paint_interval_labels(struct scene *scene, cairo_t *cr, const struct 
         return 0;
     for (size_t i = 0; i < lane->kept_count; i++) {
         const struct canvas_interval *interval = &lane->kept[i];
-        double x0 = clamp_x(scene, x_of(scene, interval->start_ns)), x1 = clamp_x(scene, x_of(scene, interval->end_ns));
+        double x0 = clamp_x(scene, x_of(scene, interval->start_ns)),
+               x1 = clamp_x(scene, x_of(scene, interval->end_ns));
         if (x1 - x0 < 24)
             continue;
         char text[160];
         labels_text(scene->labels, interval, text, sizeof text);
         uint32_t colour = palette_colour(interval->kind);
-        struct text_style style = {INTERVAL_SIZE, 0, palette_text_on(colour), ALIGN_CENTER, x1 - x0 - 6, 1, 0};
-        if (draw_text(scene, cr, TIMELINE_TEXT_INTERVAL, text, (x0 + x1) / 2, y + height / 2 + INTERVAL_SIZE * 0.36,
-                      &style) < 0)
+        struct text_style style = {
+            INTERVAL_SIZE, 0, palette_text_on(colour), ALIGN_CENTER, x1 - x0 - 6, 1, 0};
+        if (draw_text(scene, cr, TIMELINE_TEXT_INTERVAL, text, (x0 + x1) / 2,
+                      y + height / 2 + INTERVAL_SIZE * 0.36, &style) < 0)
             return -1;
     }
     return 0;
@@ -854,8 +876,10 @@ static int record_lane(struct scene *scene, enum timeline_lane_kind kind, const 
 
 static int paint_group(struct scene *scene, cairo_t *cr, const struct group *group)
 {
-    struct text_style header = {GROUP_SIZE, 1, PALETTE_TEXT, ALIGN_LEFT, scene->input.width_css - 2 * MARGIN, 0, 0};
-    if (draw_text(scene, cr, TIMELINE_TEXT_GROUP, group->title, MARGIN, group->header_y + GROUP_HEADER - 7, &header) < 0)
+    struct text_style header = {GROUP_SIZE, 1, PALETTE_TEXT, ALIGN_LEFT, scene->input.width_css - 2 * MARGIN,
+                                0,          0};
+    if (draw_text(scene, cr, TIMELINE_TEXT_GROUP, group->title, MARGIN, group->header_y + GROUP_HEADER - 7,
+                  &header) < 0)
         return -1;
     struct text_style lane_title = {LANE_TITLE_SIZE, 0, PALETTE_TEXT, ALIGN_RIGHT, LABEL_COLUMN - 20, 0, 0};
     if (group->device) {
@@ -925,7 +949,8 @@ static struct group *group_of(struct scene *scene, const struct placed_lane *pla
 {
     size_t index = (size_t)(placed - scene->lanes);
     for (size_t g = 0; g < scene->group_count; g++)
-        if (index >= scene->groups[g].first_lane && index < scene->groups[g].first_lane + scene->groups[g].lane_count)
+        if (index >= scene->groups[g].first_lane &&
+            index < scene->groups[g].first_lane + scene->groups[g].lane_count)
             return &scene->groups[g];
     return NULL;
 }
@@ -976,7 +1001,8 @@ static int record_wait(struct scene *scene, const struct timeline_box *box, size
 static int lane_clear(const struct scene *scene, const struct canvas_lane *lane, double x0, double x1)
 {
     double scale = scene->input.scale;
-    int first = (int)floor((x0 - scene->plot_left) * scale), last = (int)ceil((x1 - scene->plot_left) * scale);
+    int first = (int)floor((x0 - scene->plot_left) * scale),
+        last = (int)ceil((x1 - scene->plot_left) * scale);
     for (int c = first < 0 ? 0 : first; c <= last && c < scene->input.canvas->columns; c++)
         if (canvas_column_coverage(lane, c, NULL) > 0)
             return 0;
@@ -986,8 +1012,8 @@ static int lane_clear(const struct scene *scene, const struct canvas_lane *lane,
 /* The cause's tag on the waiting lane: whole, inside the hatched window, smaller inside, right
  * of it, left of it; or (shortened) cut short inside. Never over a bar of the lane (the waiting
  * op starts where the window ends). Returns 1 drawn, 0 not, -1 no memory. */
-static int paint_tag(struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, const char *tag, double x0,
-                     double x1, double y, double height, int shortened)
+static int paint_tag(struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, const char *tag,
+                     double x0, double x1, double y, double height, int shortened)
 {
     if (!lane)
         return 0;
@@ -995,12 +1021,17 @@ static int paint_tag(struct scene *scene, cairo_t *cr, const struct canvas_lane 
         double size;
         enum align align;
         int whole;
-    } tries[] = {{WAIT_SIZE, ALIGN_CENTER, 1}, {WAIT_SIZE - 2, ALIGN_CENTER, 1}, {WAIT_SIZE, ALIGN_LEFT, 1},
-                 {WAIT_SIZE, ALIGN_RIGHT, 1},  {WAIT_SIZE - 2, ALIGN_CENTER, 0}};
+    } tries[] = {{WAIT_SIZE, ALIGN_CENTER, 1},
+                 {WAIT_SIZE - 2, ALIGN_CENTER, 1},
+                 {WAIT_SIZE, ALIGN_LEFT, 1},
+                 {WAIT_SIZE, ALIGN_RIGHT, 1},
+                 {WAIT_SIZE - 2, ALIGN_CENTER, 0}};
     for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
         if (tries[i].whole == shortened)
             continue;
-        double anchor = tries[i].align == ALIGN_CENTER ? (x0 + x1) / 2 : tries[i].align == ALIGN_LEFT ? x1 + 4 : x0 - 4;
+        double anchor = tries[i].align == ALIGN_CENTER ? (x0 + x1) / 2
+                        : tries[i].align == ALIGN_LEFT ? x1 + 4
+                                                       : x0 - 4;
         double room = tries[i].align == ALIGN_CENTER ? x1 - x0 - 6
                       : tries[i].align == ALIGN_LEFT ? scene->plot_right - anchor
                                                      : anchor - scene->plot_left;
@@ -1013,7 +1044,8 @@ static int paint_tag(struct scene *scene, cairo_t *cr, const struct canvas_lane 
                                                      : anchor - width;
         if (!lane_clear(scene, lane, left, left + width))
             continue;
-        int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor, y + height / 2 + tries[i].size * 0.36, &style);
+        int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor,
+                              y + height / 2 + tries[i].size * 0.36, &style);
         if (drawn != 0)
             return drawn;
     }
@@ -1031,10 +1063,12 @@ static int paint_row_tag(struct scene *scene, cairo_t *cr, const struct group *g
     const enum align aligns[] = {ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT};
     for (size_t i = 0; i < 3; i++) {
         double anchor = aligns[i] == ALIGN_LEFT ? middle - 2 : aligns[i] == ALIGN_RIGHT ? middle + 2 : middle;
-        double room = aligns[i] == ALIGN_CENTER ? 2 * fmin(middle - scene->plot_left, scene->plot_right - middle)
+        double room = aligns[i] == ALIGN_CENTER
+                          ? 2 * fmin(middle - scene->plot_left, scene->plot_right - middle)
                       : aligns[i] == ALIGN_LEFT ? scene->plot_right - anchor
                                                 : anchor - scene->plot_left;
-        struct text_style style = {WAIT_SIZE - 1, 1, PALETTE_TEXT, aligns[i], room, 1, 1, 1}; /* backed: a gap */
+        struct text_style style = {
+            WAIT_SIZE - 1, 1, PALETTE_TEXT, aligns[i], room, 1, 1, 1}; /* backed: a gap */
         int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor, baseline, &style);
         if (drawn != 0)
             return drawn;
@@ -1047,7 +1081,8 @@ static int paint_row_tag(struct scene *scene, cairo_t *cr, const struct group *g
 static int wait_box(const struct scene *scene, const struct analysis_wait *wait, struct timeline_box *box)
 {
     const struct placed_lane *waiting = placed_lane_of_op(scene, &wait->waiting);
-    double x0 = clamp_x(scene, x_of(scene, wait->wait_start_ns)), x1 = clamp_x(scene, x_of(scene, wait->wait_end_ns));
+    double x0 = clamp_x(scene, x_of(scene, wait->wait_start_ns)),
+           x1 = clamp_x(scene, x_of(scene, wait->wait_end_ns));
     int wide = x1 - x0 >= MIN_WAIT_WIDTH;
     if (!wide) {
         double middle = (x0 + x1) / 2;
@@ -1095,7 +1130,8 @@ static int paint_waits(struct scene *scene, cairo_t *cr)
 {
     const struct analysis_result *analysis = scene->input.analysis;
     struct timeline_layout *layout = scene->layout;
-    for (size_t i = 0; analysis && i < analysis->wait_count && layout->wait_count < (size_t)scene->input.options->max_waits;
+    for (size_t i = 0;
+         analysis && i < analysis->wait_count && layout->wait_count < (size_t)scene->input.options->max_waits;
          i++) {
         if (!wait_is_drawn(scene, &analysis->waits[i]))
             continue;
@@ -1105,8 +1141,8 @@ static int paint_waits(struct scene *scene, cairo_t *cr)
         record_wait(scene, &box, i, 0, 0);
     }
     for (size_t w = 0; w < layout->wait_count && w < MAX_CONNECTORS; w++)
-        layout->waits[w].has_connector =
-            paint_wait_connector(scene, cr, &analysis->waits[layout->waits[w].wait_index], &layout->waits[w].box);
+        layout->waits[w].has_connector = paint_wait_connector(
+            scene, cr, &analysis->waits[layout->waits[w].wait_index], &layout->waits[w].box);
     for (size_t w = 0; w < layout->wait_count; w++) {
         struct timeline_wait_mark *mark = &layout->waits[w];
         if (mark->box.height < MIN_LABELLED_LANE)
@@ -1115,11 +1151,13 @@ static int paint_waits(struct scene *scene, cairo_t *cr)
         const struct placed_lane *waiting = placed_lane_of_op(scene, &wait->waiting);
         const char *tag = analysis_cause_tag(wait->cause);
         const struct timeline_box *box = &mark->box;
-        int drawn = paint_tag(scene, cr, waiting->lane, tag, box->x, box->x + box->width, box->y, box->height, 0);
+        int drawn =
+            paint_tag(scene, cr, waiting->lane, tag, box->x, box->x + box->width, box->y, box->height, 0);
         if (drawn == 0)
             drawn = paint_row_tag(scene, cr, group_of(scene, waiting), tag, mark);
         if (drawn == 0)
-            drawn = paint_tag(scene, cr, waiting->lane, tag, box->x, box->x + box->width, box->y, box->height, 1);
+            drawn =
+                paint_tag(scene, cr, waiting->lane, tag, box->x, box->x + box->width, box->y, box->height, 1);
         if (drawn < 0)
             return -1;
         mark->has_tag = drawn;
@@ -1202,7 +1240,8 @@ int scene_paint(struct scene *scene, cairo_t *cr, error_info *err)
         cairo_rectangle(cr, scene->plot_left, scene->lanes[i].y, scene->plot_right - scene->plot_left,
                         scene->lane_height);
     cairo_fill(cr);
-    if (paint_title(scene, cr) != 0 || legend(scene, cr, cr, MARGIN + scene->title_height) < 0 || paint_axis(scene, cr) != 0)
+    if (paint_title(scene, cr) != 0 || legend(scene, cr, cr, MARGIN + scene->title_height) < 0 ||
+        paint_axis(scene, cr) != 0)
         return error_set(err, "out of memory");
     for (size_t g = 0; g < scene->group_count; g++)
         if (paint_group(scene, cr, &scene->groups[g]) != 0)
@@ -1210,7 +1249,8 @@ int scene_paint(struct scene *scene, cairo_t *cr, error_info *err)
     if (paint_waits(scene, cr) != 0)
         return error_set(err, "out of memory");
     for (size_t i = 0; i < scene->lane_count; i++)
-        if (paint_interval_labels(scene, cr, scene->lanes[i].lane, scene->lanes[i].y, scene->lane_height) != 0)
+        if (paint_interval_labels(scene, cr, scene->lanes[i].lane, scene->lanes[i].y, scene->lane_height) !=
+            0)
             return error_set(err, "out of memory");
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
         return error_set(err, "cannot draw: %s", cairo_status_to_string(cairo_status(cr)));

@@ -21,7 +21,7 @@ struct scene_input {
     const struct analysis_result *analysis; /* may be NULL */
     const struct timeline_options *options;
     const char *title;
-    int64_t origin_ns, trace_end_ns;        /* trace_end_ns: STORE_NULL when not known */
+    int64_t origin_ns, trace_end_ns; /* trace_end_ns: STORE_NULL when not known */
     double width_css, scale;
 };
 

@@ -48,7 +48,8 @@ static int others_busy(const struct canvas *canvas, const struct canvas_lane *ex
 static int lane_busy_besides(const struct canvas *canvas, const struct canvas_lane *lane,
                              const struct canvas_interval *interval, int from, int to)
 {
-    int first = (int)canvas_column_of(canvas, interval->start_ns), last = (int)canvas_column_of(canvas, interval->end_ns);
+    int first = (int)canvas_column_of(canvas, interval->start_ns),
+        last = (int)canvas_column_of(canvas, interval->end_ns);
     for (int c = from < 0 ? 0 : from; c < to && c < canvas->columns; c++)
         if ((c < first - 1 || c > last + 1) && canvas_column_coverage(lane, c, NULL) > 0)
             return 1;
@@ -72,13 +73,13 @@ static void drop_dominant(const struct canvas *canvas, int *start, int *end)
             /* One column of slack: neighbours may share the operation's first or last column. */
             if (x0 < *start - 1 || x1 > *end + 1)
                 continue; /* not inside the window any more */
-            if (!others_busy(canvas, lane, first + 1, *end) && !lane_busy_besides(canvas, lane, op, first + 1, *end) &&
-                first > *start) {
+            if (!others_busy(canvas, lane, first + 1, *end) &&
+                !lane_busy_besides(canvas, lane, op, first + 1, *end) && first > *start) {
                 *end = first + 1; /* alone at the end: everything else ran before it */
                 return;
             }
-            if (!others_busy(canvas, lane, *start, last) && !lane_busy_besides(canvas, lane, op, *start, last) &&
-                last < *end) {
+            if (!others_busy(canvas, lane, *start, last) &&
+                !lane_busy_besides(canvas, lane, op, *start, last) && last < *end) {
                 *start = last; /* alone at the start */
                 return;
             }
@@ -129,8 +130,8 @@ static void drop_idle_ends(const struct canvas *canvas, const double *busy, int 
 void steady_choose(const struct canvas *whole, const struct analysis_step *steps, size_t step_count,
                    struct steady_window *out)
 {
-    *out = (struct steady_window){whole->window_start_ns, whole->window_end_ns, whole->window_start_ns,
-                                  whole->window_end_ns, 0, 0};
+    *out = (struct steady_window){
+        whole->window_start_ns, whole->window_end_ns, whole->window_start_ns, whole->window_end_ns, 0, 0};
     int64_t span_ns = whole->window_end_ns - whole->window_start_ns;
     int64_t start_ns = whole->window_end_ns, end_ns = whole->window_start_ns;
     for (size_t i = 0; i < step_count; i++) {

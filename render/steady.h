@@ -25,9 +25,9 @@
 
 struct steady_window {
     int64_t span_start_ns, span_end_ns; /* the whole GPU span drawn */
-    int64_t start_ns, end_ns; /* the window to draw */
-    int by_steps;             /* 1: rule 1 chose it */
-    int trimmed;              /* 0: the whole span (nothing left out) */
+    int64_t start_ns, end_ns;           /* the window to draw */
+    int by_steps;                       /* 1: rule 1 chose it */
+    int trimmed;                        /* 0: the whole span (nothing left out) */
 };
 
 /* Chooses the window from a finished canvas of the whole trace (window = the GPU span) and the

@@ -85,7 +85,8 @@ static int trace_last_end(store *trace, int64_t *last_end_ns, error_info *err)
 
 double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns)
 {
-    return layout->plot_left + (double)(time_ns - layout->window_start_ns) * (layout->plot_right - layout->plot_left) /
+    return layout->plot_left + (double)(time_ns - layout->window_start_ns) *
+                                   (layout->plot_right - layout->plot_left) /
                                    (double)(layout->window_end_ns - layout->window_start_ns);
 }
 
@@ -105,7 +106,8 @@ static int check_options(const struct timeline_options *options, error_info *err
     if (options->width_px < 320 || options->width_px > 30000)
         return error_set(err, "width %d px is out of range (320 to 30000)", options->width_px);
     if (options->height_px != 0 && (options->height_px < 120 || options->height_px > TIMELINE_MAX_HEIGHT_PX))
-        return error_set(err, "height %d px is out of range (120 to %d)", options->height_px, TIMELINE_MAX_HEIGHT_PX);
+        return error_set(err, "height %d px is out of range (120 to %d)", options->height_px,
+                         TIMELINE_MAX_HEIGHT_PX);
     if (!(options->dpi >= 24 && options->dpi <= 1200))
         return error_set(err, "dpi %g is out of range (24 to 1200)", options->dpi);
     return 0;
@@ -115,17 +117,17 @@ static int check_options(const struct timeline_options *options, error_info *err
  * given end, known_end_ns (the overview's, STORE_NULL when none), else an estimate from the
  * indexes (end_is_estimate: reader_fill says whether it was short) rather than a scan of every
  * table. */
-static int settle_window(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                         int64_t origin_ns, int64_t known_end_ns, int64_t *start_ns, int64_t *end_ns,
-                         int *end_is_estimate, error_info *err)
+static int settle_window(store *trace, const struct analysis_result *analysis,
+                         const struct timeline_options *options, int64_t origin_ns, int64_t known_end_ns,
+                         int64_t *start_ns, int64_t *end_ns, int *end_is_estimate, error_info *err)
 {
     *end_is_estimate = 0;
     *start_ns = options->window_start_ns != STORE_NULL ? options->window_start_ns
-                : analysis                              ? analysis->window_start_ns
-                                                        : origin_ns;
+                : analysis                             ? analysis->window_start_ns
+                                                       : origin_ns;
     *end_ns = options->window_end_ns != STORE_NULL ? options->window_end_ns
-              : analysis                            ? analysis->window_end_ns
-                                                    : known_end_ns;
+              : analysis                           ? analysis->window_end_ns
+                                                   : known_end_ns;
     if (*end_ns == STORE_NULL) {
         if (store_gpu_devices_estimate_last_end(trace, end_ns, err) != 0)
             return error_prefix(err, "%s", store_path(trace));
@@ -135,7 +137,8 @@ static int settle_window(store *trace, const struct analysis_result *analysis, c
     }
     if (*end_ns <= *start_ns) {
         char from[32], to[32];
-        return error_set(err, "the window %s to %s is empty", units_format_duration(from, sizeof from, *start_ns - origin_ns),
+        return error_set(err, "the window %s to %s is empty",
+                         units_format_duration(from, sizeof from, *start_ns - origin_ns),
                          units_format_duration(to, sizeof to, *end_ns - origin_ns));
     }
     return 0;
@@ -150,10 +153,11 @@ static int empty_window_error(store *trace, const struct canvas *canvas, int64_t
     units_format_duration(to, sizeof to, canvas->window_end_ns - origin_ns);
     if (canvas->window_end_ns < origin_ns || canvas->window_start_ns > last_end)
         return error_set(err, "%s: the window %s to %s is outside the trace (GPU activity from 0 to %s)",
-                         store_path(trace), from, to, units_format_duration(span, sizeof span, last_end - origin_ns));
+                         store_path(trace), from, to,
+                         units_format_duration(span, sizeof span, last_end - origin_ns));
     if (rank >= 0)
-        return error_set(err, "%s: no GPU activity of rank %" PRId64 " in the window %s to %s", store_path(trace),
-                         rank, from, to);
+        return error_set(err, "%s: no GPU activity of rank %" PRId64 " in the window %s to %s",
+                         store_path(trace), rank, from, to);
     return error_set(err, "%s: no GPU activity in the window %s to %s", store_path(trace), from, to);
 }
 
@@ -183,7 +187,8 @@ static char *default_title(store *trace)
 
 static cairo_status_t write_to_file(void *closure, const unsigned char *data, unsigned int length)
 {
-    return fwrite(data, 1, length, (FILE *)closure) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+    return fwrite(data, 1, length, (FILE *)closure) == length ? CAIRO_STATUS_SUCCESS
+                                                              : CAIRO_STATUS_WRITE_ERROR;
 }
 
 static cairo_surface_t *create_surface(enum timeline_format format, FILE *file, int width_px, int height_px)
@@ -223,7 +228,8 @@ static int paint_and_write(struct scene *scene, enum timeline_format format, FIL
             written = cairo_surface_status(surface);
         if (written != CAIRO_STATUS_SUCCESS)
             status = error_set(err, "cannot write '%s': %s", path,
-                               written == CAIRO_STATUS_WRITE_ERROR ? strerror(errno) : cairo_status_to_string(written));
+                               written == CAIRO_STATUS_WRITE_ERROR ? strerror(errno)
+                                                                   : cairo_status_to_string(written));
     }
     cairo_surface_destroy(surface);
     return status;
@@ -257,8 +263,8 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
     }
     struct reader_selection selection = {options->rank, options->device_id, options->stream_id,
                                          options->show_host_calls, options->show_nvtx};
-    struct canvas *canvas = reader_read(trace, &selection, start_ns, end_ns, end_is_estimate, columns, KEEP_MIN_PIXELS,
-                                        trace_end_ns, err);
+    struct canvas *canvas = reader_read(trace, &selection, start_ns, end_ns, end_is_estimate, columns,
+                                        KEEP_MIN_PIXELS, trace_end_ns, err);
     if (!canvas)
         error_prefix(err, "%s", store_path(trace));
     return canvas;
@@ -272,10 +278,11 @@ static int check_height(const struct scene *scene, const struct canvas *canvas, 
     double height_px = ceil(scene_height_css(scene) * scale);
     if (height_px <= TIMELINE_MAX_HEIGHT_PX)
         return 0;
-    return error_set(err,
-                     "%s: %zu lanes make a picture %.0f px tall, over the limit of %d px (docs/security.md); draw fewer"
-                     " with --rank or --window",
-                     store_path(trace), canvas->lane_count, height_px, TIMELINE_MAX_HEIGHT_PX);
+    return error_set(
+        err,
+        "%s: %zu lanes make a picture %.0f px tall, over the limit of %d px (docs/security.md); draw fewer"
+        " with --rank or --window",
+        store_path(trace), canvas->lane_count, height_px, TIMELINE_MAX_HEIGHT_PX);
 }
 
 /* What the picture's plot reads: its window's canvas and where it lies in the trace. */
@@ -286,8 +293,8 @@ struct plot_source {
 };
 
 /* Settles the window and reads it into source->canvas. Returns 0, or -1 with err filled. */
-static int read_plot(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                     struct plot_source *source, error_info *err)
+static int read_plot(store *trace, const struct analysis_result *analysis,
+                     const struct timeline_options *options, struct plot_source *source, error_info *err)
 {
     int64_t start_ns = 0, end_ns = 0, span_end_ns = STORE_NULL;
     int end_is_estimate = 0;
@@ -297,25 +304,28 @@ static int read_plot(store *trace, const struct analysis_result *analysis, const
     if (has_overview < 0)
         return error_prefix(err, "%s", store_path(trace));
     if ((has_overview == 0 && trace_origin(trace, &source->origin_ns, err) != 0) ||
-        settle_window(trace, analysis, options, source->origin_ns, span_end_ns, &start_ns, &end_ns, &end_is_estimate,
-                      err) != 0)
+        settle_window(trace, analysis, options, source->origin_ns, span_end_ns, &start_ns, &end_ns,
+                      &end_is_estimate, err) != 0)
         return -1;
     /* Beyond these no recording reaches (store.h); sums over such a window would overflow. */
     if (start_ns < -STORE_MAX_ABS_TIME_NS || end_ns > STORE_MAX_ABS_TIME_NS + STORE_MAX_DURATION_NS ||
         end_ns - start_ns > STORE_MAX_SPAN_NS + STORE_MAX_DURATION_NS)
-        return error_set(err, "%s: the window from %" PRId64 " ns to %" PRId64
-                              " ns is longer than any recording (the trace is damaged, or the window wrong)",
+        return error_set(err,
+                         "%s: the window from %" PRId64 " ns to %" PRId64
+                         " ns is longer than any recording (the trace is damaged, or the window wrong)",
                          store_path(trace), start_ns, end_ns);
     double scale = options->dpi / 96.0, width_css = options->width_px / scale, plot_left, plot_right;
     int columns = scene_plot_columns(width_css, scale, &plot_left, &plot_right);
     if (columns < 16)
-        return error_set(err, "width %d px at %g dpi leaves no room for the plot", options->width_px, options->dpi);
+        return error_set(err, "width %d px at %g dpi leaves no room for the plot", options->width_px,
+                         options->dpi);
     source->canvas = read_canvas(trace, options, has_overview, start_ns, end_ns, end_is_estimate, columns,
                                  &source->trace_end_ns, &source->from_overview, err);
     if (!source->canvas)
         return -1;
     if (!has_intervals(source->canvas)) {
-        empty_window_error(trace, source->canvas, source->origin_ns, source->trace_end_ns, options->rank, err);
+        empty_window_error(trace, source->canvas, source->origin_ns, source->trace_end_ns, options->rank,
+                           err);
         canvas_free(source->canvas);
         source->canvas = NULL;
         return -1;
@@ -349,9 +359,9 @@ int timeline_steady_window(store *trace, const struct timeline_options *options,
 }
 
 /* Reads the window into a canvas and paints it to the open file. */
-static int render(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                  enum timeline_format format, FILE *file, const char *path, struct timeline_layout **layout,
-                  error_info *err)
+static int render(store *trace, const struct analysis_result *analysis,
+                  const struct timeline_options *options, enum timeline_format format, FILE *file,
+                  const char *path, struct timeline_layout **layout, error_info *err)
 {
     struct plot_source source;
     if (read_plot(trace, analysis, options, &source, err) != 0)
@@ -362,8 +372,9 @@ static int render(store *trace, const struct analysis_result *analysis, const st
     struct scene *scene = NULL;
     int status = -1;
     title = options->title ? strdup(options->title) : default_title(trace);
-    struct scene_input input = {canvas,           trace,  analysis,  options, title ? title : "", source.origin_ns,
-                                source.trace_end_ns, width_css, scale};
+    struct scene_input input = {
+        canvas,    trace, analysis, options, title ? title : "", source.origin_ns, source.trace_end_ns,
+        width_css, scale};
     scene = scene_new(&input, err);
     if (!scene || check_height(scene, canvas, scale, trace, err) != 0 ||
         paint_and_write(scene, format, file, options->width_px, scale, path, err) != 0)
@@ -382,8 +393,9 @@ done:
     return status;
 }
 
-int timeline_draw(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                  const char *path, struct timeline_layout **layout, error_info *err)
+int timeline_draw(store *trace, const struct analysis_result *analysis,
+                  const struct timeline_options *options, const char *path, struct timeline_layout **layout,
+                  error_info *err)
 {
     struct timeline_options defaults;
     if (!options) {

@@ -35,12 +35,12 @@ struct timeline_options {
     int height_px;                          /* 0: from the number of lanes */
     double dpi;                             /* 96 draws 1 px per CSS pixel; 192 doubles every size */
     int show_host_calls, show_nvtx;
-    int max_waits;                          /* explained waits drawn, largest first (default 64) */
-    const char *title;                      /* NULL: meta.command, else the first process's command line */
-    int force;                              /* replace an existing picture (output_file.h) */
-    const char *window_note;                /* NULL, or what the window is, said after it in the figures
-                                               line ("set-up 0 - 6.00 s not shown; --all draws
-                                               everything", "figures inside NVTX ranges 'fwd'") */
+    int max_waits;           /* explained waits drawn, largest first (default 64) */
+    const char *title;       /* NULL: meta.command, else the first process's command line */
+    int force;               /* replace an existing picture (output_file.h) */
+    const char *window_note; /* NULL, or what the window is, said after it in the figures
+                                line ("set-up 0 - 6.00 s not shown; --all draws
+                                everything", "figures inside NVTX ranges 'fwd'") */
 };
 void timeline_options_init(struct timeline_options *options);
 
@@ -60,7 +60,12 @@ struct timeline_box {
     double x, y, width, height;
 };
 
-enum timeline_lane_kind { TIMELINE_LANE_GPU, TIMELINE_LANE_HOST, TIMELINE_LANE_NVTX, TIMELINE_LANE_CONCURRENCY };
+enum timeline_lane_kind {
+    TIMELINE_LANE_GPU,
+    TIMELINE_LANE_HOST,
+    TIMELINE_LANE_NVTX,
+    TIMELINE_LANE_CONCURRENCY
+};
 
 struct timeline_lane_place {
     enum timeline_lane_kind kind;
@@ -70,8 +75,13 @@ struct timeline_lane_place {
 };
 
 enum timeline_text_kind {
-    TIMELINE_TEXT_TITLE, TIMELINE_TEXT_LEGEND, TIMELINE_TEXT_AXIS, TIMELINE_TEXT_GROUP, TIMELINE_TEXT_LANE,
-    TIMELINE_TEXT_INTERVAL, TIMELINE_TEXT_WAIT
+    TIMELINE_TEXT_TITLE,
+    TIMELINE_TEXT_LEGEND,
+    TIMELINE_TEXT_AXIS,
+    TIMELINE_TEXT_GROUP,
+    TIMELINE_TEXT_LANE,
+    TIMELINE_TEXT_INTERVAL,
+    TIMELINE_TEXT_WAIT
 };
 
 struct timeline_text {
@@ -82,21 +92,21 @@ struct timeline_text {
 
 struct timeline_swatch {
     struct timeline_box box;
-    uint32_t rgb;  /* 0xRRGGBB of the swatch's fill (the hatch swatch: its stripe colour) */
+    uint32_t rgb; /* 0xRRGGBB of the swatch's fill (the hatch swatch: its stripe colour) */
     char name[48];
 };
 
 struct timeline_wait_mark {
-    struct timeline_box box;   /* the hatched window on the waiting lane */
-    size_t wait_index;         /* index into analysis_result.waits */
+    struct timeline_box box; /* the hatched window on the waiting lane */
+    size_t wait_index;       /* index into analysis_result.waits */
     int has_tag, has_connector;
 };
 
 struct timeline_layout {
     int width_px, height_px;
-    int from_overview;                     /* the GPU lanes came from the trace's overview (overview.h) */
-    double scale;                          /* PNG pixels per CSS pixel (dpi / 96) */
-    double plot_left, plot_right;          /* where window_start_ns and window_end_ns fall */
+    int from_overview;            /* the GPU lanes came from the trace's overview (overview.h) */
+    double scale;                 /* PNG pixels per CSS pixel (dpi / 96) */
+    double plot_left, plot_right; /* where window_start_ns and window_end_ns fall */
     int64_t window_start_ns, window_end_ns, origin_ns;
     int64_t tick_step_ns;
     struct timeline_lane_place *lanes;
@@ -121,8 +131,9 @@ void timeline_layout_free(struct timeline_layout *layout);
  * placed (caller frees with timeline_layout_free). Returns 0, or -1 with err filled: an unknown
  * extension, a refused or unwritable path, an empty window, a window without GPU activity, a bad
  * trace, a write error (a full disk). */
-int timeline_draw(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                  const char *path, struct timeline_layout **layout, error_info *err);
+int timeline_draw(store *trace, const struct analysis_result *analysis,
+                  const struct timeline_options *options, const char *path, struct timeline_layout **layout,
+                  error_info *err);
 
 /* Frees the process-wide font caches Cairo and fontconfig keep, so leak checkers see a clean
  * exit. Call once, after the last picture. */

@@ -55,7 +55,8 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
         if (!target)
             continue;
         cJSON_AddItemToObject(target, "idle", breakdown_json(&accounting->idle));
-        cJSON_AddItemToObject(target, "exposed_communication", breakdown_json(&accounting->exposed_communication));
+        cJSON_AddItemToObject(target, "exposed_communication",
+                              breakdown_json(&accounting->exposed_communication));
     }
     cJSON_AddBoolToObject(root, "call_sources", result->call_sources_known);
     const struct accounting_straggler *straggler = &result->straggler;
@@ -76,7 +77,8 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
 static void device_name(const struct analysis_device *device, char *buffer, size_t size)
 {
     char process[32];
-    snprintf(buffer, size, "%s device %" PRId64, naming_process(process, sizeof process, device->rank, device->pid, device->process_id),
+    snprintf(buffer, size, "%s device %" PRId64,
+             naming_process(process, sizeof process, device->rank, device->pid, device->process_id),
              device->device_id);
 }
 
@@ -96,7 +98,8 @@ static void entry_line(FILE *out, const struct accounting_entry *entry, int mark
     }
     char label[160];
     text_safe_copy(label, sizeof label, entry->label, TEXT_SAFE_TERMINAL);
-    fprintf(out, "    %-14s %-44s %10s %6" PRId64 "x", accounting_cause_tag(entry->cause), label, ns, entry->count);
+    fprintf(out, "    %-14s %-44s %10s %6" PRId64 "x", accounting_cause_tag(entry->cause), label, ns,
+            entry->count);
     if (entry->source[0]) {
         fputs("  at ", out);
         text_safe_fputs(entry->source, TEXT_SAFE_TERMINAL, out);
@@ -106,15 +109,17 @@ static void entry_line(FILE *out, const struct accounting_entry *entry, int mark
     fputc('\n', out);
 }
 
-static void breakdown_text(FILE *out, const char *what, const char *device, const struct accounting_breakdown *breakdown,
-                           int64_t span_ns, size_t top, int markdown)
+static void breakdown_text(FILE *out, const char *what, const char *device,
+                           const struct accounting_breakdown *breakdown, int64_t span_ns, size_t top,
+                           int markdown)
 {
     char total[32], span[32];
     units_format_duration(total, sizeof total, breakdown->ns);
     units_format_duration(span, sizeof span, span_ns);
     if (markdown)
-        fprintf(out, "\n**%s %s on %s** (span %s)\n\n| cause | what | time | count | source | evidence |\n"
-                     "|---|---|---:|---:|---|---|\n",
+        fprintf(out,
+                "\n**%s %s on %s** (span %s)\n\n| cause | what | time | count | source | evidence |\n"
+                "|---|---|---:|---:|---|---|\n",
                 what, total, device, span);
     else
         fprintf(out, "  %s %s on %s (span %s):\n", what, total, device, span);
@@ -126,7 +131,8 @@ static void breakdown_text(FILE *out, const char *what, const char *device, cons
 
 void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown)
 {
-    fprintf(out, markdown ? "\n### Idle time and exposed communication\n" : "\nidle time and exposed communication:\n");
+    fprintf(out, markdown ? "\n### Idle time and exposed communication\n"
+                          : "\nidle time and exposed communication:\n");
     for (size_t i = 0; i < result->accounting_count; i++) {
         const struct analysis_accounting *accounting = &result->accountings[i];
         if (accounting->step >= 0)
@@ -138,14 +144,17 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
         if (accounting->idle.ns > 0)
             breakdown_text(out, "GPU idle", name, &accounting->idle, span, top, markdown);
         if (accounting->exposed_communication.ns > 0)
-            breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top, markdown);
+            breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top,
+                           markdown);
     }
     int any_idle = 0;
     for (size_t i = 0; i < result->accounting_count; i++)
         any_idle |= result->accountings[i].idle.ns > 0;
     if (any_idle && !result->call_sources_known)
-        fprintf(out, markdown ? "\nWhere in the program: this trace does not say (torch.profiler: `with_stack=True`).\n"
-                              : "  where in the program: this trace does not say (torch.profiler: with_stack=True)\n");
+        fprintf(out,
+                markdown
+                    ? "\nWhere in the program: this trace does not say (torch.profiler: `with_stack=True`).\n"
+                    : "  where in the program: this trace does not say (torch.profiler: with_stack=True)\n");
     if (result->straggler.rank >= 0) {
         fprintf(out, markdown ? "\n**Straggler: rank %" PRId64 ".** " : "  straggler: rank %" PRId64 ": ",
                 result->straggler.rank);

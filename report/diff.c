@@ -19,8 +19,8 @@ static const struct analysis_cause_total *cause_total(const struct analysis_resu
 static void format_value(char *buffer, size_t size, const char *unit, double value, int signed_value)
 {
     const char *format = strcmp(unit, "count") == 0 ? (signed_value ? "%+.0f" : "%.0f")
-                         : strcmp(unit, "ms") == 0 ? (signed_value ? "%+.3f" : "%.3f")
-                                                   : (signed_value ? "%+.4f" : "%.4f");
+                         : strcmp(unit, "ms") == 0  ? (signed_value ? "%+.3f" : "%.3f")
+                                                    : (signed_value ? "%+.4f" : "%.4f");
     snprintf(buffer, size, format, value);
 }
 
@@ -31,7 +31,8 @@ static void format_change(char *buffer, size_t size, int64_t nanoseconds)
     snprintf(buffer, size, "%s%s", nanoseconds > 0 ? "+" : "", text);
 }
 
-static void text_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b, int markdown)
+static void text_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
+                      int markdown)
 {
     char va[32], vb[32], delta[32];
     if (markdown)
@@ -75,9 +76,11 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
         snprintf(cb, sizeof cb, "%s (%" PRId64 ")", lb, y->count);
         format_change(delta, sizeof delta, y->lost_ns - x->lost_ns);
         if (markdown)
-            fprintf(out, "| %s | %s | %s | %s |\n", analysis_cause_title((enum analysis_cause)cause), ca, cb, delta);
+            fprintf(out, "| %s | %s | %s | %s |\n", analysis_cause_title((enum analysis_cause)cause), ca, cb,
+                    delta);
         else
-            fprintf(out, "%-34s %18s %18s %12s\n", analysis_cause_title((enum analysis_cause)cause), ca, cb, delta);
+            fprintf(out, "%-34s %18s %18s %12s\n", analysis_cause_title((enum analysis_cause)cause), ca, cb,
+                    delta);
     }
 }
 

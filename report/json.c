@@ -137,7 +137,8 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
     add_int(object, "stream_pair_possible_ns", device->stream_pair_possible_ns);
     add_ratio(object, "stream_overlap", device->stream_pair_overlap_ns, device->stream_pair_possible_ns);
     add_int(object, "copy_compute_possible_ns", device->copy_compute_possible_ns);
-    add_ratio(object, "copy_overlap_of_possible", device->copy_compute_overlap_ns, device->copy_compute_possible_ns);
+    add_ratio(object, "copy_overlap_of_possible", device->copy_compute_overlap_ns,
+              device->copy_compute_possible_ns);
     return object;
 }
 
@@ -255,7 +256,8 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         const struct analysis_what_if *item = &result->what_if[i];
         cJSON *fix = cJSON_CreateObject();
         cJSON_AddStringToObject(fix, "fix", analysis_fix_tag(item->fix));
-        cJSON_AddStringToObject(fix, "cause", item->cause < ANALYSIS_CAUSE_COUNT ? analysis_cause_tag(item->cause) : "all");
+        cJSON_AddStringToObject(fix, "cause",
+                                item->cause < ANALYSIS_CAUSE_COUNT ? analysis_cause_tag(item->cause) : "all");
         add_int(fix, "predicted_saving_ns", item->predicted_saving_ns);
         cJSON_AddBoolToObject(fix, "by_design", item->by_design);
         cJSON_AddStringToObject(fix, "assumptions", item->assumptions);

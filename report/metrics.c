@@ -6,10 +6,24 @@
 #include "report.h"
 
 enum metric_kind {
-    METRIC_COMM_OVERLAP, METRIC_EXPOSED_COMM, METRIC_COMM, METRIC_COPY_OVERLAP, METRIC_COPY_OVERLAP_OF_POSSIBLE,
-    METRIC_COPY, METRIC_BUSY,
-    METRIC_IDLE, METRIC_SPAN, METRIC_BUSY_RATIO, METRIC_MULTI_STREAM_RATIO, METRIC_STREAM_OVERLAP, METRIC_LOST,
-    METRIC_HEADROOM, METRIC_HEADROOM_RATIO, METRIC_WAITS, METRIC_CAUSE, METRIC_ACCOUNTING
+    METRIC_COMM_OVERLAP,
+    METRIC_EXPOSED_COMM,
+    METRIC_COMM,
+    METRIC_COPY_OVERLAP,
+    METRIC_COPY_OVERLAP_OF_POSSIBLE,
+    METRIC_COPY,
+    METRIC_BUSY,
+    METRIC_IDLE,
+    METRIC_SPAN,
+    METRIC_BUSY_RATIO,
+    METRIC_MULTI_STREAM_RATIO,
+    METRIC_STREAM_OVERLAP,
+    METRIC_LOST,
+    METRIC_HEADROOM,
+    METRIC_HEADROOM_RATIO,
+    METRIC_WAITS,
+    METRIC_CAUSE,
+    METRIC_ACCOUNTING
 };
 
 struct metric_entry {
@@ -19,31 +33,46 @@ struct metric_entry {
     enum accounting_cause accounting_cause;
 };
 
-#define CAUSE_METRIC(name, cause) \
-    {{name, "ms", "time lost to waits of this cause (see the cause list)"}, METRIC_CAUSE, cause}
+#define CAUSE_METRIC(name, cause)                                                                            \
+    {                                                                                                        \
+        {name, "ms", "time lost to waits of this cause (see the cause list)"}, METRIC_CAUSE, cause           \
+    }
 
-#define IDLE_METRIC(name, cause) \
-    {{name, "ms", "idle time of this cause, all devices (docs/metrics.md, Idle time)"}, METRIC_ACCOUNTING, 0, cause}
-#define EXPOSED_METRIC(name, cause) \
-    {{name, "ms", "exposed communication of this cause, all ranks (docs/metrics.md, Exposed communication)"}, \
-     METRIC_ACCOUNTING, 0, cause}
+#define IDLE_METRIC(name, cause)                                                                             \
+    {                                                                                                        \
+        {name, "ms", "idle time of this cause, all devices (docs/metrics.md, Idle time)"},                   \
+            METRIC_ACCOUNTING, 0, cause                                                                      \
+    }
+#define EXPOSED_METRIC(name, cause)                                                                          \
+    {                                                                                                        \
+        {name, "ms",                                                                                         \
+         "exposed communication of this cause, all ranks (docs/metrics.md, Exposed communication)"},         \
+            METRIC_ACCOUNTING, 0, cause                                                                      \
+    }
 
 static const struct metric_entry entries[] = {
-    {{"comm_overlap", "ratio", "communication time overlapped by compute / communication time (HTA's definition)"},
-     METRIC_COMM_OVERLAP, 0},
+    {{"comm_overlap", "ratio",
+      "communication time overlapped by compute / communication time (HTA's definition)"},
+     METRIC_COMM_OVERLAP,
+     0},
     {{"exposed_comm_ms", "ms", "communication time with no compute kernel running"}, METRIC_EXPOSED_COMM, 0},
     {{"comm_ms", "ms", "communication time (union of NCCL kernels, per device, summed)"}, METRIC_COMM, 0},
     {{"copy_overlap", "ratio", "copy time overlapped by compute / copy time"}, METRIC_COPY_OVERLAP, 0},
     {{"copy_overlap_of_possible", "ratio",
       "copy time overlapped by compute / the most it could be (copies beside other streams' kernels)"},
-     METRIC_COPY_OVERLAP_OF_POSSIBLE, 0},
+     METRIC_COPY_OVERLAP_OF_POSSIBLE,
+     0},
     {{"copy_ms", "ms", "copy time (union of all copies, per device, summed)"}, METRIC_COPY, 0},
     {{"busy_ms", "ms", "time with any GPU interval running, per device, summed"}, METRIC_BUSY, 0},
     {{"idle_ms", "ms", "span minus busy, per device, summed"}, METRIC_IDLE, 0},
     {{"span_ms", "ms", "the longest device span (first start to last end)"}, METRIC_SPAN, 0},
     {{"busy_ratio", "ratio", "busy / span, over all devices"}, METRIC_BUSY_RATIO, 0},
-    {{"multi_stream_ratio", "ratio", "time with two or more streams busy / busy time"}, METRIC_MULTI_STREAM_RATIO, 0},
-    {{"stream_overlap", "ratio", "achieved / possible overlap, summed over stream pairs"}, METRIC_STREAM_OVERLAP, 0},
+    {{"multi_stream_ratio", "ratio", "time with two or more streams busy / busy time"},
+     METRIC_MULTI_STREAM_RATIO,
+     0},
+    {{"stream_overlap", "ratio", "achieved / possible overlap, summed over stream pairs"},
+     METRIC_STREAM_OVERLAP,
+     0},
     {{"lost_ms", "ms", "time lost to every missed overlap found"}, METRIC_LOST, 0},
     {{"headroom_ms", "ms", "how much shorter the spans could be, summed over devices"}, METRIC_HEADROOM, 0},
     {{"headroom_ratio", "ratio", "headroom / span, over all devices"}, METRIC_HEADROOM_RATIO, 0},
@@ -90,7 +119,8 @@ void report_metric_names(char *buffer, size_t size)
     size_t used = 0;
     buffer[0] = '\0';
     for (size_t i = 0; i < ENTRY_COUNT && used < size; i++) {
-        int written = snprintf(buffer + used, size - used, "%s%s", i ? ", " : "", entries[i].public_part.name);
+        int written =
+            snprintf(buffer + used, size - used, "%s%s", i ? ", " : "", entries[i].public_part.name);
         if (written < 0)
             break;
         used += (size_t)written;
@@ -143,24 +173,42 @@ static double entry_value(const struct analysis_result *result, const struct met
 {
     struct sums sums = sum_devices(result);
     switch (entry->kind) {
-    case METRIC_COMM_OVERLAP: return result->communication_overlap_ratio;
-    case METRIC_EXPOSED_COMM: return ms(result->total_exposed_communication_ns);
-    case METRIC_COMM: return ms(result->total_communication_ns);
-    case METRIC_COPY_OVERLAP: return result->copy_overlap_ratio;
-    case METRIC_COPY_OVERLAP_OF_POSSIBLE: return ratio((double)sums.copy_compute, (double)sums.copy_possible);
-    case METRIC_COPY: return ms(sums.copy);
-    case METRIC_BUSY: return ms(sums.busy);
-    case METRIC_IDLE: return ms(sums.idle);
-    case METRIC_SPAN: return ms(sums.span_max);
-    case METRIC_BUSY_RATIO: return ratio((double)sums.busy, (double)sums.span);
-    case METRIC_MULTI_STREAM_RATIO: return ratio((double)sums.multi, (double)sums.busy);
-    case METRIC_STREAM_OVERLAP: return ratio((double)sums.pair_overlap, (double)sums.pair_possible);
-    case METRIC_LOST: return ms(result->total_lost_ns);
-    case METRIC_HEADROOM: return ms(result->total_headroom_ns);
-    case METRIC_HEADROOM_RATIO: return ratio((double)result->total_headroom_ns, (double)sums.span);
-    case METRIC_WAITS: return (double)result->wait_total_count;
-    case METRIC_CAUSE: return ms(cause_lost(result, entry->cause));
-    case METRIC_ACCOUNTING: return report_accounting_metric(result, entry->accounting_cause);
+    case METRIC_COMM_OVERLAP:
+        return result->communication_overlap_ratio;
+    case METRIC_EXPOSED_COMM:
+        return ms(result->total_exposed_communication_ns);
+    case METRIC_COMM:
+        return ms(result->total_communication_ns);
+    case METRIC_COPY_OVERLAP:
+        return result->copy_overlap_ratio;
+    case METRIC_COPY_OVERLAP_OF_POSSIBLE:
+        return ratio((double)sums.copy_compute, (double)sums.copy_possible);
+    case METRIC_COPY:
+        return ms(sums.copy);
+    case METRIC_BUSY:
+        return ms(sums.busy);
+    case METRIC_IDLE:
+        return ms(sums.idle);
+    case METRIC_SPAN:
+        return ms(sums.span_max);
+    case METRIC_BUSY_RATIO:
+        return ratio((double)sums.busy, (double)sums.span);
+    case METRIC_MULTI_STREAM_RATIO:
+        return ratio((double)sums.multi, (double)sums.busy);
+    case METRIC_STREAM_OVERLAP:
+        return ratio((double)sums.pair_overlap, (double)sums.pair_possible);
+    case METRIC_LOST:
+        return ms(result->total_lost_ns);
+    case METRIC_HEADROOM:
+        return ms(result->total_headroom_ns);
+    case METRIC_HEADROOM_RATIO:
+        return ratio((double)result->total_headroom_ns, (double)sums.span);
+    case METRIC_WAITS:
+        return (double)result->wait_total_count;
+    case METRIC_CAUSE:
+        return ms(cause_lost(result, entry->cause));
+    case METRIC_ACCOUNTING:
+        return report_accounting_metric(result, entry->accounting_cause);
     }
     return 0;
 }
@@ -171,14 +219,18 @@ static const char *entry_unmeasured(const struct analysis_result *result, const 
 {
     struct sums sums = sum_devices(result);
     switch (entry->kind) {
-    case METRIC_COMM_OVERLAP: return result->total_communication_ns > 0 ? NULL : "no communication";
-    case METRIC_COPY_OVERLAP: return sums.copy > 0 ? NULL : "no copies";
+    case METRIC_COMM_OVERLAP:
+        return result->total_communication_ns > 0 ? NULL : "no communication";
+    case METRIC_COPY_OVERLAP:
+        return sums.copy > 0 ? NULL : "no copies";
     case METRIC_COPY_OVERLAP_OF_POSSIBLE:
         return sums.copy_possible > 0 ? NULL
                : sums.copy > 0        ? "no compute kernel on a stream other than the copies'"
                                       : "no copies";
-    case METRIC_STREAM_OVERLAP: return sums.pair_possible > 0 ? NULL : "no two streams could overlap";
-    default: return NULL;
+    case METRIC_STREAM_OVERLAP:
+        return sums.pair_possible > 0 ? NULL : "no two streams could overlap";
+    default:
+        return NULL;
     }
 }
 

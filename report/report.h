@@ -1,7 +1,8 @@
 /* report.h: what `overlapscope report`, `check` and `diff` print, built from an analysis_result:
  * the human summary (text), JSON (schema in docs/report-json.md, versioned by
  * REPORT_JSON_SCHEMA_VERSION) and Markdown for CI summaries; the table of named trace-wide
- * metrics that check gates on and diff compares (docs/metrics.md). Writers print only to the FILE* they are given and never exit. */
+ * metrics that check gates on and diff compares (docs/metrics.md). Writers print only to the FILE* they are
+ * given and never exit. */
 #ifndef OVERLAPSCOPE_REPORT_H
 #define OVERLAPSCOPE_REPORT_H
 
@@ -23,7 +24,8 @@ struct report_context {
 
 /* --- one trace --- */
 int report_write_text(FILE *out, const struct analysis_result *result, const struct report_context *context);
-int report_write_markdown(FILE *out, const struct analysis_result *result, const struct report_context *context);
+int report_write_markdown(FILE *out, const struct analysis_result *result,
+                          const struct report_context *context);
 int report_write_json(FILE *out, const struct analysis_result *result, const struct report_context *context,
                       error_info *err);
 /* The JSON document (caller frees with cJSON_Delete), or NULL when out of memory. */
@@ -31,8 +33,8 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
 
 /* --- named metrics --- */
 struct report_metric {
-    const char *name;        /* "comm_overlap", "exposed_comm_ms", "sm_saturation_ms", ... */
-    const char *unit;        /* "ratio", "ms", "count" */
+    const char *name; /* "comm_overlap", "exposed_comm_ms", "sm_saturation_ms", ... */
+    const char *unit; /* "ratio", "ms", "count" */
     const char *description;
 };
 /* The metrics, in documentation order: index 0 .. report_metric_count() - 1. */

@@ -16,9 +16,12 @@ enum { COLUMN_COUNT = 12, CELL_SIZE = 24 };
  * ratios are of what was possible, so that a better schedule never reads worse: time with two
  * streams busy, or copy time under compute, read higher for a schedule that serialized more work
  * onto fewer busy streams, or paired a long copy with a short kernel. */
-static const char *const column_titles[COLUMN_COUNT] = {
-    "rank", "device", "span", "busy", "idle", "overlap of possible", "comm", "exposed comm", "comm overlap",
-    "copy overlap of possible", "lost", "headroom"};
+static const char *const column_titles[COLUMN_COUNT] = {"rank",         "device",
+                                                        "span",         "busy",
+                                                        "idle",         "overlap of possible",
+                                                        "comm",         "exposed comm",
+                                                        "comm overlap", "copy overlap of possible",
+                                                        "lost",         "headroom"};
 
 static size_t top_of(const struct report_context *context)
 {
@@ -54,7 +57,8 @@ static void device_cells(const struct analysis_device *device, char cells[COLUMN
 }
 
 /* The largest kept wait of a cause, or NULL. */
-static const struct analysis_wait *largest_wait(const struct analysis_result *result, enum analysis_cause cause)
+static const struct analysis_wait *largest_wait(const struct analysis_result *result,
+                                                enum analysis_cause cause)
 {
     for (size_t i = 0; i < result->wait_count; i++)
         if (result->waits[i].cause == cause)
@@ -64,8 +68,8 @@ static const struct analysis_wait *largest_wait(const struct analysis_result *re
 
 /* Text from the trace or the command line (names, evidence, paths) goes out through text_safe:
  * TERMINAL in the summary, MARKDOWN in its twin. */
-static void describe_selection(FILE *out, const struct analysis_result *result, const struct report_context *context,
-                               enum text_safe_style style)
+static void describe_selection(FILE *out, const struct analysis_result *result,
+                               const struct report_context *context, enum text_safe_style style)
 {
     char from[32], to[32];
     const struct analysis_options *options = context ? context->options : NULL;
@@ -115,9 +119,10 @@ static void text_streams(FILE *out, const struct analysis_result *result)
         if (!lane->selected)
             continue;
         char busy[32], process[32];
-        fprintf(out, "  %-8s device %-2" PRId64 " stream %-6" PRId64 " %-8s busy %-10s %" PRId64 " interval%s%s\n",
-                naming_process(process, sizeof process, lane->rank, lane->pid, lane->process_id), lane->device_id,
-                lane->stream_id, lane->role,
+        fprintf(out,
+                "  %-8s device %-2" PRId64 " stream %-6" PRId64 " %-8s busy %-10s %" PRId64 " interval%s%s\n",
+                naming_process(process, sizeof process, lane->rank, lane->pid, lane->process_id),
+                lane->device_id, lane->stream_id, lane->role,
                 units_format_duration(busy, sizeof busy, lane->busy_ns), lane->interval_count,
                 lane->interval_count == 1 ? "" : "s",
                 lane->is_legacy_default ? " (legacy default stream)" : "");
@@ -167,7 +172,8 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
 {
     char lost[32], headroom[32];
     fprintf(out, "\nmissed overlaps: %" PRId64 " wait%s, %s lost; headroom %s\n", result->wait_total_count,
-            result->wait_total_count == 1 ? "" : "s", units_format_duration(lost, sizeof lost, result->total_lost_ns),
+            result->wait_total_count == 1 ? "" : "s",
+            units_format_duration(lost, sizeof lost, result->total_lost_ns),
             units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
     size_t shown = 0;
     for (int i = 0; i < ANALYSIS_CAUSE_COUNT && shown < top; i++) {
@@ -218,9 +224,11 @@ static void text_waits(FILE *out, const struct analysis_result *result, size_t t
         const struct analysis_lane *waiting = &result->lanes[wait->waiting.lane];
         const struct analysis_lane *blocking = &result->lanes[wait->blocking.lane];
         char lost[32], at[32], process[32];
-        fprintf(out, "  %-10s %s device %" PRId64 " at +%s: ", units_format_duration(lost, sizeof lost, wait->lost_ns),
-                naming_process(process, sizeof process, waiting->rank, waiting->pid, waiting->process_id), waiting->device_id,
-                units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns));
+        fprintf(
+            out,
+            "  %-10s %s device %" PRId64 " at +%s: ", units_format_duration(lost, sizeof lost, wait->lost_ns),
+            naming_process(process, sizeof process, waiting->rank, waiting->pid, waiting->process_id),
+            waiting->device_id, units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns));
         text_safe_fputs(wait->waiting.name, TEXT_SAFE_TERMINAL, out);
         fprintf(out, " (stream %" PRId64 ") after ", waiting->stream_id);
         text_safe_fputs(wait->blocking.name, TEXT_SAFE_TERMINAL, out);
@@ -244,7 +252,8 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     return ferror(out) ? -1 : 0;
 }
 
-int report_write_markdown(FILE *out, const struct analysis_result *result, const struct report_context *context)
+int report_write_markdown(FILE *out, const struct analysis_result *result,
+                          const struct report_context *context)
 {
     char cells[COLUMN_COUNT][CELL_SIZE], lost[32], headroom[32];
     fputs("## overlapscope report: `", out);
@@ -265,8 +274,8 @@ int report_write_markdown(FILE *out, const struct analysis_result *result, const
             fprintf(out, " %s |", cells[c]);
         fprintf(out, "\n");
     }
-    fprintf(out, "\n### Missed overlaps: %" PRId64 " wait%s, %s lost, headroom %s\n\n", result->wait_total_count,
-            result->wait_total_count == 1 ? "" : "s",
+    fprintf(out, "\n### Missed overlaps: %" PRId64 " wait%s, %s lost, headroom %s\n\n",
+            result->wait_total_count, result->wait_total_count == 1 ? "" : "s",
             units_format_duration(lost, sizeof lost, result->total_lost_ns),
             units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
     if (result->wait_total_count == 0) {

@@ -13,15 +13,15 @@ static int failed(store *s, error_info *err, const char *what)
     return error_set(err, "%s: cannot %s: %s", store_path(s), what, sqlite3_errmsg(store_db(s)));
 }
 
-int store_insert_call_source(store *s, int64_t process_id, int64_t correlation_id, int64_t kind, const char *source,
-                             error_info *err)
+int store_insert_call_source(store *s, int64_t process_id, int64_t correlation_id, int64_t kind,
+                             const char *source, error_info *err)
 {
     int64_t source_id = store_intern(s, source, err);
     if (source_id == 0)
         return -1;
     sqlite3_stmt *insert = NULL;
-    if (sqlite3_prepare_v2(store_db(s), "INSERT INTO call_sources VALUES (?1, ?2, ?3, ?4)", -1, &insert, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(s), "INSERT INTO call_sources VALUES (?1, ?2, ?3, ?4)", -1, &insert,
+                           NULL) != SQLITE_OK)
         return failed(s, err, "write a call source");
     sqlite3_bind_int64(insert, 1, process_id);
     sqlite3_bind_int64(insert, 2, correlation_id);
@@ -83,7 +83,8 @@ int store_frames_derive(store_frames *frames, int64_t process_id, error_info *er
 {
     sqlite3 *db = store_db(frames->s);
     if (sqlite3_exec(db,
-                     "CREATE INDEX IF NOT EXISTS temp.host_frames_by_thread ON host_frames (kind, thread_id, start_ns);"
+                     "CREATE INDEX IF NOT EXISTS temp.host_frames_by_thread ON host_frames (kind, thread_id, "
+                     "start_ns);"
                      "INSERT OR IGNORE INTO strings (value) SELECT DISTINCT name FROM temp.host_frames;",
                      NULL, NULL, NULL) != SQLITE_OK)
         return failed(frames->s, err, "index host frames");

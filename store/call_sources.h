@@ -18,8 +18,8 @@ enum {
 };
 
 /* One call's source (the collector's road). Returns 0 or -1 with err filled. */
-int store_insert_call_source(store *s, int64_t process_id, int64_t correlation_id, int64_t kind, const char *source,
-                             error_info *err);
+int store_insert_call_source(store *s, int64_t process_id, int64_t correlation_id, int64_t kind,
+                             const char *source, error_info *err);
 
 /* An importer's road: host ranges (a Python frame, a CPU operator) of one process are collected,
  * then each API call of the process gets the innermost Python frame enclosing it on its thread,

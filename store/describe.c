@@ -6,13 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const table_names[] = {
-    [STORE_TABLE_PROCESSES] = "processes",   [STORE_TABLE_KERNELS] = "kernels",
-    [STORE_TABLE_MEMCPYS] = "memcpys",       [STORE_TABLE_MEMSETS] = "memsets",
-    [STORE_TABLE_SYNCHRONIZATIONS] = "synchronizations", [STORE_TABLE_CUDA_EVENTS] = "cuda_events",
-    [STORE_TABLE_API_CALLS] = "api_calls",   [STORE_TABLE_NVTX] = "nvtx",
-    [STORE_TABLE_COLLECTIVES] = "collectives", [STORE_TABLE_STREAMS] = "streams",
-    [STORE_TABLE_WARNINGS] = "warnings"};
+static const char *const table_names[] = {[STORE_TABLE_PROCESSES] = "processes",
+                                          [STORE_TABLE_KERNELS] = "kernels",
+                                          [STORE_TABLE_MEMCPYS] = "memcpys",
+                                          [STORE_TABLE_MEMSETS] = "memsets",
+                                          [STORE_TABLE_SYNCHRONIZATIONS] = "synchronizations",
+                                          [STORE_TABLE_CUDA_EVENTS] = "cuda_events",
+                                          [STORE_TABLE_API_CALLS] = "api_calls",
+                                          [STORE_TABLE_NVTX] = "nvtx",
+                                          [STORE_TABLE_COLLECTIVES] = "collectives",
+                                          [STORE_TABLE_STREAMS] = "streams",
+                                          [STORE_TABLE_WARNINGS] = "warnings"};
 
 static int64_t int_or(sqlite3_stmt *query, int column, int64_t fallback)
 {
@@ -38,8 +42,8 @@ static sqlite3_stmt *prepare(store *trace, const char *sql, const char *what, er
 
 /* Steps a query to its end; each row through `row`. Returns 0, a visitor's non-zero value, or
  * -1 with err filled on a read error. */
-static int walk(store *trace, sqlite3_stmt *query, const char *what, int (*row)(sqlite3_stmt *, void *), void *state,
-                error_info *err)
+static int walk(store *trace, sqlite3_stmt *query, const char *what, int (*row)(sqlite3_stmt *, void *),
+                void *state, error_info *err)
 {
     int step, status = 0;
     while (status == 0 && (step = sqlite3_step(query)) == SQLITE_ROW)
@@ -54,7 +58,8 @@ static int64_t single_int(store *trace, const char *sql, int64_t fallback)
 {
     sqlite3_stmt *query = NULL;
     int64_t value = fallback;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW)
         value = int_or(query, 0, fallback);
     sqlite3_finalize(query);
     return value;
@@ -90,8 +95,9 @@ int store_gpu_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, 
         /* Checked before any caller subtracts them (info printed "GPU span: -7427980757.667 s"). */
         if (!store_interval_plausible(first, first) || !store_interval_plausible(last, last) ||
             (last > first && last - first > STORE_MAX_SPAN_NS))
-            status = error_set(err, "%s: the trace is damaged: GPU activity from %" PRId64 " ns to %" PRId64
-                                    " ns, outside any recording",
+            status = error_set(err,
+                               "%s: the trace is damaged: GPU activity from %" PRId64 " ns to %" PRId64
+                               " ns, outside any recording",
                                store_path(trace), first, last);
         else
             status = 1;
@@ -129,10 +135,11 @@ static int process_row(sqlite3_stmt *query, void *state)
 
 int store_each_process(store *trace, store_process_visit *visit, void *context, error_info *err)
 {
-    sqlite3_stmt *query = prepare(trace,
-                                  "SELECT process_id, pid, rank, world_size, local_rank, host, exit_status, term_signal,"
-                                  " dropped_records, command_line FROM processes ORDER BY rank, pid",
-                                  "processes", err);
+    sqlite3_stmt *query =
+        prepare(trace,
+                "SELECT process_id, pid, rank, world_size, local_rank, host, exit_status, term_signal,"
+                " dropped_records, command_line FROM processes ORDER BY rank, pid",
+                "processes", err);
     struct visit state = {(void *)visit, context};
     return query ? walk(trace, query, "processes", process_row, &state, err) : -1;
 }
@@ -159,13 +166,14 @@ static int device_row(sqlite3_stmt *query, void *state)
 
 int store_each_device(store *trace, store_device_visit *visit, void *context, error_info *err)
 {
-    sqlite3_stmt *query = prepare(trace,
-                                  "SELECT d.process_id, d.device_id, d.name, d.sm_count, d.compute_capability_major,"
-                                  " d.compute_capability_minor, d.max_blocks_per_sm, d.max_warps_per_sm,"
-                                  " d.max_registers_per_sm, d.max_shared_memory_per_sm, d.global_memory_bytes,"
-                                  " p.pid, p.rank FROM devices d LEFT JOIN processes p USING (process_id)"
-                                  " ORDER BY p.rank, p.pid, d.device_id",
-                                  "devices", err);
+    sqlite3_stmt *query =
+        prepare(trace,
+                "SELECT d.process_id, d.device_id, d.name, d.sm_count, d.compute_capability_major,"
+                " d.compute_capability_minor, d.max_blocks_per_sm, d.max_warps_per_sm,"
+                " d.max_registers_per_sm, d.max_shared_memory_per_sm, d.global_memory_bytes,"
+                " p.pid, p.rank FROM devices d LEFT JOIN processes p USING (process_id)"
+                " ORDER BY p.rank, p.pid, d.device_id",
+                "devices", err);
     struct visit state = {(void *)visit, context};
     return query ? walk(trace, query, "devices", device_row, &state, err) : -1;
 }
@@ -193,14 +201,16 @@ int store_each_warning(store *trace, store_warning_visit *visit, void *context, 
 static int collective_total_row(sqlite3_stmt *query, void *state)
 {
     const struct visit *visit = state;
-    return ((store_collective_total_visit *)visit->visit)(visit->context, text_or_null(query, 0),
-                                                          sqlite3_column_int64(query, 1), int_or(query, 2, STORE_NULL));
+    return ((store_collective_total_visit *)visit->visit)(
+        visit->context, text_or_null(query, 0), sqlite3_column_int64(query, 1), int_or(query, 2, STORE_NULL));
 }
 
-int store_each_collective_total(store *trace, store_collective_total_visit *visit, void *context, error_info *err)
+int store_each_collective_total(store *trace, store_collective_total_visit *visit, void *context,
+                                error_info *err)
 {
-    sqlite3_stmt *query = prepare(trace, "SELECT op, COUNT(*), SUM(bytes) FROM collectives GROUP BY op ORDER BY COUNT(*) DESC",
-                                  "collectives", err);
+    sqlite3_stmt *query =
+        prepare(trace, "SELECT op, COUNT(*), SUM(bytes) FROM collectives GROUP BY op ORDER BY COUNT(*) DESC",
+                "collectives", err);
     struct visit state = {(void *)visit, context};
     return query ? walk(trace, query, "collectives", collective_total_row, &state, err) : -1;
 }
@@ -210,8 +220,8 @@ void store_process_identity(store *trace, int64_t process_id, int64_t *pid, int6
     sqlite3_stmt *query = NULL;
     *pid = -1;
     *rank = -1;
-    if (sqlite3_prepare_v2(store_db(trace), "SELECT pid, rank FROM processes WHERE process_id = ?1", -1, &query,
-                           NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(store_db(trace), "SELECT pid, rank FROM processes WHERE process_id = ?1", -1,
+                           &query, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(query, 1, process_id);
         if (sqlite3_step(query) == SQLITE_ROW) {
             *pid = int_or(query, 0, -1);
@@ -228,10 +238,11 @@ int store_stream_description(store *trace, int64_t process_id, int64_t device_id
     int found = 0;
     *is_legacy_default = 0;
     label[0] = '\0';
-    if (sqlite3_prepare_v2(store_db(trace),
-                           "SELECT is_legacy_default, label FROM streams WHERE process_id = ?1 AND stream_id = ?2"
-                           " AND (device_id IS NULL OR device_id = ?3) LIMIT 1",
-                           -1, &query, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            store_db(trace),
+            "SELECT is_legacy_default, label FROM streams WHERE process_id = ?1 AND stream_id = ?2"
+            " AND (device_id IS NULL OR device_id = ?3) LIMIT 1",
+            -1, &query, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(query, 1, process_id);
         sqlite3_bind_int64(query, 2, stream_id);
         sqlite3_bind_int64(query, 3, device_id);
@@ -250,8 +261,9 @@ int store_device_name(store *trace, int64_t process_id, int64_t device_id, char 
 {
     sqlite3_stmt *query = NULL;
     name[0] = '\0';
-    if (sqlite3_prepare_v2(store_db(trace), "SELECT name FROM devices WHERE process_id = ?1 AND device_id = ?2", -1,
-                           &query, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(store_db(trace),
+                           "SELECT name FROM devices WHERE process_id = ?1 AND device_id = ?2", -1, &query,
+                           NULL) == SQLITE_OK) {
         sqlite3_bind_int64(query, 1, process_id);
         sqlite3_bind_int64(query, 2, device_id);
         if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
@@ -265,10 +277,11 @@ char *store_first_command_line(store *trace)
 {
     sqlite3_stmt *query = NULL;
     char *line = NULL;
-    if (sqlite3_prepare_v2(store_db(trace),
-                           "SELECT command_line FROM processes WHERE command_line IS NOT NULL ORDER BY rank, process_id"
-                           " LIMIT 1",
-                           -1, &query, NULL) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(
+            store_db(trace),
+            "SELECT command_line FROM processes WHERE command_line IS NOT NULL ORDER BY rank, process_id"
+            " LIMIT 1",
+            -1, &query, NULL) == SQLITE_OK &&
         sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
         line = strdup((const char *)sqlite3_column_text(query, 0));
     sqlite3_finalize(query);
@@ -337,8 +350,8 @@ int store_processes_of_rank(store *trace, int64_t rank, int64_t **ids, size_t *c
 {
     *ids = NULL;
     *count = 0;
-    sqlite3_stmt *query =
-        prepare(trace, "SELECT process_id FROM processes WHERE rank = ?1 ORDER BY process_id", "processes", err);
+    sqlite3_stmt *query = prepare(
+        trace, "SELECT process_id FROM processes WHERE rank = ?1 ORDER BY process_id", "processes", err);
     if (!query)
         return -1;
     sqlite3_bind_int64(query, 1, rank);
@@ -366,9 +379,19 @@ static int gpu_row(sqlite3_stmt *query, void *state)
 {
     const struct visit *visit = state;
     const int64_t N = STORE_NULL;
-    struct store_gpu_row row = {sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
-                                sqlite3_column_int64(query, 2), sqlite3_column_int64(query, 3),
-                                sqlite3_column_int64(query, 4), N, N, N, N, N, N, N, N};
+    struct store_gpu_row row = {sqlite3_column_int64(query, 0),
+                                sqlite3_column_int64(query, 1),
+                                sqlite3_column_int64(query, 2),
+                                sqlite3_column_int64(query, 3),
+                                sqlite3_column_int64(query, 4),
+                                N,
+                                N,
+                                N,
+                                N,
+                                N,
+                                N,
+                                N,
+                                N};
     int columns = sqlite3_column_count(query);
     if (columns == 7) { /* kernels */
         row.name_id = sqlite3_column_int64(query, 5);
@@ -389,14 +412,15 @@ static int gpu_row(sqlite3_stmt *query, void *state)
 int store_scan_gpu_table(store *trace, enum store_table table, store_gpu_row_visit *visit, void *context,
                          error_info *err)
 {
-    const char *sql = table == STORE_TABLE_KERNELS
-                          ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels"
-                      : table == STORE_TABLE_MEMCPYS
-                          ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
-                            " dst_kind, src_device_id, dst_device_id FROM memcpys"
-                      : table == STORE_TABLE_MEMSETS
-                          ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes FROM memsets"
-                          : NULL;
+    const char *sql =
+        table == STORE_TABLE_KERNELS
+            ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, name_id, rowid FROM kernels"
+        : table == STORE_TABLE_MEMCPYS
+            ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
+              " dst_kind, src_device_id, dst_device_id FROM memcpys"
+        : table == STORE_TABLE_MEMSETS
+            ? "SELECT process_id, device_id, stream_id, start_ns, end_ns, bytes FROM memsets"
+            : NULL;
     if (!sql)
         return error_set(err, "not a GPU table");
     sqlite3_stmt *query = prepare(trace, sql, "GPU intervals", err);
@@ -420,10 +444,10 @@ int store_scan_host_rows(store *trace, enum store_table table, int64_t start_ns,
         "SELECT a.process_id, a.thread_id, 0, a.start_ns, a.end_ns, a.name_id FROM api_calls a"
         " LEFT JOIN processes p USING (process_id)"
         " WHERE a.start_ns <= ?2 AND a.end_ns >= ?1 AND (?3 < 0 OR p.rank = ?3)";
-    static const char nvtx_sql[] =
-        "SELECT n.process_id, COALESCE(n.thread_id, -1), COALESCE(n.depth, 0), n.start_ns, n.end_ns, n.message_id"
-        " FROM nvtx n LEFT JOIN processes p USING (process_id)"
-        " WHERE n.start_ns <= ?2 AND n.end_ns >= ?1 AND (?3 < 0 OR p.rank = ?3)";
+    static const char nvtx_sql[] = "SELECT n.process_id, COALESCE(n.thread_id, -1), COALESCE(n.depth, 0), "
+                                   "n.start_ns, n.end_ns, n.message_id"
+                                   " FROM nvtx n LEFT JOIN processes p USING (process_id)"
+                                   " WHERE n.start_ns <= ?2 AND n.end_ns >= ?1 AND (?3 < 0 OR p.rank = ?3)";
     if (table != STORE_TABLE_API_CALLS && table != STORE_TABLE_NVTX)
         return error_set(err, "not a host table");
     const char *what = table == STORE_TABLE_API_CALLS ? "API calls" : "NVTX ranges";

@@ -57,7 +57,8 @@ int store_each_warning(store *trace, store_warning_visit *visit, void *context, 
 /* The collectives per operation, most frequent first: count and total bytes (STORE_NULL when
  * unknown). */
 typedef int store_collective_total_visit(void *context, const char *op, int64_t count, int64_t bytes);
-int store_each_collective_total(store *trace, store_collective_total_visit *visit, void *context, error_info *err);
+int store_each_collective_total(store *trace, store_collective_total_visit *visit, void *context,
+                                error_info *err);
 
 /* A process's pid and rank (-1 each when unknown or when there is no such process). */
 void store_process_identity(store *trace, int64_t process_id, int64_t *pid, int64_t *rank);
@@ -83,7 +84,8 @@ void store_lookup_free(store_lookup *lookup);
 char *store_lookup_string(store_lookup *lookup, int64_t id, char *buffer, size_t size);
 /* The operation and bytes (STORE_NULL when unknown) of the collective kernel_rowid ran. Returns 1
  * when there is one, 0 when not. */
-int store_lookup_collective(store_lookup *lookup, int64_t kernel_rowid, char *op, size_t size, int64_t *bytes);
+int store_lookup_collective(store_lookup *lookup, int64_t kernel_rowid, char *op, size_t size,
+                            int64_t *bytes);
 
 /* --- the rows a picture reads (render/reader.c) --- */
 

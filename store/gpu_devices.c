@@ -43,7 +43,8 @@ static void sort_devices(struct store_gpu_device *devices, size_t *count)
     qsort(devices, *count, sizeof *devices, compare_devices);
     size_t kept = 1;
     for (size_t i = 1; i < *count; i++)
-        if (devices[i].process_id != devices[kept - 1].process_id || devices[i].device_id != devices[kept - 1].device_id)
+        if (devices[i].process_id != devices[kept - 1].process_id ||
+            devices[i].device_id != devices[kept - 1].device_id)
             devices[kept++] = devices[i];
     *count = kept;
 }
@@ -53,8 +54,10 @@ int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size
     /* The first index entry after (p, d) is the next device's earliest interval. Two seeks:
      * a row-value (p, d) > (?, ?) seeks on p alone and walks every entry of p. */
     static const char hop_sql[] =
-        "SELECT * FROM (SELECT process_id, device_id, start_ns FROM %s WHERE process_id = ?1 AND device_id > ?2"
-        " ORDER BY device_id, start_ns LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id, start_ns"
+        "SELECT * FROM (SELECT process_id, device_id, start_ns FROM %s WHERE process_id = ?1 AND device_id > "
+        "?2"
+        " ORDER BY device_id, start_ns LIMIT 1) UNION ALL SELECT * FROM (SELECT process_id, device_id, "
+        "start_ns"
         " FROM %s WHERE process_id > ?1 ORDER BY process_id, device_id, start_ns LIMIT 1) LIMIT 1";
     sqlite3 *db = store_db(trace);
     sqlite3_stmt *hop = NULL;
@@ -74,11 +77,14 @@ int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size
             if ((step = sqlite3_step(hop)) != SQLITE_ROW)
                 break;
             struct store_gpu_device device = {sqlite3_column_int64(hop, 0), sqlite3_column_int64(hop, 1),
-                                          sqlite3_column_int64(hop, 2)};
+                                              sqlite3_column_int64(hop, 2)};
             sqlite3_reset(hop);
-            /* A corrupted index can answer a device that is not after the last one: stop, or this loops forever. */
-            if (device.process_id < process_id || (device.process_id == process_id && device.device_id <= device_id)) {
-                error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged", gpu_tables[table]);
+            /* A corrupted index can answer a device that is not after the last one: stop, or this loops
+             * forever. */
+            if (device.process_id < process_id ||
+                (device.process_id == process_id && device.device_id <= device_id)) {
+                error_set(err, "the %s index is corrupted (keys out of order); the trace is damaged",
+                          gpu_tables[table]);
                 goto failed;
             }
             if (append_device(devices, count, &capacity, device) != 0) {

@@ -142,8 +142,9 @@ static int refuse_input(const char *final_path, const struct stat *output, const
         struct stat input;
         if (inputs[i] && stat(inputs[i], &input) == 0 && input.st_dev == output->st_dev &&
             input.st_ino == output->st_ino)
-            return error_set(err, "cannot write '%s': it is the input '%s' (overlapscope never writes onto its input)",
-                             final_path, inputs[i]);
+            return error_set(
+                err, "cannot write '%s': it is the input '%s' (overlapscope never writes onto its input)",
+                final_path, inputs[i]);
     }
     return 0;
 }
@@ -171,8 +172,9 @@ int output_file_check(const char *final_path, int force, const char *const *inpu
         return error_set(err, "cannot write '%s': %s", final_path, strerror(errno));
     }
     if (S_ISLNK(info.st_mode))
-        return error_set(err, "cannot write '%s': it is a symbolic link (overlapscope neither follows nor replaces"
-                              " one: name the file itself)",
+        return error_set(err,
+                         "cannot write '%s': it is a symbolic link (overlapscope neither follows nor replaces"
+                         " one: name the file itself)",
                          final_path);
     if (S_ISDIR(info.st_mode))
         return error_set(err, "cannot write '%s': is a directory", final_path);
@@ -204,7 +206,8 @@ static char *temporary_template(const char *final_path)
     size_t size = folder_length + 1 + strlen(name) + sizeof OUTPUT_FILE_PARTIAL_MARK + 6;
     char *path = malloc(size);
     if (path)
-        snprintf(path, size, "%.*s.%s" OUTPUT_FILE_PARTIAL_MARK "XXXXXX", (int)folder_length, final_path, name);
+        snprintf(path, size, "%.*s.%s" OUTPUT_FILE_PARTIAL_MARK "XXXXXX", (int)folder_length, final_path,
+                 name);
     return path;
 }
 
@@ -262,7 +265,8 @@ FILE *output_file_stream(output_file *out, error_info *err)
 
 static int write_error(const output_file *out, int error_number, error_info *err)
 {
-    return error_set(err, "cannot write '%s': %s", out->final_path, strerror(error_number ? error_number : EIO));
+    return error_set(err, "cannot write '%s': %s", out->final_path,
+                     strerror(error_number ? error_number : EIO));
 }
 
 /* Everything written reaches the disk, or an error: a full disk shows here, at the latest. */
@@ -305,8 +309,9 @@ static int flush_and_sync(output_file *out, error_info *err)
 
 static int exists_error(const output_file *out, error_info *err)
 {
-    return error_set(err, "cannot write '%s': file exists (another writer created it meanwhile; use --force to"
-                          " overwrite)",
+    return error_set(err,
+                     "cannot write '%s': file exists (another writer created it meanwhile; use --force to"
+                     " overwrite)",
                      out->final_path);
 }
 

@@ -22,18 +22,32 @@
 #include "version.h"
 
 enum statement_slot {
-    SLOT_PROCESS, SLOT_DEVICE, SLOT_STREAM, SLOT_KERNEL, SLOT_MEMCPY, SLOT_MEMSET, SLOT_SYNC,
-    SLOT_CUDA_EVENT, SLOT_API, SLOT_NVTX, SLOT_COLLECTIVE, SLOT_WARNING, SLOT_STRING_FIND,
-    SLOT_STRING_ADD, SLOT_COUNT
+    SLOT_PROCESS,
+    SLOT_DEVICE,
+    SLOT_STREAM,
+    SLOT_KERNEL,
+    SLOT_MEMCPY,
+    SLOT_MEMSET,
+    SLOT_SYNC,
+    SLOT_CUDA_EVENT,
+    SLOT_API,
+    SLOT_NVTX,
+    SLOT_COLLECTIVE,
+    SLOT_WARNING,
+    SLOT_STRING_FIND,
+    SLOT_STRING_ADD,
+    SLOT_COUNT
 };
 
 static const char *const statement_sql[SLOT_COUNT] = {
-    [SLOT_PROCESS] = "INSERT INTO processes (process_id, pid, parent_pid, host, command_line, rank, local_rank,"
-                     " world_size, start_ns, end_ns, exit_status, term_signal, dropped_records, source_file)"
-                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [SLOT_PROCESS] =
+        "INSERT INTO processes (process_id, pid, parent_pid, host, command_line, rank, local_rank,"
+        " world_size, start_ns, end_ns, exit_status, term_signal, dropped_records, source_file)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_DEVICE] = "INSERT OR REPLACE INTO devices VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_STREAM] = "INSERT OR REPLACE INTO streams VALUES (?,?,?,?,?,?,?,?,?)",
-    [SLOT_KERNEL] = "INSERT INTO kernels VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [SLOT_KERNEL] =
+        "INSERT INTO kernels VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_MEMCPY] = "INSERT INTO memcpys VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_MEMSET] = "INSERT INTO memsets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_SYNC] = "INSERT INTO synchronizations VALUES (?,?,?,?,?,?,?,?)",
@@ -46,7 +60,7 @@ static const char *const statement_sql[SLOT_COUNT] = {
     [SLOT_STRING_ADD] = "INSERT INTO strings (value) VALUES (?)",
 };
 
-#define INTERN_CACHE_SIZE 4096 /* power of two; a direct-mapped cache of recent names */
+#define INTERN_CACHE_SIZE 4096  /* power of two; a direct-mapped cache of recent names */
 #define BATCH_STATEMENT_ROWS 32 /* rows per multi-row INSERT with STORE_BATCHED_INSERTS */
 
 /* A prepared statement and the integers last bound to it: a parameter whose value did not change
@@ -186,8 +200,8 @@ store *store_create(const char *path, int flags, error_info *err)
     char *name = NULL;
     if (strncmp(path, "file:", 5) == 0 && asprintf(&name, "./%s", path) < 0)
         name = NULL;
-    int rc = sqlite3_open_v2(name ? name : path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
-                             NULL);
+    int rc = sqlite3_open_v2(name ? name : path, &s->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
     free(name);
     if (rc != SQLITE_OK) {
         error_set(err, "cannot create '%s': %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -206,7 +220,8 @@ store *store_create(const char *path, int flags, error_info *err)
              (flags & STORE_BATCHED_INSERTS) ? " PRAGMA cache_size=-65536;" : "");
     if (exec_sql(s, pragmas, err, "set up the database") != 0)
         goto fail;
-    if (exec_sql(s, "BEGIN", err, "begin") != 0 || exec_sql(s, store_schema_sql, err, "create the schema") != 0)
+    if (exec_sql(s, "BEGIN", err, "begin") != 0 ||
+        exec_sql(s, store_schema_sql, err, "create the schema") != 0)
         goto fail;
     char value[256];
     snprintf(value, sizeof value, "%d", STORE_SCHEMA_VERSION);
@@ -215,7 +230,8 @@ store *store_create(const char *path, int flags, error_info *err)
     char created[32];
     snprintf(created, sizeof created, "%lld", (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
     char host[256];
-    if (store_set_meta(s, "schema_version", value, err) || store_set_meta(s, "tool_version", OVERLAPSCOPE_VERSION, err) ||
+    if (store_set_meta(s, "schema_version", value, err) ||
+        store_set_meta(s, "tool_version", OVERLAPSCOPE_VERSION, err) ||
         store_set_meta(s, "created_unix_ns", created, err) ||
         store_set_meta(s, "host", local_host_name(host, sizeof host), err))
         goto fail;
@@ -254,7 +270,8 @@ static int check_not_truncated(store *s, const char *path, error_info *err)
     unsigned page_size = (unsigned)header[16] << 8 | header[17];
     if (page_size == 1)
         page_size = 65536;
-    uint32_t page_count = (uint32_t)header[28] << 24 | (uint32_t)header[29] << 16 | (uint32_t)header[30] << 8 | header[31];
+    uint32_t page_count =
+        (uint32_t)header[28] << 24 | (uint32_t)header[29] << 16 | (uint32_t)header[30] << 8 | header[31];
     struct stat info;
     if (stat(path, &info) != 0)
         return error_set(err, "cannot open '%s': %s", path, strerror(errno));
@@ -300,8 +317,8 @@ int store_work_limit_error(const struct store_work_limit *limit, const char *pat
 {
     if (!limit->exceeded)
         return 0;
-    return error_set(err, "'%s' is damaged or hostile: reading it took more work than any trace of its size needs",
-                     path);
+    return error_set(
+        err, "'%s' is damaged or hostile: reading it took more work than any trace of its size needs", path);
 }
 
 int store_work_exceeded(const store *trace, error_info *err)
@@ -321,8 +338,8 @@ int store_check_real_tables(sqlite3 *db, const char *path, const char *const *ta
                             error_info *err)
 {
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM main.sqlite_schema", -1, &query, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM main.sqlite_schema", -1, &query,
+                           NULL) != SQLITE_OK)
         return error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(db));
     int status = 0, rc;
     while (status == 0 && (rc = sqlite3_step(query)) == SQLITE_ROW) {
@@ -334,11 +351,14 @@ int store_check_real_tables(sqlite3 *db, const char *path, const char *const *ta
             continue;
         /* Triggers only run on writes, but a file with one was not written by us or a profiler. */
         if (strcmp(type, "trigger") == 0)
-            status = error_set(err, "cannot open '%s': damaged %s (a trigger on table '%.64s')", path, what, table);
+            status = error_set(err, "cannot open '%s': damaged %s (a trigger on table '%.64s')", path, what,
+                               table);
         else if (in_list(name, tables) && strcmp(type, "table") != 0)
-            status = error_set(err, "cannot open '%s': damaged %s ('%.64s' is a %s, not a table)", path, what, name, type);
+            status = error_set(err, "cannot open '%s': damaged %s ('%.64s' is a %s, not a table)", path, what,
+                               name, type);
         else if (in_list(name, tables) && sql && strncasecmp(sql, "CREATE VIRTUAL", 14) == 0)
-            status = error_set(err, "cannot open '%s': damaged %s ('%.64s' is a virtual table)", path, what, name);
+            status =
+                error_set(err, "cannot open '%s': damaged %s ('%.64s' is a virtual table)", path, what, name);
     }
     if (status == 0 && rc != SQLITE_DONE)
         status = error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(db));
@@ -352,10 +372,11 @@ static char *describe_columns(sqlite3 *db, const char *table)
 {
     sqlite3_stmt *query = NULL;
     char *columns = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT group_concat(name || ' ' || upper(type) || ' ' || pk || ' ' || hidden, ',')"
-                           " FROM (SELECT * FROM pragma_table_xinfo(?1, 'main') ORDER BY cid)",
-                           -1, &query, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT group_concat(name || ' ' || upper(type) || ' ' || pk || ' ' || hidden, ',')"
+            " FROM (SELECT * FROM pragma_table_xinfo(?1, 'main') ORDER BY cid)",
+            -1, &query, NULL) == SQLITE_OK) {
         sqlite3_bind_text(query, 1, table, -1, SQLITE_STATIC);
         if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
             columns = strdup((const char *)sqlite3_column_text(query, 0));
@@ -384,10 +405,12 @@ static int reference_open(struct schema_reference *reference)
 {
     *reference = (struct schema_reference){0};
     sqlite3_stmt *tables = NULL;
-    if (sqlite3_open_v2(":memory:", &reference->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+    if (sqlite3_open_v2(":memory:", &reference->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK ||
         sqlite3_exec(reference->db, store_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(reference->db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid", -1,
-                           &tables, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(reference->db,
+                           "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid", -1, &tables,
+                           NULL) != SQLITE_OK) {
         reference_free(reference);
         return -1;
     }
@@ -425,10 +448,12 @@ static int check_columns(store *s, const struct schema_reference *reference, err
         else if (!found && optional_table(name))
             status = 0;
         else if (!found)
-            status = error_set(err, "cannot open '%s': damaged overlapscope trace (no %s table)", s->path, name);
+            status =
+                error_set(err, "cannot open '%s': damaged overlapscope trace (no %s table)", s->path, name);
         else if (strcmp(found, expected) != 0)
-            status = error_set(err, "cannot open '%s': damaged overlapscope trace (table %s has other columns than"
-                                    " this overlapscope reads)",
+            status = error_set(err,
+                               "cannot open '%s': damaged overlapscope trace (table %s has other columns than"
+                               " this overlapscope reads)",
                                s->path, name);
         free(expected);
         free(found);
@@ -467,8 +492,10 @@ store *store_open(const char *path, int read_only, error_info *err)
 {
     struct schema_reference reference = {0};
     if (output_file_is_unfinished(path)) {
-        error_set(err, "cannot open '%s': an unfinished write (a writer was interrupted before finishing it; delete it)",
-                  path);
+        error_set(
+            err,
+            "cannot open '%s': an unfinished write (a writer was interrupted before finishing it; delete it)",
+            path);
         return NULL;
     }
     struct stat info;
@@ -519,9 +546,11 @@ store *store_open(const char *path, int read_only, error_info *err)
             error_set(err, "cannot open '%s': database is corrupt", path);
         else if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_BUSY)
             /* A hot journal (or WAL) left by a killed writer must be rolled back before anyone reads. */
-            error_set(err, "cannot open '%s': it holds an unfinished write (a journal or WAL beside it) that cannot"
-                           " be recovered read-only; open it once where it is writable",
-                      path);
+            error_set(
+                err,
+                "cannot open '%s': it holds an unfinished write (a journal or WAL beside it) that cannot"
+                " be recovered read-only; open it once where it is writable",
+                path);
         else
             error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(s->db));
         goto fail;
@@ -533,7 +562,8 @@ store *store_open(const char *path, int read_only, error_info *err)
         goto fail;
     }
     /* Before the first read of a table (meta, next): a view in its place could run forever. */
-    if (store_check_real_tables(s->db, path, (const char *const *)reference.tables, "overlapscope trace", err) != 0)
+    if (store_check_real_tables(s->db, path, (const char *const *)reference.tables, "overlapscope trace",
+                                err) != 0)
         goto fail;
     char *version = NULL;
     rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &query, NULL);
@@ -563,8 +593,9 @@ store *store_open(const char *path, int read_only, error_info *err)
     if (schema_version < 0) {
         for (char *c = version; *c; c++)
             *c = *c >= ' ' && *c <= '~' ? *c : '?'; /* said, not sent to the terminal */
-        error_set(err, "cannot open '%s': damaged overlapscope trace (schema version '%.32s' is not a number)", path,
-                  version);
+        error_set(err,
+                  "cannot open '%s': damaged overlapscope trace (schema version '%.32s' is not a number)",
+                  path, version);
         free(version);
         goto fail;
     }
@@ -575,8 +606,8 @@ store *store_open(const char *path, int read_only, error_info *err)
         goto fail;
     }
     if (user_version != 0 && user_version != STORE_SCHEMA_VERSION) {
-        error_set(err, "cannot open '%s': damaged overlapscope trace (schema version %d but user_version %d)", path,
-                  schema_version, user_version);
+        error_set(err, "cannot open '%s': damaged overlapscope trace (schema version %d but user_version %d)",
+                  path, schema_version, user_version);
         goto fail;
     }
     if (check_columns(s, &reference, err) != 0)
@@ -584,8 +615,8 @@ store *store_open(const char *path, int read_only, error_info *err)
     reference_free(&reference);
     sqlite3_stmt *max_process = NULL;
     s->next_process_id = 1;
-    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes", -1, &max_process, NULL) ==
-            SQLITE_OK &&
+    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes", -1, &max_process,
+                           NULL) == SQLITE_OK &&
         sqlite3_step(max_process) == SQLITE_ROW)
         s->next_process_id = sqlite3_column_int64(max_process, 0);
     sqlite3_finalize(max_process);
@@ -687,9 +718,10 @@ static int warn_texts_cut(store *s, error_info *err)
     char message[160];
     snprintf(message, sizeof message,
              "%" PRId64 " name%s or text%s longer than %d bytes stored cut, ending in \"%s\"", s->texts_cut,
-             s->texts_cut == 1 ? "" : "s", s->texts_cut == 1 ? "" : "s", STORE_MAX_TEXT_BYTES, STORE_TEXT_CUT_MARKER);
-    struct store_warning warning = {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "text-cut",
-                                    .message = message};
+             s->texts_cut == 1 ? "" : "s", s->texts_cut == 1 ? "" : "s", STORE_MAX_TEXT_BYTES,
+             STORE_TEXT_CUT_MARKER);
+    struct store_warning warning = {
+        .process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "text-cut", .message = message};
     s->texts_cut = 0;
     return store_insert_warning(s, &warning, err);
 }
@@ -701,7 +733,8 @@ int store_finalize(store *s, error_info *err)
     int was_in_transaction = s->in_transaction;
     if (store_commit(s, err) != 0)
         return -1;
-    if (exec_sql(s, store_indexes_sql, err, "create indexes") != 0 || exec_sql(s, "ANALYZE", err, "analyze") != 0)
+    if (exec_sql(s, store_indexes_sql, err, "create indexes") != 0 ||
+        exec_sql(s, "ANALYZE", err, "analyze") != 0)
         return -1;
     /* A finished trace is one self-contained file: fold the WAL back and leave rollback mode. */
     if (exec_sql(s, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", err, "checkpoint") != 0)
@@ -725,7 +758,8 @@ static int prepare_cached(store *s, const char *sql, struct cached_statement *ca
 
 static struct cached_statement *cached_statement(store *s, enum statement_slot slot, error_info *err)
 {
-    if (!s->statements[slot].statement && prepare_cached(s, statement_sql[slot], &s->statements[slot], err) != 0)
+    if (!s->statements[slot].statement &&
+        prepare_cached(s, statement_sql[slot], &s->statements[slot], err) != 0)
         return NULL;
     return &s->statements[slot];
 }
@@ -739,8 +773,8 @@ static sqlite3_stmt *statement(store *s, enum statement_slot slot, error_info *e
 int store_set_meta(store *s, const char *key, const char *value, error_info *err)
 {
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1, &query, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1, &query,
+                           NULL) != SQLITE_OK)
         return sql_error(s, err, "write meta");
     sqlite3_bind_text(query, 1, key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(query, 2, value, -1, SQLITE_TRANSIENT);
@@ -863,7 +897,8 @@ static void bind_text(struct binder *b, const char *value)
     if (!stored)
         sqlite3_bind_null(b->statement, b->next);
     else
-        sqlite3_bind_text(b->statement, b->next, stored, -1, stored == value ? SQLITE_STATIC : SQLITE_TRANSIENT);
+        sqlite3_bind_text(b->statement, b->next, stored, -1,
+                          stored == value ? SQLITE_STATIC : SQLITE_TRANSIENT);
 }
 
 /* Bindings are left in place after the step (no sqlite3_clear_bindings): the next row binds only
@@ -877,10 +912,10 @@ static int run_insert(store *s, struct binder *b, error_info *err, const char *w
     return store_maybe_commit(s, err);
 }
 
-#define BEGIN_INSERT(slot)                                                                                        \
-    struct binder b = {s, cached_statement(s, slot, err), NULL, 0};                                                 \
-    if (!b.cached)                                                                                               \
-        return -1;                                                                                               \
+#define BEGIN_INSERT(slot)                                                                                   \
+    struct binder b = {s, cached_statement(s, slot, err), NULL, 0};                                          \
+    if (!b.cached)                                                                                           \
+        return -1;                                                                                           \
     b.statement = b.cached->statement;
 
 /* --- STORE_BATCHED_INSERTS: numeric rows written BATCH_STATEMENT_ROWS per statement --- */
@@ -956,14 +991,15 @@ static int row_width(enum statement_slot slot)
 static int flush_pending(store *s, error_info *err)
 {
     for (int slot = 0; slot < SLOT_COUNT; slot++)
-        if (s->pending_rows[slot] && flush_pending_slot(s, (enum statement_slot)slot, row_width(slot), err) != 0)
+        if (s->pending_rows[slot] &&
+            flush_pending_slot(s, (enum statement_slot)slot, row_width(slot), err) != 0)
             return -1;
     return 0;
 }
 
 /* Inserts one row of width integers into slot: at once, or (STORE_BATCHED_INSERTS) queued. */
-static int insert_numbers(store *s, enum statement_slot slot, const int64_t *numbers, int width, error_info *err,
-                          const char *what)
+static int insert_numbers(store *s, enum statement_slot slot, const int64_t *numbers, int width,
+                          error_info *err, const char *what)
 {
     if (!s->batched) {
         BEGIN_INSERT(slot);
@@ -974,14 +1010,16 @@ static int insert_numbers(store *s, enum statement_slot slot, const int64_t *num
     if (!s->pending[slot] &&
         !(s->pending[slot] = malloc(sizeof(int64_t) * BATCH_STATEMENT_ROWS * (size_t)width)))
         return error_set(err, "cannot %s in '%s': out of memory", what, s->path);
-    memcpy(s->pending[slot] + (size_t)s->pending_rows[slot] * width, numbers, sizeof(int64_t) * (size_t)width);
+    memcpy(s->pending[slot] + (size_t)s->pending_rows[slot] * width, numbers,
+           sizeof(int64_t) * (size_t)width);
     if (++s->pending_rows[slot] == BATCH_STATEMENT_ROWS && flush_pending_slot(s, slot, width, err) != 0)
         return -1;
     return store_maybe_commit(s, err);
 }
 
 /* insert_numbers for the array `numbers` of the calling insert function. */
-#define INSERT_NUMBERS(slot, what) insert_numbers(s, slot, numbers, (int)(sizeof numbers / sizeof numbers[0]), err, what)
+#define INSERT_NUMBERS(slot, what)                                                                           \
+    insert_numbers(s, slot, numbers, (int)(sizeof numbers / sizeof numbers[0]), err, what)
 
 /* Batched kernels get their rowid now, before SQLite writes them: the next after the largest in
  * the table, which is the rowid SQLite itself gives a row inserted without one (SQLite docs,
@@ -1031,13 +1069,25 @@ int store_insert_device(store *s, const struct store_device *row, error_info *er
     bind_int(&b, row->device_id);
     bind_text(&b, row->name);
     bind_text(&b, row->uuid);
-    const int64_t numbers[] = {row->pci_bus_id, row->sm_count, row->compute_capability_major,
-                               row->compute_capability_minor, row->max_blocks_per_sm, row->max_warps_per_sm,
-                               row->max_threads_per_sm, row->max_threads_per_block, row->max_registers_per_sm,
-                               row->max_registers_per_block, row->max_shared_memory_per_sm,
-                               row->max_shared_memory_per_block, row->max_shared_memory_per_block_optin,
-                               row->global_memory_bytes, row->global_memory_bandwidth_kbps, row->l2_cache_bytes,
-                               row->core_clock_khz, row->copy_engine_count, row->warp_size};
+    const int64_t numbers[] = {row->pci_bus_id,
+                               row->sm_count,
+                               row->compute_capability_major,
+                               row->compute_capability_minor,
+                               row->max_blocks_per_sm,
+                               row->max_warps_per_sm,
+                               row->max_threads_per_sm,
+                               row->max_threads_per_block,
+                               row->max_registers_per_sm,
+                               row->max_registers_per_block,
+                               row->max_shared_memory_per_sm,
+                               row->max_shared_memory_per_block,
+                               row->max_shared_memory_per_block_optin,
+                               row->global_memory_bytes,
+                               row->global_memory_bandwidth_kbps,
+                               row->l2_cache_bytes,
+                               row->core_clock_khz,
+                               row->copy_engine_count,
+                               row->warp_size};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         bind_int(&b, numbers[i]);
     return run_insert(s, &b, err, "insert a device");
@@ -1063,14 +1113,39 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
         return -1;
-    const int64_t numbers[] = {
-        row->process_id, row->device_id, row->context_id, row->stream_id, row->correlation_id, row->start_ns,
-        row->end_ns, row->queued_ns, row->submitted_ns, row->grid_x, row->grid_y, row->grid_z, row->block_x,
-        row->block_y, row->block_z, row->cluster_x, row->cluster_y, row->cluster_z, row->registers_per_thread,
-        row->static_shared_bytes, row->dynamic_shared_bytes, row->local_memory_per_thread_bytes,
-        row->local_memory_total_bytes, row->shared_memory_executed_bytes, row->shared_memory_config,
-        row->launch_type, row->is_device_launched, row->graph_id, row->graph_node_id, row->channel_id,
-        row->channel_type, row->priority, name_id};
+    const int64_t numbers[] = {row->process_id,
+                               row->device_id,
+                               row->context_id,
+                               row->stream_id,
+                               row->correlation_id,
+                               row->start_ns,
+                               row->end_ns,
+                               row->queued_ns,
+                               row->submitted_ns,
+                               row->grid_x,
+                               row->grid_y,
+                               row->grid_z,
+                               row->block_x,
+                               row->block_y,
+                               row->block_z,
+                               row->cluster_x,
+                               row->cluster_y,
+                               row->cluster_z,
+                               row->registers_per_thread,
+                               row->static_shared_bytes,
+                               row->dynamic_shared_bytes,
+                               row->local_memory_per_thread_bytes,
+                               row->local_memory_total_bytes,
+                               row->shared_memory_executed_bytes,
+                               row->shared_memory_config,
+                               row->launch_type,
+                               row->is_device_launched,
+                               row->graph_id,
+                               row->graph_node_id,
+                               row->channel_id,
+                               row->channel_type,
+                               row->priority,
+                               name_id};
     int64_t new_rowid = s->batched ? next_kernel_rowid(s) : 0;
     if (INSERT_NUMBERS(SLOT_KERNEL, "insert a kernel") != 0)
         return -1;
@@ -1081,28 +1156,41 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
 
 int store_insert_memcpy(store *s, const struct store_memcpy *row, error_info *err)
 {
-    const int64_t numbers[] = {row->process_id, row->device_id, row->context_id, row->stream_id,
-                               row->correlation_id, row->start_ns, row->end_ns, row->copy_kind, row->src_kind,
-                               row->dst_kind, row->bytes, row->src_device_id, row->dst_device_id, row->is_async,
-                               row->channel_id, row->channel_type,
-                               row->copy_count == STORE_NULL ? 1 : row->copy_count, row->graph_id,
+    const int64_t numbers[] = {row->process_id,
+                               row->device_id,
+                               row->context_id,
+                               row->stream_id,
+                               row->correlation_id,
+                               row->start_ns,
+                               row->end_ns,
+                               row->copy_kind,
+                               row->src_kind,
+                               row->dst_kind,
+                               row->bytes,
+                               row->src_device_id,
+                               row->dst_device_id,
+                               row->is_async,
+                               row->channel_id,
+                               row->channel_type,
+                               row->copy_count == STORE_NULL ? 1 : row->copy_count,
+                               row->graph_id,
                                row->graph_node_id};
     return INSERT_NUMBERS(SLOT_MEMCPY, "insert a memcpy");
 }
 
 int store_insert_memset(store *s, const struct store_memset *row, error_info *err)
 {
-    const int64_t numbers[] = {row->process_id, row->device_id, row->context_id, row->stream_id,
-                               row->correlation_id, row->start_ns, row->end_ns, row->value, row->bytes,
-                               row->memory_kind, row->is_async, row->channel_id, row->channel_type, row->graph_id,
-                               row->graph_node_id};
+    const int64_t numbers[] = {row->process_id,     row->device_id,   row->context_id,   row->stream_id,
+                               row->correlation_id, row->start_ns,    row->end_ns,       row->value,
+                               row->bytes,          row->memory_kind, row->is_async,     row->channel_id,
+                               row->channel_type,   row->graph_id,    row->graph_node_id};
     return INSERT_NUMBERS(SLOT_MEMSET, "insert a memset");
 }
 
 int store_insert_synchronization(store *s, const struct store_synchronization *row, error_info *err)
 {
-    const int64_t numbers[] = {row->process_id, row->context_id, row->stream_id, row->event_id,
-                               row->sync_type, row->correlation_id, row->start_ns, row->end_ns};
+    const int64_t numbers[] = {row->process_id, row->context_id,     row->stream_id, row->event_id,
+                               row->sync_type,  row->correlation_id, row->start_ns,  row->end_ns};
     return INSERT_NUMBERS(SLOT_SYNC, "insert a synchronization");
 }
 
@@ -1118,8 +1206,9 @@ int store_insert_api_call(store *s, const struct store_api_call *row, error_info
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
         return -1;
-    const int64_t numbers[] = {row->process_id, row->thread_id,  row->api_domain,  row->callback_id, name_id,
-                               row->correlation_id, row->start_ns, row->end_ns, row->return_value};
+    const int64_t numbers[] = {row->process_id,  row->thread_id, row->api_domain,
+                               row->callback_id, name_id,        row->correlation_id,
+                               row->start_ns,    row->end_ns,    row->return_value};
     return INSERT_NUMBERS(SLOT_API, "insert an API call");
 }
 
@@ -1178,20 +1267,20 @@ const char *store_copy_kind_name(int64_t copy_kind)
 
 const char *store_memory_kind_name(int64_t memory_kind)
 {
-    static const char *const names[] = {"unknown", "pageable", "pinned", "device",
+    static const char *const names[] = {"unknown", "pageable", "pinned",        "device",
                                         "array",   "managed",  "device static", "managed static"};
     return memory_kind >= 0 && memory_kind <= 7 ? names[memory_kind] : "unknown";
 }
 
 const char *store_sync_type_name(int64_t sync_type)
 {
-    static const char *const names[] = {"unknown", "event synchronize", "stream wait event", "stream synchronize",
-                                        "context synchronize"};
+    static const char *const names[] = {"unknown", "event synchronize", "stream wait event",
+                                        "stream synchronize", "context synchronize"};
     return sync_type >= 0 && sync_type <= 4 ? names[sync_type] : "unknown";
 }
 
-int store_update_process(store *s, int64_t process_id, const struct store_process *row, enum store_update_mode mode,
-                         error_info *err)
+int store_update_process(store *s, int64_t process_id, const struct store_process *row,
+                         enum store_update_mode mode, error_info *err)
 {
     const struct {
         const char *column;
@@ -1217,11 +1306,11 @@ int store_update_process(store *s, int64_t process_id, const struct store_proces
         values[bound++] = fields[i].value;
         const char *separator = bound > 1 ? "," : "";
         if (mode == STORE_UPDATE_FILL)
-            length += snprintf(sql + length, sizeof sql - (size_t)length, "%s %s = COALESCE(%s, ?%d)", separator,
-                               fields[i].column, fields[i].column, bound);
+            length += snprintf(sql + length, sizeof sql - (size_t)length, "%s %s = COALESCE(%s, ?%d)",
+                               separator, fields[i].column, fields[i].column, bound);
         else
-            length += snprintf(sql + length, sizeof sql - (size_t)length, "%s %s = ?%d", separator, fields[i].column,
-                               bound);
+            length += snprintf(sql + length, sizeof sql - (size_t)length, "%s %s = ?%d", separator,
+                               fields[i].column, bound);
     }
     if (bound == 0)
         return 0;
@@ -1244,43 +1333,46 @@ int store_update_process(store *s, int64_t process_id, const struct store_proces
  * bounds after rowid ?1: ?2 STORE_MAX_ABS_TIME_NS, ?3 STORE_MAX_DURATION_NS, ?4 STORE_MAX_SPAN_NS.
  * SQLite turns an overflowing integer sum into a REAL, which the typeof tests catch. */
 #define TIME_OUT_OF_BOUNDS(start, end)                                                                       \
-    "(typeof(" start ") != 'integer' OR typeof(" end ") != 'integer' OR " start " NOT BETWEEN -?2 AND ?2 OR " \
-    end " NOT BETWEEN -?2 AND ?2 OR (" end " > " start " AND " end " - " start " > ?3))"
-#define COUNT_OUT_OF_BOUNDS(column, max) \
-    " OR (" column " IS NOT NULL AND (typeof(" column ") != 'integer' OR " column " NOT BETWEEN 0 AND " max "))"
+    "(typeof(" start ") != 'integer' OR typeof(" end ") != 'integer' OR " start                              \
+    " NOT BETWEEN -?2 AND ?2 OR " end " NOT BETWEEN -?2 AND ?2 OR (" end " > " start " AND " end " - " start \
+    " > ?3))"
+#define COUNT_OUT_OF_BOUNDS(column, max)                                                                     \
+    " OR (" column " IS NOT NULL AND (typeof(" column ") != 'integer' OR " column " NOT BETWEEN 0 AND " max  \
+    "))"
 static const struct {
     const char *table, *sql;
 } plausibility_checks[STORE_CHECKED_TABLE_COUNT] = {
-    {"kernels", "SELECT rowid, start_ns, end_ns FROM kernels WHERE rowid > ?1 AND (" TIME_OUT_OF_BOUNDS(
-                    "start_ns", "end_ns") COUNT_OUT_OF_BOUNDS("grid_x * grid_y * grid_z", "281474976710656")
-                    COUNT_OUT_OF_BOUNDS("block_x * block_y * block_z", "65536")
-                        COUNT_OUT_OF_BOUNDS("registers_per_thread", "65536")
-                            COUNT_OUT_OF_BOUNDS("static_shared_bytes", "4294967296")
-                                COUNT_OUT_OF_BOUNDS("dynamic_shared_bytes", "4294967296")
-                                    COUNT_OUT_OF_BOUNDS("shared_memory_executed_bytes", "4294967296") ") LIMIT 1"},
+    {"kernels",
+     "SELECT rowid, start_ns, end_ns FROM kernels WHERE rowid > ?1 AND (" TIME_OUT_OF_BOUNDS(
+         "start_ns", "end_ns") COUNT_OUT_OF_BOUNDS("grid_x * grid_y * grid_z", "281474976710656")
+         COUNT_OUT_OF_BOUNDS("block_x * block_y * block_z", "65536") COUNT_OUT_OF_BOUNDS(
+             "registers_per_thread", "65536") COUNT_OUT_OF_BOUNDS("static_shared_bytes", "4294967296")
+             COUNT_OUT_OF_BOUNDS("dynamic_shared_bytes", "4294967296")
+                 COUNT_OUT_OF_BOUNDS("shared_memory_executed_bytes", "4294967296") ") LIMIT 1"},
     {"memcpys", "SELECT rowid, start_ns, end_ns FROM memcpys WHERE rowid > ?1 AND (" TIME_OUT_OF_BOUNDS(
                     "start_ns", "end_ns") COUNT_OUT_OF_BOUNDS("bytes", "1125899906842624") ") LIMIT 1"},
     {"memsets", "SELECT rowid, start_ns, end_ns FROM memsets WHERE rowid > ?1 AND (" TIME_OUT_OF_BOUNDS(
                     "start_ns", "end_ns") COUNT_OUT_OF_BOUNDS("bytes", "1125899906842624") ") LIMIT 1"},
-    {"synchronizations", "SELECT rowid, start_ns, end_ns FROM synchronizations WHERE rowid > ?1 AND "
-                         TIME_OUT_OF_BOUNDS("start_ns", "end_ns") " LIMIT 1"},
-    {"api_calls", "SELECT rowid, start_ns, end_ns FROM api_calls WHERE rowid > ?1 AND "
-                  TIME_OUT_OF_BOUNDS("start_ns", "end_ns") " LIMIT 1"},
-    {"nvtx", "SELECT rowid, start_ns, end_ns FROM nvtx WHERE rowid > ?1 AND " TIME_OUT_OF_BOUNDS("start_ns", "end_ns")
-             " LIMIT 1"},
-    {"collectives", "SELECT rowid, start_ns, end_ns FROM collectives WHERE rowid > ?1 AND start_ns IS NOT NULL AND "
-                    TIME_OUT_OF_BOUNDS("start_ns", "IFNULL(end_ns, start_ns)") " LIMIT 1"},
-    {"devices", "SELECT rowid, sm_count, warp_size FROM devices WHERE rowid > ?1 AND (0"
-                COUNT_OUT_OF_BOUNDS("sm_count", "65536") COUNT_OUT_OF_BOUNDS("compute_capability_major", "1000")
-                    COUNT_OUT_OF_BOUNDS("compute_capability_minor", "1000")
-                        COUNT_OUT_OF_BOUNDS("max_blocks_per_sm", "65536") COUNT_OUT_OF_BOUNDS("max_warps_per_sm", "65536")
-                            COUNT_OUT_OF_BOUNDS("max_threads_per_sm", "65536")
-                                COUNT_OUT_OF_BOUNDS("max_threads_per_block", "65536")
-                                    COUNT_OUT_OF_BOUNDS("max_registers_per_sm", "16777216")
-                                        COUNT_OUT_OF_BOUNDS("max_registers_per_block", "16777216")
-                                            COUNT_OUT_OF_BOUNDS("max_shared_memory_per_sm", "4294967296")
-                                                COUNT_OUT_OF_BOUNDS("copy_engine_count", "65536")
-                                                    COUNT_OUT_OF_BOUNDS("warp_size", "1024") ") LIMIT 1"},
+    {"synchronizations",
+     "SELECT rowid, start_ns, end_ns FROM synchronizations WHERE rowid > ?1 AND " TIME_OUT_OF_BOUNDS(
+         "start_ns", "end_ns") " LIMIT 1"},
+    {"api_calls", "SELECT rowid, start_ns, end_ns FROM api_calls WHERE rowid > ?1 AND " TIME_OUT_OF_BOUNDS(
+                      "start_ns", "end_ns") " LIMIT 1"},
+    {"nvtx", "SELECT rowid, start_ns, end_ns FROM nvtx WHERE rowid > ?1 AND " TIME_OUT_OF_BOUNDS(
+                 "start_ns", "end_ns") " LIMIT 1"},
+    {"collectives", "SELECT rowid, start_ns, end_ns FROM collectives WHERE rowid > ?1 AND start_ns IS NOT "
+                    "NULL AND " TIME_OUT_OF_BOUNDS("start_ns", "IFNULL(end_ns, start_ns)") " LIMIT 1"},
+    {"devices", "SELECT rowid, sm_count, warp_size FROM devices WHERE rowid > ?1 AND (0" COUNT_OUT_OF_BOUNDS(
+                    "sm_count", "65536") COUNT_OUT_OF_BOUNDS("compute_capability_major", "1000")
+                    COUNT_OUT_OF_BOUNDS("compute_capability_minor", "1000") COUNT_OUT_OF_BOUNDS(
+                        "max_blocks_per_sm", "65536") COUNT_OUT_OF_BOUNDS("max_warps_per_sm", "65536")
+                        COUNT_OUT_OF_BOUNDS("max_threads_per_sm", "65536")
+                            COUNT_OUT_OF_BOUNDS("max_threads_per_block", "65536")
+                                COUNT_OUT_OF_BOUNDS("max_registers_per_sm", "16777216")
+                                    COUNT_OUT_OF_BOUNDS("max_registers_per_block", "16777216")
+                                        COUNT_OUT_OF_BOUNDS("max_shared_memory_per_sm", "4294967296")
+                                            COUNT_OUT_OF_BOUNDS("copy_engine_count", "65536")
+                                                COUNT_OUT_OF_BOUNDS("warp_size", "1024") ") LIMIT 1"},
 };
 /* The literals above are store.h's bounds: kept in step by this check at build time. */
 _Static_assert(STORE_MAX_GRID_BLOCKS == 281474976710656 && STORE_MAX_THREADS == 65536 &&
@@ -1324,7 +1416,8 @@ static int check_device_spans(store *s, error_info *err)
 {
     static const char *const sql =
         "SELECT process_id, device_id, MIN(first), MAX(last) FROM ("
-        " SELECT process_id, device_id, MIN(start_ns) first, MAX(start_ns) last FROM kernels GROUP BY 1, 2 UNION ALL"
+        " SELECT process_id, device_id, MIN(start_ns) first, MAX(start_ns) last FROM kernels GROUP BY 1, 2 "
+        "UNION ALL"
         " SELECT process_id, device_id, MIN(start_ns), MAX(start_ns) FROM memcpys GROUP BY 1, 2 UNION ALL"
         " SELECT process_id, device_id, MIN(start_ns), MAX(start_ns) FROM memsets GROUP BY 1, 2)"
         " GROUP BY 1, 2 HAVING MAX(last) - MIN(first) > ?1 LIMIT 1";
@@ -1334,10 +1427,12 @@ static int check_device_spans(store *s, error_info *err)
     sqlite3_bind_int64(query, 1, STORE_MAX_SPAN_NS);
     int rc = sqlite3_step(query), status = 0;
     if (rc == SQLITE_ROW)
-        status = error_set(err, "device %lld of process %lld has GPU activity from %lld ns to %lld ns, longer than"
-                                " any recording",
-                           (long long)sqlite3_column_int64(query, 1), (long long)sqlite3_column_int64(query, 0),
-                           (long long)sqlite3_column_int64(query, 2), (long long)sqlite3_column_int64(query, 3));
+        status =
+            error_set(err,
+                      "device %lld of process %lld has GPU activity from %lld ns to %lld ns, longer than"
+                      " any recording",
+                      (long long)sqlite3_column_int64(query, 1), (long long)sqlite3_column_int64(query, 0),
+                      (long long)sqlite3_column_int64(query, 2), (long long)sqlite3_column_int64(query, 3));
     else if (rc != SQLITE_DONE)
         status = sql_error(s, err, "check the rows");
     sqlite3_finalize(query);
@@ -1358,11 +1453,13 @@ int store_check_plausible(store *s, const struct store_row_mark *since, error_in
         sqlite3_bind_int64(query, 3, STORE_MAX_DURATION_NS);
         int rc = sqlite3_step(query);
         if (rc == SQLITE_ROW && i == STORE_CHECKED_TABLE_COUNT - 1)
-            status = error_set(err, "a device (row %lld) has limits no GPU has (%s)",
-                               (long long)sqlite3_column_int64(query, 0), "SM count, warp size, registers, ...");
+            status =
+                error_set(err, "a device (row %lld) has limits no GPU has (%s)",
+                          (long long)sqlite3_column_int64(query, 0), "SM count, warp size, registers, ...");
         else if (rc == SQLITE_ROW)
-            status = error_set(err, "%s row %lld runs from %s ns to %s ns or has sizes no GPU has, outside any"
-                                    " recording",
+            status = error_set(err,
+                               "%s row %lld runs from %s ns to %s ns or has sizes no GPU has, outside any"
+                               " recording",
                                plausibility_checks[i].table, (long long)sqlite3_column_int64(query, 0),
                                text_or_null(query, 1), text_or_null(query, 2));
         else if (rc != SQLITE_DONE)
@@ -1382,20 +1479,24 @@ struct append_table {
 };
 
 static const struct append_table append_tables[] = {
-    {"devices", "pm.new_id, s.device_id, s.name, s.uuid, s.pci_bus_id, s.sm_count, s.compute_capability_major,"
-                " s.compute_capability_minor, s.max_blocks_per_sm, s.max_warps_per_sm, s.max_threads_per_sm,"
-                " s.max_threads_per_block, s.max_registers_per_sm, s.max_registers_per_block,"
-                " s.max_shared_memory_per_sm, s.max_shared_memory_per_block, s.max_shared_memory_per_block_optin,"
-                " s.global_memory_bytes, s.global_memory_bandwidth_kbps, s.l2_cache_bytes, s.core_clock_khz,"
-                " s.copy_engine_count, s.warp_size"},
-    {"streams", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.is_legacy_default, s.is_per_thread_default,"
-                " s.priority, s.flags, s.label"},
-    {"memcpys", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, shift_ns(s.start_ns),"
-                " shift_ns(s.end_ns), s.copy_kind, s.src_kind, s.dst_kind, s.bytes, s.src_device_id, s.dst_device_id,"
-                " s.is_async, s.channel_id, s.channel_type, s.copy_count, s.graph_id, s.graph_node_id"},
-    {"memsets", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, shift_ns(s.start_ns),"
-                " shift_ns(s.end_ns), s.value, s.bytes, s.memory_kind, s.is_async, s.channel_id, s.channel_type,"
-                " s.graph_id, s.graph_node_id"},
+    {"devices",
+     "pm.new_id, s.device_id, s.name, s.uuid, s.pci_bus_id, s.sm_count, s.compute_capability_major,"
+     " s.compute_capability_minor, s.max_blocks_per_sm, s.max_warps_per_sm, s.max_threads_per_sm,"
+     " s.max_threads_per_block, s.max_registers_per_sm, s.max_registers_per_block,"
+     " s.max_shared_memory_per_sm, s.max_shared_memory_per_block, s.max_shared_memory_per_block_optin,"
+     " s.global_memory_bytes, s.global_memory_bandwidth_kbps, s.l2_cache_bytes, s.core_clock_khz,"
+     " s.copy_engine_count, s.warp_size"},
+    {"streams",
+     "pm.new_id, s.device_id, s.context_id, s.stream_id, s.is_legacy_default, s.is_per_thread_default,"
+     " s.priority, s.flags, s.label"},
+    {"memcpys",
+     "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, shift_ns(s.start_ns),"
+     " shift_ns(s.end_ns), s.copy_kind, s.src_kind, s.dst_kind, s.bytes, s.src_device_id, s.dst_device_id,"
+     " s.is_async, s.channel_id, s.channel_type, s.copy_count, s.graph_id, s.graph_node_id"},
+    {"memsets",
+     "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, shift_ns(s.start_ns),"
+     " shift_ns(s.end_ns), s.value, s.bytes, s.memory_kind, s.is_async, s.channel_id, s.channel_type,"
+     " s.graph_id, s.graph_node_id"},
     {"synchronizations", "pm.new_id, s.context_id, s.stream_id, s.event_id, s.sync_type, s.correlation_id,"
                          " shift_ns(s.start_ns), shift_ns(s.end_ns)"},
     {"cuda_events", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.event_id, s.correlation_id,"
@@ -1476,7 +1577,8 @@ static int append_table_rows(store *s, const char *table, const char *const *sta
         copied += sqlite3_changes64(s->db);
     }
     if (losses && copied < source_rows && losses->count < STORE_APPEND_MAX_LOSSES)
-        losses->kinds[losses->count++] = (struct store_append_loss){.table = table, .rows = source_rows - copied};
+        losses->kinds[losses->count++] =
+            (struct store_append_loss){.table = table, .rows = source_rows - copied};
     return 0;
 }
 
@@ -1508,8 +1610,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
     if (rc != SQLITE_DONE)
         return error_set(err, "cannot read '%s': %s", source_path, sqlite3_errmsg(s->db));
     int status = -1;
-    if (sqlite3_create_function(s->db, "shift_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &time_offset_ns, shift_ns,
-                                NULL, NULL) != SQLITE_OK) {
+    if (sqlite3_create_function(s->db, "shift_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &time_offset_ns,
+                                shift_ns, NULL, NULL) != SQLITE_OK) {
         sql_error(s, err, "register shift_ns");
         goto detach;
     }
@@ -1521,10 +1623,12 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
              "CREATE TEMP TABLE pm AS SELECT process_id AS old_id,"
              " ROW_NUMBER() OVER (ORDER BY process_id) + %lld AS new_id FROM src.processes",
              (long long)s->next_process_id - 1);
-    if (exec_sql(s, "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;", err,
-                 "prepare the merge") != 0 ||
+    if (exec_sql(s,
+                 "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;",
+                 err, "prepare the merge") != 0 ||
         exec_sql(s, sql, err, "map processes") != 0 ||
-        exec_sql(s, "INSERT OR IGNORE INTO strings (value) SELECT value FROM src.strings", err, "copy strings") != 0 ||
+        exec_sql(s, "INSERT OR IGNORE INTO strings (value) SELECT value FROM src.strings", err,
+                 "copy strings") != 0 ||
         exec_sql(s,
                  "CREATE TEMP TABLE sm AS SELECT ss.id AS old_id, ds.id AS new_id FROM src.strings ss"
                  " JOIN main.strings ds ON ds.value = ss.value",
@@ -1539,23 +1643,26 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         goto rollback;
     for (size_t i = 0; i < sizeof append_tables / sizeof append_tables[0]; i++) {
         int uses_strings = strstr(append_tables[i].select_list, "sm.new_id") != NULL;
-        snprintf(sql, sizeof sql, "INSERT %s INTO %s SELECT %s FROM src.%s s JOIN pm ON pm.old_id = s.process_id%s",
-                 (strcmp(append_tables[i].table, "devices") == 0 || strcmp(append_tables[i].table, "streams") == 0)
-                     ? "OR REPLACE"
-                     : "",
-                 append_tables[i].table, append_tables[i].select_list, append_tables[i].table,
-                 uses_strings ? " JOIN sm ON sm.old_id = s.name_id" : "");
+        snprintf(
+            sql, sizeof sql,
+            "INSERT %s INTO %s SELECT %s FROM src.%s s JOIN pm ON pm.old_id = s.process_id%s",
+            (strcmp(append_tables[i].table, "devices") == 0 || strcmp(append_tables[i].table, "streams") == 0)
+                ? "OR REPLACE"
+                : "",
+            append_tables[i].table, append_tables[i].select_list, append_tables[i].table,
+            uses_strings ? " JOIN sm ON sm.old_id = s.name_id" : "");
         const char *statement = sql;
         if (append_table_rows(s, append_tables[i].table, &statement, 1, losses, err) != 0)
             goto rollback;
     }
     /* Kernels keep their order so a rowid map can be built from the two sequences. */
-    if (exec_sql(s, "CREATE TEMP TABLE km (old_rowid INTEGER PRIMARY KEY, new_rowid INTEGER)", err, "map kernels") != 0)
+    if (exec_sql(s, "CREATE TEMP TABLE km (old_rowid INTEGER PRIMARY KEY, new_rowid INTEGER)", err,
+                 "map kernels") != 0)
         goto rollback;
     int64_t first_new_rowid = 1;
     sqlite3_stmt *max_rowid = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM main.kernels", -1, &max_rowid, NULL) ==
-            SQLITE_OK &&
+    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM main.kernels", -1, &max_rowid,
+                           NULL) == SQLITE_OK &&
         sqlite3_step(max_rowid) == SQLITE_ROW)
         first_new_rowid = sqlite3_column_int64(max_rowid, 0);
     sqlite3_finalize(max_rowid);
@@ -1570,7 +1677,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         " shared_memory_executed_bytes, shared_memory_config, launch_type, is_device_launched, graph_id,"
         " graph_node_id, channel_id, channel_type, priority, name_id)"
         " SELECT km.new_rowid, pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id,"
-        " shift_ns(s.start_ns), shift_ns(s.end_ns), shift_ns(s.queued_ns), shift_ns(s.submitted_ns), s.grid_x,"
+        " shift_ns(s.start_ns), shift_ns(s.end_ns), shift_ns(s.queued_ns), shift_ns(s.submitted_ns), "
+        "s.grid_x,"
         " s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z, s.cluster_x, s.cluster_y, s.cluster_z,"
         " s.registers_per_thread, s.static_shared_bytes, s.dynamic_shared_bytes,"
         " s.local_memory_per_thread_bytes, s.local_memory_total_bytes, s.shared_memory_executed_bytes,"
@@ -1604,8 +1712,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
     if (exec_sql(s, "COMMIT", err, "commit the merge") != 0)
         goto rollback;
     sqlite3_stmt *next = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM main.processes", -1, &next, NULL) ==
-            SQLITE_OK &&
+    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM main.processes", -1, &next,
+                           NULL) == SQLITE_OK &&
         sqlite3_step(next) == SQLITE_ROW)
         s->next_process_id = sqlite3_column_int64(next, 0);
     sqlite3_finalize(next);
@@ -1614,7 +1722,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
 rollback:
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 detach:
-    sqlite3_exec(s->db, "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;",
+    sqlite3_exec(s->db,
+                 "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;",
                  NULL, NULL, NULL);
     sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
     if (status != 0)

@@ -12,8 +12,8 @@
 #ifndef OVERLAPSCOPE_STORE_H
 #define OVERLAPSCOPE_STORE_H
 
-#include <stdint.h>
 #include <sqlite3.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -46,7 +46,7 @@ static inline int store_interval_plausible(int64_t start_ns, int64_t end_ns)
  * memory per SM, grids of 2^31 x 65535 x 65535 blocks at most, which no program runs to the end). */
 #define STORE_MAX_WARP_SIZE 1024
 #define STORE_MAX_SM_COUNT 65536
-#define STORE_MAX_THREADS 65536 /* per SM or per block; also blocks and warps per SM */
+#define STORE_MAX_THREADS 65536                /* per SM or per block; also blocks and warps per SM */
 #define STORE_MAX_REGISTERS (INT64_C(1) << 24) /* per SM, per block; per thread it is at most 65536 */
 #define STORE_MAX_SHARED_MEMORY_BYTES (INT64_C(1) << 32)
 #define STORE_MAX_COMPUTE_CAPABILITY 1000
@@ -64,20 +64,36 @@ static inline int store_count_plausible(int64_t value, int64_t max)
 enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2 };
 /* memcpys.copy_kind: CUpti_ActivityMemcpyKind */
 enum {
-    STORE_COPY_UNKNOWN = 0, STORE_COPY_HTOD = 1, STORE_COPY_DTOH = 2, STORE_COPY_HTOA = 3,
-    STORE_COPY_ATOH = 4, STORE_COPY_ATOA = 5, STORE_COPY_ATOD = 6, STORE_COPY_DTOA = 7,
-    STORE_COPY_DTOD = 8, STORE_COPY_HTOH = 9, STORE_COPY_PTOP = 10
+    STORE_COPY_UNKNOWN = 0,
+    STORE_COPY_HTOD = 1,
+    STORE_COPY_DTOH = 2,
+    STORE_COPY_HTOA = 3,
+    STORE_COPY_ATOH = 4,
+    STORE_COPY_ATOA = 5,
+    STORE_COPY_ATOD = 6,
+    STORE_COPY_DTOA = 7,
+    STORE_COPY_DTOD = 8,
+    STORE_COPY_HTOH = 9,
+    STORE_COPY_PTOP = 10
 };
 /* memcpys.src_kind, dst_kind, memsets.memory_kind: CUpti_ActivityMemoryKind */
 enum {
-    STORE_MEMORY_UNKNOWN = 0, STORE_MEMORY_PAGEABLE = 1, STORE_MEMORY_PINNED = 2, STORE_MEMORY_DEVICE = 3,
-    STORE_MEMORY_ARRAY = 4, STORE_MEMORY_MANAGED = 5, STORE_MEMORY_DEVICE_STATIC = 6,
+    STORE_MEMORY_UNKNOWN = 0,
+    STORE_MEMORY_PAGEABLE = 1,
+    STORE_MEMORY_PINNED = 2,
+    STORE_MEMORY_DEVICE = 3,
+    STORE_MEMORY_ARRAY = 4,
+    STORE_MEMORY_MANAGED = 5,
+    STORE_MEMORY_DEVICE_STATIC = 6,
     STORE_MEMORY_MANAGED_STATIC = 7
 };
 /* synchronizations.sync_type: CUpti_ActivitySynchronizationType */
 enum {
-    STORE_SYNC_UNKNOWN = 0, STORE_SYNC_EVENT_SYNCHRONIZE = 1, STORE_SYNC_STREAM_WAIT_EVENT = 2,
-    STORE_SYNC_STREAM_SYNCHRONIZE = 3, STORE_SYNC_CONTEXT_SYNCHRONIZE = 4
+    STORE_SYNC_UNKNOWN = 0,
+    STORE_SYNC_EVENT_SYNCHRONIZE = 1,
+    STORE_SYNC_STREAM_WAIT_EVENT = 2,
+    STORE_SYNC_STREAM_SYNCHRONIZE = 3,
+    STORE_SYNC_CONTEXT_SYNCHRONIZE = 4
 };
 /* kernels/memcpys/memsets.channel_type: CUpti_ChannelType */
 enum { STORE_CHANNEL_INVALID = 0, STORE_CHANNEL_COMPUTE = 1, STORE_CHANNEL_ASYNC_MEMCPY = 2 };
@@ -85,16 +101,16 @@ enum { STORE_CHANNEL_INVALID = 0, STORE_CHANNEL_COMPUTE = 1, STORE_CHANNEL_ASYNC
 enum { STORE_NVTX_PUSH_POP = 1, STORE_NVTX_START_END = 2, STORE_NVTX_MARK = 3 };
 /* collectives.detail_source: where op/bytes/dtype... came from */
 enum {
-    STORE_DETAIL_KERNEL_NAME = 1,  /* parsed from the NCCL kernel name alone */
+    STORE_DETAIL_KERNEL_NAME = 1,   /* parsed from the NCCL kernel name alone */
     STORE_DETAIL_NCCL_PROFILER = 2, /* NCCL profiler plugin events */
     STORE_DETAIL_NVTX_PAYLOAD = 3,  /* NCCL's NVTX ranges and payloads */
-    STORE_DETAIL_KINETO = 4,       /* kernel args of a PyTorch profiler trace */
-    STORE_DETAIL_NSYS = 5          /* an Nsight Systems export */
+    STORE_DETAIL_KINETO = 4,        /* kernel args of a PyTorch profiler trace */
+    STORE_DETAIL_NSYS = 5           /* an Nsight Systems export */
 };
 /* store_create flags */
 enum {
-    STORE_OVERWRITE = 1,    /* replace an existing file instead of failing */
-    STORE_FAST_UNSAFE = 2,  /* synchronous=OFF: for per-process collector files and temporaries */
+    STORE_OVERWRITE = 1,   /* replace an existing file instead of failing */
+    STORE_FAST_UNSAFE = 2, /* synchronous=OFF: for per-process collector files and temporaries */
     /* Numeric rows (kernels, memcpys, memsets, synchronizations, cuda_events, api_calls, nvtx)
      * wait in the store and are written 32 per INSERT; they reach the database at store_commit
      * (also the one store_maybe_commit makes), store_finalize or store_close, so read this file
@@ -222,9 +238,16 @@ struct store_process {
 /* A processes row that knows nothing yet: every integer STORE_NULL, every string NULL. */
 static inline struct store_process store_process_unknown(void)
 {
-    return (struct store_process){.process_id = 0, .pid = STORE_NULL, .parent_pid = STORE_NULL, .rank = STORE_NULL,
-                                  .local_rank = STORE_NULL, .world_size = STORE_NULL, .start_ns = STORE_NULL,
-                                  .end_ns = STORE_NULL, .exit_status = STORE_NULL, .term_signal = STORE_NULL,
+    return (struct store_process){.process_id = 0,
+                                  .pid = STORE_NULL,
+                                  .parent_pid = STORE_NULL,
+                                  .rank = STORE_NULL,
+                                  .local_rank = STORE_NULL,
+                                  .world_size = STORE_NULL,
+                                  .start_ns = STORE_NULL,
+                                  .end_ns = STORE_NULL,
+                                  .exit_status = STORE_NULL,
+                                  .term_signal = STORE_NULL,
                                   .dropped_records = STORE_NULL};
 }
 
@@ -292,7 +315,8 @@ struct store_nvtx {
 
 struct store_collective {
     int64_t process_id, device_id, stream_id;
-    const char *op; /* AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, Send, Recv, SendRecv */
+    const char
+        *op; /* AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, Send, Recv, SendRecv */
     int64_t bytes, element_count;
     const char *dtype;
     int64_t root;
@@ -331,8 +355,8 @@ enum store_update_mode {
  * process_id only), parent_pid, rank, local_rank, world_size, start_ns, end_ns, exit_status,
  * term_signal and dropped_records that is not STORE_NULL is written as mode says; STORE_NULL
  * fields and the strings are left alone. Returns 0, or -1 with err filled. */
-int store_update_process(store *s, int64_t process_id, const struct store_process *row, enum store_update_mode mode,
-                         error_info *err);
+int store_update_process(store *s, int64_t process_id, const struct store_process *row,
+                         enum store_update_mode mode, error_info *err);
 
 /* Rows of a source that store_append_trace could not carry, per table: their process_id, or the
  * string id of their name, names nothing in the source (a damaged or hand-made trace). */

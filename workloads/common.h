@@ -66,7 +66,7 @@ void wl_range_push(const char *format, ...) __attribute__((format(printf, 1, 2))
 void wl_range_pop(void);
 
 /* ---- time -------------------------------------------------------------------------------- */
-double wl_now_seconds(void);           /* CLOCK_MONOTONIC */
+double wl_now_seconds(void);               /* CLOCK_MONOTONIC */
 void wl_host_busy_us(double microseconds); /* burns host CPU time (framework overhead stand-in) */
 
 /* Device buffer of `count` floats set to zero; caller frees with cudaFree. */

@@ -17,9 +17,9 @@ enum { WL_MAX_RANKS = 64 };
 struct wl_ranks {
     int rank, world_size, local_rank;
     int self_launched;
-    int id_read_fd;       /* self-launched rank > 0: where the id arrives */
+    int id_read_fd;                 /* self-launched rank > 0: where the id arrives */
     int id_write_fds[WL_MAX_RANKS]; /* self-launched rank 0: one pipe per other rank */
-    const char *id_file;  /* launcher mode */
+    const char *id_file;            /* launcher mode */
 };
 
 /* Decides who this process is. With RANK and WORLD_SIZE set, uses them (id_file is required

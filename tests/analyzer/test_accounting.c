@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "check.h"
 #include "analyze_builder.h"
+#include "check.h"
 
 static char directory[] = "/tmp/overlapscope-test-accounting-XXXXXX";
 
@@ -31,8 +31,8 @@ static void begin(struct scenario *s, const char *name)
 
 /* A kernel of one small block on stream, launched by cudaLaunchKernel at [launch_start, launch_end]
  * (no launch record when launch_start == launch_end == 0). */
-static int64_t kernel(struct scenario *s, int64_t process, int64_t stream, double launch_start, double launch_end,
-                      double start, double end, const char *name)
+static int64_t kernel(struct scenario *s, int64_t process, int64_t stream, double launch_start,
+                      double launch_end, double start, double end, const char *name)
 {
     struct store_kernel row = kernel_row(process, stream, start, end, 1, 32, name);
     row.correlation_id = s->b.next_correlation++;
@@ -42,14 +42,25 @@ static int64_t kernel(struct scenario *s, int64_t process, int64_t stream, doubl
 }
 
 /* The collective row of an all-reduce over 2 ranks. */
-static void add_allreduce(struct scenario *s, int64_t process, int64_t rank, int64_t kernel_rowid, int64_t sequence,
-                          const char *communicator, int64_t bytes)
+static void add_allreduce(struct scenario *s, int64_t process, int64_t rank, int64_t kernel_rowid,
+                          int64_t sequence, const char *communicator, int64_t bytes)
 {
-    struct store_collective row = {
-        .process_id = process, .device_id = 0, .stream_id = STORE_NULL, .op = "AllReduce", .bytes = bytes,
-        .element_count = STORE_NULL, .dtype = NULL, .root = STORE_NULL, .communicator = communicator, .rank = rank,
-        .nranks = 2, .sequence_number = sequence, .kernel_rowid = kernel_rowid, .start_ns = STORE_NULL,
-        .end_ns = STORE_NULL, .detail_source = STORE_DETAIL_NCCL_PROFILER};
+    struct store_collective row = {.process_id = process,
+                                   .device_id = 0,
+                                   .stream_id = STORE_NULL,
+                                   .op = "AllReduce",
+                                   .bytes = bytes,
+                                   .element_count = STORE_NULL,
+                                   .dtype = NULL,
+                                   .root = STORE_NULL,
+                                   .communicator = communicator,
+                                   .rank = rank,
+                                   .nranks = 2,
+                                   .sequence_number = sequence,
+                                   .kernel_rowid = kernel_rowid,
+                                   .start_ns = STORE_NULL,
+                                   .end_ns = STORE_NULL,
+                                   .detail_source = STORE_DETAIL_NCCL_PROFILER};
     store_insert_collective(s->b.trace, &row, &s->b.err);
 }
 
@@ -73,7 +84,8 @@ static const struct accounting_entry *entry_of(const struct accounting_breakdown
                                                enum accounting_cause cause, const char *label)
 {
     for (size_t i = 0; breakdown && i < breakdown->entry_count; i++)
-        if (breakdown->entries[i].cause == cause && (!label || strcmp(breakdown->entries[i].label, label) == 0))
+        if (breakdown->entries[i].cause == cause &&
+            (!label || strcmp(breakdown->entries[i].label, label) == 0))
             return &breakdown->entries[i];
     return NULL;
 }
@@ -166,7 +178,8 @@ static void test_launch_bound_and_host_cpu(void)
     kernel(&s, s.process, 13, 5, 15, 20, 30, "tiny");
     kernel(&s, s.process, 13, 220, 230, 235, 245, "tiny");
     struct analysis_result *result = finish(&s);
-    expect_idle(result, 0, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL, 25, 2, "2 launch calls, 7.50 us each in the call (12.5 us idle per gap)");
+    expect_idle(result, 0, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL, 25, 2,
+                "2 launch calls, 7.50 us each in the call (12.5 us idle per gap)");
     expect_idle(result, 0, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", 190, 1, "longest 190 us");
     analysis_free(result);
 }
@@ -180,11 +193,15 @@ static struct analysis_result *queued(const char *name, double late, const char 
     kernel(&s, s.process, 13, with_api ? -60 : 0, with_api ? -55 : 0, 0, 10, "producer");
     kernel(&s, s.process, 14, with_api ? -50 : 0, with_api ? -45 : 0, 10 + late, 100, b_name);
     if (with_wait_event) {
-        struct store_synchronization sync = {.process_id = s.process, .context_id = 1, .stream_id = 14,
-                                             .event_id = 77, .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
-                                             .correlation_id = add_api(&s.b, s.process, THREAD,
-                                                                       "cudaStreamWaitEvent", -52, -51, 0),
-                                             .start_ns = AT(-52), .end_ns = AT(-51)};
+        struct store_synchronization sync = {
+            .process_id = s.process,
+            .context_id = 1,
+            .stream_id = 14,
+            .event_id = 77,
+            .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
+            .correlation_id = add_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent", -52, -51, 0),
+            .start_ns = AT(-52),
+            .end_ns = AT(-51)};
         store_insert_synchronization(s.b.trace, &sync, &s.b.err);
     }
     return finish(&s);
@@ -197,7 +214,8 @@ static void test_queued_work(void)
                 "its stream 14 waited for event 77 (cudaStreamWaitEvent)");
     analysis_free(result);
     result = queued("peer-wait.db", 50, NCCL_NAME, 0, 1);
-    expect_idle(result, 0, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", 50, 1, "started when its peers were ready");
+    expect_idle(result, 0, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", 50, 1,
+                "started when its peers were ready");
     analysis_free(result);
     result = queued("dispatch.db", 3, "consumer", 0, 1);
     expect_idle(result, 0, ACCOUNTING_IDLE_DISPATCH, "queued", 3, 1, "started within 10 us");
@@ -229,7 +247,8 @@ static void test_step_boundary(void)
     struct analysis_result *result = finish(&s);
     /* Step 2 covers [300, 400]: the gap [10, 300] is outside both steps: 285 us without a CUDA
      * call, then B's launch [295, 300]. */
-    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "host-cpu", 285, 1, "meanwhile: host busy outside CUDA");
+    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "host-cpu", 285, 1,
+                "meanwhile: host busy outside CUDA");
     expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "launch-bound", 5, 1, NULL);
     expect_idle(result, 0, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", 80, 1, NULL);
     const struct analysis_accounting *step2 = NULL;
@@ -261,8 +280,8 @@ static void test_two_ranks_with_offset(void)
     for (int i = 0; i < 3; i++) {
         double at = 1000.0 * i;
         int64_t rows[2];
-        rows[0] = kernel(&s, ranks[0], 20, offset + at - 10, offset + at - 5, offset + at + 100, offset + at + 150,
-                         NCCL_NAME);
+        rows[0] = kernel(&s, ranks[0], 20, offset + at - 10, offset + at - 5, offset + at + 100,
+                         offset + at + 150, NCCL_NAME);
         kernel(&s, ranks[1], 13, at + 30, at + 35, at + 40, at + 70, "backward");
         rows[1] = kernel(&s, ranks[1], 20, at + 30, at + 35, at + 40, at + 150, NCCL_NAME);
         for (int r = 0; r < 2; r++)
@@ -286,13 +305,15 @@ static void test_two_ranks_with_offset(void)
             CHECK_INT(transfer->ns, US(150));
             CHECK_INT(transfer->count, 3);
             /* 8 MiB in 50 us: 168 GB/s; an all-reduce over 2 ranks: bus = alg x 2(2-1)/2. */
-            CHECK_CONTAINS(transfer->evidence, "algorithm bandwidth 168 GB/s, bus bandwidth 168 GB/s (x 2(n-1)/n");
+            CHECK_CONTAINS(transfer->evidence,
+                           "algorithm bandwidth 168 GB/s, bus bandwidth 168 GB/s (x 2(n-1)/n");
         }
         if (result->devices[d].rank == 1) {
             CHECK(skew != NULL);
             CHECK_INT(skew ? skew->ns : 0, US(90));
             CHECK_INT(skew ? skew->count : 0, 3);
-            CHECK_CONTAINS(skew ? skew->evidence : NULL, "rank 0 arrived last at 3 collectives, 60.0 us late");
+            CHECK_CONTAINS(skew ? skew->evidence : NULL,
+                           "rank 0 arrived last at 3 collectives, 60.0 us late");
         } else {
             CHECK(skew == NULL);
         }
@@ -335,7 +356,9 @@ static void test_skew_behind_compute(void)
             continue;
         const struct analysis_accounting *accounting = whole_device(result, d);
         const struct accounting_entry *behind =
-            accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_BEHIND_COMPUTE, "rank 0") : NULL;
+            accounting
+                ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_BEHIND_COMPUTE, "rank 0")
+                : NULL;
         CHECK(behind != NULL);
         CHECK_INT(behind ? behind->ns : 0, US(173)); /* 221 us on rank 1, 48 on rank 0 */
         CHECK_INT(accounting ? sum_of(&accounting->exposed_communication) : 0, US(221));
@@ -351,7 +374,8 @@ static void test_single_rank_unmatched(void)
     struct analysis_result *result = finish(&s);
     const struct analysis_accounting *accounting = whole_device(result, 0);
     const struct accounting_entry *entry =
-        accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_UNMATCHED, "single rank") : NULL;
+        accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_UNMATCHED, "single rank")
+                   : NULL;
     CHECK(entry != NULL);
     CHECK_INT(entry ? entry->ns : 0, US(40));
     CHECK_CONTAINS(entry ? entry->evidence : NULL, "record or import every rank");
@@ -410,7 +434,8 @@ static void test_golden_sums(const char *name, int at_least)
             CHECK_INT(accounting->idle.ns, result->devices[d].idle_ns);
             CHECK_INT(sum_of(&accounting->idle), result->devices[d].idle_ns);
             CHECK_INT(accounting->exposed_communication.ns, result->devices[d].exposed_communication_ns);
-            CHECK_INT(sum_of(&accounting->exposed_communication), result->devices[d].exposed_communication_ns);
+            CHECK_INT(sum_of(&accounting->exposed_communication),
+                      result->devices[d].exposed_communication_ns);
         }
         analysis_free(result);
     }
@@ -445,7 +470,8 @@ static void test_golden_figures(void)
         if (result->devices[d].rank != 1)
             continue;
         accounting = whole_device(result, d);
-        entry = accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_SKEW, "rank 0") : NULL;
+        entry =
+            accounting ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_SKEW, "rank 0") : NULL;
         CHECK(entry != NULL && entry == &accounting->exposed_communication.entries[0]);
         CHECK(entry && entry->ns > US(7000));
     }

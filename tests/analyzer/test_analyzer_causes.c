@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "check.h"
 #include "analyze_builder.h"
+#include "check.h"
 
 static char directory[] = "/tmp/overlapscope-test-causes-XXXXXX";
 
@@ -32,8 +32,9 @@ static void begin(struct scenario *s, const char *name, int with_api)
 
 /* A kernel launched by cudaLaunchKernel at [launch_start, launch_end] (when the scenario has API
  * records); returns the row to adjust before inserting. */
-static struct store_kernel launched(struct scenario *s, int64_t stream, double launch_start, double launch_end,
-                                    double start, double end, int64_t grid, int64_t block, const char *name)
+static struct store_kernel launched(struct scenario *s, int64_t stream, double launch_start,
+                                    double launch_end, double start, double end, int64_t grid, int64_t block,
+                                    const char *name)
 {
     struct store_kernel row = kernel_row(s->process, stream, start, end, grid, block, name);
     row.correlation_id = s->b.next_correlation++;
@@ -81,9 +82,10 @@ static void test_sm_saturation(int with_api)
     insert_kernel(&s.b, launched(&s, 13, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "sgemm_256x128"));
     insert_kernel(&s.b, launched(&s, 14, -50, -45, 3189, 6389, BIG_GRID, BIG_BLOCK, "sgemm_128x64"));
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 14, ANALYSIS_CAUSE_SM_SATURATION, 3189,
-                "kernel sgemm_256x128 on stream 13 held all 132 SMs (8448 blocks, 2 resident per SM, limited by "
-                "warps: 32 waves)");
+    expect_wait(
+        result, 14, ANALYSIS_CAUSE_SM_SATURATION, 3189,
+        "kernel sgemm_256x128 on stream 13 held all 132 SMs (8448 blocks, 2 resident per SM, limited by "
+        "warps: 32 waves)");
     const struct analysis_wait *wait = wait_on(result, 14);
     CHECK_CONTAINS(wait ? wait->evidence : NULL, "started 11.0 us before it ended, in the last wave's tail");
     if (wait) {
@@ -128,26 +130,29 @@ static void test_resources_held(int variant)
     gemm.shared_memory_executed_bytes = variant == 0 || variant == 2 ? 65536 : 233472;
     insert_kernel(&s.b, gemm);
     double launch_end = variant == 2 ? 570 : -45;
-    struct store_kernel nccl =
-        launched(&s, 18, launch_end - 5, launch_end, 573, 621, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    struct store_kernel nccl = launched(&s, 18, launch_end - 5, launch_end, 573, 621, 24, 544,
+                                        "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     nccl.registers_per_thread = variant == 3 ? 96 : 32;
     nccl.static_shared_bytes = 21568;
     nccl.dynamic_shared_bytes = 82240;
     insert_kernel(&s.b, nccl);
     struct analysis_result *result = finish(&s);
     if (variant == 0) {
-        expect_wait(result, 18, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 48,
-                    "NCCL kernel waited for SM resources: kernel wl_gemm_kernel on stream 17 had 1 block(s) on each "
-                    "of the 132 SMs (132 blocks) and no block of the waiting kernel fit beside them for lack of shared "
-                    "memory: the SM's carve-out while it ran was 64 KiB, its blocks held 3 KiB and a block of "
-                    "NCCL AllReduce Sum f32 RING LL needs 102 KiB; NCCL AllReduce Sum f32 RING LL "
-                    "started as its blocks retired, 27.0 us before it ended");
+        expect_wait(
+            result, 18, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 48,
+            "NCCL kernel waited for SM resources: kernel wl_gemm_kernel on stream 17 had 1 block(s) on each "
+            "of the 132 SMs (132 blocks) and no block of the waiting kernel fit beside them for lack of "
+            "shared "
+            "memory: the SM's carve-out while it ran was 64 KiB, its blocks held 3 KiB and a block of "
+            "NCCL AllReduce Sum f32 RING LL needs 102 KiB; NCCL AllReduce Sum f32 RING LL "
+            "started as its blocks retired, 27.0 us before it ended");
         CHECK(result && result->wait_total_count == 1);
     } else if (variant == 3) {
-        expect_wait(result, 18, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 48,
-                    "for lack of registers: its blocks held 8192 of the SM's 65536, which left room for 16 warps of "
-                    "NCCL AllReduce Sum f32 RING LL (96 registers per thread) across the SM's 4 register "
-                    "sub-partitions; a block needs 17");
+        expect_wait(
+            result, 18, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 48,
+            "for lack of registers: its blocks held 8192 of the SM's 65536, which left room for 16 warps of "
+            "NCCL AllReduce Sum f32 RING LL (96 registers per thread) across the SM's 4 register "
+            "sub-partitions; a block needs 17");
     } else {
         CHECK(result && result->wait_total_count == 0);
     }
@@ -172,7 +177,8 @@ static void test_comm_behind_compute(void)
     struct scenario s;
     begin(&s, "comm.db", 1);
     insert_kernel(&s.b, launched(&s, 7, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "gemm_fwd"));
-    struct store_kernel nccl = launched(&s, 20, -50, -45, 3202, 3402, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    struct store_kernel nccl =
+        launched(&s, 20, -50, -45, 3202, 3402, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     insert_kernel(&s.b, nccl);
     struct analysis_result *result = finish(&s);
     expect_wait(result, 20, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 200,
@@ -190,9 +196,11 @@ static void test_late_launch(void)
     insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
     insert_kernel(&s.b, launched(&s, 2, 98, 101, 104, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 46, "made no CUDA call for 98.0 us of the 98.0 us before it");
+    expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 46,
+                "made no CUDA call for 98.0 us of the 98.0 us before it");
     const struct analysis_wait *wait = wait_on(result, 2);
-    CHECK_CONTAINS(wait ? wait->evidence : NULL, "cudaLaunchKernel for consumer on stream 2 returned 1.00 us after");
+    CHECK_CONTAINS(wait ? wait->evidence : NULL,
+                   "cudaLaunchKernel for consumer on stream 2 returned 1.00 us after");
     /* The replay starts each op when its launch call returned (producer -5, X 101; X ran 104-150:
      * the dispatch gap is not modeled): span -5 to 147. A CUDA graph gives back only the launch
      * calls' host time: producer's 5 us launch ended before X's launch began, so X is ready at 96
@@ -213,7 +221,8 @@ static void test_host_sync(void)
     add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 2, 100.5, 0);
     insert_kernel(&s.b, launched(&s, 2, 100.6, 101, 103, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 2, ANALYSIS_CAUSE_HOST_SYNC, 47, "thread 7 was blocked in cudaStreamSynchronize for 98.5 us");
+    expect_wait(result, 2, ANALYSIS_CAUSE_HOST_SYNC, 47,
+                "thread 7 was blocked in cudaStreamSynchronize for 98.5 us");
     analysis_free(result);
 }
 
@@ -223,7 +232,8 @@ static void test_pageable_copy(int with_api)
      * after it on another stream started only when it ended. */
     struct scenario s;
     begin(&s, with_api ? "pageable.db" : "pageable-no-api.db", with_api);
-    struct store_memcpy copy = memcpy_row(s.process, 1, 0, 27000, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
+    struct store_memcpy copy =
+        memcpy_row(s.process, 1, 0, 27000, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
     copy.correlation_id = s.b.next_correlation++;
     if (with_api)
         add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -2, 27001, copy.correlation_id);
@@ -231,7 +241,8 @@ static void test_pageable_copy(int with_api)
     insert_kernel(&s.b, launched(&s, 2, 27001.5, 27003, 27006, 28006, 4, 256, "after_copy"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_PAGEABLE_COPY, 1000,
-                with_api ? "was in cudaMemcpyAsync (HtoD 64.0 MiB from/to pageable memory" : "uses pageable host memory");
+                with_api ? "was in cudaMemcpyAsync (HtoD 64.0 MiB from/to pageable memory"
+                         : "uses pageable host memory");
     analysis_free(result);
 }
 
@@ -262,12 +273,15 @@ static void test_held_by_copy_call_or_launch(int variant)
     }
     struct analysis_result *result = finish(&s);
     if (variant == 0)
-        expect_wait(result, 2, ANALYSIS_CAUSE_PAGEABLE_COPY, 501,
-                    "was in cudaMemcpyAsync for 5.28 ms: it issued copy HtoD 32.0 MiB (pageable) on stream 1 from "
-                    "pageable host memory and staged it synchronously; cudaLaunchKernel for after_copy was called 25.0 "
-                    "us after it returned");
+        expect_wait(
+            result, 2, ANALYSIS_CAUSE_PAGEABLE_COPY, 501,
+            "was in cudaMemcpyAsync for 5.28 ms: it issued copy HtoD 32.0 MiB (pageable) on stream 1 from "
+            "pageable host memory and staged it synchronously; cudaLaunchKernel for after_copy was called "
+            "25.0 "
+            "us after it returned");
     else if (variant == 2)
-        expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 1, "cudaLaunchKernel for tiny_b on stream 2 returned");
+        expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 1,
+                    "cudaLaunchKernel for tiny_b on stream 2 returned");
     else
         CHECK(result && result->wait_total_count == 0);
     analysis_free(result);
@@ -280,13 +294,23 @@ static void test_event_dependency(void)
     struct store_kernel producer = launched(&s, 1, -10, -9, 0, 100, 4, 256, "producer");
     insert_kernel(&s.b, producer);
     int64_t record = add_api(&s.b, s.process, THREAD, "cudaEventRecord", -8, -7.5, 0);
-    struct store_cuda_event event = {.process_id = s.process, .device_id = 0, .context_id = 1, .stream_id = 1,
-                                     .event_id = 5, .correlation_id = record, .record_ns = AT(100)};
+    struct store_cuda_event event = {.process_id = s.process,
+                                     .device_id = 0,
+                                     .context_id = 1,
+                                     .stream_id = 1,
+                                     .event_id = 5,
+                                     .correlation_id = record,
+                                     .record_ns = AT(100)};
     store_insert_cuda_event(s.b.trace, &event, &s.b.err);
     int64_t wait_call = add_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent", -7, -6.5, 0);
-    struct store_synchronization sync = {.process_id = s.process, .context_id = 1, .stream_id = 2, .event_id = 5,
-                                         .sync_type = STORE_SYNC_STREAM_WAIT_EVENT, .correlation_id = wait_call,
-                                         .start_ns = AT(-7), .end_ns = AT(-6.5)};
+    struct store_synchronization sync = {.process_id = s.process,
+                                         .context_id = 1,
+                                         .stream_id = 2,
+                                         .event_id = 5,
+                                         .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
+                                         .correlation_id = wait_call,
+                                         .start_ns = AT(-7),
+                                         .end_ns = AT(-6.5)};
     store_insert_synchronization(s.b.trace, &sync, &s.b.err);
     insert_kernel(&s.b, launched(&s, 2, -6, -5, 102, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
@@ -322,14 +346,17 @@ static void test_copy_engine(void)
 {
     struct scenario s;
     begin(&s, "copyengine.db", 1);
-    struct store_memcpy first = memcpy_row(s.process, 1, 0, 500, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
-    struct store_memcpy second = memcpy_row(s.process, 2, 501, 1001, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
+    struct store_memcpy first =
+        memcpy_row(s.process, 1, 0, 500, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
+    struct store_memcpy second =
+        memcpy_row(s.process, 2, 501, 1001, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
     first.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -10, -9, 0);
     second.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -8, -7, 0);
     insert_memcpy(&s.b, first);
     insert_memcpy(&s.b, second);
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 2, ANALYSIS_CAUSE_COPY_ENGINE, 500, "HtoD copies on streams 1 and 2 use the same copy engine");
+    expect_wait(result, 2, ANALYSIS_CAUSE_COPY_ENGINE, 500,
+                "HtoD copies on streams 1 and 2 use the same copy engine");
     analysis_free(result);
 }
 
@@ -344,8 +371,8 @@ static void test_shared_queue(int same_channel)
     begin(&s, same_channel ? "queue.db" : "queue-two-channels.db", 1);
     struct store_kernel first = launched(&s, 13, -10, -9, 0, 100, 4, 256, "first_13");
     struct store_kernel second = launched(&s, 13, -8, -7, 101, 200, 4, 256, "second_13");
-    struct store_kernel other = launched(&s, 14, -6, -5, same_channel ? 102 : 2, same_channel ? 180 : 80, 4, 256,
-                                         "first_14");
+    struct store_kernel other =
+        launched(&s, 14, -6, -5, same_channel ? 102 : 2, same_channel ? 180 : 80, 4, 256, "first_14");
     first.channel_id = second.channel_id = 0;
     other.channel_id = same_channel ? 0 : 1;
     insert_kernel(&s.b, first);
@@ -353,10 +380,11 @@ static void test_shared_queue(int same_channel)
     insert_kernel(&s.b, other);
     struct analysis_result *result = finish(&s);
     if (same_channel) {
-        expect_wait(result, 14, ANALYSIS_CAUSE_SHARED_QUEUE, 78,
-                    "streams 13 and 14 share hardware channel 0 (more streams than CUDA_DEVICE_MAX_CONNECTIONS),"
-                    " which dispatches in launch order: first_14 on stream 14 was queued behind second_13 on stream"
-                    " 13, which waited for first_13 on its own stream");
+        expect_wait(
+            result, 14, ANALYSIS_CAUSE_SHARED_QUEUE, 78,
+            "streams 13 and 14 share hardware channel 0 (more streams than CUDA_DEVICE_MAX_CONNECTIONS),"
+            " which dispatches in launch order: first_14 on stream 14 was queued behind second_13 on stream"
+            " 13, which waited for first_13 on its own stream");
         const struct analysis_wait *wait = wait_on(result, 14);
         CHECK_STR(wait ? wait->blocking.name : NULL, "first_13");
     } else {
@@ -400,13 +428,16 @@ static void test_host_sync_idle_stream(const char *call, const char *second)
     insert_kernel(&s.b, launched(&s, 2, 1005, 1010, 1015, 2515, 4, 256, second));
     struct analysis_result *result = finish(&s);
     char evidence[256];
-    snprintf(evidence, sizeof evidence, "thread 7 was blocked in %s for 1.00 ms until kernel_a on stream 1 ended;"
-                                        " stream 2 sat idle meanwhile", call);
+    snprintf(evidence, sizeof evidence,
+             "thread 7 was blocked in %s for 1.00 ms until kernel_a on stream 1 ended;"
+             " stream 2 sat idle meanwhile",
+             call);
     expect_wait(result, 2, ANALYSIS_CAUSE_HOST_SYNC, 1001, evidence);
     const struct analysis_wait *wait = wait_on(result, 2);
-    snprintf(evidence, sizeof evidence, "cudaLaunchKernel for %s was called 2.00 us after the call returned"
-                                        " (enqueued before it, %s could have run beside %s)", second, second,
-             strcmp(second, "kernel_a") == 0 ? "the kernel_a on stream 1" : "kernel_a");
+    snprintf(evidence, sizeof evidence,
+             "cudaLaunchKernel for %s was called 2.00 us after the call returned"
+             " (enqueued before it, %s could have run beside %s)",
+             second, second, strcmp(second, "kernel_a") == 0 ? "the kernel_a on stream 1" : "kernel_a");
     CHECK_CONTAINS(wait ? wait->evidence : NULL, evidence);
     CHECK(wait && wait->wait_start_ns == AT(2) && wait->wait_end_ns == AT(1015));
     analysis_free(result);
@@ -430,11 +461,13 @@ static void test_host_sync_not_a_wait(int variant)
         insert_kernel(&s.b, launched(&s, 2, -8, -7, 1, 1050, 4, 256, "b"));
         add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 5, 1052, 0);
         double launch = variant == 0 ? 1060 : 1052.5;
-        insert_kernel(&s.b, launched(&s, 1, launch, launch + 0.5, launch + 2, launch + 900, 4, 256, "a_next"));
+        insert_kernel(&s.b,
+                      launched(&s, 1, launch, launch + 0.5, launch + 2, launch + 900, 4, 256, "a_next"));
     } else if (variant == 2) {
         insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 1000, 4, 256, "a"));
         add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 2, 1003, 0);
-        struct store_memcpy copy = memcpy_row(s.process, 7, 1020, 1100, STORE_COPY_DTOH, STORE_MEMORY_PAGEABLE, 1 << 20);
+        struct store_memcpy copy =
+            memcpy_row(s.process, 7, 1020, 1100, STORE_COPY_DTOH, STORE_MEMORY_PAGEABLE, 1 << 20);
         copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpy", 1010, 1101, 0);
         insert_memcpy(&s.b, copy);
     } else {
@@ -455,19 +488,32 @@ static void test_host_sync_not_a_wait(int variant)
 static void test_shared_communicator(const char *communicator_a, const char *communicator_b)
 {
     struct scenario s;
-    begin(&s, communicator_a ? (strcmp(communicator_a, communicator_b) ? "comm-two.db" : "comm-named.db")
-                             : "comm-unnamed.db",
+    begin(&s,
+          communicator_a ? (strcmp(communicator_a, communicator_b) ? "comm-two.db" : "comm-named.db")
+                         : "comm-unnamed.db",
           1);
     const char *name = "ncclDevKernel_AllGather_RING_LL";
     int64_t first = insert_kernel(&s.b, launched(&s, 17, -10, -9, 0, 100, 24, 544, name));
     int64_t second = insert_kernel(&s.b, launched(&s, 18, 50, 55, 103, 200, 24, 544, name));
     for (int i = 0; communicator_a && i < 2; i++) {
-        struct store_collective row = {.process_id = s.process, .device_id = 0, .stream_id = i ? 18 : 17,
-                                       .op = "AllGather", .bytes = 4096, .element_count = STORE_NULL,
-                                       .dtype = "f32", .root = STORE_NULL, .algorithm = "RING", .protocol = "LL",
-                                       .communicator = i ? communicator_b : communicator_a, .rank = 0, .nranks = 2,
-                                       .sequence_number = i, .kernel_rowid = i ? second : first,
-                                       .start_ns = AT(i ? 103 : 0), .end_ns = AT(i ? 200 : 100), .detail_source = 2};
+        struct store_collective row = {.process_id = s.process,
+                                       .device_id = 0,
+                                       .stream_id = i ? 18 : 17,
+                                       .op = "AllGather",
+                                       .bytes = 4096,
+                                       .element_count = STORE_NULL,
+                                       .dtype = "f32",
+                                       .root = STORE_NULL,
+                                       .algorithm = "RING",
+                                       .protocol = "LL",
+                                       .communicator = i ? communicator_b : communicator_a,
+                                       .rank = 0,
+                                       .nranks = 2,
+                                       .sequence_number = i,
+                                       .kernel_rowid = i ? second : first,
+                                       .start_ns = AT(i ? 103 : 0),
+                                       .end_ns = AT(i ? 200 : 100),
+                                       .detail_source = 2};
         store_insert_collective(s.b.trace, &row, &s.b.err);
     }
     struct analysis_result *result = finish(&s);
@@ -494,9 +540,10 @@ static void test_slow_launch_call(void)
     insert_kernel(&s.b, launched(&s, 1, -20, -15, 0, 100, 4, 256, "producer"));
     insert_kernel(&s.b, launched(&s, 2, -5, 101, 103, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 47,
-                "cudaLaunchKernel for consumer on stream 2 began before producer on stream 1 ended but took 106 us"
-                " and returned 1.00 us after it: the call itself held the thread");
+    expect_wait(
+        result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 47,
+        "cudaLaunchKernel for consumer on stream 2 began before producer on stream 1 ended but took 106 us"
+        " and returned 1.00 us after it: the call itself held the thread");
     analysis_free(result);
 }
 
@@ -508,7 +555,8 @@ static void test_pageable_copy_behind_copy(void)
      * copy engine: lost min(1225 - 0, 7091) = 1225. */
     struct scenario s;
     begin(&s, "pageable-behind-copy.db", 1);
-    struct store_memcpy pinned = memcpy_row(s.process, 14, 0, 1222, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 64 << 20);
+    struct store_memcpy pinned =
+        memcpy_row(s.process, 14, 0, 1222, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 64 << 20);
     pinned.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -22, -1.2, 0);
     struct store_memcpy pageable =
         memcpy_row(s.process, 15, 1225, 8316, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
@@ -516,7 +564,8 @@ static void test_pageable_copy_behind_copy(void)
     insert_memcpy(&s.b, pinned);
     insert_memcpy(&s.b, pageable);
     struct analysis_result *result = finish(&s);
-    expect_wait(result, 15, ANALYSIS_CAUSE_COPY_ENGINE, 1225, "HtoD copies on streams 14 and 15 use the same copy engine");
+    expect_wait(result, 15, ANALYSIS_CAUSE_COPY_ENGINE, 1225,
+                "HtoD copies on streams 14 and 15 use the same copy engine");
     analysis_free(result);
 }
 
@@ -581,8 +630,8 @@ static void test_own_stream_and_top_waits(void)
     for (int i = 0; i < 3; i++) {
         double start = 1000 * (i + 1);
         insert_kernel(&s.b, launched(&s, 3, start - 20, start - 19, start, start + 100, 4, 256, "blocker"));
-        insert_kernel(&s.b, launched(&s, 4, start - 18, start - 17, start + 101, start + 101 + 10 * (i + 1), 4, 256,
-                                     "waiter"));
+        insert_kernel(&s.b, launched(&s, 4, start - 18, start - 17, start + 101, start + 101 + 10 * (i + 1),
+                                     4, 256, "waiter"));
     }
     CHECK_INT(builder_finish(&s.b), 0);
     struct analysis_options options;
@@ -617,7 +666,8 @@ static void test_every_cause_has_advice(void)
     }
     CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_PAGEABLE_COPY), "pin the host buffer");
     CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_SHARED_QUEUE), "CUDA_DEVICE_MAX_CONNECTIONS");
-    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE), "NCCL_MIN_CTAS / NCCL_MAX_CTAS");
+    CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE),
+                   "NCCL_MIN_CTAS / NCCL_MAX_CTAS");
     CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_LATE_LAUNCH), "CUDA graph");
     CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM), "cudaStreamNonBlocking");
     CHECK_CONTAINS(analysis_cause_advice(ANALYSIS_CAUSE_SHARED_COMMUNICATOR), "second communicator");
@@ -659,11 +709,13 @@ int main(void)
     test_shared_communicator("0x5eed", "0xbeef");
     test_slow_launch_call();
     test_pageable_copy_behind_copy();
-    test_stream_priority("low_priority", "stream 1 has priority -1, above stream 2's 0: high_priority went first"
-                                         " although low_priority was ready 4.00 us before it started");
-    test_stream_priority("high_priority", "stream 1 has priority -1, above stream 2's 0: high_priority went first"
-                                          " although the high_priority on stream 2 was ready 4.00 us before it"
-                                          " started");
+    test_stream_priority("low_priority",
+                         "stream 1 has priority -1, above stream 2's 0: high_priority went first"
+                         " although low_priority was ready 4.00 us before it started");
+    test_stream_priority("high_priority",
+                         "stream 1 has priority -1, above stream 2's 0: high_priority went first"
+                         " although the high_priority on stream 2 was ready 4.00 us before it"
+                         " started");
     test_unexplained_and_missing_api();
     test_graph_kernels();
     test_own_stream_and_top_waits();

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "analysis.h"
-#include "check.h"
 #include "analyze_builder.h"
+#include "check.h"
 
 static char directory[] = "/tmp/overlapscope-test-metrics-XXXXXX";
 
@@ -29,19 +29,30 @@ static void build_timeline(struct builder *b, int64_t rank, double shift_us, int
     a.correlation_id = launch;
     insert_kernel(b, a);
     launch = add_api(b, process, 7, "cudaLaunchKernel", shift_us - 3, shift_us - 2, 0);
-    struct store_kernel n = kernel_row(process, 2, shift_us + 50, shift_us + 150, 24, 544,
-                                       nccl_by_table ? "all_reduce_kernel" : "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    struct store_kernel n =
+        kernel_row(process, 2, shift_us + 50, shift_us + 150, 24, 544,
+                   nccl_by_table ? "all_reduce_kernel" : "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     n.correlation_id = launch;
     int64_t n_row = insert_kernel(b, n);
     if (nccl_by_table) {
-        struct store_collective row = {.process_id = process, .device_id = 0, .stream_id = 2, .op = "AllReduce",
-                                       .bytes = 4096, .element_count = STORE_NULL, .root = STORE_NULL,
-                                       .rank = rank, .nranks = 2, .sequence_number = 1, .kernel_rowid = n_row,
-                                       .start_ns = n.start_ns, .end_ns = n.end_ns,
+        struct store_collective row = {.process_id = process,
+                                       .device_id = 0,
+                                       .stream_id = 2,
+                                       .op = "AllReduce",
+                                       .bytes = 4096,
+                                       .element_count = STORE_NULL,
+                                       .root = STORE_NULL,
+                                       .rank = rank,
+                                       .nranks = 2,
+                                       .sequence_number = 1,
+                                       .kernel_rowid = n_row,
+                                       .start_ns = n.start_ns,
+                                       .end_ns = n.end_ns,
                                        .detail_source = STORE_DETAIL_KERNEL_NAME};
         store_insert_collective(b->trace, &row, &b->err);
     }
-    insert_memcpy(b, memcpy_row(process, 3, shift_us + 120, shift_us + 200, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
+    insert_memcpy(b, memcpy_row(process, 3, shift_us + 120, shift_us + 200, STORE_COPY_HTOD,
+                                STORE_MEMORY_PINNED, 1 << 20));
     insert_kernel(b, kernel_row(process, 4, shift_us + 20, shift_us + 40, 4, 128, "kernel_e"));
     insert_kernel(b, kernel_row(process, 4, shift_us + 190, shift_us + 195, 4, 128, "kernel_d"));
     launch = add_api(b, process, 7, "cudaLaunchKernel", shift_us + 220, shift_us + 221, 0);
@@ -55,7 +66,8 @@ static void build_timeline(struct builder *b, int64_t rank, double shift_us, int
     add_nvtx(b, process, STORE_NULL, 0, "fwd", shift_us + 230, shift_us + 240);
 }
 
-static const struct analysis_lane *find_lane(const struct analysis_result *result, int64_t rank, int64_t stream)
+static const struct analysis_lane *find_lane(const struct analysis_result *result, int64_t rank,
+                                             int64_t stream)
 {
     for (size_t i = 0; i < result->lane_count; i++)
         if (result->lanes[i].rank == rank && result->lanes[i].stream_id == stream)
@@ -63,13 +75,14 @@ static const struct analysis_lane *find_lane(const struct analysis_result *resul
     return NULL;
 }
 
-static const struct analysis_stream_pair *find_pair(const struct analysis_result *result, int64_t rank, int64_t a,
-                                                    int64_t b)
+static const struct analysis_stream_pair *find_pair(const struct analysis_result *result, int64_t rank,
+                                                    int64_t a, int64_t b)
 {
     for (size_t i = 0; i < result->stream_pair_count; i++) {
         const struct analysis_lane *x = &result->lanes[result->stream_pairs[i].lane_a];
         const struct analysis_lane *y = &result->lanes[result->stream_pairs[i].lane_b];
-        if (x->rank == rank && ((x->stream_id == a && y->stream_id == b) || (x->stream_id == b && y->stream_id == a)))
+        if (x->rank == rank &&
+            ((x->stream_id == a && y->stream_id == b) || (x->stream_id == b && y->stream_id == a)))
             return &result->stream_pairs[i];
     }
     return NULL;
@@ -127,7 +140,8 @@ static void test_full_trace(store *trace)
     CHECK_NEAR(result->communication_overlap_ratio, 0.5, 1e-12);
     CHECK_NEAR(result->copy_overlap_ratio, 5.0 / 80.0, 1e-12);
     const struct analysis_lane *lane = find_lane(result, 0, 1);
-    CHECK(lane && lane->busy_ns == US(130) && lane->interval_count == 2 && strcmp(lane->role, "compute") == 0);
+    CHECK(lane && lane->busy_ns == US(130) && lane->interval_count == 2 &&
+          strcmp(lane->role, "compute") == 0);
     lane = find_lane(result, 0, 2);
     CHECK(lane && lane->busy_ns == US(100) && strcmp(lane->role, "nccl") == 0);
     CHECK(lane && lane->category_ns[ANALYSIS_COMMUNICATION] == US(100));

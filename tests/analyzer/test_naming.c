@@ -31,8 +31,8 @@ static void test_roles(void)
     CHECK_STR(naming_stream_role(busy, 0), "nccl"); /* 90% of its busy time */
     busy[ANALYSIS_COMPUTE] = 11;
     CHECK_STR(naming_stream_role(busy, 0), "mixed");
-    int64_t copies[ANALYSIS_CATEGORY_COUNT] = {[ANALYSIS_COPY_HTOD] = 50, [ANALYSIS_COPY_DTOH] = 45,
-                                               [ANALYSIS_MEMSET] = 5};
+    int64_t copies[ANALYSIS_CATEGORY_COUNT] = {
+        [ANALYSIS_COPY_HTOD] = 50, [ANALYSIS_COPY_DTOH] = 45, [ANALYSIS_MEMSET] = 5};
     CHECK_STR(naming_stream_role(copies, 0), "copy");
     copies[ANALYSIS_MEMSET] = 20; /* a memset is not a copy */
     CHECK_STR(naming_stream_role(copies, 0), "mixed");

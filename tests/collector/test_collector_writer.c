@@ -18,22 +18,45 @@ struct fake_buffer {
     int64_t first, count, process_id;
 };
 
-static int consume_fake(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes, error_info *err)
+static int consume_fake(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
+                        error_info *err)
 {
     (void)context;
     (void)valid_bytes;
     const struct fake_buffer *fake = (const struct fake_buffer *)buffer;
     for (int64_t i = fake->first; i < fake->first + fake->count; i++) {
-        struct store_kernel k = {.process_id = fake->process_id, .device_id = 0, .context_id = 1, .stream_id = 13 + i % 2,
-                                 .correlation_id = i, .start_ns = 1000 * i, .end_ns = 1000 * i + 500,
-                                 .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL, .grid_x = 1, .grid_y = 1,
-                                 .grid_z = 1, .block_x = 128, .block_y = 1, .block_z = 1, .cluster_x = 0,
-                                 .cluster_y = 0, .cluster_z = 0, .registers_per_thread = 32,
-                                 .static_shared_bytes = 0, .dynamic_shared_bytes = 0,
-                                 .local_memory_per_thread_bytes = 0, .local_memory_total_bytes = 0,
-                                 .shared_memory_executed_bytes = 0, .shared_memory_config = 0, .launch_type = 0,
-                                 .is_device_launched = 0, .graph_id = STORE_NULL, .graph_node_id = STORE_NULL,
-                                 .channel_id = 0, .channel_type = 1, .priority = 0,
+        struct store_kernel k = {.process_id = fake->process_id,
+                                 .device_id = 0,
+                                 .context_id = 1,
+                                 .stream_id = 13 + i % 2,
+                                 .correlation_id = i,
+                                 .start_ns = 1000 * i,
+                                 .end_ns = 1000 * i + 500,
+                                 .queued_ns = STORE_NULL,
+                                 .submitted_ns = STORE_NULL,
+                                 .grid_x = 1,
+                                 .grid_y = 1,
+                                 .grid_z = 1,
+                                 .block_x = 128,
+                                 .block_y = 1,
+                                 .block_z = 1,
+                                 .cluster_x = 0,
+                                 .cluster_y = 0,
+                                 .cluster_z = 0,
+                                 .registers_per_thread = 32,
+                                 .static_shared_bytes = 0,
+                                 .dynamic_shared_bytes = 0,
+                                 .local_memory_per_thread_bytes = 0,
+                                 .local_memory_total_bytes = 0,
+                                 .shared_memory_executed_bytes = 0,
+                                 .shared_memory_config = 0,
+                                 .launch_type = 0,
+                                 .is_device_launched = 0,
+                                 .graph_id = STORE_NULL,
+                                 .graph_node_id = STORE_NULL,
+                                 .channel_id = 0,
+                                 .channel_type = 1,
+                                 .priority = 0,
                                  .name = i % 3 ? "_Z10add_kernelPfS_S_i" : "_Z6reducePf"};
         if (store_insert_kernel(trace, &k, NULL, err) != 0)
             return -1;
@@ -48,7 +71,8 @@ static void release_fake(void *context, uint8_t *buffer)
 }
 
 /* One process's file with kernels_total kernels written through the writer thread. */
-static void write_process(const char *directory, int64_t pid, int rank, int64_t kernels_total, char *path, size_t size)
+static void write_process(const char *directory, int64_t pid, int rank, int64_t kernels_total, char *path,
+                          size_t size)
 {
     char rank_text[16];
     snprintf(rank_text, sizeof rank_text, "%d", rank);
@@ -88,7 +112,8 @@ static int64_t count(const char *path, const char *sql)
     }
     sqlite3_stmt *query = NULL;
     int64_t value = -1;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW)
         value = sqlite3_column_int64(query, 0);
     sqlite3_finalize(query);
     store_close(trace, NULL);
@@ -103,7 +128,8 @@ static void print_warnings(const char *path)
     if (!trace)
         return;
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(store_db(trace), "SELECT code, message FROM warnings", -1, &query, NULL) == SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(trace), "SELECT code, message FROM warnings", -1, &query, NULL) ==
+        SQLITE_OK)
         while (sqlite3_step(query) == SQLITE_ROW)
             printf("warning: %s: %s\n", sqlite3_column_text(query, 0), sqlite3_column_text(query, 1));
     sqlite3_finalize(query);
@@ -151,9 +177,11 @@ int main(void)
     CHECK_INT(result.files, 3);
     CHECK_INT(result.damaged_files, 1);
     CHECK_INT(result.dropped_records, 7);
-    CHECK_INT(count(output, "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.pid = 1001"),
+    CHECK_INT(count(output,
+                    "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.pid = 1001"),
               5000);
-    CHECK_INT(count(output, "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.pid = 1002"),
+    CHECK_INT(count(output,
+                    "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.pid = 1002"),
               3500);
     int64_t salvaged = count(output, "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id)"
                                      " WHERE p.pid = 1003");
@@ -161,16 +189,21 @@ int main(void)
     CHECK_INT(result.kernels, 8500 + salvaged);
     CHECK_INT(count(output, "SELECT COUNT(*) FROM processes"), 3);
     CHECK_INT(count(output, "SELECT COUNT(DISTINCT rank) FROM processes"), 3);
-    CHECK_INT(count(output, "SELECT COUNT(*) FROM warnings WHERE code = 'damaged-file' AND message LIKE '%proc-1003-0%'"),
-              1);
+    CHECK_INT(
+        count(output,
+              "SELECT COUNT(*) FROM warnings WHERE code = 'damaged-file' AND message LIKE '%proc-1003-0%'"),
+        1);
     /* The job (pid 1001) was killed by SIGKILL after its collector completed the file: its own
      * exit status stays; the trace says the job was killed. */
     CHECK_INT(count(output, "SELECT COUNT(*) FROM warnings WHERE code = 'killed'"), 1);
     CHECK_INT(count(output, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'exit_status'"), 137);
     CHECK_INT(count(output, "SELECT COUNT(*) FROM meta WHERE key = 'source' AND value = 'record'"), 1);
-    CHECK_INT(count(output, "SELECT COUNT(*) FROM meta WHERE key = 'command' AND value = 'python3 train.py'"), 1);
+    CHECK_INT(count(output, "SELECT COUNT(*) FROM meta WHERE key = 'command' AND value = 'python3 train.py'"),
+              1);
     /* Finalized: indexes exist, rollback journal. */
-    CHECK_INT(count(output, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'kernels_by_lane'"), 1);
+    CHECK_INT(
+        count(output, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'kernels_by_lane'"),
+        1);
     /* No temporary file left beside the output. */
     char partial[600];
     snprintf(partial, sizeof partial, "%s/.out.db.partial-%d", directory, (int)getpid());
@@ -187,7 +220,8 @@ int main(void)
     status = record_merge(run, output, 1, NULL, &meta, 100, &result, &err);
     CHECK_INT(status, 0);
     CHECK_INT(result.files, 4);
-    CHECK_INT(count(output, "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.pid = 1002"),
+    CHECK_INT(count(output,
+                    "SELECT COUNT(*) FROM kernels k JOIN processes p USING (process_id) WHERE p.pid = 1002"),
               3500);
     CHECK_INT(count(output, "SELECT COUNT(*) FROM processes WHERE pid = 1004"), 1);
 

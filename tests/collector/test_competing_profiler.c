@@ -9,13 +9,20 @@
 /* A clean recording: 1000 launches, 1000 kernel records, every buffer back. */
 static struct competing_profiler_evidence clean(void)
 {
-    return (struct competing_profiler_evidence){.kernels_enabled = 1, .watching_launches = 1, .launches = 1000,
-                                                .kernels = 1000, .dropped = 0, .buffers_requested = 3,
-                                                .buffers_completed = 3, .earlier_subscriber = 0,
-                                                .earlier_name = "", .refused_subscribers = 0};
+    return (struct competing_profiler_evidence){.kernels_enabled = 1,
+                                                .watching_launches = 1,
+                                                .launches = 1000,
+                                                .kernels = 1000,
+                                                .dropped = 0,
+                                                .buffers_requested = 3,
+                                                .buffers_completed = 3,
+                                                .earlier_subscriber = 0,
+                                                .earlier_name = "",
+                                                .refused_subscribers = 0};
 }
 
-static int judge(const struct competing_profiler_evidence *evidence, struct competing_profiler_finding *findings)
+static int judge(const struct competing_profiler_evidence *evidence,
+                 struct competing_profiler_finding *findings)
 {
     return competing_profiler_judge(evidence, findings, 3);
 }

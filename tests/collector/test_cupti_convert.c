@@ -32,18 +32,18 @@ static void check_row(sqlite3 *db, const char *sql, const int64_t *expected, int
             check_passed++;
         } else {
             check_failed++;
-            fprintf(stderr, "line %d: column %s is %s%lld, expected %lld%s\n", line, sqlite3_column_name(query, i),
-                    is_null ? "NULL " : "", (long long)value, (long long)expected[i],
-                    expected[i] == NUL ? " (NULL)" : "");
+            fprintf(stderr, "line %d: column %s is %s%lld, expected %lld%s\n", line,
+                    sqlite3_column_name(query, i), is_null ? "NULL " : "", (long long)value,
+                    (long long)expected[i], expected[i] == NUL ? " (NULL)" : "");
         }
     }
     sqlite3_finalize(query);
 }
 
-#define CHECK_ROW(db, sql, ...)                                                                                   \
-    do {                                                                                                          \
-        const int64_t expected_[] = {__VA_ARGS__};                                                                \
-        check_row(db, sql, expected_, (int)(sizeof expected_ / sizeof expected_[0]), __LINE__);                   \
+#define CHECK_ROW(db, sql, ...)                                                                              \
+    do {                                                                                                     \
+        const int64_t expected_[] = {__VA_ARGS__};                                                           \
+        check_row(db, sql, expected_, (int)(sizeof expected_ / sizeof expected_[0]), __LINE__);              \
     } while (0)
 
 static char *query_text(sqlite3 *db, const char *sql)
@@ -85,7 +85,8 @@ static const char *test_namer(void *context, int64_t api_domain, uint32_t callba
     return NULL;
 }
 
-static CUpti_ActivityKernel10 make_kernel(const char *name, uint32_t stream, uint32_t correlation, uint64_t start)
+static CUpti_ActivityKernel10 make_kernel(const char *name, uint32_t stream, uint32_t correlation,
+                                          uint64_t start)
 {
     CUpti_ActivityKernel10 k;
     memset(&k, 0, sizeof k);
@@ -125,8 +126,11 @@ static void convert_streams_and_contexts(cupti_convert *converter, sqlite3 *db)
 {
     error_info err;
     /* Stream 14 arrives before its context: held back until the context says the device. */
-    CUpti_ActivityStream early = {.kind = CUPTI_ACTIVITY_KIND_STREAM, .contextId = 1, .streamId = 14,
-                                  .priority = 0, .flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT,
+    CUpti_ActivityStream early = {.kind = CUPTI_ACTIVITY_KIND_STREAM,
+                                  .contextId = 1,
+                                  .streamId = 14,
+                                  .priority = 0,
+                                  .flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT,
                                   .correlationId = 5};
     CHECK_INT(cupti_convert_stream(converter, &early, &err), 0);
     CHECK_INT(count(db, "SELECT COUNT(*) FROM streams"), 0);
@@ -137,24 +141,40 @@ static void convert_streams_and_contexts(cupti_convert *converter, sqlite3 *db)
     context.deviceId = 0;
     context.nullStreamId = 7; /* not 0: the legacy stream's id comes from CUPTI, never assumed */
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&context, &err), 0);
-    CUpti_ActivityStream high = {.kind = CUPTI_ACTIVITY_KIND_STREAM, .contextId = 1, .streamId = 13,
-                                 .priority = (uint32_t)-2, .flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING,
+    CUpti_ActivityStream high = {.kind = CUPTI_ACTIVITY_KIND_STREAM,
+                                 .contextId = 1,
+                                 .streamId = 13,
+                                 .priority = (uint32_t)-2,
+                                 .flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING,
                                  .correlationId = 6};
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&high, &err), 0);
     /* columns: process, device, context, stream, legacy, per-thread, priority, flags */
-    CHECK_ROW(db, "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, priority, flags FROM streams WHERE stream_id = 14", 1, 0, 1, 14, 0, 0, 0, 1);
-    CHECK_ROW(db, "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, priority, flags FROM streams WHERE stream_id = 7", 1, 0, 1, 7, 1, 0, NUL, 3);
-    CHECK_ROW(db, "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, priority, flags FROM streams WHERE stream_id = 13", 1, 0, 1, 13, 0, 0, -2, 2);
+    CHECK_ROW(db,
+              "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, "
+              "is_per_thread_default, priority, flags FROM streams WHERE stream_id = 14",
+              1, 0, 1, 14, 0, 0, 0, 1);
+    CHECK_ROW(db,
+              "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, "
+              "is_per_thread_default, priority, flags FROM streams WHERE stream_id = 7",
+              1, 0, 1, 7, 1, 0, NUL, 3);
+    CHECK_ROW(db,
+              "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, "
+              "is_per_thread_default, priority, flags FROM streams WHERE stream_id = 13",
+              1, 0, 1, 13, 0, 0, -2, 2);
     CHECK_INT(count(db, "SELECT COUNT(*) FROM streams WHERE label IS NOT NULL"), 0);
     /* A stream of a context never described: written at finish with device NULL. */
-    CUpti_ActivityStream orphan = {.kind = CUPTI_ACTIVITY_KIND_STREAM, .contextId = 9, .streamId = 90,
-                                   .priority = 0, .flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL};
+    CUpti_ActivityStream orphan = {.kind = CUPTI_ACTIVITY_KIND_STREAM,
+                                   .contextId = 9,
+                                   .streamId = 90,
+                                   .priority = 0,
+                                   .flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL};
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&orphan, &err), 0);
     CHECK_INT(count(db, "SELECT COUNT(*) FROM streams WHERE stream_id = 90"), 0);
 }
 
-#define STREAM_COLUMNS                                                                                            \
-    "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, priority,"     \
+#define STREAM_COLUMNS                                                                                       \
+    "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, "        \
+    "priority,"                                                                                              \
     " flags FROM streams "
 
 /* The launch callbacks found per-thread default streams (launch_watch.h): stream 13 has a stream
@@ -199,15 +219,16 @@ static void convert_device(cupti_convert *converter, sqlite3 *db)
     device.name = "NVIDIA H100 80GB HBM3";
     error_info err;
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&device, &err), 0);
-    CHECK_ROW(db,
-              "SELECT process_id, device_id, pci_bus_id, sm_count, compute_capability_major,"
-              " compute_capability_minor, max_blocks_per_sm, max_warps_per_sm, max_threads_per_sm,"
-              " max_threads_per_block, max_registers_per_sm, max_registers_per_block, max_shared_memory_per_sm,"
-              " max_shared_memory_per_block, max_shared_memory_per_block_optin, global_memory_bytes,"
-              " global_memory_bandwidth_kbps, l2_cache_bytes, core_clock_khz, copy_engine_count, warp_size"
-              " FROM devices",
-              1, 0, NUL, 132, 9, 0, 32, 64, 64 * 32, 1024, 65536, 65536, 233472, 49152, NUL, 85520809984LL,
-              3352000000LL, 52428800, 1980000, 5, 32);
+    CHECK_ROW(
+        db,
+        "SELECT process_id, device_id, pci_bus_id, sm_count, compute_capability_major,"
+        " compute_capability_minor, max_blocks_per_sm, max_warps_per_sm, max_threads_per_sm,"
+        " max_threads_per_block, max_registers_per_sm, max_registers_per_block, max_shared_memory_per_sm,"
+        " max_shared_memory_per_block, max_shared_memory_per_block_optin, global_memory_bytes,"
+        " global_memory_bandwidth_kbps, l2_cache_bytes, core_clock_khz, copy_engine_count, warp_size"
+        " FROM devices",
+        1, 0, NUL, 132, 9, 0, 32, 64, 64 * 32, 1024, 65536, 65536, 233472, 49152, NUL, 85520809984LL,
+        3352000000LL, 52428800, 1980000, 5, 32);
     check_text(db, "SELECT name FROM devices", "NVIDIA H100 80GB HBM3");
     check_text(db, "SELECT uuid FROM devices", "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
 }
@@ -215,7 +236,8 @@ static void convert_device(cupti_convert *converter, sqlite3 *db)
 static void convert_kernels(cupti_convert *converter, sqlite3 *db)
 {
     error_info err;
-    static const char nccl_name[] = "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
+    static const char nccl_name[] =
+        "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
     CUpti_ActivityKernel10 plain = make_kernel("_Z10add_kernelPfS_S_i", 13, 100, 1000000);
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&plain, &err), 0);
     CUpti_ActivityKernel10 graphed = make_kernel("_Z10add_kernelPfS_S_i", 7, 101, 2000000);
@@ -246,22 +268,25 @@ static void convert_kernels(cupti_convert *converter, sqlite3 *db)
         " WHERE correlation_id = ";
     char sql[1024];
     snprintf(sql, sizeof sql, "%s100", kernel_columns);
-    CHECK_ROW(db, sql, 1, 0, 1, 13, 100, 1000000, 1005000, 999100, 999600, 24, 2, 3, 544, 1, 1, 2, 1, 1, 40, 1024,
-              2048, 16, 5000000000LL, 65536, 2, 1, 0, NUL, NUL, 3, 1, -2);
+    CHECK_ROW(db, sql, 1, 0, 1, 13, 100, 1000000, 1005000, 999100, 999600, 24, 2, 3, 544, 1, 1, 2, 1, 1, 40,
+              1024, 2048, 16, 5000000000LL, 65536, 2, 1, 0, NUL, NUL, 3, 1, -2);
     snprintf(sql, sizeof sql, "%s101", kernel_columns);
-    CHECK_ROW(db, sql, 1, 0, 1, 7, 101, 2000000, 2005000, NUL, NUL, 24, 2, 3, 544, 1, 1, 2, 1, 1, 40, 1024, 2048,
-              16, 5000000000LL, 65536, 2, 1, 1, 4, 77, NUL, 1, NUL);
-    check_text(db, "SELECT s.value FROM kernels k JOIN strings s ON s.id = k.name_id WHERE correlation_id = 100",
+    CHECK_ROW(db, sql, 1, 0, 1, 7, 101, 2000000, 2005000, NUL, NUL, 24, 2, 3, 544, 1, 1, 2, 1, 1, 40, 1024,
+              2048, 16, 5000000000LL, 65536, 2, 1, 1, 4, 77, NUL, 1, NUL);
+    check_text(db,
+               "SELECT s.value FROM kernels k JOIN strings s ON s.id = k.name_id WHERE correlation_id = 100",
                "_Z10add_kernelPfS_S_i");
-    check_text(db, "SELECT s.value FROM kernels k JOIN strings s ON s.id = k.name_id WHERE correlation_id = 102",
+    check_text(db,
+               "SELECT s.value FROM kernels k JOIN strings s ON s.id = k.name_id WHERE correlation_id = 102",
                nccl_name);
     /* Only the NCCL kernel has a collective; it points at its kernel's rowid. */
     CHECK_INT(count(db, "SELECT COUNT(*) FROM collectives"), 1);
-    CHECK_ROW(db,
-              "SELECT c.process_id, c.device_id, c.stream_id, c.bytes, c.element_count, c.root, c.rank, c.nranks,"
-              " c.sequence_number, c.kernel_rowid = k.rowid, c.start_ns, c.end_ns, c.detail_source"
-              " FROM collectives c JOIN kernels k ON k.correlation_id = 102",
-              1, 0, 14, NUL, NUL, NUL, NUL, NUL, NUL, 1, 3000000, 3005000, STORE_DETAIL_KERNEL_NAME);
+    CHECK_ROW(
+        db,
+        "SELECT c.process_id, c.device_id, c.stream_id, c.bytes, c.element_count, c.root, c.rank, c.nranks,"
+        " c.sequence_number, c.kernel_rowid = k.rowid, c.start_ns, c.end_ns, c.detail_source"
+        " FROM collectives c JOIN kernels k ON k.correlation_id = 102",
+        1, 0, 14, NUL, NUL, NUL, NUL, NUL, NUL, 1, 3000000, 3005000, STORE_DETAIL_KERNEL_NAME);
     check_text(db, "SELECT op FROM collectives", "AllReduce");
     check_text(db, "SELECT dtype FROM collectives", "f32");
     check_text(db, "SELECT algorithm FROM collectives", "RING");
@@ -292,8 +317,8 @@ static void convert_copies_and_syncs(cupti_convert *converter, sqlite3 *db)
     copy.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
     copy.copyCount = 0; /* CUPTI leaves it 0 for a single copy */
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&copy, &err), 0);
-    CHECK_ROW(db, "SELECT * FROM memcpys", 1, 0, 1, 13, 200, 4000000, 31000000, 1, 1, 3, 67108864, NUL, NUL, 1, 5,
-              2, 1, NUL, NUL);
+    CHECK_ROW(db, "SELECT * FROM memcpys", 1, 0, 1, 13, 200, 4000000, 31000000, 1, 1, 3, 67108864, NUL, NUL,
+              1, 5, 2, 1, NUL, NUL);
 
     CUpti_ActivityMemset4 set;
     memset(&set, 0, sizeof set);
@@ -335,8 +360,8 @@ static void convert_copies_and_syncs(cupti_convert *converter, sqlite3 *db)
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&context_sync, &err), 0);
     CHECK_ROW(db, "SELECT * FROM synchronizations WHERE correlation_id = 202", 1, 1, 14, 3, 2, 202, 33000000,
               33000100);
-    CHECK_ROW(db, "SELECT * FROM synchronizations WHERE correlation_id = 203", 1, 1, NUL, NUL, 4, 203, 33000000,
-              33000100);
+    CHECK_ROW(db, "SELECT * FROM synchronizations WHERE correlation_id = 203", 1, 1, NUL, NUL, 4, 203,
+              33000000, 33000100);
 
     CUpti_ActivityCudaEvent2 event;
     memset(&event, 0, sizeof event);
@@ -363,29 +388,44 @@ static void convert_api_calls(cupti_convert *converter, sqlite3 *db)
                                 .threadId = 4243,
                                 .correlationId = 100,
                                 .returnValue = 0};
-    CUpti_ActivityAPI copy = {.kind = CUPTI_ACTIVITY_KIND_DRIVER, .cbid = 279, .start = 3900000, .end = 3910000,
-                              .processId = 4242, .threadId = 4244, .correlationId = 200, .returnValue = 1};
-    CUpti_ActivityAPI unnamed = {.kind = CUPTI_ACTIVITY_KIND_DRIVER, .cbid = 5000, .start = 1, .end = 2,
-                                 .threadId = 1, .correlationId = 300};
+    CUpti_ActivityAPI copy = {.kind = CUPTI_ACTIVITY_KIND_DRIVER,
+                              .cbid = 279,
+                              .start = 3900000,
+                              .end = 3910000,
+                              .processId = 4242,
+                              .threadId = 4244,
+                              .correlationId = 200,
+                              .returnValue = 1};
+    CUpti_ActivityAPI unnamed = {.kind = CUPTI_ACTIVITY_KIND_DRIVER,
+                                 .cbid = 5000,
+                                 .start = 1,
+                                 .end = 2,
+                                 .threadId = 1,
+                                 .correlationId = 300};
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&launch, &err), 0);
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&copy, &err), 0);
     CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&unnamed, &err), 0);
-    CHECK_ROW(db, "SELECT process_id, thread_id, api_domain, callback_id, correlation_id, start_ns, end_ns,"
-                  " return_value FROM api_calls WHERE correlation_id = 100",
+    CHECK_ROW(db,
+              "SELECT process_id, thread_id, api_domain, callback_id, correlation_id, start_ns, end_ns,"
+              " return_value FROM api_calls WHERE correlation_id = 100",
               1, 4243, 1, 211, 100, 900000, 905000, 0);
-    CHECK_ROW(db, "SELECT process_id, thread_id, api_domain, callback_id, correlation_id, start_ns, end_ns,"
-                  " return_value FROM api_calls WHERE correlation_id = 200",
+    CHECK_ROW(db,
+              "SELECT process_id, thread_id, api_domain, callback_id, correlation_id, start_ns, end_ns,"
+              " return_value FROM api_calls WHERE correlation_id = 200",
               1, 4244, 2, 279, 200, 3900000, 3910000, 1);
-    check_text(db, "SELECT s.value FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE correlation_id = 100",
-               "cudaLaunchKernel");
-    check_text(db, "SELECT s.value FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE correlation_id = 200",
-               "cuMemcpyHtoDAsync_v2");
-    check_text(db, "SELECT s.value FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE correlation_id = 300",
-               "driver#5000");
+    check_text(
+        db, "SELECT s.value FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE correlation_id = 100",
+        "cudaLaunchKernel");
+    check_text(
+        db, "SELECT s.value FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE correlation_id = 200",
+        "cuMemcpyHtoDAsync_v2");
+    check_text(
+        db, "SELECT s.value FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE correlation_id = 300",
+        "driver#5000");
 }
 
-static CUpti_ActivityMarker2 marker(uint32_t flags, uint32_t id, uint64_t time, uint32_t thread, const char *name,
-                                    const char *domain)
+static CUpti_ActivityMarker2 marker(uint32_t flags, uint32_t id, uint64_t time, uint32_t thread,
+                                    const char *name, const char *domain)
 {
     CUpti_ActivityMarker2 m;
     memset(&m, 0, sizeof m);
@@ -430,9 +470,10 @@ static void convert_nvtx(cupti_convert *converter, sqlite3 *db)
             CHECK_INT(cupti_convert_record(converter, (CUpti_Activity *)&data, &err), 0);
     }
     /* columns: process, thread, device, stream, kind, category, color, start, end, depth */
-    static const char columns[] = "SELECT n.process_id, n.thread_id, n.device_id, n.stream_id, n.kind, n.category,"
-                                  " n.color, n.start_ns, n.end_ns, n.depth FROM nvtx n JOIN strings m"
-                                  " ON m.id = n.message_id WHERE m.value = ";
+    static const char columns[] =
+        "SELECT n.process_id, n.thread_id, n.device_id, n.stream_id, n.kind, n.category,"
+        " n.color, n.start_ns, n.end_ns, n.depth FROM nvtx n JOIN strings m"
+        " ON m.id = n.message_id WHERE m.value = ";
     char sql[512];
     snprintf(sql, sizeof sql, "%s'step'", columns);
     CHECK_ROW(db, sql, 1, 77, NUL, NUL, STORE_NVTX_PUSH_POP, NUL, NUL, 10000, 20000, 0);
@@ -460,9 +501,15 @@ int main(void)
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
-    struct store_process process = {.pid = 4242, .parent_pid = 1, .rank = STORE_NULL, .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL, .start_ns = 0, .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL, .term_signal = STORE_NULL};
+    struct store_process process = {.pid = 4242,
+                                    .parent_pid = 1,
+                                    .rank = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = 0,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL};
     CHECK_INT(store_insert_process(trace, &process, &err), 0);
     cupti_convert *converter = cupti_convert_new(trace, process.process_id, test_namer, NULL);
     sqlite3 *db = store_db(trace);
@@ -480,13 +527,18 @@ int main(void)
     CHECK_INT(cupti_convert_finish(converter, &err), 0);
     /* At finish: the orphan stream with device NULL; open ranges end at the last time seen
      * (the copy's end, 33000100 is later... the latest end of any record). */
-    CHECK_ROW(db, "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, is_per_thread_default, priority, flags FROM streams WHERE stream_id = 90", 1, NUL, 9, 90, 1, 0, 0, 3);
+    CHECK_ROW(db,
+              "SELECT process_id, device_id, context_id, stream_id, is_legacy_default, "
+              "is_per_thread_default, priority, flags FROM streams WHERE stream_id = 90",
+              1, NUL, 9, 90, 1, 0, 0, 3);
     CHECK_ROW(db, STREAM_COLUMNS "WHERE stream_id = 91", 1, NUL, 9, 91, 0, 1, NUL, NUL);
-    CHECK_ROW(db, "SELECT n.start_ns, n.end_ns, n.depth, n.kind FROM nvtx n JOIN strings m ON m.id = n.message_id"
-                  " WHERE m.value = 'never closed'",
+    CHECK_ROW(db,
+              "SELECT n.start_ns, n.end_ns, n.depth, n.kind FROM nvtx n JOIN strings m ON m.id = n.message_id"
+              " WHERE m.value = 'never closed'",
               40000, 33000100, 0, STORE_NVTX_PUSH_POP);
-    CHECK_ROW(db, "SELECT n.start_ns, n.end_ns, n.depth FROM nvtx n JOIN strings m ON m.id = n.message_id"
-                  " WHERE m.value = 'decode'",
+    CHECK_ROW(db,
+              "SELECT n.start_ns, n.end_ns, n.depth FROM nvtx n JOIN strings m ON m.id = n.message_id"
+              " WHERE m.value = 'decode'",
               31000, 33000100, 1);
     const struct cupti_convert_counts *counts = cupti_convert_counts(converter);
     CHECK_INT(counts->kernels, 3);

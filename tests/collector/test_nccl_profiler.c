@@ -33,47 +33,94 @@ extern const struct nccl_abi_profiler_v3 ncclProfiler_v3;
 
 static int64_t fake_now_ns = 1000;
 static int64_t fake_thread = 100;
-static int64_t read_fake_clock(void) { return fake_now_ns; }
-static int64_t read_fake_thread(void) { return fake_thread; }
+static int64_t read_fake_clock(void)
+{
+    return fake_now_ns;
+}
+static int64_t read_fake_thread(void)
+{
+    return fake_thread;
+}
 
-static int64_t insert_kernel(store *trace, int64_t device, int64_t stream, int64_t correlation, int64_t start_ns,
-                             const char *name, int name_only_collective)
+static int64_t insert_kernel(store *trace, int64_t device, int64_t stream, int64_t correlation,
+                             int64_t start_ns, const char *name, int name_only_collective)
 {
     error_info err;
-    struct store_kernel kernel = {
-        .process_id = 1, .device_id = device, .context_id = 1, .stream_id = stream, .correlation_id = correlation,
-        .start_ns = start_ns, .end_ns = start_ns + 500, .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
-        .grid_x = 24, .grid_y = 1, .grid_z = 1, .block_x = 544, .block_y = 1, .block_z = 1,
-        .registers_per_thread = STORE_NULL, .static_shared_bytes = STORE_NULL, .dynamic_shared_bytes = STORE_NULL,
-        .local_memory_per_thread_bytes = STORE_NULL, .local_memory_total_bytes = STORE_NULL,
-        .shared_memory_executed_bytes = STORE_NULL, .shared_memory_config = STORE_NULL, .launch_type = STORE_NULL,
-        .is_device_launched = STORE_NULL, .graph_id = STORE_NULL, .graph_node_id = STORE_NULL,
-        .channel_id = STORE_NULL, .channel_type = STORE_NULL, .priority = STORE_NULL, .name = name};
+    struct store_kernel kernel = {.process_id = 1,
+                                  .device_id = device,
+                                  .context_id = 1,
+                                  .stream_id = stream,
+                                  .correlation_id = correlation,
+                                  .start_ns = start_ns,
+                                  .end_ns = start_ns + 500,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
+                                  .grid_x = 24,
+                                  .grid_y = 1,
+                                  .grid_z = 1,
+                                  .block_x = 544,
+                                  .block_y = 1,
+                                  .block_z = 1,
+                                  .registers_per_thread = STORE_NULL,
+                                  .static_shared_bytes = STORE_NULL,
+                                  .dynamic_shared_bytes = STORE_NULL,
+                                  .local_memory_per_thread_bytes = STORE_NULL,
+                                  .local_memory_total_bytes = STORE_NULL,
+                                  .shared_memory_executed_bytes = STORE_NULL,
+                                  .shared_memory_config = STORE_NULL,
+                                  .launch_type = STORE_NULL,
+                                  .is_device_launched = STORE_NULL,
+                                  .graph_id = STORE_NULL,
+                                  .graph_node_id = STORE_NULL,
+                                  .channel_id = STORE_NULL,
+                                  .channel_type = STORE_NULL,
+                                  .priority = STORE_NULL,
+                                  .name = name};
     int64_t rowid = 0;
     CHECK_INT(store_insert_kernel(trace, &kernel, &rowid, &err), 0);
     if (name_only_collective) {
-        struct store_collective row = {
-            .process_id = 1, .device_id = device, .stream_id = stream, .op = "AllReduce", .bytes = STORE_NULL,
-            .element_count = STORE_NULL, .dtype = "f32", .root = STORE_NULL, .algorithm = "RING", .protocol = "LL",
-            .communicator = NULL, .rank = STORE_NULL, .nranks = STORE_NULL, .sequence_number = STORE_NULL,
-            .kernel_rowid = rowid, .start_ns = start_ns, .end_ns = start_ns + 500,
-            .detail_source = STORE_DETAIL_KERNEL_NAME};
+        struct store_collective row = {.process_id = 1,
+                                       .device_id = device,
+                                       .stream_id = stream,
+                                       .op = "AllReduce",
+                                       .bytes = STORE_NULL,
+                                       .element_count = STORE_NULL,
+                                       .dtype = "f32",
+                                       .root = STORE_NULL,
+                                       .algorithm = "RING",
+                                       .protocol = "LL",
+                                       .communicator = NULL,
+                                       .rank = STORE_NULL,
+                                       .nranks = STORE_NULL,
+                                       .sequence_number = STORE_NULL,
+                                       .kernel_rowid = rowid,
+                                       .start_ns = start_ns,
+                                       .end_ns = start_ns + 500,
+                                       .detail_source = STORE_DETAIL_KERNEL_NAME};
         CHECK_INT(store_insert_collective(trace, &row, &err), 0);
     }
     return rowid;
 }
 
-static void insert_api_call(store *trace, int64_t thread, const char *name, int64_t correlation, int64_t start_ns)
+static void insert_api_call(store *trace, int64_t thread, const char *name, int64_t correlation,
+                            int64_t start_ns)
 {
     error_info err;
-    struct store_api_call call = {.process_id = 1, .thread_id = thread, .api_domain = STORE_API_DRIVER,
-                                  .callback_id = STORE_NULL, .correlation_id = correlation, .start_ns = start_ns,
-                                  .end_ns = start_ns + 100, .return_value = 0, .name = name};
+    struct store_api_call call = {.process_id = 1,
+                                  .thread_id = thread,
+                                  .api_domain = STORE_API_DRIVER,
+                                  .callback_id = STORE_NULL,
+                                  .correlation_id = correlation,
+                                  .start_ns = start_ns,
+                                  .end_ns = start_ns + 100,
+                                  .return_value = 0,
+                                  .name = name};
     CHECK_INT(store_insert_api_call(trace, &call, &err), 0);
 }
 
-static struct nccl_abi_event_v5 coll_v5(const char *func, uint64_t sequence, size_t count, const char *datatype,
-                                        int root, const char *algorithm, const char *protocol, int rank)
+static struct nccl_abi_event_v5 coll_v5(const char *func, uint64_t sequence, size_t count,
+                                        const char *datatype, int root, const char *algorithm,
+                                        const char *protocol, int rank)
 {
     struct nccl_abi_event_v5 event = {.type = NCCL_ABI_PROFILE_COLL, .rank = rank};
     event.coll.fields = (struct nccl_abi_coll_v4){.sequence_number = sequence,
@@ -98,7 +145,8 @@ struct row {
 
 static int64_t integer_or(sqlite3_stmt *query, int column, int64_t null_value)
 {
-    return sqlite3_column_type(query, column) == SQLITE_NULL ? null_value : sqlite3_column_int64(query, column);
+    return sqlite3_column_type(query, column) == SQLITE_NULL ? null_value
+                                                             : sqlite3_column_int64(query, column);
 }
 
 static void text_or(sqlite3_stmt *query, int column, char *text, size_t size)
@@ -111,12 +159,13 @@ static struct row row_of(store *trace, const char *op, int64_t kernel_rowid, int
 {
     struct row row = {0};
     sqlite3_stmt *query = NULL;
-    sqlite3_prepare_v2(store_db(trace),
-                       "SELECT device_id, stream_id, bytes, element_count, root, rank, nranks, sequence_number,"
-                       " kernel_rowid, start_ns, end_ns, detail_source, dtype, algorithm, protocol, communicator"
-                       " FROM collectives WHERE op = ?1 AND (kernel_rowid = ?2 OR (?2 = 0 AND kernel_rowid IS NULL))"
-                       " AND (rank = ?3 OR ?3 < 0)",
-                       -1, &query, NULL);
+    sqlite3_prepare_v2(
+        store_db(trace),
+        "SELECT device_id, stream_id, bytes, element_count, root, rank, nranks, sequence_number,"
+        " kernel_rowid, start_ns, end_ns, detail_source, dtype, algorithm, protocol, communicator"
+        " FROM collectives WHERE op = ?1 AND (kernel_rowid = ?2 OR (?2 = 0 AND kernel_rowid IS NULL))"
+        " AND (rank = ?3 OR ?3 < 0)",
+        -1, &query, NULL);
     sqlite3_bind_text(query, 1, op, -1, SQLITE_STATIC);
     sqlite3_bind_int64(query, 2, kernel_rowid);
     sqlite3_bind_int64(query, 3, rank);
@@ -148,7 +197,8 @@ static int64_t count_of(store *trace, const char *sql)
 {
     sqlite3_stmt *query = NULL;
     int64_t count = -1;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW)
         count = sqlite3_column_int64(query, 0);
     sqlite3_finalize(query);
     return count;
@@ -168,9 +218,17 @@ static void check_scenario(const char *directory)
     CHECK(trace != NULL);
     if (!trace)
         return;
-    struct store_process process = {.process_id = 0, .pid = 4242, .parent_pid = 1, .rank = 0, .local_rank = 0,
-                                    .world_size = 2, .start_ns = 0, .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL, .term_signal = STORE_NULL, .dropped_records = 0};
+    struct store_process process = {.process_id = 0,
+                                    .pid = 4242,
+                                    .parent_pid = 1,
+                                    .rank = 0,
+                                    .local_rank = 0,
+                                    .world_size = 2,
+                                    .start_ns = 0,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL,
+                                    .dropped_records = 0};
     store_begin(trace, &err);
     CHECK_INT(store_insert_process(trace, &process, &err), 0);
     int64_t k1 = insert_kernel(trace, 0, 13, 101, 10000, nccl_allreduce, 1);
@@ -214,7 +272,8 @@ static void check_scenario(const char *directory)
 
     nccl_profiler_note_launch(102); /* ncclGroupStart; AllGather; ReduceScatter; ncclGroupEnd: one kernel */
     struct nccl_abi_event_v5 allgather = coll_v5("AllGather", 4, 256, "ncclBfloat16", 0, "RING", "SIMPLE", 0);
-    struct nccl_abi_event_v5 reducescatter = coll_v5("ReduceScatter", 9, 128, "ncclFloat16", 0, "RING", "SIMPLE", 0);
+    struct nccl_abi_event_v5 reducescatter =
+        coll_v5("ReduceScatter", 9, 128, "ncclFloat16", 0, "RING", "SIMPLE", 0);
     ncclProfiler_v5.start_event(context_a, &handle, &allgather);
     ncclProfiler_v5.start_event(context_a, &handle, &reducescatter);
 
@@ -224,7 +283,8 @@ static void check_scenario(const char *directory)
 
     nccl_profiler_note_launch(104);
     struct nccl_abi_event_v5 send = {.type = NCCL_ABI_PROFILE_P2P, .rank = 0};
-    send.p2p.fields = (struct nccl_abi_p2p_v4){.func = "Send", .count = 64, .datatype = "ncclUint8", .peer = 1};
+    send.p2p.fields =
+        (struct nccl_abi_p2p_v4){.func = "Send", .count = 64, .datatype = "ncclUint8", .peer = 1};
     ncclProfiler_v5.start_event(context_a, &handle, &send);
 
     /* comm C: no launch callback on thread 777; its API records tell. */
@@ -232,8 +292,12 @@ static void check_scenario(const char *directory)
     fake_now_ns = 5000;
     nccl_profiler_note_launch(0);
     struct nccl_abi_event_v4 allreduce_c = {.type = NCCL_ABI_PROFILE_COLL, .rank = 5};
-    allreduce_c.coll = (struct nccl_abi_coll_v4){.sequence_number = 7, .func = "AllReduce", .count = 3,
-                                                 .datatype = "ncclFloat64", .algorithm = "TREE", .protocol = "SIMPLE"};
+    allreduce_c.coll = (struct nccl_abi_coll_v4){.sequence_number = 7,
+                                                 .func = "AllReduce",
+                                                 .count = 3,
+                                                 .datatype = "ncclFloat64",
+                                                 .algorithm = "TREE",
+                                                 .protocol = "SIMPLE"};
     ncclProfiler_v4.start_event(context_c, &handle, &allreduce_c);
 
     /* comm D (v3): after a non-NCCL launch, and on a thread that launched nothing. */
@@ -345,11 +409,13 @@ static void check_scenario(const char *directory)
     CHECK_INT(r.bytes, 24);
     CHECK_STR(r.communicator, "000000000000d00d");
     CHECK_INT(r.nranks, -999); /* v3 does not tell */
-    CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives WHERE op = 'Reduce' AND kernel_rowid IS NULL"), 2);
+    CHECK_INT(
+        count_of(trace, "SELECT COUNT(*) FROM collectives WHERE op = 'Reduce' AND kernel_rowid IS NULL"), 2);
     CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives WHERE kernel_rowid = 5"), 0); /* vector_add */
 
     /* K6: no event named it; its kernel-name row is as cupti_convert wrote it. */
-    CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives WHERE kernel_rowid = 6 AND detail_source = 1"), 1);
+    CHECK_INT(
+        count_of(trace, "SELECT COUNT(*) FROM collectives WHERE kernel_rowid = 6 AND detail_source = 1"), 1);
     (void)k6;
     CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives WHERE detail_source = 1"), 1);
     CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives"), 9);
@@ -394,7 +460,8 @@ static void check_threads(const char *directory)
     CHECK_INT(nccl_profiler_write(trace, 1, &counts, &err), 0);
     CHECK_INT(counts.events, 4 * EVENTS_PER_THREAD);
     CHECK_INT(counts.unlinked, 4 * EVENTS_PER_THREAD); /* no kernels in this trace */
-    CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives WHERE sequence_number = 9999 AND rank = 0"), 4);
+    CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives WHERE sequence_number = 9999 AND rank = 0"),
+              4);
     ncclProfiler_v5.finalize(context);
     store_close(trace, NULL);
     nccl_profiler_stop();
@@ -417,8 +484,9 @@ static void check_plugin_not_loaded(const char *directory)
     setenv("NCCL_PROFILER_PLUGIN", "/opt/theirs/libnccl-profiler-inspector.so", 1);
     CHECK_INT(nccl_profiler_start(NULL), 0);
     CHECK_INT(nccl_profiler_write(trace, 1, NULL, &err), 0);
-    CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM warnings WHERE code = 'nccl-plugin-not-loaded' AND message LIKE"
-                              " '%/opt/theirs/libnccl-profiler-inspector.so%'"),
+    CHECK_INT(count_of(trace,
+                       "SELECT COUNT(*) FROM warnings WHERE code = 'nccl-plugin-not-loaded' AND message LIKE"
+                       " '%/opt/theirs/libnccl-profiler-inspector.so%'"),
               1);
     CHECK_INT(count_of(trace, "SELECT COUNT(*) FROM collectives WHERE detail_source = 1"), 1);
     store_close(trace, NULL);

@@ -22,21 +22,41 @@ static int consume(void *context, store *trace, const uint8_t *buffer, size_t va
     (void)valid_bytes;
     int64_t first = *(const int64_t *)buffer;
     for (int64_t i = first; i < first + KERNELS_PER_BUFFER; i++) {
-        struct store_kernel k = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 7,
-                                 .correlation_id = i, .start_ns = 1000 * i, .end_ns = 1000 * i + 500,
-                                 .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL, .grid_x = 1, .block_x = 32,
-                                 .graph_id = STORE_NULL, .graph_node_id = STORE_NULL, .priority = STORE_NULL,
-                                 .name = i == first ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : "_Z4tinyPi"};
+        struct store_kernel k = {.process_id = 1,
+                                 .device_id = 0,
+                                 .context_id = 1,
+                                 .stream_id = 7,
+                                 .correlation_id = i,
+                                 .start_ns = 1000 * i,
+                                 .end_ns = 1000 * i + 500,
+                                 .queued_ns = STORE_NULL,
+                                 .submitted_ns = STORE_NULL,
+                                 .grid_x = 1,
+                                 .block_x = 32,
+                                 .graph_id = STORE_NULL,
+                                 .graph_node_id = STORE_NULL,
+                                 .priority = STORE_NULL,
+                                 .name =
+                                     i == first ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : "_Z4tinyPi"};
         int64_t rowid = 0;
         if (store_insert_kernel(trace, &k, &rowid, err) != 0)
             return -1;
         if (i != first)
             continue;
-        struct store_collective collective = {
-            .process_id = 1, .device_id = 0, .stream_id = 7, .op = "AllReduce", .bytes = STORE_NULL,
-            .element_count = STORE_NULL, .root = STORE_NULL, .rank = STORE_NULL, .nranks = STORE_NULL,
-            .sequence_number = STORE_NULL, .kernel_rowid = rowid, .start_ns = k.start_ns, .end_ns = k.end_ns,
-            .detail_source = STORE_DETAIL_KERNEL_NAME};
+        struct store_collective collective = {.process_id = 1,
+                                              .device_id = 0,
+                                              .stream_id = 7,
+                                              .op = "AllReduce",
+                                              .bytes = STORE_NULL,
+                                              .element_count = STORE_NULL,
+                                              .root = STORE_NULL,
+                                              .rank = STORE_NULL,
+                                              .nranks = STORE_NULL,
+                                              .sequence_number = STORE_NULL,
+                                              .kernel_rowid = rowid,
+                                              .start_ns = k.start_ns,
+                                              .end_ns = k.end_ns,
+                                              .detail_source = STORE_DETAIL_KERNEL_NAME};
         if (store_insert_collective(trace, &collective, err) != 0)
             return -1;
     }

@@ -49,7 +49,8 @@ static int64_t query_int(const char *path, const char *sql)
         return -999;
     sqlite3_stmt *query = NULL;
     int64_t value = -999;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW)
         value = sqlite3_column_int64(query, 0);
     sqlite3_finalize(query);
     store_close(trace, NULL);
@@ -93,7 +94,8 @@ static const char *thread_name(const cJSON *events, double pid, double tid)
     {
         const cJSON *name = cJSON_GetObjectItem(event, "name");
         if (cJSON_IsString(name) && strcmp(name->valuestring, "thread_name") == 0 &&
-            cJSON_GetObjectItem(event, "pid")->valuedouble == pid && cJSON_GetObjectItem(event, "tid")->valuedouble == tid)
+            cJSON_GetObjectItem(event, "pid")->valuedouble == pid &&
+            cJSON_GetObjectItem(event, "tid")->valuedouble == tid)
             return cJSON_GetObjectItem(cJSON_GetObjectItem(event, "args"), "name")->valuestring;
     }
     return NULL;
@@ -125,8 +127,9 @@ static void test_export_round_trip(void)
     /* The same counts the importer stored (test_import checks them against python3), less what ended
      * before the report's +0 (the first GPU activity: host set-up), the export's time zero. */
     char sql[512];
-#define SINCE_ORIGIN(table, where) \
-    (snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE end_ns >= %" PRId64 " %s", table, report_origin, where), \
+#define SINCE_ORIGIN(table, where)                                                                           \
+    (snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE end_ns >= %" PRId64 " %s", table,              \
+              report_origin, where),                                                                         \
      query_int(trace_path, sql))
     CHECK_INT(count_events(events, "X", "kernel"), 2700);
     CHECK_INT(count_events(events, "X", "gpu_memcpy"), 960);
@@ -138,18 +141,21 @@ static void test_export_round_trip(void)
     CHECK_INT(count_events(events, "X", NULL), counts.complete_events);
     int64_t calls_since = SINCE_ORIGIN("api_calls", ""), nvtx_since = SINCE_ORIGIN("nvtx", "");
     CHECK_INT(counts.left_out_before_origin, query_int(trace_path, "SELECT COUNT(*) FROM api_calls") +
-                                                 query_int(trace_path, "SELECT COUNT(*) FROM nvtx") - calls_since -
-                                                 nvtx_since);
+                                                 query_int(trace_path, "SELECT COUNT(*) FROM nvtx") -
+                                                 calls_since - nvtx_since);
     /* One launch arrow per GPU op whose launch call is exported (none here repeats an id). */
     int flow_starts = count_events(events, "s", "ac2g"), flow_ends = count_events(events, "f", "ac2g");
     CHECK_INT(flow_starts, flow_ends);
     CHECK_INT(counts.shared_correlation_ids, 0);
-    snprintf(sql, sizeof sql,
-             "SELECT COUNT(*) FROM (SELECT process_id, correlation_id FROM kernels UNION ALL SELECT process_id,"
-             " correlation_id FROM memcpys UNION ALL SELECT process_id, correlation_id FROM memsets) g WHERE EXISTS"
-             " (SELECT 1 FROM api_calls a WHERE a.process_id = g.process_id AND a.correlation_id = g.correlation_id"
-             " AND a.end_ns >= %" PRId64 ")",
-             report_origin);
+    snprintf(
+        sql, sizeof sql,
+        "SELECT COUNT(*) FROM (SELECT process_id, correlation_id FROM kernels UNION ALL SELECT process_id,"
+        " correlation_id FROM memcpys UNION ALL SELECT process_id, correlation_id FROM memsets) g WHERE "
+        "EXISTS"
+        " (SELECT 1 FROM api_calls a WHERE a.process_id = g.process_id AND a.correlation_id = "
+        "g.correlation_id"
+        " AND a.end_ns >= %" PRId64 ")",
+        report_origin);
     CHECK_INT(flow_starts + counts.launches_before_call, query_int(trace_path, sql));
     CHECK(flow_starts > 3700);
     /* The first Broadcast: args carry the collective; ts (relative us) times 1000 plus the origin
@@ -198,28 +204,50 @@ static void make_rank(const char *path, int rank, int64_t offset_ns, int count, 
     unlink(path);
     store *s = store_create(path, 0, &err);
     store_begin(s, &err);
-    struct store_process process = {.pid = 1000 + rank, .parent_pid = STORE_NULL, .host = rank ? "node1" : "node0",
-                                    .rank = rank, .local_rank = 0, .world_size = 2, .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL, .exit_status = 0, .term_signal = STORE_NULL};
+    struct store_process process = {.pid = 1000 + rank,
+                                    .parent_pid = STORE_NULL,
+                                    .host = rank ? "node1" : "node0",
+                                    .rank = rank,
+                                    .local_rank = 0,
+                                    .world_size = 2,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = 0,
+                                    .term_signal = STORE_NULL};
     store_insert_process(s, &process, &err);
     for (int k = skip; k < count; k++) {
         /* Deterministic skew within +-3 us: the collective's ranks leave within microseconds. */
         int64_t skew = ((k * 7919 + rank * 104729) % 6001) - 3000;
         int64_t end = 1000000000000LL + k * 1000000LL + skew + offset_ns;
-        struct store_kernel kernel = {.process_id = process.process_id, .device_id = 0, .stream_id = 13,
-                                      .correlation_id = k, .start_ns = end - 400000, .end_ns = end,
-                                      .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
+        struct store_kernel kernel = {.process_id = process.process_id,
+                                      .device_id = 0,
+                                      .stream_id = 13,
+                                      .correlation_id = k,
+                                      .start_ns = end - 400000,
+                                      .end_ns = end,
+                                      .queued_ns = STORE_NULL,
+                                      .submitted_ns = STORE_NULL,
                                       .name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
         int64_t rowid = 0;
         store_insert_kernel(s, &kernel, &rowid, &err);
         /* Gradient buckets of irregular sizes, as a training step's all-reduces are. */
         int64_t elements = (int64_t)((((uint64_t)k * 2654435761u) >> 8) % 50 + 1) << 18;
-        struct store_collective collective = {.process_id = process.process_id, .device_id = 0, .stream_id = 13,
-                                              .op = "AllReduce", .bytes = elements * 4, .element_count = elements,
-                                              .dtype = "f32", .root = STORE_NULL, .communicator = "0",
-                                              .rank = rank, .nranks = 2, .sequence_number = STORE_NULL,
-                                              .kernel_rowid = rowid, .start_ns = kernel.start_ns,
-                                              .end_ns = end, .detail_source = STORE_DETAIL_KINETO};
+        struct store_collective collective = {.process_id = process.process_id,
+                                              .device_id = 0,
+                                              .stream_id = 13,
+                                              .op = "AllReduce",
+                                              .bytes = elements * 4,
+                                              .element_count = elements,
+                                              .dtype = "f32",
+                                              .root = STORE_NULL,
+                                              .communicator = "0",
+                                              .rank = rank,
+                                              .nranks = 2,
+                                              .sequence_number = STORE_NULL,
+                                              .kernel_rowid = rowid,
+                                              .start_ns = kernel.start_ns,
+                                              .end_ns = end,
+                                              .detail_source = STORE_DETAIL_KINETO};
         store_insert_collective(s, &collective, &err);
     }
     store_finalize(s, &err);
@@ -240,11 +268,14 @@ static void test_merge_recovers_known_offset(void)
     CHECK(alignments[1].bound_ns >= 0 && alignments[1].bound_ns <= 12000); /* two skews of +-3 us */
     CHECK(llabs(alignments[1].offset_ns + offset) <= alignments[1].bound_ns);
     CHECK_INT(query_int(job, "SELECT COUNT(*) FROM processes"), 2);
-    CHECK_INT(query_int(job, "SELECT COUNT(*) FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid"), 115);
+    CHECK_INT(query_int(job, "SELECT COUNT(*) FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid"),
+              115);
     /* After the merge, the same collective ends within the skew on both ranks. */
     CHECK(query_int(job, "SELECT MAX(ABS(a.end_ns - b.end_ns)) FROM kernels a JOIN kernels b"
-                         " ON a.correlation_id = b.correlation_id AND a.process_id < b.process_id") <= 6000 + 6000);
-    CHECK_INT(query_int(job, "SELECT value FROM meta WHERE key = 'clock_offset_ns.1'"), alignments[1].offset_ns);
+                         " ON a.correlation_id = b.correlation_id AND a.process_id < b.process_id") <=
+          6000 + 6000);
+    CHECK_INT(query_int(job, "SELECT value FROM meta WHERE key = 'clock_offset_ns.1'"),
+              alignments[1].offset_ns);
     CHECK_INT(query_int(job, "SELECT COUNT(*) FROM warnings WHERE code = 'clock-alignment'"), 0);
 
     /* No collective in common: merged, not aligned, and said so. */

@@ -35,7 +35,8 @@ static int64_t query_int(store *trace, const char *sql)
 {
     sqlite3_stmt *query = NULL;
     int64_t value = -999;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW)
         value = sqlite3_column_type(query, 0) == SQLITE_NULL ? -777 : sqlite3_column_int64(query, 0);
     else
         fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(store_db(trace)));
@@ -48,7 +49,8 @@ static const char *query_text(store *trace, const char *sql)
 {
     sqlite3_stmt *query = NULL;
     snprintf(text_result, sizeof text_result, "(no row)");
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW)
         snprintf(text_result, sizeof text_result, "%s",
                  sqlite3_column_text(query, 0) ? (const char *)sqlite3_column_text(query, 0) : "(null)");
     sqlite3_finalize(query);
@@ -105,7 +107,10 @@ static void test_counts_of_real_traces(void)
         CHECK_INT(query_int(trace, "SELECT rank FROM processes"), expected[i].rank);
         /* Every GPU op links to its launch when the trace has both. */
         if (expected[i].api_calls > 0 && expected[i].kernels > 0)
-            CHECK(query_int(trace, "SELECT COUNT(*) FROM kernels k JOIN api_calls a USING (process_id, correlation_id)") > 0);
+            CHECK(query_int(
+                      trace,
+                      "SELECT COUNT(*) FROM kernels k JOIN api_calls a USING (process_id, correlation_id)") >
+                  0);
         store_close(trace, NULL);
     }
 }
@@ -124,18 +129,22 @@ static void test_nccl_metadata_and_exact_time(void)
     CHECK_INT(query_int(trace, "SELECT bytes FROM collectives ORDER BY start_ns LIMIT 1"), 53120 * 4);
     CHECK_INT(query_int(trace, "SELECT element_count FROM collectives ORDER BY start_ns LIMIT 1"), 53120);
     CHECK_STR(query_text(trace, "SELECT dtype FROM collectives ORDER BY start_ns LIMIT 1"), "f32");
-    CHECK_STR(query_text(trace, "SELECT algorithm || '/' || protocol FROM collectives ORDER BY start_ns LIMIT 1"),
-              "RING/LL");
+    CHECK_STR(
+        query_text(trace, "SELECT algorithm || '/' || protocol FROM collectives ORDER BY start_ns LIMIT 1"),
+        "RING/LL");
     CHECK_STR(query_text(trace, "SELECT communicator FROM collectives ORDER BY start_ns LIMIT 1"), "0");
     CHECK_INT(query_int(trace, "SELECT nranks FROM collectives ORDER BY start_ns LIMIT 1"), 2);
     CHECK_INT(query_int(trace, "SELECT rank FROM collectives ORDER BY start_ns LIMIT 1"), 0);
-    CHECK_INT(query_int(trace, "SELECT detail_source FROM collectives ORDER BY start_ns LIMIT 1"), STORE_DETAIL_KINETO);
+    CHECK_INT(query_int(trace, "SELECT detail_source FROM collectives ORDER BY start_ns LIMIT 1"),
+              STORE_DETAIL_KINETO);
     CHECK_INT(query_int(trace, "SELECT start_ns FROM collectives ORDER BY start_ns LIMIT 1"),
               4458676423385774LL + 1711964646000000000LL);
     CHECK_INT(query_int(trace, "SELECT end_ns - start_ns FROM collectives ORDER BY start_ns LIMIT 1"), 30975);
-    CHECK_INT(query_int(trace, "SELECT k.correlation_id FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid"
-                               " ORDER BY c.start_ns LIMIT 1"),
-              19832);
+    CHECK_INT(
+        query_int(trace,
+                  "SELECT k.correlation_id FROM collectives c JOIN kernels k ON k.rowid = c.kernel_rowid"
+                  " ORDER BY c.start_ns LIMIT 1"),
+        19832);
     /* 15 allreduces of f32: sum of In msg nelems x 4 (python3 over the same file). */
     CHECK_INT(query_int(trace, "SELECT SUM(bytes) FROM collectives WHERE op = 'AllReduce'"), 306684384);
     CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM collectives WHERE op = 'AllReduce'"), 15);
@@ -146,7 +155,8 @@ static void test_nccl_metadata_and_exact_time(void)
     CHECK_INT(query_int(trace, "SELECT max_shared_memory_per_sm FROM devices WHERE device_id = 0"), 167936);
     CHECK_INT(query_int(trace, "SELECT max_registers_per_sm FROM devices WHERE device_id = 0"), 65536);
     /* Kernel launch configuration from args (grid [8,1,1], block [544,1,1], 96 registers). */
-    CHECK_INT(query_int(trace, "SELECT grid_x * 10000 + block_x FROM kernels WHERE correlation_id = 60047"), 80544);
+    CHECK_INT(query_int(trace, "SELECT grid_x * 10000 + block_x FROM kernels WHERE correlation_id = 60047"),
+              80544);
     CHECK_INT(query_int(trace, "SELECT registers_per_thread FROM kernels WHERE correlation_id = 60047"), 96);
     CHECK_STR(query_text(trace, "SELECT label FROM streams WHERE stream_id = 40"), "nccl");
     CHECK_STR(query_text(trace, "SELECT value FROM meta WHERE key = 'source'"), "kineto");
@@ -180,7 +190,7 @@ static void test_decimal_conversion(void)
     CHECK_INT(scaled("4458677009853.422", 3), 4458677009853422LL);
     CHECK_INT(scaled("1682725898082228", 3), 1682725898082228000LL);
     CHECK_INT(scaled("30.975", 3), 30975);
-    CHECK_INT(scaled("0.0005", 3), 1);  /* 0.5 ns: halves round away from zero */
+    CHECK_INT(scaled("0.0005", 3), 1); /* 0.5 ns: halves round away from zero */
     CHECK_INT(scaled("0.00049", 3), 0);
     CHECK_INT(scaled("-2.5", 0), -3);
     CHECK_INT(scaled("1.5e3", 0), 1500);
@@ -214,14 +224,17 @@ static const char *import_text(const char *name, const char *text, size_t length
 
 static void test_bad_inputs(void)
 {
-    static const char truncated[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1";
+    static const char truncated[] =
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1";
     CHECK_CONTAINS(import_text("truncated.json", truncated, sizeof truncated - 1), "unexpected end of input");
     CHECK_CONTAINS(import_text("truncated.json", truncated, sizeof truncated - 1), "byte 66");
-    static const char wrong_type[] = "{\"traceEvents\": [{}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
-                                     " \"ts\": \"soon\", \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}}]}";
+    static const char wrong_type[] =
+        "{\"traceEvents\": [{}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+        " \"ts\": \"soon\", \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}}]}";
     CHECK_CONTAINS(import_text("wrong.json", wrong_type, sizeof wrong_type - 1), "traceEvents[1] (kernel)");
     CHECK_CONTAINS(import_text("wrong.json", wrong_type, sizeof wrong_type - 1), "'ts' is not a number");
-    static const char no_dur[] = "[{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"m\", \"ts\": 5, \"pid\": 0, \"tid\": 7}]";
+    static const char no_dur[] =
+        "[{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"m\", \"ts\": 5, \"pid\": 0, \"tid\": 7}]";
     CHECK_CONTAINS(import_text("nodur.json", no_dur, sizeof no_dur - 1), "without 'dur'");
     static const char garbage[] = "{\"traceEvents\": [{} {}]}";
     CHECK_CONTAINS(import_text("garbage.json", garbage, sizeof garbage - 1), "byte 20: expected ',' or ']'");
@@ -230,15 +243,17 @@ static void test_bad_inputs(void)
     CHECK_STR(import_text("empty-key.json", "[{\"\": \"\"}]", 10), "");
     static const char gzip_garbage[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage-not-deflate";
     CHECK_CONTAINS(import_text("garbage.json.gz", gzip_garbage, sizeof gzip_garbage - 1), "gzip");
-    static const char unknown[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"mystery\", \"ts\": 1, \"dur\": 1},"
-                                  " {\"ph\": \"X\", \"cat\": \"mystery\", \"ts\": 2, \"dur\": 1}]}";
+    static const char unknown[] =
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"mystery\", \"ts\": 1, \"dur\": 1},"
+        " {\"ph\": \"X\", \"cat\": \"mystery\", \"ts\": 2, \"dur\": 1}]}";
     CHECK_STR(import_text("unknown.json", unknown, sizeof unknown - 1), "");
     error_info err;
     store *trace = store_open(path_in("bad-out.db"), 1, &err);
     CHECK(trace != NULL);
     if (trace) {
-        CHECK_CONTAINS(query_text(trace, "SELECT message FROM warnings WHERE code = 'import-unknown-category'"),
-                       "skipped 2 events of unknown categories: mystery (2)");
+        CHECK_CONTAINS(
+            query_text(trace, "SELECT message FROM warnings WHERE code = 'import-unknown-category'"),
+            "skipped 2 events of unknown categories: mystery (2)");
         store_close(trace, NULL);
     }
     /* A failed import leaves no output behind, not even a temporary file. */
@@ -261,8 +276,10 @@ static void make_nsys_fixture(const char *path)
     const char *sql =
         "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
         "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
-        "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT,"
-        " isDiscrete INTEGER, l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, clockRate INTEGER,"
+        "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation "
+        "TEXT,"
+        " isDiscrete INTEGER, l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, clockRate "
+        "INTEGER,"
         " smCount INTEGER, pwGpuId INTEGER, uuid TEXT, luid INTEGER, chipName TEXT, cuDevice INTEGER,"
         " maxRegistersPerBlock INTEGER, maxShmemPerBlock INTEGER, maxShmemPerBlockOptin INTEGER,"
         " maxShmemPerSm INTEGER, maxRegistersPerSm INTEGER, threadsPerWarp INTEGER, asyncEngines INTEGER,"
@@ -271,8 +288,10 @@ static void make_nsys_fixture(const char *path)
         "CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, pid INTEGER NOT NULL,"
         " uuid TEXT, numMultiprocessors INTEGER);"
         "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"
-        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL,"
-        " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL,"
+        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER "
+        "NOT NULL,"
+        " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT "
+        "NULL,"
         " mangledName INTEGER, launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL,"
         " gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL,"
         " blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, staticSharedMemory INTEGER NOT NULL,"
@@ -280,31 +299,38 @@ static void make_nsys_fixture(const char *path)
         " localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER,"
         " graphNodeId INTEGER, sharedMemoryLimitConfig INTEGER);"
         "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,"
-        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL,"
+        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER "
+        "NOT NULL,"
         " correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL,"
-        " deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, srcContextId INTEGER,"
+        " deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, srcContextId "
+        "INTEGER,"
         " dstDeviceId INTEGER, dstContextId INTEGER, migrationCause INTEGER, graphNodeId INTEGER,"
         " virtualAddress INTEGER);"
         "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL,"
-        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL,"
+        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER "
+        "NOT NULL,"
         " correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL,"
         " graphNodeId INTEGER, memKind INTEGER);"
         "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL,"
-        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL,"
+        " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER "
+        "NOT NULL,"
         " correlationId INTEGER, globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL);"
         "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,"
         " eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,"
         " returnValue INTEGER NOT NULL, callchainId INTEGER);"
         "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
-        " rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER,"
+        " rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid "
+        "INTEGER,"
         " textId INTEGER, domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue REAL,"
         " uint32Value INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT);"
         "INSERT INTO StringIds VALUES (1, 'gemm_kernel(float*)'), (2, 'gemm_kernel'),"
         " (3, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)'),"
         " (4, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL'), (5, 'cudaLaunchKernel_v7000'), (6, 'forward');"
         "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '');"
-        "INSERT INTO TARGET_INFO_GPU (vmId, id, name, uuid, l2CacheSize, totalMemory, memoryBandwidth, clockRate,"
-        " smCount, maxRegistersPerBlock, maxShmemPerBlock, maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm,"
+        "INSERT INTO TARGET_INFO_GPU (vmId, id, name, uuid, l2CacheSize, totalMemory, memoryBandwidth, "
+        "clockRate,"
+        " smCount, maxRegistersPerBlock, maxShmemPerBlock, maxShmemPerBlockOptin, maxShmemPerSm, "
+        "maxRegistersPerSm,"
         " threadsPerWarp, asyncEngines, maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock, computeMajor,"
         " computeMinor) VALUES (0, 0, 'NVIDIA H100 80GB HBM3', 'GPU-1', 52428800, 85520809984, 3352320000000,"
         " 1980000000, 132, 65536, 49152, 232448, 233472, 65536, 32, 3, 64, 32, 1024, 9, 0);"
@@ -313,16 +339,21 @@ static void make_nsys_fixture(const char *path)
         /* globalPid = pid << 24; globalTid = pid << 24 | tid. */
         "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000, 1500, 1, 1677721700, 11, 5, 0, NULL);"
         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId,"
-        " globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
-        " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId, launchType)"
-        " VALUES (2000, 7000, 0, 1, 7, 11, 1677721600, 1, 2, 128, 264, 1, 1, 256, 1, 1, 1024, 49152, 0, 0, 1, 0),"
+        " globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
+        "blockZ,"
+        " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId, "
+        "launchType)"
+        " VALUES (2000, 7000, 0, 1, 7, 11, 1677721600, 1, 2, 128, 264, 1, 1, 256, 1, 1, 1024, 49152, 0, 0, "
+        "1, 0),"
         " (3000, 9000, 0, 1, 13, 12, 1677721600, 3, 4, 96, 16, 1, 1, 640, 1, 1, 0, 41744, 0, 0, 2, 0),"
         " (3100, 9100, 1, 1, 13, 5, 3355443200, 3, 4, 96, 16, 1, 1, 640, 1, 1, 0, 41744, 0, 0, 2, 0);"
         "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId,"
-        " globalPid, bytes, copyKind, srcKind, dstKind) VALUES (100, 900, 0, 1, 14, 10, 1677721600, 67108864, 1, 1, 3);"
+        " globalPid, bytes, copyKind, srcKind, dstKind) VALUES (100, 900, 0, 1, 14, 10, 1677721600, "
+        "67108864, 1, 1, 3);"
         "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, correlationId,"
         " globalPid, value, bytes, memKind) VALUES (50, 60, 0, 1, 7, 9, 1677721600, 0, 4096, 3);"
-        "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (1600, 1700, 0, 1, NULL, 13, 13, 1677721600, 2, 5),"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (1600, 1700, 0, 1, NULL, 13, 13, 1677721600, "
+        "2, 5),"
         " (9200, 9300, 0, 1, NULL, 4294967295, 14, 1677721600, 4, 4294967295);"
         "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES"
         " (0, 0, 75, 'training', 1677721700, 1), (500, 9500, 59, 'step', 1677721700, 1), (600, 800, 59, NULL,"
@@ -349,34 +380,41 @@ static void test_nsys_fixture(void)
     CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM processes"), 2);
     CHECK_INT(query_int(trace, "SELECT pid FROM processes ORDER BY process_id LIMIT 1"), 100);
     CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM kernels"), 3);
-    CHECK_STR(query_text(trace, "SELECT value FROM strings s JOIN kernels k ON k.name_id = s.id ORDER BY k.start_ns"
-                                " LIMIT 1"),
+    CHECK_STR(query_text(trace,
+                         "SELECT value FROM strings s JOIN kernels k ON k.name_id = s.id ORDER BY k.start_ns"
+                         " LIMIT 1"),
               "gemm_kernel(float*)");
     CHECK_INT(query_int(trace, "SELECT start_ns FROM kernels WHERE correlation_id = 11"), session + 2000);
     CHECK_INT(query_int(trace, "SELECT dynamic_shared_bytes FROM kernels WHERE correlation_id = 11"), 49152);
-    CHECK_INT(query_int(trace, "SELECT grid_x * 1000 + block_x FROM kernels WHERE correlation_id = 11"), 264256);
+    CHECK_INT(query_int(trace, "SELECT grid_x * 1000 + block_x FROM kernels WHERE correlation_id = 11"),
+              264256);
     CHECK_INT(query_int(trace, "SELECT thread_id FROM api_calls WHERE correlation_id = 11"), 100);
     CHECK_STR(query_text(trace, "SELECT value FROM strings s JOIN api_calls a ON a.name_id = s.id"),
               "cudaLaunchKernel_v7000");
-    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM collectives WHERE op = 'AllReduce' AND algorithm = 'RING'"
-                               " AND protocol = 'LL' AND detail_source = 1"),
+    CHECK_INT(query_int(trace,
+                        "SELECT COUNT(*) FROM collectives WHERE op = 'AllReduce' AND algorithm = 'RING'"
+                        " AND protocol = 'LL' AND detail_source = 1"),
               2);
     CHECK_INT(query_int(trace, "SELECT copy_kind * 100 + src_kind * 10 + dst_kind FROM memcpys"), 113);
     CHECK_INT(query_int(trace, "SELECT bytes FROM memsets"), 4096);
-    CHECK_INT(query_int(trace, "SELECT sync_type * 100 + event_id FROM synchronizations WHERE correlation_id = 13"),
-              205);
+    CHECK_INT(
+        query_int(trace, "SELECT sync_type * 100 + event_id FROM synchronizations WHERE correlation_id = 13"),
+        205);
     CHECK_INT(query_int(trace, "SELECT (stream_id IS NULL) + (event_id IS NULL) FROM synchronizations"
                                " WHERE correlation_id = 14"),
               2);
     CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM nvtx"), 3);
     CHECK_STR(query_text(trace, "SELECT value FROM strings s JOIN nvtx n ON n.domain_id = s.id"), "training");
-    CHECK_STR(query_text(trace, "SELECT value FROM strings s JOIN nvtx n ON n.message_id = s.id WHERE n.start_ns = "
-                                "1700000000000000600"),
+    CHECK_STR(query_text(trace,
+                         "SELECT value FROM strings s JOIN nvtx n ON n.message_id = s.id WHERE n.start_ns = "
+                         "1700000000000000600"),
               "forward");
     CHECK_INT(query_int(trace, "SELECT kind FROM nvtx WHERE end_ns = start_ns"), STORE_NVTX_MARK);
     CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM devices"), 2);
-    CHECK_INT(query_int(trace, "SELECT d.device_id FROM devices d JOIN processes p USING (process_id) WHERE p.pid = 200"),
-              1);
+    CHECK_INT(
+        query_int(trace,
+                  "SELECT d.device_id FROM devices d JOIN processes p USING (process_id) WHERE p.pid = 200"),
+        1);
     CHECK_INT(query_int(trace, "SELECT max_threads_per_sm FROM devices LIMIT 1"), 2048);
     CHECK_INT(query_int(trace, "SELECT max_shared_memory_per_block_optin FROM devices LIMIT 1"), 232448);
     CHECK_INT(query_int(trace, "SELECT core_clock_khz FROM devices LIMIT 1"), 1980000);

@@ -95,8 +95,8 @@ int main(void)
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const struct expected *row = &table[i];
         if (cuda_api_classify(row->name) != row->api_class)
-            fprintf(stderr, "%s: %s, expected %s\n", row->name, cuda_api_class_name(cuda_api_classify(row->name)),
-                    cuda_api_class_name(row->api_class));
+            fprintf(stderr, "%s: %s, expected %s\n", row->name,
+                    cuda_api_class_name(cuda_api_classify(row->name)), cuda_api_class_name(row->api_class));
         CHECK_INT(cuda_api_classify(row->name), row->api_class);
         CHECK_INT(cuda_api_recorded_by_default(row->name), row->api_class != CUDA_API_OTHER);
         CHECK_INT(cuda_api_is_synchronizing(row->name), row->synchronizing);

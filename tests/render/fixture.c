@@ -6,18 +6,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int add_kernel(store *s, int64_t stream, int64_t start_ns, int64_t end_ns, const char *name, int64_t *rowid)
+static int add_kernel(store *s, int64_t stream, int64_t start_ns, int64_t end_ns, const char *name,
+                      int64_t *rowid)
 {
-    struct store_kernel kernel = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = stream,
-                                  .correlation_id = STORE_NULL, .start_ns = start_ns, .end_ns = end_ns,
-                                  .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL, .grid_x = 132, .grid_y = 1,
-                                  .grid_z = 1, .block_x = 256, .block_y = 1, .block_z = 1,
-                                  .registers_per_thread = 32, .static_shared_bytes = 0, .dynamic_shared_bytes = 0,
-                                  .local_memory_per_thread_bytes = STORE_NULL, .local_memory_total_bytes = STORE_NULL,
-                                  .shared_memory_executed_bytes = STORE_NULL, .shared_memory_config = STORE_NULL,
-                                  .launch_type = 0, .is_device_launched = 0, .graph_id = STORE_NULL,
-                                  .graph_node_id = STORE_NULL, .channel_id = STORE_NULL, .channel_type = STORE_NULL,
-                                  .priority = STORE_NULL, .cluster_x = 0, .cluster_y = 0, .cluster_z = 0,
+    struct store_kernel kernel = {.process_id = 1,
+                                  .device_id = 0,
+                                  .context_id = 1,
+                                  .stream_id = stream,
+                                  .correlation_id = STORE_NULL,
+                                  .start_ns = start_ns,
+                                  .end_ns = end_ns,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
+                                  .grid_x = 132,
+                                  .grid_y = 1,
+                                  .grid_z = 1,
+                                  .block_x = 256,
+                                  .block_y = 1,
+                                  .block_z = 1,
+                                  .registers_per_thread = 32,
+                                  .static_shared_bytes = 0,
+                                  .dynamic_shared_bytes = 0,
+                                  .local_memory_per_thread_bytes = STORE_NULL,
+                                  .local_memory_total_bytes = STORE_NULL,
+                                  .shared_memory_executed_bytes = STORE_NULL,
+                                  .shared_memory_config = STORE_NULL,
+                                  .launch_type = 0,
+                                  .is_device_launched = 0,
+                                  .graph_id = STORE_NULL,
+                                  .graph_node_id = STORE_NULL,
+                                  .channel_id = STORE_NULL,
+                                  .channel_type = STORE_NULL,
+                                  .priority = STORE_NULL,
+                                  .cluster_x = 0,
+                                  .cluster_y = 0,
+                                  .cluster_z = 0,
                                   .name = name};
     return store_insert_kernel(s, &kernel, rowid, NULL);
 }
@@ -28,32 +51,61 @@ static int add_allreduce(store *s, int64_t start_ns, int64_t end_ns, int64_t byt
     if (add_kernel(s, 14, start_ns, end_ns,
                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", &rowid) != 0)
         return -1;
-    struct store_collective collective = {.process_id = 1, .device_id = 0, .stream_id = 14, .op = "AllReduce",
-                                          .bytes = bytes, .element_count = bytes / 4, .dtype = "f32",
-                                          .root = STORE_NULL, .algorithm = "RING", .protocol = "LL",
-                                          .communicator = "0x5a5a", .rank = 0, .nranks = 2,
-                                          .sequence_number = STORE_NULL, .kernel_rowid = rowid, .start_ns = start_ns,
-                                          .end_ns = end_ns, .detail_source = STORE_DETAIL_KINETO};
+    struct store_collective collective = {.process_id = 1,
+                                          .device_id = 0,
+                                          .stream_id = 14,
+                                          .op = "AllReduce",
+                                          .bytes = bytes,
+                                          .element_count = bytes / 4,
+                                          .dtype = "f32",
+                                          .root = STORE_NULL,
+                                          .algorithm = "RING",
+                                          .protocol = "LL",
+                                          .communicator = "0x5a5a",
+                                          .rank = 0,
+                                          .nranks = 2,
+                                          .sequence_number = STORE_NULL,
+                                          .kernel_rowid = rowid,
+                                          .start_ns = start_ns,
+                                          .end_ns = end_ns,
+                                          .detail_source = STORE_DETAIL_KINETO};
     return store_insert_collective(s, &collective, NULL);
 }
 
-static int add_copy(store *s, int64_t start_ns, int64_t end_ns, int64_t kind, int64_t bytes, int64_t host_memory)
+static int add_copy(store *s, int64_t start_ns, int64_t end_ns, int64_t kind, int64_t bytes,
+                    int64_t host_memory)
 {
     int htod = kind == STORE_COPY_HTOD;
-    struct store_memcpy copy = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 15,
-                                .correlation_id = STORE_NULL, .start_ns = start_ns, .end_ns = end_ns,
-                                .copy_kind = kind, .src_kind = htod ? host_memory : STORE_MEMORY_DEVICE,
-                                .dst_kind = htod ? STORE_MEMORY_DEVICE : host_memory, .bytes = bytes,
-                                .src_device_id = STORE_NULL, .dst_device_id = STORE_NULL, .is_async = 1,
-                                .channel_id = STORE_NULL, .channel_type = STORE_NULL, .copy_count = 1,
-                                .graph_id = STORE_NULL, .graph_node_id = STORE_NULL};
+    struct store_memcpy copy = {.process_id = 1,
+                                .device_id = 0,
+                                .context_id = 1,
+                                .stream_id = 15,
+                                .correlation_id = STORE_NULL,
+                                .start_ns = start_ns,
+                                .end_ns = end_ns,
+                                .copy_kind = kind,
+                                .src_kind = htod ? host_memory : STORE_MEMORY_DEVICE,
+                                .dst_kind = htod ? STORE_MEMORY_DEVICE : host_memory,
+                                .bytes = bytes,
+                                .src_device_id = STORE_NULL,
+                                .dst_device_id = STORE_NULL,
+                                .is_async = 1,
+                                .channel_id = STORE_NULL,
+                                .channel_type = STORE_NULL,
+                                .copy_count = 1,
+                                .graph_id = STORE_NULL,
+                                .graph_node_id = STORE_NULL};
     return store_insert_memcpy(s, &copy, NULL);
 }
 
 static int add_host(store *s)
 {
-    struct store_api_call call = {.process_id = 1, .thread_id = 100, .api_domain = STORE_API_RUNTIME,
-                                  .callback_id = 211, .correlation_id = STORE_NULL, .return_value = 0,
+    struct store_api_call call = {.process_id = 1,
+                                  .thread_id = 100,
+                                  .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211,
+                                  .correlation_id = STORE_NULL,
+                                  .return_value = 0,
                                   .name = "cudaLaunchKernel"};
     call.start_ns = US(100);
     call.end_ns = US(150);
@@ -63,14 +115,20 @@ static int add_host(store *s)
     call.end_ns = US(4100);
     if (store_insert_api_call(s, &call, NULL) != 0)
         return -1;
-    struct store_nvtx range = {.process_id = 1, .thread_id = 100, .device_id = STORE_NULL, .stream_id = STORE_NULL,
-                               .kind = STORE_NVTX_PUSH_POP, .domain = NULL, .category = STORE_NULL,
+    struct store_nvtx range = {.process_id = 1,
+                               .thread_id = 100,
+                               .device_id = STORE_NULL,
+                               .stream_id = STORE_NULL,
+                               .kind = STORE_NVTX_PUSH_POP,
+                               .domain = NULL,
+                               .category = STORE_NULL,
                                .color = STORE_NULL};
     const struct {
         const char *message;
         double start_us, end_us;
         int depth;
-    } ranges[] = {{"ProfilerStep#0", 0, 5000, 0}, {"ProfilerStep#1", 5000, 10500, 0}, {"forward", 100, 3000, 1}};
+    } ranges[] = {
+        {"ProfilerStep#0", 0, 5000, 0}, {"ProfilerStep#1", 5000, 10500, 0}, {"forward", 100, 3000, 1}};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         range.message = ranges[i].message;
         range.start_ns = US(ranges[i].start_us);
@@ -89,9 +147,15 @@ static int add_streams(store *s)
         const char *label;
     } streams[] = {{7, 1, NULL}, {13, 0, NULL}, {14, 0, "nccl"}, {15, 0, NULL}, {16, 0, NULL}};
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
-        struct store_stream stream = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = streams[i].id,
-                                      .is_legacy_default = streams[i].legacy, .is_per_thread_default = 0,
-                                      .priority = 0, .flags = streams[i].legacy ? 3 : 2, .label = streams[i].label};
+        struct store_stream stream = {.process_id = 1,
+                                      .device_id = 0,
+                                      .context_id = 1,
+                                      .stream_id = streams[i].id,
+                                      .is_legacy_default = streams[i].legacy,
+                                      .is_per_thread_default = 0,
+                                      .priority = 0,
+                                      .flags = streams[i].legacy ? 3 : 2,
+                                      .label = streams[i].label};
         if (store_insert_stream(s, &stream, NULL) != 0)
             return -1;
     }
@@ -100,31 +164,57 @@ static int add_streams(store *s)
 
 static int add_scenario_rows(store *s)
 {
-    struct store_process process = {.pid = 4242, .parent_pid = 1, .host = "node7", .command_line = "python train.py",
-                                    .rank = 0, .local_rank = 0, .world_size = 2, .start_ns = US(-1000),
-                                    .end_ns = US(11000), .exit_status = 0, .term_signal = STORE_NULL,
-                                    .dropped_records = 0, .source_file = NULL};
-    struct store_device device = {.process_id = 1, .device_id = 0, .name = "NVIDIA H100 80GB HBM3", .uuid = NULL,
-                                  .pci_bus_id = STORE_NULL, .sm_count = 132, .compute_capability_major = 9,
+    struct store_process process = {.pid = 4242,
+                                    .parent_pid = 1,
+                                    .host = "node7",
+                                    .command_line = "python train.py",
+                                    .rank = 0,
+                                    .local_rank = 0,
+                                    .world_size = 2,
+                                    .start_ns = US(-1000),
+                                    .end_ns = US(11000),
+                                    .exit_status = 0,
+                                    .term_signal = STORE_NULL,
+                                    .dropped_records = 0,
+                                    .source_file = NULL};
+    struct store_device device = {.process_id = 1,
+                                  .device_id = 0,
+                                  .name = "NVIDIA H100 80GB HBM3",
+                                  .uuid = NULL,
+                                  .pci_bus_id = STORE_NULL,
+                                  .sm_count = 132,
+                                  .compute_capability_major = 9,
                                   .compute_capability_minor = 0};
     if (store_insert_process(s, &process, NULL) != 0 || store_insert_device(s, &device, NULL) != 0 ||
         add_streams(s) != 0)
         return -1;
     if (add_kernel(s, 7, US(3000), US(3500), "_Z11fill_kernelPfi", NULL) != 0 ||
         add_kernel(s, 13, US(0), US(4000), "_Z13sgemm_256x128PKfS0_Pfi", NULL) != 0 ||
-        add_kernel(s, 13, US(4000), US(6000),
-                   "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                   "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
-                   NULL) != 0 ||
-        add_allreduce(s, US(2000), US(5000), 4 << 20) != 0 || add_allreduce(s, US(6000), US(8000), 8 << 20) != 0 ||
+        add_kernel(
+            s, 13, US(4000), US(6000),
+            "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+            NULL) != 0 ||
+        add_allreduce(s, US(2000), US(5000), 4 << 20) != 0 ||
+        add_allreduce(s, US(6000), US(8000), 8 << 20) != 0 ||
         add_copy(s, US(6000), US(9000), STORE_COPY_HTOD, 64 << 20, STORE_MEMORY_PAGEABLE) != 0 ||
         add_copy(s, US(9000), US(10000), STORE_COPY_DTOH, 1 << 20, STORE_MEMORY_PINNED) != 0)
         return -1;
-    struct store_memset memset_row = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 15,
-                                      .correlation_id = STORE_NULL, .start_ns = US(10000), .end_ns = US(10500),
-                                      .value = 0, .bytes = 1 << 20, .memory_kind = STORE_MEMORY_DEVICE,
-                                      .is_async = 1, .channel_id = STORE_NULL, .channel_type = STORE_NULL,
-                                      .graph_id = STORE_NULL, .graph_node_id = STORE_NULL};
+    struct store_memset memset_row = {.process_id = 1,
+                                      .device_id = 0,
+                                      .context_id = 1,
+                                      .stream_id = 15,
+                                      .correlation_id = STORE_NULL,
+                                      .start_ns = US(10000),
+                                      .end_ns = US(10500),
+                                      .value = 0,
+                                      .bytes = 1 << 20,
+                                      .memory_kind = STORE_MEMORY_DEVICE,
+                                      .is_async = 1,
+                                      .channel_id = STORE_NULL,
+                                      .channel_type = STORE_NULL,
+                                      .graph_id = STORE_NULL,
+                                      .graph_node_id = STORE_NULL};
     if (store_insert_memset(s, &memset_row, NULL) != 0)
         return -1;
     for (int i = 0; i < 10000; i++)
@@ -150,8 +240,12 @@ store *fixture_scenario(const char *path)
 static struct analysis_op op(size_t lane, enum analysis_category category, double start_us, double end_us,
                              const char *name)
 {
-    struct analysis_op result = {.lane = lane, .category = category, .start_ns = US(start_us), .end_ns = US(end_us),
-                                 .launch_start_ns = STORE_NULL, .launch_end_ns = STORE_NULL,
+    struct analysis_op result = {.lane = lane,
+                                 .category = category,
+                                 .start_ns = US(start_us),
+                                 .end_ns = US(end_us),
+                                 .launch_start_ns = STORE_NULL,
+                                 .launch_end_ns = STORE_NULL,
                                  .correlation_id = STORE_NULL};
     snprintf(result.name, sizeof result.name, "%s", name);
     return result;

@@ -9,7 +9,7 @@
 #include "store.h"
 
 #define FIXTURE_ORIGIN_NS 1700000000000000000LL /* a realistic CUPTI clock value */
-#define US(t) (FIXTURE_ORIGIN_NS + (int64_t)((t) * 1000.0))
+#define US(t) (FIXTURE_ORIGIN_NS + (int64_t)((t)*1000.0))
 
 /* The scenario of the picture tests (rank 0, one H100, pid 4242):
  *   stream 7  (legacy default) a kernel 3000-3500 us

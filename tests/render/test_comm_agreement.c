@@ -15,8 +15,8 @@ static int64_t painted_communication(store *trace, const struct analysis_result 
     struct reader_selection selection = {.rank = -1, .device_id = -1, .stream_id = -1};
     int64_t last_end = 0;
     error_info err = {{0}};
-    struct canvas *canvas = reader_read(trace, &selection, result->window_start_ns, result->window_end_ns, 0, 800,
-                                        3.0, &last_end, &err);
+    struct canvas *canvas = reader_read(trace, &selection, result->window_start_ns, result->window_end_ns, 0,
+                                        800, 3.0, &last_end, &err);
     CHECK(canvas != NULL);
     if (!canvas)
         return -1;
@@ -48,10 +48,12 @@ static void test_hand_built(const char *directory)
     add_stream(&b, process, 0, 20, 0, 1, 0);
     insert_kernel(&b, kernel_row(process, 13, 0, 1000, 132, 256, "_Z13sgemm_256x128PKfS0_Pfi"));
     insert_kernel(&b, kernel_row(process, 20, 100, 400, 24, 544, "ncclAllReduceRingLLKernel_sum_f32"));
-    insert_kernel(&b, kernel_row(process, 20, 500, 700, 24, 544,
-                                 "ncclKernel_AllGather_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
-    insert_kernel(&b, kernel_row(process, 20, 800, 850, 24, 544,
-                                 "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"));
+    insert_kernel(
+        &b, kernel_row(process, 20, 500, 700, 24, 544,
+                       "ncclKernel_AllGather_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
+    insert_kernel(
+        &b, kernel_row(process, 20, 800, 850, 24, 544,
+                       "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"));
     insert_kernel(&b, kernel_row(process, 13, 1100, 1200, 1, 32, "ncclStrangeHelper(int)"));
     CHECK_INT(builder_finish(&b), 0);
     struct analysis_result *result = analysis_run(b.trace, NULL, &b.err);
@@ -72,8 +74,8 @@ static void test_golden_without_collectives(const char *directory)
     const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
     char command[2048], path[600];
     snprintf(path, sizeof path, "%s/ddp_no_collectives.db", directory);
-    snprintf(command, sizeof command, "cp '%s/gpu/ddp.db' '%s' && sqlite3 '%s' 'DELETE FROM collectives'", data, path,
-             path);
+    snprintf(command, sizeof command, "cp '%s/gpu/ddp.db' '%s' && sqlite3 '%s' 'DELETE FROM collectives'",
+             data, path, path);
     CHECK_INT(system(command), 0);
     error_info err = {{0}};
     store *trace = store_open(path, 1, &err);

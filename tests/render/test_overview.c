@@ -4,8 +4,8 @@
  * within the documented bound of the scan's (2 / ratio + 1/255), exact where a lane is wholly
  * busy or idle; busy times and counts exact over the whole span; the same kept intervals; the
  * concurrency levels' shares within 0.01 of an exact sweep (the scan rounds averages below its
- * 1/16-pixel slots, so it is no reference there). Then: a picture too wide for it, a partial window, --rank, a trace
- * that grew since (stale), a small trace (none built) and a damaged overview. */
+ * 1/16-pixel slots, so it is no reference there). Then: a picture too wide for it, a partial window, --rank,
+ * a trace that grew since (stale), a small trace (none built) and a damaged overview. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ static int compare_events(const void *left, const void *right)
 static void exact_levels(int64_t process_id, int64_t from, int64_t to, double share[4])
 {
     int p = (int)process_id - 1, count = written_count[p];
-    int64_t (*events)[2] = malloc((size_t)count * 2 * sizeof *events);
+    int64_t(*events)[2] = malloc((size_t)count * 2 * sizeof *events);
     for (int i = 0; i < count; i++) {
         events[2 * i][0] = written[p][i].start_ns;
         events[2 * i][1] = 1;
@@ -72,9 +72,15 @@ static void exact_levels(int64_t process_id, int64_t from, int64_t to, double sh
 static void add_kernel(store *trace, int64_t process_id, int64_t stream, int64_t start_ns, int64_t end_ns,
                        const char *name)
 {
-    struct store_kernel kernel = {.process_id = process_id, .device_id = 0, .context_id = 1, .stream_id = stream,
-                                  .correlation_id = STORE_NULL, .start_ns = ORIGIN_NS + start_ns,
-                                  .end_ns = ORIGIN_NS + end_ns, .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL,
+    struct store_kernel kernel = {.process_id = process_id,
+                                  .device_id = 0,
+                                  .context_id = 1,
+                                  .stream_id = stream,
+                                  .correlation_id = STORE_NULL,
+                                  .start_ns = ORIGIN_NS + start_ns,
+                                  .end_ns = ORIGIN_NS + end_ns,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
                                   .name = name};
     int64_t *fields = &kernel.grid_x;
     for (int f = 0; f < 23; f++) /* grid_x .. priority */
@@ -86,9 +92,16 @@ static void add_kernel(store *trace, int64_t process_id, int64_t stream, int64_t
 
 static void add_process(store *trace, int64_t pid, int64_t rank)
 {
-    struct store_process process = {.pid = pid, .rank = rank, .parent_pid = STORE_NULL, .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL, .start_ns = STORE_NULL, .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL, .term_signal = STORE_NULL, .dropped_records = 0,
+    struct store_process process = {.pid = pid,
+                                    .rank = rank,
+                                    .parent_pid = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL,
+                                    .dropped_records = 0,
                                     .command_line = "test"};
     error_info err;
     CHECK_INT(store_insert_process(trace, &process, &err), 0);
@@ -112,13 +125,24 @@ static void write_trace(const char *path)
         add_kernel(trace, process, 14, shift + 10000000, shift + 50000000,
                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
         for (int64_t i = 0; i < 500; i++)
-            add_kernel(trace, process, 14, shift + 60000000 + i * 20000, shift + 60007000 + i * 20000, "_Z4stepv");
-        struct store_memcpy copy = {.process_id = process, .device_id = 0, .context_id = 1, .stream_id = 15,
-                                    .correlation_id = STORE_NULL, .start_ns = ORIGIN_NS + shift + 70000000,
-                                    .end_ns = ORIGIN_NS + shift + 80000000, .copy_kind = STORE_COPY_HTOD,
-                                    .src_kind = STORE_NULL, .dst_kind = STORE_NULL, .bytes = 1 << 20,
-                                    .src_device_id = STORE_NULL, .dst_device_id = STORE_NULL,
-                                    .channel_id = STORE_NULL, .channel_type = STORE_NULL, .graph_id = STORE_NULL,
+            add_kernel(trace, process, 14, shift + 60000000 + i * 20000, shift + 60007000 + i * 20000,
+                       "_Z4stepv");
+        struct store_memcpy copy = {.process_id = process,
+                                    .device_id = 0,
+                                    .context_id = 1,
+                                    .stream_id = 15,
+                                    .correlation_id = STORE_NULL,
+                                    .start_ns = ORIGIN_NS + shift + 70000000,
+                                    .end_ns = ORIGIN_NS + shift + 80000000,
+                                    .copy_kind = STORE_COPY_HTOD,
+                                    .src_kind = STORE_NULL,
+                                    .dst_kind = STORE_NULL,
+                                    .bytes = 1 << 20,
+                                    .src_device_id = STORE_NULL,
+                                    .dst_device_id = STORE_NULL,
+                                    .channel_id = STORE_NULL,
+                                    .channel_type = STORE_NULL,
+                                    .graph_id = STORE_NULL,
                                     .graph_node_id = STORE_NULL};
         CHECK_INT(store_insert_memcpy(trace, &copy, &err), 0);
         remember(process, shift + 70000000, shift + 80000000);
@@ -155,8 +179,8 @@ static int read_both(store *trace, int64_t start_ns, int64_t end_ns, int columns
 /* Every lane of the scan has its overview twin, within the bound column by column. */
 static void compare(const struct canvas *scanned, const struct canvas *overview, int whole)
 {
-    double ratio = OVERVIEW_COLUMNS * ((double)(scanned->window_end_ns - scanned->window_start_ns) /
-                                       (double)SPAN_NS) /
+    double ratio = OVERVIEW_COLUMNS *
+                   ((double)(scanned->window_end_ns - scanned->window_start_ns) / (double)SPAN_NS) /
                    scanned->columns;
     double bound = 2.0 / ratio + 1.5 / 255;
     CHECK_INT(overview->lane_count, scanned->lane_count);
@@ -176,7 +200,8 @@ static void compare(const struct canvas *scanned, const struct canvas *overview,
                 worst = fabs(coverage_a - coverage_b);
             /* Wholly idle or wholly busy columns (away from edges) must agree exactly. */
             if ((coverage_a == 0 || coverage_a >= 0.999) && column > 0 && column + 1 < scanned->columns) {
-                double left = canvas_column_coverage(a, column - 1, NULL), right = canvas_column_coverage(a, column + 1, NULL);
+                double left = canvas_column_coverage(a, column - 1, NULL),
+                       right = canvas_column_coverage(a, column + 1, NULL);
                 if (left == coverage_a && right == coverage_a && fabs(coverage_b - coverage_a) > 1.5 / 255)
                     exact_mismatches++;
             }
@@ -184,8 +209,8 @@ static void compare(const struct canvas *scanned, const struct canvas *overview,
                 exact_mismatches++;
         }
         if (worst > bound)
-            fprintf(stderr, "lane %lld/%lld: coverage differs by %.4f (bound %.4f)\n", (long long)a->process_id,
-                    (long long)a->stream_id, worst, bound);
+            fprintf(stderr, "lane %lld/%lld: coverage differs by %.4f (bound %.4f)\n",
+                    (long long)a->process_id, (long long)a->stream_id, worst, bound);
         CHECK(worst <= bound);
         CHECK_INT(exact_mismatches, 0);
         CHECK_INT(b->kept_count, a->kept_count);
@@ -211,7 +236,8 @@ static void compare(const struct canvas *scanned, const struct canvas *overview,
         for (int column = 0; column < overview->columns; column++)
             for (int level = 0; level < 4; level++)
                 share[level] += overview->devices[d]->level_fraction[column * 4 + level] / overview->columns;
-        exact_levels(overview->devices[d]->process_id, overview->window_start_ns, overview->window_end_ns, exact);
+        exact_levels(overview->devices[d]->process_id, overview->window_start_ns, overview->window_end_ns,
+                     exact);
         for (int level = 0; level < 4; level++)
             CHECK_NEAR(share[level], exact[level], 0.01);
     }
@@ -241,8 +267,8 @@ static void test_build_or_warn(int damaged)
     CHECK_INT(overview_span(trace, &start, &end, &err), damaged ? 0 : 1);
     sqlite3_stmt *query = NULL;
     CHECK(sqlite3_prepare_v2(store_db(trace),
-                             "SELECT COUNT(*), MAX(message) FROM warnings WHERE code = 'overview-skipped'", -1, &query,
-                             NULL) == SQLITE_OK);
+                             "SELECT COUNT(*), MAX(message) FROM warnings WHERE code = 'overview-skipped'",
+                             -1, &query, NULL) == SQLITE_OK);
     CHECK(sqlite3_step(query) == SQLITE_ROW);
     CHECK_INT(sqlite3_column_int64(query, 0), damaged ? 1 : 0);
     if (damaged)
@@ -285,7 +311,8 @@ int main(void)
     canvas_free(overview);
 
     /* A window of the middle half, 800 columns (about 20 each). */
-    CHECK_INT(read_both(trace, span_start + 25000000, span_start + 77500000, 800, -1, &scanned, &overview), 1);
+    CHECK_INT(read_both(trace, span_start + 25000000, span_start + 77500000, 800, -1, &scanned, &overview),
+              1);
     compare(scanned, overview, 0);
     canvas_free(scanned);
     canvas_free(overview);
@@ -300,8 +327,9 @@ int main(void)
     canvas_free(overview);
 
     /* A damaged overview: a lane's cells cut short. */
-    CHECK(sqlite3_exec(store_db(trace), "SAVEPOINT damage; UPDATE render_overview SET cells = x'00' WHERE what = 2",
-                       NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(store_db(trace),
+                       "SAVEPOINT damage; UPDATE render_overview SET cells = x'00' WHERE what = 2", NULL,
+                       NULL, NULL) == SQLITE_OK);
     int64_t end = 0;
     overview = canvas_new(span_start, span_end, 1500, 3.0);
     CHECK_INT(overview_fill(overview, trace, -1, &end, &err), -1);

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "naming.h"
 #include "fixture.h"
 #include "kernel_name.h"
+#include "naming.h"
 #include "palette.h"
 #include "reader.h"
 #include "timeline.h"
@@ -56,11 +56,12 @@ struct lane_interval {
 };
 
 /* The lane's longest interval inside the window, from the rows. Returns 0 when found. */
-static int longest_interval(store *trace, const struct timeline_layout *layout, const struct timeline_lane_place *lane,
-                            struct lane_interval *found)
+static int longest_interval(store *trace, const struct timeline_layout *layout,
+                            const struct timeline_lane_place *lane, struct lane_interval *found)
 {
     static const char sql[] =
-        "SELECT * FROM (SELECT start_ns, end_ns, 0 AS source, (SELECT value FROM strings WHERE id = name_id) AS name,"
+        "SELECT * FROM (SELECT start_ns, end_ns, 0 AS source, (SELECT value FROM strings WHERE id = name_id) "
+        "AS name,"
         " 0 AS copy_kind, 0 AS src, 0 AS dst FROM kernels"
         " WHERE process_id = ?1 AND device_id = ?2 AND stream_id = ?3 AND start_ns >= ?4 AND end_ns <= ?5"
         " UNION ALL SELECT start_ns, end_ns, 1, NULL, copy_kind, src_device_id, dst_device_id FROM memcpys"
@@ -99,8 +100,9 @@ static int longest_interval(store *trace, const struct timeline_layout *layout, 
 
 /* Inside the lane's longest interval, 3 px below the lane's top (clear of centred text), the
  * clear pixels are its colour. Returns the number of lanes checked (0 or 1). */
-static int check_lane_colour(store *trace, const struct fixture_png *png, const struct timeline_layout *layout,
-                             const struct timeline_lane_place *lane, const char *name)
+static int check_lane_colour(store *trace, const struct fixture_png *png,
+                             const struct timeline_layout *layout, const struct timeline_lane_place *lane,
+                             const char *name)
 {
     struct lane_interval interval;
     if (longest_interval(trace, layout, lane, &interval) != 0)
@@ -126,16 +128,18 @@ static int check_lane_colour(store *trace, const struct fixture_png *png, const 
         return 0;
     if (matching * 10 < sampled * 9) {
         check_failed++;
-        fprintf(stderr, "%s: %s: %d of %d pixels of its longest interval (%s) are #%06x (one is #%06" PRIx64 ")\n",
-                name, lane->title, matching, sampled, analysis_category_tag(interval.category), (unsigned)expected,
-                odd_pixel);
+        fprintf(stderr,
+                "%s: %s: %d of %d pixels of its longest interval (%s) are #%06x (one is #%06" PRIx64 ")\n",
+                name, lane->title, matching, sampled, analysis_category_tag(interval.category),
+                (unsigned)expected, odd_pixel);
         return 1;
     }
     check_passed++;
     return 1;
 }
 
-static void check_legend(const struct fixture_png *png, const struct timeline_layout *layout, const char *name)
+static void check_legend(const struct fixture_png *png, const struct timeline_layout *layout,
+                         const char *name)
 {
     int shown[PALETTE_KIND_COUNT] = {0};
     for (size_t i = 0; i < layout->legend_count; i++) {
@@ -148,7 +152,8 @@ static void check_legend(const struct fixture_png *png, const struct timeline_la
                y = (swatch->box.y + swatch->box.height / 2) * layout->scale;
         if (fixture_colour_distance(fixture_png_pixel(png, x, y), swatch->rgb) > 3) {
             check_failed++;
-            fprintf(stderr, "%s: legend swatch '%s' is not #%06x\n", name, swatch->name, (unsigned)swatch->rgb);
+            fprintf(stderr, "%s: legend swatch '%s' is not #%06x\n", name, swatch->name,
+                    (unsigned)swatch->rgb);
         } else {
             check_passed++;
         }
@@ -166,8 +171,10 @@ static void check_texts(store *trace, const struct timeline_layout *layout, cons
         rank_minus_one += strstr(layout->texts[i].text, "rank -1") != NULL;
         for (size_t j = i + 1; j < layout->text_count; j++) {
             const struct timeline_box *a = &layout->texts[i].box, *b = &layout->texts[j].box;
-            if (a->x < b->x + b->width && b->x < a->x + a->width && a->y < b->y + b->height && b->y < a->y + a->height) {
-                fprintf(stderr, "%s: texts overlap: '%s' and '%s'\n", name, layout->texts[i].text, layout->texts[j].text);
+            if (a->x < b->x + b->width && b->x < a->x + a->width && a->y < b->y + b->height &&
+                b->y < a->y + a->height) {
+                fprintf(stderr, "%s: texts overlap: '%s' and '%s'\n", name, layout->texts[i].text,
+                        layout->texts[j].text);
                 overlaps++;
             }
         }
@@ -176,15 +183,16 @@ static void check_texts(store *trace, const struct timeline_layout *layout, cons
     CHECK_INT(rank_minus_one, 0);
     /* Each process without a rank is titled by its pid. */
     sqlite3_stmt *query = NULL;
-    sqlite3_prepare_v2(store_db(trace), "SELECT pid FROM processes WHERE rank IS NULL AND pid IS NOT NULL", -1, &query,
-                       NULL);
+    sqlite3_prepare_v2(store_db(trace), "SELECT pid FROM processes WHERE rank IS NULL AND pid IS NOT NULL",
+                       -1, &query, NULL);
     while (sqlite3_step(query) == SQLITE_ROW) {
         char expected[48];
-        snprintf(expected, sizeof expected, "pid %" PRId64 " \xc2\xb7 GPU", (int64_t)sqlite3_column_int64(query, 0));
+        snprintf(expected, sizeof expected, "pid %" PRId64 " \xc2\xb7 GPU",
+                 (int64_t)sqlite3_column_int64(query, 0));
         int titled = 0, has_lanes = 0;
         for (size_t i = 0; i < layout->text_count; i++)
-            titled |= layout->texts[i].kind == TIMELINE_TEXT_GROUP && strncmp(layout->texts[i].text, expected,
-                                                                              strlen(expected)) == 0;
+            titled |= layout->texts[i].kind == TIMELINE_TEXT_GROUP &&
+                      strncmp(layout->texts[i].text, expected, strlen(expected)) == 0;
         for (size_t i = 0; i < layout->lane_count; i++)
             has_lanes |= layout->lanes[i].rank < 0 && layout->lanes[i].kind == TIMELINE_LANE_GPU;
         if (has_lanes && !titled) {
@@ -225,7 +233,8 @@ static void check_strips(const struct timeline_layout *layout, const char *name)
         int strip = 0;
         for (size_t j = 0; j < layout->lane_count; j++)
             strip |= layout->lanes[j].kind == TIMELINE_LANE_CONCURRENCY &&
-                     layout->lanes[j].process_id == lane->process_id && layout->lanes[j].device_id == lane->device_id;
+                     layout->lanes[j].process_id == lane->process_id &&
+                     layout->lanes[j].device_id == lane->device_id;
         if (!strip) {
             check_failed++;
             fprintf(stderr, "%s: no concurrency strip for %s\n", name, lane->title);
@@ -237,8 +246,8 @@ static void check_strips(const struct timeline_layout *layout, const char *name)
 
 /* Draws the trace (options NULL: as `overlapscope render` does) and checks the picture.
  * Returns the number of lanes whose colour could be checked. */
-static int draw_and_check(store *trace, const struct analysis_result *analysis, const struct timeline_options *options,
-                          const char *picture, const char *file)
+static int draw_and_check(store *trace, const struct analysis_result *analysis,
+                          const struct timeline_options *options, const char *picture, const char *file)
 {
     error_info err;
     struct timeline_layout *layout = NULL;
@@ -271,12 +280,14 @@ static int draw_and_check(store *trace, const struct analysis_result *analysis, 
 /* A window around the trace's longest GPU interval, which then fills half the plot. */
 static int window_around_longest(store *trace, struct timeline_options *options)
 {
-    static const char sql[] = "SELECT start_ns, end_ns FROM (SELECT start_ns, end_ns FROM kernels UNION ALL"
-                              " SELECT start_ns, end_ns FROM memcpys UNION ALL SELECT start_ns, end_ns FROM memsets)"
-                              " ORDER BY end_ns - start_ns DESC LIMIT 1";
+    static const char sql[] =
+        "SELECT start_ns, end_ns FROM (SELECT start_ns, end_ns FROM kernels UNION ALL"
+        " SELECT start_ns, end_ns FROM memcpys UNION ALL SELECT start_ns, end_ns FROM memsets)"
+        " ORDER BY end_ns - start_ns DESC LIMIT 1";
     sqlite3_stmt *query = NULL;
     int status = -1;
-    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW) {
+    if (sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW) {
         int64_t start_ns = sqlite3_column_int64(query, 0), end_ns = sqlite3_column_int64(query, 1);
         int64_t margin_ns = (end_ns - start_ns) / 2 + 1;
         options->window_start_ns = start_ns - margin_ns;

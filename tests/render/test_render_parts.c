@@ -9,8 +9,8 @@
 #include "axis.h"
 #include "canvas.h"
 #include "check.h"
-#include "labels.h"
 #include "gpu_devices.h"
+#include "labels.h"
 #include "reader.h"
 #include "timeline.h"
 
@@ -80,9 +80,16 @@ static void test_canvas(void)
  * and the picture must still end at 10 ms with the long kernel drawn to the right edge. */
 static void add_plain_kernel(store *trace, int64_t stream, int64_t start_ns, int64_t end_ns)
 {
-    struct store_kernel kernel = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = stream,
-                                  .correlation_id = STORE_NULL, .start_ns = start_ns, .end_ns = end_ns,
-                                  .queued_ns = STORE_NULL, .submitted_ns = STORE_NULL, .name = "_Z6kernelv"};
+    struct store_kernel kernel = {.process_id = 1,
+                                  .device_id = 0,
+                                  .context_id = 1,
+                                  .stream_id = stream,
+                                  .correlation_id = STORE_NULL,
+                                  .start_ns = start_ns,
+                                  .end_ns = end_ns,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
+                                  .name = "_Z6kernelv"};
     int64_t *fields = &kernel.grid_x;
     for (int f = 0; f < 23; f++) /* grid_x .. priority */
         fields[f] = STORE_NULL;

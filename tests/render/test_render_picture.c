@@ -24,8 +24,9 @@ static const char *path_in(const char *name)
     return path;
 }
 
-static const struct timeline_lane_place *find_lane(const struct timeline_layout *layout, enum timeline_lane_kind kind,
-                                                   int64_t stream_or_thread, int64_t depth)
+static const struct timeline_lane_place *find_lane(const struct timeline_layout *layout,
+                                                   enum timeline_lane_kind kind, int64_t stream_or_thread,
+                                                   int64_t depth)
 {
     for (size_t i = 0; i < layout->lane_count; i++) {
         const struct timeline_lane_place *lane = &layout->lanes[i];
@@ -33,8 +34,8 @@ static const struct timeline_lane_place *find_lane(const struct timeline_layout 
             continue;
         if (kind == TIMELINE_LANE_GPU && lane->stream_id == stream_or_thread)
             return lane;
-        if ((kind == TIMELINE_LANE_HOST || kind == TIMELINE_LANE_NVTX) && lane->thread_id == stream_or_thread &&
-            lane->depth == depth)
+        if ((kind == TIMELINE_LANE_HOST || kind == TIMELINE_LANE_NVTX) &&
+            lane->thread_id == stream_or_thread && lane->depth == depth)
             return lane;
         if (kind == TIMELINE_LANE_CONCURRENCY)
             return lane;
@@ -68,20 +69,20 @@ static int64_t colour_at(const struct fixture_png *png, const struct timeline_la
     return fixture_png_pixel(png, x * layout->scale, y * layout->scale);
 }
 
-#define CHECK_COLOUR(actual, expected)                                                                                \
-    do {                                                                                                              \
-        int64_t colour_ = (actual);                                                                                   \
-        if (fixture_colour_distance(colour_, (expected)) <= 3) {                                                      \
-            check_passed++;                                                                                           \
-        } else {                                                                                                      \
-            check_failed++;                                                                                           \
-            fprintf(stderr, "%s:%d: %s is #%06" PRIx64 ", expected #%06x\n", __FILE__, __LINE__, #actual,           \
-                    (uint64_t)colour_, (unsigned)(expected));                                                         \
-        }                                                                                                             \
+#define CHECK_COLOUR(actual, expected)                                                                       \
+    do {                                                                                                     \
+        int64_t colour_ = (actual);                                                                          \
+        if (fixture_colour_distance(colour_, (expected)) <= 3) {                                             \
+            check_passed++;                                                                                  \
+        } else {                                                                                             \
+            check_failed++;                                                                                  \
+            fprintf(stderr, "%s:%d: %s is #%06" PRIx64 ", expected #%06x\n", __FILE__, __LINE__, #actual,    \
+                    (uint64_t)colour_, (unsigned)(expected));                                                \
+        }                                                                                                    \
     } while (0)
 
-static const struct timeline_text *find_text(const struct timeline_layout *layout, enum timeline_text_kind kind,
-                                             const char *fragment)
+static const struct timeline_text *find_text(const struct timeline_layout *layout,
+                                             enum timeline_text_kind kind, const char *fragment)
 {
     for (size_t i = 0; i < layout->text_count; i++)
         if (layout->texts[i].kind == kind && strstr(layout->texts[i].text, fragment))
@@ -97,7 +98,8 @@ static void check_no_label_overlaps(const struct timeline_layout *layout)
             const struct timeline_box *a = &layout->texts[i].box, *b = &layout->texts[j].box;
             if (a->x < b->x + b->width && b->x < a->x + a->width && a->y < b->y + b->height &&
                 b->y < a->y + a->height) {
-                fprintf(stderr, "labels overlap: '%s' and '%s'\n", layout->texts[i].text, layout->texts[j].text);
+                fprintf(stderr, "labels overlap: '%s' and '%s'\n", layout->texts[i].text,
+                        layout->texts[j].text);
                 overlaps++;
             }
         }
@@ -120,7 +122,8 @@ static double compute_opacity(int64_t colour)
 static void check_burst(const struct fixture_png *png, const struct timeline_layout *layout,
                         const struct timeline_lane_place *lane)
 {
-    double x0 = timeline_layout_x(layout, US(6980)) * layout->scale, x1 = timeline_layout_x(layout, US(7030)) * layout->scale;
+    double x0 = timeline_layout_x(layout, US(6980)) * layout->scale,
+           x1 = timeline_layout_x(layout, US(7030)) * layout->scale;
     double ns_per_pixel = (double)(layout->window_end_ns - layout->window_start_ns) /
                           ((layout->plot_right - layout->plot_left) * layout->scale);
     double covered = 0;
@@ -179,8 +182,8 @@ static void check_concurrency(const struct fixture_png *png, const struct timeli
 
 static void check_legend(const struct fixture_png *png, const struct timeline_layout *layout)
 {
-    static const char *const expected[] = {"compute", "NCCL", "copy HtoD", "copy DtoH", "memset",
-                                           "explained wait (cause)"};
+    static const char *const expected[] = {"compute",   "NCCL",   "copy HtoD",
+                                           "copy DtoH", "memset", "explained wait (cause)"};
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         const struct timeline_swatch *swatch = NULL;
         for (size_t j = 0; j < layout->legend_count; j++)
@@ -216,7 +219,8 @@ static void check_wait(const struct fixture_png *png, const struct timeline_layo
     const struct timeline_lane_place *lane = find_lane(layout, TIMELINE_LANE_GPU, 14, 0);
     CHECK(tag != NULL && lane != NULL);
     if (tag && lane) {
-        int on_lane = tag->box.y < lane->box.y + lane->box.height && tag->box.y + tag->box.height > lane->box.y;
+        int on_lane =
+            tag->box.y < lane->box.y + lane->box.height && tag->box.y + tag->box.height > lane->box.y;
         CHECK(!on_lane || (tag->box.x >= timeline_layout_x(layout, US(5000)) &&
                            tag->box.x + tag->box.width <= timeline_layout_x(layout, US(6000))));
         CHECK_STR(tag->text, "comm-behind-compute");
@@ -243,7 +247,8 @@ static void check_titles(const struct timeline_layout *layout)
     CHECK(find_text(layout, TIMELINE_TEXT_TITLE, "python train.py") != NULL);
     CHECK(find_text(layout, TIMELINE_TEXT_TITLE, "communication overlapped 60.0%") != NULL);
     CHECK(find_text(layout, TIMELINE_TEXT_TITLE, "exposed communication 2.00 ms") != NULL);
-    CHECK(find_text(layout, TIMELINE_TEXT_GROUP, "rank 0 \xc2\xb7 GPU 0 \xc2\xb7 NVIDIA H100 80GB HBM3") != NULL);
+    CHECK(find_text(layout, TIMELINE_TEXT_GROUP, "rank 0 \xc2\xb7 GPU 0 \xc2\xb7 NVIDIA H100 80GB HBM3") !=
+          NULL);
     CHECK(find_text(layout, TIMELINE_TEXT_LANE, "stream 14 \xc2\xb7 NCCL") != NULL);
     CHECK(find_text(layout, TIMELINE_TEXT_LANE, "stream 15 \xc2\xb7 copy") != NULL);
     CHECK(find_text(layout, TIMELINE_TEXT_LANE, "stream 7 \xc2\xb7 legacy default") != NULL);
@@ -375,7 +380,8 @@ static void test_refusals(store *trace)
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("timeline.jpg"), NULL, &err), -1);
     CHECK_CONTAINS(err.message, "unknown picture format '.jpg'");
     CHECK_INT(timeline_draw(trace, NULL, &options, "/nonexistent-dir/timeline.png", NULL, &err), -1);
-    CHECK_CONTAINS(err.message, "cannot write '/nonexistent-dir/timeline.png': folder '/nonexistent-dir': No such file");
+    CHECK_CONTAINS(err.message,
+                   "cannot write '/nonexistent-dir/timeline.png': folder '/nonexistent-dir': No such file");
     options.window_start_ns = US(5000);
     options.window_end_ns = US(5000);
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("empty.png"), NULL, &err), -1);

@@ -2,8 +2,9 @@
  * H100 for 32 waves (3200 us) and the kernel on stream 14 gets SMs 11 us before its end (an
  * sm-saturation wait of 3189 us); NCCL kernels on stream 20 at [1000, 1200] (under compute, but
  * launched before the sgemm started: it waited 1000 us for a block to retire, a
- * comm-behind-compute wait losing its 200 us) and [6400, 6600] (after all compute: exposed 200 us). "overlapped": the same work where both sgemms
- * ran side by side and both NCCL kernels were hidden under them (nothing lost). */
+ * comm-behind-compute wait losing its 200 us) and [6400, 6600] (after all compute: exposed 200 us).
+ * "overlapped": the same work where both sgemms ran side by side and both NCCL kernels were hidden under them
+ * (nothing lost). */
 #ifndef OVERLAPSCOPE_TEST_SCENARIOS_H
 #define OVERLAPSCOPE_TEST_SCENARIOS_H
 
@@ -20,8 +21,8 @@ static inline int build_scenario(const char *directory, const char *name, int sa
     struct store_kernel first = kernel_row(process, 13, 0, 3200, grid, 1024, "sgemm_256x128");
     first.correlation_id = add_api(&b, process, 7, "cudaLaunchKernel", -60, -55, 0);
     insert_kernel(&b, first);
-    struct store_kernel second = kernel_row(process, 14, saturated ? 3189 : 10, saturated ? 6389 : 3210, grid, 1024,
-                                            "sgemm_128x64");
+    struct store_kernel second =
+        kernel_row(process, 14, saturated ? 3189 : 10, saturated ? 6389 : 3210, grid, 1024, "sgemm_128x64");
     second.correlation_id = add_api(&b, process, 7, "cudaLaunchKernel", -50, -45, 0);
     insert_kernel(&b, second);
     double nccl_starts[2] = {1000, saturated ? 6400 : 2000};

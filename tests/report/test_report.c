@@ -98,7 +98,8 @@ static void test_text_and_markdown(const struct analysis_result *saturated)
     CHECK_CONTAINS(text, "rank  device  span");
     CHECK_CONTAINS(text, "missed overlaps: 2 waits, 3.39 ms lost");
     CHECK_CONTAINS(text, "2. communication delayed by compute: 200 us lost in 1 wait");
-    CHECK_CONTAINS(text, "AllReduce Sum f32 RING LL started 1.00 ms after it was ready, as a block of\n     it retired");
+    CHECK_CONTAINS(
+        text, "AllReduce Sum f32 RING LL started 1.00 ms after it was ready, as a block of\n     it retired");
     CHECK_CONTAINS(text, "1. SM saturation: 3.19 ms lost in 1 wait");
     CHECK_CONTAINS(text, "kernel sgemm_256x128 on stream 13 held all 132 SMs");
     CHECK_CONTAINS(text, "sgemm_128x64 (stream 14) after sgemm_256x128 (stream 13) [sm-saturation]");

@@ -36,7 +36,8 @@ static int run(const char *args)
     expanded[used] = '\0';
     snprintf(out_path, sizeof out_path, "%s/stdout", directory);
     snprintf(err_path, sizeof err_path, "%s/stderr", directory);
-    snprintf(command, sizeof command, "'%s' %s >'%s' 2>'%s'", getenv("OVERLAPSCOPE"), expanded, out_path, err_path);
+    snprintf(command, sizeof command, "'%s' %s >'%s' 2>'%s'", getenv("OVERLAPSCOPE"), expanded, out_path,
+             err_path);
     int status = system(command);
     slurp(out_path, out_text, sizeof out_text);
     slurp(err_path, err_text, sizeof err_text);
@@ -54,10 +55,12 @@ static int line_count(const char *text)
 static void test_report(void)
 {
     CHECK_INT(run("report %D/saturated.db"), 0);
-    CHECK_CONTAINS(out_text, "1. SM saturation: 3.19 ms lost in 1 wait; what to do: give the first kernel a smaller"
-                             " grid or fewer SMs");
+    CHECK_CONTAINS(out_text,
+                   "1. SM saturation: 3.19 ms lost in 1 wait; what to do: give the first kernel a smaller"
+                   " grid or fewer SMs");
     CHECK_CONTAINS(out_text, "(see CUDA C++ Programming Guide, \"Concurrent Kernel Execution\")\n");
-    CHECK_CONTAINS(out_text, "(see NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and NCCL_MAX_CTAS)\n");
+    CHECK_CONTAINS(out_text,
+                   "(see NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and NCCL_MAX_CTAS)\n");
     /* Pairs (13, 14): 11 of 11 us possible, (13, 20): 200 of 200, (14, 20): nothing possible; no
      * copies: "-". */
     CHECK_CONTAINS(out_text, "idle     overlap of possible  comm ");
@@ -115,7 +118,8 @@ static void test_report(void)
     snprintf(notes, sizeof notes, "%s/notes.db", directory);
     FILE *text = fopen(notes, "w");
     if (text) {
-        fputs("not a database, only words, long enough to fill an SQLite header of one hundred bytes........", text);
+        fputs("not a database, only words, long enough to fill an SQLite header of one hundred bytes........",
+              text);
         fclose(text);
     }
     CHECK_INT(run("report %D/notes.db"), 2);
@@ -125,9 +129,12 @@ static void test_report(void)
     CHECK_INT(run("report --help"), 0);
     CHECK_CONTAINS(out_text, "OVERLAPSCOPE REPORT\n"); /* the manual as terminal text */
     /* Each column of the table is defined in one item of the help. */
-    static const char *const columns[] = {"rank", "device", "span", "busy", "idle", "overlap of possible", "comm",
-                                          "exposed comm", "comm overlap", "copy overlap of possible", "lost",
-                                          "headroom"};
+    static const char *const columns[] = {"rank",         "device",
+                                          "span",         "busy",
+                                          "idle",         "overlap of possible",
+                                          "comm",         "exposed comm",
+                                          "comm overlap", "copy overlap of possible",
+                                          "lost",         "headroom"};
     for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++) {
         char line[64];
         snprintf(line, sizeof line, "\n- %s: ", columns[i]);
@@ -147,10 +154,12 @@ static void test_kernel_names(void)
     CHECK(root != NULL);
     if (root) {
         cJSON *wait = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "waits"), 0);
-        cJSON *waiting = cJSON_GetObjectItem(wait, "waiting"), *blocking = cJSON_GetObjectItem(wait, "blocking");
+        cJSON *waiting = cJSON_GetObjectItem(wait, "waiting"),
+              *blocking = cJSON_GetObjectItem(wait, "blocking");
         CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(waiting, "name")),
                   "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
-        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(waiting, "short_name")), "NCCL AllReduce Sum f32 RING LL");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(waiting, "short_name")),
+                  "NCCL AllReduce Sum f32 RING LL");
         CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(blocking, "name")),
                   "bucket_sum(float const*, unsigned long, double*)");
         CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(blocking, "short_name")), "bucket_sum");
@@ -171,7 +180,8 @@ static void test_check(void)
     /* Stream 14 alone holds no NCCL kernel: comm_overlap is not measured (the text shows "-"), so
      * its bound holds with the reason said, and fails only under --strict. */
     CHECK_INT(run("check %D/saturated.db --stream 14 --min comm_overlap=0.4 --max sm_saturation_ms=5"), 0);
-    CHECK_CONTAINS(out_text, "ok   comm_overlap not measured: no communication (min 0.4; passes without --strict)");
+    CHECK_CONTAINS(out_text,
+                   "ok   comm_overlap not measured: no communication (min 0.4; passes without --strict)");
     CHECK_CONTAINS(out_text, "ok   sm_saturation_ms = 3.189 (max 5)");
     CHECK_INT(run("check %D/saturated.db --stream 14 --strict --min comm_overlap=0.4"), 1);
     CHECK_CONTAINS(out_text, "FAIL comm_overlap not measured: no communication (min 0.4, --strict)");

@@ -32,36 +32,74 @@ static store *build(const char *path)
     first.exit_status = 0;
     store_insert_process(s, &second, &err); /* process 1: rank 1 */
     store_insert_process(s, &first, &err);  /* process 2: rank 0 */
-    struct store_device device = {.process_id = 2, .device_id = 0, .name = "NVIDIA H200", .sm_count = 132,
-                                  .compute_capability_major = 9, .compute_capability_minor = 0,
-                                  .max_blocks_per_sm = 32, .global_memory_bytes = STORE_NULL};
+    struct store_device device = {.process_id = 2,
+                                  .device_id = 0,
+                                  .name = "NVIDIA H200",
+                                  .sm_count = 132,
+                                  .compute_capability_major = 9,
+                                  .compute_capability_minor = 0,
+                                  .max_blocks_per_sm = 32,
+                                  .global_memory_bytes = STORE_NULL};
     store_insert_device(s, &device, &err);
-    struct store_stream stream = {.process_id = 2, .device_id = 0, .stream_id = 7, .is_legacy_default = 1,
-                                  .priority = STORE_NULL, .flags = STORE_NULL, .label = "default"};
+    struct store_stream stream = {.process_id = 2,
+                                  .device_id = 0,
+                                  .stream_id = 7,
+                                  .is_legacy_default = 1,
+                                  .priority = STORE_NULL,
+                                  .flags = STORE_NULL,
+                                  .label = "default"};
     store_insert_stream(s, &stream, &err);
-    struct store_kernel kernel = {.process_id = 2, .device_id = 0, .stream_id = 7, .start_ns = 1000, .end_ns = 4000,
+    struct store_kernel kernel = {.process_id = 2,
+                                  .device_id = 0,
+                                  .stream_id = 7,
+                                  .start_ns = 1000,
+                                  .end_ns = 4000,
                                   .name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
     store_insert_kernel(s, &kernel, &kernel_rowid, &err);
-    struct store_memcpy copy = {.process_id = 1, .device_id = 0, .stream_id = 9, .start_ns = 2000, .end_ns = 5000,
-                                .copy_kind = STORE_COPY_HTOD, .bytes = 64};
+    struct store_memcpy copy = {.process_id = 1,
+                                .device_id = 0,
+                                .stream_id = 9,
+                                .start_ns = 2000,
+                                .end_ns = 5000,
+                                .copy_kind = STORE_COPY_HTOD,
+                                .bytes = 64};
     store_insert_memcpy(s, &copy, &err);
     static const char *const ops[] = {"AllReduce", "Broadcast", "AllReduce"};
     for (int i = 0; i < 3; i++) {
-        struct store_collective collective = {.process_id = 2, .op = ops[i], .bytes = 100 * (i + 1),
+        struct store_collective collective = {.process_id = 2,
+                                              .op = ops[i],
+                                              .bytes = 100 * (i + 1),
                                               .kernel_rowid = i == 0 ? kernel_rowid : STORE_NULL,
                                               .detail_source = STORE_DETAIL_KERNEL_NAME};
         store_insert_collective(s, &collective, &err);
     }
-    struct store_nvtx ranges[] = {{.process_id = 2, .thread_id = 5, .device_id = STORE_NULL, .stream_id = STORE_NULL,
-                                   .kind = STORE_NVTX_PUSH_POP, .message = "fwd", .category = STORE_NULL,
-                                   .color = STORE_NULL, .start_ns = 900, .end_ns = 1200, .depth = 1},
-                                  {.process_id = 1, .thread_id = 6, .device_id = STORE_NULL, .stream_id = STORE_NULL,
-                                   .kind = STORE_NVTX_PUSH_POP, .message = "late", .category = STORE_NULL,
-                                   .color = STORE_NULL, .start_ns = 8000, .end_ns = 9000, .depth = 0}};
+    struct store_nvtx ranges[] = {{.process_id = 2,
+                                   .thread_id = 5,
+                                   .device_id = STORE_NULL,
+                                   .stream_id = STORE_NULL,
+                                   .kind = STORE_NVTX_PUSH_POP,
+                                   .message = "fwd",
+                                   .category = STORE_NULL,
+                                   .color = STORE_NULL,
+                                   .start_ns = 900,
+                                   .end_ns = 1200,
+                                   .depth = 1},
+                                  {.process_id = 1,
+                                   .thread_id = 6,
+                                   .device_id = STORE_NULL,
+                                   .stream_id = STORE_NULL,
+                                   .kind = STORE_NVTX_PUSH_POP,
+                                   .message = "late",
+                                   .category = STORE_NULL,
+                                   .color = STORE_NULL,
+                                   .start_ns = 8000,
+                                   .end_ns = 9000,
+                                   .depth = 0}};
     for (int i = 0; i < 2; i++)
         store_insert_nvtx(s, &ranges[i], &err);
-    struct store_warning warnings[] = {{.process_id = 1, .time_ns = STORE_NULL, .code = "drops", .message = "5 lost"},
-                                       {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "clock", .message = "skew"}};
+    struct store_warning warnings[] = {
+        {.process_id = 1, .time_ns = STORE_NULL, .code = "drops", .message = "5 lost"},
+        {.process_id = STORE_NULL, .time_ns = STORE_NULL, .code = "clock", .message = "skew"}};
     for (int i = 0; i < 2; i++)
         store_insert_warning(s, &warnings[i], &err);
     store_finalize(s, &err);
@@ -80,9 +118,10 @@ static int note_process(void *context, const struct store_process *row)
 static int note_device(void *context, const struct store_device *row, int64_t pid, int64_t rank)
 {
     char *seen = context;
-    snprintf(seen, 256, "%s %lld SMs cc %lld.%lld pid %lld rank %lld memory %s", row->name, (long long)row->sm_count,
-             (long long)row->compute_capability_major, (long long)row->compute_capability_minor, (long long)pid,
-             (long long)rank, row->global_memory_bytes == STORE_NULL ? "unknown" : "known");
+    snprintf(seen, 256, "%s %lld SMs cc %lld.%lld pid %lld rank %lld memory %s", row->name,
+             (long long)row->sm_count, (long long)row->compute_capability_major,
+             (long long)row->compute_capability_minor, (long long)pid, (long long)rank,
+             row->global_memory_bytes == STORE_NULL ? "unknown" : "known");
     return 0;
 }
 
@@ -107,8 +146,9 @@ static int note_gpu_row(void *context, const struct store_gpu_row *row)
     char *seen = context;
     size_t used = strlen(seen);
     snprintf(seen + used, 256 - used, "[%lld/%lld/%lld %lld-%lld name %lld bytes %lld kind %lld src %lld]",
-             (long long)row->process_id, (long long)row->device_id, (long long)row->stream_id, (long long)row->start_ns,
-             (long long)row->end_ns, (long long)(row->name_id == STORE_NULL ? -1 : row->name_id),
+             (long long)row->process_id, (long long)row->device_id, (long long)row->stream_id,
+             (long long)row->start_ns, (long long)row->end_ns,
+             (long long)(row->name_id == STORE_NULL ? -1 : row->name_id),
              (long long)(row->bytes == STORE_NULL ? -1 : row->bytes),
              (long long)(row->copy_kind == STORE_NULL ? -1 : row->copy_kind),
              (long long)(row->src_device_id == STORE_NULL ? -1 : row->src_device_id));
@@ -120,7 +160,8 @@ static int note_host_row(void *context, const struct store_host_row *row)
     char *seen = context;
     size_t used = strlen(seen);
     snprintf(seen + used, 256 - used, "[%lld/%lld depth %lld %lld-%lld]", (long long)row->process_id,
-             (long long)row->thread_id, (long long)row->depth, (long long)row->start_ns, (long long)row->end_ns);
+             (long long)row->thread_id, (long long)row->depth, (long long)row->start_ns,
+             (long long)row->end_ns);
     return 0;
 }
 
@@ -161,7 +202,8 @@ int main(void)
         CHECK_STR(seen, "NVIDIA H200 132 SMs cc 9.0 pid 901 rank 0 memory unknown");
         seen[0] = '\0';
         CHECK_INT(store_each_warning(s, note_warning, seen, &err), 0);
-        CHECK_STR(seen, "[drops 5 lost 902][clock skew " "-9223372036854775808]"); /* written order; no process */
+        CHECK_STR(seen, "[drops 5 lost 902][clock skew "
+                        "-9223372036854775808]"); /* written order; no process */
         seen[0] = '\0';
         CHECK_INT(store_each_collective_total(s, note_total, seen, &err), 0);
         CHECK_STR(seen, "[AllReduce 2 400][Broadcast 1 200]");
@@ -216,8 +258,9 @@ int main(void)
             CHECK_INT(store_lookup_collective(lookup, kernel_rowid, text, sizeof text, &bytes), 1);
             CHECK(strcmp(text, "AllReduce") == 0 && bytes == 100);
             CHECK_INT(store_lookup_collective(lookup, kernel_rowid + 1, text, sizeof text, &bytes), 0);
-            CHECK_STR(store_lookup_string(lookup, store_intern(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", &err), text,
-                                          sizeof text),
+            CHECK_STR(store_lookup_string(lookup,
+                                          store_intern(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", &err),
+                                          text, sizeof text),
                       "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
             store_lookup_free(lookup);
         }

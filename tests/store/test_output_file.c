@@ -87,7 +87,8 @@ static void test_refusals(void)
     CHECK_INT(output_file_check("", 1, NULL, 0, &err), -1);
     CHECK_CONTAINS(err.message, "cannot write '': empty file name");
     CHECK_INT(output_file_check("no-folder/x.db", 1, NULL, 0, &err), -1);
-    CHECK_CONTAINS(err.message, "cannot write 'no-folder/x.db': folder 'no-folder': No such file or directory");
+    CHECK_CONTAINS(err.message,
+                   "cannot write 'no-folder/x.db': folder 'no-folder': No such file or directory");
     CHECK_INT(output_file_check("x/", 1, NULL, 0, &err), -1);
     CHECK_CONTAINS(err.message, "names a folder");
     CHECK_INT(mkfifo("fifo", 0600), 0);
@@ -134,7 +135,8 @@ static void test_failed_write_leaves_nothing(void)
         FILE *stream = output_file_stream(out, &err);
         for (int i = 0; i < 100000; i++)
             fputc('x', stream);
-        int failed = output_file_commit(out, &err) != 0 && strstr(err.message, "cannot write 'big.bin': File too large");
+        int failed = output_file_commit(out, &err) != 0 &&
+                     strstr(err.message, "cannot write 'big.bin': File too large");
         _exit(failed ? 0 : 1);
     }
     int status = -1;

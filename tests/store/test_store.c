@@ -54,47 +54,117 @@ static void test_create_write_read(void)
     struct stat info;
     CHECK(stat(path, &info) == 0 && (info.st_mode & 0777) == 0644);
     CHECK(store_begin(s, &err) == 0);
-    struct store_process process = {.pid = 4242, .parent_pid = 1, .host = "node7", .command_line = "./a.out -x",
-                                    .rank = 1, .local_rank = 0, .world_size = 2, .start_ns = 100, .end_ns = 900,
-                                    .exit_status = 0, .term_signal = STORE_NULL, .dropped_records = 3,
+    struct store_process process = {.pid = 4242,
+                                    .parent_pid = 1,
+                                    .host = "node7",
+                                    .command_line = "./a.out -x",
+                                    .rank = 1,
+                                    .local_rank = 0,
+                                    .world_size = 2,
+                                    .start_ns = 100,
+                                    .end_ns = 900,
+                                    .exit_status = 0,
+                                    .term_signal = STORE_NULL,
+                                    .dropped_records = 3,
                                     .source_file = "p.db"};
     CHECK(store_insert_process(s, &process, &err) == 0);
     CHECK_INT(process.process_id, 1);
-    struct store_kernel kernel = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 13,
-                                  .correlation_id = 77, .start_ns = 1000, .end_ns = 2000, .queued_ns = STORE_NULL,
-                                  .submitted_ns = 990, .grid_x = 8448, .grid_y = 1, .grid_z = 1, .block_x = 1024,
-                                  .block_y = 1, .block_z = 1, .cluster_x = 0, .cluster_y = 0, .cluster_z = 0,
-                                  .registers_per_thread = 32, .static_shared_bytes = 0,
-                                  .dynamic_shared_bytes = 4096, .local_memory_per_thread_bytes = 0,
-                                  .local_memory_total_bytes = 1 << 20, .shared_memory_executed_bytes = 8192,
-                                  .shared_memory_config = 0, .launch_type = 0, .is_device_launched = 0,
-                                  .graph_id = STORE_NULL, .graph_node_id = STORE_NULL, .channel_id = 3,
-                                  .channel_type = STORE_CHANNEL_COMPUTE, .priority = 0, .name = "sgemm_256x128"};
+    struct store_kernel kernel = {.process_id = 1,
+                                  .device_id = 0,
+                                  .context_id = 1,
+                                  .stream_id = 13,
+                                  .correlation_id = 77,
+                                  .start_ns = 1000,
+                                  .end_ns = 2000,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = 990,
+                                  .grid_x = 8448,
+                                  .grid_y = 1,
+                                  .grid_z = 1,
+                                  .block_x = 1024,
+                                  .block_y = 1,
+                                  .block_z = 1,
+                                  .cluster_x = 0,
+                                  .cluster_y = 0,
+                                  .cluster_z = 0,
+                                  .registers_per_thread = 32,
+                                  .static_shared_bytes = 0,
+                                  .dynamic_shared_bytes = 4096,
+                                  .local_memory_per_thread_bytes = 0,
+                                  .local_memory_total_bytes = 1 << 20,
+                                  .shared_memory_executed_bytes = 8192,
+                                  .shared_memory_config = 0,
+                                  .launch_type = 0,
+                                  .is_device_launched = 0,
+                                  .graph_id = STORE_NULL,
+                                  .graph_node_id = STORE_NULL,
+                                  .channel_id = 3,
+                                  .channel_type = STORE_CHANNEL_COMPUTE,
+                                  .priority = 0,
+                                  .name = "sgemm_256x128"};
     int64_t kernel_rowid = 0;
     CHECK(store_insert_kernel(s, &kernel, &kernel_rowid, &err) == 0);
     CHECK(kernel_rowid > 0);
-    struct store_memcpy copy = {.process_id = 1, .device_id = 0, .context_id = 1, .stream_id = 14,
-                                .correlation_id = 78, .start_ns = 1500, .end_ns = 3000,
-                                .copy_kind = STORE_COPY_HTOD, .src_kind = STORE_MEMORY_PAGEABLE,
-                                .dst_kind = STORE_MEMORY_DEVICE, .bytes = 67108864, .src_device_id = STORE_NULL,
-                                .dst_device_id = 0, .is_async = 1, .channel_id = 5,
-                                .channel_type = STORE_CHANNEL_ASYNC_MEMCPY, .copy_count = STORE_NULL,
-                                .graph_id = STORE_NULL, .graph_node_id = STORE_NULL};
+    struct store_memcpy copy = {.process_id = 1,
+                                .device_id = 0,
+                                .context_id = 1,
+                                .stream_id = 14,
+                                .correlation_id = 78,
+                                .start_ns = 1500,
+                                .end_ns = 3000,
+                                .copy_kind = STORE_COPY_HTOD,
+                                .src_kind = STORE_MEMORY_PAGEABLE,
+                                .dst_kind = STORE_MEMORY_DEVICE,
+                                .bytes = 67108864,
+                                .src_device_id = STORE_NULL,
+                                .dst_device_id = 0,
+                                .is_async = 1,
+                                .channel_id = 5,
+                                .channel_type = STORE_CHANNEL_ASYNC_MEMCPY,
+                                .copy_count = STORE_NULL,
+                                .graph_id = STORE_NULL,
+                                .graph_node_id = STORE_NULL};
     CHECK(store_insert_memcpy(s, &copy, &err) == 0);
-    struct store_collective collective = {.process_id = 1, .device_id = 0, .stream_id = 20, .op = "AllReduce",
-                                          .bytes = 4096, .element_count = 1024, .dtype = "f32", .root = STORE_NULL,
-                                          .algorithm = "RING", .protocol = "LL", .communicator = "0xabc",
-                                          .rank = 1, .nranks = 2, .sequence_number = 5,
-                                          .kernel_rowid = kernel_rowid, .start_ns = 1000, .end_ns = 2000,
+    struct store_collective collective = {.process_id = 1,
+                                          .device_id = 0,
+                                          .stream_id = 20,
+                                          .op = "AllReduce",
+                                          .bytes = 4096,
+                                          .element_count = 1024,
+                                          .dtype = "f32",
+                                          .root = STORE_NULL,
+                                          .algorithm = "RING",
+                                          .protocol = "LL",
+                                          .communicator = "0xabc",
+                                          .rank = 1,
+                                          .nranks = 2,
+                                          .sequence_number = 5,
+                                          .kernel_rowid = kernel_rowid,
+                                          .start_ns = 1000,
+                                          .end_ns = 2000,
                                           .detail_source = STORE_DETAIL_KERNEL_NAME};
     CHECK(store_insert_collective(s, &collective, &err) == 0);
-    struct store_api_call call = {.process_id = 1, .thread_id = 99, .api_domain = STORE_API_RUNTIME,
-                                  .callback_id = 211, .correlation_id = 77, .start_ns = 900, .end_ns = 950,
-                                  .return_value = 0, .name = "cudaLaunchKernel"};
+    struct store_api_call call = {.process_id = 1,
+                                  .thread_id = 99,
+                                  .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211,
+                                  .correlation_id = 77,
+                                  .start_ns = 900,
+                                  .end_ns = 950,
+                                  .return_value = 0,
+                                  .name = "cudaLaunchKernel"};
     CHECK(store_insert_api_call(s, &call, &err) == 0);
-    struct store_nvtx range = {.process_id = 1, .thread_id = 99, .device_id = STORE_NULL, .stream_id = STORE_NULL,
-                               .kind = STORE_NVTX_PUSH_POP, .domain = NULL, .message = "step 3",
-                               .category = STORE_NULL, .color = STORE_NULL, .start_ns = 800, .end_ns = 2500,
+    struct store_nvtx range = {.process_id = 1,
+                               .thread_id = 99,
+                               .device_id = STORE_NULL,
+                               .stream_id = STORE_NULL,
+                               .kind = STORE_NVTX_PUSH_POP,
+                               .domain = NULL,
+                               .message = "step 3",
+                               .category = STORE_NULL,
+                               .color = STORE_NULL,
+                               .start_ns = 800,
+                               .end_ns = 2500,
                                .depth = 0};
     CHECK(store_insert_nvtx(s, &range, &err) == 0);
     CHECK(store_commit(s, &err) == 0);
@@ -114,8 +184,9 @@ static void test_create_write_read(void)
     CHECK_STR(query_text(s, "SELECT value FROM strings JOIN api_calls ON name_id = id"), "cudaLaunchKernel");
     CHECK_INT(query_int(s, "SELECT domain_id FROM nvtx"), -777);
     CHECK_INT(query_int(s, "SELECT dropped_records FROM processes"), 3);
-    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'kernels_by_lane'"),
-              1);
+    CHECK_INT(
+        query_int(s, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'kernels_by_lane'"),
+        1);
     CHECK_STR(query_text(s, "PRAGMA journal_mode"), "delete");
     /* The kernel name was interned once however often it is used. */
     CHECK(store_intern(s, "sgemm_256x128", &err) == query_int(s, "SELECT name_id FROM kernels"));
@@ -176,9 +247,10 @@ static void test_work_limit(void)
     CHECK(store_work_exceeded(s, &err) == 0);
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels"), 0);
     sqlite3_stmt *endless = NULL;
-    CHECK(sqlite3_prepare_v2(store_db(s),
-                             "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT MAX(n) FROM r", -1,
-                             &endless, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(
+              store_db(s),
+              "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT MAX(n) FROM r", -1,
+              &endless, NULL) == SQLITE_OK);
     CHECK_INT(sqlite3_step(endless), SQLITE_INTERRUPT);
     sqlite3_finalize(endless);
     CHECK(store_work_exceeded(s, &err) == -1);
@@ -220,10 +292,20 @@ static void test_bad_files(void)
     s = store_create(whole, 0, &err);
     store_begin(s, &err);
     for (int i = 0; i < 3000; i++) {
-        struct store_memset row = {.process_id = 1, .device_id = 0, .stream_id = 7, .start_ns = i, .end_ns = i + 1,
-                                   .bytes = 8, .context_id = STORE_NULL, .correlation_id = STORE_NULL,
-                                   .value = 0, .memory_kind = STORE_NULL, .is_async = STORE_NULL,
-                                   .channel_id = STORE_NULL, .channel_type = STORE_NULL, .graph_id = STORE_NULL,
+        struct store_memset row = {.process_id = 1,
+                                   .device_id = 0,
+                                   .stream_id = 7,
+                                   .start_ns = i,
+                                   .end_ns = i + 1,
+                                   .bytes = 8,
+                                   .context_id = STORE_NULL,
+                                   .correlation_id = STORE_NULL,
+                                   .value = 0,
+                                   .memory_kind = STORE_NULL,
+                                   .is_async = STORE_NULL,
+                                   .channel_id = STORE_NULL,
+                                   .channel_type = STORE_NULL,
+                                   .graph_id = STORE_NULL,
                                    .graph_node_id = STORE_NULL};
         store_insert_memset(s, &row, &err);
     }
@@ -242,9 +324,16 @@ static void test_update_process(void)
 {
     error_info err;
     store *s = store_create(path_in("update.db"), STORE_OVERWRITE, &err);
-    struct store_process first = {.pid = 41, .parent_pid = STORE_NULL, .rank = 3, .local_rank = STORE_NULL,
-                                  .world_size = STORE_NULL, .start_ns = 100, .end_ns = STORE_NULL,
-                                  .exit_status = STORE_NULL, .term_signal = STORE_NULL, .dropped_records = 0};
+    struct store_process first = {.pid = 41,
+                                  .parent_pid = STORE_NULL,
+                                  .rank = 3,
+                                  .local_rank = STORE_NULL,
+                                  .world_size = STORE_NULL,
+                                  .start_ns = 100,
+                                  .end_ns = STORE_NULL,
+                                  .exit_status = STORE_NULL,
+                                  .term_signal = STORE_NULL,
+                                  .dropped_records = 0};
     struct store_process second = first;
     CHECK(store_insert_process(s, &first, &err) == 0 && store_insert_process(s, &second, &err) == 0);
     struct store_process ended = store_process_unknown(), ranks = store_process_unknown(),
@@ -260,10 +349,10 @@ static void test_update_process(void)
     CHECK_INT(store_update_process(s, STORE_NULL, &fate, STORE_UPDATE_FILL, &err), 0);
     CHECK_INT(query_int(s, "SELECT end_ns FROM processes WHERE process_id = 1"), 900);
     CHECK_INT(query_int(s, "SELECT dropped_records FROM processes WHERE process_id = 1"), 7);
-    CHECK_INT(query_int(s, "SELECT start_ns FROM processes WHERE process_id = 1"), 100);    /* left alone */
-    CHECK_INT(query_int(s, "SELECT rank FROM processes WHERE process_id = 1"), 3);         /* known: kept */
-    CHECK_INT(query_int(s, "SELECT world_size FROM processes WHERE process_id = 1"), 8);   /* unknown: filled */
-    CHECK_INT(query_int(s, "SELECT end_ns FROM processes WHERE process_id = 2"), -777);    /* the other row */
+    CHECK_INT(query_int(s, "SELECT start_ns FROM processes WHERE process_id = 1"), 100); /* left alone */
+    CHECK_INT(query_int(s, "SELECT rank FROM processes WHERE process_id = 1"), 3);       /* known: kept */
+    CHECK_INT(query_int(s, "SELECT world_size FROM processes WHERE process_id = 1"), 8); /* unknown: filled */
+    CHECK_INT(query_int(s, "SELECT end_ns FROM processes WHERE process_id = 2"), -777);  /* the other row */
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM processes WHERE exit_status = 137"), 2); /* both of pid 41 */
     store_close(s, NULL);
 }
@@ -283,22 +372,37 @@ static void write_one_process_trace(const char *path, int64_t pid, const char *k
     store *s = store_create(path, STORE_OVERWRITE, &err);
     store_begin(s, &err);
     store_intern(s, "padding so string ids differ between files", &err);
-    struct store_process process = {.pid = pid, .parent_pid = STORE_NULL, .rank = pid - 100,
-                                    .local_rank = STORE_NULL, .world_size = 2, .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL, .exit_status = 0, .term_signal = STORE_NULL};
+    struct store_process process = {.pid = pid,
+                                    .parent_pid = STORE_NULL,
+                                    .rank = pid - 100,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = 2,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = 0,
+                                    .term_signal = STORE_NULL};
     store_insert_process(s, &process, &err);
-    struct store_kernel filler = {.process_id = 1, .device_id = 0, .stream_id = 7, .start_ns = 0, .end_ns = 1,
-                                  .name = "filler"};
-    struct store_kernel kernel = {.process_id = 1, .device_id = 0, .stream_id = 9, .start_ns = start_ns,
-                                  .end_ns = start_ns + 50, .name = kernel_name};
+    struct store_kernel filler = {
+        .process_id = 1, .device_id = 0, .stream_id = 7, .start_ns = 0, .end_ns = 1, .name = "filler"};
+    struct store_kernel kernel = {.process_id = 1,
+                                  .device_id = 0,
+                                  .stream_id = 9,
+                                  .start_ns = start_ns,
+                                  .end_ns = start_ns + 50,
+                                  .name = kernel_name};
     int64_t rowid = 0;
     store_insert_kernel(s, &filler, NULL, &err);
     store_insert_kernel(s, &kernel, &rowid, &err);
-    struct store_collective collective = {.process_id = 1, .op = "AllReduce", .bytes = 64, .kernel_rowid = rowid,
-                                          .start_ns = start_ns, .end_ns = start_ns + 50,
+    struct store_collective collective = {.process_id = 1,
+                                          .op = "AllReduce",
+                                          .bytes = 64,
+                                          .kernel_rowid = rowid,
+                                          .start_ns = start_ns,
+                                          .end_ns = start_ns + 50,
                                           .detail_source = STORE_DETAIL_KERNEL_NAME};
     store_insert_collective(s, &collective, &err);
-    struct store_warning warning = {.process_id = 1, .time_ns = STORE_NULL, .code = "test", .message = kernel_name};
+    struct store_warning warning = {
+        .process_id = 1, .time_ns = STORE_NULL, .code = "test", .message = kernel_name};
     store_insert_warning(s, &warning, &err);
     store_finalize(s, &err);
     store_close(s, NULL);
@@ -320,7 +424,8 @@ static void test_append_traces(void)
                             " JOIN collectives c ON c.kernel_rowid = k.rowid WHERE c.process_id = 2"),
               "ncclDevKernel_AllGather_RING_LL");
     CHECK_INT(query_int(s, "SELECT c.start_ns - k.start_ns FROM collectives c JOIN kernels k"
-                           " ON c.kernel_rowid = k.rowid WHERE c.process_id = 2"), 0);
+                           " ON c.kernel_rowid = k.rowid WHERE c.process_id = 2"),
+              0);
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM strings WHERE value = 'filler'"), 1);
     CHECK_STR(query_text(s, "SELECT message FROM warnings WHERE process_id = 1"),
               "ncclDevKernel_AllReduce_Sum_f32_RING_LL");

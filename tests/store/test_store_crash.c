@@ -20,13 +20,23 @@ static void write_until_killed(const char *path, int pipe_to_parent)
         _exit(3);
     store_set_batch_rows(s, BATCH_ROWS);
     store_begin(s, &err);
-    struct store_process process = {.pid = getpid(), .parent_pid = STORE_NULL, .rank = STORE_NULL,
-                                    .local_rank = STORE_NULL, .world_size = STORE_NULL, .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL, .exit_status = STORE_NULL, .term_signal = STORE_NULL};
+    struct store_process process = {.pid = getpid(),
+                                    .parent_pid = STORE_NULL,
+                                    .rank = STORE_NULL,
+                                    .local_rank = STORE_NULL,
+                                    .world_size = STORE_NULL,
+                                    .start_ns = STORE_NULL,
+                                    .end_ns = STORE_NULL,
+                                    .exit_status = STORE_NULL,
+                                    .term_signal = STORE_NULL};
     store_insert_process(s, &process, &err);
     for (int64_t i = 1;; i++) {
-        struct store_kernel kernel = {.process_id = 1, .device_id = 0, .stream_id = 7, .start_ns = i * 10,
-                                      .end_ns = i * 10 + 5, .name = "k"};
+        struct store_kernel kernel = {.process_id = 1,
+                                      .device_id = 0,
+                                      .stream_id = 7,
+                                      .start_ns = i * 10,
+                                      .end_ns = i * 10 + 5,
+                                      .name = "k"};
         store_insert_kernel(s, &kernel, NULL, &err);
         /* Tell the parent once several batches are durable, then keep writing mid-transaction. */
         if (i == 5 * BATCH_ROWS + BATCH_ROWS / 2) {
