@@ -277,9 +277,8 @@ static int64_t bare_scan(store *trace)
         "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, priority, name_id,"
         " grid_x * grid_y * grid_z, block_x * block_y * block_z, registers_per_thread, static_shared_bytes,"
         " dynamic_shared_bytes, shared_memory_executed_bytes, process_id, device_id FROM kernels",
-        "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, copy_kind, "
-        "src_kind,"
-        " dst_kind, bytes, src_device_id, dst_device_id, process_id, device_id FROM memcpys",
+        "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, copy_kind,"
+        " src_kind, dst_kind, bytes, src_device_id, dst_device_id, process_id, device_id FROM memcpys",
         "SELECT rowid, stream_id, correlation_id, start_ns, end_ns, channel_id, graph_id, bytes, process_id,"
         " device_id FROM memsets"};
     int64_t rows = 0, checksum = 0;

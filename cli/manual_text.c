@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "manual_markdown.h"
+#include "text_wrap.h"
 
 enum { TABLE_MAX_COLUMNS = 16, CODE_INDENT = 4, TABLE_GAP = 2, MIN_WIDTH = 20 };
 
@@ -18,15 +19,6 @@ struct writer {
 };
 
 /* Characters in a UTF-8 text: every byte that does not continue a sequence. */
-static int columns(const char *text, size_t length)
-{
-    int count = 0;
-    for (size_t i = 0; i < length; i++)
-        if (((unsigned char)text[i] & 0xC0) != 0x80)
-            count++;
-    return count;
-}
-
 /* A malloc'd copy of text without its inline marks (the caller frees), or NULL. */
 static char *plain_copy(const char *text, size_t length)
 {
@@ -42,37 +34,6 @@ static void spaces(FILE *out, int count)
         fputc(' ', out);
 }
 
-/* Writes the words of text reflowed: the first line starts with first_prefix (at column 0), the
- * next ones indent columns in. */
-static void wrap(struct writer *writer, const char *text, const char *first_prefix, int indent)
-{
-    fputs(first_prefix, writer->out);
-    int column = columns(first_prefix, strlen(first_prefix));
-    int line_start_column = column;
-    const char *p = text;
-    for (;;) {
-        while (*p && isspace((unsigned char)*p))
-            p++;
-        if (!*p)
-            break;
-        const char *word = p;
-        while (*p && !isspace((unsigned char)*p))
-            p++;
-        int word_columns = columns(word, (size_t)(p - word));
-        if (column > line_start_column && column + 1 + word_columns > writer->width) {
-            fputc('\n', writer->out);
-            spaces(writer->out, indent);
-            column = line_start_column = indent;
-        } else if (column > line_start_column) {
-            fputc(' ', writer->out);
-            column++;
-        }
-        fwrite(word, 1, (size_t)(p - word), writer->out);
-        column += word_columns;
-    }
-    fputc('\n', writer->out);
-}
-
 static void write_wrapped(struct writer *writer, const char *text, size_t length, const char *prefix,
                           int indent)
 {
@@ -81,7 +42,7 @@ static void write_wrapped(struct writer *writer, const char *text, size_t length
         writer->failed = 1;
         return;
     }
-    wrap(writer, plain, prefix, indent);
+    text_wrap_write(writer->out, plain, prefix, indent, writer->width);
     free(plain);
 }
 
@@ -95,7 +56,7 @@ static void write_heading(struct writer *writer, const struct manual_block *bloc
     if (block->level <= 2)
         for (char *c = plain; *c; c++)
             *c = (char)toupper((unsigned char)*c);
-    wrap(writer, plain, "", 0);
+    text_wrap_write(writer->out, plain, "", 0, writer->width);
     free(plain);
 }
 
@@ -137,7 +98,7 @@ static void add_cell(const char *text, size_t length, int index, void *context)
         return;
     }
     table->cells[(size_t)table->rows * TABLE_MAX_COLUMNS + (size_t)index] = plain;
-    int width = columns(plain, strlen(plain));
+    int width = text_wrap_columns(plain, strlen(plain));
     if (width > table->widths[index])
         table->widths[index] = width;
     if (index + 1 > table->column_count)
@@ -178,7 +139,7 @@ static void write_table_columns(struct writer *writer, const struct table *table
             const char *text = cell(table, row, column);
             spaces(writer->out, pending);
             fputs(text, writer->out);
-            pending = table->widths[column] - columns(text, strlen(text)) + TABLE_GAP;
+            pending = table->widths[column] - text_wrap_columns(text, strlen(text)) + TABLE_GAP;
         }
         fputc('\n', writer->out);
         if (row == 0) {
@@ -198,10 +159,10 @@ static void write_table_entries(struct writer *writer, const struct table *table
     memset(indent, ' ', CODE_INDENT);
     indent[CODE_INDENT] = '\0';
     for (int row = 0; row < table->rows; row++) {
-        wrap(writer, cell(table, row, 0), "", 0);
+        text_wrap_write(writer->out, cell(table, row, 0), "", 0, writer->width);
         for (int column = 1; column < table->column_count; column++)
             if (cell(table, row, column)[0])
-                wrap(writer, cell(table, row, column), indent, CODE_INDENT);
+                text_wrap_write(writer->out, cell(table, row, column), indent, CODE_INDENT, writer->width);
     }
 }
 

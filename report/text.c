@@ -8,6 +8,7 @@
 #include "naming.h"
 #include "report.h"
 #include "text_safe.h"
+#include "text_wrap.h"
 #include "units.h"
 
 enum { COLUMN_COUNT = 12, CELL_SIZE = 24 };
@@ -132,39 +133,24 @@ static void text_streams(FILE *out, const struct analysis_result *result)
 /* Writes text as lines of at most width columns (UTF-8 characters counted once), each starting
  * with indent spaces, broken between words; a word longer than a line gets a line of its own,
  * whole: evidence is never cut. */
-static void write_wrapped(FILE *out, const char *evidence, int indent, int width)
+/* At least this many columns of text beside the indent, however narrow the terminal. */
+#define MIN_TEXT_COLUMNS 20
+
+/* Writes prose safely (controls escaped first, so only spaces separate what is wrapped), wrapped
+ * between words at width; the first line starts with first_prefix, the next ones with indent
+ * spaces. */
+static void write_wrapped(FILE *out, const char *prose, const char *first_prefix, int indent, int width)
 {
-    /* made safe first (controls escaped), so that only spaces separate what is wrapped */
-    char *safe = text_safe_dup(evidence, TEXT_SAFE_TERMINAL);
+    if (width < indent + MIN_TEXT_COLUMNS)
+        width = indent + MIN_TEXT_COLUMNS;
+    char *safe = text_safe_dup(prose, TEXT_SAFE_TERMINAL);
     if (!safe) {
-        fprintf(out, "%*s", indent, "");
-        text_safe_fputs(evidence, TEXT_SAFE_TERMINAL, out);
+        fputs(first_prefix, out);
+        text_safe_fputs(prose, TEXT_SAFE_TERMINAL, out);
         fputc('\n', out);
         return;
     }
-    const char *text = safe;
-    int room = width - indent > 20 ? width - indent : 20, used = 0;
-    while (*text) {
-        while (*text == ' ')
-            text++;
-        size_t word = strcspn(text, " "), columns = 0;
-        for (size_t i = 0; i < word; i++)
-            columns += ((unsigned char)text[i] & 0xC0) != 0x80;
-        if (!word)
-            break;
-        if (used > 0 && used + 1 + (int)columns > room) {
-            fputc('\n', out);
-            used = 0;
-        }
-        if (used)
-            fputc(' ', out);
-        else
-            fprintf(out, "%*s", indent, "");
-        fwrite(text, 1, word, out);
-        used += (used ? 1 : 0) + (int)columns;
-        text += word;
-    }
-    fputc('\n', out);
+    text_wrap_write(out, safe, first_prefix, indent, width);
     free(safe);
 }
 
@@ -187,7 +173,7 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
                 analysis_cause_advice_source(total->cause));
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         if (wait)
-            write_wrapped(out, wait->evidence, 5, width);
+            write_wrapped(out, wait->evidence, "     ", 5, width);
     }
 }
 
