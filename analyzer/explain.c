@@ -387,13 +387,6 @@ static int name_has(const char *name, const char *part)
     return strstr(name, part) != NULL;
 }
 
-/* The classes of calls live in common/cuda_api.c, shared with the collector's default API record
- * set: a call proved here is a call recorded there. A synchronizing call or a synchronous copy. */
-static int is_blocking_host_call(const char *name)
-{
-    return cuda_api_blocks_host(name);
-}
-
 /* Reads the memcpy a call issued: 1 when found. */
 static int copy_of_call(explainer *explain, int64_t process_id, int64_t correlation_id, struct model_op *copy)
 {
@@ -488,10 +481,10 @@ static int rule_late_pageable_copy(explainer *explain, struct wait_case *item)
 static int rule_barrier(explainer *explain, struct wait_case *item)
 {
     const struct host_activity *held = holding_call(explain, item);
-    if (!held || !is_blocking_host_call(held->call_name))
+    if (!held || !cuda_api_blocks_host(held->call_name))
         return 0;
     if ((item->previous_end_ns == INT64_MIN || held->call_start_ns >= item->previous_end_ns) &&
-        !is_blocking_host_call(item->launch.name))
+        !cuda_api_blocks_host(item->launch.name))
         return 0;
     return 1;
 }
@@ -499,7 +492,7 @@ static int rule_barrier(explainer *explain, struct wait_case *item)
 static int rule_late_host_sync(explainer *explain, struct wait_case *item)
 {
     const struct host_activity *held = holding_call(explain, item);
-    if (!held || !is_blocking_host_call(held->call_name))
+    if (!held || !cuda_api_blocks_host(held->call_name))
         return 0;
     char waited[32], name[128], other[128], when[96];
     held_for(item, held, waited, sizeof waited);
@@ -582,7 +575,7 @@ static int find_blocking_call(explainer *explain, const struct wait_case *item, 
         /* The asynchronous call that issued a pageable copy held the thread while it staged the
          * data, until just before the copy ended (a synchronous cudaMemcpy is a serial step the
          * program asked for). */
-        int staged = issued_blocking && is_pageable_copy(item->blocking) && !is_blocking_host_call(name) &&
+        int staged = issued_blocking && is_pageable_copy(item->blocking) && !cuda_api_blocks_host(name) &&
                      end + pageable_call_slack_ns(item->blocking) >= ended_ns;
         if (end + START_JITTER_NS < ended_ns && !staged) {
             /* Calls made in the slack after a pageable copy's call returned are passed over. */
@@ -591,7 +584,7 @@ static int find_blocking_call(explainer *explain, const struct wait_case *item, 
                 continue;
             break; /* the thread was in no call when the op ended */
         }
-        found = (staged || (is_blocking_host_call(name) && !issued_blocking)) &&
+        found = (staged || (cuda_api_blocks_host(name) && !issued_blocking)) &&
                 (item->previous_end_ns == INT64_MIN || start + START_JITTER_NS >= item->previous_end_ns ||
                  staged);
         if (found) {
@@ -1299,7 +1292,7 @@ static void prove_host_sync(explainer *explain, struct wait_case *item)
     /* A graph node has no launch of its own; an op issued by a blocking call (cudaMemcpy) is the
      * program reading results back: the thread waits for it anyway, it is no work held back. */
     if (!item->launch.known || item->waiting->graph_id != STORE_NULL ||
-        name_has(item->launch.name, "Graph") || is_blocking_host_call(item->launch.name))
+        name_has(item->launch.name, "Graph") || cuda_api_blocks_host(item->launch.name))
         return;
     struct blocking_call *call = &item->call;
     if (!find_blocking_call(explain, item, call) || call->end_ns > item->launch.start_ns) {

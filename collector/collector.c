@@ -594,13 +594,11 @@ static void enable_kind(unsigned wanted, unsigned bit, CUpti_ActivityKind kind, 
 static void enable_api_calls(CUpti_CallbackDomain domain)
 {
     int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-    CUpti_CallbackId end = runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE;
-    for (CUpti_CallbackId cbid = 1; cbid < end; cbid++) {
-        const char *name = NULL;
-        if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !cuda_api_recorded_by_default(name))
-            continue;
+    CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
+    int count = launch_watch_analysis_api_ids(domain, ids, LAUNCH_WATCH_MAX_API_IDS);
+    for (int i = 0; i < count; i++) {
         CUptiResult result =
-            runtime ? cuptiActivityEnableRuntimeApi(cbid, 1) : cuptiActivityEnableDriverApi(cbid, 1);
+            runtime ? cuptiActivityEnableRuntimeApi(ids[i], 1) : cuptiActivityEnableDriverApi(ids[i], 1);
         if (!cupti_ok(result, runtime ? "cuptiActivityEnableRuntimeApi" : "cuptiActivityEnableDriverApi"))
             return; /* the first failure is stored as a warning; the rest would fail alike */
     }

@@ -169,17 +169,28 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
  * callback on every call of the default API record set, doing nothing but returning. What it costs
  * a job is what recording those calls from callbacks, instead of CUPTI's API activity kinds,
  * would cost at least. */
+int launch_watch_analysis_api_ids(CUpti_CallbackDomain domain, CUpti_CallbackId *ids, int capacity)
+{
+    CUpti_CallbackId end =
+        domain == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE;
+    int count = 0;
+    for (CUpti_CallbackId cbid = 1; cbid < end && count < capacity; cbid++) {
+        const char *name = NULL;
+        if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && cuda_api_recorded_by_default(name))
+            ids[count++] = cbid;
+    }
+    return count;
+}
+
 static void enable_probe_callbacks(struct launch_watch *watch)
 {
     const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
-    const CUpti_CallbackId ends[] = {CUPTI_RUNTIME_TRACE_CBID_SIZE, CUPTI_DRIVER_TRACE_CBID_SIZE};
-    for (int d = 0; d < 2; d++)
-        for (CUpti_CallbackId cbid = 1; cbid < ends[d]; cbid++) {
-            const char *name = NULL;
-            if (cuptiGetCallbackName(domains[d], cbid, &name) == CUPTI_SUCCESS &&
-                cuda_api_recorded_by_default(name))
-                cuptiEnableCallback(1, watch->subscriber, domains[d], cbid);
-        }
+    CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
+    for (int d = 0; d < 2; d++) {
+        int count = launch_watch_analysis_api_ids(domains[d], ids, LAUNCH_WATCH_MAX_API_IDS);
+        for (int i = 0; i < count; i++)
+            cuptiEnableCallback(1, watch->subscriber, domains[d], ids[i]);
+    }
 }
 
 CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launches, char *earlier_subscriber,

@@ -59,6 +59,12 @@ void launch_watch_reset(struct launch_watch *watch);
  * CUPTI's result; on CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, earlier_subscriber (size
  * bytes, at least CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1) holds the name of the client that was
  * first, or "" when CUPTI does not know it. */
+/* The callback ids of the analysis API set (common/cuda_api.h) in a domain, by CUPTI's names: at
+ * most capacity of them written to ids; returns how many. The collector's activity switches and
+ * the cost probe both enable these. */
+#define LAUNCH_WATCH_MAX_API_IDS 1024 /* CUDA 13: 525 runtime, 809 driver ids, a few hundred chosen */
+int launch_watch_analysis_api_ids(CUpti_CallbackDomain domain, CUpti_CallbackId *ids, int capacity);
+
 #define LAUNCH_WATCH_PROBE_API_CALLS 2 /* watch_launches: launches, plus the cost probe (launch_watch.c) */
 
 CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launches, char *earlier_subscriber,

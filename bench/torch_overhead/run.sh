@@ -10,7 +10,6 @@
 # and, named in EXTRA_VARIANTS, the diagnostics that say where record's own time goes:
 #   record-all       --api all (every API call: the old default)
 #   record-noapi     --no-api (no runtime/driver records)
-#   record-nodriver  the analysis set without driver-API records
 #   record-nolaunch  the launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0)
 #   record-discard   everything enabled, buffers released unwritten (OVERLAPSCOPE_DISCARD=1): the
 #                    writer thread's share
@@ -58,8 +57,6 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
     record) timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-all) timeout 300 "$os" record --api all -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-noapi) timeout 300 "$os" record --no-api -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
-    record-nodriver) timeout 300 "$os" record --kinds kernel,memcpy,memset,sync,device,context,stream,event,runtime,nvtx \
-        -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-discard) OVERLAPSCOPE_DISCARD=1 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-probe) OVERLAPSCOPE_LAUNCH_CALLBACKS=probe timeout 300 "$os" record \
