@@ -27,11 +27,13 @@
 
 #include <cupti.h>
 
+#include "call_buffers.h"
 #include "collector_options.h"
 #include "collector_writer.h"
 #include "competing_profiler.h"
 #include "cuda_api.h"
 #include "cupti_convert.h"
+#include "host_calls.h"
 #include "launch_watch.h"
 #include "nccl_profiler.h"
 #include "process_file.h"
@@ -82,7 +84,11 @@ struct collector_state {
     int cupti_error_count;
 
     struct launch_watch watch; /* the callback subscriber's counts (launch_watch.h) */
-    int earlier_subscriber;    /* cuptiSubscribe said another client was attached first */
+    /* API calls, synchronizations and event records from our callbacks (host_calls.h); NULL when
+     * they come from CUPTI's activity kinds or are not recorded. */
+    host_calls *host_calls;
+    call_buffers *call_buffers;
+    int earlier_subscriber; /* cuptiSubscribe said another client was attached first */
     char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1];
     atomic_int nvtx_injection; /* 0 NVTX never initialised us, 1 forwarded to CUPTI, -1 failed */
 
@@ -252,6 +258,43 @@ static void consume_release(void *context, uint8_t *buffer)
     release_buffer(context, buffer);
 }
 
+/* Runs on the writer thread: a copy of host call records (call_buffers.h). */
+static int consume_host_calls(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
+                              error_info *err)
+{
+    (void)trace;
+    const struct host_call_record *calls = (const struct host_call_record *)buffer;
+    for (size_t i = 0; i < valid_bytes / sizeof *calls; i++)
+        if (cupti_convert_host_call(context, &calls[i], err) != 0)
+            return -1;
+    return 0;
+}
+
+static void release_host_calls(void *context, uint8_t *buffer)
+{
+    (void)context;
+    free(buffer);
+}
+
+/* call_buffers' submit: queues a copy of records for the writer (which frees it), or frees it. */
+static int submit_host_calls(void *context, struct host_call_record *records, size_t count)
+{
+    (void)context;
+    if (collector.options.discard) {
+        free(records);
+        return 0;
+    }
+    pthread_mutex_lock(&collector.lock);
+    int writing = collector.writer && collector.pid == getpid();
+    int queued =
+        writing && collector_writer_submit_with(collector.writer, (uint8_t *)records, count * sizeof *records,
+                                                consume_host_calls, release_host_calls) == 0;
+    pthread_mutex_unlock(&collector.lock);
+    if (!writing)
+        free(records); /* late records, after the file was completed */
+    return queued ? 0 : -1;
+}
+
 static const char *api_namer(void *context, int64_t api_domain, uint32_t callback_id)
 {
     (void)context;
@@ -391,6 +434,8 @@ static void *flush_main(void *argument)
             break;
         pthread_mutex_unlock(&collector.lock);
         cuptiActivityFlushAll(flag);
+        if (collector.call_buffers)
+            call_buffers_flush(collector.call_buffers);
         pthread_mutex_lock(&collector.lock);
     }
     pthread_mutex_unlock(&collector.lock);
@@ -427,6 +472,9 @@ static void write_warnings_and_drops(void)
                     "CUPTI dropped %lld activity records in context %u (buffers full: raise"
                     " --buffer-mb or lower --flush-ms)",
                     (long long)collector.drops[i].dropped, collector.drops[i].context_id);
+    long long lost_calls = collector.call_buffers ? call_buffers_lost(collector.call_buffers) : 0;
+    if (lost_calls > 0)
+        add_warning("dropped-records", "%lld API call records lost (no memory for them)", lost_calls);
     if (atomic_load(&collector.buffers_refused) > 0)
         add_warning("dropped-records", "%lld activity buffer requests refused at the limit of %d buffers",
                     (long long)atomic_load(&collector.buffers_refused), collector.options.buffer_count);
@@ -458,6 +506,8 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
         return;
     cupti_ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
     stop_periodic_flush();
+    if (collector.call_buffers)
+        call_buffers_flush(collector.call_buffers); /* calls made after this are not recorded */
     pthread_mutex_lock(&collector.lock);
     collector_writer *writer = collector.writer;
     collector.writer = NULL; /* late buffers are freed, not queued */
@@ -570,6 +620,9 @@ static void child_after_fork(void)
     collector.spare_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     collector.spare_count = 0; /* the parent's spares stay allocated here: a copy of its memory */
     nccl_profiler_forget_after_fork();
+    if (collector.call_buffers)
+        call_buffers_forget_after_fork(collector.call_buffers);
+    host_calls_forget_after_fork();
     if (!was_active)
         return;
     error_info err;
@@ -604,6 +657,47 @@ static void enable_api_calls(CUpti_CallbackDomain domain)
     }
 }
 
+static void on_api_called(void *context, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                          const CUpti_CallbackData *call)
+{
+    host_calls_on_api(context, domain, id, call);
+}
+
+/* API calls, synchronizations and event records from our own callbacks (host_calls.h), when the
+ * subscriber is ours and the activity kinds were not asked for. Returns 1 when the callbacks
+ * record them (or nothing of them is wanted), 0 when the activity kinds must. */
+static int record_host_calls_from_callbacks(unsigned kinds)
+{
+    if (collector.options.calls_from_activity || collector.options.launch_callbacks != 1 ||
+        !collector.watch.subscribed)
+        return 0;
+    struct host_calls_options options = {
+        .runtime_rows = (kinds & COLLECTOR_KIND_RUNTIME) != 0,
+        .driver_rows = (kinds & COLLECTOR_KIND_DRIVER) != 0,
+        .sync_rows = (kinds & COLLECTOR_KIND_SYNC) != 0,
+        .event_rows = (kinds & COLLECTOR_KIND_EVENT) != 0,
+    };
+    if (!options.runtime_rows && !options.driver_rows && !options.sync_rows && !options.event_rows)
+        return 1;
+    collector.call_buffers = call_buffers_new(0, submit_host_calls, NULL);
+    collector.host_calls = collector.call_buffers ? host_calls_new(&options, collector.call_buffers) : NULL;
+    if (!collector.host_calls) {
+        call_buffers_free(collector.call_buffers);
+        collector.call_buffers = NULL;
+        return 0;
+    }
+    collector.watch.api_called_context = collector.host_calls;
+    collector.watch.api_called = on_api_called;
+    const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
+    CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
+    for (int d = 0; d < 2; d++) {
+        int count = host_calls_callback_ids(collector.host_calls, domains[d], ids, LAUNCH_WATCH_MAX_API_IDS);
+        if (launch_watch_enable_api_ids(&collector.watch, domains[d], ids, count) != count)
+            add_warning("cupti-error", "CUPTI refused some API callbacks: some API calls are not recorded");
+    }
+    return 1;
+}
+
 static void enable_activities(unsigned kinds, enum collector_api_set api_set)
 {
     enable_kind(kinds, COLLECTOR_KIND_DEVICE, CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
@@ -612,6 +706,10 @@ static void enable_activities(unsigned kinds, enum collector_api_set api_set)
     enable_kind(kinds, COLLECTOR_KIND_KERNEL, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL");
     enable_kind(kinds, COLLECTOR_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
     enable_kind(kinds, COLLECTOR_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
+    if (record_host_calls_from_callbacks(kinds)) {
+        enable_kind(kinds, COLLECTOR_KIND_NVTX, CUPTI_ACTIVITY_KIND_MARKER, "MARKER");
+        return;
+    }
     enable_kind(kinds, COLLECTOR_KIND_SYNC, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION");
     enable_kind(kinds, COLLECTOR_KIND_EVENT, CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT");
     if (api_set == COLLECTOR_API_ALL) {
@@ -682,8 +780,8 @@ EXPORTED int InitializeInjection(void)
      * default is the pthread id (cupti_activity.h, CUpti_ActivityThreadIdType). */
     cupti_ok(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType(SYSTEM)");
     set_device_buffer_size();
+    subscribe_to_launches(); /* first: the API records may come from its callbacks */
     enable_activities(collector.options.kinds, collector.options.api_set);
-    subscribe_to_launches();
     start_periodic_flush();
     install_signal_handlers();
     on_exit(on_process_exit, NULL);

@@ -93,6 +93,14 @@ int collector_options_from_environment(struct collector_options *options, error_
     options->launch_callbacks = !(launch_callbacks && strcmp(launch_callbacks, "0") == 0);
     if (launch_callbacks && strcmp(launch_callbacks, "probe") == 0)
         options->launch_callbacks = 2; /* LAUNCH_WATCH_PROBE_API_CALLS: diagnostic (launch_watch.c) */
+    const char *calls_from = getenv("OVERLAPSCOPE_CALLS_FROM");
+    options->calls_from_activity = options->api_set == COLLECTOR_API_ALL;
+    if (calls_from && *calls_from) {
+        if (strcmp(calls_from, "activity") != 0 && strcmp(calls_from, "callbacks") != 0)
+            return error_set(err, "OVERLAPSCOPE_CALLS_FROM='%s' is neither 'callbacks' nor 'activity'",
+                             calls_from);
+        options->calls_from_activity = strcmp(calls_from, "activity") == 0;
+    }
     const char *flush_forced = getenv("OVERLAPSCOPE_FLUSH_FORCED");
     options->flush_forced = flush_forced && strcmp(flush_forced, "1") == 0;
     const char *discard = getenv("OVERLAPSCOPE_DISCARD");

@@ -16,6 +16,10 @@
  *                              per-thread default stream and the launch-count checks; default 1);
  *                              `probe`: also an empty callback on every call of the default API
  *                              set (diagnostic: bench/torch_overhead's record-probe)
+ *   OVERLAPSCOPE_CALLS_FROM    where API calls, synchronizations and event records come from:
+ *                              `callbacks` (default with the analysis API set: the collector's own
+ *                              CUPTI callbacks, host_calls.h) or `activity` (CUPTI's RUNTIME, DRIVER,
+ *                              SYNCHRONIZATION and CUDA_EVENT kinds; the default with OVERLAPSCOPE_API=all)
  *   OVERLAPSCOPE_DISCARD       1: activity buffers are released unread, nothing is written (diagnostic:
  *                              measures the writer thread's share of the cost; the trace has no rows)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */
@@ -57,8 +61,9 @@ struct collector_options {
     size_t device_buffer_bytes; /* 0: CUPTI's default */
     int nccl;
     int launch_callbacks;
-    int flush_forced; /* OVERLAPSCOPE_FLUSH_FORCED=1: periodic flushes forced (diagnostic) */
-    int discard;      /* OVERLAPSCOPE_DISCARD=1: buffers released unread (diagnostic) */
+    int calls_from_activity; /* OVERLAPSCOPE_CALLS_FROM=activity */
+    int flush_forced;        /* OVERLAPSCOPE_FLUSH_FORCED=1: periodic flushes forced (diagnostic) */
+    int discard;             /* OVERLAPSCOPE_DISCARD=1: buffers released unread (diagnostic) */
     char output_dir[PATH_MAX];
 };
 

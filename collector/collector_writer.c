@@ -10,6 +10,8 @@
 struct queued_buffer {
     uint8_t *buffer;
     size_t valid_bytes;
+    collector_writer_consume consume; /* the writer's own, or the submitter's */
+    collector_writer_release release;
     struct queued_buffer *next;
 };
 
@@ -48,11 +50,11 @@ static int64_t write_batch(collector_writer *writer, struct queued_buffer *batch
         keep_first_error(writer, &err);
     while (batch) {
         struct queued_buffer *next = batch->next;
-        if (writer->consume(writer->context, writer->trace, batch->buffer, batch->valid_bytes, &err) != 0) {
+        if (batch->consume(writer->context, writer->trace, batch->buffer, batch->valid_bytes, &err) != 0) {
             keep_first_error(writer, &err);
             failed++;
         }
-        writer->release(writer->context, batch->buffer);
+        batch->release(writer->context, batch->buffer);
         free(batch);
         batch = next;
         count++;
@@ -115,15 +117,21 @@ collector_writer *collector_writer_start(store *trace, collector_writer_consume 
 
 int collector_writer_submit(collector_writer *writer, uint8_t *buffer, size_t valid_bytes)
 {
+    return collector_writer_submit_with(writer, buffer, valid_bytes, writer->consume, writer->release);
+}
+
+int collector_writer_submit_with(collector_writer *writer, uint8_t *buffer, size_t valid_bytes,
+                                 collector_writer_consume consume, collector_writer_release release)
+{
     struct queued_buffer *node = malloc(sizeof *node);
     if (!node) {
-        writer->release(writer->context, buffer);
+        release(writer->context, buffer);
         pthread_mutex_lock(&writer->lock);
         writer->lost++;
         pthread_mutex_unlock(&writer->lock);
         return -1;
     }
-    *node = (struct queued_buffer){buffer, valid_bytes, NULL};
+    *node = (struct queued_buffer){buffer, valid_bytes, consume, release, NULL};
     pthread_mutex_lock(&writer->lock);
     if (writer->tail)
         writer->tail->next = node;

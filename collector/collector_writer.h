@@ -33,6 +33,12 @@ collector_writer *collector_writer_start(store *trace, collector_writer_consume 
  * when out of memory (the buffer is then released at once and counted as lost). */
 int collector_writer_submit(collector_writer *writer, uint8_t *buffer, size_t valid_bytes);
 
+/* The same, for a buffer of another format: consume and release (called with the writer's
+ * context) replace the writer's own for this buffer only. The collector's host call records
+ * (call_buffers.h) travel this way, in order with CUPTI's buffers through the one writer. */
+int collector_writer_submit_with(collector_writer *writer, uint8_t *buffer, size_t valid_bytes,
+                                 collector_writer_consume consume, collector_writer_release release);
+
 /* Waits until everything submitted so far is written and committed. */
 void collector_writer_drain(collector_writer *writer);
 

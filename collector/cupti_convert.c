@@ -542,6 +542,62 @@ int cupti_convert_api(cupti_convert *converter, const CUpti_ActivityAPI *record,
     return 0;
 }
 
+/* --- host calls from the collector's callbacks (host_call_record.h) --- */
+
+int cupti_convert_host_call(cupti_convert *converter, const struct host_call_record *call, error_info *err)
+{
+    int64_t stream_id = call->stream_id == HOST_CALL_NO_STREAM ? STORE_NULL : (int64_t)call->stream_id;
+    if (call->what & HOST_CALL_API) {
+        CUpti_ActivityAPI api = {
+            .kind =
+                call->domain == HOST_CALL_DRIVER ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME,
+            .cbid = call->callback_id,
+            .start = call->start_ns,
+            .end = call->end_ns,
+            .threadId = call->thread_id,
+            .correlationId = call->correlation_id,
+            .returnValue = (uint32_t)call->return_value,
+        };
+        if (cupti_convert_api(converter, &api, err) != 0)
+            return -1;
+    }
+    if (call->what & HOST_CALL_SYNC) {
+        struct store_synchronization row = {
+            .process_id = converter->process_id,
+            .context_id = id_or_null(call->context_id),
+            .stream_id = stream_id,
+            .event_id = call->event ? (int64_t)call->event : STORE_NULL,
+            .sync_type = call->sync_type,
+            .correlation_id = call->correlation_id,
+            .start_ns = (int64_t)call->start_ns,
+            .end_ns = (int64_t)call->end_ns,
+        };
+        if (store_insert_synchronization(converter->trace, &row, err) != 0)
+            return -1;
+        converter->counts.synchronizations++;
+        note_time(converter, call->end_ns);
+    }
+    if ((call->what & HOST_CALL_EVENT) && call->event) {
+        int device_known = call->device_id != HOST_CALL_NO_DEVICE;
+        if (device_known && learn_context(converter, call->context_id, call->device_id, err) != 0)
+            return -1;
+        struct store_cuda_event row = {
+            .process_id = converter->process_id,
+            .device_id =
+                device_known ? (int64_t)call->device_id : device_of_context(converter, call->context_id),
+            .context_id = call->context_id,
+            .stream_id = stream_id,
+            .event_id = (int64_t)call->event,
+            .correlation_id = call->correlation_id,
+            .record_ns = STORE_NULL, /* the GPU-side time needs CUPTI's CUDA_EVENT kind */
+        };
+        if (store_insert_cuda_event(converter->trace, &row, err) != 0)
+            return -1;
+        converter->counts.cuda_events++;
+    }
+    return 0;
+}
+
 /* --- NVTX: CUPTI reports a range as a start and an end record sharing an id --- */
 
 static struct open_range *find_range(cupti_convert *converter, uint32_t id)

@@ -21,6 +21,7 @@
 #include <cupti_activity.h>
 
 #include "error.h"
+#include "host_call_record.h"
 #include "store.h"
 
 typedef struct cupti_convert cupti_convert;
@@ -67,6 +68,10 @@ int cupti_convert_cuda_event(cupti_convert *converter, const CUpti_ActivityCudaE
                              error_info *err);
 /* record->kind says the domain: CUPTI_ACTIVITY_KIND_RUNTIME or CUPTI_ACTIVITY_KIND_DRIVER. */
 int cupti_convert_api(cupti_convert *converter, const CUpti_ActivityAPI *record, error_info *err);
+/* One call the collector's callbacks saw (host_calls.h): its api_calls, synchronizations and
+ * cuda_events rows, as CUPTI's RUNTIME/DRIVER, SYNCHRONIZATION and CUDA_EVENT records would give
+ * them, except that the event id is the event's handle value and cuda_events.record_ns is NULL. */
+int cupti_convert_host_call(cupti_convert *converter, const struct host_call_record *call, error_info *err);
 int cupti_convert_marker(cupti_convert *converter, const CUpti_ActivityMarker2 *record, error_info *err);
 int cupti_convert_marker_data(cupti_convert *converter, const CUpti_ActivityMarkerData2 *record,
                               error_info *err);

@@ -32,8 +32,13 @@ void launch_watch_reset(struct launch_watch *watch)
     CUpti_SubscriberHandle subscriber = watch->subscriber; /* CUPTI keeps calling it in the child */
     int subscribed = watch->subscribed, watching_launches = watch->watching_launches;
     void (*launch_exited)(uint32_t) = watch->launch_exited;
+    void (*api_called)(void *, CUpti_CallbackDomain, CUpti_CallbackId, const CUpti_CallbackData *) =
+        watch->api_called;
+    void *api_called_context = watch->api_called_context;
     launch_watch_init(watch);
     watch->launch_exited = launch_exited;
+    watch->api_called = api_called;
+    watch->api_called_context = api_called_context;
     watch->subscriber = subscriber;
     watch->subscribed = subscribed;
     watch->watching_launches = watching_launches;
@@ -159,10 +164,22 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
                                  const void *data)
 {
     struct launch_watch *watch = userdata;
-    if (domain == CUPTI_CB_DOMAIN_STATE)
+    if (domain == CUPTI_CB_DOMAIN_STATE) {
         on_state(watch, data);
-    else
-        on_launch(watch, domain, id, data);
+        return;
+    }
+    on_launch(watch, domain, id, data);
+    if (watch->api_called)
+        watch->api_called(watch->api_called_context, domain, id, data);
+}
+
+int launch_watch_enable_api_ids(struct launch_watch *watch, CUpti_CallbackDomain domain,
+                                const CUpti_CallbackId *ids, int count)
+{
+    int enabled = 0;
+    for (int i = 0; watch->subscribed && i < count; i++)
+        enabled += cuptiEnableCallback(1, watch->subscriber, domain, ids[i]) == CUPTI_SUCCESS;
+    return enabled;
 }
 
 /* The cost probe (OVERLAPSCOPE_LAUNCH_CALLBACKS=probe, bench/torch_overhead's record-probe): a
@@ -186,11 +203,9 @@ static void enable_probe_callbacks(struct launch_watch *watch)
 {
     const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
     CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
-    for (int d = 0; d < 2; d++) {
-        int count = launch_watch_analysis_api_ids(domains[d], ids, LAUNCH_WATCH_MAX_API_IDS);
-        for (int i = 0; i < count; i++)
-            cuptiEnableCallback(1, watch->subscriber, domains[d], ids[i]);
-    }
+    for (int d = 0; d < 2; d++)
+        launch_watch_enable_api_ids(watch, domains[d], ids,
+                                    launch_watch_analysis_api_ids(domains[d], ids, LAUNCH_WATCH_MAX_API_IDS));
 }
 
 CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launches, char *earlier_subscriber,

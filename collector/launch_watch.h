@@ -45,6 +45,12 @@ struct launch_watch {
      * makes names the kernel record's id; NULL: nothing. Set after launch_watch_init; kept by
      * launch_watch_reset. The NCCL profiler plugin uses it to link collectives to kernels. */
     void (*launch_exited)(uint32_t correlation_id);
+    /* Called for every runtime and driver API callback (entry and exit), after the launch
+     * bookkeeping; NULL: nothing. The collector's host call records (host_calls.h). Set after
+     * launch_watch_init; kept by launch_watch_reset. */
+    void (*api_called)(void *context, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                       const CUpti_CallbackData *call);
+    void *api_called_context;
 };
 
 /* Initialises watch (all counts zero). */
@@ -73,5 +79,10 @@ CUptiResult launch_watch_subscribe(struct launch_watch *watch, int watch_launche
 /* Successful kernel launches seen: the larger of the runtime and driver counts (a runtime launch
  * may also appear as a driver call, so the two are not added). */
 int64_t launch_watch_launches(struct launch_watch *watch);
+
+/* Turns on the callbacks of ids (count of them) of domain, for api_called. Returns how many CUPTI
+ * accepted. */
+int launch_watch_enable_api_ids(struct launch_watch *watch, CUpti_CallbackDomain domain,
+                                const CUpti_CallbackId *ids, int count);
 
 #endif

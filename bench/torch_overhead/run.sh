@@ -8,6 +8,8 @@
 #                    the records (cupti_floor.c): what any CUDA activity trace must cost
 #   record           overlapscope record (the default: the analysis API set)
 # and, named in EXTRA_VARIANTS, the diagnostics that say where record's own time goes:
+#   record-activity  the analysis API set, synchronizations and event records from CUPTI's activity
+#                    kinds (OVERLAPSCOPE_CALLS_FROM=activity) instead of the collector's callbacks
 #   record-all       --api all (every API call: the old default)
 #   record-noapi     --no-api (no runtime/driver records)
 #   record-nolaunch  the launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0)
@@ -55,6 +57,7 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
         return ;;
     floor) CUDA_INJECTION64_PATH=$floor timeout 300 "${job_command[@]}" >"$log" 2>&1 ;;
     record) timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-activity) OVERLAPSCOPE_CALLS_FROM=activity timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-all) timeout 300 "$os" record --api all -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-noapi) timeout 300 "$os" record --no-api -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;

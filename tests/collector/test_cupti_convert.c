@@ -424,6 +424,92 @@ static void convert_api_calls(cupti_convert *converter, sqlite3 *db)
         "driver#5000");
 }
 
+/* Records the collector's callbacks make (host_calls.c): a stream wait on an event recorded on
+ * another stream, a device synchronize, and a driver launch. Rows as CUPTI's would be, the event
+ * id being the handle value. */
+static void convert_host_calls(cupti_convert *converter, sqlite3 *db)
+{
+    error_info err;
+    const uint64_t event = 0x7f00deadbee0;
+    struct host_call_record record_event = {.start_ns = 5000000,
+                                            .end_ns = 5000400,
+                                            .event = event,
+                                            .correlation_id = 700,
+                                            .thread_id = 4250,
+                                            .callback_id = 135, /* cudaEventRecord_v3020 */
+                                            .context_id = 1,
+                                            .device_id = 0,
+                                            .stream_id = 13,
+                                            .domain = HOST_CALL_RUNTIME,
+                                            .what = HOST_CALL_API | HOST_CALL_EVENT};
+    struct host_call_record wait = {.start_ns = 5001000,
+                                    .end_ns = 5001200,
+                                    .event = event,
+                                    .correlation_id = 701,
+                                    .thread_id = 4250,
+                                    .callback_id = 147,
+                                    .context_id = 1,
+                                    .device_id = HOST_CALL_NO_DEVICE,
+                                    .stream_id = 14,
+                                    .domain = HOST_CALL_RUNTIME,
+                                    .what = HOST_CALL_API | HOST_CALL_SYNC,
+                                    .sync_type = 2};
+    struct host_call_record device_sync = {.start_ns = 5002000,
+                                           .end_ns = 5900000,
+                                           .correlation_id = 702,
+                                           .thread_id = 4251,
+                                           .callback_id = 165,
+                                           .context_id = 1,
+                                           .device_id = HOST_CALL_NO_DEVICE,
+                                           .stream_id = HOST_CALL_NO_STREAM,
+                                           .return_value = 0,
+                                           .domain = HOST_CALL_RUNTIME,
+                                           .what = HOST_CALL_SYNC,
+                                           .sync_type = 4};
+    struct host_call_record driver = {.start_ns = 6000000,
+                                      .end_ns = 6000300,
+                                      .correlation_id = 703,
+                                      .thread_id = 4252,
+                                      .callback_id = 279,
+                                      .context_id = 1,
+                                      .device_id = HOST_CALL_NO_DEVICE,
+                                      .stream_id = HOST_CALL_NO_STREAM,
+                                      .return_value = 2,
+                                      .domain = HOST_CALL_DRIVER,
+                                      .what = HOST_CALL_API};
+    CHECK_INT(cupti_convert_host_call(converter, &record_event, &err), 0);
+    CHECK_INT(cupti_convert_host_call(converter, &wait, &err), 0);
+    CHECK_INT(cupti_convert_host_call(converter, &device_sync, &err), 0);
+    CHECK_INT(cupti_convert_host_call(converter, &driver, &err), 0);
+    CHECK_ROW(db,
+              "SELECT process_id, device_id, context_id, stream_id, event_id, correlation_id, record_ns"
+              " FROM cuda_events WHERE correlation_id = 700",
+              1, 0, 1, 13, (int64_t)event, 700, NUL);
+    CHECK_ROW(
+        db,
+        "SELECT process_id, context_id, stream_id, event_id, sync_type, correlation_id, start_ns, end_ns"
+        " FROM synchronizations WHERE correlation_id = 701",
+        1, 1, 14, (int64_t)event, 2, 701, 5001000, 5001200);
+    CHECK_ROW(
+        db,
+        "SELECT process_id, context_id, stream_id, event_id, sync_type, correlation_id, start_ns, end_ns"
+        " FROM synchronizations WHERE correlation_id = 702",
+        1, 1, NUL, NUL, 4, 702, 5002000, 5900000);
+    /* The event record and the wait are API rows too; the device synchronize is not (what). */
+    CHECK_ROW(db,
+              "SELECT thread_id, api_domain, callback_id, start_ns, end_ns, return_value FROM api_calls"
+              " WHERE correlation_id = 701",
+              4250, 1, 147, 5001000, 5001200, 0);
+    CHECK_INT(count(db, "SELECT count(*) FROM api_calls WHERE correlation_id IN (700, 701, 702)"), 2);
+    CHECK_ROW(db,
+              "SELECT thread_id, api_domain, callback_id, start_ns, end_ns, return_value FROM api_calls"
+              " WHERE correlation_id = 703",
+              4252, 2, 279, 6000000, 6000300, 2);
+    check_text(
+        db, "SELECT s.value FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE correlation_id = 703",
+        "cuMemcpyHtoDAsync_v2");
+}
+
 static CUpti_ActivityMarker2 marker(uint32_t flags, uint32_t id, uint64_t time, uint32_t thread,
                                     const char *name, const char *domain)
 {
@@ -518,6 +604,7 @@ int main(void)
     convert_kernels(converter, db);
     convert_copies_and_syncs(converter, db);
     convert_api_calls(converter, db);
+    convert_host_calls(converter, db);
     convert_nvtx(converter, db);
 
     mark_per_thread_streams(converter, db);
@@ -545,9 +632,9 @@ int main(void)
     CHECK_INT(counts->collectives, 1);
     CHECK_INT(counts->memcpys, 1);
     CHECK_INT(counts->memsets, 1);
-    CHECK_INT(counts->synchronizations, 2);
-    CHECK_INT(counts->cuda_events, 1);
-    CHECK_INT(counts->api_calls, 3);
+    CHECK_INT(counts->synchronizations, 2 + 2); /* + convert_host_calls' */
+    CHECK_INT(counts->cuda_events, 1 + 1);
+    CHECK_INT(counts->api_calls, 3 + 3);
     CHECK_INT(counts->devices, 1);
     CHECK_INT(counts->contexts, 1);
     CHECK_INT(counts->streams, 6);
