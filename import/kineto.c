@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "call_sources.h"
+#include "gpu_vendor.h"
 #include "naming.h"
 #include "nccl_kernel_name.h"
 #include "nccl_names.h"
@@ -53,6 +54,8 @@ struct kineto_state {
     uint64_t unknown_total, unknown_other;
     uint64_t odd_fields; /* optional fields of an unexpected type, ignored */
     uint64_t gpu_events;
+    uint64_t sync_events;          /* cuda_sync: only with the profiler's enable_cuda_sync_events */
+    uint64_t other_vendor_devices; /* deviceProperties not of NVIDIA GPUs (ROCm) */
     uint64_t seen_events[SEEN_EVENT_SLOTS];
     const struct kineto_progress *progress;
     store_frames *frames;           /* Python frames and CPU operators: where each API call was made */
@@ -143,6 +146,19 @@ static const char *required_name(const struct json_value *event)
     return json_string(json_get(event, "name"));
 }
 
+/* The stream a GPU row's tid names: a number, or PyTorch 1.x's "stream 7" ("stream 7 user" for
+ * its GPU annotations). STORE_NULL when neither. */
+static int64_t stream_of_tid(struct kineto_state *state, const struct json_value *event)
+{
+    const char *tid = json_string(json_get(event, "tid"));
+    if (tid && strncmp(tid, "stream ", 7) == 0 && isdigit((unsigned char)tid[7])) {
+        char *end = NULL;
+        long long stream = strtoll(tid + 7, &end, 10);
+        return *end == '\0' || *end == ' ' ? (int64_t)stream : STORE_NULL;
+    }
+    return optional_int(state, event, "tid");
+}
+
 /* The GPU an activity ran on: args.device, else the event's pid (Kineto puts GPU N at pid N). */
 static int gpu_place(struct kineto_state *state, const struct json_value *event,
                      const struct json_value *args, int64_t *device_id, int64_t *stream_id)
@@ -152,7 +168,7 @@ static int gpu_place(struct kineto_state *state, const struct json_value *event,
         *device_id = optional_int(state, event, "pid");
     *stream_id = optional_int(state, args, "stream");
     if (*stream_id == STORE_NULL)
-        *stream_id = optional_int(state, event, "tid");
+        *stream_id = stream_of_tid(state, event);
     return *device_id == STORE_NULL || *stream_id == STORE_NULL ? -1 : 0;
 }
 
@@ -282,9 +298,12 @@ static int import_kernel(struct kineto_state *state, const struct json_value *ev
 }
 
 /* "Pageable", "Pinned", "Device", "Array", "Managed" as Kineto's memcpy/memset names spell
- * CUpti_ActivityMemoryKind (libkineto/src/cupti_strings.cpp). */
+ * CUpti_ActivityMemoryKind (libkineto/src/cupti_strings.cpp); PyTorch 1.x's Kineto wrote
+ * "Pagable". */
 static int64_t memory_kind_from_word(const char *word, size_t length)
 {
+    if (length == 7 && strncmp(word, "Pagable", 7) == 0)
+        return STORE_MEMORY_PAGEABLE;
     static const char *const words[] = {"Unknown", "Pageable", "Pinned",        "Device",
                                         "Array",   "Managed",  "Device Static", "Managed Static"};
     for (int64_t kind = (int64_t)(sizeof words / sizeof words[0]) - 1; kind >= 0; kind--)
@@ -322,9 +341,10 @@ static int import_memcpy(struct kineto_state *state, const struct json_value *ev
                          error_info *err)
 {
     const struct json_value *args = json_get(event, "args");
+    /* A peer copy (CUpti_ActivityMemcpy2) names its two devices. */
     struct store_memcpy row = {.process_id = state->process_id,
-                               .src_device_id = STORE_NULL,
-                               .dst_device_id = STORE_NULL,
+                               .src_device_id = optional_int(state, args, "fromDevice"),
+                               .dst_device_id = optional_int(state, args, "toDevice"),
                                .is_async = STORE_NULL,
                                .channel_id = STORE_NULL,
                                .channel_type = STORE_NULL,
@@ -592,13 +612,34 @@ static int is_host_category(const char *category)
 static int is_skipped_category(const char *category)
 {
     static const char *const skipped[] = {
-        "cpu_op",   "python_function", "ac2g",   "fwdbwd", "cpu_instant_event",
-        "overhead", "Runtime",         "Memcpy", "Memset", "cuda_profiler_range",
-        "Kernel"};
+        "ac2g", "fwdbwd", "cpu_instant_event", "overhead", "cuda_profiler_range", "async"};
     for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
         if (strcmp(category, skipped[i]) == 0)
             return 1;
     return 0;
+}
+
+/* PyTorch 1.x's Kineto (to about 1.9) wrote the same activities, with the same args, under other
+ * categories (libkineto/src/output_json.cpp of that time): they are read as today's. Its "User"
+ * rows are the GPU side of user annotations, on tid "stream N user". */
+static const char *current_category(const char *category)
+{
+    static const struct {
+        const char *old, *current;
+    } renamed[] = {{"Kernel", "kernel"},        {"Memcpy", "gpu_memcpy"}, {"Memset", "gpu_memset"},
+                   {"Runtime", "cuda_runtime"}, {"Operator", "cpu_op"},   {"User", "gpu_user_annotation"}};
+    for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++)
+        if (strcmp(category, renamed[i].old) == 0)
+            return renamed[i].current;
+    return category;
+}
+
+/* PyTorch 1.x recorded its profiler steps as CPU operators, not as user annotations: they are the
+ * steps all the same (steps.h). */
+static int is_profiler_step(const char *category, const struct json_value *event)
+{
+    const char *name = required_name(event);
+    return strcmp(category, "cpu_op") == 0 && name && strncmp(name, "ProfilerStep#", 13) == 0;
 }
 
 static int import_event(struct kineto_state *state, uint64_t index, const struct json_value *event,
@@ -612,6 +653,7 @@ static int import_event(struct kineto_state *state, uint64_t index, const struct
             count_unknown(state, category_value ? "(category not a string)" : "(no category)");
         return 0; /* metadata (M), instant markers and flow ends carry no category */
     }
+    category = current_category(category);
     if (state->host_pid == STORE_NULL && is_host_category(category))
         state->host_pid = optional_int(state, event, "pid");
     if (strcmp(category, "kernel") == 0) {
@@ -630,14 +672,16 @@ static int import_event(struct kineto_state *state, uint64_t index, const struct
         return import_api_call(state, event, index, STORE_API_RUNTIME, category, err);
     if (strcmp(category, "cuda_driver") == 0)
         return import_api_call(state, event, index, STORE_API_DRIVER, category, err);
-    if (strcmp(category, "cuda_sync") == 0)
+    if (strcmp(category, "cuda_sync") == 0) {
+        state->sync_events++;
         return import_sync(state, event, index, err);
-    if (strcmp(category, "python_function") == 0 || strcmp(category, "cpu_op") == 0)
-        return import_frame(state, event, index, category, err);
-    if (strcmp(category, "user_annotation") == 0)
+    }
+    if (strcmp(category, "user_annotation") == 0 || is_profiler_step(category, event))
         return import_frame(state, event, index, category, err) != 0
                    ? -1
                    : import_annotation(state, event, index, 0, err);
+    if (strcmp(category, "python_function") == 0 || strcmp(category, "cpu_op") == 0)
+        return import_frame(state, event, index, category, err);
     if (strcmp(category, "gpu_user_annotation") == 0)
         return import_annotation(state, event, index, 1, err);
     if (strcmp(category, "Trace") == 0)
@@ -869,13 +913,14 @@ static int import_device(struct kineto_state *state, const struct json_value *pr
     row.max_warps_per_sm = row.max_threads_per_sm != STORE_NULL && row.warp_size > 0
                                ? row.max_threads_per_sm / row.warp_size
                                : STORE_NULL;
-    int is_nvidia = row.name && strstr(row.name, "NVIDIA") != NULL;
+    int is_nvidia = gpu_vendor_is_nvidia(row.name);
     row.max_blocks_per_sm =
         is_nvidia ? max_blocks_per_sm(row.compute_capability_major, row.compute_capability_minor)
                   : STORE_NULL;
     if (store_insert_device(state->s, &row, err) != 0)
         return -1;
     if (!is_nvidia) {
+        state->other_vendor_devices++;
         char message[256];
         snprintf(
             message, sizeof message,
@@ -893,6 +938,14 @@ static int import_device(struct kineto_state *state, const struct json_value *pr
 static int on_member(void *context, const char *key, const struct json_value *value, error_info *err)
 {
     struct kineto_state *state = context;
+    /* torch.profiler.ExecutionTraceObserver writes {"schema": "1.0.1", "pid": ..., "nodes": [...]}:
+     * the operators' graph, with no time on the GPU. */
+    if ((strcmp(key, "schema") == 0 && value->type == JSON_STRING) || strcmp(key, "nodes") == 0)
+        return error_set(err,
+                         "%s: a PyTorch execution trace (ExecutionTraceObserver: 'schema', 'nodes'), not a"
+                         " profiler trace: pass the torch.profiler trace of the same run instead"
+                         " (export_chrome_trace or tensorboard_trace_handler, *.pt.trace.json[.gz])",
+                         state->name);
     if (strcmp(key, "deviceProperties") == 0) {
         if (value->type != JSON_ARRAY)
             return error_set(err, "%s: deviceProperties is not an array", state->name);
@@ -1010,6 +1063,17 @@ static int insert_warnings(struct kineto_state *state, error_info *err)
         snprintf(message, sizeof message, "%s: no GPU activity (kernels, copies, memsets) in this trace",
                  state->name);
         if (warn(state, "import-no-gpu-activity", message, err) != 0)
+            return -1;
+    } else if (state->sync_events == 0 && state->other_vendor_devices == 0) {
+        /* Kineto records CUDA synchronizations (which event a stream waited for) only when asked:
+         * without them, the waits PyTorch itself puts between its streams have no visible cause. */
+        snprintf(message, sizeof message,
+                 "%s: no cuda_sync events, so waits between streams (cudaStreamWaitEvent) and host"
+                 " synchronizations cannot be explained: record with torch.profiler.profile(...,"
+                 " experimental_config=torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True))"
+                 " (docs/recording-with-torch-profiler.md)",
+                 state->name);
+        if (warn(state, "import-no-cuda-sync", message, err) != 0)
             return -1;
     }
     return 0;

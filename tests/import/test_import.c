@@ -2,6 +2,7 @@
  * independently with python3's json module), exact time conversion, NCCL metadata, an
  * Nsight-Systems-shaped fixture with the export's real table and column names, and refusals. */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -177,6 +178,73 @@ static void test_other_vendor_and_cpu_only_warn(void)
     store_close(trace, NULL);
 }
 
+/* A PyTorch 1.x trace (tests/data/kineto/README.md: pytorch_1x_format.json) imports whole: the
+ * old categories as today's, streams from "stream N" tids, peer copies' devices, "Pagable", the
+ * steps PyTorch 1.x wrote as operators, and V100s (named without "NVIDIA") as NVIDIA GPUs. */
+static void test_pytorch_1x_trace(void)
+{
+    char *input = (char *)data_file("pytorch_1x_format.json");
+    store *trace = import_into(path_in("1x.db"), &input, 1);
+    CHECK(trace != NULL);
+    if (!trace)
+        return;
+    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM kernels"), 2);
+    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM memcpys"), 2);
+    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM memsets"), 1);
+    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM api_calls"), 2);
+    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM synchronizations"), 0);
+    CHECK_INT(query_int(trace,
+                        "SELECT COUNT(*) FROM kernels k JOIN api_calls a USING (process_id, correlation_id)"),
+              1);
+    CHECK_INT(query_int(trace, "SELECT stream_id FROM kernels WHERE correlation_id = 104"), 7);
+    CHECK_INT(query_int(trace, "SELECT grid_x * 1000 + block_x FROM kernels WHERE correlation_id = 100"),
+              40256);
+    CHECK_INT(query_int(trace, "SELECT end_ns - start_ns FROM kernels WHERE correlation_id = 100"), 100000);
+    CHECK_INT(query_int(trace, "SELECT src_kind * 10 + dst_kind FROM memcpys WHERE correlation_id = 101"),
+              STORE_MEMORY_PAGEABLE * 10 + STORE_MEMORY_DEVICE);
+    CHECK_INT(
+        query_int(trace, "SELECT src_device_id * 10 + dst_device_id FROM memcpys WHERE correlation_id = 102"),
+        1);
+    CHECK_INT(query_int(trace, "SELECT memory_kind FROM memsets"), STORE_MEMORY_DEVICE);
+    CHECK_STR(query_text(trace, "SELECT group_concat(value, ',') FROM (SELECT s.value FROM nvtx n"
+                                " JOIN strings s ON s.id = n.message_id ORDER BY n.start_ns, s.value)"),
+              "ProfilerStep#1,forward");
+    CHECK_INT(query_int(trace, "SELECT stream_id FROM nvtx WHERE device_id = 0"), 7);
+    CHECK_INT(query_int(trace, "SELECT pid FROM processes"), 4242);
+    CHECK_INT(query_int(trace, "SELECT max_blocks_per_sm FROM devices WHERE device_id = 0"), 32);
+    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM warnings WHERE code IN ('import-other-vendor',"
+                               " 'import-unknown-category', 'import-skipped')"),
+              0);
+    /* no cuda_sync events: one warning, naming the profiler option that records them */
+    CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM warnings WHERE code = 'import-no-cuda-sync'"), 1);
+    CHECK_CONTAINS(
+        query_text(trace, "SELECT message FROM warnings WHERE code = 'import-no-cuda-sync'"),
+        "experimental_config=torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)");
+    store_close(trace, NULL);
+}
+
+/* The cuda_sync warning is for NVIDIA traces without them only. */
+static void test_cuda_sync_warning_only_when_missing(void)
+{
+    static const struct {
+        const char *file;
+        int64_t warnings;
+    } expected[] = {{"simple_add_two_streams.json.gz", 0}, /* 41 cuda_sync events */
+                    {"amd_mi250_rocm.json.gz", 0},         /* another vendor: no such option */
+                    {"cpu_only.json.gz", 0},               /* no GPU activity at all */
+                    {"sampled_rank-0.json.gz", 1}};
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        char *input = (char *)data_file(expected[i].file);
+        store *trace = import_into(path_in("sync.db"), &input, 1);
+        CHECK(trace != NULL);
+        if (!trace)
+            continue;
+        CHECK_INT(query_int(trace, "SELECT COUNT(*) FROM warnings WHERE code = 'import-no-cuda-sync'"),
+                  expected[i].warnings);
+        store_close(trace, NULL);
+    }
+}
+
 static int64_t scaled(const char *text, int scale)
 {
     int64_t value = -424242;
@@ -247,6 +315,16 @@ static void test_bad_inputs(void)
         "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"mystery\", \"ts\": 1, \"dur\": 1},"
         " {\"ph\": \"X\", \"cat\": \"mystery\", \"ts\": 2, \"dur\": 1}]}";
     CHECK_STR(import_text("unknown.json", unknown, sizeof unknown - 1), "");
+    /* A PyTorch execution trace (ExecutionTraceObserver) is not a profiler trace: one line, naming
+     * the file and what to pass instead. */
+    static const char execution_trace[] =
+        "{\"schema\": \"1.0.1\", \"pid\": 7, \"time\": \"2024-01-01 00:00:00\", \"start_ts\": 1,"
+        " \"nodes\": [{\"name\": \"[pytorch|profiler|execution_graph|thread]\", \"id\": 1}], \"finished\": "
+        "true}";
+    const char *refusal = import_text("et.json", execution_trace, sizeof execution_trace - 1);
+    CHECK_CONTAINS(refusal, "et.json: a PyTorch execution trace");
+    CHECK_CONTAINS(refusal, "pass the torch.profiler trace");
+    CHECK(strchr(refusal, '\n') == NULL);
     error_info err;
     store *trace = store_open(path_in("bad-out.db"), 1, &err);
     CHECK(trace != NULL);
@@ -447,6 +525,8 @@ int main(void)
     test_counts_of_real_traces();
     test_nccl_metadata_and_exact_time();
     test_other_vendor_and_cpu_only_warn();
+    test_pytorch_1x_trace();
+    test_cuda_sync_warning_only_when_missing();
     test_bad_inputs();
     test_nsys_fixture();
     char command[600];
