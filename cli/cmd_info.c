@@ -25,7 +25,7 @@ static void print_header(store *trace)
     char *host = store_get_meta(trace, "host");
     printf("trace:     ");
     print_text(store_path(trace));
-    printf(" (schema v%d, written by overlapscope ", STORE_SCHEMA_VERSION);
+    printf(" (schema v%d, written by overlapscope ", store_schema_version(trace));
     print_text(tool ? tool : "?");
     if (source) {
         printf(", from ");

@@ -978,36 +978,14 @@ static void on_progress(void *context, double fraction)
 
 /* --- finishing --- */
 
-static int exec_bound(store *s, const char *sql, int64_t first, int64_t second, error_info *err)
-{
-    sqlite3_stmt *statement = NULL;
-    sqlite3 *db = store_db(s);
-    if (sqlite3_prepare_v2(db, sql, -1, &statement, NULL) != SQLITE_OK)
-        return error_set(err, "%s: %s", store_path(s), sqlite3_errmsg(db));
-    sqlite3_bind_int64(statement, 1, first);
-    sqlite3_bind_int64(statement, 2, second);
-    int rc = sqlite3_step(statement);
-    sqlite3_finalize(statement);
-    return rc == SQLITE_DONE ? 0 : error_set(err, "%s: %s", store_path(s), sqlite3_errmsg(db));
-}
-
 /* baseTimeNanoseconds after traceEvents (Kineto writes it last): shift what was written. */
 static int apply_late_base_time(struct kineto_state *state, error_info *err)
 {
-    static const char *const shifts[] = {
-        "UPDATE kernels SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
-        "UPDATE memcpys SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
-        "UPDATE memsets SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
-        "UPDATE synchronizations SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
-        "UPDATE api_calls SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
-        "UPDATE nvtx SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
-        "UPDATE collectives SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2"};
     int64_t delta = state->base_ns - state->applied_base_ns;
     if (delta == 0)
         return 0;
-    for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++)
-        if (exec_bound(state->s, shifts[i], delta, state->process_id, err) != 0)
-            return -1;
+    if (store_shift_process_times(state->s, state->process_id, delta, err) != 0)
+        return -1;
     if (state->trace_start_ns != STORE_NULL) {
         state->trace_start_ns += delta;
         state->trace_end_ns += delta;

@@ -1,6 +1,7 @@
--- overlapscope trace store, schema version 1.
+-- overlapscope trace store, schema version 2.
 -- Documented table by table and column by column in docs/trace-format.md; change both together
--- and bump STORE_SCHEMA_VERSION in store/store.h for any change a reader could notice.
+-- and bump STORE_SCHEMA_VERSION in store/store.h for any change a reader could notice. Version 1,
+-- which readers still accept, is frozen in store/schema_v1.sql.
 -- Every timestamp is an INTEGER count of nanoseconds on one clock per host (the CUPTI timestamp
 -- clock for recordings; the trace's own clock for imports). NULL means "not known".
 
@@ -71,16 +72,13 @@ CREATE TABLE streams (
     PRIMARY KEY (process_id, context_id, stream_id)
 );
 
-CREATE TABLE kernels (
-    process_id            INTEGER NOT NULL,
-    device_id             INTEGER NOT NULL,
-    context_id            INTEGER,
-    stream_id             INTEGER NOT NULL,
-    correlation_id        INTEGER,
-    start_ns              INTEGER NOT NULL,
-    end_ns                INTEGER NOT NULL,
-    queued_ns             INTEGER,
-    submitted_ns          INTEGER,
+-- Kernels, the most numerous rows, are stored in two tables: what repeats from launch to launch of
+-- one kernel (its name and launch configuration: its shape) once per distinct shape, and per
+-- execution only what differs (where, when, how long). The view `kernels` joins them back into the
+-- columns of version 1, and every reader reads that view (docs/trace-format.md, "Version 2").
+CREATE TABLE kernel_shapes (
+    shape_id              INTEGER PRIMARY KEY,
+    name_id               INTEGER NOT NULL,
     grid_x                INTEGER,
     grid_y                INTEGER,
     grid_z                INTEGER,
@@ -99,13 +97,47 @@ CREATE TABLE kernels (
     shared_memory_config  INTEGER,
     launch_type           INTEGER,
     is_device_launched    INTEGER,
+    channel_type          INTEGER,
+    priority              INTEGER
+);
+-- Writers find a shape already stored by all its columns (IS: NULL matches NULL).
+CREATE INDEX kernel_shapes_by_value ON kernel_shapes (name_id, grid_x, grid_y, grid_z, block_x, block_y,
+    block_z, cluster_x, cluster_y, cluster_z, registers_per_thread, static_shared_bytes, dynamic_shared_bytes,
+    local_memory_per_thread_bytes, local_memory_total_bytes, shared_memory_executed_bytes, shared_memory_config,
+    launch_type, is_device_launched, channel_type, priority);
+
+-- One row per kernel execution: end_ns is stored as duration_ns (a few bytes where an absolute
+-- end takes eight). The rowid is the kernel's rowid (collectives.kernel_rowid refers to it).
+CREATE TABLE kernel_runs (
+    process_id            INTEGER NOT NULL,
+    device_id             INTEGER NOT NULL,
+    context_id            INTEGER,
+    stream_id             INTEGER NOT NULL,
+    correlation_id        INTEGER,
+    start_ns              INTEGER NOT NULL,
+    duration_ns           INTEGER NOT NULL,
+    queued_ns             INTEGER,
+    submitted_ns          INTEGER,
     graph_id              INTEGER,
     graph_node_id         INTEGER,
     channel_id            INTEGER,
-    channel_type          INTEGER,
-    priority              INTEGER,
-    name_id               INTEGER NOT NULL
+    shape_id              INTEGER NOT NULL
 );
+
+CREATE VIEW kernels AS SELECT r.rowid AS rowid, r.process_id AS process_id, r.device_id AS device_id,
+    r.context_id AS context_id, r.stream_id AS stream_id, r.correlation_id AS correlation_id,
+    r.start_ns AS start_ns, r.start_ns + r.duration_ns AS end_ns, r.queued_ns AS queued_ns,
+    r.submitted_ns AS submitted_ns, s.grid_x AS grid_x, s.grid_y AS grid_y, s.grid_z AS grid_z,
+    s.block_x AS block_x, s.block_y AS block_y, s.block_z AS block_z, s.cluster_x AS cluster_x,
+    s.cluster_y AS cluster_y, s.cluster_z AS cluster_z, s.registers_per_thread AS registers_per_thread,
+    s.static_shared_bytes AS static_shared_bytes, s.dynamic_shared_bytes AS dynamic_shared_bytes,
+    s.local_memory_per_thread_bytes AS local_memory_per_thread_bytes,
+    s.local_memory_total_bytes AS local_memory_total_bytes,
+    s.shared_memory_executed_bytes AS shared_memory_executed_bytes,
+    s.shared_memory_config AS shared_memory_config, s.launch_type AS launch_type,
+    s.is_device_launched AS is_device_launched, r.graph_id AS graph_id, r.graph_node_id AS graph_node_id,
+    r.channel_id AS channel_id, s.channel_type AS channel_type, s.priority AS priority, s.name_id AS name_id
+    FROM kernel_runs r CROSS JOIN kernel_shapes s ON s.shape_id = r.shape_id;
 
 CREATE TABLE memcpys (
     process_id      INTEGER NOT NULL,
@@ -168,7 +200,9 @@ CREATE TABLE cuda_events (
     record_ns       INTEGER
 );
 
-CREATE TABLE api_calls (
+-- Host API calls, as many as kernels or more: end_ns stored as duration_ns; the view `api_calls`
+-- gives the columns of version 1.
+CREATE TABLE api_call_runs (
     process_id      INTEGER NOT NULL,
     thread_id       INTEGER NOT NULL,
     api_domain      INTEGER NOT NULL,
@@ -176,9 +210,12 @@ CREATE TABLE api_calls (
     name_id         INTEGER NOT NULL,
     correlation_id  INTEGER,
     start_ns        INTEGER NOT NULL,
-    end_ns          INTEGER NOT NULL,
+    duration_ns     INTEGER NOT NULL,
     return_value    INTEGER
 );
+
+CREATE VIEW api_calls AS SELECT rowid AS rowid, process_id, thread_id, api_domain, callback_id, name_id,
+    correlation_id, start_ns, start_ns + duration_ns AS end_ns, return_value FROM api_call_runs;
 
 CREATE TABLE nvtx (
     process_id      INTEGER NOT NULL,
@@ -225,7 +262,7 @@ CREATE TABLE warnings (
 
 -- Where in the program each host API call was made (docs/trace-format.md, store/call_sources.h):
 -- written by the importers that know it, and by the collector. Added within schema version 1:
--- traces written before it lack the table, and readers check for it.
+-- version 1 traces written before it lack the table, and readers check for it.
 CREATE TABLE call_sources (
     process_id      INTEGER NOT NULL,
     correlation_id  INTEGER NOT NULL,

@@ -36,8 +36,30 @@ enum statement_slot {
     SLOT_WARNING,
     SLOT_STRING_FIND,
     SLOT_STRING_ADD,
+    SLOT_SHAPE_FIND,
+    SLOT_SHAPE_ADD,
     SLOT_COUNT
 };
+
+/* The columns of kernel_shapes after name_id, in schema.sql's order: X(column) for each. */
+#define KERNEL_SHAPE_COLUMNS(X)                                                                              \
+    X(grid_x)                                                                                                \
+    X(grid_y)                                                                                                \
+    X(grid_z) X(block_x) X(block_y) X(block_z) X(cluster_x) X(cluster_y) X(cluster_z)                        \
+        X(registers_per_thread) X(static_shared_bytes) X(dynamic_shared_bytes)                               \
+            X(local_memory_per_thread_bytes) X(local_memory_total_bytes) X(shared_memory_executed_bytes)     \
+                X(shared_memory_config) X(launch_type) X(is_device_launched) X(channel_type) X(priority)
+#define COUNT_ONE(column) +1
+enum { KERNEL_SHAPE_WIDTH = 1 KERNEL_SHAPE_COLUMNS(COUNT_ONE) }; /* with name_id */
+#define IS_PARAMETER(column) " AND " #column " IS ?"
+#define COMMA_NAME(column) ", " #column
+#define COMMA_PARAMETER(column) ",?"
+static const char shape_find_sql[] =
+    "SELECT shape_id FROM kernel_shapes WHERE name_id IS ?" KERNEL_SHAPE_COLUMNS(IS_PARAMETER) " LIMIT 1";
+#define SHAPE_PARAMETERS "?" KERNEL_SHAPE_COLUMNS(COMMA_PARAMETER)
+#define SHAPE_COLUMN_NAMES "name_id" KERNEL_SHAPE_COLUMNS(COMMA_NAME)
+static const char shape_add_sql[] =
+    "INSERT INTO kernel_shapes (" SHAPE_COLUMN_NAMES ") VALUES (" SHAPE_PARAMETERS ")";
 
 static const char *const statement_sql[SLOT_COUNT] = {
     [SLOT_PROCESS] =
@@ -46,18 +68,19 @@ static const char *const statement_sql[SLOT_COUNT] = {
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_DEVICE] = "INSERT OR REPLACE INTO devices VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_STREAM] = "INSERT OR REPLACE INTO streams VALUES (?,?,?,?,?,?,?,?,?)",
-    [SLOT_KERNEL] =
-        "INSERT INTO kernels VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [SLOT_KERNEL] = "INSERT INTO kernel_runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_MEMCPY] = "INSERT INTO memcpys VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_MEMSET] = "INSERT INTO memsets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_SYNC] = "INSERT INTO synchronizations VALUES (?,?,?,?,?,?,?,?)",
     [SLOT_CUDA_EVENT] = "INSERT INTO cuda_events VALUES (?,?,?,?,?,?,?)",
-    [SLOT_API] = "INSERT INTO api_calls VALUES (?,?,?,?,?,?,?,?,?)",
+    [SLOT_API] = "INSERT INTO api_call_runs VALUES (?,?,?,?,?,?,?,?,?)",
     [SLOT_NVTX] = "INSERT INTO nvtx VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_COLLECTIVE] = "INSERT INTO collectives VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_WARNING] = "INSERT INTO warnings VALUES (?,?,?,?)",
     [SLOT_STRING_FIND] = "SELECT id FROM strings WHERE value = ?",
     [SLOT_STRING_ADD] = "INSERT INTO strings (value) VALUES (?)",
+    [SLOT_SHAPE_FIND] = shape_find_sql,
+    [SLOT_SHAPE_ADD] = shape_add_sql,
 };
 
 #define INTERN_CACHE_SIZE 4096  /* power of two; a direct-mapped cache of recent names */
@@ -78,6 +101,16 @@ struct intern_entry {
     int64_t id;
 };
 
+/* A direct-mapped cache of the kernel shapes written or found (store_insert_kernel): a kernel
+ * launched again finds its shape without SQLite. */
+#define SHAPE_CACHE_SIZE 1024 /* power of two */
+struct kernel_shape_cache {
+    struct kernel_shape_entry {
+        int64_t values[KERNEL_SHAPE_WIDTH];
+        int64_t id; /* 0: empty */
+    } entries[SHAPE_CACHE_SIZE];
+};
+
 struct store {
     sqlite3 *db;
     char *path;
@@ -92,6 +125,8 @@ struct store {
     int rows_in_transaction;
     int batch_rows;
     int64_t next_process_id;
+    int schema_version;                 /* of the file: STORE_SCHEMA_VERSION, or 1 for an older trace */
+    struct kernel_shape_cache *shapes;  /* store_insert_kernel's, allocated at its first kernel */
     struct store_work_limit work_limit; /* reader connections: see store_work_limit_install */
     struct intern_entry intern_cache[INTERN_CACHE_SIZE];
     int64_t texts_cut; /* texts stored cut at STORE_MAX_TEXT_BYTES, for store_finalize's warning */
@@ -146,6 +181,7 @@ static void store_free(store *s)
     }
     for (int i = 0; i < INTERN_CACHE_SIZE; i++)
         free(s->intern_cache[i].value);
+    free(s->shapes);
     sqlite3_close(s->db);
     free(s->path);
     free(s);
@@ -238,6 +274,7 @@ store *store_create(const char *path, int flags, error_info *err)
     if (exec_sql(s, "COMMIT", err, "commit") != 0)
         goto fail;
     s->next_process_id = 1;
+    s->schema_version = STORE_SCHEMA_VERSION;
     return s;
 fail:
     store_free(s);
@@ -385,42 +422,49 @@ static char *describe_columns(sqlite3 *db, const char *table)
     return columns;
 }
 
-/* The tables of store/schema.sql, and each one's columns, from a copy of the schema built in
- * memory: the reference a file's shape is compared with. */
+/* The tables and views of one schema version's DDL, and each one's columns, from a copy of the
+ * schema built in memory: the reference a file's shape is compared with. */
 struct schema_reference {
     sqlite3 *db;
-    char *tables[33]; /* NULL-ended */
-    size_t count;
+    char *tables[33]; /* NULL-ended: the plain tables */
+    char *names[41];  /* NULL-ended: the tables and the views, each of whose columns is compared */
+    size_t table_count, name_count;
 };
 
 static void reference_free(struct schema_reference *reference)
 {
-    for (size_t i = 0; i < reference->count; i++)
-        free(reference->tables[i]);
+    for (size_t i = 0; i < reference->name_count; i++)
+        free(reference->names[i]);
     sqlite3_close(reference->db);
     *reference = (struct schema_reference){0};
 }
 
-static int reference_open(struct schema_reference *reference)
+/* ddl: store_schema_sql (the version written) or store_schema_v1_ddl (store/schema_v1.sql). */
+static int reference_open(struct schema_reference *reference, const char *ddl)
 {
     *reference = (struct schema_reference){0};
-    sqlite3_stmt *tables = NULL;
+    sqlite3_stmt *objects = NULL;
     if (sqlite3_open_v2(":memory:", &reference->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
             SQLITE_OK ||
-        sqlite3_exec(reference->db, store_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(reference->db, ddl, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(reference->db,
-                           "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rowid", -1, &tables,
-                           NULL) != SQLITE_OK) {
+                           "SELECT name, type = 'table' FROM sqlite_schema WHERE type IN ('table', 'view')"
+                           " ORDER BY type = 'view', rowid",
+                           -1, &objects, NULL) != SQLITE_OK) {
         reference_free(reference);
         return -1;
     }
     int status = 0;
-    while (status == 0 && reference->count < 32 && sqlite3_step(tables) == SQLITE_ROW) {
-        reference->tables[reference->count] = strdup((const char *)sqlite3_column_text(tables, 0));
-        status = reference->tables[reference->count] ? 0 : -1;
-        reference->count += status == 0;
+    while (status == 0 && reference->name_count < 40 && sqlite3_step(objects) == SQLITE_ROW) {
+        char *name = strdup((const char *)sqlite3_column_text(objects, 0));
+        status = name ? 0 : -1;
+        if (name) {
+            reference->names[reference->name_count++] = name;
+            if (sqlite3_column_int(objects, 1) && reference->table_count < 32)
+                reference->tables[reference->table_count++] = name;
+        }
     }
-    sqlite3_finalize(tables);
+    sqlite3_finalize(objects);
     if (status != 0)
         reference_free(reference);
     return status;
@@ -433,15 +477,14 @@ static int optional_table(const char *name)
     return strcmp(name, "render_overview") == 0 || strcmp(name, "call_sources") == 0;
 }
 
-/* Every table of the schema present with its columns in order (optional_table ones may be
- * absent). Indexes are
- * not compared: they too have changed within version 1, and one of another shape only changes how
- * fast a reader goes (the work limit bounds that). */
+/* Every table and view of the reference present with its columns in order (optional_table ones
+ * may be absent). Indexes are not compared: they have changed within a version, and one of
+ * another shape only changes how fast a reader goes (the work limit bounds that). */
 static int check_columns(store *s, const struct schema_reference *reference, error_info *err)
 {
     int status = 0;
-    for (size_t i = 0; status == 0 && i < reference->count; i++) {
-        const char *name = reference->tables[i];
+    for (size_t i = 0; status == 0 && i < reference->name_count; i++) {
+        const char *name = reference->names[i];
         char *expected = describe_columns(reference->db, name), *found = describe_columns(s->db, name);
         if (!expected)
             status = error_set(err, "cannot open '%s': out of memory", s->path);
@@ -458,6 +501,39 @@ static int check_columns(store *s, const struct schema_reference *reference, err
         free(expected);
         free(found);
     }
+    return status;
+}
+
+/* The file's views are the current schema's, word for word (a view runs whatever its text says:
+ * one of ours over tables checked by check_columns reads what ours reads). Before the first read
+ * of the file's tables, like store_check_real_tables. */
+static int check_views(store *s, const struct schema_reference *current, error_info *err)
+{
+    sqlite3_stmt *views = NULL, *expected = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT name, sql FROM main.sqlite_schema WHERE type = 'view'", -1, &views,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(current->db, "SELECT sql FROM sqlite_schema WHERE type = 'view' AND name = ?1", -1,
+                           &expected, NULL) != SQLITE_OK) {
+        sqlite3_finalize(views);
+        return error_set(err, "cannot open '%s': %s", s->path, sqlite3_errmsg(s->db));
+    }
+    int status = 0, rc;
+    while (status == 0 && (rc = sqlite3_step(views)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(views, 0);
+        const char *sql = (const char *)sqlite3_column_text(views, 1);
+        sqlite3_bind_text(expected, 1, name ? name : "", -1, SQLITE_TRANSIENT);
+        int known = sqlite3_step(expected) == SQLITE_ROW && sql && sqlite3_column_text(expected, 0) &&
+                    strcmp(sql, (const char *)sqlite3_column_text(expected, 0)) == 0;
+        sqlite3_reset(expected);
+        if (!known)
+            status =
+                error_set(err, "cannot open '%s': damaged overlapscope trace (a view '%.64s' of its own)",
+                          s->path, name ? name : "");
+    }
+    if (status == 0 && rc != SQLITE_DONE)
+        status = error_set(err, "cannot open '%s': %s", s->path, sqlite3_errmsg(s->db));
+    sqlite3_finalize(views);
+    sqlite3_finalize(expected);
     return status;
 }
 
@@ -529,7 +605,7 @@ store *store_open(const char *path, int read_only, error_info *err)
         goto fail;
     if (read_only)
         store_work_limit_install(s->db, &s->work_limit, (int64_t)info.st_size);
-    if (reference_open(&reference) != 0) {
+    if (reference_open(&reference, store_schema_sql) != 0) {
         error_set(err, "cannot open '%s': out of memory", path);
         goto fail;
     }
@@ -563,7 +639,8 @@ store *store_open(const char *path, int read_only, error_info *err)
     }
     /* Before the first read of a table (meta, next): a view in its place could run forever. */
     if (store_check_real_tables(s->db, path, (const char *const *)reference.tables, "overlapscope trace",
-                                err) != 0)
+                                err) != 0 ||
+        check_views(s, &reference, err) != 0)
         goto fail;
     char *version = NULL;
     rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &query, NULL);
@@ -600,15 +677,27 @@ store *store_open(const char *path, int read_only, error_info *err)
         goto fail;
     }
     free(version);
-    if (schema_version != STORE_SCHEMA_VERSION) {
-        error_set(err, "cannot open '%s': trace schema version %d, this overlapscope reads version %d", path,
-                  schema_version, STORE_SCHEMA_VERSION);
+    if (schema_version < STORE_OLDEST_SCHEMA_VERSION || schema_version > STORE_SCHEMA_VERSION) {
+        error_set(err, "cannot open '%s': trace schema version %d, this overlapscope reads versions %d to %d",
+                  path, schema_version, STORE_OLDEST_SCHEMA_VERSION, STORE_SCHEMA_VERSION);
         goto fail;
     }
-    if (user_version != 0 && user_version != STORE_SCHEMA_VERSION) {
+    if (user_version != 0 && user_version != schema_version) {
         error_set(err, "cannot open '%s': damaged overlapscope trace (schema version %d but user_version %d)",
                   path, schema_version, user_version);
         goto fail;
+    }
+    s->schema_version = schema_version;
+    /* A version 1 trace: its own tables, under the names that are views in version 2. */
+    if (schema_version == 1) {
+        reference_free(&reference);
+        if (reference_open(&reference, store_schema_v1_ddl) != 0) {
+            error_set(err, "cannot open '%s': out of memory", path);
+            goto fail;
+        }
+        if (store_check_real_tables(s->db, path, (const char *const *)reference.tables, "overlapscope trace",
+                                    err) != 0)
+            goto fail;
     }
     if (check_columns(s, &reference, err) != 0)
         goto fail;
@@ -660,6 +749,16 @@ int store_close(store *s, error_info *err)
 sqlite3 *store_db(store *s)
 {
     return s->db;
+}
+
+int store_schema_version(const store *s)
+{
+    return s->schema_version;
+}
+
+const char *store_schema_v1_sql(void)
+{
+    return store_schema_v1_ddl;
 }
 
 const char *store_path(const store *s)
@@ -1029,8 +1128,8 @@ static int64_t next_kernel_rowid(store *s)
     if (s->next_kernel_rowid == 0) {
         sqlite3_stmt *query = NULL;
         s->next_kernel_rowid = 1;
-        if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM kernels", -1, &query, NULL) ==
-                SQLITE_OK &&
+        if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM kernel_runs", -1, &query,
+                               NULL) == SQLITE_OK &&
             sqlite3_step(query) == SQLITE_ROW)
             s->next_kernel_rowid = sqlite3_column_int64(query, 0);
         sqlite3_finalize(query);
@@ -1108,10 +1207,116 @@ int store_insert_stream(store *s, const struct store_stream *row, error_info *er
     return run_insert(s, &b, err, "insert a stream");
 }
 
+/* end_ns - start_ns as stored in duration_ns. A difference beyond int64 is clamped: it only arises
+ * from times far outside any recording, which readers refuse either way (the view's end_ns is then
+ * no integer, or start_ns itself is out of bounds). STORE_NULL (NULL) when either is. */
+static int64_t clamped_duration_ns(int64_t start_ns, int64_t end_ns)
+{
+    int64_t duration;
+    if (__builtin_sub_overflow(end_ns, start_ns, &duration))
+        duration = end_ns > start_ns ? INT64_MAX : INT64_MIN;
+    return duration == INT64_MIN ? INT64_MIN + 1 : duration; /* INT64_MIN is STORE_NULL */
+}
+
+static int64_t duration_ns(int64_t start_ns, int64_t end_ns)
+{
+    return start_ns == STORE_NULL || end_ns == STORE_NULL ? STORE_NULL
+                                                          : clamped_duration_ns(start_ns, end_ns);
+}
+
+/* Version 2 tables (kernel_runs, api_call_runs) exist only in a trace this build created. */
+static int check_writes_current_version(store *s, const char *what, error_info *err)
+{
+    if (s->schema_version == STORE_SCHEMA_VERSION)
+        return 0;
+    return error_set(err,
+                     "cannot %s in '%s': a schema version %d trace (this overlapscope writes version %d)",
+                     what, s->path, s->schema_version, STORE_SCHEMA_VERSION);
+}
+
+static uint64_t hash_numbers(const int64_t *numbers, int count)
+{
+    uint64_t hash = 1469598103934665603ULL; /* FNV-1a over the numbers */
+    for (int i = 0; i < count; i++)
+        hash = (hash ^ (uint64_t)numbers[i]) * 1099511628211ULL;
+    return hash ^ (hash >> 29);
+}
+
+/* Runs the cached statement of slot with values bound in order; returns its sqlite3_step code and
+ * leaves the first column of a row in *first (when not NULL). */
+static int run_numbers(store *s, enum statement_slot slot, const int64_t *values, int count, int64_t *first,
+                       error_info *err)
+{
+    struct cached_statement *cached = cached_statement(s, slot, err);
+    if (!cached)
+        return SQLITE_ERROR;
+    for (int i = 0; i < count; i++)
+        bind_cached_int(cached, i + 1, values[i]);
+    int rc = sqlite3_step(cached->statement);
+    if (rc == SQLITE_ROW && first)
+        *first = sqlite3_column_int64(cached->statement, 0);
+    sqlite3_reset(cached->statement);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        sql_error(s, err, "write a kernel shape");
+    return rc;
+}
+
+/* The shape_id of the kernel_shapes row holding values (name_id, then KERNEL_SHAPE_COLUMNS),
+ * added when new; 0 on failure with err filled. */
+static int64_t kernel_shape_id(store *s, const int64_t values[KERNEL_SHAPE_WIDTH], error_info *err)
+{
+    if (!s->shapes && !(s->shapes = calloc(1, sizeof *s->shapes))) {
+        error_set(err, "cannot insert a kernel in '%s': out of memory", s->path);
+        return 0;
+    }
+    struct kernel_shape_entry *entry =
+        &s->shapes->entries[hash_numbers(values, KERNEL_SHAPE_WIDTH) & (SHAPE_CACHE_SIZE - 1)];
+    if (entry->id != 0 && memcmp(entry->values, values, sizeof entry->values) == 0)
+        return entry->id;
+    int64_t id = 0;
+    int rc = run_numbers(s, SLOT_SHAPE_FIND, values, KERNEL_SHAPE_WIDTH, &id, err);
+    if (rc == SQLITE_DONE) {
+        if (run_numbers(s, SLOT_SHAPE_ADD, values, KERNEL_SHAPE_WIDTH, NULL, err) != SQLITE_DONE)
+            return 0;
+        id = sqlite3_last_insert_rowid(s->db);
+    } else if (rc != SQLITE_ROW) {
+        return 0;
+    }
+    memcpy(entry->values, values, sizeof entry->values);
+    entry->id = id;
+    return id;
+}
+
 int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid, error_info *err)
 {
+    if (check_writes_current_version(s, "insert a kernel", err) != 0)
+        return -1;
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
+        return -1;
+    const int64_t shape[KERNEL_SHAPE_WIDTH] = {name_id,
+                                               row->grid_x,
+                                               row->grid_y,
+                                               row->grid_z,
+                                               row->block_x,
+                                               row->block_y,
+                                               row->block_z,
+                                               row->cluster_x,
+                                               row->cluster_y,
+                                               row->cluster_z,
+                                               row->registers_per_thread,
+                                               row->static_shared_bytes,
+                                               row->dynamic_shared_bytes,
+                                               row->local_memory_per_thread_bytes,
+                                               row->local_memory_total_bytes,
+                                               row->shared_memory_executed_bytes,
+                                               row->shared_memory_config,
+                                               row->launch_type,
+                                               row->is_device_launched,
+                                               row->channel_type,
+                                               row->priority};
+    int64_t shape_id = kernel_shape_id(s, shape, err);
+    if (shape_id == 0)
         return -1;
     const int64_t numbers[] = {row->process_id,
                                row->device_id,
@@ -1119,33 +1324,13 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
                                row->stream_id,
                                row->correlation_id,
                                row->start_ns,
-                               row->end_ns,
+                               duration_ns(row->start_ns, row->end_ns),
                                row->queued_ns,
                                row->submitted_ns,
-                               row->grid_x,
-                               row->grid_y,
-                               row->grid_z,
-                               row->block_x,
-                               row->block_y,
-                               row->block_z,
-                               row->cluster_x,
-                               row->cluster_y,
-                               row->cluster_z,
-                               row->registers_per_thread,
-                               row->static_shared_bytes,
-                               row->dynamic_shared_bytes,
-                               row->local_memory_per_thread_bytes,
-                               row->local_memory_total_bytes,
-                               row->shared_memory_executed_bytes,
-                               row->shared_memory_config,
-                               row->launch_type,
-                               row->is_device_launched,
                                row->graph_id,
                                row->graph_node_id,
                                row->channel_id,
-                               row->channel_type,
-                               row->priority,
-                               name_id};
+                               shape_id};
     int64_t new_rowid = s->batched ? next_kernel_rowid(s) : 0;
     if (INSERT_NUMBERS(SLOT_KERNEL, "insert a kernel") != 0)
         return -1;
@@ -1203,12 +1388,15 @@ int store_insert_cuda_event(store *s, const struct store_cuda_event *row, error_
 
 int store_insert_api_call(store *s, const struct store_api_call *row, error_info *err)
 {
+    if (check_writes_current_version(s, "insert an API call", err) != 0)
+        return -1;
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
         return -1;
-    const int64_t numbers[] = {row->process_id,  row->thread_id, row->api_domain,
-                               row->callback_id, name_id,        row->correlation_id,
-                               row->start_ns,    row->end_ns,    row->return_value};
+    const int64_t numbers[] = {
+        row->process_id,  row->thread_id,      row->api_domain, row->callback_id,
+        name_id,          row->correlation_id, row->start_ns,   duration_ns(row->start_ns, row->end_ns),
+        row->return_value};
     return INSERT_NUMBERS(SLOT_API, "insert an API call");
 }
 
@@ -1404,7 +1592,13 @@ int store_mark_rows(store *s, struct store_row_mark *mark, error_info *err)
         return -1;
     for (int i = 0; i < STORE_CHECKED_TABLE_COUNT; i++) {
         char sql[96];
-        snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM %s", plausibility_checks[i].table);
+        /* The tables under the views (their MAX(rowid) is one seek; the view's a scan). */
+        const char *table = plausibility_checks[i].table;
+        if (s->schema_version == STORE_SCHEMA_VERSION && strcmp(table, "kernels") == 0)
+            table = "kernel_runs";
+        else if (s->schema_version == STORE_SCHEMA_VERSION && strcmp(table, "api_calls") == 0)
+            table = "api_call_runs";
+        snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM %s", table);
         mark->last_rowid[i] = single_int64(s, sql, 0);
     }
     return 0;
@@ -1469,41 +1663,93 @@ int store_check_plausible(store *s, const struct store_row_mark *since, error_in
     return status == 0 ? check_device_spans(s, err) : status;
 }
 
+int store_shift_process_times(store *s, int64_t process_id, int64_t delta_ns, error_info *err)
+{
+    static const char *const shifts[] = {
+        "UPDATE kernel_runs SET start_ns = start_ns + ?1, queued_ns = queued_ns + ?1,"
+        " submitted_ns = submitted_ns + ?1 WHERE process_id = ?2",
+        "UPDATE memcpys SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
+        "UPDATE memsets SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
+        "UPDATE synchronizations SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
+        "UPDATE cuda_events SET record_ns = record_ns + ?1 WHERE process_id = ?2",
+        "UPDATE api_call_runs SET start_ns = start_ns + ?1 WHERE process_id = ?2",
+        "UPDATE nvtx SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
+        "UPDATE collectives SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2"};
+    if (check_writes_current_version(s, "shift times", err) != 0 || flush_pending(s, err) != 0)
+        return -1;
+    for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++) {
+        sqlite3_stmt *update = NULL;
+        if (sqlite3_prepare_v2(s->db, shifts[i], -1, &update, NULL) != SQLITE_OK)
+            return sql_error(s, err, "shift times");
+        sqlite3_bind_int64(update, 1, delta_ns);
+        sqlite3_bind_int64(update, 2, process_id);
+        int rc = sqlite3_step(update);
+        sqlite3_finalize(update);
+        if (rc != SQLITE_DONE)
+            return sql_error(s, err, "shift times");
+    }
+    return 0;
+}
+
 /* --- appending one trace to another --- */
 
 /* Columns copied verbatim except process_id (remapped), the listed time columns (shifted) and
  * the string references (remapped). Kept next to schema.sql's column order on purpose. */
 struct append_table {
-    const char *table;
+    const char *table;       /* as readers name it in the source, version 1 or 2 */
+    const char *destination; /* the table written; NULL: table */
     const char *select_list; /* expressions over source alias s, process map pm, string maps */
 };
 
 static const struct append_table append_tables[] = {
-    {"devices",
+    {"devices", NULL,
      "pm.new_id, s.device_id, s.name, s.uuid, s.pci_bus_id, s.sm_count, s.compute_capability_major,"
      " s.compute_capability_minor, s.max_blocks_per_sm, s.max_warps_per_sm, s.max_threads_per_sm,"
      " s.max_threads_per_block, s.max_registers_per_sm, s.max_registers_per_block,"
      " s.max_shared_memory_per_sm, s.max_shared_memory_per_block, s.max_shared_memory_per_block_optin,"
      " s.global_memory_bytes, s.global_memory_bandwidth_kbps, s.l2_cache_bytes, s.core_clock_khz,"
      " s.copy_engine_count, s.warp_size"},
-    {"streams",
+    {"streams", NULL,
      "pm.new_id, s.device_id, s.context_id, s.stream_id, s.is_legacy_default, s.is_per_thread_default,"
      " s.priority, s.flags, s.label"},
-    {"memcpys",
+    {"memcpys", NULL,
      "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, shift_ns(s.start_ns),"
      " shift_ns(s.end_ns), s.copy_kind, s.src_kind, s.dst_kind, s.bytes, s.src_device_id, s.dst_device_id,"
      " s.is_async, s.channel_id, s.channel_type, s.copy_count, s.graph_id, s.graph_node_id"},
-    {"memsets",
+    {"memsets", NULL,
      "pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id, shift_ns(s.start_ns),"
      " shift_ns(s.end_ns), s.value, s.bytes, s.memory_kind, s.is_async, s.channel_id, s.channel_type,"
      " s.graph_id, s.graph_node_id"},
-    {"synchronizations", "pm.new_id, s.context_id, s.stream_id, s.event_id, s.sync_type, s.correlation_id,"
-                         " shift_ns(s.start_ns), shift_ns(s.end_ns)"},
-    {"cuda_events", "pm.new_id, s.device_id, s.context_id, s.stream_id, s.event_id, s.correlation_id,"
-                    " shift_ns(s.record_ns)"},
-    {"api_calls", "pm.new_id, s.thread_id, s.api_domain, s.callback_id, sm.new_id, s.correlation_id,"
-                  " shift_ns(s.start_ns), shift_ns(s.end_ns), s.return_value"},
+    {"synchronizations", NULL,
+     "pm.new_id, s.context_id, s.stream_id, s.event_id, s.sync_type, s.correlation_id,"
+     " shift_ns(s.start_ns), shift_ns(s.end_ns)"},
+    {"cuda_events", NULL,
+     "pm.new_id, s.device_id, s.context_id, s.stream_id, s.event_id, s.correlation_id,"
+     " shift_ns(s.record_ns)"},
+    {"api_calls", "api_call_runs",
+     "pm.new_id, s.thread_id, s.api_domain, s.callback_id, sm.new_id, s.correlation_id,"
+     " shift_ns(s.start_ns), duration_ns(s.start_ns, s.end_ns), s.return_value"},
 };
+
+/* Kernels: the source's shapes not yet in the destination, then the runs, each pointing at its
+ * shape (found through kernel_shapes_by_value). From the kernels of either version. */
+#define SOURCE_COLUMN(column) ", s." #column
+#define MATCHES_SOURCE(column) " AND d." #column " IS s." #column
+#define SAME_SHAPE "d.name_id IS sm.new_id" KERNEL_SHAPE_COLUMNS(MATCHES_SOURCE)
+#define SHAPE_OF_SOURCE "sm.new_id" KERNEL_SHAPE_COLUMNS(SOURCE_COLUMN)
+static const char copy_kernel_shapes_sql[] =
+    "INSERT INTO main.kernel_shapes (" SHAPE_COLUMN_NAMES ") SELECT DISTINCT " SHAPE_OF_SOURCE
+    " FROM src.kernels s JOIN pm ON pm.old_id = s.process_id JOIN sm ON sm.old_id = s.name_id"
+    " WHERE NOT EXISTS (SELECT 1 FROM main.kernel_shapes d WHERE " SAME_SHAPE ")";
+static const char copy_kernel_runs_sql[] =
+    "INSERT INTO main.kernel_runs (rowid, process_id, device_id, context_id, stream_id, correlation_id,"
+    " start_ns, duration_ns, queued_ns, submitted_ns, graph_id, graph_node_id, channel_id, shape_id)"
+    " SELECT km.new_rowid, pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id,"
+    " shift_ns(s.start_ns), duration_ns(s.start_ns, s.end_ns), shift_ns(s.queued_ns),"
+    " shift_ns(s.submitted_ns), s.graph_id, s.graph_node_id, s.channel_id,"
+    " (SELECT d.shape_id FROM main.kernel_shapes d WHERE " SAME_SHAPE " LIMIT 1)"
+    " FROM src.kernels s JOIN pm ON pm.old_id = s.process_id JOIN sm ON sm.old_id = s.name_id"
+    " JOIN km ON km.old_rowid = s.rowid ORDER BY s.rowid";
 
 /* "file:/absolute/path?mode=ro", percent-encoding every byte a URI path may not hold as it is.
  * Caller frees. NULL when out of memory or path cannot be resolved. */
@@ -1542,6 +1788,19 @@ static void shift_ns(sqlite3_context *context, int argc, sqlite3_value **argv)
     if (__builtin_add_overflow(sqlite3_value_int64(argv[0]), offset, &shifted))
         shifted = offset > 0 ? INT64_MAX : INT64_MIN;
     sqlite3_result_int64(context, shifted);
+}
+
+/* duration_ns(start, end): what store_insert_kernel stores for the two, from integers (a REAL or
+ * TEXT time is read as one first). */
+static void duration_ns_function(sqlite3_context *context, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) {
+        sqlite3_result_null(context);
+        return;
+    }
+    sqlite3_result_int64(context,
+                         clamped_duration_ns(sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1])));
 }
 
 static int64_t count_rows(store *s, const char *table)
@@ -1587,6 +1846,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
 {
     if (losses)
         losses->count = 0;
+    if (check_writes_current_version(destination, "append a trace", err) != 0)
+        return -1;
     store *source = store_open(source_path, 1, err); /* validates: same checks and messages as open */
     if (!source)
         return -1;
@@ -1611,7 +1872,9 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         return error_set(err, "cannot read '%s': %s", source_path, sqlite3_errmsg(s->db));
     int status = -1;
     if (sqlite3_create_function(s->db, "shift_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &time_offset_ns,
-                                shift_ns, NULL, NULL) != SQLITE_OK) {
+                                shift_ns, NULL, NULL) != SQLITE_OK ||
+        sqlite3_create_function(s->db, "duration_ns", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                duration_ns_function, NULL, NULL) != SQLITE_OK) {
         sql_error(s, err, "register shift_ns");
         goto detach;
     }
@@ -1649,7 +1912,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
             (strcmp(append_tables[i].table, "devices") == 0 || strcmp(append_tables[i].table, "streams") == 0)
                 ? "OR REPLACE"
                 : "",
-            append_tables[i].table, append_tables[i].select_list, append_tables[i].table,
+            append_tables[i].destination ? append_tables[i].destination : append_tables[i].table,
+            append_tables[i].select_list, append_tables[i].table,
             uses_strings ? " JOIN sm ON sm.old_id = s.name_id" : "");
         const char *statement = sql;
         if (append_table_rows(s, append_tables[i].table, &statement, 1, losses, err) != 0)
@@ -1661,7 +1925,7 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         goto rollback;
     int64_t first_new_rowid = 1;
     sqlite3_stmt *max_rowid = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM main.kernels", -1, &max_rowid,
+    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM main.kernel_runs", -1, &max_rowid,
                            NULL) == SQLITE_OK &&
         sqlite3_step(max_rowid) == SQLITE_ROW)
         first_new_rowid = sqlite3_column_int64(max_rowid, 0);
@@ -1669,23 +1933,7 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
     snprintf(sql, sizeof sql,
              "INSERT INTO km SELECT rowid, ROW_NUMBER() OVER (ORDER BY rowid) + %lld - 1 FROM src.kernels",
              (long long)first_new_rowid);
-    const char *copy_kernels =
-        "INSERT INTO main.kernels (rowid, process_id, device_id, context_id, stream_id, correlation_id,"
-        " start_ns, end_ns, queued_ns, submitted_ns, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
-        " cluster_x, cluster_y, cluster_z, registers_per_thread, static_shared_bytes,"
-        " dynamic_shared_bytes, local_memory_per_thread_bytes, local_memory_total_bytes,"
-        " shared_memory_executed_bytes, shared_memory_config, launch_type, is_device_launched, graph_id,"
-        " graph_node_id, channel_id, channel_type, priority, name_id)"
-        " SELECT km.new_rowid, pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id,"
-        " shift_ns(s.start_ns), shift_ns(s.end_ns), shift_ns(s.queued_ns), shift_ns(s.submitted_ns), "
-        "s.grid_x,"
-        " s.grid_y, s.grid_z, s.block_x, s.block_y, s.block_z, s.cluster_x, s.cluster_y, s.cluster_z,"
-        " s.registers_per_thread, s.static_shared_bytes, s.dynamic_shared_bytes,"
-        " s.local_memory_per_thread_bytes, s.local_memory_total_bytes, s.shared_memory_executed_bytes,"
-        " s.shared_memory_config, s.launch_type, s.is_device_launched, s.graph_id, s.graph_node_id,"
-        " s.channel_id, s.channel_type, s.priority, sm.new_id"
-        " FROM src.kernels s JOIN pm ON pm.old_id = s.process_id JOIN sm ON sm.old_id = s.name_id"
-        " JOIN km ON km.old_rowid = s.rowid ORDER BY s.rowid";
+    const char *copy_kernels = copy_kernel_runs_sql;
     const char *copy_nvtx =
         "INSERT INTO nvtx SELECT pm.new_id, s.thread_id, s.device_id, s.stream_id, s.kind,"
         " (SELECT new_id FROM sm WHERE old_id = s.domain_id), msg.new_id, s.category, s.color,"
@@ -1704,6 +1952,7 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         "INSERT INTO warnings SELECT NULL, shift_ns(time_ns), code, message FROM src.warnings"
         " WHERE process_id IS NULL"};
     if (exec_sql(s, sql, err, "map kernels") != 0 ||
+        exec_sql(s, copy_kernel_shapes_sql, err, "copy kernel shapes") != 0 ||
         append_table_rows(s, "kernels", &copy_kernels, 1, losses, err) != 0 ||
         append_table_rows(s, "nvtx", &copy_nvtx, 1, losses, err) != 0 ||
         append_table_rows(s, "collectives", &copy_collectives, 1, losses, err) != 0 ||

@@ -5,7 +5,9 @@
  * docs/trace-format.md). This module owns that schema: it creates databases, checks that a
  * file is an overlapscope trace of the version this build reads, writes rows through cached
  * prepared statements inside batched transactions, interns strings, and builds the indexes.
- * Readers get the sqlite3 handle (store_db) and query it with the documented columns.
+ * Readers get the sqlite3 handle (store_db) and query it with the documented columns: in a
+ * version 2 trace `kernels` and `api_calls` are views over compact tables (schema.sql says why),
+ * in a version 1 trace tables of the same columns, so no reader asks which version it reads.
  *
  * Enumerated columns keep CUPTI's numbering where CUPTI defines one, so values read from a
  * recording and from an import mean the same thing; the STORE_* constants below name them. */
@@ -17,7 +19,10 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 1
+/* The version every writer writes, and the oldest one readers still accept: a version 1 trace
+ * reads through the same table and column names (docs/trace-format.md, "Version 1"). */
+#define STORE_SCHEMA_VERSION 2
+#define STORE_OLDEST_SCHEMA_VERSION 1
 #define STORE_APPLICATION_ID 0x4f564c50 /* "OVLP": PRAGMA application_id of every trace */
 
 /* Bound as SQL NULL by every insert function: "not known". */
@@ -131,10 +136,11 @@ store *store_create(const char *path, int flags, error_info *err);
  * message when the file is missing or not a regular file, is not SQLite, is truncated/corrupt,
  * has a hot journal it cannot recover read-only, is not an overlapscope trace (no meta table,
  * another application id), has another schema version (meta schema_version must be exactly the
- * decimal number; PRAGMA user_version, when set, must agree), or is not of the schema's shape:
- * every table of store/schema.sql present as a plain table with its columns in order, no view,
- * virtual table or trigger anywhere, and the indexes of store/indexes.sql, when present, on
- * their columns. Read-only opens also get a work limit (store_work_limit_install). */
+ * decimal number, STORE_OLDEST_SCHEMA_VERSION to STORE_SCHEMA_VERSION; PRAGMA user_version, when
+ * set, must agree), or is not of its version's shape: every table of store/schema.sql (version 1:
+ * store/schema_v1.sql) present as a plain table with its columns in order, no view but the views of
+ * store/schema.sql word for word, no virtual table or trigger anywhere. Read-only opens also get a
+ * work limit (store_work_limit_install). */
 store *store_open(const char *path, int read_only, error_info *err);
 
 /* Every SQLite connection reading a file that someone else wrote gets a work limit, so that no
@@ -185,6 +191,13 @@ int store_verify(store *s, error_info *err);
 
 sqlite3 *store_db(store *s);
 const char *store_path(const store *s);
+/* The schema version of the file: STORE_SCHEMA_VERSION for one this build created. Rows can be
+ * added to a version 1 trace only in the tables the two versions share (store_insert_kernel and
+ * store_insert_api_call refuse it). */
+int store_schema_version(const store *s);
+/* The DDL of schema version 1 (store/schema_v1.sql: its tables, then the indexes its writers
+ * built), for tests and benchmarks that build a version 1 trace. Static. */
+const char *store_schema_v1_sql(void);
 
 /* Transactions. Writers call store_begin once, then store_maybe_commit after rows (it commits
  * and reopens the transaction every batch_rows rows), and store_commit at the end. */
@@ -380,6 +393,11 @@ struct store_append_losses {
  * that could not be carried. */
 int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
                        struct store_append_losses *losses, error_info *err);
+
+/* Adds delta_ns to every timestamp of process_id's rows (GPU activity, synchronizations, events, API
+ * calls, NVTX, collectives; not the processes row), for an importer that learns a clock's base after
+ * writing. Returns 0, or -1 with err filled. */
+int store_shift_process_times(store *s, int64_t process_id, int64_t delta_ns, error_info *err);
 
 /* Names for the enumerations above, for reports ("HtoD", "pageable", "stream wait event"). */
 const char *store_copy_kind_name(int64_t copy_kind);

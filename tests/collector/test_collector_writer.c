@@ -158,6 +158,11 @@ int main(void)
     write_process(run, 1003, 2, 40000, paths[2], sizeof paths[2]);
     CHECK_CONTAINS(paths[0], "/proc-1001-0.db");
     CHECK_INT(count(paths[0], "SELECT COUNT(*) FROM kernels"), 5000);
+    /* Issue 15 Must 2: no reader index is maintained row by row while the job runs; the merge
+     * builds all twelve of store/indexes.sql once (below). */
+    CHECK_INT(count(paths[0], "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                              " AND name <> 'kernel_shapes_by_value'"),
+              0);
     CHECK_INT(count(paths[1], "SELECT end_ns FROM processes"), 99999);
     CHECK_INT(count(paths[1], "SELECT dropped_records FROM processes"), 7);
     CHECK_INT(count(paths[1], "SELECT exit_status FROM processes"), 0);
@@ -204,6 +209,9 @@ int main(void)
     CHECK_INT(
         count(output, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'kernels_by_lane'"),
         1);
+    CHECK_INT(count(output, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                            " AND name <> 'kernel_shapes_by_value'"),
+              12);
     /* No temporary file left beside the output. */
     char partial[600];
     snprintf(partial, sizeof partial, "%s/.out.db.partial-%d", directory, (int)getpid());

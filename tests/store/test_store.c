@@ -196,7 +196,7 @@ static void test_create_write_read(void)
     CHECK(s != NULL);
     if (s) {
         char *version = store_get_meta(s, "schema_version");
-        CHECK_STR(version, "1");
+        CHECK_STR(version, "2");
         free(version);
         store_close(s, NULL);
     }
@@ -282,10 +282,10 @@ static void test_bad_files(void)
     error_info err = {{0}};
     const char *future = path_in("future.db");
     store *s = store_create(future, 0, &err);
-    store_set_meta(s, "schema_version", "2", &err);
+    store_set_meta(s, "schema_version", "3", &err);
     store_finalize(s, &err);
     store_close(s, NULL);
-    expect_open_error(future, "trace schema version 2, this overlapscope reads version 1");
+    expect_open_error(future, "trace schema version 3, this overlapscope reads versions 1 to 2");
 
     /* A trace whose tail was lost (a copy cut short). */
     const char *whole = path_in("whole.db");
@@ -436,6 +436,142 @@ static void test_append_traces(void)
     store_close(s, NULL);
 }
 
+static struct store_kernel kernel_at(int64_t start_ns, int64_t end_ns, const char *name, int64_t grid_x)
+{
+    return (struct store_kernel){.process_id = 1,
+                                 .device_id = 0,
+                                 .context_id = 1,
+                                 .stream_id = 7,
+                                 .correlation_id = start_ns,
+                                 .start_ns = start_ns,
+                                 .end_ns = end_ns,
+                                 .queued_ns = STORE_NULL,
+                                 .submitted_ns = STORE_NULL,
+                                 .grid_x = grid_x,
+                                 .grid_y = 1,
+                                 .grid_z = 1,
+                                 .block_x = 256,
+                                 .block_y = 1,
+                                 .block_z = 1,
+                                 .cluster_x = STORE_NULL,
+                                 .cluster_y = STORE_NULL,
+                                 .cluster_z = STORE_NULL,
+                                 .registers_per_thread = 32,
+                                 .static_shared_bytes = 0,
+                                 .dynamic_shared_bytes = STORE_NULL,
+                                 .local_memory_per_thread_bytes = STORE_NULL,
+                                 .local_memory_total_bytes = STORE_NULL,
+                                 .shared_memory_executed_bytes = STORE_NULL,
+                                 .shared_memory_config = STORE_NULL,
+                                 .launch_type = STORE_NULL,
+                                 .is_device_launched = STORE_NULL,
+                                 .graph_id = STORE_NULL,
+                                 .graph_node_id = STORE_NULL,
+                                 .channel_id = 1,
+                                 .channel_type = STORE_NULL,
+                                 .priority = STORE_NULL,
+                                 .name = name};
+}
+
+/* Schema version 2: a kernel's repeated launch configuration is stored once per distinct shape
+ * (NULLs included) and its end as a duration, and the kernels and api_calls views give back the
+ * version 1 columns exactly, in batched and unbatched writing alike. */
+static void test_compact_kernels(int flags)
+{
+    error_info err = {{0}};
+    const char *path = path_in(flags ? "compact_batched.db" : "compact.db");
+    store *s = store_create(path, STORE_OVERWRITE | flags, &err);
+    CHECK(s != NULL && store_schema_version(s) == 2);
+    CHECK(store_begin(s, &err) == 0);
+    const int64_t base = INT64_C(1795468554605388780); /* a CUPTI time of November 2026 */
+    for (int i = 0; i < 100; i++) {
+        struct store_kernel k = kernel_at(base + 1000 * i, base + 1000 * i + 700 + i, i % 2 ? "gemm" : "add",
+                                          i % 3 == 0 ? 132 : 264);
+        CHECK(store_insert_kernel(s, &k, NULL, &err) == 0);
+    }
+    /* An end before its start (a clock glitch) stays as given; a duration beyond int64 is clamped,
+     * never wrapped (or undefined behaviour). */
+    struct store_kernel glitch = kernel_at(base, base - 5, "add", 132);
+    struct store_kernel far = kernel_at(-INT64_MAX, INT64_MAX, "add", 132);
+    struct store_api_call call = {.process_id = 1,
+                                  .thread_id = INT64_C(2583109632),
+                                  .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211,
+                                  .correlation_id = 9,
+                                  .start_ns = base - 20000,
+                                  .end_ns = base - 4321,
+                                  .return_value = 0,
+                                  .name = "cudaLaunchKernel"};
+    CHECK(store_insert_kernel(s, &glitch, NULL, &err) == 0 && store_insert_kernel(s, &far, NULL, &err) == 0 &&
+          store_insert_api_call(s, &call, &err) == 0);
+    CHECK(store_commit(s, &err) == 0 && store_finalize(s, &err) == 0);
+    /* 2 names x 2 grids: 4 shapes for 102 kernels. */
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernel_shapes"), 4);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels"), 102);
+    CHECK_INT(query_int(s, "SELECT SUM(end_ns - start_ns) FROM kernels WHERE start_ns > 0"),
+              100 * 700 + 99 * 100 / 2 - 5);
+    CHECK_INT(query_int(s, "SELECT end_ns FROM kernels WHERE rowid = 100"), base + 99000 + 799);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels WHERE grid_x = 132 AND block_x = 256 AND"
+                           " cluster_x IS NULL AND registers_per_thread = 32"),
+              34 + 2);
+    CHECK_STR(query_text(s, "SELECT group_concat(DISTINCT value) FROM strings JOIN kernels ON name_id = id"),
+              "add,gemm");
+    /* Clamped to INT64_MAX, the duration ends at 0: a time readers refuse by its start anyway. */
+    CHECK_INT(query_int(s, "SELECT end_ns FROM kernels WHERE start_ns < 0"), 0);
+    CHECK_INT(query_int(s, "SELECT end_ns FROM api_calls"), base - 4321);
+    CHECK_INT(query_int(s, "SELECT duration_ns FROM api_call_runs"), 20000 - 4321);
+    CHECK_INT(query_int(s, "SELECT thread_id FROM api_calls"), INT64_C(2583109632));
+    store_close(s, NULL);
+}
+
+/* A version 1 trace (built from store/schema_v1.sql as version 1 writers built it) opens, reads
+ * through the same names, merges into version 2; rows of the compact tables cannot be added to it. */
+static void test_version_1(void)
+{
+    const char *path = path_in("v1.db");
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, store_schema_v1_sql(), NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(
+              db,
+              "PRAGMA user_version = 1; INSERT INTO meta VALUES ('schema_version', '1');"
+              " INSERT INTO processes (process_id, pid) VALUES (1, 77);"
+              " INSERT INTO strings VALUES (1, 'k'), (2, 'cudaLaunchKernel');"
+              " INSERT INTO kernels (process_id, device_id, stream_id, correlation_id, start_ns, end_ns,"
+              "  grid_x, name_id) VALUES (1, 0, 7, 5, 1000, 1600, 4, 1), (1, 0, 7, 6, 2000, 2100, 4, 1);"
+              " INSERT INTO api_calls (process_id, thread_id, api_domain, name_id, correlation_id, start_ns,"
+              "  end_ns) VALUES (1, 3, 1, 2, 5, 900, 950);",
+              NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    error_info err = {{0}};
+    store *s = store_open(path, 0, &err);
+    CHECK(s != NULL);
+    if (!s) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    CHECK_INT(store_schema_version(s), 1);
+    CHECK_INT(query_int(s, "SELECT SUM(end_ns - start_ns) FROM kernels"), 700);
+    struct store_kernel k = kernel_at(5000, 5100, "k", 4);
+    CHECK(store_insert_kernel(s, &k, NULL, &err) != 0);
+    CHECK_CONTAINS(err.message, "a schema version 1 trace (this overlapscope writes version 2)");
+    store_close(s, NULL);
+
+    const char *merged = path_in("v1_merged.db");
+    s = store_create(merged, STORE_OVERWRITE, &err);
+    CHECK(store_append_trace(s, path, 0, NULL, &err) == 0 &&
+          store_append_trace(s, path, 10, NULL, &err) == 0);
+    CHECK(store_finalize(s, &err) == 0);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels"), 4);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernel_shapes"), 1); /* one shape, both processes */
+    CHECK_INT(query_int(s, "SELECT SUM(end_ns) FROM kernels"), 2 * (1600 + 2100) + 20);
+    CHECK_INT(query_int(s, "SELECT SUM(end_ns) FROM api_calls"), 2 * 950 + 10);
+    CHECK_INT(
+        query_int(s, "SELECT COUNT(*) FROM kernels k JOIN api_calls a USING (process_id, correlation_id)"),
+        2);
+    store_close(s, NULL);
+}
+
 int main(void)
 {
     if (!mkdtemp(directory)) {
@@ -449,6 +585,9 @@ int main(void)
     test_unwritable_output();
     test_update_process();
     test_append_traces();
+    test_compact_kernels(0);
+    test_compact_kernels(STORE_BATCHED_INSERTS);
+    test_version_1();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
     if (system(command) != 0)
