@@ -176,3 +176,27 @@ int text_safe_is_clean(const char *text, enum text_safe_style style)
      * become 8 or 3, '|' becomes 2): the same length means nothing changed. */
     return sink.needed == length;
 }
+
+size_t text_utf8_encode(uint32_t code, unsigned char bytes[4])
+{
+    if (code < 0x80) {
+        bytes[0] = (unsigned char)code;
+        return 1;
+    }
+    if (code < 0x800) {
+        bytes[0] = (unsigned char)(0xC0 | code >> 6);
+        bytes[1] = (unsigned char)(0x80 | (code & 0x3F));
+        return 2;
+    }
+    if (code < 0x10000) {
+        bytes[0] = (unsigned char)(0xE0 | code >> 12);
+        bytes[1] = (unsigned char)(0x80 | ((code >> 6) & 0x3F));
+        bytes[2] = (unsigned char)(0x80 | (code & 0x3F));
+        return 3;
+    }
+    bytes[0] = (unsigned char)(0xF0 | code >> 18);
+    bytes[1] = (unsigned char)(0x80 | ((code >> 12) & 0x3F));
+    bytes[2] = (unsigned char)(0x80 | ((code >> 6) & 0x3F));
+    bytes[3] = (unsigned char)(0x80 | (code & 0x3F));
+    return 4;
+}

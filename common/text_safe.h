@@ -21,6 +21,7 @@
 #define OVERLAPSCOPE_TEXT_SAFE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum text_safe_style {
@@ -30,6 +31,10 @@ enum text_safe_style {
     TEXT_SAFE_JSON,
     TEXT_SAFE_PICTURE
 };
+
+/* code (at most U+10FFFF) as UTF-8 into bytes; returns how many (1 to 4). For writers that build
+ * text from code points (a JSON \u escape, a CPython string read as UCS-2 or UCS-4). */
+size_t text_utf8_encode(uint32_t code, unsigned char bytes[4]);
 
 /* Writes text (NULL: nothing) in the given style into out (size bytes, NUL-terminated when
  * size > 0), cutting only between whole characters or escapes. Returns the length the whole

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "text_safe.h"
+
 #define JSON_CHUNK_BYTES (1u << 20)
 #define JSON_MAX_DEPTH 64
 #define JSON_MAX_NUMBER_CHARS 256
@@ -332,27 +334,7 @@ static int read_hex4(json_stream *stream, unsigned *code)
 static int append_utf8(json_stream *stream, unsigned code)
 {
     unsigned char bytes[4];
-    size_t count;
-    if (code < 0x80) {
-        bytes[0] = (unsigned char)code;
-        count = 1;
-    } else if (code < 0x800) {
-        bytes[0] = (unsigned char)(0xC0 | code >> 6);
-        bytes[1] = (unsigned char)(0x80 | (code & 0x3F));
-        count = 2;
-    } else if (code < 0x10000) {
-        bytes[0] = (unsigned char)(0xE0 | code >> 12);
-        bytes[1] = (unsigned char)(0x80 | ((code >> 6) & 0x3F));
-        bytes[2] = (unsigned char)(0x80 | (code & 0x3F));
-        count = 3;
-    } else {
-        bytes[0] = (unsigned char)(0xF0 | code >> 18);
-        bytes[1] = (unsigned char)(0x80 | ((code >> 12) & 0x3F));
-        bytes[2] = (unsigned char)(0x80 | ((code >> 6) & 0x3F));
-        bytes[3] = (unsigned char)(0x80 | (code & 0x3F));
-        count = 4;
-    }
-    return scratch_append(stream, bytes, count);
+    return scratch_append(stream, bytes, text_utf8_encode(code, bytes));
 }
 
 /* \uXXXX, with a following \uXXXX when the first is a high surrogate (RFC 8259 section 7).

@@ -16,6 +16,7 @@
 #include "naming.h"
 #include "nccl_kernel_name.h"
 #include "nccl_names.h"
+#include "python_source.h"
 #include "stream_set.h"
 
 #define MAX_UNKNOWN_NAMES 8
@@ -557,15 +558,11 @@ static void count_unknown(struct kineto_state *state, const char *category)
 }
 
 /* A Python frame of the user's program, "train.py(17): step", as "train.py:17 step"; 0 for the
- * frames of Python itself and of installed packages (torch, site-packages): the line the user
- * can change is the innermost frame of their own code. */
+ * frames of Python itself and of installed packages (common/python_source.h). */
 static int user_python_frame(const char *name, char *source, size_t size)
 {
-    static const char *const library[] = {"site-packages/", "dist-packages/", "<built-in",    "<frozen",
-                                          "torch/",         "/lib/python",    "threading.py", "<string>"};
-    for (size_t i = 0; i < sizeof library / sizeof library[0]; i++)
-        if (strstr(name, library[i]))
-            return 0;
+    if (python_source_is_library(name))
+        return 0;
     const char *open = strchr(name, '(');
     const char *close = open ? strstr(open, "): ") : NULL;
     if (!open || !close || close == open + 1)

@@ -1,0 +1,450 @@
+/* python_frames.c: see python_frames.h (the safety argument is there and in docs/collector.md). */
+#include "python_frames.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "python_source.h"
+#include "text_safe.h"
+
+#define MAX_FRAMES 64            /* frames walked looking for the user's own */
+#define MAX_TEXT_BYTES 255       /* of a file or function name */
+#define MAX_LINE_TABLE (1 << 20) /* bytes of a line table scanned */
+#define CODE_UNIT 2              /* sizeof(_Py_CODEUNIT) */
+
+/* How a version finds a thread's innermost frame. */
+enum frame_model {
+    VIA_FRAME = 1,  /* 3.10: PyThreadState.frame, PyFrameObject.f_back */
+    VIA_CFRAME = 2, /* 3.11, 3.12: PyThreadState.cframe->current_frame, _PyInterpreterFrame */
+    VIA_THREAD = 3, /* 3.13: PyThreadState.current_frame */
+};
+
+enum line_table_format {
+    PEP626 = 1,    /* 3.10 co_linetable: (bytes delta, line delta) pairs */
+    LOCATIONS = 2, /* 3.11+ co_linetable: the location table (InternalDocs/locations.md) */
+};
+
+#define NA ((size_t)-1) /* a field this version does not have */
+
+struct python_layout {
+    unsigned version; /* major << 8 | minor */
+    enum frame_model model;
+    enum line_table_format line_table;
+    struct {
+        size_t frame;         /* PyThreadState: frame (3.10), cframe (3.11, 3.12), current_frame (3.13) */
+        size_t current_frame; /* _PyCFrame.current_frame (3.11, 3.12) */
+    } thread;
+    struct { /* PyFrameObject (3.10) or _PyInterpreterFrame (3.11+) */
+        size_t code, previous, instruction, owner;
+        int by_generator, by_cstack; /* _frameowner values of the frames to treat apart; -1: none */
+    } frame;
+    struct { /* PyCodeObject */
+        size_t first_line, filename, name, line_table, first_traceable, adaptive;
+    } code;
+    struct { /* sizeof PyASCIIObject, sizeof PyCompactUnicodeObject: where a compact string's data starts */
+        size_t ascii_size, compact_size;
+    } unicode;
+};
+
+/* Read off the headers of each version with offsetof (python_frames.h names them). Object header
+ * (ob_refcnt, ob_type) 16 bytes, PyVarObject.ob_size at 16, PyBytesObject.ob_sval at 32 and
+ * PyASCIIObject.length at 16, state at 32 in all four. Columns: version (major << 8 | minor),
+ * model, line table; thread {frame, current_frame}; frame {code, previous, instruction, owner,
+ * by_generator, by_cstack}; code {first_line, filename, name, line_table, first_traceable,
+ * adaptive}; unicode {ascii_size, compact_size}. */
+static const struct python_layout layouts[] = {
+    {0x30a, VIA_FRAME, PEP626, {24, NA}, {32, 24, 96, NA, -1, -1}, {40, 104, 112, 120, NA, NA}, {48, 72}},
+    {0x30b, VIA_CFRAME, LOCATIONS, {56, 8}, {32, 48, 56, 69, 1, -1}, {72, 112, 120, 136, 168, 184}, {48, 72}},
+    {0x30c, VIA_CFRAME, LOCATIONS, {56, 0}, {0, 8, 56, 70, 1, 3}, {68, 112, 120, 136, 176, 192}, {40, 56}},
+    {0x30d, VIA_THREAD, LOCATIONS, {72, NA}, {0, 8, 56, 70, 1, 3}, {68, 112, 120, 136, 184, 200}, {40, 56}},
+};
+
+#define OBJECT_TYPE 8 /* PyObject.ob_type */
+#define VAR_SIZE 16   /* PyVarObject.ob_size */
+#define BYTES_DATA 32 /* PyBytesObject.ob_sval */
+#define UNICODE_LENGTH 16
+#define UNICODE_STATE 32
+#define STATE_KIND(state) (((state) >> 2) & 7)
+#define STATE_COMPACT(state) (((state) >> 5) & 1)
+#define STATE_ASCII(state) (((state) >> 6) & 1)
+
+/* --- guarded reads --- */
+
+/* Copies size bytes at address into buffer through the kernel: a bad address is an error
+ * (EFAULT), never a fault in this process. */
+static int read_memory(pid_t self, uintptr_t address, void *buffer, size_t size)
+{
+    if (address < 4096 || size == 0)
+        return -1;
+    struct iovec local = {.iov_base = buffer, .iov_len = size};
+    struct iovec remote = {.iov_base = (void *)address, .iov_len = size};
+    return process_vm_readv(self, &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : -1;
+}
+
+static uintptr_t pointer_at(const unsigned char *block, size_t offset)
+{
+    uintptr_t value;
+    memcpy(&value, block + offset, sizeof value);
+    return value;
+}
+
+static int64_t int64_at(const unsigned char *block, size_t offset)
+{
+    int64_t value;
+    memcpy(&value, block + offset, sizeof value);
+    return value;
+}
+
+static int int_at(const unsigned char *block, size_t offset)
+{
+    int value;
+    memcpy(&value, block + offset, sizeof value);
+    return value;
+}
+
+/* Appends code point to text as UTF-8; returns the new length, or size when it would not fit. */
+static size_t put_utf8(char *text, size_t length, size_t size, uint32_t code)
+{
+    unsigned char bytes[4];
+    size_t count = text_utf8_encode(code < 0x110000 ? code : '?', bytes);
+    if (length + count >= size)
+        return size;
+    memcpy(text + length, bytes, count);
+    return length + count;
+}
+
+/* A str object's text as UTF-8 (at most MAX_TEXT_BYTES). Compact strings only (every identifier
+ * and file name CPython creates); a legacy (non-compact) string is refused. Returns 0 or -1. */
+static int read_text(const struct python_frames *frames, pid_t self, uintptr_t object, char *text,
+                     size_t size)
+{
+    const struct python_layout *layout = frames->layout;
+    unsigned char header[80];
+    if (read_memory(self, object, header, layout->unicode.ascii_size) != 0 ||
+        pointer_at(header, OBJECT_TYPE) != frames->unicode_type)
+        return -1;
+    int64_t length = int64_at(header, UNICODE_LENGTH);
+    unsigned state = (unsigned)int_at(header, UNICODE_STATE);
+    unsigned kind = STATE_KIND(state);
+    if (length < 0 || !STATE_COMPACT(state) || (kind != 1 && kind != 2 && kind != 4))
+        return -1;
+    size_t count = (size_t)length < MAX_TEXT_BYTES ? (size_t)length : MAX_TEXT_BYTES;
+    uintptr_t data =
+        object + (STATE_ASCII(state) ? layout->unicode.ascii_size : layout->unicode.compact_size);
+    unsigned char raw[MAX_TEXT_BYTES * 4];
+    if (count > 0 && read_memory(self, data, raw, count * kind) != 0)
+        return -1;
+    size_t used = 0;
+    for (size_t i = 0; i < count && used < size; i++) {
+        uint32_t code = kind == 1 ? raw[i] : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8) : 0;
+        if (kind == 4)
+            memcpy(&code, raw + 4 * i, 4);
+        if (code < 0x20 || code == 0x7F)
+            code = '?'; /* a control character would break the report's lines */
+        used = put_utf8(text, used, size, code);
+    }
+    if (used >= size)
+        used = size - 1;
+    text[used] = '\0';
+    return 0;
+}
+
+/* --- line tables --- */
+
+/* A bytes object's contents read a chunk at a time. */
+struct byte_stream {
+    pid_t self;
+    uintptr_t data;
+    size_t size, position;
+    size_t chunk_start, chunk_length;
+    unsigned char chunk[512];
+};
+
+static int open_bytes(const struct python_frames *frames, pid_t self, uintptr_t object,
+                      struct byte_stream *stream)
+{
+    unsigned char header[BYTES_DATA];
+    if (read_memory(self, object, header, sizeof header) != 0 ||
+        pointer_at(header, OBJECT_TYPE) != frames->bytes_type)
+        return -1;
+    int64_t size = int64_at(header, VAR_SIZE);
+    if (size < 0)
+        return -1;
+    stream->self = self;
+    stream->data = object + BYTES_DATA;
+    stream->size = (size_t)size < MAX_LINE_TABLE ? (size_t)size : MAX_LINE_TABLE;
+    stream->position = stream->chunk_start = stream->chunk_length = 0;
+    return 0;
+}
+
+/* The next byte, or -1 at the end (or on a read error). */
+static int next_byte(struct byte_stream *stream)
+{
+    if (stream->position >= stream->size)
+        return -1;
+    if (stream->position >= stream->chunk_start + stream->chunk_length) {
+        size_t left = stream->size - stream->position;
+        size_t length = left < sizeof stream->chunk ? left : sizeof stream->chunk;
+        if (read_memory(stream->self, stream->data + stream->position, stream->chunk, length) != 0)
+            return -1;
+        stream->chunk_start = stream->position;
+        stream->chunk_length = length;
+    }
+    return stream->chunk[stream->position++ - stream->chunk_start];
+}
+
+/* 3.10 (Objects/codeobject.c, PyCode_Addr2Line and Objects/lnotab_notes.txt): pairs of an
+ * unsigned byte count and a signed line delta, -128 meaning "no line". */
+static int line_pep626(struct byte_stream *table, int first_line, int64_t address)
+{
+    int64_t start = 0;
+    int line = first_line;
+    for (;;) {
+        int bytes = next_byte(table), delta = next_byte(table);
+        if (bytes < 0 || delta < 0)
+            return -1;
+        int64_t end = start + bytes;
+        if (delta != 0x80)
+            line += (signed char)delta;
+        if (address >= start && address < end)
+            return delta == 0x80 ? -1 : line;
+        start = end;
+    }
+}
+
+/* A varint of the location table: 6 bits per byte, bit 6 says another byte follows. */
+static int read_varint(struct byte_stream *table, unsigned *value)
+{
+    int byte = next_byte(table);
+    if (byte < 0)
+        return -1;
+    unsigned result = (unsigned)byte & 63, shift = 0;
+    while (byte & 64) {
+        if ((byte = next_byte(table)) < 0 || (shift += 6) > 30)
+            return -1;
+        result |= ((unsigned)byte & 63) << shift;
+    }
+    *value = result;
+    return 0;
+}
+
+/* 3.11+ (Objects/codeobject.c, advance() and get_line_delta(); InternalDocs/locations.md): each
+ * entry starts with a byte 1CCCCLLL, C the code, LLL + 1 the code units it covers; codes 0-9 are
+ * the same line, 10-12 lines +0..+2 with two column bytes, 13 a signed varint line delta without
+ * columns, 14 the long form (a signed varint line delta, three more varints), 15 no line. */
+static int line_locations(struct byte_stream *table, int first_line, int64_t address)
+{
+    int64_t start = 0;
+    int line = first_line;
+    int byte = next_byte(table);
+    while (byte >= 0) {
+        if (!(byte & 0x80))
+            return -1; /* not an entry's first byte: not a location table */
+        int code = (byte >> 3) & 15;
+        int64_t end = start + ((byte & 7) + 1) * CODE_UNIT;
+        unsigned value = 0;
+        if (code == 13 || code == 14) {
+            if (read_varint(table, &value) != 0)
+                return -1;
+            line += value & 1 ? -(int)(value >> 1) : (int)(value >> 1);
+        } else if (code >= 10 && code <= 12) {
+            line += code - 10;
+        }
+        if (address >= start && address < end)
+            return code == 15 ? -1 : line;
+        /* skip the rest of the entry: every byte up to the next with the top bit set */
+        while ((byte = next_byte(table)) >= 0 && !(byte & 0x80))
+            ;
+        start = end;
+    }
+    return -1;
+}
+
+/* --- frames --- */
+
+/* One frame's code and the byte offset of its current instruction (-1 when not started). */
+struct frame_place {
+    uintptr_t code;
+    int64_t address;
+};
+
+/* Reads the frame at frame_address: 1 with its code and place, 0 for a frame to skip (a C stub,
+ * an incomplete frame, a non-code executable), -1 when unreadable. next gets the caller's frame. */
+static int read_frame(const struct python_frames *frames, pid_t self, uintptr_t frame_address,
+                      struct frame_place *place, uintptr_t *next, unsigned char *code_block, size_t code_size)
+{
+    const struct python_layout *layout = frames->layout;
+    unsigned char block[112];
+    size_t block_size = layout->model == VIA_FRAME ? layout->frame.instruction + 4 : layout->frame.owner + 1;
+    if (read_memory(self, frame_address, block, block_size) != 0)
+        return -1;
+    *next = pointer_at(block, layout->frame.previous);
+    if (layout->model == VIA_FRAME && pointer_at(block, OBJECT_TYPE) != frames->frame_type)
+        return -1;
+    int owner = layout->frame.owner == NA ? -1 : block[layout->frame.owner];
+    if (owner >= 0 && owner == layout->frame.by_cstack)
+        return 0;
+    place->code = pointer_at(block, layout->frame.code);
+    if (read_memory(self, place->code, code_block, code_size) != 0)
+        return -1;
+    if (pointer_at(code_block, OBJECT_TYPE) != frames->code_type)
+        return 0; /* 3.13: f_executable of a frame that runs no code object */
+    if (layout->model == VIA_FRAME) {
+        int last_instruction = int_at(block, layout->frame.instruction); /* in code units */
+        place->address = last_instruction < 0 ? -1 : (int64_t)last_instruction * CODE_UNIT;
+        return 1;
+    }
+    /* _PyFrame_IsIncomplete (Include/internal/pycore_frame.h): a frame still setting up, before
+     * its first traceable instruction, is not yet the function's. */
+    uintptr_t first = place->code + layout->code.adaptive;
+    uintptr_t instruction = pointer_at(block, layout->frame.instruction);
+    int first_traceable = int_at(code_block, layout->code.first_traceable);
+    if (owner != layout->frame.by_generator && instruction < first + (uintptr_t)first_traceable * CODE_UNIT)
+        return 0;
+    place->address = instruction >= first ? (int64_t)(instruction - first) : -1;
+    return 1;
+}
+
+static int frame_line(const struct python_frames *frames, pid_t self, const unsigned char *code_block,
+                      int64_t address)
+{
+    const struct python_layout *layout = frames->layout;
+    int first_line = int_at(code_block, layout->code.first_line);
+    struct byte_stream table;
+    if (address < 0 || open_bytes(frames, self, pointer_at(code_block, layout->code.line_table), &table) != 0)
+        return first_line;
+    int line = layout->line_table == PEP626 ? line_pep626(&table, first_line, address)
+                                            : line_locations(&table, first_line, address);
+    return line > 0 ? line : first_line;
+}
+
+static int describe(const struct python_frames *frames, pid_t self, const unsigned char *code_block,
+                    const char *file, int64_t address, char *source, size_t size)
+{
+    char function[MAX_TEXT_BYTES + 1];
+    if (read_text(frames, self, pointer_at(code_block, frames->layout->code.name), function,
+                  sizeof function) != 0)
+        snprintf(function, sizeof function, "?");
+    snprintf(source, size, "%s:%d %s", file, frame_line(frames, self, code_block, address), function);
+    return 1;
+}
+
+static size_t code_block_size(const struct python_layout *layout)
+{
+    size_t end = layout->code.line_table;
+    if (layout->code.first_traceable != NA && layout->code.first_traceable > end)
+        end = layout->code.first_traceable;
+    return end + sizeof(uintptr_t);
+}
+
+int python_frames_capture(const struct python_frames *frames, char *source, size_t size)
+{
+    if (frames->status != PYTHON_FRAMES_READY || size == 0)
+        return 0;
+    const struct python_layout *layout = frames->layout;
+    uintptr_t thread_state = (uintptr_t)frames->this_thread_state();
+    if (!thread_state)
+        return 0;          /* Python never ran on this thread */
+    pid_t self = getpid(); /* not cached: a fork child must read itself, not its parent */
+    uintptr_t frame = 0;
+    if (read_memory(self, thread_state + layout->thread.frame, &frame, sizeof frame) != 0)
+        return 0;
+    if (layout->model == VIA_CFRAME &&
+        (!frame || read_memory(self, frame + layout->thread.current_frame, &frame, sizeof frame) != 0))
+        return 0;
+    unsigned char code_block[256], innermost_block[256];
+    size_t code_size = code_block_size(layout);
+    char file[MAX_TEXT_BYTES + 1], innermost_file[MAX_TEXT_BYTES + 1];
+    int64_t innermost_address = -1;
+    int have_innermost = 0;
+    for (int depth = 0; frame && depth < MAX_FRAMES; depth++) {
+        struct frame_place place;
+        uintptr_t next = 0;
+        int found = read_frame(frames, self, frame, &place, &next, code_block, code_size);
+        if (found < 0)
+            break;
+        if (found > 0 &&
+            read_text(frames, self, pointer_at(code_block, layout->code.filename), file, sizeof file) == 0) {
+            if (!python_source_is_library(file))
+                return describe(frames, self, code_block, file, place.address, source, size);
+            if (!have_innermost) {
+                have_innermost = 1;
+                memcpy(innermost_block, code_block, code_size);
+                memcpy(innermost_file, file, sizeof file);
+                innermost_address = place.address;
+            }
+        }
+        frame = next;
+    }
+    if (!have_innermost)
+        return 0;
+    return describe(frames, self, innermost_block, innermost_file, innermost_address, source, size);
+}
+
+/* --- detection --- */
+
+static void *symbol(const char *name)
+{
+    return dlsym(RTLD_DEFAULT, name);
+}
+
+/* The running interpreter's PY_VERSION_HEX: Py_Version from 3.11 (Include/pylifecycle.h), the
+ * "3.10.13 (main, ...)" text of Py_GetVersion before it (a static buffer: no GIL needed). */
+static unsigned running_version(void)
+{
+    const unsigned long *version = symbol("Py_Version");
+    if (version)
+        return (unsigned)*version;
+    const char *(*get_version)(void) = NULL;
+    *(void **)&get_version = symbol("Py_GetVersion");
+    unsigned major = 0, minor = 0, micro = 0;
+    if (!get_version || sscanf(get_version(), "%u.%u.%u", &major, &minor, &micro) < 2)
+        return 0;
+    return major << 24 | minor << 16 | micro << 8;
+}
+
+static enum python_frames_status unsupported(struct python_frames *frames, char *why, size_t size,
+                                             const char *reason)
+{
+    snprintf(why, size, "Python %u.%u: %s; no Python call sources are recorded", frames->version_hex >> 24,
+             (frames->version_hex >> 16) & 0xFF, reason);
+    frames->layout = NULL;
+    return frames->status = PYTHON_FRAMES_UNSUPPORTED;
+}
+
+enum python_frames_status python_frames_detect(struct python_frames *frames, char *why, size_t size)
+{
+    memset(frames, 0, sizeof *frames);
+    if (size)
+        why[0] = '\0';
+    *(void **)&frames->this_thread_state = symbol("PyGILState_GetThisThreadState");
+    if (!frames->this_thread_state)
+        return frames->status = PYTHON_FRAMES_ABSENT;
+    frames->version_hex = running_version();
+    unsigned major = frames->version_hex >> 24, minor = (frames->version_hex >> 16) & 0xFF;
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        if (layouts[i].version == (major << 8 | minor))
+            frames->layout = &layouts[i];
+    if (!frames->layout)
+        return unsupported(frames, why, size, "no frame layout known for this version (3.10 to 3.13 are)");
+    frames->code_type = (uintptr_t)symbol("PyCode_Type");
+    frames->unicode_type = (uintptr_t)symbol("PyUnicode_Type");
+    frames->bytes_type = (uintptr_t)symbol("PyBytes_Type");
+    frames->frame_type = (uintptr_t)symbol("PyFrame_Type");
+    uintptr_t type_type = (uintptr_t)symbol("PyType_Type");
+    if (!frames->code_type || !frames->unicode_type || !frames->bytes_type || !frames->frame_type ||
+        !type_type)
+        return unsupported(frames, why, size, "its type objects are not exported");
+    uintptr_t header_type = 0;
+    if (read_memory(getpid(), frames->unicode_type + OBJECT_TYPE, &header_type, sizeof header_type) != 0)
+        return unsupported(frames, why, size, "process_vm_readv on the process itself is refused");
+    /* A free-threaded (3.13t) or Py_TRACE_REFS build has a longer object header: every offset here
+     * would be wrong. */
+    if (header_type != type_type)
+        return unsupported(frames, why, size, "a free-threaded or debug build (another object header)");
+    frames->status = PYTHON_FRAMES_READY;
+    return frames->status;
+}

@@ -1,0 +1,137 @@
+/* call_site_probe.c: libcall_site_probe.so, the collector's source capture (python_frames.h,
+ * native_caller.h, call_site.h) behind plain C entry points, so that a Python script can call it through
+ * ctypes as PyTorch calls CUDA: from a Python line, with the GIL released (ctypes releases it
+ * around every foreign call, as torch's gil_scoped_release does around torch.cuda.synchronize).
+ * Used by tests/collector/python_frames.py and test_native_caller.c. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyzer/trace_builder.h"
+#include "call_site.h"
+#include "native_caller.h"
+#include "python_frames.h"
+
+#define EXPORTED __attribute__((visibility("default")))
+
+static struct python_frames frames;
+static char unsupported_why[256];
+static pthread_once_t detected = PTHREAD_ONCE_INIT;
+
+static void detect(void)
+{
+    python_frames_detect(&frames, unsupported_why, sizeof unsupported_why);
+    native_caller_prepare();
+}
+
+/* "absent", "ready" or "unsupported: WHY". */
+EXPORTED const char *probe_python_status(void)
+{
+    static char status[300];
+    pthread_once(&detected, detect);
+    if (frames.status == PYTHON_FRAMES_READY)
+        return "ready";
+    if (frames.status == PYTHON_FRAMES_ABSENT)
+        return "absent";
+    snprintf(status, sizeof status, "unsupported: %s", unsupported_why);
+    return status;
+}
+
+/* The calling thread's Python source; 1 when there is one. */
+EXPORTED int probe_python_source(char *source, size_t size)
+{
+    pthread_once(&detected, detect);
+    return python_frames_capture(&frames, source, size);
+}
+
+EXPORTED int probe_native_source(char *source, size_t size)
+{
+    pthread_once(&detected, detect);
+    return native_caller_describe(source, size);
+}
+
+struct native_thread_result {
+    int found;
+    char source[512];
+};
+
+static void *capture_on_native_thread(void *argument)
+{
+    struct native_thread_result *result = argument;
+    result->found = probe_python_source(result->source, sizeof result->source);
+    return NULL;
+}
+
+/* The Python source seen by a thread Python never ran on (none, if all is well): 1 when one was
+ * found, -1 when the thread could not start. */
+EXPORTED int probe_python_source_on_native_thread(char *source, size_t size)
+{
+    struct native_thread_result result = {0};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, capture_on_native_thread, &result) != 0)
+        return -1;
+    pthread_join(thread, NULL);
+    snprintf(source, size, "%s", result.found ? result.source : "");
+    return result.found;
+}
+
+/* --- the collector's road: call_site.h as the CUDA callback drives it --- */
+
+static struct call_site sites;
+
+/* call_site_init, as InitializeInjection does (enabled 0: OVERLAPSCOPE_CALL_SOURCES=0). */
+EXPORTED int probe_sites_start(int enabled)
+{
+    error_info err;
+    return call_site_init(&sites, enabled, &err);
+}
+
+/* The callbacks of one cudaDeviceSynchronize (correlation_id) and of the driver's cuCtxSynchronize
+ * it calls (correlation_id + 1): entries innermost last, exits innermost first. */
+EXPORTED void probe_blocking_call(int64_t correlation_id)
+{
+    call_site_enter(&sites, correlation_id);
+    call_site_enter(&sites, correlation_id + 1);
+    call_site_exit(&sites);
+    call_site_exit(&sites);
+}
+
+/* Seed 004's loop in miniature, one iteration every 300 us: cudaLaunchKernel [0, 5], the kernel
+ * [10, 100], cudaDeviceSynchronize [6, 290] (correlation 10 + 2i) with the driver's cuCtxSynchronize
+ * inside [7, 289] (11 + 2i). Then the sources probe_blocking_call kept, written as the collector's
+ * writer thread writes them (call_site_write). Returns 0, or -1 with error filled. */
+EXPORTED int probe_write_sync_trace(const char *directory, const char *name, int iterations, char *error,
+                                    size_t size)
+{
+    struct builder b;
+    int status = builder_create(&b, directory, name);
+    int64_t process = status == 0 ? add_process(&b, 0) : 0;
+    if (status == 0)
+        add_h100(&b, process, 0);
+    for (int i = 0; status == 0 && i < iterations; i++) {
+        double t = 300.0 * i;
+        struct store_kernel kernel = kernel_row(process, 7, t + 10, t + 100, 1, 32, "step_kernel");
+        kernel.correlation_id = add_api(&b, process, 1, "cudaLaunchKernel", t, t + 5, 0);
+        insert_kernel(&b, kernel);
+        add_api(&b, process, 1, "cudaDeviceSynchronize", t + 6, t + 290, 10 + 2 * i);
+        struct store_api_call driver = {.process_id = process,
+                                        .thread_id = 1,
+                                        .api_domain = STORE_API_DRIVER,
+                                        .callback_id = STORE_NULL,
+                                        .correlation_id = 11 + 2 * i,
+                                        .start_ns = AT(t + 7),
+                                        .end_ns = AT(t + 289),
+                                        .return_value = 0,
+                                        .name = "cuCtxSynchronize"};
+        store_insert_api_call(b.trace, &driver, &b.err);
+    }
+    if (status == 0)
+        status = call_site_write(&sites, b.trace, process, &b.err);
+    if (status == 0)
+        status = builder_finish(&b);
+    snprintf(error, size, "%s", status == 0 ? "" : b.err.message);
+    if (b.trace)
+        builder_close(&b);
+    call_site_free(&sites);
+    return status;
+}
