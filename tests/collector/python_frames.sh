@@ -25,6 +25,12 @@ if [ ${#interpreters[@]} -eq 0 ]; then
     echo "SKIP: no python3 found"
     exit 77
 fi
+# A sanitizer build's probe needs the ASan runtime loaded first (python itself is not built with
+# it); CPython's own memory at exit is not the probe's leak.
+asan=$(ldd "$probe" 2>/dev/null | awk '/libasan/ {print $3}')
+if [ -n "$asan" ]; then
+    export LD_PRELOAD=$asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+fi
 status=0
 for python in "${interpreters[@]}"; do
     "$python" "$here/python_frames.py" "$probe" || status=1
