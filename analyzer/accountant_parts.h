@@ -46,6 +46,12 @@ struct comm_kernel {
     int64_t sequence, bytes, nranks, ordinal;
 };
 
+/* The starts of the NCCL kernels the waits found held behind compute (comm-behind-compute), sorted,
+ * for each collective instance asks in log time. */
+struct behind_start {
+    int64_t process_id, device_id, start_ns;
+};
+
 /* One device's books. */
 struct device_books {
     size_t result_index;
@@ -77,11 +83,13 @@ struct accountant {
     int64_t ordinal;
     /* What the trace holds for the device's process. */
     int64_t known_process;
-    int process_has_api, process_has_syncs, has_call_sources;
+    int process_has_api, process_has_syncs, process_has_collectives, has_call_sources;
     sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
         *collective_query, *late_gpu_query;
     struct accounting_interval *intervals;
     size_t interval_count, interval_capacity;
+    struct behind_start *behind; /* while collecting */
+    size_t behind_count;
 };
 
 /* Gives [start_ns, end_ns) (length_c on the selection's clock) to cause on the current device and

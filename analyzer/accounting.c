@@ -217,6 +217,7 @@ void accountant_free(accountant *acc)
         free(acc->open[i].pieces);
     free(acc->open);
     free(acc->intervals);
+    free(acc->behind);
     free(acc);
 }
 
@@ -272,6 +273,8 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
                                             device->process_id);
         acc->process_has_syncs = probe_exists(
             acc->db, "SELECT 1 FROM synchronizations WHERE process_id = ?1 LIMIT 1", device->process_id);
+        acc->process_has_collectives = probe_exists(
+            acc->db, "SELECT 1 FROM collectives WHERE process_id = ?1 LIMIT 1", device->process_id);
     }
     acc->selection = device->selection;
     acc->started = 0;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "accountant_parts.h"
+#include "nccl_kernel_name.h"
 #include "store.h"
 #include "units.h"
 
@@ -70,6 +71,10 @@ int exposed_comm_advance(accountant *acc, int64_t time_ns)
             acc->sweep_time_ns = time_ns;
         if (time_ns != INT64_MAX)
             return 0;
+    }
+    if (acc->open_count == 0) { /* nothing to cut: the common case between collectives */
+        acc->sweep_time_ns = time_ns;
+        return 0;
     }
     int64_t x = acc->sweep_time_ns;
     while (x < time_ns) {
@@ -133,26 +138,29 @@ int exposed_comm_add(accountant *acc, const struct model_op *op)
     return 0;
 }
 
-/* "ncclDevKernel_AllReduce_Sum_f32_RING_LL" -> "AllReduce". */
-static void op_from_name(const char *name, char *op, size_t size)
+/* The collective an NCCL kernel's name says ("ncclDevKernel_AllReduce_Sum_f32_RING_LL" ->
+ * "AllReduce"; "Unknown" for ncclDevKernel_Generic). Returns 0 or -1 (out of memory). */
+static int op_from_name(accountant *acc, int64_t name_id, char *op, size_t size)
 {
-    const char *start = strchr(name, '_');
-    snprintf(op, size, "%s", start ? start + 1 : name);
-    char *end = strchr(op, '_');
-    if (end)
-        *end = '\0';
+    char *name = kernel_names_full(acc->names, name_id);
+    if (!name)
+        return -1;
+    struct nccl_kernel_info info;
+    snprintf(op, size, "%s", nccl_kernel_name_parse(name, &info) ? info.op : "Unknown");
+    free(name);
+    return 0;
 }
 
 int exposed_comm_end_device(accountant *acc, struct device_books *books, error_info *err)
 {
-    (void)err;
-    int64_t ordinal = 0;
+    int64_t ordinal = 0, named_id = STORE_NULL;
+    char named_op[24] = "";
     sqlite3_stmt *query = acc->collective_query;
     for (size_t i = 0; i < books->kernel_count; i++) {
         struct comm_kernel *kernel = &books->kernels[i];
         kernel->ordinal = ordinal++;
         sqlite3_bind_int64(query, 1, kernel->rowid);
-        if (sqlite3_step(query) == SQLITE_ROW) {
+        if (acc->process_has_collectives && sqlite3_step(query) == SQLITE_ROW) {
             kernel->has_collective = 1;
             const unsigned char *op = sqlite3_column_text(query, 0),
                                 *communicator = sqlite3_column_text(query, 2);
@@ -166,7 +174,14 @@ int exposed_comm_end_device(accountant *acc, struct device_books *books, error_i
             if (sqlite3_column_type(query, 4) != SQLITE_NULL)
                 kernel->nranks = sqlite3_column_int64(query, 4);
         } else {
-            op_from_name(kernel_names_short(acc->names, kernel->name_id), kernel->op, sizeof kernel->op);
+            /* One kernel name per device and collective, usually: read each name once in a row. */
+            if (kernel->name_id != named_id &&
+                op_from_name(acc, kernel->name_id, named_op, sizeof named_op) != 0) {
+                sqlite3_reset(query);
+                return error_set(err, "out of memory");
+            }
+            named_id = kernel->name_id;
+            snprintf(kernel->op, sizeof kernel->op, "%s", named_op);
         }
         sqlite3_reset(query);
     }
@@ -280,18 +295,41 @@ static void late_activity(accountant *acc, const struct device_books *late,
     (void)covered;
 }
 
-static int late_kernel_waited_behind_compute(const struct analysis_result *result,
-                                             const struct device_books *late,
-                                             const struct comm_kernel *kernel)
+static int compare_behind(const void *left, const void *right)
 {
+    const struct behind_start *a = left, *b = right;
+    if (a->process_id != b->process_id)
+        return a->process_id < b->process_id ? -1 : 1;
+    if (a->device_id != b->device_id)
+        return a->device_id < b->device_id ? -1 : 1;
+    return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+/* Fills acc->behind (freed by exposed_comm_collect). Returns 0 or -1 (out of memory). */
+static int find_behind_starts(accountant *acc, const struct analysis_result *result)
+{
+    acc->behind_count = 0;
     for (size_t i = 0; i < result->wait_count; i++) {
         const struct analysis_wait *wait = &result->waits[i];
+        if (wait->cause != ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE)
+            continue;
+        if (!acc->behind && !(acc->behind = malloc(result->wait_count * sizeof *acc->behind)))
+            return -1;
         const struct analysis_lane *lane = &result->lanes[wait->waiting.lane];
-        if (wait->cause == ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE && wait->waiting.start_ns == kernel->start_ns &&
-            lane->process_id == late->process_id && lane->device_id == late->device_id)
-            return 1;
+        acc->behind[acc->behind_count++] =
+            (struct behind_start){lane->process_id, lane->device_id, wait->waiting.start_ns};
     }
+    if (acc->behind_count > 1)
+        qsort(acc->behind, acc->behind_count, sizeof *acc->behind, compare_behind);
     return 0;
+}
+
+static int late_kernel_waited_behind_compute(const accountant *acc, const struct device_books *late,
+                                             const struct comm_kernel *kernel)
+{
+    struct behind_start key = {late->process_id, late->device_id, kernel->start_ns};
+    return acc->behind_count &&
+           bsearch(&key, acc->behind, acc->behind_count, sizeof key, compare_behind) != NULL;
 }
 
 struct rank_tally {
@@ -324,7 +362,7 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
     int64_t transfer_ns = late_kernel->end_ns - late_kernel->start_ns;
     char late_label[64];
     rank_label(late, result, late_label, sizeof late_label);
-    int behind = late_kernel_waited_behind_compute(result, late, late_kernel);
+    int behind = late_kernel_waited_behind_compute(acc, late, late_kernel);
     int64_t largest_skew = 0;
     acc->next_mark++;
     for (size_t i = 0; i < count; i++) {
@@ -436,7 +474,7 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
     struct member *members = malloc(total * sizeof *members);
     struct rank_tally *tallies = calloc(acc->book_count, sizeof *tallies);
     unsigned char *described = calloc(acc->book_count * acc->book_count, 1);
-    if (!members || !tallies || !described) {
+    if (!members || !tallies || !described || find_behind_starts(acc, result) != 0) {
         free(members);
         free(tallies);
         free(described);
