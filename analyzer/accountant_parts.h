@@ -80,6 +80,7 @@ struct accountant {
     int64_t sweep_time_ns, compute_end_ns;
     struct comm_kernel *open;
     size_t open_count, open_capacity;
+    int64_t open_end_min_ns; /* the earliest end of the open ones */
     int64_t ordinal;
     /* What the trace holds for the device's process. */
     int64_t known_process;

@@ -281,6 +281,7 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     acc->step_cursor = 0;
     acc->sweep_time_ns = INT64_MIN;
     acc->compute_end_ns = INT64_MIN;
+    acc->open_end_min_ns = INT64_MAX;
     return 0;
 }
 

@@ -72,7 +72,8 @@ int exposed_comm_advance(accountant *acc, int64_t time_ns)
         if (time_ns != INT64_MAX)
             return 0;
     }
-    if (acc->open_count == 0) { /* nothing to cut: the common case between collectives */
+    /* Nothing to cut and nothing ends: no NCCL kernel open, or compute covering the stretch. */
+    if (acc->open_count == 0 || (time_ns <= acc->compute_end_ns && time_ns < acc->open_end_min_ns)) {
         acc->sweep_time_ns = time_ns;
         return 0;
     }
@@ -99,12 +100,15 @@ int exposed_comm_advance(accountant *acc, int64_t time_ns)
     acc->sweep_time_ns = time_ns;
     struct device_books *books = accountant_current(acc);
     size_t kept = 0;
+    acc->open_end_min_ns = INT64_MAX;
     for (size_t i = 0; i < acc->open_count; i++) {
         if (acc->open[i].end_ns <= time_ns) {
             if (keep_kernel(books, &acc->open[i]) != 0)
                 return -1;
         } else {
             acc->open[kept++] = acc->open[i];
+            if (acc->open[i].end_ns < acc->open_end_min_ns)
+                acc->open_end_min_ns = acc->open[i].end_ns;
         }
     }
     acc->open_count = kept;
@@ -128,6 +132,8 @@ int exposed_comm_add(accountant *acc, const struct model_op *op)
         acc->open = grown;
         acc->open_capacity = capacity;
     }
+    if (op->end_ns < acc->open_end_min_ns)
+        acc->open_end_min_ns = op->end_ns;
     acc->open[acc->open_count++] = (struct comm_kernel){.rowid = op->rowid,
                                                         .start_ns = op->start_ns,
                                                         .end_ns = op->end_ns,
