@@ -24,7 +24,9 @@ static const struct {
     [ACCOUNTING_IDLE_HOST_CPU] = {"host-cpu", "host busy outside CUDA (CPU, Python, data loading)"},
     [ACCOUNTING_IDLE_OTHER_DEVICE] = {"other-device", "waiting for another device or process"},
     [ACCOUNTING_IDLE_PEER_WAIT] = {"peer-wait", "waiting for peers"},
-    [ACCOUNTING_IDLE_STEP_BOUNDARY] = {"step-boundary", "between steps"},
+    [ACCOUNTING_IDLE_STEP_START] = {"step-start", "in a step, before its first GPU activity"},
+    [ACCOUNTING_IDLE_STEP_END] = {"step-end", "in a step, after its last GPU activity"},
+    [ACCOUNTING_IDLE_STEP_BOUNDARY] = {"step-boundary", "outside every step"},
     [ACCOUNTING_IDLE_DISPATCH] = {"dispatch", "GPU dispatch between dependent operations"},
     [ACCOUNTING_IDLE_UNEXPLAINED] = {"unexplained", "unexplained (data missing)"},
     [ACCOUNTING_COMM_SKEW] = {"skew", "waiting for the last rank to arrive"},
@@ -46,6 +48,12 @@ const char *accounting_cause_title(enum accounting_cause cause)
 int accounting_cause_is_idle(enum accounting_cause cause)
 {
     return cause <= ACCOUNTING_IDLE_UNEXPLAINED;
+}
+
+int accounting_cause_is_between_steps(enum accounting_cause cause)
+{
+    return cause == ACCOUNTING_IDLE_STEP_START || cause == ACCOUNTING_IDLE_STEP_END ||
+           cause == ACCOUNTING_IDLE_STEP_BOUNDARY;
 }
 
 /* --- builders --- */
@@ -334,7 +342,7 @@ static int add_interval(accountant *acc, enum accounting_cause cause, int64_t st
         return 0;
     if (acc->interval_count > (size_t)books->interval_first) {
         struct accounting_interval *last = &acc->intervals[acc->interval_count - 1];
-        if (last->cause == cause && last->end_ns == start_ns) {
+        if (last->device == acc->current_book && last->cause == cause && last->end_ns == start_ns) {
             last->end_ns = end_ns;
             return 0;
         }
@@ -362,6 +370,115 @@ static int64_t measure(struct selection *selection, int64_t start_ns, int64_t en
                      : end_ns - start_ns;
 }
 
+static int64_t clamp(int64_t value, int64_t low, int64_t high)
+{
+    return value < low ? low : value > high ? high : value;
+}
+
+/* [start_ns, end_ns) less the GPU time of every step of books, in time order, into segments
+ * (at most capacity: the rest of the stretch, if any, is left out and counts as step-boundary). */
+static size_t outside_steps(const accountant *acc, const struct device_books *books, int64_t start_ns,
+                            int64_t end_ns, int64_t segments[][2], size_t capacity)
+{
+    size_t count = 0;
+    int64_t cursor = start_ns;
+    while (cursor < end_ns && count < capacity) {
+        /* The step that covers cursor pushes it past its end; else the segment runs to the next step. */
+        int64_t next_start = end_ns, covered_to = cursor;
+        for (size_t k = 0; k < books->step_count; k++) {
+            const struct analysis_step *step = &acc->steps[books->first_step + k];
+            if (step->start_ns <= cursor && step->end_ns > covered_to)
+                covered_to = step->end_ns;
+            else if (step->start_ns > cursor && step->start_ns < next_start)
+                next_start = step->start_ns;
+        }
+        if (covered_to > cursor) {
+            cursor = covered_to;
+            continue;
+        }
+        segments[count][0] = cursor;
+        segments[count][1] = next_start;
+        count++;
+        cursor = next_start;
+    }
+    return count;
+}
+
+/* The steps of books around [start_ns, end_ns): the last to end at or before it and the first to
+ * start at or after it (SIZE_MAX when none). */
+static void steps_around(const accountant *acc, const struct device_books *books, int64_t start_ns,
+                         int64_t end_ns, size_t *before, size_t *after)
+{
+    *before = *after = SIZE_MAX;
+    for (size_t k = 0; k < books->step_count; k++) {
+        const struct analysis_step *step = &acc->steps[books->first_step + k];
+        if (step->end_ns <= start_ns &&
+            (*before == SIZE_MAX || step->end_ns > acc->steps[books->first_step + *before].end_ns))
+            *before = k;
+        if (step->start_ns >= end_ns &&
+            (*after == SIZE_MAX || step->start_ns < acc->steps[books->first_step + *after].start_ns))
+            *after = k;
+    }
+}
+
+/* Idle time outside every step's GPU activity (outside_c of the stretch, on the selection's clock),
+ * kept apart from the causes inside steps and labelled with the cause it would have had: while the
+ * host was still in the step before (its host range), step-end, given to that step; while it was
+ * already in the step after, step-start, given to that one; else step-boundary. */
+static int attribute_between_steps(accountant *acc, struct device_books *books, struct selection *selection,
+                                   enum accounting_cause cause, int64_t start_ns, int64_t end_ns,
+                                   int64_t outside_c, int add_intervals,
+                                   const struct evidence_figures *figures)
+{
+    int64_t segments[16][2], parts[3] = {0}; /* step-end, step-boundary, step-start */
+    size_t owners[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    size_t count = outside_steps(acc, books, start_ns, end_ns, segments, 16);
+    static const enum accounting_cause causes[3] = {ACCOUNTING_IDLE_STEP_END, ACCOUNTING_IDLE_STEP_BOUNDARY,
+                                                    ACCOUNTING_IDLE_STEP_START};
+    for (size_t i = 0; i < count; i++) {
+        int64_t s = segments[i][0], e = segments[i][1];
+        size_t before, after;
+        steps_around(acc, books, s, e, &before, &after);
+        const struct analysis_step *prev =
+            before == SIZE_MAX ? NULL : &acc->steps[books->first_step + before];
+        const struct analysis_step *next = after == SIZE_MAX ? NULL : &acc->steps[books->first_step + after];
+        int64_t end_split = prev && prev->host_end_ns != STORE_NULL ? clamp(prev->host_end_ns, s, e) : s;
+        int64_t start_split =
+            next && next->host_start_ns != STORE_NULL ? clamp(next->host_start_ns, end_split, e) : e;
+        int64_t cuts[4] = {s, end_split, start_split, e};
+        for (int p = 0; p < 3; p++) {
+            int64_t part = measure(selection, cuts[p], cuts[p + 1]);
+            if (part <= 0)
+                continue;
+            parts[p] += part;
+            if (p != 1)
+                owners[p] = p == 0 ? before : after;
+            if (add_intervals && add_interval(acc, causes[p], cuts[p], cuts[p + 1]) != 0)
+                return -1;
+        }
+    }
+    /* The stretch's outside time exactly: steps that overlap each other counted their common time
+     * once inside, so the segments may differ from it; step-boundary absorbs the difference first. */
+    int64_t excess = parts[0] + parts[1] + parts[2] - outside_c;
+    for (int p = 1; excess != 0 && p < 4; p++) {
+        int64_t *part = &parts[p % 3];
+        int64_t take = excess > 0 ? (excess < *part ? excess : *part) : excess;
+        *part -= take;
+        excess -= take;
+    }
+    for (int p = 0; p < 3; p++) {
+        if (parts[p] <= 0)
+            continue;
+        const char *tag = accounting_cause_tag(cause);
+        if (builder_add(&books->idle, causes[p], tag, "", parts[p], acc->next_mark, figures) != 0)
+            return -1;
+        if (owners[p] != SIZE_MAX && builder_add(&books->step_idle[owners[p]], causes[p], tag, "", parts[p],
+                                                 acc->next_mark, figures) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
                          const char *label, const char *source, int64_t start_ns, int64_t end_ns,
                          int64_t length_c, const struct evidence_figures *figures)
@@ -387,17 +504,16 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
     }
     struct breakdown_builder *whole = idle ? &books->idle : &books->comm;
     if (idle && books->step_count && inside_c < length_c) {
-        /* Kept apart: the gap between two steps is a property of the loop, not of one step. */
-        if (builder_add(whole, ACCOUNTING_IDLE_STEP_BOUNDARY, accounting_cause_tag(cause), "",
-                        length_c - inside_c, acc->next_mark, figures) != 0)
+        /* Kept apart: the time between two steps' GPU activity is a property of the loop. */
+        if (attribute_between_steps(acc, books, selection, cause, start_ns, end_ns, length_c - inside_c,
+                                    inside_c == 0, figures) != 0)
             return -1;
         if (inside_c == 0)
-            return add_interval(acc, ACCOUNTING_IDLE_STEP_BOUNDARY, start_ns, end_ns);
+            return 0;
     }
-    if (inside_c > 0 || !idle || !books->step_count)
-        if (builder_add(whole, cause, label, source, idle && books->step_count ? inside_c : length_c,
-                        acc->next_mark, figures) != 0)
-            return -1;
+    if (builder_add(whole, cause, label, source, idle && books->step_count ? inside_c : length_c,
+                    acc->next_mark, figures) != 0)
+        return -1;
     return add_interval(acc, cause, start_ns, end_ns);
 }
 
@@ -466,14 +582,20 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
                duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
                duration(two, sizeof two, f->longest_ns));
         break;
-    case ACCOUNTING_IDLE_STEP_BOUNDARY:
+    case ACCOUNTING_IDLE_STEP_START:
+    case ACCOUNTING_IDLE_STEP_END:
+    case ACCOUNTING_IDLE_STEP_BOUNDARY: {
+        static const char *const where[] = {
+            "the host had begun the next step (its host range), which had not reached the GPU yet",
+            "the host was still in the step whose GPU work had ended",
+            "the host was in no step (before the first, after the last, or between step ranges)"};
         for (int c = 0; c < ACCOUNTING_CAUSE_COUNT; c++)
             if (strcmp(cause_names[c].tag, b->label) == 0)
-                append(text, size,
-                       "%" PRId64 " gap%s after one step's last and before the next step's first GPU "
-                       "activity; meanwhile: %s",
-                       b->count, b->count == 1 ? "" : "s", cause_names[c].title);
+                append(text, size, "%" PRId64 " gap%s outside every step's GPU activity: %s; meanwhile: %s",
+                       b->count, b->count == 1 ? "" : "s", where[b->cause - ACCOUNTING_IDLE_STEP_START],
+                       cause_names[c].title);
         break;
+    }
     case ACCOUNTING_IDLE_DISPATCH:
         append(text, size,
                "%" PRId64 " gap%s of %s on average: the next operation was already queued (behind the "

@@ -195,9 +195,11 @@ struct analysis_step {
     int64_t start_ns, end_ns;
     char name[64];
     /* Added after the first contract: */
-    int64_t process_id, rank; /* steps are per process: each rank's clock is its own */
-    int on_gpu_timeline;      /* 1: GPU time (GPU annotation, or the GPU work launched inside the
-                                 range); 0: the host range's own times (no launch records) */
+    int64_t process_id, rank;           /* steps are per process: each rank's clock is its own */
+    int on_gpu_timeline;                /* 1: GPU time (GPU annotation, or the GPU work launched inside the
+                                           range); 0: the host range's own times (no launch records) */
+    int64_t host_start_ns, host_end_ns; /* the host range (ProfilerStep#N on the CPU); STORE_NULL when
+                                           the step is a GPU annotation */
 };
 
 struct analysis_result {

@@ -257,8 +257,14 @@ static size_t merge_steps(struct analysis_step *steps, size_t count)
     for (size_t i = 0; i < count; i++) {
         struct analysis_step *last = merged ? &steps[merged - 1] : NULL;
         if (last && last->process_id == steps[i].process_id && last->number == steps[i].number) {
+            if (steps[i].host_start_ns != STORE_NULL &&
+                (last->host_start_ns == STORE_NULL || steps[i].host_start_ns < last->host_start_ns))
+                last->host_start_ns = steps[i].host_start_ns;
+            if (steps[i].host_end_ns != STORE_NULL &&
+                (last->host_end_ns == STORE_NULL || steps[i].host_end_ns > last->host_end_ns))
+                last->host_end_ns = steps[i].host_end_ns;
             if (steps[i].on_gpu_timeline != last->on_gpu_timeline)
-                continue; /* sorted GPU first: host times of the same step add nothing */
+                continue; /* sorted GPU first: host times of the same step add nothing more */
             if (steps[i].start_ns < last->start_ns)
                 last->start_ns = steps[i].start_ns;
             if (steps[i].end_ns > last->end_ns)
@@ -327,6 +333,9 @@ static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name
         struct analysis_step *step = &(*steps)[(*count)++];
         *step = (struct analysis_step){.number = name->number, .process_id = sqlite3_column_int64(query, 4)};
         snprintf(step->name, sizeof step->name, "%s%" PRId64, prefix, name->number);
+        int host_range = sqlite3_column_type(query, 1) == SQLITE_NULL;
+        step->host_start_ns = host_range ? sqlite3_column_int64(query, 2) : STORE_NULL;
+        step->host_end_ns = host_range ? sqlite3_column_int64(query, 3) : STORE_NULL;
         step->on_gpu_timeline =
             range_time(&mapper, query, step->process_id, &step->start_ns, &step->end_ns, err);
         if (step->on_gpu_timeline < 0)

@@ -94,6 +94,8 @@ static const struct metric_entry entries[] = {
     IDLE_METRIC("idle_host_cpu_ms", ACCOUNTING_IDLE_HOST_CPU),
     IDLE_METRIC("idle_other_device_ms", ACCOUNTING_IDLE_OTHER_DEVICE),
     IDLE_METRIC("idle_peer_wait_ms", ACCOUNTING_IDLE_PEER_WAIT),
+    IDLE_METRIC("idle_step_start_ms", ACCOUNTING_IDLE_STEP_START),
+    IDLE_METRIC("idle_step_end_ms", ACCOUNTING_IDLE_STEP_END),
     IDLE_METRIC("idle_step_boundary_ms", ACCOUNTING_IDLE_STEP_BOUNDARY),
     IDLE_METRIC("idle_dispatch_ms", ACCOUNTING_IDLE_DISPATCH),
     IDLE_METRIC("idle_unexplained_ms", ACCOUNTING_IDLE_UNEXPLAINED),

@@ -232,34 +232,54 @@ static void test_queued_work(void)
     analysis_free(result);
 }
 
+static const struct analysis_accounting *step_of(const struct analysis_result *result, int64_t number)
+{
+    for (size_t i = 0; result && i < result->accounting_count; i++)
+        if (result->accountings[i].step == number)
+            return &result->accountings[i];
+    return NULL;
+}
+
 static void test_step_boundary(void)
 {
-    /* ProfilerStep#1 launches A [0, 10], ProfilerStep#2 launches B [300, 310] after 280 us of host
-     * work: the 290 us between the steps are kept apart, labelled with what the host did. Inside
-     * step 2, C is launched late (host-cpu 80 us). */
+    /* Z [-100, -90] is launched outside any step. ProfilerStep#1 (host [-20, 15]) launches A
+     * [0, 10]; ProfilerStep#2 (host [15, 500]) launches B [300, 310] after 280 us of host work,
+     * and C late [395, 400] (host-cpu 80 us inside the step). Steps are their GPU time: step 1
+     * [0, 10], step 2 [300, 400]. Idle outside them is kept apart by where the host was:
+     *   [-90, -20) in no step: step-boundary, host-cpu 70 us;
+     *   [-20, 0) in step 1 before its first GPU activity: step-start, host-cpu 10 + launch-bound 10
+     *     (A's launch [-10, -5] and its way to the GPU);
+     *   [10, 15) step 1's host range after its GPU work: step-end, host-cpu 5 us;
+     *   [15, 300) in step 2 before B: step-start, host-cpu 280 us + launch-bound 5 us. */
     struct scenario s;
     begin(&s, "steps.db");
     add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#1", -20, 15);
     add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#2", 15, 500);
+    kernel(&s, s.process, 13, -110, -105, -100, -90, "z");
     kernel(&s, s.process, 13, -10, -5, 0, 10, "a");
     kernel(&s, s.process, 13, 295, 298, 300, 310, "b");
     kernel(&s, s.process, 13, 390, 392, 395, 400, "c");
     struct analysis_result *result = finish(&s);
-    /* Step 2 covers [300, 400]: the gap [10, 300] is outside both steps: 285 us without a CUDA
-     * call, then B's launch [295, 300]. */
-    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "host-cpu", 285, 1,
+    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "host-cpu", 70, 1,
+                "the host was in no step (before the first, after the last, or between step ranges); "
                 "meanwhile: host busy outside CUDA");
-    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_BOUNDARY, "launch-bound", 5, 1, NULL);
+    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_START, "host-cpu", 290, 2,
+                "the host had begun the next step");
+    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_START, "launch-bound", 15, 2, NULL);
+    expect_idle(result, 0, ACCOUNTING_IDLE_STEP_END, "host-cpu", 5, 1, "the host was still in the step");
     expect_idle(result, 0, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", 80, 1, NULL);
-    const struct analysis_accounting *step2 = NULL;
-    for (size_t i = 0; result && i < result->accounting_count; i++)
-        if (result->accountings[i].step == 2)
-            step2 = &result->accountings[i];
-    CHECK(step2 != NULL);
-    if (step2) {
-        CHECK_INT(step2->idle.ns, US(85)); /* [310, 395] */
+    const struct analysis_accounting *step1 = step_of(result, 1), *step2 = step_of(result, 2);
+    CHECK(step1 != NULL && step2 != NULL);
+    if (step1 && step2) {
+        /* Step 1: step-start 20 + step-end 5; step 2: step-start 285 + [310, 395] inside. */
+        CHECK_INT(step1->idle.ns, US(25));
+        CHECK_INT(step2->idle.ns, US(370));
         CHECK_INT(sum_of(&step2->idle), step2->idle.ns);
+        const struct accounting_entry *start = entry_of(&step2->idle, ACCOUNTING_IDLE_STEP_START, "host-cpu");
+        CHECK_INT(start ? start->ns : 0, US(280));
         CHECK(entry_of(&step2->idle, ACCOUNTING_IDLE_STEP_BOUNDARY, NULL) == NULL);
+        /* Every idle nanosecond of the device: in a step, or in none. */
+        CHECK_INT(step1->idle.ns + step2->idle.ns + US(70), result->devices[0].idle_ns);
     }
     analysis_free(result);
 }
@@ -404,9 +424,22 @@ static struct analysis_result *golden(const char *name)
     return golden_in("gpu", name);
 }
 
-/* Every golden trace: each device's idle and exposed communication are exactly their parts. */
-static void test_golden_sums(const char *name, int at_least)
+/* Idle time of a cause (-1: any of those between steps). */
+static int64_t cause_ns(const struct accounting_breakdown *breakdown, int cause)
 {
+    int64_t sum = 0;
+    for (size_t i = 0; i < breakdown->entry_count; i++)
+        if (cause < 0 ? accounting_cause_is_between_steps(breakdown->entries[i].cause)
+                      : (int)breakdown->entries[i].cause == cause)
+            sum += breakdown->entries[i].ns;
+    return sum;
+}
+
+/* Every golden trace: each device's idle and exposed communication are exactly their parts, and so
+ * is each step's; a device with steps has its idle time exactly in its steps and between them. */
+static void test_golden_sums(const char *name, int at_least, int steps_at_least)
+{
+    int devices_with_steps = 0, *with_steps = &devices_with_steps;
     const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
     char folder[1024];
     snprintf(folder, sizeof folder, "%s/%s", data ? data : "tests/data", name);
@@ -436,11 +469,28 @@ static void test_golden_sums(const char *name, int at_least)
             CHECK_INT(accounting->exposed_communication.ns, result->devices[d].exposed_communication_ns);
             CHECK_INT(sum_of(&accounting->exposed_communication),
                       result->devices[d].exposed_communication_ns);
+            /* A process with steps: its steps' idle (step-start and step-end included) plus the idle
+             * in no step is all of it. */
+            int64_t inside = 0, between = cause_ns(&accounting->idle, ACCOUNTING_IDLE_STEP_BOUNDARY);
+            int has_steps = cause_ns(&accounting->idle, -1) > 0;
+            for (size_t i = 0; i < result->accounting_count; i++) {
+                const struct analysis_accounting *step = &result->accountings[i];
+                if (step->device != d || step->step < 0)
+                    continue;
+                has_steps = 1;
+                inside += step->idle.ns;
+                CHECK_INT(sum_of(&step->idle), step->idle.ns);
+                CHECK_INT(sum_of(&step->exposed_communication), step->exposed_communication.ns);
+            }
+            if (has_steps)
+                CHECK_INT(inside + between, result->devices[d].idle_ns);
+            *with_steps += has_steps;
         }
         analysis_free(result);
     }
     closedir(dir);
     CHECK(traces >= at_least);
+    CHECK(devices_with_steps >= steps_at_least);
 }
 
 static void test_golden_figures(void)
@@ -492,8 +542,8 @@ int main(void)
     test_two_ranks_with_offset();
     test_skew_behind_compute();
     test_single_rank_unmatched();
-    test_golden_sums("gpu", 30);
-    test_golden_sums("gpu-h100", 20);
+    test_golden_sums("gpu", 30, 14);
+    test_golden_sums("gpu-h100", 20, 2);
     test_golden_figures();
     char command[256];
     snprintf(command, sizeof command, "rm -rf %s", directory);
