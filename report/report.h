@@ -12,7 +12,7 @@
 #include "analysis.h"
 #include "error.h"
 
-#define REPORT_JSON_SCHEMA_VERSION 2
+#define REPORT_JSON_SCHEMA_VERSION 3
 
 /* What the writers say about the run besides the result. */
 struct report_context {
