@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "filters.h"
 #include "report.h"
+#include "trace_input.h"
 
 enum { OPTION_MIN = 1, OPTION_MAX, OPTION_STRICT, OPTION_JSON, OPTION_MARKDOWN };
 enum { MAX_BOUNDS = 64 };
@@ -191,7 +192,13 @@ int cmd_check(int argc, char **argv)
         return cli_usage_error(argv[0], "expected one trace file");
     if (count == 0)
         return cli_usage_error(argv[0], "nothing to check: give --min NAME=VALUE or --max NAME=VALUE");
-    struct analysis_result *result = report_analyze_file(argv[optind], &filters.analysis, &err);
+    struct cli_trace_input input;
+    if (cli_trace_input_open(&input, argv[0], argv[optind]) != 0) {
+        cli_trace_input_release(&input);
+        return CLI_EXIT_ERROR;
+    }
+    struct analysis_result *result = report_analyze_file(input.path, &filters.analysis, &err);
+    cli_trace_input_release(&input);
     if (!result)
         return cli_error(argv[0], "%s", err.message);
     struct verdict verdicts[MAX_BOUNDS];

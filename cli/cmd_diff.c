@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "filters.h"
 #include "report.h"
+#include "trace_input.h"
 
 enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_FAIL_ON };
 enum { MAX_THRESHOLDS = 64 };
@@ -81,6 +82,23 @@ static int check_thresholds(FILE *out, const struct analysis_result *a, const st
     return failed;
 }
 
+/* The analysis of one side, imported first when it is not an overlapscope trace; NULL when it
+ * fails, said on stderr. */
+static struct analysis_result *analyze_input(const char *command, const char *argument,
+                                             const struct analysis_options *options)
+{
+    struct cli_trace_input input;
+    struct analysis_result *result = NULL;
+    error_info err;
+    if (cli_trace_input_open(&input, command, argument) == 0) {
+        result = report_analyze_file(input.path, options, &err);
+        if (!result)
+            cli_error(command, "%s", err.message);
+    }
+    cli_trace_input_release(&input);
+    return result;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     static const struct option table[] = {{"json", no_argument, 0, OPTION_JSON},
@@ -112,13 +130,13 @@ int cmd_diff(int argc, char **argv)
     }
     if (argc - optind != 2)
         return cli_usage_error(argv[0], "expected two trace files");
-    struct analysis_result *a = report_analyze_file(argv[optind], &filters.analysis, &err);
+    struct analysis_result *a = analyze_input(argv[0], argv[optind], &filters.analysis);
     if (!a)
-        return cli_error(argv[0], "%s", err.message);
-    struct analysis_result *b = report_analyze_file(argv[optind + 1], &filters.analysis, &err);
+        return CLI_EXIT_ERROR;
+    struct analysis_result *b = analyze_input(argv[0], argv[optind + 1], &filters.analysis);
     if (!b) {
         analysis_free(a);
-        return cli_error(argv[0], "%s", err.message);
+        return CLI_EXIT_ERROR;
     }
     int status = report_write_diff(stdout, a, b, argv[optind], argv[optind + 1], format, &err);
     /* after the text diff; on stderr when stdout is a JSON or Markdown document */

@@ -12,6 +12,7 @@
 #include "filters.h"
 #include "gpu_devices.h"
 #include "store.h"
+#include "trace_input.h"
 
 /* The analyzer's result for what the filter options chose (the whole trace without them), as the
  * report computes it (one call), or NULL with *status 0 when the trace has no GPU activity (nothing
@@ -49,6 +50,47 @@ static void warn(const char *command, const struct chrome_export_counts *counts)
     if (counts->implausible_rows > 0)
         fprintf(stderr, "overlapscope: %s: warning: %" PRId64 " rows with impossible times were left out\n",
                 command, counts->implausible_rows);
+}
+
+/* Writes the export of the trace at trace_path; command names the command in messages. */
+static int export(const char *command, const char *trace_path, const char *chrome_path, int force,
+                  struct cli_filters *filters, struct chrome_export_options *export_options)
+{
+    error_info err;
+    store *trace = store_open(trace_path, 1, &err);
+    if (!trace)
+        return cli_error(command, "%s", err.message);
+    int status;
+    struct analysis_result *analysis = analyze(trace, &filters->analysis, &status, &err);
+    if (status != 0 && store_work_exceeded(trace, &err) == 0)
+        error_prefix(&err, "%s", trace_path);
+    if (status != 0) {
+        store_close(trace, NULL);
+        return cli_error(command, "%s", err.message);
+    }
+    int analyzed = analysis != NULL;
+    /* --window/--range/--step: the slices are cut to the very window the report analyzes. */
+    if (analysis && cli_filters_choose_time(filters)) {
+        export_options->from_ns = analysis->window_start_ns;
+        export_options->to_ns = analysis->window_end_ns;
+    }
+    struct chrome_export_counts counts;
+    status = chrome_export_write(trace, analysis, export_options, chrome_path, force, &counts, &err);
+    if (status != 0)
+        store_work_exceeded(trace, &err);
+    analysis_free(analysis);
+    store_close(trace, NULL);
+    if (status != 0)
+        return cli_error(command, "%s", err.message);
+    warn(command, &counts);
+    if (strcmp(chrome_path, "-") != 0)
+        printf("%s: %" PRId64 " slices, %" PRId64 " launch arrows, %" PRId64 " waits with %" PRId64
+               " arrows; time 0 is %s (open in ui.perfetto.dev)\n",
+               chrome_path, counts.complete_events, counts.launch_arrows, counts.wait_slices,
+               counts.wait_arrows,
+               analyzed && export_options->origin == CHROME_EXPORT_ORIGIN_REPORT ? "the report's +0"
+                                                                                 : "the first activity");
+    return CLI_EXIT_OK;
 }
 
 int cmd_export(int argc, char **argv)
@@ -92,39 +134,10 @@ int cmd_export(int argc, char **argv)
         return cli_usage_error(argv[0], "expected one trace file");
     if (!chrome_path)
         return cli_usage_error(argv[0], "missing --chrome OUT.json (the only export format)");
-    error_info err;
-    store *trace = store_open(argv[optind], 1, &err);
-    if (!trace)
-        return cli_error(argv[0], "%s", err.message);
-    int status;
-    struct analysis_result *analysis = analyze(trace, &filters.analysis, &status, &err);
-    if (status != 0 && store_work_exceeded(trace, &err) == 0)
-        error_prefix(&err, "%s", argv[optind]);
-    if (status != 0) {
-        store_close(trace, NULL);
-        return cli_error(argv[0], "%s", err.message);
-    }
-    int analyzed = analysis != NULL;
-    /* --window/--range/--step: the slices are cut to the very window the report analyzes. */
-    if (analysis && cli_filters_choose_time(&filters)) {
-        export_options.from_ns = analysis->window_start_ns;
-        export_options.to_ns = analysis->window_end_ns;
-    }
-    struct chrome_export_counts counts;
-    status = chrome_export_write(trace, analysis, &export_options, chrome_path, force, &counts, &err);
-    if (status != 0)
-        store_work_exceeded(trace, &err);
-    analysis_free(analysis);
-    store_close(trace, NULL);
-    if (status != 0)
-        return cli_error(argv[0], "%s", err.message);
-    warn(argv[0], &counts);
-    if (strcmp(chrome_path, "-") != 0)
-        printf("%s: %" PRId64 " slices, %" PRId64 " launch arrows, %" PRId64 " waits with %" PRId64
-               " arrows; time 0 is %s (open in ui.perfetto.dev)\n",
-               chrome_path, counts.complete_events, counts.launch_arrows, counts.wait_slices,
-               counts.wait_arrows,
-               analyzed && export_options.origin == CHROME_EXPORT_ORIGIN_REPORT ? "the report's +0"
-                                                                                : "the first activity");
-    return CLI_EXIT_OK;
+    struct cli_trace_input input;
+    int status = cli_trace_input_open(&input, argv[0], argv[optind]);
+    if (status == 0)
+        status = export(argv[0], input.path, chrome_path, force, &filters, &export_options);
+    cli_trace_input_release(&input);
+    return status;
 }

@@ -10,6 +10,7 @@
 #include "overview.h"
 #include "store.h"
 #include "text_safe.h"
+#include "trace_input.h"
 #include "units.h"
 
 /* Text read from the trace (or its path) goes to the terminal escaped: a name can hold any byte. */
@@ -183,28 +184,18 @@ static void print_drops_and_warnings(store *trace)
         printf("warnings: none\n");
 }
 
-int cmd_info(int argc, char **argv)
+/* Prints what the trace at path holds; command names the command in messages. */
+static int describe(const char *command, const char *path, int verify)
 {
-    static const struct option options[] = {{"no-verify", no_argument, NULL, 'n'}, {0, 0, 0, 0}};
-    int verify = 1;
-    optind = 1;
-    int option;
-    while ((option = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (option != 'n')
-            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
-        verify = 0;
-    }
-    if (argc - optind != 1)
-        return cli_usage_error(argv[0], "expected one trace file");
     error_info err;
-    store *trace = store_open(argv[optind], 1, &err);
+    store *trace = store_open(path, 1, &err);
     if (!trace)
-        return cli_error(argv[0], "%s", err.message);
+        return cli_error(command, "%s", err.message);
     /* info is the command people run on a file they doubt: a damaged page must be said, not
      * hidden behind counts that happen to read fine. */
     if (verify && store_verify(trace, &err) != 0) {
         store_close(trace, NULL);
-        return cli_error(argv[0], "%s", err.message);
+        return cli_error(command, "%s", err.message);
     }
     print_header(trace);
     int status = print_span(trace, &err);
@@ -221,5 +212,26 @@ int cmd_info(int argc, char **argv)
         status = store_work_exceeded(trace, &err);
     }
     store_close(trace, NULL);
-    return status == 0 ? CLI_EXIT_OK : cli_error(argv[0], "%s", err.message);
+    return status == 0 ? CLI_EXIT_OK : cli_error(command, "%s", err.message);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option options[] = {{"no-verify", no_argument, NULL, 'n'}, {0, 0, 0, 0}};
+    int verify = 1;
+    optind = 1;
+    int option;
+    while ((option = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (option != 'n')
+            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
+        verify = 0;
+    }
+    if (argc - optind != 1)
+        return cli_usage_error(argv[0], "expected one trace file");
+    struct cli_trace_input input;
+    int status = cli_trace_input_open(&input, argv[0], argv[optind]);
+    if (status == 0)
+        status = describe(argv[0], input.path, verify);
+    cli_trace_input_release(&input);
+    return status;
 }

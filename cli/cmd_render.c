@@ -12,6 +12,7 @@
 #include "output_file.h"
 #include "steady.h"
 #include "timeline.h"
+#include "trace_input.h"
 #include "units.h"
 
 static int parse_int(const char *text, long minimum, long maximum, long *value)
@@ -165,6 +166,59 @@ static void print_drawn(const struct timeline_layout *layout)
             printf("title: %s\n", layout->texts[i].text);
 }
 
+/* Draws the trace at request->trace_path; command names the command in messages. */
+static int draw(const char *command, struct render_request *request)
+{
+    error_info err;
+    store *trace = store_open(request->trace_path, 1, &err);
+    if (!trace)
+        return cli_error(command, "%s", err.message);
+    char note[160];
+    describe_selection(&request->filters.analysis, note, sizeof note);
+    request->options.window_note = note;
+    if (!request->all && !cli_filters_choose_time(&request->filters) &&
+        choose_steady_window(trace, request, note, sizeof note, &err) != 0) {
+        store_close(trace, NULL);
+        return cli_error(command, "%s", err.message);
+    }
+    /* The analyzer resolves the filters into GPU time; the picture draws the window it reports, so
+     * its figures and the report's cover the same time. */
+    error_info analysis_err;
+    struct analysis_result *analysis = analysis_run(trace, &request->filters.analysis, &analysis_err);
+    if (!analysis && cli_filters_choose_time(&request->filters)) {
+        store_close(trace, NULL);
+        return cli_error(command, "%s: %s", request->trace_path, analysis_err.message);
+    }
+    if (analysis && (cli_filters_choose_time(&request->filters) || request->steady)) {
+        request->options.window_start_ns = analysis->window_start_ns;
+        request->options.window_end_ns = analysis->window_end_ns;
+    }
+    struct timeline_layout *layout = NULL;
+    if (timeline_draw(trace, analysis, &request->options, request->output_path, &layout, &err) != 0) {
+        if (store_work_exceeded(trace, &err) == 0 && !strstr(err.message, request->trace_path))
+            error_prefix(&err, "%s", request->trace_path); /* every render error names the trace */
+        analysis_free(analysis);
+        store_close(trace, NULL);
+        timeline_release_caches(); /* a write error comes after the fonts were loaded */
+        return cli_error(command, "%s", err.message);
+    }
+    size_t stream_lanes = 0;
+    for (size_t i = 0; i < layout->lane_count; i++)
+        stream_lanes += layout->lanes[i].kind == TIMELINE_LANE_GPU;
+    printf("%s: %d x %d px, %zu stream lanes, %zu explained waits marked%s\n", request->output_path,
+           layout->width_px, layout->height_px, stream_lanes, layout->wait_count,
+           layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
+    if (request->verbose)
+        print_drawn(layout);
+    if (!analysis)
+        cli_error(command, "drawn without the analysis: %s", analysis_err.message);
+    timeline_layout_free(layout);
+    analysis_free(analysis);
+    store_close(trace, NULL);
+    timeline_release_caches();
+    return CLI_EXIT_OK;
+}
+
 int cmd_render(int argc, char **argv)
 {
     struct render_request request;
@@ -174,55 +228,17 @@ int cmd_render(int argc, char **argv)
     error_info err;
     enum timeline_format format;
     const char *input = request.trace_path;
-    /* The output is refused before the analysis, which may take long (timeline_draw checks again). */
+    /* The output is refused before the import or the analysis, which may take long (timeline_draw
+     * checks again). */
     if (timeline_format_from_path(request.output_path, &format, &err) != 0 ||
         output_file_check(request.output_path, request.options.force, &input, 1, &err) != 0)
         return cli_error(argv[0], "%s", err.message);
-    store *trace = store_open(request.trace_path, 1, &err);
-    if (!trace)
-        return cli_error(argv[0], "%s", err.message);
-    char note[160];
-    describe_selection(&request.filters.analysis, note, sizeof note);
-    request.options.window_note = note;
-    if (!request.all && !cli_filters_choose_time(&request.filters) &&
-        choose_steady_window(trace, &request, note, sizeof note, &err) != 0) {
-        store_close(trace, NULL);
-        return cli_error(argv[0], "%s", err.message);
+    struct cli_trace_input trace_input;
+    status = cli_trace_input_open(&trace_input, argv[0], request.trace_path);
+    if (status == 0) {
+        request.trace_path = trace_input.path;
+        status = draw(argv[0], &request);
     }
-    /* The analyzer resolves the filters into GPU time; the picture draws the window it reports, so
-     * its figures and the report's cover the same time. */
-    error_info analysis_err;
-    struct analysis_result *analysis = analysis_run(trace, &request.filters.analysis, &analysis_err);
-    if (!analysis && cli_filters_choose_time(&request.filters)) {
-        store_close(trace, NULL);
-        return cli_error(argv[0], "%s: %s", request.trace_path, analysis_err.message);
-    }
-    if (analysis && (cli_filters_choose_time(&request.filters) || request.steady)) {
-        request.options.window_start_ns = analysis->window_start_ns;
-        request.options.window_end_ns = analysis->window_end_ns;
-    }
-    struct timeline_layout *layout = NULL;
-    if (timeline_draw(trace, analysis, &request.options, request.output_path, &layout, &err) != 0) {
-        if (store_work_exceeded(trace, &err) == 0 && !strstr(err.message, request.trace_path))
-            error_prefix(&err, "%s", request.trace_path); /* every render error names the trace */
-        analysis_free(analysis);
-        store_close(trace, NULL);
-        timeline_release_caches(); /* a write error comes after the fonts were loaded */
-        return cli_error(argv[0], "%s", err.message);
-    }
-    size_t stream_lanes = 0;
-    for (size_t i = 0; i < layout->lane_count; i++)
-        stream_lanes += layout->lanes[i].kind == TIMELINE_LANE_GPU;
-    printf("%s: %d x %d px, %zu stream lanes, %zu explained waits marked%s\n", request.output_path,
-           layout->width_px, layout->height_px, stream_lanes, layout->wait_count,
-           layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
-    if (request.verbose)
-        print_drawn(layout);
-    if (!analysis)
-        cli_error(argv[0], "drawn without the analysis: %s", analysis_err.message);
-    timeline_layout_free(layout);
-    analysis_free(analysis);
-    store_close(trace, NULL);
-    timeline_release_caches();
-    return CLI_EXIT_OK;
+    cli_trace_input_release(&trace_input);
+    return status;
 }

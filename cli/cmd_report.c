@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "filters.h"
 #include "report.h"
+#include "trace_input.h"
 
 enum { REPORT_MAX_TOP = 10000 };
 enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_TOP };
@@ -47,10 +48,16 @@ int cmd_report(int argc, char **argv)
     }
     if (argc - optind != 1)
         return cli_usage_error(argv[0], "expected one trace file");
-    context.trace_path = argv[optind];
+    struct cli_trace_input input;
+    if (cli_trace_input_open(&input, argv[0], argv[optind]) != 0) {
+        cli_trace_input_release(&input);
+        return CLI_EXIT_ERROR;
+    }
+    context.trace_path = argv[optind]; /* what the user named, imported or not */
     /* Enough waits to rank causes by their evidence and to list --top of them. */
     options->max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
-    struct analysis_result *result = report_analyze_file(context.trace_path, options, &err);
+    struct analysis_result *result = report_analyze_file(input.path, options, &err);
+    cli_trace_input_release(&input);
     if (!result)
         return cli_error(argv[0], "%s", err.message);
     int status = 0;

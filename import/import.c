@@ -105,11 +105,12 @@ static int is_open_pipe(const char *path, const struct stat *info)
     return strncmp(target, "pipe:[", 6) == 0;
 }
 
+/* output_path may be NULL: nothing to leave out of a directory's listing. */
 static int expand_inputs(struct file_list *list, char *const *inputs, int input_count,
                          const char *output_path, error_info *err)
 {
     struct stat output_info;
-    int output_exists = stat(output_path, &output_info) == 0;
+    int output_exists = output_path && stat(output_path, &output_info) == 0;
     for (int i = 0; i < input_count; i++) {
         struct stat info;
         if (stat(inputs[i], &info) != 0)
@@ -161,6 +162,51 @@ enum import_format import_detect_format(const char *path, error_info *err)
     return IMPORT_FORMAT_UNKNOWN;
 }
 
+int import_is_foreign(const char *path)
+{
+    struct stat info;
+    if (stat(path, &info) != 0)
+        return 0;
+    if (S_ISDIR(info.st_mode))
+        return 1;
+    error_info ignored;
+    enum import_format format =
+        S_ISREG(info.st_mode) ? import_detect_format(path, &ignored) : IMPORT_FORMAT_UNKNOWN;
+    if (format != IMPORT_FORMAT_NSYS)
+        return format == IMPORT_FORMAT_KINETO;
+    /* Any SQLite file says NSYS by its header: only an export's tables make it one. */
+    sqlite3 *db = NULL;
+    int is_export = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK && nsys_is_export(db);
+    sqlite3_close(db);
+    return is_export;
+}
+
+static void keep_newer(struct timespec *newest, const struct stat *info)
+{
+    if (info->st_mtim.tv_sec > newest->tv_sec ||
+        (info->st_mtim.tv_sec == newest->tv_sec && info->st_mtim.tv_nsec > newest->tv_nsec))
+        *newest = info->st_mtim;
+}
+
+int import_newest_input(char *const *inputs, int input_count, struct timespec *newest, error_info *err)
+{
+    struct file_list files = {0};
+    *newest = (struct timespec){0};
+    int status = expand_inputs(&files, inputs, input_count, NULL, err);
+    struct stat info;
+    for (int i = 0; status == 0 && i < input_count; i++)
+        if (stat(inputs[i], &info) == 0 && S_ISDIR(info.st_mode))
+            keep_newer(newest, &info);
+    for (size_t i = 0; status == 0 && i < files.count; i++) {
+        if (stat(files.paths[i], &info) != 0)
+            status = error_set(err, "cannot open '%s': %s", files.paths[i], strerror(errno));
+        else
+            keep_newer(newest, &info);
+    }
+    list_free(&files);
+    return status;
+}
+
 struct progress_share {
     const struct import_options *options;
     double done_bytes, file_bytes, total_bytes;
@@ -204,12 +250,16 @@ static int import_one(store *output, const char *path, struct progress_share *sh
     return status;
 }
 
-static int write_meta(store *output, int formats_seen, error_info *err)
+static int write_meta(store *output, int formats_seen, const char *const *more, error_info *err)
 {
     int kineto = formats_seen & (1 << IMPORT_FORMAT_KINETO), nsys = formats_seen & (1 << IMPORT_FORMAT_NSYS);
     const char *source = kineto && nsys ? "kineto+nsys" : nsys ? "nsys" : "kineto";
-    return store_set_meta(output, "source", source, err) || store_set_meta(output, "clock", source, err) ? -1
-                                                                                                         : 0;
+    if (store_set_meta(output, "source", source, err) || store_set_meta(output, "clock", source, err))
+        return -1;
+    for (size_t i = 0; more && more[i] && more[i + 1]; i += 2)
+        if (store_set_meta(output, more[i], more[i + 1], err) != 0)
+            return -1;
+    return 0;
 }
 
 int import_run(const char *output_path, char *const *inputs, int input_count,
@@ -235,7 +285,7 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
     for (size_t i = 0; status == 0 && i < files.count; i++)
         status = import_one(output, files.paths[i], &share, &formats_seen, err);
     if (status == 0)
-        status = write_meta(output, formats_seen, err);
+        status = write_meta(output, formats_seen, options->meta, err);
     if (status == 0)
         status = store_finalize(output, err);
     if (status == 0 && options->finish)

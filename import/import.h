@@ -9,6 +9,8 @@
 #ifndef OVERLAPSCOPE_IMPORT_H
 #define OVERLAPSCOPE_IMPORT_H
 
+#include <time.h>
+
 #include "error.h"
 #include "store.h"
 
@@ -18,6 +20,9 @@ struct import_options {
     void (*progress)(void *context, double fraction);
     void *progress_context;
     store_finishing_step *finish; /* may be NULL: run on the finalized trace (store.h) */
+    /* May be NULL: more meta rows, as key, value, key, value..., then NULL (a command's cache
+     * marks the trace as its own: cli/trace_input.h). */
+    const char *const *meta;
 };
 
 enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FORMAT_NSYS };
@@ -25,6 +30,15 @@ enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FOR
 /* What the first bytes of a file say it is. Returns IMPORT_FORMAT_UNKNOWN with err filled when it
  * cannot be read, is empty, or is neither. */
 enum import_format import_detect_format(const char *path, error_info *err);
+
+/* Whether a command that reads a trace must import path first: 1 for a directory, a Kineto JSON
+ * trace (gzipped or not) and an Nsight Systems export; 0 for anything else (an overlapscope trace,
+ * or a file whose problem the trace reader will name). */
+int import_is_foreign(const char *path);
+
+/* The latest modification time among what import_run would read for inputs: each file, and each
+ * directory named (a trace added or removed changes it). Returns 0, or -1 with err filled. */
+int import_newest_input(char *const *inputs, int input_count, struct timespec *newest, error_info *err);
 
 /* Imports inputs into output_path. Returns the number of files imported (> 0), or -1 with err
  * naming the file and the problem. */
