@@ -13,6 +13,7 @@
 #include "gpu_devices.h"
 #include "kernel_names.h"
 #include "op_source.h"
+#include "overlap_cost.h"
 #include "steps.h"
 #include "sweep.h"
 #include "units.h"
@@ -428,7 +429,9 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         out->lost_ns = device.lost_ns;
         out->wait_count = waits;
         out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
-        if (whatif_device(run->db, run->names, &device, out, run->err) != 0) /* the replay's figure */
+        if (whatif_device(run->db, run->names, &device, out, run->err) != 0 || /* the replay's figure */
+            overlap_cost_device(run->db, run->names, &device, run->result->device_count, out, run->result,
+                                run->err) != 0)
             status = -1;
         for (size_t i = 0; i < device.lane_count; i++)
             out->stream_count += device.lanes[i].has_counted;
@@ -697,6 +700,7 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     if (status == 0) {
         add_totals(run.result);
         whatif_collect(run.result);
+        overlap_cost_totals(run.result);
     }
     finish_run(&run);
     if (own_transaction)
@@ -717,6 +721,7 @@ void analysis_free(struct analysis_result *result)
     free(result->stream_pairs);
     free(result->waits);
     free(result->steps);
+    free(result->overlap_costs);
     accountant_free_result(result);
     for (size_t i = 0; i < result->full_name_count; i++)
         free(result->full_names[i]);

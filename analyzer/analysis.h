@@ -70,8 +70,14 @@ enum analysis_fix {
     ANALYSIS_FIX_MORE_CONNECTIONS = 4,     /* shared-queue: CUDA_DEVICE_MAX_CONNECTIONS >= streams */
     ANALYSIS_FIX_REMOVE_DEPENDENCY = 5,    /* event-dependency: by design; the gain is reported, marked */
     ANALYSIS_FIX_NONE_SATURATED = 6,       /* sm-saturation: nothing to change; only last-wave tails */
-    ANALYSIS_FIX_ALL = 7,                  /* every fix above whose cause is proved, dependencies excepted */
-    ANALYSIS_FIX_COUNT = 8
+    /* Added after the first contract: */
+    ANALYSIS_FIX_PRIORITY = 7,          /* comm-behind-compute, stream-priority: the waiting stream first */
+    ANALYSIS_FIX_OWN_COMMUNICATOR = 8,  /* shared-communicator: each stream's collectives their own */
+    ANALYSIS_FIX_REMOVE_SKEW = 9,       /* arrival skew (exposed_comm): every rank arrives on time */
+    ANALYSIS_FIX_NONE_COPY_ENGINE = 10, /* copy-engine: one engine per direction; nothing to change */
+    ANALYSIS_FIX_PIPELINE = 11,         /* events recorded and waited on one stream: two streams */
+    ANALYSIS_FIX_ALL = 12,              /* every fix above that applies, dependencies by design excepted */
+    ANALYSIS_FIX_COUNT = 13
 };
 /* Stable tag ("pin-host-buffer") and the sentence a report prints ("if you pin the host buffer"). */
 const char *analysis_fix_tag(enum analysis_fix fix);
@@ -80,11 +86,15 @@ const char *analysis_fix_title(enum analysis_fix fix);
 /* One fix's predicted saving, summed over devices. */
 struct analysis_what_if {
     enum analysis_fix fix;
-    enum analysis_cause cause;   /* ANALYSIS_CAUSE_COUNT for "all of the above" */
+    enum analysis_cause cause;   /* ANALYSIS_CAUSE_COUNT when no wait's cause asks for it (all, pipeline,
+                                    skew): analysis_what_if_basis names what does */
     int64_t predicted_saving_ns; /* replayed span as recorded minus replayed span with the fix */
     int by_design;               /* the dependency was asked for: the gain is not a bug's price */
     const char *assumptions;     /* static text: what the model assumed for this fix */
 };
+
+/* What a prediction stands on: its cause's tag, or "all", "same-stream-events", "arrival-skew". */
+const char *analysis_what_if_basis(const struct analysis_what_if *item);
 
 /* Filters; a field left at its "all" value selects everything. */
 struct analysis_options {
@@ -148,6 +158,13 @@ struct analysis_device {
     /* The what-if replay (whatif.h); replay_span_ns 0 when the device was not replayed. */
     int64_t replay_span_ns;                    /* the recorded work replayed as recorded */
     int64_t fix_saving_ns[ANALYSIS_FIX_COUNT]; /* per fix proved on this device, else 0 */
+    unsigned fixes_modelled; /* bit (1u << fix): the replay predicted that fix here (saving may be 0) */
+    /* The price of overlap (overlap_cost.h): compute kernels that ran beside another operation,
+     * against the same kernel alone in the trace. */
+    int64_t overlap_cost_ns;         /* Σ (overlapped duration - median alone duration) */
+    int64_t overlap_saved_ns;        /* Σ durations of all operations - busy_ns */
+    int64_t overlap_net_ns;          /* saved - cost: what overlapping really gave */
+    int64_t overlap_untwinned_count; /* overlapped compute kernels with no alone run to compare */
 };
 
 /* Overlap of two streams of one device. */
@@ -155,6 +172,16 @@ struct analysis_stream_pair {
     size_t lane_a, lane_b; /* indexes into analysis_result.lanes */
     int64_t overlap_ns;    /* achieved: both busy */
     int64_t possible_ns;   /* min(busy_a, busy_b) within their common window */
+};
+
+/* The overlap cost of one kernel family on one device (overlap_cost.h). */
+struct analysis_overlap_cost {
+    size_t device;            /* index into devices */
+    char family[128];         /* the short name (common/kernel_name.h) */
+    int64_t overlapped_count; /* overlapped runs that have an alone twin */
+    int64_t overlapped_ns;    /* their durations */
+    int64_t alone_ns;         /* the same runs at their twins' median alone duration */
+    int64_t cost_ns;          /* overlapped_ns - alone_ns (negative: they ran faster) */
 };
 
 /* One GPU operation, as the waits cite it. */
@@ -239,6 +266,10 @@ struct analysis_result {
      * is ANALYSIS_FIX_ALL when any is. total_headroom_ns is the "all" saving. */
     struct analysis_what_if what_if[ANALYSIS_FIX_COUNT];
     size_t what_if_count;
+    /* Overlap cost (overlap_cost.h): per device and kernel family, devices in order; totals. */
+    struct analysis_overlap_cost *overlap_costs;
+    size_t overlap_cost_count, overlap_cost_capacity;
+    int64_t total_overlap_cost_ns, total_overlap_saved_ns, total_overlap_net_ns;
 };
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure

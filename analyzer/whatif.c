@@ -67,9 +67,19 @@ enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4 };
 
 const char *analysis_fix_tag(enum analysis_fix fix)
 {
-    static const char *const tags[ANALYSIS_FIX_COUNT] = {
-        "pin-host-buffer",  "non-blocking-streams", "remove-host-sync",  "cuda-graph",
-        "more-connections", "remove-dependency",    "none-sm-saturated", "all"};
+    static const char *const tags[ANALYSIS_FIX_COUNT] = {"pin-host-buffer",
+                                                         "non-blocking-streams",
+                                                         "remove-host-sync",
+                                                         "cuda-graph",
+                                                         "more-connections",
+                                                         "remove-dependency",
+                                                         "none-sm-saturated",
+                                                         "change-priority",
+                                                         "own-communicator",
+                                                         "remove-skew",
+                                                         "none-copy-engine",
+                                                         "pipeline-streams",
+                                                         "all"};
     return (unsigned)fix < ANALYSIS_FIX_COUNT ? tags[fix] : "unknown";
 }
 
@@ -82,7 +92,12 @@ const char *analysis_fix_title(enum analysis_fix fix)
         "if you capture the launches in a CUDA graph",
         "if every stream gets its own hardware queue (CUDA_DEVICE_MAX_CONNECTIONS)",
         "if the event dependency were removed (it is by design)",
-        "SM saturation: nothing to gain but the last waves' tails",
+        "SM saturation: nothing to gain but the tails (the last waves)",
+        "if the communication stream gets the highest priority",
+        "if each stream's collectives get a communicator of their own",
+        "if every rank arrived at each collective on time (the straggler fixed)",
+        "copy engine: nothing to gain (copies of one direction share one engine and one link)",
+        "if the work the events order on one stream runs on two streams (pipelined)",
         "if you make all of the above"};
     return (unsigned)fix < ANALYSIS_FIX_COUNT ? titles[fix] : "unknown";
 }
@@ -104,6 +119,13 @@ enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause)
         return ANALYSIS_FIX_REMOVE_DEPENDENCY;
     case ANALYSIS_CAUSE_SM_SATURATION:
         return ANALYSIS_FIX_NONE_SATURATED;
+    case ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE:
+    case ANALYSIS_CAUSE_STREAM_PRIORITY:
+        return ANALYSIS_FIX_PRIORITY;
+    case ANALYSIS_CAUSE_SHARED_COMMUNICATOR:
+        return ANALYSIS_FIX_OWN_COMMUNICATOR;
+    case ANALYSIS_CAUSE_COPY_ENGINE:
+        return ANALYSIS_FIX_NONE_COPY_ENGINE;
     default:
         return ANALYSIS_FIX_COUNT;
     }
@@ -134,8 +156,26 @@ static const char *fix_assumptions(enum analysis_fix fix)
         return "kernels that fill every SM run beside another kernel only in their last wave's tail, which "
                "the "
                "replay already overlaps: no change of code gains more";
+    case ANALYSIS_FIX_PRIORITY:
+        return "NCCL kernels start as soon as their stream and events allow, ahead of other ready work and "
+               "without waiting for SMs (their blocks take the SMs the running kernels' blocks free: the "
+               "error is at most one block's duration); other streams keep the recorded order";
+    case ANALYSIS_FIX_OWN_COMMUNICATOR:
+        return "the ordering NCCL imposes between one communicator's collectives (event waits through its "
+               "internal stream) is dropped; the transfers keep their recorded durations";
+    case ANALYSIS_FIX_REMOVE_SKEW:
+        return "each NCCL kernel loses its arrival skew (its length beyond the shortest rank's of the same "
+               "collective, docs/metrics.md \"Exposed communication\"); the late rank's own work is kept";
+    case ANALYSIS_FIX_NONE_COPY_ENGINE:
+        return "copies of one direction run one at a time on one engine and one link direction in the "
+               "replay as on the device: more streams gain nothing; copy less, or in the other direction";
+    case ANALYSIS_FIX_PIPELINE:
+        return "a stream's segments (from one cudaStreamWaitEvent to the next) that record an event and "
+               "wait for it alternate between two streams, each with its own hardware queue, keeping the "
+               "events and each stream's order: the program's events are taken to declare every "
+               "dependency between the two";
     case ANALYSIS_FIX_ALL:
-        return "every fix above whose cause is proved, at once (dependencies by design kept)";
+        return "every fix above that applies, at once (dependencies by design kept)";
     default:
         return "";
     }
@@ -590,6 +630,8 @@ static int resources_free(const struct run_state *state, size_t candidate, int64
 {
     const struct replay_op *op = &state->replay->ops[candidate];
     int is_copy = op->category >= ANALYSIS_COPY_HTOD && op->category <= ANALYSIS_COPY_OTHER;
+    if (op->category == ANALYSIS_COMMUNICATION && (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)))
+        return 1; /* the highest priority takes the SMs as blocks retire */
     double used = 0;
     int all_in_tail = 1;
     for (size_t r = 0; r < state->running_count; r++) {
@@ -906,9 +948,15 @@ static size_t start_eligible(struct run_state *state, int64_t now)
     size_t started = 0;
     for (;;) {
         long best = -1;
+        int prefer_communication = (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)) != 0;
         for (size_t s = 0; s < state->replay->stream_count; s++) {
             long i = head_op(state, s);
-            if (i >= 0 && (best < 0 || i < best) && eligible(state, (size_t)i, now))
+            if (i < 0 || !eligible(state, (size_t)i, now))
+                continue;
+            int urgent = prefer_communication && state->replay->ops[i].category == ANALYSIS_COMMUNICATION;
+            int best_urgent = best >= 0 && prefer_communication &&
+                              state->replay->ops[best].category == ANALYSIS_COMMUNICATION;
+            if (best < 0 || urgent > best_urgent || (urgent == best_urgent && i < best))
                 best = i;
         }
         if (best < 0)
@@ -1004,18 +1052,237 @@ static void replay_free(struct replay *replay)
     free(replay->stream_legacy);
 }
 
-static enum analysis_cause cause_of_fix(enum analysis_fix fix)
+/* --- the pipelined fix: one stream's event-ordered work on two streams ---
+ *
+ * A program that records an event on a stream and waits for it on the same stream has declared a
+ * dependency its stream order already enforces: the work it brackets was written for two streams
+ * (seed 003's serial pipeline: the decoder waits for "features ready", the encoder for "features
+ * free", both on one stream). A stream's segments begin at its cudaStreamWaitEvent calls; the
+ * segment that recorded an event and the segment that waited for it belong on different streams,
+ * so the segments are two-coloured (a union-find with parity) and the second colour's work moves to
+ * a stream and hardware queue of its own, keeping the recorded event edges and each colour's
+ * order. A stream whose waits cannot be two-coloured keeps its order. */
+
+struct stream_wait {
+    int64_t stream_id, correlation_id, event_id;
+};
+
+static int by_stream_then_correlation(const void *a, const void *b)
+{
+    const struct stream_wait *x = a, *y = b;
+    if (x->stream_id != y->stream_id)
+        return x->stream_id < y->stream_id ? -1 : 1;
+    return (x->correlation_id > y->correlation_id) - (x->correlation_id < y->correlation_id);
+}
+
+/* The op's segment: the last wait of its stream launched before it, wait_count + its stream's index
+ * when none was. */
+static size_t segment_of_op(const struct stream_wait *waits, size_t wait_count, const struct replay_op *op)
+{
+    struct stream_wait key = {op->stream_id, op->correlation_id, 0};
+    size_t low = 0, high = wait_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (by_stream_then_correlation(&waits[middle], &key) < 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low > 0 && waits[low - 1].stream_id == op->stream_id ? low - 1 : wait_count + op->stream_index;
+}
+
+/* Union-find with parity: *parity_out is the node's colour relative to its root's. */
+static size_t chain_root(size_t *parent, unsigned char *parity, size_t node, unsigned char *parity_out)
+{
+    unsigned char total = 0;
+    size_t root = node;
+    while (parent[root] != root) {
+        total ^= parity[root];
+        root = parent[root];
+    }
+    unsigned char to_root = total;
+    for (size_t x = node; parent[x] != root && x != root;) { /* path compression */
+        size_t next = parent[x];
+        unsigned char next_parity = to_root ^ parity[x];
+        parent[x] = root;
+        parity[x] = to_root;
+        x = next;
+        to_root = next_parity;
+    }
+    *parity_out = total;
+    return root;
+}
+
+/* Puts segments a and b on different colours; -1 when they are already on the same one. */
+static int chain_apart(size_t *parent, unsigned char *parity, size_t a, size_t b)
+{
+    unsigned char parity_a, parity_b;
+    size_t root_a = chain_root(parent, parity, a, &parity_a),
+           root_b = chain_root(parent, parity, b, &parity_b);
+    if (root_a == root_b)
+        return parity_a != parity_b ? 0 : -1;
+    parent[root_a] = root_b;
+    parity[root_a] = parity_a ^ parity_b ^ 1;
+    return 0;
+}
+
+static int load_waits(sqlite3 *db, const struct replay *replay, int64_t process_id, struct stream_wait **out,
+                      size_t *count, error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT stream_id, correlation_id, event_id FROM synchronizations WHERE"
+                           " process_id = ?1 AND sync_type = 2 AND stream_id IS NOT NULL AND"
+                           " correlation_id IS NOT NULL",
+                           -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read event dependencies: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(query, 1, process_id);
+    size_t capacity = 0;
+    int status = 0;
+    while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
+        struct stream_wait wait = {sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
+                                   sqlite3_column_int64(query, 2)};
+        if (stream_of(replay, wait.stream_id) < 0 || *count >= WHATIF_MAX_OPS)
+            continue;
+        if (grow((void **)out, &capacity, *count, sizeof **out) != 0)
+            status = WHATIF_OUT_OF_MEMORY;
+        else
+            (*out)[(*count)++] = wait;
+    }
+    sqlite3_finalize(query);
+    if (*count)
+        qsort(*out, *count, sizeof **out, by_stream_then_correlation);
+    return status;
+}
+
+/* Fills colour[op] (0 stays, 1 moves) from the same-stream event pairs; returns how many
+ * same-stream pairs were found (0: nothing to split), or a negative status. */
+static int colour_segments(sqlite3 *db, const struct replay *replay, int64_t process_id,
+                           const struct stream_wait *waits, size_t wait_count, unsigned char *colour,
+                           error_info *err)
+{
+    size_t nodes = wait_count + replay->stream_count;
+    size_t *parent = malloc(nodes * sizeof *parent);
+    unsigned char *parity = calloc(nodes, 1), *broken = calloc(replay->stream_count, 1);
+    sqlite3_stmt *record = NULL;
+    int pairs = 0;
+    if (!parent || !parity || !broken) {
+        pairs = WHATIF_OUT_OF_MEMORY;
+        goto done;
+    }
+    for (size_t k = 0; k < nodes; k++)
+        parent[k] = k;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND"
+                           " event_id = ?2 AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
+                           -1, &record, NULL) != SQLITE_OK) {
+        pairs = error_set(err, "cannot read event records: %s", sqlite3_errmsg(db));
+        goto done;
+    }
+    for (size_t w = 0; w < wait_count; w++) {
+        sqlite3_bind_int64(record, 1, process_id);
+        sqlite3_bind_int64(record, 2, waits[w].event_id);
+        sqlite3_bind_int64(record, 3, waits[w].correlation_id);
+        if (sqlite3_step(record) == SQLITE_ROW && sqlite3_column_type(record, 0) != SQLITE_NULL &&
+            sqlite3_column_int64(record, 0) == waits[w].stream_id) {
+            long stream = stream_of(replay, waits[w].stream_id);
+            long producer = last_before(replay, (size_t)stream, sqlite3_column_int64(record, 1));
+            if (producer >= 0) {
+                size_t from = segment_of_op(waits, wait_count, &replay->ops[producer]);
+                if (from != w && chain_apart(parent, parity, from, w) != 0)
+                    broken[stream] = 1;
+                pairs += from != w;
+            }
+        }
+        sqlite3_reset(record);
+    }
+    for (size_t i = 0; i < replay->op_count; i++) {
+        unsigned char parity_of;
+        chain_root(parent, parity, segment_of_op(waits, wait_count, &replay->ops[i]), &parity_of);
+        colour[i] = broken[replay->ops[i].stream_index] ? 0 : parity_of;
+    }
+done:
+    sqlite3_finalize(record);
+    free(parent);
+    free(parity);
+    free(broken);
+    return pairs;
+}
+
+/* Builds *split from replay with the second colour's ops on streams of their own; returns 1 when
+ * built, 0 when the device has nothing to split, or a negative status. The split shares replay's
+ * host calls (replay owns them). */
+static int split_streams(sqlite3 *db, const struct replay *replay, int64_t process_id, struct replay *split,
+                         error_info *err)
+{
+    struct stream_wait *waits = NULL;
+    size_t wait_count = 0;
+    unsigned char *colour = calloc(replay->op_count + 1, 1);
+    int status = colour ? load_waits(db, replay, process_id, &waits, &wait_count, err) : WHATIF_OUT_OF_MEMORY;
+    if (status == 0 && wait_count > 0)
+        status = colour_segments(db, replay, process_id, waits, wait_count, colour, err);
+    size_t moved = 0;
+    for (size_t i = 0; status > 0 && i < replay->op_count; i++)
+        moved += colour[i];
+    if (status > 0 && moved > 0) {
+        *split = (struct replay){
+            .op_count = replay->op_count, .calls = replay->calls, .call_count = replay->call_count};
+        memcpy(split->pinned_bytes_per_s, replay->pinned_bytes_per_s, sizeof split->pinned_bytes_per_s);
+        split->ops = malloc(replay->op_count * sizeof *split->ops);
+        split->edges = malloc((replay->edge_count + 1) * sizeof *split->edges);
+        status = split->ops && split->edges ? 1 : WHATIF_OUT_OF_MEMORY;
+        if (status == 1) {
+            memcpy(split->ops, replay->ops, replay->op_count * sizeof *split->ops);
+            memcpy(split->edges, replay->edges, replay->edge_count * sizeof *split->edges);
+            split->op_count = split->op_capacity = replay->op_count;
+            split->edge_count = split->edge_capacity = replay->edge_count;
+            for (size_t i = 0; i < split->op_count; i++) {
+                split->ops[i].channel_previous = -1;
+                if (colour[i]) { /* a stream id no recording uses, and a hardware queue of its own */
+                    split->ops[i].stream_id = -1 - split->ops[i].stream_id;
+                    split->ops[i].channel_id = STORE_NULL;
+                }
+            }
+            if (link_by(split, 0) != 0 || link_by(split, 1) != 0)
+                status = WHATIF_OUT_OF_MEMORY;
+        }
+    } else if (status > 0) {
+        status = 0;
+    }
+    free(colour);
+    free(waits);
+    return status;
+}
+
+static int fix_proved(const struct device_state *device, enum analysis_fix fix)
 {
     for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++)
-        if (whatif_fix_of_cause((enum analysis_cause)cause) == fix)
-            return (enum analysis_cause)cause;
-    return ANALYSIS_CAUSE_COUNT;
+        if (whatif_fix_of_cause((enum analysis_cause)cause) == fix && device->cause_count[cause] > 0)
+            return 1;
+    return 0;
+}
+
+/* The fixes the replay changes something for; the "none" fixes only say so. */
+static int fix_replayed(enum analysis_fix fix)
+{
+    return fix != ANALYSIS_FIX_NONE_SATURATED && fix != ANALYSIS_FIX_NONE_COPY_ENGINE &&
+           fix != ANALYSIS_FIX_PIPELINE && fix != ANALYSIS_FIX_ALL;
 }
 
 /* Replay work bound: each start scans the streams' heads. */
 #define WHATIF_MAX_WORK 400000000.0
 
-static int predict(const struct replay *replay, const struct device_state *device,
+static int note_saving(struct analysis_device *out, enum analysis_fix fix, int64_t recorded, int64_t fixed)
+{
+    if (fixed < 0)
+        return WHATIF_OUT_OF_MEMORY;
+    out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
+    out->fixes_modelled |= FIX_BIT(fix);
+    return 0;
+}
+
+/* split: the replay with the pipelined fix's streams, NULL when it does not apply. */
+static int predict(const struct replay *replay, const struct replay *split, const struct device_state *device,
                    struct analysis_device *out)
 {
     int64_t recorded = replay_span(replay, 0);
@@ -1023,22 +1290,25 @@ static int predict(const struct replay *replay, const struct device_state *devic
         return WHATIF_OUT_OF_MEMORY;
     out->replay_span_ns = recorded;
     unsigned all = 0;
+    int any = split != NULL;
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
-        enum analysis_cause cause = cause_of_fix((enum analysis_fix)fix);
-        if (cause == ANALYSIS_CAUSE_COUNT || device->cause_count[cause] == 0 ||
-            fix == ANALYSIS_FIX_NONE_SATURATED)
+        if (!fix_proved(device, (enum analysis_fix)fix))
             continue;
-        int64_t fixed = replay_span(replay, FIX_BIT(fix));
-        if (fixed < 0)
+        if (!fix_replayed((enum analysis_fix)fix)) {
+            out->fixes_modelled |= FIX_BIT(fix); /* nothing to gain: said with a saving of 0 */
+            continue;
+        }
+        if (note_saving(out, (enum analysis_fix)fix, recorded, replay_span(replay, FIX_BIT(fix))) != 0)
             return WHATIF_OUT_OF_MEMORY;
-        out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
-        if (fix != ANALYSIS_FIX_REMOVE_DEPENDENCY)
+        if (fix != ANALYSIS_FIX_REMOVE_DEPENDENCY) {
             all |= FIX_BIT(fix);
+            any = 1;
+        }
     }
-    int64_t fixed = all ? replay_span(replay, all) : recorded;
-    if (fixed < 0)
+    if (split && note_saving(out, ANALYSIS_FIX_PIPELINE, recorded, replay_span(split, 0)) != 0)
         return WHATIF_OUT_OF_MEMORY;
-    out->fix_saving_ns[ANALYSIS_FIX_ALL] = recorded > fixed ? recorded - fixed : 0;
+    if (any && note_saving(out, ANALYSIS_FIX_ALL, recorded, replay_span(split ? split : replay, all)) != 0)
+        return WHATIF_OUT_OF_MEMORY;
     out->headroom_ns = out->fix_saving_ns[ANALYSIS_FIX_ALL];
     return 0;
 }
@@ -1077,31 +1347,62 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
         if (status == 0) {
             index_edges(&replay);
             fill_nominal_speeds(&replay, device);
-            if ((double)replay.op_count * (double)(replay.stream_count + 1) <= WHATIF_MAX_WORK)
-                status = predict(&replay, device, out);
+            struct replay split = {0};
+            int has_split = 0;
+            if ((double)replay.op_count * (double)(replay.stream_count + 1) <= WHATIF_MAX_WORK) {
+                has_split = split_streams(db, &replay, device->process_id, &split, &read_error);
+                status = has_split == WHATIF_OUT_OF_MEMORY
+                             ? has_split
+                             : predict(&replay, has_split > 0 ? &split : NULL, device, out);
+            }
+            split.calls = NULL; /* replay's */
+            replay_free(&split);
         }
     }
     replay_free(&replay);
     return status == WHATIF_OUT_OF_MEMORY ? error_set(err, "out of memory") : 0;
 }
 
+const char *analysis_what_if_basis(const struct analysis_what_if *item)
+{
+    if (item->cause < ANALYSIS_CAUSE_COUNT)
+        return analysis_cause_tag(item->cause);
+    switch (item->fix) {
+    case ANALYSIS_FIX_PIPELINE:
+        return "same-stream-events";
+    case ANALYSIS_FIX_REMOVE_SKEW:
+        return "arrival-skew";
+    default:
+        return "all";
+    }
+}
+
+/* The proved cause with the largest loss that asks for fix, ANALYSIS_CAUSE_COUNT when none. */
+static enum analysis_cause largest_cause_of(const struct analysis_result *result, enum analysis_fix fix)
+{
+    for (size_t c = 0; c < ANALYSIS_CAUSE_COUNT; c++) /* causes are sorted by loss */
+        if (result->causes[c].count > 0 && whatif_fix_of_cause(result->causes[c].cause) == fix)
+            return result->causes[c].cause;
+    return ANALYSIS_CAUSE_COUNT;
+}
+
 void whatif_collect(struct analysis_result *result)
 {
     result->what_if_count = 0;
-    int any = 0;
-    for (size_t c = 0; c < ANALYSIS_CAUSE_COUNT; c++) {
-        const struct analysis_cause_total *total = &result->causes[c];
-        enum analysis_fix fix = whatif_fix_of_cause(total->cause);
-        if (total->count == 0 || fix == ANALYSIS_FIX_COUNT)
+    for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
+        enum analysis_cause cause = largest_cause_of(result, (enum analysis_fix)fix);
+        int modelled = 0;
+        for (size_t d = 0; d < result->device_count; d++)
+            modelled |= (result->devices[d].fixes_modelled & FIX_BIT(fix)) != 0;
+        if (cause == ANALYSIS_CAUSE_COUNT && !modelled)
             continue;
         struct analysis_what_if *item = &result->what_if[result->what_if_count++];
-        *item = (struct analysis_what_if){.fix = fix,
-                                          .cause = total->cause,
+        *item = (struct analysis_what_if){.fix = (enum analysis_fix)fix,
+                                          .cause = cause,
                                           .by_design = fix == ANALYSIS_FIX_REMOVE_DEPENDENCY,
-                                          .assumptions = fix_assumptions(fix)};
+                                          .assumptions = fix_assumptions((enum analysis_fix)fix)};
         for (size_t d = 0; d < result->device_count; d++)
             item->predicted_saving_ns += result->devices[d].fix_saving_ns[fix];
-        any |= fix != ANALYSIS_FIX_REMOVE_DEPENDENCY && fix != ANALYSIS_FIX_NONE_SATURATED;
     }
     for (size_t i = 1; i < result->what_if_count; i++) /* largest first */
         for (size_t j = i;
@@ -1111,11 +1412,13 @@ void whatif_collect(struct analysis_result *result)
             result->what_if[j] = result->what_if[j - 1];
             result->what_if[j - 1] = swap;
         }
-    if (any) {
-        struct analysis_what_if *item = &result->what_if[result->what_if_count++];
-        *item = (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL,
-                                          .cause = ANALYSIS_CAUSE_COUNT,
-                                          .predicted_saving_ns = result->total_headroom_ns,
-                                          .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
-    }
+    int any = 0;
+    for (size_t d = 0; d < result->device_count; d++)
+        any |= (result->devices[d].fixes_modelled & FIX_BIT(ANALYSIS_FIX_ALL)) != 0;
+    if (any)
+        result->what_if[result->what_if_count++] =
+            (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL,
+                                      .cause = ANALYSIS_CAUSE_COUNT,
+                                      .predicted_saving_ns = result->total_headroom_ns,
+                                      .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
 }

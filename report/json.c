@@ -131,6 +131,10 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
     add_int(object, "lost_ns", device->lost_ns);
     add_int(object, "headroom_ns", device->headroom_ns);
     add_int(object, "replay_span_ns", device->replay_span_ns);
+    add_int(object, "overlap_cost_ns", device->overlap_cost_ns);
+    add_int(object, "overlap_saved_ns", device->overlap_saved_ns);
+    add_int(object, "overlap_net_ns", device->overlap_net_ns);
+    add_int(object, "overlap_untwinned_count", device->overlap_untwinned_count);
     add_int(object, "wait_count", device->wait_count);
     add_int(object, "stream_count", device->stream_count);
     add_int(object, "stream_pair_overlap_ns", device->stream_pair_overlap_ns);
@@ -226,6 +230,30 @@ static cJSON *step_json(const struct analysis_step *step, int64_t origin_ns)
     return object;
 }
 
+/* Overlap cost (docs/metrics.md, "Overlap cost"): the totals and one row per device and family. */
+static cJSON *overlap_cost_json(const struct analysis_result *result)
+{
+    cJSON *object = cJSON_CreateObject();
+    add_int(object, "cost_ns", result->total_overlap_cost_ns);
+    add_int(object, "saved_ns", result->total_overlap_saved_ns);
+    add_int(object, "net_ns", result->total_overlap_net_ns);
+    cJSON *families = cJSON_AddArrayToObject(object, "families");
+    for (size_t i = 0; i < result->overlap_cost_count; i++) {
+        const struct analysis_overlap_cost *row = &result->overlap_costs[i];
+        const struct analysis_device *device = &result->devices[row->device];
+        cJSON *family = cJSON_CreateObject();
+        add_process_label(family, device->rank, device->pid, device->process_id);
+        add_int(family, "device_id", device->device_id);
+        cJSON_AddStringToObject(family, "family", row->family);
+        add_int(family, "overlapped_count", row->overlapped_count);
+        add_int(family, "overlapped_ns", row->overlapped_ns);
+        add_int(family, "alone_ns", row->alone_ns);
+        add_int(family, "cost_ns", row->cost_ns);
+        cJSON_AddItemToArray(families, family);
+    }
+    return object;
+}
+
 static void add_lists(cJSON *root, const struct analysis_result *result)
 {
     cJSON *devices = cJSON_AddArrayToObject(root, "devices");
@@ -251,13 +279,13 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         cJSON_AddStringToObject(cause, "advice_source", analysis_cause_advice_source(total->cause));
         cJSON_AddItemToArray(causes, cause);
     }
+    cJSON_AddItemToObject(root, "overlap_cost", overlap_cost_json(result));
     cJSON *what_if = cJSON_AddArrayToObject(root, "what_if");
     for (size_t i = 0; i < result->what_if_count; i++) {
         const struct analysis_what_if *item = &result->what_if[i];
         cJSON *fix = cJSON_CreateObject();
         cJSON_AddStringToObject(fix, "fix", analysis_fix_tag(item->fix));
-        cJSON_AddStringToObject(fix, "cause",
-                                item->cause < ANALYSIS_CAUSE_COUNT ? analysis_cause_tag(item->cause) : "all");
+        cJSON_AddStringToObject(fix, "cause", analysis_what_if_basis(item));
         add_int(fix, "predicted_saving_ns", item->predicted_saving_ns);
         cJSON_AddBoolToObject(fix, "by_design", item->by_design);
         cJSON_AddStringToObject(fix, "assumptions", item->assumptions);

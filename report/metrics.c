@@ -22,6 +22,8 @@ enum metric_kind {
     METRIC_HEADROOM,
     METRIC_HEADROOM_RATIO,
     METRIC_WAITS,
+    METRIC_OVERLAP_COST,
+    METRIC_OVERLAP_NET,
     METRIC_CAUSE,
     METRIC_ACCOUNTING
 };
@@ -77,6 +79,12 @@ static const struct metric_entry entries[] = {
     {{"headroom_ms", "ms", "how much shorter the spans could be, summed over devices"}, METRIC_HEADROOM, 0},
     {{"headroom_ratio", "ratio", "headroom / span, over all devices"}, METRIC_HEADROOM_RATIO, 0},
     {{"waits", "count", "missed overlaps found"}, METRIC_WAITS, 0},
+    {{"overlap_cost_ms", "ms", "time overlapped kernels ran longer than alone (contention), summed"},
+     METRIC_OVERLAP_COST,
+     0},
+    {{"overlap_net_ms", "ms", "time the overlap saved minus its contention cost, summed"},
+     METRIC_OVERLAP_NET,
+     0},
     CAUSE_METRIC("sm_saturation_ms", ANALYSIS_CAUSE_SM_SATURATION),
     CAUSE_METRIC("late_launch_ms", ANALYSIS_CAUSE_LATE_LAUNCH),
     CAUSE_METRIC("event_dependency_ms", ANALYSIS_CAUSE_EVENT_DEPENDENCY),
@@ -207,6 +215,10 @@ static double entry_value(const struct analysis_result *result, const struct met
         return ratio((double)result->total_headroom_ns, (double)sums.span);
     case METRIC_WAITS:
         return (double)result->wait_total_count;
+    case METRIC_OVERLAP_COST:
+        return ms(result->total_overlap_cost_ns);
+    case METRIC_OVERLAP_NET:
+        return ms(result->total_overlap_net_ns);
     case METRIC_CAUSE:
         return ms(cause_lost(result, entry->cause));
     case METRIC_ACCOUNTING:
@@ -248,8 +260,11 @@ int report_metric_higher_is_better(const char *name)
 {
     for (size_t i = 0; i < ENTRY_COUNT; i++)
         if (strcmp(entries[i].public_part.name, name) == 0)
-            /* headroom_ratio is the share of the span that could be saved: less is better */
-            return strcmp(entries[i].public_part.unit, "ratio") == 0 && strcmp(name, "headroom_ratio") != 0;
+            /* headroom_ratio is the share of the span that could be saved: less is better; the net
+             * gain of overlap is time, but more of it is better */
+            return (strcmp(entries[i].public_part.unit, "ratio") == 0 &&
+                    strcmp(name, "headroom_ratio") != 0) ||
+                   entries[i].kind == METRIC_OVERLAP_NET;
     return 0;
 }
 

@@ -200,6 +200,41 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
     }
 }
 
+/* The price of overlap (docs/metrics.md, "Overlap cost"): the totals, then the top families. */
+static void overlap_cost_lines(FILE *out, const struct analysis_result *result, size_t top, int markdown)
+{
+    if (result->total_overlap_saved_ns == 0 && result->overlap_cost_count == 0)
+        return;
+    char cost[32], saved[32], net[32];
+    units_format_duration(cost, sizeof cost, result->total_overlap_cost_ns);
+    units_format_duration(saved, sizeof saved, result->total_overlap_saved_ns);
+    units_format_duration(net, sizeof net, result->total_overlap_net_ns);
+    fprintf(out,
+            markdown
+                ? "\n### Overlap cost: %s (overlap saved %s, net %s)\n\n"
+                : "\noverlap cost (overlapped kernels against the same kernel alone): %s; overlap saved %s, "
+                  "net %s\n",
+            cost, saved, net);
+    if (markdown && result->overlap_cost_count > 0)
+        fputs("| device | kernel family | overlapped runs | cost | alone |\n|---|---|---:|---:|---:|\n", out);
+    for (size_t i = 0; i < result->overlap_cost_count && i < top; i++) {
+        const struct analysis_overlap_cost *row = &result->overlap_costs[i];
+        const struct analysis_device *device = &result->devices[row->device];
+        char process[32], alone[32];
+        naming_process(process, sizeof process, device->rank, device->pid, device->process_id);
+        units_format_duration(cost, sizeof cost, row->cost_ns < 0 ? -row->cost_ns : row->cost_ns);
+        units_format_duration(alone, sizeof alone, row->alone_ns);
+        fprintf(out, markdown ? "| %s device %" PRId64 " | " : "  %s device %" PRId64 "  ", process,
+                device->device_id);
+        text_safe_fputs(row->family, markdown ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL, out);
+        double share = row->alone_ns > 0 ? 100.0 * (double)row->cost_ns / (double)row->alone_ns : 0.0;
+        fprintf(out,
+                markdown ? " | %" PRId64 " | %s%s (%+.0f%%) | %s |\n"
+                         : "  %" PRId64 " runs  %s%s (%+.0f%%) vs %s alone\n",
+                row->overlapped_count, row->cost_ns < 0 ? "-" : "+", cost, share, alone);
+    }
+}
+
 static void text_waits(FILE *out, const struct analysis_result *result, size_t top)
 {
     if (result->wait_count == 0)
@@ -233,6 +268,7 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     text_streams(out, result);
     text_causes(out, result, top_of(context), context && context->width > 0 ? context->width : 80);
     what_if_lines(out, result, 0);
+    overlap_cost_lines(out, result, top_of(context), 0);
     text_waits(out, result, top_of(context));
     report_accounting_text(out, result, top_of(context), 0);
     return ferror(out) ? -1 : 0;
@@ -265,6 +301,8 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
             units_format_duration(lost, sizeof lost, result->total_lost_ns),
             units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
     if (result->wait_total_count == 0) {
+        what_if_lines(out, result, 1);
+        overlap_cost_lines(out, result, top_of(context), 1);
         report_accounting_text(out, result, top_of(context), 1);
         return ferror(out) ? -1 : 0;
     }
@@ -284,6 +322,7 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
                 analysis_cause_advice_source(total->cause));
     }
     what_if_lines(out, result, 1);
+    overlap_cost_lines(out, result, top_of(context), 1);
     report_accounting_text(out, result, top_of(context), 1);
     return ferror(out) ? -1 : 0;
 }

@@ -1,0 +1,212 @@
+/* overlap_cost.c: the price of overlap (overlap_cost.h). Reads one device's operations in start
+ * order, marks each one that shared the device with another, and prices the overlapped compute
+ * kernels against their alone twins. Memory: one record per operation of the device. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_source.h"
+#include "overlap_cost.h"
+#include "selection.h"
+
+struct priced_op {
+    int64_t name_id, grid_blocks, threads_per_block; /* the twin key */
+    int64_t start_ns, duration_ns;
+    int is_compute_kernel, overlapped;
+};
+
+struct op_list {
+    struct priced_op *ops;
+    size_t count, capacity;
+};
+
+static int keep(struct op_list *list, kernel_names *names, const struct model_op *op)
+{
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? list->capacity * 2 : 256;
+        struct priced_op *grown = realloc(list->ops, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        list->ops = grown;
+        list->capacity = capacity;
+    }
+    int kernel = op->kind == MODEL_KERNEL;
+    list->ops[list->count++] = (struct priced_op){
+        .name_id = kernel ? op->name_id : 0,
+        .grid_blocks = kernel ? op->launch.grid_blocks : 0,
+        .threads_per_block = kernel ? op->launch.threads_per_block : 0,
+        .start_ns = op->start_ns,
+        .duration_ns = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0,
+        .is_compute_kernel = kernel && !kernel_names_is_communication(names, op->name_id, op->rowid)};
+    return 0;
+}
+
+static int load(sqlite3 *db, kernel_names *names, const struct device_state *device, struct op_list *list,
+                error_info *err)
+{
+    op_source *source = op_source_new(db, err);
+    if (!source)
+        return -1;
+    int status =
+        op_source_open(source, device->process_id, device->device_id, selection_first_ns(device->selection),
+                       selection_last_ns(device->selection), err);
+    struct model_op op;
+    while (status == 0 && (status = op_source_next(source, &op, err)) == 1) {
+        status = 0;
+        if (selection_overlaps(device->selection, op.start_ns, op.end_ns) && keep(list, names, &op) != 0)
+            status = error_set(err, "out of memory");
+    }
+    op_source_free(source);
+    return status < 0 ? -1 : 0;
+}
+
+/* Marks the operations that shared the device with another (they come in start order: one
+ * overlaps an earlier one when an earlier one ends after its start, a later one when the next
+ * starts before its end) and returns the time the overlap saved: summed durations minus the busy
+ * union. */
+static int64_t mark_overlapped(struct op_list *list)
+{
+    int64_t latest_end = INT64_MIN, summed = 0, busy = 0, union_end = INT64_MIN;
+    for (size_t i = 0; i < list->count; i++) {
+        struct priced_op *op = &list->ops[i];
+        int64_t end = op->start_ns + op->duration_ns;
+        if (op->duration_ns > 0) {
+            op->overlapped |= latest_end > op->start_ns;
+            size_t next = i + 1;
+            while (next < list->count && list->ops[next].duration_ns == 0)
+                next++;
+            if (next < list->count && list->ops[next].start_ns < end)
+                op->overlapped = list->ops[next].overlapped = 1;
+            if (end > latest_end)
+                latest_end = end;
+        }
+        summed += op->duration_ns;
+        int64_t from = op->start_ns > union_end ? op->start_ns : union_end;
+        if (end > from)
+            busy += end - from;
+        if (end > union_end)
+            union_end = end;
+    }
+    return summed - busy;
+}
+
+static int by_twin_then_duration(const void *a, const void *b)
+{
+    const struct priced_op *x = a, *y = b;
+    if (x->name_id != y->name_id)
+        return x->name_id < y->name_id ? -1 : 1;
+    if (x->grid_blocks != y->grid_blocks)
+        return x->grid_blocks < y->grid_blocks ? -1 : 1;
+    if (x->threads_per_block != y->threads_per_block)
+        return x->threads_per_block < y->threads_per_block ? -1 : 1;
+    return (x->duration_ns > y->duration_ns) - (x->duration_ns < y->duration_ns);
+}
+
+static int same_twin(const struct priced_op *x, const struct priced_op *y)
+{
+    return x->name_id == y->name_id && x->grid_blocks == y->grid_blocks &&
+           x->threads_per_block == y->threads_per_block;
+}
+
+static struct analysis_overlap_cost *family_row(struct analysis_result *result, size_t device_index,
+                                                const char *family, size_t first_row)
+{
+    for (size_t r = first_row; r < result->overlap_cost_count; r++)
+        if (!strcmp(result->overlap_costs[r].family, family))
+            return &result->overlap_costs[r];
+    if (result->overlap_cost_count == result->overlap_cost_capacity) {
+        size_t capacity = result->overlap_cost_capacity ? result->overlap_cost_capacity * 2 : 16;
+        struct analysis_overlap_cost *grown = realloc(result->overlap_costs, capacity * sizeof *grown);
+        if (!grown)
+            return NULL;
+        result->overlap_costs = grown;
+        result->overlap_cost_capacity = capacity;
+    }
+    struct analysis_overlap_cost *row = &result->overlap_costs[result->overlap_cost_count++];
+    *row = (struct analysis_overlap_cost){.device = device_index};
+    snprintf(row->family, sizeof row->family, "%s", family);
+    return row;
+}
+
+static int by_cost_descending(const void *a, const void *b)
+{
+    const struct analysis_overlap_cost *x = a, *y = b;
+    return (x->cost_ns < y->cost_ns) - (x->cost_ns > y->cost_ns);
+}
+
+/* Prices each group of twins (sorted together, shortest first): the overlapped runs against the
+ * median of the alone ones. Returns 0 or -1 when out of memory. */
+static int price(struct op_list *list, kernel_names *names, size_t device_index, struct analysis_device *out,
+                 struct analysis_result *result)
+{
+    size_t first_row = result->overlap_cost_count;
+    int64_t *alone = malloc((list->count ? list->count : 1) * sizeof *alone);
+    if (!alone)
+        return -1;
+    for (size_t begin = 0, end; begin < list->count; begin = end) {
+        size_t alone_count = 0;
+        for (end = begin; end < list->count && same_twin(&list->ops[begin], &list->ops[end]); end++)
+            if (!list->ops[end].overlapped)
+                alone[alone_count++] = list->ops[end].duration_ns;
+        for (size_t i = begin; i < end; i++) {
+            const struct priced_op *op = &list->ops[i];
+            if (!op->overlapped)
+                continue;
+            if (alone_count == 0) {
+                out->overlap_untwinned_count++;
+                continue;
+            }
+            /* durations are sorted within the group: the median of the alone runs */
+            int64_t median = alone_count % 2 ? alone[alone_count / 2]
+                                             : (alone[alone_count / 2 - 1] + alone[alone_count / 2]) / 2;
+            struct analysis_overlap_cost *row =
+                family_row(result, device_index, kernel_names_short(names, op->name_id), first_row);
+            if (!row) {
+                free(alone);
+                return -1;
+            }
+            row->overlapped_count++;
+            row->overlapped_ns += op->duration_ns;
+            row->alone_ns += median;
+            row->cost_ns += op->duration_ns - median;
+            out->overlap_cost_ns += op->duration_ns - median;
+        }
+    }
+    free(alone);
+    qsort(result->overlap_costs + first_row, result->overlap_cost_count - first_row,
+          sizeof *result->overlap_costs, by_cost_descending);
+    return 0;
+}
+
+int overlap_cost_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
+                        size_t device_index, struct analysis_device *out, struct analysis_result *result,
+                        error_info *err)
+{
+    struct op_list list = {0};
+    int status = load(db, names, device, &list, err);
+    if (status == 0) {
+        out->overlap_saved_ns = mark_overlapped(&list);
+        size_t kept = 0; /* only compute kernels are priced */
+        for (size_t i = 0; i < list.count; i++)
+            if (list.ops[i].is_compute_kernel)
+                list.ops[kept++] = list.ops[i];
+        list.count = kept;
+        if (list.count)
+            qsort(list.ops, list.count, sizeof *list.ops, by_twin_then_duration);
+        if (price(&list, names, device_index, out, result) != 0)
+            status = error_set(err, "out of memory");
+        out->overlap_net_ns = out->overlap_saved_ns - out->overlap_cost_ns;
+    }
+    free(list.ops);
+    return status;
+}
+
+void overlap_cost_totals(struct analysis_result *result)
+{
+    result->total_overlap_cost_ns = result->total_overlap_saved_ns = 0;
+    for (size_t d = 0; d < result->device_count; d++) {
+        result->total_overlap_cost_ns += result->devices[d].overlap_cost_ns;
+        result->total_overlap_saved_ns += result->devices[d].overlap_saved_ns;
+    }
+    result->total_overlap_net_ns = result->total_overlap_saved_ns - result->total_overlap_cost_ns;
+}
