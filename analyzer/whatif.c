@@ -15,7 +15,7 @@
 /* Copies smaller than this measure latency, not a link's speed. */
 #define WHATIF_MIN_SPEED_BYTES (1 << 20)
 
-enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1 };
+enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
 
 /* Loaders return this apart from -1 (a read error): a trace whose host calls cannot be read is
  * analyzed without the replay, but memory running out fails the analysis. */
@@ -164,8 +164,10 @@ static const char *fix_assumptions(enum analysis_fix fix)
         return "the ordering NCCL imposes between one communicator's collectives (event waits through its "
                "internal stream) is dropped; the transfers keep their recorded durations";
     case ANALYSIS_FIX_REMOVE_SKEW:
-        return "each NCCL kernel loses its arrival skew (its length beyond the shortest rank's of the same "
-               "collective, docs/metrics.md \"Exposed communication\"); the late rank's own work is kept";
+        return "the ranks run in lockstep: with the late rank on time, every rank's span shrinks by the "
+               "largest "
+               "exposed arrival skew of any rank (docs/metrics.md, \"Exposed communication\"); not part of "
+               "\"all of the above\", which the replay computes per device";
     case ANALYSIS_FIX_NONE_COPY_ENGINE:
         return "copies of one direction run one at a time on one engine and one link direction in the "
                "replay as on the device: more streams gain nothing; copy less, or in the other direction";
@@ -484,45 +486,147 @@ static int add_edge(struct replay *replay, long from, long to, enum edge_kind ki
     return 0;
 }
 
-/* cudaStreamWaitEvent: the waiting stream's first op launched after the wait runs after the last op
- * the recording stream had launched before the event's record. */
-static int add_event_edges(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
+struct stream_wait {
+    int64_t stream_id, correlation_id, event_id;
+};
+
+static int by_stream_then_correlation(const void *a, const void *b)
 {
-    sqlite3_stmt *waits = NULL, *record = NULL;
+    const struct stream_wait *x = a, *y = b;
+    if (x->stream_id != y->stream_id)
+        return x->stream_id < y->stream_id ? -1 : 1;
+    return (x->correlation_id > y->correlation_id) - (x->correlation_id < y->correlation_id);
+}
+
+/* Every cudaStreamWaitEvent of the process (streams without work in the replay included: NCCL's
+ * internal stream orders a communicator's collectives through them), by stream then launch. */
+static int load_waits(sqlite3 *db, int64_t process_id, struct stream_wait **out, size_t *count,
+                      error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT stream_id, correlation_id, event_id FROM synchronizations WHERE"
+                           " process_id = ?1 AND sync_type = 2 AND stream_id IS NOT NULL AND"
+                           " correlation_id IS NOT NULL",
+                           -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read event dependencies: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(query, 1, process_id);
+    size_t capacity = 0;
     int status = 0;
-    if (sqlite3_prepare_v2(
-            db,
-            "SELECT stream_id, event_id, correlation_id FROM synchronizations WHERE process_id = ?1"
-            " AND sync_type = 2 AND stream_id IS NOT NULL AND correlation_id IS NOT NULL",
-            -1, &waits, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(
-            db,
-            "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND event_id = ?2"
-            " AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
-            -1, &record, NULL) != SQLITE_OK) {
-        status = error_set(err, "cannot read event dependencies: %s", sqlite3_errmsg(db));
-        goto done;
+    while (status == 0 && *count < WHATIF_MAX_OPS && sqlite3_step(query) == SQLITE_ROW) {
+        if (grow((void **)out, &capacity, *count, sizeof **out) != 0)
+            status = WHATIF_OUT_OF_MEMORY;
+        else
+            (*out)[(*count)++] =
+                (struct stream_wait){sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
+                                     sqlite3_column_int64(query, 2)};
     }
-    sqlite3_bind_int64(waits, 1, process_id);
-    while (status == 0 && sqlite3_step(waits) == SQLITE_ROW) {
-        long waiting = stream_of(replay, sqlite3_column_int64(waits, 0));
-        int64_t correlation = sqlite3_column_int64(waits, 2);
+    sqlite3_finalize(query);
+    if (*count)
+        qsort(*out, *count, sizeof **out, by_stream_then_correlation);
+    return status;
+}
+
+/* The last wait on stream_id launched before correlation_id, NULL when none. */
+static const struct stream_wait *wait_before(const struct stream_wait *waits, size_t wait_count,
+                                             int64_t stream_id, int64_t correlation_id)
+{
+    struct stream_wait key = {stream_id, correlation_id, 0};
+    size_t low = 0, high = wait_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (by_stream_then_correlation(&waits[middle], &key) < 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low > 0 && waits[low - 1].stream_id == stream_id ? &waits[low - 1] : NULL;
+}
+
+/* The record of event_id last launched before correlation_id: 1 with *stream_id and *recorded
+ * filled, 0 when none, -1 on a read error. */
+static int record_before(sqlite3_stmt *record, int64_t process_id, int64_t event_id, int64_t correlation_id,
+                         int64_t *stream_id, int64_t *recorded)
+{
+    sqlite3_reset(record);
+    sqlite3_bind_int64(record, 1, process_id);
+    sqlite3_bind_int64(record, 2, event_id);
+    sqlite3_bind_int64(record, 3, correlation_id);
+    int step = sqlite3_step(record);
+    if (step == SQLITE_ROW && sqlite3_column_type(record, 0) != SQLITE_NULL) {
+        *stream_id = sqlite3_column_int64(record, 0);
+        *recorded = sqlite3_column_int64(record, 1);
+        return 1;
+    }
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : -1;
+}
+
+static int prepare_record(sqlite3 *db, sqlite3_stmt **record, error_info *err)
+{
+    if (sqlite3_prepare_v2(db,
+                           "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND"
+                           " event_id = ?2 AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
+                           -1, record, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read event records: %s", sqlite3_errmsg(db));
+    return 0;
+}
+
+/* The op that the record of an event on stream_id at correlation `recorded` waits for: the last op
+ * the stream launched before it, -1 when none. *relay is set to the stream's last wait before the
+ * record when no op came between that wait and the record (the stream only relays the event: NCCL's
+ * internal stream of a communicator, which waits for the previous launch and is waited for by the
+ * next, NCCL src/enqueue.cc), else NULL. */
+static long recorded_after(const struct replay *replay, const struct stream_wait *waits, size_t wait_count,
+                           int64_t stream_id, int64_t recorded, const struct stream_wait **relay)
+{
+    long stream = stream_of(replay, stream_id);
+    long producer = stream >= 0 ? last_before(replay, (size_t)stream, recorded) : -1;
+    const struct stream_wait *through = wait_before(waits, wait_count, stream_id, recorded);
+    *relay = through && (producer < 0 || replay->ops[producer].correlation_id < through->correlation_id)
+                 ? through
+                 : NULL;
+    return producer;
+}
+
+/* cudaStreamWaitEvent: the waiting stream's first op launched after the wait runs after the last op
+ * the recording stream had launched before the event's record, and, when that stream only relayed
+ * the event, after what the relay waited for (one hop). A relayed edge between two NCCL kernels is
+ * the ordering of one communicator (EDGE_COMMUNICATOR), which ANALYSIS_FIX_OWN_COMMUNICATOR drops. */
+static int add_event_edges(sqlite3 *db, struct replay *replay, int64_t process_id,
+                           const struct stream_wait *waits, size_t wait_count, error_info *err)
+{
+    sqlite3_stmt *record = NULL;
+    if (prepare_record(db, &record, err) != 0)
+        return -1;
+    int status = 0;
+    for (size_t w = 0; status == 0 && w < wait_count; w++) {
+        long waiting = stream_of(replay, waits[w].stream_id);
+        int64_t stream_id, recorded;
         if (waiting < 0)
             continue;
-        sqlite3_bind_int64(record, 1, process_id);
-        sqlite3_bind_int64(record, 2, sqlite3_column_int64(waits, 1));
-        sqlite3_bind_int64(record, 3, correlation);
-        if (sqlite3_step(record) == SQLITE_ROW && sqlite3_column_type(record, 0) != SQLITE_NULL) {
-            long recording = stream_of(replay, sqlite3_column_int64(record, 0));
-            if (recording >= 0 &&
-                add_edge(replay, last_before(replay, (size_t)recording, sqlite3_column_int64(record, 1)),
-                         first_after(replay, (size_t)waiting, correlation), EDGE_EVENT) != 0)
-                status = WHATIF_OUT_OF_MEMORY;
+        long consumer = first_after(replay, (size_t)waiting, waits[w].correlation_id);
+        int found = record_before(record, process_id, waits[w].event_id, waits[w].correlation_id, &stream_id,
+                                  &recorded);
+        const struct stream_wait *relay = NULL;
+        long producer =
+            found == 1 ? recorded_after(replay, waits, wait_count, stream_id, recorded, &relay) : -1;
+        if (found == 1 && relay)
+            found = record_before(record, process_id, relay->event_id, relay->correlation_id, &stream_id,
+                                  &recorded);
+        long relayed = -1;
+        if (found == 1 && relay) {
+            const struct stream_wait *ignored;
+            relayed = recorded_after(replay, waits, wait_count, stream_id, recorded, &ignored);
         }
-        sqlite3_reset(record);
+        int communicator = relayed >= 0 && consumer >= 0 &&
+                           replay->ops[relayed].category == ANALYSIS_COMMUNICATION &&
+                           replay->ops[consumer].category == ANALYSIS_COMMUNICATION;
+        if (found < 0)
+            status = error_set(err, "cannot read event records: %s", sqlite3_errmsg(db));
+        else if (add_edge(replay, producer, consumer, EDGE_EVENT) != 0 ||
+                 add_edge(replay, relayed, consumer, communicator ? EDGE_COMMUNICATOR : EDGE_EVENT) != 0)
+            status = WHATIF_OUT_OF_MEMORY;
     }
-done:
-    sqlite3_finalize(waits);
     sqlite3_finalize(record);
     return status;
 }
@@ -664,6 +768,7 @@ static int eligible(const struct run_state *state, size_t i, int64_t now)
     for (size_t e = op->edge_first; e < op->edge_first + op->edge_count; e++) {
         const struct edge *edge = &state->replay->edges[e];
         if ((edge->kind == EDGE_EVENT && (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_DEPENDENCY))) ||
+            (edge->kind == EDGE_COMMUNICATOR && (state->fixes & FIX_BIT(ANALYSIS_FIX_OWN_COMMUNICATOR))) ||
             (edge->kind == EDGE_LEGACY && (state->fixes & FIX_BIT(ANALYSIS_FIX_NON_BLOCKING_STREAMS))))
             continue;
         if (!ended_by(state, (long)edge->from, now))
@@ -1063,32 +1168,12 @@ static void replay_free(struct replay *replay)
  * a stream and hardware queue of its own, keeping the recorded event edges and each colour's
  * order. A stream whose waits cannot be two-coloured keeps its order. */
 
-struct stream_wait {
-    int64_t stream_id, correlation_id, event_id;
-};
-
-static int by_stream_then_correlation(const void *a, const void *b)
-{
-    const struct stream_wait *x = a, *y = b;
-    if (x->stream_id != y->stream_id)
-        return x->stream_id < y->stream_id ? -1 : 1;
-    return (x->correlation_id > y->correlation_id) - (x->correlation_id < y->correlation_id);
-}
-
 /* The op's segment: the last wait of its stream launched before it, wait_count + its stream's index
  * when none was. */
 static size_t segment_of_op(const struct stream_wait *waits, size_t wait_count, const struct replay_op *op)
 {
-    struct stream_wait key = {op->stream_id, op->correlation_id, 0};
-    size_t low = 0, high = wait_count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (by_stream_then_correlation(&waits[middle], &key) < 0)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low > 0 && waits[low - 1].stream_id == op->stream_id ? low - 1 : wait_count + op->stream_index;
+    const struct stream_wait *wait = wait_before(waits, wait_count, op->stream_id, op->correlation_id);
+    return wait ? (size_t)(wait - waits) : wait_count + op->stream_index;
 }
 
 /* Union-find with parity: *parity_out is the node's colour relative to its root's. */
@@ -1126,35 +1211,6 @@ static int chain_apart(size_t *parent, unsigned char *parity, size_t a, size_t b
     return 0;
 }
 
-static int load_waits(sqlite3 *db, const struct replay *replay, int64_t process_id, struct stream_wait **out,
-                      size_t *count, error_info *err)
-{
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT stream_id, correlation_id, event_id FROM synchronizations WHERE"
-                           " process_id = ?1 AND sync_type = 2 AND stream_id IS NOT NULL AND"
-                           " correlation_id IS NOT NULL",
-                           -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read event dependencies: %s", sqlite3_errmsg(db));
-    sqlite3_bind_int64(query, 1, process_id);
-    size_t capacity = 0;
-    int status = 0;
-    while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
-        struct stream_wait wait = {sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
-                                   sqlite3_column_int64(query, 2)};
-        if (stream_of(replay, wait.stream_id) < 0 || *count >= WHATIF_MAX_OPS)
-            continue;
-        if (grow((void **)out, &capacity, *count, sizeof **out) != 0)
-            status = WHATIF_OUT_OF_MEMORY;
-        else
-            (*out)[(*count)++] = wait;
-    }
-    sqlite3_finalize(query);
-    if (*count)
-        qsort(*out, *count, sizeof **out, by_stream_then_correlation);
-    return status;
-}
-
 /* Fills colour[op] (0 stays, 1 moves) from the same-stream event pairs; returns how many
  * same-stream pairs were found (0: nothing to split), or a negative status. */
 static int colour_segments(sqlite3 *db, const struct replay *replay, int64_t process_id,
@@ -1172,29 +1228,25 @@ static int colour_segments(sqlite3 *db, const struct replay *replay, int64_t pro
     }
     for (size_t k = 0; k < nodes; k++)
         parent[k] = k;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND"
-                           " event_id = ?2 AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
-                           -1, &record, NULL) != SQLITE_OK) {
-        pairs = error_set(err, "cannot read event records: %s", sqlite3_errmsg(db));
+    if (prepare_record(db, &record, err) != 0) {
+        pairs = -1;
         goto done;
     }
     for (size_t w = 0; w < wait_count; w++) {
-        sqlite3_bind_int64(record, 1, process_id);
-        sqlite3_bind_int64(record, 2, waits[w].event_id);
-        sqlite3_bind_int64(record, 3, waits[w].correlation_id);
-        if (sqlite3_step(record) == SQLITE_ROW && sqlite3_column_type(record, 0) != SQLITE_NULL &&
-            sqlite3_column_int64(record, 0) == waits[w].stream_id) {
-            long stream = stream_of(replay, waits[w].stream_id);
-            long producer = last_before(replay, (size_t)stream, sqlite3_column_int64(record, 1));
-            if (producer >= 0) {
-                size_t from = segment_of_op(waits, wait_count, &replay->ops[producer]);
-                if (from != w && chain_apart(parent, parity, from, w) != 0)
-                    broken[stream] = 1;
-                pairs += from != w;
-            }
-        }
-        sqlite3_reset(record);
+        long stream = stream_of(replay, waits[w].stream_id);
+        int64_t stream_id, recorded;
+        if (stream < 0 ||
+            record_before(record, process_id, waits[w].event_id, waits[w].correlation_id, &stream_id,
+                          &recorded) != 1 ||
+            stream_id != waits[w].stream_id)
+            continue;
+        long producer = last_before(replay, (size_t)stream, recorded);
+        if (producer < 0)
+            continue;
+        size_t from = segment_of_op(waits, wait_count, &replay->ops[producer]);
+        if (from != w && chain_apart(parent, parity, from, w) != 0)
+            broken[stream] = 1;
+        pairs += from != w;
     }
     for (size_t i = 0; i < replay->op_count; i++) {
         unsigned char parity_of;
@@ -1212,13 +1264,12 @@ done:
 /* Builds *split from replay with the second colour's ops on streams of their own; returns 1 when
  * built, 0 when the device has nothing to split, or a negative status. The split shares replay's
  * host calls (replay owns them). */
-static int split_streams(sqlite3 *db, const struct replay *replay, int64_t process_id, struct replay *split,
+static int split_streams(sqlite3 *db, const struct replay *replay, int64_t process_id,
+                         const struct stream_wait *waits, size_t wait_count, struct replay *split,
                          error_info *err)
 {
-    struct stream_wait *waits = NULL;
-    size_t wait_count = 0;
     unsigned char *colour = calloc(replay->op_count + 1, 1);
-    int status = colour ? load_waits(db, replay, process_id, &waits, &wait_count, err) : WHATIF_OUT_OF_MEMORY;
+    int status = colour ? 0 : WHATIF_OUT_OF_MEMORY;
     if (status == 0 && wait_count > 0)
         status = colour_segments(db, replay, process_id, waits, wait_count, colour, err);
     size_t moved = 0;
@@ -1250,7 +1301,6 @@ static int split_streams(sqlite3 *db, const struct replay *replay, int64_t proce
         status = 0;
     }
     free(colour);
-    free(waits);
     return status;
 }
 
@@ -1335,6 +1385,8 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
                   struct analysis_device *out, error_info *err)
 {
     struct replay replay = {0};
+    struct stream_wait *waits = NULL;
+    size_t wait_count = 0;
     error_info read_error = {0}; /* a damaged table leaves the device without a replay */
     int status = load_calls(db, &replay, device->process_id, &read_error);
     if (status == 0)
@@ -1343,14 +1395,17 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
         if (link_by(&replay, 0) != 0 || link_by(&replay, 1) != 0 || add_legacy_edges(&replay, device) != 0)
             status = WHATIF_OUT_OF_MEMORY;
         else
-            status = add_event_edges(db, &replay, device->process_id, &read_error);
+            status = load_waits(db, device->process_id, &waits, &wait_count, &read_error);
+        if (status == 0)
+            status = add_event_edges(db, &replay, device->process_id, waits, wait_count, &read_error);
         if (status == 0) {
             index_edges(&replay);
             fill_nominal_speeds(&replay, device);
             struct replay split = {0};
             int has_split = 0;
             if ((double)replay.op_count * (double)(replay.stream_count + 1) <= WHATIF_MAX_WORK) {
-                has_split = split_streams(db, &replay, device->process_id, &split, &read_error);
+                has_split =
+                    split_streams(db, &replay, device->process_id, waits, wait_count, &split, &read_error);
                 status = has_split == WHATIF_OUT_OF_MEMORY
                              ? has_split
                              : predict(&replay, has_split > 0 ? &split : NULL, device, out);
@@ -1360,6 +1415,7 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
         }
     }
     replay_free(&replay);
+    free(waits);
     return status == WHATIF_OUT_OF_MEMORY ? error_set(err, "out of memory") : 0;
 }
 
@@ -1386,9 +1442,42 @@ static enum analysis_cause largest_cause_of(const struct analysis_result *result
     return ANALYSIS_CAUSE_COUNT;
 }
 
+/* Exposed arrival skew of each device over its whole span (exposed_comm.c's split), the largest. */
+static int64_t largest_exposed_skew(const struct analysis_result *result)
+{
+    int64_t largest = 0;
+    for (size_t a = 0; a < result->accounting_count; a++) {
+        const struct analysis_accounting *accounting = &result->accountings[a];
+        int64_t skew = 0;
+        for (size_t k = 0; accounting->step == -1 && k < accounting->exposed_communication.entry_count; k++)
+            if (accounting->exposed_communication.entries[k].cause == ACCOUNTING_COMM_SKEW)
+                skew += accounting->exposed_communication.entries[k].ns;
+        if (skew > largest)
+            largest = skew;
+    }
+    return largest;
+}
+
+/* Removing the skew: the ranks run in lockstep (every collective waits for the last rank), so when
+ * the late rank arrives on time every rank's span shrinks by the largest exposed wait for it; the
+ * replay is per device and cannot see the other ranks, so this fix is the accounting's figure. */
+static void predict_skew_removed(struct analysis_result *result)
+{
+    int64_t skew = largest_exposed_skew(result);
+    if (skew <= 0 || result->device_count < 2)
+        return;
+    for (size_t d = 0; d < result->device_count; d++) {
+        struct analysis_device *device = &result->devices[d];
+        int64_t span = device->busy_ns + device->idle_ns;
+        device->fix_saving_ns[ANALYSIS_FIX_REMOVE_SKEW] = skew < span ? skew : span;
+        device->fixes_modelled |= FIX_BIT(ANALYSIS_FIX_REMOVE_SKEW);
+    }
+}
+
 void whatif_collect(struct analysis_result *result)
 {
     result->what_if_count = 0;
+    predict_skew_removed(result);
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
         enum analysis_cause cause = largest_cause_of(result, (enum analysis_fix)fix);
         int modelled = 0;

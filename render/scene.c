@@ -874,6 +874,48 @@ static int record_lane(struct scene *scene, enum timeline_lane_kind kind, const 
     return 0;
 }
 
+/* The what-if's ghost end (docs/metrics.md, "What-if"): a thin dashed line across the device's
+ * lanes where its span would end with every proved fix made (span end minus the model's headroom),
+ * labelled with the saving. Nothing when the model predicts no saving or the line is off the plot. */
+static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group *group)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    const struct analysis_device *device = NULL;
+    for (size_t i = 0; analysis && group->device && i < analysis->device_count; i++)
+        if (analysis->devices[i].process_id == group->process_id &&
+            analysis->devices[i].device_id == group->device_id)
+            device = &analysis->devices[i];
+    if (!device || device->headroom_ns <= 0 || group->lane_count == 0)
+        return 0;
+    int64_t ghost_ns = device->span_end_ns - device->headroom_ns;
+    const struct canvas *canvas = scene->input.canvas;
+    if (ghost_ns < canvas->window_start_ns || ghost_ns > canvas->window_end_ns)
+        return 0;
+    double x = x_of(scene, ghost_ns);
+    const struct placed_lane *last = &scene->lanes[group->first_lane + group->lane_count - 1];
+    static const double dash[] = {4, 3};
+    set_colour(cr, PALETTE_MUTED_TEXT, 0.9);
+    cairo_set_line_width(cr, 1);
+    cairo_set_dash(cr, dash, 2, 0);
+    cairo_move_to(cr, x, group->strip_y);
+    cairo_line_to(cr, x, last->y + scene->lane_height);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
+    char saving[32], label[48];
+    units_format_duration(saving, sizeof saving, device->headroom_ns);
+    snprintf(label, sizeof label, "if fixed: -%s", saving);
+    /* Left of the line when it fits there, else right of it. */
+    double baseline = group->strip_y + STRIP_HEIGHT - 2;
+    struct text_style style = {AXIS_SIZE, 0, PALETTE_MUTED_TEXT, ALIGN_RIGHT, x - scene->plot_left - 3, 1,
+                               1,         1};
+    int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, label, x - 3, baseline, &style);
+    style.align = ALIGN_LEFT;
+    style.max_width = scene->plot_right - x - 3;
+    if (drawn == 0)
+        drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, label, x + 3, baseline, &style);
+    return drawn < 0 ? -1 : 0;
+}
+
 static int paint_group(struct scene *scene, cairo_t *cr, const struct group *group)
 {
     struct text_style header = {GROUP_SIZE, 1, PALETTE_TEXT, ALIGN_LEFT, scene->input.width_css - 2 * MARGIN,
@@ -908,7 +950,7 @@ static int paint_group(struct scene *scene, cairo_t *cr, const struct group *gro
                                                                                 : TIMELINE_LANE_NVTX;
         record_lane(scene, kind, placed->lane, group, y, height, placed->title);
     }
-    return 0;
+    return paint_ghost_end(scene, cr, group);
 }
 
 /* --- explained waits --- */

@@ -31,6 +31,53 @@ static void format_change(char *buffer, size_t size, int64_t nanoseconds)
     snprintf(buffer, size, "%s%s", nanoseconds > 0 ? "+" : "", text);
 }
 
+/* A fix's predicted saving in result, -1 when it predicts nothing for it. */
+static int64_t predicted(const struct analysis_result *result, int fix)
+{
+    for (size_t i = 0; i < result->what_if_count; i++)
+        if ((int)result->what_if[i].fix == fix)
+            return result->what_if[i].predicted_saving_ns;
+    return -1;
+}
+
+static int64_t total_span(const struct analysis_result *result)
+{
+    int64_t span = 0;
+    for (size_t i = 0; i < result->device_count; i++)
+        span += result->devices[i].busy_ns + result->devices[i].idle_ns;
+    return span;
+}
+
+/* The what-if predictions of A and B, and the span change measured from A to B: when B is A with
+ * one fix made, A's saving for that fix is what the change should be (docs/metrics.md, "What-if"). */
+static void text_predictions(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
+                             int markdown)
+{
+    if (a->what_if_count == 0 && b->what_if_count == 0)
+        return;
+    char change[32];
+    format_change(change, sizeof change, total_span(b) - total_span(a));
+    if (markdown)
+        fprintf(out, "\n| what if (span B - A: %s) | A predicts | B predicts |\n|---|---:|---:|\n", change);
+    else
+        fprintf(out, "\nwhat if (the spans changed by %s from A to B)\n  %-62s %12s %12s\n", change, "fix",
+                "A predicts", "B predicts");
+    for (int fix = 0; fix < ANALYSIS_FIX_COUNT; fix++) {
+        int64_t x = predicted(a, fix), y = predicted(b, fix);
+        if (x < 0 && y < 0)
+            continue;
+        char pa[32] = "-", pb[32] = "-";
+        if (x >= 0)
+            format_change(pa, sizeof pa, -x);
+        if (y >= 0)
+            format_change(pb, sizeof pb, -y);
+        if (markdown)
+            fprintf(out, "| %s | %s | %s |\n", analysis_fix_title((enum analysis_fix)fix), pa, pb);
+        else
+            fprintf(out, "  %-62s %12s %12s\n", analysis_fix_title((enum analysis_fix)fix), pa, pb);
+    }
+}
+
 static void text_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
                       int markdown)
 {
@@ -82,6 +129,7 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
             fprintf(out, "%-34s %18s %18s %12s\n", analysis_cause_title((enum analysis_cause)cause), ca, cb,
                     delta);
     }
+    text_predictions(out, a, b, markdown);
 }
 
 static cJSON *json_diff(const struct analysis_result *a, const struct analysis_result *b, const char *label_a,
@@ -116,6 +164,20 @@ static cJSON *json_diff(const struct analysis_result *a, const struct analysis_r
         cJSON_AddNumberToObject(item, "a_count", (double)x->count);
         cJSON_AddNumberToObject(item, "b_count", (double)y->count);
         cJSON_AddItemToArray(causes, item);
+    }
+    cJSON_AddNumberToObject(root, "span_change_ns", (double)(total_span(b) - total_span(a)));
+    cJSON *what_if = cJSON_AddArrayToObject(root, "what_if");
+    for (int fix = 0; fix < ANALYSIS_FIX_COUNT; fix++) {
+        int64_t x = predicted(a, fix), y = predicted(b, fix);
+        if (x < 0 && y < 0)
+            continue;
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddStringToObject(item, "fix", analysis_fix_tag((enum analysis_fix)fix));
+        cJSON_AddItemToObject(item, "a_predicted_saving_ns",
+                              x >= 0 ? cJSON_CreateNumber((double)x) : cJSON_CreateNull());
+        cJSON_AddItemToObject(item, "b_predicted_saving_ns",
+                              y >= 0 ? cJSON_CreateNumber((double)y) : cJSON_CreateNull());
+        cJSON_AddItemToArray(what_if, item);
     }
     return root;
 }

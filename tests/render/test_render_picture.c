@@ -292,6 +292,34 @@ static void test_scenario(store *trace, struct analysis_result *analysis, double
     timeline_layout_free(layout);
 }
 
+/* The what-if's ghost end: device 0's span ends at 10 ms and the model saves 3 ms, so a dashed
+ * line stands at 7 ms with its label beside it, on the device's "streams busy" row. */
+static void test_ghost_end(store *trace, struct analysis_result *analysis)
+{
+    struct analysis_device device = {.process_id = 1,
+                                     .device_id = 0,
+                                     .span_start_ns = US(0),
+                                     .span_end_ns = US(10000),
+                                     .headroom_ns = 3000000};
+    analysis->devices = &device;
+    analysis->device_count = 1;
+    struct timeline_options options;
+    timeline_options_init(&options);
+    struct timeline_layout *layout = NULL;
+    error_info err = {{0}};
+    CHECK_INT(timeline_draw(trace, analysis, &options, path_in("ghost.png"), &layout, &err), 0);
+    const struct timeline_text *label =
+        layout ? find_text(layout, TIMELINE_TEXT_WAIT, "if fixed: -3.00 ms") : NULL;
+    CHECK(label != NULL);
+    if (label) {
+        double x = timeline_layout_x(layout, US(7000));
+        CHECK(fabs(label->box.x + label->box.width - (x - 3)) < 3 || fabs(label->box.x - (x + 3)) < 3);
+    }
+    analysis->devices = NULL;
+    analysis->device_count = 0;
+    timeline_layout_free(layout);
+}
+
 static void test_host_lanes(store *trace)
 {
     struct timeline_options options;
@@ -411,6 +439,7 @@ int main(void)
     struct analysis_result *analysis = fixture_analysis();
     test_scenario(trace, analysis, 96, "scenario.png");
     test_scenario(trace, analysis, 192, "scenario-192dpi.png");
+    test_ghost_end(trace, analysis);
     test_host_lanes(trace);
     test_window(trace);
     test_vector_formats(trace, analysis);

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""What-if validation (issue 17): the reference workloads come in pairs, the cause and the program
+with the fix made. For each pair found in each folder given, prints the saving the replay predicts
+from the unfixed trace (`report --json`, what_if[fix].predicted_saving_ns), the saving measured
+(the unfixed trace's span minus the fixed one's, over the same work) and the error, and checks
+issue 17's target: |predicted - measured| <= max(15% of measured, 50 us). Saturation traces have
+no faster twin: "all of the above" must stay under 10% of the span and the report must say
+"none-sm-saturated" (nothing to gain but the tails).
+
+Like with like: both figures are taken over the same work in both traces, summed:
+  rep     every NVTX range "rep N" (workloads/README.md), each with `report --range "rep N"`;
+  step    every "step N" but step 0 (NCCL's set-up), as the median step times the steps: one
+          rank arriving late at one step's collectives (0.2-0.8 ms in the ddp goldens, a race)
+          would otherwise outweigh the fix;
+  range   one named NVTX range per trace (host_bound's "host_bound MODE");
+  window  from the first kernel launched in NVTX "step A" to the last launched in "step B"
+          (`report --window`): pipeline's timed loop, whose steps do not line up between modes.
+The whole trace's span is not compared: its set-up and final read-backs are not the work the fix
+changes (the read-back of copy_compute varies 27-31 ms between runs).
+
+Pairs whose prediction is known to miss are listed in KNOWN with why; they are printed and not
+counted. Usage: whatif_pairs.py OVERLAPSCOPE FOLDER... (exit 1 when a checked pair misses, 77
+when no folder holds any pair)."""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+
+# (unfixed, fixed, fix tag the unfixed trace's analysis must predict, how the work is delimited)
+PAIRS = [
+    ("copy_pageable", "copy_pinned", "pin-host-buffer", ("rep",)),
+    ("default_stream", "default_stream_nonblocking", "non-blocking-streams", ("rep",)),
+    ("default_stream", "default_stream_ptds", "non-blocking-streams", ("rep",)),
+    ("event_chain", "event_chain_nodeps", "remove-dependency", ("rep",)),
+    ("host_sync_device-sync", "host_sync_none", "remove-host-sync", ("rep",)),
+    ("host_sync_stream-sync", "host_sync_none", "remove-host-sync", ("rep",)),
+    ("host_sync_free", "host_sync_none", "remove-host-sync", ("rep",)),
+    ("many_streams_2", "many_streams_8", "more-connections", ("rep",)),
+    ("pipeline_serial", "pipeline_pipelined", "pipeline-streams", ("window", "step 5", "step 45")),
+    ("ddp_no_overlap", "ddp", "remove-dependency", ("step",)),
+    ("ddp_saturate", "ddp_saturate_priority", "change-priority", ("step",)),
+    ("host_bound_sync", "host_bound_none", "remove-host-sync", ("range", "host_bound sync", "host_bound none")),
+    ("host_bound_item", "host_bound_none", "remove-host-sync", ("range", "host_bound item", "host_bound none")),
+    ("host_bound_launch", "host_bound_launch-graph", "cuda-graph",
+     ("range", "host_bound launch", "host_bound launch-graph")),
+    ("host_bound_cpu", "host_bound_none", None, ("range", "host_bound cpu", "host_bound none")),
+    ("torch_loader_pageable", "torch_loader_pinned", "pin-host-buffer", ("rep",)),
+]
+# Traces that must predict (almost) nothing: the fix is not a code change.
+SATURATED = ["streams_saturate", "torch_two_gemms_2"]
+# (unfixed, fixed) twins of the saturated traces, printed: measured saving next to the prediction.
+SATURATED_TWINS = {"torch_two_gemms_2": "torch_two_gemms_1"}
+
+KNOWN = {
+    # Contention: the replay runs kernels that fit side by side at their alone speed. The
+    # pipelined twin's overlap cost shows its GEMMs 30% slower beside each other (12 ms of 42 on
+    # the H200 and the H100 goldens), which the serial trace cannot show: the prediction (18.1 ms)
+    # overshoots the measured 13.7-14.0 ms by 4 ms.
+    "pipeline_serial": "kernels side by side slow each other (the pipelined twin's overlap_cost_ms: 12 ms); "
+                       "the replay runs them at their alone speed",
+    # The fix (each bucket's all-reduce once its gradients are written) keeps the dependency on
+    # every bucket; the no-overlap trace records the buckets' events but waits only for the last,
+    # so the only fix the replay can make, every dependency dropped, overshoots.
+    "ddp_no_overlap": "the bucket-level dependencies of the fix are not in the unfixed trace; "
+                      "remove-dependency drops them all",
+    # The replay is per device: with the priority each rank's NCCL kernels start sooner, so the
+    # other rank waits less at the collectives (the unfixed trace's steps alternate 11.26 and
+    # 11.32-11.35 ms, the slow ones with arrival skew; the fixed one's all 11.27). A change of one
+    # rank's timing that moves another's is outside the model; each device alone gains nothing.
+    "ddp_saturate": "the gain is the other rank's arrival skew shrinking; the replay is per device",
+    # The host's own work is not a CUDA call: no fix the replay models removes it.
+    "host_bound_cpu": "the fix is less host work, which no CUDA change gives",
+}
+
+BOUND_NS, SHARE = 50000, 0.15
+
+
+def report(os_bin, path, *options):
+    out = subprocess.run([os_bin, "report", path, "--json", *options], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"report {path} {options}: rc {out.returncode}: {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def ranges(path, pattern):
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    names = [row[0] for row in db.execute(
+        "SELECT DISTINCT s.value FROM nvtx n JOIN strings s ON s.id = n.message_id WHERE s.value LIKE ?",
+        (pattern,))]
+    db.close()
+    return sorted(names, key=lambda name: int(re.sub(r"\D", "", name) or 0))
+
+
+def launched_window(path, first, last):
+    """(start, end) relative to the trace's origin, of the kernels launched from the start of NVTX
+    range `first` to the end of `last`; None when the ranges are missing."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    one = lambda sql, *args: db.execute(sql, args).fetchone()
+    begin = one("SELECT min(n.start_ns) FROM nvtx n JOIN strings s ON s.id = n.message_id WHERE s.value = ?", first)[0]
+    end = one("SELECT max(n.end_ns) FROM nvtx n JOIN strings s ON s.id = n.message_id WHERE s.value = ?", last)[0]
+    if begin is None or end is None:
+        return None
+    origin = min(v for v in (one(f"SELECT min(start_ns) FROM {t}")[0] for t in ("kernels", "memcpys", "memsets"))
+                 if v is not None)
+    low, high = one("SELECT min(k.start_ns), max(k.end_ns) FROM kernels k JOIN api_calls a"
+                    " ON a.process_id = k.process_id AND a.correlation_id = k.correlation_id"
+                    " WHERE a.start_ns >= ? AND a.end_ns <= ?", begin, end)
+    db.close()
+    return (low - origin, high - origin) if low is not None else None
+
+
+def measure(os_bin, path, fix, how, fixed_side):
+    """(span, predicted saving of fix, whether the fix was predicted) over the pair's work."""
+    if how[0] == "window":
+        window = launched_window(path, how[1], how[2])
+        selections = [("--window", f"{window[0]}ns:{window[1]}ns")] if window else [()]
+    elif how[0] == "range":
+        selections = [("--range", how[2] if fixed_side else how[1])]
+    else:
+        names = ranges(path, "rep %") if how[0] == "rep" else ranges(path, "step %")[1:]
+        selections = [("--range", name) for name in names] or [()]
+    spans, predictions = [], []
+    found = False
+    for options in selections:
+        r = report(os_bin, path, *options)
+        spans.append(sum(d["span_ns"] for d in r["devices"]))
+        entry = next((w for w in r["what_if"] if w["fix"] == fix), None)
+        found |= entry is not None
+        predictions.append(entry["predicted_saving_ns"] if entry else 0)
+    if how[0] == "step":  # a typical step, times the steps: one step's late rank is noise here
+        return median(spans) * len(spans), median(predictions) * len(spans), found
+    return sum(spans), sum(predictions), found
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def check_pairs(os_bin, folder):
+    failed = checked = 0
+    print(f"{'pair':50s} {'fix':20s} {'predicted':>10s} {'measured':>10s} {'error':>9s}  verdict")
+    for unfixed, fixed, fix, how in PAIRS:
+        a, b = f"{folder}/{unfixed}.db", f"{folder}/{fixed}.db"
+        if not (os.path.exists(a) and os.path.exists(b)):
+            continue
+        checked += 1
+        span, predicted, found = measure(os_bin, a, fix, how, False)
+        measured = span - measure(os_bin, b, fix, how, True)[0]
+        error = predicted - measured
+        bound = max(SHARE * abs(measured), BOUND_NS)
+        holds = (fix is None or found) and abs(error) <= bound
+        if unfixed in KNOWN:
+            verdict = "KNOWN: " + KNOWN[unfixed]
+        elif holds:
+            verdict = "ok" + (" (by design)" if fix == "remove-dependency" else "")
+        else:
+            verdict = f"FAILED (bound {bound / 1e6:.3f} ms)" + ("" if found or not fix else f": no {fix} prediction")
+            failed += 1
+        print(f"{unfixed + ' -> ' + fixed:50s} {fix or '-':20s} {predicted / 1e6:8.3f}ms {measured / 1e6:8.3f}ms"
+              f" {error / 1e6:+7.3f}ms  {verdict}")
+    for name in SATURATED:
+        path = f"{folder}/{name}.db"
+        if not os.path.exists(path):
+            continue
+        checked += 1
+        how = ("rep",) if ranges(path, "rep %") else ("whole",)
+        span, everything, _ = measure(os_bin, path, "all", how, False)
+        r = report(os_bin, path)
+        saturated = any(w["fix"] == "none-sm-saturated" for w in r["what_if"])
+        holds = saturated and everything < 0.10 * span
+        failed += not holds
+        twin = SATURATED_TWINS.get(name)
+        measured = ""
+        if twin and os.path.exists(f"{folder}/{twin}.db"):
+            measured = f"  (measured against {twin}: {(span - measure(os_bin, f'{folder}/{twin}.db', 'all', how, True)[0]) / 1e6:.3f}ms)"
+        print(f"{name + ' (SM saturation)':50s} {'all':20s} {everything / 1e6:8.3f}ms  span {span / 1e6:.3f}ms"
+              f"  {'ok: < 10% of the span' if holds else 'FAILED: must say none-sm-saturated and predict < 10%'}"
+              f"{measured}")
+    return failed, checked
+
+
+def check_outputs(os_bin, folder):
+    """The outputs a user reads carry the JSON's figures; `check` reads the model's headroom."""
+    failed = 0
+    path = f"{folder}/copy_pageable.db"
+    if os.path.exists(path):
+        r = report(os_bin, path)
+        pin = next(w for w in r["what_if"] if w["fix"] == "pin-host-buffer")["predicted_saving_ns"]
+        text = subprocess.run([os_bin, "report", path], capture_output=True, text=True).stdout
+        line = next((l for l in text.splitlines() if "if you pin the host buffer: -" in l), "")
+        m = re.search(r": -([0-9.]+) ms \(-([0-9]+)%\)", line)
+        if not m or abs(float(m.group(1)) * 1e6 - pin) > 0.01 * pin:
+            failed += 1
+            print(f"FAILED: text what-if line {line!r}, JSON says {pin} ns")
+        markdown = subprocess.run([os_bin, "report", path, "--markdown"], capture_output=True, text=True).stdout
+        if "### What if" not in markdown or "- if you pin the host buffer: -" not in markdown:
+            failed += 1
+            print("FAILED: no what-if section in the Markdown report")
+        # headroom_ratio is the model's "all" saving over the span: it passes at that figure and
+        # fails just under it.
+        span = sum(d["span_ns"] for d in r["devices"])
+        ratio = r["what_if"][-1]["predicted_saving_ns"] / span
+        for limit, expected in ((ratio * 1.001, 0), (ratio * 0.999, 1)):
+            rc = subprocess.run([os_bin, "check", path, "--max", f"headroom_ratio={limit:.6f}"],
+                                capture_output=True, text=True).returncode
+            if rc != expected:
+                failed += 1
+                print(f"FAILED: check --max headroom_ratio={limit:.6f} (the model's {ratio:.6f}): rc {rc}")
+        # diff puts A's prediction next to the span change measured from A to B.
+        twin = f"{folder}/copy_pinned.db"
+        if os.path.exists(twin):
+            out = subprocess.run([os_bin, "diff", path, twin, "--json"], capture_output=True, text=True)
+            d = json.loads(out.stdout)
+            change = sum(x["span_ns"] for x in report(os_bin, twin)["devices"]) - span
+            a_pin = next((w["a_predicted_saving_ns"] for w in d["what_if"] if w["fix"] == "pin-host-buffer"), None)
+            if d["span_change_ns"] != change or a_pin != pin:
+                failed += 1
+                print(f"FAILED: diff: span change {d['span_change_ns']} (spans say {change}), A's pin {a_pin} ({pin})")
+    path = f"{folder}/streams_saturate.db"
+    if os.path.exists(path):
+        check = subprocess.run([os_bin, "check", path, "--max", "headroom_ms=0"], capture_output=True, text=True)
+        if check.returncode != 0:
+            failed += 1
+            print(f"FAILED: check --max headroom_ms=0 on streams_saturate: rc {check.returncode}: {check.stdout}")
+        text = subprocess.run([os_bin, "report", path], capture_output=True, text=True).stdout
+        if "SM saturation: nothing to gain but the tails" not in text:
+            failed += 1
+            print("FAILED: the saturated trace's text does not say 'nothing to gain but the tails'")
+    path = f"{folder}/copy_same_direction.db"
+    if os.path.exists(path):
+        entry = next((w for w in report(os_bin, path)["what_if"] if w["fix"] == "none-copy-engine"), None)
+        if not entry or entry["predicted_saving_ns"] != 0:
+            failed += 1
+            print(f"FAILED: copy_same_direction must say none-copy-engine with no gain: {entry}")
+    return failed
+
+
+def main():
+    os_bin, folders = sys.argv[1], sys.argv[2:]
+    failed = checked = 0
+    for folder in folders:
+        if not os.path.isdir(folder):
+            continue
+        print(f"== {folder}")
+        f, c = check_pairs(os_bin, folder)
+        failed += f + check_outputs(os_bin, folder)
+        checked += c
+    print(f"{checked} pair(s) or saturated traces checked, {failed} off target")
+    if checked == 0:
+        sys.exit(77)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
