@@ -102,6 +102,11 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
                          int64_t length_c, const struct evidence_figures *figures);
 struct device_books *accountant_current(accountant *acc);
 
+/* The host-cpu label of a stretch outside CUDA calls with no OS runtime wait in it; a stretch the
+ * thread spent in one (nsys imports hold them) is labelled with the call and what it waited for,
+ * "pthread_cond_wait (waiting for another thread)". */
+#define IDLE_NO_CUDA_CALL "no CUDA call"
+
 /* idle.c: attributes the idle gap [gap_start, gap_end) that `next` ended. Returns 0 or -1. */
 int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap_start_ns, int64_t gap_end_ns,
                        const struct model_op *next, error_info *err);

@@ -170,15 +170,16 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
                                                     " ORDER BY start_ns LIMIT 1"},
         /* Calls that began before the gap, latest first: the one the thread was in when it opened. */
         {offsetof(struct accountant, covering_query),
-         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON "
-         "s.id = a.name_id"
+         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value, a.api_domain FROM api_calls a LEFT JOIN"
+         " strings s ON s.id = a.name_id"
          " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT "
          "16"},
-        {offsetof(struct accountant, calls_query), "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value "
-                                                   "FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
-                                                   " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND "
-                                                   "a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
-                                                   " LIMIT 100000"},
+        {offsetof(struct accountant, calls_query),
+         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value, "
+         "a.api_domain FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
+         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND "
+         "a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
+         " LIMIT 100000"},
         {offsetof(struct accountant, memcpy_query), "SELECT copy_kind, bytes, dst_kind FROM memcpys WHERE "
                                                     "process_id = ?1 AND correlation_id = ?2 LIMIT 1"},
         {offsetof(struct accountant, wait_query), "SELECT event_id, start_ns FROM synchronizations WHERE "
@@ -277,8 +278,9 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     }
     if (acc->known_process != device->process_id) {
         acc->known_process = device->process_id;
-        acc->process_has_api = probe_exists(acc->db, "SELECT 1 FROM api_calls WHERE process_id = ?1 LIMIT 1",
-                                            device->process_id);
+        acc->process_has_api =
+            probe_exists(acc->db, "SELECT 1 FROM api_calls WHERE process_id = ?1 AND api_domain < 3 LIMIT 1",
+                         device->process_id);
         acc->process_has_syncs = probe_exists(
             acc->db, "SELECT 1 FROM synchronizations WHERE process_id = ?1 LIMIT 1", device->process_id);
         acc->process_has_collectives = probe_exists(
@@ -575,6 +577,14 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
         append(text, size, " (%s idle per gap)", duration(three, sizeof three, b->ns / count));
         break;
     case ACCOUNTING_IDLE_HOST_CPU:
+        if (strcmp(b->label, IDLE_NO_CUDA_CALL) != 0) { /* an OS runtime wait the trace holds */
+            append(text, size,
+                   "the launching thread was in %s, outside any CUDA call, for %s over %" PRId64
+                   " stretch%s (longest %s)",
+                   b->label, duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
+                   duration(two, sizeof two, f->longest_ns));
+            break;
+        }
         append(text, size,
                "no CUDA call on the launching thread for %s over %" PRId64
                " stretch%s (longest %s): CPU work, "

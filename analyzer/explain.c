@@ -112,20 +112,24 @@ static void describe(struct wait_case *item, const char *format, ...)
 static const char *const sql_launch =
     "SELECT start_ns, end_ns, thread_id, name_id FROM api_calls WHERE process_id = ?1 AND correlation_id = ?2"
     " LIMIT 1";
+/* The host rules read CUDA calls (api_domain < 3): an OS runtime wait an import holds (a poll
+ * inside cudaDeviceSynchronize, a pthread_cond_wait) is no CUDA call (store.h). */
 static const char *const sql_host_before =
     "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a LEFT JOIN strings s ON s.id = "
     "a.name_id"
-    " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 1";
+    " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 AND a.api_domain < 3"
+    " ORDER BY a.start_ns DESC LIMIT 1";
 static const char *const sql_host_within = "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value FROM "
                                            "api_calls a LEFT JOIN strings s ON s.id = a.name_id"
                                            " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
-                                           "?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
+                                           "?3 AND a.start_ns < ?4 AND a.api_domain < 3 ORDER BY a.start_ns"
                                            " LIMIT 4096";
 /* The launching thread's calls before a launch, latest first: where it was when the other op ended. */
 static const char *const sql_calls_back =
     "SELECT a.start_ns, a.end_ns, s.value, a.correlation_id FROM api_calls a LEFT JOIN strings s ON s.id = "
     "a.name_id"
-    " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT 64";
+    " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 AND a.api_domain < 3"
+    " ORDER BY a.start_ns DESC LIMIT 64";
 static const char *const sql_communicator =
     "SELECT communicator FROM collectives WHERE kernel_rowid = ?1 AND communicator IS NOT NULL LIMIT 1";
 static const char *const sql_any_stream_wait =

@@ -7,7 +7,8 @@
  * IDLE_HOST_CPU_MIN_NS (host-cpu), and the rest (other CUDA calls, the short stretches between
  * them, X's own launch reaching the GPU) is launch-bound, or belongs to the blocking call before it
  * when the host went straight from that call to re-filling the queue: the queue was empty because
- * the host had waited for it to drain. */
+ * the host had waited for it to drain. A stretch the thread spent in an OS runtime wait (imports of
+ * nsys exports hold them: a pthread_cond_wait, a poll) is host-cpu too, named by the call. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "accountant_parts.h"
 #include "cuda_api.h"
 #include "explain.h"
+#include "host_wait.h"
 #include "store.h"
 #include "units.h"
 
@@ -28,6 +30,7 @@
 
 struct host_call {
     int64_t start_ns, end_ns, correlation_id;
+    int is_os_wait; /* an OS runtime call that waits (api_domain 3, imports only): no CUDA call */
     char name[64];
 };
 
@@ -151,6 +154,7 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
         call->end_ns = sqlite3_column_int64(query, 1);
         call->correlation_id =
             sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+        call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
         const unsigned char *name = sqlite3_column_text(query, 3);
         snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
     }
@@ -163,7 +167,7 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
             covering = i;
     int64_t bound = covering == SIZE_MAX ? gap->start_ns : recent[covering].start_ns;
     for (size_t i = covering == SIZE_MAX ? 0 : covering + 1; i < recent_count; i++) {
-        if (recent[i].end_ns <= bound) {
+        if (recent[i].end_ns <= bound && !recent[i].is_os_wait) {
             *before = recent[i];
             break;
         }
@@ -186,6 +190,7 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
         call->end_ns = end;
         call->correlation_id =
             sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+        call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
         const unsigned char *name = sqlite3_column_text(query, 3);
         snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
     }
@@ -271,8 +276,24 @@ static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_
     if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
         walk->after_sync = 0;
         struct evidence_figures figures = {.longest_ns = end_ns - start_ns};
-        return give(gap, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", gap->launch_source, start_ns, end_ns,
+        return give(gap, ACCOUNTING_IDLE_HOST_CPU, IDLE_NO_CUDA_CALL, gap->launch_source, start_ns, end_ns,
                     &figures);
+    }
+    return give_issuing(gap, walk, start_ns, end_ns, NULL);
+}
+
+/* The thread waited in an OS call outside CUDA (a pthread_cond_wait for a loader thread, a poll on
+ * a socket): host time, as a stretch outside calls is, named by the call and what it waits for. */
+static int os_wait(struct gap *gap, struct host_walk *walk, const struct host_call *call, int64_t start_ns,
+                   int64_t end_ns)
+{
+    if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
+        walk->after_sync = 0;
+        const char *what = host_wait_class_name(host_wait_classify(call->name));
+        char label[128];
+        snprintf(label, sizeof label, "%s (waiting for %s)", call->name, what ? what : "something");
+        struct evidence_figures figures = {.longest_ns = end_ns - start_ns};
+        return give(gap, ACCOUNTING_IDLE_HOST_CPU, label, gap->launch_source, start_ns, end_ns, &figures);
     }
     return give_issuing(gap, walk, start_ns, end_ns, NULL);
 }
@@ -291,7 +312,9 @@ static int host_gap(struct gap *gap)
         int64_t end = call->end_ns < gap->end_ns ? call->end_ns : gap->end_ns;
         if (end > start) {
             int status;
-            if (holds_thread(gap, call)) {
+            if (call->is_os_wait) {
+                status = os_wait(gap, &walk, call, start, end);
+            } else if (holds_thread(gap, call)) {
                 blocking_label(gap, call, i ? &calls[i - 1] : &before, walk.sync_label,
                                sizeof walk.sync_label);
                 idle_call_source(gap->acc, gap->device->process_id, call->correlation_id, walk.sync_source,

@@ -40,12 +40,15 @@ static void print_summary(const char *output_path, int file_count)
     } counts[] = {{STORE_TABLE_PROCESSES, "process"},      {STORE_TABLE_KERNELS, "kernel"},
                   {STORE_TABLE_MEMCPYS, "memcpy"},         {STORE_TABLE_MEMSETS, "memset"},
                   {STORE_TABLE_API_CALLS, "API call"},     {STORE_TABLE_NVTX, "NVTX range"},
-                  {STORE_TABLE_COLLECTIVES, "collective"}, {STORE_TABLE_WARNINGS, "warning"}};
+                  {STORE_TABLE_COLLECTIVES, "collective"}, {STORE_TABLE_OS_CALLS, "OS runtime wait"},
+                  {STORE_TABLE_WARNINGS, "warning"}};
     char count[64];
     printf("%s: %s", output_path, units_format_count(count, sizeof count, file_count, "file"));
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
-        printf(", %s", units_format_count(count, sizeof count, store_count_rows(trace, counts[i].table),
-                                          counts[i].noun));
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        int64_t rows = store_count_rows(trace, counts[i].table);
+        if (rows > 0 || counts[i].table != STORE_TABLE_OS_CALLS) /* only nsys exports hold them */
+            printf(", %s", units_format_count(count, sizeof count, rows, counts[i].noun));
+    }
     putchar('\n');
     store_close(trace, NULL);
 }

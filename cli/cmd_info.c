@@ -145,12 +145,16 @@ static void print_counts(store *trace)
                  {"synchronizations", STORE_TABLE_SYNCHRONIZATIONS},
                  {"CUDA event records", STORE_TABLE_CUDA_EVENTS},
                  {"CUDA API calls", STORE_TABLE_API_CALLS},
+                 {"OS runtime waits", STORE_TABLE_OS_CALLS},
                  {"NVTX ranges and marks", STORE_TABLE_NVTX},
                  {"NCCL collectives", STORE_TABLE_COLLECTIVES},
                  {"streams", STORE_TABLE_STREAMS}};
     printf("\nrecords:\n");
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        printf("  %-22s %" PRId64 "\n", kinds[i].label, store_count_rows(trace, kinds[i].table));
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        int64_t rows = store_count_rows(trace, kinds[i].table);
+        if (rows > 0 || kinds[i].table != STORE_TABLE_OS_CALLS) /* only nsys exports hold them */
+            printf("  %-22s %" PRId64 "\n", kinds[i].label, rows);
+    }
     error_info err;
     store_each_collective_total(trace, print_collective_total, NULL, &err);
 }

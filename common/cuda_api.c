@@ -86,3 +86,18 @@ int cuda_api_blocks_host(const char *name)
     return cuda_api_is_synchronizing(name) ||
            (cuda_api_classify(name) == CUDA_API_COPY && !has(name, "Async"));
 }
+
+int cuda_api_sync_type(const char *name)
+{
+    if (!name)
+        return 0;
+    if (has(name, "EventSynchronize"))
+        return 1;
+    if (has(name, "StreamWaitEvent"))
+        return 2;
+    if (has(name, "StreamSynchronize"))
+        return 3;
+    if (has(name, "DeviceSynchronize") || has(name, "ThreadSynchronize") || has(name, "CtxSynchronize"))
+        return 4;
+    return 0;
+}

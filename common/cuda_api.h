@@ -43,6 +43,12 @@ int cuda_api_recorded_by_default(const char *name);
  * their stream-ordered ...Async forms and graph memory nodes do not). */
 int cuda_api_is_synchronizing(const char *name);
 
+/* The synchronization record type a call makes (CUpti_ActivitySynchronizationType, as
+ * store.h's STORE_SYNC_*: 1 event synchronize, 2 stream wait event, 3 stream synchronize, 4 context
+ * synchronize), 0 for a call that makes none. Importers check exported types against it (nsys
+ * 2024.5 writes cudaDeviceSynchronize's as 1). */
+int cuda_api_sync_type(const char *name);
+
 /* 1 for a call that holds the calling thread until GPU work ends: a synchronizing call or a
  * synchronous copy (synchronous memsets return early: same section). */
 int cuda_api_blocks_host(const char *name);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "describe.h"
 #include "kineto.h"
 #include "nsys.h"
 #include "output_file.h"
@@ -250,11 +251,20 @@ static int import_one(store *output, const char *path, struct progress_share *sh
     return status;
 }
 
+/* meta host is where the trace was recorded: the hosts the inputs name (nsys exports do), else
+ * unknown (NULL), never the machine that imports. */
 static int write_meta(store *output, int formats_seen, const char *const *more, error_info *err)
 {
     int kineto = formats_seen & (1 << IMPORT_FORMAT_KINETO), nsys = formats_seen & (1 << IMPORT_FORMAT_NSYS);
     const char *source = kineto && nsys ? "kineto+nsys" : nsys ? "nsys" : "kineto";
-    if (store_set_meta(output, "source", source, err) || store_set_meta(output, "clock", source, err))
+    char *hosts = store_process_hosts(output);
+    int status = store_set_meta(output, "source", source, err) ||
+                         store_set_meta(output, "clock", source, err) ||
+                         store_set_meta(output, "host", hosts, err)
+                     ? -1
+                     : 0;
+    free(hosts);
+    if (status != 0)
         return -1;
     for (size_t i = 0; more && more[i] && more[i + 1]; i += 2)
         if (store_set_meta(output, more[i], more[i + 1], err) != 0)

@@ -12,11 +12,12 @@ static const char *const table_names[] = {[STORE_TABLE_PROCESSES] = "processes",
                                           [STORE_TABLE_MEMSETS] = "memsets",
                                           [STORE_TABLE_SYNCHRONIZATIONS] = "synchronizations",
                                           [STORE_TABLE_CUDA_EVENTS] = "cuda_events",
-                                          [STORE_TABLE_API_CALLS] = "api_calls",
+                                          [STORE_TABLE_API_CALLS] = "api_calls WHERE api_domain < 3",
                                           [STORE_TABLE_NVTX] = "nvtx",
                                           [STORE_TABLE_COLLECTIVES] = "collectives",
                                           [STORE_TABLE_STREAMS] = "streams",
-                                          [STORE_TABLE_WARNINGS] = "warnings"};
+                                          [STORE_TABLE_WARNINGS] = "warnings",
+                                          [STORE_TABLE_OS_CALLS] = "api_calls WHERE api_domain = 3"};
 
 static int64_t int_or(sqlite3_stmt *query, int column, int64_t fallback)
 {
@@ -69,7 +70,7 @@ int64_t store_count_rows(store *trace, enum store_table table)
 {
     if ((unsigned)table >= sizeof table_names / sizeof table_names[0])
         return 0;
-    char sql[64];
+    char sql[96];
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table_names[table]);
     return single_int(trace, sql, 0);
 }
@@ -286,6 +287,20 @@ char *store_first_command_line(store *trace)
         line = strdup((const char *)sqlite3_column_text(query, 0));
     sqlite3_finalize(query);
     return line;
+}
+
+char *store_process_hosts(store *trace)
+{
+    sqlite3_stmt *query = NULL;
+    char *hosts = NULL;
+    if (sqlite3_prepare_v2(store_db(trace),
+                           "SELECT group_concat(host, ', ') FROM (SELECT DISTINCT host FROM processes"
+                           " WHERE host IS NOT NULL AND host != '' ORDER BY host)",
+                           -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
+        hosts = strdup((const char *)sqlite3_column_text(query, 0));
+    sqlite3_finalize(query);
+    return hosts;
 }
 
 struct store_lookup {

@@ -26,7 +26,8 @@ enum store_table {
     STORE_TABLE_NVTX,
     STORE_TABLE_COLLECTIVES,
     STORE_TABLE_STREAMS,
-    STORE_TABLE_WARNINGS
+    STORE_TABLE_WARNINGS,
+    STORE_TABLE_OS_CALLS /* api_calls of the OS runtime (imports); STORE_TABLE_API_CALLS counts CUDA's */
 };
 
 /* Rows of a table; 0 when it cannot be read. */
@@ -74,6 +75,10 @@ int store_device_name(store *trace, int64_t process_id, int64_t device_id, char 
 /* The command line of the first process (by rank, then id) that has one, malloc'd (caller
  * frees), or NULL. */
 char *store_first_command_line(store *trace);
+
+/* The hosts the processes ran on, distinct, sorted, joined by ", " ("node0, node1"); NULL when no
+ * process names its host. Caller frees. */
+char *store_process_hosts(store *trace);
 
 /* Per-row lookups a reader makes many of (prepared once): interned strings and the collective
  * a kernel ran. Free with store_lookup_free. */

@@ -65,8 +65,10 @@ static inline int store_count_plausible(int64_t value, int64_t max)
     return value >= 0 && value <= max;
 }
 
-/* api_calls.api_domain */
-enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2 };
+/* api_calls.api_domain: CUDA runtime and driver calls; OS runtime calls that wait (host_wait.h: a
+ * pthread_cond_wait, a poll), which only imports hold (nsys OSRT_API). Readers of CUDA calls select
+ * api_domain < STORE_API_OS_RUNTIME. */
+enum { STORE_API_RUNTIME = 1, STORE_API_DRIVER = 2, STORE_API_OS_RUNTIME = 3 };
 /* memcpys.copy_kind: CUpti_ActivityMemcpyKind */
 enum {
     STORE_COPY_UNKNOWN = 0,

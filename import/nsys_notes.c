@@ -1,0 +1,193 @@
+/* nsys_notes.c: what a reader of an Nsight Systems export must be told (see nsys_parts.h), as rows
+ * of the warnings table: the time nsys itself took on the profiled threads (PROFILER_OVERHEAD), the
+ * warnings and errors nsys wrote about its own collection (DIAGNOSTIC_EVENT), each cause of the
+ * analysis that the export cannot support, once, and an export without GPU activity. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nsys_parts.h"
+#include "units.h"
+
+/* --- the profiler's own time --- */
+
+/* Per profiled process: how much of its threads' time nsys took, and the longest stretch (CUDA
+ * profiling initialization, a CUPTI buffer flush ...): a gap that falls on one is nsys's, not the
+ * program's. */
+static int warn_overhead(struct nsys_state *state, error_info *err)
+{
+    if (!nsys_table_exists(state->db, "PROFILER_OVERHEAD") ||
+        !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "globalTid") ||
+        !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "nameId"))
+        return 0;
+    static const char *const sql =
+        "SELECT (p.globalTid >> 24) & 16777215 AS pid, COUNT(*), SUM(p.end - p.start),"
+        " (SELECT s.value FROM PROFILER_OVERHEAD q LEFT JOIN StringIds s ON s.id = q.nameId"
+        "  WHERE (q.globalTid >> 24) & 16777215 = (p.globalTid >> 24) & 16777215"
+        "  ORDER BY q.end - q.start DESC LIMIT 1),"
+        " MAX(p.end - p.start) FROM PROFILER_OVERHEAD p WHERE p.end >= p.start GROUP BY pid ORDER BY pid";
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(state->db, sql, -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "%s: cannot read PROFILER_OVERHEAD: %s", state->name,
+                         sqlite3_errmsg(state->db));
+    int status = 0, rc;
+    while (status == 0 && (rc = sqlite3_step(query)) == SQLITE_ROW) {
+        int64_t process_id = nsys_known_process(state, sqlite3_column_int64(query, 0));
+        if (!process_id)
+            continue;
+        char total[32], longest[32], count[48], message[512];
+        const unsigned char *name = sqlite3_column_text(query, 3);
+        snprintf(message, sizeof message,
+                 "nsys's own work (PROFILER_OVERHEAD) held threads of this process for %s in %s, the longest"
+                 " %s (%s): GPU idle time beside it is the profiler's, not the program's",
+                 units_format_duration(total, sizeof total, sqlite3_column_int64(query, 2)),
+                 units_format_count(count, sizeof count, sqlite3_column_int64(query, 1), "record"),
+                 units_format_duration(longest, sizeof longest, sqlite3_column_int64(query, 4)),
+                 name ? (const char *)name : "unnamed");
+        status = nsys_warn(state, process_id, "profiler-overhead", message, err);
+    }
+    if (status == 0 && rc != SQLITE_DONE)
+        status =
+            error_set(err, "%s: cannot read PROFILER_OVERHEAD: %s", state->name, sqlite3_errmsg(state->db));
+    sqlite3_finalize(query);
+    return status;
+}
+
+/* nsys's errors and its warnings about what it collected of CUDA (ENUM_DIAGNOSTIC_SEVERITY_LEVEL 2
+ * warning, 3 error; 1 is information; the rest are about OpenGL, perf's paranoid level ...), each
+ * text once with how often it came: "CUDA profiling might have not been started correctly" tells
+ * why an export holds no GPU activity. */
+static int warn_diagnostics(struct nsys_state *state, error_info *err)
+{
+    if (!nsys_table_exists(state->db, "DIAGNOSTIC_EVENT") ||
+        !nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "severity") ||
+        !nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "text"))
+        return 0;
+    static const char *const sql =
+        "SELECT severity, text, COUNT(*) FROM DIAGNOSTIC_EVENT WHERE severity = 3 OR (severity = 2 AND"
+        " (text LIKE '%CUDA%' OR text LIKE '%CUPTI%' OR text LIKE '%lost%' OR text LIKE '%drop%'))"
+        " GROUP BY severity, text ORDER BY MIN(rowid) LIMIT 32";
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(state->db, sql, -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "%s: cannot read DIAGNOSTIC_EVENT: %s", state->name, sqlite3_errmsg(state->db));
+    int status = 0, rc;
+    while (status == 0 && (rc = sqlite3_step(query)) == SQLITE_ROW) {
+        const unsigned char *text = sqlite3_column_text(query, 1);
+        int64_t times = sqlite3_column_int64(query, 2);
+        char message[768];
+        int length = snprintf(message, sizeof message, "nsys %s: %.600s",
+                              sqlite3_column_int64(query, 0) == 3 ? "error" : "warning",
+                              text ? (const char *)text : "");
+        /* One line per warning: nsys's texts run over several. */
+        for (char *c = message; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
+        if (times > 1 && length > 0 && (size_t)length < sizeof message)
+            snprintf(message + length, sizeof message - (size_t)length, " (%" PRId64 " times)", times);
+        status = nsys_warn(state, 0, "nsys-diagnostic", message, err);
+    }
+    if (status == 0 && rc != SQLITE_DONE)
+        status =
+            error_set(err, "%s: cannot read DIAGNOSTIC_EVENT: %s", state->name, sqlite3_errmsg(state->db));
+    sqlite3_finalize(query);
+    return status;
+}
+
+/* --- what the analysis cannot check --- */
+
+/* How many CUDA API calls of the export were named like `like` (SQL LIKE). */
+static int64_t calls_named(struct nsys_state *state, const char *like)
+{
+    if (!nsys_table_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME") ||
+        !nsys_column_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId"))
+        return 0;
+    sqlite3_stmt *query = NULL;
+    int64_t count = 0;
+    if (sqlite3_prepare_v2(
+            state->db,
+            "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId"
+            " WHERE s.value LIKE ?1",
+            -1, &query, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(query, 1, like, -1, SQLITE_STATIC);
+        if (sqlite3_step(query) == SQLITE_ROW)
+            count = sqlite3_column_int64(query, 0);
+    }
+    sqlite3_finalize(query);
+    return count;
+}
+
+static int not_checkable(struct nsys_state *state, const char *causes, const char *why, error_info *err)
+{
+    char message[512];
+    snprintf(message, sizeof message, "%s (%s)", causes, why);
+    return nsys_warn(state, 0, "cause-not-checkable", message, err);
+}
+
+/* Each cause of docs/metrics.md whose proof needs what this export lacks, named once. */
+static int warn_not_checkable(struct nsys_state *state, error_info *err)
+{
+    if (state->gpu_rows == 0)
+        return 0; /* nothing to explain: the no-GPU-activity warning says so */
+    if (state->kernels_with_channel == 0 &&
+        not_checkable(state, "shared-queue", "no hardware channel ids in nsys exports", err) != 0)
+        return -1;
+    if (state->api_calls == 0 &&
+        not_checkable(state, "late-launch, host-sync, pageable-copy staging, stream-priority",
+                      "no CUDA API records: nsys profile --trace=cuda records them", err) != 0)
+        return -1;
+    int64_t wait_calls = calls_named(state, "%StreamWaitEvent%");
+    if (wait_calls > 0 && state->stream_waits == 0 &&
+        not_checkable(state, "event-dependency",
+                      "the program called cudaStreamWaitEvent but the export has no synchronization records"
+                      " of the waits",
+                      err) != 0)
+        return -1;
+    if (state->stream_waits > 0 && state->event_records == 0 &&
+        not_checkable(
+            state, "event-dependency",
+            state->has_event_table
+                ? "the export's CUDA event records table (CUPTI_ACTIVITY_KIND_CUDA_EVENT) is empty: no"
+                  " record says which stream recorded each event"
+                : "no CUDA event records (CUPTI_ACTIVITY_KIND_CUDA_EVENT): no record says which stream"
+                  " recorded each event; enable nsys's CUDA event trace",
+            err) != 0)
+        return -1;
+    if (!state->has_stream_table &&
+        not_checkable(
+            state, "legacy-default-stream, stream-priority",
+            "no stream creation records (TARGET_INFO_CUDA_STREAM): stream flags and priorities unknown",
+            err) != 0)
+        return -1;
+    if (!nsys_table_exists(state->db, "TARGET_INFO_GPU") &&
+        not_checkable(state, "sm-saturation, comm-behind-compute, copy-engine",
+                      "no GPU description (TARGET_INFO_GPU): occupancy limits and copy engines unknown",
+                      err) != 0)
+        return -1;
+    return 0;
+}
+
+/* An export without a kernel, copy or memset imports, but nothing in it can be analyzed: said in
+ * one line that names what it holds and how nsys records GPU work. */
+static int warn_no_gpu_activity(struct nsys_state *state, error_info *err)
+{
+    if (state->gpu_rows > 0)
+        return 0;
+    char message[512], calls[48];
+    snprintf(message, sizeof message,
+             "%s: no GPU activity (kernels, copies, memsets) in this export, %s only: nothing to analyze"
+             " (nsys profile --trace=cuda records GPU work; see the nsys-diagnostic warnings)",
+             state->name, units_format_count(calls, sizeof calls, state->api_calls, "CUDA API call"));
+    return nsys_warn(state, 0, "import-no-gpu-activity", message, err);
+}
+
+int nsys_import_notes(struct nsys_state *state, error_info *err)
+{
+    int status = warn_no_gpu_activity(state, err);
+    if (status == 0)
+        status = warn_not_checkable(state, err);
+    if (status == 0)
+        status = warn_diagnostics(state, err);
+    if (status == 0)
+        status = warn_overhead(state, err);
+    return status;
+}

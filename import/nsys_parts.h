@@ -1,0 +1,148 @@
+/* nsys_parts.h: the parts of the Nsight Systems importer (nsys.h is its public face), one job each,
+ * sharing the state of one export being read:
+ *
+ *   nsys_export.c  reading an export whose schema changes with the nsys version: tables and columns
+ *                  probed, every SELECT built from the columns the file has, rows handed over;
+ *                  nsys ids (globalPid, globalTid, 0xFFFFFFFF for none) and the session clock; the
+ *                  pid-to-process map (each process named and placed on its host when first seen)
+ *   nsys_gpu.c     GPU activity: kernels (graph ids, NCCL collectives from their names), copies,
+ *                  memsets, synchronizations (with their event ids) and CUDA event records
+ *   nsys_host.c    host activity: CUDA runtime and driver calls, OS runtime calls that block,
+ *                  NVTX ranges and marks (domains, payloads: NCCL's message sizes)
+ *   nsys_target.c  the target's description: GPUs, streams (flags, priority, the legacy NULL
+ *                  stream), the host name, process names and command lines
+ *   nsys_notes.c   warnings: profiler overhead, nsys's own diagnostics, causes the export cannot
+ *                  support, an export without GPU activity
+ *
+ * nsys.c runs them in order. Table and column names are those of the nsys "SQLite Export Schema
+ * Reference"; docs/overlapscope-import.md lists what is read, per nsys version. */
+#ifndef OVERLAPSCOPE_NSYS_PARTS_H
+#define OVERLAPSCOPE_NSYS_PARTS_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "key_index.h"
+#include "store.h"
+#include "stream_set.h"
+
+/* CUPTI's "no stream / no event" (0xFFFFFFFF), as nsys exports it. */
+#define NSYS_NO_ID 4294967295LL
+
+struct nsys_pid_entry {
+    int64_t pid, process_id;
+};
+
+/* Where a (process, context) lives: streams rows need the device, which TARGET_INFO_CUDA_STREAM
+ * does not say. */
+struct nsys_context_entry {
+    int64_t process_id, context_id, device_id;
+};
+
+struct nsys_state {
+    store *s;
+    sqlite3 *db;
+    const char *name;
+    int64_t time_offset_ns; /* TARGET_INFO_SESSION_START_TIME.utcEpochNs: nsys times are session-relative */
+    char *host;             /* TARGET_INFO_SYSTEM_ENV Hostname: the traced machine; NULL when absent */
+    struct nsys_pid_entry *pids;
+    size_t pid_count, pid_capacity;
+    struct key_index pid_index;       /* a hostile export can give every row a pid of its own */
+    sqlite3_stmt *process_name_query; /* temp.overlapscope_process_names, when PROCESSES exists */
+    struct nsys_context_entry *contexts;
+    size_t context_count, context_capacity;
+    struct key_index context_index;
+    struct stream_set streams;
+    int64_t gpu_rows;             /* kernels, copies and memsets imported */
+    int64_t kernels_with_channel; /* kernels whose channelId the export gave */
+    int64_t event_records;        /* CUPTI_ACTIVITY_KIND_CUDA_EVENT rows imported */
+    int has_event_table;          /* the export has CUPTI_ACTIVITY_KIND_CUDA_EVENT (maybe empty) */
+    int64_t stream_waits;         /* synchronizations of type stream-wait-event */
+    int64_t api_calls;            /* CUDA runtime and driver calls imported */
+    int64_t os_waits;             /* OS runtime calls that wait, imported */
+    int has_stream_table;         /* TARGET_INFO_CUDA_STREAM was read */
+    int64_t nccl_ranges;          /* NCCL NVTX ranges with a size */
+    sqlite3_stmt *nccl_range_insert, *nccl_bytes_query;
+};
+
+/* --- nsys_export.c --- */
+
+int nsys_table_exists(sqlite3 *db, const char *table);
+int nsys_column_exists(sqlite3 *db, const char *table, const char *column);
+
+/* Hands one row to the part reading a table; returns 0 or -1 with err filled. */
+typedef int (*nsys_row_handler)(struct nsys_state *state, sqlite3_stmt *row, error_info *err);
+
+/* Runs "SELECT columns FROM table t tail" (nothing when nsys did not create the table) and hands
+ * each row over. A wanted column the table lacks reads as NULL; an entry starting with '=' is an
+ * SQL expression used as written (t is the table). */
+int nsys_for_each_row(struct nsys_state *state, const char *table, const char *const *columns, size_t count,
+                      const char *tail, nsys_row_handler handle, error_info *err);
+
+/* Runs one statement of the importer's own on the export's connection (temp tables); -1 with err. */
+int nsys_exec(struct nsys_state *state, const char *sql, const char *what, error_info *err);
+
+/* A column as int64, STORE_NULL for SQL NULL. */
+int64_t nsys_column_or_null(sqlite3_stmt *row, int column);
+
+/* An id that nsys writes as 0xFFFFFFFF (or negative) for "none", as STORE_NULL. */
+int64_t nsys_id_or_null(int64_t id);
+
+/* Session-relative time to the host clock; STORE_NULL when unknown or out of range. */
+int64_t nsys_shifted(const struct nsys_state *state, int64_t time_ns);
+
+/* globalPid / globalTid: (hostId << 48) | (pid << 24) | tid ("Serialized process and thread
+ * identifiers" in the nsys export documentation). 0 for NULL. */
+int64_t nsys_pid_of_global(int64_t global_id);
+int64_t nsys_tid_of_global(int64_t global_id);
+
+/* The store's process for an OS pid, inserted on first sight (named from PROCESSES and placed on
+ * the traced host). 0 with err filled on failure. */
+int64_t nsys_process_for_pid(struct nsys_state *state, int64_t pid, error_info *err);
+
+/* The store's process for a pid already seen, or 0: target descriptions make no process of their
+ * own (PROCESSES lists every process of the machine). */
+int64_t nsys_known_process(const struct nsys_state *state, int64_t pid);
+
+/* Notes that a process's context lives on a device (from activity rows and context tables); the
+ * device of a context, or STORE_NULL. nsys_note_context returns -1 when out of memory. */
+int nsys_note_context(struct nsys_state *state, int64_t process_id, int64_t context_id, int64_t device_id);
+int64_t nsys_device_of_context(const struct nsys_state *state, int64_t process_id, int64_t context_id);
+
+/* Inserts a warning row for process_id (0: the whole export). */
+int nsys_warn(struct nsys_state *state, int64_t process_id, const char *code, const char *message,
+              error_info *err);
+
+void nsys_state_free(struct nsys_state *state);
+
+/* --- nsys_target.c --- */
+
+/* Reads the session start, the host name and the process names before any activity. */
+int nsys_read_target(struct nsys_state *state, error_info *err);
+/* GPUs per process (TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE), after the activity. */
+int nsys_import_devices(struct nsys_state *state, error_info *err);
+/* Streams with their creation flags and priorities, the legacy NULL stream marked, then written
+ * with the activity's stream set. */
+int nsys_import_streams(struct nsys_state *state, error_info *err);
+
+/* --- nsys_gpu.c --- */
+
+int nsys_import_gpu_activity(struct nsys_state *state, error_info *err);
+
+/* --- nsys_host.c --- */
+
+int nsys_import_host_activity(struct nsys_state *state, error_info *err);
+
+/* NCCL's NVTX ranges with their message sizes, gathered before the kernels (temporary tables on
+ * the export's connection); nsys_nccl_bytes gives the size of the NCCL kernel a call launched
+ * (STORE_NULL when unknown); nsys_finish_nccl_sizes drops them. */
+int nsys_prepare_nccl_sizes(struct nsys_state *state, error_info *err);
+int64_t nsys_nccl_bytes(struct nsys_state *state, int64_t pid, int64_t correlation_id);
+void nsys_finish_nccl_sizes(struct nsys_state *state);
+
+/* --- nsys_notes.c --- */
+
+int nsys_import_notes(struct nsys_state *state, error_info *err);
+
+#endif
