@@ -5,7 +5,8 @@
 #                with_overview.db is event_sync_multi_stream.db with a 2048-column overview
 #                (render/overview.h) built by overview_build(trace, 0, 2048, &err) and repacked the
 #                same way: the seed that takes `render --width 320` through overview_fill;
-#   fuzz_nsys/:  a miniature Nsight Systems export with the export's table and column names;
+#   fuzz_nsys/:  a miniature Nsight Systems export with the export's table and column names, and
+#                the hand-built exports of tests/import/nsys_exports.py (one per schema version);
 #   hostile-*:   those seeds with issue 20's hostile mutations (views, triggers, extreme values).
 # usage: fuzz/make_seeds.sh BUILD_DIR   (a build with the overlapscope binary)
 set -euo pipefail
@@ -102,4 +103,14 @@ mutate(nsys, corpus + "/fuzz_nsys/hostile-values.sqlite",
        "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = -9223372036854775808",
        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 1.5e300, blockX = 'text'")
 PY
+# The hand-built exports of tests/import/nsys_exports.py, one per nsys schema version and table the
+# importer reads (streams, events, OS runtime waits, NCCL sizes, notes, the target's description).
+OVERLAPSCOPE=$os python3 tests/import/nsys_exports.py "$tmp" >/dev/null
+for export in legacy-2022.2 legacy-2024.5 event-2022.2 priority osrt nccl notes-2025.5 target no-gpu; do
+    python3 - "$tmp/$export.sqlite" "$corpus/fuzz_nsys/$export.sqlite" <<'PY'
+import sqlite3, sys, shutil
+c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA page_size=512"); c.execute("VACUUM"); c.close()
+shutil.copy(sys.argv[1], sys.argv[2])
+PY
+done
 echo "seeds written under $corpus"

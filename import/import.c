@@ -52,6 +52,23 @@ static int has_suffix(const char *name, const char *suffix)
     return name_length > suffix_length && strcmp(name + name_length - suffix_length, suffix) == 0;
 }
 
+/* An Nsight Systems report (.nsys-rep, .qdrep before 2021.4) is nsys's own format: refused with the
+ * command that turns it into the SQLite export this reads. */
+static int is_nsys_report(const char *path)
+{
+    return has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep");
+}
+
+static int refuse_nsys_report(const char *path, error_info *err)
+{
+    size_t stem = strlen(path) - (has_suffix(path, ".qdrep") ? strlen(".qdrep") : strlen(".nsys-rep"));
+    return error_set(
+        err,
+        "%s: an Nsight Systems report; import its SQLite export, made with: nsys export --type sqlite"
+        " --output %.*s.sqlite %s",
+        path, (int)stem, path, path);
+}
+
 static int compare_paths(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -74,7 +91,10 @@ static int add_directory(struct file_list *list, const char *directory_path, con
     size_t first = list->count;
     struct dirent *entry;
     int status = 0;
+    char report[4096] = "";
     while (status == 0 && (entry = readdir(directory)) != NULL) {
+        if (entry->d_name[0] != '.' && is_nsys_report(entry->d_name) && !report[0])
+            snprintf(report, sizeof report, "%s/%s", directory_path, entry->d_name);
         if (entry->d_name[0] == '.' ||
             !(has_suffix(entry->d_name, ".json") || has_suffix(entry->d_name, ".json.gz") ||
               has_suffix(entry->d_name, ".sqlite")))
@@ -86,6 +106,8 @@ static int add_directory(struct file_list *list, const char *directory_path, con
             status = list_add(list, path, err);
     }
     closedir(directory);
+    if (status == 0 && list->count == first && report[0])
+        return refuse_nsys_report(report, err);
     if (status == 0 && list->count == first)
         return error_set(err, "'%s': no trace files (*.json, *.json.gz, *.sqlite) in this directory",
                          directory_path);
@@ -129,6 +151,10 @@ static int expand_inputs(struct file_list *list, char *const *inputs, int input_
 
 enum import_format import_detect_format(const char *path, error_info *err)
 {
+    if (is_nsys_report(path)) {
+        refuse_nsys_report(path, err);
+        return IMPORT_FORMAT_UNKNOWN;
+    }
     /* A pipe cannot be read twice (once here, once by the importer), and only a seekable file can
      * be an SQLite export: what comes through a pipe is Kineto JSON, gzipped or not (zlib reads
      * both). */
