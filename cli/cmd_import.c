@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -10,6 +11,7 @@
 #include "import.h"
 #include "overview.h"
 #include "store.h"
+#include "text_safe.h"
 #include "units.h"
 
 struct progress_line {
@@ -26,6 +28,20 @@ static void print_progress(void *context, double fraction)
     line->last_percent = percent;
     fprintf(stderr, "\rimporting: %3d%%", percent);
     fflush(stderr);
+}
+
+/* The warnings a user must see at once: nothing to analyze, or causes the trace cannot prove
+ * (the rest, `info` lists). */
+static int print_notable_warning(void *context, const struct store_warning *row, int64_t pid)
+{
+    (void)context;
+    (void)pid;
+    if (strcmp(row->code, "import-no-gpu-activity") == 0 || strcmp(row->code, "cause-not-checkable") == 0) {
+        printf("  warning: %s: ", row->code);
+        text_safe_fputs(row->message, TEXT_SAFE_TERMINAL, stdout);
+        putchar('\n');
+    }
+    return 0;
 }
 
 static void print_summary(const char *output_path, int file_count)
@@ -50,6 +66,7 @@ static void print_summary(const char *output_path, int file_count)
             printf(", %s", units_format_count(count, sizeof count, rows, counts[i].noun));
     }
     putchar('\n');
+    store_each_warning(trace, print_notable_warning, NULL, &err);
     store_close(trace, NULL);
 }
 

@@ -237,8 +237,11 @@ def without_stream_table(work):
     e = Export(os.path.join(work, "legacy-unknown.sqlite"), "2025.5")
     e.kernel(13, (-10, -9), 0, 100, name="on_blocking_stream")
     e.kernel(7, (-8, -7), 101, 140, name="on_null_stream")
-    trace = imported(e.close(), work)
+    export = e.close()
+    trace = imported(export, work)
     check("no stream table: causes", causes_of(report(trace)), [("unexplained", 39)])
+    code, output = run("import", "--force", "-o", trace, export)
+    check("import names what cannot be checked", output.count("  warning: cause-not-checkable: "), 2)
     check("no stream table: not checkable", not_checkable(trace), [
         "legacy-default-stream, stream-priority (no stream creation records (TARGET_INFO_CUDA_STREAM): stream flags"
         " and priorities unknown)", "shared-queue (no hardware channel ids in nsys exports)"])
@@ -393,8 +396,11 @@ def no_gpu_activity(work):
     e = Export(os.path.join(work, "no-gpu.sqlite"), "2025.5")
     e.call("cudaGetDeviceCount", 0, 1)
     e.call("cudaFree", 2, 3)
-    trace = imported(e.close(), work)
+    export = e.close()
+    trace = imported(export, work)
     check("no GPU activity", query(trace, "SELECT code FROM warnings"), [("import-no-gpu-activity",)])
+    code, output = run("import", "--force", "-o", trace, export)
+    check("import says so", f"  warning: import-no-gpu-activity: {export}: no GPU activity" in output, True)
     messages = [m for (m,) in query(trace, "SELECT message FROM warnings")]
     check("no GPU activity message", any("no GPU activity (kernels, copies, memsets) in this export, 2 CUDA API"
                                          " calls only" in m for m in messages), True)
