@@ -45,10 +45,11 @@ enum statement_slot {
 #define KERNEL_SHAPE_COLUMNS(X)                                                                              \
     X(grid_x)                                                                                                \
     X(grid_y)                                                                                                \
-    X(grid_z) X(block_x) X(block_y) X(block_z) X(cluster_x) X(cluster_y) X(cluster_z)                        \
-        X(registers_per_thread) X(static_shared_bytes) X(dynamic_shared_bytes)                               \
-            X(local_memory_per_thread_bytes) X(local_memory_total_bytes) X(shared_memory_executed_bytes)     \
-                X(shared_memory_config) X(launch_type) X(is_device_launched) X(channel_type) X(priority)
+    X(grid_z)                                                                                                \
+    X(block_x) X(block_y) X(block_z) X(cluster_x) X(cluster_y) X(cluster_z) X(registers_per_thread)          \
+        X(static_shared_bytes) X(dynamic_shared_bytes) X(local_memory_per_thread_bytes)                      \
+            X(local_memory_total_bytes) X(shared_memory_executed_bytes) X(shared_memory_config)              \
+                X(launch_type) X(is_device_launched) X(channel_type) X(priority)
 #define COUNT_ONE(column) +1
 enum { KERNEL_SHAPE_WIDTH = 1 KERNEL_SHAPE_COLUMNS(COUNT_ONE) }; /* with name_id */
 #define IS_PARAMETER(column) " AND " #column " IS ?"
@@ -1841,6 +1842,21 @@ static int append_table_rows(store *s, const char *table, const char *const *sta
     return 0;
 }
 
+/* Where in the program the source's calls were made, by the process and string maps (a trace
+ * written before call_sources has none to copy). */
+static int append_call_sources(store *s, struct store_append_losses *losses, error_info *err)
+{
+    sqlite3_stmt *probe = NULL;
+    int present = sqlite3_prepare_v2(s->db, "SELECT 1 FROM src.sqlite_master WHERE name = 'call_sources'", -1,
+                                     &probe, NULL) == SQLITE_OK &&
+                  sqlite3_step(probe) == SQLITE_ROW;
+    sqlite3_finalize(probe);
+    const char *copy = "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
+                       " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
+                       " JOIN sm ON sm.old_id = s.source_id";
+    return present ? append_table_rows(s, "call_sources", &copy, 1, losses, err) : 0;
+}
+
 int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
                        struct store_append_losses *losses, error_info *err)
 {
@@ -1956,7 +1972,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         append_table_rows(s, "kernels", &copy_kernels, 1, losses, err) != 0 ||
         append_table_rows(s, "nvtx", &copy_nvtx, 1, losses, err) != 0 ||
         append_table_rows(s, "collectives", &copy_collectives, 1, losses, err) != 0 ||
-        append_table_rows(s, "warnings", copy_warnings, 2, losses, err) != 0)
+        append_table_rows(s, "warnings", copy_warnings, 2, losses, err) != 0 ||
+        append_call_sources(s, losses, err) != 0)
         goto rollback;
     if (exec_sql(s, "COMMIT", err, "commit the merge") != 0)
         goto rollback;

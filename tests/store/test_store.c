@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "call_sources.h"
 #include "check.h"
 #include "store.h"
 
@@ -404,6 +405,7 @@ static void write_one_process_trace(const char *path, int64_t pid, const char *k
     struct store_warning warning = {
         .process_id = 1, .time_ns = STORE_NULL, .code = "test", .message = kernel_name};
     store_insert_warning(s, &warning, &err);
+    store_insert_call_source(s, 1, 42, STORE_SOURCE_PYTHON, kernel_name, &err);
     store_finalize(s, &err);
     store_close(s, NULL);
 }
@@ -429,6 +431,11 @@ static void test_append_traces(void)
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM strings WHERE value = 'filler'"), 1);
     CHECK_STR(query_text(s, "SELECT message FROM warnings WHERE process_id = 1"),
               "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    /* Each call's place in the program follows its process and its string. */
+    CHECK_STR(query_text(s, "SELECT value FROM call_sources c JOIN strings ON id = c.source_id"
+                            " WHERE c.process_id = 2 AND c.correlation_id = 42"),
+              "ncclDevKernel_AllGather_RING_LL");
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM call_sources"), 2);
     /* A bad source leaves the destination as it was. */
     CHECK(store_append_trace(s, path_in("missing.db"), 0, NULL, &err) != 0);
     CHECK_CONTAINS(err.message, "missing.db");
