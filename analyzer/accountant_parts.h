@@ -62,6 +62,9 @@ struct device_books {
     struct comm_kernel *kernels;
     size_t kernel_count, kernel_capacity;
     int64_t interval_first; /* its first interval in acc->intervals */
+    /* What the trace holds for the device's process (accounting.c: unchecked causes). */
+    int has_api, lacks_sync_events, has_sources, first_of_process;
+    enum trace_origin { ORIGIN_RECORD, ORIGIN_KINETO, ORIGIN_NSYS } origin;
 };
 
 struct accountant {
@@ -84,7 +87,9 @@ struct accountant {
     int64_t ordinal;
     /* What the trace holds for the device's process. */
     int64_t known_process;
-    int process_has_api, process_has_syncs, process_has_collectives, has_call_sources;
+    int process_has_api, process_has_syncs, process_has_collectives, process_has_sources, has_call_sources;
+    int process_lacks_sync_events;
+    enum trace_origin process_origin;
     sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
         *collective_query, *late_gpu_query;
     struct accounting_interval *intervals;

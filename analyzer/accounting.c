@@ -247,6 +247,25 @@ static int probe_exists(sqlite3 *db, const char *sql, int64_t process_id)
     return found;
 }
 
+/* Which writer made a process's rows, from the file it came from: what to record differs. */
+static enum trace_origin process_origin(sqlite3 *db, int64_t process_id)
+{
+    sqlite3_stmt *query = NULL;
+    enum trace_origin origin = ORIGIN_RECORD; /* the collector's per-process files end in .db */
+    if (sqlite3_prepare_v2(db, "SELECT source_file FROM processes WHERE process_id = ?1", -1, &query, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(query, 1, process_id);
+        const char *file =
+            sqlite3_step(query) == SQLITE_ROW ? (const char *)sqlite3_column_text(query, 0) : NULL;
+        if (file && strstr(file, ".json"))
+            origin = ORIGIN_KINETO;
+        else if (file && (strstr(file, ".sqlite") || strstr(file, ".nsys-rep") || strstr(file, ".qdrep")))
+            origin = ORIGIN_NSYS;
+    }
+    sqlite3_finalize(query);
+    return origin;
+}
+
 int accountant_begin_device(accountant *acc, struct device_state *device)
 {
     if (acc->book_count == acc->book_capacity) {
@@ -285,7 +304,22 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
             acc->db, "SELECT 1 FROM synchronizations WHERE process_id = ?1 LIMIT 1", device->process_id);
         acc->process_has_collectives = probe_exists(
             acc->db, "SELECT 1 FROM collectives WHERE process_id = ?1 LIMIT 1", device->process_id);
+        acc->process_has_sources =
+            acc->has_call_sources &&
+            probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 LIMIT 1",
+                         device->process_id);
+        acc->process_lacks_sync_events =
+            probe_exists(acc->db,
+                         "SELECT 1 FROM warnings WHERE (process_id = ?1 OR process_id IS NULL)"
+                         " AND code = 'import-no-cuda-sync' LIMIT 1",
+                         device->process_id);
+        acc->process_origin = process_origin(acc->db, device->process_id);
+        books->first_of_process = 1;
     }
+    books->has_api = acc->process_has_api;
+    books->lacks_sync_events = acc->process_lacks_sync_events;
+    books->has_sources = acc->process_has_sources;
+    books->origin = acc->process_origin;
     acc->selection = device->selection;
     acc->started = 0;
     acc->step_cursor = 0;
@@ -328,6 +362,7 @@ int accountant_end_device(accountant *acc, struct device_state *device, size_t r
     if (result_index == SIZE_MAX) {
         books_free(books);
         acc->book_count--;
+        acc->known_process = INT64_MIN; /* the process's next device probes again, and is its first */
         acc->interval_count = (size_t)books->interval_first;
         return 0;
     }
@@ -701,6 +736,80 @@ static int add_accounting(struct analysis_result *result, size_t *capacity, size
     return 0;
 }
 
+/* What to record to get what the trace lacks, by the writer of the process's rows. */
+static const char *const record_api[] = {
+    [ORIGIN_RECORD] = "record without --no-api",
+    [ORIGIN_KINETO] = "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]): "
+                      "its cuda_runtime events",
+    [ORIGIN_NSYS] = "nsys profile --trace=cuda"};
+static const char *const record_sources[] = {
+    [ORIGIN_RECORD] = "the collector writes them at blocking calls when it can read the caller (a Python "
+                      "line, or the native caller's symbol: docs/collector.md); this recording has none",
+    [ORIGIN_KINETO] = "torch.profiler.profile(..., with_stack=True)",
+    [ORIGIN_NSYS] = "overlapscope does not read nsys backtraces (nsys profile --cudabacktrace); import a "
+                    "torch.profiler trace recorded with with_stack=True, or run under overlapscope record"};
+
+static int add_unchecked(struct analysis_result *result, size_t *capacity, size_t device, const char *causes,
+                         const char *missing, const char *record)
+{
+    if (result->unchecked_count == *capacity) {
+        size_t grown_capacity = *capacity ? *capacity * 2 : 4;
+        struct accounting_unchecked *grown = realloc(result->unchecked, grown_capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        result->unchecked = grown;
+        *capacity = grown_capacity;
+    }
+    struct accounting_unchecked *out = &result->unchecked[result->unchecked_count++];
+    *out = (struct accounting_unchecked){.device = device};
+    snprintf(out->causes, sizeof out->causes, "%s", causes);
+    snprintf(out->missing, sizeof out->missing, "%s", missing);
+    snprintf(out->record, sizeof out->record, "%s", record);
+    return 0;
+}
+
+/* The causes each process's trace lacks the data to check (never guessed): once per process, on its
+ * first device, and only where the device had time to give them. */
+static int collect_unchecked(const accountant *acc, struct analysis_result *result)
+{
+    size_t capacity = 0;
+    int single_rank_comm = 0;
+    for (size_t i = 0; i < acc->book_count; i++)
+        for (size_t k = 0; k < acc->books[i].comm.count; k++)
+            single_rank_comm |= acc->books[i].comm.buckets[k].cause == ACCOUNTING_COMM_UNMATCHED &&
+                                strcmp(acc->books[i].comm.buckets[k].label, "single rank") == 0;
+    for (size_t i = 0; i < acc->book_count; i++) {
+        const struct device_books *books = &acc->books[i];
+        if (!books->first_of_process)
+            continue;
+        int64_t idle = 0;
+        for (size_t k = i; k < acc->book_count && acc->books[k].process_id == books->process_id; k++)
+            idle += acc->books[k].idle.ns;
+        int status = 0;
+        if (!books->has_api && idle > 0)
+            status = add_unchecked(
+                result, &capacity, books->result_index, "host-sync, launch-bound, host-cpu",
+                "no CUDA API records for this process (what its host did)", record_api[books->origin]);
+        if (status == 0 && books->has_api && books->lacks_sync_events)
+            status = add_unchecked(
+                result, &capacity, books->result_index, "other-device",
+                "no cuda_sync events (which event a stream waited for)",
+                "torch.profiler.profile(..., "
+                "experimental_config=torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True))");
+        if (status == 0 && books->has_api && !books->has_sources && idle > 0)
+            status = add_unchecked(result, &capacity, books->result_index, "source",
+                                   "no call sources (where in the program each CUDA call was made)",
+                                   record_sources[books->origin]);
+        if (status == 0 && single_rank_comm && i == 0)
+            status = add_unchecked(result, &capacity, books->result_index, "skew, behind-compute",
+                                   "one rank of the job (its peers' arrival at each collective)",
+                                   "record or import every rank, or merge the ranks' files");
+        if (status != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err)
 {
     result->straggler.rank = -1;
@@ -721,6 +830,8 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
                 return error_set(err, "out of memory");
         }
     }
+    if (collect_unchecked(acc, result) != 0)
+        return error_set(err, "out of memory");
     /* Intervals name devices by book; books are in result order, so map through result_index. */
     for (size_t i = 0; i < acc->interval_count; i++)
         acc->intervals[i].device = acc->books[acc->intervals[i].device].result_index;
@@ -739,4 +850,5 @@ void accountant_free_result(struct analysis_result *result)
     }
     free(result->accountings);
     free(result->accounting_intervals);
+    free(result->unchecked);
 }

@@ -76,6 +76,16 @@ struct accounting_interval {
 /* Intervals kept in analysis_result.accounting_intervals (the earliest); totals cover all. */
 #define ACCOUNTING_MAX_INTERVALS 100000
 
+/* A cause the trace lacks the data to check on a process, and what to record to get it: the
+ * report says so rather than guess (no API records, a Kineto trace without cuda_sync events, no
+ * call sources, one rank of a job). */
+struct accounting_unchecked {
+    size_t device;     /* the process's first device (index into analysis_result.devices) */
+    char causes[64];   /* the cause tags, "host-sync, launch-bound, host-cpu", or "source" */
+    char missing[160]; /* what the trace lacks */
+    char record[256];  /* how to record it */
+};
+
 /* A rank that arrived last at collectives again and again. */
 struct accounting_straggler {
     int64_t rank; /* -1: none */

@@ -59,6 +59,22 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
                               breakdown_json(&accounting->exposed_communication));
     }
     cJSON_AddBoolToObject(root, "call_sources", result->call_sources_known);
+    cJSON *unchecked = cJSON_AddArrayToObject(root, "unchecked");
+    for (size_t i = 0; i < result->unchecked_count; i++) {
+        const struct accounting_unchecked *item = &result->unchecked[i];
+        const struct analysis_device *device = &result->devices[item->device];
+        cJSON *object = cJSON_CreateObject();
+        cJSON_AddNumberToObject(object, "rank", (double)device->rank);
+        cJSON_AddNumberToObject(object, "pid", (double)device->pid);
+        cJSON *causes = cJSON_AddArrayToObject(object, "causes");
+        char tags[sizeof item->causes];
+        snprintf(tags, sizeof tags, "%s", item->causes);
+        for (char *save = NULL, *tag = strtok_r(tags, ", ", &save); tag; tag = strtok_r(NULL, ", ", &save))
+            cJSON_AddItemToArray(causes, cJSON_CreateString(tag));
+        cJSON_AddStringToObject(object, "missing", item->missing);
+        cJSON_AddStringToObject(object, "record", item->record);
+        cJSON_AddItemToArray(unchecked, object);
+    }
     const struct accounting_straggler *straggler = &result->straggler;
     if (straggler->rank < 0) {
         cJSON_AddNullToObject(root, "straggler");
@@ -129,6 +145,59 @@ static void breakdown_text(FILE *out, const char *what, const char *device,
         fprintf(out, "    ... %zu more (report --json lists all)\n", breakdown->entry_count - top);
 }
 
+/* "host-cpu 0.90 ms, step-start 0.20 ms": a breakdown's largest causes, by tag. */
+static void top_causes(char *text, size_t size, const struct accounting_breakdown *breakdown, size_t count)
+{
+    text[0] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < breakdown->entry_count && i < count && used + 1 < size; i++) {
+        char ns[32];
+        units_format_duration(ns, sizeof ns, breakdown->entries[i].ns);
+        int written = snprintf(text + used, size - used, "%s%s %s", i ? ", " : "",
+                               accounting_cause_tag(breakdown->entries[i].cause), ns);
+        used += written > 0 ? (size_t)written : 0;
+    }
+}
+
+/* Each step of the device, in step order (at most top; JSON lists all): its idle time and exposed
+ * communication with their two largest causes. */
+static void steps_text(FILE *out, const struct analysis_result *result, size_t device, size_t top,
+                       int markdown)
+{
+    size_t shown = 0, total = 0;
+    for (size_t i = 0; i < result->accounting_count; i++) {
+        const struct analysis_accounting *step = &result->accountings[i];
+        if (step->device != device || step->step < 0)
+            continue;
+        if (total++ == 0)
+            fputs(
+                markdown
+                    ? "\n| step | idle | largest idle causes | exposed communication | largest causes |\n"
+                      "|---:|---:|---|---:|---|\n"
+                    : "    per step (idle, its largest causes; exposed communication, its largest causes):\n",
+                out);
+        if (shown >= top)
+            continue;
+        shown++;
+        char idle[32], exposed[32], idle_causes[160], exposed_causes[160];
+        units_format_duration(idle, sizeof idle, step->idle.ns);
+        units_format_duration(exposed, sizeof exposed, step->exposed_communication.ns);
+        top_causes(idle_causes, sizeof idle_causes, &step->idle, 2);
+        top_causes(exposed_causes, sizeof exposed_causes, &step->exposed_communication, 2);
+        if (markdown)
+            fprintf(out, "| %" PRId64 " | %s | %s | %s | %s |\n", step->step, idle, idle_causes, exposed,
+                    exposed_causes);
+        else
+            fprintf(out, "      step %-6" PRId64 " idle %10s  %-44s exposed %10s  %s\n", step->step, idle,
+                    idle_causes, exposed, exposed_causes);
+    }
+    if (total > shown)
+        fprintf(out,
+                markdown ? "\n%zu more steps (report --json lists all).\n"
+                         : "      ... %zu more steps (report --json lists all)\n",
+                total - shown);
+}
+
 void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown)
 {
     fprintf(out, markdown ? "\n### Idle time and exposed communication\n"
@@ -146,15 +215,23 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
         if (accounting->exposed_communication.ns > 0)
             breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top,
                            markdown);
+        steps_text(out, result, accounting->device, top, markdown);
     }
-    int any_idle = 0;
-    for (size_t i = 0; i < result->accounting_count; i++)
-        any_idle |= result->accountings[i].idle.ns > 0;
-    if (any_idle && !result->call_sources_known)
-        fprintf(out,
-                markdown
-                    ? "\nWhere in the program: this trace does not say (torch.profiler: `with_stack=True`).\n"
-                    : "  where in the program: this trace does not say (torch.profiler: with_stack=True)\n");
+    /* What the trace lacks, said rather than guessed. */
+    for (size_t i = 0; i < result->unchecked_count; i++) {
+        const struct accounting_unchecked *item = &result->unchecked[i];
+        const struct analysis_device *device = &result->devices[item->device];
+        char process[32];
+        naming_process(process, sizeof process, device->rank, device->pid, device->process_id);
+        if (markdown)
+            fprintf(out, "\n**Could not be checked on %s: %s.** The trace has %s. To get it: ", process,
+                    item->causes, item->missing);
+        else
+            fprintf(out, "  could not be checked on %s: %s: the trace has %s; to get it: ", process,
+                    item->causes, item->missing);
+        text_safe_fputs(item->record, markdown ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL, out);
+        fputs(markdown ? ".\n" : "\n", out);
+    }
     if (result->straggler.rank >= 0) {
         fprintf(out, markdown ? "\n**Straggler: rank %" PRId64 ".** " : "  straggler: rank %" PRId64 ": ",
                 result->straggler.rank);

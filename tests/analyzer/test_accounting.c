@@ -226,9 +226,15 @@ static void test_queued_work(void)
     expect_idle(result, 0, ACCOUNTING_IDLE_UNEXPLAINED, "no synchronization records", 50, 1,
                 "enable_cuda_sync_events=True");
     analysis_free(result);
-    /* No API records (record --no-api): unexplained, never guessed. */
+    /* No API records (record --no-api): unexplained, never guessed, and the report says which
+     * causes could not be checked and how to record them (once; a recorded trace: the collector). */
     result = queued("no-api.db", 50, "consumer", 0, 0);
     expect_idle(result, 0, ACCOUNTING_IDLE_UNEXPLAINED, "no API records", 50, 1, "record without --no-api");
+    CHECK_INT(result ? (int64_t)result->unchecked_count : -1, 1);
+    if (result && result->unchecked_count == 1) {
+        CHECK_STR(result->unchecked[0].causes, "host-sync, launch-bound, host-cpu");
+        CHECK_STR(result->unchecked[0].record, "record without --no-api");
+    }
     analysis_free(result);
 }
 
@@ -399,6 +405,12 @@ static void test_single_rank_unmatched(void)
     CHECK(entry != NULL);
     CHECK_INT(entry ? entry->ns : 0, US(40));
     CHECK_CONTAINS(entry ? entry->evidence : NULL, "record or import every rank");
+    /* The skew could not be checked; the sources of its calls need not be (no idle time). */
+    CHECK_INT(result ? (int64_t)result->unchecked_count : -1, 1);
+    if (result && result->unchecked_count == 1) {
+        CHECK_STR(result->unchecked[0].causes, "skew, behind-compute");
+        CHECK_STR(result->unchecked[0].record, "record or import every rank, or merge the ranks' files");
+    }
     analysis_free(result);
 }
 

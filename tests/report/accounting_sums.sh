@@ -5,7 +5,7 @@
 # the idle parts sum exactly to idle.ns, which is the device's idle_ns, and the same for exposed
 # communication; every step's parts sum to its total; and a device whose process has steps splits
 # its idle time exactly into its steps' idle (their step-start and step-end included) plus the
-# idle time in no step (step-boundary). The recorded goldens (tests/data/gpu*, .db) are checked the same way
+# idle time in no step (step-boundary); the text and Markdown reports list every step. The recorded goldens (tests/data/gpu*, .db) are checked the same way
 # by tests/analyzer/test_accounting.c.
 set -u
 os=${OVERLAPSCOPE:?}
@@ -55,8 +55,17 @@ run_one() { # name files...
         grep -q "no GPU intervals" "$work/report.log" && return # cpu_only: nothing to account for
         echo "FAILED: report $name: $(cat "$work/report.log")"; fail=1; return; fi
     check_json "$name" "$work/$name.json" || fail=1
-    python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["step_accounting"] else 1)' \
-        "$work/$name.json" && with_steps=$((with_steps + 1))
+    local steps
+    steps=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["step_accounting"]))' "$work/$name.json")
+    if [ "$steps" -gt 0 ]; then
+        with_steps=$((with_steps + 1))
+        # The text and Markdown reports list each step's accounting (up to --top, 10: these have fewer).
+        local text markdown
+        text=$("$os" report "$work/$name.db" | grep -cE '^      step [0-9]+ +idle ')
+        markdown=$("$os" report --markdown "$work/$name.db" | grep -cE '^\| [0-9]+ \| [0-9.]+ [mun]?s \|')
+        [ "$text" = "$steps" ] && [ "$markdown" = "$steps" ] ||
+            { echo "FAILED: $name: $steps step accountings, text lists $text, Markdown $markdown"; fail=1; }
+    fi
     checked=$((checked + 1))
 }
 

@@ -50,6 +50,22 @@ sys.exit(1 if problems else 0)
 PY
 "$os" report "$work/loop.db" | grep -q "cudaDeviceSynchronize .* 2x  at train.py:17 main" ||
     { echo "FAILED: the text report does not say '2x at train.py:17 main'"; "$os" report "$work/loop.db" | tail -8; fail=1; }
+# What this trace could not check, said with what to record: it has no cuda_sync events (the
+# importer's warning), so which event a stream waited for (other-device); the same trace without its
+# python_function and cpu_op events also lacks the sources, and the report names with_stack=True.
+grep -v '"cat": "python_function"\|"cat": "cpu_op"' "$work/loop.json" >"$work/bare.json"
+"$os" import "$work/bare.json" -o "$work/bare.db" >/dev/null 2>&1 || { echo "FAILED: import bare"; fail=1; }
+for pair in "loop:other-device" "bare:other-device source"; do
+    name=${pair%%:*} want=${pair#*:}
+    got=$("$os" report --json "$work/$name.db" | python3 -c '
+import json, sys
+print(" ".join(t for u in json.load(sys.stdin)["unchecked"] for t in u["causes"]))')
+    [ "$got" = "$want" ] || { echo "FAILED: $name: unchecked '$got', expected '$want'"; fail=1; }
+done
+"$os" report "$work/loop.db" | grep -q "could not be checked on .*: other-device: .*enable_cuda_sync_events=True" ||
+    { echo "FAILED: the text report does not say other-device could not be checked"; fail=1; }
+"$os" report "$work/bare.db" | grep -q "could not be checked on .*: source: .*with_stack=True" ||
+    { echo "FAILED: the text report does not say the sources need with_stack=True"; fail=1; }
 # Seed 003's GPU-augmentation pipeline as torch.profiler saw it on an H200 (busy 2.4%, and the
 # waits found nothing): every idle nanosecond gets a cause the trace proves, none unexplained, and
 # the host's own work (augmentation set-up, Python) is the largest.
