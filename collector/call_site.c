@@ -96,7 +96,7 @@ void call_site_enter(struct call_site *sites, int64_t correlation_id)
     if (!sites->enabled)
         return;
     if (inside.depth++ > 0) {
-        if (inside.source != NO_SOURCE) {
+        if (sites->record_inner_calls && inside.source != NO_SOURCE) {
             pthread_mutex_lock(&sites->lock);
             keep_row(sites, correlation_id, inside.kind, inside.source);
             pthread_mutex_unlock(&sites->lock);
@@ -127,20 +127,35 @@ void call_site_exit(struct call_site *sites)
         inside.depth--;
 }
 
+struct call_site_row *call_site_take(struct call_site *sites, size_t *count)
+{
+    pthread_mutex_lock(&sites->lock);
+    struct call_site_row *rows = sites->row_count ? sites->rows : NULL;
+    *count = sites->row_count;
+    if (rows) {
+        sites->rows = NULL;
+        sites->row_count = sites->row_capacity = 0;
+    }
+    pthread_mutex_unlock(&sites->lock);
+    return rows;
+}
+
+/* A row's source slot was filled before the row was kept, under the lock, and never changes. */
+int call_site_write_rows(struct call_site *sites, store *trace, int64_t process_id,
+                         const struct call_site_row *rows, size_t count, error_info *err)
+{
+    for (size_t i = 0; i < count; i++)
+        if (store_insert_call_source(trace, process_id, rows[i].correlation_id, rows[i].kind,
+                                     sites->sources[rows[i].source], err) != 0)
+            return -1;
+    return 0;
+}
+
 int call_site_write(struct call_site *sites, store *trace, int64_t process_id, error_info *err)
 {
-    if (!sites->enabled)
-        return 0;
-    pthread_mutex_lock(&sites->lock);
-    struct call_site_row *rows = sites->rows;
-    size_t count = sites->row_count;
-    sites->rows = NULL;
-    sites->row_count = sites->row_capacity = 0;
-    pthread_mutex_unlock(&sites->lock);
-    int status = 0;
-    for (size_t i = 0; i < count && status == 0; i++)
-        status = store_insert_call_source(trace, process_id, rows[i].correlation_id, rows[i].kind,
-                                          sites->sources[rows[i].source], err);
+    size_t count = 0;
+    struct call_site_row *rows = call_site_take(sites, &count);
+    int status = call_site_write_rows(sites, trace, process_id, rows, count, err);
     free(rows);
     return status;
 }

@@ -10,9 +10,11 @@
  *   - in a process that runs CPython, the calling thread's Python line (python_frames.h);
  *   - otherwise, or on a thread that runs no Python code, the native caller (native_caller.h).
  * A call made inside another blocking call of the same thread (the runtime's cudaDeviceSynchronize
- * calls the driver's cuCtxSynchronize; both are recorded) gets the outer call's source without a
- * second walk. Captured rows wait in memory (one mutex, no I/O) until the writer thread moves
- * them into the trace with call_site_write. Sources are interned: a row costs 16 bytes. */
+ * calls the driver's cuCtxSynchronize) is not walked again: it gets the outer call's source when
+ * the trace records inner calls too (record_inner_calls: CUPTI's API activity kinds do; the
+ * collector's own callback records, host_calls.h, keep only the outer call), and no row otherwise. Captured
+ * rows wait in memory (one mutex, no I/O) until the writer thread moves them into the trace with
+ * call_site_write. Sources are interned: a row costs 16 bytes. */
 #ifndef OVERLAPSCOPE_CALL_SITE_H
 #define OVERLAPSCOPE_CALL_SITE_H
 
@@ -34,6 +36,7 @@ struct call_site_row {
 
 struct call_site {
     int enabled;
+    int record_inner_calls; /* blocking calls inside a blocking call get rows too (see above) */
     struct python_frames python;
     char python_unsupported[256]; /* why Python frames are not read ("" when they are, or no Python) */
     pthread_mutex_t lock;         /* guards everything below */
@@ -55,8 +58,16 @@ int call_site_init(struct call_site *sites, int enabled, error_info *err);
 void call_site_enter(struct call_site *sites, int64_t correlation_id);
 void call_site_exit(struct call_site *sites);
 
-/* Moves the rows kept so far into trace as call_sources rows of process_id (the writer thread,
- * inside its transaction). Returns 0, or -1 with err filled (the rows taken are lost). */
+/* The rows kept so far, handed over: the caller frees them (free). NULL when there are none;
+ * *count gets how many. */
+struct call_site_row *call_site_take(struct call_site *sites, size_t *count);
+
+/* Writes count rows (of call_site_take) into trace as call_sources rows of process_id, on the
+ * writer thread inside its transaction. Returns 0, or -1 with err filled. */
+int call_site_write_rows(struct call_site *sites, store *trace, int64_t process_id,
+                         const struct call_site_row *rows, size_t count, error_info *err);
+
+/* call_site_take, call_site_write_rows, free: for a caller that is its own writer. */
 int call_site_write(struct call_site *sites, store *trace, int64_t process_id, error_info *err);
 
 /* In a fork child: the rows kept are the parent's calls; drop them (not freed, as a parent thread

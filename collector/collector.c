@@ -28,6 +28,8 @@
 #include <cupti.h>
 
 #include "call_buffers.h"
+#include "call_site.h"
+#include "call_site_cupti.h"
 #include "collector_options.h"
 #include "collector_writer.h"
 #include "competing_profiler.h"
@@ -88,6 +90,9 @@ struct collector_state {
      * they come from CUPTI's activity kinds or are not recorded. */
     host_calls *host_calls;
     call_buffers *call_buffers;
+    /* Where blocking calls were made (call_site.h); sites.enabled 0 when not recorded. */
+    struct call_site sites;
+    struct call_site_cupti blocking_calls;
     int earlier_subscriber; /* cuptiSubscribe said another client was attached first */
     char other_subscriber[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1];
     atomic_int nvtx_injection; /* 0 NVTX never initialised us, 1 forwarded to CUPTI, -1 failed */
@@ -295,6 +300,42 @@ static int submit_host_calls(void *context, struct host_call_record *records, si
     return queued ? 0 : -1;
 }
 
+/* --- where blocking calls were made (call_site.h) --- */
+
+/* Runs on the writer thread: rows of call_site_take. */
+static int consume_call_sources(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
+                                error_info *err)
+{
+    (void)context;
+    return call_site_write_rows(&collector.sites, trace, collector.file.process_id,
+                                (const struct call_site_row *)buffer,
+                                valid_bytes / sizeof(struct call_site_row), err);
+}
+
+static void release_call_sources(void *context, uint8_t *buffer)
+{
+    (void)context;
+    free(buffer);
+}
+
+/* Hands the rows kept so far to the writer, in order with the API records they describe (the
+ * periodic flush and finish_recording, after call_buffers_flush). */
+static void submit_call_sources(void)
+{
+    size_t count = 0;
+    struct call_site_row *rows = collector.sites.enabled ? call_site_take(&collector.sites, &count) : NULL;
+    if (!rows)
+        return;
+    pthread_mutex_lock(&collector.lock);
+    int writing = collector.writer && collector.pid == getpid() && !collector.options.discard;
+    if (writing)
+        collector_writer_submit_with(collector.writer, (uint8_t *)rows, count * sizeof *rows,
+                                     consume_call_sources, release_call_sources); /* frees on failure */
+    pthread_mutex_unlock(&collector.lock);
+    if (!writing)
+        free(rows);
+}
+
 static const char *api_namer(void *context, int64_t api_domain, uint32_t callback_id)
 {
     (void)context;
@@ -436,6 +477,7 @@ static void *flush_main(void *argument)
         cuptiActivityFlushAll(flag);
         if (collector.call_buffers)
             call_buffers_flush(collector.call_buffers);
+        submit_call_sources();
         pthread_mutex_lock(&collector.lock);
     }
     pthread_mutex_unlock(&collector.lock);
@@ -475,6 +517,11 @@ static void write_warnings_and_drops(void)
     long long lost_calls = collector.call_buffers ? call_buffers_lost(collector.call_buffers) : 0;
     if (lost_calls > 0)
         add_warning("dropped-records", "%lld API call records lost (no memory for them)", lost_calls);
+    if (collector.sites.dropped_rows > 0)
+        add_warning("call-sources",
+                    "%lld blocking calls have no source (more than %d distinct sources or %d"
+                    " waiting rows, or no memory)",
+                    (long long)collector.sites.dropped_rows, CALL_SITE_MAX_SOURCES, CALL_SITE_MAX_PENDING);
     if (atomic_load(&collector.buffers_refused) > 0)
         add_warning("dropped-records", "%lld activity buffer requests refused at the limit of %d buffers",
                     (long long)atomic_load(&collector.buffers_refused), collector.options.buffer_count);
@@ -508,6 +555,7 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
     stop_periodic_flush();
     if (collector.call_buffers)
         call_buffers_flush(collector.call_buffers); /* calls made after this are not recorded */
+    submit_call_sources();
     pthread_mutex_lock(&collector.lock);
     collector_writer *writer = collector.writer;
     collector.writer = NULL; /* late buffers are freed, not queued */
@@ -623,6 +671,8 @@ static void child_after_fork(void)
     if (collector.call_buffers)
         call_buffers_forget_after_fork(collector.call_buffers);
     host_calls_forget_after_fork();
+    if (collector.sites.enabled)
+        call_site_forget_after_fork(&collector.sites);
     if (!was_active)
         return;
     error_info err;
@@ -660,7 +710,11 @@ static void enable_api_calls(CUpti_CallbackDomain domain)
 static void on_api_called(void *context, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                           const CUpti_CallbackData *call)
 {
-    host_calls_on_api(context, domain, id, call);
+    if (context)
+        host_calls_on_api(context, domain, id, call);
+    /* after host_calls took the entry timestamp: the capture is time inside the blocking call */
+    if (collector.sites.enabled)
+        call_site_cupti_on_api(&collector.blocking_calls, &collector.sites, domain, id, call);
 }
 
 /* API calls, synchronizations and event records from our own callbacks (host_calls.h), when the
@@ -696,6 +750,34 @@ static int record_host_calls_from_callbacks(unsigned kinds)
             add_warning("cupti-error", "CUPTI refused some API callbacks: some API calls are not recorded");
     }
     return 1;
+}
+
+/* Sources for blocking calls (call_site.h) wherever API calls are recorded, whichever road the
+ * records take: with our callback records the callbacks are on already (the blocking calls are
+ * in the analysis set) and only the outer call of a nested pair is a row; with CUPTI's API
+ * activity kinds the blocking ids get callbacks of their own and inner driver calls are rows too. */
+static void start_call_sources(unsigned kinds)
+{
+    if (!collector.options.call_sources || !(kinds & (COLLECTOR_KIND_RUNTIME | COLLECTOR_KIND_DRIVER)) ||
+        !collector.watch.subscribed)
+        return;
+    error_info err;
+    if (call_site_init(&collector.sites, 1, &err) != 0) {
+        add_warning("call-sources", "no call sources are recorded: %s", err.message);
+        return;
+    }
+    collector.sites.record_inner_calls = collector.host_calls == NULL;
+    if (collector.sites.python_unsupported[0])
+        add_warning("call-sources", "%s", collector.sites.python_unsupported);
+    call_site_cupti_init(&collector.blocking_calls);
+    collector.watch.api_called = on_api_called;
+    const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
+    CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
+    for (int d = 0; d < 2; d++) {
+        int count = call_site_cupti_ids(&collector.blocking_calls, domains[d], ids, LAUNCH_WATCH_MAX_API_IDS);
+        if (launch_watch_enable_api_ids(&collector.watch, domains[d], ids, count) != count)
+            add_warning("cupti-error", "CUPTI refused some callbacks: some blocking calls have no source");
+    }
 }
 
 static void enable_activities(unsigned kinds, enum collector_api_set api_set)
@@ -782,6 +864,7 @@ EXPORTED int InitializeInjection(void)
     set_device_buffer_size();
     subscribe_to_launches(); /* first: the API records may come from its callbacks */
     enable_activities(collector.options.kinds, collector.options.api_set);
+    start_call_sources(collector.options.kinds);
     start_periodic_flush();
     install_signal_handlers();
     on_exit(on_process_exit, NULL);

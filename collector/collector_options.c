@@ -101,6 +101,8 @@ int collector_options_from_environment(struct collector_options *options, error_
                              calls_from);
         options->calls_from_activity = strcmp(calls_from, "activity") == 0;
     }
+    const char *call_sources = getenv("OVERLAPSCOPE_CALL_SOURCES");
+    options->call_sources = !(call_sources && strcmp(call_sources, "0") == 0);
     const char *flush_forced = getenv("OVERLAPSCOPE_FLUSH_FORCED");
     options->flush_forced = flush_forced && strcmp(flush_forced, "1") == 0;
     const char *discard = getenv("OVERLAPSCOPE_DISCARD");

@@ -20,6 +20,8 @@
  *                              `callbacks` (default with the analysis API set: the collector's own
  *                              CUPTI callbacks, host_calls.h) or `activity` (CUPTI's RUNTIME, DRIVER,
  *                              SYNCHRONIZATION and CUDA_EVENT kinds; the default with OVERLAPSCOPE_API=all)
+ *   OVERLAPSCOPE_CALL_SOURCES  0: no source (Python line or native caller) for blocking calls
+ *                              (call_site.h; default 1)
  *   OVERLAPSCOPE_DISCARD       1: activity buffers are released unread, nothing is written (diagnostic:
  *                              measures the writer thread's share of the cost; the trace has no rows)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */
@@ -62,6 +64,7 @@ struct collector_options {
     int nccl;
     int launch_callbacks;
     int calls_from_activity; /* OVERLAPSCOPE_CALLS_FROM=activity */
+    int call_sources;        /* OVERLAPSCOPE_CALL_SOURCES: where blocking calls were made */
     int flush_forced;        /* OVERLAPSCOPE_FLUSH_FORCED=1: periodic flushes forced (diagnostic) */
     int discard;             /* OVERLAPSCOPE_DISCARD=1: buffers released unread (diagnostic) */
     char output_dir[PATH_MAX];

@@ -84,6 +84,21 @@ static int read_memory(pid_t self, uintptr_t address, void *buffer, size_t size)
     return process_vm_readv(self, &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : -1;
 }
 
+/* Two reads in one system call (a frame's code object and the next frame): returns how many of
+ * them arrived whole, first one first (partial transfers stop at an iovec's edge, process_vm_readv(2)).
+ * second may be 0: then only the first is read. */
+static int read_two(pid_t self, uintptr_t first, void *first_buffer, size_t first_size, uintptr_t second,
+                    void *second_buffer, size_t second_size)
+{
+    if (first < 4096)
+        return 0;
+    int count = second >= 4096 ? 2 : 1;
+    struct iovec local[2] = {{first_buffer, first_size}, {second_buffer, second_size}};
+    struct iovec remote[2] = {{(void *)first, first_size}, {(void *)second, second_size}};
+    ssize_t got = process_vm_readv(self, local, (unsigned long)count, remote, (unsigned long)count, 0);
+    return got < (ssize_t)first_size ? 0 : got == (ssize_t)(first_size + second_size) && count == 2 ? 2 : 1;
+}
+
 static uintptr_t pointer_at(const unsigned char *block, size_t offset)
 {
     uintptr_t value;
@@ -271,27 +286,34 @@ struct frame_place {
     int64_t address;
 };
 
-/* Reads the frame at frame_address: 1 with its code and place, 0 for a frame to skip (a C stub,
- * an incomplete frame, a non-code executable), -1 when unreadable. next gets the caller's frame. */
-static int read_frame(const struct python_frames *frames, pid_t self, uintptr_t frame_address,
-                      struct frame_place *place, uintptr_t *next, unsigned char *code_block, size_t code_size)
+static size_t frame_block_size(const struct python_layout *layout)
+{
+    return layout->model == VIA_FRAME ? layout->frame.instruction + 4 : layout->frame.owner + 1;
+}
+
+/* What a frame block says before its code object is read: 0 for a frame to skip unread (a C
+ * stack entry frame), -1 for something that is not a frame, 1 otherwise; next gets the caller. */
+static int frame_header(const struct python_frames *frames, const unsigned char *block, uintptr_t *code,
+                        uintptr_t *next)
 {
     const struct python_layout *layout = frames->layout;
-    unsigned char block[112];
-    size_t block_size = layout->model == VIA_FRAME ? layout->frame.instruction + 4 : layout->frame.owner + 1;
-    if (read_memory(self, frame_address, block, block_size) != 0)
-        return -1;
     *next = pointer_at(block, layout->frame.previous);
+    *code = pointer_at(block, layout->frame.code);
     if (layout->model == VIA_FRAME && pointer_at(block, OBJECT_TYPE) != frames->frame_type)
         return -1;
-    int owner = layout->frame.owner == NA ? -1 : block[layout->frame.owner];
-    if (owner >= 0 && owner == layout->frame.by_cstack)
+    if (layout->frame.owner != NA && block[layout->frame.owner] == layout->frame.by_cstack)
         return 0;
-    place->code = pointer_at(block, layout->frame.code);
-    if (read_memory(self, place->code, code_block, code_size) != 0)
-        return -1;
+    return 1;
+}
+
+/* The place of a frame whose code object's fields are code_block: 1, or 0 for a frame to skip
+ * (not a code object: 3.13's f_executable of a frame that runs none; an incomplete frame). */
+static int frame_place(const struct python_frames *frames, const unsigned char *block,
+                       const unsigned char *code_block, struct frame_place *place)
+{
+    const struct python_layout *layout = frames->layout;
     if (pointer_at(code_block, OBJECT_TYPE) != frames->code_type)
-        return 0; /* 3.13: f_executable of a frame that runs no code object */
+        return 0;
     if (layout->model == VIA_FRAME) {
         int last_instruction = int_at(block, layout->frame.instruction); /* in code units */
         place->address = last_instruction < 0 ? -1 : (int64_t)last_instruction * CODE_UNIT;
@@ -302,34 +324,73 @@ static int read_frame(const struct python_frames *frames, pid_t self, uintptr_t 
     uintptr_t first = place->code + layout->code.adaptive;
     uintptr_t instruction = pointer_at(block, layout->frame.instruction);
     int first_traceable = int_at(code_block, layout->code.first_traceable);
-    if (owner != layout->frame.by_generator && instruction < first + (uintptr_t)first_traceable * CODE_UNIT)
+    if (block[layout->frame.owner] != layout->frame.by_generator &&
+        instruction < first + (uintptr_t)first_traceable * CODE_UNIT)
         return 0;
     place->address = instruction >= first ? (int64_t)(instruction - first) : -1;
     return 1;
 }
 
-static int frame_line(const struct python_frames *frames, pid_t self, const unsigned char *code_block,
-                      int64_t address)
+/* --- what the thread has seen before --- */
+
+/* A code object this thread met, with its names, so that a walk through known code costs two
+ * reads per frame (the frame, the code object's fields) instead of seven or more. Valid while the
+ * code object's fields still read the same: an address reused by another code object has other
+ * names and tables. Per thread: the walk takes no lock. */
+struct known_code {
+    uintptr_t code, filename, name, line_table;
+    int first_line, library;
+    int64_t address; /* the instruction last asked about, and its line */
+    int line;
+    char file[MAX_TEXT_BYTES + 1], function[MAX_TEXT_BYTES + 1];
+};
+
+#define KNOWN_CODES 8
+static _Thread_local struct {
+    struct known_code codes[KNOWN_CODES];
+    unsigned next; /* round-robin replacement */
+} known;
+
+static int line_of(const struct python_frames *frames, pid_t self, struct known_code *code, int64_t address)
 {
-    const struct python_layout *layout = frames->layout;
-    int first_line = int_at(code_block, layout->code.first_line);
+    if (code->address == address && code->line > 0)
+        return code->line;
     struct byte_stream table;
-    if (address < 0 || open_bytes(frames, self, pointer_at(code_block, layout->code.line_table), &table) != 0)
-        return first_line;
-    int line = layout->line_table == PEP626 ? line_pep626(&table, first_line, address)
-                                            : line_locations(&table, first_line, address);
-    return line > 0 ? line : first_line;
+    int line = -1;
+    if (address >= 0 && open_bytes(frames, self, code->line_table, &table) == 0)
+        line = frames->layout->line_table == PEP626 ? line_pep626(&table, code->first_line, address)
+                                                    : line_locations(&table, code->first_line, address);
+    code->address = address;
+    code->line = line > 0 ? line : code->first_line;
+    return code->line;
 }
 
-static int describe(const struct python_frames *frames, pid_t self, const unsigned char *code_block,
-                    const char *file, int64_t address, char *source, size_t size)
+/* The thread's entry for the code object whose fields are code_block; NULL when its file name
+ * cannot be read. */
+static struct known_code *know_code(const struct python_frames *frames, pid_t self, uintptr_t address,
+                                    const unsigned char *code_block)
 {
-    char function[MAX_TEXT_BYTES + 1];
-    if (read_text(frames, self, pointer_at(code_block, frames->layout->code.name), function,
-                  sizeof function) != 0)
-        snprintf(function, sizeof function, "?");
-    snprintf(source, size, "%s:%d %s", file, frame_line(frames, self, code_block, address), function);
-    return 1;
+    const struct python_layout *layout = frames->layout;
+    struct known_code seen = {.code = address,
+                              .filename = pointer_at(code_block, layout->code.filename),
+                              .name = pointer_at(code_block, layout->code.name),
+                              .line_table = pointer_at(code_block, layout->code.line_table),
+                              .first_line = int_at(code_block, layout->code.first_line)};
+    for (int i = 0; i < KNOWN_CODES; i++) {
+        struct known_code *code = &known.codes[i];
+        if (code->code == seen.code && code->filename == seen.filename && code->name == seen.name &&
+            code->line_table == seen.line_table && code->first_line == seen.first_line)
+            return code;
+    }
+    if (read_text(frames, self, seen.filename, seen.file, sizeof seen.file) != 0)
+        return NULL;
+    if (read_text(frames, self, seen.name, seen.function, sizeof seen.function) != 0)
+        snprintf(seen.function, sizeof seen.function, "?");
+    seen.library = python_source_is_library(seen.file);
+    seen.address = -1;
+    struct known_code *slot = &known.codes[known.next++ % KNOWN_CODES];
+    *slot = seen;
+    return slot;
 }
 
 static size_t code_block_size(const struct python_layout *layout)
@@ -338,6 +399,13 @@ static size_t code_block_size(const struct python_layout *layout)
     if (layout->code.first_traceable != NA && layout->code.first_traceable > end)
         end = layout->code.first_traceable;
     return end + sizeof(uintptr_t);
+}
+
+static int describe(const struct python_frames *frames, pid_t self, struct known_code *code, int64_t address,
+                    char *source, size_t size)
+{
+    snprintf(source, size, "%s:%d %s", code->file, line_of(frames, self, code, address), code->function);
+    return 1;
 }
 
 int python_frames_capture(const struct python_frames *frames, char *source, size_t size)
@@ -355,33 +423,38 @@ int python_frames_capture(const struct python_frames *frames, char *source, size
     if (layout->model == VIA_CFRAME &&
         (!frame || read_memory(self, frame + layout->thread.current_frame, &frame, sizeof frame) != 0))
         return 0;
-    unsigned char code_block[256], innermost_block[256];
-    size_t code_size = code_block_size(layout);
-    char file[MAX_TEXT_BYTES + 1], innermost_file[MAX_TEXT_BYTES + 1];
+    /* Each step reads a frame's code object and the next frame in one call: one system call per
+     * frame of known code. */
+    unsigned char code_block[256], block[112], next_block[112];
+    size_t code_size = code_block_size(layout), block_size = frame_block_size(layout);
+    struct known_code innermost; /* a copy: later frames may take its slot */
     int64_t innermost_address = -1;
-    int have_innermost = 0;
-    for (int depth = 0; frame && depth < MAX_FRAMES; depth++) {
+    int have_innermost = 0, have_block = read_memory(self, frame, block, block_size) == 0;
+    for (int depth = 0; have_block && depth < MAX_FRAMES; depth++) {
         struct frame_place place;
         uintptr_t next = 0;
-        int found = read_frame(frames, self, frame, &place, &next, code_block, code_size);
-        if (found < 0)
+        int header = frame_header(frames, block, &place.code, &next);
+        if (header < 0)
             break;
-        if (found > 0 &&
-            read_text(frames, self, pointer_at(code_block, layout->code.filename), file, sizeof file) == 0) {
-            if (!python_source_is_library(file))
-                return describe(frames, self, code_block, file, place.address, source, size);
-            if (!have_innermost) {
-                have_innermost = 1;
-                memcpy(innermost_block, code_block, code_size);
-                memcpy(innermost_file, file, sizeof file);
-                innermost_address = place.address;
-            }
+        int got = header == 0
+                      ? read_memory(self, next, next_block, block_size) == 0 ? 2 : 0
+                      : read_two(self, place.code, code_block, code_size, next, next_block, block_size);
+        struct known_code *code = header > 0 && got > 0 && frame_place(frames, block, code_block, &place)
+                                      ? know_code(frames, self, place.code, code_block)
+                                      : NULL;
+        if (code && !code->library)
+            return describe(frames, self, code, place.address, source, size);
+        if (code && !have_innermost) {
+            have_innermost = 1;
+            innermost = *code;
+            innermost_address = place.address;
         }
-        frame = next;
+        have_block = got == 2;
+        memcpy(block, next_block, block_size);
     }
     if (!have_innermost)
         return 0;
-    return describe(frames, self, innermost_block, innermost_file, innermost_address, source, size);
+    return describe(frames, self, &innermost, innermost_address, source, size);
 }
 
 /* --- detection --- */

@@ -79,11 +79,14 @@ EXPORTED int probe_python_source_on_native_thread(char *source, size_t size)
 
 static struct call_site sites;
 
-/* call_site_init, as InitializeInjection does (enabled 0: OVERLAPSCOPE_CALL_SOURCES=0). */
-EXPORTED int probe_sites_start(int enabled)
+/* call_site_init, as InitializeInjection does (enabled 0: OVERLAPSCOPE_CALL_SOURCES=0;
+ * record_inner_calls 1: API records from CUPTI's activity kinds, 0: from the collector's callbacks). */
+EXPORTED int probe_sites_start(int enabled, int record_inner_calls)
 {
     error_info err;
-    return call_site_init(&sites, enabled, &err);
+    int status = call_site_init(&sites, enabled, &err);
+    sites.record_inner_calls = record_inner_calls;
+    return status;
 }
 
 /* The callbacks of one cudaDeviceSynchronize (correlation_id) and of the driver's cuCtxSynchronize

@@ -168,11 +168,13 @@ def blocking_loop(iterations):
 def collector_road(overlapscope):
     """3 iterations: 3 cudaDeviceSynchronize and 3 cuCtxSynchronize inside them, one source."""
     folder = tempfile.mkdtemp(prefix="call_sources_")
-    for enabled in (1, 0):
-        check("sites start", lib.probe_sites_start(enabled), 0)
+    # (sources on, driver calls inside runtime calls recorded too: CUPTI's activity records;
+    # sources on, only the outer call recorded: the collector's callback records; sources off)
+    for enabled, inner in ((1, 1), (1, 0), (0, 0)):
+        check("sites start", lib.probe_sites_start(enabled, inner), 0)
         expected = blocking_loop(3)
         error = ctypes.create_string_buffer(1024)
-        name = f"sync{enabled}.db"
+        name = f"sync{enabled}{inner}.db"
         status = lib.probe_write_sync_trace(folder.encode(), name.encode(), 3, error, len(error))
         check("trace written", (status, error.value), (0, b""))
         path = os.path.join(folder, name)
@@ -184,7 +186,10 @@ def collector_road(overlapscope):
         if not enabled:  # OVERLAPSCOPE_CALL_SOURCES=0
             check("disabled: no rows", rows, [])
             continue
-        check("call_sources rows", (rows, ids), ([(1, 6, expected)], [10, 11, 12, 13, 14, 15]))
+        if inner:
+            check("call_sources rows", (rows, ids), ([(1, 6, expected)], [10, 11, 12, 13, 14, 15]))
+        else:
+            check("call_sources rows, outer calls", (rows, ids), ([(1, 3, expected)], [10, 12, 14]))
         report = json.loads(subprocess.run([overlapscope, "report", "--json", path], capture_output=True,
                                            check=True, text=True).stdout)
         sync = [c for c in report["devices"][0]["idle"]["causes"] if c["cause"] == "host-sync"]
