@@ -173,8 +173,9 @@ static int price(struct op_list *list, kernel_names *names, size_t device_index,
         }
     }
     free(alone);
-    qsort(result->overlap_costs + first_row, result->overlap_cost_count - first_row,
-          sizeof *result->overlap_costs, by_cost_descending);
+    if (result->overlap_cost_count > first_row)
+        qsort(result->overlap_costs + first_row, result->overlap_cost_count - first_row,
+              sizeof *result->overlap_costs, by_cost_descending);
     return 0;
 }
 
