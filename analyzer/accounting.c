@@ -372,14 +372,16 @@ int accountant_end_device(accountant *acc, struct device_state *device, size_t r
 
 /* --- attribution --- */
 
-static int add_interval(accountant *acc, enum accounting_cause cause, int64_t start_ns, int64_t end_ns)
+static int add_interval(accountant *acc, enum accounting_cause cause, const char *label, int64_t start_ns,
+                        int64_t end_ns)
 {
     struct device_books *books = accountant_current(acc);
     if (end_ns <= start_ns)
         return 0;
     if (acc->interval_count > (size_t)books->interval_first) {
         struct accounting_interval *last = &acc->intervals[acc->interval_count - 1];
-        if (last->device == acc->current_book && last->cause == cause && last->end_ns == start_ns) {
+        if (last->device == acc->current_book && last->cause == cause && last->end_ns == start_ns &&
+            strcmp(last->label, label) == 0) {
             last->end_ns = end_ns;
             return 0;
         }
@@ -394,8 +396,10 @@ static int add_interval(accountant *acc, enum accounting_cause cause, int64_t st
         acc->intervals = grown;
         acc->interval_capacity = capacity;
     }
-    acc->intervals[acc->interval_count++] = (struct accounting_interval){
+    struct accounting_interval *interval = &acc->intervals[acc->interval_count++];
+    *interval = (struct accounting_interval){
         .device = acc->current_book, .cause = cause, .start_ns = start_ns, .end_ns = end_ns};
+    snprintf(interval->label, sizeof interval->label, "%s", label);
     return 0;
 }
 
@@ -490,7 +494,8 @@ static int attribute_between_steps(accountant *acc, struct device_books *books, 
             parts[p] += part;
             if (p != 1)
                 owners[p] = p == 0 ? before : after;
-            if (add_intervals && add_interval(acc, causes[p], cuts[p], cuts[p + 1]) != 0)
+            if (add_intervals &&
+                add_interval(acc, causes[p], accounting_cause_tag(cause), cuts[p], cuts[p + 1]) != 0)
                 return -1;
         }
     }
@@ -551,7 +556,7 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
     if (builder_add(whole, cause, label, source, idle && books->step_count ? inside_c : length_c,
                     acc->next_mark, figures) != 0)
         return -1;
-    return add_interval(acc, cause, start_ns, end_ns);
+    return add_interval(acc, cause, label, start_ns, end_ns);
 }
 
 /* --- the result --- */

@@ -72,6 +72,7 @@ struct accounting_interval {
     size_t device; /* index into analysis_result.devices */
     enum accounting_cause cause;
     int64_t start_ns, end_ns;
+    char label[64]; /* the label of the device's whole-span entry it went to (accounting_entry.label) */
 };
 /* Intervals kept in analysis_result.accounting_intervals (the earliest); totals cover all. */
 #define ACCOUNTING_MAX_INTERVALS 100000

@@ -1,7 +1,8 @@
 /* naming.h: the one home of how overlapscope names the things it reports, for the analyzer, the
  * text/JSON/Markdown reports, the pictures and the export alike: a copy's category and label
  * ("HtoD 64.0 MiB (pageable)"), a stream's role ("compute", "nccl", "copy", "mixed", "default",
- * "idle") and a process's label ("rank 3", "pid 1685"). Kernel names: common/kernel_name.h and
+ * "idle"), a process's label ("rank 3", "pid 1685") and a stretch of idle or exposed-communication
+ * time's ("host blocked in cudaDeviceSynchronize"). Kernel names: common/kernel_name.h and
  * kernel_names.h. Pure functions, no state. */
 #ifndef OVERLAPSCOPE_NAMING_H
 #define OVERLAPSCOPE_NAMING_H
@@ -29,5 +30,11 @@ const char *naming_stream_role(const int64_t busy_ns[ANALYSIS_CATEGORY_COUNT], i
 /* How every output names a process: "rank 3", or "pid 1685" when the trace has no rank (rank < 0),
  * or "process 2" (the store's process_id) when neither is known. Returns buffer. */
 char *naming_process(char *buffer, size_t size, int64_t rank, int64_t pid, int64_t process_id);
+
+/* How the pictures and the export name one stretch of idle or exposed-communication time
+ * (accounting.h: its cause and its entry's label): "host blocked in cudaDeviceSynchronize",
+ * "waiting for rank 0", "unexplained (no API records)"; the cause's title where the label adds
+ * nothing ("host busy outside CUDA (CPU, Python, data loading)"). Returns buffer. */
+char *naming_accounting(char *buffer, size_t size, enum accounting_cause cause, const char *label);
 
 #endif

@@ -17,6 +17,7 @@
 #include "describe.h"
 #include "kernel_name.h"
 #include "kernel_names.h"
+#include "naming.h"
 #include "output_file.h"
 #include "text_safe.h"
 #include "units.h"
@@ -343,14 +344,19 @@ static int64_t sort_after_ranks(int64_t id, int64_t offset)
     return id >= 0 && id <= INT64_MAX - offset ? id + offset : id;
 }
 
+/* The process as every output names it (naming_process: "rank 3", "pid 1685"), then its pid when
+ * the rank named it, and its host. */
 static int write_process(struct writer *w, sqlite3_stmt *row)
 {
-    char name[256];
-    int64_t rank = column_or(row, 2, -1);
-    int length = rank >= 0 ? snprintf(name, sizeof name, "rank %" PRId64 " ", rank) : 0;
+    char name[256], who[48];
+    int64_t rank = column_or(row, 2, -1), pid = column_or(row, 1, -1);
     const char *host = (const char *)sqlite3_column_text(row, 3);
-    snprintf(name + length, sizeof name - (size_t)length, "pid %" PRId64 "%s%.160s%s", column(row, 1),
-             host ? " (" : "", host ? host : "", host ? ")" : "");
+    naming_process(who, sizeof who, rank, pid, column(row, 0));
+    int length = snprintf(name, sizeof name, "%s", who);
+    if (rank >= 0 && pid >= 0)
+        length += snprintf(name + length, sizeof name - (size_t)length, " pid %" PRId64, pid);
+    snprintf(name + length, sizeof name - (size_t)length, "%s%.160s%s", host ? " (" : "", host ? host : "",
+             host ? ")" : "");
     write_metadata(w, "process", column(row, 0), 0, name,
                    rank >= 0 ? rank : sort_after_ranks(column(row, 0), 1000000));
     return remember_process_name(w, column(row, 0));
@@ -572,11 +578,17 @@ static void write_memcpy(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_
     sqlite3_stmt *c = w->memcpy_query;
     if (!detail_row(c, column(op, GPU_ROWID)))
         return;
+    /* Named as the report and the picture name it (naming_copy: "HtoD 64.0 MiB (pageable)"); both
+     * sides' memory in args. */
     char name[96];
-    snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", store_copy_kind_name(column(c, 0)),
-             store_memory_kind_name(column_or(c, 1, 0)), store_memory_kind_name(column_or(c, 2, 0)));
+    int64_t source = column_or(c, 1, 0), destination = column_or(c, 2, 0);
+    naming_copy(name, sizeof name, column(c, 0), column(c, 3), naming_copy_is_pageable(source, destination));
     begin_gpu_slice(w, op, "gpu_memcpy", name, 0, tid, start, end);
     emit_int(w, "bytes", column(c, 3));
+    emit_key(w, "source memory");
+    emit_string(w, store_memory_kind_name(source), CHROME_EXPORT_NAME_BYTES, 0);
+    emit_key(w, "destination memory");
+    emit_string(w, store_memory_kind_name(destination), CHROME_EXPORT_NAME_BYTES, 0);
     end_event(w);
 }
 
@@ -764,26 +776,75 @@ static int write_waits(struct writer *w)
 
 /* --- the analyzer's time accounting (issue 16) --- */
 
+/* The device's whole-span entry an interval went to (its cause and label), and whether it is the
+ * only one: a blocking call seen at several places of the program has one entry per place, and
+ * the interval does not say which. NULL when none (a step-only stretch). */
+static const struct accounting_entry *interval_entry(const struct writer *w,
+                                                     const struct accounting_interval *interval, int *only)
+{
+    const struct analysis_result *analysis = w->analysis;
+    const struct accounting_entry *found = NULL;
+    *only = 0;
+    for (size_t a = 0; a < analysis->accounting_count; a++) {
+        const struct analysis_accounting *books = &analysis->accountings[a];
+        if (books->device != interval->device || books->step != -1)
+            continue;
+        const struct accounting_breakdown *breakdown =
+            accounting_cause_is_idle(interval->cause) ? &books->idle : &books->exposed_communication;
+        for (size_t e = 0; e < breakdown->entry_count; e++) {
+            const struct accounting_entry *entry = &breakdown->entries[e];
+            if (entry->cause != interval->cause || strcmp(entry->label, interval->label) != 0)
+                continue;
+            *only = !found;
+            if (!found)
+                found = entry; /* entries come largest first */
+        }
+    }
+    return found;
+}
+
 /* Where a device's idle and exposed-communication time went: one slice per stretch of one cause
- * (accounting.h; the analyzer keeps the earliest ACCOUNTING_MAX_INTERVALS), on the device's
- * accounting track, named by the cause's title. Stretches come in time order per device and never
- * overlap (idle: nothing ran; exposed: NCCL ran without compute), so the track is strict. */
+ * (accounting.h; the analyzer keeps the earliest ACCOUNTING_MAX_INTERVALS), named as the picture
+ * names it ("idle: host blocked in cudaDeviceSynchronize", "exposed comm: waiting for rank 0"),
+ * on the device's "idle causes" or "exposed communication" track, with the cause's evidence in
+ * args. Stretches come in time order per device and never overlap (idle: nothing ran; exposed:
+ * NCCL ran without compute), so each track is strict. */
 static int write_accounting_interval(struct writer *w, const struct accounting_interval *interval)
 {
     const struct analysis_device *device = &w->analysis->devices[interval->device];
     int64_t start = interval->start_ns, end = interval->end_ns, tid;
     if (!clip_slice(w, &start, &end))
         return 0;
-    if (place(w, (struct chrome_track_key){device->process_id, CHROME_TRACK_ACCOUNTING, device->device_id, 0},
-              start, end, &tid) != 0)
-        return -1;
     int idle = accounting_cause_is_idle(interval->cause);
-    begin_slice(w, idle ? "idle" : "exposed communication", accounting_cause_title(interval->cause), 0,
-                device->process_id, tid, start, end);
+    struct chrome_track_key key = {device->process_id, idle ? CHROME_TRACK_IDLE : CHROME_TRACK_EXPOSED_COMM,
+                                   device->device_id, 0};
+    if (place(w, key, start, end, &tid) != 0)
+        return -1;
+    char what[160], name[192], total[32];
+    naming_accounting(what, sizeof what, interval->cause, interval->label);
+    snprintf(name, sizeof name, "%s: %s", idle ? "idle" : "exposed comm", what);
+    begin_slice(w, idle ? "idle" : "exposed communication", name, 0, device->process_id, tid, start, end);
     emit_key(w, "cause");
     emit_string(w, accounting_cause_tag(interval->cause), CHROME_EXPORT_NAME_BYTES, 0);
     emit_key(w, "kind");
     emit(w, idle ? "\"idle\"" : "\"exposed communication\"");
+    if (interval->label[0]) {
+        emit_key(w, "label");
+        emit_string(w, interval->label, CHROME_EXPORT_NAME_BYTES, 0);
+    }
+    int only = 0;
+    const struct accounting_entry *entry = interval_entry(w, interval, &only);
+    if (entry) {
+        emit_key(w, "cause total");
+        emit_string(w, units_format_duration(total, sizeof total, entry->ns), CHROME_EXPORT_NAME_BYTES, 0);
+        emit_int(w, "cause count", entry->count);
+        emit_key(w, "evidence");
+        emit_string(w, entry->evidence, CHROME_EXPORT_TEXT_BYTES, 0);
+        if (only && entry->source[0]) {
+            emit_key(w, "source");
+            emit_string(w, entry->source, CHROME_EXPORT_NAME_BYTES, 0);
+        }
+    }
     end_event(w);
     return 0;
 }
@@ -833,6 +894,13 @@ static int compare_process_ids(const void *left, const void *right)
     return a < b ? -1 : a > b;
 }
 
+/* The analyzer's tracks: their slices overlap by nature (two ops waiting at once), so a second
+ * track is no sign of a clock problem. */
+static int analysis_track(enum chrome_track_kind kind)
+{
+    return kind == CHROME_TRACK_WAITS || kind == CHROME_TRACK_IDLE || kind == CHROME_TRACK_EXPOSED_COMM;
+}
+
 static void track_name(struct writer *w, const struct chrome_track *track, char *name, size_t size)
 {
     const struct chrome_track_key *key = &track->key;
@@ -841,9 +909,11 @@ static void track_name(struct writer *w, const struct chrome_track *track, char 
     case CHROME_TRACK_WAITS:
         length = snprintf(name, size, "GPU %" PRId64 " waits (analysis)", key->device_id);
         break;
-    case CHROME_TRACK_ACCOUNTING:
-        length =
-            snprintf(name, size, "GPU %" PRId64 " idle and exposed communication (analysis)", key->device_id);
+    case CHROME_TRACK_IDLE:
+        length = snprintf(name, size, "GPU %" PRId64 " idle causes (analysis)", key->device_id);
+        break;
+    case CHROME_TRACK_EXPOSED_COMM:
+        length = snprintf(name, size, "GPU %" PRId64 " exposed communication (analysis)", key->device_id);
         break;
     case CHROME_TRACK_STREAM: {
         char label[64];
@@ -871,9 +941,7 @@ static void track_name(struct writer *w, const struct chrome_track *track, char 
      * second track overlapped on its own (clock skew, or a hostile trace). */
     if (track->overflow > 0 && length > 0 && (size_t)length < size)
         snprintf(name + length, size - (size_t)length,
-                 key->kind == CHROME_TRACK_WAITS || key->kind == CHROME_TRACK_ACCOUNTING
-                     ? " (%" PRId64 ")"
-                     : " (overlapping slices, %" PRId64 ")",
+                 analysis_track(key->kind) ? " (%" PRId64 ")" : " (overlapping slices, %" PRId64 ")",
                  track->overflow + 1);
 }
 
@@ -887,8 +955,7 @@ static int write_track_names(struct writer *w)
         char name[256];
         track_name(w, &list[i], name, sizeof name);
         write_metadata(w, "thread", list[i].key.process_id, list[i].tid, name, (int64_t)i);
-        w->counts.overflow_tracks += list[i].overflow > 0 && list[i].key.kind != CHROME_TRACK_WAITS &&
-                                     list[i].key.kind != CHROME_TRACK_ACCOUNTING;
+        w->counts.overflow_tracks += list[i].overflow > 0 && !analysis_track(list[i].key.kind);
         if ((i == 0 || list[i - 1].key.process_id != list[i].key.process_id) &&
             !bsearch(&list[i].key.process_id, w->named_processes, w->named_count, sizeof *w->named_processes,
                      compare_process_ids)) {

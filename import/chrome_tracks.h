@@ -22,13 +22,14 @@
 /* What a logical track holds; the order is the display order inside a device or a process. */
 enum chrome_track_kind {
     CHROME_TRACK_WAITS = 0,         /* the analyzer's waits on one device (strict) */
-    CHROME_TRACK_ACCOUNTING = 1,    /* where one device's idle and exposed-communication time went (strict) */
-    CHROME_TRACK_STREAM = 2,        /* kernels, copies and memsets of one GPU stream (strict) */
-    CHROME_TRACK_STREAM_RANGES = 3, /* NVTX ranges the profiler put on a GPU stream (nesting) */
-    CHROME_TRACK_SYNC = 4,          /* the process's CUDA synchronizations (nesting) */
-    CHROME_TRACK_API = 5,           /* one host thread's CUDA runtime and driver calls (nesting) */
-    CHROME_TRACK_NVTX = 6,          /* one host thread's NVTX ranges (nesting) */
-    CHROME_TRACK_KIND_COUNT = 7
+    CHROME_TRACK_IDLE = 1,          /* the causes of one device's idle time (strict) */
+    CHROME_TRACK_EXPOSED_COMM = 2,  /* the causes of one device's exposed communication (strict) */
+    CHROME_TRACK_STREAM = 3,        /* kernels, copies and memsets of one GPU stream (strict) */
+    CHROME_TRACK_STREAM_RANGES = 4, /* NVTX ranges the profiler put on a GPU stream (nesting) */
+    CHROME_TRACK_SYNC = 5,          /* the process's CUDA synchronizations (nesting) */
+    CHROME_TRACK_API = 6,           /* one host thread's CUDA runtime and driver calls (nesting) */
+    CHROME_TRACK_NVTX = 7,          /* one host thread's NVTX ranges (nesting) */
+    CHROME_TRACK_KIND_COUNT = 8
 };
 
 /* A logical track: device_id is CHROME_TRACK_HOST for host tracks; id is the stream or thread id

@@ -130,11 +130,12 @@ static void text_streams(FILE *out, const struct analysis_result *result)
     }
 }
 
-/* Writes text as lines of at most width columns (UTF-8 characters counted once), each starting
- * with indent spaces, broken between words; a word longer than a line gets a line of its own,
- * whole: evidence is never cut. */
 /* At least this many columns of text beside the indent, however narrow the terminal. */
 #define MIN_TEXT_COLUMNS 20
+/* A cause's summary continues under the text after its number ("  1. "); the evidence of its
+ * largest wait two columns deeper. */
+#define SUMMARY_INDENT 5
+#define EVIDENCE_INDENT 7
 
 /* Writes prose safely (controls escaped first, so only spaces separate what is wrapped), wrapped
  * between words at width; the first line starts with first_prefix, the next ones with indent
@@ -167,13 +168,18 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
         if (total->count == 0)
             continue;
         shown++;
-        fprintf(out, "  %zu. %s: %s lost in %" PRId64 " wait%s; what to do: %s (see %s)\n", shown,
-                analysis_cause_title(total->cause), units_format_duration(lost, sizeof lost, total->lost_ns),
-                total->count, total->count == 1 ? "" : "s", analysis_cause_advice(total->cause),
-                analysis_cause_advice_source(total->cause));
+        char number[16], summary[768];
+        snprintf(number, sizeof number, "  %zu. ", shown);
+        snprintf(summary, sizeof summary, "%s: %s lost in %" PRId64 " wait%s; what to do: %s (see %s)",
+                 analysis_cause_title(total->cause), units_format_duration(lost, sizeof lost, total->lost_ns),
+                 total->count, total->count == 1 ? "" : "s", analysis_cause_advice(total->cause),
+                 analysis_cause_advice_source(total->cause));
+        /* The summary hangs under its number; its largest wait's evidence sits deeper, so
+         * that a reader sees where the one ends and the other begins. */
+        write_wrapped(out, summary, number, SUMMARY_INDENT, width);
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         if (wait)
-            write_wrapped(out, wait->evidence, "     ", 5, width);
+            write_wrapped(out, wait->evidence, "       ", EVIDENCE_INDENT, width);
     }
 }
 

@@ -1,5 +1,6 @@
 /* test_naming.c: the names every output shares (analyzer/naming.h): a copy's category and
- * label, a stream's role from its busy time, a process's label. */
+ * label, a stream's role from its busy time, a process's label, a stretch of idle or exposed
+ * communication time's name. */
 #include "check.h"
 #include "naming.h"
 #include "store.h"
@@ -48,10 +49,28 @@ static void test_processes(void)
     CHECK_STR(naming_process(label, sizeof label, -1, -1, 2), "process 2");
 }
 
+/* The label says which call, rank or collective; where it only restates the cause, the title. */
+static void test_accounting(void)
+{
+    char name[160];
+    CHECK_STR(naming_accounting(name, sizeof name, ACCOUNTING_IDLE_HOST_SYNC, "cudaDeviceSynchronize"),
+              "host blocked in cudaDeviceSynchronize");
+    CHECK_STR(naming_accounting(name, sizeof name, ACCOUNTING_COMM_SKEW, "rank 0"), "waiting for rank 0");
+    CHECK_STR(naming_accounting(name, sizeof name, ACCOUNTING_COMM_TRANSFER, "AllReduce"),
+              "transfer (AllReduce)");
+    CHECK_STR(naming_accounting(name, sizeof name, ACCOUNTING_IDLE_UNEXPLAINED, "no API records"),
+              "unexplained (no API records)");
+    CHECK_STR(naming_accounting(name, sizeof name, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call"),
+              accounting_cause_title(ACCOUNTING_IDLE_HOST_CPU));
+    CHECK_STR(naming_accounting(name, sizeof name, ACCOUNTING_IDLE_HOST_SYNC, ""),
+              accounting_cause_title(ACCOUNTING_IDLE_HOST_SYNC));
+}
+
 int main(void)
 {
     test_copies();
     test_roles();
     test_processes();
+    test_accounting();
     return check_finish();
 }

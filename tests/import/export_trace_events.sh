@@ -42,6 +42,21 @@ assert {e["name"] for e in kernels} >= {"wl_gemm_kernel", "NCCL AllReduce Sum f3
 assert d["otherData"]["waits_found"] == d["otherData"]["waits_exported"] == 100, d["otherData"]
 assert sum(e.get("cat") == "wait" and e["ph"] == "X" for e in d["traceEvents"]) == 100
 PY
+# Copies and processes are named as the report names them (analyzer/naming.h): every copy a wait of
+# copy_pageable's report names is a memcpy slice of that name, and each device's process is named
+# by the report's process label first.
+"$os" report --json "$data/copy_pageable.db" >"$scratch/copy_pageable.names.json" 2>/dev/null
+python3 - "$scratch/copy_pageable.names.json" "$scratch/gpu-copy_pageable.json" <<'PY' && ok || bad "copy and process names"
+import json, sys
+report, export = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+copies = {e["name"] for e in export["traceEvents"] if e.get("cat") == "gpu_memcpy"}
+named = {op["name"] for w in report["waits"] for op in (w["waiting"], w["blocking"]) if op["category"].startswith("copy")}
+assert named and named <= copies, (named, copies)
+assert any(name.endswith("(pageable)") for name in named), named
+processes = {e["pid"]: e["args"]["name"] for e in export["traceEvents"] if e.get("name") == "process_name"}
+for device in report["devices"]:
+    assert processes[device["process_id"]].startswith(device["process"] + " "), (processes, device["process"])
+PY
 # ... and every golden trace's waits are in its export, at the report's times (its origin is the
 # report's: the wait the report puts "at +166 ms" in ddp_fill_eighth ends at 166 ms here).
 pairs=()
@@ -54,22 +69,46 @@ python3 "$here/check_export_waits.py" --pairs "${pairs[@]}" >"$scratch/waits.out
     [ "$(grep -c ': ok (' "$scratch/waits.out")" -ge 30 ] && grep -q "gpu-ddp_fill_eighth.json: ok (100 waits" "$scratch/waits.out" &&
     ok || { grep -v ": ok" "$scratch/waits.out"; bad "golden traces' waits"; }
 
-# The time accounting (issue 16): per device, the idle slices add up to the report's idle_ns and the
-# exposed-communication slices to its exposed_communication_ns, on one track each device.
-python3 - "$scratch/ddp_fill_eighth.report.json" "$scratch/gpu-ddp_fill_eighth.json" <<'PY' && ok || bad "accounting slices"
+# The time accounting (issue 16): per device, the idle slices (on its "idle causes" track) add up to
+# the report's idle_ns and the exposed-communication slices (on its "exposed communication" track)
+# to its exposed_communication_ns, and per cause and label to that cause's ns in the report; each
+# slice is named by its cause and label as the picture names it ("idle: host blocked in
+# cudaMemcpy", "exposed comm: waiting for rank 0") and carries the report's evidence for them.
+# ddp: rank 1's exposed communication is mostly waiting for rank 0 at its all-reduces.
+for name in ddp_fill_eighth ddp; do
+python3 - "$scratch/$name.report.json" "$scratch/gpu-$name.json" <<'PY' && ok || bad "accounting slices of $name"
 import collections, json, sys
 report, export = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in export["traceEvents"] if e.get("name") == "thread_name"}
-sums = collections.Counter()
-for e in export["traceEvents"]:
-    if e.get("cat") in ("idle", "exposed communication"):
-        sums[(e["cat"], names[(e["pid"], e["tid"])])] += round(e["dur"] * 1000)
+by_name = collections.Counter()
 for device in report["devices"]:
-    track = "GPU %d idle and exposed communication (analysis)" % device["device_id"]
-    assert sums[("idle", track)] == device["idle_ns"] > 0, (sums, device["idle_ns"])
-    assert sums[("exposed communication", track)] == device["exposed_communication_ns"] > 0, sums
-assert len({track for _, track in sums}) == len(report["devices"]) == 2, sums
+    causes, want = {}, collections.Counter()
+    for part in ("idle", "exposed_communication"):
+        for c in device[part]["causes"]:
+            causes.setdefault((c["cause"], c["label"]), c)  # largest first
+            want[(c["cause"], c["label"])] += c["ns"]
+    tracks = {"idle": "GPU %d idle causes (analysis)" % device["device_id"],
+              "exposed communication": "GPU %d exposed communication (analysis)" % device["device_id"]}
+    sums, got = collections.Counter(), collections.Counter()
+    for e in export["traceEvents"]:
+        if e.get("cat") not in tracks or e["pid"] != device["process_id"]:
+            continue
+        assert names[(e["pid"], e["tid"])] == tracks[e["cat"]], (names[(e["pid"], e["tid"])], e)
+        assert e["name"].startswith("idle: " if e["cat"] == "idle" else "exposed comm: "), e["name"]
+        key = (e["args"]["cause"], e["args"]["label"])
+        assert e["args"]["evidence"] == causes[key]["evidence"], (e, causes[key])
+        sums[e["cat"]] += round(e["dur"] * 1000)
+        got[key] += round(e["dur"] * 1000)
+        by_name[(device["rank"], e["name"])] += round(e["dur"] * 1000)
+    assert sums["idle"] == device["idle_ns"] > 0, (sums, device["idle_ns"])
+    assert sums["exposed communication"] == device["exposed_communication_ns"] > 0, sums
+    assert got == want, (got, want)
+if sys.argv[1].endswith("/ddp.report.json"):
+    skew = next(c for c in report["devices"][1]["exposed_communication"]["causes"] if c["cause"] == "skew")
+    assert skew["label"] == "rank 0" and skew["ns"] * 2 > report["devices"][1]["exposed_communication_ns"], skew
+    assert by_name[(1, "exposed comm: waiting for rank 0")] == skew["ns"], by_name
 PY
+done
 
 # --origin trace keeps the set-up before the first GPU activity: every API call is there, and the
 # report's +0 (where the "report +0" instant sits) is where the waits moved to.

@@ -2,6 +2,7 @@
  * summary names the cause with its evidence, the JSON carries the documented fields with the
  * computed values, Markdown is a table, diff shows the change. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "check.h"
@@ -70,24 +71,53 @@ static void test_metrics(const struct analysis_result *saturated)
     }
 }
 
-/* Evidence lines wrap between words at the width, indented under their cause, and say all of the
- * evidence: joined back, cause 1's lines are its largest wait's evidence, word for word. */
+/* Joins the lines of text that start with indent spaces exactly (not more), from *line on,
+ * into joined (one space between lines); checks that each fits width. Moves *line past them and
+ * returns their count. */
+static int join_indented(const char **line, int indent, int width, char *joined, size_t size)
+{
+    int lines = 0;
+    joined[0] = '\0';
+    for (; *line && strspn(*line + 1, " ") == (size_t)indent; *line = strchr(*line + 1, '\n')) {
+        int length = (int)strcspn(*line + 1 + indent, "\n");
+        CHECK(length + indent <= width);
+        size_t used = strlen(joined);
+        snprintf(joined + used, size - used, "%s%.*s", used ? " " : "", length, *line + 1 + indent);
+        lines++;
+    }
+    return lines;
+}
+
+/* Cause summaries and evidence wrap between words at the width and say all of their text: the
+ * summary continues under the text after its number ("  1. ", 5 columns), the evidence two
+ * columns deeper; joined back, cause 1's summary is its title, loss, advice and source, and its
+ * evidence its largest wait's, word for word (no word cut). */
 static void test_wrapping(const struct analysis_result *saturated, int width)
 {
     char *text = capture_text(saturated, 0, width);
-    char joined[1024] = "";
-    int lines = 0;
+    char summary[1024], evidence[1024], expected[1024];
+    snprintf(expected, sizeof expected, "SM saturation: 3.19 ms lost in 1 wait; what to do: %s (see %s)",
+             analysis_cause_advice(ANALYSIS_CAUSE_SM_SATURATION),
+             analysis_cause_advice_source(ANALYSIS_CAUSE_SM_SATURATION));
     const char *line = strstr(text, "\n  1. ");
-    for (line = line ? strchr(line + 1, '\n') : NULL; line && strncmp(line, "\n     ", 6) == 0;
-         line = strchr(line + 1, '\n')) {
-        int length = (int)strcspn(line + 6, "\n");
-        CHECK(length + 5 <= width);
-        size_t used = strlen(joined);
-        snprintf(joined + used, sizeof joined - used, "%s%.*s", used ? " " : "", length, line + 6);
-        lines++;
+    CHECK(line != NULL);
+    if (!line) {
+        free(text);
+        return;
     }
-    CHECK(lines >= 3);
-    CHECK_STR(joined, saturated->waits[0].evidence);
+    int first = (int)strcspn(line + 1, "\n");
+    CHECK(first <= width);
+    snprintf(summary, sizeof summary, "%.*s", first - 5, line + 6);
+    line = strchr(line + 1, '\n');
+    char rest[1024];
+    int summary_lines = 1 + join_indented(&line, 5, width, rest, sizeof rest);
+    size_t used = strlen(summary);
+    snprintf(summary + used, sizeof summary - used, "%s%s", rest[0] ? " " : "", rest);
+    int evidence_lines = join_indented(&line, 7, width, evidence, sizeof evidence);
+    CHECK(summary_lines >= 2); /* 150-250 characters: never one line at 80 columns */
+    CHECK_STR(summary, expected);
+    CHECK(evidence_lines >= 3);
+    CHECK_STR(evidence, saturated->waits[0].evidence);
     free(text);
 }
 
@@ -99,7 +129,8 @@ static void test_text_and_markdown(const struct analysis_result *saturated)
     CHECK_CONTAINS(text, "missed overlaps: 2 waits, 3.39 ms lost");
     CHECK_CONTAINS(text, "2. communication delayed by compute: 200 us lost in 1 wait");
     CHECK_CONTAINS(
-        text, "AllReduce Sum f32 RING LL started 1.00 ms after it was ready, as a block of\n     it retired");
+        text,
+        "AllReduce Sum f32 RING LL started 1.00 ms after it was ready, as a\n       block of it retired");
     CHECK_CONTAINS(text, "1. SM saturation: 3.19 ms lost in 1 wait");
     CHECK_CONTAINS(text, "kernel sgemm_256x128 on stream 13 held all 132 SMs");
     CHECK_CONTAINS(text, "sgemm_128x64 (stream 14) after sgemm_256x128 (stream 13) [sm-saturation]");

@@ -2,6 +2,7 @@
  * scenarios of scenarios.h: exit statuses (0 ok, 1 a check failed, 2 usage or input error, one
  * line on stderr), the text, and the JSON fields. Runs the CLI named by $OVERLAPSCOPE. */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "check.h"
@@ -55,18 +56,23 @@ static int line_count(const char *text)
 static void test_report(void)
 {
     CHECK_INT(run("report %D/saturated.db"), 0);
-    CHECK_CONTAINS(out_text,
-                   "1. SM saturation: 3.19 ms lost in 1 wait; what to do: give the first kernel a smaller"
-                   " grid or fewer SMs");
-    CHECK_CONTAINS(out_text, "(see CUDA C++ Programming Guide, \"Concurrent Kernel Execution\")\n");
-    CHECK_CONTAINS(out_text,
-                   "(see NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and NCCL_MAX_CTAS)\n");
     /* Pairs (13, 14): 11 of 11 us possible, (13, 20): 200 of 200, (14, 20): nothing possible; no
      * copies: "-". */
     CHECK_CONTAINS(out_text, "idle     overlap of possible  comm ");
     CHECK_CONTAINS(out_text, "99.8%  11.0 us  100.0%               400 us");
-    /* not a terminal: evidence wraps at 80 columns, under its cause */
-    CHECK_CONTAINS(out_text, "held all 132 SMs (8448 blocks, 2 resident\n     per SM, limited by warps");
+    /* not a terminal: 80 columns; the cause's summary wraps between words under its number, the
+     * evidence of its largest wait two columns deeper */
+    CHECK_CONTAINS(out_text,
+                   "\n  1. SM saturation: 3.19 ms lost in 1 wait; what to do: give the first kernel a\n"
+                   "     smaller grid or fewer SMs so the second fits beside it;");
+    CHECK_CONTAINS(out_text, "(see CUDA C++ Programming\n     Guide, \"Concurrent Kernel Execution\")\n");
+    CHECK_CONTAINS(out_text, "\n     Guide, \"Environment Variables\", NCCL_MIN_CTAS and NCCL_MAX_CTAS)\n");
+    CHECK_CONTAINS(out_text, "held all 132 SMs (8448 blocks, 2\n       resident per SM, limited by warps");
+    /* every line of the causes fits the 80 columns */
+    const char *causes = strstr(out_text, "\nmissed overlaps:"), *end = strstr(out_text, "\nwhat if");
+    CHECK(causes && end);
+    for (const char *line = causes; line && line < end; line = strchr(line + 1, '\n'))
+        CHECK((int)strcspn(line + 1, "\n") <= 80);
     CHECK_INT(run("report --markdown %D/saturated.db"), 0);
     CHECK_CONTAINS(out_text, "| rank | device | span | busy | idle | overlap of possible |");
     CHECK_CONTAINS(out_text, "| what to do |");

@@ -29,10 +29,11 @@ expect "info: no raw control byte" '! raw_controls "$work/info.txt"'
 
 $os report "$work/t.db" >"$work/report.txt"; rc=$?
 expect "report exits 0" '[ $rc -eq 0 ]'
-# (the evidence wraps at 80 columns between words: the escaped name, one word, stays whole)
+# (the cause's summary and its evidence wrap at 80 columns between words, the evidence 7 columns
+# in: the escaped name, one word, stays whole)
 expect "report: the evidence names the API call escaped, on one line" \
-    'grep -qxF "     evil\\x1b]0;pwned\\x07\\x1b[31mred|pipe\\x0anewline\\x0d\\xff\\xfe\\xc2\\x9bend23)" "$work/report.txt"'
-expect "report: still 34 lines (no forged line; 8 of them the idle-time section, 4 the what-if, 2 the overlap cost)" '[ $(wc -l <"$work/report.txt") -eq 34 ]'
+    'grep -qxF "       evil\\x1b]0;pwned\\x07\\x1b[31mred|pipe\\x0anewline\\x0d\\xff\\xfe\\xc2\\x9bend23)" "$work/report.txt"'
+expect "report: still 36 lines (no forged line; 3 of them the cause's wrapped summary, 8 the idle-time section, 4 the what-if, 2 the overlap cost)" '[ $(wc -l <"$work/report.txt") -eq 36 ]'
 expect "report: no raw control byte" '! raw_controls "$work/report.txt"'
 expect "report: valid UTF-8" 'valid_utf8 "$work/report.txt"'
 
