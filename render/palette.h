@@ -32,5 +32,9 @@ uint32_t palette_text_on(uint32_t background);
 #define PALETTE_MUTED_TEXT 0x555555u
 #define PALETTE_GRID 0xDDDDDDu
 #define PALETTE_WAIT 0x000000u /* hatch and connector of an explained wait */
+/* A device's idle time whose cause is not the host blocked (that one is hatched like a wait), and
+ * its exposed communication (NCCL's orange, hatched): the accounting lane under its strip. */
+#define PALETTE_IDLE 0xDCCFAFu
+#define PALETTE_EXPOSED_COMMUNICATION 0xE69F00u
 
 #endif

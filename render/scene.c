@@ -37,7 +37,12 @@
 #define LANE_HEIGHT 24.0
 #define LANE_GAP 3.0
 #define GROUP_GAP 14.0
-#define TAG_ROW 17.0 /* above a device's lanes: the cause tags that would cover a bar in the lane */
+#define TAG_ROW 17.0         /* above a device's lanes: the cause tags that would cover a bar in the lane */
+#define ACCOUNTING_LANE 15.0 /* under a device's strip: where its idle and exposed time went */
+#define ACCOUNTING_SIZE 9.5
+#define MIN_ACCOUNTING_LABEL 40.0      /* a run of one cause narrower than this carries no label */
+#define ACCOUNTING_LABEL_SPACING 320.0 /* one cause named at most once per this much of the lane */
+#define ACCOUNTING_TITLE "idle \xc2\xb7 exposed comm"
 #define MIN_LANE_HEIGHT 6.0
 #define MAX_LANE_HEIGHT 64.0
 #define MIN_LABELLED_LANE 15.0 /* lanes lower than this carry no interval text */
@@ -58,8 +63,9 @@ struct group {
     char title[192];
     struct canvas_device *device;
     size_t first_lane, lane_count;
-    double header_y, strip_y, tag_row_y;
-    int has_tag_row; /* a wait is drawn on one of its lanes */
+    double header_y, strip_y, tag_row_y, accounting_y;
+    int has_tag_row;    /* a wait is drawn on one of its lanes */
+    int has_accounting; /* the analysis accounts for some of its time in the window */
 };
 
 /* Colour keys of a lane's columns: a palette kind at one of 16 coverage levels. */
@@ -81,6 +87,7 @@ struct scene {
     int *column_keys;            /* scratch for paint_runs: a colour key per column, */
     int *run_first, *run_by_key; /* the first column of each run, and the runs by key, */
     int *key_start;              /* and where each key's runs begin (PAINT_KEYS + 1) */
+    size_t accounting_styles[TIMELINE_ACCOUNTING_STYLE_COUNT]; /* stretches drawn, per style */
 };
 
 /* --- small helpers --- */
@@ -396,6 +403,8 @@ static double groups_height(const struct scene *scene, double lane_height)
             height += STRIP_HEIGHT + STRIP_GAP;
         if (scene->groups[g].has_tag_row)
             height += TAG_ROW;
+        if (scene->groups[g].has_accounting)
+            height += ACCOUNTING_LANE + LANE_GAP;
     }
     return height;
 }
@@ -424,6 +433,10 @@ static void layout_rows(struct scene *scene)
             group->strip_y = y;
             y += STRIP_HEIGHT + STRIP_GAP;
         }
+        if (group->has_accounting) {
+            group->accounting_y = y;
+            y += ACCOUNTING_LANE + LANE_GAP;
+        }
         if (group->has_tag_row) {
             group->tag_row_y = y;
             y += TAG_ROW;
@@ -444,7 +457,23 @@ struct legend_entry {
     int level; /* concurrency level for LEGEND_CONCURRENCY */
     const char *name;
 };
-enum { LEGEND_WAIT = 100, LEGEND_CONCURRENCY = 101, LEGEND_CONCURRENCY_TITLE = 102 };
+enum {
+    LEGEND_WAIT = 100,
+    LEGEND_CONCURRENCY = 101,
+    LEGEND_CONCURRENCY_TITLE = 102,
+    LEGEND_ACCOUNTING = 110 /* + a timeline_accounting_style */
+};
+
+/* The accounting lane's styles: legend text, fill, and whether hatched like a wait. */
+static const struct {
+    const char *legend;
+    uint32_t fill;
+    int hatched;
+} accounting_looks[TIMELINE_ACCOUNTING_STYLE_COUNT] = {
+    [TIMELINE_IDLE_HOST_BLOCKED] = {"idle: host blocked", PALETTE_LANE_BACKGROUND, 1},
+    [TIMELINE_IDLE_OTHER] = {"idle: other cause", PALETTE_IDLE, 0},
+    [TIMELINE_EXPOSED_COMMUNICATION] = {"exposed comm", PALETTE_EXPOSED_COMMUNICATION, 1},
+};
 
 static int waits_to_draw(const struct scene *scene);
 
@@ -460,6 +489,10 @@ static size_t legend_entries(const struct scene *scene, struct legend_entry *ent
             entries[count++] = (struct legend_entry){k, 0, palette_name(k)};
     if (waits_to_draw(scene) > 0)
         entries[count++] = (struct legend_entry){LEGEND_WAIT, 0, "explained wait (cause)"};
+    for (int style = 0; style < TIMELINE_ACCOUNTING_STYLE_COUNT; style++)
+        if (scene->accounting_styles[style] > 0)
+            entries[count++] =
+                (struct legend_entry){LEGEND_ACCOUNTING + style, 0, accounting_looks[style].legend};
     entries[count++] = (struct legend_entry){LEGEND_CONCURRENCY_TITLE, 0, "streams busy:"};
     static const char *const levels[4] = {"0", "1", "2", "3+"};
     for (int level = 0; level < 4; level++)
@@ -493,7 +526,8 @@ static void hatch(cairo_t *cr, double x, double y, double width, double height, 
     cairo_restore(cr);
 }
 
-static int record_swatch(struct scene *scene, const struct timeline_box *box, uint32_t rgb, const char *name)
+static int record_swatch(struct scene *scene, const struct timeline_box *box, uint32_t rgb, int hatched,
+                         const char *name)
 {
     struct timeline_layout *layout = scene->layout;
     if (layout->legend_count == scene->legend_capacity) {
@@ -507,6 +541,7 @@ static int record_swatch(struct scene *scene, const struct timeline_box *box, ui
     struct timeline_swatch *swatch = &layout->legend[layout->legend_count++];
     swatch->box = *box;
     swatch->rgb = rgb;
+    swatch->hatched = hatched;
     snprintf(swatch->name, sizeof swatch->name, "%s", name);
     return 0;
 }
@@ -515,7 +550,7 @@ static int record_swatch(struct scene *scene, const struct timeline_box *box, ui
  * height used, or -1 when out of memory. */
 static double legend(struct scene *scene, cairo_t *cr, cairo_t *measure, double top)
 {
-    struct legend_entry entries[PALETTE_KIND_COUNT + 8];
+    struct legend_entry entries[PALETTE_KIND_COUNT + 8 + TIMELINE_ACCOUNTING_STYLE_COUNT];
     size_t count = legend_entries(scene, entries);
     double x = MARGIN, y = top, right = scene->input.width_css - MARGIN;
     for (size_t i = 0; i < count; i++) {
@@ -531,14 +566,18 @@ static double legend(struct scene *scene, cairo_t *cr, cairo_t *measure, double 
         if (cr) {
             struct timeline_box swatch = {x, y + 2, SWATCH, SWATCH};
             double text_x = x + SWATCH + (entry->kind == LEGEND_CONCURRENCY ? 4 : 6);
+            int look = entry->kind - LEGEND_ACCOUNTING;
+            int is_accounting = look >= 0 && look < TIMELINE_ACCOUNTING_STYLE_COUNT;
+            int hatched = entry->kind == LEGEND_WAIT || (is_accounting && accounting_looks[look].hatched);
             uint32_t rgb = entry->kind < PALETTE_KIND_COUNT    ? palette_colour(entry->kind)
                            : entry->kind == LEGEND_CONCURRENCY ? palette_concurrency_colour(entry->level)
+                           : is_accounting                     ? accounting_looks[look].fill
                                                                : PALETTE_WAIT;
             if (entry->kind == LEGEND_CONCURRENCY_TITLE) {
                 text_x = x;
             } else {
-                if (entry->kind == LEGEND_WAIT) {
-                    set_colour(cr, PALETTE_LANE_BACKGROUND, 1);
+                if (hatched) {
+                    set_colour(cr, entry->kind == LEGEND_WAIT ? PALETTE_LANE_BACKGROUND : rgb, 1);
                     cairo_rectangle(cr, swatch.x, swatch.y, swatch.width, swatch.height);
                     cairo_fill(cr);
                     hatch(cr, swatch.x, swatch.y, swatch.width, swatch.height, 1.2);
@@ -552,7 +591,7 @@ static double legend(struct scene *scene, cairo_t *cr, cairo_t *measure, double 
                 cairo_rectangle(cr, swatch.x + 0.375, swatch.y + 0.375, swatch.width - 0.75,
                                 swatch.height - 0.75);
                 cairo_stroke(cr);
-                if (record_swatch(scene, &swatch, rgb, entry->name) != 0)
+                if (record_swatch(scene, &swatch, rgb, hatched, entry->name) != 0)
                     return -1;
             }
             struct text_style style = {LEGEND_SIZE, 0, PALETTE_TEXT, ALIGN_LEFT, right - text_x, 0, 0};
@@ -916,6 +955,224 @@ static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group 
     return drawn < 0 ? -1 : 0;
 }
 
+/* --- idle time and exposed communication (accounting.h) --- */
+
+static enum timeline_accounting_style accounting_style(enum accounting_cause cause)
+{
+    if (!accounting_cause_is_idle(cause))
+        return TIMELINE_EXPOSED_COMMUNICATION;
+    return cause == ACCOUNTING_IDLE_HOST_SYNC ? TIMELINE_IDLE_HOST_BLOCKED : TIMELINE_IDLE_OTHER;
+}
+
+/* The device group an accounting interval belongs to, when the picture shows that device. */
+static struct group *accounting_group(struct scene *scene, const struct accounting_interval *interval)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    if (interval->device >= analysis->device_count)
+        return NULL;
+    const struct analysis_device *device = &analysis->devices[interval->device];
+    for (size_t g = 0; g < scene->group_count; g++)
+        if (scene->groups[g].device && scene->groups[g].process_id == device->process_id &&
+            scene->groups[g].device_id == device->device_id)
+            return &scene->groups[g];
+    return NULL;
+}
+
+/* The part of an interval inside the window; 0 when none of it is. */
+static int accounting_clip(const struct scene *scene, const struct accounting_interval *interval,
+                           int64_t *start_ns, int64_t *end_ns)
+{
+    const struct canvas *canvas = scene->input.canvas;
+    *start_ns = interval->start_ns > canvas->window_start_ns ? interval->start_ns : canvas->window_start_ns;
+    *end_ns = interval->end_ns < canvas->window_end_ns ? interval->end_ns : canvas->window_end_ns;
+    return *end_ns > *start_ns;
+}
+
+/* Gives an accounting lane to every device with accounted time in the window, counts the stretches
+ * of each style (the legend's entries) and returns how many stretches will be drawn. */
+static size_t mark_accounting_lanes(struct scene *scene)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    size_t count = 0;
+    for (size_t i = 0; analysis && i < analysis->accounting_interval_count; i++) {
+        const struct accounting_interval *interval = &analysis->accounting_intervals[i];
+        int64_t start_ns, end_ns;
+        struct group *group = accounting_group(scene, interval);
+        if (!group || !accounting_clip(scene, interval, &start_ns, &end_ns))
+            continue;
+        group->has_accounting = 1;
+        scene->accounting_styles[accounting_style(interval->cause)]++;
+        count++;
+    }
+    return count;
+}
+
+/* Adds a rectangle for every run of columns whose key is `key`. */
+static void add_runs_of_key(const struct scene *scene, cairo_t *cr, int key, double y, double height)
+{
+    const int *keys = scene->column_keys;
+    int columns = scene->input.canvas->columns;
+    for (int column = 0; column < columns;) {
+        if (keys[column] != key) {
+            column++;
+            continue;
+        }
+        int end = column + 1;
+        while (end < columns && keys[end] == key)
+            end++;
+        cairo_rectangle(cr, scene->plot_left + column * scene->column_width, y,
+                        (end - column) * scene->column_width, height);
+        column = end;
+    }
+}
+
+/* Records the group's stretches and adds each one's share of every pixel column it meets to
+ * cover[column * TIMELINE_ACCOUNTING_STYLE_COUNT + style]. */
+static void accounting_cover(struct scene *scene, const struct group *group, double *cover)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    struct timeline_layout *layout = scene->layout;
+    double scale = scene->input.scale;
+    int columns = scene->input.canvas->columns;
+    for (size_t i = 0; i < analysis->accounting_interval_count; i++) {
+        const struct accounting_interval *interval = &analysis->accounting_intervals[i];
+        int64_t start_ns, end_ns;
+        if (accounting_group(scene, interval) != group ||
+            !accounting_clip(scene, interval, &start_ns, &end_ns))
+            continue;
+        enum timeline_accounting_style style = accounting_style(interval->cause);
+        double x0 = x_of(scene, start_ns), x1 = x_of(scene, end_ns);
+        layout->accounting_marks[layout->accounting_mark_count++] =
+            (struct timeline_accounting_mark){{x0, group->accounting_y, x1 - x0, ACCOUNTING_LANE}, i, style};
+        double from = (x0 - scene->plot_left) * scale, to = (x1 - scene->plot_left) * scale;
+        for (int column = (int)floor(from); column < columns && column <= (int)floor(to); column++) {
+            if (column < 0)
+                continue;
+            double share = fmin(to, column + 1.0) - fmax(from, (double)column);
+            /* An instant still shows: nothing that happened is dropped. */
+            cover[(size_t)column * TIMELINE_ACCOUNTING_STYLE_COUNT + style] += share > 1e-6 ? share : 1e-6;
+        }
+    }
+}
+
+/* Writes the cause's name centred on [x0, x1] of the group's accounting lane: whole, else its
+ * short tag ("host-sync"), else nothing. Returns 1 drawn, 0 not, -1 out of memory. */
+static int label_accounting_run(struct scene *scene, cairo_t *cr, const struct group *group,
+                                const struct accounting_interval *head, double x0, double x1)
+{
+    char name[160];
+    const char *tries[2] = {naming_accounting(name, sizeof name, head->cause, head->label),
+                            accounting_cause_tag(head->cause)};
+    /* Over hatching a light box keeps the name readable (as a wait's tag); the pale fill needs
+     * none, and a white box there would read as busy time. */
+    int backed = accounting_looks[accounting_style(head->cause)].hatched;
+    struct text_style style = {ACCOUNTING_SIZE, 0, PALETTE_TEXT, ALIGN_CENTER, x1 - x0 - 4, 1, backed, 1};
+    for (int i = 0; i < 2; i++) {
+        int drawn = draw_text(scene, cr, TIMELINE_TEXT_ACCOUNTING, tries[i], (x0 + x1) / 2,
+                              group->accounting_y + ACCOUNTING_LANE / 2 + ACCOUNTING_SIZE * 0.36, &style);
+        if (drawn != 0)
+            return drawn;
+    }
+    return 0;
+}
+
+/* Whether a run of head's cause and label was named less than ACCOUNTING_LABEL_SPACING before x. */
+static int named_nearby(const struct accounting_interval *const *named, const double *named_x, size_t count,
+                        const struct accounting_interval *head, double x)
+{
+    for (size_t i = 0; i < count; i++)
+        if (named[i]->cause == head->cause && strcmp(named[i]->label, head->label) == 0 &&
+            x - named_x[i] < ACCOUNTING_LABEL_SPACING)
+            return 1;
+    return 0;
+}
+
+/* The cause's name over each run of stretches of one cause and label (consecutive in the
+ * analysis's list, which is in time order per device) that is wide enough and mostly that
+ * cause (a name over busy time sprinkled with a few short gaps would say the GPU was idle
+ * there), once per ACCOUNTING_LABEL_SPACING of the lane: a loop's every gap named is noise. */
+static int label_accounting_runs(struct scene *scene, cairo_t *cr, const struct group *group)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    const struct timeline_layout *layout = scene->layout;
+    const struct timeline_accounting_mark *marks = layout->accounting_marks;
+    enum { MAX_NAMED = 64 };
+    const struct accounting_interval *named[MAX_NAMED];
+    double named_x[MAX_NAMED];
+    size_t named_count = 0;
+    for (size_t run = 0; run < layout->accounting_mark_count && named_count < MAX_NAMED;) {
+        const struct accounting_interval *head = &analysis->accounting_intervals[marks[run].interval_index];
+        double covered = 0;
+        size_t end = run;
+        for (; end < layout->accounting_mark_count; end++) {
+            const struct accounting_interval *next =
+                &analysis->accounting_intervals[marks[end].interval_index];
+            if (next->device != head->device || next->cause != head->cause ||
+                strcmp(next->label, head->label) != 0)
+                break;
+            covered += marks[end].box.width;
+        }
+        double x0 = marks[run].box.x, x1 = marks[end - 1].box.x + marks[end - 1].box.width;
+        if (accounting_group(scene, head) == group && x1 - x0 >= MIN_ACCOUNTING_LABEL &&
+            covered * 2 >= x1 - x0 && !named_nearby(named, named_x, named_count, head, x0)) {
+            int drawn = label_accounting_run(scene, cr, group, head, x0, x1);
+            if (drawn < 0)
+                return -1;
+            if (drawn) {
+                named[named_count] = head;
+                named_x[named_count++] = x0;
+            }
+        }
+        run = end;
+    }
+    return 0;
+}
+
+/* The device's accounting lane: in each pixel column the style covering most of it, the host
+ * blocked hatched like a wait, exposed communication in NCCL's colour hatched, other idle causes
+ * pale; then the causes' names where there is room. Returns 0, or -1 when out of memory. */
+static int paint_accounting(struct scene *scene, cairo_t *cr, const struct group *group)
+{
+    int columns = scene->input.canvas->columns;
+    double *cover = calloc((size_t)columns * TIMELINE_ACCOUNTING_STYLE_COUNT + 1, sizeof *cover);
+    if (!cover)
+        return -1;
+    accounting_cover(scene, group, cover);
+    for (int column = 0; column < columns; column++) {
+        int best = -1;
+        for (int style = 0; style < TIMELINE_ACCOUNTING_STYLE_COUNT; style++)
+            if (cover[(size_t)column * TIMELINE_ACCOUNTING_STYLE_COUNT + style] > 0 &&
+                (best < 0 || cover[(size_t)column * TIMELINE_ACCOUNTING_STYLE_COUNT + style] >
+                                 cover[(size_t)column * TIMELINE_ACCOUNTING_STYLE_COUNT + best]))
+                best = style;
+        scene->column_keys[column] = best;
+    }
+    free(cover);
+    uint32_t rgb[TIMELINE_ACCOUNTING_STYLE_COUNT];
+    double alpha[TIMELINE_ACCOUNTING_STYLE_COUNT];
+    for (int style = 0; style < TIMELINE_ACCOUNTING_STYLE_COUNT; style++) {
+        rgb[style] = accounting_looks[style].fill;
+        alpha[style] = 1;
+    }
+    double y = group->accounting_y;
+    paint_runs(scene, cr, rgb, alpha, TIMELINE_ACCOUNTING_STYLE_COUNT, y, ACCOUNTING_LANE);
+    for (int style = 0; style < TIMELINE_ACCOUNTING_STYLE_COUNT; style++) {
+        if (!accounting_looks[style].hatched || scene->accounting_styles[style] == 0)
+            continue;
+        cairo_save(cr);
+        add_runs_of_key(scene, cr, style, y, ACCOUNTING_LANE);
+        cairo_clip(cr);
+        hatch(cr, scene->plot_left, y, scene->plot_right - scene->plot_left, ACCOUNTING_LANE, 1.1);
+        cairo_restore(cr);
+    }
+    struct text_style title = {AXIS_SIZE, 0, PALETTE_MUTED_TEXT, ALIGN_RIGHT, LABEL_COLUMN - 20, 0, 0};
+    if (draw_text(scene, cr, TIMELINE_TEXT_LANE, ACCOUNTING_TITLE, scene->plot_left - 10,
+                  y + ACCOUNTING_LANE / 2 + AXIS_SIZE * 0.36, &title) < 0 ||
+        record_lane(scene, TIMELINE_LANE_ACCOUNTING, NULL, group, y, ACCOUNTING_LANE, ACCOUNTING_TITLE) != 0)
+        return -1;
+    return label_accounting_runs(scene, cr, group);
+}
+
 static int paint_group(struct scene *scene, cairo_t *cr, const struct group *group)
 {
     struct text_style header = {GROUP_SIZE, 1, PALETTE_TEXT, ALIGN_LEFT, scene->input.width_css - 2 * MARGIN,
@@ -935,6 +1192,8 @@ static int paint_group(struct scene *scene, cairo_t *cr, const struct group *gro
                         "streams busy") != 0)
             return -1;
     }
+    if (group->has_accounting && paint_accounting(scene, cr, group) != 0)
+        return -1;
     for (size_t i = 0; i < group->lane_count; i++) {
         const struct placed_lane *placed = &scene->lanes[group->first_lane + i];
         double y = placed->y, height = scene->lane_height;
@@ -1241,15 +1500,18 @@ struct scene *scene_new(const struct scene_input *input, error_info *err)
         return NULL;
     }
     size_t waits = input->analysis ? (size_t)waits_to_draw(scene) : 0;
-    scene->layout->lanes = calloc(scene->lane_count + scene->group_count + 1, sizeof *scene->layout->lanes);
+    size_t stretches = mark_accounting_lanes(scene);
+    scene->layout->lanes =
+        calloc(scene->lane_count + 2 * scene->group_count + 1, sizeof *scene->layout->lanes);
     scene->layout->waits = calloc(waits + 1, sizeof *scene->layout->waits);
+    scene->layout->accounting_marks = calloc(stretches + 1, sizeof *scene->layout->accounting_marks);
     cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
     cairo_t *measure = cairo_create(surface);
     scene->title_height = title_height(scene, measure);
     scene->legend_height = legend(scene, NULL, measure, 0);
     cairo_destroy(measure);
     cairo_surface_destroy(surface);
-    if (!scene->layout->lanes || !scene->layout->waits) {
+    if (!scene->layout->lanes || !scene->layout->waits || !scene->layout->accounting_marks) {
         scene_free(scene);
         error_set(err, "out of memory");
         return NULL;

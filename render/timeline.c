@@ -98,6 +98,7 @@ void timeline_layout_free(struct timeline_layout *layout)
     free(layout->texts);
     free(layout->legend);
     free(layout->waits);
+    free(layout->accounting_marks);
     free(layout);
 }
 

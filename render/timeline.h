@@ -1,8 +1,10 @@
 /* timeline.h: overlapscope's timeline pictures (PNG, SVG, PDF) for a person reading a pull
  * request: one lane per CUDA stream, grouped by rank and device, coloured by what ran
  * (compute, NCCL, copies by direction, memsets), a concurrency strip per device, optional lanes
- * for each host thread's CUDA API calls and NVTX ranges, and the analyzer's explained waits
- * hatched on the waiting stream with their cause and a connector to the blocking operation.
+ * for each host thread's CUDA API calls and NVTX ranges, the analyzer's explained waits
+ * hatched on the waiting stream with their cause and a connector to the blocking operation, and
+ * per device a lane of where its idle time and exposed communication went (the host blocked in
+ * a synchronizing call hatched like a wait, with the cause's name where there is room).
  *
  * The trace is streamed from the store into per-pixel-column accumulators (render/canvas.h):
  * every interval in the window is drawn, the narrow ones as the coverage of their pixel column,
@@ -64,7 +66,8 @@ enum timeline_lane_kind {
     TIMELINE_LANE_GPU,
     TIMELINE_LANE_HOST,
     TIMELINE_LANE_NVTX,
-    TIMELINE_LANE_CONCURRENCY
+    TIMELINE_LANE_CONCURRENCY,
+    TIMELINE_LANE_ACCOUNTING /* a device's idle causes and exposed communication */
 };
 
 struct timeline_lane_place {
@@ -81,7 +84,8 @@ enum timeline_text_kind {
     TIMELINE_TEXT_GROUP,
     TIMELINE_TEXT_LANE,
     TIMELINE_TEXT_INTERVAL,
-    TIMELINE_TEXT_WAIT
+    TIMELINE_TEXT_WAIT,
+    TIMELINE_TEXT_ACCOUNTING /* the cause of a run of idle or exposed-communication stretches */
 };
 
 struct timeline_text {
@@ -93,6 +97,7 @@ struct timeline_text {
 struct timeline_swatch {
     struct timeline_box box;
     uint32_t rgb; /* 0xRRGGBB of the swatch's fill (the hatch swatch: its stripe colour) */
+    int hatched;  /* striped like a wait: no one colour fills it */
     char name[48];
 };
 
@@ -100,6 +105,22 @@ struct timeline_wait_mark {
     struct timeline_box box; /* the hatched window on the waiting lane */
     size_t wait_index;       /* index into analysis_result.waits */
     int has_tag, has_connector;
+};
+
+/* How a stretch of a device's idle or exposed-communication time is drawn on its accounting lane:
+ * the host blocked in a synchronizing call hatched like a wait, other idle causes pale, exposed
+ * communication in NCCL's colour, hatched. */
+enum timeline_accounting_style {
+    TIMELINE_IDLE_HOST_BLOCKED,
+    TIMELINE_IDLE_OTHER,
+    TIMELINE_EXPOSED_COMMUNICATION,
+    TIMELINE_ACCOUNTING_STYLE_COUNT
+};
+
+struct timeline_accounting_mark {
+    struct timeline_box box; /* the stretch on its device's accounting lane, exactly (not widened) */
+    size_t interval_index;   /* index into analysis_result.accounting_intervals */
+    enum timeline_accounting_style style;
 };
 
 struct timeline_layout {
@@ -117,6 +138,8 @@ struct timeline_layout {
     size_t legend_count;
     struct timeline_wait_mark *waits;
     size_t wait_count;
+    struct timeline_accounting_mark *accounting_marks; /* time order per device */
+    size_t accounting_mark_count;
 };
 
 /* x (CSS pixels) of a time on the picture. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int add_kernel(store *s, int64_t stream, int64_t start_ns, int64_t end_ns, const char *name,
                       int64_t *rowid)
@@ -346,4 +347,22 @@ int fixture_colour_distance(int64_t a, uint32_t b)
         worst = difference > worst ? difference : worst;
     }
     return worst;
+}
+
+int fixture_picture_path(char *path, size_t size, const char *name)
+{
+    if ((size_t)snprintf(path, size, "/tmp/overlapscope-test-%s-XXXXXX.png", name) >= size)
+        return -1;
+    int descriptor = mkstemps(path, 4);
+    if (descriptor < 0)
+        return -1;
+    close(descriptor);
+    unlink(path);
+    return 0;
+}
+
+void fixture_data_path(char *path, size_t size, const char *sub)
+{
+    const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
+    snprintf(path, size, "%s/%s", data ? data : "tests/data", sub);
 }

@@ -3,6 +3,7 @@
 #ifndef OVERLAPSCOPE_RENDER_FIXTURE_H
 #define OVERLAPSCOPE_RENDER_FIXTURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analysis.h"
@@ -27,6 +28,12 @@ store *fixture_scenario(const char *path);
  * vectorized_elementwise_kernel (stream 13) until 6000 us. Free with fixture_analysis_free. */
 struct analysis_result *fixture_analysis(void);
 void fixture_analysis_free(struct analysis_result *analysis);
+
+/* A fresh picture path, /tmp/overlapscope-test-NAME-XXXXXX.png, reserved and left absent (render
+ * refuses to replace a file); path must hold 64 bytes plus NAME. Returns 0, or -1. */
+int fixture_picture_path(char *path, size_t size, const char *name);
+/* The golden traces' folder: $OVERLAPSCOPE_TEST_DATA/SUB (tests/data/SUB when unset). */
+void fixture_data_path(char *path, size_t size, const char *sub);
 
 /* A PNG read back: 0xRRGGBB at (x, y) in pixels; -1 outside. */
 struct fixture_png {

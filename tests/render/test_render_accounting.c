@@ -1,0 +1,164 @@
+/* test_render_accounting.c: the picture marks where a device's idle time and exposed
+ * communication went (issue 16, Must 4), on the H100 golden host_bound_sync (a kernel, then
+ * cudaDeviceSynchronize, 300 times: the GPU idles while the host is blocked in the call):
+ *   - the device has one accounting lane, between its concurrency strip and its stream lanes;
+ *   - every stretch the analyzer accounted in the window is marked on it at exactly its interval
+ *     (timeline_layout_x of its start and end), the host-blocked ones hatched like a wait, and
+ *     the hatching is there in the pixels;
+ *   - the host-blocked stretches add up to the analysis's host-sync idle time;
+ *   - the cause is named on the lane ("host blocked in cudaDeviceSynchronize"), over its marks;
+ *   - the legend has the hatched "idle: host blocked" entry. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "palette.h"
+#include "timeline.h"
+
+static const struct timeline_lane_place *lane_of_kind(const struct timeline_layout *layout,
+                                                      enum timeline_lane_kind kind, size_t *count)
+{
+    const struct timeline_lane_place *found = NULL;
+    *count = 0;
+    for (size_t i = 0; i < layout->lane_count; i++)
+        if (layout->lanes[i].kind == kind) {
+            found = found ? found : &layout->lanes[i];
+            (*count)++;
+        }
+    return found;
+}
+
+/* The device's whole-span host-sync idle time, as the report prints it. */
+static int64_t host_sync_idle_ns(const struct analysis_result *analysis)
+{
+    int64_t total = 0;
+    for (size_t a = 0; a < analysis->accounting_count; a++) {
+        const struct analysis_accounting *books = &analysis->accountings[a];
+        for (size_t e = 0; books->step == -1 && e < books->idle.entry_count; e++)
+            if (books->idle.entries[e].cause == ACCOUNTING_IDLE_HOST_SYNC)
+                total += books->idle.entries[e].ns;
+    }
+    return total;
+}
+
+static void check_marks(const struct analysis_result *analysis, const struct timeline_layout *layout,
+                        const struct timeline_lane_place *lane)
+{
+    size_t in_window = 0, host_blocked = 0;
+    int64_t host_blocked_ns = 0;
+    for (size_t i = 0; i < analysis->accounting_interval_count; i++) {
+        const struct accounting_interval *interval = &analysis->accounting_intervals[i];
+        if (interval->end_ns <= layout->window_start_ns || interval->start_ns >= layout->window_end_ns)
+            continue;
+        in_window++;
+        const struct timeline_accounting_mark *mark = NULL;
+        for (size_t m = 0; m < layout->accounting_mark_count && !mark; m++)
+            if (layout->accounting_marks[m].interval_index == i)
+                mark = &layout->accounting_marks[m];
+        CHECK(mark != NULL);
+        if (!mark)
+            continue;
+        double x0 = timeline_layout_x(layout, interval->start_ns),
+               x1 = timeline_layout_x(layout, interval->end_ns);
+        CHECK(fabs(mark->box.x - x0) < 1e-6 && fabs(mark->box.x + mark->box.width - x1) < 1e-6);
+        CHECK(mark->box.y == lane->box.y && mark->box.height == lane->box.height);
+        int blocked = interval->cause == ACCOUNTING_IDLE_HOST_SYNC;
+        CHECK_INT(mark->style == TIMELINE_IDLE_HOST_BLOCKED, blocked);
+        host_blocked += blocked;
+        host_blocked_ns += blocked ? interval->end_ns - interval->start_ns : 0;
+    }
+    CHECK_INT(layout->accounting_mark_count, in_window);
+    CHECK(host_blocked >= 300); /* one gap per cudaDeviceSynchronize at least */
+    CHECK_INT(host_blocked_ns, host_sync_idle_ns(analysis));
+}
+
+/* Dark hatch pixels inside the widest host-blocked mark. */
+static void check_hatching(const struct timeline_layout *layout, const char *picture)
+{
+    const struct timeline_accounting_mark *widest = NULL;
+    for (size_t m = 0; m < layout->accounting_mark_count; m++)
+        if (layout->accounting_marks[m].style == TIMELINE_IDLE_HOST_BLOCKED &&
+            (!widest || layout->accounting_marks[m].box.width > widest->box.width))
+            widest = &layout->accounting_marks[m];
+    struct fixture_png png;
+    CHECK(widest && widest->box.width >= 3);
+    if (!widest || fixture_png_open(&png, picture) != 0)
+        return;
+    int dark = 0;
+    for (double y = widest->box.y + 1; y < widest->box.y + widest->box.height - 1; y += 1)
+        for (double x = widest->box.x + 0.5; x < widest->box.x + widest->box.width - 0.5; x += 0.5)
+            dark += fixture_colour_distance(fixture_png_pixel(&png, x * layout->scale, y * layout->scale),
+                                            PALETTE_WAIT) < 110;
+    CHECK(dark > 0);
+    fixture_png_close(&png);
+}
+
+static void check_name_and_legend(const struct timeline_layout *layout,
+                                  const struct timeline_lane_place *lane)
+{
+    int named = 0;
+    for (size_t i = 0; i < layout->text_count; i++) {
+        const struct timeline_text *text = &layout->texts[i];
+        if (text->kind != TIMELINE_TEXT_ACCOUNTING ||
+            strcmp(text->text, "host blocked in cudaDeviceSynchronize"))
+            continue;
+        named++;
+        CHECK(text->box.y >= lane->box.y - 2 &&
+              text->box.y + text->box.height <= lane->box.y + lane->box.height + 2);
+        /* over its own marks: a host-blocked mark under the text's middle */
+        double middle = text->box.x + text->box.width / 2;
+        int over = 0;
+        for (size_t m = 0; m < layout->accounting_mark_count; m++) {
+            const struct timeline_box *box = &layout->accounting_marks[m].box;
+            over |= layout->accounting_marks[m].style == TIMELINE_IDLE_HOST_BLOCKED &&
+                    box->x <= middle + 20 && box->x + box->width >= middle - 20;
+        }
+        CHECK(over);
+    }
+    CHECK(named >= 1);
+    int legend = 0;
+    for (size_t i = 0; i < layout->legend_count; i++)
+        legend += strcmp(layout->legend[i].name, "idle: host blocked") == 0 && layout->legend[i].hatched;
+    CHECK_INT(legend, 1);
+}
+
+int main(void)
+{
+    char path[1024], picture[128];
+    fixture_data_path(path, sizeof path, "gpu-h100/host_bound_sync.db");
+    CHECK_INT(fixture_picture_path(picture, sizeof picture, "accounting"), 0);
+    error_info err;
+    store *trace = store_open(path, 1, &err);
+    CHECK(trace != NULL);
+    struct analysis_options analysis_options;
+    analysis_options_init(&analysis_options);
+    struct analysis_result *analysis = trace ? analysis_run(trace, &analysis_options, &err) : NULL;
+    CHECK(analysis != NULL);
+    struct timeline_layout *layout = NULL;
+    if (analysis && timeline_draw(trace, analysis, NULL, picture, &layout, &err) != 0)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(layout != NULL);
+    if (layout) {
+        size_t count = 0, strips = 0, gpu_lanes = 0;
+        const struct timeline_lane_place *lane = lane_of_kind(layout, TIMELINE_LANE_ACCOUNTING, &count);
+        const struct timeline_lane_place *strip = lane_of_kind(layout, TIMELINE_LANE_CONCURRENCY, &strips);
+        const struct timeline_lane_place *first_gpu = lane_of_kind(layout, TIMELINE_LANE_GPU, &gpu_lanes);
+        CHECK_INT(count, 1);
+        CHECK(lane && strip && first_gpu && strip->box.y < lane->box.y && lane->box.y < first_gpu->box.y);
+        if (lane) {
+            check_marks(analysis, layout, lane);
+            check_hatching(layout, picture);
+            check_name_and_legend(layout, lane);
+        }
+    }
+    timeline_layout_free(layout);
+    analysis_free(analysis);
+    if (trace)
+        store_close(trace, NULL);
+    unlink(picture);
+    timeline_release_caches();
+    return check_finish();
+}
