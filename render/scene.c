@@ -9,6 +9,7 @@
 
 #include "axis.h"
 #include "describe.h"
+#include "glyphs.h"
 #include "labels.h"
 #include "naming.h"
 #include "palette.h"
@@ -165,13 +166,22 @@ static double text_width(cairo_t *cr, const char *text)
     return extents.x_advance;
 }
 
-/* Shortens text in place to fit max_width, ending it with an ellipsis; returns 0 when even
- * three characters and the ellipsis do not fit. */
+/* The width text takes as drawn: with what the font cannot show replaced (glyphs.h). */
+static double shown_width(cairo_t *cr, const char *text)
+{
+    char shown[512];
+    glyphs_fallback(cr, text, shown, sizeof shown);
+    return text_width(cr, shown);
+}
+
+/* Shortens text in place to fit max_width, ending it with an ellipsis (as the font can show it);
+ * returns 0 when even three characters and the ellipsis do not fit. */
 static int fit_text(cairo_t *cr, char *text, double max_width)
 {
-    static const char ellipsis[] = "\xe2\x80\xa6";
     if (text_width(cr, text) <= max_width)
         return 1;
+    char ellipsis[8];
+    glyphs_fallback(cr, "\xe2\x80\xa6", ellipsis, sizeof ellipsis);
     size_t length = strlen(text);
     char shortened[256];
     while (length > 3) {
@@ -205,11 +215,13 @@ struct text_style {
 static int draw_text(struct scene *scene, cairo_t *cr, enum timeline_text_kind kind, const char *text,
                      double x, double y, const struct text_style *style)
 {
-    char fitted[256];
+    char safe[256], fitted[256];
     /* Names from the trace may hold controls or bytes that are not UTF-8: Cairo would refuse
-     * the string (and the whole picture with it). */
-    text_safe_copy(fitted, sizeof fitted, text, TEXT_SAFE_PICTURE);
+     * the string (and the whole picture with it). Then what the font cannot show is replaced
+     * (glyphs.h), before measuring. */
+    text_safe_copy(safe, sizeof safe, text, TEXT_SAFE_PICTURE);
     select_font(cr, style->size, style->bold);
+    glyphs_fallback(cr, safe, fitted, sizeof fitted);
     if (!fitted[0] ||
         (style->whole ? text_width(cr, fitted) > style->max_width : !fit_text(cr, fitted, style->max_width)))
         return 0;
@@ -503,7 +515,7 @@ static size_t legend_entries(const struct scene *scene, struct legend_entry *ent
 static double legend_entry_width(cairo_t *cr, const struct legend_entry *entry)
 {
     select_font(cr, LEGEND_SIZE, 0);
-    double text = text_width(cr, entry->name);
+    double text = shown_width(cr, entry->name);
     if (entry->kind == LEGEND_CONCURRENCY_TITLE)
         return text + 6;
     if (entry->kind == LEGEND_CONCURRENCY)
@@ -674,7 +686,9 @@ static int figure_lines(const struct scene *scene, cairo_t *measure, char lines[
         char candidate[512];
         snprintf(candidate, sizeof candidate, "%s%s%s", lines[count],
                  lines[count][0] ? FIGURES_SEPARATOR : "", figure);
-        if (lines[count][0] && text_width(measure, candidate) > width) {
+        /* A line also ends before the layout's record of a text would cut it. */
+        if (lines[count][0] && (shown_width(measure, candidate) > width ||
+                                strlen(candidate) >= sizeof scene->layout->texts->text)) {
             if (++count == max_lines)
                 break;
             snprintf(lines[count], 512, "%s", figure);
@@ -1339,7 +1353,7 @@ static int paint_tag(struct scene *scene, cairo_t *cr, const struct canvas_lane 
         struct text_style style = {tries[i].size, 1, PALETTE_TEXT, tries[i].align, room, 1, 1};
         style.whole = tries[i].whole;
         select_font(cr, tries[i].size, 1);
-        double width = fmin(text_width(cr, tag), room);
+        double width = fmin(shown_width(cr, tag), room);
         double left = tries[i].align == ALIGN_CENTER ? anchor - width / 2
                       : tries[i].align == ALIGN_LEFT ? anchor
                                                      : anchor - width;
