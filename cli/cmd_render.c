@@ -133,10 +133,14 @@ static int choose_steady_window(store *trace, struct render_request *request, ch
     if (!steady.trimmed)
         return 0;
     int64_t origin_ns = steady.span_start_ns, end_ns = steady.span_end_ns;
-    char parts[2][96] = {"", ""}, from[32], to[32];
+    char parts[2][96] = {"", ""}, from[32], to[32], before[48];
+    if (steady.warmup_steps > 0)
+        snprintf(before, sizeof before, "set-up and %d warm-up step%s", steady.warmup_steps,
+                 steady.warmup_steps == 1 ? "" : "s");
+    else
+        snprintf(before, sizeof before, "%s", steady.by_steps ? "before the steps" : "set-up");
     if (steady.start_ns > origin_ns)
-        snprintf(parts[0], sizeof parts[0], "%s 0 \xe2\x80\x93 %s",
-                 steady.by_steps ? "before the steps" : "set-up",
+        snprintf(parts[0], sizeof parts[0], "%s 0 \xe2\x80\x93 %s", before,
                  units_format_duration(to, sizeof to, steady.start_ns - origin_ns));
     if (steady.end_ns < end_ns)
         snprintf(parts[1], sizeof parts[1], "%s %s \xe2\x80\x93 %s", steady.by_steps ? "after them" : "tail",

@@ -1,6 +1,7 @@
 /* steady.c: see steady.h. */
 #include "steady.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Of the span, the least a choice must leave out to be worth saying so. */
@@ -11,6 +12,10 @@
  * window's average. */
 #define IDLE_STRETCH_SHARE 0.2
 #define IDLE_DENSITY_SHARE 0.25
+/* Rule 1: a leading step longer than this many median steps is warm-up; told apart only among at
+ * least this many steps. */
+#define WARMUP_FACTOR 2
+#define MIN_STEPS_FOR_WARMUP 3
 
 static int64_t time_of_column(const struct canvas *canvas, int column)
 {
@@ -127,18 +132,62 @@ static void drop_idle_ends(const struct canvas *canvas, const double *busy, int 
         *end = tail;
 }
 
+static int compare_durations(const void *left, const void *right)
+{
+    int64_t a = *(const int64_t *)left, b = *(const int64_t *)right;
+    return a < b ? -1 : a > b;
+}
+
+/* The median step's duration; -1 when there are too few steps to tell a warm-up step apart. */
+static int64_t median_step_ns(const struct analysis_step *steps, size_t step_count)
+{
+    if (step_count < MIN_STEPS_FOR_WARMUP)
+        return -1;
+    int64_t *durations = malloc(step_count * sizeof *durations);
+    if (!durations)
+        return -1;
+    for (size_t i = 0; i < step_count; i++)
+        durations[i] = steps[i].end_ns - steps[i].start_ns;
+    qsort(durations, step_count, sizeof *durations, compare_durations);
+    int64_t median = durations[step_count / 2];
+    free(durations);
+    return median;
+}
+
+/* Rule 1: from the first steady step's start to the last step's end. The steps before the first
+ * one that lasts at most WARMUP_FACTOR times the median are warm-up (the first iteration builds
+ * its buffers, NCCL its communicators, cuDNN its plans: ddp's step 0 lasts 9 times the others)
+ * and are left out with the set-up; *warmup_steps counts their distinct step numbers. */
+static int steps_window(const struct analysis_step *steps, size_t step_count, int64_t *start_ns,
+                        int64_t *end_ns, int *warmup_steps)
+{
+    int64_t median = median_step_ns(steps, step_count), first_steady = INT64_MAX;
+    for (size_t i = 0; i < step_count; i++) {
+        int64_t duration = steps[i].end_ns - steps[i].start_ns;
+        if (median < 0 || duration <= WARMUP_FACTOR * median)
+            first_steady = steps[i].start_ns < first_steady ? steps[i].start_ns : first_steady;
+        *end_ns = steps[i].end_ns > *end_ns ? steps[i].end_ns : *end_ns;
+    }
+    *start_ns = first_steady;
+    *warmup_steps = 0;
+    for (size_t i = 0; i < step_count; i++) {
+        int counted = 0;
+        for (size_t j = 0; j < i && !counted; j++)
+            counted = steps[j].number == steps[i].number && steps[j].start_ns < first_steady;
+        *warmup_steps += steps[i].start_ns < first_steady && !counted;
+    }
+    return step_count > 0 && *end_ns > *start_ns;
+}
+
 void steady_choose(const struct canvas *whole, const struct analysis_step *steps, size_t step_count,
                    struct steady_window *out)
 {
     *out = (struct steady_window){
-        whole->window_start_ns, whole->window_end_ns, whole->window_start_ns, whole->window_end_ns, 0, 0};
+        whole->window_start_ns, whole->window_end_ns, whole->window_start_ns, whole->window_end_ns, 0, 0, 0};
     int64_t span_ns = whole->window_end_ns - whole->window_start_ns;
     int64_t start_ns = whole->window_end_ns, end_ns = whole->window_start_ns;
-    for (size_t i = 0; i < step_count; i++) {
-        start_ns = steps[i].start_ns < start_ns ? steps[i].start_ns : start_ns;
-        end_ns = steps[i].end_ns > end_ns ? steps[i].end_ns : end_ns;
-    }
-    int by_steps = step_count > 0 && end_ns > start_ns;
+    int warmup_steps = 0;
+    int by_steps = steps_window(steps, step_count, &start_ns, &end_ns, &warmup_steps);
     if (!by_steps) {
         double *busy = malloc((size_t)whole->columns * sizeof *busy);
         if (!busy)
@@ -161,5 +210,6 @@ void steady_choose(const struct canvas *whole, const struct analysis_step *steps
     out->start_ns = start_ns;
     out->end_ns = end_ns;
     out->by_steps = by_steps;
+    out->warmup_steps = by_steps ? warmup_steps : 0;
     out->trimmed = 1;
 }

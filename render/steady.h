@@ -4,7 +4,8 @@
  * rules (docs/overlapscope-render.md, "What the default picture shows"), in order:
  *
  *   1. Steps found (steps.h: ProfilerStep#N or a repeating "step N" range): from the first
- *      step's start to the last step's end.
+ *      steady step's start to the last step's end; leading steps longer than twice the median
+ *      step (among 3 steps or more) are warm-up and left out with the set-up.
  *   2. Else a leading (trailing) stretch where the GPU was mostly idle is left out: among those
  *      busy at most a quarter of the window's average busy density, the one that falls furthest
  *      below that average (it ends where the density rises above it), when it is at least 20%
@@ -27,6 +28,7 @@ struct steady_window {
     int64_t span_start_ns, span_end_ns; /* the whole GPU span drawn */
     int64_t start_ns, end_ns;           /* the window to draw */
     int by_steps;                       /* 1: rule 1 chose it */
+    int warmup_steps;                   /* rule 1: leading warm-up steps left out (distinct numbers) */
     int trimmed;                        /* 0: the whole span (nothing left out) */
 };
 
