@@ -1270,21 +1270,6 @@ static struct group *group_of(struct scene *scene, const struct placed_lane *pla
     return NULL;
 }
 
-/* Gives a tag row to every device with a wait drawn on its lanes. */
-static void mark_tag_rows(struct scene *scene)
-{
-    const struct analysis_result *analysis = scene->input.analysis;
-    int count = 0;
-    for (size_t i = 0; analysis && i < analysis->wait_count && count < scene->input.options->max_waits; i++) {
-        if (!wait_is_drawn(scene, &analysis->waits[i]))
-            continue;
-        count++;
-        struct group *group = group_of(scene, placed_lane_of_op(scene, &analysis->waits[i].waiting));
-        if (group)
-            group->has_tag_row = 1;
-    }
-}
-
 /* A line from the blocking op's end to the waiting op's start, with an arrowhead there; a
  * white halo under it keeps it visible over any colour. */
 static void paint_connector(cairo_t *cr, double x0, double y0, double x1, double y1)
@@ -1324,43 +1309,53 @@ static int lane_clear(const struct scene *scene, const struct canvas_lane *lane,
     return 1;
 }
 
-/* The cause's tag on the waiting lane: whole, inside the hatched window, smaller inside, right
- * of it, left of it; or (shortened) cut short inside. Never over a bar of the lane (the waiting
- * op starts where the window ends). Returns 1 drawn, 0 not, -1 no memory. */
+/* Where a wait's tag is tried on its lane, in order: whole, inside the hatched window, smaller
+ * inside, right of it, left of it; or (shortened) cut short inside. */
+static const struct {
+    double size;
+    enum align align;
+    int whole;
+} tag_tries[] = {{WAIT_SIZE, ALIGN_CENTER, 1},
+                 {WAIT_SIZE - 2, ALIGN_CENTER, 1},
+                 {WAIT_SIZE, ALIGN_LEFT, 1},
+                 {WAIT_SIZE, ALIGN_RIGHT, 1},
+                 {WAIT_SIZE - 2, ALIGN_CENTER, 0}};
+#define TAG_TRIES (sizeof tag_tries / sizeof tag_tries[0])
+
+/* Where try i puts the tag for the window [x0, x1] on lane: its anchor, the room it has, and the
+ * span [*left, *right] it would take. Returns 1 when that span shows no bar of the lane (and,
+ * for a whole try, the tag fits the room). */
+static int tag_try(const struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, const char *tag,
+                   double x0, double x1, size_t i, double *anchor, double *room, double *left, double *right)
+{
+    enum align align = tag_tries[i].align;
+    *anchor = align == ALIGN_CENTER ? (x0 + x1) / 2 : align == ALIGN_LEFT ? x1 + 4 : x0 - 4;
+    *room = align == ALIGN_CENTER ? x1 - x0 - 6
+            : align == ALIGN_LEFT ? scene->plot_right - *anchor
+                                  : *anchor - scene->plot_left;
+    select_font(cr, tag_tries[i].size, 1);
+    double full = shown_width(cr, tag), width = fmin(full, *room);
+    *left = align == ALIGN_CENTER ? *anchor - width / 2 : align == ALIGN_LEFT ? *anchor : *anchor - width;
+    *right = *left + width;
+    return (!tag_tries[i].whole || full <= *room) && lane_clear(scene, lane, *left, *right);
+}
+
+/* The cause's tag on the waiting lane, as tag_tries says. Never over a bar of the lane (the
+ * waiting op starts where the window ends). Returns 1 drawn, 0 not, -1 no memory. */
 static int paint_tag(struct scene *scene, cairo_t *cr, const struct canvas_lane *lane, const char *tag,
                      double x0, double x1, double y, double height, int shortened)
 {
     if (!lane)
         return 0;
-    const struct {
-        double size;
-        enum align align;
-        int whole;
-    } tries[] = {{WAIT_SIZE, ALIGN_CENTER, 1},
-                 {WAIT_SIZE - 2, ALIGN_CENTER, 1},
-                 {WAIT_SIZE, ALIGN_LEFT, 1},
-                 {WAIT_SIZE, ALIGN_RIGHT, 1},
-                 {WAIT_SIZE - 2, ALIGN_CENTER, 0}};
-    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-        if (tries[i].whole == shortened)
+    for (size_t i = 0; i < TAG_TRIES; i++) {
+        double anchor, room, left, right;
+        if (tag_tries[i].whole == shortened ||
+            !tag_try(scene, cr, lane, tag, x0, x1, i, &anchor, &room, &left, &right))
             continue;
-        double anchor = tries[i].align == ALIGN_CENTER ? (x0 + x1) / 2
-                        : tries[i].align == ALIGN_LEFT ? x1 + 4
-                                                       : x0 - 4;
-        double room = tries[i].align == ALIGN_CENTER ? x1 - x0 - 6
-                      : tries[i].align == ALIGN_LEFT ? scene->plot_right - anchor
-                                                     : anchor - scene->plot_left;
-        struct text_style style = {tries[i].size, 1, PALETTE_TEXT, tries[i].align, room, 1, 1};
-        style.whole = tries[i].whole;
-        select_font(cr, tries[i].size, 1);
-        double width = fmin(shown_width(cr, tag), room);
-        double left = tries[i].align == ALIGN_CENTER ? anchor - width / 2
-                      : tries[i].align == ALIGN_LEFT ? anchor
-                                                     : anchor - width;
-        if (!lane_clear(scene, lane, left, left + width))
-            continue;
+        struct text_style style = {tag_tries[i].size, 1, PALETTE_TEXT, tag_tries[i].align, room, 1, 1};
+        style.whole = tag_tries[i].whole;
         int drawn = draw_text(scene, cr, TIMELINE_TEXT_WAIT, tag, anchor,
-                              y + height / 2 + tries[i].size * 0.36, &style);
+                              y + height / 2 + tag_tries[i].size * 0.36, &style);
         if (drawn != 0)
             return drawn;
     }
@@ -1435,6 +1430,59 @@ static int paint_wait_connector(const struct scene *scene, cairo_t *cr, const st
     double to_y = blocking->y < box->y ? box->y : box->y + box->height;
     paint_connector(cr, x_of(scene, wait->blocking.end_ns), from_y, box->x + box->width, to_y);
     return 1;
+}
+
+/* A tag placed whole on its lane while laying out, to see whether the next one still fits. */
+struct lane_tag {
+    const struct placed_lane *lane;
+    double left, right;
+};
+
+/* Whether the wait's tag finds a whole place on its lane beside the tags placed before it (the
+ * waits come largest first, as paint_waits places them); records the place in tags. */
+static int tag_fits_on_lane(const struct scene *scene, cairo_t *cr, const struct analysis_wait *wait,
+                            struct lane_tag *tags, size_t *count)
+{
+    const struct placed_lane *waiting = placed_lane_of_op(scene, &wait->waiting);
+    struct timeline_box box;
+    wait_box(scene, wait, &box);
+    for (size_t i = 0; i < TAG_TRIES; i++) {
+        double anchor, room, left, right;
+        if (!tag_tries[i].whole || !tag_try(scene, cr, waiting->lane, analysis_cause_tag(wait->cause), box.x,
+                                            box.x + box.width, i, &anchor, &room, &left, &right))
+            continue;
+        int free = 1;
+        for (size_t t = 0; t < *count && free; t++)
+            free = tags[t].lane != waiting || right + 4 <= tags[t].left || tags[t].right + 4 <= left;
+        if (free) {
+            tags[(*count)++] = (struct lane_tag){waiting, left, right};
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Gives a tag row to every device with a wait whose tag finds no whole place on its lane: a row
+ * nothing is written in is an empty band in the picture. Returns 0, or -1 when out of memory. */
+static int mark_tag_rows(struct scene *scene, cairo_t *measure)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    int limit = scene->input.options->max_waits, count = 0;
+    struct lane_tag *tags = calloc(limit > 0 ? (size_t)limit : 1, sizeof *tags);
+    size_t placed = 0;
+    if (!tags)
+        return -1;
+    for (size_t i = 0; analysis && i < analysis->wait_count && count < limit; i++) {
+        const struct analysis_wait *wait = &analysis->waits[i];
+        if (!wait_is_drawn(scene, wait))
+            continue;
+        count++;
+        struct group *group = group_of(scene, placed_lane_of_op(scene, &wait->waiting));
+        if (group && !tag_fits_on_lane(scene, measure, wait, tags, &placed))
+            group->has_tag_row = 1;
+    }
+    free(tags);
+    return 0;
 }
 
 /* Waits in three passes, so that no mark is drawn over an earlier wait's tag: every hatching,
@@ -1523,14 +1571,14 @@ struct scene *scene_new(const struct scene_input *input, error_info *err)
     cairo_t *measure = cairo_create(surface);
     scene->title_height = title_height(scene, measure);
     scene->legend_height = legend(scene, NULL, measure, 0);
+    int tag_rows = mark_tag_rows(scene, measure);
     cairo_destroy(measure);
     cairo_surface_destroy(surface);
-    if (!scene->layout->lanes || !scene->layout->waits || !scene->layout->accounting_marks) {
+    if (!scene->layout->lanes || !scene->layout->waits || !scene->layout->accounting_marks || tag_rows != 0) {
         scene_free(scene);
         error_set(err, "out of memory");
         return NULL;
     }
-    mark_tag_rows(scene);
     layout_rows(scene);
     return scene;
 }

@@ -6,7 +6,8 @@
  *   - every legend swatch shows its colour, and every category the lanes show is in the legend;
  *   - no two texts overlap; a process without a rank is titled "pid N", never "rank -1";
  *   - every explained wait drawn is hatched (dark pixels inside its box) on its own lane;
- *   - each device has its concurrency strip. */
+ *   - each device has its concurrency strip;
+ *   - a device's tag row is there only when a tag is written in it. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -244,6 +245,37 @@ static void check_strips(const struct timeline_layout *layout, const char *name)
     check_passed++;
 }
 
+/* A device's tag row (the band between its strip or accounting lane and its first stream lane)
+ * is there only when a wait's tag is written in it: an empty band is a hole in the picture. */
+static void check_tag_rows(const struct timeline_layout *layout, const char *name)
+{
+    for (size_t i = 0; i < layout->lane_count; i++) {
+        const struct timeline_lane_place *above = &layout->lanes[i];
+        if (above->kind != TIMELINE_LANE_CONCURRENCY && above->kind != TIMELINE_LANE_ACCOUNTING)
+            continue;
+        double top = above->box.y + above->box.height, first = -1;
+        for (size_t j = 0; j < layout->lane_count; j++) {
+            const struct timeline_lane_place *lane = &layout->lanes[j];
+            if (lane->process_id == above->process_id && lane->device_id == above->device_id &&
+                lane->box.y >= top && (first < 0 || lane->box.y < first))
+                first = lane->box.y;
+        }
+        if (first < 0 || first - top < 12)
+            continue; /* no band (the accounting lane follows the strip, or a lane the band) */
+        int tags = 0;
+        for (size_t t = 0; t < layout->text_count; t++)
+            tags += layout->texts[t].kind == TIMELINE_TEXT_WAIT && layout->texts[t].box.y >= top - 2 &&
+                    layout->texts[t].box.y + layout->texts[t].box.height <= first + 2;
+        if (tags == 0) {
+            check_failed++;
+            fprintf(stderr, "%s: an empty tag row above the lanes of GPU %" PRId64 "\n", name,
+                    above->device_id);
+        } else {
+            check_passed++;
+        }
+    }
+}
+
 /* Draws the trace (options NULL: as `overlapscope render` does) and checks the picture.
  * Returns the number of lanes whose colour could be checked. */
 static int draw_and_check(store *trace, const struct analysis_result *analysis,
@@ -271,6 +303,7 @@ static int draw_and_check(store *trace, const struct analysis_result *analysis,
         check_texts(trace, layout, file);
         check_waits(&png, layout, file);
         check_strips(layout, file);
+        check_tag_rows(layout, file);
         fixture_png_close(&png);
     }
     timeline_layout_free(layout);
