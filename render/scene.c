@@ -43,6 +43,7 @@
 #define ACCOUNTING_SIZE 9.5
 #define MIN_ACCOUNTING_LABEL 40.0      /* a run of one cause narrower than this carries no label */
 #define ACCOUNTING_LABEL_SPACING 320.0 /* one cause named at most once per this much of the lane */
+#define ACCOUNTING_RUN_GAP 12.0        /* stretches of one cause this close form one run to name */
 #define ACCOUNTING_TITLE "idle \xc2\xb7 exposed comm"
 #define MIN_LANE_HEIGHT 6.0
 #define MAX_LANE_HEIGHT 64.0
@@ -1101,10 +1102,43 @@ static int named_nearby(const struct accounting_interval *const *named, const do
     return 0;
 }
 
-/* The cause's name over each run of stretches of one cause and label (consecutive in the
- * analysis's list, which is in time order per device) that is wide enough and mostly that
- * cause (a name over busy time sprinkled with a few short gaps would say the GPU was idle
- * there), once per ACCOUNTING_LABEL_SPACING of the lane: a loop's every gap named is noise. */
+static int same_entry(const struct accounting_interval *a, const struct accounting_interval *b)
+{
+    return a->device == b->device && a->cause == b->cause && strcmp(a->label, b->label) == 0;
+}
+
+/* The run of stretches of marks[first]'s cause and label that starts there: the next ones of
+ * that entry, each at most ACCOUNTING_RUN_GAP after the run's end (stretches of other causes may
+ * lie between: a loop alternates causes). Marks them taken; returns the run's end in *x1 and the
+ * width its own stretches cover. The analysis lists a device's idle stretches in time order,
+ * then its exposed ones: a stretch of the same list past the gap ends the run. */
+static double accounting_run(const struct scene *scene, size_t first, char *taken, double *x1)
+{
+    const struct analysis_result *analysis = scene->input.analysis;
+    const struct timeline_accounting_mark *marks = scene->layout->accounting_marks;
+    const struct accounting_interval *head = &analysis->accounting_intervals[marks[first].interval_index];
+    double covered = 0;
+    *x1 = marks[first].box.x;
+    for (size_t m = first; m < scene->layout->accounting_mark_count; m++) {
+        const struct accounting_interval *next = &analysis->accounting_intervals[marks[m].interval_index];
+        if (accounting_cause_is_idle(next->cause) != accounting_cause_is_idle(head->cause) ||
+            next->device != head->device)
+            continue;
+        if (marks[m].box.x > *x1 + ACCOUNTING_RUN_GAP)
+            break;
+        if (taken[m] || !same_entry(next, head))
+            continue;
+        taken[m] = 1;
+        covered += marks[m].box.width;
+        *x1 = fmax(*x1, marks[m].box.x + marks[m].box.width);
+    }
+    return covered;
+}
+
+/* The cause's name over each run of one cause and label that is wide enough and at least a third
+ * that cause (a name over busy time sprinkled with a few short gaps would say the GPU was idle
+ * there), once per ACCOUNTING_LABEL_SPACING of the lane: a loop's every gap named is noise.
+ * Returns 0, or -1 when out of memory. */
 static int label_accounting_runs(struct scene *scene, cairo_t *cr, const struct group *group)
 {
     const struct analysis_result *analysis = scene->input.analysis;
@@ -1114,32 +1148,28 @@ static int label_accounting_runs(struct scene *scene, cairo_t *cr, const struct 
     const struct accounting_interval *named[MAX_NAMED];
     double named_x[MAX_NAMED];
     size_t named_count = 0;
-    for (size_t run = 0; run < layout->accounting_mark_count && named_count < MAX_NAMED;) {
+    char *taken = calloc(layout->accounting_mark_count + 1, 1);
+    if (!taken)
+        return -1;
+    int status = 0;
+    for (size_t run = 0; run < layout->accounting_mark_count && named_count < MAX_NAMED && status == 0;
+         run++) {
         const struct accounting_interval *head = &analysis->accounting_intervals[marks[run].interval_index];
-        double covered = 0;
-        size_t end = run;
-        for (; end < layout->accounting_mark_count; end++) {
-            const struct accounting_interval *next =
-                &analysis->accounting_intervals[marks[end].interval_index];
-            if (next->device != head->device || next->cause != head->cause ||
-                strcmp(next->label, head->label) != 0)
-                break;
-            covered += marks[end].box.width;
+        if (taken[run] || accounting_group(scene, head) != group)
+            continue;
+        double x0 = marks[run].box.x, x1, covered = accounting_run(scene, run, taken, &x1);
+        if (x1 - x0 < MIN_ACCOUNTING_LABEL || covered * 3 < x1 - x0 ||
+            named_nearby(named, named_x, named_count, head, x0))
+            continue;
+        status = label_accounting_run(scene, cr, group, head, x0, x1);
+        if (status > 0) {
+            named[named_count] = head;
+            named_x[named_count++] = x0;
+            status = 0;
         }
-        double x0 = marks[run].box.x, x1 = marks[end - 1].box.x + marks[end - 1].box.width;
-        if (accounting_group(scene, head) == group && x1 - x0 >= MIN_ACCOUNTING_LABEL &&
-            covered * 2 >= x1 - x0 && !named_nearby(named, named_x, named_count, head, x0)) {
-            int drawn = label_accounting_run(scene, cr, group, head, x0, x1);
-            if (drawn < 0)
-                return -1;
-            if (drawn) {
-                named[named_count] = head;
-                named_x[named_count++] = x0;
-            }
-        }
-        run = end;
     }
-    return 0;
+    free(taken);
+    return status;
 }
 
 /* The device's accounting lane: in each pixel column the style covering most of it, the host
