@@ -80,11 +80,12 @@ char *naming_accounting(char *buffer, size_t size, enum accounting_cause cause, 
         {ACCOUNTING_IDLE_HOST_SYNC, "host blocked in %s"},
         {ACCOUNTING_COMM_SKEW, "waiting for %s"},
         {ACCOUNTING_COMM_BEHIND_COMPUTE, "waiting for %s (its collective behind compute)"},
+        {ACCOUNTING_IDLE_UNEXPLAINED, "unexplained (%s)"},
+        {ACCOUNTING_COMM_UNMATCHED, "not matched across ranks (%s)"},
     };
     static const enum accounting_cause title_and_label[] = {
-        ACCOUNTING_IDLE_OTHER_DEVICE,  ACCOUNTING_IDLE_STEP_START,  ACCOUNTING_IDLE_STEP_END,
-        ACCOUNTING_IDLE_STEP_BOUNDARY, ACCOUNTING_IDLE_UNEXPLAINED, ACCOUNTING_COMM_TRANSFER,
-        ACCOUNTING_COMM_UNMATCHED};
+        ACCOUNTING_IDLE_OTHER_DEVICE, ACCOUNTING_IDLE_STEP_START, ACCOUNTING_IDLE_STEP_END,
+        ACCOUNTING_IDLE_STEP_BOUNDARY, ACCOUNTING_COMM_TRANSFER};
     int has_label = label && label[0];
     for (size_t i = 0; has_label && i < sizeof with_label / sizeof with_label[0]; i++)
         if (with_label[i].cause == cause) {
