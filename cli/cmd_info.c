@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "describe.h"
+#include "gpu_devices.h"
 #include "overview.h"
 #include "store.h"
 #include "text_safe.h"
@@ -75,9 +76,121 @@ static void print_overview(store *trace)
             OVERVIEW_MIN_ROWS);
 }
 
+/* Which processes `info` lists: by default those that ran GPU work (a torch.compile or DataLoader
+ * job has many workers that never did), the others counted by name in one line. */
+struct process_listing {
+    int all;                  /* --all: every process and device */
+    int64_t *gpu_process_ids; /* sorted: the processes with kernels, copies or memsets */
+    size_t gpu_count;
+    struct hidden_name {
+        char name[64];
+        int64_t count;
+    } names[32];
+    size_t name_count;
+    int64_t hidden, hidden_other, hidden_devices;
+};
+
+static int has_gpu_activity(const struct process_listing *listing, int64_t process_id)
+{
+    for (size_t i = 0; i < listing->gpu_count; i++)
+        if (listing->gpu_process_ids[i] == process_id)
+            return 1;
+    return 0;
+}
+
+/* 1 when the process is listed; else it is counted for the summary line. */
+static int listed(const struct process_listing *listing, int64_t process_id)
+{
+    return listing->all || listing->gpu_count == 0 || has_gpu_activity(listing, process_id);
+}
+
+/* The name a process is counted under: its program and what it runs ("python3 train.py", "python3
+ * -m torch._inductor.compile_worker", "python3 -c"), from the command line; "?" when unknown. */
+static void short_command(const char *command_line, char *name, size_t size)
+{
+    char words[4][64] = {{0}};
+    int count = 0;
+    for (const char *p = command_line ? command_line : ""; *p && count < 4;) {
+        while (*p == ' ')
+            p++;
+        size_t length = strcspn(p, " ");
+        if (length)
+            snprintf(words[count++], sizeof words[0], "%.*s", (int)length, p);
+        p += length;
+    }
+    if (count == 0) {
+        snprintf(name, size, "?");
+        return;
+    }
+    const char *program = strrchr(words[0], '/') ? strrchr(words[0], '/') + 1 : words[0];
+    int length = snprintf(name, size, "%s", program);
+    for (int i = 1; i < count && length < (int)size; i++) {
+        if (strcmp(words[i], "-m") == 0 && i + 1 < count) {
+            snprintf(name + length, size - (size_t)length, " -m %s", words[i + 1]);
+            return;
+        }
+        if (strcmp(words[i], "-c") == 0) {
+            snprintf(name + length, size - (size_t)length, " -c");
+            return;
+        }
+        if (words[i][0] != '-') {
+            const char *base = strrchr(words[i], '/') ? strrchr(words[i], '/') + 1 : words[i];
+            snprintf(name + length, size - (size_t)length, " %s", base);
+            return;
+        }
+    }
+}
+
+static void count_hidden(struct process_listing *listing, const char *command_line)
+{
+    char name[64];
+    short_command(command_line, name, sizeof name);
+    listing->hidden++;
+    for (size_t i = 0; i < listing->name_count; i++)
+        if (strcmp(listing->names[i].name, name) == 0) {
+            listing->names[i].count++;
+            return;
+        }
+    if (listing->name_count == sizeof listing->names / sizeof listing->names[0]) {
+        listing->hidden_other++;
+        return;
+    }
+    snprintf(listing->names[listing->name_count].name, sizeof listing->names[0].name, "%s", name);
+    listing->names[listing->name_count++].count = 1;
+}
+
+static int by_count_then_name(const void *a, const void *b)
+{
+    const struct hidden_name *x = a, *y = b;
+    return x->count != y->count ? (x->count > y->count ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+/* "  18 more processes without GPU activity: python3 train.py x12, python3 -c x6 (info --all lists them)" */
+static void print_hidden_processes(struct process_listing *listing)
+{
+    if (listing->hidden == 0)
+        return;
+    char count[64];
+    qsort(listing->names, listing->name_count, sizeof listing->names[0], by_count_then_name);
+    printf("  %s without GPU activity:",
+           units_format_count(count, sizeof count, listing->hidden, "more process"));
+    for (size_t i = 0; i < listing->name_count; i++) {
+        printf("%s ", i ? "," : "");
+        print_text(listing->names[i].name);
+        printf(" x%" PRId64, listing->names[i].count);
+    }
+    if (listing->hidden_other)
+        printf(", others x%" PRId64, listing->hidden_other);
+    printf(" (info --all lists them)\n");
+}
+
 static int print_process(void *context, const struct store_process *row)
 {
-    (void)context;
+    struct process_listing *listing = context;
+    if (!listed(listing, row->process_id)) {
+        count_hidden(listing, row->command_line);
+        return 0;
+    }
     printf("  pid %-8" PRId64, row->pid);
     if (row->rank != STORE_NULL) {
         printf(" rank %" PRId64, row->rank);
@@ -101,8 +214,12 @@ static int print_process(void *context, const struct store_process *row)
 
 static int print_device(void *context, const struct store_device *row, int64_t pid, int64_t rank)
 {
-    (void)context;
+    struct process_listing *listing = context;
     (void)rank;
+    if (!listed(listing, row->process_id)) {
+        listing->hidden_devices++;
+        return 0;
+    }
     char memory[32], shared[32];
     printf("  pid %-8" PRId64 " device %" PRId64 ": ", pid == STORE_NULL ? 0 : pid, row->device_id);
     print_text(row->name ? row->name : "?");
@@ -119,6 +236,38 @@ static int print_device(void *context, const struct store_device *row, int64_t p
     if (row->global_memory_bytes != STORE_NULL)
         printf(", %s", units_format_bytes(memory, sizeof memory, row->global_memory_bytes));
     printf("\n");
+    return 0;
+}
+
+/* The processes with GPU activity, and each process and device (those of the others summed up
+ * unless --all). Returns 0, or -1 with err filled. */
+static int print_processes_and_devices(store *trace, int all, error_info *err)
+{
+    struct process_listing listing = {.all = all};
+    struct store_gpu_device *devices = NULL;
+    size_t device_count = 0;
+    if (store_list_gpu_devices(trace, &devices, &device_count, err) != 0)
+        return -1;
+    listing.gpu_process_ids = malloc((device_count ? device_count : 1) * sizeof *listing.gpu_process_ids);
+    if (!listing.gpu_process_ids) {
+        free(devices);
+        return error_set(err, "out of memory");
+    }
+    for (size_t i = 0; i < device_count; i++) /* sorted by process: one id per run */
+        if (i == 0 || devices[i].process_id != devices[i - 1].process_id)
+            listing.gpu_process_ids[listing.gpu_count++] = devices[i].process_id;
+    free(devices);
+    printf("\nprocesses:\n");
+    store_each_process(trace, print_process, &listing, err);
+    print_hidden_processes(&listing);
+    printf("\ndevices:\n");
+    store_each_device(trace, print_device, &listing, err);
+    if (listing.hidden_devices) {
+        char count[64];
+        printf("  %s of those processes (info --all lists them)\n",
+               units_format_count(count, sizeof count, listing.hidden_devices, "more device"));
+    }
+    free(listing.gpu_process_ids);
     return 0;
 }
 
@@ -189,7 +338,7 @@ static void print_drops_and_warnings(store *trace)
 }
 
 /* Prints what the trace at path holds; command names the command in messages. */
-static int describe(const char *command, const char *path, int verify)
+static int describe(const char *command, const char *path, int verify, int all)
 {
     error_info err;
     store *trace = store_open(path, 1, &err);
@@ -203,11 +352,9 @@ static int describe(const char *command, const char *path, int verify)
     }
     print_header(trace);
     int status = print_span(trace, &err);
+    if (status == 0)
+        status = print_processes_and_devices(trace, all, &err);
     if (status == 0) {
-        printf("\nprocesses:\n");
-        store_each_process(trace, print_process, NULL, &err);
-        printf("\ndevices:\n");
-        store_each_device(trace, print_device, NULL, &err);
         print_counts(trace);
         print_overview(trace);
         print_drops_and_warnings(trace);
@@ -221,21 +368,25 @@ static int describe(const char *command, const char *path, int verify)
 
 int cmd_info(int argc, char **argv)
 {
-    static const struct option options[] = {{"no-verify", no_argument, NULL, 'n'}, {0, 0, 0, 0}};
-    int verify = 1;
+    static const struct option options[] = {
+        {"no-verify", no_argument, NULL, 'n'}, {"all", no_argument, NULL, 'a'}, {0, 0, 0, 0}};
+    int verify = 1, all = 0;
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (option != 'n')
+        if (option == 'n')
+            verify = 0;
+        else if (option == 'a')
+            all = 1;
+        else
             return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
-        verify = 0;
     }
     if (argc - optind != 1)
         return cli_usage_error(argv[0], "expected one trace file");
     struct cli_trace_input input;
     int status = cli_trace_input_open(&input, argv[0], argv[optind]);
     if (status == 0)
-        status = describe(argv[0], input.path, verify);
+        status = describe(argv[0], input.path, verify, all);
     cli_trace_input_release(&input);
     return status;
 }
