@@ -247,7 +247,7 @@ static int print_processes_and_devices(store *trace, int all, error_info *err)
     struct store_gpu_device *devices = NULL;
     size_t device_count = 0;
     if (store_list_gpu_devices(trace, &devices, &device_count, err) != 0)
-        return -1;
+        return error_prefix(err, "%s", store_path(trace)); /* every info error names the trace */
     listing.gpu_process_ids = malloc((device_count ? device_count : 1) * sizeof *listing.gpu_process_ids);
     if (!listing.gpu_process_ids) {
         free(devices);
