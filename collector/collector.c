@@ -752,10 +752,11 @@ static int record_host_calls_from_callbacks(unsigned kinds)
     return 1;
 }
 
-/* Sources for blocking calls (call_site.h) wherever API calls are recorded, whichever road the
- * records take: with our callback records the callbacks are on already (the blocking calls are
- * in the analysis set) and only the outer call of a nested pair is a row; with CUPTI's API
- * activity kinds the blocking ids get callbacks of their own and inner driver calls are rows too. */
+/* Sources for blocking calls (call_site.h) of the domains whose API calls are recorded, whichever
+ * road the records take: with our callback records the callbacks are on already (the blocking
+ * calls are in the analysis set) and only the outer call of a nested pair is a row; with CUPTI's
+ * API activity kinds the blocking ids get callbacks of their own and inner driver calls are rows
+ * too (CUPTI records both). */
 static void start_call_sources(unsigned kinds)
 {
     if (!collector.options.call_sources || !(kinds & (COLLECTOR_KIND_RUNTIME | COLLECTOR_KIND_DRIVER)) ||
@@ -773,7 +774,10 @@ static void start_call_sources(unsigned kinds)
     collector.watch.api_called = on_api_called;
     const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
     CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
+    const unsigned recorded[] = {COLLECTOR_KIND_RUNTIME, COLLECTOR_KIND_DRIVER};
     for (int d = 0; d < 2; d++) {
+        if (!(kinds & recorded[d]))
+            continue; /* a source for a call that has no api_calls row would name nothing */
         int count = call_site_cupti_ids(&collector.blocking_calls, domains[d], ids, LAUNCH_WATCH_MAX_API_IDS);
         if (launch_watch_enable_api_ids(&collector.watch, domains[d], ids, count) != count)
             add_warning("cupti-error", "CUPTI refused some callbacks: some blocking calls have no source");
