@@ -13,11 +13,13 @@ static void classify(unsigned char *table, CUpti_CallbackDomain domain, CUpti_Ca
     }
 }
 
-void call_site_cupti_init(struct call_site_cupti *blocking)
+void call_site_cupti_init(struct call_site_cupti *blocking, int runtime_recorded, int driver_recorded)
 {
     memset(blocking, 0, sizeof *blocking);
-    classify(blocking->runtime, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-    classify(blocking->driver, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    if (runtime_recorded)
+        classify(blocking->runtime, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+    if (driver_recorded)
+        classify(blocking->driver, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
 }
 
 int call_site_cupti_ids(const struct call_site_cupti *blocking, CUpti_CallbackDomain domain,

@@ -17,8 +17,9 @@ struct call_site_cupti {
     unsigned char driver[CUPTI_DRIVER_TRACE_CBID_SIZE];
 };
 
-/* Fills the tables from CUPTI's callback names. */
-void call_site_cupti_init(struct call_site_cupti *blocking);
+/* Fills the tables from CUPTI's callback names, for the domains whose API calls the trace records
+ * (a source for a call that has no api_calls row would name nothing): the other table stays empty. */
+void call_site_cupti_init(struct call_site_cupti *blocking, int runtime_recorded, int driver_recorded);
 
 /* The blocking callback ids of domain: at most capacity of them into ids; returns how many. */
 int call_site_cupti_ids(const struct call_site_cupti *blocking, CUpti_CallbackDomain domain,

@@ -770,14 +770,12 @@ static void start_call_sources(unsigned kinds)
     collector.sites.record_inner_calls = collector.host_calls == NULL;
     if (collector.sites.python_unsupported[0])
         add_warning("call-sources", "%s", collector.sites.python_unsupported);
-    call_site_cupti_init(&collector.blocking_calls);
+    call_site_cupti_init(&collector.blocking_calls, (kinds & COLLECTOR_KIND_RUNTIME) != 0,
+                         (kinds & COLLECTOR_KIND_DRIVER) != 0);
     collector.watch.api_called = on_api_called;
     const CUpti_CallbackDomain domains[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
     CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
-    const unsigned recorded[] = {COLLECTOR_KIND_RUNTIME, COLLECTOR_KIND_DRIVER};
     for (int d = 0; d < 2; d++) {
-        if (!(kinds & recorded[d]))
-            continue; /* a source for a call that has no api_calls row would name nothing */
         int count = call_site_cupti_ids(&collector.blocking_calls, domains[d], ids, LAUNCH_WATCH_MAX_API_IDS);
         if (launch_watch_enable_api_ids(&collector.watch, domains[d], ids, count) != count)
             add_warning("cupti-error", "CUPTI refused some callbacks: some blocking calls have no source");

@@ -79,7 +79,11 @@ static int blocks(CUpti_CallbackDomain domain, CUpti_CallbackId id)
 
 int main(void)
 {
-    call_site_cupti_init(&blocking);
+    /* a trace without driver API records: no driver call is a blocking call to note */
+    call_site_cupti_init(&blocking, 1, 0);
+    CHECK_INT(blocking.driver[CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize], 0);
+    CHECK_INT(call_site_cupti_ids(&blocking, CUPTI_CB_DOMAIN_DRIVER_API, (CUpti_CallbackId[4]){0}, 4), 0);
+    call_site_cupti_init(&blocking, 1, 1);
     static const struct {
         CUpti_CallbackDomain domain;
         CUpti_CallbackId id;
