@@ -250,6 +250,72 @@ def check_outputs(os_bin, folder):
     return failed
 
 
+def overlap_cost_by_hand(path):
+    """Per (process, device): the overlap cost of docs/metrics.md "Overlap cost", computed here
+    from the tables: an operation is overlapped when another of its device intersects it; a
+    compute kernel overlapped costs its duration minus the median of its alone twins (name, grid
+    blocks, threads per block); NCCL kernels are not priced."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    ops = {}
+    rows = db.execute("SELECT k.process_id, k.device_id, k.start_ns, k.end_ns, k.name_id, k.grid_x * k.grid_y * k.grid_z,"
+                      " k.block_x * k.block_y * k.block_z, lower(s.value) LIKE '%nccl%' FROM kernels k"
+                      " JOIN strings s ON s.id = k.name_id").fetchall()
+    for table in ("memcpys", "memsets"):
+        rows += [r + (None, None, None, True) for r in db.execute(f"SELECT process_id, device_id, start_ns, end_ns FROM {table}")]
+    db.close()
+    for process, device, start, end, name, grid, block, not_priced in rows:
+        ops.setdefault((process, device), []).append((start, end, (name, grid, block), not not_priced))
+    costs = {}
+    for key, items in ops.items():
+        items.sort()
+        overlapped = [False] * len(items)
+        latest = None
+        for i, (start, end, _, _) in enumerate(items):
+            if end <= start:
+                continue
+            if latest is not None and latest > start:
+                overlapped[i] = True
+            later = next((j for j in range(i + 1, len(items)) if items[j][1] > items[j][0]), None)
+            if later is not None and items[later][0] < end:
+                overlapped[i] = overlapped[later] = True
+            latest = end if latest is None or end > latest else latest
+        alone = {}
+        for (start, end, twin, priced), shared in zip(items, overlapped):
+            if priced and not shared:
+                alone.setdefault(twin, []).append(end - start)
+        cost = 0
+        for (start, end, twin, priced), shared in zip(items, overlapped):
+            runs = sorted(alone.get(twin, []))
+            if priced and shared and runs:
+                n = len(runs)
+                cost += (end - start) - (runs[n // 2] if n % 2 else (runs[n // 2 - 1] + runs[n // 2]) // 2)
+        costs[key] = cost
+    return costs
+
+
+def check_overlap_cost(os_bin, folder):
+    """The report's overlap cost against the one computed by hand, on NCCL beside compute (ddp)
+    and on two compute streams (pipeline_pipelined)."""
+    failed = 0
+    for name in ("ddp", "pipeline_pipelined"):
+        path = f"{folder}/{name}.db"
+        if not os.path.exists(path):
+            continue
+        r = report(os_bin, path)
+        by_hand = overlap_cost_by_hand(path)
+        for device in r["devices"]:
+            expected = by_hand.get((device["process_id"], device["device_id"]), 0)
+            if device["overlap_cost_ns"] != expected or expected <= 0:
+                failed += 1
+                print(f"FAILED: {name} {device['process']}: overlap_cost_ns {device['overlap_cost_ns']}, by hand {expected}")
+        check = subprocess.run([os_bin, "check", path, "--max", f"overlap_cost_ms={sum(by_hand.values()) / 1e6 * 0.999}"],
+                               capture_output=True, text=True)
+        if check.returncode != 1:
+            failed += 1
+            print(f"FAILED: check --max overlap_cost_ms just under {name}'s cost: rc {check.returncode}")
+    return failed
+
+
 def main():
     os_bin, folders = sys.argv[1], sys.argv[2:]
     failed = checked = 0
@@ -258,7 +324,7 @@ def main():
             continue
         print(f"== {folder}")
         f, c = check_pairs(os_bin, folder)
-        failed += f + check_outputs(os_bin, folder)
+        failed += f + check_outputs(os_bin, folder) + check_overlap_cost(os_bin, folder)
         checked += c
     print(f"{checked} pair(s) or saturated traces checked, {failed} off target")
     if checked == 0:
