@@ -270,7 +270,7 @@ static void remove_files(const char *path)
 
 enum { STEP_KERNELS = 100, SHAPES = 60 };
 #define BASE_NS INT64_C(1795468638053102235) /* a CUPTI timestamp of November 2026 */
-#define THREAD_ID INT64_C(2583109632)        /* a pthread id as CUPTI gives it */
+#define THREAD_ID INT64_C(283117) /* a gettid() value, what the collector stores (collector/host_calls.c) */
 
 struct mlp_stream {
     int64_t host_ns, gpu_ns, correlation;

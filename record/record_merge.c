@@ -23,10 +23,10 @@
 /* The tables of the schema version the collector writes (store/schema.sql: a per-process file is
  * always of this build's version), in an order that keeps references valid (strings and kernel
  * shapes before the rows naming them). */
-static const char *const salvage_tables[] = {"processes",        "strings",     "devices",       "streams",
-                                             "kernel_shapes",    "kernel_runs", "memcpys",       "memsets",
-                                             "synchronizations", "cuda_events", "api_call_runs", "nvtx",
-                                             "collectives",      "warnings"};
+static const char *const salvage_tables[] = {
+    "processes",     "strings",       "devices", "streams",          "kernel_shapes",
+    "kernel_runs",   "memcpys",       "memsets", "synchronizations", "cuda_events",
+    "api_functions", "api_call_runs", "nvtx",    "collectives",      "warnings"};
 
 static int compare_names(const void *a, const void *b)
 {

@@ -200,22 +200,32 @@ CREATE TABLE cuda_events (
     record_ns       INTEGER
 );
 
--- Host API calls, as many as kernels or more: end_ns stored as duration_ns; the view `api_calls`
--- gives the columns of version 1.
+-- Host API calls, as many as kernels or more, stored like kernels: the function called (domain,
+-- callback id, name) once per distinct function, each call with its end as duration_ns. The view
+-- `api_calls` gives the columns of version 1.
+CREATE TABLE api_functions (
+    function_id     INTEGER PRIMARY KEY,
+    api_domain      INTEGER NOT NULL,
+    callback_id     INTEGER,
+    name_id         INTEGER NOT NULL
+);
+CREATE INDEX api_functions_by_value ON api_functions (name_id, api_domain, callback_id);
+
 CREATE TABLE api_call_runs (
     process_id      INTEGER NOT NULL,
     thread_id       INTEGER NOT NULL,
-    api_domain      INTEGER NOT NULL,
-    callback_id     INTEGER,
-    name_id         INTEGER NOT NULL,
     correlation_id  INTEGER,
     start_ns        INTEGER NOT NULL,
     duration_ns     INTEGER NOT NULL,
-    return_value    INTEGER
+    return_value    INTEGER,
+    function_id     INTEGER NOT NULL
 );
 
-CREATE VIEW api_calls AS SELECT rowid AS rowid, process_id, thread_id, api_domain, callback_id, name_id,
-    correlation_id, start_ns, start_ns + duration_ns AS end_ns, return_value FROM api_call_runs;
+CREATE VIEW api_calls AS SELECT r.rowid AS rowid, r.process_id AS process_id, r.thread_id AS thread_id,
+    f.api_domain AS api_domain, f.callback_id AS callback_id, f.name_id AS name_id,
+    r.correlation_id AS correlation_id, r.start_ns AS start_ns, r.start_ns + r.duration_ns AS end_ns,
+    r.return_value AS return_value
+    FROM api_call_runs r CROSS JOIN api_functions f ON f.function_id = r.function_id;
 
 CREATE TABLE nvtx (
     process_id      INTEGER NOT NULL,

@@ -38,6 +38,8 @@ enum statement_slot {
     SLOT_STRING_ADD,
     SLOT_SHAPE_FIND,
     SLOT_SHAPE_ADD,
+    SLOT_FUNCTION_FIND,
+    SLOT_FUNCTION_ADD,
     SLOT_COUNT
 };
 
@@ -74,7 +76,7 @@ static const char *const statement_sql[SLOT_COUNT] = {
     [SLOT_MEMSET] = "INSERT INTO memsets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_SYNC] = "INSERT INTO synchronizations VALUES (?,?,?,?,?,?,?,?)",
     [SLOT_CUDA_EVENT] = "INSERT INTO cuda_events VALUES (?,?,?,?,?,?,?)",
-    [SLOT_API] = "INSERT INTO api_call_runs VALUES (?,?,?,?,?,?,?,?,?)",
+    [SLOT_API] = "INSERT INTO api_call_runs VALUES (?,?,?,?,?,?,?)",
     [SLOT_NVTX] = "INSERT INTO nvtx VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_COLLECTIVE] = "INSERT INTO collectives VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_WARNING] = "INSERT INTO warnings VALUES (?,?,?,?)",
@@ -82,6 +84,9 @@ static const char *const statement_sql[SLOT_COUNT] = {
     [SLOT_STRING_ADD] = "INSERT INTO strings (value) VALUES (?)",
     [SLOT_SHAPE_FIND] = shape_find_sql,
     [SLOT_SHAPE_ADD] = shape_add_sql,
+    [SLOT_FUNCTION_FIND] = "SELECT function_id FROM api_functions WHERE api_domain IS ? AND callback_id IS ?"
+                           " AND name_id IS ? LIMIT 1",
+    [SLOT_FUNCTION_ADD] = "INSERT INTO api_functions (api_domain, callback_id, name_id) VALUES (?,?,?)",
 };
 
 #define INTERN_CACHE_SIZE 4096  /* power of two; a direct-mapped cache of recent names */
@@ -102,14 +107,25 @@ struct intern_entry {
     int64_t id;
 };
 
-/* A direct-mapped cache of the kernel shapes written or found (store_insert_kernel): a kernel
- * launched again finds its shape without SQLite. */
-#define SHAPE_CACHE_SIZE 1024 /* power of two */
-struct kernel_shape_cache {
-    struct kernel_shape_entry {
-        int64_t values[KERNEL_SHAPE_WIDTH];
-        int64_t id; /* 0: empty */
-    } entries[SHAPE_CACHE_SIZE];
+/* The tables of schema version 2 that hold each distinct value once (kernel_shapes, api_functions):
+ * the statements that find and add a row, and its width (columns after the key). */
+struct interned_table {
+    enum statement_slot find, add;
+    int width;
+};
+enum { INTERNED_SHAPES, INTERNED_FUNCTIONS, INTERNED_TABLE_COUNT };
+static const struct interned_table interned_tables[INTERNED_TABLE_COUNT] = {
+    [INTERNED_SHAPES] = {SLOT_SHAPE_FIND, SLOT_SHAPE_ADD, KERNEL_SHAPE_WIDTH},
+    [INTERNED_FUNCTIONS] = {SLOT_FUNCTION_FIND, SLOT_FUNCTION_ADD, 3}};
+
+/* A direct-mapped cache of the rows of one interned table written or found: a kernel launched
+ * again finds its shape, a function called again its row, without SQLite. */
+#define ROW_CACHE_SIZE 1024 /* power of two */
+struct row_cache {
+    struct row_cache_entry {
+        int64_t values[KERNEL_SHAPE_WIDTH]; /* the widest interned row */
+        int64_t id;                         /* 0: empty */
+    } entries[ROW_CACHE_SIZE];
 };
 
 struct store {
@@ -126,9 +142,9 @@ struct store {
     int rows_in_transaction;
     int batch_rows;
     int64_t next_process_id;
-    int schema_version;                 /* of the file: STORE_SCHEMA_VERSION, or 1 for an older trace */
-    struct kernel_shape_cache *shapes;  /* store_insert_kernel's, allocated at its first kernel */
-    struct store_work_limit work_limit; /* reader connections: see store_work_limit_install */
+    int schema_version; /* of the file: STORE_SCHEMA_VERSION, or 1 for an older trace */
+    struct row_cache *row_caches[INTERNED_TABLE_COUNT]; /* allocated at a table's first row */
+    struct store_work_limit work_limit;                 /* reader connections: see store_work_limit_install */
     struct intern_entry intern_cache[INTERN_CACHE_SIZE];
     int64_t texts_cut; /* texts stored cut at STORE_MAX_TEXT_BYTES, for store_finalize's warning */
 };
@@ -182,7 +198,8 @@ static void store_free(store *s)
     }
     for (int i = 0; i < INTERN_CACHE_SIZE; i++)
         free(s->intern_cache[i].value);
-    free(s->shapes);
+    for (int i = 0; i < INTERNED_TABLE_COUNT; i++)
+        free(s->row_caches[i]);
     sqlite3_close(s->db);
     free(s->path);
     free(s);
@@ -1258,32 +1275,34 @@ static int run_numbers(store *s, enum statement_slot slot, const int64_t *values
         *first = sqlite3_column_int64(cached->statement, 0);
     sqlite3_reset(cached->statement);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        sql_error(s, err, "write a kernel shape");
+        sql_error(s, err, "write an interned row");
     return rc;
 }
 
-/* The shape_id of the kernel_shapes row holding values (name_id, then KERNEL_SHAPE_COLUMNS),
- * added when new; 0 on failure with err filled. */
-static int64_t kernel_shape_id(store *s, const int64_t values[KERNEL_SHAPE_WIDTH], error_info *err)
+/* The key of the row of interned table `which` holding values (its columns in order), added when
+ * new; 0 on failure with err filled. */
+static int64_t interned_row_id(store *s, int which, const int64_t *values, error_info *err)
 {
-    if (!s->shapes && !(s->shapes = calloc(1, sizeof *s->shapes))) {
-        error_set(err, "cannot insert a kernel in '%s': out of memory", s->path);
+    const struct interned_table *table = &interned_tables[which];
+    size_t bytes = sizeof(int64_t) * (size_t)table->width;
+    if (!s->row_caches[which] && !(s->row_caches[which] = calloc(1, sizeof *s->row_caches[which]))) {
+        error_set(err, "cannot insert a row in '%s': out of memory", s->path);
         return 0;
     }
-    struct kernel_shape_entry *entry =
-        &s->shapes->entries[hash_numbers(values, KERNEL_SHAPE_WIDTH) & (SHAPE_CACHE_SIZE - 1)];
-    if (entry->id != 0 && memcmp(entry->values, values, sizeof entry->values) == 0)
+    struct row_cache_entry *entry =
+        &s->row_caches[which]->entries[hash_numbers(values, table->width) & (ROW_CACHE_SIZE - 1)];
+    if (entry->id != 0 && memcmp(entry->values, values, bytes) == 0)
         return entry->id;
     int64_t id = 0;
-    int rc = run_numbers(s, SLOT_SHAPE_FIND, values, KERNEL_SHAPE_WIDTH, &id, err);
+    int rc = run_numbers(s, table->find, values, table->width, &id, err);
     if (rc == SQLITE_DONE) {
-        if (run_numbers(s, SLOT_SHAPE_ADD, values, KERNEL_SHAPE_WIDTH, NULL, err) != SQLITE_DONE)
+        if (run_numbers(s, table->add, values, table->width, NULL, err) != SQLITE_DONE)
             return 0;
         id = sqlite3_last_insert_rowid(s->db);
     } else if (rc != SQLITE_ROW) {
         return 0;
     }
-    memcpy(entry->values, values, sizeof entry->values);
+    memcpy(entry->values, values, bytes);
     entry->id = id;
     return id;
 }
@@ -1316,7 +1335,7 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
                                                row->is_device_launched,
                                                row->channel_type,
                                                row->priority};
-    int64_t shape_id = kernel_shape_id(s, shape, err);
+    int64_t shape_id = interned_row_id(s, INTERNED_SHAPES, shape, err);
     if (shape_id == 0)
         return -1;
     const int64_t numbers[] = {row->process_id,
@@ -1394,10 +1413,17 @@ int store_insert_api_call(store *s, const struct store_api_call *row, error_info
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
         return -1;
-    const int64_t numbers[] = {
-        row->process_id,  row->thread_id,      row->api_domain, row->callback_id,
-        name_id,          row->correlation_id, row->start_ns,   duration_ns(row->start_ns, row->end_ns),
-        row->return_value};
+    const int64_t function[] = {row->api_domain, row->callback_id, name_id};
+    int64_t function_id = interned_row_id(s, INTERNED_FUNCTIONS, function, err);
+    if (function_id == 0)
+        return -1;
+    const int64_t numbers[] = {row->process_id,
+                               row->thread_id,
+                               row->correlation_id,
+                               row->start_ns,
+                               duration_ns(row->start_ns, row->end_ns),
+                               row->return_value,
+                               function_id};
     return INSERT_NUMBERS(SLOT_API, "insert an API call");
 }
 
@@ -1728,9 +1754,17 @@ static const struct append_table append_tables[] = {
      "pm.new_id, s.device_id, s.context_id, s.stream_id, s.event_id, s.correlation_id,"
      " shift_ns(s.record_ns)"},
     {"api_calls", "api_call_runs",
-     "pm.new_id, s.thread_id, s.api_domain, s.callback_id, sm.new_id, s.correlation_id,"
-     " shift_ns(s.start_ns), duration_ns(s.start_ns, s.end_ns), s.return_value"},
+     "pm.new_id, s.thread_id, s.correlation_id, shift_ns(s.start_ns), duration_ns(s.start_ns, s.end_ns),"
+     " s.return_value, (SELECT d.function_id FROM main.api_functions d WHERE d.api_domain IS s.api_domain"
+     " AND d.callback_id IS s.callback_id AND d.name_id IS sm.new_id LIMIT 1)"},
 };
+
+/* API calls: the source's functions not yet in the destination (before the append_tables loop). */
+static const char copy_api_functions_sql[] =
+    "INSERT INTO main.api_functions (api_domain, callback_id, name_id) SELECT DISTINCT s.api_domain,"
+    " s.callback_id, sm.new_id FROM src.api_calls s JOIN pm ON pm.old_id = s.process_id"
+    " JOIN sm ON sm.old_id = s.name_id WHERE NOT EXISTS (SELECT 1 FROM main.api_functions d"
+    " WHERE d.api_domain IS s.api_domain AND d.callback_id IS s.callback_id AND d.name_id IS sm.new_id)";
 
 /* Kernels: the source's shapes not yet in the destination, then the runs, each pointing at its
  * shape (found through kernel_shapes_by_value). From the kernels of either version. */
@@ -1918,7 +1952,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         "INSERT INTO processes SELECT pm.new_id, s.pid, s.parent_pid, s.host, s.command_line, s.rank,"
         " s.local_rank, s.world_size, shift_ns(s.start_ns), shift_ns(s.end_ns), s.exit_status, s.term_signal,"
         " s.dropped_records, s.source_file FROM src.processes s JOIN pm ON pm.old_id = s.process_id";
-    if (append_table_rows(s, "processes", &copy_processes, 1, losses, err) != 0)
+    if (append_table_rows(s, "processes", &copy_processes, 1, losses, err) != 0 ||
+        exec_sql(s, copy_api_functions_sql, err, "copy API functions") != 0)
         goto rollback;
     for (size_t i = 0; i < sizeof append_tables / sizeof append_tables[0]; i++) {
         int uses_strings = strstr(append_tables[i].select_list, "sm.new_id") != NULL;

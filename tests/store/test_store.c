@@ -527,6 +527,9 @@ static void test_compact_kernels(int flags)
     CHECK_INT(query_int(s, "SELECT end_ns FROM kernels WHERE start_ns < 0"), 0);
     CHECK_INT(query_int(s, "SELECT end_ns FROM api_calls"), base - 4321);
     CHECK_INT(query_int(s, "SELECT duration_ns FROM api_call_runs"), 20000 - 4321);
+    CHECK_STR(query_text(s, "SELECT api_domain || ' ' || callback_id || ' ' || value FROM api_functions"
+                            " JOIN strings ON id = name_id"),
+              "1 211 cudaLaunchKernel");
     CHECK_INT(query_int(s, "SELECT thread_id FROM api_calls"), INT64_C(2583109632));
     store_close(s, NULL);
 }
@@ -573,6 +576,7 @@ static void test_version_1(void)
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernel_shapes"), 1); /* one shape, both processes */
     CHECK_INT(query_int(s, "SELECT SUM(end_ns) FROM kernels"), 2 * (1600 + 2100) + 20);
     CHECK_INT(query_int(s, "SELECT SUM(end_ns) FROM api_calls"), 2 * 950 + 10);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM api_functions"), 1);
     CHECK_INT(
         query_int(s, "SELECT COUNT(*) FROM kernels k JOIN api_calls a USING (process_id, correlation_id)"),
         2);
