@@ -43,15 +43,15 @@ enum statement_slot {
     SLOT_COUNT
 };
 
-/* The columns of kernel_shapes after name_id, in schema.sql's order: X(column) for each. */
+/* The columns of kernel_shapes after name_id, in schema.sql's order: X(column) for each (rows of
+ * names, unformatted: clang-format would indent each line further as if they were nested). */
+/* clang-format off */
 #define KERNEL_SHAPE_COLUMNS(X)                                                                              \
-    X(grid_x)                                                                                                \
-    X(grid_y)                                                                                                \
-    X(grid_z)                                                                                                \
-    X(block_x) X(block_y) X(block_z) X(cluster_x) X(cluster_y) X(cluster_z) X(registers_per_thread)          \
-        X(static_shared_bytes) X(dynamic_shared_bytes) X(local_memory_per_thread_bytes)                      \
-            X(local_memory_total_bytes) X(shared_memory_executed_bytes) X(shared_memory_config)              \
-                X(launch_type) X(is_device_launched) X(channel_type) X(priority)
+    X(grid_x) X(grid_y) X(grid_z) X(block_x) X(block_y) X(block_z) X(cluster_x) X(cluster_y) X(cluster_z)    \
+    X(registers_per_thread) X(static_shared_bytes) X(dynamic_shared_bytes) X(local_memory_per_thread_bytes)  \
+    X(local_memory_total_bytes) X(shared_memory_executed_bytes) X(shared_memory_config) X(launch_type)        \
+    X(is_device_launched) X(channel_type) X(priority)
+/* clang-format on */
 #define COUNT_ONE(column) +1
 enum { KERNEL_SHAPE_WIDTH = 1 KERNEL_SHAPE_COLUMNS(COUNT_ONE) }; /* with name_id */
 #define IS_PARAMETER(column) " AND " #column " IS ?"
@@ -1314,27 +1314,8 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
     int64_t name_id = store_intern(s, row->name, err);
     if (name_id == 0)
         return -1;
-    const int64_t shape[KERNEL_SHAPE_WIDTH] = {name_id,
-                                               row->grid_x,
-                                               row->grid_y,
-                                               row->grid_z,
-                                               row->block_x,
-                                               row->block_y,
-                                               row->block_z,
-                                               row->cluster_x,
-                                               row->cluster_y,
-                                               row->cluster_z,
-                                               row->registers_per_thread,
-                                               row->static_shared_bytes,
-                                               row->dynamic_shared_bytes,
-                                               row->local_memory_per_thread_bytes,
-                                               row->local_memory_total_bytes,
-                                               row->shared_memory_executed_bytes,
-                                               row->shared_memory_config,
-                                               row->launch_type,
-                                               row->is_device_launched,
-                                               row->channel_type,
-                                               row->priority};
+#define ROW_FIELD(column) , row->column /* store_kernel's fields are named as the columns */
+    const int64_t shape[KERNEL_SHAPE_WIDTH] = {name_id KERNEL_SHAPE_COLUMNS(ROW_FIELD)};
     int64_t shape_id = interned_row_id(s, INTERNED_SHAPES, shape, err);
     if (shape_id == 0)
         return -1;
