@@ -1674,8 +1674,8 @@ int store_check_plausible(store *s, const struct store_row_mark *since, error_in
 int store_shift_process_times(store *s, int64_t process_id, int64_t delta_ns, error_info *err)
 {
     static const char *const shifts[] = {
-        "UPDATE kernel_runs SET start_ns = start_ns + ?1, queued_ns = queued_ns + ?1,"
-        " submitted_ns = submitted_ns + ?1 WHERE process_id = ?2",
+        ("UPDATE kernel_runs SET start_ns = start_ns + ?1, queued_ns = queued_ns + ?1,"
+         " submitted_ns = submitted_ns + ?1 WHERE process_id = ?2"),
         "UPDATE memcpys SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
         "UPDATE memsets SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
         "UPDATE synchronizations SET start_ns = start_ns + ?1, end_ns = end_ns + ?1 WHERE process_id = ?2",
