@@ -73,15 +73,13 @@ CREATE TABLE streams (
 );
 
 -- Kernels, the most numerous rows, are stored in two tables: what repeats from launch to launch of
--- one kernel (its name and launch configuration: its shape) once per distinct shape, and per
--- execution only what differs (where, when, how long). The view `kernels` joins them back into the
+-- one compiled kernel (its name, block size, registers, shared memory: its shape) once per distinct
+-- shape, and per execution what differs (where, when, how long, and the grid, which follows the
+-- size of the input). The view `kernels` joins them back into the
 -- columns of version 1, and every reader reads that view (docs/trace-format.md, "Version 2").
 CREATE TABLE kernel_shapes (
     shape_id              INTEGER PRIMARY KEY,
     name_id               INTEGER NOT NULL,
-    grid_x                INTEGER,
-    grid_y                INTEGER,
-    grid_z                INTEGER,
     block_x               INTEGER,
     block_y               INTEGER,
     block_z               INTEGER,
@@ -101,13 +99,14 @@ CREATE TABLE kernel_shapes (
     priority              INTEGER
 );
 -- Writers find a shape already stored by all its columns (IS: NULL matches NULL).
-CREATE INDEX kernel_shapes_by_value ON kernel_shapes (name_id, grid_x, grid_y, grid_z, block_x, block_y,
-    block_z, cluster_x, cluster_y, cluster_z, registers_per_thread, static_shared_bytes, dynamic_shared_bytes,
+CREATE INDEX kernel_shapes_by_value ON kernel_shapes (name_id, block_x, block_y, block_z, cluster_x, cluster_y, cluster_z, registers_per_thread, static_shared_bytes, dynamic_shared_bytes,
     local_memory_per_thread_bytes, local_memory_total_bytes, shared_memory_executed_bytes, shared_memory_config,
     launch_type, is_device_launched, channel_type, priority);
 
 -- One row per kernel execution: end_ns is stored as duration_ns (a few bytes where an absolute
--- end takes eight). The rowid is the kernel's rowid (collectives.kernel_rowid refers to it).
+-- end takes eight). The rowid is the kernel's rowid (collectives.kernel_rowid refers to it). The
+-- views join with LEFT JOIN: the runs stay the outer loop (their indexes serve the readers'
+-- ranges), and SQLite can leave out the lookup of a shape no column of which a query reads.
 CREATE TABLE kernel_runs (
     process_id            INTEGER NOT NULL,
     device_id             INTEGER NOT NULL,
@@ -118,6 +117,9 @@ CREATE TABLE kernel_runs (
     duration_ns           INTEGER NOT NULL,
     queued_ns             INTEGER,
     submitted_ns          INTEGER,
+    grid_x                INTEGER,
+    grid_y                INTEGER,
+    grid_z                INTEGER,
     graph_id              INTEGER,
     graph_node_id         INTEGER,
     channel_id            INTEGER,
@@ -127,7 +129,7 @@ CREATE TABLE kernel_runs (
 CREATE VIEW kernels AS SELECT r.rowid AS rowid, r.process_id AS process_id, r.device_id AS device_id,
     r.context_id AS context_id, r.stream_id AS stream_id, r.correlation_id AS correlation_id,
     r.start_ns AS start_ns, r.start_ns + r.duration_ns AS end_ns, r.queued_ns AS queued_ns,
-    r.submitted_ns AS submitted_ns, s.grid_x AS grid_x, s.grid_y AS grid_y, s.grid_z AS grid_z,
+    r.submitted_ns AS submitted_ns, r.grid_x AS grid_x, r.grid_y AS grid_y, r.grid_z AS grid_z,
     s.block_x AS block_x, s.block_y AS block_y, s.block_z AS block_z, s.cluster_x AS cluster_x,
     s.cluster_y AS cluster_y, s.cluster_z AS cluster_z, s.registers_per_thread AS registers_per_thread,
     s.static_shared_bytes AS static_shared_bytes, s.dynamic_shared_bytes AS dynamic_shared_bytes,
@@ -137,7 +139,7 @@ CREATE VIEW kernels AS SELECT r.rowid AS rowid, r.process_id AS process_id, r.de
     s.shared_memory_config AS shared_memory_config, s.launch_type AS launch_type,
     s.is_device_launched AS is_device_launched, r.graph_id AS graph_id, r.graph_node_id AS graph_node_id,
     r.channel_id AS channel_id, s.channel_type AS channel_type, s.priority AS priority, s.name_id AS name_id
-    FROM kernel_runs r CROSS JOIN kernel_shapes s ON s.shape_id = r.shape_id;
+    FROM kernel_runs r LEFT JOIN kernel_shapes s ON s.shape_id = r.shape_id;
 
 CREATE TABLE memcpys (
     process_id      INTEGER NOT NULL,
@@ -225,7 +227,7 @@ CREATE VIEW api_calls AS SELECT r.rowid AS rowid, r.process_id AS process_id, r.
     f.api_domain AS api_domain, f.callback_id AS callback_id, f.name_id AS name_id,
     r.correlation_id AS correlation_id, r.start_ns AS start_ns, r.start_ns + r.duration_ns AS end_ns,
     r.return_value AS return_value
-    FROM api_call_runs r CROSS JOIN api_functions f ON f.function_id = r.function_id;
+    FROM api_call_runs r LEFT JOIN api_functions f ON f.function_id = r.function_id;
 
 CREATE TABLE nvtx (
     process_id      INTEGER NOT NULL,

@@ -47,7 +47,7 @@ enum statement_slot {
  * names, unformatted: clang-format would indent each line further as if they were nested). */
 /* clang-format off */
 #define KERNEL_SHAPE_COLUMNS(X)                                                                              \
-    X(grid_x) X(grid_y) X(grid_z) X(block_x) X(block_y) X(block_z) X(cluster_x) X(cluster_y) X(cluster_z)    \
+    X(block_x) X(block_y) X(block_z) X(cluster_x) X(cluster_y) X(cluster_z)                                  \
     X(registers_per_thread) X(static_shared_bytes) X(dynamic_shared_bytes) X(local_memory_per_thread_bytes)  \
     X(local_memory_total_bytes) X(shared_memory_executed_bytes) X(shared_memory_config) X(launch_type)        \
     X(is_device_launched) X(channel_type) X(priority)
@@ -71,7 +71,7 @@ static const char *const statement_sql[SLOT_COUNT] = {
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_DEVICE] = "INSERT OR REPLACE INTO devices VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_STREAM] = "INSERT OR REPLACE INTO streams VALUES (?,?,?,?,?,?,?,?,?)",
-    [SLOT_KERNEL] = "INSERT INTO kernel_runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [SLOT_KERNEL] = "INSERT INTO kernel_runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_MEMCPY] = "INSERT INTO memcpys VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_MEMSET] = "INSERT INTO memsets VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [SLOT_SYNC] = "INSERT INTO synchronizations VALUES (?,?,?,?,?,?,?,?)",
@@ -1328,6 +1328,9 @@ int store_insert_kernel(store *s, const struct store_kernel *row, int64_t *rowid
                                duration_ns(row->start_ns, row->end_ns),
                                row->queued_ns,
                                row->submitted_ns,
+                               row->grid_x,
+                               row->grid_y,
+                               row->grid_z,
                                row->graph_id,
                                row->graph_node_id,
                                row->channel_id,
@@ -1759,10 +1762,10 @@ static const char copy_kernel_shapes_sql[] =
     " WHERE NOT EXISTS (SELECT 1 FROM main.kernel_shapes d WHERE " SAME_SHAPE ")";
 static const char copy_kernel_runs_sql[] =
     "INSERT INTO main.kernel_runs (rowid, process_id, device_id, context_id, stream_id, correlation_id,"
-    " start_ns, duration_ns, queued_ns, submitted_ns, graph_id, graph_node_id, channel_id, shape_id)"
-    " SELECT km.new_rowid, pm.new_id, s.device_id, s.context_id, s.stream_id, s.correlation_id,"
-    " shift_ns(s.start_ns), duration_ns(s.start_ns, s.end_ns), shift_ns(s.queued_ns),"
-    " shift_ns(s.submitted_ns), s.graph_id, s.graph_node_id, s.channel_id,"
+    " start_ns, duration_ns, queued_ns, submitted_ns, grid_x, grid_y, grid_z, graph_id, graph_node_id,"
+    " channel_id, shape_id) SELECT km.new_rowid, pm.new_id, s.device_id, s.context_id, s.stream_id,"
+    " s.correlation_id, shift_ns(s.start_ns), duration_ns(s.start_ns, s.end_ns), shift_ns(s.queued_ns),"
+    " shift_ns(s.submitted_ns), s.grid_x, s.grid_y, s.grid_z, s.graph_id, s.graph_node_id, s.channel_id,"
     " (SELECT d.shape_id FROM main.kernel_shapes d WHERE " SAME_SHAPE " LIMIT 1)"
     " FROM src.kernels s JOIN pm ON pm.old_id = s.process_id JOIN sm ON sm.old_id = s.name_id"
     " JOIN km ON km.old_rowid = s.rowid ORDER BY s.rowid";
