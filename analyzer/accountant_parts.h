@@ -13,6 +13,9 @@ struct evidence_figures {
     int64_t bytes;       /* communication: bytes moved */
     int64_t transfer_ns; /* communication: transfer time of the instances */
     int64_t late_ns;     /* communication: how late the last rank was, summed over instances */
+    /* launch-bound: between two gaps the host filled one launch at a time, the operations it issued,
+     * the host time it took (from launch to launch) and the GPU time they ran */
+    int64_t issued, issue_ns, issued_busy_ns;
     int64_t nranks;
     const char *detail; /* a sentence kept from the first stretch (may be NULL) */
 };
@@ -79,6 +82,12 @@ struct accountant {
     struct selection *selection;
     int started;
     int64_t busy_until_ns, next_mark;
+    /* The launch rate (idle.c): operations seen, idle time so far, and the last gap the host ended
+     * with a launch, to measure the host's issue period against the GPU's time per operation. */
+    int64_t ops_seen, idle_seen_ns;
+    struct {
+        int64_t thread_id, launch_start_ns, op_start_ns, ops_seen, idle_seen_ns;
+    } last_launch;
     size_t step_cursor;
     int64_t sweep_time_ns, compute_end_ns;
     struct comm_kernel *open;
@@ -106,6 +115,9 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
                          const char *label, const char *source, int64_t start_ns, int64_t end_ns,
                          int64_t length_c, const struct evidence_figures *figures);
 struct device_books *accountant_current(accountant *acc);
+/* Adds figures to the current device's (cause, label) over its whole span, without time. Returns 0 or -1. */
+int accountant_add_figures(accountant *acc, enum accounting_cause cause, const char *label,
+                           const struct evidence_figures *figures);
 
 /* The host-cpu label of a stretch outside CUDA calls with no OS runtime wait in it; a stretch the
  * thread spent in one (nsys imports hold them) is labelled with the call and what it waited for,

@@ -84,6 +84,24 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
     return b;
 }
 
+static void merge_figures(struct bucket *b, const struct evidence_figures *figures)
+{
+    b->figures.calls += figures->calls;
+    b->figures.call_ns += figures->call_ns;
+    b->figures.bytes += figures->bytes;
+    b->figures.transfer_ns += figures->transfer_ns;
+    b->figures.late_ns += figures->late_ns;
+    b->figures.issued += figures->issued;
+    b->figures.issue_ns += figures->issue_ns;
+    b->figures.issued_busy_ns += figures->issued_busy_ns;
+    if (figures->nranks > b->figures.nranks)
+        b->figures.nranks = figures->nranks;
+    if (figures->longest_ns > b->figures.longest_ns)
+        b->figures.longest_ns = figures->longest_ns;
+    if (figures->detail && !b->detail[0])
+        snprintf(b->detail, sizeof b->detail, "%s", figures->detail);
+}
+
 /* Blocking calls are grouped by their place in the program ("300x at train.py:17"); the other
  * causes by label alone, naming the place of their largest stretch (one late launch site is not
  * what makes a loop launch-bound). */
@@ -104,19 +122,8 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
         b->count++;
         b->last_counted = mark;
     }
-    if (figures) {
-        b->figures.calls += figures->calls;
-        b->figures.call_ns += figures->call_ns;
-        b->figures.bytes += figures->bytes;
-        b->figures.transfer_ns += figures->transfer_ns;
-        b->figures.late_ns += figures->late_ns;
-        if (figures->nranks > b->figures.nranks)
-            b->figures.nranks = figures->nranks;
-        if (figures->longest_ns > b->figures.longest_ns)
-            b->figures.longest_ns = figures->longest_ns;
-        if (figures->detail && !b->detail[0])
-            snprintf(b->detail, sizeof b->detail, "%s", figures->detail);
-    }
+    if (figures)
+        merge_figures(b, figures);
     return 0;
 }
 
@@ -326,6 +333,8 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     acc->sweep_time_ns = INT64_MIN;
     acc->compute_end_ns = INT64_MIN;
     acc->open_end_min_ns = INT64_MAX;
+    acc->ops_seen = acc->idle_seen_ns = 0;
+    acc->last_launch.thread_id = STORE_NULL;
     return 0;
 }
 
@@ -342,11 +351,13 @@ int accountant_observe(accountant *acc, struct device_state *device, const struc
     }
     if (op->start_ns > acc->busy_until_ns) {
         acc->next_mark++;
+        acc->idle_seen_ns += op->start_ns - acc->busy_until_ns;
         if (idle_attribute_gap(acc, device, acc->busy_until_ns, op->start_ns, op, err) != 0)
             return -1;
     }
     if (end > acc->busy_until_ns)
         acc->busy_until_ns = end;
+    acc->ops_seen++;
     return 0;
 }
 
@@ -559,6 +570,17 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
     return add_interval(acc, cause, label, start_ns, end_ns);
 }
 
+int accountant_add_figures(accountant *acc, enum accounting_cause cause, const char *label,
+                           const struct evidence_figures *figures)
+{
+    struct device_books *books = accountant_current(acc);
+    struct bucket *b = books ? bucket_of(&books->idle, cause, label, "") : NULL;
+    if (!b)
+        return books ? -1 : 0;
+    merge_figures(b, figures);
+    return 0;
+}
+
 /* --- the result --- */
 
 static char *duration(char *buffer, size_t size, int64_t ns)
@@ -615,6 +637,12 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
             append(text, size, "; %" PRId64 " launch call%s, %s each in the call", f->calls,
                    f->calls == 1 ? "" : "s", duration(two, sizeof two, f->call_ns / f->calls));
         append(text, size, " (%s idle per gap)", duration(three, sizeof three, b->ns / count));
+        if (f->issued > 0)
+            append(text, size,
+                   "; launch rate: the host issued an operation every %s (%" PRId64
+                   " between gaps of this kind) while the GPU ran each in %s",
+                   duration(one, sizeof one, f->issue_ns / f->issued), f->issued,
+                   duration(two, sizeof two, f->issued_busy_ns / f->issued));
         break;
     case ACCOUNTING_IDLE_HOST_CPU:
         if (strcmp(b->label, IDLE_NO_CUDA_CALL) != 0) { /* an OS runtime wait the trace holds */
@@ -748,8 +776,9 @@ static const char *const record_api[] = {
                       "its cuda_runtime events",
     [ORIGIN_NSYS] = "nsys profile --trace=cuda"};
 static const char *const record_sources[] = {
-    [ORIGIN_RECORD] = "the collector writes them at blocking calls when it can read the caller (a Python "
-                      "line, or the native caller's symbol: docs/collector.md); this recording has none",
+    [ORIGIN_RECORD] =
+        "record with an overlapscope that takes them (the collector names the Python line or the "
+        "native caller of each blocking call, docs/collector.md), without OVERLAPSCOPE_CALL_SOURCES=0",
     [ORIGIN_KINETO] = "torch.profiler.profile(..., with_stack=True)",
     [ORIGIN_NSYS] = "overlapscope does not read nsys backtraces (nsys profile --cudabacktrace); import a "
                     "torch.profiler trace recorded with with_stack=True, or run under overlapscope record"};

@@ -41,6 +41,7 @@ struct gap {
     int64_t start_ns, end_ns;
     int64_t launch_start_ns, launch_end_ns, thread_id;
     char launch_source[128];
+    int gave_host, gave_launch_bound; /* host-sync or host-cpu time; launch-bound time */
 };
 
 void idle_call_source(accountant *acc, int64_t process_id, int64_t correlation_id, char *source, size_t size)
@@ -61,6 +62,8 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
 {
     if (end_ns <= start_ns)
         return 0;
+    gap->gave_host |= cause == ACCOUNTING_IDLE_HOST_SYNC || cause == ACCOUNTING_IDLE_HOST_CPU;
+    gap->gave_launch_bound |= cause == ACCOUNTING_IDLE_LAUNCH_BOUND;
     struct selection *selection = gap->device->selection;
     int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
     return accountant_attribute(gap->acc, selection, cause, label, source ? source : "", start_ns, end_ns,
@@ -337,6 +340,32 @@ static int host_gap(struct gap *gap)
     return cursor < gap->end_ns ? outside_calls(gap, &walk, cursor, gap->end_ns) : 0;
 }
 
+/* The launch rate of a launch-bound loop: between the previous gap the host ended with a launch
+ * (same thread) and this one, when this gap was the host issuing work and nothing else, the host
+ * issued N operations in (this launch - that launch) while the GPU ran them in (the time between
+ * their starts - the idle time between). An issue period longer than the GPU's time per operation
+ * is what leaves the GPU idle. */
+static int launch_rate(struct gap *gap)
+{
+    accountant *acc = gap->acc;
+    int status = 0;
+    if (gap->gave_launch_bound && !gap->gave_host && acc->last_launch.thread_id == gap->thread_id) {
+        struct evidence_figures rate = {.issued = acc->ops_seen - acc->last_launch.ops_seen,
+                                        .issue_ns = gap->launch_start_ns - acc->last_launch.launch_start_ns,
+                                        .issued_busy_ns =
+                                            gap->end_ns - acc->last_launch.op_start_ns -
+                                            (acc->idle_seen_ns - acc->last_launch.idle_seen_ns)};
+        if (rate.issued > 0 && rate.issue_ns > 0 && rate.issued_busy_ns >= 0)
+            status = accountant_add_figures(acc, ACCOUNTING_IDLE_LAUNCH_BOUND, "host issuing work", &rate);
+    }
+    acc->last_launch.thread_id = gap->thread_id;
+    acc->last_launch.launch_start_ns = gap->launch_start_ns;
+    acc->last_launch.op_start_ns = gap->end_ns;
+    acc->last_launch.ops_seen = acc->ops_seen;
+    acc->last_launch.idle_seen_ns = acc->idle_seen_ns;
+    return status;
+}
+
 int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap_start_ns, int64_t gap_end_ns,
                        const struct model_op *next, error_info *err)
 {
@@ -380,6 +409,8 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
         idle_call_source(acc, device->process_id, next->correlation_id, gap.launch_source,
                          sizeof gap.launch_source);
         status = host_gap(&gap);
+        if (status == 0)
+            status = launch_rate(&gap);
     }
     return status == 0 ? 0 : error_set(err, "out of memory");
 }

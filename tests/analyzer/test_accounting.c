@@ -171,15 +171,21 @@ static void test_launch_bound_and_host_cpu(void)
 {
     /* A [0, 10]; B launched at [5, 15], runs [20, 30]: the host was launching, 10 us launch-bound
      * (5 of them inside the call). Then the host is away 190 us (no CUDA call), launches C at
-     * [220, 230], C runs [235, 245]: 190 us host-cpu, 15 us more launch-bound (10 in the call). */
+     * [220, 230], C runs [235, 245]: 190 us host-cpu, 15 us more launch-bound (10 in the call).
+     * D, launched at [250, 258], runs [262, 270]: 17 us launch-bound (8 in the call), a gap of the
+     * host issuing work and nothing else, so the launch rate is measured from C to D: the host
+     * issued one operation (C) in 250 - 220 = 30 us while the GPU ran it in 10 us. */
     struct scenario s;
     begin(&s, "launch-cpu.db");
     kernel(&s, s.process, 13, -10, -5, 0, 10, "tiny");
     kernel(&s, s.process, 13, 5, 15, 20, 30, "tiny");
     kernel(&s, s.process, 13, 220, 230, 235, 245, "tiny");
+    kernel(&s, s.process, 13, 250, 258, 262, 270, "tiny");
     struct analysis_result *result = finish(&s);
-    expect_idle(result, 0, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL, 25, 2,
-                "2 launch calls, 7.50 us each in the call (12.5 us idle per gap)");
+    expect_idle(
+        result, 0, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL, 42, 3,
+        "3 launch calls, 7.67 us each in the call (14.0 us idle per gap); launch rate: the host issued "
+        "an operation every 30.0 us (1 between gaps of this kind) while the GPU ran each in 10.0 us");
     expect_idle(result, 0, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", 190, 1, "longest 190 us");
     analysis_free(result);
 }
@@ -515,6 +521,9 @@ static void test_golden_figures(void)
         accounting ? entry_of(&accounting->idle, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL) : NULL;
     CHECK(entry != NULL && entry == &accounting->idle.entries[0]);
     CHECK(entry && entry->ns > US(23500) && entry->count >= 2000);
+    /* The launch rate over the 1999 windows between its 2000 launches: every gap is launch-bound. */
+    CHECK_CONTAINS(entry ? entry->evidence : NULL, "launch rate: the host issued an operation every 12.7 us "
+                                                   "(1999 between gaps of this kind) while the GPU ran each in 781 ns");
     analysis_free(result);
     /* Seed 004's pattern (host_sync --op device-sync: a kernel, then cudaDeviceSynchronize, every
      * iteration): the top idle cause is the host blocked in cudaDeviceSynchronize. */
