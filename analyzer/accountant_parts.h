@@ -16,6 +16,9 @@ struct evidence_figures {
     /* launch-bound: between two gaps the host filled one launch at a time, the operations it issued,
      * the host time it took (from launch to launch) and the GPU time they ran */
     int64_t issued, issue_ns, issued_busy_ns;
+    /* communication: the instances covered, by sequence number (or order on each device) */
+    int64_t first_instance, last_instance;
+    int has_instance, instance_by_order;
     int64_t nranks;
     const char *detail; /* a sentence kept from the first stretch (may be NULL) */
 };
@@ -65,6 +68,7 @@ struct device_books {
     struct comm_kernel *kernels;
     size_t kernel_count, kernel_capacity;
     int64_t interval_first; /* its first interval in acc->intervals */
+    size_t interval_end;    /* and the end of its idle intervals (its walk) */
     /* What the trace holds for the device's process (accounting.c: unchecked causes). */
     int has_api, lacks_sync_events, has_sources, first_of_process;
     enum trace_origin { ORIGIN_RECORD, ORIGIN_KINETO, ORIGIN_NSYS } origin;

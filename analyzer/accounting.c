@@ -96,6 +96,14 @@ static void merge_figures(struct bucket *b, const struct evidence_figures *figur
     b->figures.issued_busy_ns += figures->issued_busy_ns;
     if (figures->nranks > b->figures.nranks)
         b->figures.nranks = figures->nranks;
+    if (figures->has_instance) {
+        if (!b->figures.has_instance || figures->first_instance < b->figures.first_instance)
+            b->figures.first_instance = figures->first_instance;
+        if (!b->figures.has_instance || figures->last_instance > b->figures.last_instance)
+            b->figures.last_instance = figures->last_instance;
+        b->figures.has_instance = 1;
+        b->figures.instance_by_order |= figures->instance_by_order;
+    }
     if (figures->longest_ns > b->figures.longest_ns)
         b->figures.longest_ns = figures->longest_ns;
     if (figures->detail && !b->detail[0])
@@ -378,6 +386,7 @@ int accountant_end_device(accountant *acc, struct device_state *device, size_t r
         return 0;
     }
     books->result_index = result_index;
+    books->interval_end = acc->interval_count;
     return exposed_comm_end_device(acc, books, err);
 }
 
@@ -713,6 +722,10 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
     default:
         break;
     }
+    if (f->has_instance)
+        append(text, size, "; instances #%" PRId64 "-#%" PRId64 " (%s)", f->first_instance, f->last_instance,
+               f->instance_by_order ? "in order on each device: no sequence numbers in the trace"
+                                    : "sequence numbers");
     if (b->detail[0])
         append(text, size, "%s%s", text[0] ? "; " : "", b->detail);
 }

@@ -157,14 +157,36 @@ static int op_from_name(accountant *acc, int64_t name_id, char *op, size_t size)
     return 0;
 }
 
+/* Without sequence numbers, instances are matched by their order on each device within their
+ * communicator: every rank of a communicator must call its collectives in the same order (NCCL user
+ * guide, "Collective Operations"). A device with more communicators than tracked counts the rest
+ * together. */
+static void number_in_order(struct device_books *books)
+{
+    enum { TRACKED = 16 };
+    const char *seen[TRACKED];
+    int64_t next[TRACKED], others = 0;
+    size_t seen_count = 0;
+    for (size_t i = 0; i < books->kernel_count; i++) {
+        struct comm_kernel *kernel = &books->kernels[i];
+        size_t k = 0;
+        while (k < seen_count && strcmp(seen[k], kernel->communicator) != 0)
+            k++;
+        if (k == seen_count && seen_count < TRACKED) {
+            seen[seen_count] = kernel->communicator;
+            next[seen_count++] = 0;
+        }
+        kernel->ordinal = k < seen_count ? next[k]++ : others++;
+    }
+}
+
 int exposed_comm_end_device(accountant *acc, struct device_books *books, error_info *err)
 {
-    int64_t ordinal = 0, named_id = STORE_NULL;
+    int64_t named_id = STORE_NULL;
     char named_op[24] = "";
     sqlite3_stmt *query = acc->collective_query;
     for (size_t i = 0; i < books->kernel_count; i++) {
         struct comm_kernel *kernel = &books->kernels[i];
-        kernel->ordinal = ordinal++;
         sqlite3_bind_int64(query, 1, kernel->rowid);
         if (acc->process_has_collectives && sqlite3_step(query) == SQLITE_ROW) {
             kernel->has_collective = 1;
@@ -191,6 +213,7 @@ int exposed_comm_end_device(accountant *acc, struct device_books *books, error_i
         }
         sqlite3_reset(query);
     }
+    number_in_order(books);
     return 0;
 }
 
@@ -265,7 +288,34 @@ static int give_pieces(accountant *acc, const struct comm_kernel *kernel, int64_
     return 0;
 }
 
-/* What the late rank's GPU ran while this rank waited: the kernel covering most of the wait. */
+/* The late rank's idle time in [from, to) by cause, from its own intervals (time order). */
+static int64_t late_idle(const accountant *acc, const struct device_books *late, int64_t from, int64_t to,
+                         int64_t by_cause[ACCOUNTING_CAUSE_COUNT])
+{
+    size_t low = (size_t)late->interval_first, high = late->interval_end;
+    while (low < high) { /* the first interval that ends after from */
+        size_t middle = low + (high - low) / 2;
+        if (acc->intervals[middle].end_ns <= from)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    int64_t idle = 0;
+    for (size_t i = low; i < late->interval_end && acc->intervals[i].start_ns < to; i++) {
+        const struct accounting_interval *interval = &acc->intervals[i];
+        int64_t start = interval->start_ns > from ? interval->start_ns : from;
+        int64_t end = interval->end_ns < to ? interval->end_ns : to;
+        if (end > start && accounting_cause_is_idle(interval->cause)) {
+            by_cause[interval->cause] += end - start;
+            idle += end - start;
+        }
+    }
+    return idle;
+}
+
+/* What the late rank's GPU and host did while this rank waited (on the late rank's clock, the
+ * skew before its kernel began): the kernel covering most of the wait, and its idle time with its
+ * largest cause (which says what its host was doing: host-cpu, host-sync, ...). */
 static void late_activity(accountant *acc, const struct device_books *late,
                           const struct comm_kernel *late_kernel, int64_t skew_ns, const char *late_label,
                           char *detail, size_t size)
@@ -276,29 +326,40 @@ static void late_activity(accountant *acc, const struct device_books *late,
     sqlite3_bind_int64(query, 2, late->device_id);
     sqlite3_bind_int64(query, 3, from);
     sqlite3_bind_int64(query, 4, to);
-    int64_t best_ns = 0, best_name = -1, covered = 0;
+    int64_t best_ns = 0, best_name = -1;
     while (sqlite3_step(query) == SQLITE_ROW) {
         int64_t name_id = sqlite3_column_int64(query, 0);
         int64_t start = sqlite3_column_int64(query, 1), end = sqlite3_column_int64(query, 2);
         if (kernel_names_is_communication(acc->names, name_id, STORE_NULL))
             continue;
         int64_t overlap = (end < to ? end : to) - (start > from ? start : from);
-        covered += overlap > 0 ? overlap : 0;
         if (overlap > best_ns) {
             best_ns = overlap;
             best_name = name_id;
         }
     }
     sqlite3_reset(query);
+    int64_t by_cause[ACCOUNTING_CAUSE_COUNT] = {0};
+    int64_t idle = late_idle(acc, late, from, to, by_cause);
+    int top = 0;
+    for (int c = 1; c < ACCOUNTING_CAUSE_COUNT; c++)
+        if (by_cause[c] > by_cause[top])
+            top = c;
+    int64_t wait = skew_ns > 0 ? skew_ns : 1;
+    int written = snprintf(detail, size, "at the first, %s meanwhile: ", late_label);
+    if (written < 0 || (size_t)written >= size)
+        return;
     if (best_name >= 0)
-        snprintf(detail, size, "at the first, %s's GPU meanwhile ran %s (%" PRId64 "%% of the wait)",
-                 late_label, kernel_names_short(acc->names, best_name),
-                 skew_ns > 0 ? best_ns * 100 / skew_ns : 0);
+        written +=
+            snprintf(detail + written, size - (size_t)written, "its GPU ran %s %" PRId64 "%% of the wait",
+                     kernel_names_short(acc->names, best_name), best_ns * 100 / wait);
     else
-        snprintf(detail, size,
-                 "at the first, %s's GPU ran no kernel meanwhile: its idle causes say what its host did",
-                 late_label);
-    (void)covered;
+        written += snprintf(detail + written, size - (size_t)written, "its GPU ran no compute kernel");
+    if (written > 0 && (size_t)written < size && idle > 0)
+        snprintf(detail + written, size - (size_t)written,
+                 "; it was idle %" PRId64 "%% of the wait, mostly %s (%s)", idle * 100 / wait,
+                 accounting_cause_tag((enum accounting_cause)top),
+                 accounting_cause_title((enum accounting_cause)top));
 }
 
 static int compare_behind(const void *left, const void *right)
@@ -376,9 +437,15 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
         acc->current_book = members[i].book;
         int64_t skew = kernel->end_ns - kernel->start_ns - transfer_ns;
         int64_t nranks = kernel->nranks != STORE_NULL ? kernel->nranks : (int64_t)count;
+        int by_order = !kernel->communicator[0] || kernel->sequence == STORE_NULL;
+        int64_t instance = by_order ? members[i].key + 1 : members[i].key; /* order counts from 1 */
         struct evidence_figures transfer = {.bytes = kernel->bytes != STORE_NULL ? kernel->bytes : 0,
                                             .transfer_ns = transfer_ns,
-                                            .nranks = nranks};
+                                            .nranks = nranks,
+                                            .first_instance = instance,
+                                            .last_instance = instance,
+                                            .has_instance = 1,
+                                            .instance_by_order = by_order};
         if (skew < ACCOUNTING_SKEW_MIN_NS) {
             if (give_pieces(acc, kernel, kernel->start_ns, ACCOUNTING_COMM_TRANSFER, kernel->op, NULL,
                             ACCOUNTING_COMM_TRANSFER, kernel->op, &transfer) != 0)
@@ -392,7 +459,12 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
             *done = 1;
             late_activity(acc, late, late_kernel, skew, late_label, detail, sizeof detail);
         }
-        struct evidence_figures waiting = {.late_ns = skew, .detail = detail[0] ? detail : NULL};
+        struct evidence_figures waiting = {.late_ns = skew,
+                                           .detail = detail[0] ? detail : NULL,
+                                           .first_instance = instance,
+                                           .last_instance = instance,
+                                           .has_instance = 1,
+                                           .instance_by_order = by_order};
         if (give_pieces(acc, kernel, kernel->start_ns + skew,
                         behind ? ACCOUNTING_COMM_BEHIND_COMPUTE : ACCOUNTING_COMM_SKEW, late_label, &waiting,
                         ACCOUNTING_COMM_TRANSFER, kernel->op, &transfer) != 0)

@@ -252,6 +252,25 @@ static const struct analysis_accounting *step_of(const struct analysis_result *r
     return NULL;
 }
 
+/* A peer copy enqueued long before the GPU ran dry waits for the other device (other-device), and
+ * a kernel with no launch record (a graph node) is unexplained, saying so. */
+static void test_peer_copy_and_unrecorded_launch(void)
+{
+    struct scenario s;
+    begin(&s, "peer-copy.db");
+    kernel(&s, s.process, 13, -20, -15, 0, 10, "producer");
+    struct store_memcpy copy =
+        memcpy_row(s.process, 14, 70, 90, STORE_COPY_PTOP, STORE_MEMORY_DEVICE, 1 << 20);
+    copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyPeerAsync", -12, -10, 0);
+    insert_memcpy(&s.b, copy);
+    kernel(&s, s.process, 13, 0, 0, 150, 160, "graph_node");
+    struct analysis_result *result = finish(&s);
+    expect_idle(result, 0, ACCOUNTING_IDLE_OTHER_DEVICE, "peer copy", 60, 1, "is a copy between devices");
+    expect_idle(result, 0, ACCOUNTING_IDLE_UNEXPLAINED, "launch not recorded", 60, 1,
+                "has no launch record (a CUDA graph node");
+    analysis_free(result);
+}
+
 static void test_step_boundary(void)
 {
     /* Z [-100, -90] is launched outside any step. ProfilerStep#1 (host [-20, 15]) launches A
@@ -356,6 +375,76 @@ static void test_two_ranks_with_offset(void)
         CHECK_INT(result->straggler.instance_count, 3);
         CHECK_INT(result->straggler.late_ns, US(90));
     }
+    analysis_free(result);
+}
+
+/* Two ranks without collectives rows (a Kineto trace without sequence numbers, or older NCCL):
+ * the all-reduces are matched by their order on each device. Rank 1's clock is 0.5 s behind. At
+ * each, rank 0's host is away 50 us after its forward kernel and launches its all-reduce late:
+ * rank 1 waits 60 us for it (its kernel 110 us against rank 0's 50), and meanwhile rank 0's GPU ran
+ * no compute kernel and was idle the whole wait, mostly host-cpu (50 of the 60 us). */
+static void test_matched_by_order(void)
+{
+    struct scenario s;
+    CHECK_INT(builder_create(&s.b, directory, "by-order.db"), 0);
+    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
+    add_h100(&s.b, ranks[0], 0);
+    add_h100(&s.b, ranks[1], 0);
+    s.process = ranks[0];
+    for (int i = 0; i < 3; i++) {
+        double at = 1000.0 * i, behind = -5e5;
+        kernel(&s, ranks[0], 13, at - 20, at - 15, at, at + 40, "forward");
+        kernel(&s, ranks[0], 20, at + 90, at + 95, at + 100, at + 150, NCCL_NAME);
+        kernel(&s, ranks[1], 20, behind + at + 30, behind + at + 35, behind + at + 40, behind + at + 150,
+               NCCL_NAME);
+    }
+    struct analysis_result *result = finish(&s);
+    for (size_t d = 0; result && d < result->device_count; d++) {
+        const struct analysis_accounting *accounting = whole_device(result, d);
+        const struct accounting_breakdown *comm = accounting ? &accounting->exposed_communication : NULL;
+        const struct accounting_entry *transfer = entry_of(comm, ACCOUNTING_COMM_TRANSFER, "AllReduce");
+        CHECK_INT(transfer ? transfer->ns : 0, US(150));
+        CHECK_CONTAINS(transfer ? transfer->evidence : NULL,
+                       "instances #1-#3 (in order on each device: no sequence numbers in the trace)");
+        const struct accounting_entry *skew = entry_of(comm, ACCOUNTING_COMM_SKEW, "rank 0");
+        if (result->devices[d].rank == 0) {
+            CHECK(skew == NULL);
+            continue;
+        }
+        CHECK_INT(skew ? skew->ns : 0, US(180));
+        CHECK_INT(skew ? skew->count : 0, 3);
+        CHECK_CONTAINS(
+            skew ? skew->evidence : NULL,
+            "at the first, rank 0 meanwhile: its GPU ran no compute kernel; it was idle 100% of the "
+            "wait, mostly host-cpu");
+    }
+    analysis_free(result);
+}
+
+/* Two processes whose NCCL kernels belong to communicators of their own: nothing to match, and
+ * the evidence says so (not the single-rank advice). */
+static void test_no_peer_instance(void)
+{
+    struct scenario s;
+    CHECK_INT(builder_create(&s.b, directory, "no-peer.db"), 0);
+    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
+    s.process = ranks[0];
+    for (int r = 0; r < 2; r++) {
+        add_h100(&s.b, ranks[r], 0);
+        int64_t row = kernel(&s, ranks[r], 20, -10, -5, 0, 40, NCCL_NAME);
+        add_allreduce(&s, ranks[r], r, row, 0, r ? "comm-b" : "comm-a", 1024);
+    }
+    struct analysis_result *result = finish(&s);
+    for (size_t d = 0; result && d < result->device_count; d++) {
+        const struct analysis_accounting *accounting = whole_device(result, d);
+        const struct accounting_entry *entry =
+            accounting
+                ? entry_of(&accounting->exposed_communication, ACCOUNTING_COMM_UNMATCHED, "no peer instance")
+                : NULL;
+        CHECK_INT(entry ? entry->ns : 0, US(40));
+        CHECK_CONTAINS(entry ? entry->evidence : NULL, "no other rank's instance of this collective");
+    }
+    CHECK_INT(result ? (int64_t)result->unchecked_count : -1, 0);
     analysis_free(result);
 }
 
@@ -522,8 +611,9 @@ static void test_golden_figures(void)
     CHECK(entry != NULL && entry == &accounting->idle.entries[0]);
     CHECK(entry && entry->ns > US(23500) && entry->count >= 2000);
     /* The launch rate over the 1999 windows between its 2000 launches: every gap is launch-bound. */
-    CHECK_CONTAINS(entry ? entry->evidence : NULL, "launch rate: the host issued an operation every 12.7 us "
-                                                   "(1999 between gaps of this kind) while the GPU ran each in 781 ns");
+    CHECK_CONTAINS(entry ? entry->evidence : NULL,
+                   "launch rate: the host issued an operation every 12.7 us "
+                   "(1999 between gaps of this kind) while the GPU ran each in 781 ns");
     analysis_free(result);
     /* Seed 004's pattern (host_sync --op device-sync: a kernel, then cudaDeviceSynchronize, every
      * iteration): the top idle cause is the host blocked in cudaDeviceSynchronize. */
@@ -562,6 +652,9 @@ int main(void)
     test_step_boundary();
     test_two_ranks_with_offset();
     test_skew_behind_compute();
+    test_matched_by_order();
+    test_no_peer_instance();
+    test_peer_copy_and_unrecorded_launch();
     test_single_rank_unmatched();
     test_golden_sums("gpu", 30, 14);
     test_golden_sums("gpu-h100", 20, 2);
