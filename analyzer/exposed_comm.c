@@ -357,7 +357,7 @@ static void late_activity(accountant *acc, const struct device_books *late,
         written += snprintf(detail + written, size - (size_t)written, "its GPU ran no compute kernel");
     if (written > 0 && (size_t)written < size && idle > 0)
         snprintf(detail + written, size - (size_t)written,
-                 "; it was idle %" PRId64 "%% of the wait, mostly %s (%s)", idle * 100 / wait,
+                 "; it was idle %" PRId64 "%% of the wait, mostly %s: %s", idle * 100 / wait,
                  accounting_cause_tag((enum accounting_cause)top),
                  accounting_cause_title((enum accounting_cause)top));
 }
