@@ -7,7 +7,8 @@
  *   - no two texts overlap; a process without a rank is titled "pid N", never "rank -1";
  *   - every explained wait drawn is hatched (dark pixels inside its box) on its own lane;
  *   - each device has its concurrency strip;
- *   - a device's tag row is there only when a tag is written in it. */
+ *   - a device's tag row is there only when a tag is written in it;
+ *   - no wait tag on a stream lane covers one of the stream's operations. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -245,6 +246,51 @@ static void check_strips(const struct timeline_layout *layout, const char *name)
     check_passed++;
 }
 
+/* The time at x (CSS pixels) on the picture: timeline_layout_x's inverse. */
+static int64_t time_at(const struct timeline_layout *layout, double x)
+{
+    return layout->window_start_ns +
+           (int64_t)((x - layout->plot_left) / (layout->plot_right - layout->plot_left) *
+                     (double)(layout->window_end_ns - layout->window_start_ns));
+}
+
+/* No wait tag written on a stream lane covers one of the lane's operations (issue 14 Must 5): the
+ * rows of the lane's stream during the tag's span, from the trace itself. */
+static void check_tags_off_bars(store *trace, const struct timeline_layout *layout, const char *name)
+{
+    static const char sql[] =
+        "SELECT COUNT(*) FROM (SELECT process_id, device_id, stream_id, start_ns, end_ns FROM kernels UNION "
+        "ALL"
+        " SELECT process_id, device_id, stream_id, start_ns, end_ns FROM memcpys UNION ALL"
+        " SELECT process_id, device_id, stream_id, start_ns, end_ns FROM memsets)"
+        " WHERE process_id = ?1 AND device_id = ?2 AND stream_id = ?3 AND start_ns < ?5 AND end_ns > ?4";
+    sqlite3_stmt *query = NULL;
+    CHECK_INT(sqlite3_prepare_v2(store_db(trace), sql, -1, &query, NULL), SQLITE_OK);
+    for (size_t t = 0; query && t < layout->text_count; t++) {
+        const struct timeline_box *box = &layout->texts[t].box;
+        for (size_t l = 0; layout->texts[t].kind == TIMELINE_TEXT_WAIT && l < layout->lane_count; l++) {
+            const struct timeline_lane_place *lane = &layout->lanes[l];
+            if (lane->kind != TIMELINE_LANE_GPU || box->y + box->height <= lane->box.y ||
+                box->y >= lane->box.y + lane->box.height)
+                continue;
+            sqlite3_reset(query);
+            int64_t values[5] = {lane->process_id, lane->device_id, lane->stream_id, time_at(layout, box->x),
+                                 time_at(layout, box->x + box->width)};
+            for (int v = 0; v < 5; v++)
+                sqlite3_bind_int64(query, v + 1, values[v]);
+            int64_t covered = sqlite3_step(query) == SQLITE_ROW ? sqlite3_column_int64(query, 0) : -1;
+            if (covered != 0) {
+                check_failed++;
+                fprintf(stderr, "%s: the tag '%s' covers %" PRId64 " operations of %s\n", name,
+                        layout->texts[t].text, covered, lane->title);
+            } else {
+                check_passed++;
+            }
+        }
+    }
+    sqlite3_finalize(query);
+}
+
 /* A device's tag row (the band between its strip or accounting lane and its first stream lane)
  * is there only when a wait's tag is written in it: an empty band is a hole in the picture. */
 static void check_tag_rows(const struct timeline_layout *layout, const char *name)
@@ -304,6 +350,7 @@ static int draw_and_check(store *trace, const struct analysis_result *analysis,
         check_waits(&png, layout, file);
         check_strips(layout, file);
         check_tag_rows(layout, file);
+        check_tags_off_bars(trace, layout, file);
         fixture_png_close(&png);
     }
     timeline_layout_free(layout);
