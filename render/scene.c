@@ -641,6 +641,37 @@ static void describe_window(const struct scene *scene, char *text, size_t size)
     }
 }
 
+/* "  ·  GPU idle 3.87 ms (68%, most: host-sync)": the drawn devices' idle time summed, its share
+ * of their spans, and its largest cause (the accounting's whole-span entries, summed per cause
+ * over the devices); "GPUs idle" for several devices; "" when they never idled. */
+static void idle_figure(const struct analysis_result *analysis, char *text, size_t size)
+{
+    int64_t idle_ns = 0, span_ns = 0, by_cause[ACCOUNTING_CAUSE_COUNT] = {0};
+    for (size_t i = 0; i < analysis->device_count; i++) {
+        idle_ns += analysis->devices[i].idle_ns;
+        span_ns += analysis->devices[i].span_end_ns - analysis->devices[i].span_start_ns;
+    }
+    for (size_t a = 0; a < analysis->accounting_count; a++)
+        for (size_t e = 0;
+             analysis->accountings[a].step == -1 && e < analysis->accountings[a].idle.entry_count; e++) {
+            const struct accounting_entry *entry = &analysis->accountings[a].idle.entries[e];
+            if (entry->cause >= 0 && entry->cause < ACCOUNTING_CAUSE_COUNT)
+                by_cause[entry->cause] += entry->ns;
+        }
+    int top = 0;
+    for (int c = 1; c < ACCOUNTING_CAUSE_COUNT; c++)
+        top = by_cause[c] > by_cause[top] ? c : top;
+    text[0] = '\0';
+    if (idle_ns <= 0 || span_ns <= 0)
+        return;
+    char idle[32], most[48] = "";
+    if (by_cause[top] > 0)
+        snprintf(most, sizeof most, ", most: %s", accounting_cause_tag((enum accounting_cause)top));
+    snprintf(text, size, "  \xc2\xb7  GPU%s idle %s (%.0f%%%s)", analysis->device_count > 1 ? "s" : "",
+             units_format_duration(idle, sizeof idle, idle_ns), 100.0 * (double)idle_ns / (double)span_ns,
+             most);
+}
+
 static void key_figures(const struct scene *scene, char *text, size_t size)
 {
     const struct analysis_result *analysis = scene->input.analysis;
@@ -661,8 +692,10 @@ static void key_figures(const struct scene *scene, char *text, size_t size)
         snprintf(communication, sizeof communication, "no NCCL communication");
     if (analysis->causes[0].lost_ns > 0)
         snprintf(cause, sizeof cause, " (most: %s)", analysis_cause_tag(analysis->causes[0].cause));
-    snprintf(text, size, "%s  \xc2\xb7  lost to waits %s%s  \xc2\xb7  %s", communication,
-             units_format_duration(lost, sizeof lost, analysis->total_lost_ns), cause, window);
+    char idle[128];
+    idle_figure(analysis, idle, sizeof idle);
+    snprintf(text, size, "%s  \xc2\xb7  lost to waits %s%s%s  \xc2\xb7  %s", communication,
+             units_format_duration(lost, sizeof lost, analysis->total_lost_ns), cause, idle, window);
 }
 
 #define FIGURES_SEPARATOR "  \xc2\xb7  "

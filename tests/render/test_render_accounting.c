@@ -7,7 +7,8 @@
  *     the hatching is there in the pixels;
  *   - the host-blocked stretches add up to the analysis's host-sync idle time;
  *   - the cause is named on the lane ("host blocked in cudaDeviceSynchronize"), over its marks;
- *   - the legend has the hatched "idle: host blocked" entry. */
+ *   - the legend has the hatched "idle: host blocked" entry;
+ *   - the title's figures give the idle time, its share and its largest cause. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "fixture.h"
 #include "palette.h"
 #include "timeline.h"
+#include "units.h"
 
 static const struct timeline_lane_place *lane_of_kind(const struct timeline_layout *layout,
                                                       enum timeline_lane_kind kind, size_t *count)
@@ -96,6 +98,24 @@ static void check_hatching(const struct timeline_layout *layout, const char *pic
     fixture_png_close(&png);
 }
 
+/* The title's figures say how much of the time the GPU idled and the largest cause. */
+static void check_title(const struct analysis_result *analysis, const struct timeline_layout *layout)
+{
+    const struct analysis_device *device = &analysis->devices[0];
+    char idle[32], expected[96];
+    snprintf(expected, sizeof expected, "GPU idle %s (%.0f%%, most: host-sync)",
+             units_format_duration(idle, sizeof idle, device->idle_ns),
+             100.0 * (double)device->idle_ns / (double)(device->span_end_ns - device->span_start_ns));
+    CHECK_INT(analysis->device_count, 1);
+    CHECK(host_sync_idle_ns(analysis) * 2 > device->idle_ns); /* the largest cause, by far */
+    int found = 0;
+    for (size_t i = 0; i < layout->text_count; i++)
+        found |= layout->texts[i].kind == TIMELINE_TEXT_TITLE && strstr(layout->texts[i].text, expected);
+    if (!found)
+        fprintf(stderr, "no title holds '%s'\n", expected);
+    CHECK(found);
+}
+
 static void check_name_and_legend(const struct timeline_layout *layout,
                                   const struct timeline_lane_place *lane)
 {
@@ -152,6 +172,7 @@ int main(void)
             check_marks(analysis, layout, lane);
             check_hatching(layout, picture);
             check_name_and_legend(layout, lane);
+            check_title(analysis, layout);
         }
     }
     timeline_layout_free(layout);
