@@ -700,6 +700,7 @@ static void key_figures(const struct scene *scene, char *text, size_t size)
 
 #define FIGURES_SEPARATOR "  \xc2\xb7  "
 #define FIGURES_LINE 19.0
+#define FIGURES_MAX_LINES 4 /* a 600 px picture of a DDP run needs 4 */
 
 /* Breaks the key figures into lines that fit the width, only between figures. Returns the
  * number of lines written into lines[] (at most max_lines). */
@@ -736,8 +737,8 @@ static int figure_lines(const struct scene *scene, cairo_t *measure, char lines[
 
 static double title_height(const struct scene *scene, cairo_t *measure)
 {
-    char lines[3][512];
-    return TITLE_SIZE + 8 + figure_lines(scene, measure, lines, 3) * FIGURES_LINE + 6;
+    char lines[FIGURES_MAX_LINES][512];
+    return TITLE_SIZE + 8 + figure_lines(scene, measure, lines, FIGURES_MAX_LINES) * FIGURES_LINE + 6;
 }
 
 static int paint_title(struct scene *scene, cairo_t *cr)
@@ -745,8 +746,8 @@ static int paint_title(struct scene *scene, cairo_t *cr)
     double width = scene->input.width_css - 2 * MARGIN;
     struct text_style title = {TITLE_SIZE, 1, PALETTE_TEXT, ALIGN_LEFT, width, 0, 0};
     struct text_style subtitle = {SUBTITLE_SIZE, 0, PALETTE_MUTED_TEXT, ALIGN_LEFT, width, 0, 0};
-    char lines[3][512];
-    int count = figure_lines(scene, cr, lines, 3);
+    char lines[FIGURES_MAX_LINES][512];
+    int count = figure_lines(scene, cr, lines, FIGURES_MAX_LINES);
     if (draw_text(scene, cr, TIMELINE_TEXT_TITLE, scene->input.title, MARGIN, MARGIN + TITLE_SIZE, &title) <
         0)
         return -1;
