@@ -13,7 +13,9 @@
 #   3. call_sources holds Python rows for the .item() line (main thread) and the side thread's line
 #      (side_worker), and no call-sources warning (CPython of the GPU image has a known layout);
 #   4. the median step time with sources and with OVERLAPSCOPE_CALL_SOURCES=0 (median over RUNS
-#      interleaved recorded runs of each) differ by less than 5%.
+#      interleaved recorded runs of each) differ by less than 5%;
+#   5. a C program (workloads/host_sync --op device-sync, cudaDeviceSynchronize in main) gets native
+#      sources: the most frequent "main+0xOFF (host_sync)", every one a function of host_sync.
 # Prints PASS/FAIL lines; exits 1 if anything failed. Budget: about 3 minutes.
 set -u
 out=${1:?usage: python_frames.sh OUTDIR}
@@ -44,6 +46,10 @@ for i in $(seq 1 "$runs"); do
     run with "$i"
     run without "$i"
 done
+
+workloads=$(cd "$(dirname "$os")/../workloads" 2>/dev/null && pwd)
+timeout 60 "$os" record --force -o "$out/native.db" -- "$workloads/host_sync" --op device-sync >"$out/native.log" 2>&1 ||
+    { echo "FAIL native: $(tail -1 "$out/native.log")"; fail=1; }
 
 first=$out/with_1.db
 "$os" report --json "$first" >"$out/report.json" 2>"$out/report.err" || { echo "FAIL report --json: $(tail -1 "$out/report.err")"; fail=1; }
@@ -94,6 +100,16 @@ print(f"     call_sources by kind (1 Python, 3 native): {kinds}; top Python sour
 db_off = sqlite3.connect(os.path.join(out, "without_1.db"))
 off_rows = db_off.execute("SELECT COUNT(*) FROM call_sources").fetchone()[0]
 result(off_rows == 0, "OVERLAPSCOPE_CALL_SOURCES=0", f"{off_rows} call_sources rows")
+
+try:
+    native = sqlite3.connect(os.path.join(out, "native.db")).execute(
+        "SELECT s.value, COUNT(*) FROM call_sources c JOIN strings s ON s.id = c.source_id WHERE c.kind = 3"
+        " GROUP BY s.value ORDER BY 2 DESC").fetchall()
+except sqlite3.Error as error:
+    native = [(str(error), 0)]
+# the most frequent source is main's loop; every source is a function of the program
+result(bool(native) and re.fullmatch(r"main\+0x[0-9a-f]+ \(host_sync\)", native[0][0]) is not None
+       and native[0][1] >= 3 and all(v.endswith(" (host_sync)") for v, _ in native), "native sources", f"{native[:4]}")
 
 with_ms, without_ms = step_ms("with"), step_ms("without")
 if len(with_ms) == runs and len(without_ms) == runs:
