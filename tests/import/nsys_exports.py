@@ -344,6 +344,21 @@ def os_runtime_waits(work):
           790_000)
 
 
+def wait_inside_a_cuda_call(work):
+    """test_host_sync_idle_stream with the driver's own poll inside cudaDeviceSynchronize, as nsys's OS
+    runtime trace records it: the CUDA host rules read CUDA calls only, so the synchronization still
+    held the thread (host-sync, 1001 us); read as the thread's latest call, the poll would hide it."""
+    e = Export(os.path.join(work, "nested-wait.sqlite"), "2025.5")
+    e.kernel(1, (-10, -5), 0, 1000, name="kernel_a")
+    e.call("cudaDeviceSynchronize_v3020", 2, 1003)
+    e.osrt("poll", 10, 1000)
+    e.call("cudaGetLastError_v3020", 1003.5, 1004)
+    e.kernel(2, (1005, 1010), 1015, 2515, name="kernel_b")
+    trace = imported(e.close(), work)
+    check("poll kept", query(trace, "SELECT COUNT(*) FROM api_calls WHERE api_domain = 3"), [(1,)])
+    check("a wait inside a CUDA call: causes", causes_of(report(trace)), [("host-sync", 1001)])
+
+
 def nccl_sizes(work):
     """NCCL 2.19+ ranges (domain NCCL) carry the message size; the kernel launched inside the range
     gets it (collectives.bytes, detail_source 3: NVTX payload). A kernel launched outside (a grouped
@@ -440,6 +455,7 @@ def main():
     sync_types(work)
     target_description(work)
     os_runtime_waits(work)
+    wait_inside_a_cuda_call(work)
     nccl_sizes(work)
     profiler_notes(work)
     no_gpu_activity(work)
