@@ -11,6 +11,7 @@
 #include "overview.h"
 #include "store.h"
 #include "text_safe.h"
+#include "threads.h"
 #include "trace_input.h"
 #include "units.h"
 
@@ -79,6 +80,7 @@ static void print_overview(store *trace)
 /* Which processes `info` lists: by default those that ran GPU work (a torch.compile or DataLoader
  * job has many workers that never did), the others counted by name in one line. */
 struct process_listing {
+    store *trace;
     int all;                  /* --all: every process and device */
     int64_t *gpu_process_ids; /* sorted: the processes with kernels, copies or memsets */
     size_t gpu_count;
@@ -184,6 +186,42 @@ static void print_hidden_processes(struct process_listing *listing)
     printf(" (info --all lists them)\n");
 }
 
+struct thread_names {
+    char text[512];
+    size_t length;
+    int named;
+};
+
+static int add_thread(void *context, int64_t thread_id, const char *name)
+{
+    struct thread_names *names = context;
+    char one[160];
+    snprintf(one, sizeof one, "%s%" PRId64 "%s%s", names->length ? ", " : "", thread_id, name ? " " : "",
+             name ? name : "");
+    names->named |= name != NULL;
+    if (names->length + strlen(one) < sizeof names->text - 4) {
+        memcpy(names->text + names->length, one, strlen(one) + 1);
+        names->length += strlen(one);
+    } else if (names->length + 4 < sizeof names->text) {
+        memcpy(names->text + names->length, "...", 4);
+        names->length += 3;
+        return 1;
+    }
+    return 0;
+}
+
+/* The threads that made CUDA calls, named, when the trace names them (nsys exports do). */
+static void print_threads(store *trace, int64_t process_id)
+{
+    struct thread_names names = {.length = 0};
+    error_info err;
+    if (store_each_cuda_thread(trace, process_id, add_thread, &names, &err) >= 0 && names.named) {
+        printf("    CUDA threads: ");
+        print_text(names.text);
+        printf("\n");
+    }
+}
+
 static int print_process(void *context, const struct store_process *row)
 {
     struct process_listing *listing = context;
@@ -209,6 +247,7 @@ static int print_process(void *context, const struct store_process *row)
     printf("\n    ");
     print_text(row->command_line ? row->command_line : "(command line unknown)");
     printf("\n");
+    print_threads(listing->trace, row->process_id);
     return 0;
 }
 
@@ -243,7 +282,7 @@ static int print_device(void *context, const struct store_device *row, int64_t p
  * unless --all). Returns 0, or -1 with err filled. */
 static int print_processes_and_devices(store *trace, int all, error_info *err)
 {
-    struct process_listing listing = {.all = all};
+    struct process_listing listing = {.trace = trace, .all = all};
     struct store_gpu_device *devices = NULL;
     size_t device_count = 0;
     if (store_list_gpu_devices(trace, &devices, &device_count, err) != 0)

@@ -73,6 +73,7 @@ int nsys_import_db(store *s, sqlite3 *db, const char *name, error_info *err)
                                               "OSRT_API",
                                               "PROFILER_OVERHEAD",
                                               "DIAGNOSTIC_EVENT",
+                                              "ThreadNames",
                                               NULL};
     if (store_check_real_tables(db, name, read_tables, "Nsight Systems export", err) != 0)
         return -1;
@@ -91,6 +92,8 @@ int nsys_import_db(store *s, sqlite3 *db, const char *name, error_info *err)
         status = nsys_import_devices(&state, err);
     if (status == 0)
         status = nsys_import_streams(&state, err);
+    if (status == 0)
+        status = nsys_import_thread_names(&state, err);
     if (status == 0)
         status = nsys_import_notes(&state, err);
     nsys_state_free(&state);

@@ -10,7 +10,7 @@
  *   nsys_host.c    host activity: CUDA runtime and driver calls, OS runtime calls that block,
  *                  NVTX ranges and marks (domains, payloads: NCCL's message sizes)
  *   nsys_target.c  the target's description: GPUs, streams (flags, priority, the legacy NULL
- *                  stream), the host name, process names and command lines
+ *                  stream), the host name, process names and command lines, thread names
  *   nsys_notes.c   warnings: profiler overhead, nsys's own diagnostics, causes the export cannot
  *                  support, an export without GPU activity
  *
@@ -125,6 +125,8 @@ int nsys_import_devices(struct nsys_state *state, error_info *err);
 /* Streams with their creation flags and priorities, the legacy NULL stream marked, then written
  * with the activity's stream set. */
 int nsys_import_streams(struct nsys_state *state, error_info *err);
+/* The names of the threads of the processes imported (ThreadNames). */
+int nsys_import_thread_names(struct nsys_state *state, error_info *err);
 
 /* --- nsys_gpu.c --- */
 

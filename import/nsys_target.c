@@ -1,11 +1,13 @@
 /* nsys_target.c: what an Nsight Systems export says about the traced machine (see nsys_parts.h):
- * the session's clock, the host name, the names and command lines of the processes, the GPUs each
- * process saw, and the streams as they were created (flags, priority, the legacy NULL stream). */
+ * the session's clock, the host name, the names and command lines of the processes and the names of
+ * their threads, the GPUs each process saw, and the streams as they were created (flags, priority,
+ * the legacy NULL stream). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nsys_parts.h"
+#include "threads.h"
 
 enum gpu_column {
     G_CUDA_ID,
@@ -327,4 +329,30 @@ int nsys_import_streams(struct nsys_state *state, error_info *err)
     if (status == 0)
         status = stream_set_write(&state->streams, state->s, err);
     return status;
+}
+
+/* --- thread names --- */
+
+enum thread_column { H_TID, H_NAME, H_COUNT };
+
+static int name_thread_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+{
+    int64_t global_tid = nsys_column_or_null(row, H_TID);
+    const char *name = (const char *)sqlite3_column_text(row, H_NAME);
+    int64_t process_id = nsys_known_process(state, nsys_pid_of_global(global_tid));
+    if (!process_id || global_tid == STORE_NULL || !name || !*name)
+        return 0;
+    return store_insert_thread_name(state->s, process_id, nsys_tid_of_global(global_tid), name, err);
+}
+
+int nsys_import_thread_names(struct nsys_state *state, error_info *err)
+{
+    static const char *const columns[H_COUNT] = {"globalTid",
+                                                 "=(SELECT value FROM StringIds WHERE id = t.nameId)"};
+    if (nsys_table_exists(state->db, "ThreadNames") &&
+        !nsys_column_exists(state->db, "ThreadNames", "nameId"))
+        return 0;
+    /* A thread renamed (prctl) has a row per name: the last one, as nsys shows it, stays. */
+    return nsys_for_each_row(state, "ThreadNames", columns, H_COUNT, "ORDER BY t.rowid", name_thread_row,
+                             err);
 }

@@ -282,6 +282,16 @@ CREATE TABLE call_sources (
     source_id       INTEGER NOT NULL
 );
 
+-- The names of a process's threads (docs/trace-format.md, store/threads.h), where the input names
+-- them (nsys ThreadNames). Added within schema version 2: traces written before it lack the table,
+-- and readers check for it.
+CREATE TABLE threads (
+    process_id      INTEGER NOT NULL,
+    thread_id       INTEGER NOT NULL,
+    name_id         INTEGER NOT NULL,
+    PRIMARY KEY (process_id, thread_id)
+);
+
 -- The renderer's cache of the whole GPU timeline (docs/trace-format.md, render/overview.h): empty
 -- until a writer's finishing step fills it; owned here with every other table of the format.
 CREATE TABLE render_overview (

@@ -488,11 +488,13 @@ static int reference_open(struct schema_reference *reference, const char *ddl)
     return status;
 }
 
-/* Tables added within schema version 1 that older traces lack: render_overview (a cache; its
- * readers take its absence as "no overview") and call_sources (no call has a known source). */
+/* Tables added within a schema version that older traces of it lack: render_overview (a cache;
+ * its readers take its absence as "no overview"), call_sources (no call has a known source),
+ * threads (version 2: no thread has a known name). */
 static int optional_table(const char *name)
 {
-    return strcmp(name, "render_overview") == 0 || strcmp(name, "call_sources") == 0;
+    return strcmp(name, "render_overview") == 0 || strcmp(name, "call_sources") == 0 ||
+           strcmp(name, "threads") == 0;
 }
 
 /* Every table and view of the reference present with its columns in order (optional_table ones
@@ -1845,6 +1847,21 @@ static int append_exec(store *s, const char *sql, error_info *err, const char *w
 }
 
 /* Runs the statements copying src.table and records how many of its rows they did not carry. */
+/* Whether the attached database `schema` ("main", "src") has the table. */
+static int has_table(store *s, const char *schema, const char *table)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT 1 FROM %s.sqlite_master WHERE type = 'table' AND name = ?1", schema);
+    sqlite3_stmt *query = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &query, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(query, 1, table, -1, SQLITE_STATIC);
+        found = sqlite3_step(query) == SQLITE_ROW;
+    }
+    sqlite3_finalize(query);
+    return found;
+}
+
 static int append_table_rows(store *s, const char *table, const char *const *statements, int statement_count,
                              struct store_append_losses *losses, error_info *err)
 {
@@ -1862,17 +1879,13 @@ static int append_table_rows(store *s, const char *table, const char *const *sta
 
 /* Where in the program the source's calls were made, by the process and string maps (a trace
  * written before call_sources has none to copy). */
-static int append_call_sources(store *s, struct store_append_losses *losses, error_info *err)
+/* A table added within a version (optional_table): copied when both files have it. */
+static int append_optional(store *s, const char *table, const char *copy, struct store_append_losses *losses,
+                           error_info *err)
 {
-    sqlite3_stmt *probe = NULL;
-    int present = sqlite3_prepare_v2(s->db, "SELECT 1 FROM src.sqlite_master WHERE name = 'call_sources'", -1,
-                                     &probe, NULL) == SQLITE_OK &&
-                  sqlite3_step(probe) == SQLITE_ROW;
-    sqlite3_finalize(probe);
-    const char *copy = "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
-                       " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
-                       " JOIN sm ON sm.old_id = s.source_id";
-    return present ? append_table_rows(s, "call_sources", &copy, 1, losses, err) : 0;
+    if (!has_table(s, "src", table) || !has_table(s, "main", table))
+        return 0;
+    return append_table_rows(s, table, &copy, 1, losses, err);
 }
 
 int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
@@ -1986,13 +1999,20 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         " JOIN pm ON pm.old_id = s.process_id",
         "INSERT INTO warnings SELECT NULL, shift_ns(time_ns), code, message FROM src.warnings"
         " WHERE process_id IS NULL"};
+    const char *copy_call_sources = "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
+                                    " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
+                                    " JOIN sm ON sm.old_id = s.source_id";
+    const char *copy_threads = "INSERT OR REPLACE INTO threads SELECT pm.new_id, s.thread_id, sm.new_id"
+                               " FROM src.threads s JOIN pm ON pm.old_id = s.process_id"
+                               " JOIN sm ON sm.old_id = s.name_id";
     if (exec_sql(s, sql, err, "map kernels") != 0 ||
         exec_sql(s, copy_kernel_shapes_sql, err, "copy kernel shapes") != 0 ||
         append_table_rows(s, "kernels", &copy_kernels, 1, losses, err) != 0 ||
         append_table_rows(s, "nvtx", &copy_nvtx, 1, losses, err) != 0 ||
         append_table_rows(s, "collectives", &copy_collectives, 1, losses, err) != 0 ||
         append_table_rows(s, "warnings", copy_warnings, 2, losses, err) != 0 ||
-        append_call_sources(s, losses, err) != 0)
+        append_optional(s, "call_sources", copy_call_sources, losses, err) != 0 ||
+        append_optional(s, "threads", copy_threads, losses, err) != 0)
         goto rollback;
     if (exec_sql(s, "COMMIT", err, "commit the merge") != 0)
         goto rollback;

@@ -315,12 +315,25 @@ def target_description(work):
     for name, value in (("PROCESS_0:COMMAND", "python"), ("PROCESS_0:ARGUMENT_0", "train.py"),
                         ("PROCESS_0:ARGUMENT_1", "--steps=6")):
         e.insert("META_DATA_CAPTURE", name=name, value=value)
+    e.table("ThreadNames", "nameId,priority,globalTid")
+    for tid, name in ((MAIN_TID, "python"), (MAIN_TID + 1, "pt_autograd_0"), (MAIN_TID + 2, "[NSys]")):
+        e.insert("ThreadNames", nameId=e.string(name), priority=20, globalTid=GLOBAL_PID | tid)
+    e.insert("ThreadNames", nameId=e.string("kworker/0"), priority=20, globalTid=(7 << 24) | 7)
     trace = imported(e.close(), work)
     check("process", query(trace, "SELECT pid, host, command_line FROM processes"),
           [(PID, "gpu-node-17", "python train.py --steps=6")])
+    check("thread names", query(trace, "SELECT t.thread_id, s.value FROM threads t JOIN strings s ON s.id = t.name_id"
+                                       " ORDER BY t.thread_id"),
+          [(MAIN_TID, "python"), (MAIN_TID + 1, "pt_autograd_0"), (MAIN_TID + 2, "[NSys]")])
     check("meta host", query(trace, "SELECT value FROM meta WHERE key = 'host'"), [("gpu-node-17",)])
     code, output = run("info", trace)
     check("info prints the traced host", "host:      gpu-node-17" in output and "laptop" not in output, True)
+    check("info names the CUDA threads", f"    CUDA threads: {MAIN_TID} python\n" in output, True)
+    other = imported(Export(os.path.join(work, "other.sqlite"), "2025.5").close(), work)
+    merged = os.path.join(work, "merged.db")
+    code, output = run("merge", "--force", "-o", merged, trace, other)
+    check(f"merge ({output.strip()})", code, 0)
+    check("merge keeps thread names", query(merged, "SELECT COUNT(*) FROM threads"), [(3,)])
 
 
 def os_runtime_waits(work):

@@ -10,6 +10,7 @@ read from each export with sqlite3:
   syncs:    SELECT syncType, COUNT(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (2024.5 says 1 for its
             1312 cudaDeviceSynchronize records, 2025.5 says 4)
   polls:    OSRT_API rows named poll of the process lasting 10 us or more
+  thread:   SELECT value FROM ThreadNames JOIN StringIds ON id = nameId WHERE globalTid = (P << 24) | P
   NVTX:     NVTX_EVENTS rows of eventType 34, 59, 60 with a text
 
 Usage: nsys_real.py WORK_DIR (OVERLAPSCOPE names the binary; OVERLAPSCOPE_NSYS_TRACES the folder,
@@ -30,26 +31,26 @@ TRACES = os.environ.get("OVERLAPSCOPE_NSYS_TRACES",
 EXPORTS = {
     "saxpy_mpi_perlmutter0": dict(
         version="2022.2", pid=1230493, host="nid001608", command="./saxpy-mpi-cuda", kernels=5, memcpys=15,
-        memsets=0, nvtx=22, legacy=7, streams={7: (0, 3), 6: (0, 1), 8: (0, 2), 9: (0, 2), 10: (0, 2), 11: (0, 2),
+        memsets=0, nvtx=22, legacy=7, thread="MPI Rank 0", streams={7: (0, 3), 6: (0, 1), 8: (0, 2), 9: (0, 2), 10: (0, 2), 11: (0, 2),
                                               12: (-5, 1)}, syncs={}, polls=0),
     "cloverleaf_perlmutter": dict(
         version="2024.5", pid=1701896, host="nid008553",
         command="cuda-cloverleaf --in ../CloverLeaf-hip/InputDecks/clover_bm32_prof.in", kernels=1312, memcpys=279,
-        memsets=0, nvtx=0, legacy=7, streams={7: (0, 3), 6: (0, 1), 8: (0, 2), 9: (0, 2), 10: (0, 2), 11: (0, 2),
-                                             12: (0, 2), 13: (0, 2), 14: (0, 2), 15: (-5, 1)},
+        memsets=0, nvtx=0, legacy=7, thread="cuda-cloverleaf",
+        streams={7: (0, 3), 6: (0, 1), 8: (0, 2), 9: (0, 2), 10: (0, 2), 11: (0, 2), 12: (0, 2), 13: (0, 2), 14: (0, 2), 15: (-5, 1)},
         syncs={4: 1312}, polls=17),
     "uvmtorch_report1": dict(
         version="2025.3", pid=47339, host="synerg",
         command="python argumenterised_script.py --batch_size 1 --seq_len 1200 --model_name=EleutherAI/gpt-neo-2.7B"
-        " --steps=6 --build_csv=1 --optimiser_offload=1", kernels=0, memcpys=0, memsets=0, nvtx=0, legacy=7,
+        " --steps=6 --build_csv=1 --optimiser_offload=1", thread="python", kernels=0, memcpys=0, memsets=0, nvtx=0, legacy=7,
         streams={7: (0, 3), 6: (0, 1), 8: (0, 2), 9: (0, 2), 10: (0, 2), 11: (0, 2), 12: (-5, 1)}, syncs={},
         polls=28),
     "weatherbench_report1": dict(
-        version="2025.5.1", pid=2568473, host="vengeance", command="./climate_train_unet --stream --max_batches 100",
+        version="2025.5.1", pid=2568473, host="vengeance", command="./climate_train_unet --stream --max_batches 100", thread="climate_train_u",
         kernels=0, memcpys=0, memsets=1, nvtx=0, legacy=7,
         streams={**{s: (0, 2) for s in range(8, 29)}, 7: (0, 3), 6: (0, 1), 12: (-5, 1)}, syncs={}, polls=14),
     "sandbox_report1": dict(
-        version="2025.5.2", pid=1246, host="DESKTOP-70MGH34", command="./vecAdd", kernels=1, memcpys=3, memsets=0,
+        version="2025.5.2", pid=1246, host="DESKTOP-70MGH34", command="./vecAdd", thread="vecAdd", kernels=1, memcpys=3, memsets=0,
         nvtx=0, legacy=7, streams={7: (0, 3), 6: (0, 1), 8: (0, 2), 9: (0, 2), 10: (0, 2), 11: (0, 2), 12: (-5, 1)},
         syncs={4: 1}, polls=7),
 }
@@ -80,6 +81,8 @@ def main():
         check(f"{label} process", one("SELECT pid, host, command_line FROM processes"),
               [(want["pid"], want["host"], want["command"])])
         check(f"{label} meta host", one("SELECT value FROM meta WHERE key = 'host'"), [(want["host"],)])
+        check(f"{label} main thread's name", one("SELECT s.value FROM threads t JOIN strings s ON s.id = t.name_id"
+                                                 f" WHERE t.thread_id = {want['pid']}"), [(want["thread"],)])
         for table in ("kernels", "memcpys", "memsets"):
             check(f"{label} {table}", one(f"SELECT COUNT(*) FROM {table}")[0][0], want[table])
         check(f"{label} NVTX", one("SELECT COUNT(*) FROM nvtx")[0][0], want["nvtx"])
