@@ -93,7 +93,8 @@ struct analysis_what_if {
     const char *assumptions;     /* static text: what the model assumed for this fix */
 };
 
-/* What a prediction stands on: its cause's tag, or "all", "same-stream-events", "arrival-skew". */
+/* What a prediction stands on: its cause's tag, or "all", "same-stream-events", "arrival-skew",
+ * "idle-host-sync", "idle-launch-bound". */
 const char *analysis_what_if_basis(const struct analysis_what_if *item);
 
 /* Filters; a field left at its "all" value selects everything. */
@@ -159,6 +160,8 @@ struct analysis_device {
     int64_t replay_span_ns;                    /* the recorded work replayed as recorded */
     int64_t fix_saving_ns[ANALYSIS_FIX_COUNT]; /* per fix proved on this device, else 0 */
     unsigned fixes_modelled; /* bit (1u << fix): the replay predicted that fix here (saving may be 0) */
+    int64_t
+        idle_fixes_all_saving_ns; /* "all" with remove-host-sync and cuda-graph, which idle time can prove */
     /* The price of overlap (overlap_cost.h): compute kernels that ran beside another operation,
      * against the same kernel alone in the trace. */
     int64_t overlap_cost_ns;         /* Σ (overlapped duration - median alone duration) */

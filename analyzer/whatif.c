@@ -319,6 +319,12 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
         op->launch_ns = call->start_ns;
         op->launch_end_ns = call->end_ns;
         op->thread_id = call->thread_id;
+        /* A copy to host memory the call waits for (a synchronous one, or an asynchronous one to
+         * pageable memory, which "will return only once the copy has completed", CUDA Runtime API
+         * "API synchronization behavior") synchronizes the host like a stream synchronize: the
+         * .item()-style read-back. */
+        if (op->category == ANALYSIS_COPY_DTOH && (!(call->kind & CALL_ASYNC_COPY) || op->pageable))
+            replay->calls[call - replay->calls].kind |= CALL_SYNC;
     }
     set_footprint(device, op, source);
     if (source->kind == MODEL_MEMCPY && !op->pageable && op->bytes >= WHATIF_MIN_SPEED_BYTES &&
@@ -1331,6 +1337,34 @@ static int note_saving(struct analysis_device *out, enum analysis_fix fix, int64
     return 0;
 }
 
+/* The fixes idle time can prove (docs/metrics.md, "Idle time"): host-sync gaps ask for the sync
+ * removed, launch-bound gaps for a CUDA graph. The accounting that proves them ends after the
+ * devices are replayed, so their savings are replayed here for every device, unmodelled, and
+ * whatif_collect keeps those the accounting proves. */
+#define IDLE_FIXES (FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) | FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH))
+
+static int predict_idle_fixes(const struct replay *replay, const struct replay *split,
+                              struct analysis_device *out, int64_t recorded, unsigned all)
+{
+    for (int fix = ANALYSIS_FIX_REMOVE_HOST_SYNC; fix <= ANALYSIS_FIX_CUDA_GRAPH; fix++) {
+        if (out->fixes_modelled & FIX_BIT(fix))
+            continue;
+        int64_t fixed = replay_span(replay, FIX_BIT(fix));
+        if (fixed < 0)
+            return WHATIF_OUT_OF_MEMORY;
+        out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
+    }
+    int64_t fixed = replay_span(split ? split : replay, all | IDLE_FIXES);
+    if (fixed < 0)
+        return WHATIF_OUT_OF_MEMORY;
+    out->idle_fixes_all_saving_ns = recorded > fixed ? recorded - fixed : 0;
+    for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) /* as "all" above: never less than one alone */
+        if ((((all | IDLE_FIXES) & FIX_BIT(fix)) || (fix == ANALYSIS_FIX_PIPELINE && split)) &&
+            out->fix_saving_ns[fix] > out->idle_fixes_all_saving_ns)
+            out->idle_fixes_all_saving_ns = out->fix_saving_ns[fix];
+    return 0;
+}
+
 /* split: the replay with the pipelined fix's streams, NULL when it does not apply. */
 static int predict(const struct replay *replay, const struct replay *split, const struct device_state *device,
                    struct analysis_device *out)
@@ -1367,7 +1401,7 @@ static int predict(const struct replay *replay, const struct replay *split, cons
             out->fix_saving_ns[fix] > out->fix_saving_ns[ANALYSIS_FIX_ALL])
             out->fix_saving_ns[ANALYSIS_FIX_ALL] = out->fix_saving_ns[fix];
     out->headroom_ns = out->fix_saving_ns[ANALYSIS_FIX_ALL];
-    return 0;
+    return predict_idle_fixes(replay, split, out, recorded, all);
 }
 
 /* A pinned copy's speed over the host link when the trace has none to measure: PCIe 5.0 x16 on
@@ -1435,6 +1469,10 @@ const char *analysis_what_if_basis(const struct analysis_what_if *item)
         return "same-stream-events";
     case ANALYSIS_FIX_REMOVE_SKEW:
         return "arrival-skew";
+    case ANALYSIS_FIX_REMOVE_HOST_SYNC:
+        return "idle-host-sync";
+    case ANALYSIS_FIX_CUDA_GRAPH:
+        return "idle-launch-bound";
     default:
         return "all";
     }
@@ -1481,9 +1519,47 @@ static void predict_skew_removed(struct analysis_result *result)
     }
 }
 
+/* Idle time (the accounting) of the device's whole span given to cause. */
+static int64_t idle_of(const struct analysis_result *result, size_t device, enum accounting_cause cause)
+{
+    int64_t total = 0;
+    for (size_t a = 0; a < result->accounting_count; a++) {
+        const struct analysis_accounting *accounting = &result->accountings[a];
+        for (size_t k = 0;
+             accounting->device == device && accounting->step == -1 && k < accounting->idle.entry_count; k++)
+            if (accounting->idle.entries[k].cause == cause)
+                total += accounting->idle.entries[k].ns;
+    }
+    return total;
+}
+
+/* Keeps the idle fixes (predict_idle_fixes) whose idle cause the accounting proves on the device,
+ * with "all of the above" and the headroom grown to include them; forgets the others. */
+static void keep_idle_fixes(struct analysis_result *result)
+{
+    result->total_headroom_ns = 0;
+    for (size_t d = 0; d < result->device_count; d++) {
+        struct analysis_device *device = &result->devices[d];
+        unsigned proved =
+            (idle_of(result, d, ACCOUNTING_IDLE_HOST_SYNC) > 0 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
+            (idle_of(result, d, ACCOUNTING_IDLE_LAUNCH_BOUND) > 0 ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
+        for (int fix = ANALYSIS_FIX_REMOVE_HOST_SYNC; fix <= ANALYSIS_FIX_CUDA_GRAPH; fix++)
+            if (!(device->fixes_modelled & FIX_BIT(fix)) && !(proved & FIX_BIT(fix)))
+                device->fix_saving_ns[fix] = 0;
+        if (device->replay_span_ns > 0 && (proved & ~device->fixes_modelled)) {
+            device->fixes_modelled |= proved | FIX_BIT(ANALYSIS_FIX_ALL);
+            if (device->idle_fixes_all_saving_ns > device->fix_saving_ns[ANALYSIS_FIX_ALL])
+                device->fix_saving_ns[ANALYSIS_FIX_ALL] = device->idle_fixes_all_saving_ns;
+            device->headroom_ns = device->fix_saving_ns[ANALYSIS_FIX_ALL];
+        }
+        result->total_headroom_ns += device->headroom_ns;
+    }
+}
+
 void whatif_collect(struct analysis_result *result)
 {
     result->what_if_count = 0;
+    keep_idle_fixes(result);
     predict_skew_removed(result);
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
         enum analysis_cause cause = largest_cause_of(result, (enum analysis_fix)fix);

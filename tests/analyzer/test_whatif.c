@@ -89,6 +89,40 @@ static void test_pipeline_on_one_stream(void)
     analysis_free(result);
 }
 
+static void test_idle_host_sync(void)
+{
+    /* One stream, no wait between streams: three 20 us kernels, each launched by a call that
+     * returns 5 us after it began and followed by a cudaDeviceSynchronize that returns 5 us after
+     * the kernel ends (iteration i at 100 i us: launch [0, 5], kernel [10, 30], sync [6, 35]). The
+     * idle accounting proves host-sync idle, so the replay removes the syncs (29 us each). As
+     * recorded the replay runs the kernels at 5, 100 and 195 us (each sync returns 5 us after the
+     * kernel, the next launch ends 70 us later): span 210. Without the syncs the launches come 29
+     * and 58 us earlier: kernels at 5, 76 and 147, span 162: a saving of 48 us. The gaps are also
+ * launch-bound in part, so "all of the above" also drops the launch calls' 5 us: kernels at 5, 71
+ * and 137, span 152, a headroom of 58 us. */
+    struct builder b;
+    CHECK_INT(builder_create(&b, directory, "idle-sync.db"), 0);
+    int64_t process = add_process(&b, 0);
+    add_h100(&b, process, 0);
+    for (int i = 0; i < 3; i++) {
+        struct store_kernel row = kernel_row(process, 1, 100 * i + 10, 100 * i + 30, 4, 256, "step");
+        row.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 100 * i, 100 * i + 5, 0);
+        insert_kernel(&b, row);
+        add_api(&b, process, THREAD, "cudaDeviceSynchronize", 100 * i + 6, 100 * i + 35, 0);
+    }
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    CHECK_INT(result ? (int64_t)result->wait_total_count : -1, 0);
+    const struct analysis_what_if *sync = what_if(result, ANALYSIS_FIX_REMOVE_HOST_SYNC);
+    CHECK(sync != NULL);
+    CHECK_INT(sync ? sync->predicted_saving_ns : -1, US(48));
+    CHECK_STR(sync ? analysis_what_if_basis(sync) : "", "idle-host-sync");
+    CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(210));
+    CHECK_INT(result ? result->total_headroom_ns : -1, US(58));
+    analysis_free(result);
+}
+
 static void test_overlap_cost(void)
 {
     /* gemm (64 blocks) alone three times: 100, 100 and 120 us, median 100. Then beside an NCCL
@@ -129,6 +163,7 @@ int main(void)
     if (!mkdtemp(directory))
         return 2;
     test_pipeline_on_one_stream();
+    test_idle_host_sync();
     test_overlap_cost();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
