@@ -9,6 +9,7 @@
 
 #include "accountant.h"
 #include "analysis.h"
+#include "describe.h"
 #include "explain.h"
 #include "gpu_devices.h"
 #include "kernel_names.h"
@@ -36,6 +37,10 @@ struct run {
     int64_t selection_process_id;
     struct selection selection; /* of selection_process_id */
     size_t ranges_found;
+    /* The streams met (for --stream S naming one the selection lacks), at most as many as fit. */
+    int64_t streams_seen[256];
+    size_t streams_seen_count;
+    int wanted_stream_seen;
     error_info *err;
 };
 
@@ -309,6 +314,9 @@ static long lane_of(struct run *run, struct device_state *device, int64_t stream
                             .result_lane = run->result->lane_count,
                             .selected = run->options.stream_id < 0 || run->options.stream_id == stream_id};
     load_stream(run, device, lane);
+    run->wanted_stream_seen |= stream_id == run->options.stream_id;
+    if (run->streams_seen_count < sizeof run->streams_seen / sizeof run->streams_seen[0])
+        run->streams_seen[run->streams_seen_count++] = stream_id;
     if (add_result_lane(run, device, lane) != 0)
         return -1;
     device->last_lane_hit = device->lane_count;
@@ -568,8 +576,35 @@ static int compare_ids(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* --device D names a device the trace does not have: say so, with the ids it has (sorted, each
- * once), rather than "no GPU intervals in the selected window". */
+/* ids (sorted in place) as "0, 1, 7", each once, into list. Returns how many distinct. */
+static size_t format_ids(int64_t *ids, size_t count, char *list, size_t size)
+{
+    qsort(ids, count, sizeof *ids, compare_ids);
+    size_t used = 0, distinct = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0 && ids[i] == ids[i - 1])
+            continue;
+        if (used < size)
+            used += (size_t)snprintf(list + used, size - used, "%s%" PRId64, distinct ? ", " : "", ids[i]);
+        distinct++;
+    }
+    return distinct;
+}
+
+/* --device D, --rank R or --stream S names one the trace does not have: say so, with those it has
+ * (sorted, each once), rather than "no GPU intervals in the selected window". ids is consumed. */
+static int no_such(struct run *run, const char *what, int64_t wanted, int64_t *ids, size_t count,
+                   const char *where)
+{
+    char list[256];
+    size_t distinct = format_ids(ids, count, list, sizeof list);
+    if (distinct == 0)
+        return error_set(run->err, "no %s %" PRId64 " (%s none)", what, wanted, where);
+    return error_set(run->err, "no %s %" PRId64 " (%s %s%s %s)", what, wanted, where, what,
+                     distinct == 1 ? "" : "s", list);
+}
+
 static int check_device_exists(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
     int64_t wanted = run->options.device_id;
@@ -583,20 +618,33 @@ static int check_device_exists(struct run *run, const struct store_gpu_device *k
         return error_set(run->err, "out of memory");
     for (size_t i = 0; i < count; i++)
         ids[i] = keys[i].device_id;
-    qsort(ids, count, sizeof *ids, compare_ids);
-    char list[256] = "";
-    size_t used = 0, distinct = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (i > 0 && ids[i] == ids[i - 1])
-            continue;
-        if (used < sizeof list)
-            used +=
-                (size_t)snprintf(list + used, sizeof list - used, "%s%" PRId64, distinct ? ", " : "", ids[i]);
-        distinct++;
-    }
+    int status = no_such(run, "device", wanted, ids, count, "the trace has");
     free(ids);
-    return error_set(run->err, "no device %" PRId64 " (the trace has device%s %s)", wanted,
-                     distinct == 1 ? "" : "s", list);
+    return status;
+}
+
+/* The ranks of the processes that ran GPU work (those without a rank left out). */
+static int check_rank_exists(struct run *run, const struct store_gpu_device *keys, size_t count)
+{
+    if (count == 0)
+        return 0;
+    int64_t *ranks = malloc(count * sizeof *ranks);
+    if (!ranks)
+        return error_set(run->err, "out of memory");
+    size_t known = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t pid, rank;
+        store_process_identity(run->trace, keys[i].process_id, &pid, &rank);
+        if (rank == run->options.rank) {
+            free(ranks);
+            return 0;
+        }
+        if (rank >= 0)
+            ranks[known++] = rank;
+    }
+    int status = no_such(run, "rank", run->options.rank, ranks, known, "the trace has");
+    free(ranks);
+    return status;
 }
 
 static int run_all_devices(struct run *run)
@@ -619,6 +667,8 @@ static int run_all_devices(struct run *run)
         status = check_step_exists(run);
     if (status == 0 && run->options.device_id >= 0)
         status = check_device_exists(run, keys, count);
+    if (status == 0 && run->options.rank >= 0)
+        status = check_rank_exists(run, keys, count);
     for (size_t i = 0; status == 0 && i < count; i++) {
         if (run->options.device_id >= 0 && keys[i].device_id != run->options.device_id)
             continue;
@@ -630,6 +680,12 @@ static int run_all_devices(struct run *run)
     if (run->options.range_name && run->ranges_found == 0)
         return error_set(run->err, "no NVTX range named '%s' in the selected processes",
                          run->options.range_name);
+    if (run->result->device_count == 0 && run->options.stream_id >= 0 && !run->wanted_stream_seen &&
+        count > 0)
+        return no_such(run, "stream", run->options.stream_id, run->streams_seen, run->streams_seen_count,
+                       run->window_start_ns == INT64_MIN && run->window_end_ns == INT64_MAX
+                           ? "the selected devices have"
+                           : "the selected window has");
     if (run->result->device_count == 0)
         return no_intervals_error(run, count);
     return 0;
@@ -669,6 +725,70 @@ static int attach_full_names(struct run *run)
     return status;
 }
 
+/* Lanes in the order every output lists them: by process, device, then stream id (they were made
+ * in the order of each device's first activity), and stream pairs by their lanes. The indexes into
+ * lanes are moved with them. */
+struct lane_place {
+    const struct analysis_lane *lane;
+    size_t before;
+};
+
+static int compare_lane_places(const void *a, const void *b)
+{
+    const struct analysis_lane *x = ((const struct lane_place *)a)->lane,
+                               *y = ((const struct lane_place *)b)->lane;
+    if (x->process_id != y->process_id)
+        return x->process_id < y->process_id ? -1 : 1;
+    if (x->device_id != y->device_id)
+        return x->device_id < y->device_id ? -1 : 1;
+    return (x->stream_id > y->stream_id) - (x->stream_id < y->stream_id);
+}
+
+static int compare_pairs(const void *a, const void *b)
+{
+    const struct analysis_stream_pair *x = a, *y = b;
+    if (x->lane_a != y->lane_a)
+        return x->lane_a < y->lane_a ? -1 : 1;
+    return (x->lane_b > y->lane_b) - (x->lane_b < y->lane_b);
+}
+
+static int sort_lanes(struct analysis_result *result, error_info *err)
+{
+    size_t count = result->lane_count;
+    struct lane_place *places = malloc((count ? count : 1) * sizeof *places);
+    size_t *after = malloc((count ? count : 1) * sizeof *after);
+    struct analysis_lane *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    if (!places || !after || !sorted) {
+        free(places);
+        free(after);
+        free(sorted);
+        return error_set(err, "out of memory");
+    }
+    for (size_t i = 0; i < count; i++)
+        places[i] = (struct lane_place){&result->lanes[i], i};
+    qsort(places, count, sizeof *places, compare_lane_places);
+    for (size_t i = 0; i < count; i++) {
+        sorted[i] = *places[i].lane;
+        after[places[i].before] = i;
+    }
+    for (size_t i = 0; i < result->stream_pair_count; i++) { /* a pair is symmetric: a before b */
+        struct analysis_stream_pair *pair = &result->stream_pairs[i];
+        size_t a = after[pair->lane_a], b = after[pair->lane_b];
+        pair->lane_a = a < b ? a : b;
+        pair->lane_b = a < b ? b : a;
+    }
+    qsort(result->stream_pairs, result->stream_pair_count, sizeof *result->stream_pairs, compare_pairs);
+    for (size_t i = 0; i < result->wait_count; i++) {
+        result->waits[i].waiting.lane = after[result->waits[i].waiting.lane];
+        result->waits[i].blocking.lane = after[result->waits[i].blocking.lane];
+    }
+    free(result->lanes);
+    result->lanes = sorted;
+    free(places);
+    free(after);
+    return 0;
+}
+
 struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err)
 {
     struct run run = {.trace = trace, .db = store_db(trace), .err = err, .selection_process_id = INT64_MIN};
@@ -697,6 +817,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         status = error_set(err, "out of memory");
     if (status == 0)
         status = accountant_collect(run.accountant, run.result, err);
+    if (status == 0)
+        status = sort_lanes(run.result, err);
     if (status == 0) {
         add_totals(run.result);
         whatif_collect(run.result);

@@ -49,8 +49,8 @@ int analysis_parse_duration(const char *text, int64_t *nanoseconds, int *unitles
     double scale = 0;
     if (*end == '\0') {
         scale = 1; /* nanoseconds, the unit of the trace: said so by the caller (unitless) */
-        if (unitless)
-            *unitless = 1;
+        if (unitless && value != 0)
+            *unitless = 1; /* a bare 0 is 0 in every unit */
     }
     for (size_t i = 0; scale == 0 && i < sizeof units / sizeof units[0]; i++)
         if (strcmp(end, units[i].unit) == 0)

@@ -13,6 +13,7 @@
 #include "gpu_devices.h"
 #include "store.h"
 #include "trace_input.h"
+#include "units.h"
 
 /* The analyzer's result for what the filter options chose (the whole trace without them), as the
  * report computes it (one call), or NULL with *status 0 when the trace has no GPU activity (nothing
@@ -35,21 +36,21 @@ static struct analysis_result *analyze(store *trace, struct analysis_options *op
 /* Warnings about what the export could not carry as recorded: one line each, on stderr. */
 static void warn(const char *command, const struct chrome_export_counts *counts)
 {
+    char count[64];
     if (counts->shared_correlation_ids > 0)
         fprintf(stderr,
-                "overlapscope: %s: warning: %" PRId64
-                " correlation ids are carried by several API calls; each GPU"
-                " operation's launch arrow comes from the first of them\n",
-                command, counts->shared_correlation_ids);
+                "overlapscope: %s: warning: %s shared by several API calls (each GPU operation's launch"
+                " arrow comes from the first of them)\n",
+                command,
+                units_format_count(count, sizeof count, counts->shared_correlation_ids, "correlation id"));
     if (counts->overflow_tracks > 0)
         fprintf(stderr,
-                "overlapscope: %s: warning: %" PRId64
-                " extra tracks hold slices that overlapped others of their"
-                " track without nesting (clock skew?)\n",
-                command, counts->overflow_tracks);
+                "overlapscope: %s: warning: %s for slices that overlapped others of their track without"
+                " nesting (clock skew?)\n",
+                command, units_format_count(count, sizeof count, counts->overflow_tracks, "extra track"));
     if (counts->implausible_rows > 0)
-        fprintf(stderr, "overlapscope: %s: warning: %" PRId64 " rows with impossible times were left out\n",
-                command, counts->implausible_rows);
+        fprintf(stderr, "overlapscope: %s: warning: left out %s with impossible times\n", command,
+                units_format_count(count, sizeof count, counts->implausible_rows, "row"));
 }
 
 /* Writes the export of the trace at trace_path; command names the command in messages. */
@@ -83,11 +84,13 @@ static int export(const char *command, const char *trace_path, const char *chrom
     if (status != 0)
         return cli_error(command, "%s", err.message);
     warn(command, &counts);
+    char slices[48], launches[48], waits[48], arrows[48];
     if (strcmp(chrome_path, "-") != 0)
-        printf("%s: %" PRId64 " slices, %" PRId64 " launch arrows, %" PRId64 " waits with %" PRId64
-               " arrows; time 0 is %s (open in ui.perfetto.dev)\n",
-               chrome_path, counts.complete_events, counts.launch_arrows, counts.wait_slices,
-               counts.wait_arrows,
+        printf("%s: %s, %s, %s with %s; time 0 is %s (open in ui.perfetto.dev)\n", chrome_path,
+               units_format_count(slices, sizeof slices, counts.complete_events, "slice"),
+               units_format_count(launches, sizeof launches, counts.launch_arrows, "launch arrow"),
+               units_format_count(waits, sizeof waits, counts.wait_slices, "wait"),
+               units_format_count(arrows, sizeof arrows, counts.wait_arrows, "arrow"),
                analyzed && export_options->origin == CHROME_EXPORT_ORIGIN_REPORT ? "the report's +0"
                                                                                  : "the first activity");
     return CLI_EXIT_OK;

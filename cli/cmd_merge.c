@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "merge.h"
 #include "overview.h"
+#include "units.h"
 
 static void print_warning(void *command, const char *message)
 {
@@ -48,7 +49,9 @@ int cmd_merge(int argc, char **argv)
         free(alignments);
         return cli_error(argv[0], "%s", err.message);
     }
-    printf("%s: %d traces merged; clocks aligned on %s\n", output_path, input_count, argv[optind]);
+    char merged[32];
+    printf("%s: %s merged; clocks aligned on %s\n", output_path,
+           units_format_count(merged, sizeof merged, input_count, "trace"), argv[optind]);
     for (int i = 1; i < input_count; i++) {
         const struct clock_alignment *a = &alignments[i];
         if (a->matches == 0)

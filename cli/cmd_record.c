@@ -18,6 +18,7 @@
 #include "record.h"
 #include "store.h"
 #include "text_safe.h"
+#include "units.h"
 
 #define MERGE_WAIT_MS 10000 /* how long processes outliving the job may take to finish their files */
 
@@ -167,10 +168,12 @@ static void print_warnings(const char *command, const char *output)
 
 static void print_summary(const char *command, const char *output, const struct record_merge_result *result)
 {
-    fprintf(stderr,
-            "overlapscope: %s: wrote %s: %" PRId64 " processes, %" PRId64 " kernels, %" PRId64
-            " NCCL collectives, %" PRId64 " dropped records%s\n",
-            command, output, result->processes, result->kernels, result->collectives, result->dropped_records,
+    char processes[48], kernels[48], collectives[48], dropped[48];
+    fprintf(stderr, "overlapscope: %s: wrote %s: %s, %s, %s, %s%s\n", command, output,
+            units_format_count(processes, sizeof processes, result->processes, "process"),
+            units_format_count(kernels, sizeof kernels, result->kernels, "kernel"),
+            units_format_count(collectives, sizeof collectives, result->collectives, "NCCL collective"),
+            units_format_count(dropped, sizeof dropped, result->dropped_records, "dropped record"),
             result->damaged_files ? " (some per-process files were damaged)" : "");
     if (result->warnings)
         print_warnings(command, output);

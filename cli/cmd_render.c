@@ -170,6 +170,23 @@ static void print_drawn(const struct timeline_layout *layout)
             printf("title: %s\n", layout->texts[i].text);
 }
 
+/* After a failure: when the rank, device or stream chosen is one the trace does not have, err
+ * says so as report does ("no rank 3 (the trace has ranks 0, 1)") rather than "no GPU activity
+ * in the window": a picture's window comes from the same selection. */
+static void selection_error(store *trace, const struct render_request *request, error_info *err)
+{
+    const struct analysis_options *selection = &request->filters.analysis;
+    if (selection->rank < 0 && selection->device_id < 0 && selection->stream_id < 0)
+        return;
+    error_info why;
+    struct analysis_result *analysis = analysis_run(trace, selection, &why);
+    if (analysis)
+        analysis_free(analysis);
+    else if (strncmp(why.message, "no rank ", 8) == 0 || strncmp(why.message, "no device ", 10) == 0 ||
+             strncmp(why.message, "no stream ", 10) == 0)
+        error_set(err, "%s: %s", request->trace_path, why.message);
+}
+
 /* Draws the trace at request->trace_path; command names the command in messages. */
 static int draw(const char *command, struct render_request *request)
 {
@@ -182,6 +199,7 @@ static int draw(const char *command, struct render_request *request)
     request->options.window_note = note;
     if (!request->all && !cli_filters_choose_time(&request->filters) &&
         choose_steady_window(trace, request, note, sizeof note, &err) != 0) {
+        selection_error(trace, request, &err);
         store_close(trace, NULL);
         return cli_error(command, "%s", err.message);
     }
@@ -201,6 +219,7 @@ static int draw(const char *command, struct render_request *request)
     if (timeline_draw(trace, analysis, &request->options, request->output_path, &layout, &err) != 0) {
         if (store_work_exceeded(trace, &err) == 0 && !strstr(err.message, request->trace_path))
             error_prefix(&err, "%s", request->trace_path); /* every render error names the trace */
+        selection_error(trace, request, &err);
         analysis_free(analysis);
         store_close(trace, NULL);
         timeline_release_caches(); /* a write error comes after the fonts were loaded */
@@ -209,8 +228,10 @@ static int draw(const char *command, struct render_request *request)
     size_t stream_lanes = 0;
     for (size_t i = 0; i < layout->lane_count; i++)
         stream_lanes += layout->lanes[i].kind == TIMELINE_LANE_GPU;
-    printf("%s: %d x %d px, %zu stream lanes, %zu explained waits marked%s\n", request->output_path,
-           layout->width_px, layout->height_px, stream_lanes, layout->wait_count,
+    char lanes[48], waits[48];
+    printf("%s: %d x %d px, %s, %s marked%s\n", request->output_path, layout->width_px, layout->height_px,
+           units_format_count(lanes, sizeof lanes, (int64_t)stream_lanes, "stream lane"),
+           units_format_count(waits, sizeof waits, (int64_t)layout->wait_count, "explained wait"),
            layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
     if (request->verbose)
         print_drawn(layout);

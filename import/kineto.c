@@ -1014,8 +1014,8 @@ static int insert_warnings(struct kineto_state *state, error_info *err)
     char message[1024];
     if (state->unknown_total > 0) {
         int length =
-            snprintf(message, sizeof message, "%s: skipped %llu events of unknown categories:", state->name,
-                     (unsigned long long)state->unknown_total);
+            snprintf(message, sizeof message, "%s: skipped %llu event%s of unknown categories:", state->name,
+                     (unsigned long long)state->unknown_total, state->unknown_total == 1 ? "" : "s");
         for (size_t i = 0; i < MAX_UNKNOWN_NAMES && state->unknown[i].count && length < (int)sizeof message;
              i++)
             length +=
@@ -1029,8 +1029,8 @@ static int insert_warnings(struct kineto_state *state, error_info *err)
     }
     if (state->odd_fields > 0) {
         snprintf(message, sizeof message,
-                 "%s: %llu optional fields were missing or of an unexpected type and were left unknown",
-                 state->name, (unsigned long long)state->odd_fields);
+                 "%s: %llu optional field%s missing or of an unexpected type, left unknown", state->name,
+                 (unsigned long long)state->odd_fields, state->odd_fields == 1 ? "" : "s");
         if (warn(state, "import-skipped", message, err) != 0)
             return -1;
     }

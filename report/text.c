@@ -74,8 +74,9 @@ static void describe_selection(FILE *out, const struct analysis_result *result,
 {
     char from[32], to[32];
     const struct analysis_options *options = context ? context->options : NULL;
-    fprintf(out, "analyzed %zu device%s, %" PRId64 " GPU intervals, from +%s to +%s", result->device_count,
+    fprintf(out, "analyzed %zu device%s, %" PRId64 " GPU interval%s, from +%s to +%s", result->device_count,
             result->device_count == 1 ? "" : "s", result->interval_count,
+            result->interval_count == 1 ? "" : "s",
             units_format_duration(from, sizeof from, result->window_start_ns - result->origin_ns),
             units_format_duration(to, sizeof to, result->window_end_ns - result->origin_ns));
     if (options && options->range_name) {

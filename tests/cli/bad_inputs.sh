@@ -86,5 +86,19 @@ check_case "directory" "$dir/empty_folder" "no trace files" info "$dir/empty_fol
 gpu="$here/../data/gpu"
 check_case "unknown device" "$gpu/ddp.db" "no device 5 (the trace has devices 0, 1)" report "$gpu/ddp.db" --device 5
 check_case "unknown device, one device" "$gpu/copy_pinned.db" "no device 3 (the trace has device 0)" check "$gpu/copy_pinned.db" --device 3 --max busy_ms=1
+# So are a rank and a stream (issue 19 Must 7): ddp's ranks 0 and 1; its devices' streams (kernels
+# on 7, 17, 18; copies and memsets on 15, 16, sqlite3 over the file), sorted.
+for command in report "check --max busy_ms=1e9" "export --chrome $dir/x.json" "render -o $dir/x.png"; do
+    check_case "unknown rank" "$gpu/ddp.db" "no rank 3 (the trace has ranks 0, 1)" $command "$gpu/ddp.db" --rank 3
+    check_case "unknown stream" "$gpu/ddp.db" "no stream 9 (the selected devices have streams 7, 15, 16, 17, 18)" \
+        $command "$gpu/ddp.db" --stream 9
+done
+check_case "unknown stream, one device" "$gpu/ddp.db" "no stream 9 (the selected devices have streams 7, 15, 16, 17, 18)" \
+    diff "$gpu/ddp.db" "$gpu/ddp.db" --stream 9 --device 1
+check_case "unknown stream in a window" "$gpu/copy_pinned.db" "no stream 9 (the selected window has stream" \
+    report "$gpu/copy_pinned.db" --stream 9 --window 0:1us
+# A bare 0 needs no unit: no warning (a bare 5 gets one, tests/render/window_road.sh).
+said=$("$os" report --window 0:2ms "$gpu/ddp.db" 2>&1 >/dev/null)
+[ -z "$said" ] && pass=$((pass+1)) || { echo "FAILED: --window 0:2ms said: $said"; fail=$((fail+1)); }
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -175,7 +175,7 @@ bound() { # json rows: the size is within the documented bound for that many row
     [ "$size" -le $(( 8192 * $2 + 65536 )) ] || { echo "$1: $size bytes for $2 rows"; return 1; }
 }
 "$os" export "$scratch/repeated_ids.db" --chrome "$scratch/repeated_ids.json" >"$scratch/out" 2>"$scratch/err"
-grep -q "warning: 1 correlation ids are carried by several API calls" "$scratch/err" && ok || bad "repeated ids warning: $(cat "$scratch/err")"
+grep -q "warning: 1 correlation id shared by several API calls" "$scratch/err" && ok || bad "repeated ids warning: $(cat "$scratch/err")"
 grep -q "300 launch arrows" "$scratch/out" && check "$scratch/repeated_ids.json" && bound "$scratch/repeated_ids.json" 602 &&
     ok || bad "repeated ids: $(cat "$scratch/out")"
 # Huge names: cut, valid UTF-8 JSON, within the bound (the old export wrote 200 MiB here).

@@ -48,7 +48,7 @@ check_refused "no NVTX range named 'backward'" "$dir/trace.db" -o "$dir/e.png" -
 check_ok "$dir/n.png: 1600 x" "$dir/trace.db" -o "$dir/n.png" --window 5:6
 [ "$(grep -c "a number without a unit is read as nanoseconds" "$dir/err")" = 1 ] && pass=$((pass+1)) ||
     { echo "FAILED: --window 5:6 did not warn once: $(cat "$dir/err")"; fail=$((fail+1)); }
-check_refused "no GPU activity of rank 1" "$dir/trace.db" -o "$dir/e.png" --rank 1
+check_refused "no rank 1 (the trace has rank 0)" "$dir/trace.db" -o "$dir/e.png" --rank 1
 check_refused "--width wants pixels" "$dir/trace.db" -o "$dir/e.png" --width wide
 check_refused "say where to write the picture" "$dir/trace.db"
 check_refused "No such file or directory" "$dir/none.db" -o "$dir/e.png"
@@ -59,7 +59,7 @@ check_ok "4 stream lanes" "$golden" -o "$dir/g2.png" # the steady steps: the cop
 check_refused "window '100ms:100ms' is empty" "$golden" -o "$dir/e.png" --window 100ms:100ms
 check_refused "no GPU intervals in the selected window (10.000 s to 11.000 s" "$golden" -o "$dir/e.png" --window 10s:11s
 check_refused "cannot write '/proc/g.png'" "$golden" -o /proc/g.png
-check_refused "no GPU activity of rank 2" "$golden" -o "$dir/e.png" --rank 2
+check_refused "no rank 2 (the trace has ranks 0, 1)" "$golden" -o "$dir/e.png" --rank 2
 # Steps as the analyzer finds them: workloads/ddp.cu's NVTX "step N" ranges.
 check_ok "4 stream lanes" "$golden" -o "$dir/step.png" --step 3
 check_refused "no step 30 (steps 0 to 9 are in the trace)" "$golden" -o "$dir/e.png" --step 30
