@@ -1,5 +1,6 @@
-/* test_render_golden.c: every trace recorded on the H200s (every .db under tests/data/gpu) drawn as
- * `overlapscope render` draws it (with the analyzer's waits), then read back pixel by pixel and
+/* test_render_golden.c: every trace recorded on the H200s and H100s (every .db under tests/data/gpu
+ * and tests/data/gpu-h100) drawn as `overlapscope render` draws it (with the analyzer's waits),
+ * then read back pixel by pixel and
  * checked against the trace's own rows:
  *   - in each stream lane, inside the longest interval at least 8 px wide, the pixels are that
  *     interval's category colour (kernels named nccl* are communication; copies by direction);
@@ -412,11 +413,11 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int main(void)
+/* Checks every trace of one folder of golden traces; returns how many. */
+static size_t check_folder(const char *sub, const char *picture)
 {
-    char directory[1024], picture[128];
-    fixture_data_path(directory, sizeof directory, "gpu");
-    CHECK_INT(fixture_picture_path(picture, sizeof picture, "golden"), 0);
+    char directory[1024];
+    fixture_data_path(directory, sizeof directory, sub);
     DIR *folder = opendir(directory);
     CHECK(folder != NULL);
     char *names[256];
@@ -429,11 +430,20 @@ int main(void)
     if (folder)
         closedir(folder);
     qsort(names, count, sizeof *names, compare_names);
-    CHECK(count >= 20);
     for (size_t i = 0; i < count; i++) {
         check_trace(directory, names[i], picture);
         free(names[i]);
     }
+    return count;
+}
+
+int main(void)
+{
+    char picture[128];
+    CHECK_INT(fixture_picture_path(picture, sizeof picture, "golden"), 0);
+    /* The H200 recordings, then the H100 ones (tests/data/gpu-h100/README.md). */
+    CHECK(check_folder("gpu", picture) >= 20);
+    CHECK(check_folder("gpu-h100", picture) >= 20);
     unlink(picture);
     timeline_release_caches();
     return check_finish();
