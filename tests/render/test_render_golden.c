@@ -1,7 +1,6 @@
 /* test_render_golden.c: every trace recorded on the H200s and H100s (every .db under tests/data/gpu
  * and tests/data/gpu-h100) drawn as `overlapscope render` draws it (with the analyzer's waits),
- * then read back pixel by pixel and
- * checked against the trace's own rows:
+ * then read back pixel by pixel and checked against the trace's own rows:
  *   - in each stream lane, inside the longest interval at least 8 px wide, the pixels are that
  *     interval's category colour (kernels named nccl* are communication; copies by direction);
  *   - every legend swatch shows its colour, and every category the lanes show is in the legend;
