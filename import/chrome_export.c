@@ -959,7 +959,7 @@ static int write_track_names(struct writer *w)
         if ((i == 0 || list[i - 1].key.process_id != list[i].key.process_id) &&
             !bsearch(&list[i].key.process_id, w->named_processes, w->named_count, sizeof *w->named_processes,
                      compare_process_ids)) {
-            snprintf(name, sizeof name, "process %" PRId64, list[i].key.process_id);
+            naming_process(name, sizeof name, -1, -1, list[i].key.process_id); /* no processes row */
             write_metadata(w, "process", list[i].key.process_id, 0, name,
                            sort_after_ranks(list[i].key.process_id, 2000000));
         }
