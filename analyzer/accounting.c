@@ -857,10 +857,24 @@ static int collect_unchecked(const accountant *acc, struct analysis_result *resu
     return 0;
 }
 
+/* The waits whose cause is the host (a late launch, a blocking call before the launch) name where
+ * in the program the waiting op was launched: the line to change. */
+static void wait_sources(accountant *acc, struct analysis_result *result)
+{
+    for (size_t i = 0; i < result->wait_count; i++) {
+        struct analysis_wait *wait = &result->waits[i];
+        wait->source[0] = '\0';
+        if (wait->cause == ANALYSIS_CAUSE_LATE_LAUNCH || wait->cause == ANALYSIS_CAUSE_HOST_SYNC)
+            idle_call_source(acc, result->lanes[wait->waiting.lane].process_id, wait->waiting.correlation_id,
+                             wait->source, sizeof wait->source);
+    }
+}
+
 int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err)
 {
     result->straggler.rank = -1;
     result->call_sources_known = acc->has_call_sources;
+    wait_sources(acc, result);
     if (exposed_comm_collect(acc, result, err) != 0)
         return -1;
     size_t capacity = 0;

@@ -210,6 +210,9 @@ struct analysis_wait {
     enum analysis_cause cause;
     char evidence[1024]; /* one line, e.g. "kernel sgemm_256x128 on stream 13 held all
                             132 SMs (8448 blocks, 2 resident per SM: 32 waves)" */
+    /* Added after the first contract: */
+    char source[128]; /* a late launch or a host synchronization: where in the program the waiting
+                         op was launched (call_sources), "" when the trace cannot know */
 };
 
 /* A cause's total. */

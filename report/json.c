@@ -212,6 +212,10 @@ static cJSON *wait_json(const struct analysis_result *result, const struct analy
     add_time(object, "wait_start_ns", wait->wait_start_ns, result->origin_ns);
     add_time(object, "wait_end_ns", wait->wait_end_ns, result->origin_ns);
     report_json_add_text(object, "evidence", wait->evidence);
+    if (wait->source[0])
+        report_json_add_text(object, "source", wait->source);
+    else
+        cJSON_AddNullToObject(object, "source");
     cJSON_AddItemToObject(object, "waiting", op_json(result, &wait->waiting));
     cJSON_AddItemToObject(object, "blocking", op_json(result, &wait->blocking));
     return object;

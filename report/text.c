@@ -260,7 +260,12 @@ static void text_waits(FILE *out, const struct analysis_result *result, size_t t
         text_safe_fputs(wait->waiting.name, TEXT_SAFE_TERMINAL, out);
         fprintf(out, " (stream %" PRId64 ") after ", waiting->stream_id);
         text_safe_fputs(wait->blocking.name, TEXT_SAFE_TERMINAL, out);
-        fprintf(out, " (stream %" PRId64 ") [%s]\n", blocking->stream_id, analysis_cause_tag(wait->cause));
+        fprintf(out, " (stream %" PRId64 ") [%s]", blocking->stream_id, analysis_cause_tag(wait->cause));
+        if (wait->source[0]) {
+            fputs(" at ", out);
+            text_safe_fputs(wait->source, TEXT_SAFE_TERMINAL, out);
+        }
+        fputc('\n', out);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "analysis.h"
 #include "analyze_builder.h"
+#include "call_sources.h"
 #include "check.h"
 
 static char directory[] = "/tmp/overlapscope-test-accounting-XXXXXX";
@@ -250,6 +251,25 @@ static const struct analysis_accounting *step_of(const struct analysis_result *r
         if (result->accountings[i].step == number)
             return &result->accountings[i];
     return NULL;
+}
+
+/* A late launch (test_analyzer_causes.c's case) names the line that launched the waiting kernel,
+ * from call_sources; the kernel before it, launched from a line the trace does not know, has none. */
+static void test_wait_source(void)
+{
+    struct scenario s;
+    begin(&s, "wait-source.db");
+    kernel(&s, s.process, 1, -10, -5, 0, 100, "producer");
+    kernel(&s, s.process, 2, 98, 101, 104, 150, "consumer");
+    store_insert_call_source(s.b.trace, s.process, s.b.next_correlation - 1, STORE_SOURCE_PYTHON,
+                             "train.py:42 step", &s.b.err);
+    struct analysis_result *result = finish(&s);
+    CHECK_INT(result ? (int64_t)result->wait_count : -1, 1);
+    if (result && result->wait_count == 1) {
+        CHECK_INT(result->waits[0].cause, ANALYSIS_CAUSE_LATE_LAUNCH);
+        CHECK_STR(result->waits[0].source, "train.py:42 step");
+    }
+    analysis_free(result);
 }
 
 /* A peer copy enqueued long before the GPU ran dry waits for the other device (other-device), and
@@ -655,6 +675,7 @@ int main(void)
     test_matched_by_order();
     test_no_peer_instance();
     test_peer_copy_and_unrecorded_launch();
+    test_wait_source();
     test_single_rank_unmatched();
     test_golden_sums("gpu", 30, 14);
     test_golden_sums("gpu-h100", 20, 2);
