@@ -159,10 +159,11 @@ static int read_text(const struct python_frames *frames, pid_t self, uintptr_t o
             memcpy(&code, raw + 4 * i, 4);
         if (code < 0x20 || code == 0x7F)
             code = '?'; /* a control character would break the report's lines */
-        used = put_utf8(text, used, size, code);
+        size_t next = put_utf8(text, used, size, code);
+        if (next == size)
+            break; /* cut between whole characters */
+        used = next;
     }
-    if (used >= size)
-        used = size - 1;
     text[used] = '\0';
     return 0;
 }

@@ -91,14 +91,20 @@ def main():
 
     # Names that are not ASCII: a Latin-1 file name (1 byte per character inside CPython), a
     # function name with CJK characters (2 bytes) and one beyond the BMP (4 bytes).
-    for function in ("pr\u00fcfe_\u51fd\u6570", "step_\U00020000"):
+    # A name longer than the 255 bytes kept is cut between whole characters.
+    for function in ("pr\u00fcfe_\u51fd\u6570", "step_\U00020000", "\u00e9" * 200):
         path = write_module(os.path.join(folder, "donn\u00e9es"), "unicode_names",
                             f"def {function}(lib, buffer):\n    return lib.probe_python_source(buffer, len(buffer))\n")
         namespace = {}
         exec(compile(open(path, encoding="utf-8").read(), path, "exec"), namespace)
-        buffer = ctypes.create_string_buffer(512)
+        buffer = ctypes.create_string_buffer(1024)
         namespace.get(function, lambda *_: None)(lib, buffer)
-        check(f"text {function!a}", buffer.value.decode("utf-8"), f"{path}:2 {function}")
+        kept = ""
+        for character in function:
+            if len((kept + character).encode()) > 255:
+                break
+            kept += character
+        check(f"text {function[:12]!a}", buffer.value.decode("utf-8", "replace"), f"{path}:2 {kept}")
 
     # A package frame (site-packages/...) between the user's line and the call: the user's line
     # is the source, as the report groups by it.
