@@ -10,10 +10,11 @@ Verdict, for every run: exit status 0, 1 or 2 (never a signal: 128+N, never the 
 on exit 2 exactly one line on stderr and it names the file; no AddressSanitizer or
 UndefinedBehaviorSanitizer report; peak memory under MAX_RSS_BYTES.
 
-What it covers, by default (about 850 runs, a minute under ASan on 2 cores): every column of every
+What it covers, by default (about 950 runs, a minute under ASan on 2 cores): every column of every
 table of the first trace with three of VALUES (shifted from column to column, so every value meets
-every table), every column of the second trace with one; every structural case on every table of
-both traces. Each such file runs one command (two for the first trace's structural cases), chosen
+every table), every column of the second trace, and of the first rewritten as schema version 2 by
+`merge` (its compact tables: kernel_runs, kernel_shapes, api_call_runs, api_functions), with one;
+every structural case on every table of the three. Each such file runs one command (two for the first trace's structural cases), chosen
 by rotating through COMMANDS in a fixed order: deterministic, the same runs every time, and every
 command meets every table. The full cross product (2 traces x ~175 columns x 9 values x 7 commands,
 about 27,000 runs) is too slow for CI: HOSTILE_FULL=1 runs it. HOSTILE_ONLY=table limits the run to
@@ -198,7 +199,12 @@ def main():
     only = os.environ.get("HOSTILE_ONLY")
     scratch_root = tempfile.mkdtemp(prefix="overlapscope-hostile-")
     rotation = itertools.count()
-    jobs = [job for number, trace in enumerate(TRACES) for job in jobs_of(trace, number == 0, full, only, rotation)]
+    # The goldens are schema version 1; merge writes version 2 (an absolute path: os.path.join keeps it).
+    version_2 = os.path.join(scratch_root, "copy_pinned_v2.db")
+    subprocess.run([OVERLAPSCOPE, "merge", os.path.join(DATA, "gpu", TRACES[0]), "-o", version_2],
+                   capture_output=True, check=True)
+    traces = TRACES + [version_2]
+    jobs = [job for number, trace in enumerate(traces) for job in jobs_of(trace, number == 0, full, only, rotation)]
     worker_dirs = {}
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
