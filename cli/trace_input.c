@@ -122,6 +122,11 @@ int cli_trace_input_open(struct cli_trace_input *input, const char *command, con
     if (!import_is_foreign(argument))
         return 0; /* an overlapscope trace, or a file whose problem the reader names */
     struct cache_place place;
+    struct stat info;
+    if (stat(argument, &info) == 0 && S_ISFIFO(info.st_mode)) {
+        place.name = "pipe"; /* `report <(zcat rank0.json.gz)`: read once, nothing to keep a cache of */
+        return import_temporarily(input, command, argument, &place, "a pipe is read once");
+    }
     if (find_place(argument, &place) != 0)
         return import_temporarily(input, command, argument, &place, "no folder to keep a cache in");
     snprintf(input->imported_path, sizeof input->imported_path, "%s" CACHE_SUFFIX, place.input);
@@ -131,7 +136,6 @@ int cli_trace_input_open(struct cli_trace_input *input, const char *command, con
     if (import_newest_input(inputs, 1, &newest, &err) != 0)
         return cli_error(command, "%s", err.message);
     enum cache_state state = cache_state(input->imported_path, place.name);
-    struct stat info;
     if (state == CACHE_OURS && stat(input->imported_path, &info) == 0 && is_newer(&info.st_mtim, &newest)) {
         input->path = input->imported_path;
         fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s', unchanged since)\n", command,

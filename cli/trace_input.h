@@ -8,7 +8,8 @@
  * (cache_of: the input's name). It is read again while it is newer than everything the import
  * reads, and written again when older; a file of that name that is not such a cache is never
  * touched. Where the folder is not writable, or holds a file of that name that is not a cache,
- * the import goes to a temporary folder removed when the command ends. Either way one line on
+ * the import goes to a temporary folder removed when the command ends; so does a pipe the shell
+ * opened (`report <(zcat rank0.json.gz)`). Either way one line on
  * stderr says which trace the command reads. Manual: docs/overlapscope-import.md, "Reading other
  * traces directly". */
 #ifndef OVERLAPSCOPE_CLI_TRACE_INPUT_H

@@ -197,8 +197,9 @@ int import_is_foreign(const char *path)
     if (S_ISDIR(info.st_mode))
         return 1;
     error_info ignored;
-    enum import_format format =
-        S_ISREG(info.st_mode) ? import_detect_format(path, &ignored) : IMPORT_FORMAT_UNKNOWN;
+    enum import_format format = S_ISREG(info.st_mode) || is_open_pipe(path, &info)
+                                    ? import_detect_format(path, &ignored)
+                                    : IMPORT_FORMAT_UNKNOWN;
     if (format != IMPORT_FORMAT_NSYS)
         return format == IMPORT_FORMAT_KINETO;
     /* Any SQLite file says NSYS by its header: only an export's tables make it one. */

@@ -32,7 +32,8 @@ enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FOR
 enum import_format import_detect_format(const char *path, error_info *err);
 
 /* Whether a command that reads a trace must import path first: 1 for a directory, a Kineto JSON
- * trace (gzipped or not) and an Nsight Systems export; 0 for anything else (an overlapscope trace,
+ * trace (gzipped or not, or a pipe the shell opened: read as one) and an Nsight Systems export; 0
+ * for anything else (an overlapscope trace,
  * or a file whose problem the trace reader will name). */
 int import_is_foreign(const char *path);
 

@@ -8,6 +8,7 @@
 set -u
 fail=0; pass=0
 dir=$(mktemp -d); trap 'chmod -R u+w "$dir"; rm -rf "$dir"' EXIT
+export TMPDIR="$dir/tmpdir"; mkdir "$TMPDIR" # temporary imports go here: none may stay
 os=$OVERLAPSCOPE
 here=$(cd "$(dirname "$0")" && pwd)
 K="$here/../data/kineto"
@@ -100,6 +101,11 @@ said_once "not our cache" "'mine.json.gz.overlapscope.db' is not a cache overlap
 run report mine.json.gz
 said_once "a trace the user imported there" "is not a cache overlapscope wrote"
 
+# A pipe the shell opened: imported into a temporary trace, gone afterwards.
+run report --json <(gzip -dc one.json.gz)
+said_once "pipe" "into a temporary trace (a pipe is read once"
+same "pipe" "$(grep -v '"trace"' <<<"$out")" "$("$os" report --json one.json.gz.overlapscope.db 2>/dev/null | grep -v '"trace"')"
+
 # An input that does not import: the import's one line, no cache left behind.
 printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": ' > broken.json
 run report broken.json
@@ -122,6 +128,9 @@ chmod 555 tmp
 out=$(TMPDIR="$dir/tmp" as_user bin/overlapscope report ro/t.json.gz 2>"$dir/stderr"); rc=$?; said=$(cat "$dir/stderr")
 { [ $rc -eq 2 ] && [ "$(printf '%s\n' "$said" | wc -l)" -eq 1 ] &&
     grep -qF "run \`overlapscope import ro/t.json.gz -o TRACE\`" <<<"$said"; } && good || bad "nowhere to write: rc=$rc, said: $said"
+
+left=$(ls -A "$TMPDIR")
+[ -z "$left" ] && good || bad "temporary imports left behind: $left"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
