@@ -777,7 +777,8 @@ static int sort_lanes(struct analysis_result *result, error_info *err)
         pair->lane_a = a < b ? a : b;
         pair->lane_b = a < b ? b : a;
     }
-    qsort(result->stream_pairs, result->stream_pair_count, sizeof *result->stream_pairs, compare_pairs);
+    if (result->stream_pair_count > 1) /* stream_pairs is NULL without pairs */
+        qsort(result->stream_pairs, result->stream_pair_count, sizeof *result->stream_pairs, compare_pairs);
     for (size_t i = 0; i < result->wait_count; i++) {
         result->waits[i].waiting.lane = after[result->waits[i].waiting.lane];
         result->waits[i].blocking.lane = after[result->waits[i].blocking.lane];
