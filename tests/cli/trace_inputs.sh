@@ -101,6 +101,14 @@ said_once "not our cache" "'mine.json.gz.overlapscope.db' is not a cache overlap
 run report mine.json.gz
 said_once "a trace the user imported there" "is not a cache overlapscope wrote"
 
+# Four commands at once on a new input: one imports, the others read what it put in place.
+mkdir race && cp "$K/sampled_rank-0.json.gz" "$K/sampled_rank-1.json.gz" race/
+for i in 1 2 3 4; do ( "$os" info --no-verify race >/dev/null 2>"race.$i.err"; echo $? >"race.$i.rc" ) & done
+wait
+for i in 1 2 3 4; do
+    [ "$(cat race.$i.rc)" = 0 ] && [ "$(wc -l <race.$i.err)" -eq 1 ] && good || bad "race $i: rc=$(cat race.$i.rc), said: $(cat race.$i.err)"
+done
+
 # A pipe the shell opened: imported into a temporary trace, gone afterwards.
 run report --json <(gzip -dc one.json.gz)
 said_once "pipe" "into a temporary trace (a pipe is read once"
