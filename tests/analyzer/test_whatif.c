@@ -98,8 +98,8 @@ static void test_idle_host_sync(void)
      * recorded the replay runs the kernels at 5, 100 and 195 us (each sync returns 5 us after the
      * kernel, the next launch ends 70 us later): span 210. Without the syncs the launches come 29
      * and 58 us earlier: kernels at 5, 76 and 147, span 162: a saving of 48 us. The gaps are also
- * launch-bound in part, so "all of the above" also drops the launch calls' 5 us: kernels at 5, 71
- * and 137, span 152, a headroom of 58 us. */
+     * launch-bound in part, so "all of the above" also drops the launch calls' 5 us: kernels at 5, 71
+     * and 137, span 152, a headroom of 58 us. */
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "idle-sync.db"), 0);
     int64_t process = add_process(&b, 0);
@@ -120,6 +120,36 @@ static void test_idle_host_sync(void)
     CHECK_STR(sync ? analysis_what_if_basis(sync) : "", "idle-host-sync");
     CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(210));
     CHECK_INT(result ? result->total_headroom_ns : -1, US(58));
+    analysis_free(result);
+}
+
+static void test_priority(void)
+{
+    /* test_analyzer_causes' NCCL kernel behind compute: gemm_fwd (8448 blocks of 1024 threads: 32
+     * waves of 100 us on 132 SMs) launched at [-60, -55], the AllReduce (24 blocks of 544) at
+     * [-50, -45]. The replay starts the GEMM at -55 (ends 3145); the AllReduce finds every SM
+     * taken and starts in the GEMM's tail, half a wave before its end (3095), and runs its 200 us:
+     * span -55 to 3295. Given the highest priority it takes SMs at once (-45 to 155): the span
+     * ends with the GEMM, 150 us sooner. */
+    struct builder b;
+    CHECK_INT(builder_create(&b, directory, "priority.db"), 0);
+    int64_t process = add_process(&b, 0);
+    add_h100(&b, process, 0);
+    struct store_kernel gemm = kernel_row(process, 7, 0, 3200, 8448, 1024, "gemm_fwd");
+    gemm.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", -60, -55, 0);
+    insert_kernel(&b, gemm);
+    struct store_kernel nccl =
+        kernel_row(process, 20, 3202, 3402, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    nccl.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", -50, -45, 0);
+    insert_kernel(&b, nccl);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    const struct analysis_what_if *priority = what_if(result, ANALYSIS_FIX_PRIORITY);
+    CHECK(priority != NULL);
+    CHECK_STR(priority ? analysis_what_if_basis(priority) : "", "comm-behind-compute");
+    CHECK_INT(priority ? priority->predicted_saving_ns : -1, US(150));
+    CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(3350));
     analysis_free(result);
 }
 
@@ -164,6 +194,7 @@ int main(void)
         return 2;
     test_pipeline_on_one_stream();
     test_idle_host_sync();
+    test_priority();
     test_overlap_cost();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
