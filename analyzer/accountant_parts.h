@@ -107,6 +107,8 @@ struct accountant {
         *collective_query, *late_gpu_query;
     struct accounting_interval *intervals;
     size_t interval_count, interval_capacity;
+    struct accounting_instance *instances; /* handed to the result */
+    size_t instance_count, instance_capacity;
     struct behind_start *behind; /* while collecting */
     size_t behind_count;
 };

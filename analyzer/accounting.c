@@ -242,6 +242,7 @@ void accountant_free(accountant *acc)
     free(acc->open);
     free(acc->intervals);
     free(acc->behind);
+    free(acc->instances);
     free(acc);
 }
 
@@ -896,6 +897,10 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
     /* Intervals name devices by book; books are in result order, so map through result_index. */
     for (size_t i = 0; i < acc->interval_count; i++)
         acc->intervals[i].device = acc->books[acc->intervals[i].device].result_index;
+    result->collective_instances = acc->instances;
+    result->collective_instance_count = acc->instance_count;
+    acc->instances = NULL;
+    acc->instance_count = acc->instance_capacity = 0;
     result->accounting_intervals = acc->intervals;
     result->accounting_interval_count = acc->interval_count;
     acc->intervals = NULL;
@@ -912,4 +917,5 @@ void accountant_free_result(struct analysis_result *result)
     free(result->accountings);
     free(result->accounting_intervals);
     free(result->unchecked);
+    free(result->collective_instances);
 }

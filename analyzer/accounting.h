@@ -87,6 +87,21 @@ struct accounting_unchecked {
     char record[256];  /* how to record it */
 };
 
+/* One collective instance matched across ranks (exposed_comm.c): who arrived last, how late, and
+ * the transfer after that. */
+struct accounting_instance {
+    char op[24], communicator[48];
+    int64_t instance;    /* the sequence number, or the order within the communicator on each device from 1 */
+    int by_order;        /* 1: matched by order (the trace has no sequence numbers) */
+    int64_t ranks;       /* devices whose kernel of it is in the trace */
+    size_t last_device;  /* the one that arrived last (index into analysis_result.devices) */
+    int64_t skew_ns;     /* how late it was: the longest kernel's duration minus the shortest */
+    int64_t transfer_ns; /* the shortest kernel's duration */
+    int64_t bytes;       /* STORE_NULL when the trace has no byte count */
+};
+/* Instances kept in analysis_result.collective_instances (the first in communicator order). */
+#define ACCOUNTING_MAX_INSTANCES 100000
+
 /* A rank that arrived last at collectives again and again. */
 struct accounting_straggler {
     int64_t rank; /* -1: none */

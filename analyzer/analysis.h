@@ -267,7 +267,9 @@ struct analysis_result {
     struct accounting_straggler straggler;
     char **full_names; /* the storage of the kept waits' ops' full_name, one per kernel name */
     size_t full_name_count;
-    int call_sources_known;                 /* the trace says where in the program its API calls were made */
+    int call_sources_known; /* the trace says where in the program its API calls were made */
+    struct accounting_instance *collective_instances; /* matched across ranks */
+    size_t collective_instance_count;
     struct accounting_unchecked *unchecked; /* causes the trace lacks the data to check */
     size_t unchecked_count;
     /* What-if predictions (whatif.h), one per fix whose cause is proved, largest first; the last

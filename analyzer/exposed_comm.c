@@ -412,6 +412,35 @@ static struct rank_tally *tally_of(struct rank_tally *tallies, size_t *count, in
     return &tallies[(*count)++];
 }
 
+/* Keeps the instance for the result (the first ACCOUNTING_MAX_INSTANCES). Returns 0 or -1. */
+static int keep_instance(accountant *acc, const struct member *members, size_t count, size_t last,
+                         int64_t largest_skew)
+{
+    if (acc->instance_count >= ACCOUNTING_MAX_INSTANCES)
+        return 0;
+    if (acc->instance_count == acc->instance_capacity) {
+        size_t capacity = acc->instance_capacity ? acc->instance_capacity * 2 : 64;
+        struct accounting_instance *grown = realloc(acc->instances, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        acc->instances = grown;
+        acc->instance_capacity = capacity;
+    }
+    const struct comm_kernel *late = kernel_of(acc, &members[last]);
+    int by_order = !late->communicator[0] || late->sequence == STORE_NULL;
+    struct accounting_instance *out = &acc->instances[acc->instance_count++];
+    *out = (struct accounting_instance){.instance = by_order ? members[last].key + 1 : members[last].key,
+                                        .by_order = by_order,
+                                        .ranks = (int64_t)count,
+                                        .last_device = acc->books[members[last].book].result_index,
+                                        .skew_ns = largest_skew,
+                                        .transfer_ns = late->end_ns - late->start_ns,
+                                        .bytes = late->bytes};
+    snprintf(out->op, sizeof out->op, "%s", late->op);
+    snprintf(out->communicator, sizeof out->communicator, "%s", late->communicator);
+    return 0;
+}
+
 /* described[waiting book * book count + late book]: the late rank's activity is looked up once per
  * pair of devices (the first skewed instance), which is the one the evidence quotes. */
 static int split_instance(accountant *acc, const struct analysis_result *result, const struct member *members,
@@ -481,7 +510,7 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
         (*skewed_instances)++;
         tally_of(tallies, tally_count, late->rank)->late_count++;
     }
-    return 0;
+    return keep_instance(acc, members, count, last, largest_skew);
 }
 
 static int give_unmatched(accountant *acc, const struct member *member, int single_process)

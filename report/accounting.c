@@ -58,6 +58,28 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
         cJSON_AddItemToObject(target, "exposed_communication",
                               breakdown_json(&accounting->exposed_communication));
     }
+    cJSON *instances = cJSON_AddArrayToObject(root, "collective_instances");
+    for (size_t i = 0; i < result->collective_instance_count; i++) {
+        const struct accounting_instance *item = &result->collective_instances[i];
+        const struct analysis_device *last = &result->devices[item->last_device];
+        cJSON *object = cJSON_CreateObject();
+        report_json_add_text(object, "op", item->op);
+        report_json_add_text(object, "communicator", item->communicator);
+        cJSON_AddNumberToObject(object, "instance", (double)item->instance);
+        cJSON_AddBoolToObject(object, "by_order", item->by_order);
+        cJSON_AddNumberToObject(object, "ranks", (double)item->ranks);
+        cJSON *late = cJSON_AddObjectToObject(object, "last");
+        cJSON_AddNumberToObject(late, "rank", (double)last->rank);
+        cJSON_AddNumberToObject(late, "pid", (double)last->pid);
+        cJSON_AddNumberToObject(late, "device_id", (double)last->device_id);
+        cJSON_AddNumberToObject(object, "skew_ns", (double)item->skew_ns);
+        cJSON_AddNumberToObject(object, "transfer_ns", (double)item->transfer_ns);
+        if (item->bytes != STORE_NULL)
+            cJSON_AddNumberToObject(object, "bytes", (double)item->bytes);
+        else
+            cJSON_AddNullToObject(object, "bytes");
+        cJSON_AddItemToArray(instances, object);
+    }
     cJSON_AddBoolToObject(root, "call_sources", result->call_sources_known);
     cJSON *unchecked = cJSON_AddArrayToObject(root, "unchecked");
     for (size_t i = 0; i < result->unchecked_count; i++) {

@@ -389,6 +389,19 @@ static void test_two_ranks_with_offset(void)
             CHECK(skew == NULL);
         }
     }
+    /* Each of the three instances: rank 0 last, 60 us late, 50 us of transfer, 8 MiB. */
+    CHECK_INT(result ? (int64_t)result->collective_instance_count : -1, 3);
+    for (size_t i = 0; result && i < result->collective_instance_count; i++) {
+        const struct accounting_instance *instance = &result->collective_instances[i];
+        CHECK_STR(instance->op, "AllReduce");
+        CHECK_INT(instance->instance, (int64_t)i);
+        CHECK_INT(instance->by_order, 0);
+        CHECK_INT(instance->ranks, 2);
+        CHECK_INT(result->devices[instance->last_device].rank, 0);
+        CHECK_INT(instance->skew_ns, US(60));
+        CHECK_INT(instance->transfer_ns, US(50));
+        CHECK_INT(instance->bytes, 8388608);
+    }
     if (result) {
         CHECK_INT(result->straggler.rank, 0);
         CHECK_INT(result->straggler.late_count, 3);

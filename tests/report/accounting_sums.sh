@@ -41,6 +41,15 @@ for d in r["devices"]:
         inside = sum(s["idle"]["ns"] for s in steps)
         if inside + outside != d["idle_ns"]:
             problems.append(f'{who}: steps {inside} + between steps {outside} != idle {d["idle_ns"]}')
+# Collective instances matched across ranks: each names a rank of the trace as the last, and no
+# rank's exposed skew exceeds the skew of the instances it waited at.
+ranks = {d["rank"] for d in r["devices"]}
+for i in r["collective_instances"]:
+    if i["ranks"] < 2 or i["last"]["rank"] not in ranks or i["skew_ns"] < 0 or i["transfer_ns"] < 0:
+        problems.append(f'{name}: instance {i}')
+skew = sum(c["ns"] for d in r["devices"] for c in d["exposed_communication"]["causes"] if c["cause"] == "skew")
+if skew > sum(i["skew_ns"] for i in r["collective_instances"]) * max(1, len(ranks) - 1):
+    problems.append(f'{name}: exposed skew {skew} beyond the instances\' skew')
 for p in problems:
     print("FAILED:", p)
 sys.exit(1 if problems else 0)
