@@ -492,11 +492,17 @@ static int attribute_between_steps(accountant *acc, struct device_books *books, 
                                    int64_t outside_c, int add_intervals,
                                    const struct evidence_figures *figures)
 {
-    int64_t segments[16][2], parts[3] = {0}; /* step-end, step-boundary, step-start */
-    size_t owners[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
-    size_t count = outside_steps(acc, books, start_ns, end_ns, segments, 16);
+    enum { SEGMENTS = 16 };
+    int64_t segments[SEGMENTS][2];
+    struct {
+        int kind; /* 0 step-end, 1 step-boundary, 2 step-start */
+        size_t owner;
+        int64_t part;
+    } parts[3 * SEGMENTS + 1];
+    size_t part_count = 0, count = outside_steps(acc, books, start_ns, end_ns, segments, SEGMENTS);
     static const enum accounting_cause causes[3] = {ACCOUNTING_IDLE_STEP_END, ACCOUNTING_IDLE_STEP_BOUNDARY,
                                                     ACCOUNTING_IDLE_STEP_START};
+    int64_t total = 0;
     for (size_t i = 0; i < count; i++) {
         int64_t s = segments[i][0], e = segments[i][1];
         size_t before, after;
@@ -508,35 +514,47 @@ static int attribute_between_steps(accountant *acc, struct device_books *books, 
         int64_t start_split =
             next && next->host_start_ns != STORE_NULL ? clamp(next->host_start_ns, end_split, e) : e;
         int64_t cuts[4] = {s, end_split, start_split, e};
-        for (int p = 0; p < 3; p++) {
-            int64_t part = measure(selection, cuts[p], cuts[p + 1]);
+        for (int k = 0; k < 3; k++) {
+            int64_t part = measure(selection, cuts[k], cuts[k + 1]);
             if (part <= 0)
                 continue;
-            parts[p] += part;
-            if (p != 1)
-                owners[p] = p == 0 ? before : after;
+            parts[part_count].kind = k;
+            parts[part_count].owner = k == 0 ? before : k == 2 ? after : SIZE_MAX;
+            parts[part_count++].part = part;
+            total += part;
             if (add_intervals &&
-                add_interval(acc, causes[p], accounting_cause_tag(cause), cuts[p], cuts[p + 1]) != 0)
+                add_interval(acc, causes[k], accounting_cause_tag(cause), cuts[k], cuts[k + 1]) != 0)
                 return -1;
         }
     }
     /* The stretch's outside time exactly: steps that overlap each other counted their common time
-     * once inside, so the segments may differ from it; step-boundary absorbs the difference first. */
-    int64_t excess = parts[0] + parts[1] + parts[2] - outside_c;
-    for (int p = 1; excess != 0 && p < 4; p++) {
-        int64_t *part = &parts[p % 3];
-        int64_t take = excess > 0 ? (excess < *part ? excess : *part) : excess;
-        *part -= take;
-        excess -= take;
+     * once inside, so the segments may differ from it; step-boundary absorbs the difference first,
+     * then step-start, then step-end. */
+    int64_t excess = total - outside_c;
+    if (excess < 0) {
+        parts[part_count].kind = 1;
+        parts[part_count].owner = SIZE_MAX;
+        parts[part_count++].part = -excess;
+        excess = 0;
     }
-    for (int p = 0; p < 3; p++) {
-        if (parts[p] <= 0)
+    static const int order[3] = {1, 2, 0};
+    for (int o = 0; o < 3 && excess > 0; o++)
+        for (size_t i = 0; i < part_count && excess > 0; i++) {
+            if (parts[i].kind != order[o])
+                continue;
+            int64_t take = excess < parts[i].part ? excess : parts[i].part;
+            parts[i].part -= take;
+            excess -= take;
+        }
+    const char *tag = accounting_cause_tag(cause);
+    for (size_t i = 0; i < part_count; i++) {
+        if (parts[i].part <= 0)
             continue;
-        const char *tag = accounting_cause_tag(cause);
-        if (builder_add(&books->idle, causes[p], tag, "", parts[p], acc->next_mark, figures) != 0)
+        enum accounting_cause kind = causes[parts[i].kind];
+        if (builder_add(&books->idle, kind, tag, "", parts[i].part, acc->next_mark, figures) != 0)
             return -1;
-        if (owners[p] != SIZE_MAX && builder_add(&books->step_idle[owners[p]], causes[p], tag, "", parts[p],
-                                                 acc->next_mark, figures) != 0)
+        if (parts[i].owner != SIZE_MAX && builder_add(&books->step_idle[parts[i].owner], kind, tag, "",
+                                                      parts[i].part, acc->next_mark, figures) != 0)
             return -1;
     }
     return 0;
