@@ -335,6 +335,46 @@ static void test_step_boundary(void)
     analysis_free(result);
 }
 
+/* One process, two GPUs: step 2's only kernel ran on device 1, so device 0's gap [10, 300) holds
+ * step 2's GPU time [60, 70] and is cut in two around it. Host ranges: step 1 [-20, 15], step 2
+ * [15, 100], step 3 [100, 500]. The host: launch-bound [10, 55) (B's launch at [50, 55]), no CUDA
+ * call [55, 295), C's launch [295, 298]. Each stretch goes to its own step: step 1 step-end 5 us;
+ * step 2 step-start 40 (launch-bound) + 5 (host-cpu, [55, 60)), 10 inside, step-end 30 ([70, 100));
+ * step 3 step-start 195 (host-cpu) + 5 (launch-bound). */
+static void test_steps_across_devices(void)
+{
+    struct scenario s;
+    begin(&s, "steps-two-gpus.db");
+    add_h100(&s.b, s.process, 1);
+    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#1", -20, 15);
+    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#2", 15, 100);
+    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#3", 100, 500);
+    kernel(&s, s.process, 13, -10, -5, 0, 10, "a");
+    struct store_kernel b = kernel_row(s.process, 21, 60, 70, 1, 32, "b");
+    b.device_id = 1;
+    b.correlation_id = add_api(&s.b, s.process, THREAD, "cudaLaunchKernel", 50, 55, 0);
+    insert_kernel(&s.b, b);
+    kernel(&s, s.process, 13, 295, 298, 300, 310, "c");
+    struct analysis_result *result = finish(&s);
+    size_t gpu0 = 0;
+    while (result && gpu0 < result->device_count && result->devices[gpu0].device_id != 0)
+        gpu0++;
+    CHECK(result && gpu0 < result->device_count);
+    expect_idle(result, gpu0, ACCOUNTING_IDLE_STEP_START, "host-cpu", 200, 1, NULL);
+    expect_idle(result, gpu0, ACCOUNTING_IDLE_STEP_START, "launch-bound", 45, 1, NULL); /* one gap */
+    expect_idle(result, gpu0, ACCOUNTING_IDLE_STEP_END, "host-cpu", 30, 1, NULL);
+    int64_t expected[4] = {0, US(5), US(85), US(200)};
+    for (size_t i = 0; result && i < result->accounting_count; i++) {
+        const struct analysis_accounting *step = &result->accountings[i];
+        if (step->device == gpu0 && step->step >= 1 && step->step <= 3) {
+            CHECK_INT(step->idle.ns, expected[step->step]);
+            expected[step->step] = -1;
+        }
+    }
+    CHECK(expected[1] == -1 && expected[2] == -1 && expected[3] == -1);
+    analysis_free(result);
+}
+
 /* Two ranks, rank 0's clock one second ahead. Three all-reduces; at each, rank 1 enters 110 us
  * before its kernel ends and rank 0 50 us before: rank 0 arrived last, 60 us late; the transfer
  * took 50 us. On rank 1 a compute kernel covers the first 30 us of each wait, so rank 1's exposed
@@ -683,6 +723,7 @@ int main(void)
     test_launch_bound_and_host_cpu();
     test_queued_work();
     test_step_boundary();
+    test_steps_across_devices();
     test_two_ranks_with_offset();
     test_skew_behind_compute();
     test_matched_by_order();
