@@ -61,6 +61,7 @@ struct replay {
     size_t *stream_ops;   /* op indexes grouped by stream, each stream in start order */
     size_t *stream_first; /* stream_count + 1 offsets into stream_ops */
     int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
+    size_t *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
 };
 
 enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4 };
@@ -398,9 +399,32 @@ static int keep_streams(struct replay *replay, const struct order_item *items, s
     return 0;
 }
 
-/* Sorts ops by (key, correlation id); fills each op's previous of the same key. */
+/* Fills launch_order: the ops by correlation id. Returns 0 or -1 when out of memory. */
+static int order_launches(struct replay *replay)
+{
+    size_t n = replay->op_count;
+    struct order_item *items = malloc((n ? n : 1) * sizeof *items);
+    free(replay->launch_order);
+    replay->launch_order = malloc((n ? n : 1) * sizeof *replay->launch_order);
+    if (!items || !replay->launch_order) {
+        free(items);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        items[i] = (struct order_item){replay->ops[i].correlation_id, 0, 0, i};
+    qsort(items, n, sizeof *items, compare_order);
+    for (size_t i = 0; i < n; i++)
+        replay->launch_order[i] = items[i].op;
+    free(items);
+    return 0;
+}
+
+/* Sorts ops by (key, correlation id); fills each op's previous of the same key. By stream, it
+ * also orders the launches (order_launches). */
 static int link_by(struct replay *replay, int by_channel)
 {
+    if (!by_channel && order_launches(replay) != 0)
+        return -1;
     struct order_item *items = malloc((replay->op_count ? replay->op_count : 1) * sizeof *items);
     if (!items)
         return -1;
@@ -714,7 +738,8 @@ struct run_state {
     const struct replay *replay;
     unsigned fixes;
     int64_t *ready, *duration, *start, *end;
-    size_t *head; /* per stream: position in stream_ops of the next op to start */
+    int64_t *tail; /* per started op: when its last half-wave begins (tail_begin, kept at start) */
+    size_t *head;  /* per stream: position in stream_ops of the next op to start */
     size_t *running;
     size_t running_count;
     /* Host time the fixes give back (prefix sums per thread), and the synchronizing calls they
@@ -723,7 +748,13 @@ struct run_state {
     size_t removal_count;
     struct sync_point *syncs;
     size_t sync_count;
-    long *segment;          /* per op: the kept sync its launch came after on its thread, -1 none */
+    long *segment; /* per op: the kept sync its launch came after on its thread, -1 none */
+    /* The ops of each kept sync's segment (segment_ops[segment_first[k]..segment_first[k+1]]), and
+     * per thread the next sync to resolve (syncs of a thread resolve in order): resolving costs the
+     * threads and the segment's own ops, not every sync and op at every start. */
+    size_t *segment_ops, *segment_first;
+    size_t *thread_next, *thread_end;
+    size_t thread_count;
     size_t *by_correlation; /* op indexes in launch order */
     int64_t *launched_end;  /* per position in by_correlation: latest replayed end up to it */
     size_t started_prefix;  /* ops of by_correlation started, from the first */
@@ -736,26 +767,40 @@ static int64_t tail_begin(const struct run_state *state, size_t i)
     return state->end[i] - wave / 2;
 }
 
-static int resources_free(const struct run_state *state, size_t candidate, int64_t now)
+/* What the running ops hold at `now`: measured once per pass over the stream heads, so that a
+ * candidate's check costs no walk over the running ops (a device of 16 busy streams asked it for
+ * every head at every event). */
+struct occupancy {
+    double used;     /* SM share held: a tail's share once the op is in its last half-wave */
+    int all_in_tail; /* every running kernel with an SM share is in its tail */
+    unsigned char copying[ANALYSIS_CATEGORY_COUNT]; /* a copy of this direction is running */
+};
+
+static void measure_occupancy(const struct run_state *state, int64_t now, struct occupancy *occupancy)
+{
+    *occupancy = (struct occupancy){.all_in_tail = 1};
+    for (size_t r = 0; r < state->running_count; r++) {
+        size_t other = state->running[r];
+        const struct replay_op *running = &state->replay->ops[other];
+        if (running->category >= 0 && running->category < ANALYSIS_CATEGORY_COUNT)
+            occupancy->copying[running->category] = 1;
+        if (running->sm_share <= 0)
+            continue;
+        int in_tail = now >= state->tail[other];
+        occupancy->used += in_tail ? running->tail_share : running->sm_share;
+        occupancy->all_in_tail &= in_tail;
+    }
+}
+
+static int resources_free(const struct run_state *state, size_t candidate, const struct occupancy *occupancy)
 {
     const struct replay_op *op = &state->replay->ops[candidate];
     int is_copy = op->category >= ANALYSIS_COPY_HTOD && op->category <= ANALYSIS_COPY_OTHER;
     if (op->category == ANALYSIS_COMMUNICATION && (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)))
         return 1; /* the highest priority takes the SMs as blocks retire */
-    double used = 0;
-    int all_in_tail = 1;
-    for (size_t r = 0; r < state->running_count; r++) {
-        size_t other = state->running[r];
-        const struct replay_op *running = &state->replay->ops[other];
-        if (is_copy && running->category == op->category)
-            return 0; /* one copy engine per direction */
-        if (running->sm_share <= 0)
-            continue;
-        int in_tail = now >= tail_begin(state, other);
-        used += in_tail ? running->tail_share : running->sm_share;
-        all_in_tail &= in_tail;
-    }
-    return op->sm_share <= 0 || used + op->sm_share <= 1.0 + 1e-9 || all_in_tail;
+    if (is_copy && occupancy->copying[op->category])
+        return 0; /* one copy engine per direction */
+    return op->sm_share <= 0 || occupancy->used + op->sm_share <= 1.0 + 1e-9 || occupancy->all_in_tail;
 }
 
 static int ended_by(const struct run_state *state, long op, int64_t now)
@@ -763,7 +808,7 @@ static int ended_by(const struct run_state *state, long op, int64_t now)
     return op < 0 || (state->end[op] != UNSET && state->end[op] <= now);
 }
 
-static int eligible(const struct run_state *state, size_t i, int64_t now)
+static int eligible(const struct run_state *state, size_t i, int64_t now, const struct occupancy *occupancy)
 {
     const struct replay_op *op = &state->replay->ops[i];
     if (state->ready[i] > now || !ended_by(state, op->stream_previous, now))
@@ -780,7 +825,7 @@ static int eligible(const struct run_state *state, size_t i, int64_t now)
         if (!ended_by(state, (long)edge->from, now))
             return 0;
     }
-    return resources_free(state, i, now);
+    return resources_free(state, i, occupancy);
 }
 
 static int by_thread_end(const void *a, const void *b)
@@ -885,9 +930,19 @@ static int collect_syncs(struct run_state *state)
     }
     free(recorded_end);
     qsort(state->syncs, state->sync_count, sizeof *state->syncs, by_sync_time);
-    for (size_t k = 1; k < state->sync_count; k++)
-        if (state->syncs[k].thread_id == state->syncs[k - 1].thread_id)
+    state->thread_next = malloc((state->sync_count + 1) * sizeof *state->thread_next);
+    state->thread_end = malloc((state->sync_count + 1) * sizeof *state->thread_end);
+    if (!state->thread_next || !state->thread_end)
+        return -1;
+    for (size_t k = 0; k < state->sync_count; k++) {
+        if (k > 0 && state->syncs[k].thread_id == state->syncs[k - 1].thread_id) {
             state->syncs[k].previous = (long)k - 1;
+            state->thread_end[state->thread_count - 1] = k + 1;
+        } else {
+            state->thread_next[state->thread_count] = k;
+            state->thread_end[state->thread_count++] = k + 1;
+        }
+    }
     return 0;
 }
 
@@ -921,23 +976,46 @@ static void resolve_syncs(struct run_state *state)
         int64_t end = state->end[state->by_correlation[p]];
         state->launched_end[p] = p > 0 && state->launched_end[p - 1] > end ? state->launched_end[p - 1] : end;
     }
-    int changed = 0;
-    for (size_t k = 0; k < state->sync_count; k++) {
-        struct sync_point *point = &state->syncs[k];
-        if (point->resolved || point->barrier > state->started_prefix ||
-            (point->previous >= 0 && !state->syncs[point->previous].resolved))
-            continue;
-        int64_t start = host_time(state, point->thread_id, point->previous, point->start_ns, point->start_ns);
-        int64_t done = point->barrier > 0 ? state->launched_end[point->barrier - 1] : start;
-        point->replay_end_ns = (done > start ? done : start) + point->own_ns;
-        point->resolved = changed = 1;
+    for (size_t t = 0; t < state->thread_count; t++) {
+        while (state->thread_next[t] < state->thread_end[t]) {
+            size_t k = state->thread_next[t];
+            struct sync_point *point = &state->syncs[k];
+            if (point->barrier > state->started_prefix)
+                break; /* its work has not all started: the thread's later syncs wait too */
+            int64_t start =
+                host_time(state, point->thread_id, point->previous, point->start_ns, point->start_ns);
+            int64_t done = point->barrier > 0 ? state->launched_end[point->barrier - 1] : start;
+            point->replay_end_ns = (done > start ? done : start) + point->own_ns;
+            point->resolved = 1;
+            state->thread_next[t]++;
+            for (size_t o = state->segment_first[k]; o < state->segment_first[k + 1]; o++) {
+                size_t i = state->segment_ops[o];
+                if (state->ready[i] == INT64_MAX)
+                    state->ready[i] = host_time(state, replay->ops[i].thread_id, (long)k,
+                                                ready_host_ns(&replay->ops[i]), replay->ops[i].launch_ns);
+            }
+        }
     }
-    for (size_t i = 0; changed && i < replay->op_count; i++) {
-        long k = state->segment[i];
-        if (k >= 0 && state->ready[i] == INT64_MAX && state->syncs[k].resolved)
-            state->ready[i] = host_time(state, replay->ops[i].thread_id, k, ready_host_ns(&replay->ops[i]),
-                                        replay->ops[i].launch_ns);
-    }
+}
+
+/* Groups the ops by the kept sync their launch came after (segment_ops, segment_first). Returns 0
+ * or -1 when out of memory. */
+static int group_segments(struct run_state *state)
+{
+    size_t n = state->replay->op_count, syncs = state->sync_count;
+    state->segment_first = calloc(syncs + 2, sizeof *state->segment_first);
+    state->segment_ops = malloc((n ? n : 1) * sizeof *state->segment_ops);
+    if (!state->segment_first || !state->segment_ops)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (state->segment[i] >= 0)
+            state->segment_first[state->segment[i] + 2]++;
+    for (size_t k = 2; k < syncs + 2; k++)
+        state->segment_first[k] += state->segment_first[k - 1];
+    for (size_t i = 0; i < n; i++) /* segment_first[k + 1] is the fill cursor of segment k */
+        if (state->segment[i] >= 0)
+            state->segment_ops[state->segment_first[state->segment[i] + 1]++] = i;
+    return 0;
 }
 
 /* Fills ready and duration for the fixes. Returns 0 or -1 when out of memory. */
@@ -962,15 +1040,7 @@ static int prepare_inputs(struct run_state *state)
         if (call)
             pageable_call[call - replay->calls] = 1;
     }
-    struct order_item *items = malloc((n ? n : 1) * sizeof *items);
-    if (!items)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        items[i] = (struct order_item){replay->ops[i].correlation_id, 0, 0, i};
-    qsort(items, n, sizeof *items, compare_order);
-    for (size_t i = 0; i < n; i++)
-        state->by_correlation[i] = items[i].op;
-    free(items);
+    memcpy(state->by_correlation, replay->launch_order, n * sizeof *state->by_correlation);
     size_t count = 0;
     for (size_t c = 0; c < replay->call_count; c++) {
         int64_t removed = removed_call_ns(replay, &replay->calls[c], state->fixes, pageable_call);
@@ -1006,13 +1076,14 @@ static int prepare_inputs(struct run_state *state)
                               ? host_time(state, op->thread_id, -1, ready_host_ns(op), op->launch_ns)
                               : INT64_MAX;
     }
-    return 0;
+    return group_segments(state);
 }
 
 static void start_op(struct run_state *state, size_t i, int64_t now)
 {
     state->start[i] = now;
     state->end[i] = now + state->duration[i];
+    state->tail[i] = tail_begin(state, i);
     state->running[state->running_count++] = i;
     state->head[state->replay->ops[i].stream_index]++;
 }
@@ -1032,7 +1103,7 @@ static int64_t next_event(const struct run_state *state, int64_t now)
         size_t i = state->running[r];
         if (state->end[i] > now && state->end[i] < next)
             next = state->end[i];
-        int64_t tail = tail_begin(state, i);
+        int64_t tail = state->tail[i];
         if (tail > now && tail < next)
             next = tail;
     }
@@ -1060,9 +1131,11 @@ static size_t start_eligible(struct run_state *state, int64_t now)
     for (;;) {
         long best = -1;
         int prefer_communication = (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)) != 0;
+        struct occupancy occupancy;
+        measure_occupancy(state, now, &occupancy);
         for (size_t s = 0; s < state->replay->stream_count; s++) {
             long i = head_op(state, s);
-            if (i < 0 || !eligible(state, (size_t)i, now))
+            if (i < 0 || !eligible(state, (size_t)i, now, &occupancy))
                 continue;
             int urgent = prefer_communication && state->replay->ops[i].category == ANALYSIS_COMMUNICATION;
             int best_urgent = best >= 0 && prefer_communication &&
@@ -1087,11 +1160,12 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
     state.duration = malloc(n * sizeof *state.duration);
     state.start = malloc(n * sizeof *state.start);
     state.end = malloc(n * sizeof *state.end);
+    state.tail = malloc(n * sizeof *state.tail);
     state.running = malloc(n * sizeof *state.running);
     state.head = malloc(replay->stream_count * sizeof *state.head);
     int64_t span = -1;
-    if (!state.ready || !state.duration || !state.start || !state.end || !state.running || !state.head ||
-        prepare_inputs(&state) != 0)
+    if (!state.ready || !state.duration || !state.start || !state.end || !state.tail || !state.running ||
+        !state.head || prepare_inputs(&state) != 0)
         goto done;
     for (size_t i = 0; i < n; i++)
         state.start[i] = state.end[i] = UNSET;
@@ -1143,11 +1217,16 @@ done:
     free(state.duration);
     free(state.start);
     free(state.end);
+    free(state.tail);
     free(state.running);
     free(state.head);
     free(state.removals);
     free(state.syncs);
     free(state.segment);
+    free(state.segment_ops);
+    free(state.segment_first);
+    free(state.thread_next);
+    free(state.thread_end);
     free(state.by_correlation);
     free(state.launched_end);
     return span;
@@ -1161,6 +1240,7 @@ static void replay_free(struct replay *replay)
     free(replay->stream_ops);
     free(replay->stream_first);
     free(replay->stream_legacy);
+    free(replay->launch_order);
 }
 
 /* --- the pipelined fix: one stream's event-ordered work on two streams ---
