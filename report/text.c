@@ -329,6 +329,11 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
                 units_format_duration(lost, sizeof lost, total->lost_ns), total->count);
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         text_safe_fputs(wait ? wait->evidence : "", TEXT_SAFE_MARKDOWN, out);
+        if (wait && wait->source[0]) {
+            fputs(" (launched at ", out);
+            text_safe_fputs(wait->source, TEXT_SAFE_MARKDOWN, out);
+            fputc(')', out);
+        }
         /* The advice is the tool's own text, with no '|' to escape. */
         fprintf(out, " | %s (see %s) |\n", analysis_cause_advice(total->cause),
                 analysis_cause_advice_source(total->cause));

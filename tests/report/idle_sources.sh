@@ -66,6 +66,26 @@ done
     { echo "FAILED: the text report does not say other-device could not be checked"; fail=1; }
 "$os" report "$work/bare.db" | grep -q "could not be checked on .*: source: .*with_stack=True" ||
     { echo "FAILED: the text report does not say the sources need with_stack=True"; fail=1; }
+# A late launch (test_analyzer_causes.c's case, in a Kineto trace with stacks): the wait names the
+# line that launched the waiting kernel, in JSON, text and Markdown.
+cat >"$work/late.json" <<'JSON'
+{"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000, "traceEvents": [
+ {"ph": "X", "cat": "python_function", "name": "train.py(42): step", "pid": 100, "tid": 1, "ts": 90, "dur": 20},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": -10, "dur": 5, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "producer", "pid": 0, "tid": 7, "ts": 0, "dur": 100, "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [4, 1, 1], "block": [256, 1, 1]}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": 98, "dur": 3, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "kernel", "name": "consumer", "pid": 0, "tid": 8, "ts": 104, "dur": 46, "args": {"device": 0, "stream": 8, "correlation": 2, "grid": [4, 1, 1], "block": [256, 1, 1]}}
+]}
+JSON
+"$os" import "$work/late.json" -o "$work/late.db" >/dev/null 2>&1 || { echo "FAILED: import late"; fail=1; }
+got=$("$os" report --json "$work/late.db" | python3 -c '
+import json, sys
+print(" ".join(w["cause"] + "@" + str(w["source"]) for w in json.load(sys.stdin)["waits"]))')
+[ "$got" = "late-launch@train.py:42 step" ] || { echo "FAILED: late launch waits: '$got'"; fail=1; }
+"$os" report "$work/late.db" | grep -q "consumer (stream 8) after producer (stream 7) \[late-launch\] at train.py:42 step" ||
+    { echo "FAILED: the text's largest waits do not name train.py:42"; fail=1; }
+"$os" report --markdown "$work/late.db" | grep -q "(launched at train.py:42 step)" ||
+    { echo "FAILED: the Markdown causes do not name train.py:42"; fail=1; }
 # Seed 003's GPU-augmentation pipeline as torch.profiler saw it on an H200 (busy 2.4%, and the
 # waits found nothing): every idle nanosecond gets a cause the trace proves, none unexplained, and
 # the host's own work (augmentation set-up, Python) is the largest.
