@@ -173,10 +173,11 @@ static int warn_no_gpu_activity(struct nsys_state *state, error_info *err)
     if (state->gpu_rows > 0)
         return 0;
     char message[512], calls[48];
-    snprintf(message, sizeof message,
-             "%s: no GPU activity (kernels, copies, memsets) in this export, %s only: nothing to analyze"
-             " (nsys profile --trace=cuda records GPU work; `overlapscope info` lists nsys's own diagnostics)",
-             state->name, units_format_count(calls, sizeof calls, state->api_calls, "CUDA API call"));
+    snprintf(
+        message, sizeof message,
+        "%s: no GPU activity (kernels, copies, memsets) in this export, %s only: nothing to analyze"
+        " (nsys profile --trace=cuda records GPU work; `overlapscope info` lists nsys's own diagnostics)",
+        state->name, units_format_count(calls, sizeof calls, state->api_calls, "CUDA API call"));
     return nsys_warn(state, 0, "import-no-gpu-activity", message, err);
 }
 

@@ -1999,9 +1999,10 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         " JOIN pm ON pm.old_id = s.process_id",
         "INSERT INTO warnings SELECT NULL, shift_ns(time_ns), code, message FROM src.warnings"
         " WHERE process_id IS NULL"};
-    const char *copy_call_sources = "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
-                                    " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
-                                    " JOIN sm ON sm.old_id = s.source_id";
+    const char *copy_call_sources =
+        "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
+        " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
+        " JOIN sm ON sm.old_id = s.source_id";
     const char *copy_threads = "INSERT OR REPLACE INTO threads SELECT pm.new_id, s.thread_id, sm.new_id"
                                " FROM src.threads s JOIN pm ON pm.old_id = s.process_id"
                                " JOIN sm ON sm.old_id = s.name_id";

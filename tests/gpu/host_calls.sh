@@ -86,9 +86,13 @@ if cb["syncs"] != act["syncs"]:
     problems.append(f"synchronizations by type differ: callbacks {cb['syncs']}, activity {act['syncs']}")
 if cb["waits_with_event"] < act["waits_with_event"]:
     problems.append(f"stream waits with their event record: {cb['waits_with_event']} < {act['waits_with_event']}")
-# pipeline's waits depend on timing (a 60 us SM-saturation wait comes and goes from run to run):
-# its rows are compared, its causes only printed.
-if vcb["waits"] != vact["waits"] and name != "pipeline_pipelined":
+# Some waits depend on the run's timing, not on the recorded rows: pipeline's 60 us SM-saturation
+# wait and a late launch of a few us (seen once on default_stream_ptds, whose rows were identical)
+# come and go from run to run. Those are printed, not compared.
+timing = {"late-launch"}
+if name == "pipeline_pipelined":
+    timing.add("sm-saturation")
+if set(vcb["waits"]) - timing != set(vact["waits"]) - timing:
     problems.append(f"wait causes differ: callbacks {vcb['waits']}, activity {vact['waits']}")
 print(f"{'PASS' if not problems else 'FAIL'} {name}" + "".join("\n    " + p for p in problems))
 sys.exit(1 if problems else 0)

@@ -28,7 +28,7 @@ same_output() { # $1 label, $2 v1 file, $3 v2 file, rest: command (the trace goe
 $(diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | head -8)"
 }
 
-for golden in gpu-h100/launch_bound gpu-h100/torch_pipeline_aug gpu/ddp; do
+for golden in gpu/launch_bound gpu/two_batch gpu/ddp; do # version 1 traces (gpu-h100 holds version 2 ones)
     one="$data/$golden.db" two="$dir/$(basename "$golden")_v2.db" again="$dir/$(basename "$golden")_again.db"
     "$os" merge "$one" -o "$two" >/dev/null 2>&1 || { bad "$golden: merge failed"; continue; }
     [ "$(sqlite3 "$one" "SELECT value FROM meta WHERE key = 'schema_version'")" = 1 ] &&
