@@ -804,16 +804,17 @@ static int add_accounting(struct analysis_result *result, size_t *capacity, size
 /* What to record to get what the trace lacks, by the writer of the process's rows. */
 static const char *const record_api[] = {
     [ORIGIN_RECORD] = "record without --no-api",
-    [ORIGIN_KINETO] = "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]): "
-                      "its cuda_runtime events",
+    /* In parentheses: clang warns of adjacent literals in an array (-Wstring-concatenation). */
+    [ORIGIN_KINETO] = ("torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]): "
+                       "its cuda_runtime events"),
     [ORIGIN_NSYS] = "nsys profile --trace=cuda"};
 static const char *const record_sources[] = {
     [ORIGIN_RECORD] =
-        "record with an overlapscope that takes them (the collector names the Python line or the "
-        "native caller of each blocking call, docs/collector.md), without OVERLAPSCOPE_CALL_SOURCES=0",
+        ("record with an overlapscope that takes them (the collector names the Python line or the "
+         "native caller of each blocking call, docs/collector.md), without OVERLAPSCOPE_CALL_SOURCES=0"),
     [ORIGIN_KINETO] = "torch.profiler.profile(..., with_stack=True)",
-    [ORIGIN_NSYS] = "overlapscope does not read nsys backtraces (nsys profile --cudabacktrace); import a "
-                    "torch.profiler trace recorded with with_stack=True, or run under overlapscope record"};
+    [ORIGIN_NSYS] = ("overlapscope does not read nsys backtraces (nsys profile --cudabacktrace); import a "
+                     "torch.profiler trace recorded with with_stack=True, or run under overlapscope record")};
 
 static int add_unchecked(struct analysis_result *result, size_t *capacity, size_t device, const char *causes,
                          const char *missing, const char *record)
