@@ -16,12 +16,12 @@
 
 static const struct cli_command commands[] = {
     {"record", cmd_record, "run a CUDA program and record its GPU activity into a trace"},
-    {"info", cmd_info, "say what a trace holds: processes, ranks, devices, counts, drops, warnings"},
-    {"report", cmd_report, "measure overlap and explain every missed overlap (text, --json, --markdown)"},
+    {"info", cmd_info, "say what a trace holds: processes, ranks, devices, drops, warnings"},
+    {"report", cmd_report, "measure overlap, explain each missed overlap (--json, --markdown)"},
     {"check", cmd_check, "gate CI on overlap metrics (--min NAME=V, --max NAME=V)"},
     {"diff", cmd_diff, "compare the metrics and causes of two traces"},
     {"render", cmd_render, "draw a timeline (PNG, SVG, PDF)"},
-    {"import", cmd_import, "convert PyTorch profiler (Kineto) JSON or Nsight Systems SQLite into a trace"},
+    {"import", cmd_import, "read PyTorch profiler JSON or an Nsight Systems export into a trace"},
     {"export", cmd_export, "write a trace as Chrome/Perfetto JSON"},
     {"merge", cmd_merge, "join the traces of several nodes into one, aligning their clocks"},
 };
@@ -90,8 +90,7 @@ static void print_overview(FILE *out)
     fprintf(out, "usage: overlapscope COMMAND [OPTIONS] ...\n\ncommands:\n");
     for (size_t i = 0; i < command_count; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out,
-            "\n'overlapscope help COMMAND' or 'overlapscope COMMAND --help' shows a command's manual.\n");
+    fprintf(out, "\n'overlapscope help COMMAND' (or 'overlapscope COMMAND --help') shows its manual.\n");
 }
 
 static const struct cli_command *find_command(const char *name)

@@ -12,6 +12,13 @@ expect "help info prints its manual" '$os help info | grep -q "^OVERLAPSCOPE INF
 # characters of Markdown), no inline marks; help --man writes the roff page the build installs
 width=$(LC_ALL=C.UTF-8 $os help import | LC_ALL=C.UTF-8 wc -L)
 expect "help import fits 80 columns (it is $width)" '[ "$width" -le 80 ]'
+# the command list too (every description after an 11-column name column)
+width=$(LC_ALL=C.UTF-8 $os --help | LC_ALL=C.UTF-8 wc -L)
+expect "--help fits 80 columns (it is $width)" '[ "$width" -le 80 ]'
+for command in record info report check diff render import export merge; do
+    width=$(LC_ALL=C.UTF-8 $os help $command | LC_ALL=C.UTF-8 wc -L)
+    expect "help $command fits 80 columns (it is $width)" '[ "$width" -le 80 ]'
+done
 expect "help import drops the Markdown marks" '! $os help import | grep -q -e "\*\*" -e "\`" -e "^#"'
 expect "help --man check is a roff page" '$os help --man check | head -1 | grep -q "^\.TH \"OVERLAPSCOPE\\\\-CHECK\" \"1\""'
 expect "help --man writes overlapscope(1)" '$os help --man | grep -q "^\.SH COMMANDS"'
