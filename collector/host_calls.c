@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuda_api.h"
+#include "launch_watch.h"
 
 /* The stream handles with a fixed meaning (cuda_runtime_api.h cudaStreamLegacy and
  * cudaStreamPerThread; cuda.h CU_STREAM_LEGACY and CU_STREAM_PER_THREAD). */
@@ -144,10 +144,13 @@ static int driver_special(CUpti_CallbackId id, const void *params, struct specia
 static void classify_domain(unsigned char *table, CUpti_CallbackDomain domain, CUpti_CallbackId end,
                             int (*special)(CUpti_CallbackId, const void *, struct special_call *))
 {
+    /* The analysis API set: the same ids the activity switches and the cost probe enable. */
+    CUpti_CallbackId ids[LAUNCH_WATCH_MAX_API_IDS];
+    int count = launch_watch_analysis_api_ids(domain, ids, LAUNCH_WATCH_MAX_API_IDS);
+    for (int i = 0; i < count; i++)
+        if (ids[i] < end)
+            table[ids[i]] |= CALL_RECORDED;
     for (CUpti_CallbackId id = 1; id < end; id++) {
-        const char *name = NULL;
-        if (cuptiGetCallbackName(domain, id, &name) == CUPTI_SUCCESS && cuda_api_recorded_by_default(name))
-            table[id] |= CALL_RECORDED;
         /* Decoding needs no parameters to tell the id: a dummy params block big enough for any of
          * the structs above. */
         struct special_call probe = {0};
