@@ -120,7 +120,10 @@ static void device_name(const struct analysis_device *device, char *buffer, size
              device->device_id);
 }
 
-static void entry_line(FILE *out, const struct accounting_entry *entry, int markdown)
+/* The evidence under its cause line, wrapped two columns deeper than the cause. */
+#define ACCOUNTING_EVIDENCE_INDENT 6
+
+static void entry_line(FILE *out, const struct accounting_entry *entry, int markdown, int width)
 {
     char ns[32];
     units_format_duration(ns, sizeof ns, entry->ns);
@@ -142,14 +145,13 @@ static void entry_line(FILE *out, const struct accounting_entry *entry, int mark
         fputs("  at ", out);
         text_safe_fputs(entry->source, TEXT_SAFE_TERMINAL, out);
     }
-    fputs("\n      ", out);
-    text_safe_fputs(entry->evidence, TEXT_SAFE_TERMINAL, out);
     fputc('\n', out);
+    report_write_wrapped(out, entry->evidence, "      ", ACCOUNTING_EVIDENCE_INDENT, width);
 }
 
 static void breakdown_text(FILE *out, const char *what, const char *device,
                            const struct accounting_breakdown *breakdown, int64_t span_ns, size_t top,
-                           int markdown)
+                           int markdown, int width)
 {
     char total[32], span[32];
     units_format_duration(total, sizeof total, breakdown->ns);
@@ -162,7 +164,7 @@ static void breakdown_text(FILE *out, const char *what, const char *device,
     else
         fprintf(out, "  %s %s on %s (span %s):\n", what, total, device, span);
     for (size_t i = 0; i < breakdown->entry_count && i < top; i++)
-        entry_line(out, &breakdown->entries[i], markdown);
+        entry_line(out, &breakdown->entries[i], markdown, width);
     if (breakdown->entry_count > top && !markdown)
         fprintf(out, "    ... %zu more (report --json lists all)\n", breakdown->entry_count - top);
 }
@@ -220,7 +222,8 @@ static void steps_text(FILE *out, const struct analysis_result *result, size_t d
                 total - shown);
 }
 
-void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown)
+void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown,
+                            int width)
 {
     fprintf(out, markdown ? "\n### Idle time and exposed communication\n"
                           : "\nidle time and exposed communication:\n");
@@ -233,10 +236,10 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
         device_name(device, name, sizeof name);
         int64_t span = device->busy_ns + device->idle_ns;
         if (accounting->idle.ns > 0)
-            breakdown_text(out, "GPU idle", name, &accounting->idle, span, top, markdown);
+            breakdown_text(out, "GPU idle", name, &accounting->idle, span, top, markdown, width);
         if (accounting->exposed_communication.ns > 0)
             breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top,
-                           markdown);
+                           markdown, width);
         steps_text(out, result, accounting->device, top, markdown);
     }
     /* What the trace lacks, said rather than guessed. */
@@ -245,20 +248,29 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
         const struct analysis_device *device = &result->devices[item->device];
         char process[32];
         naming_process(process, sizeof process, device->rank, device->pid, device->process_id);
-        if (markdown)
+        if (markdown) {
             fprintf(out, "\n**Could not be checked on %s: %s.** The trace has %s. To get it: ", process,
                     item->causes, item->missing);
-        else
-            fprintf(out, "  could not be checked on %s: %s: the trace has %s; to get it: ", process,
-                    item->causes, item->missing);
-        text_safe_fputs(item->record, markdown ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL, out);
-        fputs(markdown ? ".\n" : "\n", out);
+            text_safe_fputs(item->record, TEXT_SAFE_MARKDOWN, out);
+            fputs(".\n", out);
+            continue;
+        }
+        char line[1024];
+        snprintf(line, sizeof line, "could not be checked on %s: %s: the trace has %s; to get it: %s",
+                 process, item->causes, item->missing, item->record);
+        report_write_wrapped(out, line, "  ", ACCOUNTING_EVIDENCE_INDENT, width);
     }
     if (result->straggler.rank >= 0) {
-        fprintf(out, markdown ? "\n**Straggler: rank %" PRId64 ".** " : "  straggler: rank %" PRId64 ": ",
-                result->straggler.rank);
-        text_safe_fputs(result->straggler.evidence, markdown ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL, out);
-        fputc('\n', out);
+        if (markdown) {
+            fprintf(out, "\n**Straggler: rank %" PRId64 ".** ", result->straggler.rank);
+            text_safe_fputs(result->straggler.evidence, TEXT_SAFE_MARKDOWN, out);
+            fputc('\n', out);
+            return;
+        }
+        char line[1024];
+        snprintf(line, sizeof line, "straggler: rank %" PRId64 ": %s", result->straggler.rank,
+                 result->straggler.evidence);
+        report_write_wrapped(out, line, "  ", ACCOUNTING_EVIDENCE_INDENT, width);
     }
 }
 

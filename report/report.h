@@ -58,8 +58,15 @@ void report_metric_names(char *buffer, size_t size);
 /* Adds "idle" and "exposed_communication" to each object of devices (in result->devices order),
  * and "step_accounting" and "straggler" to root. */
 void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_result *result);
-/* The breakdowns of every device, top causes each; markdown 1 writes tables. */
-void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown);
+/* The breakdowns of every device, top causes each; markdown 1 writes tables, else prose wraps at
+ * width columns. */
+void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown,
+                            int width);
+
+/* Writes prose for a terminal (controls escaped first, so only spaces separate what is wrapped),
+ * wrapped between words at width (common/text_wrap); the first line starts with first_prefix, the
+ * next ones with indent spaces. */
+void report_write_wrapped(FILE *out, const char *prose, const char *first_prefix, int indent, int width);
 /* A cause's time over every device, in ms. */
 double report_accounting_metric(const struct analysis_result *result, enum accounting_cause cause);
 

@@ -131,30 +131,10 @@ static void text_streams(FILE *out, const struct analysis_result *result)
     }
 }
 
-/* At least this many columns of text beside the indent, however narrow the terminal. */
-#define MIN_TEXT_COLUMNS 20
 /* A cause's summary continues under the text after its number ("  1. "); the evidence of its
  * largest wait two columns deeper. */
 #define SUMMARY_INDENT 5
 #define EVIDENCE_INDENT 7
-
-/* Writes prose safely (controls escaped first, so only spaces separate what is wrapped), wrapped
- * between words at width; the first line starts with first_prefix, the next ones with indent
- * spaces. */
-static void write_wrapped(FILE *out, const char *prose, const char *first_prefix, int indent, int width)
-{
-    if (width < indent + MIN_TEXT_COLUMNS)
-        width = indent + MIN_TEXT_COLUMNS;
-    char *safe = text_safe_dup(prose, TEXT_SAFE_TERMINAL);
-    if (!safe) {
-        fputs(first_prefix, out);
-        text_safe_fputs(prose, TEXT_SAFE_TERMINAL, out);
-        fputc('\n', out);
-        return;
-    }
-    text_wrap_write(out, safe, first_prefix, indent, width);
-    free(safe);
-}
 
 static void text_causes(FILE *out, const struct analysis_result *result, size_t top, int width)
 {
@@ -177,10 +157,10 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
                  analysis_cause_advice_source(total->cause));
         /* The summary hangs under its number; its largest wait's evidence sits deeper, so
          * that a reader sees where the one ends and the other begins. */
-        write_wrapped(out, summary, number, SUMMARY_INDENT, width);
+        report_write_wrapped(out, summary, number, SUMMARY_INDENT, width);
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         if (wait)
-            write_wrapped(out, wait->evidence, "       ", EVIDENCE_INDENT, width);
+            report_write_wrapped(out, wait->evidence, "       ", EVIDENCE_INDENT, width);
     }
 }
 
@@ -282,7 +262,8 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     what_if_lines(out, result, 0);
     overlap_cost_lines(out, result, top_of(context), 0);
     text_waits(out, result, top_of(context));
-    report_accounting_text(out, result, top_of(context), 0);
+    report_accounting_text(out, result, top_of(context), 0,
+                           context && context->width > 0 ? context->width : 80);
     return ferror(out) ? -1 : 0;
 }
 
@@ -315,7 +296,7 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
     if (result->wait_total_count == 0) {
         what_if_lines(out, result, 1);
         overlap_cost_lines(out, result, top_of(context), 1);
-        report_accounting_text(out, result, top_of(context), 1);
+        report_accounting_text(out, result, top_of(context), 1, 0);
         return ferror(out) ? -1 : 0;
     }
     fprintf(out, "| cause | lost | waits | largest: evidence | what to do |\n|---|---:|---:|---|---|\n");
@@ -340,6 +321,24 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
     }
     what_if_lines(out, result, 1);
     overlap_cost_lines(out, result, top_of(context), 1);
-    report_accounting_text(out, result, top_of(context), 1);
+    report_accounting_text(out, result, top_of(context), 1, 0);
     return ferror(out) ? -1 : 0;
+}
+
+/* At least this many columns of text beside the indent, however narrow the terminal. */
+#define MIN_TEXT_COLUMNS 20
+
+void report_write_wrapped(FILE *out, const char *prose, const char *first_prefix, int indent, int width)
+{
+    if (width < indent + MIN_TEXT_COLUMNS)
+        width = indent + MIN_TEXT_COLUMNS;
+    char *safe = text_safe_dup(prose, TEXT_SAFE_TERMINAL);
+    if (!safe) {
+        fputs(first_prefix, out);
+        text_safe_fputs(prose, TEXT_SAFE_TERMINAL, out);
+        fputc('\n', out);
+        return;
+    }
+    text_wrap_write(out, safe, first_prefix, indent, width);
+    free(safe);
 }
