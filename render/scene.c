@@ -964,7 +964,9 @@ static int record_lane(struct scene *scene, enum timeline_lane_kind kind, const 
 
 /* The what-if's ghost end (docs/metrics.md, "What-if"): a thin dashed line across the device's
  * lanes where its span would end with every proved fix made (span end minus the model's headroom),
- * labelled with the saving. Nothing when the model predicts no saving or the line is off the plot. */
+ * labelled with the saving. Nothing when the model predicts no saving, or when the picture does not
+ * reach the span's end: the saving shortens the whole span, so a line inside a window that stops
+ * earlier (the default steady-state picture) would mark a time the fix has nothing to do with. */
 static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group *group)
 {
     const struct analysis_result *analysis = scene->input.analysis;
@@ -977,7 +979,7 @@ static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group 
         return 0;
     int64_t ghost_ns = device->span_end_ns - device->headroom_ns;
     const struct canvas *canvas = scene->input.canvas;
-    if (ghost_ns < canvas->window_start_ns || ghost_ns > canvas->window_end_ns)
+    if (ghost_ns < canvas->window_start_ns || canvas->window_end_ns < device->span_end_ns)
         return 0;
     double x = x_of(scene, ghost_ns);
     const struct placed_lane *last = &scene->lanes[group->first_lane + group->lane_count - 1];
