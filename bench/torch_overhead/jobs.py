@@ -1,6 +1,6 @@
 """The PyTorch jobs of bench/torch_overhead: what users run, timed in steady state.
 
-    python3 jobs.py JOB [--steps N] [--warmup N] [--torch-profiler TRACE.json [--profiler-first]]
+    python3 jobs.py JOB [--steps N] [--warmup N] [--chunk N] [--torch-profiler TRACE.json [--profiler-first]]
 
 JOB: resnet50 (torchvision ResNet-50 training, bf16 autocast, batch 64), mlp (12-layer MLP, 256
 wide, batch 256: launch-bound), gpt2 (a GPT-2-small-sized decoder, 12 layers, 768 wide, 12 heads,
@@ -10,7 +10,9 @@ launch-bound loop does). Prints one line: RESULT job=... steps=... seconds=... s
 With --torch-profiler the process times the steps twice, once plain and once under torch.profiler
 (CPU and CUDA activities, the usual way; the Chrome trace exported after the timing), in the order
 --profiler-first says, and prints a RESULT line for each (variant=plain, variant=profiler): one
-process start (the longest part of a run) serves both variants.
+process start (the longest part of a run) serves both variants. --chunk N also prints the rate of
+every N steps (a cuda.synchronize() after each chunk): whether a run's speed drifts within the run
+or only from one process to the next.
 """
 import argparse
 import sys
@@ -109,6 +111,7 @@ def main():
     parser.add_argument("job", choices=sorted(JOBS))
     parser.add_argument("--steps", type=int)
     parser.add_argument("--warmup", type=int)
+    parser.add_argument("--chunk", type=int, default=0)
     parser.add_argument("--torch-profiler", metavar="TRACE")
     parser.add_argument("--profiler-first", action="store_true")
     args = parser.parse_args()
@@ -125,9 +128,14 @@ def main():
             from torch.profiler import ProfilerActivity, profile
             profiler = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
             profiler.__enter__()
-        start = time.perf_counter()
-        for _ in range(steps):
+        start = chunk_start = time.perf_counter()
+        for done in range(1, steps + 1):
             step()
+            if args.chunk and done % args.chunk == 0:
+                torch.cuda.synchronize()
+                now = time.perf_counter()
+                print(f"CHUNK steps={done} steps_per_s={args.chunk / (now - chunk_start):.3f}", flush=True)
+                chunk_start = now
         torch.cuda.synchronize()
         seconds = time.perf_counter() - start
         if profiler:
