@@ -48,11 +48,13 @@ static void set_attribute(CUpti_ActivityAttribute attribute, const char *variabl
         return;
     size_t wide = strtoull(text, NULL, 0), size = is_size ? sizeof wide : sizeof(uint8_t);
     uint8_t narrow = (uint8_t)wide;
-    CUptiResult result = cuptiActivitySetAttribute(attribute, &size, is_size ? (void *)&wide : (void *)&narrow);
+    CUptiResult result =
+        cuptiActivitySetAttribute(attribute, &size, is_size ? (void *)&wide : (void *)&narrow);
     fprintf(stderr, "cupti_floor: %s=%s: %s\n", variable, text, result == CUPTI_SUCCESS ? "set" : "refused");
     if (attribute == CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE && result == CUPTI_SUCCESS) {
         size_t buffers = 8, count_size = sizeof buffers;
-        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &count_size, &buffers);
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &count_size,
+                                  &buffers);
     }
     if (attribute == CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER)
         zeroed_buffers = narrow != 0;
