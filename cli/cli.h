@@ -30,6 +30,13 @@ int cmd_merge(int argc, char **argv);
 /* Prints "overlapscope: COMMAND: message" and a newline to stderr. Returns CLI_EXIT_ERROR. */
 int cli_error(const char *command, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
+/* The options of the commands that write one new trace from their inputs (import, merge):
+ * -o/--output TRACE and -f/--force. Parses argv from its first option on, sets *output_path and
+ * *force, and leaves optind at the first input. Returns 0, or CLI_EXIT_ERROR after the usage error
+ * (an unknown option, or no -o: "missing -o TRACE (output_what)"). */
+int cli_parse_output_options(int argc, char **argv, const char *output_what, const char **output_path,
+                             int *force);
+
 /* The width text output wraps at: the terminal's columns when out is a terminal, else 80. */
 int cli_terminal_width(FILE *out);
 

@@ -1,6 +1,5 @@
 /* cmd_import.c: `overlapscope import FILE|DIR ... -o TRACE [--force]`: Kineto JSON and Nsight
  * Systems SQLite into an overlapscope trace. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,26 +71,10 @@ static void print_summary(const char *output_path, int file_count)
 
 int cmd_import(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}};
     const char *output_path = NULL;
     struct import_options import_options = {.finish = overview_build_or_warn};
-    optind = 1;
-    int option;
-    while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
-        switch (option) {
-        case 'o':
-            output_path = optarg;
-            break;
-        case 'f':
-            import_options.force = 1;
-            break;
-        default:
-            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
-        }
-    }
-    if (!output_path)
-        return cli_usage_error(argv[0], "missing -o TRACE (the trace to write)");
+    if (cli_parse_output_options(argc, argv, "the trace to write", &output_path, &import_options.force) != 0)
+        return CLI_EXIT_ERROR;
     if (optind >= argc)
         return cli_usage_error(argv[0], "expected at least one FILE or DIR to import");
     struct progress_line line = {-1};

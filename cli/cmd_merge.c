@@ -1,9 +1,9 @@
 /* cmd_merge.c: `overlapscope merge NODE.db ... -o JOB.db [--force]`: the traces of several nodes
  * as one, clocks aligned on NCCL collective ends. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "merge.h"
@@ -17,27 +17,12 @@ static void print_warning(void *command, const char *message)
 
 int cmd_merge(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}};
     const char *output_path = NULL;
     struct merge_options merge_options = {
         .finish = overview_build_or_warn, .warn = print_warning, .warn_context = argv[0]};
-    optind = 1;
-    int option;
-    while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
-        switch (option) {
-        case 'o':
-            output_path = optarg;
-            break;
-        case 'f':
-            merge_options.force = 1;
-            break;
-        default:
-            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
-        }
-    }
-    if (!output_path)
-        return cli_usage_error(argv[0], "missing -o TRACE (the merged trace to write)");
+    if (cli_parse_output_options(argc, argv, "the merged trace to write", &output_path,
+                                 &merge_options.force) != 0)
+        return CLI_EXIT_ERROR;
     int input_count = argc - optind;
     if (input_count < 1)
         return cli_usage_error(argv[0], "expected the traces to merge");

@@ -59,6 +59,28 @@ int cli_usage_error(const char *command, const char *format, ...)
     return CLI_EXIT_ERROR;
 }
 
+int cli_parse_output_options(int argc, char **argv, const char *output_what, const char **output_path,
+                             int *force)
+{
+    static const struct option options[] = {
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}};
+    *output_path = NULL;
+    *force = 0;
+    optind = 1;
+    int option;
+    while ((option = getopt_long(argc, argv, "o:f", options, NULL)) != -1) {
+        if (option == 'o')
+            *output_path = optarg;
+        else if (option == 'f')
+            *force = 1;
+        else
+            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
+    }
+    if (!*output_path)
+        return cli_usage_error(argv[0], "missing -o TRACE (%s)", output_what);
+    return 0;
+}
+
 int cli_terminal_width(FILE *out)
 {
     struct winsize size;

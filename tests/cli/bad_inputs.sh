@@ -100,5 +100,17 @@ check_case "unknown stream in a window" "$gpu/copy_pinned.db" "no stream 9 (the 
 # A bare 0 needs no unit: no warning (a bare 5 gets one, tests/render/window_road.sh).
 said=$("$os" report --window 0:2ms "$gpu/ddp.db" 2>&1 >/dev/null)
 [ -z "$said" ] && pass=$((pass+1)) || { echo "FAILED: --window 0:2ms said: $said"; fail=$((fail+1)); }
+# The commands that write one trace from their inputs (import, merge) share their option parsing
+# (cli_parse_output_options): no -o and an unknown option are usage errors, exit 2, nothing written.
+for command in import merge; do
+    for args in "$good" "--bogus -o $dir/w.db $good"; do
+        said=$(timeout 60 "$os" $command $args 2>&1 >/dev/null); rc=$?
+        case $args in --bogus*) want="overlapscope: $command: unknown option or missing value: '--bogus'" ;;
+                      *) want="overlapscope: $command: missing -o TRACE" ;; esac
+        if [ $rc -eq 2 ] && grep -qF "$want" <<<"$said" && grep -qx "try 'overlapscope help $command'" <<<"$said" &&
+            [ ! -e "$dir/w.db" ]; then pass=$((pass+1))
+        else echo "FAILED: $command $args: rc=$rc, said: $said"; fail=$((fail+1)); fi
+    done
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
