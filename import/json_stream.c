@@ -527,39 +527,6 @@ static struct json_value *read_literal(json_stream *stream, const char *word, en
 
 static struct json_value *read_value(json_stream *stream, int depth);
 
-static struct json_value *read_array(json_stream *stream, int depth)
-{
-    struct json_value *array = new_value(stream, JSON_ARRAY);
-    if (!array)
-        return NULL;
-    stream->position++; /* [ */
-    struct json_value **tail = &array->first;
-    int c = skip_space(stream);
-    if (c == ']') {
-        stream->position++;
-        return array;
-    }
-    for (;;) {
-        struct json_value *element = read_value(stream, depth + 1);
-        if (!element)
-            return NULL;
-        *tail = element;
-        tail = &element->next;
-        array->count++;
-        c = skip_space(stream);
-        if (c == ',') {
-            stream->position++;
-            continue;
-        }
-        if (c == ']') {
-            stream->position++;
-            return array;
-        }
-        fail_at_end(stream, c, "expected ',' or ']' in an array");
-        return NULL;
-    }
-}
-
 /* Reads "key" : and leaves the stream at the value. Returns the key in the arena. */
 static const char *read_member_key(json_stream *stream)
 {
@@ -582,39 +549,44 @@ static const char *read_member_key(json_stream *stream)
     return key;
 }
 
-static struct json_value *read_object(json_stream *stream, int depth)
+/* Reads an array or an object (the stream at its '[' or '{'): elements, or "key": value members,
+ * separated by ',' up to the closing bracket. One loop for both, so both follow one rule. */
+static struct json_value *read_container(json_stream *stream, int depth, enum json_type type)
 {
-    struct json_value *object = new_value(stream, JSON_OBJECT);
-    if (!object)
+    int is_object = type == JSON_OBJECT;
+    char close = is_object ? '}' : ']';
+    struct json_value *container = new_value(stream, type);
+    if (!container)
         return NULL;
-    stream->position++; /* { */
-    struct json_value **tail = &object->first;
+    stream->position++; /* [ or { */
+    struct json_value **tail = &container->first;
     int c = skip_space(stream);
-    if (c == '}') {
+    if (c == close) {
         stream->position++;
-        return object;
+        return container;
     }
     for (;;) {
-        const char *key = read_member_key(stream);
-        if (!key)
+        const char *key = NULL;
+        if (is_object && !(key = read_member_key(stream)))
             return NULL;
-        struct json_value *member = read_value(stream, depth + 1);
-        if (!member)
+        struct json_value *element = read_value(stream, depth + 1);
+        if (!element)
             return NULL;
-        member->key = key;
-        *tail = member;
-        tail = &member->next;
-        object->count++;
+        element->key = key;
+        *tail = element;
+        tail = &element->next;
+        container->count++;
         c = skip_space(stream);
         if (c == ',') {
             stream->position++;
             continue;
         }
-        if (c == '}') {
+        if (c == close) {
             stream->position++;
-            return object;
+            return container;
         }
-        fail_at_end(stream, c, "expected ',' or '}' in an object");
+        fail_at_end(stream, c,
+                    is_object ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array");
         return NULL;
     }
 }
@@ -628,9 +600,9 @@ static struct json_value *read_value(json_stream *stream, int depth)
     int c = skip_space(stream);
     switch (c) {
     case '{':
-        return read_object(stream, depth);
+        return read_container(stream, depth, JSON_OBJECT);
     case '[':
-        return read_array(stream, depth);
+        return read_container(stream, depth, JSON_ARRAY);
     case '"': {
         if (read_string(stream) != 0)
             return NULL;
