@@ -1,6 +1,7 @@
 /* analysis.c: analysis_run: walks the trace device by device (each device's operations in start
  * order, through op_source), feeds every operation to the sweep (metrics) and the explainer
- * (waits), and assembles the analysis_result. Memory per device: its streams and open intervals;
+ * (waits), keeps the selected ones for the replay (whatif.c) and the overlap cost, and assembles
+ * the analysis_result. Memory per device: its streams, open intervals and selected operations;
  * per trace: the result itself (devices, streams, pairs, the kept waits, steps). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -323,6 +324,22 @@ static long lane_of(struct run *run, struct device_state *device, int64_t stream
     return (long)device->lane_count++;
 }
 
+/* Keeps op for the replay and the overlap cost (device->selected_ops). Returns 0 or -1 when out of
+ * memory. */
+static int keep_selected(struct device_state *device, const struct model_op *op)
+{
+    if (device->selected_op_count == device->selected_op_capacity) {
+        size_t capacity = device->selected_op_capacity ? device->selected_op_capacity * 2 : 1024;
+        struct model_op *grown = realloc(device->selected_ops, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        device->selected_ops = grown;
+        device->selected_op_capacity = capacity;
+    }
+    device->selected_ops[device->selected_op_count++] = *op;
+    return 0;
+}
+
 /* Reads, sweeps and explains every operation of the device. Returns the number counted or -1. */
 static int64_t walk_device(struct run *run, struct device_state *device)
 {
@@ -342,6 +359,8 @@ static int64_t walk_device(struct run *run, struct device_state *device)
         if (lane < 0 || sweep_advance(run->line, device, op.start_ns) != 0)
             return error_set(run->err, "out of memory");
         int in_selection = selection_overlaps(selection, op.start_ns, op.end_ns);
+        if (in_selection && op.end_ns > first && keep_selected(device, &op) != 0)
+            return error_set(run->err, "out of memory");
         if (explainer_consider(run->explain, device, (size_t)lane, &op,
                                in_selection && selection_contains(selection, op.start_ns)) != 0)
             return error_set(run->err, "out of memory");
@@ -438,8 +457,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         out->wait_count = waits;
         out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
         if (whatif_device(run->db, run->names, &device, out, run->err) != 0 || /* the replay's figure */
-            overlap_cost_device(run->db, run->names, &device, run->result->device_count, out, run->result,
-                                run->err) != 0)
+            overlap_cost_device(run->names, &device, run->result->device_count, out, run->result, run->err) !=
+                0)
             status = -1;
         for (size_t i = 0; i < device.lane_count; i++)
             out->stream_count += device.lanes[i].has_counted;
@@ -447,6 +466,7 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         run->result->device_count++;
     }
     free(device.lanes);
+    free(device.selected_ops);
     key_index_free(&device.lane_index);
     free(device.channels);
     key_index_free(&device.channel_index);

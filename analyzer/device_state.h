@@ -1,7 +1,8 @@
 /* device_state.h: what the analyzer knows about the one device it is sweeping: its limits, its
  * streams (lanes) with their sweep counters and the last operation each started. Shared by the
  * sweep (metrics) and the explainer (waits); created per device by analysis.c and dropped when
- * the device is done, so memory follows the number of streams, not the trace's length. */
+ * the device is done. Memory follows the number of streams, and the device's selected operations
+ * (selected_ops: read once by the walk, replayed by whatif.c and priced by overlap_cost.c). */
 #ifndef OVERLAPSCOPE_DEVICE_STATE_H
 #define OVERLAPSCOPE_DEVICE_STATE_H
 
@@ -83,6 +84,10 @@ struct device_state {
     int64_t lost_ns;                           /* sum of the device's waits */
     int64_t explained_lost_ns;                 /* of waits a change of code could remove */
     int64_t cause_count[ANALYSIS_CAUSE_COUNT]; /* waits proved per cause (the what-if's fixes) */
+    /* The operations that overlap the selection, in start order (op_source's), kept by the walk:
+     * the replay and the overlap cost read them here instead of reading the rows again. */
+    struct model_op *selected_ops;
+    size_t selected_op_count, selected_op_capacity;
 };
 
 #endif

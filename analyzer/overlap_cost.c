@@ -1,11 +1,11 @@
-/* overlap_cost.c: the price of overlap (overlap_cost.h). Reads one device's operations in start
- * order, marks each one that shared the device with another, and prices the overlapped compute
- * kernels against their alone twins. Memory: one record per operation of the device. */
+/* overlap_cost.c: the price of overlap (overlap_cost.h). Takes one device's selected operations in
+ * start order (the walk's, device_state.selected_ops), marks each one that shared the device with another,
+ * and prices the overlapped compute kernels against their alone twins. Memory: one record per operation of
+ * the device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_source.h"
 #include "overlap_cost.h"
 #include "selection.h"
 
@@ -20,44 +20,23 @@ struct op_list {
     size_t count, capacity;
 };
 
-static int keep(struct op_list *list, kernel_names *names, const struct model_op *op)
+static int load(const struct device_state *device, struct op_list *list)
 {
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? list->capacity * 2 : 256;
-        struct priced_op *grown = realloc(list->ops, capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        list->ops = grown;
-        list->capacity = capacity;
-    }
-    int kernel = op->kind == MODEL_KERNEL;
-    list->ops[list->count++] = (struct priced_op){
-        .name_id = kernel ? op->name_id : 0,
-        .grid_blocks = kernel ? op->launch.grid_blocks : 0,
-        .threads_per_block = kernel ? op->launch.threads_per_block : 0,
-        .start_ns = op->start_ns,
-        .duration_ns = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0,
-        .is_compute_kernel = kernel && !kernel_names_is_communication(names, op->name_id, op->rowid)};
-    return 0;
-}
-
-static int load(sqlite3 *db, kernel_names *names, const struct device_state *device, struct op_list *list,
-                error_info *err)
-{
-    op_source *source = op_source_new(db, err);
-    if (!source)
+    list->ops = malloc((device->selected_op_count ? device->selected_op_count : 1) * sizeof *list->ops);
+    if (!list->ops)
         return -1;
-    int status =
-        op_source_open(source, device->process_id, device->device_id, selection_first_ns(device->selection),
-                       selection_last_ns(device->selection), err);
-    struct model_op op;
-    while (status == 0 && (status = op_source_next(source, &op, err)) == 1) {
-        status = 0;
-        if (selection_overlaps(device->selection, op.start_ns, op.end_ns) && keep(list, names, &op) != 0)
-            status = error_set(err, "out of memory");
+    for (size_t i = 0; i < device->selected_op_count; i++) {
+        const struct model_op *op = &device->selected_ops[i];
+        int kernel = op->kind == MODEL_KERNEL;
+        list->ops[list->count++] = (struct priced_op){
+            .name_id = kernel ? op->name_id : 0,
+            .grid_blocks = kernel ? op->launch.grid_blocks : 0,
+            .threads_per_block = kernel ? op->launch.threads_per_block : 0,
+            .start_ns = op->start_ns,
+            .duration_ns = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0,
+            .is_compute_kernel = kernel && op->category != ANALYSIS_COMMUNICATION}; /* the walk's naming */
     }
-    op_source_free(source);
-    return status < 0 ? -1 : 0;
+    return 0;
 }
 
 /* Marks the operations that shared the device with another (they come in start order: one
@@ -179,12 +158,11 @@ static int price(struct op_list *list, kernel_names *names, size_t device_index,
     return 0;
 }
 
-int overlap_cost_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
-                        size_t device_index, struct analysis_device *out, struct analysis_result *result,
-                        error_info *err)
+int overlap_cost_device(kernel_names *names, const struct device_state *device, size_t device_index,
+                        struct analysis_device *out, struct analysis_result *result, error_info *err)
 {
     struct op_list list = {0};
-    int status = load(db, names, device, &list, err);
+    int status = load(device, &list) != 0 ? error_set(err, "out of memory") : 0;
     if (status == 0) {
         out->overlap_saved_ns = mark_overlapped(&list);
         size_t kept = 0; /* only compute kernels are priced */

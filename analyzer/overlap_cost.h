@@ -8,8 +8,6 @@
 #ifndef OVERLAPSCOPE_OVERLAP_COST_H
 #define OVERLAPSCOPE_OVERLAP_COST_H
 
-#include <sqlite3.h>
-
 #include "analysis.h"
 #include "device_state.h"
 #include "kernel_names.h"
@@ -17,10 +15,9 @@
 /* Measures device (its selected operations) and fills out's overlap_* fields; appends one
  * analysis_overlap_cost per kernel family that ran overlapped with an alone twin to
  * result->overlap_costs (device index device_index; the result owns the rows, analysis_free frees
- * them). Returns 0, or -1 with err filled (a read error, out of memory). */
-int overlap_cost_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
-                        size_t device_index, struct analysis_device *out, struct analysis_result *result,
-                        error_info *err);
+ * them). Returns 0, or -1 with err filled (out of memory). */
+int overlap_cost_device(kernel_names *names, const struct device_state *device, size_t device_index,
+                        struct analysis_device *out, struct analysis_result *result, error_info *err);
 
 /* Sums the devices' figures into the result's totals. */
 void overlap_cost_totals(struct analysis_result *result);

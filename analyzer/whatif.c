@@ -1,7 +1,7 @@
-/* whatif.c: the what-if replay (whatif.h): loads one device's operations, their launches and the
- * dependencies the program asked for, replays them as a discrete-event simulation, and replays them
- * again with each proved cause's fix. Memory: the device's operations and its process's host calls
- * (bounded by WHATIF_MAX_OPS). */
+/* whatif.c: the what-if replay (whatif.h): takes one device's operations (the walk's,
+ * device_state.selected_ops), loads their launches and the dependencies the program asked for, replays them
+ * as a discrete-event simulation, and replays them again with each proved cause's fix. Memory: the device's
+ * operations and its process's host calls (bounded by WHATIF_MAX_OPS). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,28 +337,13 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
     return 0;
 }
 
-static int load_ops(struct replay *replay, sqlite3 *db, kernel_names *names,
-                    const struct device_state *device, error_info *err)
+/* The device's selected operations, as the walk kept them, at most WHATIF_MAX_OPS. */
+static int load_ops(struct replay *replay, kernel_names *names, const struct device_state *device)
 {
-    op_source *source = op_source_new(db, err);
-    if (!source)
-        return -1;
-    int64_t first = selection_first_ns(device->selection), last = selection_last_ns(device->selection);
-    int status = op_source_open(source, device->process_id, device->device_id, first, last, err);
-    struct model_op op;
-    while (status == 0 && (status = op_source_next(source, &op, err)) == 1) {
-        status = 0;
-        if (!selection_overlaps(device->selection, op.start_ns, op.end_ns))
-            continue;
-        if (replay->op_count >= WHATIF_MAX_OPS) {
-            status = 1;
-            break;
-        }
-        if (add_op(replay, device, names, &op) != 0)
-            status = WHATIF_OUT_OF_MEMORY;
-    }
-    op_source_free(source);
-    return status < 0 ? status : 0;
+    for (size_t i = 0; i < device->selected_op_count && replay->op_count < WHATIF_MAX_OPS; i++)
+        if (add_op(replay, device, names, &device->selected_ops[i]) != 0)
+            return WHATIF_OUT_OF_MEMORY;
+    return 0;
 }
 
 /* --- the order the program and the hardware impose --- */
@@ -1511,7 +1496,7 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     error_info read_error = {0}; /* a damaged table leaves the device without a replay */
     int status = load_calls(db, &replay, device->process_id, &read_error);
     if (status == 0)
-        status = load_ops(&replay, db, names, device, &read_error);
+        status = load_ops(&replay, names, device);
     if (status == 0 && replay.op_count > 0) {
         if (link_by(&replay, 0) != 0 || link_by(&replay, 1) != 0 || add_legacy_edges(&replay, device) != 0)
             status = WHATIF_OUT_OF_MEMORY;
