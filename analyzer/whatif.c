@@ -1390,6 +1390,58 @@ static int fix_replayed(enum analysis_fix fix)
            fix != ANALYSIS_FIX_PIPELINE && fix != ANALYSIS_FIX_ALL;
 }
 
+/* The fixes that change something in replay: a fix whose inputs the device lacks (no pageable
+ * copy, no legacy-stream edge, no NCCL kernel, ...) replays exactly as recorded, so its span is the
+ * recorded one and is not replayed again. */
+static unsigned fixes_that_apply(const struct replay *replay)
+{
+    unsigned applies = 0;
+    for (size_t i = 0; i < replay->op_count; i++) {
+        const struct replay_op *op = &replay->ops[i];
+        applies |= (op->pageable ? FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER) : 0) |
+                   (op->channel_previous >= 0 ? FIX_BIT(ANALYSIS_FIX_MORE_CONNECTIONS) : 0) |
+                   (op->category == ANALYSIS_COMMUNICATION ? FIX_BIT(ANALYSIS_FIX_PRIORITY) : 0);
+    }
+    for (size_t e = 0; e < replay->edge_count; e++)
+        applies |= replay->edges[e].kind == EDGE_EVENT          ? FIX_BIT(ANALYSIS_FIX_REMOVE_DEPENDENCY)
+                   : replay->edges[e].kind == EDGE_COMMUNICATOR ? FIX_BIT(ANALYSIS_FIX_OWN_COMMUNICATOR)
+                                                                : FIX_BIT(ANALYSIS_FIX_NON_BLOCKING_STREAMS);
+    for (size_t c = 0; c < replay->call_count; c++)
+        applies |= (replay->calls[c].kind & CALL_SYNC ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
+                   (replay->calls[c].kind & CALL_LAUNCH ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
+    return applies;
+}
+
+/* The spans replayed for one device, by replay (the recorded streams or the split ones) and the
+ * fixes that apply: fixes that change nothing, and sets of fixes met twice ("all of the above"
+ * with the idle fixes that add nothing), cost no second replay. */
+struct spans {
+    const struct replay *replay, *split; /* split: NULL when the pipelined fix does not apply */
+    unsigned replay_applies, split_applies;
+    struct {
+        const struct replay *replay;
+        unsigned fixes;
+        int64_t span;
+    } known[2 * ANALYSIS_FIX_COUNT];
+    size_t known_count;
+};
+
+/* replay_span of `which` (spans->replay or spans->split) with the fixes. */
+static int64_t span_of(struct spans *spans, const struct replay *which, unsigned fixes)
+{
+    fixes &= which == spans->split ? spans->split_applies : spans->replay_applies;
+    for (size_t k = 0; k < spans->known_count; k++)
+        if (spans->known[k].replay == which && spans->known[k].fixes == fixes)
+            return spans->known[k].span;
+    int64_t span = replay_span(which, fixes);
+    if (span >= 0 && spans->known_count < sizeof spans->known / sizeof spans->known[0]) {
+        spans->known[spans->known_count].replay = which;
+        spans->known[spans->known_count].fixes = fixes;
+        spans->known[spans->known_count++].span = span;
+    }
+    return span;
+}
+
 /* Replay work bound: each start scans the streams' heads. */
 #define WHATIF_MAX_WORK 400000000.0
 
@@ -1408,18 +1460,19 @@ static int note_saving(struct analysis_device *out, enum analysis_fix fix, int64
  * whatif_collect keeps those the accounting proves. */
 #define IDLE_FIXES (FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) | FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH))
 
-static int predict_idle_fixes(const struct replay *replay, const struct replay *split,
-                              struct analysis_device *out, int64_t recorded, unsigned all)
+static int predict_idle_fixes(struct spans *spans, struct analysis_device *out, int64_t recorded,
+                              unsigned all)
 {
+    const struct replay *replay = spans->replay, *split = spans->split;
     for (int fix = ANALYSIS_FIX_REMOVE_HOST_SYNC; fix <= ANALYSIS_FIX_CUDA_GRAPH; fix++) {
         if (out->fixes_modelled & FIX_BIT(fix))
             continue;
-        int64_t fixed = replay_span(replay, FIX_BIT(fix));
+        int64_t fixed = span_of(spans, replay, FIX_BIT(fix));
         if (fixed < 0)
             return WHATIF_OUT_OF_MEMORY;
         out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
     }
-    int64_t fixed = replay_span(split ? split : replay, all | IDLE_FIXES);
+    int64_t fixed = span_of(spans, split ? split : replay, all | IDLE_FIXES);
     if (fixed < 0)
         return WHATIF_OUT_OF_MEMORY;
     out->idle_fixes_all_saving_ns = recorded > fixed ? recorded - fixed : 0;
@@ -1434,7 +1487,11 @@ static int predict_idle_fixes(const struct replay *replay, const struct replay *
 static int predict(const struct replay *replay, const struct replay *split, const struct device_state *device,
                    struct analysis_device *out)
 {
-    int64_t recorded = replay_span(replay, 0);
+    struct spans spans = {.replay = replay,
+                          .split = split,
+                          .replay_applies = fixes_that_apply(replay),
+                          .split_applies = split ? fixes_that_apply(split) : 0};
+    int64_t recorded = span_of(&spans, replay, 0);
     if (recorded < 0)
         return WHATIF_OUT_OF_MEMORY;
     out->replay_span_ns = recorded;
@@ -1447,16 +1504,17 @@ static int predict(const struct replay *replay, const struct replay *split, cons
             out->fixes_modelled |= FIX_BIT(fix); /* nothing to gain: said with a saving of 0 */
             continue;
         }
-        if (note_saving(out, (enum analysis_fix)fix, recorded, replay_span(replay, FIX_BIT(fix))) != 0)
+        if (note_saving(out, (enum analysis_fix)fix, recorded, span_of(&spans, replay, FIX_BIT(fix))) != 0)
             return WHATIF_OUT_OF_MEMORY;
         if (fix != ANALYSIS_FIX_REMOVE_DEPENDENCY) {
             all |= FIX_BIT(fix);
             any = 1;
         }
     }
-    if (split && note_saving(out, ANALYSIS_FIX_PIPELINE, recorded, replay_span(split, 0)) != 0)
+    if (split && note_saving(out, ANALYSIS_FIX_PIPELINE, recorded, span_of(&spans, split, 0)) != 0)
         return WHATIF_OUT_OF_MEMORY;
-    if (any && note_saving(out, ANALYSIS_FIX_ALL, recorded, replay_span(split ? split : replay, all)) != 0)
+    if (any &&
+        note_saving(out, ANALYSIS_FIX_ALL, recorded, span_of(&spans, split ? split : replay, all)) != 0)
         return WHATIF_OUT_OF_MEMORY;
     /* The fixes together may replay worse than one of them alone (a priority that puts NCCL first
      * holds back a kernel that needed the whole device): making only that one is also "all of the
@@ -1466,7 +1524,7 @@ static int predict(const struct replay *replay, const struct replay *split, cons
             out->fix_saving_ns[fix] > out->fix_saving_ns[ANALYSIS_FIX_ALL])
             out->fix_saving_ns[ANALYSIS_FIX_ALL] = out->fix_saving_ns[fix];
     out->headroom_ns = out->fix_saving_ns[ANALYSIS_FIX_ALL];
-    return predict_idle_fixes(replay, split, out, recorded, all);
+    return predict_idle_fixes(&spans, out, recorded, all);
 }
 
 /* A pinned copy's speed over the host link when the trace has none to measure: PCIe 5.0 x16 on
