@@ -725,7 +725,7 @@ struct run_state {
     int64_t *ready, *duration, *start, *end;
     int64_t *tail; /* per started op: when its last half-wave begins (tail_begin, kept at start) */
     size_t *head;  /* per stream: position in stream_ops of the next op to start */
-    size_t *running;
+    struct running_op *running; /* in start order */
     size_t running_count;
     /* Host time the fixes give back (prefix sums per thread), and the synchronizing calls they
      * keep: a kept sync returns when the work launched before it ends in the replay. */
@@ -743,7 +743,105 @@ struct run_state {
     size_t *by_correlation; /* op indexes in launch order */
     int64_t *launched_end;  /* per position in by_correlation: latest replayed end up to it */
     size_t started_prefix;  /* ops of by_correlation started, from the first */
+    /* Per stream, when its head's stream order, events and hardware queue let it start (gate and
+     * gate_kind, head_gate): a head's check at an event is then one comparison, and a gate is
+     * computed again only after a start, the one thing that can change it. */
+    int64_t *gate;
+    unsigned char *gate_kind;
+    struct head *heads; /* per stream: what its head asks of the device */
+    /* The heads held back by the resources (held_flag) since the running ops last freed what one
+     * of them asks for (smallest_share, held_copies): a start only takes more, so after one
+     * only the other heads are checked again; and after a pass that started nothing (held), a later
+     * event needs a pass only when a gate opens (next_gate) or the running ops free enough. */
+    unsigned char *held_flag;
+    int held;
+    int64_t next_gate;
+    double smallest_share; /* of the held heads that ask for SMs, 2 when none does */
+    unsigned held_copies;  /* bit per copy direction a held head waits for */
+    int gates_stale;       /* an op started since the gates were computed */
+    /* The times something can change (ends, tails, the heads' launches), a min-heap: the next
+     * event is its top, not a walk over the running ops and the heads. */
+    struct moment *moments;
+    size_t moment_count, moment_capacity;
+    int out_of_memory;
 };
+
+/* What a stream's head or a running op asks of the device, kept beside the stream or in the
+ * running list so that the checks at every event read a few contiguous bytes, not the ops. */
+struct head {
+    size_t op;
+    enum analysis_category category;
+    double sm_share;
+};
+
+struct running_op {
+    size_t op;
+    enum analysis_category category;
+    double sm_share, tail_share;
+    int64_t end_ns, tail_ns;
+};
+
+/* An end or a tail of a started op, or the ready time of a stream's head (is_ready): still to come
+ * while the head has not started. */
+struct moment {
+    int64_t at;
+    size_t op;
+    int is_ready;
+};
+
+static void push_moment(struct run_state *state, int64_t at, size_t op, int is_ready)
+{
+    if (state->moment_count == state->moment_capacity) {
+        size_t capacity = state->moment_capacity ? state->moment_capacity * 2 : 64;
+        struct moment *grown = realloc(state->moments, capacity * sizeof *grown);
+        if (!grown) {
+            state->out_of_memory = 1;
+            return;
+        }
+        state->moments = grown;
+        state->moment_capacity = capacity;
+    }
+    size_t child = state->moment_count++;
+    while (child > 0 && state->moments[(child - 1) / 2].at > at) {
+        state->moments[child] = state->moments[(child - 1) / 2];
+        child = (child - 1) / 2;
+    }
+    state->moments[child] = (struct moment){at, op, is_ready};
+}
+
+static void pop_moment(struct run_state *state)
+{
+    struct moment last = state->moments[--state->moment_count];
+    size_t parent = 0, count = state->moment_count;
+    for (;;) {
+        size_t child = 2 * parent + 1;
+        if (child >= count)
+            break;
+        if (child + 1 < count && state->moments[child + 1].at < state->moments[child].at)
+            child++;
+        if (state->moments[child].at >= last.at)
+            break;
+        state->moments[parent] = state->moments[child];
+        parent = child;
+    }
+    if (count > 0)
+        state->moments[parent] = last;
+}
+
+static long head_op(const struct run_state *state, size_t stream)
+{
+    size_t position = state->head[stream];
+    return position < state->replay->stream_first[stream + 1] ? (long)state->replay->stream_ops[position]
+                                                              : -1;
+}
+
+/* Op i's ready time is known: a moment when i is its stream's head (a later head's is pushed when
+ * it becomes the head). */
+static void note_ready(struct run_state *state, size_t i)
+{
+    if (state->ready[i] != INT64_MAX && head_op(state, state->replay->ops[i].stream_index) == (long)i)
+        push_moment(state, state->ready[i], i, 1);
+}
 
 static int64_t tail_begin(const struct run_state *state, size_t i)
 {
@@ -765,21 +863,20 @@ static void measure_occupancy(const struct run_state *state, int64_t now, struct
 {
     *occupancy = (struct occupancy){.all_in_tail = 1};
     for (size_t r = 0; r < state->running_count; r++) {
-        size_t other = state->running[r];
-        const struct replay_op *running = &state->replay->ops[other];
+        const struct running_op *running = &state->running[r];
         if (running->category >= 0 && running->category < ANALYSIS_CATEGORY_COUNT)
             occupancy->copying[running->category] = 1;
         if (running->sm_share <= 0)
             continue;
-        int in_tail = now >= state->tail[other];
+        int in_tail = now >= running->tail_ns;
         occupancy->used += in_tail ? running->tail_share : running->sm_share;
         occupancy->all_in_tail &= in_tail;
     }
 }
 
-static int resources_free(const struct run_state *state, size_t candidate, const struct occupancy *occupancy)
+static int resources_free(const struct run_state *state, const struct head *op,
+                          const struct occupancy *occupancy)
 {
-    const struct replay_op *op = &state->replay->ops[candidate];
     int is_copy = op->category >= ANALYSIS_COPY_HTOD && op->category <= ANALYSIS_COPY_OTHER;
     if (op->category == ANALYSIS_COMMUNICATION && (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)))
         return 1; /* the highest priority takes the SMs as blocks retire */
@@ -793,24 +890,57 @@ static int ended_by(const struct run_state *state, long op, int64_t now)
     return op < 0 || (state->end[op] != UNSET && state->end[op] <= now);
 }
 
-static int eligible(const struct run_state *state, size_t i, int64_t now, const struct occupancy *occupancy)
+enum { GATE_STALE = 0, GATE_AT = 1, GATE_BLOCKED = 2, GATE_DONE = 3 };
+
+/* Op i's gate: GATE_AT with *at when its ready time, its stream predecessor's end and the ends of
+ * the events it waits for are all known (it may start at any time >= *at that the resources
+ * allow), GATE_BLOCKED while one of them, or its hardware queue's predecessor, has not started. */
+static int head_gate(const struct run_state *state, size_t i, int64_t *at)
 {
     const struct replay_op *op = &state->replay->ops[i];
-    if (state->ready[i] > now || !ended_by(state, op->stream_previous, now))
-        return 0;
+    int64_t gate = state->ready[i];
+    if (op->stream_previous >= 0) {
+        if (state->end[op->stream_previous] == UNSET)
+            return GATE_BLOCKED;
+        if (state->end[op->stream_previous] > gate)
+            gate = state->end[op->stream_previous];
+    }
     if (!(state->fixes & FIX_BIT(ANALYSIS_FIX_MORE_CONNECTIONS)) && op->channel_previous >= 0 &&
         state->start[op->channel_previous] == UNSET)
-        return 0;
+        return GATE_BLOCKED;
     for (size_t e = op->edge_first; e < op->edge_first + op->edge_count; e++) {
         const struct edge *edge = &state->replay->edges[e];
         if ((edge->kind == EDGE_EVENT && (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_DEPENDENCY))) ||
             (edge->kind == EDGE_COMMUNICATOR && (state->fixes & FIX_BIT(ANALYSIS_FIX_OWN_COMMUNICATOR))) ||
             (edge->kind == EDGE_LEGACY && (state->fixes & FIX_BIT(ANALYSIS_FIX_NON_BLOCKING_STREAMS))))
             continue;
-        if (!ended_by(state, (long)edge->from, now))
-            return 0;
+        if (state->end[edge->from] == UNSET)
+            return GATE_BLOCKED;
+        if (state->end[edge->from] > gate)
+            gate = state->end[edge->from];
     }
-    return resources_free(state, i, occupancy);
+    *at = gate;
+    return GATE_AT;
+}
+
+/* After a start: the started stream's new head, the blocked heads, and the heads whose ready time
+ * was unknown (a sync the start resolved) get their gates again. */
+static void refresh_gates(struct run_state *state)
+{
+    if (!state->gates_stale)
+        return;
+    state->gates_stale = 0;
+    for (size_t s = 0; s < state->replay->stream_count; s++) {
+        unsigned char kind = state->gate_kind[s];
+        if (kind == GATE_DONE || (kind == GATE_AT && state->gate[s] != INT64_MAX))
+            continue;
+        state->held_flag[s] = 0; /* a new head, or a gate that changed */
+        long i = head_op(state, s);
+        state->gate_kind[s] = i < 0 ? GATE_DONE : (unsigned char)head_gate(state, (size_t)i, &state->gate[s]);
+        if (i >= 0)
+            state->heads[s] =
+                (struct head){(size_t)i, state->replay->ops[i].category, state->replay->ops[i].sm_share};
+    }
 }
 
 static int by_thread_end(const void *a, const void *b)
@@ -975,9 +1105,11 @@ static void resolve_syncs(struct run_state *state)
             state->thread_next[t]++;
             for (size_t o = state->segment_first[k]; o < state->segment_first[k + 1]; o++) {
                 size_t i = state->segment_ops[o];
-                if (state->ready[i] == INT64_MAX)
+                if (state->ready[i] == INT64_MAX) {
                     state->ready[i] = host_time(state, replay->ops[i].thread_id, (long)k,
                                                 ready_host_ns(&replay->ops[i]), replay->ops[i].launch_ns);
+                    note_ready(state, i);
+                }
             }
         }
     }
@@ -1066,70 +1198,115 @@ static int prepare_inputs(struct run_state *state)
 
 static void start_op(struct run_state *state, size_t i, int64_t now)
 {
+    size_t stream = state->replay->ops[i].stream_index;
     state->start[i] = now;
     state->end[i] = now + state->duration[i];
     state->tail[i] = tail_begin(state, i);
-    state->running[state->running_count++] = i;
-    state->head[state->replay->ops[i].stream_index]++;
+    const struct replay_op *op = &state->replay->ops[i];
+    state->running[state->running_count++] =
+        (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
+    state->head[stream]++;
+    push_moment(state, state->end[i], i, 0);
+    push_moment(state, state->tail[i], i, 0);
+    long next = head_op(state, stream);
+    if (next >= 0)
+        note_ready(state, (size_t)next);
+    state->gate_kind[stream] = GATE_STALE;
+    state->gates_stale = 1;
+    state->held = 0;
 }
 
-static long head_op(const struct run_state *state, size_t stream)
+/* The next time something can change: an end or a tail of a running op, a head's launch (a head
+ * that started since its moment was pushed has none). INT64_MAX when none. */
+static int64_t next_event(struct run_state *state, int64_t now)
 {
-    size_t position = state->head[stream];
-    return position < state->replay->stream_first[stream + 1] ? (long)state->replay->stream_ops[position]
-                                                              : -1;
-}
-
-/* The next time something can change: an end, a tail, a launch. INT64_MAX when none. */
-static int64_t next_event(const struct run_state *state, int64_t now)
-{
-    int64_t next = INT64_MAX;
-    for (size_t r = 0; r < state->running_count; r++) {
-        size_t i = state->running[r];
-        if (state->end[i] > now && state->end[i] < next)
-            next = state->end[i];
-        int64_t tail = state->tail[i];
-        if (tail > now && tail < next)
-            next = tail;
+    while (state->moment_count > 0) {
+        const struct moment *top = &state->moments[0];
+        if (top->at > now && !(top->is_ready && state->start[top->op] != UNSET))
+            return top->at;
+        pop_moment(state);
     }
-    for (size_t s = 0; s < state->replay->stream_count; s++) {
-        long i = head_op(state, s);
-        if (i >= 0 && state->ready[i] > now && state->ready[i] < next)
-            next = state->ready[i];
-    }
-    return next;
+    return INT64_MAX;
 }
 
 static void drop_finished(struct run_state *state, int64_t now)
 {
     size_t kept = 0;
     for (size_t r = 0; r < state->running_count; r++)
-        if (state->end[state->running[r]] > now)
+        if (state->running[r].end_ns > now)
             state->running[kept++] = state->running[r];
     state->running_count = kept;
+}
+
+/* Whether the held heads are held still at `now`: the running ops hold no less than any held head
+ * needs (the held ones asked for more). */
+static int still_held(const struct run_state *state, int64_t now)
+{
+    struct occupancy occupancy;
+    measure_occupancy(state, now, &occupancy);
+    for (int c = 0; c < ANALYSIS_CATEGORY_COUNT; c++)
+        if ((state->held_copies & (1u << c)) && !occupancy.copying[c])
+            return 0;
+    return state->smallest_share > 1.0 ||
+           !(occupancy.all_in_tail || occupancy.used + state->smallest_share <= 1.0 + 1e-9);
 }
 
 /* Starts, at `now`, the eligible stream heads in recorded start order. Returns how many started. */
 static size_t start_eligible(struct run_state *state, int64_t now)
 {
     size_t started = 0;
+    if (!still_held(state, now)) {
+        memset(state->held_flag, 0, state->replay->stream_count);
+        state->smallest_share = 2.0;
+        state->held_copies = 0;
+        state->held = 0;
+    } else if (state->held && !state->gates_stale && now < state->next_gate) {
+        return 0; /* no gate opened and nothing held was freed: the pass would start nothing */
+    }
     for (;;) {
         long best = -1;
+        const struct head *best_head = NULL;
         int prefer_communication = (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)) != 0;
         struct occupancy occupancy;
-        measure_occupancy(state, now, &occupancy);
+        int measured = 0; /* once a head's gate is open */
+        refresh_gates(state);
+        state->next_gate = INT64_MAX;
         for (size_t s = 0; s < state->replay->stream_count; s++) {
-            long i = head_op(state, s);
-            if (i < 0 || !eligible(state, (size_t)i, now, &occupancy))
+            if (state->gate_kind[s] != GATE_AT)
                 continue;
-            int urgent = prefer_communication && state->replay->ops[i].category == ANALYSIS_COMMUNICATION;
-            int best_urgent = best >= 0 && prefer_communication &&
-                              state->replay->ops[best].category == ANALYSIS_COMMUNICATION;
-            if (best < 0 || urgent > best_urgent || (urgent == best_urgent && i < best))
+            if (state->gate[s] > now) {
+                if (state->gate[s] < state->next_gate)
+                    state->next_gate = state->gate[s];
+                continue;
+            }
+            if (state->held_flag[s])
+                continue;
+            if (!measured) {
+                measure_occupancy(state, now, &occupancy);
+                measured = 1;
+            }
+            const struct head *head = &state->heads[s];
+            if (!resources_free(state, head, &occupancy)) {
+                state->held_flag[s] = 1;
+                if (head->category >= ANALYSIS_COPY_HTOD && head->category <= ANALYSIS_COPY_OTHER)
+                    state->held_copies |= 1u << head->category;
+                if (head->sm_share > 0 && head->sm_share < state->smallest_share)
+                    state->smallest_share = head->sm_share;
+                continue;
+            }
+            long i = (long)head->op;
+            int urgent = prefer_communication && head->category == ANALYSIS_COMMUNICATION;
+            int best_urgent =
+                best >= 0 && prefer_communication && best_head->category == ANALYSIS_COMMUNICATION;
+            if (best < 0 || urgent > best_urgent || (urgent == best_urgent && i < best)) {
                 best = i;
+                best_head = head;
+            }
         }
-        if (best < 0)
+        if (best < 0) {
+            state->held = 1;
             return started;
+        }
         start_op(state, (size_t)best, now);
         resolve_syncs(state);
         started++;
@@ -1148,15 +1325,25 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
     state.tail = malloc(n * sizeof *state.tail);
     state.running = malloc(n * sizeof *state.running);
     state.head = malloc(replay->stream_count * sizeof *state.head);
+    state.gate = malloc(replay->stream_count * sizeof *state.gate);
+    state.heads = malloc(replay->stream_count * sizeof *state.heads);
+    state.held_flag = calloc(replay->stream_count + 1, 1);
+    state.smallest_share = 2.0;
+    state.gate_kind = calloc(replay->stream_count + 1, sizeof *state.gate_kind); /* GATE_STALE */
+    state.gates_stale = 1;
     int64_t span = -1;
     if (!state.ready || !state.duration || !state.start || !state.end || !state.tail || !state.running ||
-        !state.head || prepare_inputs(&state) != 0)
+        !state.head || !state.gate || !state.gate_kind || !state.heads || !state.held_flag ||
+        prepare_inputs(&state) != 0)
         goto done;
     for (size_t i = 0; i < n; i++)
         state.start[i] = state.end[i] = UNSET;
     for (size_t s = 0; s < replay->stream_count; s++)
         state.head[s] = replay->stream_first[s];
     resolve_syncs(&state); /* syncs before any launch */
+    for (size_t s = 0; s < replay->stream_count; s++)
+        if (head_op(&state, s) >= 0)
+            note_ready(&state, (size_t)head_op(&state, s));
     int64_t now = INT64_MAX;
     for (size_t i = 0; i < n; i++)
         if (state.ready[i] < now)
@@ -1187,6 +1374,8 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
         }
         now = next;
     }
+    if (state.out_of_memory)
+        goto done;
     int64_t first = INT64_MAX, last = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         if (state.start[i] == UNSET)
@@ -1205,6 +1394,11 @@ done:
     free(state.tail);
     free(state.running);
     free(state.head);
+    free(state.gate);
+    free(state.heads);
+    free(state.held_flag);
+    free(state.gate_kind);
+    free(state.moments);
     free(state.removals);
     free(state.syncs);
     free(state.segment);
