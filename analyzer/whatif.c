@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel_names.h"
+#include "key_index.h"
 #include "op_source.h"
 #include "units.h"
 #include "whatif.h"
@@ -219,19 +220,72 @@ static int by_correlation(const void *a, const void *b)
     return (x->correlation_id > y->correlation_id) - (x->correlation_id < y->correlation_id);
 }
 
+/* The kind (call_kind) of each API name id met: a process's calls read each name's string once,
+ * not once per call through a join. */
+struct name_kind {
+    int64_t name_id;
+    int kind;
+};
+
+struct name_kinds {
+    struct name_kind *items;
+    size_t count, capacity;
+    struct key_index index;
+    sqlite3_stmt *lookup; /* the string of an id */
+};
+
+struct name_key {
+    const struct name_kinds *kinds;
+    int64_t name_id;
+};
+
+static int name_kind_matches(const void *context, size_t position)
+{
+    const struct name_key *key = context;
+    return key->kinds->items[position].name_id == key->name_id;
+}
+
+/* The kind of name_id: 0, or -1 on a read error, WHATIF_OUT_OF_MEMORY, with *kind filled. */
+static int kind_of_name(struct name_kinds *kinds, int64_t name_id, int *kind)
+{
+    struct name_key key = {kinds, name_id};
+    uint64_t hash = key_index_hash(name_id, 0, 0, 0);
+    long found = key_index_find(&kinds->index, hash, name_kind_matches, &key);
+    if (found >= 0) {
+        *kind = kinds->items[found].kind;
+        return 0;
+    }
+    sqlite3_reset(kinds->lookup);
+    sqlite3_bind_int64(kinds->lookup, 1, name_id);
+    int step = sqlite3_step(kinds->lookup);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return -1;
+    *kind = call_kind(step == SQLITE_ROW ? (const char *)sqlite3_column_text(kinds->lookup, 0) : NULL);
+    if (grow((void **)&kinds->items, &kinds->capacity, kinds->count, sizeof *kinds->items) != 0 ||
+        key_index_add(&kinds->index, hash, kinds->count) != 0)
+        return WHATIF_OUT_OF_MEMORY;
+    kinds->items[kinds->count++] = (struct name_kind){name_id, *kind};
+    return 0;
+}
+
+/* Reads the process's host calls that have a correlation id, by correlation id (the index's order:
+ * sorted here only when the rows came otherwise). */
 static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
 {
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(
-            db,
-            "SELECT a.thread_id, a.start_ns, a.end_ns, a.correlation_id, s.value FROM api_calls a"
-            " LEFT JOIN strings s ON s.id = a.name_id WHERE a.process_id = ?1 AND a.correlation_id"
-            " IS NOT NULL",
-            -1, &query, NULL) != SQLITE_OK)
+    struct name_kinds kinds = {0};
+    if (sqlite3_prepare_v2(db,
+                           "SELECT thread_id, start_ns, end_ns, correlation_id, name_id FROM api_calls"
+                           " WHERE process_id = ?1 AND correlation_id IS NOT NULL",
+                           -1, &query, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &kinds.lookup, NULL) !=
+            SQLITE_OK) {
+        sqlite3_finalize(query);
         return error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
+    }
     sqlite3_bind_int64(query, 1, process_id);
     size_t capacity = 0;
-    int status = 0, step;
+    int status = 0, step, sorted = 1;
     while ((step = sqlite3_step(query)) == SQLITE_ROW) {
         if (replay->call_count >= WHATIF_MAX_OPS)
             break;
@@ -241,21 +295,30 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
         if (start < -WHATIF_MAX_HOST_NS || end > WHATIF_MAX_HOST_NS || end < start ||
             end - start > WHATIF_MAX_CALL_NS)
             continue;
+        int kind = 0;
+        if (sqlite3_column_type(query, 4) != SQLITE_NULL &&
+            (status = kind_of_name(&kinds, sqlite3_column_int64(query, 4), &kind)) != 0)
+            break;
         if (grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0) {
             status = WHATIF_OUT_OF_MEMORY;
             break;
         }
-        replay->calls[replay->call_count++] =
-            (struct host_call){.thread_id = sqlite3_column_int64(query, 0),
-                               .start_ns = sqlite3_column_int64(query, 1),
-                               .end_ns = sqlite3_column_int64(query, 2),
-                               .correlation_id = sqlite3_column_int64(query, 3),
-                               .kind = call_kind((const char *)sqlite3_column_text(query, 4))};
+        struct host_call *call = &replay->calls[replay->call_count++];
+        *call = (struct host_call){.thread_id = sqlite3_column_int64(query, 0),
+                                   .start_ns = start,
+                                   .end_ns = end,
+                                   .correlation_id = sqlite3_column_int64(query, 3),
+                                   .kind = kind};
+        sorted &= replay->call_count == 1 || call[-1].correlation_id < call->correlation_id;
     }
-    if (status == 0 && step != SQLITE_ROW && step != SQLITE_DONE)
+    if (status == -1 || (status == 0 && step != SQLITE_ROW && step != SQLITE_DONE))
         status = error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
     sqlite3_finalize(query);
-    if (replay->call_count)
+    sqlite3_finalize(kinds.lookup);
+    free(kinds.items);
+    key_index_free(&kinds.index);
+    /* Strictly increasing ids are the order qsort would give whatever its ties. */
+    if (replay->call_count && !sorted)
         qsort(replay->calls, replay->call_count, sizeof *replay->calls, by_correlation);
     return status;
 }
@@ -384,6 +447,105 @@ static int keep_streams(struct replay *replay, const struct order_item *items, s
     return 0;
 }
 
+/* A (key, sub) group of order items, and where its items go. */
+struct order_group {
+    int64_t key;
+    int sub;
+    size_t count, next;
+};
+
+struct group_key {
+    const struct order_group *groups;
+    int64_t key;
+    int sub;
+};
+
+static int group_matches(const void *context, size_t position)
+{
+    const struct group_key *wanted = context;
+    return wanted->groups[position].key == wanted->key && wanted->groups[position].sub == wanted->sub;
+}
+
+static int by_group(const void *a, const void *b)
+{
+    const struct order_group *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->sub - y->sub;
+}
+
+/* The items in compare_order (a total order: the ops differ), as qsort would leave them, without
+ * sorting all of them: a stable bucket by (key, sub), the few groups sorted, then each group sorted
+ * by (correlation id, op) only where it did not come so (a stream's ops come in start order, a
+ * channel's mostly in launch order). Returns 0 or -1 when out of memory. */
+static int sort_order_items(struct order_item *items, size_t count)
+{
+    struct order_group *groups = NULL;
+    size_t group_count = 0, group_capacity = 0, *group_of = malloc((count ? count : 1) * sizeof *group_of);
+    struct order_item *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    struct key_index index = {0};
+    int status = group_of && sorted ? 0 : -1;
+    size_t last = SIZE_MAX;
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        if (last != SIZE_MAX && groups[last].key == items[i].key && groups[last].sub == items[i].sub) {
+            group_of[i] = last;
+            groups[last].count++;
+            continue;
+        }
+        struct group_key wanted = {groups, items[i].key, items[i].sub};
+        uint64_t hash = key_index_hash(items[i].key, items[i].sub, 0, 0);
+        long found = key_index_find(&index, hash, group_matches, &wanted);
+        if (found < 0) {
+            if (grow((void **)&groups, &group_capacity, group_count, sizeof *groups) != 0 ||
+                key_index_add(&index, hash, group_count) != 0) {
+                status = -1;
+                break;
+            }
+            groups[group_count] = (struct order_group){items[i].key, items[i].sub, 0, 0};
+            found = (long)group_count++;
+        }
+        last = (size_t)found;
+        group_of[i] = last;
+        groups[last].count++;
+    }
+    if (status == 0 && group_count > 0) {
+        /* Sorting the groups moves them: their places in sorted order, by their first position. */
+        size_t *rank = malloc(group_count * sizeof *rank);
+        struct order_group *ordered = malloc(group_count * sizeof *ordered);
+        if (!rank || !ordered) {
+            status = -1;
+        } else {
+            for (size_t g = 0; g < group_count; g++)
+                ordered[g] = (struct order_group){groups[g].key, groups[g].sub, groups[g].count, g};
+            qsort(ordered, group_count, sizeof *ordered, by_group); /* (key, sub) differ: a total order */
+            size_t next = 0;
+            for (size_t g = 0; g < group_count; g++) {
+                rank[ordered[g].next] = g;
+                ordered[g].next = next;
+                next += ordered[g].count;
+            }
+            for (size_t i = 0; i < count; i++)
+                sorted[ordered[rank[group_of[i]]].next++] = items[i];
+            for (size_t g = 0, begin = 0; g < group_count; begin += ordered[g++].count) {
+                size_t end = begin + ordered[g].count;
+                for (size_t i = begin + 1; i < end; i++)
+                    if (compare_order(&sorted[i - 1], &sorted[i]) > 0) {
+                        qsort(sorted + begin, end - begin, sizeof *sorted, compare_order);
+                        break;
+                    }
+            }
+            memcpy(items, sorted, count * sizeof *items);
+        }
+        free(rank);
+        free(ordered);
+    }
+    free(groups);
+    free(group_of);
+    free(sorted);
+    key_index_free(&index);
+    return status;
+}
+
 /* Fills launch_order: the ops by correlation id. Returns 0 or -1 when out of memory. */
 static int order_launches(struct replay *replay)
 {
@@ -423,7 +585,10 @@ static int link_by(struct replay *replay, int by_channel)
         items[count++] = (struct order_item){key, by_channel && op->on_copy_channel,
                                              by_channel ? op->correlation_id : (int64_t)i, i};
     }
-    qsort(items, count, sizeof *items, compare_order);
+    if (sort_order_items(items, count) != 0) {
+        free(items);
+        return -1;
+    }
     size_t streams = 0;
     for (size_t i = 0; i < count; i++) {
         struct replay_op *op = &replay->ops[items[i].op];
