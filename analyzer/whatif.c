@@ -884,6 +884,19 @@ struct sync_point {
     int64_t replay_end_ns;
 };
 
+/* A time something can change: an end or a tail of a started op, the ready time of a stream's head
+ * (is_ready: still to come while the head has not started), or a head's gate. */
+struct moment {
+    int64_t at;
+    size_t op, stream;
+    int is_ready;
+};
+
+struct moments {
+    struct moment *items;
+    size_t count, capacity;
+};
+
 struct run_state {
     const struct replay *replay;
     unsigned fixes;
@@ -914,27 +927,35 @@ struct run_state {
     int64_t *gate;
     unsigned char *gate_kind;
     struct head *heads; /* per stream: what its head asks of the device */
-    /* The heads held back by the resources (held_flag) since the running ops last freed what one
-     * of them asks for (smallest_share, held_copies): a start only takes more, so after one
-     * only the other heads are checked again; and after a pass that started nothing (held), a later
-     * event needs a pass only when a gate opens (next_gate) or the running ops free enough. */
+    /* The open heads the resources held back at a pass (held, with held_flag and held_place per
+     * stream): each pass checks them again in one tight loop over these copies of what they ask
+     * for, and looks one by one only at the heads whose gates changed or opened. */
+    struct head *held;
     unsigned char *held_flag;
-    int held;
-    int64_t next_gate;
-    double smallest_share; /* of the held heads that ask for SMs, 2 when none does */
-    unsigned held_copies;  /* bit per copy direction a held head waits for */
-    int gates_stale;       /* an op started since the gates were computed */
+    size_t *held_place, held_count;
+    int gates_stale; /* an op started since the gates were computed */
+    /* The streams whose gates a start may change (a new head, a blocked gate, an unknown ready
+     * time: watch, with in_watch), those refresh_gates computed last (refreshed), and the heads
+     * the last pass found startable (candidates): after a start, the next pass at the same time
+     * looks at these only, as every other head is held, closed or done still. */
+    size_t *watch, *refreshed, *candidates, *next_candidates;
+    size_t watch_count, refreshed_count, candidate_count;
+    unsigned char *in_watch;
+    uint64_t *seen, *listed; /* per stream: the pass that looked at it, the listing that listed it */
+    uint64_t pass, listing;
     /* The times something can change (ends, tails, the heads' launches), a min-heap: the next
      * event is its top, not a walk over the running ops and the heads. */
-    struct moment *moments;
-    size_t moment_count, moment_capacity;
+    struct moments moments;
+    /* The finite gates computed (at: the gate, op: the head, stream), a min-heap: the heads whose
+     * gates open at an event are popped from it, not found by a walk over every stream. */
+    struct moments gates;
     int out_of_memory;
 };
 
 /* What a stream's head or a running op asks of the device, kept beside the stream or in the
  * running list so that the checks at every event read a few contiguous bytes, not the ops. */
 struct head {
-    size_t op;
+    size_t op, stream;
     enum analysis_category category;
     double sm_share;
 };
@@ -946,51 +967,42 @@ struct running_op {
     int64_t end_ns, tail_ns;
 };
 
-/* An end or a tail of a started op, or the ready time of a stream's head (is_ready): still to come
- * while the head has not started. */
-struct moment {
-    int64_t at;
-    size_t op;
-    int is_ready;
-};
-
-static void push_moment(struct run_state *state, int64_t at, size_t op, int is_ready)
+static int push_moment(struct moments *heap, struct moment moment)
 {
-    if (state->moment_count == state->moment_capacity) {
-        size_t capacity = state->moment_capacity ? state->moment_capacity * 2 : 64;
-        struct moment *grown = realloc(state->moments, capacity * sizeof *grown);
-        if (!grown) {
-            state->out_of_memory = 1;
-            return;
-        }
-        state->moments = grown;
-        state->moment_capacity = capacity;
+    if (heap->count == heap->capacity) {
+        size_t capacity = heap->capacity ? heap->capacity * 2 : 64;
+        struct moment *grown = realloc(heap->items, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        heap->items = grown;
+        heap->capacity = capacity;
     }
-    size_t child = state->moment_count++;
-    while (child > 0 && state->moments[(child - 1) / 2].at > at) {
-        state->moments[child] = state->moments[(child - 1) / 2];
+    size_t child = heap->count++;
+    while (child > 0 && heap->items[(child - 1) / 2].at > moment.at) {
+        heap->items[child] = heap->items[(child - 1) / 2];
         child = (child - 1) / 2;
     }
-    state->moments[child] = (struct moment){at, op, is_ready};
+    heap->items[child] = moment;
+    return 0;
 }
 
-static void pop_moment(struct run_state *state)
+static void pop_moment(struct moments *heap)
 {
-    struct moment last = state->moments[--state->moment_count];
-    size_t parent = 0, count = state->moment_count;
+    struct moment last = heap->items[--heap->count];
+    size_t parent = 0, count = heap->count;
     for (;;) {
         size_t child = 2 * parent + 1;
         if (child >= count)
             break;
-        if (child + 1 < count && state->moments[child + 1].at < state->moments[child].at)
+        if (child + 1 < count && heap->items[child + 1].at < heap->items[child].at)
             child++;
-        if (state->moments[child].at >= last.at)
+        if (heap->items[child].at >= last.at)
             break;
-        state->moments[parent] = state->moments[child];
+        heap->items[parent] = heap->items[child];
         parent = child;
     }
     if (count > 0)
-        state->moments[parent] = last;
+        heap->items[parent] = last;
 }
 
 static long head_op(const struct run_state *state, size_t stream)
@@ -1005,7 +1017,7 @@ static long head_op(const struct run_state *state, size_t stream)
 static void note_ready(struct run_state *state, size_t i)
 {
     if (state->ready[i] != INT64_MAX && head_op(state, state->replay->ops[i].stream_index) == (long)i)
-        push_moment(state, state->ready[i], i, 1);
+        state->out_of_memory |= push_moment(&state->moments, (struct moment){state->ready[i], i, 0, 1}) != 0;
 }
 
 static int64_t tail_begin(const struct run_state *state, size_t i)
@@ -1090,22 +1102,50 @@ static int head_gate(const struct run_state *state, size_t i, int64_t *at)
 
 /* After a start: the started stream's new head, the blocked heads, and the heads whose ready time
  * was unknown (a sync the start resolved) get their gates again. */
+static void unhold(struct run_state *state, size_t s)
+{
+    if (!state->held_flag[s])
+        return;
+    state->held_flag[s] = 0;
+    struct head moved = state->held[--state->held_count];
+    state->held[state->held_place[s]] = moved;
+    state->held_place[moved.stream] = state->held_place[s];
+}
+
+static void hold(struct run_state *state, size_t s)
+{
+    state->held_flag[s] = 1;
+    state->held_place[s] = state->held_count;
+    state->held[state->held_count++] = state->heads[s];
+}
+
 static void refresh_gates(struct run_state *state)
 {
+    state->refreshed_count = 0;
     if (!state->gates_stale)
         return;
     state->gates_stale = 0;
-    for (size_t s = 0; s < state->replay->stream_count; s++) {
-        unsigned char kind = state->gate_kind[s];
-        if (kind == GATE_DONE || (kind == GATE_AT && state->gate[s] != INT64_MAX))
-            continue;
-        state->held_flag[s] = 0; /* a new head, or a gate that changed */
+    size_t kept = 0;
+    for (size_t w = 0; w < state->watch_count; w++) {
+        size_t s = state->watch[w];
+        unhold(state, s); /* a new head, or a gate that changed */
         long i = head_op(state, s);
         state->gate_kind[s] = i < 0 ? GATE_DONE : (unsigned char)head_gate(state, (size_t)i, &state->gate[s]);
         if (i >= 0)
             state->heads[s] =
-                (struct head){(size_t)i, state->replay->ops[i].category, state->replay->ops[i].sm_share};
+                (struct head){(size_t)i, s, state->replay->ops[i].category, state->replay->ops[i].sm_share};
+        int unknown = state->gate_kind[s] == GATE_BLOCKED ||
+                      (state->gate_kind[s] == GATE_AT && state->gate[s] == INT64_MAX);
+        if (state->gate_kind[s] == GATE_AT && !unknown)
+            state->out_of_memory |=
+                push_moment(&state->gates, (struct moment){state->gate[s], (size_t)i, s, 0}) != 0;
+        state->refreshed[state->refreshed_count++] = s;
+        if (unknown)
+            state->watch[kept++] = s;
+        else
+            state->in_watch[s] = 0;
     }
+    state->watch_count = kept;
 }
 
 static int by_thread_end(const void *a, const void *b)
@@ -1371,25 +1411,28 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     state->running[state->running_count++] =
         (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
     state->head[stream]++;
-    push_moment(state, state->end[i], i, 0);
-    push_moment(state, state->tail[i], i, 0);
+    state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0 ||
+                            push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
     long next = head_op(state, stream);
     if (next >= 0)
         note_ready(state, (size_t)next);
     state->gate_kind[stream] = GATE_STALE;
+    if (!state->in_watch[stream]) {
+        state->in_watch[stream] = 1;
+        state->watch[state->watch_count++] = stream;
+    }
     state->gates_stale = 1;
-    state->held = 0;
 }
 
 /* The next time something can change: an end or a tail of a running op, a head's launch (a head
  * that started since its moment was pushed has none). INT64_MAX when none. */
 static int64_t next_event(struct run_state *state, int64_t now)
 {
-    while (state->moment_count > 0) {
-        const struct moment *top = &state->moments[0];
+    while (state->moments.count > 0) {
+        const struct moment *top = &state->moments.items[0];
         if (top->at > now && !(top->is_ready && state->start[top->op] != UNSET))
             return top->at;
-        pop_moment(state);
+        pop_moment(&state->moments);
     }
     return INT64_MAX;
 }
@@ -1403,79 +1446,110 @@ static void drop_finished(struct run_state *state, int64_t now)
     state->running_count = kept;
 }
 
-/* Whether the held heads are held still at `now`: the running ops hold no less than any held head
- * needs (the held ones asked for more). */
-static int still_held(const struct run_state *state, int64_t now)
-{
+/* What one pass found: the startable head to start first, under the occupancy at its time. */
+struct pass {
+    long best;
+    const struct head *best_head;
     struct occupancy occupancy;
-    measure_occupancy(state, now, &occupancy);
-    for (int c = 0; c < ANALYSIS_CATEGORY_COUNT; c++)
-        if ((state->held_copies & (1u << c)) && !occupancy.copying[c])
-            return 0;
-    return state->smallest_share > 1.0 ||
-           !(occupancy.all_in_tail || occupancy.used + state->smallest_share <= 1.0 + 1e-9);
+};
+
+/* Makes head the pass's best when it goes first: an NCCL kernel under the priority fix, then the
+ * op recorded first. */
+static void prefer(const struct run_state *state, const struct head *head, struct pass *pass)
+{
+    long i = (long)head->op;
+    int prefer_communication = (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)) != 0;
+    int urgent = prefer_communication && head->category == ANALYSIS_COMMUNICATION;
+    int best_urgent =
+        pass->best >= 0 && prefer_communication && pass->best_head->category == ANALYSIS_COMMUNICATION;
+    if (pass->best < 0 || urgent > best_urgent || (urgent == best_urgent && i < pass->best)) {
+        pass->best = i;
+        pass->best_head = head;
+    }
+}
+
+/* Looks at stream s's head at `now` once per pass: a head the resources hold back is held (the
+ * held ones are checked apart), a startable one is a candidate and maybe the best. */
+static void consider(struct run_state *state, size_t s, int64_t now, struct pass *pass)
+{
+    if (state->seen[s] == state->pass)
+        return;
+    state->seen[s] = state->pass;
+    if (state->gate_kind[s] != GATE_AT || state->gate[s] > now || state->held_flag[s])
+        return;
+    const struct head *head = &state->heads[s];
+    if (!resources_free(state, head, &pass->occupancy)) {
+        hold(state, s);
+        return;
+    }
+    state->next_candidates[state->candidate_count++] = s;
+    prefer(state, head, pass);
+}
+
+/* Lists stream s among the heads to look at (once per call of heads_to_look_at). */
+static void list_head(struct run_state *state, size_t s, size_t *count)
+{
+    if (state->listed[s] != state->listing) {
+        state->listed[s] = state->listing;
+        state->candidates[(*count)++] = s;
+    }
+}
+
+/* The heads to look at one by one at `now` (state->candidates): the gates computed since the last
+ * pass (refreshed) and the gates that opened by `now`. Every other open head was held or started
+ * at the last pass. Returns how many. */
+static size_t heads_to_look_at(struct run_state *state, int64_t now)
+{
+    size_t count = 0;
+    state->listing++;
+    for (size_t r = 0; r < state->refreshed_count; r++)
+        list_head(state, state->refreshed[r], &count);
+    while (state->gates.count > 0 && state->gates.items[0].at <= now) {
+        struct moment gate = state->gates.items[0];
+        pop_moment(&state->gates);
+        if (state->gate_kind[gate.stream] == GATE_AT && state->heads[gate.stream].op == gate.op)
+            list_head(state, gate.stream, &count);
+    }
+    for (size_t s = 0; now == INT64_MAX && s < state->replay->stream_count; s++)
+        list_head(state, s, &count); /* gates of unknown ready times open only then */
+    return count;
 }
 
 /* Starts, at `now`, the eligible stream heads in recorded start order. Returns how many started. */
 static size_t start_eligible(struct run_state *state, int64_t now)
 {
     size_t started = 0;
-    if (!still_held(state, now)) {
-        memset(state->held_flag, 0, state->replay->stream_count);
-        state->smallest_share = 2.0;
-        state->held_copies = 0;
-        state->held = 0;
-    } else if (state->held && !state->gates_stale && now < state->next_gate) {
-        return 0; /* no gate opened and nothing held was freed: the pass would start nothing */
-    }
-    for (;;) {
-        long best = -1;
-        const struct head *best_head = NULL;
-        int prefer_communication = (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)) != 0;
-        struct occupancy occupancy;
-        int measured = 0; /* once a head's gate is open */
-        refresh_gates(state);
-        state->next_gate = INT64_MAX;
-        for (size_t s = 0; s < state->replay->stream_count; s++) {
-            if (state->gate_kind[s] != GATE_AT)
-                continue;
-            if (state->gate[s] > now) {
-                if (state->gate[s] < state->next_gate)
-                    state->next_gate = state->gate[s];
-                continue;
-            }
-            if (state->held_flag[s])
-                continue;
-            if (!measured) {
-                measure_occupancy(state, now, &occupancy);
-                measured = 1;
-            }
-            const struct head *head = &state->heads[s];
-            if (!resources_free(state, head, &occupancy)) {
-                state->held_flag[s] = 1;
-                if (head->category >= ANALYSIS_COPY_HTOD && head->category <= ANALYSIS_COPY_OTHER)
-                    state->held_copies |= 1u << head->category;
-                if (head->sm_share > 0 && head->sm_share < state->smallest_share)
-                    state->smallest_share = head->sm_share;
-                continue;
-            }
-            long i = (long)head->op;
-            int urgent = prefer_communication && head->category == ANALYSIS_COMMUNICATION;
-            int best_urgent =
-                best >= 0 && prefer_communication && best_head->category == ANALYSIS_COMMUNICATION;
-            if (best < 0 || urgent > best_urgent || (urgent == best_urgent && i < best)) {
-                best = i;
-                best_head = head;
-            }
-        }
-        if (best < 0) {
-            state->held = 1;
-            return started;
-        }
-        start_op(state, (size_t)best, now);
+    refresh_gates(state);
+    size_t previous = heads_to_look_at(state, now);
+    while (previous > 0 || state->held_count > 0 || (started > 0 && state->refreshed_count > 0)) {
+        struct pass pass = {.best = -1};
+        measure_occupancy(state, now, &pass.occupancy);
+        size_t held_before = state->held_count; /* those held by this pass need no second look */
+        state->pass++;
+        state->candidate_count = 0;
+        for (size_t c = 0; c < previous; c++)
+            consider(state, state->candidates[c], now, &pass);
+        for (size_t r = 0; started > 0 && r < state->refreshed_count; r++)
+            consider(state, state->refreshed[r], now, &pass);
+        for (size_t h = 0; h < held_before; h++)
+            if (resources_free(state, &state->held[h], &pass.occupancy))
+                prefer(state, &state->held[h], &pass);
+        if (pass.best < 0)
+            break;
+        size_t stream = pass.best_head->stream;
+        unhold(state, stream);
+        start_op(state, (size_t)pass.best, now);
         resolve_syncs(state);
         started++;
+        /* The next pass: the rest of this one's candidates, the gates the start refreshed, and
+         * the held heads. */
+        size_t *swap = state->candidates;
+        state->candidates = state->next_candidates;
+        state->next_candidates = swap;
+        previous = state->candidate_count;
+        refresh_gates(state);
     }
+    return started;
 }
 
 /* Replays with the fixes; returns the span (first start to last end), or -1 when out of memory. */
@@ -1493,18 +1567,31 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
     state.gate = malloc(replay->stream_count * sizeof *state.gate);
     state.heads = malloc(replay->stream_count * sizeof *state.heads);
     state.held_flag = calloc(replay->stream_count + 1, 1);
-    state.smallest_share = 2.0;
+    size_t streams = replay->stream_count + 1;
+    state.held = malloc(streams * sizeof *state.held);
+    state.held_place = malloc(streams * sizeof *state.held_place);
+    state.listed = calloc(streams, sizeof *state.listed);
+    state.watch = malloc(streams * sizeof *state.watch);
+    state.refreshed = malloc(streams * sizeof *state.refreshed);
+    state.candidates = malloc(streams * sizeof *state.candidates);
+    state.next_candidates = malloc(streams * sizeof *state.next_candidates);
+    state.in_watch = calloc(streams, 1);
+    state.seen = calloc(streams, sizeof *state.seen);
     state.gate_kind = calloc(replay->stream_count + 1, sizeof *state.gate_kind); /* GATE_STALE */
     state.gates_stale = 1;
     int64_t span = -1;
     if (!state.ready || !state.duration || !state.start || !state.end || !state.tail || !state.running ||
-        !state.head || !state.gate || !state.gate_kind || !state.heads || !state.held_flag ||
-        prepare_inputs(&state) != 0)
+        !state.head || !state.gate || !state.gate_kind || !state.heads || !state.held_flag || !state.watch ||
+        !state.refreshed || !state.candidates || !state.next_candidates || !state.in_watch || !state.seen ||
+        !state.held || !state.held_place || !state.listed || prepare_inputs(&state) != 0)
         goto done;
     for (size_t i = 0; i < n; i++)
         state.start[i] = state.end[i] = UNSET;
-    for (size_t s = 0; s < replay->stream_count; s++)
+    for (size_t s = 0; s < replay->stream_count; s++) {
         state.head[s] = replay->stream_first[s];
+        state.watch[state.watch_count++] = s; /* every gate is still to compute */
+        state.in_watch[s] = 1;
+    }
     resolve_syncs(&state); /* syncs before any launch */
     for (size_t s = 0; s < replay->stream_count; s++)
         if (head_op(&state, s) >= 0)
@@ -1562,8 +1649,18 @@ done:
     free(state.gate);
     free(state.heads);
     free(state.held_flag);
+    free(state.watch);
+    free(state.refreshed);
+    free(state.candidates);
+    free(state.next_candidates);
+    free(state.in_watch);
+    free(state.seen);
     free(state.gate_kind);
-    free(state.moments);
+    free(state.moments.items);
+    free(state.gates.items);
+    free(state.held);
+    free(state.held_place);
+    free(state.listed);
     free(state.removals);
     free(state.syncs);
     free(state.segment);
