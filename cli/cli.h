@@ -37,7 +37,8 @@ int cli_error(const char *command, const char *format, ...) __attribute__((forma
 int cli_parse_output_options(int argc, char **argv, const char *output_what, const char **output_path,
                              int *force);
 
-/* The width text output wraps at: the terminal's columns when out is a terminal, else 80. */
+/* The width text output wraps at: COLUMNS when it holds a positive number, else the terminal's
+ * columns when out is a terminal, else 80. */
 int cli_terminal_width(FILE *out);
 
 /* Prints the manual page of a subcommand (docs/overlapscope-COMMAND.md, embedded at build time)

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -83,6 +84,14 @@ int cli_parse_output_options(int argc, char **argv, const char *output_what, con
 
 int cli_terminal_width(FILE *out)
 {
+    /* COLUMNS first, as ls and less read it: how a user (or a test) asks for a width. */
+    const char *columns = getenv("COLUMNS");
+    if (columns && columns[0]) {
+        char *end = NULL;
+        long value = strtol(columns, &end, 10);
+        if (*end == '\0' && value > 0 && value <= 100000)
+            return (int)value;
+    }
     struct winsize size;
     if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
         return size.ws_col;

@@ -25,9 +25,11 @@ char *units_format_duration(char *buffer, size_t size, int64_t nanoseconds)
     return buffer;
 }
 
+static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+static const char *const other_units[] = {"ns", "us", "ms", "s", "GB/s"};
+
 char *units_format_bytes(char *buffer, size_t size, int64_t bytes)
 {
-    static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double value = (double)bytes;
     int unit = 0;
     while ((value >= 1024 || value <= -1024) && unit < 4) {
@@ -37,7 +39,7 @@ char *units_format_bytes(char *buffer, size_t size, int64_t bytes)
     if (unit == 0)
         snprintf(buffer, size, "%" PRId64 " B", bytes);
     else
-        snprintf(buffer, size, significant(value < 0 ? -value : value), value, names[unit]);
+        snprintf(buffer, size, significant(value < 0 ? -value : value), value, byte_units[unit]);
     return buffer;
 }
 
@@ -49,4 +51,18 @@ char *units_format_count(char *buffer, size_t size, int64_t count, const char *s
                                   strcmp(tail, "ch") == 0 || strcmp(tail, "sh") == 0);
     snprintf(buffer, size, "%" PRId64 " %s%s", count, singular, count == 1 ? "" : sibilant ? "es" : "s");
     return buffer;
+}
+
+static int in(const char *const *units, size_t count, const char *word, size_t length)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(units[i]) == length && memcmp(units[i], word, length) == 0)
+            return 1;
+    return 0;
+}
+
+int units_is_unit(const char *word, size_t length)
+{
+    return in(byte_units, sizeof byte_units / sizeof byte_units[0], word, length) ||
+           in(other_units, sizeof other_units / sizeof other_units[0], word, length);
 }

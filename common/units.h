@@ -17,4 +17,9 @@ char *units_format_count(char *buffer, size_t size, int64_t count, const char *s
 /* "512 B", "64.0 KiB", "1.50 MiB", "2.00 GiB". Returns buffer. */
 char *units_format_bytes(char *buffer, size_t size, int64_t bytes);
 
+/* 1 when the length bytes at word are a unit these functions write after a figure ("ns", "us",
+ * "ms", "s", "B", "KiB" ... "TiB") or a bandwidth's ("GB/s"), else 0: wrapped text keeps a figure
+ * and its unit on one line (common/text_wrap.h). */
+int units_is_unit(const char *word, size_t length);
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_source.h"
 #include "chrome_tracks.h"
 #include "describe.h"
 #include "kernel_name.h"
@@ -841,8 +842,11 @@ static int write_accounting_interval(struct writer *w, const struct accounting_i
         emit_key(w, "evidence");
         emit_string(w, entry->evidence, CHROME_EXPORT_TEXT_BYTES, 0);
         if (only && entry->source[0]) {
+            /* a person reads it in the viewer: a native symbol demangled, as the report shows it */
+            char *source = call_source_readable(entry->source, CALL_SOURCE_FULL);
             emit_key(w, "source");
-            emit_string(w, entry->source, CHROME_EXPORT_NAME_BYTES, 0);
+            emit_string(w, source ? source : entry->source, CHROME_EXPORT_NAME_BYTES, 0);
+            free(source);
         }
     }
     end_event(w);

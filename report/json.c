@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "call_source.h"
 #include "naming.h"
 #include "report.h"
 #include "store.h"
@@ -24,6 +25,19 @@ void report_json_add_text(cJSON *object, const char *key, const char *text)
     char *repaired = text_safe_dup(text, TEXT_SAFE_UTF8);
     cJSON_AddStringToObject(object, key, repaired ? repaired : "");
     free(repaired);
+}
+
+void report_json_add_source(cJSON *object, const char *source)
+{
+    if (!source || !source[0]) {
+        cJSON_AddNullToObject(object, "source");
+        cJSON_AddNullToObject(object, "source_demangled");
+        return;
+    }
+    report_json_add_text(object, "source", source);
+    char *demangled = call_source_readable(source, CALL_SOURCE_FULL);
+    report_json_add_text(object, "source_demangled", demangled ? demangled : source);
+    free(demangled);
 }
 
 /* NULL for unknown (STORE_NULL), else the time relative to the origin. */
@@ -212,10 +226,7 @@ static cJSON *wait_json(const struct analysis_result *result, const struct analy
     add_time(object, "wait_start_ns", wait->wait_start_ns, result->origin_ns);
     add_time(object, "wait_end_ns", wait->wait_end_ns, result->origin_ns);
     report_json_add_text(object, "evidence", wait->evidence);
-    if (wait->source[0])
-        report_json_add_text(object, "source", wait->source);
-    else
-        cJSON_AddNullToObject(object, "source");
+    report_json_add_source(object, wait->source);
     cJSON_AddItemToObject(object, "waiting", op_json(result, &wait->waiting));
     cJSON_AddItemToObject(object, "blocking", op_json(result, &wait->blocking));
     return object;

@@ -79,6 +79,10 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
 /* Adds text (from a trace or a command line) as a JSON string, its invalid UTF-8 replaced by
  * U+FFFD (text_safe.h) so the document stays valid JSON. NULL text adds "". */
 void report_json_add_text(cJSON *object, const char *key, const char *text);
+/* Adds where in the program a call was made: "source" as the trace stores it and
+ * "source_demangled" as people read it (common/call_source.h, in full), both null when source is
+ * NULL or "" (the trace cannot know). */
+void report_json_add_source(cJSON *object, const char *source);
 /* Opens the trace read-only, analyzes it and closes it. NULL with err filled ("FILE: reason"). */
 struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,
                                             error_info *err);

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_source.h"
 #include "naming.h"
 #include "report.h"
+#include "text_layout.h"
 #include "text_safe.h"
 #include "text_wrap.h"
 #include "units.h"
@@ -91,44 +93,77 @@ static void describe_selection(FILE *out, const struct analysis_result *result,
     fprintf(out, "\n");
 }
 
-static void text_table(FILE *out, const struct analysis_result *result)
+/* The selection's line, wrapped (a range name can be long). */
+static void text_selection(FILE *out, const struct analysis_result *result,
+                           const struct report_context *context, int width)
 {
-    char cells[COLUMN_COUNT][CELL_SIZE];
-    size_t widths[COLUMN_COUNT];
-    for (int c = 0; c < COLUMN_COUNT; c++)
-        widths[c] = strlen(column_titles[c]);
-    for (size_t i = 0; i < result->device_count; i++) {
-        device_cells(&result->devices[i], cells);
-        for (int c = 0; c < COLUMN_COUNT; c++)
-            widths[c] = strlen(cells[c]) > widths[c] ? strlen(cells[c]) : widths[c];
+    char *line = NULL;
+    size_t size = 0;
+    FILE *text = open_memstream(&line, &size);
+    if (!text) {
+        describe_selection(out, result, context, TEXT_SAFE_TERMINAL);
+        return;
     }
-    for (int c = 0; c < COLUMN_COUNT; c++)
-        fprintf(out, "%-*s%s", c + 1 < COLUMN_COUNT ? (int)widths[c] : 0, column_titles[c],
-                c + 1 < COLUMN_COUNT ? "  " : "\n");
-    for (size_t i = 0; i < result->device_count; i++) {
-        device_cells(&result->devices[i], cells);
-        for (int c = 0; c < COLUMN_COUNT; c++)
-            fprintf(out, "%-*s%s", c + 1 < COLUMN_COUNT ? (int)widths[c] : 0, cells[c],
-                    c + 1 < COLUMN_COUNT ? "  " : "\n");
-    }
+    describe_selection(text, result, context, TEXT_SAFE_TERMINAL);
+    fclose(text);
+    text_wrap_write(out, line, "", 2, width);
+    free(line);
 }
 
-static void text_streams(FILE *out, const struct analysis_result *result)
+/* One row per rank and device; the columns wrap into bands when the terminal is narrower than
+ * the table (report/text_layout.h). */
+static void text_table(FILE *out, const struct analysis_result *result, int width)
+{
+    char(*cells)[COLUMN_COUNT][CELL_SIZE] =
+        calloc(result->device_count ? result->device_count : 1, sizeof *cells);
+    if (!cells)
+        return;
+    for (size_t i = 0; i < result->device_count; i++)
+        device_cells(&result->devices[i], cells[i]);
+    struct text_table table = {.column_count = COLUMN_COUNT,
+                               .key_count = 2,
+                               .titles = column_titles,
+                               .row_count = result->device_count,
+                               .cells = &cells[0][0][0],
+                               .cell_size = CELL_SIZE};
+    text_table_write(out, &table, width);
+    free(cells);
+}
+
+enum { STREAM_COLUMNS = 7 };
+static const char *const stream_titles[STREAM_COLUMNS] = {"rank", "device",    "stream", "role",
+                                                          "busy", "intervals", ""};
+
+static void text_streams(FILE *out, const struct analysis_result *result, int width)
 {
     fprintf(out, "\nstreams:\n");
+    char(*cells)[STREAM_COLUMNS][CELL_SIZE] =
+        calloc(result->lane_count ? result->lane_count : 1, sizeof *cells);
+    if (!cells)
+        return;
+    size_t rows = 0;
     for (size_t i = 0; i < result->lane_count; i++) {
         const struct analysis_lane *lane = &result->lanes[i];
         if (!lane->selected)
             continue;
-        char busy[32], process[32];
-        fprintf(out,
-                "  %-8s device %-2" PRId64 " stream %-6" PRId64 " %-8s busy %-10s %" PRId64 " interval%s%s\n",
-                naming_process(process, sizeof process, lane->rank, lane->pid, lane->process_id),
-                lane->device_id, lane->stream_id, lane->role,
-                units_format_duration(busy, sizeof busy, lane->busy_ns), lane->interval_count,
-                lane->interval_count == 1 ? "" : "s",
-                lane->is_legacy_default ? " (legacy default stream)" : "");
+        char(*row)[CELL_SIZE] = cells[rows++];
+        naming_process(row[0], CELL_SIZE, lane->rank, lane->pid, lane->process_id);
+        snprintf(row[1], CELL_SIZE, "%" PRId64, lane->device_id);
+        snprintf(row[2], CELL_SIZE, "%" PRId64, lane->stream_id);
+        snprintf(row[3], CELL_SIZE, "%s", lane->role);
+        units_format_duration(row[4], CELL_SIZE, lane->busy_ns);
+        snprintf(row[5], CELL_SIZE, "%" PRId64, lane->interval_count);
+        snprintf(row[6], CELL_SIZE, "%s", lane->is_legacy_default ? "legacy default stream" : "");
     }
+    struct text_table table = {.column_count = STREAM_COLUMNS,
+                               .key_count = 3,
+                               .titles = stream_titles,
+                               .row_count = rows,
+                               .cells = &cells[0][0][0],
+                               .cell_size = CELL_SIZE,
+                               .indent = 2};
+    text_table_write(out, &table, width);
+    free(cells);
 }
 
 /* A cause's summary continues under the text after its number ("  1. "); the evidence of its
@@ -138,11 +173,13 @@ static void text_streams(FILE *out, const struct analysis_result *result)
 
 static void text_causes(FILE *out, const struct analysis_result *result, size_t top, int width)
 {
-    char lost[32], headroom[32];
-    fprintf(out, "\nmissed overlaps: %" PRId64 " wait%s, %s lost; headroom %s\n", result->wait_total_count,
-            result->wait_total_count == 1 ? "" : "s",
-            units_format_duration(lost, sizeof lost, result->total_lost_ns),
-            units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
+    char lost[32], headroom[32], line[160];
+    snprintf(line, sizeof line, "missed overlaps: %" PRId64 " wait%s, %s lost; headroom %s",
+             result->wait_total_count, result->wait_total_count == 1 ? "" : "s",
+             units_format_duration(lost, sizeof lost, result->total_lost_ns),
+             units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
+    fputc('\n', out);
+    report_write_wrapped(out, line, "", SUMMARY_INDENT, width);
     size_t shown = 0;
     for (int i = 0; i < ANALYSIS_CAUSE_COUNT && shown < top; i++) {
         const struct analysis_cause_total *total = &result->causes[i];
@@ -165,7 +202,7 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
 }
 
 /* The what-if replay's prediction per fix (docs/metrics.md, "What-if"), as a share of the span. */
-static void what_if_lines(FILE *out, const struct analysis_result *result, int markdown)
+static void what_if_lines(FILE *out, const struct analysis_result *result, int markdown, int width)
 {
     if (result->what_if_count == 0)
         return;
@@ -175,20 +212,25 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
     fprintf(out, markdown ? "\n### What if\n\n" : "\nwhat if (the recorded work replayed with the fix):\n");
     for (size_t i = 0; i < result->what_if_count; i++) {
         const struct analysis_what_if *item = &result->what_if[i];
-        char saving[32];
+        char saving[32], gain[64], line[512];
         units_format_duration(saving, sizeof saving, item->predicted_saving_ns);
-        fprintf(out, "%s%s: ", markdown ? "- " : "  ", analysis_fix_title(item->fix));
         if (item->predicted_saving_ns > 0)
-            fprintf(out, "-%s (-%.0f%%)", saving,
-                    span > 0 ? 100.0 * (double)item->predicted_saving_ns / (double)span : 0.0);
+            snprintf(gain, sizeof gain, "-%s (-%.0f%%)", saving,
+                     span > 0 ? 100.0 * (double)item->predicted_saving_ns / (double)span : 0.0);
         else
-            fputs("no gain", out);
-        fputs(item->by_design ? " [by design: the program asked for it]\n" : "\n", out);
+            snprintf(gain, sizeof gain, "no gain");
+        snprintf(line, sizeof line, "%s: %s%s", analysis_fix_title(item->fix), gain,
+                 item->by_design ? " [by design: the program asked for it]" : "");
+        if (markdown)
+            fprintf(out, "- %s\n", line);
+        else
+            report_write_wrapped(out, line, "  ", 4, width);
     }
 }
 
 /* The price of overlap (docs/metrics.md, "Overlap cost"): the totals, then the top families. */
-static void overlap_cost_lines(FILE *out, const struct analysis_result *result, size_t top, int markdown)
+static void overlap_cost_lines(FILE *out, const struct analysis_result *result, size_t top, int markdown,
+                               int width)
 {
     if (result->total_overlap_saved_ns == 0 && result->overlap_cost_count == 0)
         return;
@@ -196,12 +238,17 @@ static void overlap_cost_lines(FILE *out, const struct analysis_result *result, 
     units_format_duration(cost, sizeof cost, result->total_overlap_cost_ns);
     units_format_duration(saved, sizeof saved, result->total_overlap_saved_ns);
     units_format_duration(net, sizeof net, result->total_overlap_net_ns);
-    fprintf(out,
-            markdown
-                ? "\n### Overlap cost: %s (overlap saved %s, net %s)\n\n"
-                : "\noverlap cost (overlapped kernels against the same kernel alone): %s; overlap saved %s, "
-                  "net %s\n",
+    if (markdown) {
+        fprintf(out, "\n### Overlap cost: %s (overlap saved %s, net %s)\n\n", cost, saved, net);
+    } else {
+        char line[256];
+        snprintf(
+            line, sizeof line,
+            "overlap cost (overlapped kernels against the same kernel alone): %s; overlap saved %s, net %s",
             cost, saved, net);
+        fputc('\n', out);
+        report_write_wrapped(out, line, "", 2, width);
+    }
     if (markdown && result->overlap_cost_count > 0)
         fputs("| device | kernel family | overlapped runs | cost | alone |\n|---|---|---:|---:|---:|\n", out);
     for (size_t i = 0; i < result->overlap_cost_count && i < top; i++) {
@@ -211,59 +258,71 @@ static void overlap_cost_lines(FILE *out, const struct analysis_result *result, 
         naming_process(process, sizeof process, device->rank, device->pid, device->process_id);
         units_format_duration(cost, sizeof cost, row->cost_ns < 0 ? -row->cost_ns : row->cost_ns);
         units_format_duration(alone, sizeof alone, row->alone_ns);
-        fprintf(out, markdown ? "| %s device %" PRId64 " | " : "  %s device %" PRId64 "  ", process,
-                device->device_id);
-        text_safe_fputs(row->family, markdown ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL, out);
         double share = row->alone_ns > 0 ? 100.0 * (double)row->cost_ns / (double)row->alone_ns : 0.0;
-        fprintf(out,
-                markdown ? " | %" PRId64 " | %s%s (%+.0f%%) | %s |\n"
-                         : "  %" PRId64 " runs  %s%s (%+.0f%%) vs %s alone\n",
-                row->overlapped_count, row->cost_ns < 0 ? "-" : "+", cost, share, alone);
+        if (!markdown) {
+            char line[512];
+            snprintf(line, sizeof line,
+                     "%s device %" PRId64 ": %s, %" PRId64 " runs, %s%s (%+.0f%%) vs %s alone", process,
+                     device->device_id, row->family, row->overlapped_count, row->cost_ns < 0 ? "-" : "+",
+                     cost, share, alone);
+            report_write_wrapped(out, line, "  ", 4, width);
+            continue;
+        }
+        fprintf(out, "| %s device %" PRId64 " | ", process, device->device_id);
+        text_safe_fputs(row->family, TEXT_SAFE_MARKDOWN, out);
+        fprintf(out, " | %" PRId64 " | %s%s (%+.0f%%) | %s |\n", row->overlapped_count,
+                row->cost_ns < 0 ? "-" : "+", cost, share, alone);
     }
 }
 
-static void text_waits(FILE *out, const struct analysis_result *result, size_t top)
+/* Each wait on one line, or under a hanging indent past its loss when it is longer. */
+static void text_waits(FILE *out, const struct analysis_result *result, size_t top, int width)
 {
     if (result->wait_count == 0)
         return;
     fprintf(out, "\nlargest waits:\n");
-    for (size_t i = 0; i < result->wait_count && i < top; i++) {
+    size_t shown = result->wait_count < top ? result->wait_count : top;
+    int lost_width = 0;
+    for (size_t i = 0; i < shown; i++) {
+        char lost[32];
+        int length = (int)strlen(units_format_duration(lost, sizeof lost, result->waits[i].lost_ns));
+        lost_width = length > lost_width ? length : lost_width;
+    }
+    int indent = 2 + lost_width + 2;
+    for (size_t i = 0; i < shown; i++) {
         const struct analysis_wait *wait = &result->waits[i];
         const struct analysis_lane *waiting = &result->lanes[wait->waiting.lane];
         const struct analysis_lane *blocking = &result->lanes[wait->blocking.lane];
-        char lost[32], at[32], process[32];
-        fprintf(
-            out,
-            "  %-10s %s device %" PRId64 " at +%s: ", units_format_duration(lost, sizeof lost, wait->lost_ns),
+        char lost[32], at[32], process[32], prefix[48], line[2048];
+        snprintf(prefix, sizeof prefix, "  %-*s  ", lost_width,
+                 units_format_duration(lost, sizeof lost, wait->lost_ns));
+        char *source = wait->source[0] ? text_layout_source(wait->source, width - indent - 3) : NULL;
+        snprintf(
+            line, sizeof line,
+            "%s device %" PRId64 " at +%s: %s (stream %" PRId64 ") after %s (stream %" PRId64 ") [%s]%s%s",
             naming_process(process, sizeof process, waiting->rank, waiting->pid, waiting->process_id),
-            waiting->device_id, units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns));
-        text_safe_fputs(wait->waiting.name, TEXT_SAFE_TERMINAL, out);
-        fprintf(out, " (stream %" PRId64 ") after ", waiting->stream_id);
-        text_safe_fputs(wait->blocking.name, TEXT_SAFE_TERMINAL, out);
-        fprintf(out, " (stream %" PRId64 ") [%s]", blocking->stream_id, analysis_cause_tag(wait->cause));
-        if (wait->source[0]) {
-            fputs(" at ", out);
-            text_safe_fputs(wait->source, TEXT_SAFE_TERMINAL, out);
-        }
-        fputc('\n', out);
+            waiting->device_id, units_format_duration(at, sizeof at, wait->wait_end_ns - result->origin_ns),
+            wait->waiting.name, waiting->stream_id, wait->blocking.name, blocking->stream_id,
+            analysis_cause_tag(wait->cause), source ? " at " : "", source ? source : "");
+        report_write_wrapped(out, line, prefix, indent, width);
+        free(source);
     }
 }
 
 int report_write_text(FILE *out, const struct analysis_result *result, const struct report_context *context)
 {
-    fputs("overlapscope report: ", out);
-    text_safe_fputs(context && context->trace_path ? context->trace_path : "trace", TEXT_SAFE_TERMINAL, out);
-    fputc('\n', out);
-    describe_selection(out, result, context, TEXT_SAFE_TERMINAL);
+    int width = context && context->width > 0 ? context->width : 80;
+    report_write_wrapped(out, context && context->trace_path ? context->trace_path : "trace",
+                         "overlapscope report: ", 2, width);
+    text_selection(out, result, context, width);
     fprintf(out, "\n");
-    text_table(out, result);
-    text_streams(out, result);
-    text_causes(out, result, top_of(context), context && context->width > 0 ? context->width : 80);
-    what_if_lines(out, result, 0);
-    overlap_cost_lines(out, result, top_of(context), 0);
-    text_waits(out, result, top_of(context));
-    report_accounting_text(out, result, top_of(context), 0,
-                           context && context->width > 0 ? context->width : 80);
+    text_table(out, result, width);
+    text_streams(out, result, width);
+    text_causes(out, result, top_of(context), width);
+    what_if_lines(out, result, 0, width);
+    overlap_cost_lines(out, result, top_of(context), 0, width);
+    text_waits(out, result, top_of(context), width);
+    report_accounting_text(out, result, top_of(context), 0, width);
     return ferror(out) ? -1 : 0;
 }
 
@@ -294,8 +353,8 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
             units_format_duration(lost, sizeof lost, result->total_lost_ns),
             units_format_duration(headroom, sizeof headroom, result->total_headroom_ns));
     if (result->wait_total_count == 0) {
-        what_if_lines(out, result, 1);
-        overlap_cost_lines(out, result, top_of(context), 1);
+        what_if_lines(out, result, 1, 0);
+        overlap_cost_lines(out, result, top_of(context), 1, 0);
         report_accounting_text(out, result, top_of(context), 1, 0);
         return ferror(out) ? -1 : 0;
     }
@@ -311,16 +370,18 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         text_safe_fputs(wait ? wait->evidence : "", TEXT_SAFE_MARKDOWN, out);
         if (wait && wait->source[0]) {
+            char *source = call_source_readable(wait->source, CALL_SOURCE_FULL);
             fputs(" (launched at ", out);
-            text_safe_fputs(wait->source, TEXT_SAFE_MARKDOWN, out);
+            text_safe_fputs(source ? source : wait->source, TEXT_SAFE_MARKDOWN, out);
             fputc(')', out);
+            free(source);
         }
         /* The advice is the tool's own text, with no '|' to escape. */
         fprintf(out, " | %s (see %s) |\n", analysis_cause_advice(total->cause),
                 analysis_cause_advice_source(total->cause));
     }
-    what_if_lines(out, result, 1);
-    overlap_cost_lines(out, result, top_of(context), 1);
+    what_if_lines(out, result, 1, 0);
+    overlap_cost_lines(out, result, top_of(context), 1, 0);
     report_accounting_text(out, result, top_of(context), 1, 0);
     return ferror(out) ? -1 : 0;
 }

@@ -83,7 +83,7 @@ got=$("$os" report --json "$work/late.db" | python3 -c '
 import json, sys
 print(" ".join(w["cause"] + "@" + str(w["source"]) for w in json.load(sys.stdin)["waits"]))')
 [ "$got" = "late-launch@train.py:42 step" ] || { echo "FAILED: late launch waits: '$got'"; fail=1; }
-"$os" report "$work/late.db" | grep -q "consumer (stream 8) after producer (stream 7) \[late-launch\] at train.py:42 step" ||
+"$os" report "$work/late.db" | tr '\n' ' ' | tr -s ' ' | grep -q "consumer (stream 8) after producer (stream 7) \[late-launch\] at train.py:42 step" ||
     { echo "FAILED: the text's largest waits do not name train.py:42"; fail=1; }
 "$os" report --markdown "$work/late.db" | grep -q "(launched at train.py:42 step)" ||
     { echo "FAILED: the Markdown causes do not name train.py:42"; fail=1; }

@@ -133,7 +133,9 @@ static void test_text_and_markdown(const struct analysis_result *saturated)
         "AllReduce Sum f32 RING LL started 1.00 ms after it was ready, as a\n       block of it retired");
     CHECK_CONTAINS(text, "1. SM saturation: 3.19 ms lost in 1 wait");
     CHECK_CONTAINS(text, "kernel sgemm_256x128 on stream 13 held all 132 SMs");
-    CHECK_CONTAINS(text, "sgemm_128x64 (stream 14) after sgemm_256x128 (stream 13) [sm-saturation]");
+    /* a wait longer than its line continues under its description, past its loss */
+    CHECK_CONTAINS(text, "\n  3.19 ms  rank 0 device 0 at +3.19 ms: sgemm_128x64 (stream 14) after\n"
+                         "           sgemm_256x128 (stream 13) [sm-saturation]\n");
     free(text);
     char *markdown = capture_text(saturated, 1, 0);
     CHECK_CONTAINS(markdown, "| rank | device | span |");

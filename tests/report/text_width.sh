@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The text report fits its terminal: on every golden trace (tests/data/**/*.db, and each PyTorch
+# profiler trace of tests/data/kineto*/, imported, plus two ranks' traces read as one folder),
+# every line of `report` is at most 80 columns into a pipe and at most 100 with COLUMNS=100, with
+# no trailing space; and nothing is lost to the fitting: each figure with its unit ("477 us",
+# "32.0 MiB", "48.4%") is printed as often as at 10000 columns, where nothing wraps. COLUMNS=100
+# is honored: copy_pageable's device table is one line there, wider than 80.
+set -u
+os=${OVERLAPSCOPE:?}
+data=${OVERLAPSCOPE_TEST_DATA:?}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/ranks"
+# (report imports a profiler trace into a cache beside it: copies keep tests/data clean)
+for trace in "$data"/kineto*/*.json*; do
+    cp "$trace" "$work/$(basename "$(dirname "$trace")")_$(basename "$trace")"
+done
+cp "$data"/kineto-h200/two_batch_ddp_rank*.json.gz "$work/ranks/"
+python3 - "$os" "$data" "$work" <<'PY'
+import collections, glob, os, re, subprocess, sys
+overlapscope, data, work = sys.argv[1:4]
+traces = sorted(glob.glob(os.path.join(data, "**", "*.db"), recursive=True))
+traces += sorted(glob.glob(os.path.join(work, "*.json*"))) + [os.path.join(work, "ranks")]
+figure = re.compile(r"[-+]?\d+(?:\.\d+)?(?: (?:ns|us|ms|s|B|KiB|MiB|GiB|TiB|GB/s)\b|%)")
+
+def report(trace, columns):
+    env = dict(os.environ, COLUMNS=str(columns))
+    run = subprocess.run([overlapscope, "report", trace], capture_output=True, env=env)
+    return run.returncode, run.stdout.decode("utf-8")
+
+problems, reported = [], 0
+for trace in traces:
+    name = os.path.relpath(trace, data) if trace.startswith(data) else os.path.basename(trace)
+    status, wide = report(trace, 10000)
+    if status != 0:  # the damaged traces of tests/data/bad, a trace of CPU work only
+        continue
+    reported += 1
+    figures = collections.Counter(figure.findall(wide))
+    for columns in (80, 100):
+        status, text = report(trace, columns)
+        for number, line in enumerate(text.split("\n"), 1):
+            if len(line) > columns or line.endswith(" "):
+                problems.append(f"{name} at {columns} columns: line {number} is {len(line)} wide: {line!r}")
+        narrow = collections.Counter(figure.findall(text))
+        if narrow != figures:
+            lost = (figures - narrow) + (narrow - figures)
+            problems.append(f"{name} at {columns} columns: figures differ from the unwrapped report: {dict(lost)}")
+status, text = report(os.path.join(data, "gpu-h100", "copy_pageable.db"), 100)
+widest = max(len(line) for line in text.split("\n"))
+if not 80 < widest <= 100:
+    problems.append(f"COLUMNS=100: copy_pageable's widest line is {widest}, expected 81 to 100")
+for problem in problems[:40]:
+    print("FAILED:", problem)
+print(f"{reported} traces reported at 80 and 100 columns, {len(problems)} problems")
+sys.exit(1 if problems or reported < 80 else 0)
+PY
