@@ -59,53 +59,158 @@ static int listed(const char *list, const char *column)
     return 0;
 }
 
-/* "SELECT a, b, NULL, ... FROM table t tail". Returns a malloc'd string. */
-static char *build_select(sqlite3 *db, const char *table, const char *const *columns, size_t count,
-                          const char *tail)
+/* A column's source (nsys_parts.h: "name", "@name", "a|@b", "=expression") as SQL over the row t,
+ * from the columns the table has (existing). */
+static void append_source(sqlite3_str *sql, const char *existing, const char *source)
 {
-    char *existing = column_list(db, table);
-    size_t size = 256 + strlen(tail);
-    for (size_t i = 0; i < count; i++)
-        size += strlen(columns[i]) + 8;
-    char *sql = existing ? malloc(size) : NULL;
-    if (!sql) {
-        free(existing);
-        return NULL;
+    if (source[0] == '=') {
+        sqlite3_str_appendall(sql, source + 1);
+        return;
     }
-    size_t length = (size_t)snprintf(sql, size, "SELECT ");
-    for (size_t i = 0; i < count; i++) {
-        const char *column = columns[i], *separator = i ? ", " : "";
-        if (column[0] == '=')
-            length += (size_t)snprintf(sql + length, size - length, "%s%s", separator, column + 1);
-        else if (listed(existing, column))
-            length += (size_t)snprintf(sql + length, size - length, "%st.\"%s\"", separator, column);
-        else
-            length += (size_t)snprintf(sql + length, size - length, "%sNULL", separator);
+    char alternatives[128];
+    snprintf(alternatives, sizeof alternatives, "%s", source);
+    int present = 0;
+    sqlite3_str *chosen = sqlite3_str_new(NULL);
+    for (char *save = NULL, *name = strtok_r(alternatives, "|", &save); name;
+         name = strtok_r(NULL, "|", &save)) {
+        int string_id = name[0] == '@';
+        if (!listed(existing, name + string_id))
+            continue;
+        sqlite3_str_appendf(chosen,
+                            string_id ? "%s(SELECT value FROM StringIds WHERE id = t.\"%w\")" : "%st.\"%w\"",
+                            present++ ? ", " : "", name + string_id);
     }
-    snprintf(sql + length, size - length, " FROM \"%s\" t %s", table, tail);
-    free(existing);
-    return sql;
+    char *text = sqlite3_str_finish(chosen);
+    sqlite3_str_appendf(sql,
+                        present == 0   ? "NULL"
+                        : present == 1 ? "%s"
+                                       : "COALESCE(%s)",
+                        text ? text : "NULL");
+    sqlite3_free(text);
 }
 
-int nsys_for_each_row(struct nsys_state *state, const char *table, const char *const *columns, size_t count,
-                      const char *tail, nsys_row_handler handle, error_info *err)
+/* "SELECT a, b, NULL, ... FROM table t tail", or NULL when out of memory. sqlite3_free it. */
+static char *build_select(sqlite3 *db, const struct nsys_table *table)
 {
-    if (!nsys_table_exists(state->db, table))
+    char *existing = column_list(db, table->name);
+    if (!existing)
+        return NULL;
+    sqlite3_str *sql = sqlite3_str_new(db);
+    sqlite3_str_appendall(sql, "SELECT ");
+    for (size_t i = 0; i < table->column_count; i++) {
+        if (i)
+            sqlite3_str_appendall(sql, ", ");
+        append_source(sql, existing, table->columns[i].source);
+    }
+    sqlite3_str_appendf(sql, " FROM \"%w\" t %s", table->name, table->tail);
+    free(existing);
+    return sqlite3_str_finish(sql);
+}
+
+static const char *type_name(int type)
+{
+    return type == SQLITE_TEXT ? "text" : type == SQLITE_FLOAT ? "a real number" : "a blob";
+}
+
+/* Column i of row into the record as column says; returns 0, or 1 when a number column holds
+ * another type (then read as unknown). */
+static int read_value(const struct nsys_state *state, sqlite3_stmt *row, int i,
+                      const struct nsys_column *column, unsigned char *record)
+{
+    int type = sqlite3_column_type(row, i);
+    if (column->read == NSYS_TEXT) {
+        const char *text = (const char *)sqlite3_column_text(row, i);
+        memcpy(record + column->offset, &text, sizeof text);
         return 0;
-    char *sql = build_select(state->db, table, columns, count, tail);
-    if (!sql)
-        return error_set(err, "%s: out of memory", state->name);
+    }
+    int64_t value = type == SQLITE_INTEGER ? sqlite3_column_int64(row, i) : STORE_NULL;
+    if (column->read == NSYS_TIME)
+        value = nsys_shifted(state, value);
+    else if (column->read == NSYS_ID)
+        value = nsys_id_or_null(value);
+    memcpy(record + column->offset, &value, sizeof value);
+    return type != SQLITE_INTEGER && type != SQLITE_NULL;
+}
+
+/* "a row without start, end, deviceId or streamId": the table's required columns, named once. */
+static int refuse_incomplete(const struct nsys_state *state, const struct nsys_table *table, error_info *err)
+{
+    char names[256] = "";
+    size_t length = 0, required = 0, named = 0;
+    for (size_t i = 0; i < table->column_count; i++)
+        required += table->columns[i].required != 0;
+    for (size_t i = 0; i < table->column_count && length < sizeof names; i++)
+        if (table->columns[i].required)
+            length += (size_t)snprintf(names + length, sizeof names - length, "%s%s",
+                                       named++ == 0        ? ""
+                                       : named == required ? " or "
+                                                           : ", ",
+                                       table->columns[i].source);
+    return error_set(err, "%s: %s: a row without %s", state->name, table->name, names);
+}
+
+/* The row's numbers of another type: a required one refuses the row, the others are counted. */
+static int check_types(struct nsys_state *state, const struct nsys_table *table, sqlite3_stmt *row,
+                       uint64_t odd, error_info *err)
+{
+    for (size_t i = 0; i < table->column_count && odd; i++, odd >>= 1) {
+        if (!(odd & 1))
+            continue;
+        const char *column = table->columns[i].source;
+        if (table->columns[i].required)
+            return error_set(err, "%s: %s: a row whose %s is %s, not an integer", state->name, table->name,
+                             column, type_name(sqlite3_column_type(row, (int)i)));
+        if (state->odd_values++ == 0)
+            snprintf(state->odd_first, sizeof state->odd_first, "%s.%s, %s", table->name,
+                     column + (column[0] == '='), type_name(sqlite3_column_type(row, (int)i)));
+    }
+    return 0;
+}
+
+/* One row: read, passed over, refused or imported. */
+static int read_row(struct nsys_state *state, const struct nsys_table *table, sqlite3_stmt *row,
+                    unsigned char *record, error_info *err)
+{
+    memcpy(record, table->defaults, table->record_size);
+    uint64_t odd = 0;
+    for (size_t i = 0; i < table->column_count; i++)
+        odd |= (uint64_t)read_value(state, row, (int)i, &table->columns[i], record) << i;
+    if (table->skips && table->skips(state, record))
+        return 0;
+    if (check_types(state, table, row, odd, err) != 0)
+        return -1;
+    for (size_t i = 0; i < table->column_count; i++) {
+        const struct nsys_column *column = &table->columns[i];
+        int64_t value;
+        memcpy(&value, record + column->offset, sizeof value);
+        if (column->required && column->read != NSYS_TEXT && value == STORE_NULL)
+            return refuse_incomplete(state, table, err);
+    }
+    return table->import(state, record, err);
+}
+
+int nsys_read_table(struct nsys_state *state, const struct nsys_table *table, error_info *err)
+{
+    if (!nsys_table_exists(state->db, table->name))
+        return 0;
+    if (table->column_count > 64)
+        return error_set(err, "%s: %s: too many columns to read", state->name, table->name);
+    char *sql = build_select(state->db, table);
+    unsigned char *record = malloc(table->record_size);
     sqlite3_stmt *row = NULL;
-    int rc = sqlite3_prepare_v2(state->db, sql, -1, &row, NULL);
-    free(sql);
-    if (rc != SQLITE_OK)
-        return error_set(err, "%s: cannot read %s: %s", state->name, table, sqlite3_errmsg(state->db));
+    int rc = sql && record ? sqlite3_prepare_v2(state->db, sql, -1, &row, NULL) : SQLITE_NOMEM;
+    sqlite3_free(sql);
     int status = 0;
+    if (rc != SQLITE_OK)
+        status = error_set(err, "%s: cannot read %s: %s", state->name, table->name,
+                           rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(state->db));
     while (status == 0 && (rc = sqlite3_step(row)) == SQLITE_ROW)
-        status = handle(state, row, err);
+        status = read_row(state, table, row, record, err);
     if (status == 0 && rc != SQLITE_DONE)
-        status = error_set(err, "%s: cannot read %s: %s", state->name, table, sqlite3_errmsg(state->db));
+        status =
+            error_set(err, "%s: cannot read %s: %s", state->name, table->name, sqlite3_errmsg(state->db));
     sqlite3_finalize(row);
+    free(record);
     return status;
 }
 
@@ -114,11 +219,6 @@ int nsys_exec(struct nsys_state *state, const char *sql, const char *what, error
     if (sqlite3_exec(state->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return error_set(err, "%s: cannot read %s: %s", state->name, what, sqlite3_errmsg(state->db));
     return 0;
-}
-
-int64_t nsys_column_or_null(sqlite3_stmt *row, int column)
-{
-    return sqlite3_column_type(row, column) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(row, column);
 }
 
 int64_t nsys_id_or_null(int64_t id)
@@ -142,6 +242,11 @@ int64_t nsys_pid_of_global(int64_t global_id)
 int64_t nsys_tid_of_global(int64_t global_id)
 {
     return global_id == STORE_NULL ? 0 : global_id & 0xFFFFFF;
+}
+
+int64_t nsys_process_of_global(struct nsys_state *state, int64_t global_id, error_info *err)
+{
+    return nsys_process_for_pid(state, nsys_pid_of_global(global_id), err);
 }
 
 struct pid_key {

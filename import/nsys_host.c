@@ -11,97 +11,97 @@
 /* NVTX_EVENTS.eventType (ENUM_NSYS_EVENT_TYPE). */
 enum { NSYS_NVTX_MARK = 34, NSYS_NVTX_PUSH_POP = 59, NSYS_NVTX_START_END = 60, NSYS_NVTX_DOMAIN_CREATE = 75 };
 
-enum api_column { A_START, A_END, A_TID, A_CORRELATION, A_RETURN, A_CALLBACK, A_NAME, A_COUNT };
+struct api_record {
+    struct store_api_call call;
+    int64_t global_tid;
+};
 
-static int import_api_row(struct nsys_state *state, sqlite3_stmt *row, int64_t api_domain, const char *table,
-                          error_info *err)
+#define CALL(member) NSYS_INT64_AT(struct api_record, call.member)
+
+/* The thread of a call, of an NVTX range: globalTid's process and thread. */
+static int place_on_thread(struct nsys_state *state, int64_t global_tid, int64_t *process_id,
+                           int64_t *thread_id, error_info *err)
 {
-    int64_t global_tid = nsys_column_or_null(row, A_TID);
-    int64_t process_id = nsys_process_for_pid(state, nsys_pid_of_global(global_tid), err);
-    if (!process_id)
+    *process_id = nsys_process_of_global(state, global_tid, err);
+    *thread_id = nsys_tid_of_global(global_tid);
+    return *process_id ? 0 : -1;
+}
+
+static int import_api_row(struct nsys_state *state, void *record, error_info *err)
+{
+    struct api_record *row = record;
+    if (place_on_thread(state, row->global_tid, &row->call.process_id, &row->call.thread_id, err) != 0)
         return -1;
-    const unsigned char *name = sqlite3_column_text(row, A_NAME);
-    struct store_api_call call = {.process_id = process_id,
-                                  .thread_id = nsys_tid_of_global(global_tid),
-                                  .api_domain = api_domain,
-                                  .callback_id = nsys_column_or_null(row, A_CALLBACK),
-                                  .correlation_id = nsys_column_or_null(row, A_CORRELATION),
-                                  .start_ns = nsys_shifted(state, nsys_column_or_null(row, A_START)),
-                                  .end_ns = nsys_shifted(state, nsys_column_or_null(row, A_END)),
-                                  .return_value = nsys_column_or_null(row, A_RETURN),
-                                  .name = name ? (const char *)name : "(unnamed call)"};
-    if (call.start_ns == STORE_NULL || call.end_ns == STORE_NULL)
-        return error_set(err, "%s: %s: a row without start or end", state->name, table);
+    if (!row->call.name)
+        row->call.name = "(unnamed call)";
     state->api_calls++;
-    return store_insert_api_call(state->s, &call, err);
+    return store_insert_api_call(state->s, &row->call, err);
 }
 
-static int import_runtime_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
-{
-    return import_api_row(state, row, STORE_API_RUNTIME, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
-}
+static const struct nsys_column api_columns[] = {
+    {"start", NSYS_TIME, CALL(start_ns), 1},
+    {"end", NSYS_TIME, CALL(end_ns), 1},
+    {"globalTid", NSYS_INTEGER, NSYS_INT64_AT(struct api_record, global_tid), 0},
+    {"correlationId", NSYS_INTEGER, CALL(correlation_id), 0},
+    {"returnValue", NSYS_INTEGER, CALL(return_value), 0},
+    {"callbackId", NSYS_INTEGER, CALL(callback_id), 0},
+    {"@nameId", NSYS_TEXT, NSYS_TEXT_AT(struct api_record, call.name), 0}};
 
-static int import_driver_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
-{
-    return import_api_row(state, row, STORE_API_DRIVER, "CUPTI_ACTIVITY_KIND_DRIVER", err);
-}
+static const struct api_record runtime_defaults = {.call = {.api_domain = STORE_API_RUNTIME}};
+static const struct api_record driver_defaults = {.call = {.api_domain = STORE_API_DRIVER}};
+
+static const struct nsys_table api_tables[] = {
+    NSYS_TABLE("CUPTI_ACTIVITY_KIND_RUNTIME", api_columns, "ORDER BY t.start", runtime_defaults, NULL,
+               import_api_row),
+    NSYS_TABLE("CUPTI_ACTIVITY_KIND_DRIVER", api_columns, "ORDER BY t.start", driver_defaults, NULL,
+               import_api_row)};
 
 static int import_api_calls(struct nsys_state *state, error_info *err)
 {
-    static const char *const columns[A_COUNT] = {"start",
-                                                 "end",
-                                                 "globalTid",
-                                                 "correlationId",
-                                                 "returnValue",
-                                                 "callbackId",
-                                                 "=(SELECT value FROM StringIds WHERE id = t.nameId)"};
-    if (nsys_table_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME") &&
-        !nsys_column_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId"))
-        return error_set(err, "%s: CUPTI_ACTIVITY_KIND_RUNTIME has no nameId column", state->name);
-    if (nsys_for_each_row(state, "CUPTI_ACTIVITY_KIND_RUNTIME", columns, A_COUNT, "ORDER BY t.start",
-                          import_runtime_row, err) != 0)
-        return -1;
-    if (nsys_table_exists(state->db, "CUPTI_ACTIVITY_KIND_DRIVER") &&
-        !nsys_column_exists(state->db, "CUPTI_ACTIVITY_KIND_DRIVER", "nameId"))
-        return error_set(err, "%s: CUPTI_ACTIVITY_KIND_DRIVER has no nameId column", state->name);
-    return nsys_for_each_row(state, "CUPTI_ACTIVITY_KIND_DRIVER", columns, A_COUNT, "ORDER BY t.start",
-                             import_driver_row, err);
+    for (size_t i = 0; i < sizeof api_tables / sizeof api_tables[0]; i++) {
+        const char *table = api_tables[i].name;
+        if (nsys_table_exists(state->db, table) && !nsys_column_exists(state->db, table, "nameId"))
+            return error_set(err, "%s: %s has no nameId column", state->name, table);
+        if (nsys_read_table(state, &api_tables[i], err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
-enum nvtx_column { N_START, N_END, N_TYPE, N_TID, N_CATEGORY, N_COLOR, N_TEXT, N_DOMAIN, N_COUNT };
+struct nvtx_record {
+    struct store_nvtx range;
+    int64_t event_type, global_tid;
+};
 
-static int import_nvtx_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+#define RANGE(member) NSYS_INT64_AT(struct nvtx_record, range.member)
+
+static int64_t nvtx_kind(const struct nvtx_record *row)
 {
-    int64_t type = nsys_column_or_null(row, N_TYPE);
-    int64_t kind = type == NSYS_NVTX_PUSH_POP    ? STORE_NVTX_PUSH_POP
-                   : type == NSYS_NVTX_START_END ? STORE_NVTX_START_END
-                   : type == NSYS_NVTX_MARK      ? STORE_NVTX_MARK
-                                                 : 0;
-    const unsigned char *text = sqlite3_column_text(row, N_TEXT);
-    if (!kind || !text)
-        return 0; /* domain and category registrations, payload-only ranges */
-    int64_t global_tid = nsys_column_or_null(row, N_TID);
-    int64_t process_id = nsys_process_for_pid(state, nsys_pid_of_global(global_tid), err);
-    if (!process_id)
+    int64_t type = row->event_type;
+    return type == NSYS_NVTX_PUSH_POP    ? STORE_NVTX_PUSH_POP
+           : type == NSYS_NVTX_START_END ? STORE_NVTX_START_END
+           : type == NSYS_NVTX_MARK      ? STORE_NVTX_MARK
+                                         : 0;
+}
+
+/* Domain and category registrations, payload-only ranges. */
+static int skips_nvtx_row(struct nsys_state *state, const void *record)
+{
+    (void)state;
+    const struct nvtx_record *row = record;
+    return !nvtx_kind(row) || !row->range.message;
+}
+
+static int import_nvtx_row(struct nsys_state *state, void *record, error_info *err)
+{
+    struct nvtx_record *row = record;
+    struct store_nvtx *range = &row->range;
+    if (place_on_thread(state, row->global_tid, &range->process_id, &range->thread_id, err) != 0)
         return -1;
-    const unsigned char *domain = sqlite3_column_text(row, N_DOMAIN);
-    struct store_nvtx range = {.process_id = process_id,
-                               .thread_id = nsys_tid_of_global(global_tid),
-                               .device_id = STORE_NULL,
-                               .stream_id = STORE_NULL,
-                               .kind = kind,
-                               .domain = domain ? (const char *)domain : NULL,
-                               .message = (const char *)text,
-                               .category = nsys_column_or_null(row, N_CATEGORY),
-                               .color = nsys_column_or_null(row, N_COLOR),
-                               .start_ns = nsys_shifted(state, nsys_column_or_null(row, N_START)),
-                               .end_ns = nsys_shifted(state, nsys_column_or_null(row, N_END)),
-                               .depth = STORE_NULL};
-    if (range.start_ns == STORE_NULL)
-        return error_set(err, "%s: NVTX_EVENTS: a row without start", state->name);
-    if (range.end_ns == STORE_NULL || kind == STORE_NVTX_MARK)
-        range.end_ns = range.start_ns; /* a mark, or a range never closed */
-    return store_insert_nvtx(state->s, &range, err);
+    range->kind = nvtx_kind(row);
+    if (range->end_ns == STORE_NULL || range->kind == STORE_NVTX_MARK)
+        range->end_ns = range->start_ns; /* a mark, or a range never closed */
+    return store_insert_nvtx(state->s, range, err);
 }
 
 /* Domain names are the text of the domain's NvtxDomainCreate row (the first one, as the export
@@ -131,65 +131,77 @@ static int import_nvtx(struct nsys_state *state, error_info *err)
 {
     if (!nsys_table_exists(state->db, "NVTX_EVENTS"))
         return 0;
-    char text_expression[160];
-    const char *domain_expression = "=NULL";
-    int has_text = nsys_column_exists(state->db, "NVTX_EVENTS", "text");
-    int has_text_id = nsys_column_exists(state->db, "NVTX_EVENTS", "textId");
-    snprintf(text_expression, sizeof text_expression, "=COALESCE(%s, %s)", has_text ? "t.text" : "NULL",
-             has_text_id ? "(SELECT value FROM StringIds WHERE id = t.textId)" : "NULL");
-    int has_domains = has_text && nsys_column_exists(state->db, "NVTX_EVENTS", "domainId");
-    if (has_domains) {
-        if (load_nvtx_domains(state, err) != 0)
-            return -1;
-        domain_expression = "=(SELECT d.text FROM temp.overlapscope_nvtx_domains d WHERE d.id = t.domainId)";
-    }
-    const char *const columns[N_COUNT] = {"start",    "end",   "eventType",     "globalTid",
-                                          "category", "color", text_expression, domain_expression};
-    int status =
-        nsys_for_each_row(state, "NVTX_EVENTS", columns, N_COUNT, "ORDER BY t.start", import_nvtx_row, err);
+    int has_domains = nsys_column_exists(state->db, "NVTX_EVENTS", "text") &&
+                      nsys_column_exists(state->db, "NVTX_EVENTS", "domainId");
+    if (has_domains && load_nvtx_domains(state, err) != 0)
+        return -1;
+    const struct nsys_column columns[] = {
+        {"start", NSYS_TIME, RANGE(start_ns), 1},
+        {"end", NSYS_TIME, RANGE(end_ns), 0},
+        {"eventType", NSYS_INTEGER, NSYS_INT64_AT(struct nvtx_record, event_type), 0},
+        {"globalTid", NSYS_INTEGER, NSYS_INT64_AT(struct nvtx_record, global_tid), 0},
+        {"category", NSYS_INTEGER, RANGE(category), 0},
+        {"color", NSYS_INTEGER, RANGE(color), 0},
+        {"text|@textId", NSYS_TEXT, NSYS_TEXT_AT(struct nvtx_record, range.message), 0},
+        {has_domains ? "=(SELECT d.text FROM temp.overlapscope_nvtx_domains d WHERE d.id = t.domainId)"
+                     : "=NULL",
+         NSYS_TEXT, NSYS_TEXT_AT(struct nvtx_record, range.domain), 0}};
+    static const struct nvtx_record defaults = {
+        .range = {.device_id = STORE_NULL, .stream_id = STORE_NULL, .depth = STORE_NULL}};
+    const struct nsys_table table =
+        NSYS_TABLE("NVTX_EVENTS", columns, "ORDER BY t.start", defaults, skips_nvtx_row, import_nvtx_row);
+    int status = nsys_read_table(state, &table, err);
     if (has_domains)
         drop_nvtx_domains(state);
     return status;
 }
 
-enum osrt_column { O_START, O_END, O_TID, O_RETURN, O_NAME, O_COUNT };
+struct osrt_record {
+    struct store_api_call call;
+    int64_t global_tid;
+};
 
 /* Only the calls that wait (host_wait.h), for HOST_WAIT_MIN_NS at least, of processes that did CUDA
  * work: the rest (mmap, ioctl, other processes of the machine) tells nothing about why a GPU
  * waited. */
-static int import_osrt_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+static int skips_osrt_row(struct nsys_state *state, const void *record)
 {
-    const char *name = (const char *)sqlite3_column_text(row, O_NAME);
-    if (host_wait_classify(name) == HOST_WAIT_NONE)
-        return 0;
-    int64_t global_tid = nsys_column_or_null(row, O_TID);
-    int64_t process_id = nsys_known_process(state, nsys_pid_of_global(global_tid));
-    if (!process_id)
-        return 0;
-    struct store_api_call call = {.process_id = process_id,
-                                  .thread_id = nsys_tid_of_global(global_tid),
-                                  .api_domain = STORE_API_OS_RUNTIME,
-                                  .callback_id = STORE_NULL,
-                                  .correlation_id = STORE_NULL,
-                                  .start_ns = nsys_shifted(state, nsys_column_or_null(row, O_START)),
-                                  .end_ns = nsys_shifted(state, nsys_column_or_null(row, O_END)),
-                                  .return_value = nsys_column_or_null(row, O_RETURN),
-                                  .name = name};
-    if (call.start_ns == STORE_NULL || call.end_ns == STORE_NULL)
-        return error_set(err, "%s: OSRT_API: a row without start or end", state->name);
-    if (call.end_ns - call.start_ns < HOST_WAIT_MIN_NS)
-        return 0;
-    state->os_waits++;
-    return store_insert_api_call(state->s, &call, err);
+    const struct osrt_record *row = record;
+    return host_wait_classify(row->call.name) == HOST_WAIT_NONE ||
+           !nsys_known_process(state, nsys_pid_of_global(row->global_tid));
 }
+
+static int import_osrt_row(struct nsys_state *state, void *record, error_info *err)
+{
+    (void)err;
+    struct osrt_record *row = record;
+    struct store_api_call *call = &row->call;
+    /* As unsigned the difference is exact, where a hostile file's times overflow int64 */
+    if (call->end_ns < call->start_ns || (uint64_t)call->end_ns - (uint64_t)call->start_ns < HOST_WAIT_MIN_NS)
+        return 0;
+    call->process_id = nsys_known_process(state, nsys_pid_of_global(row->global_tid));
+    call->thread_id = nsys_tid_of_global(row->global_tid);
+    state->os_waits++;
+    return store_insert_api_call(state->s, call, err);
+}
+
+static const struct nsys_column osrt_columns[] = {
+    {"start", NSYS_TIME, NSYS_INT64_AT(struct osrt_record, call.start_ns), 1},
+    {"end", NSYS_TIME, NSYS_INT64_AT(struct osrt_record, call.end_ns), 1},
+    {"globalTid", NSYS_INTEGER, NSYS_INT64_AT(struct osrt_record, global_tid), 0},
+    {"returnValue", NSYS_INTEGER, NSYS_INT64_AT(struct osrt_record, call.return_value), 0},
+    {"@nameId", NSYS_TEXT, NSYS_TEXT_AT(struct osrt_record, call.name), 0}};
+
+static const struct osrt_record osrt_defaults = {
+    .call = {.api_domain = STORE_API_OS_RUNTIME, .callback_id = STORE_NULL, .correlation_id = STORE_NULL}};
 
 static int import_osrt(struct nsys_state *state, error_info *err)
 {
-    static const char *const columns[O_COUNT] = {"start", "end", "globalTid", "returnValue",
-                                                 "=(SELECT value FROM StringIds WHERE id = t.nameId)"};
+    static const struct nsys_table table = NSYS_TABLE("OSRT_API", osrt_columns, "ORDER BY t.start",
+                                                      osrt_defaults, skips_osrt_row, import_osrt_row);
     if (nsys_table_exists(state->db, "OSRT_API") && !nsys_column_exists(state->db, "OSRT_API", "nameId"))
         return error_set(err, "%s: OSRT_API has no nameId column", state->name);
-    return nsys_for_each_row(state, "OSRT_API", columns, O_COUNT, "ORDER BY t.start", import_osrt_row, err);
+    return nsys_read_table(state, &table, err);
 }
 
 /* --- NCCL's message sizes --- */
@@ -197,10 +209,15 @@ static int import_osrt(struct nsys_state *state, error_info *err)
 /* The size an NCCL NVTX range carries: NCCL 2.19+ attaches a payload schema with the entry "Message
  * size [bytes]" (NCCL src/include/nvtx_payload_schemas.h), which nsys exports as text (jsonText or
  * jsonTextId); a plain integer payload (uint64Value ...) is taken as the size too. */
-static int64_t payload_bytes(sqlite3_stmt *row, int text_column, int first_number_column, int numbers)
+struct nccl_range_record {
+    int64_t start, end, global_tid;
+    const char *payload_text;
+    int64_t payload_numbers[4];
+};
+
+static int64_t payload_bytes(const struct nccl_range_record *row)
 {
-    const char *text = (const char *)sqlite3_column_text(row, text_column);
-    const char *at = text ? strstr(text, "size [bytes]") : NULL;
+    const char *at = row->payload_text ? strstr(row->payload_text, "size [bytes]") : NULL;
     if (at) {
         at += strlen("size [bytes]");
         while (*at == '"' || *at == ':' || *at == ' ')
@@ -209,30 +226,29 @@ static int64_t payload_bytes(sqlite3_stmt *row, int text_column, int first_numbe
         long long bytes = strtoll(at, &end, 10);
         return end != at && bytes >= 0 ? bytes : STORE_NULL;
     }
-    for (int i = 0; i < numbers; i++) {
-        int64_t value = nsys_column_or_null(row, first_number_column + i);
+    for (size_t i = 0; i < sizeof row->payload_numbers / sizeof row->payload_numbers[0]; i++) {
+        int64_t value = row->payload_numbers[i];
         if (value != STORE_NULL)
             return value >= 0 ? value : STORE_NULL;
     }
     return STORE_NULL;
 }
 
-enum nccl_range_column { R_START, R_END, R_TID, R_TEXT, R_U64, R_I64, R_U32, R_I32, R_COUNT };
-
-static int keep_nccl_range(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+/* A range without a start would hold every launch of its thread before its end: passed over. */
+static int keep_nccl_range(struct nsys_state *state, void *record, error_info *err)
 {
-    int64_t bytes = payload_bytes(row, R_TEXT, R_U64, R_COUNT - R_U64);
-    int64_t global_tid = nsys_column_or_null(row, R_TID);
-    if (bytes == STORE_NULL || global_tid == STORE_NULL)
+    const struct nccl_range_record *row = record;
+    int64_t bytes = payload_bytes(row);
+    if (bytes == STORE_NULL || row->global_tid == STORE_NULL || row->start == STORE_NULL)
         return 0;
     sqlite3_stmt *insert = state->nccl_range_insert;
-    sqlite3_bind_int64(insert, 1, nsys_pid_of_global(global_tid));
-    sqlite3_bind_int64(insert, 2, nsys_tid_of_global(global_tid));
-    sqlite3_bind_int64(insert, 3, sqlite3_column_int64(row, R_START));
-    if (sqlite3_column_type(row, R_END) == SQLITE_NULL)
+    sqlite3_bind_int64(insert, 1, nsys_pid_of_global(row->global_tid));
+    sqlite3_bind_int64(insert, 2, nsys_tid_of_global(row->global_tid));
+    sqlite3_bind_int64(insert, 3, row->start);
+    if (row->end == STORE_NULL)
         sqlite3_bind_null(insert, 4);
     else
-        sqlite3_bind_int64(insert, 4, sqlite3_column_int64(row, R_END));
+        sqlite3_bind_int64(insert, 4, row->end);
     sqlite3_bind_int64(insert, 5, bytes);
     int rc = sqlite3_step(insert);
     sqlite3_reset(insert);
@@ -242,6 +258,21 @@ static int keep_nccl_range(struct nsys_state *state, sqlite3_stmt *row, error_in
     state->nccl_ranges++;
     return 0;
 }
+
+#define NCCL_RANGE(member) NSYS_INT64_AT(struct nccl_range_record, member)
+
+/* Session-relative times, as the launch calls' they are compared with. */
+static const struct nsys_column nccl_range_columns[] = {
+    {"start", NSYS_INTEGER, NCCL_RANGE(start), 0},
+    {"end", NSYS_INTEGER, NCCL_RANGE(end), 0},
+    {"globalTid", NSYS_INTEGER, NCCL_RANGE(global_tid), 0},
+    {"jsonText|@jsonTextId", NSYS_TEXT, NSYS_TEXT_AT(struct nccl_range_record, payload_text), 0},
+    {"uint64Value", NSYS_INTEGER, NCCL_RANGE(payload_numbers[0]), 0},
+    {"int64Value", NSYS_INTEGER, NCCL_RANGE(payload_numbers[1]), 0},
+    {"uint32Value", NSYS_INTEGER, NCCL_RANGE(payload_numbers[2]), 0},
+    {"int32Value", NSYS_INTEGER, NCCL_RANGE(payload_numbers[3]), 0}};
+
+static const struct nccl_range_record nccl_range_defaults;
 
 /* The launch calls (runtime and driver) by process and correlation id, for the NCCL kernels'
  * lookup. */
@@ -289,21 +320,12 @@ int nsys_prepare_nccl_sizes(struct nsys_state *state, error_info *err)
                            &state->nccl_range_insert, NULL) != SQLITE_OK)
         return error_set(err, "%s: cannot keep NCCL's NVTX sizes: %s", state->name,
                          sqlite3_errmsg(state->db));
-    int has_json_id = nsys_column_exists(state->db, "NVTX_EVENTS", "jsonTextId");
-    const char *const columns[R_COUNT] = {
-        "start",
-        "end",
-        "globalTid",
-        has_json_id ? "=COALESCE(t.jsonText, (SELECT value FROM StringIds WHERE id = t.jsonTextId))"
-                    : "jsonText",
-        "uint64Value",
-        "int64Value",
-        "uint32Value",
-        "int32Value"};
-    int status = nsys_for_each_row(state, "NVTX_EVENTS", columns, R_COUNT,
-                                   "WHERE t.eventType IN (59, 60) AND t.domainId IN (SELECT domainId FROM"
-                                   " NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL')",
-                                   keep_nccl_range, err);
+    static const struct nsys_table table =
+        NSYS_TABLE("NVTX_EVENTS", nccl_range_columns,
+                   "WHERE t.eventType IN (59, 60) AND t.domainId IN (SELECT domainId FROM"
+                   " NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL')",
+                   nccl_range_defaults, NULL, keep_nccl_range);
+    int status = nsys_read_table(state, &table, err);
     sqlite3_finalize(state->nccl_range_insert);
     state->nccl_range_insert = NULL;
     if (status != 0 || state->nccl_ranges == 0)
@@ -336,7 +358,9 @@ int64_t nsys_nccl_bytes(struct nsys_state *state, int64_t pid, int64_t correlati
         return STORE_NULL;
     sqlite3_bind_int64(query, 1, pid);
     sqlite3_bind_int64(query, 2, correlation_id);
-    int64_t bytes = sqlite3_step(query) == SQLITE_ROW ? nsys_column_or_null(query, 0) : STORE_NULL;
+    int64_t bytes = sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) == SQLITE_INTEGER
+                        ? sqlite3_column_int64(query, 0)
+                        : STORE_NULL;
     sqlite3_reset(query);
     return bytes;
 }

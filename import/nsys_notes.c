@@ -181,6 +181,19 @@ static int warn_no_gpu_activity(struct nsys_state *state, error_info *err)
     return nsys_warn(state, 0, "import-no-gpu-activity", message, err);
 }
 
+/* Numbers of another type than nsys writes (text, real, blob) in optional columns: read as unknown
+ * (nsys_parts.h), said once. */
+static int warn_odd_values(struct nsys_state *state, error_info *err)
+{
+    if (state->odd_values == 0)
+        return 0;
+    char message[512], count[48];
+    snprintf(message, sizeof message, "%s: %s of an unexpected type, left unknown (the first: %s)",
+             state->name, units_format_count(count, sizeof count, state->odd_values, "optional value"),
+             state->odd_first);
+    return nsys_warn(state, 0, "import-skipped", message, err);
+}
+
 int nsys_import_notes(struct nsys_state *state, error_info *err)
 {
     int status = warn_no_gpu_activity(state, err);
@@ -190,5 +203,7 @@ int nsys_import_notes(struct nsys_state *state, error_info *err)
         status = warn_diagnostics(state, err);
     if (status == 0)
         status = warn_overhead(state, err);
+    if (status == 0)
+        status = warn_odd_values(state, err);
     return status;
 }

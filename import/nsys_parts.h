@@ -20,6 +20,7 @@
 #define OVERLAPSCOPE_NSYS_PARTS_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -63,6 +64,8 @@ struct nsys_state {
     int64_t os_waits;             /* OS runtime calls that wait, imported */
     int has_stream_table;         /* TARGET_INFO_CUDA_STREAM was read */
     int64_t nccl_ranges;          /* NCCL NVTX ranges with a size */
+    int64_t odd_values;           /* optional numbers of another type, read as unknown */
+    char odd_first[96];           /* "TABLE.column" of the first of them */
     sqlite3_stmt *nccl_range_insert, *nccl_bytes_query;
 };
 
@@ -71,20 +74,61 @@ struct nsys_state {
 int nsys_table_exists(sqlite3 *db, const char *table);
 int nsys_column_exists(sqlite3 *db, const char *table, const char *column);
 
-/* Hands one row to the part reading a table; returns 0 or -1 with err filled. */
-typedef int (*nsys_row_handler)(struct nsys_state *state, sqlite3_stmt *row, error_info *err);
+/* How a column's value is read into a part's record. */
+enum nsys_read {
+    NSYS_INTEGER, /* int64_t; NULL reads STORE_NULL */
+    NSYS_TIME,    /* int64_t, session-relative nanoseconds on the host clock (nsys_shifted) */
+    NSYS_ID,      /* int64_t; nsys's "none" (0xFFFFFFFF or negative) reads STORE_NULL */
+    NSYS_TEXT     /* const char *, NULL for NULL; valid until the next row is read */
+};
 
-/* Runs "SELECT columns FROM table t tail" (nothing when nsys did not create the table) and hands
- * each row over. A wanted column the table lacks reads as NULL; an entry starting with '=' is an
- * SQL expression used as written (t is the table). */
-int nsys_for_each_row(struct nsys_state *state, const char *table, const char *const *columns, size_t count,
-                      const char *tail, nsys_row_handler handle, error_info *err);
+/* One column a part reads. source: the column's name; "@name": the StringIds text the column
+ * refers to; "a|@b": the first of those the table has that is not NULL in the row; "=expression":
+ * SQL over the row t, used as written. A column the table lacks reads as NULL, so one description
+ * serves every nsys version. offset: where the value goes in the part's record (NSYS_INT64_AT,
+ * NSYS_TEXT_AT). required: a row without it is refused with the table's required columns named.
+ * A number of another type (text, real, blob: never written by nsys) refuses a row when required,
+ * and otherwise reads as unknown and is counted (state->odd_values). */
+struct nsys_column {
+    const char *source;
+    enum nsys_read read;
+    size_t offset;
+    int required;
+};
+
+/* The offset of member in record, which must be of the type the read gives (a compile error
+ * otherwise). */
+#define NSYS_INT64_AT(record, member)                                                                        \
+    (offsetof(record, member) + 0 * sizeof(_Generic(((record *)0)->member, int64_t : 1)))
+#define NSYS_TEXT_AT(record, member)                                                                         \
+    (offsetof(record, member) + 0 * sizeof(_Generic(((record *)0)->member, const char * : 1)))
+
+/* One table a part imports: its columns, and per row a record (a copy of defaults, the columns
+ * read into it) handed to import. skips (may be NULL) says which rows the part passes over without
+ * looking at them: those are not refused for a missing column. */
+struct nsys_table {
+    const char *name;
+    const struct nsys_column *columns;
+    size_t column_count;
+    const char *tail; /* after "FROM name t": a JOIN, a WHERE, an ORDER BY */
+    const void *defaults;
+    size_t record_size;
+    int (*skips)(struct nsys_state *state, const void *record);
+    int (*import)(struct nsys_state *state, void *record, error_info *err);
+};
+
+/* A table's description from its columns array and its defaults record. */
+#define NSYS_TABLE(name, columns, tail, defaults, skips, import)                                             \
+    {                                                                                                        \
+        name, columns, sizeof columns / sizeof columns[0], tail, &defaults, sizeof defaults, skips, import   \
+    }
+
+/* Reads every row of the table (nothing when nsys did not create it) and hands it over; returns
+ * 0 or -1 with err naming the file, the table and the problem. */
+int nsys_read_table(struct nsys_state *state, const struct nsys_table *table, error_info *err);
 
 /* Runs one statement of the importer's own on the export's connection (temp tables); -1 with err. */
 int nsys_exec(struct nsys_state *state, const char *sql, const char *what, error_info *err);
-
-/* A column as int64, STORE_NULL for SQL NULL. */
-int64_t nsys_column_or_null(sqlite3_stmt *row, int column);
 
 /* An id that nsys writes as 0xFFFFFFFF (or negative) for "none", as STORE_NULL. */
 int64_t nsys_id_or_null(int64_t id);
@@ -96,6 +140,9 @@ int64_t nsys_shifted(const struct nsys_state *state, int64_t time_ns);
  * identifiers" in the nsys export documentation). 0 for NULL. */
 int64_t nsys_pid_of_global(int64_t global_id);
 int64_t nsys_tid_of_global(int64_t global_id);
+
+/* nsys_process_for_pid of a globalPid or globalTid. */
+int64_t nsys_process_of_global(struct nsys_state *state, int64_t global_id, error_info *err);
 
 /* The store's process for an OS pid, inserted on first sight (named from PROCESSES and placed on
  * the traced host). 0 with err filled on failure. */

@@ -2,6 +2,7 @@
  * the session's clock, the host name, the names and command lines of the processes and the names of
  * their threads, the GPUs each process saw, and the streams as they were created (flags, priority,
  * the legacy NULL stream). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,102 +10,40 @@
 #include "nsys_parts.h"
 #include "threads.h"
 
-enum gpu_column {
-    G_CUDA_ID,
-    G_PID,
-    G_NAME,
-    G_UUID,
-    G_SM_COUNT,
-    G_MAJOR,
-    G_MINOR,
-    G_BLOCKS_PER_SM,
-    G_WARPS_PER_SM,
-    G_THREADS_PER_BLOCK,
-    G_REGISTERS_PER_SM,
-    G_REGISTERS_PER_BLOCK,
-    G_SHARED_PER_SM,
-    G_SHARED_PER_BLOCK,
-    G_SHARED_OPTIN,
-    G_MEMORY,
-    G_BANDWIDTH,
-    G_L2,
-    G_CLOCK,
-    G_ENGINES,
-    G_WARP_SIZE,
-    G_COUNT
+struct device_record {
+    struct store_device device;
+    int64_t pid;
 };
+
+#define DEVICE(member) NSYS_INT64_AT(struct device_record, device.member)
 
 static int64_t divided(int64_t value, int64_t divisor)
 {
     return value == STORE_NULL ? STORE_NULL : value / divisor;
 }
 
-static int import_device_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+static int import_device_row(struct nsys_state *state, void *record, error_info *err)
 {
-    int64_t pid = nsys_column_or_null(row, G_PID);
-    int64_t process_id = pid == STORE_NULL ? (state->pid_count ? state->pids[0].process_id : 0)
-                                           : nsys_process_for_pid(state, pid, err);
-    if (!process_id)
-        return pid == STORE_NULL ? 0 : -1;
-    int64_t warps = nsys_column_or_null(row, G_WARPS_PER_SM),
-            warp_size = nsys_column_or_null(row, G_WARP_SIZE);
-    int64_t threads_per_sm = STORE_NULL;
-    if (warps != STORE_NULL && warp_size != STORE_NULL &&
-        __builtin_mul_overflow(warps, warp_size, &threads_per_sm))
-        threads_per_sm = STORE_NULL;
-    const unsigned char *name = sqlite3_column_text(row, G_NAME), *uuid = sqlite3_column_text(row, G_UUID);
-    struct store_device device = {
-        .process_id = process_id,
-        .device_id = nsys_column_or_null(row, G_CUDA_ID),
-        .name = (const char *)name,
-        .uuid = (const char *)uuid,
-        .pci_bus_id = STORE_NULL,
-        .sm_count = nsys_column_or_null(row, G_SM_COUNT),
-        .compute_capability_major = nsys_column_or_null(row, G_MAJOR),
-        .compute_capability_minor = nsys_column_or_null(row, G_MINOR),
-        .max_blocks_per_sm = nsys_column_or_null(row, G_BLOCKS_PER_SM),
-        .max_warps_per_sm = warps,
-        .max_threads_per_sm = threads_per_sm,
-        .max_threads_per_block = nsys_column_or_null(row, G_THREADS_PER_BLOCK),
-        .max_registers_per_sm = nsys_column_or_null(row, G_REGISTERS_PER_SM),
-        .max_registers_per_block = nsys_column_or_null(row, G_REGISTERS_PER_BLOCK),
-        .max_shared_memory_per_sm = nsys_column_or_null(row, G_SHARED_PER_SM),
-        .max_shared_memory_per_block = nsys_column_or_null(row, G_SHARED_PER_BLOCK),
-        .max_shared_memory_per_block_optin = nsys_column_or_null(row, G_SHARED_OPTIN),
-        .global_memory_bytes = nsys_column_or_null(row, G_MEMORY),
-        .global_memory_bandwidth_kbps = divided(nsys_column_or_null(row, G_BANDWIDTH), 1000), /* B/s */
-        .l2_cache_bytes = nsys_column_or_null(row, G_L2),
-        .core_clock_khz = divided(nsys_column_or_null(row, G_CLOCK), 1000), /* Hz */
-        .copy_engine_count = nsys_column_or_null(row, G_ENGINES),
-        .warp_size = warp_size};
-    if (device.device_id == STORE_NULL)
+    struct device_record *row = record;
+    struct store_device *device = &row->device;
+    device->process_id = row->pid == STORE_NULL ? (state->pid_count ? state->pids[0].process_id : 0)
+                                                : nsys_process_for_pid(state, row->pid, err);
+    if (!device->process_id)
+        return row->pid == STORE_NULL ? 0 : -1;
+    if (device->max_warps_per_sm != STORE_NULL && device->warp_size != STORE_NULL &&
+        __builtin_mul_overflow(device->max_warps_per_sm, device->warp_size, &device->max_threads_per_sm))
+        device->max_threads_per_sm = STORE_NULL;
+    device->global_memory_bandwidth_kbps = divided(device->global_memory_bandwidth_kbps, 1000); /* B/s */
+    device->core_clock_khz = divided(device->core_clock_khz, 1000);                             /* Hz */
+    if (device->device_id == STORE_NULL)
         return 0;
-    return store_insert_device(state->s, &device, err);
+    return store_insert_device(state->s, device, err);
 }
 
 /* TARGET_INFO_CUDA_DEVICE says which GPU (gpuId) each process saw as which CUDA ordinal (cudaId);
  * without it every GPU is given to every process under its own id. */
 int nsys_import_devices(struct nsys_state *state, error_info *err)
 {
-    static const char *const limits[] = {"name",
-                                         "uuid",
-                                         "smCount",
-                                         "computeMajor",
-                                         "computeMinor",
-                                         "maxBlocksPerSm",
-                                         "maxWarpsPerSm",
-                                         "maxThreadsPerBlock",
-                                         "maxRegistersPerSm",
-                                         "maxRegistersPerBlock",
-                                         "maxShmemPerSm",
-                                         "maxShmemPerBlock",
-                                         "maxShmemPerBlockOptin",
-                                         "totalMemory",
-                                         "memoryBandwidth",
-                                         "l2CacheSize",
-                                         "clockRate",
-                                         "asyncEngines",
-                                         "threadsPerWarp"};
     if (!nsys_table_exists(state->db, "TARGET_INFO_GPU") ||
         !nsys_column_exists(state->db, "TARGET_INFO_GPU", "id"))
         return 0;
@@ -112,22 +51,45 @@ int nsys_import_devices(struct nsys_state *state, error_info *err)
                  nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "gpuId") &&
                  nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "cudaId") &&
                  nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "pid");
-    const char *columns[G_COUNT];
-    columns[G_CUDA_ID] = mapped ? "=m.cudaId" : "id";
-    columns[G_PID] = mapped ? "=m.pid" : "=NULL";
-    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
-        columns[G_NAME + i] = limits[i];
-    if (mapped)
-        return nsys_for_each_row(state, "TARGET_INFO_GPU", columns, G_COUNT,
-                                 "JOIN TARGET_INFO_CUDA_DEVICE m ON m.gpuId = t.id ORDER BY m.pid, m.cudaId",
-                                 import_device_row, err);
+    const struct nsys_column columns[] = {
+        {mapped ? "=m.cudaId" : "id", NSYS_INTEGER, DEVICE(device_id), 0},
+        {mapped ? "=m.pid" : "=NULL", NSYS_INTEGER, NSYS_INT64_AT(struct device_record, pid), 0},
+        {"name", NSYS_TEXT, NSYS_TEXT_AT(struct device_record, device.name), 0},
+        {"uuid", NSYS_TEXT, NSYS_TEXT_AT(struct device_record, device.uuid), 0},
+        {"smCount", NSYS_INTEGER, DEVICE(sm_count), 0},
+        {"computeMajor", NSYS_INTEGER, DEVICE(compute_capability_major), 0},
+        {"computeMinor", NSYS_INTEGER, DEVICE(compute_capability_minor), 0},
+        {"maxBlocksPerSm", NSYS_INTEGER, DEVICE(max_blocks_per_sm), 0},
+        {"maxWarpsPerSm", NSYS_INTEGER, DEVICE(max_warps_per_sm), 0},
+        {"maxThreadsPerBlock", NSYS_INTEGER, DEVICE(max_threads_per_block), 0},
+        {"maxRegistersPerSm", NSYS_INTEGER, DEVICE(max_registers_per_sm), 0},
+        {"maxRegistersPerBlock", NSYS_INTEGER, DEVICE(max_registers_per_block), 0},
+        {"maxShmemPerSm", NSYS_INTEGER, DEVICE(max_shared_memory_per_sm), 0},
+        {"maxShmemPerBlock", NSYS_INTEGER, DEVICE(max_shared_memory_per_block), 0},
+        {"maxShmemPerBlockOptin", NSYS_INTEGER, DEVICE(max_shared_memory_per_block_optin), 0},
+        {"totalMemory", NSYS_INTEGER, DEVICE(global_memory_bytes), 0},
+        {"memoryBandwidth", NSYS_INTEGER, DEVICE(global_memory_bandwidth_kbps), 0}, /* B/s until divided */
+        {"l2CacheSize", NSYS_INTEGER, DEVICE(l2_cache_bytes), 0},
+        {"clockRate", NSYS_INTEGER, DEVICE(core_clock_khz), 0}, /* Hz until divided */
+        {"asyncEngines", NSYS_INTEGER, DEVICE(copy_engine_count), 0},
+        {"threadsPerWarp", NSYS_INTEGER, DEVICE(warp_size), 0}};
+    static const struct device_record defaults = {
+        .device = {.pci_bus_id = STORE_NULL, .max_threads_per_sm = STORE_NULL}};
+    if (mapped) {
+        const struct nsys_table table =
+            NSYS_TABLE("TARGET_INFO_GPU", columns,
+                       "JOIN TARGET_INFO_CUDA_DEVICE m ON m.gpuId = t.id ORDER BY m.pid, m.cudaId", defaults,
+                       NULL, import_device_row);
+        return nsys_read_table(state, &table, err);
+    }
     /* Unmapped: one copy per process already seen. */
+    const struct nsys_table table =
+        NSYS_TABLE("TARGET_INFO_GPU", columns, "ORDER BY t.id", defaults, NULL, import_device_row);
     size_t processes = state->pid_count;
     for (size_t p = 0; p < processes; p++) {
         struct nsys_pid_entry first = state->pids[0];
         state->pids[0] = state->pids[p];
-        int status = nsys_for_each_row(state, "TARGET_INFO_GPU", columns, G_COUNT, "ORDER BY t.id",
-                                       import_device_row, err);
+        int status = nsys_read_table(state, &table, err);
         state->pids[p] = state->pids[0];
         state->pids[0] = first;
         if (status != 0)
@@ -151,17 +113,33 @@ static char *first_text(sqlite3 *db, const char *sql, const char *bound)
     return text;
 }
 
-static void read_session_start(struct nsys_state *state)
+struct session_record {
+    int64_t start_ns;
+};
+
+static int note_session_start(struct nsys_state *state, void *record, error_info *err)
 {
-    if (!nsys_table_exists(state->db, "TARGET_INFO_SESSION_START_TIME") ||
-        !nsys_column_exists(state->db, "TARGET_INFO_SESSION_START_TIME", "utcEpochNs"))
-        return;
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(state->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", -1,
-                           &query, NULL) == SQLITE_OK &&
-        sqlite3_step(query) == SQLITE_ROW)
-        state->time_offset_ns = sqlite3_column_int64(query, 0);
-    sqlite3_finalize(query);
+    const struct session_record *row = record;
+    if (row->start_ns == STORE_NULL)
+        return 0;
+    /* Every time of the export is moved by it: beyond the readers' bounds, all of them would be. */
+    if (row->start_ns > STORE_MAX_ABS_TIME_NS || row->start_ns < -STORE_MAX_ABS_TIME_NS)
+        return error_set(
+            err, "%s: TARGET_INFO_SESSION_START_TIME: utcEpochNs %lld is beyond any clock (+-2^61 ns)",
+            state->name, (long long)row->start_ns);
+    state->time_offset_ns = row->start_ns;
+    return 0;
+}
+
+static const struct nsys_column session_columns[] = {
+    {"utcEpochNs", NSYS_INTEGER, NSYS_INT64_AT(struct session_record, start_ns), 0}};
+static const struct session_record session_defaults;
+
+static int read_session_start(struct nsys_state *state, error_info *err)
+{
+    static const struct nsys_table table = NSYS_TABLE("TARGET_INFO_SESSION_START_TIME", session_columns,
+                                                      "LIMIT 1", session_defaults, NULL, note_session_start);
+    return nsys_read_table(state, &table, err);
 }
 
 /* The traced machine (TARGET_INFO_SYSTEM_ENV's Hostname; META_DATA_EXPORT's EXPORT_HOST is the
@@ -260,72 +238,94 @@ static int read_process_names(struct nsys_state *state, error_info *err)
 
 int nsys_read_target(struct nsys_state *state, error_info *err)
 {
-    read_session_start(state);
+    if (read_session_start(state, err) != 0)
+        return -1;
     read_host(state);
     return read_process_names(state, err);
 }
 
 /* --- streams --- */
 
-/* The contexts' devices, from the tables that give them (the activity gave the rest). */
-enum context_column { X_PID, X_CONTEXT, X_DEVICE, X_NULL_STREAM, X_COUNT };
+/* The contexts' devices, from the tables that give them (the activity gave the rest), and their
+ * NULL streams. */
+struct context_record {
+    int64_t pid, context_id, device_id, null_stream;
+};
 
-static int note_context_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+static int note_context_row(struct nsys_state *state, void *record, error_info *err)
 {
-    int64_t process_id = nsys_known_process(state, nsys_column_or_null(row, X_PID));
-    int64_t context_id = nsys_column_or_null(row, X_CONTEXT), device_id = nsys_column_or_null(row, X_DEVICE);
+    const struct context_record *row = record;
+    int64_t process_id = nsys_known_process(state, row->pid);
     if (!process_id)
         return 0;
-    if (nsys_note_context(state, process_id, context_id, device_id) != 0)
+    if (nsys_note_context(state, process_id, row->context_id, row->device_id) != 0)
         return error_set(err, "%s: out of memory", state->name);
-    int64_t null_stream = nsys_id_or_null(nsys_column_or_null(row, X_NULL_STREAM));
-    if (null_stream == STORE_NULL || context_id == STORE_NULL)
+    if (row->null_stream == STORE_NULL || row->context_id == STORE_NULL)
         return 0;
     /* The context's NULL stream: the legacy default stream (CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL). */
     if (stream_set_describe(&state->streams, process_id,
-                            nsys_device_of_context(state, process_id, context_id), context_id, null_stream, 1,
-                            STORE_NULL, 3) != 0)
+                            nsys_device_of_context(state, process_id, row->context_id), row->context_id,
+                            row->null_stream, 1, STORE_NULL, 3) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return 0;
 }
 
-enum stream_column { T_PID, T_CONTEXT, T_STREAM, T_PRIORITY, T_FLAG, T_COUNT };
+#define CONTEXT(member) NSYS_INT64_AT(struct context_record, member)
 
-static int describe_stream_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+/* 2024.5 on: TARGET_INFO_CUDA_CONTEXT_INFO.nullStreamId; 2022.2: TARGET_INFO_CUDA_NULL_STREAM. */
+static const struct nsys_column context_columns[] = {{"processId", NSYS_INTEGER, CONTEXT(pid), 0},
+                                                     {"contextId", NSYS_INTEGER, CONTEXT(context_id), 0},
+                                                     {"deviceId", NSYS_INTEGER, CONTEXT(device_id), 0},
+                                                     {"nullStreamId", NSYS_ID, CONTEXT(null_stream), 0}};
+static const struct nsys_column null_stream_columns[] = {{"processId", NSYS_INTEGER, CONTEXT(pid), 0},
+                                                         {"contextId", NSYS_INTEGER, CONTEXT(context_id), 0},
+                                                         {"deviceId", NSYS_INTEGER, CONTEXT(device_id), 0},
+                                                         {"streamId", NSYS_ID, CONTEXT(null_stream), 0}};
+static const struct context_record context_defaults;
+
+struct stream_record {
+    int64_t pid, context_id, stream_id, priority, flag;
+};
+
+static int describe_stream_row(struct nsys_state *state, void *record, error_info *err)
 {
-    int64_t process_id = nsys_known_process(state, nsys_column_or_null(row, T_PID));
-    int64_t context_id = nsys_column_or_null(row, T_CONTEXT);
-    int64_t stream_id = nsys_id_or_null(nsys_column_or_null(row, T_STREAM));
-    if (!process_id || context_id == STORE_NULL || stream_id == STORE_NULL)
+    const struct stream_record *row = record;
+    int64_t process_id = nsys_known_process(state, row->pid);
+    if (!process_id || row->context_id == STORE_NULL || row->stream_id == STORE_NULL)
         return 0;
     /* CUpti_ActivityStreamFlag (ENUM_CUPTI_STREAM_TYPE): 1 default (blocking), 2 non-blocking, 3 the
      * NULL stream; the priority is CUPTI's int32, which nsys writes unsigned (-5 as 4294967291). */
-    int64_t flag = nsys_column_or_null(row, T_FLAG), priority = nsys_column_or_null(row, T_PRIORITY);
-    if (flag < 0 || flag > 3)
-        flag = 0;
-    if (priority != STORE_NULL)
-        priority = (int32_t)(uint32_t)priority;
+    int64_t flag = row->flag < 0 || row->flag > 3 ? 0 : row->flag;
+    int64_t priority = row->priority == STORE_NULL ? STORE_NULL : (int32_t)(uint32_t)row->priority;
     if (stream_set_describe(&state->streams, process_id,
-                            nsys_device_of_context(state, process_id, context_id), context_id, stream_id,
-                            flag == 3, priority, flag) != 0)
+                            nsys_device_of_context(state, process_id, row->context_id), row->context_id,
+                            row->stream_id, flag == 3, priority, flag) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return 0;
 }
 
+#define STREAM(member) NSYS_INT64_AT(struct stream_record, member)
+
+static const struct nsys_column stream_columns[] = {{"processId", NSYS_INTEGER, STREAM(pid), 0},
+                                                    {"contextId", NSYS_INTEGER, STREAM(context_id), 0},
+                                                    {"streamId", NSYS_ID, STREAM(stream_id), 0},
+                                                    {"priority", NSYS_INTEGER, STREAM(priority), 0},
+                                                    {"flag", NSYS_INTEGER, STREAM(flag), 0}};
+static const struct stream_record stream_defaults;
+
 int nsys_import_streams(struct nsys_state *state, error_info *err)
 {
-    static const char *const context_info[X_COUNT] = {"processId", "contextId", "deviceId", "nullStreamId"};
-    static const char *const null_streams[X_COUNT] = {"processId", "contextId", "deviceId", "streamId"};
-    static const char *const streams[T_COUNT] = {"processId", "contextId", "streamId", "priority", "flag"};
-    int status = nsys_for_each_row(state, "TARGET_INFO_CUDA_CONTEXT_INFO", context_info, X_COUNT, "",
-                                   note_context_row, err);
-    if (status == 0)
-        status = nsys_for_each_row(state, "TARGET_INFO_CUDA_NULL_STREAM", null_streams, X_COUNT, "",
-                                   note_context_row, err);
+    static const struct nsys_table tables[] = {NSYS_TABLE("TARGET_INFO_CUDA_CONTEXT_INFO", context_columns,
+                                                          "", context_defaults, NULL, note_context_row),
+                                               NSYS_TABLE("TARGET_INFO_CUDA_NULL_STREAM", null_stream_columns,
+                                                          "", context_defaults, NULL, note_context_row),
+                                               NSYS_TABLE("TARGET_INFO_CUDA_STREAM", stream_columns,
+                                                          "ORDER BY t.streamId", stream_defaults, NULL,
+                                                          describe_stream_row)};
     state->has_stream_table = nsys_table_exists(state->db, "TARGET_INFO_CUDA_STREAM");
-    if (status == 0)
-        status = nsys_for_each_row(state, "TARGET_INFO_CUDA_STREAM", streams, T_COUNT, "ORDER BY t.streamId",
-                                   describe_stream_row, err);
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < sizeof tables / sizeof tables[0]; i++)
+        status = nsys_read_table(state, &tables[i], err);
     if (status == 0)
         status = stream_set_write(&state->streams, state->s, err);
     return status;
@@ -333,26 +333,33 @@ int nsys_import_streams(struct nsys_state *state, error_info *err)
 
 /* --- thread names --- */
 
-enum thread_column { H_TID, H_NAME, H_COUNT };
+struct thread_record {
+    int64_t global_tid;
+    const char *name;
+};
 
-static int name_thread_row(struct nsys_state *state, sqlite3_stmt *row, error_info *err)
+static int name_thread_row(struct nsys_state *state, void *record, error_info *err)
 {
-    int64_t global_tid = nsys_column_or_null(row, H_TID);
-    const char *name = (const char *)sqlite3_column_text(row, H_NAME);
-    int64_t process_id = nsys_known_process(state, nsys_pid_of_global(global_tid));
-    if (!process_id || global_tid == STORE_NULL || !name || !*name)
+    const struct thread_record *row = record;
+    int64_t process_id = nsys_known_process(state, nsys_pid_of_global(row->global_tid));
+    if (!process_id || row->global_tid == STORE_NULL || !row->name || !*row->name)
         return 0;
-    return store_insert_thread_name(state->s, process_id, nsys_tid_of_global(global_tid), name, err);
+    return store_insert_thread_name(state->s, process_id, nsys_tid_of_global(row->global_tid), row->name,
+                                    err);
 }
+
+static const struct nsys_column thread_columns[] = {
+    {"globalTid", NSYS_INTEGER, NSYS_INT64_AT(struct thread_record, global_tid), 0},
+    {"@nameId", NSYS_TEXT, NSYS_TEXT_AT(struct thread_record, name), 0}};
+static const struct thread_record thread_defaults;
 
 int nsys_import_thread_names(struct nsys_state *state, error_info *err)
 {
-    static const char *const columns[H_COUNT] = {"globalTid",
-                                                 "=(SELECT value FROM StringIds WHERE id = t.nameId)"};
+    /* A thread renamed (prctl) has a row per name: the last one, as nsys shows it, stays. */
+    static const struct nsys_table table =
+        NSYS_TABLE("ThreadNames", thread_columns, "ORDER BY t.rowid", thread_defaults, NULL, name_thread_row);
     if (nsys_table_exists(state->db, "ThreadNames") &&
         !nsys_column_exists(state->db, "ThreadNames", "nameId"))
         return 0;
-    /* A thread renamed (prctl) has a row per name: the last one, as nsys shows it, stays. */
-    return nsys_for_each_row(state, "ThreadNames", columns, H_COUNT, "ORDER BY t.rowid", name_thread_row,
-                             err);
+    return nsys_read_table(state, &table, err);
 }

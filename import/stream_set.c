@@ -60,8 +60,16 @@ int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_i
     struct stream_set_entry *entry = entry_of(set, process_id, device_id, context_id, stream_id);
     if (!entry)
         return -1;
-    /* a sum is a stream's busy time: a stream runs its work one item after another */
-    entry->busy_ns[category] += end_ns > start_ns ? end_ns - start_ns : 0;
+    /* a sum is a stream's busy time: a stream runs its work one item after another, so in a trace
+     * the readers accept it stays under its device's span (STORE_MAX_SPAN_NS) plus one operation.
+     * Capped there, a hostile file's times (which the store then refuses, or rows that overlap)
+     * cannot overflow the sums, nor naming_stream_role's tenfold of them. */
+    const int64_t cap_ns = 2 * STORE_MAX_SPAN_NS;
+    if (end_ns > start_ns) {
+        uint64_t duration_ns = (uint64_t)end_ns - (uint64_t)start_ns; /* exact: end > start */
+        uint64_t room_ns = (uint64_t)(cap_ns - entry->busy_ns[category]);
+        entry->busy_ns[category] += (int64_t)(duration_ns < room_ns ? duration_ns : room_ns);
+    }
     return 0;
 }
 

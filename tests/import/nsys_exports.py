@@ -447,6 +447,66 @@ def graph_ids(work):
     check("copy count", query(trace, "SELECT copy_count, bytes FROM memcpys"), [(4, 4096)])
 
 
+def refused(export, work):
+    """import's exit status and its one line, with the export's path cut."""
+    code, output = run("import", "--force", "-o", os.path.join(work, "refused.db"), export)
+    return code, output.strip().replace(export, "EXPORT")
+
+
+def hostile_values(work):
+    """Values nsys never writes. A number column holding text, a real or a blob: a required one
+    (start, end, deviceId, streamId) refuses the export in one line; an optional one reads as unknown,
+    counted in one import-skipped warning (it read as 0, or as the text's leading digits). The kernel
+    name falls back to shortName when demangledName is NULL. An NCCL range without start holds no
+    launch (it took every launch of its thread before its end). Times whose differences overflow
+    int64 (UB in the busy-time sums and the OS-wait filter) reach the store's bounds and are refused
+    there; overlapping kernels of 13 days each still label their stream compute."""
+    e = Export(os.path.join(work, "hostile-device.sqlite"), "2025.5")
+    e.kernel(7, (0, 1), 2, 10)
+    e.db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 'zero'")
+    check("text deviceId", refused(e.close(), work), (2, "overlapscope: import: EXPORT: CUPTI_ACTIVITY_KIND_KERNEL: a row"
+                                                        " whose deviceId is text, not an integer"))
+    e = Export(os.path.join(work, "hostile-optional.sqlite"), "2025.5")
+    e.kernel(7, (0, 1), 2, 10)
+    e.db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = '12 blocks', registersPerThread = 1.5,"
+                 " demangledName = NULL")
+    trace = imported(e.close(), work)
+    check("odd optional values", query(trace, "SELECT grid_x, registers_per_thread, s.value FROM kernels k"
+                                              " JOIN strings s ON s.id = k.name_id"), [(None, None, "kernel")])
+    check("odd values warned", query(trace, "SELECT message FROM warnings WHERE code = 'import-skipped'"),
+          [(f"{e.path}: 2 optional values of an unexpected type, left unknown (the first:"
+            " CUPTI_ACTIVITY_KIND_KERNEL.gridX, text)",)])
+    e = Export(os.path.join(work, "hostile-clock.sqlite"), "2025.5")
+    e.kernel(7, (0, 1), 2, 10)
+    e.db.execute("UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 4611686018427387904")
+    check("clock beyond bounds", refused(e.close(), work),
+          (2, "overlapscope: import: EXPORT: TARGET_INFO_SESSION_START_TIME: utcEpochNs 4611686018427387904 is"
+              " beyond any clock (+-2^61 ns)"))
+    e = Export(os.path.join(work, "hostile-nccl.sqlite"), "2022.2")
+    e.table("NVTX_EVENTS", NVTX)
+    e.insert("NVTX_EVENTS", start=us(0), end=None, eventType=75, text="NCCL", globalTid=GLOBAL_TID, domainId=3)
+    e.insert("NVTX_EVENTS", start=None, end=None, eventType=59, globalTid=GLOBAL_TID, domainId=3,
+             jsonText='{"Message size [bytes]":4194304}')
+    e.kernel(13, (5, 6), 30, 80, name="ncclDevKernel_AllReduce_Sum_f32_RING_LL")
+    e.db.execute("ALTER TABLE NVTX_EVENTS DROP COLUMN jsonTextId")
+    trace = imported(e.close(), work)
+    check("NCCL range without start", query(trace, "SELECT bytes, detail_source FROM collectives"), [(None, 1)])
+    for table, shift, message in (("CUPTI_ACTIVITY_KIND_KERNEL", "start", "kernels row 1"),
+                                  ("OSRT_API", "start", "api_calls row 2")):
+        e = Export(os.path.join(work, f"hostile-{table}.sqlite"), "2025.5")
+        e.kernel(7, (0, 1), 2, 10)
+        e.osrt("poll", 20, 100)
+        e.db.execute(f"UPDATE {table} SET {shift} = -9223372036854775807")
+        code, line = refused(e.close(), work)
+        check(f"{table} overflowing times", (code, f"no reader would accept it: {message} runs from" in line), (2, True))
+    e = Export(os.path.join(work, "hostile-overlap.sqlite"), "2025.5")
+    day13 = (1 << 50) // 1000  # us
+    for i in range(1000):
+        e.kernel(7, None, 0, day13)
+    trace = imported(e.close(), work)
+    check("overlapping 13-day kernels", query(trace, "SELECT label FROM streams"), [("compute",)])
+
+
 def nsys_report_refused(work):
     report_path = os.path.join(work, "run.nsys-rep")
     with open(report_path, "wb") as f:
@@ -473,6 +533,7 @@ def main():
     profiler_notes(work)
     no_gpu_activity(work)
     graph_ids(work)
+    hostile_values(work)
     nsys_report_refused(work)
     for failure in failures:
         print("FAILED:", failure)
