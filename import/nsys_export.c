@@ -59,34 +59,43 @@ static int listed(const char *list, const char *column)
     return 0;
 }
 
-/* A column's source (nsys_parts.h: "name", "@name", "a|@b", "=expression") as SQL over the row t,
- * from the columns the table has (existing). */
+/* The alternatives of a source ("a|@b") that the table has (existing), appended to sql as SQL over
+ * the row t, comma-separated (sql NULL: only counted). Returns how many there are. */
+static int append_present(sqlite3_str *sql, const char *existing, const char *source)
+{
+    int present = 0;
+    for (const char *name = source; *name;) {
+        size_t length = strcspn(name, "|");
+        int string_id = name[0] == '@';
+        char column[64];
+        snprintf(column, sizeof column, "%.*s", (int)(length - (size_t)string_id), name + string_id);
+        if (listed(existing, column)) {
+            if (sql)
+                sqlite3_str_appendf(
+                    sql, string_id ? "%s(SELECT value FROM StringIds WHERE id = t.\"%w\")" : "%st.\"%w\"",
+                    present ? ", " : "", column);
+            present++;
+        }
+        name += length + (name[length] == '|');
+    }
+    return present;
+}
+
+/* A column's source (nsys_parts.h: "name", "@name", "a|@b", "=expression") as SQL over the row t. */
 static void append_source(sqlite3_str *sql, const char *existing, const char *source)
 {
     if (source[0] == '=') {
         sqlite3_str_appendall(sql, source + 1);
         return;
     }
-    char alternatives[128];
-    snprintf(alternatives, sizeof alternatives, "%s", source);
-    int present = 0;
-    sqlite3_str *chosen = sqlite3_str_new(NULL);
-    for (char *save = NULL, *name = strtok_r(alternatives, "|", &save); name;
-         name = strtok_r(NULL, "|", &save)) {
-        int string_id = name[0] == '@';
-        if (!listed(existing, name + string_id))
-            continue;
-        sqlite3_str_appendf(chosen,
-                            string_id ? "%s(SELECT value FROM StringIds WHERE id = t.\"%w\")" : "%st.\"%w\"",
-                            present++ ? ", " : "", name + string_id);
-    }
-    char *text = sqlite3_str_finish(chosen);
-    sqlite3_str_appendf(sql,
-                        present == 0   ? "NULL"
-                        : present == 1 ? "%s"
-                                       : "COALESCE(%s)",
-                        text ? text : "NULL");
-    sqlite3_free(text);
+    int present = append_present(NULL, existing, source);
+    if (present == 0)
+        sqlite3_str_appendall(sql, "NULL");
+    if (present > 1)
+        sqlite3_str_appendall(sql, "COALESCE(");
+    append_present(sql, existing, source);
+    if (present > 1)
+        sqlite3_str_appendall(sql, ")");
 }
 
 /* "SELECT a, b, NULL, ... FROM table t tail", or NULL when out of memory. sqlite3_free it. */

@@ -20,16 +20,19 @@ static int warn_overhead(struct nsys_state *state, error_info *err)
         !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "globalTid") ||
         !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "nameId"))
         return 0;
+    /* Only stretches of integer times within the readers' bounds on one operation: text read as 0
+     * or an overflowing difference would print a negative or absurd time. */
     static const char *const sql =
-        "SELECT (p.globalTid >> 24) & 16777215 AS pid, COUNT(*), SUM(p.end - p.start),"
-        " (SELECT s.value FROM PROFILER_OVERHEAD q LEFT JOIN StringIds s ON s.id = q.nameId"
-        "  WHERE (q.globalTid >> 24) & 16777215 = (p.globalTid >> 24) & 16777215"
-        "  ORDER BY q.end - q.start DESC LIMIT 1),"
-        " MAX(p.end - p.start) FROM PROFILER_OVERHEAD p WHERE p.end >= p.start GROUP BY pid ORDER BY pid";
+        "WITH o AS (SELECT (globalTid >> 24) & 16777215 AS pid, end - start AS ns, nameId"
+        " FROM PROFILER_OVERHEAD WHERE typeof(start) = 'integer' AND typeof(end) = 'integer'"
+        " AND end >= start AND end - start <= ?1)"
+        " SELECT pid, COUNT(*), SUM(ns), (SELECT s.value FROM o q LEFT JOIN StringIds s ON s.id = q.nameId"
+        "  WHERE q.pid = p.pid ORDER BY q.ns DESC LIMIT 1), MAX(ns) FROM o p GROUP BY pid ORDER BY pid";
     sqlite3_stmt *query = NULL;
     if (sqlite3_prepare_v2(state->db, sql, -1, &query, NULL) != SQLITE_OK)
         return error_set(err, "%s: cannot read PROFILER_OVERHEAD: %s", state->name,
                          sqlite3_errmsg(state->db));
+    sqlite3_bind_int64(query, 1, STORE_MAX_DURATION_NS);
     int status = 0, rc;
     while (status == 0 && (rc = sqlite3_step(query)) == SQLITE_ROW) {
         int64_t process_id = nsys_known_process(state, sqlite3_column_int64(query, 0));

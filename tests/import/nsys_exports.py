@@ -460,7 +460,9 @@ def hostile_values(work):
     name falls back to shortName when demangledName is NULL. An NCCL range without start holds no
     launch (it took every launch of its thread before its end). Times whose differences overflow
     int64 (UB in the busy-time sums and the OS-wait filter) reach the store's bounds and are refused
-    there; overlapping kernels of 13 days each still label their stream compute."""
+    there; overlapping kernels of 13 days each still label their stream compute. nsys's own time
+    (PROFILER_OVERHEAD) counts the stretches of integer times only (a text end read as 0 printed a
+    negative time)."""
     e = Export(os.path.join(work, "hostile-device.sqlite"), "2025.5")
     e.kernel(7, (0, 1), 2, 10)
     e.db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 'zero'")
@@ -470,7 +472,13 @@ def hostile_values(work):
     e.kernel(7, (0, 1), 2, 10)
     e.db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = '12 blocks', registersPerThread = 1.5,"
                  " demangledName = NULL")
+    e.table("PROFILER_OVERHEAD", OVERHEAD["2025.5"])
+    e.insert("PROFILER_OVERHEAD", start=us(0), end=us(300), globalTid=GLOBAL_TID, nameId=e.string("CUPTI Buffer flush"))
+    e.insert("PROFILER_OVERHEAD", start=us(400), end="later", globalTid=GLOBAL_TID, nameId=e.string("TLS allocation"))
     trace = imported(e.close(), work)
+    check("overhead of integer times only", query(trace, "SELECT message FROM warnings WHERE code = 'profiler-overhead'"),
+          [("nsys's own work (PROFILER_OVERHEAD) held threads of this process for 300 us in 1 record, the longest 300"
+            " us (CUPTI Buffer flush): GPU idle time beside it is the profiler's, not the program's",)])
     check("odd optional values", query(trace, "SELECT grid_x, registers_per_thread, s.value FROM kernels k"
                                               " JOIN strings s ON s.id = k.name_id"), [(None, None, "kernel")])
     check("odd values warned", query(trace, "SELECT message FROM warnings WHERE code = 'import-skipped'"),
