@@ -15,7 +15,7 @@ struct device_record {
     int64_t pid;
 };
 
-#define DEVICE(member) NSYS_INT64_AT(struct device_record, device.member)
+#define DEVICE(member) NSYS_INT64_AT(struct device_record, member)
 
 static int64_t divided(int64_t value, int64_t divisor)
 {
@@ -52,27 +52,28 @@ int nsys_import_devices(struct nsys_state *state, error_info *err)
                  nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "cudaId") &&
                  nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "pid");
     const struct nsys_column columns[] = {
-        {mapped ? "=m.cudaId" : "id", NSYS_INTEGER, DEVICE(device_id), 0},
-        {mapped ? "=m.pid" : "=NULL", NSYS_INTEGER, NSYS_INT64_AT(struct device_record, pid), 0},
+        {mapped ? "=m.cudaId" : "id", NSYS_INTEGER, DEVICE(device.device_id), 0},
+        {mapped ? "=m.pid" : "=NULL", NSYS_INTEGER, DEVICE(pid), 0},
         {"name", NSYS_TEXT, NSYS_TEXT_AT(struct device_record, device.name), 0},
         {"uuid", NSYS_TEXT, NSYS_TEXT_AT(struct device_record, device.uuid), 0},
-        {"smCount", NSYS_INTEGER, DEVICE(sm_count), 0},
-        {"computeMajor", NSYS_INTEGER, DEVICE(compute_capability_major), 0},
-        {"computeMinor", NSYS_INTEGER, DEVICE(compute_capability_minor), 0},
-        {"maxBlocksPerSm", NSYS_INTEGER, DEVICE(max_blocks_per_sm), 0},
-        {"maxWarpsPerSm", NSYS_INTEGER, DEVICE(max_warps_per_sm), 0},
-        {"maxThreadsPerBlock", NSYS_INTEGER, DEVICE(max_threads_per_block), 0},
-        {"maxRegistersPerSm", NSYS_INTEGER, DEVICE(max_registers_per_sm), 0},
-        {"maxRegistersPerBlock", NSYS_INTEGER, DEVICE(max_registers_per_block), 0},
-        {"maxShmemPerSm", NSYS_INTEGER, DEVICE(max_shared_memory_per_sm), 0},
-        {"maxShmemPerBlock", NSYS_INTEGER, DEVICE(max_shared_memory_per_block), 0},
-        {"maxShmemPerBlockOptin", NSYS_INTEGER, DEVICE(max_shared_memory_per_block_optin), 0},
-        {"totalMemory", NSYS_INTEGER, DEVICE(global_memory_bytes), 0},
-        {"memoryBandwidth", NSYS_INTEGER, DEVICE(global_memory_bandwidth_kbps), 0}, /* B/s until divided */
-        {"l2CacheSize", NSYS_INTEGER, DEVICE(l2_cache_bytes), 0},
-        {"clockRate", NSYS_INTEGER, DEVICE(core_clock_khz), 0}, /* Hz until divided */
-        {"asyncEngines", NSYS_INTEGER, DEVICE(copy_engine_count), 0},
-        {"threadsPerWarp", NSYS_INTEGER, DEVICE(warp_size), 0}};
+        {"smCount", NSYS_INTEGER, DEVICE(device.sm_count), 0},
+        {"computeMajor", NSYS_INTEGER, DEVICE(device.compute_capability_major), 0},
+        {"computeMinor", NSYS_INTEGER, DEVICE(device.compute_capability_minor), 0},
+        {"maxBlocksPerSm", NSYS_INTEGER, DEVICE(device.max_blocks_per_sm), 0},
+        {"maxWarpsPerSm", NSYS_INTEGER, DEVICE(device.max_warps_per_sm), 0},
+        {"maxThreadsPerBlock", NSYS_INTEGER, DEVICE(device.max_threads_per_block), 0},
+        {"maxRegistersPerSm", NSYS_INTEGER, DEVICE(device.max_registers_per_sm), 0},
+        {"maxRegistersPerBlock", NSYS_INTEGER, DEVICE(device.max_registers_per_block), 0},
+        {"maxShmemPerSm", NSYS_INTEGER, DEVICE(device.max_shared_memory_per_sm), 0},
+        {"maxShmemPerBlock", NSYS_INTEGER, DEVICE(device.max_shared_memory_per_block), 0},
+        {"maxShmemPerBlockOptin", NSYS_INTEGER, DEVICE(device.max_shared_memory_per_block_optin), 0},
+        {"totalMemory", NSYS_INTEGER, DEVICE(device.global_memory_bytes), 0},
+        {"memoryBandwidth", NSYS_INTEGER, DEVICE(device.global_memory_bandwidth_kbps),
+         0}, /* B/s until divided */
+        {"l2CacheSize", NSYS_INTEGER, DEVICE(device.l2_cache_bytes), 0},
+        {"clockRate", NSYS_INTEGER, DEVICE(device.core_clock_khz), 0}, /* Hz until divided */
+        {"asyncEngines", NSYS_INTEGER, DEVICE(device.copy_engine_count), 0},
+        {"threadsPerWarp", NSYS_INTEGER, DEVICE(device.warp_size), 0}};
     static const struct device_record defaults = {
         .device = {.pci_bus_id = STORE_NULL, .max_threads_per_sm = STORE_NULL}};
     if (mapped) {
