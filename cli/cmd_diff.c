@@ -138,7 +138,8 @@ int cmd_diff(int argc, char **argv)
         analysis_free(a);
         return CLI_EXIT_ERROR;
     }
-    int status = report_write_diff(stdout, a, b, argv[optind], argv[optind + 1], format, &err);
+    int status = report_write_diff(stdout, a, b, argv[optind], argv[optind + 1], format,
+                                   cli_terminal_width(stdout), &err);
     /* after the text diff; on stderr when stdout is a JSON or Markdown document */
     int failed = status == 0 &&
                  check_thresholds(format == REPORT_TEXT ? stdout : stderr, a, b, thresholds, threshold_count);

@@ -6,6 +6,7 @@
 
 #include "report.h"
 #include "text_safe.h"
+#include "text_wrap.h"
 #include "units.h"
 
 static const struct analysis_cause_total *cause_total(const struct analysis_result *result, int cause)
@@ -48,38 +49,79 @@ static int64_t total_span(const struct analysis_result *result)
     return span;
 }
 
+/* A fix's prediction in result as the change of the span ("-14.5 ms"), "-" when it has none. */
+static void prediction_text(char *buffer, size_t size, const struct analysis_result *result, int fix)
+{
+    int64_t saving = predicted(result, fix);
+    if (saving >= 0)
+        format_change(buffer, size, -saving);
+    else
+        snprintf(buffer, size, "-");
+}
+
 /* The what-if predictions of A and B, and the span change measured from A to B: when B is A with
- * one fix made, A's saving for that fix is what the change should be (docs/metrics.md, "What-if"). */
+ * one fix made, A's saving for that fix is what the change should be (docs/metrics.md, "What-if").
+ * In text, a fix's title longer than its column continues under it. */
 static void text_predictions(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
-                             int markdown)
+                             int markdown, int width)
 {
     if (a->what_if_count == 0 && b->what_if_count == 0)
         return;
-    char change[32];
+    char change[32], pa[32], pb[32];
     format_change(change, sizeof change, total_span(b) - total_span(a));
-    if (markdown)
-        fprintf(out, "\n| what if (span B - A: %s) | A predicts | B predicts |\n|---|---:|---:|\n", change);
-    else
-        fprintf(out, "\nwhat if (the spans changed by %s from A to B)\n  %-62s %12s %12s\n", change, "fix",
-                "A predicts", "B predicts");
+    const char *a_title = "A predicts", *b_title = "B predicts";
+    int title_width = 3, a_width = (int)strlen(a_title), b_width = (int)strlen(b_title);
     for (int fix = 0; fix < ANALYSIS_FIX_COUNT; fix++) {
-        int64_t x = predicted(a, fix), y = predicted(b, fix);
-        if (x < 0 && y < 0)
+        if (predicted(a, fix) < 0 && predicted(b, fix) < 0)
             continue;
-        char pa[32] = "-", pb[32] = "-";
-        if (x >= 0)
-            format_change(pa, sizeof pa, -x);
-        if (y >= 0)
-            format_change(pb, sizeof pb, -y);
-        if (markdown)
-            fprintf(out, "| %s | %s | %s |\n", analysis_fix_title((enum analysis_fix)fix), pa, pb);
-        else
-            fprintf(out, "  %-62s %12s %12s\n", analysis_fix_title((enum analysis_fix)fix), pa, pb);
+        int length = (int)strlen(analysis_fix_title((enum analysis_fix)fix));
+        title_width = length > title_width ? length : title_width;
+    }
+    if (title_width > width - 2 - (2 + a_width) - (2 + b_width))
+        title_width = width - 2 - (2 + a_width) - (2 + b_width);
+    title_width = title_width < 20 ? 20 : title_width;
+    if (markdown) {
+        fprintf(out, "\n| what if (span B - A: %s) | A predicts | B predicts |\n|---|---:|---:|\n", change);
+    } else {
+        char line[96];
+        snprintf(line, sizeof line, "what if (the spans changed by %s from A to B)", change);
+        fputc('\n', out);
+        report_write_wrapped(out, line, "", 2, width);
+        fprintf(out, "  %-*s  %*s  %*s\n", title_width, "fix", a_width, a_title, b_width, b_title);
+    }
+    for (int fix = 0; fix < ANALYSIS_FIX_COUNT; fix++) {
+        if (predicted(a, fix) < 0 && predicted(b, fix) < 0)
+            continue;
+        prediction_text(pa, sizeof pa, a, fix);
+        prediction_text(pb, sizeof pb, b, fix);
+        const char *title = analysis_fix_title((enum analysis_fix)fix);
+        if (markdown) {
+            fprintf(out, "| %s | %s | %s |\n", title, pa, pb);
+            continue;
+        }
+        const char *rest = text_wrap_skip_spaces(title), *end = text_wrap_line_end(rest, title_width);
+        fputs("  ", out);
+        int used = text_wrap_put(out, rest, end);
+        fprintf(out, "%*s  %*s  %*s\n", title_width - used, "", a_width, pa, b_width, pb);
+        for (rest = text_wrap_skip_spaces(end); *rest; rest = text_wrap_skip_spaces(end)) {
+            end = text_wrap_line_end(rest, title_width);
+            fputs("    ", out);
+            text_wrap_put(out, rest, end);
+            fputc('\n', out);
+        }
     }
 }
 
+/* A cause's lost time and waits in result: "1.50 ms (3)". */
+static void cause_text(char *buffer, size_t size, const struct analysis_cause_total *total)
+{
+    char lost[32];
+    snprintf(buffer, size, "%s (%" PRId64 ")", units_format_duration(lost, sizeof lost, total->lost_ns),
+             total->count);
+}
+
 static void text_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
-                      int markdown)
+                      int markdown, int width)
 {
     char va[32], vb[32], delta[32];
     if (markdown)
@@ -108,28 +150,44 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
         else
             fprintf(out, "%-26s %14s %14s %14s\n", metric->name, va, vb, delta);
     }
-    if (markdown)
-        fprintf(out, "\n| cause | A lost (waits) | B lost (waits) | B - A |\n|---|---:|---:|---:|\n");
-    else
-        fprintf(out, "\n%-34s %18s %18s %12s\n", "cause (time lost, waits)", "A", "B", "B - A");
+    /* The causes' columns as wide as their widest cell, so that the table fits 80 columns. */
+    const char *cause_title = "cause (time lost, waits)";
+    int title_width = (int)strlen(cause_title), a_width = 1, b_width = 1, delta_width = (int)strlen("B - A");
     for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++) {
         const struct analysis_cause_total *x = cause_total(a, cause), *y = cause_total(b, cause);
         if (x->count == 0 && y->count == 0)
             continue;
-        char la[32], lb[32], ca[48], cb[48];
-        units_format_duration(la, sizeof la, x->lost_ns);
-        units_format_duration(lb, sizeof lb, y->lost_ns);
-        snprintf(ca, sizeof ca, "%s (%" PRId64 ")", la, x->count);
-        snprintf(cb, sizeof cb, "%s (%" PRId64 ")", lb, y->count);
+        char ca[48], cb[48];
+        int title = (int)strlen(analysis_cause_title((enum analysis_cause)cause));
+        cause_text(ca, sizeof ca, x);
+        cause_text(cb, sizeof cb, y);
         format_change(delta, sizeof delta, y->lost_ns - x->lost_ns);
+        title_width = title > title_width ? title : title_width;
+        a_width = (int)strlen(ca) > a_width ? (int)strlen(ca) : a_width;
+        b_width = (int)strlen(cb) > b_width ? (int)strlen(cb) : b_width;
+        delta_width = (int)strlen(delta) > delta_width ? (int)strlen(delta) : delta_width;
+    }
+    if (markdown)
+        fprintf(out, "\n| cause | A lost (waits) | B lost (waits) | B - A |\n|---|---:|---:|---:|\n");
+    else
+        fprintf(out, "\n%-*s  %*s  %*s  %*s\n", title_width, cause_title, a_width, "A", b_width, "B",
+                delta_width, "B - A");
+    for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++) {
+        const struct analysis_cause_total *x = cause_total(a, cause), *y = cause_total(b, cause);
+        if (x->count == 0 && y->count == 0)
+            continue;
+        char ca[48], cb[48];
+        cause_text(ca, sizeof ca, x);
+        cause_text(cb, sizeof cb, y);
+        format_change(delta, sizeof delta, y->lost_ns - x->lost_ns);
+        const char *title = analysis_cause_title((enum analysis_cause)cause);
         if (markdown)
-            fprintf(out, "| %s | %s | %s | %s |\n", analysis_cause_title((enum analysis_cause)cause), ca, cb,
-                    delta);
+            fprintf(out, "| %s | %s | %s | %s |\n", title, ca, cb, delta);
         else
-            fprintf(out, "%-34s %18s %18s %12s\n", analysis_cause_title((enum analysis_cause)cause), ca, cb,
+            fprintf(out, "%-*s  %*s  %*s  %*s\n", title_width, title, a_width, ca, b_width, cb, delta_width,
                     delta);
     }
-    text_predictions(out, a, b, markdown);
+    text_predictions(out, a, b, markdown, width);
 }
 
 static cJSON *json_diff(const struct analysis_result *a, const struct analysis_result *b, const char *label_a,
@@ -183,7 +241,8 @@ static cJSON *json_diff(const struct analysis_result *a, const struct analysis_r
 }
 
 int report_write_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
-                      const char *label_a, const char *label_b, enum report_format format, error_info *err)
+                      const char *label_a, const char *label_b, enum report_format format, int width,
+                      error_info *err)
 {
     if (format == REPORT_JSON) {
         cJSON *root = json_diff(a, b, label_a, label_b);
@@ -193,15 +252,32 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
             return error_set(err, "out of memory writing JSON");
         fprintf(out, "%s\n", text);
         free(text);
+    } else if (format == REPORT_MARKDOWN) {
+        fputs("## overlapscope diff: A = `", out);
+        text_safe_fputs(label_a, TEXT_SAFE_MARKDOWN, out);
+        fputs("`, B = `", out);
+        text_safe_fputs(label_b, TEXT_SAFE_MARKDOWN, out);
+        fputs("`\n\n", out);
+        text_diff(out, a, b, 1, 0);
     } else {
-        enum text_safe_style style = format == REPORT_MARKDOWN ? TEXT_SAFE_MARKDOWN : TEXT_SAFE_TERMINAL;
-        const char *quote = format == REPORT_MARKDOWN ? "`" : "";
-        fprintf(out, "%soverlapscope diff: A = %s", format == REPORT_MARKDOWN ? "## " : "", quote);
-        text_safe_fputs(label_a, style, out);
-        fprintf(out, "%s, B = %s", quote, quote);
-        text_safe_fputs(label_b, style, out);
-        fprintf(out, "%s\n\n", quote);
-        text_diff(out, a, b, format == REPORT_MARKDOWN);
+        width = width > 0 ? width : 80;
+        /* one line when it fits, else A and B each on their own */
+        char *a_text = text_safe_dup(label_a, TEXT_SAFE_TERMINAL),
+             *b_text = text_safe_dup(label_b, TEXT_SAFE_TERMINAL);
+        const char *shown_a = a_text ? a_text : "?", *shown_b = b_text ? b_text : "?";
+        if ((int)strlen("overlapscope diff: A = , B = ") + text_wrap_columns(shown_a, strlen(shown_a)) +
+                text_wrap_columns(shown_b, strlen(shown_b)) <=
+            width) {
+            fprintf(out, "overlapscope diff: A = %s, B = %s\n", shown_a, shown_b);
+        } else {
+            fputs("overlapscope diff:\n", out);
+            text_wrap_write(out, shown_a, "  A = ", 6, width);
+            text_wrap_write(out, shown_b, "  B = ", 6, width);
+        }
+        free(a_text);
+        free(b_text);
+        fputc('\n', out);
+        text_diff(out, a, b, 0, width);
     }
     return ferror(out) ? error_set(err, "cannot write the comparison") : 0;
 }

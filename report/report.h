@@ -72,8 +72,10 @@ double report_accounting_metric(const struct analysis_result *result, enum accou
 
 /* --- two traces --- */
 enum report_format { REPORT_TEXT = 0, REPORT_JSON = 1, REPORT_MARKDOWN = 2 };
+/* width: the text's columns (0: 80); JSON and Markdown do not depend on it. */
 int report_write_diff(FILE *out, const struct analysis_result *a, const struct analysis_result *b,
-                      const char *label_a, const char *label_b, enum report_format format, error_info *err);
+                      const char *label_a, const char *label_b, enum report_format format, int width,
+                      error_info *err);
 
 /* --- shared by the subcommands --- */
 /* Adds text (from a trace or a command line) as a JSON string, its invalid UTF-8 replaced by

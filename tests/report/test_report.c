@@ -184,7 +184,7 @@ static void test_diff(const struct analysis_result *saturated, const struct anal
     size_t size = 0;
     FILE *out = open_memstream(&buffer, &size);
     error_info err;
-    CHECK_INT(report_write_diff(out, saturated, overlapped, "a.db", "b.db", REPORT_TEXT, &err), 0);
+    CHECK_INT(report_write_diff(out, saturated, overlapped, "a.db", "b.db", REPORT_TEXT, 0, &err), 0);
     fclose(out);
     CHECK_CONTAINS(buffer, "sm_saturation_ms");
     CHECK_CONTAINS(buffer, "-3.189");

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The text report fits its terminal: on every golden trace (tests/data/**/*.db, and each PyTorch
+# The text report fits its terminal (and so does diff's): on every golden trace (tests/data/**/*.db, and each PyTorch
 # profiler trace of tests/data/kineto*/, imported, plus two ranks' traces read as one folder),
 # every line of `report` is at most 80 columns into a pipe and at most 100 with COLUMNS=100, with
 # no trailing space; and nothing is lost to the fitting: each figure with its unit ("477 us",
 # "32.0 MiB", "48.4%") is printed as often as at 10000 columns, where nothing wraps. COLUMNS=100
-# is honored: copy_pageable's device table is one line there, wider than 80.
+# is honored: copy_pageable's device table is one line there, wider than 80. The same for `diff` of
+# each golden trace recorded on the H100 against the next one.
 set -u
 os=${OVERLAPSCOPE:?}
 data=${OVERLAPSCOPE_TEST_DATA:?}
@@ -22,21 +23,24 @@ traces = sorted(glob.glob(os.path.join(data, "**", "*.db"), recursive=True))
 traces += sorted(glob.glob(os.path.join(work, "*.json*"))) + [os.path.join(work, "ranks")]
 figure = re.compile(r"[-+]?\d+(?:\.\d+)?(?: (?:ns|us|ms|s|B|KiB|MiB|GiB|TiB|GB/s)\b|%)")
 
-def report(trace, columns):
+def report(trace, columns, command="report"):
     env = dict(os.environ, COLUMNS=str(columns))
-    run = subprocess.run([overlapscope, "report", trace], capture_output=True, env=env)
+    run = subprocess.run([overlapscope] + command.split() + trace.split("\t"), capture_output=True, env=env)
     return run.returncode, run.stdout.decode("utf-8")
 
+h100 = sorted(glob.glob(os.path.join(data, "gpu-h100", "*.db")))
+runs = [("report", trace) for trace in traces] + [("diff", f"{a}\t{b}") for a, b in zip(h100, h100[1:])]
 problems, reported = [], 0
-for trace in traces:
-    name = os.path.relpath(trace, data) if trace.startswith(data) else os.path.basename(trace)
-    status, wide = report(trace, 10000)
+for command, trace in runs:
+    name = command + " " + " ".join(os.path.relpath(t, data) if t.startswith(data) else os.path.basename(t)
+                                    for t in trace.split("\t"))
+    status, wide = report(trace, 10000, command)
     if status != 0:  # the damaged traces of tests/data/bad, a trace of CPU work only
         continue
     reported += 1
     figures = collections.Counter(figure.findall(wide))
     for columns in (80, 100):
-        status, text = report(trace, columns)
+        status, text = report(trace, columns, command)
         for number, line in enumerate(text.split("\n"), 1):
             if len(line) > columns or line.endswith(" "):
                 problems.append(f"{name} at {columns} columns: line {number} is {len(line)} wide: {line!r}")
@@ -50,6 +54,6 @@ if not 80 < widest <= 100:
     problems.append(f"COLUMNS=100: copy_pageable's widest line is {widest}, expected 81 to 100")
 for problem in problems[:40]:
     print("FAILED:", problem)
-print(f"{reported} traces reported at 80 and 100 columns, {len(problems)} problems")
-sys.exit(1 if problems or reported < 80 else 0)
+print(f"{reported} reports and diffs at 80 and 100 columns, {len(problems)} problems")
+sys.exit(1 if problems or reported < 110 else 0)
 PY
