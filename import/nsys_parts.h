@@ -65,7 +65,7 @@ struct nsys_state {
     int has_stream_table;         /* TARGET_INFO_CUDA_STREAM was read */
     int64_t nccl_ranges;          /* NCCL NVTX ranges with a size */
     int64_t odd_values;           /* optional numbers of another type, read as unknown */
-    char odd_first[96];           /* "TABLE.column" of the first of them */
+    char odd_first[96];           /* "TABLE.column, type" of the first of them */
     sqlite3_stmt *nccl_range_insert, *nccl_bytes_query;
 };
 
