@@ -933,6 +933,10 @@ struct run_state {
     struct head *held;
     unsigned char *held_flag;
     size_t *held_place, held_count;
+    /* At most what the held heads ask for: the smallest SM share (2 when none asks for SMs) and a
+     * bit per copy direction one waits for; an event that frees less needs no look at them. */
+    double held_smallest_share;
+    unsigned held_copies;
     int gates_stale; /* an op started since the gates were computed */
     /* The streams whose gates a start may change (a new head, a blocked gate, an unknown ready
      * time: watch, with in_watch), those refresh_gates computed last (refreshed), and the heads
@@ -941,6 +945,7 @@ struct run_state {
     size_t *watch, *refreshed, *candidates, *next_candidates;
     size_t watch_count, refreshed_count, candidate_count;
     unsigned char *in_watch;
+    size_t *blocker;         /* per GATE_BLOCKED stream: the op not started that head_gate stopped at */
     uint64_t *seen, *listed; /* per stream: the pass that looked at it, the listing that listed it */
     uint64_t pass, listing;
     /* The times something can change (ends, tails, the heads' launches), a min-heap: the next
@@ -1051,13 +1056,17 @@ static void measure_occupancy(const struct run_state *state, int64_t now, struct
     }
 }
 
+static int is_copy(enum analysis_category category)
+{
+    return category >= ANALYSIS_COPY_HTOD && category <= ANALYSIS_COPY_OTHER;
+}
+
 static int resources_free(const struct run_state *state, const struct head *op,
                           const struct occupancy *occupancy)
 {
-    int is_copy = op->category >= ANALYSIS_COPY_HTOD && op->category <= ANALYSIS_COPY_OTHER;
     if (op->category == ANALYSIS_COMMUNICATION && (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)))
         return 1; /* the highest priority takes the SMs as blocks retire */
-    if (is_copy && occupancy->copying[op->category])
+    if (is_copy(op->category) && occupancy->copying[op->category])
         return 0; /* one copy engine per direction */
     return op->sm_share <= 0 || occupancy->used + op->sm_share <= 1.0 + 1e-9 || occupancy->all_in_tail;
 }
@@ -1072,19 +1081,19 @@ enum { GATE_STALE = 0, GATE_AT = 1, GATE_BLOCKED = 2, GATE_DONE = 3 };
 /* Op i's gate: GATE_AT with *at when its ready time, its stream predecessor's end and the ends of
  * the events it waits for are all known (it may start at any time >= *at that the resources
  * allow), GATE_BLOCKED while one of them, or its hardware queue's predecessor, has not started. */
-static int head_gate(const struct run_state *state, size_t i, int64_t *at)
+static int head_gate(const struct run_state *state, size_t i, int64_t *at, size_t *blocker)
 {
     const struct replay_op *op = &state->replay->ops[i];
     int64_t gate = state->ready[i];
     if (op->stream_previous >= 0) {
         if (state->end[op->stream_previous] == UNSET)
-            return GATE_BLOCKED;
+            return *blocker = (size_t)op->stream_previous, GATE_BLOCKED;
         if (state->end[op->stream_previous] > gate)
             gate = state->end[op->stream_previous];
     }
     if (!(state->fixes & FIX_BIT(ANALYSIS_FIX_MORE_CONNECTIONS)) && op->channel_previous >= 0 &&
         state->start[op->channel_previous] == UNSET)
-        return GATE_BLOCKED;
+        return *blocker = (size_t)op->channel_previous, GATE_BLOCKED;
     for (size_t e = op->edge_first; e < op->edge_first + op->edge_count; e++) {
         const struct edge *edge = &state->replay->edges[e];
         if ((edge->kind == EDGE_EVENT && (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_DEPENDENCY))) ||
@@ -1092,7 +1101,7 @@ static int head_gate(const struct run_state *state, size_t i, int64_t *at)
             (edge->kind == EDGE_LEGACY && (state->fixes & FIX_BIT(ANALYSIS_FIX_NON_BLOCKING_STREAMS))))
             continue;
         if (state->end[edge->from] == UNSET)
-            return GATE_BLOCKED;
+            return *blocker = edge->from, GATE_BLOCKED;
         if (state->end[edge->from] > gate)
             gate = state->end[edge->from];
     }
@@ -1100,8 +1109,6 @@ static int head_gate(const struct run_state *state, size_t i, int64_t *at)
     return GATE_AT;
 }
 
-/* After a start: the started stream's new head, the blocked heads, and the heads whose ready time
- * was unknown (a sync the start resolved) get their gates again. */
 static void unhold(struct run_state *state, size_t s)
 {
     if (!state->held_flag[s])
@@ -1112,13 +1119,24 @@ static void unhold(struct run_state *state, size_t s)
     state->held_place[moved.stream] = state->held_place[s];
 }
 
+static void note_held(struct run_state *state, const struct head *head)
+{
+    if (is_copy(head->category))
+        state->held_copies |= 1u << head->category;
+    if (head->sm_share > 0 && head->sm_share < state->held_smallest_share)
+        state->held_smallest_share = head->sm_share;
+}
+
 static void hold(struct run_state *state, size_t s)
 {
     state->held_flag[s] = 1;
     state->held_place[s] = state->held_count;
     state->held[state->held_count++] = state->heads[s];
+    note_held(state, &state->heads[s]);
 }
 
+/* After a start: the started stream's new head, the blocked heads whose blocker started, and the
+ * heads whose ready time was unknown (a sync the start resolved) get their gates again. */
 static void refresh_gates(struct run_state *state)
 {
     state->refreshed_count = 0;
@@ -1128,9 +1146,15 @@ static void refresh_gates(struct run_state *state)
     size_t kept = 0;
     for (size_t w = 0; w < state->watch_count; w++) {
         size_t s = state->watch[w];
+        size_t *blocker = &state->blocker[s];
+        if (state->gate_kind[s] == GATE_BLOCKED && state->start[*blocker] == UNSET) {
+            state->watch[kept++] = s; /* blocked still: head_gate would stop at the same op */
+            continue;
+        }
         unhold(state, s); /* a new head, or a gate that changed */
         long i = head_op(state, s);
-        state->gate_kind[s] = i < 0 ? GATE_DONE : (unsigned char)head_gate(state, (size_t)i, &state->gate[s]);
+        state->gate_kind[s] =
+            i < 0 ? GATE_DONE : (unsigned char)head_gate(state, (size_t)i, &state->gate[s], blocker);
         if (i >= 0)
             state->heads[s] =
                 (struct head){(size_t)i, s, state->replay->ops[i].category, state->replay->ops[i].sm_share};
@@ -1414,8 +1438,9 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0 ||
                             push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
     long next = head_op(state, stream);
-    if (next >= 0)
-        note_ready(state, (size_t)next);
+    if (next >= 0 && state->ready[next] != INT64_MAX) /* the new head's launch */
+        state->out_of_memory |=
+            push_moment(&state->moments, (struct moment){state->ready[next], (size_t)next, 0, 1}) != 0;
     state->gate_kind[stream] = GATE_STALE;
     if (!state->in_watch[stream]) {
         state->in_watch[stream] = 1;
@@ -1515,6 +1540,17 @@ static size_t heads_to_look_at(struct run_state *state, int64_t now)
     return count;
 }
 
+/* Whether one of the held heads may start under occupancy: a copy direction one waits for is
+ * free, or the SMs have room for the smallest share held (resources_free of each says more). */
+static int held_may_start(const struct run_state *state, const struct occupancy *occupancy)
+{
+    for (int c = 0; c < ANALYSIS_CATEGORY_COUNT; c++)
+        if ((state->held_copies & (1u << c)) && !occupancy->copying[c])
+            return 1;
+    return state->held_smallest_share <= 1.0 &&
+           (occupancy->all_in_tail || occupancy->used + state->held_smallest_share <= 1.0 + 1e-9);
+}
+
 /* Starts, at `now`, the eligible stream heads in recorded start order. Returns how many started. */
 static size_t start_eligible(struct run_state *state, int64_t now)
 {
@@ -1531,9 +1567,15 @@ static size_t start_eligible(struct run_state *state, int64_t now)
             consider(state, state->candidates[c], now, &pass);
         for (size_t r = 0; started > 0 && r < state->refreshed_count; r++)
             consider(state, state->refreshed[r], now, &pass);
-        for (size_t h = 0; h < held_before; h++)
-            if (resources_free(state, &state->held[h], &pass.occupancy))
-                prefer(state, &state->held[h], &pass);
+        if (held_before > 0 && held_may_start(state, &pass.occupancy)) {
+            state->held_smallest_share = 2.0;
+            state->held_copies = 0;
+            for (size_t h = 0; h < state->held_count; h++) {
+                note_held(state, &state->held[h]);
+                if (h < held_before && resources_free(state, &state->held[h], &pass.occupancy))
+                    prefer(state, &state->held[h], &pass);
+            }
+        }
         if (pass.best < 0)
             break;
         size_t stream = pass.best_head->stream;
@@ -1568,6 +1610,7 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
     state.heads = malloc(replay->stream_count * sizeof *state.heads);
     state.held_flag = calloc(replay->stream_count + 1, 1);
     size_t streams = replay->stream_count + 1;
+    state.held_smallest_share = 2.0;
     state.held = malloc(streams * sizeof *state.held);
     state.held_place = malloc(streams * sizeof *state.held_place);
     state.listed = calloc(streams, sizeof *state.listed);
@@ -1576,6 +1619,7 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
     state.candidates = malloc(streams * sizeof *state.candidates);
     state.next_candidates = malloc(streams * sizeof *state.next_candidates);
     state.in_watch = calloc(streams, 1);
+    state.blocker = malloc(streams * sizeof *state.blocker);
     state.seen = calloc(streams, sizeof *state.seen);
     state.gate_kind = calloc(replay->stream_count + 1, sizeof *state.gate_kind); /* GATE_STALE */
     state.gates_stale = 1;
@@ -1583,7 +1627,7 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
     if (!state.ready || !state.duration || !state.start || !state.end || !state.tail || !state.running ||
         !state.head || !state.gate || !state.gate_kind || !state.heads || !state.held_flag || !state.watch ||
         !state.refreshed || !state.candidates || !state.next_candidates || !state.in_watch || !state.seen ||
-        !state.held || !state.held_place || !state.listed || prepare_inputs(&state) != 0)
+        !state.blocker || !state.held || !state.held_place || !state.listed || prepare_inputs(&state) != 0)
         goto done;
     for (size_t i = 0; i < n; i++)
         state.start[i] = state.end[i] = UNSET;
@@ -1654,6 +1698,7 @@ done:
     free(state.candidates);
     free(state.next_candidates);
     free(state.in_watch);
+    free(state.blocker);
     free(state.seen);
     free(state.gate_kind);
     free(state.moments.items);
