@@ -63,6 +63,7 @@ struct replay {
     size_t *stream_first; /* stream_count + 1 offsets into stream_ops */
     int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
     size_t *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
+    size_t *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
 };
 
 enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4 };
@@ -1388,14 +1389,14 @@ static int prepare_inputs(struct run_state *state)
     }
     memcpy(state->by_correlation, replay->launch_order, n * sizeof *state->by_correlation);
     size_t count = 0;
-    for (size_t c = 0; c < replay->call_count; c++) {
+    for (size_t k = 0; k < replay->call_count; k++) { /* in by_thread_end order: no sort per fix */
+        size_t c = replay->call_order[k];
         int64_t removed = removed_call_ns(replay, &replay->calls[c], state->fixes, pageable_call);
         if (removed > 0)
             removals[count++] =
                 (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, removed};
     }
     free(pageable_call);
-    qsort(removals, count, sizeof *removals, by_thread_end);
     for (size_t r = 1; r < count; r++)
         if (removals[r].thread_id == removals[r - 1].thread_id)
             removals[r].removed_ns += removals[r - 1].removed_ns; /* prefix sums per thread */
@@ -1727,6 +1728,7 @@ static void replay_free(struct replay *replay)
     free(replay->stream_first);
     free(replay->stream_legacy);
     free(replay->launch_order);
+    free(replay->call_order);
 }
 
 /* --- the pipelined fix: one stream's event-ordered work on two streams ---
@@ -1848,8 +1850,10 @@ static int split_streams(sqlite3 *db, const struct replay *replay, int64_t proce
     for (size_t i = 0; status > 0 && i < replay->op_count; i++)
         moved += colour[i];
     if (status > 0 && moved > 0) {
-        *split = (struct replay){
-            .op_count = replay->op_count, .calls = replay->calls, .call_count = replay->call_count};
+        *split = (struct replay){.op_count = replay->op_count,
+                                 .calls = replay->calls,
+                                 .call_count = replay->call_count,
+                                 .call_order = replay->call_order};
         memcpy(split->pinned_bytes_per_s, replay->pinned_bytes_per_s, sizeof split->pinned_bytes_per_s);
         split->ops = malloc(replay->op_count * sizeof *split->ops);
         split->edges = malloc((replay->edge_count + 1) * sizeof *split->edges);
@@ -2046,6 +2050,28 @@ static void fill_nominal_speeds(struct replay *replay, const struct device_state
                 nominal_pinned_bytes_per_s(device->limits.compute_capability_major);
 }
 
+/* Fills call_order: the calls by (thread, end), as by_thread_end orders removals (ties in any
+ * order: a removal's prefix sum is read at the last of its ties). Returns 0 or
+ * WHATIF_OUT_OF_MEMORY. */
+static int order_calls(struct replay *replay)
+{
+    size_t n = replay->call_count;
+    struct removal *keys = malloc((n ? n : 1) * sizeof *keys);
+    replay->call_order = malloc((n ? n : 1) * sizeof *replay->call_order);
+    if (!keys || !replay->call_order) {
+        free(keys);
+        return WHATIF_OUT_OF_MEMORY;
+    }
+    for (size_t c = 0; c < n; c++) /* removed_ns carries the index */
+        keys[c] = (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, (int64_t)c};
+    if (n)
+        qsort(keys, n, sizeof *keys, by_thread_end);
+    for (size_t c = 0; c < n; c++)
+        replay->call_order[c] = (size_t)keys[c].removed_ns;
+    free(keys);
+    return 0;
+}
+
 int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
                   struct analysis_device *out, error_info *err)
 {
@@ -2054,6 +2080,8 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     size_t wait_count = 0;
     error_info read_error = {0}; /* a damaged table leaves the device without a replay */
     int status = load_calls(db, &replay, device->process_id, &read_error);
+    if (status == 0)
+        status = order_calls(&replay);
     if (status == 0)
         status = load_ops(&replay, names, device);
     if (status == 0 && replay.op_count > 0) {
@@ -2076,6 +2104,7 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
                              : predict(&replay, has_split > 0 ? &split : NULL, device, out);
             }
             split.calls = NULL; /* replay's */
+            split.call_order = NULL;
             replay_free(&split);
         }
     }
