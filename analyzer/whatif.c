@@ -558,11 +558,24 @@ static int order_launches(struct replay *replay)
         free(items);
         return -1;
     }
+    /* Ops without a launch first (STORE_NULL is the least id), in index order; then the others,
+     * sorted only when they did not come in launch order: the order compare_order gives. */
+    size_t unknown = 0, count = 0;
     for (size_t i = 0; i < n; i++)
-        items[i] = (struct order_item){replay->ops[i].correlation_id, 0, 0, i};
-    qsort(items, n, sizeof *items, compare_order);
-    for (size_t i = 0; i < n; i++)
-        replay->launch_order[i] = items[i].op;
+        if (replay->ops[i].correlation_id == STORE_NULL)
+            replay->launch_order[unknown++] = i;
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (replay->ops[i].correlation_id == STORE_NULL)
+            continue;
+        items[count] = (struct order_item){replay->ops[i].correlation_id, 0, 0, i};
+        sorted &= count == 0 || compare_order(&items[count - 1], &items[count]) < 0;
+        count++;
+    }
+    if (!sorted)
+        qsort(items, count, sizeof *items, compare_order);
+    for (size_t i = 0; i < count; i++)
+        replay->launch_order[unknown + i] = items[i].op;
     free(items);
     return 0;
 }
