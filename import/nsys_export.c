@@ -204,11 +204,13 @@ int nsys_read_table(struct nsys_state *state, const struct nsys_table *table, er
         return 0;
     if (table->column_count > 64)
         return error_set(err, "%s: %s: too many columns to read", state->name, table->name);
-    char *sql = build_select(state->db, table);
+    char *sql = table->query ? sqlite3_mprintf("%s", table->query) : build_select(state->db, table);
     unsigned char *record = malloc(table->record_size);
     sqlite3_stmt *row = NULL;
     int rc = sql && record ? sqlite3_prepare_v2(state->db, sql, -1, &row, NULL) : SQLITE_NOMEM;
     sqlite3_free(sql);
+    if (rc == SQLITE_OK && table->query && sqlite3_bind_parameter_count(row) > 0)
+        sqlite3_bind_int64(row, 1, table->query_bound);
     int status = 0;
     if (rc != SQLITE_OK)
         status = error_set(err, "%s: cannot read %s: %s", state->name, table->name,

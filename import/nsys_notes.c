@@ -11,50 +11,82 @@
 
 /* --- the profiler's own time --- */
 
+struct overhead_record {
+    int64_t pid, records, total_ns, longest_ns;
+    const char *longest_name;
+};
+
+static int warn_overhead_row(struct nsys_state *state, void *record, error_info *err)
+{
+    const struct overhead_record *row = record;
+    int64_t process_id = nsys_known_process(state, row->pid);
+    if (!process_id)
+        return 0;
+    char total[32], longest[32], count[48], message[512];
+    snprintf(message, sizeof message,
+             "nsys's own work (PROFILER_OVERHEAD) held threads of this process for %s in %s, the longest"
+             " %s (%s): GPU idle time beside it is the profiler's, not the program's",
+             units_format_duration(total, sizeof total, row->total_ns),
+             units_format_count(count, sizeof count, row->records, "record"),
+             units_format_duration(longest, sizeof longest, row->longest_ns),
+             row->longest_name ? row->longest_name : "unnamed");
+    return nsys_warn(state, process_id, "profiler-overhead", message, err);
+}
+
+static const struct nsys_column overhead_columns[] = {
+    {"pid", NSYS_INTEGER, NSYS_INT64_AT(struct overhead_record, pid), 0},
+    {"records", NSYS_INTEGER, NSYS_INT64_AT(struct overhead_record, records), 0},
+    {"total", NSYS_INTEGER, NSYS_INT64_AT(struct overhead_record, total_ns), 0},
+    {"longest name", NSYS_TEXT, NSYS_TEXT_AT(struct overhead_record, longest_name), 0},
+    {"longest", NSYS_INTEGER, NSYS_INT64_AT(struct overhead_record, longest_ns), 0}};
+static const struct overhead_record overhead_defaults;
+
 /* Per profiled process: how much of its threads' time nsys took, and the longest stretch (CUDA
  * profiling initialization, a CUPTI buffer flush ...): a gap that falls on one is nsys's, not the
  * program's. */
 static int warn_overhead(struct nsys_state *state, error_info *err)
 {
-    if (!nsys_table_exists(state->db, "PROFILER_OVERHEAD") ||
-        !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "globalTid") ||
-        !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "nameId"))
-        return 0;
     /* Only stretches of integer times within the readers' bounds on one operation: text read as 0
      * or an overflowing difference would print a negative or absurd time. */
-    static const char *const sql =
+    static const struct nsys_table table = NSYS_QUERY(
+        "PROFILER_OVERHEAD", overhead_columns, overhead_defaults, warn_overhead_row,
         "WITH o AS (SELECT (globalTid >> 24) & 16777215 AS pid, end - start AS ns, nameId"
         " FROM PROFILER_OVERHEAD WHERE typeof(start) = 'integer' AND typeof(end) = 'integer'"
         " AND end >= start AND end - start <= ?1)"
         " SELECT pid, COUNT(*), SUM(ns), (SELECT s.value FROM o q LEFT JOIN StringIds s ON s.id = q.nameId"
-        "  WHERE q.pid = p.pid ORDER BY q.ns DESC LIMIT 1), MAX(ns) FROM o p GROUP BY pid ORDER BY pid";
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(state->db, sql, -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "%s: cannot read PROFILER_OVERHEAD: %s", state->name,
-                         sqlite3_errmsg(state->db));
-    sqlite3_bind_int64(query, 1, STORE_MAX_DURATION_NS);
-    int status = 0, rc;
-    while (status == 0 && (rc = sqlite3_step(query)) == SQLITE_ROW) {
-        int64_t process_id = nsys_known_process(state, sqlite3_column_int64(query, 0));
-        if (!process_id)
-            continue;
-        char total[32], longest[32], count[48], message[512];
-        const unsigned char *name = sqlite3_column_text(query, 3);
-        snprintf(message, sizeof message,
-                 "nsys's own work (PROFILER_OVERHEAD) held threads of this process for %s in %s, the longest"
-                 " %s (%s): GPU idle time beside it is the profiler's, not the program's",
-                 units_format_duration(total, sizeof total, sqlite3_column_int64(query, 2)),
-                 units_format_count(count, sizeof count, sqlite3_column_int64(query, 1), "record"),
-                 units_format_duration(longest, sizeof longest, sqlite3_column_int64(query, 4)),
-                 name ? (const char *)name : "unnamed");
-        status = nsys_warn(state, process_id, "profiler-overhead", message, err);
-    }
-    if (status == 0 && rc != SQLITE_DONE)
-        status =
-            error_set(err, "%s: cannot read PROFILER_OVERHEAD: %s", state->name, sqlite3_errmsg(state->db));
-    sqlite3_finalize(query);
-    return status;
+        "  WHERE q.pid = p.pid ORDER BY q.ns DESC LIMIT 1), MAX(ns) FROM o p GROUP BY pid ORDER BY pid",
+        STORE_MAX_DURATION_NS);
+    if (!nsys_column_exists(state->db, "PROFILER_OVERHEAD", "globalTid") ||
+        !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "nameId"))
+        return 0;
+    return nsys_read_table(state, &table, err);
 }
+
+struct diagnostic_record {
+    int64_t severity, times;
+    const char *text;
+};
+
+static int warn_diagnostic_row(struct nsys_state *state, void *record, error_info *err)
+{
+    const struct diagnostic_record *row = record;
+    char message[768];
+    int length = snprintf(message, sizeof message, "nsys %s: %.600s",
+                          row->severity == 3 ? "error" : "warning", row->text ? row->text : "");
+    /* One line per warning: nsys's texts run over several. */
+    for (char *c = message; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+    if (row->times > 1 && length > 0 && (size_t)length < sizeof message)
+        snprintf(message + length, sizeof message - (size_t)length, " (%" PRId64 " times)", row->times);
+    return nsys_warn(state, 0, "nsys-diagnostic", message, err);
+}
+
+static const struct nsys_column diagnostic_columns[] = {
+    {"severity", NSYS_INTEGER, NSYS_INT64_AT(struct diagnostic_record, severity), 0},
+    {"text", NSYS_TEXT, NSYS_TEXT_AT(struct diagnostic_record, text), 0},
+    {"count", NSYS_INTEGER, NSYS_INT64_AT(struct diagnostic_record, times), 0}};
+static const struct diagnostic_record diagnostic_defaults;
 
 /* nsys's errors and its warnings about what it collected of CUDA (ENUM_DIAGNOSTIC_SEVERITY_LEVEL 2
  * warning, 3 error; 1 is information; the rest are about OpenGL, perf's paranoid level ...), each
@@ -62,38 +94,16 @@ static int warn_overhead(struct nsys_state *state, error_info *err)
  * why an export holds no GPU activity. */
 static int warn_diagnostics(struct nsys_state *state, error_info *err)
 {
-    if (!nsys_table_exists(state->db, "DIAGNOSTIC_EVENT") ||
-        !nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "severity") ||
-        !nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "text"))
-        return 0;
-    static const char *const sql =
+    static const struct nsys_table table = NSYS_QUERY(
+        "DIAGNOSTIC_EVENT", diagnostic_columns, diagnostic_defaults, warn_diagnostic_row,
         "SELECT severity, text, COUNT(*) FROM DIAGNOSTIC_EVENT WHERE severity = 3 OR (severity = 2 AND"
         " (text LIKE '%CUDA%' OR text LIKE '%CUPTI%' OR text LIKE '%lost%' OR text LIKE '%drop%'))"
-        " GROUP BY severity, text ORDER BY MIN(rowid) LIMIT 32";
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(state->db, sql, -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "%s: cannot read DIAGNOSTIC_EVENT: %s", state->name, sqlite3_errmsg(state->db));
-    int status = 0, rc;
-    while (status == 0 && (rc = sqlite3_step(query)) == SQLITE_ROW) {
-        const unsigned char *text = sqlite3_column_text(query, 1);
-        int64_t times = sqlite3_column_int64(query, 2);
-        char message[768];
-        int length = snprintf(message, sizeof message, "nsys %s: %.600s",
-                              sqlite3_column_int64(query, 0) == 3 ? "error" : "warning",
-                              text ? (const char *)text : "");
-        /* One line per warning: nsys's texts run over several. */
-        for (char *c = message; *c; c++)
-            if (*c == '\n' || *c == '\r')
-                *c = ' ';
-        if (times > 1 && length > 0 && (size_t)length < sizeof message)
-            snprintf(message + length, sizeof message - (size_t)length, " (%" PRId64 " times)", times);
-        status = nsys_warn(state, 0, "nsys-diagnostic", message, err);
-    }
-    if (status == 0 && rc != SQLITE_DONE)
-        status =
-            error_set(err, "%s: cannot read DIAGNOSTIC_EVENT: %s", state->name, sqlite3_errmsg(state->db));
-    sqlite3_finalize(query);
-    return status;
+        " GROUP BY severity, text ORDER BY MIN(rowid) LIMIT 32",
+        0);
+    if (!nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "severity") ||
+        !nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "text"))
+        return 0;
+    return nsys_read_table(state, &table, err);
 }
 
 /* --- what the analysis cannot check --- */

@@ -1,8 +1,10 @@
 /* nsys_parts.h: the parts of the Nsight Systems importer (nsys.h is its public face), one job each,
  * sharing the state of one export being read:
  *
- *   nsys_export.c  reading an export whose schema changes with the nsys version: tables and columns
- *                  probed, every SELECT built from the columns the file has, rows handed over;
+ *   nsys_export.c  reading an export whose schema changes with the nsys version: the one table
+ *                  reader (nsys_read_table: each part describes a table's columns and converts its
+ *                  rows; the SELECT is built from the columns the file has, values are read,
+ *                  type-checked and refused or skipped once, here);
  *                  nsys ids (globalPid, globalTid, 0xFFFFFFFF for none) and the session clock; the
  *                  pid-to-process map (each process named and placed on its host when first seen)
  *   nsys_gpu.c     GPU activity: kernels (graph ids, NCCL collectives from their names), copies,
@@ -105,7 +107,10 @@ struct nsys_column {
 
 /* One table a part imports: its columns, and per row a record (a copy of defaults, the columns
  * read into it) handed to import. skips (may be NULL) says which rows the part passes over without
- * looking at them: those are not refused for a missing column. */
+ * looking at them: those are not refused for a missing column. query (NULL for most): a SELECT of
+ * the part's own over the table (aggregates), run in place of the one built from the columns, with
+ * ?1 bound to query_bound; its result columns are the columns in order, whose sources then only
+ * name them in messages. */
 struct nsys_table {
     const char *name;
     const struct nsys_column *columns;
@@ -115,12 +120,20 @@ struct nsys_table {
     size_t record_size;
     int (*skips)(struct nsys_state *state, const void *record);
     int (*import)(struct nsys_state *state, void *record, error_info *err);
+    const char *query;
+    int64_t query_bound;
 };
 
-/* A table's description from its columns array and its defaults record. */
+/* A table's description from its columns array and its defaults record; NSYS_QUERY, one read by
+ * a query of the part's own. */
 #define NSYS_TABLE(name, columns, tail, defaults, skips, import)                                             \
     {                                                                                                        \
         name, columns, sizeof columns / sizeof columns[0], tail, &defaults, sizeof defaults, skips, import   \
+    }
+#define NSYS_QUERY(name, columns, defaults, import, query, query_bound)                                      \
+    {                                                                                                        \
+        name, columns, sizeof columns / sizeof columns[0], "", &defaults, sizeof defaults, NULL, import,     \
+            query, query_bound                                                                               \
     }
 
 /* Reads every row of the table (nothing when nsys did not create it) and hands it over; returns
