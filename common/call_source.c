@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel_name.h"
+#include "python_source.h"
 
 /* Where "+0xOFFSET" starts in a native caller's source, or NULL when source does not have the
  * collector's shape (collector/native_caller.c): a symbol, "+0x", lower-case hex digits, then the
@@ -31,7 +32,9 @@ char *call_source_readable(const char *source, enum call_source_form form)
         return strdup("");
     const char *offset = offset_of(source);
     /* Only a mangled C++ symbol reads differently; "main+0x336" and "libfoo.so+0x1f0" do not. */
-    if (!offset || strncmp(source, "_Z", 2) != 0)
+    if (!offset)
+        return strdup(python_source_shown(source));
+    if (strncmp(source, "_Z", 2) != 0)
         return strdup(source);
     char *symbol = strndup(source, (size_t)(offset - source));
     char *demangled = symbol ? kernel_name_demangle(symbol) : NULL;

@@ -5,7 +5,9 @@
  * mangled for C++ ("_Z13wl_device_sumPKfm+0x3f (copy_compute)"): it is shown with the symbol
  * demangled through the one demangler of common/kernel_name.h, in full
  * ("wl_device_sum(float const*, unsigned long)+0x3f (copy_compute)") or, where space is short,
- * with the function's short name ("wl_device_sum+0x3f (copy_compute)"). Pure functions. */
+ * with the function's short name ("wl_device_sum+0x3f (copy_compute)"). A Python frame in an
+ * installed package is shown from the package on (python_source_shown: "torch/nn/modules/
+ * conv.py:548 _conv_forward", not the virtual environment's path before it). Pure functions. */
 #ifndef OVERLAPSCOPE_CALL_SOURCE_H
 #define OVERLAPSCOPE_CALL_SOURCE_H
 
@@ -15,8 +17,9 @@ enum call_source_form {
 };
 
 /* source as people read it: a native caller's mangled symbol demangled in the given form, the
- * offset and module kept; anything else (a Python frame, a CPU operator, a C symbol, a symbol that
- * does not demangle) unchanged. A newly allocated string the caller frees, or NULL when out of
+ * offset and module kept; a Python frame of an installed package from the package on; anything
+ * else (the user's own Python frame, a CPU operator, a C symbol, a symbol that does not demangle)
+ * unchanged. A newly allocated string the caller frees, or NULL when out of
  * memory; NULL source gives "". */
 char *call_source_readable(const char *source, enum call_source_form form);
 

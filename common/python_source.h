@@ -13,4 +13,9 @@
  * and built-in modules, code compiled from a string); 0 for the user's own files. */
 int python_source_is_library(const char *text);
 
+/* The part of text a reader recognizes: for a file of an installed package, the path from the
+ * package on ("torch/nn/modules/conv.py:548 _conv_forward" of ".../site-packages/torch/nn/...");
+ * anything else unchanged. Points into text. */
+const char *python_source_shown(const char *text);
+
 #endif

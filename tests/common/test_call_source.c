@@ -28,6 +28,15 @@ static const struct expected table[] = {
     /* Python frames and CPU operators, from the collector or an importer */
     {"train.py:17 main", "train.py:17 main", "train.py:17 main"},
     {"aten::item", "aten::item", "aten::item"},
+    /* a frame of an installed package, from the package on (the venv's path says nothing); the
+     * user's own absolute path kept; a name that only ends in the root kept */
+    {"/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/modules/conv.py:548 _conv_forward",
+     "torch/nn/modules/conv.py:548 _conv_forward", "torch/nn/modules/conv.py:548 _conv_forward"},
+    {"/usr/lib/python3/dist-packages/numpy/core/fromnumeric.py:57 _wrapfunc",
+     "numpy/core/fromnumeric.py:57 _wrapfunc", "numpy/core/fromnumeric.py:57 _wrapfunc"},
+    {"/home/me/site-packages/proj/site-packages/x.py:3 f", "x.py:3 f", "x.py:3 f"},
+    {"/home/me/train.py:17 main", "/home/me/train.py:17 main", "/home/me/train.py:17 main"},
+    {"weird/site-packages/", "weird/site-packages/", "weird/site-packages/"},
     /* garbage: looks mangled but is not, a mangled name cut short, not the collector's shape */
     {"_Zgarbage+0x10 (x)", "_Zgarbage+0x10 (x)", "_Zgarbage+0x10 (x)"},
     {"_ZN5torch8autograd6Engine11thr+0x10 (x)", "_ZN5torch8autograd6Engine11thr+0x10 (x)",

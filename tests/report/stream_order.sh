@@ -24,7 +24,13 @@ if not ok:
     print(f"FAILED: {name}: streams {keys} pairs {pairs}")
 sys.exit(0 if ok else 1)
 PY
-    text=$("$os" report "$data/$trace.db" 2>/dev/null | sed -n '/^streams:/,/^$/p' | awk '$1 == "rank" {print $2, $4, $6}')
+    # The text's streams table: a title row (rank device stream ...), then one row a stream,
+    # "rank R" or "pid P", the device, the stream: (R or P, device, stream) must come sorted.
+    text=$("$os" report "$data/$trace.db" 2>/dev/null | sed -n '/^streams:/,/^$/p' |
+        awk '($1 == "rank" || $1 == "pid") && $2 ~ /^[0-9]+$/ {print $2, $3, $4}')
+    rows=$(grep -c . <<<"$text")
+    [ "$rows" -eq "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["streams"]))' "/tmp/stream_order.$$.json")" ] ||
+        { echo "FAILED: $trace: $rows stream rows in the text, not one per stream of the JSON"; fail=1; }
     [ "$text" = "$(sort -k1,1n -k2,2n -k3,3n <<<"$text")" ] || { echo "FAILED: $trace: text streams not sorted: $text"; fail=1; }
 done
 rm -f "/tmp/stream_order.$$.json"
