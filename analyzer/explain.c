@@ -109,9 +109,9 @@ static void describe(struct wait_case *item, const char *format, ...)
 
 /* CUPTI gives runtime and driver calls their own correlation ids: one row at most. The name is
  * resolved through the kernel-name cache (API names are few). */
-static const char *const sql_launch =
-    "SELECT start_ns, end_ns, thread_id, name_id FROM api_calls WHERE process_id = ?1 AND correlation_id = ?2"
-    " LIMIT 1";
+static const char *const sql_launch = "SELECT a.start_ns, a.end_ns, a.thread_id, s.value FROM api_calls a "
+                                      "LEFT JOIN strings s ON s.id = a.name_id"
+                                      " WHERE a.process_id = ?1 AND a.correlation_id = ?2 LIMIT 1";
 /* The host rules read CUDA calls (api_domain < 3): an OS runtime wait an import holds (a poll
  * inside cudaDeviceSynchronize, a pthread_cond_wait) is no CUDA call (store.h). */
 static const char *const sql_host_before =
@@ -332,8 +332,8 @@ static void find_launch(explainer *explain, struct wait_case *item)
         item->launch.start_ns = sqlite3_column_int64(query, 0);
         item->launch.end_ns = max64(sqlite3_column_int64(query, 1), item->launch.start_ns);
         item->launch.thread_id = sqlite3_column_int64(query, 2);
-        copy_text(item->launch.name, sizeof item->launch.name,
-                  (const unsigned char *)kernel_names_short(explain->names, sqlite3_column_int64(query, 3)));
+        /* The API call's name as recorded: a kernel's short-name rule would fold it. */
+        copy_text(item->launch.name, sizeof item->launch.name, sqlite3_column_text(query, 3));
     }
     sqlite3_reset(query);
 }
