@@ -1151,7 +1151,7 @@ static void hold(struct run_state *state, size_t s)
 
 /* After a start: the started stream's new head, the blocked heads whose blocker started, and the
  * heads whose ready time was unknown (a sync the start resolved) get their gates again. */
-static void refresh_gates(struct run_state *state)
+static void refresh_gates(struct run_state *state, int64_t now)
 {
     state->refreshed_count = 0;
     if (!state->gates_stale)
@@ -1174,7 +1174,7 @@ static void refresh_gates(struct run_state *state)
                 (struct head){(size_t)i, s, state->replay->ops[i].category, state->replay->ops[i].sm_share};
         int unknown = state->gate_kind[s] == GATE_BLOCKED ||
                       (state->gate_kind[s] == GATE_AT && state->gate[s] == INT64_MAX);
-        if (state->gate_kind[s] == GATE_AT && !unknown)
+        if (state->gate_kind[s] == GATE_AT && !unknown && state->gate[s] > now) /* else looked at now */
             state->out_of_memory |=
                 push_moment(&state->gates, (struct moment){state->gate[s], (size_t)i, s, 0}) != 0;
         state->refreshed[state->refreshed_count++] = s;
@@ -1452,7 +1452,7 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0 ||
                             push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
     long next = head_op(state, stream);
-    if (next >= 0 && state->ready[next] != INT64_MAX) /* the new head's launch */
+    if (next >= 0 && state->ready[next] > now && state->ready[next] != INT64_MAX) /* its launch to come */
         state->out_of_memory |=
             push_moment(&state->moments, (struct moment){state->ready[next], (size_t)next, 0, 1}) != 0;
     state->gate_kind[stream] = GATE_STALE;
@@ -1569,7 +1569,7 @@ static int held_may_start(const struct run_state *state, const struct occupancy 
 static size_t start_eligible(struct run_state *state, int64_t now)
 {
     size_t started = 0;
-    refresh_gates(state);
+    refresh_gates(state, now);
     size_t previous = heads_to_look_at(state, now);
     while (previous > 0 || state->held_count > 0 || (started > 0 && state->refreshed_count > 0)) {
         struct pass pass = {.best = -1};
@@ -1603,7 +1603,7 @@ static size_t start_eligible(struct run_state *state, int64_t now)
         state->candidates = state->next_candidates;
         state->next_candidates = swap;
         previous = state->candidate_count;
-        refresh_gates(state);
+        refresh_gates(state, now);
     }
     return started;
 }
@@ -1960,7 +1960,9 @@ static int64_t span_of(struct spans *spans, const struct replay *which, unsigned
     return span;
 }
 
-/* Replay work bound: each start scans the streams' heads. */
+/* Replay bound, in ops x streams: a device past it is not replayed (whatif.h). Set when each start
+ * scanned every stream head; the replay is event-driven now, but the bound decides which devices
+ * get a what-if, so it stays as it was. */
 #define WHATIF_MAX_WORK 400000000.0
 
 static int note_saving(struct analysis_device *out, enum analysis_fix fix, int64_t recorded, int64_t fixed)
