@@ -1439,6 +1439,25 @@ static int prepare_inputs(struct run_state *state)
     return group_segments(state);
 }
 
+/* Asks the memory for what the op after a stream's new head will need when it becomes the head: a
+ * stream's ops lie apart among the device's (in start order), so each new head's data would
+ * otherwise miss the cache in every array the replay keeps. */
+static void prefetch_head_after(const struct run_state *state, size_t stream)
+{
+    size_t position = state->head[stream] + 1;
+    if (position >= state->replay->stream_first[stream + 1])
+        return;
+    size_t i = state->replay->stream_ops[position];
+    const char *op = (const char *)&state->replay->ops[i];
+    __builtin_prefetch(op);
+    __builtin_prefetch(op + sizeof state->replay->ops[i] - 1);
+    __builtin_prefetch(&state->ready[i]);
+    __builtin_prefetch(&state->duration[i]);
+    __builtin_prefetch(&state->start[i], 1);
+    __builtin_prefetch(&state->end[i], 1);
+    __builtin_prefetch(&state->tail[i], 1);
+}
+
 static void start_op(struct run_state *state, size_t i, int64_t now)
 {
     size_t stream = state->replay->ops[i].stream_index;
@@ -1449,6 +1468,7 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     state->running[state->running_count++] =
         (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
     state->head[stream]++;
+    prefetch_head_after(state, stream);
     state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0 ||
                             push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
     long next = head_op(state, stream);
