@@ -1,7 +1,8 @@
 /* analysis.c: analysis_run: walks the trace device by device (each device's operations in start
  * order, through op_source), feeds every operation to the sweep (metrics) and the explainer
  * (waits), keeps the selected ones for the replay (whatif.c) and the overlap cost, and assembles
- * the analysis_result. Memory per device: its streams, open intervals and selected operations;
+ * the analysis_result. Memory per device: its streams, open intervals, selected operations and
+ * its process's correlated host calls (launches.h);
  * per trace: the result itself (devices, streams, pairs, the kept waits, steps). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -432,7 +433,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
     size_t lanes_before = run->result->lane_count, pairs_before = run->result->stream_pair_count;
     int64_t waits_before = explainer_wait_count(run->explain);
     struct analysis_device *out = new_result_device(run);
-    if (out && accountant_begin_device(run->accountant, &device) != 0)
+    if (out && (accountant_begin_device(run->accountant, &device) != 0 ||
+                launches_load(run->db, device.process_id, &device.launches, run->err) != 0))
         out = NULL;
     int64_t counted = out ? walk_device(run, &device) : error_set(run->err, "out of memory");
     int status = counted < 0 ? -1 : 0;
@@ -467,6 +469,7 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
     }
     free(device.lanes);
     free(device.selected_ops);
+    launches_free(&device.launches);
     key_index_free(&device.lane_index);
     free(device.channels);
     key_index_free(&device.channel_index);

@@ -1,8 +1,9 @@
 /* device_state.h: what the analyzer knows about the one device it is sweeping: its limits, its
  * streams (lanes) with their sweep counters and the last operation each started. Shared by the
  * sweep (metrics) and the explainer (waits); created per device by analysis.c and dropped when
- * the device is done. Memory follows the number of streams, and the device's selected operations
- * (selected_ops: read once by the walk, replayed by whatif.c and priced by overlap_cost.c). */
+ * the device is done. Memory follows the number of streams, the device's selected operations
+ * (selected_ops: read once by the walk, replayed by whatif.c and priced by overlap_cost.c) and its
+ * process's correlated host calls (launches: the explainer's launches, the replay's host calls). */
 #ifndef OVERLAPSCOPE_DEVICE_STATE_H
 #define OVERLAPSCOPE_DEVICE_STATE_H
 
@@ -11,6 +12,7 @@
 
 #include "analysis.h"
 #include "key_index.h"
+#include "launches.h"
 #include "occupancy.h"
 #include "op_source.h"
 #include "selection.h"
@@ -88,6 +90,7 @@ struct device_state {
      * the replay and the overlap cost read them here instead of reading the rows again. */
     struct model_op *selected_ops;
     size_t selected_op_count, selected_op_capacity;
+    struct launches launches; /* the process's correlated host calls (launches.h) */
 };
 
 #endif

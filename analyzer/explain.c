@@ -40,8 +40,8 @@ struct host_activity {
 struct explainer {
     sqlite3 *db;
     kernel_names *names;
-    sqlite3_stmt *launch_query, *host_before_query, *host_within_query, *memcpy_query, *syncs_query,
-        *event_query;
+    sqlite3_stmt *launch_query, *string_query, *host_before_query, *host_within_query, *memcpy_query,
+        *syncs_query, *event_query;
     sqlite3_stmt *calls_back_query, *communicator_query, *any_stream_wait_query;
     /* Whether the process of the device being explained has any cudaStreamWaitEvent record: most
      * waits of a trace without them skip the event query (one probe per process instead). */
@@ -112,6 +112,8 @@ static void describe(struct wait_case *item, const char *format, ...)
 static const char *const sql_launch = "SELECT a.start_ns, a.end_ns, a.thread_id, s.value FROM api_calls a "
                                       "LEFT JOIN strings s ON s.id = a.name_id"
                                       " WHERE a.process_id = ?1 AND a.correlation_id = ?2 LIMIT 1";
+/* A launch's name, when its call came from the device's launches (launches.h). */
+static const char *const sql_string = "SELECT value FROM strings WHERE id = ?1";
 /* The host rules read CUDA calls (api_domain < 3): an OS runtime wait an import holds (a poll
  * inside cudaDeviceSynchronize, a pthread_cond_wait) is no CUDA call (store.h). */
 static const char *const sql_host_before =
@@ -158,6 +160,7 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
         sqlite3_stmt **statement;
         const char *sql;
     } queries[] = {{&explain->launch_query, sql_launch},
+                   {&explain->string_query, sql_string},
                    {&explain->host_before_query, sql_host_before},
                    {&explain->host_within_query, sql_host_within},
                    {&explain->memcpy_query, sql_memcpy},
@@ -185,6 +188,7 @@ void explainer_free(explainer *explain)
     if (!explain)
         return;
     sqlite3_finalize(explain->launch_query);
+    sqlite3_finalize(explain->string_query);
     sqlite3_finalize(explain->host_before_query);
     sqlite3_finalize(explain->host_within_query);
     sqlite3_finalize(explain->memcpy_query);
@@ -317,24 +321,44 @@ static long find_blocker(struct device_state *device, size_t waiting_lane, const
 
 /* --- what the host did --- */
 
+/* The launch call found for item: its times, thread and name as recorded (NULL unknown). */
+static void note_launch(struct wait_case *item, int64_t start_ns, int64_t end_ns, int64_t thread_id,
+                        const unsigned char *name)
+{
+    item->launch.known = 1;
+    item->launch.start_ns = start_ns;
+    item->launch.end_ns = max64(end_ns, start_ns);
+    item->launch.thread_id = thread_id;
+    /* The API call's name as recorded: a kernel's short-name rule would fold it. */
+    copy_text(item->launch.name, sizeof item->launch.name, name);
+}
+
 static void find_launch(explainer *explain, struct wait_case *item)
 {
     item->launch.known = 0;
     if (item->waiting->correlation_id == STORE_NULL)
         return;
+    /* A call with times no recording holds (a damaged trace) is not used: its sums could overflow. */
+    if (item->device->launches.complete) { /* the process's calls, read once for the device */
+        const struct correlated_call *call =
+            launches_find(&item->device->launches, item->waiting->correlation_id);
+        if (!call || !store_interval_plausible(call->start_ns, call->end_ns))
+            return;
+        sqlite3_stmt *name = explain->string_query;
+        sqlite3_bind_int64(name, 1, call->name_id);
+        int named = call->has_name && sqlite3_step(name) == SQLITE_ROW;
+        note_launch(item, call->start_ns, call->end_ns, call->thread_id,
+                    named ? sqlite3_column_text(name, 0) : NULL);
+        sqlite3_reset(name);
+        return;
+    }
     sqlite3_stmt *query = explain->launch_query;
     sqlite3_bind_int64(query, 1, item->device->process_id);
     sqlite3_bind_int64(query, 2, item->waiting->correlation_id);
-    /* A call with times no recording holds (a damaged trace) is not used: its sums could overflow. */
     if (sqlite3_step(query) == SQLITE_ROW &&
-        store_interval_plausible(sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1))) {
-        item->launch.known = 1;
-        item->launch.start_ns = sqlite3_column_int64(query, 0);
-        item->launch.end_ns = max64(sqlite3_column_int64(query, 1), item->launch.start_ns);
-        item->launch.thread_id = sqlite3_column_int64(query, 2);
-        /* The API call's name as recorded: a kernel's short-name rule would fold it. */
-        copy_text(item->launch.name, sizeof item->launch.name, sqlite3_column_text(query, 3));
-    }
+        store_interval_plausible(sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)))
+        note_launch(item, sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
+                    sqlite3_column_int64(query, 2), sqlite3_column_text(query, 3));
     sqlite3_reset(query);
 }
 

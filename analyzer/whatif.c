@@ -269,6 +269,14 @@ static int kind_of_name(struct name_kinds *kinds, int64_t name_id, int *kind)
     return 0;
 }
 
+/* A call no recording could hold (the trace is damaged there) is left out: the replay's sums of
+ * host time stay far from overflow (calls x length <= 2^22 x 2^38). */
+static int host_call_kept(int64_t start, int64_t end)
+{
+    return start >= -WHATIF_MAX_HOST_NS && end <= WHATIF_MAX_HOST_NS && end >= start &&
+           end - start <= WHATIF_MAX_CALL_NS;
+}
+
 /* Reads the process's host calls that have a correlation id, by correlation id (the index's order:
  * sorted here only when the rows came otherwise). */
 static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
@@ -291,10 +299,7 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
         if (replay->call_count >= WHATIF_MAX_OPS)
             break;
         int64_t start = sqlite3_column_int64(query, 1), end = sqlite3_column_int64(query, 2);
-        /* A call no recording could hold (the trace is damaged there) is left out: the replay's
-         * sums of host time stay far from overflow (calls x length <= 2^22 x 2^38). */
-        if (start < -WHATIF_MAX_HOST_NS || end > WHATIF_MAX_HOST_NS || end < start ||
-            end - start > WHATIF_MAX_CALL_NS)
+        if (!host_call_kept(start, end))
             continue;
         int kind = 0;
         if (sqlite3_column_type(query, 4) != SQLITE_NULL &&
@@ -321,6 +326,37 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
     /* Strictly increasing ids are the order qsort would give whatever its ties. */
     if (replay->call_count && !sorted)
         qsort(replay->calls, replay->call_count, sizeof *replay->calls, by_correlation);
+    return status;
+}
+
+/* The host calls from the process's launches (read once for the device, launches.h), as load_calls
+ * would read them: the same rows in the same order, the same calls left out. */
+static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct launches *launches,
+                             error_info *err)
+{
+    struct name_kinds kinds = {0};
+    if (sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &kinds.lookup, NULL) !=
+        SQLITE_OK)
+        return error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
+    replay->calls = malloc((launches->count ? launches->count : 1) * sizeof *replay->calls);
+    int status = replay->calls ? 0 : WHATIF_OUT_OF_MEMORY;
+    for (size_t i = 0; status == 0 && i < launches->count; i++) {
+        const struct correlated_call *call = &launches->calls[i];
+        int kind = 0;
+        if (!host_call_kept(call->start_ns, call->end_ns) ||
+            (call->has_name && (status = kind_of_name(&kinds, call->name_id, &kind)) != 0))
+            continue;
+        replay->calls[replay->call_count++] = (struct host_call){.thread_id = call->thread_id,
+                                                                 .start_ns = call->start_ns,
+                                                                 .end_ns = call->end_ns,
+                                                                 .correlation_id = call->correlation_id,
+                                                                 .kind = kind};
+    }
+    if (status == -1)
+        status = error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(kinds.lookup);
+    free(kinds.items);
+    key_index_free(&kinds.index);
     return status;
 }
 
@@ -2114,7 +2150,8 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     struct stream_wait *waits = NULL;
     size_t wait_count = 0;
     error_info read_error = {0}; /* a damaged table leaves the device without a replay */
-    int status = load_calls(db, &replay, device->process_id, &read_error);
+    int status = device->launches.complete ? calls_of_launches(db, &replay, &device->launches, &read_error)
+                                           : load_calls(db, &replay, device->process_id, &read_error);
     if (status == 0)
         status = order_calls(&replay);
     if (status == 0)
