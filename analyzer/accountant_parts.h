@@ -4,6 +4,7 @@
 #define OVERLAPSCOPE_ACCOUNTANT_PARTS_H
 
 #include "accountant.h"
+#include "thread_calls.h"
 
 /* Figures a cause's evidence is written from, summed over its stretches. */
 struct evidence_figures {
@@ -105,6 +106,7 @@ struct accountant {
     enum trace_origin process_origin;
     sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
         *collective_query, *late_gpu_query;
+    thread_calls *threads; /* the launching threads' calls in memory; NULL: the two queries above */
     struct accounting_interval *intervals;
     size_t interval_count, interval_capacity;
     struct accounting_instance *instances; /* handed to the result */

@@ -216,6 +216,7 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
             return NULL;
         }
     }
+    acc->threads = thread_calls_new(db); /* NULL (out of memory): the queries serve */
     if (acc->has_call_sources &&
         sqlite3_prepare_v2(db,
                            "SELECT s.value FROM call_sources c JOIN strings s ON s.id = c.source_id"
@@ -234,6 +235,7 @@ void accountant_free(accountant *acc)
                                acc->collective_query, acc->late_gpu_query};
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
         sqlite3_finalize(queries[i]);
+    thread_calls_free(acc->threads);
     for (size_t i = 0; i < acc->book_count; i++)
         books_free(&acc->books[i]);
     free(acc->books);

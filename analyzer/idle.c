@@ -133,35 +133,98 @@ static int queued_gap(struct gap *gap)
     return give_whole(gap, ACCOUNTING_IDLE_UNEXPLAINED, "queued work held back", detail);
 }
 
+/* The launching thread's calls, one row at a time, from memory (thread_calls.h) or, when the
+ * thread's calls are not held there, from the store's query: the same rows in the same order. */
+struct call_rows {
+    sqlite3_stmt *query; /* NULL: from memory */
+    thread_calls *threads;
+    const struct thread_call *calls;
+    size_t next, end; /* memory: the next index and one past the last (backwards: next > end) */
+    int backwards;
+};
+
+static int next_row(struct call_rows *rows, struct host_call *call)
+{
+    int64_t domain;
+    const char *name;
+    if (rows->query) {
+        if (sqlite3_step(rows->query) != SQLITE_ROW)
+            return 0;
+        sqlite3_stmt *query = rows->query;
+        call->start_ns = sqlite3_column_int64(query, 0);
+        call->end_ns = sqlite3_column_int64(query, 1);
+        call->correlation_id =
+            sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+        name = (const char *)sqlite3_column_text(query, 3);
+        domain = sqlite3_column_int64(query, 4);
+    } else {
+        if (rows->next == rows->end)
+            return 0;
+        const struct thread_call *row = &rows->calls[rows->backwards ? --rows->next : rows->next++];
+        call->start_ns = row->start_ns;
+        call->end_ns = row->end_ns;
+        call->correlation_id = row->correlation_id;
+        name = thread_calls_name(rows->threads, row);
+        domain = row->api_domain;
+    }
+    call->is_os_wait = domain == STORE_API_OS_RUNTIME;
+    snprintf(call->name, sizeof call->name, "%s", name ? name : "?");
+    return 1;
+}
+
+/* The rows of the thread's calls that began before the gap, latest first, at most 16 (the
+ * covering query), or with forward set those that began within it (the calls query). */
+static struct call_rows open_rows(struct gap *gap, int forward)
+{
+    accountant *acc = gap->acc;
+    size_t count = 0;
+    const struct thread_call *calls =
+        acc->threads ? thread_calls_of(acc->threads, gap->device->process_id, gap->thread_id, &count) : NULL;
+    if (calls) {
+        size_t from = thread_calls_first_from(calls, count, gap->start_ns);
+        if (!forward)
+            return (struct call_rows){.threads = acc->threads,
+                                      .calls = calls,
+                                      .next = from,
+                                      .end = from > 16 ? from - 16 : 0,
+                                      .backwards = 1};
+        size_t to = thread_calls_first_from(calls, count, gap->end_ns);
+        if (to - from > 100000) /* the calls query's LIMIT */
+            to = from + 100000;
+        return (struct call_rows){.threads = acc->threads, .calls = calls, .next = from, .end = to};
+    }
+    sqlite3_stmt *query = forward ? acc->calls_query : acc->covering_query;
+    sqlite3_bind_int64(query, 1, gap->device->process_id);
+    sqlite3_bind_int64(query, 2, gap->thread_id);
+    sqlite3_bind_int64(query, 3, gap->start_ns);
+    if (forward)
+        sqlite3_bind_int64(query, 4, gap->end_ns);
+    return (struct call_rows){.query = query};
+}
+
+static void close_rows(struct call_rows *rows)
+{
+    if (rows->query)
+        sqlite3_reset(rows->query);
+}
+
 /* The launching thread's outermost calls that overlap the gap, in time order; *before is set to
  * the call that ended last before the first of them (a copy a synchronization waits for). */
 static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capacity, struct host_call *before)
 {
-    accountant *acc = gap->acc;
     size_t count = 0;
     before->name[0] = '\0';
     before->correlation_id = STORE_NULL;
     struct host_call recent[16];
     size_t recent_count = 0;
-    sqlite3_stmt *query = acc->covering_query;
-    sqlite3_bind_int64(query, 1, gap->device->process_id);
-    sqlite3_bind_int64(query, 2, gap->thread_id);
-    sqlite3_bind_int64(query, 3, gap->start_ns);
-    while (recent_count < 16 && sqlite3_step(query) == SQLITE_ROW) {
+    struct call_rows rows = open_rows(gap, 0);
+    while (recent_count < 16 && next_row(&rows, &recent[recent_count])) {
         /* A call with times no recording holds (a damaged trace) is passed over, not subtracted. */
-        if (!store_interval_plausible(sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)) ||
-            sqlite3_column_int64(query, 1) < sqlite3_column_int64(query, 0))
-            continue;
-        struct host_call *call = &recent[recent_count++];
-        call->start_ns = sqlite3_column_int64(query, 0);
-        call->end_ns = sqlite3_column_int64(query, 1);
-        call->correlation_id =
-            sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
-        call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
-        const unsigned char *name = sqlite3_column_text(query, 3);
-        snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
+        const struct host_call *call = &recent[recent_count];
+        if (store_interval_plausible(call->start_ns, call->end_ns) && call->end_ns >= call->start_ns)
+            recent_count++;
     }
-    sqlite3_reset(query);
+    close_rows(&rows);
     /* recent is latest first: the outermost call still open at the gap's start is the earliest one
      * that ends after it. */
     size_t covering = SIZE_MAX;
@@ -177,27 +240,16 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     }
     if (covering != SIZE_MAX)
         calls[count++] = recent[covering];
-    query = acc->calls_query;
-    sqlite3_bind_int64(query, 1, gap->device->process_id);
-    sqlite3_bind_int64(query, 2, gap->thread_id);
-    sqlite3_bind_int64(query, 3, gap->start_ns);
-    sqlite3_bind_int64(query, 4, gap->end_ns);
-    while (count < capacity && sqlite3_step(query) == SQLITE_ROW) {
-        int64_t start = sqlite3_column_int64(query, 0), end = sqlite3_column_int64(query, 1);
-        if (!store_interval_plausible(start, end) || end < start)
+    rows = open_rows(gap, 1);
+    while (count < capacity && next_row(&rows, &calls[count])) {
+        const struct host_call *call = &calls[count];
+        if (!store_interval_plausible(call->start_ns, call->end_ns) || call->end_ns < call->start_ns)
             continue; /* times no recording holds */
-        if (count && end <= calls[count - 1].end_ns)
+        if (count && call->end_ns <= calls[count - 1].end_ns)
             continue; /* nested in the previous call (a driver call made by a runtime call) */
-        struct host_call *call = &calls[count++];
-        call->start_ns = start;
-        call->end_ns = end;
-        call->correlation_id =
-            sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
-        call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
-        const unsigned char *name = sqlite3_column_text(query, 3);
-        snprintf(call->name, sizeof call->name, "%s", name ? (const char *)name : "?");
+        count++;
     }
-    sqlite3_reset(query);
+    close_rows(&rows);
     return count;
 }
 

@@ -1,0 +1,152 @@
+/* thread_calls.c: see thread_calls.h. */
+#include "thread_calls.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+#define NAME_SLOTS 256 /* names cached by id; a program calls a few dozen CUDA functions */
+#define NAME_BYTES 256
+
+struct held_thread {
+    int64_t process_id, thread_id;
+    struct thread_call *calls; /* NULL with held 1: not held (too many, or unreadable) */
+    size_t count;
+    int held;
+    uint64_t used; /* when last asked for: the least recent slot is replaced */
+};
+
+struct cached_name {
+    int64_t id;
+    int valid, found;
+    char text[NAME_BYTES];
+};
+
+struct thread_calls {
+    sqlite3 *db;
+    sqlite3_stmt *rows, *name;
+    struct held_thread threads[THREAD_CALLS_THREADS];
+    uint64_t clock;
+    struct cached_name names[NAME_SLOTS];
+};
+
+thread_calls *thread_calls_new(sqlite3 *db)
+{
+    thread_calls *calls = calloc(1, sizeof *calls);
+    if (!calls)
+        return NULL;
+    calls->db = db;
+    /* The same rows, columns and index order as the idle accounting's queries (accounting.c). */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT start_ns, end_ns, correlation_id, name_id, api_domain FROM api_calls"
+                           " WHERE process_id = ?1 AND thread_id = ?2 ORDER BY start_ns",
+                           -1, &calls->rows, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &calls->name, NULL) !=
+            SQLITE_OK) {
+        thread_calls_free(calls);
+        return NULL;
+    }
+    return calls;
+}
+
+void thread_calls_free(thread_calls *calls)
+{
+    if (!calls)
+        return;
+    sqlite3_finalize(calls->rows);
+    sqlite3_finalize(calls->name);
+    for (size_t i = 0; i < THREAD_CALLS_THREADS; i++)
+        free(calls->threads[i].calls);
+    free(calls);
+}
+
+static void load(thread_calls *calls, struct held_thread *thread)
+{
+    size_t capacity = 0;
+    sqlite3_stmt *rows = calls->rows;
+    sqlite3_bind_int64(rows, 1, thread->process_id);
+    sqlite3_bind_int64(rows, 2, thread->thread_id);
+    int status;
+    while ((status = sqlite3_step(rows)) == SQLITE_ROW) {
+        if (thread->count == THREAD_CALLS_MAX)
+            break;
+        if (thread->count == capacity) {
+            size_t grown_capacity = capacity ? capacity * 2 : 1024;
+            struct thread_call *grown = realloc(thread->calls, grown_capacity * sizeof *grown);
+            if (!grown)
+                break;
+            thread->calls = grown;
+            capacity = grown_capacity;
+        }
+        struct thread_call *call = &thread->calls[thread->count++];
+        call->start_ns = sqlite3_column_int64(rows, 0);
+        call->end_ns = sqlite3_column_int64(rows, 1);
+        call->correlation_id =
+            sqlite3_column_type(rows, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(rows, 2);
+        call->has_name = sqlite3_column_type(rows, 3) != SQLITE_NULL;
+        call->name_id = sqlite3_column_int64(rows, 3);
+        call->api_domain = sqlite3_column_int64(rows, 4);
+    }
+    sqlite3_reset(rows);
+    if (status != SQLITE_DONE) { /* cut short: the store's queries see every row */
+        free(thread->calls);
+        thread->calls = NULL;
+        thread->count = 0;
+    }
+}
+
+const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,
+                                          size_t *count)
+{
+    struct held_thread *slot = &calls->threads[0];
+    for (size_t i = 0; i < THREAD_CALLS_THREADS; i++) {
+        struct held_thread *thread = &calls->threads[i];
+        if (thread->held && thread->process_id == process_id && thread->thread_id == thread_id) {
+            slot = thread;
+            goto found;
+        }
+        if (!thread->held || thread->used < slot->used)
+            slot = thread;
+    }
+    free(slot->calls);
+    *slot = (struct held_thread){.process_id = process_id, .thread_id = thread_id, .held = 1};
+    load(calls, slot);
+found:
+    slot->used = ++calls->clock;
+    *count = slot->count;
+    return slot->calls;
+}
+
+size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (calls[middle].start_ns < time_ns)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+const char *thread_calls_name(thread_calls *calls, const struct thread_call *call)
+{
+    if (!call->has_name)
+        return NULL;
+    struct cached_name *name = &calls->names[(uint64_t)call->name_id % NAME_SLOTS];
+    if (!name->valid || name->id != call->name_id) {
+        sqlite3_bind_int64(calls->name, 1, call->name_id);
+        const unsigned char *text = NULL;
+        name->found = sqlite3_step(calls->name) == SQLITE_ROW && (text = sqlite3_column_text(calls->name, 0));
+        if (name->found) {
+            strncpy(name->text, (const char *)text, NAME_BYTES - 1);
+            name->text[NAME_BYTES - 1] = '\0';
+        }
+        sqlite3_reset(calls->name);
+        name->id = call->name_id;
+        name->valid = 1;
+    }
+    return name->found ? name->text : NULL;
+}

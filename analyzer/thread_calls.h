@@ -1,0 +1,46 @@
+/* thread_calls.h: one thread's host calls (its CUDA API calls, and the OS runtime waits an import
+ * holds), read once into memory in start order and then asked by time. The idle accounting looks
+ * at the launching thread's calls around every idle gap of the GPU, and on a host-bound job nearly
+ * every gap between two kernels is one: a ResNet-50 recording of 200k kernels had 200k gaps and
+ * spent half of `report` in the two queries each gap made. Memory: one record per call of the
+ * threads asked about (the last THREAD_CALLS_THREADS of them), a thread with more than
+ * THREAD_CALLS_MAX calls not held (the caller asks the store instead). */
+#ifndef OVERLAPSCOPE_THREAD_CALLS_H
+#define OVERLAPSCOPE_THREAD_CALLS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define THREAD_CALLS_MAX (4u << 20)
+#define THREAD_CALLS_THREADS 4
+
+struct thread_call {
+    int64_t start_ns, end_ns;
+    int64_t correlation_id; /* STORE_NULL when none */
+    int64_t name_id;        /* meaningful when has_name */
+    int64_t api_domain;
+    int has_name;
+};
+
+typedef struct thread_calls thread_calls;
+
+/* NULL when out of memory (the caller then asks the store). db must outlive it. */
+thread_calls *thread_calls_new(sqlite3 *db);
+void thread_calls_free(thread_calls *calls);
+
+/* The calls of thread_id in process_id, in start order, ties in the order of the store's
+ * (process_id, thread_id, start_ns) index: the order its queries return them. *count is set. NULL
+ * when they are not held (more than THREAD_CALLS_MAX, out of memory, a read error): the caller asks
+ * the store. The array stays valid until THREAD_CALLS_THREADS other threads have been asked for. */
+const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,
+                                          size_t *count);
+
+/* The index of the first call starting at or after time_ns (count when none). */
+size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns);
+
+/* The call's name as the store holds it, NULL when it has none (the strings row is missing).
+ * Valid until the next call of this function. */
+const char *thread_calls_name(thread_calls *calls, const struct thread_call *call);
+
+#endif
