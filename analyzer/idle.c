@@ -432,7 +432,22 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
         return status == 0 ? 0 : error_set(err, "out of memory");
     }
     int known = 0;
-    if (next->correlation_id != STORE_NULL) {
+    if (next->correlation_id != STORE_NULL && device->launches.complete) {
+        /* The process's calls, read once for the device: the earliest with the id, as the query. */
+        const struct correlated_call *call = launches_find(&device->launches, next->correlation_id);
+        const struct correlated_call *end = device->launches.calls + device->launches.count;
+        for (const struct correlated_call *other = call;
+             other && other < end && other->correlation_id == next->correlation_id; other++)
+            if (other->start_ns < call->start_ns)
+                call = other;
+        if (call && store_interval_plausible(call->start_ns, call->end_ns) &&
+            call->end_ns >= call->start_ns) {
+            known = 1;
+            gap.launch_start_ns = call->start_ns;
+            gap.launch_end_ns = call->end_ns;
+            gap.thread_id = call->thread_id;
+        }
+    } else if (next->correlation_id != STORE_NULL) {
         sqlite3_stmt *query = acc->launch_query;
         sqlite3_bind_int64(query, 1, device->process_id);
         sqlite3_bind_int64(query, 2, next->correlation_id);
