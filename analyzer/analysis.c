@@ -685,6 +685,7 @@ static int run_all_devices(struct run *run)
     resolve_window(run);
     run->result->window_start_ns = run->window_start_ns;
     run->result->window_end_ns = run->window_end_ns;
+    run->result->time_restricted = restricted(run);
     int status = 0;
     if (run->options.step >= 0)
         status = check_step_exists(run);

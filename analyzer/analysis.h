@@ -248,6 +248,9 @@ struct analysis_result {
     struct analysis_step *steps;
     size_t step_count;
     int64_t window_start_ns, window_end_ns; /* what was analyzed */
+    int time_restricted; /* the selection cut the run in time (a window, a step, a range): the devices'
+                            spans are the selection's, the what-if's replay is of the whole operations
+                            it met, which may reach outside it */
     int64_t interval_count;
     /* Trace-wide figures (all devices of all ranks). */
     int64_t total_communication_ns, total_exposed_communication_ns;

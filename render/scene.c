@@ -964,9 +964,10 @@ static int record_lane(struct scene *scene, enum timeline_lane_kind kind, const 
 
 /* The what-if's ghost end (docs/metrics.md, "What-if"): a thin dashed line across the device's
  * lanes where its span would end with every proved fix made (span end minus the model's headroom),
- * labelled with the saving. Nothing when the model predicts no saving, or when the picture does not
- * reach the span's end: the saving shortens the whole span, so a line inside a window that stops
- * earlier (the default steady-state picture) would mark a time the fix has nothing to do with. */
+ * labelled with the saving. Nothing when the model predicts no saving, or when the analysis or the
+ * picture does not span the whole run: the saving shortens the whole span of the work replayed, so a
+ * line inside a window (the default steady-state picture, whose analysis is the window's) would
+ * mark a time the fix has nothing to do with. */
 static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group *group)
 {
     const struct analysis_result *analysis = scene->input.analysis;
@@ -975,7 +976,7 @@ static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group 
         if (analysis->devices[i].process_id == group->process_id &&
             analysis->devices[i].device_id == group->device_id)
             device = &analysis->devices[i];
-    if (!device || device->headroom_ns <= 0 || group->lane_count == 0)
+    if (!device || device->headroom_ns <= 0 || group->lane_count == 0 || analysis->time_restricted)
         return 0;
     int64_t ghost_ns = device->span_end_ns - device->headroom_ns;
     const struct canvas *canvas = scene->input.canvas;

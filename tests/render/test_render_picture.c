@@ -315,6 +315,14 @@ static void test_ghost_end(store *trace, struct analysis_result *analysis)
         double x = timeline_layout_x(layout, US(7000));
         CHECK(fabs(label->box.x + label->box.width - (x - 3)) < 3 || fabs(label->box.x - (x + 3)) < 3);
     }
+    timeline_layout_free(layout);
+    /* The same figures from an analysis of a window (the default steady-state picture's): its
+     * replay is of whole operations that may reach outside the window, so no line is drawn. */
+    layout = NULL;
+    analysis->time_restricted = 1;
+    CHECK_INT(timeline_draw(trace, analysis, &options, path_in("ghost-window.png"), &layout, &err), 0);
+    CHECK(layout && !find_text(layout, TIMELINE_TEXT_WAIT, "if fixed: -3.00 ms"));
+    analysis->time_restricted = 0;
     analysis->devices = NULL;
     analysis->device_count = 0;
     timeline_layout_free(layout);
