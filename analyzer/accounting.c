@@ -216,7 +216,7 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
             return NULL;
         }
     }
-    acc->threads = thread_calls_new(db); /* NULL (out of memory): the queries serve */
+    acc->threads = thread_calls_new(db, names); /* NULL (out of memory): the queries serve */
     if (acc->has_call_sources &&
         sqlite3_prepare_v2(db,
                            "SELECT s.value FROM call_sources c JOIN strings s ON s.id = c.source_id"

@@ -40,8 +40,8 @@ struct host_activity {
 struct explainer {
     sqlite3 *db;
     kernel_names *names;
-    sqlite3_stmt *launch_query, *string_query, *host_before_query, *host_within_query, *memcpy_query,
-        *syncs_query, *event_query;
+    sqlite3_stmt *launch_query, *host_before_query, *host_within_query, *memcpy_query, *syncs_query,
+        *event_query;
     sqlite3_stmt *calls_back_query, *communicator_query, *any_stream_wait_query;
     /* Whether the process of the device being explained has any cudaStreamWaitEvent record: most
      * waits of a trace without them skip the event query (one probe per process instead). */
@@ -112,8 +112,6 @@ static void describe(struct wait_case *item, const char *format, ...)
 static const char *const sql_launch = "SELECT a.start_ns, a.end_ns, a.thread_id, s.value FROM api_calls a "
                                       "LEFT JOIN strings s ON s.id = a.name_id"
                                       " WHERE a.process_id = ?1 AND a.correlation_id = ?2 LIMIT 1";
-/* A launch's name, when its call came from the device's launches (launches.h). */
-static const char *const sql_string = "SELECT value FROM strings WHERE id = ?1";
 /* The host rules read CUDA calls (api_domain < 3): an OS runtime wait an import holds (a poll
  * inside cudaDeviceSynchronize, a pthread_cond_wait) is no CUDA call (store.h). */
 static const char *const sql_host_before =
@@ -160,7 +158,6 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
         sqlite3_stmt **statement;
         const char *sql;
     } queries[] = {{&explain->launch_query, sql_launch},
-                   {&explain->string_query, sql_string},
                    {&explain->host_before_query, sql_host_before},
                    {&explain->host_within_query, sql_host_within},
                    {&explain->memcpy_query, sql_memcpy},
@@ -188,7 +185,6 @@ void explainer_free(explainer *explain)
     if (!explain)
         return;
     sqlite3_finalize(explain->launch_query);
-    sqlite3_finalize(explain->string_query);
     sqlite3_finalize(explain->host_before_query);
     sqlite3_finalize(explain->host_within_query);
     sqlite3_finalize(explain->memcpy_query);
@@ -344,12 +340,8 @@ static void find_launch(explainer *explain, struct wait_case *item)
             launches_find(&item->device->launches, item->waiting->correlation_id);
         if (!call || !store_interval_plausible(call->start_ns, call->end_ns))
             return;
-        sqlite3_stmt *name = explain->string_query;
-        sqlite3_bind_int64(name, 1, call->name_id);
-        int named = call->has_name && sqlite3_step(name) == SQLITE_ROW;
-        note_launch(item, call->start_ns, call->end_ns, call->thread_id,
-                    named ? sqlite3_column_text(name, 0) : NULL);
-        sqlite3_reset(name);
+        const char *name = call->has_name ? kernel_names_text(explain->names, call->name_id) : NULL;
+        note_launch(item, call->start_ns, call->end_ns, call->thread_id, (const unsigned char *)name);
         return;
     }
     sqlite3_stmt *query = explain->launch_query;

@@ -434,12 +434,7 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
     int known = 0;
     if (next->correlation_id != STORE_NULL && device->launches.complete) {
         /* The process's calls, read once for the device: the earliest with the id, as the query. */
-        const struct correlated_call *call = launches_find(&device->launches, next->correlation_id);
-        const struct correlated_call *end = device->launches.calls + device->launches.count;
-        for (const struct correlated_call *other = call;
-             other && other < end && other->correlation_id == next->correlation_id; other++)
-            if (other->start_ns < call->start_ns)
-                call = other;
+        const struct correlated_call *call = launches_find_earliest(&device->launches, next->correlation_id);
         if (call && store_interval_plausible(call->start_ns, call->end_ns) &&
             call->end_ns >= call->start_ns) {
             known = 1;

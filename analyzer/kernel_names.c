@@ -10,12 +10,14 @@
 struct name_entry {
     int64_t name_id; /* 0: empty slot */
     char *short_name;
+    char *text; /* the string as stored; NULL when the strings table has no such row */
     int is_nccl;
 };
 
 struct kernel_names {
     sqlite3 *db;
     sqlite3_stmt *lookup;
+    char *uncached_text; /* kernel_names_text's answer for an id no entry can hold (<= 0) */
     struct name_entry *entries;
     size_t capacity, count;
     int64_t *collective_rowids; /* sorted */
@@ -81,9 +83,12 @@ void kernel_names_free(kernel_names *names)
 {
     if (!names)
         return;
-    for (size_t i = 0; i < names->capacity; i++)
+    for (size_t i = 0; i < names->capacity; i++) {
         free(names->entries[i].short_name);
+        free(names->entries[i].text);
+    }
     free(names->entries);
+    free(names->uncached_text);
     free(names->collective_rowids);
     sqlite3_finalize(names->lookup);
     free(names);
@@ -111,7 +116,7 @@ static int grow_entries(kernel_names *names)
 
 static const struct name_entry *find_entry(kernel_names *names, int64_t name_id)
 {
-    static const struct name_entry unknown = {0, (char *)"?", 0};
+    static const struct name_entry unknown = {0, (char *)"?", NULL, 0};
     if (name_id <= 0)
         return &unknown;
     size_t slot = (size_t)name_id * 11400714819323198485ull & (names->capacity - 1);
@@ -126,18 +131,24 @@ static const struct name_entry *find_entry(kernel_names *names, int64_t name_id)
         return find_entry(names, name_id);
     }
     char short_name[160] = "?";
-    int is_nccl = 0;
+    int is_nccl = 0, found = 0;
+    char *text = NULL;
     sqlite3_bind_int64(names->lookup, 1, name_id);
     if (sqlite3_step(names->lookup) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(names->lookup, 0);
         kernel_name_short(name, short_name, sizeof short_name);
         is_nccl = kernel_name_is_communication(name);
+        found = 1;
+        text = name ? strdup(name) : NULL;
     }
     sqlite3_reset(names->lookup);
     char *copy = strdup(short_name);
-    if (!copy)
+    if (!copy || (found && !text)) {
+        free(copy);
+        free(text);
         return &unknown;
-    names->entries[slot] = (struct name_entry){name_id, copy, is_nccl};
+    }
+    names->entries[slot] = (struct name_entry){name_id, copy, text, is_nccl};
     names->count++;
     return &names->entries[slot];
 }
@@ -154,6 +165,19 @@ int kernel_names_is_communication(kernel_names *names, int64_t name_id, int64_t 
     return names->collective_count &&
            bsearch(&kernel_rowid, names->collective_rowids, names->collective_count, sizeof(int64_t),
                    compare_int64) != NULL;
+}
+
+const char *kernel_names_text(kernel_names *names, int64_t name_id)
+{
+    if (name_id > 0)
+        return find_entry(names, name_id)->text;
+    free(names->uncached_text); /* a damaged trace's id: asked for each time */
+    names->uncached_text = NULL;
+    sqlite3_bind_int64(names->lookup, 1, name_id);
+    if (sqlite3_step(names->lookup) == SQLITE_ROW && sqlite3_column_text(names->lookup, 0))
+        names->uncached_text = strdup((const char *)sqlite3_column_text(names->lookup, 0));
+    sqlite3_reset(names->lookup);
+    return names->uncached_text;
 }
 
 char *kernel_names_full(kernel_names *names, int64_t name_id)

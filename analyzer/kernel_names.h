@@ -2,7 +2,7 @@
  * readable name and whether the kernel is communication (rules: common/kernel_name.h), and knows
  * which kernel rows the collectives table links to NCCL operations. The analyzer and the renderer
  * both ask it, so the report and the picture agree on every kernel. Memory: one entry per distinct
- * kernel name plus 8 bytes per collective row. */
+ * kernel name (and API name: the callers' one cache of names by id) plus 8 bytes per collective row. */
 #ifndef OVERLAPSCOPE_KERNEL_NAMES_H
 #define OVERLAPSCOPE_KERNEL_NAMES_H
 
@@ -24,6 +24,11 @@ const char *kernel_names_short(kernel_names *names, int64_t name_id);
 /* 1 when the kernel is communication: linked from the collectives table (kernel_rowid) or named
  * as an NCCL kernel (kernel_name_is_communication). */
 int kernel_names_is_communication(kernel_names *names, int64_t name_id, int64_t kernel_rowid);
+
+/* The string strings.id name_id holds, as stored (an API call's name: nothing folded), or NULL
+ * when there is no such row (or memory ran out). Cached with the entry; valid until
+ * kernel_names_free, or for an id <= 0 (no recording writes one) until the next such call. */
+const char *kernel_names_text(kernel_names *names, int64_t name_id);
 
 /* The demangled full name of strings.id name_id: newly allocated, the caller frees; NULL when out
  * of memory. */

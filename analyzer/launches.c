@@ -81,3 +81,14 @@ void launches_free(struct launches *launches)
     free(launches->calls);
     *launches = (struct launches){0};
 }
+
+const struct correlated_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id)
+{
+    const struct correlated_call *earliest = launches_find(launches, correlation_id);
+    const struct correlated_call *end = launches->calls + launches->count;
+    for (const struct correlated_call *call = earliest;
+         call && call < end && call->correlation_id == correlation_id; call++)
+        if (call->start_ns < earliest->start_ns)
+            earliest = call;
+    return earliest;
+}

@@ -36,6 +36,10 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
  * asks the store). */
 const struct correlated_call *launches_find(const struct launches *launches, int64_t correlation_id);
 
+/* Of the calls with correlation_id, the one that started first (the first of them on a tie), NULL
+ * when none: what a query ordered by start returns. Only for a complete list. */
+const struct correlated_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id);
+
 void launches_free(struct launches *launches);
 
 #endif

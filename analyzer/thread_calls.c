@@ -2,12 +2,8 @@
 #include "thread_calls.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "store.h"
-
-#define NAME_SLOTS 256 /* names cached by id; a program calls a few dozen CUDA functions */
-#define NAME_BYTES 256
 
 struct held_thread {
     int64_t process_id, thread_id;
@@ -17,33 +13,24 @@ struct held_thread {
     uint64_t used; /* when last asked for: the least recent slot is replaced */
 };
 
-struct cached_name {
-    int64_t id;
-    int valid, found;
-    char text[NAME_BYTES];
-};
-
 struct thread_calls {
-    sqlite3 *db;
-    sqlite3_stmt *rows, *name;
+    sqlite3_stmt *rows;
+    kernel_names *names; /* the names by id (the analysis's one cache) */
     struct held_thread threads[THREAD_CALLS_THREADS];
     uint64_t clock;
-    struct cached_name names[NAME_SLOTS];
 };
 
-thread_calls *thread_calls_new(sqlite3 *db)
+thread_calls *thread_calls_new(sqlite3 *db, kernel_names *names)
 {
     thread_calls *calls = calloc(1, sizeof *calls);
     if (!calls)
         return NULL;
-    calls->db = db;
+    calls->names = names;
     /* The same rows, columns and index order as the idle accounting's queries (accounting.c). */
     if (sqlite3_prepare_v2(db,
                            "SELECT start_ns, end_ns, correlation_id, name_id, api_domain FROM api_calls"
                            " WHERE process_id = ?1 AND thread_id = ?2 ORDER BY start_ns",
-                           -1, &calls->rows, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &calls->name, NULL) !=
-            SQLITE_OK) {
+                           -1, &calls->rows, NULL) != SQLITE_OK) {
         thread_calls_free(calls);
         return NULL;
     }
@@ -55,7 +42,6 @@ void thread_calls_free(thread_calls *calls)
     if (!calls)
         return;
     sqlite3_finalize(calls->rows);
-    sqlite3_finalize(calls->name);
     for (size_t i = 0; i < THREAD_CALLS_THREADS; i++)
         free(calls->threads[i].calls);
     free(calls);
@@ -133,20 +119,5 @@ size_t thread_calls_first_from(const struct thread_call *calls, size_t count, in
 
 const char *thread_calls_name(thread_calls *calls, const struct thread_call *call)
 {
-    if (!call->has_name)
-        return NULL;
-    struct cached_name *name = &calls->names[(uint64_t)call->name_id % NAME_SLOTS];
-    if (!name->valid || name->id != call->name_id) {
-        sqlite3_bind_int64(calls->name, 1, call->name_id);
-        const unsigned char *text = NULL;
-        name->found = sqlite3_step(calls->name) == SQLITE_ROW && (text = sqlite3_column_text(calls->name, 0));
-        if (name->found) {
-            strncpy(name->text, (const char *)text, NAME_BYTES - 1);
-            name->text[NAME_BYTES - 1] = '\0';
-        }
-        sqlite3_reset(calls->name);
-        name->id = call->name_id;
-        name->valid = 1;
-    }
-    return name->found ? name->text : NULL;
+    return call->has_name ? kernel_names_text(calls->names, call->name_id) : NULL;
 }

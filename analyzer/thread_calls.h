@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel_names.h"
+
 #define THREAD_CALLS_MAX (4u << 20)
 #define THREAD_CALLS_THREADS 4
 
@@ -25,8 +27,8 @@ struct thread_call {
 
 typedef struct thread_calls thread_calls;
 
-/* NULL when out of memory (the caller then asks the store). db must outlive it. */
-thread_calls *thread_calls_new(sqlite3 *db);
+/* NULL when out of memory (the caller then asks the store). db and names must outlive it. */
+thread_calls *thread_calls_new(sqlite3 *db, kernel_names *names);
 void thread_calls_free(thread_calls *calls);
 
 /* The calls of thread_id in process_id, in start order, ties in the order of the store's
@@ -39,8 +41,7 @@ const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_i
 /* The index of the first call starting at or after time_ns (count when none). */
 size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns);
 
-/* The call's name as the store holds it, NULL when it has none (the strings row is missing).
- * Valid until the next call of this function. */
+/* The call's name as the store holds it (kernel_names_text), NULL when it has none. */
 const char *thread_calls_name(thread_calls *calls, const struct thread_call *call);
 
 #endif
