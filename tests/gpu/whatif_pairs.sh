@@ -13,17 +13,9 @@ if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
 OUT=$1
 cd "$(dirname "$0")/../.."
 mkdir -p "$OUT" || exit 2
-BUILD=${OVERLAPSCOPE_BUILD:-build}
-[ -x "$BUILD/cli/overlapscope" ] || [ ! -x .gpu/build/cli/overlapscope ] || BUILD=.gpu/build
-OVERLAPSCOPE=$BUILD/cli/overlapscope
-WL=$BUILD/workloads
-TORCH_PY=${TORCH_PY:-/opt/torch/.venv/bin/python3}
-export NCCL_NVLS_ENABLE=0
+. tests/gpu/recording_env.sh
 [ -x "$OVERLAPSCOPE" ] && [ -x "$WL/host_bound" ] || { echo "$0: build or stage first" >&2; exit 2; }
-GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
-DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
-echo "== what-if pairs on $GPUS x $GPU, driver $DRIVER"
+echo "== what-if pairs on $GPUS x $GPU_NAME, driver $DRIVER, CUDA $CUDA_VERSION, NCCL ${NCCL_VERSION:-?}"
 failed=0
 
 # record NAME [VAR=VALUE ...] -- PROGRAM ARGS...
@@ -33,10 +25,7 @@ record() {
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
   local command=("$OVERLAPSCOPE" record -o "$OUT/$name.db" --force -- "$@")
-  python3 -c 'import json, socket, sys; json.dump({"host": socket.gethostname(), "gpu": sys.argv[2],
-    "gpu_count": int(sys.argv[3] or 0), "driver": sys.argv[4], "environment": sys.argv[5].split(),
-    "command": sys.argv[6:]}, open(sys.argv[1], "w"), indent=2)' \
-    "$OUT/$name.json" "$GPU" "$GPUS" "$DRIVER" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
+  sidecar "$name" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
   if ! env "${envs[@]}" timeout 120 "${command[@]}" >"$OUT/$name.log" 2>&1; then
     echo "FAILED to record $name:"; tail -5 "$OUT/$name.log"; failed=1
   fi

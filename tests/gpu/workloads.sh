@@ -10,43 +10,18 @@ if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
 OUT=$1
 cd "$(dirname "$0")/../.."
 mkdir -p "$OUT/torch" || exit 2
-# The build tree: ./build, or the staged one (tests/gpu/stage.sh) at ./.gpu/build.
-BUILD=${OVERLAPSCOPE_BUILD:-build}
-[ -x "$BUILD/cli/overlapscope" ] || [ ! -x .gpu/build/cli/overlapscope ] || BUILD=.gpu/build
-OVERLAPSCOPE=$BUILD/cli/overlapscope
-WL=$BUILD/workloads
+. tests/gpu/recording_env.sh
 CHECK=(python3 tests/gpu/check_workload.py)
-TORCH_PY=${TORCH_PY:-/opt/torch/.venv/bin/python3}
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 started=$(date +%s)
 
 for f in "$OVERLAPSCOPE" "$WL/streams_fit"; do
   [ -x "$f" ] || { echo "$0: $f is missing: build first (cmake --build build)" >&2; exit 2; }
 done
-GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
-GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
-CUDA_VERSION=$( (/usr/local/cuda/bin/nvcc --version 2>/dev/null || true) | sed -n 's/.*release \([0-9.]*\).*/\1/p')
-NCCL_LIB=$(ldd "$WL/ddp" 2>/dev/null | awk '/libnccl/ {print $3}')
-NCCL_VERSION=$(basename "$(readlink -f "${NCCL_LIB:-none}")" | sed -n 's/libnccl\.so\.//p')
 echo "== $GPUS x $GPU_NAME, driver $DRIVER, CUDA $CUDA_VERSION, NCCL ${NCCL_VERSION:-?}"
 
 rows=()      # "workload|expectation|measured|verdict"
 failures=0
 row() { rows+=("$1|$2|$3|$4"); [ "$4" = FAIL ] && failures=$((failures + 1)); echo "  $4 $1: $3"; }
-
-sidecar() { # NAME ENV COMMAND...
-  local name=$1 envs=$2; shift 2
-  python3 - "$OUT/$name.json" "$GPU_NAME" "$DRIVER" "$CUDA_VERSION" "${NCCL_VERSION:-}" "$GPUS" \
-      "$envs" "$@" <<'PY'
-import json, sys, socket
-path, gpu, driver, cuda, nccl, gpus, envs, *command = sys.argv[1:]
-json.dump({"host": socket.gethostname(), "gpu": gpu, "gpu_count": int(gpus or 0),
-           "driver": driver, "cuda": cuda, "nccl": nccl,
-           "environment": envs.split() if envs else [], "command": command},
-          open(path, "w"), indent=2)
-PY
-}
 
 # record NAME [VAR=VALUE ...] -- PROGRAM ARGS...: records into OUTDIR/NAME.db; a row on failure.
 record() {
