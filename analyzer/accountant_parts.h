@@ -22,6 +22,10 @@ struct evidence_figures {
     int has_instance, instance_by_order;
     int64_t nranks;
     const char *detail; /* a sentence kept from the first stretch (may be NULL) */
+    /* Or, when detail is NULL, what writes that sentence (snprintf-style, into a buffer of size),
+     * called only where it is kept: a sentence per stretch cost a host-bound trace's every gap. */
+    void (*write_detail)(const void *context, char *buffer, size_t size);
+    const void *detail_context;
 };
 
 struct bucket {
@@ -57,6 +61,11 @@ struct comm_kernel {
  * for each collective instance asks in log time. */
 struct behind_start {
     int64_t process_id, device_id, start_ns;
+};
+
+/* A row of call_sources: the string source_id names where the call correlation_id was made. */
+struct call_source_row {
+    int64_t correlation_id, source_id;
 };
 
 /* One device's books. */
@@ -107,6 +116,13 @@ struct accountant {
     sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
         *collective_query, *late_gpu_query;
     thread_calls *threads; /* the launching threads' calls in memory; NULL: the two queries above */
+    /* The call sources of sources_process (sources_held), by correlation id, ties in the order of the
+     * source query's index: each idle gap asks for its launch's, and a query per gap was a tenth of
+     * a host-bound trace's analysis. Not held (the query serves): another process, out of memory. */
+    struct call_source_row *sources;
+    size_t source_count;
+    int64_t sources_process;
+    int sources_held;
     struct accounting_interval *intervals;
     size_t interval_count, interval_capacity;
     struct accounting_instance *instances; /* handed to the result */

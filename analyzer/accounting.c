@@ -108,6 +108,8 @@ static void merge_figures(struct bucket *b, const struct evidence_figures *figur
         b->figures.longest_ns = figures->longest_ns;
     if (figures->detail && !b->detail[0])
         snprintf(b->detail, sizeof b->detail, "%s", figures->detail);
+    else if (figures->write_detail && !b->detail[0])
+        figures->write_detail(figures->detail_context, b->detail, sizeof b->detail);
 }
 
 /* Blocking calls are grouped by their place in the program ("300x at train.py:17"); the other
@@ -155,6 +157,40 @@ static void books_free(struct device_books *books)
 }
 
 /* --- the accountant --- */
+
+/* Reads the call sources of process_id into acc->sources (idle_call_source asks them), in the
+ * order of the source query's index: by correlation id, then rowid. Leaves sources_held 0 when the
+ * process has none or they cannot be read or held: the query then serves. */
+static void hold_sources(accountant *acc, int64_t process_id)
+{
+    acc->sources_held = 0;
+    acc->source_count = 0;
+    acc->sources_process = process_id;
+    if (!acc->process_has_sources)
+        return;
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(acc->db,
+                           "SELECT correlation_id, source_id FROM call_sources WHERE process_id = ?1"
+                           " ORDER BY correlation_id, rowid",
+                           -1, &query, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(query, 1, process_id);
+    size_t capacity = 0;
+    int step;
+    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+        if (acc->source_count == capacity) {
+            capacity = capacity ? capacity * 2 : 1024;
+            struct call_source_row *grown = realloc(acc->sources, capacity * sizeof *grown);
+            if (!grown)
+                break;
+            acc->sources = grown;
+        }
+        acc->sources[acc->source_count++] =
+            (struct call_source_row){sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)};
+    }
+    acc->sources_held = step == SQLITE_DONE;
+    sqlite3_finalize(query);
+}
 
 static const char *const sql_has_table =
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'call_sources'";
@@ -236,6 +272,7 @@ void accountant_free(accountant *acc)
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
         sqlite3_finalize(queries[i]);
     thread_calls_free(acc->threads);
+    free(acc->sources);
     for (size_t i = 0; i < acc->book_count; i++)
         books_free(&acc->books[i]);
     free(acc->books);
@@ -326,6 +363,7 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
             acc->has_call_sources &&
             probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 LIMIT 1",
                          device->process_id);
+        hold_sources(acc, device->process_id);
         acc->process_lacks_sync_events =
             probe_exists(acc->db,
                          "SELECT 1 FROM warnings WHERE (process_id = ?1 OR process_id IS NULL)"

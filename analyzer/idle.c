@@ -44,11 +44,46 @@ struct gap {
     int gave_host, gave_launch_bound; /* host-sync or host-cpu time; launch-bound time */
 };
 
+/* Copies text into buffer as snprintf("%s") would, without its cost: on a host-bound trace this runs
+ * for every host call read around every idle gap. */
+static void copy_text(char *buffer, size_t size, const char *text)
+{
+    size_t length = strnlen(text, size - 1);
+    memcpy(buffer, text, length);
+    buffer[length] = '\0';
+}
+
+/* The first of the held rows of correlation_id whose string exists, as the query's join returns it. */
+static const char *held_source(accountant *acc, int64_t correlation_id)
+{
+    const struct call_source_row *rows = acc->sources;
+    size_t low = 0, high = acc->source_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (rows[middle].correlation_id < correlation_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    for (; low < acc->source_count && rows[low].correlation_id == correlation_id; low++) {
+        const char *text = kernel_names_text(acc->names, rows[low].source_id);
+        if (text)
+            return text;
+    }
+    return NULL;
+}
+
 void idle_call_source(accountant *acc, int64_t process_id, int64_t correlation_id, char *source, size_t size)
 {
     source[0] = '\0';
     if (!acc->has_call_sources || correlation_id == STORE_NULL)
         return;
+    if (acc->sources_held && acc->sources_process == process_id) {
+        const char *text = held_source(acc, correlation_id);
+        if (text)
+            copy_text(source, size, text);
+        return;
+    }
     sqlite3_stmt *query = acc->source_query;
     sqlite3_bind_int64(query, 1, process_id);
     sqlite3_bind_int64(query, 2, correlation_id);
@@ -70,10 +105,10 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
                                 length_c, figures);
 }
 
-static int give_whole(struct gap *gap, enum accounting_cause cause, const char *label, const char *detail)
+static int give_whole(struct gap *gap, enum accounting_cause cause, const char *label,
+                      const struct evidence_figures *figures)
 {
-    struct evidence_figures figures = {.detail = detail};
-    return give(gap, cause, label, "", gap->start_ns, gap->end_ns, &figures);
+    return give(gap, cause, label, "", gap->start_ns, gap->end_ns, figures);
 }
 
 static void op_label(const struct gap *gap, char *buffer, size_t size)
@@ -85,26 +120,74 @@ static void op_label(const struct gap *gap, char *buffer, size_t size)
                  gap->next->kind == MODEL_MEMCPY ? "a copy" : "a memset", gap->next->stream_id);
 }
 
+/* Why queued work waited, as the sentence of its cause's evidence says it. */
+enum queued_form { QUEUED_PEERS, QUEUED_PEER_COPY, QUEUED_EVENT, QUEUED_NO_SYNCS, QUEUED_HELD };
+
+struct queued_detail {
+    const struct gap *gap;
+    enum queued_form form;
+    int64_t event_id;
+};
+
+/* The sentence of a queued gap (evidence_figures.write_detail): written only for the first
+ * stretch of a cause, where the detail is kept, not for each of a host-bound trace's gaps. */
+static void write_queued_detail(const void *context, char *detail, size_t size)
+{
+    const struct queued_detail *queued = context;
+    const struct gap *gap = queued->gap;
+    char what[160], early[32];
+    op_label(gap, what, sizeof what);
+    units_format_duration(early, sizeof early, gap->start_ns - gap->launch_end_ns);
+    switch (queued->form) {
+    case QUEUED_PEERS:
+        snprintf(detail, size,
+                 "%s was enqueued %s before the GPU ran dry and started when its peers were ready", what,
+                 early);
+        break;
+    case QUEUED_PEER_COPY:
+        snprintf(detail, size, "%s is a copy between devices, enqueued %s before the GPU ran dry", what,
+                 early);
+        break;
+    case QUEUED_EVENT:
+        snprintf(detail, size,
+                 "%s was enqueued %s before the GPU ran dry; its stream %" PRId64 " waited for event %" PRId64
+                 " (cudaStreamWaitEvent), which no work of this device was left to complete",
+                 what, early, gap->next->stream_id, queued->event_id);
+        break;
+    case QUEUED_NO_SYNCS:
+        snprintf(detail, size,
+                 "%s was enqueued %s before the GPU ran dry; the trace has no synchronization records to "
+                 "show what "
+                 "it waited for (torch.profiler: "
+                 "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True))",
+                 what, early);
+        break;
+    case QUEUED_HELD:
+        snprintf(detail, size,
+                 "%s was enqueued %s before the GPU ran dry; no recorded event wait explains it", what,
+                 early);
+        break;
+    }
+}
+
+static int give_queued(struct gap *gap, enum accounting_cause cause, const char *label, enum queued_form form,
+                       int64_t event_id)
+{
+    struct queued_detail queued = {gap, form, event_id};
+    struct evidence_figures figures = {.write_detail = write_queued_detail, .detail_context = &queued};
+    return give_whole(gap, cause, label, &figures);
+}
+
 /* X was in the queue before the GPU ran dry. */
 static int queued_gap(struct gap *gap)
 {
     accountant *acc = gap->acc;
-    char what[160], detail[256], early[32];
-    op_label(gap, what, sizeof what);
-    units_format_duration(early, sizeof early, gap->start_ns - gap->launch_end_ns);
     if (gap->end_ns - gap->start_ns <= EXPLAIN_START_TOLERANCE_NS)
-        return give_whole(gap, ACCOUNTING_IDLE_DISPATCH, "queued", NULL);
-    if (gap->next->category == ANALYSIS_COMMUNICATION) {
-        snprintf(detail, sizeof detail,
-                 "%s was enqueued %s before the GPU ran dry and started when its peers were ready", what,
-                 early);
-        return give_whole(gap, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", detail);
-    }
-    if (gap->next->category == ANALYSIS_COPY_PEER) {
-        snprintf(detail, sizeof detail, "%s is a copy between devices, enqueued %s before the GPU ran dry",
-                 what, early);
-        return give_whole(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "peer copy", detail);
-    }
+        return give_whole(gap, ACCOUNTING_IDLE_DISPATCH, "queued", &(struct evidence_figures){0});
+    if (gap->next->category == ANALYSIS_COMMUNICATION)
+        return give_queued(gap, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", QUEUED_PEERS, 0);
+    if (gap->next->category == ANALYSIS_COPY_PEER)
+        return give_queued(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "peer copy", QUEUED_PEER_COPY, 0);
     sqlite3_stmt *query = acc->wait_query;
     sqlite3_bind_int64(query, 1, gap->device->process_id);
     sqlite3_bind_int64(query, 2, gap->launch_start_ns);
@@ -112,25 +195,12 @@ static int queued_gap(struct gap *gap)
     int waited = sqlite3_step(query) == SQLITE_ROW;
     int64_t event_id = waited ? sqlite3_column_int64(query, 0) : 0;
     sqlite3_reset(query);
-    if (waited) {
-        snprintf(detail, sizeof detail,
-                 "%s was enqueued %s before the GPU ran dry; its stream %" PRId64 " waited for event %" PRId64
-                 " (cudaStreamWaitEvent), which no work of this device was left to complete",
-                 what, early, gap->next->stream_id, event_id);
-        return give_whole(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "cudaStreamWaitEvent", detail);
-    }
-    if (!acc->process_has_syncs) {
-        snprintf(detail, sizeof detail,
-                 "%s was enqueued %s before the GPU ran dry; the trace has no synchronization records to "
-                 "show what "
-                 "it waited for (torch.profiler: "
-                 "experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True))",
-                 what, early);
-        return give_whole(gap, ACCOUNTING_IDLE_UNEXPLAINED, "no synchronization records", detail);
-    }
-    snprintf(detail, sizeof detail,
-             "%s was enqueued %s before the GPU ran dry; no recorded event wait explains it", what, early);
-    return give_whole(gap, ACCOUNTING_IDLE_UNEXPLAINED, "queued work held back", detail);
+    if (waited)
+        return give_queued(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "cudaStreamWaitEvent", QUEUED_EVENT, event_id);
+    if (!acc->process_has_syncs)
+        return give_queued(gap, ACCOUNTING_IDLE_UNEXPLAINED, "no synchronization records", QUEUED_NO_SYNCS,
+                           0);
+    return give_queued(gap, ACCOUNTING_IDLE_UNEXPLAINED, "queued work held back", QUEUED_HELD, 0);
 }
 
 /* The launching thread's calls, one row at a time, from memory (thread_calls.h) or, when the
@@ -168,7 +238,7 @@ static int next_row(struct call_rows *rows, struct host_call *call)
         domain = row->api_domain;
     }
     call->is_os_wait = domain == STORE_API_OS_RUNTIME;
-    snprintf(call->name, sizeof call->name, "%s", name ? name : "?");
+    copy_text(call->name, sizeof call->name, name ? name : "?");
     return 1;
 }
 
@@ -425,10 +495,10 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
         .acc = acc, .device = device, .next = next, .start_ns = gap_start_ns, .end_ns = gap_end_ns};
     int status;
     if (!acc->process_has_api) {
-        status = give_whole(
-            &gap, ACCOUNTING_IDLE_UNEXPLAINED, "no API records",
-            "the trace has no CUDA API records for this process (recorded with --no-api, or imported "
-            "without runtime events): record without --no-api to see what the host did");
+        struct evidence_figures figures = {
+            .detail = "the trace has no CUDA API records for this process (recorded with --no-api, or "
+                      "imported without runtime events): record without --no-api to see what the host did"};
+        status = give_whole(&gap, ACCOUNTING_IDLE_UNEXPLAINED, "no API records", &figures);
         return status == 0 ? 0 : error_set(err, "out of memory");
     }
     int known = 0;
@@ -464,7 +534,8 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
             "%s, which ended the gap, has no launch record (a CUDA graph node, a device-side launch, or a "
             "dropped record): what the host did cannot be told",
             what);
-        status = give_whole(&gap, ACCOUNTING_IDLE_UNEXPLAINED, "launch not recorded", detail);
+        status = give_whole(&gap, ACCOUNTING_IDLE_UNEXPLAINED, "launch not recorded",
+                            &(struct evidence_figures){.detail = detail});
     } else if (gap.launch_end_ns <= gap_start_ns) {
         status = queued_gap(&gap);
     } else {

@@ -947,8 +947,88 @@ struct moments {
     size_t count, capacity;
 };
 
+/* The buffers of a device's replays, kept from one replay to the next (a device is replayed
+ * once per fix set): each replay allocating and first touching its own was a tenth of a real
+ * trace's replays in page faults. One slot per array of run_state; grown, never shrunk, freed
+ * with the device's replays (scratch_free). */
+enum scratch_slot {
+    SCRATCH_READY,
+    SCRATCH_DURATION,
+    SCRATCH_START,
+    SCRATCH_END,
+    SCRATCH_TAIL,
+    SCRATCH_RUNNING,
+    SCRATCH_HEAD,
+    SCRATCH_GATE,
+    SCRATCH_HEADS,
+    SCRATCH_HELD_FLAG,
+    SCRATCH_HELD,
+    SCRATCH_HELD_PLACE,
+    SCRATCH_LISTED,
+    SCRATCH_WATCH,
+    SCRATCH_REFRESHED,
+    SCRATCH_CANDIDATES,
+    SCRATCH_NEXT_CANDIDATES,
+    SCRATCH_IN_WATCH,
+    SCRATCH_BLOCKER,
+    SCRATCH_SEEN,
+    SCRATCH_GATE_KIND,
+    SCRATCH_PAGEABLE_CALL,
+    SCRATCH_REMOVALS,
+    SCRATCH_SEGMENT,
+    SCRATCH_BY_CORRELATION,
+    SCRATCH_LAUNCHED_END,
+    SCRATCH_SYNCS,
+    SCRATCH_RECORDED_END,
+    SCRATCH_THREAD_NEXT,
+    SCRATCH_THREAD_END,
+    SCRATCH_SEGMENT_FIRST,
+    SCRATCH_SEGMENT_OPS,
+    SCRATCH_COUNT
+};
+
+struct moments;
+
+struct replay_scratch {
+    void *slots[SCRATCH_COUNT];
+    size_t sizes[SCRATCH_COUNT];
+    struct moment *heap_items[2]; /* the moments' and the gates' heaps */
+    size_t heap_capacity[2];
+};
+
+/* The slot's buffer, at least bytes long (contents undefined), or NULL when out of memory. */
+static void *scratch_take(struct replay_scratch *scratch, enum scratch_slot slot, size_t bytes)
+{
+    if (bytes == 0)
+        bytes = 1;
+    if (scratch->sizes[slot] < bytes) {
+        free(scratch->slots[slot]);
+        scratch->slots[slot] = malloc(bytes);
+        scratch->sizes[slot] = scratch->slots[slot] ? bytes : 0;
+    }
+    return scratch->slots[slot];
+}
+
+/* scratch_take, zeroed. */
+static void *scratch_zeroed(struct replay_scratch *scratch, enum scratch_slot slot, size_t bytes)
+{
+    void *buffer = scratch_take(scratch, slot, bytes);
+    if (buffer)
+        memset(buffer, 0, bytes);
+    return buffer;
+}
+
+static void scratch_free(struct replay_scratch *scratch)
+{
+    for (int slot = 0; slot < SCRATCH_COUNT; slot++)
+        free(scratch->slots[slot]);
+    free(scratch->heap_items[0]);
+    free(scratch->heap_items[1]);
+}
+
 struct run_state {
     const struct replay *replay;
+    struct replay_scratch *scratch;
     unsigned fixes;
     int64_t *ready, *duration, *start, *end;
     int64_t *tail; /* per started op: when its last half-wave begins (tail_begin, kept at start) */
@@ -1289,10 +1369,12 @@ static int collect_syncs(struct run_state *state)
 {
     const struct replay *replay = state->replay;
     size_t n = replay->op_count;
-    state->syncs = malloc((replay->call_count + 1) * sizeof *state->syncs);
+    state->syncs =
+        scratch_take(state->scratch, SCRATCH_SYNCS, (replay->call_count + 1) * sizeof *state->syncs);
     if (!state->syncs)
         return -1;
-    int64_t *recorded_end = malloc((n + 1) * sizeof *recorded_end);
+    int64_t *recorded_end =
+        scratch_take(state->scratch, SCRATCH_RECORDED_END, (n + 1) * sizeof *recorded_end);
     if (!recorded_end)
         return -1;
     for (size_t p = 0; p < n; p++) {
@@ -1322,10 +1404,11 @@ static int collect_syncs(struct run_state *state)
                                                                 .own_ns = own > 0 ? own : 0,
                                                                 .previous = -1};
     }
-    free(recorded_end);
     qsort(state->syncs, state->sync_count, sizeof *state->syncs, by_sync_time);
-    state->thread_next = malloc((state->sync_count + 1) * sizeof *state->thread_next);
-    state->thread_end = malloc((state->sync_count + 1) * sizeof *state->thread_end);
+    state->thread_next = scratch_take(state->scratch, SCRATCH_THREAD_NEXT,
+                                      (state->sync_count + 1) * sizeof *state->thread_next);
+    state->thread_end =
+        scratch_take(state->scratch, SCRATCH_THREAD_END, (state->sync_count + 1) * sizeof *state->thread_end);
     if (!state->thread_next || !state->thread_end)
         return -1;
     for (size_t k = 0; k < state->sync_count; k++) {
@@ -1399,8 +1482,9 @@ static void resolve_syncs(struct run_state *state)
 static int group_segments(struct run_state *state)
 {
     size_t n = state->replay->op_count, syncs = state->sync_count;
-    state->segment_first = calloc(syncs + 2, sizeof *state->segment_first);
-    state->segment_ops = malloc((n ? n : 1) * sizeof *state->segment_ops);
+    state->segment_first =
+        scratch_zeroed(state->scratch, SCRATCH_SEGMENT_FIRST, (syncs + 2) * sizeof *state->segment_first);
+    state->segment_ops = scratch_take(state->scratch, SCRATCH_SEGMENT_OPS, n * sizeof *state->segment_ops);
     if (!state->segment_first || !state->segment_ops)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -1419,17 +1503,17 @@ static int prepare_inputs(struct run_state *state)
 {
     const struct replay *replay = state->replay;
     size_t n = replay->op_count;
-    int *pageable_call = calloc(replay->call_count + 1, sizeof *pageable_call);
-    struct removal *removals = malloc((replay->call_count + 1) * sizeof *removals);
+    int *pageable_call = scratch_zeroed(state->scratch, SCRATCH_PAGEABLE_CALL,
+                                        (replay->call_count + 1) * sizeof *pageable_call);
+    struct removal *removals =
+        scratch_take(state->scratch, SCRATCH_REMOVALS, (replay->call_count + 1) * sizeof *removals);
     state->removals = removals;
-    state->segment = malloc(n * sizeof *state->segment);
-    state->by_correlation = malloc(n * sizeof *state->by_correlation);
-    state->launched_end = malloc(n * sizeof *state->launched_end);
-    if (!pageable_call || !removals || !state->segment || !state->by_correlation || !state->launched_end) {
-        free(pageable_call);
+    state->segment = scratch_take(state->scratch, SCRATCH_SEGMENT, n * sizeof *state->segment);
+    state->by_correlation =
+        scratch_take(state->scratch, SCRATCH_BY_CORRELATION, n * sizeof *state->by_correlation);
+    state->launched_end = scratch_take(state->scratch, SCRATCH_LAUNCHED_END, n * sizeof *state->launched_end);
+    if (!pageable_call || !removals || !state->segment || !state->by_correlation || !state->launched_end)
         return -1;
-    }
-    /* pageable_call is freed below, before any other early return. */
     for (size_t i = 0; i < n; i++) {
         const struct replay_op *op = &replay->ops[i];
         const struct host_call *call = op->pageable ? call_of(replay, op->correlation_id) : NULL;
@@ -1445,7 +1529,6 @@ static int prepare_inputs(struct run_state *state)
             removals[count++] =
                 (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, removed};
     }
-    free(pageable_call);
     for (size_t r = 1; r < count; r++)
         if (removals[r].thread_id == removals[r - 1].thread_id)
             removals[r].removed_ns += removals[r - 1].removed_ns; /* prefix sums per thread */
@@ -1665,33 +1748,38 @@ static size_t start_eligible(struct run_state *state, int64_t now)
 }
 
 /* Replays with the fixes; returns the span (first start to last end), or -1 when out of memory. */
-static int64_t replay_span(const struct replay *replay, unsigned fixes)
+static int64_t replay_span(const struct replay *replay, unsigned fixes, struct replay_scratch *scratch)
 {
     size_t n = replay->op_count;
-    struct run_state state = {.replay = replay, .fixes = fixes};
-    state.ready = malloc(n * sizeof *state.ready);
-    state.duration = malloc(n * sizeof *state.duration);
-    state.start = malloc(n * sizeof *state.start);
-    state.end = malloc(n * sizeof *state.end);
-    state.tail = malloc(n * sizeof *state.tail);
-    state.running = malloc(n * sizeof *state.running);
-    state.head = malloc(replay->stream_count * sizeof *state.head);
-    state.gate = malloc(replay->stream_count * sizeof *state.gate);
-    state.heads = malloc(replay->stream_count * sizeof *state.heads);
-    state.held_flag = calloc(replay->stream_count + 1, 1);
+    struct run_state state = {.replay = replay, .scratch = scratch, .fixes = fixes};
+    state.moments = (struct moments){.items = scratch->heap_items[0], .capacity = scratch->heap_capacity[0]};
+    state.gates = (struct moments){.items = scratch->heap_items[1], .capacity = scratch->heap_capacity[1]};
+    state.ready = scratch_take(scratch, SCRATCH_READY, n * sizeof *state.ready);
+    state.duration = scratch_take(scratch, SCRATCH_DURATION, n * sizeof *state.duration);
+    state.start = scratch_take(scratch, SCRATCH_START, n * sizeof *state.start);
+    state.end = scratch_take(scratch, SCRATCH_END, n * sizeof *state.end);
+    state.tail = scratch_take(scratch, SCRATCH_TAIL, n * sizeof *state.tail);
+    state.running = scratch_take(scratch, SCRATCH_RUNNING, n * sizeof *state.running);
+    state.head = scratch_take(scratch, SCRATCH_HEAD, replay->stream_count * sizeof *state.head);
+    state.gate = scratch_take(scratch, SCRATCH_GATE, replay->stream_count * sizeof *state.gate);
+    state.heads = scratch_take(scratch, SCRATCH_HEADS, replay->stream_count * sizeof *state.heads);
+    state.held_flag =
+        scratch_zeroed(scratch, SCRATCH_HELD_FLAG, (replay->stream_count + 1) * sizeof *state.held_flag);
     size_t streams = replay->stream_count + 1;
     state.held_smallest_share = 2.0;
-    state.held = malloc(streams * sizeof *state.held);
-    state.held_place = malloc(streams * sizeof *state.held_place);
-    state.listed = calloc(streams, sizeof *state.listed);
-    state.watch = malloc(streams * sizeof *state.watch);
-    state.refreshed = malloc(streams * sizeof *state.refreshed);
-    state.candidates = malloc(streams * sizeof *state.candidates);
-    state.next_candidates = malloc(streams * sizeof *state.next_candidates);
-    state.in_watch = calloc(streams, 1);
-    state.blocker = malloc(streams * sizeof *state.blocker);
-    state.seen = calloc(streams, sizeof *state.seen);
-    state.gate_kind = calloc(replay->stream_count + 1, sizeof *state.gate_kind); /* GATE_STALE */
+    state.held = scratch_take(scratch, SCRATCH_HELD, streams * sizeof *state.held);
+    state.held_place = scratch_take(scratch, SCRATCH_HELD_PLACE, streams * sizeof *state.held_place);
+    state.listed = scratch_zeroed(scratch, SCRATCH_LISTED, streams * sizeof *state.listed);
+    state.watch = scratch_take(scratch, SCRATCH_WATCH, streams * sizeof *state.watch);
+    state.refreshed = scratch_take(scratch, SCRATCH_REFRESHED, streams * sizeof *state.refreshed);
+    state.candidates = scratch_take(scratch, SCRATCH_CANDIDATES, streams * sizeof *state.candidates);
+    state.next_candidates =
+        scratch_take(scratch, SCRATCH_NEXT_CANDIDATES, streams * sizeof *state.next_candidates);
+    state.in_watch = scratch_zeroed(scratch, SCRATCH_IN_WATCH, streams * sizeof *state.in_watch);
+    state.blocker = scratch_take(scratch, SCRATCH_BLOCKER, streams * sizeof *state.blocker);
+    state.seen = scratch_zeroed(scratch, SCRATCH_SEEN, streams * sizeof *state.seen);
+    state.gate_kind = scratch_zeroed(scratch, SCRATCH_GATE_KIND,
+                                     (replay->stream_count + 1) * sizeof *state.gate_kind); /* GATE_STALE */
     state.gates_stale = 1;
     int64_t span = -1;
     if (!state.ready || !state.duration || !state.start || !state.end || !state.tail || !state.running ||
@@ -1753,38 +1841,10 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes)
     }
     span = last > first ? last - first : 0;
 done:
-    free(state.ready);
-    free(state.duration);
-    free(state.start);
-    free(state.end);
-    free(state.tail);
-    free(state.running);
-    free(state.head);
-    free(state.gate);
-    free(state.heads);
-    free(state.held_flag);
-    free(state.watch);
-    free(state.refreshed);
-    free(state.candidates);
-    free(state.next_candidates);
-    free(state.in_watch);
-    free(state.blocker);
-    free(state.seen);
-    free(state.gate_kind);
-    free(state.moments.items);
-    free(state.gates.items);
-    free(state.held);
-    free(state.held_place);
-    free(state.listed);
-    free(state.removals);
-    free(state.syncs);
-    free(state.segment);
-    free(state.segment_ops);
-    free(state.segment_first);
-    free(state.thread_next);
-    free(state.thread_end);
-    free(state.by_correlation);
-    free(state.launched_end);
+    scratch->heap_items[0] = state.moments.items; /* grown by the replay, kept for the next */
+    scratch->heap_capacity[0] = state.moments.capacity;
+    scratch->heap_items[1] = state.gates.items;
+    scratch->heap_capacity[1] = state.gates.capacity;
     return span;
 }
 
@@ -1992,6 +2052,7 @@ static unsigned fixes_that_apply(const struct replay *replay)
 struct spans {
     const struct replay *replay, *split; /* split: NULL when the pipelined fix does not apply */
     unsigned replay_applies, split_applies;
+    struct replay_scratch *scratch; /* the buffers every replay of the device reuses */
     struct {
         const struct replay *replay;
         unsigned fixes;
@@ -2007,7 +2068,7 @@ static int64_t span_of(struct spans *spans, const struct replay *which, unsigned
     for (size_t k = 0; k < spans->known_count; k++)
         if (spans->known[k].replay == which && spans->known[k].fixes == fixes)
             return spans->known[k].span;
-    int64_t span = replay_span(which, fixes);
+    int64_t span = replay_span(which, fixes, spans->scratch);
     if (span >= 0 && spans->known_count < sizeof spans->known / sizeof spans->known[0]) {
         spans->known[spans->known_count].replay = which;
         spans->known[spans->known_count].fixes = fixes;
@@ -2061,10 +2122,11 @@ static int predict_idle_fixes(struct spans *spans, struct analysis_device *out, 
 
 /* split: the replay with the pipelined fix's streams, NULL when it does not apply. */
 static int predict(const struct replay *replay, const struct replay *split, const struct device_state *device,
-                   struct analysis_device *out)
+                   struct replay_scratch *scratch, struct analysis_device *out)
 {
     struct spans spans = {.replay = replay,
                           .split = split,
+                          .scratch = scratch,
                           .replay_applies = fixes_that_apply(replay),
                           .split_applies = split ? fixes_that_apply(split) : 0};
     int64_t recorded = span_of(&spans, replay, 0);
@@ -2171,9 +2233,11 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
             if ((double)replay.op_count * (double)(replay.stream_count + 1) <= WHATIF_MAX_WORK) {
                 has_split =
                     split_streams(db, &replay, device->process_id, waits, wait_count, &split, &read_error);
+                struct replay_scratch scratch = {0};
                 status = has_split == WHATIF_OUT_OF_MEMORY
                              ? has_split
-                             : predict(&replay, has_split > 0 ? &split : NULL, device, out);
+                             : predict(&replay, has_split > 0 ? &split : NULL, device, &scratch, out);
+                scratch_free(&scratch);
             }
             split.calls = NULL; /* replay's */
             split.call_order = NULL;
