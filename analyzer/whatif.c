@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_api.h"
+#include "explain.h"
 #include "kernel_names.h"
 #include "key_index.h"
 #include "op_source.h"
@@ -66,7 +68,9 @@ struct replay {
     size_t *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
 };
 
-enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4 };
+/* CALL_MAY_SYNC: an allocation or free, which synchronizes the device on most drivers, not all
+ * (keep_allocations_that_waited). */
+enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4, CALL_MAY_SYNC = 8 };
 
 const char *analysis_fix_tag(enum analysis_fix fix)
 {
@@ -205,9 +209,15 @@ static int call_kind(const char *name)
 {
     if (!name)
         return 0;
-    if (strstr(name, "Synchronize") || !strcmp(name, "cudaFree") || !strcmp(name, "cuMemFree_v2") ||
-        !strcmp(name, "cudaMalloc") || !strcmp(name, "cuMemAlloc_v2"))
-        return CALL_SYNC;
+    if (cuda_api_is_synchronizing(name)) {
+        enum cuda_api_class api_class = cuda_api_classify(name);
+        int allocation = api_class == CUDA_API_ALLOC || api_class == CUDA_API_FREE;
+        /* Page-locked host memory (cudaMallocHost, cudaFreeHost) costs its own time, pinning
+         * pages, which no removed synchronization gives back: the fix keeps those calls. */
+        if (allocation && strstr(name, "Host"))
+            return 0;
+        return CALL_SYNC | (allocation ? CALL_MAY_SYNC : 0);
+    }
     if (strstr(name, "LaunchKernel") || strstr(name, "LaunchCooperativeKernel"))
         return CALL_LAUNCH;
     if (strstr(name, "emcpy") && strstr(name, "Async"))
@@ -443,6 +453,50 @@ static int load_ops(struct replay *replay, kernel_names *names, const struct dev
     for (size_t i = 0; i < device->selected_op_count && replay->op_count < WHATIF_MAX_OPS; i++)
         if (add_op(replay, device, names, &device->selected_ops[i]) != 0)
             return WHATIF_OUT_OF_MEMORY;
+    return 0;
+}
+
+/* How many ops of `order` (op indexes in launch order) were launched before correlation_id. */
+static size_t launched_before(const struct replay *replay, const size_t *order, int64_t correlation_id)
+{
+    size_t low = 0, high = replay->op_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (replay->ops[order[middle]].correlation_id < correlation_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+/* cudaMalloc and cudaFree may synchronize the device (CUDA Runtime API, "API synchronization
+ * behavior"), and the recording says whether one did: a call that returned while work launched
+ * before it was still running (by more than the clocks' tolerance) did not wait for it, and the
+ * replay keeps it as an ordinary host call. Replaying it as a barrier made the replay of a trace
+ * whose cudaMalloc never waited (tests/data/gpu-h100/host_sync_malloc.db) 44% longer than the
+ * recorded span and promised that span back. Needs launch_order (order_launches). */
+static int keep_allocations_that_waited(struct replay *replay)
+{
+    size_t n = replay->op_count;
+    int64_t *ended_by = malloc((n ? n : 1) * sizeof *ended_by); /* latest end of the first k+1 launched */
+    if (!ended_by)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        const struct replay_op *op = &replay->ops[replay->launch_order[k]];
+        ended_by[k] = op->start_ns + op->duration_ns;
+        if (k > 0 && ended_by[k - 1] > ended_by[k])
+            ended_by[k] = ended_by[k - 1];
+    }
+    for (size_t c = 0; c < replay->call_count; c++) {
+        struct host_call *call = &replay->calls[c];
+        if (!(call->kind & CALL_MAY_SYNC) || !(call->kind & CALL_SYNC))
+            continue;
+        size_t low = launched_before(replay, replay->launch_order, call->correlation_id);
+        if (low > 0 && ended_by[low - 1] > call->end_ns + EXPLAIN_START_TOLERANCE_NS)
+            call->kind &= ~CALL_SYNC;
+    }
+    free(ended_by);
     return 0;
 }
 
@@ -1386,14 +1440,7 @@ static int collect_syncs(struct run_state *state)
         const struct host_call *call = &replay->calls[c];
         if (!(call->kind & CALL_SYNC) || (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)))
             continue;
-        size_t low = 0, high = n; /* ops launched before the call */
-        while (low < high) {
-            size_t middle = low + (high - low) / 2;
-            if (replay->ops[state->by_correlation[middle]].correlation_id < call->correlation_id)
-                low = middle + 1;
-            else
-                high = middle;
-        }
+        size_t low = launched_before(replay, state->by_correlation, call->correlation_id);
         int64_t waited_until =
             low > 0 && recorded_end[low - 1] > call->start_ns ? recorded_end[low - 1] : call->start_ns;
         int64_t own = call->end_ns - waited_until;
@@ -2219,7 +2266,8 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     if (status == 0)
         status = load_ops(&replay, names, device);
     if (status == 0 && replay.op_count > 0) {
-        if (link_by(&replay, 0) != 0 || link_by(&replay, 1) != 0 || add_legacy_edges(&replay, device) != 0)
+        if (link_by(&replay, 0) != 0 || link_by(&replay, 1) != 0 || add_legacy_edges(&replay, device) != 0 ||
+            keep_allocations_that_waited(&replay) != 0)
             status = WHATIF_OUT_OF_MEMORY;
         else
             status = load_waits(db, device->process_id, &waits, &wait_count, &read_error);

@@ -319,6 +319,27 @@ def check_overlap_cost(os_bin, folder):
     return failed
 
 
+REPLAY_SHARE = 0.10
+
+
+def check_replay_fidelity(os_bin, folder):
+    """Every trace of the folder, replayed as recorded (no fix), must take its recorded span within
+    REPLAY_SHARE: a prediction is a difference of two replays, and a replay that does not reproduce
+    the run it starts from is wrong about it. (host_sync_malloc's replay was 44-60% too long when
+    every cudaMalloc was replayed as a wait for the device, which that driver's never did.)"""
+    failed = 0
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".db"):
+            continue
+        for device in report(os_bin, f"{folder}/{name}")["devices"]:
+            replayed, span = device["replay_span_ns"], device["span_ns"]
+            if replayed and abs(replayed - span) > REPLAY_SHARE * span:
+                failed += 1
+                print(f"FAILED: {name} {device['process']}: replayed as recorded in {replayed / 1e6:.3f} ms, "
+                      f"recorded {span / 1e6:.3f} ms")
+    return failed
+
+
 def main():
     os_bin, folders = sys.argv[1], sys.argv[2:]
     failed = checked = 0
@@ -327,7 +348,8 @@ def main():
             continue
         print(f"== {folder}")
         f, c = check_pairs(os_bin, folder)
-        failed += f + check_outputs(os_bin, folder) + check_overlap_cost(os_bin, folder)
+        failed += (f + check_outputs(os_bin, folder) + check_overlap_cost(os_bin, folder) +
+                   check_replay_fidelity(os_bin, folder))
         checked += c
     print(f"{checked} pair(s) or saturated traces checked, {failed} off target")
     if checked == 0:
