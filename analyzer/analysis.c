@@ -875,3 +875,14 @@ void analysis_free(struct analysis_result *result)
     free(result->full_names);
     free(result);
 }
+
+int64_t analysis_what_if_base_ns(const struct analysis_result *result)
+{
+    int64_t base = 0;
+    for (size_t i = 0; i < result->device_count; i++) {
+        const struct analysis_device *device = &result->devices[i];
+        int64_t span = device->busy_ns + device->idle_ns;
+        base += result->time_restricted && device->replay_span_ns > span ? device->replay_span_ns : span;
+    }
+    return base;
+}

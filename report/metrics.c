@@ -77,7 +77,9 @@ static const struct metric_entry entries[] = {
      0},
     {{"lost_ms", "ms", "time lost to every missed overlap found"}, METRIC_LOST, 0},
     {{"headroom_ms", "ms", "how much shorter the spans could be, summed over devices"}, METRIC_HEADROOM, 0},
-    {{"headroom_ratio", "ratio", "headroom / span, over all devices"}, METRIC_HEADROOM_RATIO, 0},
+    {{"headroom_ratio", "ratio", "headroom / span, over all devices (the replayed span in a time selection)"},
+     METRIC_HEADROOM_RATIO,
+     0},
     {{"waits", "count", "missed overlaps found"}, METRIC_WAITS, 0},
     {{"overlap_cost_ms", "ms", "time overlapped kernels ran longer than alone (contention), summed"},
      METRIC_OVERLAP_COST,
@@ -212,7 +214,7 @@ static double entry_value(const struct analysis_result *result, const struct met
     case METRIC_HEADROOM:
         return ms(result->total_headroom_ns);
     case METRIC_HEADROOM_RATIO:
-        return ratio((double)result->total_headroom_ns, (double)sums.span);
+        return ratio((double)result->total_headroom_ns, (double)analysis_what_if_base_ns(result));
     case METRIC_WAITS:
         return (double)result->wait_total_count;
     case METRIC_OVERLAP_COST:

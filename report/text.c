@@ -201,22 +201,48 @@ static void text_causes(FILE *out, const struct analysis_result *result, size_t 
     }
 }
 
-/* The what-if replay's prediction per fix (docs/metrics.md, "What-if"), as a share of the span. */
+/* A saving as a share of the what-if's base, "-12%", "-0.4%", "<0.1%": a real saving never
+ * reads as 0%. */
+static void saving_share(char *out, size_t size, int64_t saving, int64_t base)
+{
+    double share = base > 0 ? 100.0 * (double)saving / (double)base : 0.0;
+    if (share >= 9.95)
+        snprintf(out, size, "-%.0f%%", share);
+    else if (share >= 0.05)
+        snprintf(out, size, "-%.1f%%", share);
+    else
+        snprintf(out, size, "<0.1%%");
+}
+
+/* The what-if replay's prediction per fix (docs/metrics.md, "What-if"), as a share of the span
+ * (analysis_what_if_base_ns). */
 static void what_if_lines(FILE *out, const struct analysis_result *result, int markdown, int width)
 {
     if (result->what_if_count == 0)
         return;
-    int64_t span = 0;
+    int64_t base = analysis_what_if_base_ns(result), span = 0;
     for (size_t i = 0; i < result->device_count; i++)
         span += result->devices[i].busy_ns + result->devices[i].idle_ns;
     fprintf(out, markdown ? "\n### What if\n\n" : "\nwhat if (the recorded work replayed with the fix):\n");
+    if (base != span) {
+        char replayed[32], line[256];
+        units_format_duration(replayed, sizeof replayed, base);
+        snprintf(line, sizeof line,
+                 "(percentages of the %s replayed: the whole operations the selection met, some "
+                 "reaching outside it)",
+                 replayed);
+        if (markdown)
+            fprintf(out, "%s\n\n", line);
+        else
+            report_write_wrapped(out, line, "  ", 2, width);
+    }
     for (size_t i = 0; i < result->what_if_count; i++) {
         const struct analysis_what_if *item = &result->what_if[i];
-        char saving[32], gain[64], line[512];
+        char saving[32], share[16], gain[64], line[512];
         units_format_duration(saving, sizeof saving, item->predicted_saving_ns);
+        saving_share(share, sizeof share, item->predicted_saving_ns, base);
         if (item->predicted_saving_ns > 0)
-            snprintf(gain, sizeof gain, "-%s (-%.0f%%)", saving,
-                     span > 0 ? 100.0 * (double)item->predicted_saving_ns / (double)span : 0.0);
+            snprintf(gain, sizeof gain, "-%s (%s)", saving, share);
         else
             snprintf(gain, sizeof gain, "no gain");
         snprintf(line, sizeof line, "%s: %s%s", analysis_fix_title(item->fix), gain,
