@@ -5,7 +5,8 @@
 # record-vs-torch.profiler cross-check (tests/gpu/crosscheck.sh).
 # Usage: tests/gpu/all.sh OUTDIR [PART...]   (after tests/gpu/stage.sh staged .gpu/); PARTs are
 # collector, faults, workloads, crosscheck (default: all four, in that order: split them over two
-# device calls when they would not fit in one). Exit 1 if any part failed.
+# device calls when they would not fit in one), and torch_jobs (real PyTorch training loops, about
+# 200 s: not in the default). Exit 1 if any part failed.
 set -u
 out=${1:?usage: all.sh OUTDIR [PART...]}
 shift

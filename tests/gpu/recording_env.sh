@@ -1,7 +1,12 @@
-# tests/gpu/recording_env.sh: sourced by the GPU scripts that record golden traces (workloads.sh,
-# whatif_pairs.sh), from the repository root with OUT set: the build to use, the environment every
+# tests/gpu/recording_env.sh: sourced, as `. "$(dirname "$0")/recording_env.sh" "$@"`, by the GPU
+# scripts that record traces into an OUTDIR (workloads.sh, whatif_pairs.sh, torch_jobs.sh): the
+# usage check, OUT, the move to the repository root, the build to use, the environment every
 # multi-GPU run needs (../shared/gpu-notes.md: NVLink multicast off), the machine's facts, and
 # the sidecar each recording gets. One copy, so that every golden's sidecar says the same things.
+if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
+OUT=$1
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+mkdir -p "$OUT" || exit 2
 # The build tree: ./build, or the staged one (tests/gpu/stage.sh) at ./.gpu/build.
 BUILD=${OVERLAPSCOPE_BUILD:-build}
 [ -x "$BUILD/cli/overlapscope" ] || [ ! -x .gpu/build/cli/overlapscope ] || BUILD=.gpu/build

@@ -9,11 +9,7 @@
 # tests/gpu/stage.sh (./.gpu/build) or built at ./build; the 2-GPU ddp pairs run when two GPUs
 # are visible, the PyTorch pairs when $TORCH_PY (default /opt/torch/.venv/bin/python3) exists.
 set -u
-if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
-OUT=$1
-cd "$(dirname "$0")/../.."
-mkdir -p "$OUT" || exit 2
-. tests/gpu/recording_env.sh
+. "$(dirname "$0")/recording_env.sh" "$@"
 [ -x "$OVERLAPSCOPE" ] && [ -x "$WL/host_bound" ] || { echo "$0: build or stage first" >&2; exit 2; }
 echo "== what-if pairs on $GPUS x $GPU_NAME, driver $DRIVER, CUDA $CUDA_VERSION, NCCL ${NCCL_VERSION:-?}"
 failed=0

@@ -6,11 +6,8 @@
 # built at ./build or staged at ./.gpu/build (CLI, collector, workloads); any directory. Exit 0 when every
 # assertion passed. Each recording gets a sidecar OUTDIR/NAME.json (machine, versions, command).
 set -u
-if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
-OUT=$1
-cd "$(dirname "$0")/../.."
+. "$(dirname "$0")/recording_env.sh" "$@"
 mkdir -p "$OUT/torch" || exit 2
-. tests/gpu/recording_env.sh
 CHECK=(python3 tests/gpu/check_workload.py)
 started=$(date +%s)
 
