@@ -183,9 +183,13 @@ static void check_texts(store *trace, const struct timeline_layout *layout, cons
     }
     CHECK_INT(overlaps, 0);
     CHECK_INT(rank_minus_one, 0);
-    /* Each process without a rank is titled by its pid. */
+    /* Each process without a rank that ran GPU work is titled by its pid (torch.compile's workers
+     * are processes of the trace with none). */
     sqlite3_stmt *query = NULL;
-    sqlite3_prepare_v2(store_db(trace), "SELECT pid FROM processes WHERE rank IS NULL AND pid IS NOT NULL",
+    sqlite3_prepare_v2(store_db(trace),
+                       "SELECT pid FROM processes p WHERE rank IS NULL AND pid IS NOT NULL AND"
+                       " (EXISTS (SELECT 1 FROM kernels k WHERE k.process_id = p.process_id) OR"
+                       " EXISTS (SELECT 1 FROM memcpys c WHERE c.process_id = p.process_id))",
                        -1, &query, NULL);
     while (sqlite3_step(query) == SQLITE_ROW) {
         char expected[48];
