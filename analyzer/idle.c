@@ -248,8 +248,10 @@ static struct call_rows open_rows(struct gap *gap, int forward)
 {
     accountant *acc = gap->acc;
     size_t count = 0;
-    const struct thread_call *calls =
-        acc->threads ? thread_calls_of(acc->threads, gap->device->process_id, gap->thread_id, &count) : NULL;
+    const struct thread_call *calls = acc->threads
+                                          ? thread_calls_of(acc->threads, gap->device->process_id,
+                                                            gap->thread_id, &gap->device->launches, &count)
+                                          : NULL;
     if (calls) {
         size_t from = thread_calls_first_from(calls, count, gap->start_ns);
         if (!forward)

@@ -13,13 +13,30 @@ static int by_correlation_then_position(const void *a, const void *b)
     return (x->position > y->position) - (x->position < y->position);
 }
 
+/* Whether the process has a host call without a correlation id (or it cannot be told). */
+static int has_uncorrelated(sqlite3 *db, int64_t process_id)
+{
+    sqlite3_stmt *query = NULL;
+    int found = 1;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM api_calls WHERE process_id = ?1 AND correlation_id IS NULL LIMIT 1",
+                           -1, &query, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(query, 1, process_id);
+        int step = sqlite3_step(query);
+        found = step != SQLITE_DONE;
+    }
+    sqlite3_finalize(query);
+    return found;
+}
+
 int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, error_info *err)
 {
     launches->count = 0;
-    launches->complete = launches->read_error = 0;
+    launches->complete = launches->every_call = launches->read_error = 0;
     sqlite3_stmt *query = NULL;
     if (sqlite3_prepare_v2(db,
-                           "SELECT thread_id, start_ns, end_ns, correlation_id, name_id FROM api_calls"
+                           "SELECT thread_id, start_ns, end_ns, correlation_id, name_id, rowid, api_domain"
+                           " FROM api_calls"
                            " WHERE process_id = ?1 AND correlation_id IS NOT NULL",
                            -1, &query, NULL) != SQLITE_OK) {
         launches->read_error = 1;
@@ -47,7 +64,9 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
                                          .correlation_id = sqlite3_column_int64(query, 3),
                                          .name_id = sqlite3_column_int64(query, 4),
                                          .has_name = sqlite3_column_type(query, 4) != SQLITE_NULL,
-                                         .position = launches->count - 1};
+                                         .position = launches->count - 1,
+                                         .rowid = sqlite3_column_int64(query, 5),
+                                         .api_domain = sqlite3_column_int64(query, 6)};
         sorted &= launches->count == 1 || by_correlation_then_position(call - 1, call) < 0;
     }
     launches->complete = step == SQLITE_DONE;
@@ -56,6 +75,8 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
         launches->count = 0;
     }
     sqlite3_finalize(query);
+    if (launches->complete)
+        launches->every_call = !has_uncorrelated(db, process_id);
     if (!sorted)
         qsort(launches->calls, launches->count, sizeof *launches->calls, by_correlation_then_position);
     return 0;

@@ -18,12 +18,15 @@ struct correlated_call {
     size_t position; /* in the order the rows came: ties of correlation ids keep it */
     int64_t name_id; /* 0 when unknown (has_name 0) */
     int has_name;
+    int64_t rowid, api_domain; /* the row, and its domain (thread_calls.h builds threads from these) */
 };
 
 struct launches {
     struct correlated_call *calls;
     size_t count, capacity;
     int complete;   /* every call of the process is here (not cut at WHATIF_MAX_OPS) */
+    int every_call; /* complete, and the process has no call without a correlation id: these are all
+                       its host calls (thread_calls.h takes its threads' calls from here) */
     int read_error; /* the rows could not be read: no call is here */
 };
 

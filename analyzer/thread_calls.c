@@ -82,8 +82,59 @@ static void load(thread_calls *calls, struct held_thread *thread)
     }
 }
 
+/* A thread's call with the row it came from, ordered as the store's (process_id, thread_id,
+ * start_ns) index orders them: by start, then rowid. */
+struct ranked_call {
+    struct thread_call call;
+    int64_t rowid;
+};
+
+static int by_start_then_rowid(const void *a, const void *b)
+{
+    const struct ranked_call *x = a, *y = b;
+    if (x->call.start_ns != y->call.start_ns)
+        return x->call.start_ns < y->call.start_ns ? -1 : 1;
+    return (x->rowid > y->rowid) - (x->rowid < y->rowid);
+}
+
+/* load()'s rows from launches (every_call): the thread's calls sorted as its query returns them. */
+static void load_from_launches(struct held_thread *thread, const struct launches *launches)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < launches->count; i++)
+        count += launches->calls[i].thread_id == thread->thread_id;
+    if (count > THREAD_CALLS_MAX)
+        return; /* the query stops there and the thread is not held: the store serves it */
+    struct ranked_call *ranked = malloc((count ? count : 1) * sizeof *ranked);
+    thread->calls = malloc((count ? count : 1) * sizeof *thread->calls);
+    if (!ranked || !thread->calls) {
+        free(ranked);
+        free(thread->calls);
+        thread->calls = NULL;
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < launches->count; i++) {
+        const struct correlated_call *call = &launches->calls[i];
+        if (call->thread_id != thread->thread_id)
+            continue;
+        ranked[n++] = (struct ranked_call){{.start_ns = call->start_ns,
+                                            .end_ns = call->end_ns,
+                                            .correlation_id = call->correlation_id,
+                                            .name_id = call->name_id,
+                                            .api_domain = call->api_domain,
+                                            .has_name = call->has_name},
+                                           call->rowid};
+    }
+    qsort(ranked, n, sizeof *ranked, by_start_then_rowid);
+    for (size_t i = 0; i < n; i++)
+        thread->calls[i] = ranked[i].call;
+    thread->count = n;
+    free(ranked);
+}
+
 const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,
-                                          size_t *count)
+                                          const struct launches *launches, size_t *count)
 {
     struct held_thread *slot = &calls->threads[0];
     for (size_t i = 0; i < THREAD_CALLS_THREADS; i++) {
@@ -97,7 +148,10 @@ const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_i
     }
     free(slot->calls);
     *slot = (struct held_thread){.process_id = process_id, .thread_id = thread_id, .held = 1};
-    load(calls, slot);
+    if (launches && launches->every_call)
+        load_from_launches(slot, launches);
+    else
+        load(calls, slot);
 found:
     slot->used = ++calls->clock;
     *count = slot->count;

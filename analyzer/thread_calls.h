@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "kernel_names.h"
+#include "launches.h"
 
 #define THREAD_CALLS_MAX (4u << 20)
 #define THREAD_CALLS_THREADS 4
@@ -34,9 +35,12 @@ void thread_calls_free(thread_calls *calls);
 /* The calls of thread_id in process_id, in start order, ties in the order of the store's
  * (process_id, thread_id, start_ns) index: the order its queries return them. *count is set. NULL
  * when they are not held (more than THREAD_CALLS_MAX, out of memory, a read error): the caller asks
- * the store. The array stays valid until THREAD_CALLS_THREADS other threads have been asked for. */
+ * the store. A thread not held yet is read from the store, or from launches (the process's calls,
+ * read for the device; may be NULL) when they hold every call of the process (every_call): the same
+ * rows in the same order, without reading them twice. The array stays valid until
+ * THREAD_CALLS_THREADS other threads have been asked for. */
 const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,
-                                          size_t *count);
+                                          const struct launches *launches, size_t *count);
 
 /* The index of the first call starting at or after time_ns (count when none). */
 size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns);

@@ -1225,19 +1225,23 @@ struct occupancy {
     unsigned char copying[ANALYSIS_CATEGORY_COUNT]; /* a copy of this direction is running */
 };
 
+/* Adds a running op to the occupancy at `now`. */
+static void occupy(const struct running_op *running, int64_t now, struct occupancy *occupancy)
+{
+    if (running->category >= 0 && running->category < ANALYSIS_CATEGORY_COUNT)
+        occupancy->copying[running->category] = 1;
+    if (running->sm_share <= 0)
+        return;
+    int in_tail = now >= running->tail_ns;
+    occupancy->used += in_tail ? running->tail_share : running->sm_share;
+    occupancy->all_in_tail &= in_tail;
+}
+
 static void measure_occupancy(const struct run_state *state, int64_t now, struct occupancy *occupancy)
 {
     *occupancy = (struct occupancy){.all_in_tail = 1};
-    for (size_t r = 0; r < state->running_count; r++) {
-        const struct running_op *running = &state->running[r];
-        if (running->category >= 0 && running->category < ANALYSIS_CATEGORY_COUNT)
-            occupancy->copying[running->category] = 1;
-        if (running->sm_share <= 0)
-            continue;
-        int in_tail = now >= running->tail_ns;
-        occupancy->used += in_tail ? running->tail_share : running->sm_share;
-        occupancy->all_in_tail &= in_tail;
-    }
+    for (size_t r = 0; r < state->running_count; r++)
+        occupy(&state->running[r], now, occupancy);
 }
 
 static int is_copy(enum analysis_category category)
@@ -1757,9 +1761,12 @@ static size_t start_eligible(struct run_state *state, int64_t now)
     size_t started = 0;
     refresh_gates(state, now);
     size_t previous = heads_to_look_at(state, now);
+    /* The running ops only grow at `now` (a start appends one): the occupancy of the next pass is
+     * this one's plus the op started, summed in the same order as measure_occupancy would. */
+    struct occupancy occupancy;
+    measure_occupancy(state, now, &occupancy);
     while (previous > 0 || state->held_count > 0 || (started > 0 && state->refreshed_count > 0)) {
-        struct pass pass = {.best = -1};
-        measure_occupancy(state, now, &pass.occupancy);
+        struct pass pass = {.best = -1, .occupancy = occupancy};
         size_t held_before = state->held_count; /* those held by this pass need no second look */
         state->pass++;
         state->candidate_count = 0;
@@ -1781,6 +1788,7 @@ static size_t start_eligible(struct run_state *state, int64_t now)
         size_t stream = pass.best_head->stream;
         unhold(state, stream);
         start_op(state, (size_t)pass.best, now);
+        occupy(&state->running[state->running_count - 1], now, &occupancy);
         resolve_syncs(state);
         started++;
         /* The next pass: the rest of this one's candidates, the gates the start refreshed, and

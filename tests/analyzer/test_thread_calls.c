@@ -1,0 +1,110 @@
+/* test_thread_calls.c: a thread's host calls as the idle accounting reads them (thread_calls.h),
+ * from the store's query or from the process's launches (launches.h) when those hold every call:
+ * the same rows in the same order either way, ties of start time in the order of the store's
+ * (process, thread, start) index, which is rowid order. A process with a call that has no
+ * correlation id keeps reading from the store. Times are microseconds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "kernel_names.h"
+#include "launches.h"
+#include "thread_calls.h"
+#include "trace_builder.h"
+
+static char directory[] = "/tmp/overlapscope-test-thread-calls-XXXXXX";
+
+/* Calls written out of start order, three of them starting at 10 us (a runtime call and the
+ * driver calls it made), on two threads. Expected order on thread 7: 5, then the three at 10 in
+ * the order written (rowid), then 30. */
+static void write_calls(struct builder *b, int64_t process, int with_uncorrelated)
+{
+    add_api(b, process, 7, "cudaLaunchKernel", 30, 31, 0);
+    add_api(b, process, 7, "cudaMemcpyAsync", 10, 20, 0);
+    add_api(b, process, 8, "cudaStreamSynchronize", 10, 40, 0);
+    add_api(b, process, 7, "cuMemcpyHtoDAsync", 10, 12, 0);
+    add_api(b, process, 7, "cudaEventRecord", 5, 6, 0);
+    add_api(b, process, 7, "cuLaunchKernel", 10, 11, 0);
+    if (with_uncorrelated) {
+        struct store_api_call row = {.process_id = process,
+                                     .thread_id = 8,
+                                     .api_domain = STORE_API_RUNTIME,
+                                     .callback_id = STORE_NULL,
+                                     .correlation_id = STORE_NULL,
+                                     .start_ns = AT(50),
+                                     .end_ns = AT(51),
+                                     .return_value = 0,
+                                     .name = "cudaGetDevice"};
+        store_insert_api_call(b->trace, &row, &b->err);
+    }
+}
+
+static void expect_same_calls(const struct thread_call *a, size_t a_count, const struct thread_call *b,
+                              size_t b_count)
+{
+    CHECK_INT(a_count, b_count);
+    for (size_t i = 0; i < a_count && i < b_count; i++) {
+        CHECK_INT(a[i].start_ns, b[i].start_ns);
+        CHECK_INT(a[i].end_ns, b[i].end_ns);
+        CHECK_INT(a[i].correlation_id, b[i].correlation_id);
+        CHECK_INT(a[i].name_id, b[i].name_id);
+        CHECK_INT(a[i].api_domain, b[i].api_domain);
+        CHECK_INT(a[i].has_name, b[i].has_name);
+    }
+}
+
+static void test_from_launches(int with_uncorrelated)
+{
+    struct builder b;
+    CHECK_INT(builder_create(&b, directory, with_uncorrelated ? "uncorrelated.db" : "correlated.db"), 0);
+    int64_t process = add_process(&b, 0);
+    add_h100(&b, process, 0);
+    write_calls(&b, process, with_uncorrelated);
+    CHECK_INT(builder_finish(&b), 0);
+    sqlite3 *db = store_db(b.trace);
+    error_info err;
+    kernel_names *names = kernel_names_new(db, &err);
+    struct launches launches = {0};
+    CHECK_INT(launches_load(db, process, &launches, &err), 0);
+    CHECK_INT(launches.complete, 1);
+    CHECK_INT(launches.every_call, !with_uncorrelated);
+    thread_calls *from_launches = thread_calls_new(db, names), *from_store = thread_calls_new(db, names);
+    for (int64_t thread = 7; thread <= 8; thread++) {
+        size_t count = 0, store_count = 0;
+        const struct thread_call *calls = thread_calls_of(from_launches, process, thread, &launches, &count);
+        const struct thread_call *stored = thread_calls_of(from_store, process, thread, NULL, &store_count);
+        CHECK(calls != NULL && stored != NULL);
+        CHECK_INT(count, thread == 7 ? 5 : 1 + with_uncorrelated);
+        if (calls && stored)
+            expect_same_calls(calls, count, stored, store_count);
+        if (calls && thread == 7 && count == 5) {
+            static const double starts[] = {5, 10, 10, 10, 30};
+            static const char *const names_in_order[] = {"cudaEventRecord", "cudaMemcpyAsync",
+                                                         "cuMemcpyHtoDAsync", "cuLaunchKernel",
+                                                         "cudaLaunchKernel"};
+            for (size_t i = 0; i < 5; i++) {
+                CHECK_INT(calls[i].start_ns, AT(starts[i]));
+                const char *name = thread_calls_name(from_launches, &calls[i]);
+                CHECK(name && strcmp(name, names_in_order[i]) == 0);
+            }
+        }
+    }
+    thread_calls_free(from_launches);
+    thread_calls_free(from_store);
+    launches_free(&launches);
+    kernel_names_free(names);
+    builder_close(&b);
+}
+
+int main(void)
+{
+    if (!mkdtemp(directory))
+        return 1;
+    test_from_launches(0);
+    test_from_launches(1);
+    char command[256];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    if (system(command) != 0)
+        return 1;
+    return check_finish();
+}
