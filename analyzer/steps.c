@@ -93,7 +93,14 @@ static int range_time(struct gpu_mapper *mapper, sqlite3_stmt *row, int64_t proc
                  : store_interval_plausible(*start_ns, *end_ns)
                      ? mapper_gpu_time(mapper, process_id, thread_id, *start_ns, *end_ns, start_ns, end_ns)
                      : 0;
-    if (!store_interval_plausible(*start_ns, *end_ns))
+    /* Mapped to the GPU work it launched, a range lasts as long as that work, which may run up to a
+     * device's span (52 days) after its launch: the importers keep that, so only its ends must lie on
+     * the clock (+-2^61 ns; the selection's sums of disjoint intervals then stay in range). A host
+     * range's duration bound (13 days) refused every report of such a trace as damaged. */
+    int plausible = on_gpu && !on_device ? store_interval_plausible(*start_ns, *start_ns) &&
+                                               store_interval_plausible(*end_ns, *end_ns)
+                                         : store_interval_plausible(*start_ns, *end_ns);
+    if (!plausible)
         return error_set(err,
                          "the trace is damaged: an NVTX range of process %" PRId64 " runs from %" PRId64
                          " ns to %" PRId64 " ns, outside any recording",
