@@ -158,11 +158,25 @@ static int64_t middle(int64_t start, int64_t end)
 
 /* --- what is exported --- */
 
+/* How long a slice may last: a row of the trace is one operation (STORE_MAX_DURATION_NS), while
+ * what the analysis found (a wait, a stretch of idle time) may last up to a device's span
+ * (STORE_MAX_SPAN_NS): a kernel 46 days after the one before it is no damage, the idle time between
+ * them was left out as an impossible row. */
+enum { ROW_SLICE, ANALYSIS_SLICE };
+
+/* Whether [start, end] lies on the clock (+-2^61 ns at its start) and within its kind's length. */
+static int slice_plausible(int64_t start, int64_t end, int kind)
+{
+    uint64_t max_ns = (uint64_t)(kind == ROW_SLICE ? STORE_MAX_DURATION_NS : STORE_MAX_SPAN_NS);
+    return store_interval_plausible(start, start) &&
+           (end <= start || (uint64_t)end - (uint64_t)start <= max_ns);
+}
+
 /* Cuts [*start, *end] to the exported part (from time zero, within from/to). Returns 0 when
  * nothing of it is left. */
-static int clip_interval(const struct writer *w, int64_t *start, int64_t *end)
+static int clip_interval(const struct writer *w, int64_t *start, int64_t *end, int kind)
 {
-    if (!store_interval_plausible(*start, *end))
+    if (!slice_plausible(*start, *end, kind))
         return 0;
     if (*end < *start)
         *end = *start;
@@ -174,14 +188,14 @@ static int clip_interval(const struct writer *w, int64_t *start, int64_t *end)
 }
 
 /* clip_interval for a slice about to be written, counting what it leaves out or cuts. */
-static int clip_slice(struct writer *w, int64_t *start, int64_t *end)
+static int clip_slice(struct writer *w, int64_t *start, int64_t *end, int kind)
 {
     int64_t original_start = *start;
-    if (!store_interval_plausible(*start, *end)) {
+    if (!slice_plausible(*start, *end, kind)) {
         w->counts.implausible_rows++;
         return 0;
     }
-    if (!clip_interval(w, start, end)) {
+    if (!clip_interval(w, start, end, kind)) {
         w->counts.left_out_before_origin++;
         return 0;
     }
@@ -378,7 +392,7 @@ enum {
 static int write_api_call(struct writer *w, sqlite3_stmt *row)
 {
     int64_t start = column(row, API_START), end = column(row, API_END), tid;
-    if (!clip_slice(w, &start, &end))
+    if (!clip_slice(w, &start, &end, ROW_SLICE))
         return 0;
     int64_t process = column(row, API_PROCESS), thread = column(row, API_THREAD);
     if (place(w, (struct chrome_track_key){process, CHROME_TRACK_API, CHROME_TRACK_HOST, thread}, start, end,
@@ -414,7 +428,7 @@ static int write_nvtx(struct writer *w, sqlite3_stmt *row)
     int on_gpu = sqlite3_column_type(row, NVTX_STREAM) != SQLITE_NULL;
     int is_mark = column(row, NVTX_KIND) == STORE_NVTX_MARK;
     int64_t start = column(row, NVTX_START), end = is_mark ? start : column(row, NVTX_END), tid;
-    if (!clip_slice(w, &start, &end))
+    if (!clip_slice(w, &start, &end, ROW_SLICE))
         return 0;
     int64_t process = column(row, NVTX_PROCESS);
     struct chrome_track_key key = {process, CHROME_TRACK_NVTX, CHROME_TRACK_HOST,
@@ -453,7 +467,7 @@ enum { SYNC_PROCESS, SYNC_STREAM, SYNC_EVENT, SYNC_TYPE, SYNC_CORRELATION, SYNC_
 static int write_sync(struct writer *w, sqlite3_stmt *row)
 {
     int64_t start = column(row, SYNC_START), end = column(row, SYNC_END), tid;
-    if (!clip_slice(w, &start, &end))
+    if (!clip_slice(w, &start, &end, ROW_SLICE))
         return 0;
     int64_t process = column(row, SYNC_PROCESS);
     if (place(w, (struct chrome_track_key){process, CHROME_TRACK_SYNC, CHROME_TRACK_HOST, 0}, start, end,
@@ -612,7 +626,7 @@ static void write_launch_arrow(struct writer *w, sqlite3_stmt *op, int64_t op_ti
     if (sqlite3_column_type(op, CALL_THREAD) == SQLITE_NULL)
         return;
     int64_t call_start = column(op, CALL_START), call_end = column(op, CALL_END);
-    if (!clip_interval(w, &call_start, &call_end))
+    if (!clip_interval(w, &call_start, &call_end, ROW_SLICE))
         return;
     int64_t process = column(op, GPU_PROCESS);
     struct chrome_track_key key = {process, CHROME_TRACK_API, CHROME_TRACK_HOST, column(op, CALL_THREAD)};
@@ -633,7 +647,7 @@ static void write_launch_arrow(struct writer *w, sqlite3_stmt *op, int64_t op_ti
 static int write_gpu_op(struct writer *w, sqlite3_stmt *op)
 {
     int64_t start = column(op, GPU_START), end = column(op, GPU_END), tid;
-    if (!clip_slice(w, &start, &end))
+    if (!clip_slice(w, &start, &end, ROW_SLICE))
         return 0;
     struct chrome_track_key key = {column(op, GPU_PROCESS), CHROME_TRACK_STREAM, column(op, GPU_DEVICE),
                                    column(op, GPU_STREAM)};
@@ -676,7 +690,7 @@ static int op_slice(struct writer *w, const struct analysis_op *op, int64_t *tid
     const struct analysis_lane *lane = &w->analysis->lanes[op->lane];
     *start = op->start_ns;
     *end = op->end_ns;
-    if (!clip_interval(w, start, end))
+    if (!clip_interval(w, start, end, ROW_SLICE))
         return 0;
     struct chrome_track_key key = {lane->process_id, CHROME_TRACK_STREAM, lane->device_id, lane->stream_id};
     *tid = chrome_tracks_find(w->tracks, &key, *start, *end);
@@ -729,7 +743,7 @@ static int write_wait(struct writer *w, const struct wait_order *item)
 {
     const struct analysis_wait *wait = item->wait;
     int64_t start = wait->wait_start_ns, end = wait->wait_end_ns, tid;
-    if (!clip_slice(w, &start, &end))
+    if (!clip_slice(w, &start, &end, ANALYSIS_SLICE))
         return 0;
     if (place(w, (struct chrome_track_key){item->process_id, CHROME_TRACK_WAITS, item->device_id, 0}, start,
               end, &tid) != 0)
@@ -814,7 +828,7 @@ static int write_accounting_interval(struct writer *w, const struct accounting_i
 {
     const struct analysis_device *device = &w->analysis->devices[interval->device];
     int64_t start = interval->start_ns, end = interval->end_ns, tid;
-    if (!clip_slice(w, &start, &end))
+    if (!clip_slice(w, &start, &end, ANALYSIS_SLICE))
         return 0;
     int idle = accounting_cause_is_idle(interval->cause);
     struct chrome_track_key key = {device->process_id, idle ? CHROME_TRACK_IDLE : CHROME_TRACK_EXPOSED_COMM,
