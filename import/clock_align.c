@@ -239,7 +239,11 @@ int64_t clock_align_median(int64_t *values, size_t count)
         return 0;
     qsort(values, count, sizeof *values, compare_int64);
     int64_t low = values[(count - 1) / 2], high = values[count / 2];
-    return low + (high - low) / 2;
+    /* The mean of the middle two rounded down, from their halves: high - low overflowed for
+     * differences of opposite signs beyond 2^62 (UBSan on {INT64_MIN, INT64_MAX}). The halves' sum
+     * is exact but for the remainders, rest in -2..2, whose own half is rounded down. */
+    int64_t rest = low % 2 + high % 2;
+    return low / 2 + high / 2 + (rest >= 0 ? rest / 2 : (rest - 1) / 2);
 }
 
 /* Each group of other (a process and a communicator) is matched against the first reference

@@ -314,6 +314,23 @@ static void test_merge_real_ranks_with_injected_offset(void)
     CHECK_INT(query_int(path_in("j2.db"), "SELECT COUNT(*) FROM warnings WHERE code = 'clock-alignment'"), 1);
 }
 
+/* The median of differences of opposite signs far from zero (collectives near both ends of the
+ * clock): the midpoint of the middle two, rounded down as before, without overflowing (high - low
+ * did, under UBSan; wrapped, it gave INT64_MIN). */
+static void test_median_extremes(void)
+{
+    int64_t extremes[] = {INT64_MAX, INT64_MIN};
+    CHECK_INT(clock_align_median(extremes, 2), -1); /* (2^63 - 1 - 2^63) / 2 = -0.5, rounded down */
+    int64_t two_sixty_two[] = {INT64_C(1) << 62, -(INT64_C(1) << 62), INT64_C(1) << 62, -(INT64_C(1) << 62)};
+    CHECK_INT(clock_align_median(two_sixty_two, 4), 0);
+    int64_t negative_halves[] = {-2, -3};
+    CHECK_INT(clock_align_median(negative_halves, 2), -3);
+    int64_t positive_halves[] = {3, 2};
+    CHECK_INT(clock_align_median(positive_halves, 2), 2);
+    int64_t odd_count[] = {7, INT64_MIN, 5};
+    CHECK_INT(clock_align_median(odd_count, 3), 5);
+}
+
 int main(void)
 {
     data_directory = getenv("OVERLAPSCOPE_TEST_DATA");
@@ -321,6 +338,7 @@ int main(void)
         fprintf(stderr, "OVERLAPSCOPE_TEST_DATA is not set or no temporary directory\n");
         return 1;
     }
+    test_median_extremes();
     test_export_round_trip();
     test_merge_recovers_known_offset();
     test_merge_real_ranks_with_injected_offset();
