@@ -73,20 +73,41 @@ static int fail_event(struct kineto_state *state, uint64_t index, const char *ca
                      category ? category : "?", problem);
 }
 
-/* An optional integer: a number (rounded), or a string holding a decimal number (AMD traces
- * write some sizes as strings). STORE_NULL when absent or null; other types are counted. */
+/* An integer read from a number (rounded) or a string holding a decimal number (AMD traces write
+ * some sizes as strings): 1 with *out set; 0 when absent or null; -1 when of another type, text
+ * that is no number, or beyond int64 (INT64_MIN included: it is STORE_NULL). */
+static int read_int(const struct json_value *value, int64_t *out)
+{
+    if (!value || value->type == JSON_NULL)
+        return 0;
+    if ((value->type == JSON_NUMBER || value->type == JSON_STRING) &&
+        json_decimal_scaled(value->text, value->length, 0, out) == 0 && *out != STORE_NULL)
+        return 1;
+    return -1;
+}
+
+/* An optional integer field; STORE_NULL when absent, null or unreadable, the last counted among
+ * the odd fields (the import-skipped warning), so that a hostile value is never read as unknown
+ * silently: an args.device of "abc" would otherwise fall back to the pid's device unsaid. */
 static int64_t optional_int(struct kineto_state *state, const struct json_value *object, const char *key)
 {
-    const struct json_value *value = json_get(object, key);
     int64_t result;
-    if (!value || value->type == JSON_NULL)
-        return STORE_NULL;
-    if ((value->type == JSON_NUMBER || value->type == JSON_STRING) &&
-        json_decimal_scaled(value->text, value->length, 0, &result) == 0)
-        return result;
-    if (value->type != JSON_STRING)
+    int status = read_int(json_get(object, key), &result);
+    if (status < 0)
         state->odd_fields++;
-    return STORE_NULL;
+    return status > 0 ? result : STORE_NULL;
+}
+
+/* pid or tid as a number: Kineto writes names there too ("Spans", "PyTorch Profiler", "stream 7"),
+ * so text that is no number is unknown without being odd. */
+static int64_t optional_label_int(struct kineto_state *state, const struct json_value *event, const char *key)
+{
+    const struct json_value *value = json_get(event, key);
+    int64_t result;
+    int status = read_int(value, &result);
+    if (status < 0 && value->type != JSON_STRING)
+        state->odd_fields++;
+    return status > 0 ? result : STORE_NULL;
 }
 
 /* Kineto marks "none" with -1 (stream -1 of a host-side sync, event id -1). */
@@ -153,11 +174,15 @@ static int64_t stream_of_tid(struct kineto_state *state, const struct json_value
 {
     const char *tid = json_string(json_get(event, "tid"));
     if (tid && strncmp(tid, "stream ", 7) == 0 && isdigit((unsigned char)tid[7])) {
-        char *end = NULL;
-        long long stream = strtoll(tid + 7, &end, 10);
-        return *end == '\0' || *end == ' ' ? (int64_t)stream : STORE_NULL;
+        size_t digits = strspn(tid + 7, "0123456789");
+        int64_t stream;
+        if ((tid[7 + digits] == '\0' || tid[7 + digits] == ' ') &&
+            json_decimal_scaled(tid + 7, digits, 0, &stream) == 0)
+            return stream;
+        state->odd_fields++; /* "stream 99999999999999999999" is no stream; strtoll made it INT64_MAX */
+        return STORE_NULL;
     }
-    return optional_int(state, event, "tid");
+    return optional_label_int(state, event, "tid");
 }
 
 /* The GPU an activity ran on: args.device, else the event's pid (Kineto puts GPU N at pid N). */
@@ -166,7 +191,7 @@ static int gpu_place(struct kineto_state *state, const struct json_value *event,
 {
     *device_id = optional_int(state, args, "device");
     if (*device_id == STORE_NULL)
-        *device_id = optional_int(state, event, "pid");
+        *device_id = optional_label_int(state, event, "pid");
     *stream_id = optional_int(state, args, "stream");
     if (*stream_id == STORE_NULL)
         *stream_id = stream_of_tid(state, event);
@@ -215,6 +240,10 @@ static int insert_collective(struct kineto_state *state, const struct store_kern
     if (!dtype)
         dtype = nccl_names_dtype(from_name->dtype, &element_bytes);
     int64_t elements = optional_int(state, args, "In msg nelems");
+    if (elements != STORE_NULL && !store_count_plausible(elements, STORE_MAX_BYTES)) {
+        state->odd_fields++; /* -5 elements made -20 bytes, which info printed as a size */
+        elements = STORE_NULL;
+    }
     const char *op = collective_name ? nccl_names_op_from_collective(collective_name) : "Unknown";
     struct store_collective row = {.process_id = state->process_id,
                                    .device_id = kernel->device_id,
@@ -234,9 +263,18 @@ static int insert_collective(struct kineto_state *state, const struct store_kern
                                    .end_ns = kernel->end_ns,
                                    .detail_source =
                                        collective_name ? STORE_DETAIL_KINETO : STORE_DETAIL_KERNEL_NAME};
+    /* A message beyond what one copy may move (STORE_MAX_BYTES) is no message: two of 2^62 bytes
+     * overflowed the per-op sum info prints, which then printed no sizes at all. */
     if (elements == STORE_NULL || element_bytes == 0 ||
-        __builtin_mul_overflow(elements, element_bytes, &row.bytes))
+        __builtin_mul_overflow(elements, element_bytes, &row.bytes) ||
+        !store_count_plausible(row.bytes, STORE_MAX_BYTES)) {
+        state->odd_fields += elements != STORE_NULL && element_bytes != 0;
         row.bytes = STORE_NULL;
+    }
+    if (row.nranks != STORE_NULL && row.nranks < 1) {
+        state->odd_fields++; /* the report's evidence printed "over -5 ranks" */
+        row.nranks = STORE_NULL;
+    }
     if (row.rank == STORE_NULL && row.nranks != STORE_NULL && row.nranks == state->world_size)
         row.rank = state->rank; /* the default group: every rank, in order */
     return store_insert_collective(state->s, &row, err);
@@ -414,7 +452,7 @@ static int import_memset(struct kineto_state *state, const struct json_value *ev
 
 static int64_t thread_of(struct kineto_state *state, const struct json_value *event)
 {
-    int64_t thread = optional_int(state, event, "tid");
+    int64_t thread = optional_label_int(state, event, "tid");
     return thread == STORE_NULL ? 0 : thread;
 }
 
@@ -652,7 +690,7 @@ static int import_event(struct kineto_state *state, uint64_t index, const struct
     }
     category = current_category(category);
     if (state->host_pid == STORE_NULL && is_host_category(category))
-        state->host_pid = optional_int(state, event, "pid");
+        state->host_pid = optional_label_int(state, event, "pid");
     if (strcmp(category, "kernel") == 0) {
         state->gpu_events++;
         return import_kernel(state, event, index, err);

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Kineto (PyTorch profiler) traces holding values no profiler writes, each imported with
+`overlapscope import` and read back: the regressions of the hostile-value sweep (kineto_sweep.py).
+
+The product rule (docs/overlapscope-import.md): a bad value either refuses the file in one line
+naming it (exit 2), or, where the rest of the trace is usable, reads as unknown and one
+import-skipped warning counts it; never a figure no recording has (a negative size), never a trace
+the importer keeps and every reader then calls damaged.
+
+The scenarios start from TRACE below: one event of each category the importer reads, times in
+microseconds from 1000 us. Usage: kineto_hostile.py WORK_DIR (OVERLAPSCOPE names the binary)."""
+import copy
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+OVERLAPSCOPE = os.environ.get("OVERLAPSCOPE", "overlapscope")
+
+DEVICE = {"id": 0, "name": "NVIDIA A100-PG509-200", "totalGlobalMem": 42297524224, "computeMajor": 8,
+          "computeMinor": 0, "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
+          "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
+          "sharedMemPerMultiprocessor": 167936, "numSms": 108, "sharedMemPerBlockOptin": 166912}
+HOST = {"pid": 100, "tid": 100}
+TRACE = {
+    "schemaVersion": 1,
+    "deviceProperties": [DEVICE],
+    "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2},
+    "traceEvents": [
+        {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler",
+         "ts": 1000, "dur": 600},
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", **HOST, "ts": 1000, "dur": 500},
+        {"ph": "X", "cat": "python_function", "name": "train.py(17): step", **HOST, "ts": 1001, "dur": 300},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", **HOST, "ts": 1002, "dur": 50},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", **HOST, "ts": 1003, "dur": 5,
+         "args": {"cbid": 211, "correlation": 10}},
+        {"ph": "s", "id": 10, **HOST, "ts": 1003, "cat": "ac2g", "name": "ac2g"},
+        {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 1010, "dur": 100,
+         "args": {"device": 0, "context": 1, "stream": 7, "correlation": 10, "registers per thread": 122,
+                  "shared memory": 12544, "grid": [8, 16, 5], "block": [128, 1, 1]}},
+        {"ph": "f", "id": 10, "pid": 0, "tid": 7, "ts": 1010, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", **HOST, "ts": 1020, "dur": 4,
+         "args": {"cbid": 41, "correlation": 11}},
+        {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 8, "ts": 1030,
+         "dur": 50, "args": {"device": 0, "context": 1, "stream": 8, "correlation": 11, "bytes": 1048576}},
+        {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 8, "ts": 1090, "dur": 3,
+         "args": {"device": 0, "context": 1, "stream": 8, "correlation": 12, "bytes": 4096}},
+        {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", **HOST, "ts": 1100, "dur": 3,
+         "args": {"cbid": 307, "correlation": 13}},
+        {"ph": "X", "cat": "kernel",
+         "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+         "pid": 0, "tid": 9, "ts": 1050, "dur": 200,
+         "args": {"device": 0, "context": 1, "stream": 9, "correlation": 14, "Collective name": "allreduce",
+                  "In msg nelems": 1024, "Out msg nelems": 1024, "Group size": 2, "dtype": "Float",
+                  "Process Group Name": "0", "Process Group Ranks": "[0, 1]", "Seq": 3}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", **HOST, "ts": 1200, "dur": 3,
+         "args": {"cbid": 147, "correlation": 15}},
+        {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 8, "ts": 1201, "dur": 2,
+         "args": {"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 10,
+                  "wait_on_cuda_event_id": 19, "stream": 8, "correlation": 15, "device": 0, "context": 1}},
+        {"ph": "X", "cat": "cuda_sync", "name": "Context Sync", "pid": 0, "tid": -1, "ts": 1300, "dur": 19,
+         "args": {"cuda_sync_kind": "Context Sync", "stream": -1, "correlation": 16, "device": 0, "context": 1}},
+        {"ph": "X", "cat": "gpu_user_annotation", "name": "forward", "pid": 0, "tid": 7, "ts": 1010, "dur": 200,
+         "args": {"device": 0, "stream": 7}},
+        {"ph": "B", "cat": "kernel", "name": "bk", "pid": 0, "tid": 7, "ts": 1400,
+         "args": {"device": 0, "stream": 7, "correlation": 17}},
+        {"ph": "E", "cat": "kernel", "name": "bk", "pid": 0, "tid": 7, "ts": 1410},
+        {"ph": "i", "cat": "cpu_instant_event", "name": "mark", **HOST, "ts": 1150, "s": "t"},
+        {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}},
+        {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}},
+    ],
+    "traceName": "hostile.pt.trace.json",
+    "baseTimeNanoseconds": 1700000000000000000,
+}
+KERNEL, NCCL = 6, 12  # indexes in traceEvents
+SKIPPED_ONE = "1 optional field missing or of an unexpected type, left unknown"
+
+failures = []
+
+
+def check(name, actual, expected):
+    if actual != expected:
+        failures.append(f"{name}: got {actual!r}, expected {expected!r}")
+
+
+def trace():
+    return copy.deepcopy(TRACE)
+
+
+def write(work, name, document):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        json.dump(document, f)
+    return path
+
+
+def run(*args):
+    result = subprocess.run([OVERLAPSCOPE, *args], capture_output=True, text=True, errors="replace")
+    return result.returncode, result.stdout + result.stderr
+
+
+def imported(work, name, document):
+    """The trace of document, imported: its path (the test fails and goes on when import fails)."""
+    path = write(work, name + ".json", document)
+    db = os.path.join(work, name + ".db")
+    code, output = run("import", "--force", "-o", db, path)
+    check(f"{name}: import", (code, output.count("\n")), (0, 1))
+    return db
+
+
+def query(db, sql):
+    with sqlite3.connect(db) as connection:
+        return connection.execute(sql).fetchall()
+
+
+def skipped(db):
+    return [message.split(": ", 1)[1] for (message,) in
+            query(db, "SELECT message FROM warnings WHERE code = 'import-skipped'")]
+
+
+def collective_sizes(work):
+    """In msg nelems is a count: a negative one stored -20 bytes, which info printed as '(-20 B)'; a
+    message of 2^62 bytes (2^60 floats) made info's per-op sum overflow, and info printed no
+    collective line at all. A size beyond what one operation moves (STORE_MAX_BYTES, 2^50) reads as
+    unknown, counted; exactly 2^50 is kept."""
+    t = trace()
+    t["traceEvents"][NCCL]["args"]["In msg nelems"] = -5
+    db = imported(work, "negative-nelems", t)
+    check("negative nelems stored", query(db, "SELECT element_count, bytes FROM collectives"), [(None, None)])
+    check("negative nelems warned", skipped(db), [SKIPPED_ONE])
+    code, output = run("info", db)
+    check("negative nelems info", [line.split() for line in output.splitlines() if "AllReduce" in line],
+          [["AllReduce", "1"]])
+    t = trace()
+    t["traceEvents"][NCCL]["args"]["In msg nelems"] = 1 << 60
+    second = copy.deepcopy(t["traceEvents"][NCCL])
+    second["ts"] = 1300
+    t["traceEvents"].append(second)
+    db = imported(work, "huge-nelems", t)
+    check("2^62 bytes stored", query(db, "SELECT element_count, bytes FROM collectives"), [(None, None)] * 2)
+    check("2^62 bytes warned", skipped(db), ["2 optional fields missing or of an unexpected type, left unknown"])
+    code, output = run("info", db)
+    check("2^62 bytes info", [line.split() for line in output.splitlines() if "AllReduce" in line],
+          [["AllReduce", "2"]])
+    for elements, stored in ((1 << 48, (1 << 48, 1 << 50)), ((1 << 48) + 1, ((1 << 48) + 1, None))):
+        t = trace()
+        t["traceEvents"][NCCL]["args"]["In msg nelems"] = elements  # Float: 4 bytes each
+        db = imported(work, f"nelems-{elements}", t)
+        check(f"{elements} floats", query(db, "SELECT element_count, bytes FROM collectives"), [stored])
+    for size in (0, -5):
+        t = trace()
+        t["traceEvents"][NCCL]["args"]["Group size"] = size
+        db = imported(work, f"group-size{size}", t)
+        check(f"group size {size}", (query(db, "SELECT nranks FROM collectives"), skipped(db)), ([(None,)], [SKIPPED_ONE]))
+
+
+def unreadable_numbers(work):
+    """A number field holding text that is no number, or the one int64 value that means unknown
+    (INT64_MIN), read as unknown without a word: a kernel's args.device "abc" fell back to its pid's
+    device unsaid. Counted now; pid and tid, which Kineto also fills with names, are not."""
+    for value in ("abc", -9223372036854775808):
+        t = trace()
+        t["traceEvents"][KERNEL]["args"]["device"] = value
+        t["traceEvents"][KERNEL]["pid"] = 3
+        db = imported(work, f"device-{value}", t)
+        check(f"device {value}: pid's device", query(db, "SELECT device_id FROM kernels WHERE correlation_id = 10"),
+              [(3,)])
+        check(f"device {value}: warned", skipped(db), [SKIPPED_ONE])
+    db = imported(work, "named-pids", trace())  # "Spans", "PyTorch Profiler": names, not odd numbers
+    check("named pid and tid", skipped(db), [])
+
+
+def pytorch1_stream_out_of_range(work):
+    """PyTorch 1.x names a GPU row's stream in its tid ("stream 7"); strtoll read "stream
+    99999999999999999999" as stream 9223372036854775807. Beyond int64, it is no stream: the kernel,
+    which has no other, refuses the file in one line."""
+    t = trace()
+    del t["traceEvents"][KERNEL]["args"]["stream"]
+    t["traceEvents"][KERNEL]["tid"] = "stream 99999999999999999999"
+    path = write(work, "stream-tid.json", t)
+    code, output = run("import", "--force", "-o", os.path.join(work, "stream-tid.db"), path)
+    check("stream tid beyond int64", (code, output.strip()),
+          (2, f"overlapscope: import: {path}: traceEvents[{KERNEL}] (kernel): no device or stream"
+              " (args.device/args.stream or pid/tid)"))
+    t["traceEvents"][KERNEL]["tid"] = "stream 9223372036854775807"
+    db = imported(work, "stream-tid-max", t)
+    check("stream tid int64 max", query(db, "SELECT stream_id FROM kernels WHERE correlation_id = 10"),
+          [(9223372036854775807,)])
+
+
+def kernel_long_after_its_step(work):
+    """A kernel that ran 46 days after its launch inside ProfilerStep#1: each row within an operation's
+    13 days and the device's activity within 52, so the trace imports; but the step, mapped to the GPU
+    work it launched, lasted 46 days, and every report refused the trace as damaged (the step reader
+    bounded it as one operation). The export left out the 46-day idle stretch before that kernel as an
+    impossible row. Both read it now."""
+    t = trace()
+    t["traceEvents"][KERNEL]["ts"] = 4e12  # us: 46.3 days after 1000 us
+    db = imported(work, "late-kernel", t)
+    code, output = run("report", "--json", db)
+    check("late kernel: report", code, 0)
+    if code == 0:
+        devices = json.loads(output)["devices"]
+        check("late kernel: span", devices[0]["span_ns"], (4_000_000_000_000 + 100 - 1030) * 1000)
+    out = os.path.join(work, "late-kernel.out.json")
+    code, output = run("export", db, "--chrome", out, "--force")
+    check("late kernel: export", (code, "left out" in output), (0, False))
+    if code == 0:
+        with open(out) as f:
+            events = json.load(f)["traceEvents"]
+        idle = [e for e in events if e.get("cat") == "idle" and float(e["dur"]) > 3.9e12]
+        check("late kernel: 46-day idle slice exported", len(idle), 1)
+
+
+if __name__ == "__main__":
+    for scenario in (collective_sizes, unreadable_numbers, pytorch1_stream_out_of_range, kernel_long_after_its_step):
+        scenario(sys.argv[1])
+    print("".join(f"FAILED: {failure}\n" for failure in failures), end="")
+    sys.exit(1 if failures else 0)
