@@ -992,6 +992,17 @@ static int on_member(void *context, const char *key, const struct json_value *va
             return error_set(err, "%s: distributedInfo is not an object", state->name);
         state->rank = optional_int(state, value, "rank");
         state->world_size = optional_int(state, value, "world_size");
+        /* A rank is a place in the job, 0 <= rank < world_size: info printed "rank -3/2" or "rank
+         * 5/2" while report, which reads a negative rank as none, said "pid 100". */
+        if (state->world_size != STORE_NULL && state->world_size < 1) {
+            state->odd_fields++;
+            state->world_size = STORE_NULL;
+        }
+        if (state->rank != STORE_NULL &&
+            (state->rank < 0 || (state->world_size != STORE_NULL && state->rank >= state->world_size))) {
+            state->odd_fields++;
+            state->rank = STORE_NULL;
+        }
     } else if (strcmp(key, "baseTimeNanoseconds") == 0) {
         if (json_number_scaled(value, 0, &state->base_ns) != 0 ||
             !store_interval_plausible(state->base_ns, state->base_ns))

@@ -171,6 +171,19 @@ def unreadable_numbers(work):
     check("named pid and tid", skipped(db), [])
 
 
+def ranks_no_job_has(work):
+    """distributedInfo holds a place in a job, 0 <= rank < world_size: info printed "rank -3/2" and
+    "rank 5/2" (report, which reads a negative rank as none, printed "pid 100" for the first). Beyond
+    it the rank (or a world size under 1) reads as unknown, counted."""
+    for rank, world_size, stored in ((-3, 2, (None, 2)), (5, 2, (None, 2)), (1 << 40, 2, (None, 2)),
+                                     (0, 0, (0, None)), (1, 2, (1, 2))):
+        t = trace()
+        t["distributedInfo"] = {"rank": rank, "world_size": world_size}
+        db = imported(work, f"rank{rank}-of-{world_size}", t)
+        check(f"rank {rank} of {world_size}", (query(db, "SELECT rank, world_size FROM processes")[0], skipped(db)),
+              (stored, [] if stored == (rank, world_size) else [SKIPPED_ONE]))
+
+
 def pytorch1_stream_out_of_range(work):
     """PyTorch 1.x names a GPU row's stream in its tid ("stream 7"); strtoll read "stream
     99999999999999999999" as stream 9223372036854775807. Beyond int64, it is no stream: the kernel,
@@ -214,7 +227,8 @@ def kernel_long_after_its_step(work):
 
 
 if __name__ == "__main__":
-    for scenario in (collective_sizes, unreadable_numbers, pytorch1_stream_out_of_range, kernel_long_after_its_step):
+    for scenario in (collective_sizes, unreadable_numbers, ranks_no_job_has, pytorch1_stream_out_of_range,
+                     kernel_long_after_its_step):
         scenario(sys.argv[1])
     print("".join(f"FAILED: {failure}\n" for failure in failures), end="")
     sys.exit(1 if failures else 0)
