@@ -23,7 +23,9 @@ normalize() { sed -e 's#"trace":[^,]*,#"trace": X,#' -e 's#"source":"[a-z]*"#"so
 same_output() { # $1 label, $2 v1 file, $3 v2 file, rest: command (the trace goes last)
     local label=$1 one=$2 two=$3; shift 3
     local a b
-    a=$("$os" "$@" "$one" 2>&1 | normalize "$one" "$two"); b=$("$os" "$@" "$two" 2>&1 | normalize "$one" "$two")
+    # Wide enough that no path wraps: the text report breaks a long one (a checkout's) across lines.
+    a=$(COLUMNS=1000 "$os" "$@" "$one" 2>&1 | normalize "$one" "$two")
+    b=$(COLUMNS=1000 "$os" "$@" "$two" 2>&1 | normalize "$one" "$two")
     [ -n "$a" ] && [ "$a" = "$b" ] && good || bad "$label: '$*' differs between version 1 and 2:
 $(diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | head -8)"
 }
