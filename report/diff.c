@@ -124,10 +124,14 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
                       int markdown, int width)
 {
     char va[32], vb[32], delta[32];
+    int name_width = (int)strlen("metric"); /* the longest name's: the figures stay in columns */
+    for (size_t i = 0; i < report_metric_count(); i++)
+        if ((int)strlen(report_metric_at(i)->name) > name_width)
+            name_width = (int)strlen(report_metric_at(i)->name);
     if (markdown)
         fprintf(out, "| metric | A | B | B - A |\n|---|---:|---:|---:|\n");
     else
-        fprintf(out, "%-26s %14s %14s %14s\n", "metric", "A", "B", "B - A");
+        fprintf(out, "%-*s %14s %14s %14s\n", name_width, "metric", "A", "B", "B - A");
     for (size_t i = 0; i < report_metric_count(); i++) {
         const struct report_metric *metric = report_metric_at(i);
         double x = 0, y = 0;
@@ -148,7 +152,7 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
         if (markdown)
             fprintf(out, "| %s | %s | %s | %s |\n", metric->name, va, vb, delta);
         else
-            fprintf(out, "%-26s %14s %14s %14s\n", metric->name, va, vb, delta);
+            fprintf(out, "%-*s %14s %14s %14s\n", name_width, metric->name, va, vb, delta);
     }
     /* The causes' columns as wide as their widest cell, so that the table fits 80 columns. */
     const char *cause_title = "cause (time lost, waits)";

@@ -45,6 +45,11 @@ for command, trace in runs:
             if len(line) > columns or line.endswith(" "):
                 problems.append(f"{name} at {columns} columns: line {number} is {len(line)} wide: {line!r}")
         counts[columns] = collections.Counter(figure.findall(text))
+        if command == "diff":  # the metric table's figures end in the same column on every row
+            table = text.split("\n\n")[1].split("\n") if "\n\n" in text else []
+            ends = {len(line) for line in table if line.strip()}
+            if len(ends) != 1:
+                problems.append(f"{name} at {columns} columns: the metric rows end at columns {sorted(ends)}")
     if len(counts) < 2:
         continue
     reported += 1
