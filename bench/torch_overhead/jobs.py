@@ -57,6 +57,26 @@ def mlp():
     return step, 50, 1000
 
 
+def mlp_compiled():
+    """The MLP above under torch.compile: Inductor fuses it into Triton kernels, launched through
+    the driver API (cuLaunchKernel), another path through the collector's callbacks. The first run
+    on a machine compiles (tens of seconds, in the warm-up); later runs read Inductor's cache."""
+    layers = []
+    for _ in range(12):
+        layers += [nn.Linear(256, 256), nn.ReLU()]
+    model = torch.compile(nn.Sequential(*layers).cuda())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(256, 256, device="cuda")
+    y = torch.randn(256, 256, device="cuda")
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+    return step, 50, 1000
+
+
 class Block(nn.Module):
     def __init__(self, width, heads):
         super().__init__()
@@ -103,7 +123,7 @@ def gpt2():
     return step, 8, 30
 
 
-JOBS = {"resnet50": resnet50, "mlp": mlp, "gpt2": gpt2}
+JOBS = {"resnet50": resnet50, "mlp": mlp, "mlp_compiled": mlp_compiled, "gpt2": gpt2}
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/torch_overhead: what `overlapscope record` costs real PyTorch jobs (GPU machine).
-# Each job (jobs.py: resnet50, mlp, gpt2) runs under each variant, interleaved round by round (the
+# Each job (jobs.py: resnet50, mlp, gpt2; mlp_compiled on request) runs under each variant, interleaved round by round (the
 # order rotates every round), REPEATS rounds:
 #   plain, profiler  one process times the steps plain and under torch.profiler (CPU+CUDA activities,
 #                    Chrome trace exported), alternating which goes first from round to round
