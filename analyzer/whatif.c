@@ -740,6 +740,8 @@ static long last_before(const struct replay *replay, size_t stream, int64_t corr
 /* The first op of stream s launched after correlation_id, -1 when none. */
 static long first_after(const struct replay *replay, size_t stream, int64_t correlation_id)
 {
+    if (correlation_id == INT64_MAX) /* no id is larger; + 1 overflowed (UBSan, a trace's own id) */
+        return -1;
     size_t position = position_from(replay, stream, correlation_id + 1);
     return position < replay->stream_first[stream + 1] ? (long)replay->stream_ops[position] : -1;
 }
