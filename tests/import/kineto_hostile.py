@@ -73,7 +73,7 @@ TRACE = {
     "traceName": "hostile.pt.trace.json",
     "baseTimeNanoseconds": 1700000000000000000,
 }
-KERNEL, NCCL = 6, 12  # indexes in traceEvents
+KERNEL, NCCL, SYNC = 6, 12, 14  # indexes in traceEvents
 SKIPPED_ONE = "1 optional field missing or of an unexpected type, left unknown"
 
 failures = []
@@ -226,6 +226,19 @@ def kernel_long_after_its_step(work):
         check("late kernel: 46-day idle slice exported", len(idle), 1)
 
 
+def largest_correlation_id(work):
+    """A stream wait whose correlation id is INT64_MAX (an id: the importer keeps any int64): the
+    what-if replay looked for the first op launched after it at id + 1, a signed overflow (UBSan
+    stopped report, render and export; this test runs under it in CI)."""
+    t = trace()
+    t["traceEvents"][SYNC]["args"]["correlation"] = 9223372036854775807
+    db = imported(work, "wait-correlation-max", t)
+    for command in (("report", "--json", db), ("render", db, "-o", db + ".png"),
+                    ("export", db, "--chrome", db + ".out.json", "--force")):
+        code, output = run(*command)
+        check(f"wait correlation INT64_MAX: {command[0]}", (code, "runtime error" in output), (0, False))
+
+
 def many_calls_in_one_frame(work):
     """30,000 runtime calls inside one Python frame (a with_stack trace of a long step): each gets
     that frame as its source. The operator pass looked each call up among the sources the Python
@@ -251,7 +264,7 @@ def many_calls_in_one_frame(work):
 
 if __name__ == "__main__":
     for scenario in (collective_sizes, unreadable_numbers, ranks_no_job_has, pytorch1_stream_out_of_range,
-                     kernel_long_after_its_step, many_calls_in_one_frame):
+                     kernel_long_after_its_step, largest_correlation_id, many_calls_in_one_frame):
         scenario(sys.argv[1])
     print("".join(f"FAILED: {failure}\n" for failure in failures), end="")
     sys.exit(1 if failures else 0)

@@ -27,9 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_trace_events  # noqa: E402
-from kineto_hostile import KERNEL, NCCL, OVERLAPSCOPE, trace  # noqa: E402
+from kineto_hostile import KERNEL, NCCL, OVERLAPSCOPE, SYNC, trace  # noqa: E402
 
-MEMCPY, SYNC = 9, 14
+MEMCPY = 9
 NUMBERS = ["9.3e18", "-9.3e18", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1e308",
            "-0", "1e999999999", "1e-999999999", "9007199254740993", "-1", "0.4999", "2305843009213694"]
 NOT_JSON = ["NaN", "Infinity", "-Infinity", "01", "+1", "0x10"]
@@ -57,6 +57,7 @@ FIELDS = [
     (("args", NCCL, "Collective name"), TEXTS[:4] + WRONG_TYPES[:3]),
     (("args", NCCL, "Process Group Ranks"), ['"[0, 99999999999999999999999, 1]"', '"[-1, 0]"', "[0, 1]", "[[0]]"]),
     (("args", SYNC, "wait_on_cuda_event_id"), NUMBERS[:6] + WRONG_TYPES[:3]),
+    (("args", SYNC, "correlation"), NUMBERS[:6]),
     (("args", SYNC, "cuda_sync_kind"), TEXTS[:3] + WRONG_TYPES[:3]),
     (("device", "numSms"), NUMBERS[:6] + WRONG_TYPES[:3]),
     (("device", "warpSize"), ["0", "-32", "1025"] + WRONG_TYPES[:2]),
