@@ -845,8 +845,11 @@ static int close_range(struct kineto_state *state, uint64_t index, const struct 
     if (json_number_scaled(json_get(event, "ts"), 3, &end_ns) != 0)
         status = fail_event(state, index, json_string(json_get(range.begin, "cat")),
                             "'ts' is not a number in range", err);
-    else if (__builtin_sub_overflow(end_ns, range.start_ns, &duration_ns) || duration_ns < 0)
-        duration_ns = 0; /* an end before its begin: a point, as complete events with negative 'dur' */
+    else if (__builtin_sub_overflow(end_ns, range.start_ns, &duration_ns) || duration_ns < 0) {
+        duration_ns =
+            0; /* an end before its begin: a point, counted as complete events with negative 'dur' */
+        state->odd_fields++;
+    }
     char text[48];
     struct json_value *dur = status == 0 ? calloc(1, sizeof *dur) : NULL;
     if (status == 0 && dur) {
@@ -985,7 +988,9 @@ static int on_member(void *context, const char *key, const struct json_value *va
         if (value->type != JSON_ARRAY)
             return error_set(err, "%s: deviceProperties is not an array", state->name);
         for (const struct json_value *device = value->first; device; device = device->next)
-            if (device->type == JSON_OBJECT && import_device(state, device, err) != 0)
+            if (device->type != JSON_OBJECT)
+                state->odd_fields++; /* no device to read: said, not skipped silently */
+            else if (import_device(state, device, err) != 0)
                 return -1;
     } else if (strcmp(key, "distributedInfo") == 0) {
         if (value->type != JSON_OBJECT)
@@ -1033,8 +1038,14 @@ static int apply_late_base_time(struct kineto_state *state, error_info *err)
     if (store_shift_process_times(state->s, state->process_id, delta, err) != 0)
         return -1;
     if (state->trace_start_ns != STORE_NULL) {
+        /* Both within +-2^61 ns: no overflow, but the sum may leave the clock (the process row is
+         * the one the plausibility check does not read): then the span is unknown, counted. */
         state->trace_start_ns += delta;
         state->trace_end_ns += delta;
+        if (!store_interval_plausible(state->trace_start_ns, state->trace_end_ns)) {
+            state->odd_fields++;
+            state->trace_start_ns = state->trace_end_ns = STORE_NULL;
+        }
     }
     state->applied_base_ns = state->base_ns;
     return 0;

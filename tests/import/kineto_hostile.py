@@ -184,6 +184,33 @@ def ranks_no_job_has(work):
               (stored, [] if stored == (rank, world_size) else [SKIPPED_ONE]))
 
 
+def said_not_skipped(work):
+    """Three things read silently as something else, now counted: an 'E' before its 'B' (a point, as a
+    complete event with a negative 'dur', which was counted), a deviceProperties entry that is no
+    object (skipped), and a late baseTimeNanoseconds that moves the profiler's span off the clock:
+    the process row, which no plausibility check reads, held start 4.6e18 ns; now unknown."""
+    t = trace()
+    next(e for e in t["traceEvents"] if e["ph"] == "E")["ts"] = 1390  # "bk" began at 1400 us
+    db = imported(work, "end-before-begin", t)
+    check("E before B", (query(db, "SELECT start_ns, end_ns FROM kernels k JOIN strings s ON s.id = k.name_id"
+                                   " WHERE s.value = 'bk'"), skipped(db)),
+          ([(1700000000001400000, 1700000000001400000)], [SKIPPED_ONE]))
+    t = trace()
+    t["deviceProperties"] = [5, DEVICE]
+    db = imported(work, "device-not-object", t)
+    check("device not an object", (query(db, "SELECT device_id, sm_count FROM devices"), skipped(db)),
+          ([(0, 108)], [SKIPPED_ONE]))
+    t = trace()
+    span = t["traceEvents"][0]
+    span["ts"] = 2_300_000_000_000_000  # us: 2.3e18 ns, within +-2^61 ns; the late base doubles it
+    t["baseTimeNanoseconds"] = 2_300_000_000_000_000_000
+    t["traceEvents"] = [span, t["traceEvents"][KERNEL]]
+    t["traceEvents"][1]["ts"] = 10
+    db = imported(work, "span-off-the-clock", t)
+    check("span off the clock", (query(db, "SELECT start_ns, end_ns FROM processes"), skipped(db)),
+          ([(None, None)], [SKIPPED_ONE]))
+
+
 def pytorch1_stream_out_of_range(work):
     """PyTorch 1.x names a GPU row's stream in its tid ("stream 7"); strtoll read "stream
     99999999999999999999" as stream 9223372036854775807. Beyond int64, it is no stream: the kernel,
@@ -263,8 +290,9 @@ def many_calls_in_one_frame(work):
 
 
 if __name__ == "__main__":
-    for scenario in (collective_sizes, unreadable_numbers, ranks_no_job_has, pytorch1_stream_out_of_range,
-                     kernel_long_after_its_step, largest_correlation_id, many_calls_in_one_frame):
+    for scenario in (collective_sizes, unreadable_numbers, ranks_no_job_has, said_not_skipped,
+                     pytorch1_stream_out_of_range, kernel_long_after_its_step, largest_correlation_id,
+                     many_calls_in_one_frame):
         scenario(sys.argv[1])
     print("".join(f"FAILED: {failure}\n" for failure in failures), end="")
     sys.exit(1 if failures else 0)
