@@ -224,12 +224,14 @@ static int64_t payload_bytes(const struct nccl_range_record *row)
             at++;
         char *end = NULL;
         long long bytes = strtoll(at, &end, 10);
-        return end != at && bytes >= 0 ? bytes : STORE_NULL;
+        /* No message is larger than one copy may be (STORE_MAX_BYTES): strtoll made
+         * 99999999999999999999 INT64_MAX, and two such overflowed info's per-op sum. */
+        return end != at && store_count_plausible(bytes, STORE_MAX_BYTES) ? bytes : STORE_NULL;
     }
     for (size_t i = 0; i < sizeof row->payload_numbers / sizeof row->payload_numbers[0]; i++) {
         int64_t value = row->payload_numbers[i];
         if (value != STORE_NULL)
-            return value >= 0 ? value : STORE_NULL;
+            return store_count_plausible(value, STORE_MAX_BYTES) ? value : STORE_NULL;
     }
     return STORE_NULL;
 }

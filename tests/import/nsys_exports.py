@@ -499,6 +499,18 @@ def hostile_values(work):
     e.db.execute("ALTER TABLE NVTX_EVENTS DROP COLUMN jsonTextId")
     trace = imported(e.close(), work)
     check("NCCL range without start", query(trace, "SELECT bytes, detail_source FROM collectives"), [(None, 1)])
+    # A size beyond any message (1 PiB, what one copy may move): strtoll made the first INT64_MAX, and
+    # two of them overflowed info's per-op sum (info then printed no collective line).
+    e = Export(os.path.join(work, "hostile-nccl-size.sqlite"), "2022.2")
+    e.table("NVTX_EVENTS", NVTX)
+    e.insert("NVTX_EVENTS", start=us(0), end=None, eventType=75, text="NCCL", globalTid=GLOBAL_TID, domainId=3)
+    for i, size in enumerate(("99999999999999999999", str(1 << 62), str(1 << 50))):
+        e.insert("NVTX_EVENTS", start=us(100 * i + 1), end=us(100 * i + 20), eventType=59, text="ncclAllReduce",
+                 globalTid=GLOBAL_TID, domainId=3, jsonText='{"Message size [bytes]":' + size + '}')
+        e.kernel(13, (100 * i + 5, 100 * i + 6), 100 * i + 30, 100 * i + 80, name="ncclDevKernel_AllReduce_Sum_f32_RING_LL")
+    trace = imported(e.close(), work)
+    check("NCCL size beyond any message", query(trace, "SELECT bytes FROM collectives ORDER BY start_ns"),
+          [(None,), (None,), (1 << 50,)])
     for table, shift, message in (("CUPTI_ACTIVITY_KIND_KERNEL", "start", "kernels row 1"),
                                   ("OSRT_API", "start", "api_calls row 2")):
         e = Export(os.path.join(work, f"hostile-{table}.sqlite"), "2025.5")
