@@ -209,9 +209,14 @@ static int collective_total_row(sqlite3_stmt *query, void *state)
 int store_each_collective_total(store *trace, store_collective_total_visit *visit, void *context,
                                 error_info *err)
 {
-    sqlite3_stmt *query =
-        prepare(trace, "SELECT op, COUNT(*), SUM(bytes) FROM collectives GROUP BY op ORDER BY COUNT(*) DESC",
-                "collectives", err);
+    /* TOTAL, not SUM: 8,193 collectives of 1 PiB (what one copy may move) overflow int64, and SUM's
+     * overflow error made info print no collective line at all. TOTAL is exact below 2^53 bytes (8
+     * PiB, every partial sum an integer a double holds); a total beyond int64 is unknown. */
+    sqlite3_stmt *query = prepare(trace,
+                                  "SELECT op, COUNT(*), CASE WHEN COUNT(bytes) > 0 AND TOTAL(bytes) < 9.2e18"
+                                  " THEN CAST(TOTAL(bytes) AS INTEGER) END FROM collectives GROUP BY op"
+                                  " ORDER BY COUNT(*) DESC",
+                                  "collectives", err);
     struct visit state = {(void *)visit, context};
     return query ? walk(trace, query, "collectives", collective_total_row, &state, err) : -1;
 }
