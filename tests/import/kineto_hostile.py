@@ -155,6 +155,24 @@ def collective_sizes(work):
         check(f"group size {size}", (query(db, "SELECT nranks FROM collectives"), skipped(db)), ([(None,)], [SKIPPED_ONE]))
 
 
+def collective_total_beyond_int64(work):
+    """8,193 collectives of 1 PiB each, every one within the bound: their total passes int64, and
+    SQL's SUM failed, so info printed no AllReduce line at all. The line stays, without a size; 3
+    of them total exactly 3 PiB (3072 TiB)."""
+    for count, size in ((8193, None), (3, "3072 TiB")):
+        t = trace()
+        nccl = t["traceEvents"].pop(NCCL)
+        for i in range(count):
+            event = copy.deepcopy(nccl)
+            event["ts"], event["dur"] = 2000 + i * 10, 5
+            event["args"].update({"In msg nelems": 1 << 48, "correlation": 100000 + i})
+            t["traceEvents"].append(event)
+        db = imported(work, f"{count}-pib", t)
+        code, output = run("info", db)
+        check(f"{count} x 1 PiB: info", [line.split(None, 2) for line in output.splitlines() if "AllReduce" in line],
+              [["AllReduce", str(count)] + ([f"({size})"] if size else [])])
+
+
 def unreadable_numbers(work):
     """A number field holding text that is no number, or the one int64 value that means unknown
     (INT64_MIN), read as unknown without a word: a kernel's args.device "abc" fell back to its pid's
@@ -260,7 +278,7 @@ def largest_correlation_id(work):
     t = trace()
     t["traceEvents"][SYNC]["args"]["correlation"] = 9223372036854775807
     db = imported(work, "wait-correlation-max", t)
-    for command in (("report", "--json", db), ("render", db, "-o", db + ".png"),
+    for command in (("report", "--json", db), ("render", db, "-o", db + ".png", "--force"),
                     ("export", db, "--chrome", db + ".out.json", "--force")):
         code, output = run(*command)
         check(f"wait correlation INT64_MAX: {command[0]}", (code, "runtime error" in output), (0, False))
@@ -290,7 +308,7 @@ def many_calls_in_one_frame(work):
 
 
 if __name__ == "__main__":
-    for scenario in (collective_sizes, unreadable_numbers, ranks_no_job_has, said_not_skipped,
+    for scenario in (collective_sizes, collective_total_beyond_int64, unreadable_numbers, ranks_no_job_has, said_not_skipped,
                      pytorch1_stream_out_of_range, kernel_long_after_its_step, largest_correlation_id,
                      many_calls_in_one_frame):
         scenario(sys.argv[1])
