@@ -88,7 +88,10 @@ static void merge_figures(struct bucket *b, const struct evidence_figures *figur
 {
     b->figures.calls += figures->calls;
     b->figures.call_ns += figures->call_ns;
-    b->figures.bytes += figures->bytes;
+    /* A total beyond int64 (8,193 collectives of 1 PiB, each within the importers' bound) is unknown,
+     * -1 from then on: the evidence then says no byte count; the sum overflowed (UBSan). */
+    if (b->figures.bytes < 0 || __builtin_add_overflow(b->figures.bytes, figures->bytes, &b->figures.bytes))
+        b->figures.bytes = -1;
     b->figures.transfer_ns += figures->transfer_ns;
     b->figures.late_ns += figures->late_ns;
     b->figures.issued += figures->issued;
