@@ -988,6 +988,7 @@ struct sync_point {
     long previous;  /* the kept sync before it on its thread, -1 none */
     int resolved;
     int64_t replay_end_ns;
+    int64_t removed_by_end_ns; /* removed_by(its thread, end_ns): asked for every op of its segment */
 };
 
 /* A time something can change: an end or a tail of a started op, the ready time of a stream's head
@@ -1222,16 +1223,16 @@ static int64_t tail_begin(const struct run_state *state, size_t i)
  * candidate's check costs no walk over the running ops (a device of 16 busy streams asked it for
  * every head at every event). */
 struct occupancy {
-    double used;     /* SM share held: a tail's share once the op is in its last half-wave */
-    int all_in_tail; /* every running kernel with an SM share is in its tail */
-    unsigned char copying[ANALYSIS_CATEGORY_COUNT]; /* a copy of this direction is running */
+    double used;      /* SM share held: a tail's share once the op is in its last half-wave */
+    int all_in_tail;  /* every running kernel with an SM share is in its tail */
+    unsigned copying; /* bit per category: a copy of this direction is running */
 };
 
 /* Adds a running op to the occupancy at `now`. */
 static void occupy(const struct running_op *running, int64_t now, struct occupancy *occupancy)
 {
     if (running->category >= 0 && running->category < ANALYSIS_CATEGORY_COUNT)
-        occupancy->copying[running->category] = 1;
+        occupancy->copying |= 1u << running->category;
     if (running->sm_share <= 0)
         return;
     int in_tail = now >= running->tail_ns;
@@ -1256,7 +1257,7 @@ static int resources_free(const struct run_state *state, const struct head *op,
 {
     if (op->category == ANALYSIS_COMMUNICATION && (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)))
         return 1; /* the highest priority takes the SMs as blocks retire */
-    if (is_copy(op->category) && occupancy->copying[op->category])
+    if (is_copy(op->category) && (occupancy->copying & (1u << op->category)))
         return 0; /* one copy engine per direction */
     return op->sm_share <= 0 || occupancy->used + op->sm_share <= 1.0 + 1e-9 || occupancy->all_in_tail;
 }
@@ -1412,8 +1413,10 @@ static int64_t host_time(const struct run_state *state, int64_t thread_id, long 
     if (sync < 0)
         return at - removed_by(state, thread_id, shift_at);
     const struct sync_point *point = &state->syncs[sync];
+    int64_t removed_by_end = point->thread_id == thread_id ? point->removed_by_end_ns
+                                                           : removed_by(state, thread_id, point->end_ns);
     return point->replay_end_ns + (at - point->end_ns) -
-           (removed_by(state, thread_id, shift_at) - removed_by(state, thread_id, point->end_ns));
+           (removed_by(state, thread_id, shift_at) - removed_by_end);
 }
 
 static int by_sync_time(const void *a, const void *b)
@@ -1465,6 +1468,8 @@ static int collect_syncs(struct run_state *state)
     if (!state->thread_next || !state->thread_end)
         return -1;
     for (size_t k = 0; k < state->sync_count; k++) {
+        state->syncs[k].removed_by_end_ns =
+            removed_by(state, state->syncs[k].thread_id, state->syncs[k].end_ns);
         if (k > 0 && state->syncs[k].thread_id == state->syncs[k - 1].thread_id) {
             state->syncs[k].previous = (long)k - 1;
             state->thread_end[state->thread_count - 1] = k + 1;
@@ -1750,9 +1755,8 @@ static size_t heads_to_look_at(struct run_state *state, int64_t now)
  * free, or the SMs have room for the smallest share held (resources_free of each says more). */
 static int held_may_start(const struct run_state *state, const struct occupancy *occupancy)
 {
-    for (int c = 0; c < ANALYSIS_CATEGORY_COUNT; c++)
-        if ((state->held_copies & (1u << c)) && !occupancy->copying[c])
-            return 1;
+    if (state->held_copies & ~occupancy->copying)
+        return 1;
     return state->held_smallest_share <= 1.0 &&
            (occupancy->all_in_tail || occupancy->used + state->held_smallest_share <= 1.0 + 1e-9);
 }
