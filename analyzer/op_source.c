@@ -30,6 +30,29 @@ static const char *const table_sql[TABLE_COUNT] = {
     "start_ns",
 };
 
+/* A version 2 trace's kernels (store/schema.sql): the runs alone, each with its shape's id. The view
+ * `kernels` joins every run to its shape, a seek (or, where the planner's statistics say the shapes
+ * are few, a scan of them) per row that cost a third of reading a kernel; the shapes, a few per
+ * compiled kernel, are read once instead (struct kernel_shape). The same index, rows and order:
+ * the columns the view's would give, the shape's ones from the same expressions over its row. */
+static const char kernel_runs_sql[] =
+    "SELECT rowid, stream_id, IFNULL(correlation_id, ?5), start_ns, start_ns + duration_ns,"
+    " IFNULL(channel_id, ?5), IFNULL(graph_id, ?5), shape_id, grid_x * grid_y * grid_z"
+    " FROM kernel_runs WHERE process_id = ?1 AND device_id = ?2 AND start_ns + duration_ns > ?3"
+    " AND start_ns < ?4 ORDER BY start_ns";
+static const char kernel_shapes_sql[] =
+    "SELECT shape_id, name_id, block_x * block_y * block_z, registers_per_thread, static_shared_bytes,"
+    " dynamic_shared_bytes, shared_memory_executed_bytes, IFNULL(priority, ?1) FROM kernel_shapes"
+    " ORDER BY shape_id";
+
+/* What a kernel takes from its shape, as model_op holds it (a run whose shape is missing: the view's
+ * LEFT JOIN gives NULLs, read as 0 and STORE_NULL). */
+struct kernel_shape {
+    int64_t shape_id, name_id, priority;
+    int64_t threads_per_block, registers_per_thread, static_shared_bytes, dynamic_shared_bytes,
+        shared_memory_per_sm_bytes;
+};
+
 static const char *const table_names[TABLE_COUNT] = {"kernels", "memcpys", "memsets"};
 
 struct op_source {
@@ -37,7 +60,73 @@ struct op_source {
     sqlite3_stmt *queries[TABLE_COUNT];
     struct model_op heads[TABLE_COUNT];
     int has_head[TABLE_COUNT];
+    int by_shape; /* a version 2 trace: the kernel query reads kernel_runs, shapes from below */
+    struct kernel_shape *shapes; /* by shape_id */
+    size_t shape_count;
 };
+
+/* Whether the trace stores kernels as runs and shapes (schema version 2). */
+static int has_kernel_shapes(sqlite3 *db)
+{
+    sqlite3_stmt *query = NULL;
+    int found =
+        sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_shapes'",
+                           -1, &query, NULL) == SQLITE_OK &&
+        sqlite3_step(query) == SQLITE_ROW;
+    sqlite3_finalize(query);
+    return found;
+}
+
+static int load_shapes(op_source *source, error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(source->db, kernel_shapes_sql, -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read GPU activity: %s", sqlite3_errmsg(source->db));
+    sqlite3_bind_int64(query, 1, STORE_NULL);
+    size_t capacity = 0;
+    int step;
+    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+        if (source->shape_count == capacity) {
+            size_t grown_capacity = capacity ? capacity * 2 : 64;
+            struct kernel_shape *grown = realloc(source->shapes, grown_capacity * sizeof *grown);
+            if (!grown) {
+                sqlite3_finalize(query);
+                return error_set(err, "out of memory");
+            }
+            source->shapes = grown;
+            capacity = grown_capacity;
+        }
+        source->shapes[source->shape_count++] =
+            (struct kernel_shape){.shape_id = sqlite3_column_int64(query, 0),
+                                  .name_id = sqlite3_column_int64(query, 1),
+                                  .threads_per_block = sqlite3_column_int64(query, 2),
+                                  .registers_per_thread = sqlite3_column_int64(query, 3),
+                                  .static_shared_bytes = sqlite3_column_int64(query, 4),
+                                  .dynamic_shared_bytes = sqlite3_column_int64(query, 5),
+                                  .shared_memory_per_sm_bytes = sqlite3_column_int64(query, 6),
+                                  .priority = sqlite3_column_int64(query, 7)};
+    }
+    sqlite3_finalize(query);
+    if (step != SQLITE_DONE)
+        return error_set(err, "cannot read GPU activity: %s", sqlite3_errmsg(source->db));
+    return 0;
+}
+
+/* The shape shape_id, or the one of a missing shape row. */
+static const struct kernel_shape *shape_of(const op_source *source, int64_t shape_id)
+{
+    static const struct kernel_shape missing = {.priority = STORE_NULL};
+    size_t low = 0, high = source->shape_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (source->shapes[middle].shape_id < shape_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < source->shape_count && source->shapes[low].shape_id == shape_id ? &source->shapes[low]
+                                                                                 : &missing;
+}
 
 op_source *op_source_new(sqlite3 *db, error_info *err)
 {
@@ -47,8 +136,14 @@ op_source *op_source_new(sqlite3 *db, error_info *err)
         return NULL;
     }
     source->db = db;
+    source->by_shape = has_kernel_shapes(db);
+    if (source->by_shape && load_shapes(source, err) != 0) {
+        op_source_free(source);
+        return NULL;
+    }
     for (int table = 0; table < TABLE_COUNT; table++) {
-        if (sqlite3_prepare_v2(db, table_sql[table], -1, &source->queries[table], NULL) != SQLITE_OK) {
+        const char *sql = table == TABLE_KERNELS && source->by_shape ? kernel_runs_sql : table_sql[table];
+        if (sqlite3_prepare_v2(db, sql, -1, &source->queries[table], NULL) != SQLITE_OK) {
             error_set(err, "cannot read GPU activity: %s", sqlite3_errmsg(db));
             op_source_free(source);
             return NULL;
@@ -63,6 +158,7 @@ void op_source_free(op_source *source)
         return;
     for (int table = 0; table < TABLE_COUNT; table++)
         sqlite3_finalize(source->queries[table]);
+    free(source->shapes);
     free(source);
 }
 
@@ -89,10 +185,22 @@ static void read_common(sqlite3_stmt *query, struct model_op *op)
     op->launch = (struct occupancy_kernel){0};
 }
 
-static void read_row(int table, sqlite3_stmt *query, struct model_op *op)
+static void read_row(const op_source *source, int table, sqlite3_stmt *query, struct model_op *op)
 {
     read_common(query, op);
-    if (table == TABLE_KERNELS) {
+    if (table == TABLE_KERNELS && source->by_shape) {
+        const struct kernel_shape *shape = shape_of(source, sqlite3_column_int64(query, 7));
+        op->kind = MODEL_KERNEL;
+        op->category = ANALYSIS_COMPUTE;
+        op->priority = shape->priority;
+        op->name_id = shape->name_id;
+        op->launch.grid_blocks = column(query, 8);
+        op->launch.threads_per_block = shape->threads_per_block;
+        op->launch.registers_per_thread = shape->registers_per_thread;
+        op->launch.static_shared_bytes = shape->static_shared_bytes;
+        op->launch.dynamic_shared_bytes = shape->dynamic_shared_bytes;
+        op->launch.shared_memory_per_sm_bytes = shape->shared_memory_per_sm_bytes;
+    } else if (table == TABLE_KERNELS) {
         op->kind = MODEL_KERNEL;
         op->category = ANALYSIS_COMPUTE;
         op->name_id = sqlite3_column_int64(query, 8);
@@ -133,7 +241,7 @@ static int advance(op_source *source, int table, error_info *err)
     int status = sqlite3_step(source->queries[table]);
     if (status == SQLITE_ROW) {
         struct model_op *op = &source->heads[table];
-        read_row(table, source->queries[table], op);
+        read_row(source, table, source->queries[table], op);
         /* Times no recording can hold: a damaged trace, refused before sums of them overflow. */
         if (!store_interval_plausible(op->start_ns, op->end_ns))
             return error_set(err,
