@@ -29,16 +29,87 @@ static int has_uncorrelated(sqlite3 *db, int64_t process_id)
     return found;
 }
 
+/* A version 2 trace's host calls (store/schema.sql): the runs alone, each with its function's id.
+ * The view `api_calls` joins every run to its function, a cost per row as large as the rest of the
+ * row's; the functions, one per API entry point called, are read once instead (struct function).
+ * The same rows in the same order (the planner takes the same road for both: a scan, or the
+ * (process_id, correlation_id) index), the function's columns as the view's LEFT JOIN gives them. */
+static const char calls_sql[] =
+    "SELECT thread_id, start_ns, end_ns, correlation_id, name_id, rowid, api_domain"
+    " FROM api_calls WHERE process_id = ?1 AND correlation_id IS NOT NULL";
+static const char call_runs_sql[] = "SELECT thread_id, start_ns, start_ns + duration_ns, correlation_id, "
+                                    "function_id, rowid FROM api_call_runs"
+                                    " WHERE process_id = ?1 AND correlation_id IS NOT NULL";
+
+struct function {
+    int64_t function_id, name_id, api_domain;
+};
+
+/* The functions of a version 2 trace, by id, into *functions (may stay NULL: none). Returns 1 for a
+ * version 2 trace whose functions are held, 0 otherwise (a version 1 trace, or they cannot be read
+ * or held: the view serves). */
+static int load_functions(sqlite3 *db, struct function **functions, size_t *count)
+{
+    *functions = NULL;
+    *count = 0;
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'api_functions'",
+                           -1, &query, NULL) != SQLITE_OK)
+        return 0;
+    int version_2 = sqlite3_step(query) == SQLITE_ROW;
+    sqlite3_finalize(query);
+    if (!version_2 || sqlite3_prepare_v2(db,
+                                         "SELECT function_id, name_id, api_domain FROM api_functions"
+                                         " ORDER BY function_id",
+                                         -1, &query, NULL) != SQLITE_OK)
+        return 0;
+    size_t capacity = 0;
+    int step;
+    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+        if (*count == capacity) {
+            size_t grown_capacity = capacity ? capacity * 2 : 64;
+            struct function *grown = realloc(*functions, grown_capacity * sizeof *grown);
+            if (!grown)
+                break;
+            *functions = grown;
+            capacity = grown_capacity;
+        }
+        (*functions)[(*count)++] = (struct function){
+            sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1), sqlite3_column_int64(query, 2)};
+    }
+    sqlite3_finalize(query);
+    if (step == SQLITE_DONE)
+        return 1;
+    free(*functions);
+    *functions = NULL;
+    *count = 0;
+    return 0;
+}
+
+/* The function function_id, NULL when its row is missing (the view's join gives NULLs). */
+static const struct function *function_of(const struct function *functions, size_t count, int64_t function_id)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (functions[middle].function_id < function_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < count && functions[low].function_id == function_id ? &functions[low] : NULL;
+}
+
 int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, error_info *err)
 {
     launches->count = 0;
     launches->complete = launches->every_call = launches->read_error = 0;
+    struct function *functions = NULL;
+    size_t function_count = 0;
+    int by_function = load_functions(db, &functions, &function_count);
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT thread_id, start_ns, end_ns, correlation_id, name_id, rowid, api_domain"
-                           " FROM api_calls"
-                           " WHERE process_id = ?1 AND correlation_id IS NOT NULL",
-                           -1, &query, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, by_function ? call_runs_sql : calls_sql, -1, &query, NULL) != SQLITE_OK) {
+        free(functions);
         launches->read_error = 1;
         return 0;
     }
@@ -52,6 +123,7 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
             struct correlated_call *grown = realloc(launches->calls, capacity * sizeof *grown);
             if (!grown) {
                 sqlite3_finalize(query);
+                free(functions);
                 return error_set(err, "out of memory");
             }
             launches->calls = grown;
@@ -62,11 +134,19 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
                                          .start_ns = sqlite3_column_int64(query, 1),
                                          .end_ns = sqlite3_column_int64(query, 2),
                                          .correlation_id = sqlite3_column_int64(query, 3),
-                                         .name_id = sqlite3_column_int64(query, 4),
-                                         .has_name = sqlite3_column_type(query, 4) != SQLITE_NULL,
                                          .position = launches->count - 1,
-                                         .rowid = sqlite3_column_int64(query, 5),
-                                         .api_domain = sqlite3_column_int64(query, 6)};
+                                         .rowid = sqlite3_column_int64(query, 5)};
+        if (by_function) {
+            const struct function *function =
+                function_of(functions, function_count, sqlite3_column_int64(query, 4));
+            call->has_name = function != NULL;
+            call->name_id = function ? function->name_id : 0;
+            call->api_domain = function ? function->api_domain : 0;
+        } else {
+            call->name_id = sqlite3_column_int64(query, 4);
+            call->has_name = sqlite3_column_type(query, 4) != SQLITE_NULL;
+            call->api_domain = sqlite3_column_int64(query, 6);
+        }
         sorted &= launches->count == 1 || by_correlation_then_position(call - 1, call) < 0;
     }
     launches->complete = step == SQLITE_DONE;
@@ -75,6 +155,7 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
         launches->count = 0;
     }
     sqlite3_finalize(query);
+    free(functions);
     if (launches->complete)
         launches->every_call = !has_uncorrelated(db, process_id);
     if (!sorted)
