@@ -32,6 +32,9 @@ struct host_call {
     int64_t start_ns, end_ns, correlation_id;
     int is_os_wait; /* an OS runtime call that waits (api_domain 3, imports only): no CUDA call */
     char name[64];
+    /* A call read from memory whose name is not copied yet (name_call copies it): of the calls read
+     * before a gap only one or two are named, and copying each name was most of reading them. */
+    const struct thread_call *unnamed;
 };
 
 struct gap {
@@ -213,10 +216,13 @@ struct call_rows {
     int backwards;
 };
 
-static int next_row(struct call_rows *rows, struct host_call *call)
+/* Reads the next row into call; a row from memory keeps its name in the store's cache until
+ * name_call, unless named is set. Returns 1, or 0 at the end. */
+static int next_row(struct call_rows *rows, struct host_call *call, int named)
 {
     int64_t domain;
     const char *name;
+    call->unnamed = NULL;
     if (rows->query) {
         if (sqlite3_step(rows->query) != SQLITE_ROW)
             return 0;
@@ -234,12 +240,27 @@ static int next_row(struct call_rows *rows, struct host_call *call)
         call->start_ns = row->start_ns;
         call->end_ns = row->end_ns;
         call->correlation_id = row->correlation_id;
+        call->is_os_wait = row->api_domain == STORE_API_OS_RUNTIME;
+        if (!named) {
+            call->unnamed = row;
+            return 1;
+        }
         name = thread_calls_name(rows->threads, row);
         domain = row->api_domain;
     }
     call->is_os_wait = domain == STORE_API_OS_RUNTIME;
     copy_text(call->name, sizeof call->name, name ? name : "?");
     return 1;
+}
+
+/* Copies the name of a call next_row left unnamed. */
+static void name_call(accountant *acc, struct host_call *call)
+{
+    if (!call->unnamed)
+        return;
+    const char *name = thread_calls_name(acc->threads, call->unnamed);
+    copy_text(call->name, sizeof call->name, name ? name : "?");
+    call->unnamed = NULL;
 }
 
 /* The rows of the thread's calls that began before the gap, latest first, at most 16 (the
@@ -287,10 +308,11 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     size_t count = 0;
     before->name[0] = '\0';
     before->correlation_id = STORE_NULL;
+    before->unnamed = NULL;
     struct host_call recent[16];
     size_t recent_count = 0;
     struct call_rows rows = open_rows(gap, 0);
-    while (recent_count < 16 && next_row(&rows, &recent[recent_count])) {
+    while (recent_count < 16 && next_row(&rows, &recent[recent_count], 0)) {
         /* A call with times no recording holds (a damaged trace) is passed over, not subtracted. */
         const struct host_call *call = &recent[recent_count];
         if (store_interval_plausible(call->start_ns, call->end_ns) && call->end_ns >= call->start_ns)
@@ -307,13 +329,16 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     for (size_t i = covering == SIZE_MAX ? 0 : covering + 1; i < recent_count; i++) {
         if (recent[i].end_ns <= bound && !recent[i].is_os_wait) {
             *before = recent[i];
+            name_call(gap->acc, before);
             break;
         }
     }
-    if (covering != SIZE_MAX)
-        calls[count++] = recent[covering];
+    if (covering != SIZE_MAX) {
+        calls[count] = recent[covering];
+        name_call(gap->acc, &calls[count++]);
+    }
     rows = open_rows(gap, 1);
-    while (count < capacity && next_row(&rows, &calls[count])) {
+    while (count < capacity && next_row(&rows, &calls[count], 1)) {
         const struct host_call *call = &calls[count];
         if (!store_interval_plausible(call->start_ns, call->end_ns) || call->end_ns < call->start_ns)
             continue; /* times no recording holds */
