@@ -39,6 +39,7 @@
 #include "launch_watch.h"
 #include "nccl_profiler.h"
 #include "process_file.h"
+#include "thread_names.h"
 
 #define EXPORTED __attribute__((visibility("default")))
 #define MAX_WARNINGS 16
@@ -571,6 +572,8 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
         add_warning("write-error", "%s", err.message);
     nccl_profiler_stop();
     detect_competing_profiler();
+    if (thread_names_write(collector.file.trace, collector.file.process_id, &err) < 0)
+        add_warning("write-error", "%s", err.message);
     write_warnings_and_drops();
     process_file_finish(&collector.file, now_ns(), exit_status, term_signal, collector.dropped_total, NULL);
     cupti_convert_free(collector.converter);
@@ -671,6 +674,7 @@ static void child_after_fork(void)
     if (collector.call_buffers)
         call_buffers_forget_after_fork(collector.call_buffers);
     host_calls_forget_after_fork();
+    thread_names_forget_after_fork();
     if (collector.sites.enabled)
         call_site_forget_after_fork(&collector.sites);
     if (!was_active)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "launch_watch.h"
+#include "thread_names.h"
 
 /* The stream handles with a fixed meaning (cuda_runtime_api.h cudaStreamLegacy and
  * cudaStreamPerThread; cuda.h CU_STREAM_LEGACY and CU_STREAM_PER_THREAD). */
@@ -276,8 +277,10 @@ void host_calls_on_api(host_calls *calls, CUpti_CallbackDomain domain, CUpti_Cal
     }
     if (!record.what)
         return;
-    if (!thread_id)
+    if (!thread_id) {
         thread_id = (uint32_t)gettid();
+        thread_names_note(thread_id); /* once per thread: its name, for the threads table */
+    }
     record.thread_id = thread_id;
     call_buffers_append(calls->buffers, &record);
 }

@@ -283,8 +283,8 @@ CREATE TABLE call_sources (
 );
 
 -- The names of a process's threads (docs/trace-format.md, store/threads.h), where the input names
--- them (nsys ThreadNames). Added within schema version 2: traces written before it lack the table,
--- and readers check for it.
+-- them (nsys ThreadNames) and in recordings. Added within schema version 2: traces written before
+-- it lack the table, and readers check for it.
 CREATE TABLE threads (
     process_id      INTEGER NOT NULL,
     thread_id       INTEGER NOT NULL,

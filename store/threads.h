@@ -1,8 +1,8 @@
 /* threads.h: the names of a process's threads, the optional table threads (docs/trace-format.md).
- * Writers whose input names its threads write them (the nsys importer, from ThreadNames); `info`
- * names the threads that made CUDA calls, the launching threads the report's evidence speaks of
- * ("thread 4242"). Traces written before the table (and version 1 traces) have none: readers
- * check for it. */
+ * Writers whose input names its threads write them (the nsys importer, from ThreadNames; the
+ * collector, collector/thread_names.h); `info` names the threads that made CUDA calls, the
+ * launching threads the report's evidence speaks of ("thread 4242"). Traces written before the
+ * table (and version 1 traces) have none: readers check for it. */
 #ifndef OVERLAPSCOPE_THREADS_H
 #define OVERLAPSCOPE_THREADS_H
 
