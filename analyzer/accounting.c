@@ -215,6 +215,12 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
     if (sqlite3_prepare_v2(db, sql_has_table, -1, &probe, NULL) == SQLITE_OK)
         acc->has_call_sources = sqlite3_step(probe) == SQLITE_ROW;
     sqlite3_finalize(probe);
+    probe = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'threads'", -1,
+                           &probe, NULL) == SQLITE_OK)
+        acc->has_thread_names = sqlite3_step(probe) == SQLITE_ROW;
+    sqlite3_finalize(probe);
+    acc->thread_names_process = INT64_MIN;
     static const struct {
         size_t offset;
         const char *sql;
@@ -276,6 +282,7 @@ void accountant_free(accountant *acc)
         sqlite3_finalize(queries[i]);
     thread_calls_free(acc->threads);
     free(acc->sources);
+    free(acc->thread_names);
     for (size_t i = 0; i < acc->book_count; i++)
         books_free(&acc->books[i]);
     free(acc->books);
@@ -928,8 +935,8 @@ static void wait_sources(accountant *acc, struct analysis_result *result)
         struct analysis_wait *wait = &result->waits[i];
         wait->source[0] = '\0';
         if (wait->cause == ANALYSIS_CAUSE_LATE_LAUNCH || wait->cause == ANALYSIS_CAUSE_HOST_SYNC)
-            idle_call_source(acc, result->lanes[wait->waiting.lane].process_id, wait->waiting.correlation_id,
-                             wait->source, sizeof wait->source);
+            idle_call_source(acc, result->lanes[wait->waiting.lane].process_id, STORE_NULL,
+                             wait->waiting.correlation_id, wait->source, sizeof wait->source);
     }
 }
 

@@ -11,9 +11,11 @@
  * nsys exports hold them: a pthread_cond_wait, a poll) is host-cpu too, named by the call. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "accountant_parts.h"
+#include "call_source.h"
 #include "cuda_api.h"
 #include "explain.h"
 #include "host_wait.h"
@@ -76,7 +78,52 @@ static const char *held_source(accountant *acc, int64_t correlation_id)
     return NULL;
 }
 
-void idle_call_source(accountant *acc, int64_t process_id, int64_t correlation_id, char *source, size_t size)
+/* The name of thread_id of process_id, NULL when the trace names none: the process's names are read
+ * once, when it is first asked about. */
+static const char *thread_name(accountant *acc, int64_t process_id, int64_t thread_id)
+{
+    if (!acc->has_thread_names || thread_id == STORE_NULL)
+        return NULL;
+    if (acc->thread_names_process != process_id) {
+        acc->thread_names_process = process_id;
+        acc->thread_name_count = 0;
+        sqlite3_stmt *query = NULL;
+        if (sqlite3_prepare_v2(acc->db,
+                               "SELECT t.thread_id, s.value FROM threads t JOIN strings s ON s.id = t.name_id"
+                               " WHERE t.process_id = ?1 ORDER BY t.thread_id LIMIT 4096",
+                               -1, &query, NULL) != SQLITE_OK)
+            return NULL;
+        sqlite3_bind_int64(query, 1, process_id);
+        size_t capacity = 0;
+        while (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 1)) {
+            if (acc->thread_name_count == capacity) {
+                capacity = capacity ? capacity * 2 : 16;
+                struct thread_name *grown = realloc(acc->thread_names, capacity * sizeof *grown);
+                if (!grown)
+                    break;
+                acc->thread_names = grown;
+            }
+            struct thread_name *named = &acc->thread_names[acc->thread_name_count++];
+            named->thread_id = sqlite3_column_int64(query, 0);
+            copy_text(named->name, sizeof named->name, (const char *)sqlite3_column_text(query, 1));
+        }
+        sqlite3_finalize(query);
+    }
+    size_t low = 0, high = acc->thread_name_count; /* by thread id, as read */
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (acc->thread_names[middle].thread_id < thread_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < acc->thread_name_count && acc->thread_names[low].thread_id == thread_id
+               ? acc->thread_names[low].name
+               : NULL;
+}
+
+void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, int64_t correlation_id,
+                      char *source, size_t size)
 {
     source[0] = '\0';
     if (!acc->has_call_sources || correlation_id == STORE_NULL)
@@ -85,14 +132,19 @@ void idle_call_source(accountant *acc, int64_t process_id, int64_t correlation_i
         const char *text = held_source(acc, correlation_id);
         if (text)
             copy_text(source, size, text);
-        return;
+    } else {
+        sqlite3_stmt *query = acc->source_query;
+        sqlite3_bind_int64(query, 1, process_id);
+        sqlite3_bind_int64(query, 2, correlation_id);
+        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
+            snprintf(source, size, "%s", (const char *)sqlite3_column_text(query, 0));
+        sqlite3_reset(query);
     }
-    sqlite3_stmt *query = acc->source_query;
-    sqlite3_bind_int64(query, 1, process_id);
-    sqlite3_bind_int64(query, 2, correlation_id);
-    if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
-        snprintf(source, size, "%s", (const char *)sqlite3_column_text(query, 0));
-    sqlite3_reset(query);
+    const char *name = call_source_is_anonymous(source) ? thread_name(acc, process_id, thread_id) : NULL;
+    if (name) {
+        size_t length = strlen(source);
+        snprintf(source + length, size - length, " on thread %s", name);
+    }
 }
 
 static int give(struct gap *gap, enum accounting_cause cause, const char *label, const char *source,
@@ -469,8 +521,8 @@ static int host_gap(struct gap *gap)
             } else if (holds_thread(gap, call)) {
                 blocking_label(gap, call, i ? &calls[i - 1] : &before, walk.sync_label,
                                sizeof walk.sync_label);
-                idle_call_source(gap->acc, gap->device->process_id, call->correlation_id, walk.sync_source,
-                                 sizeof walk.sync_source);
+                idle_call_source(gap->acc, gap->device->process_id, gap->thread_id, call->correlation_id,
+                                 walk.sync_source, sizeof walk.sync_source);
                 walk.after_sync = 1;
                 status =
                     give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk.sync_label, walk.sync_source, start, end, NULL);
@@ -566,7 +618,7 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
     } else if (gap.launch_end_ns <= gap_start_ns) {
         status = queued_gap(&gap);
     } else {
-        idle_call_source(acc, device->process_id, next->correlation_id, gap.launch_source,
+        idle_call_source(acc, device->process_id, gap.thread_id, next->correlation_id, gap.launch_source,
                          sizeof gap.launch_source);
         status = host_gap(&gap);
         if (status == 0)

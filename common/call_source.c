@@ -54,3 +54,9 @@ char *call_source_readable(const char *source, enum call_source_form form)
     free(demangled);
     return readable;
 }
+
+int call_source_is_anonymous(const char *source)
+{
+    const char *plus = source ? offset_of(source) : NULL;
+    return plus && plus[3 + strspn(plus + 3, "0123456789abcdef")] == '\0';
+}

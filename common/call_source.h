@@ -23,4 +23,8 @@ enum call_source_form {
  * memory; NULL source gives "". */
 char *call_source_readable(const char *source, enum call_source_form form);
 
+/* 1 for a native caller the collector could name no function for, "MODULE+0xOFFSET" (a frame in a
+ * function its library does not export: "libtorch_cuda.so+0xd44816"), 0 for anything else. */
+int call_source_is_anonymous(const char *source);
+
 #endif
