@@ -1029,7 +1029,6 @@ enum scratch_slot {
     SCRATCH_IN_WATCH,
     SCRATCH_BLOCKER,
     SCRATCH_SEEN,
-    SCRATCH_FREE_HELD,
     SCRATCH_GATE_KIND,
     SCRATCH_PAGEABLE_CALL,
     SCRATCH_REMOVALS,
@@ -1125,8 +1124,7 @@ struct run_state {
      * bit per copy direction one waits for; an event that frees less needs no look at them. */
     double held_smallest_share;
     unsigned held_copies;
-    size_t *free_held, free_held_count; /* the held heads the last pass found free, by stream */
-    int gates_stale;                    /* an op started since the gates were computed */
+    int gates_stale; /* an op started since the gates were computed */
     /* The streams whose gates a start may change (a new head, a blocked gate, an unknown ready
      * time: watch, with in_watch), those refresh_gates computed last (refreshed), and the heads
      * the last pass found startable (candidates): after a start, the next pass at the same time
@@ -1763,41 +1761,6 @@ static int held_may_start(const struct run_state *state, const struct occupancy 
            (occupancy->all_in_tail || occupancy->used + state->held_smallest_share <= 1.0 + 1e-9);
 }
 
-/* Offers pass the held heads (those held before it, the first held_before) that the resources let
- * start. After a start at the same time (again), the occupancy has only grown, so a head the last
- * pass found held back is held back still: only those it found free are looked at again (free_held,
- * by stream), not every held one, and the bounds on what they ask for are left as they were
- * (kept from the last full look and the holds since, never less than what the held heads ask for,
- * so held_may_start still says yes wherever one may start). */
-static void look_at_held(struct run_state *state, size_t held_before, struct pass *pass, int again)
-{
-    if (again) {
-        size_t kept = 0;
-        for (size_t f = 0; f < state->free_held_count; f++) {
-            size_t s = state->free_held[f];
-            if (!state->held_flag[s] || state->held_place[s] >= held_before)
-                continue;
-            const struct head *head = &state->held[state->held_place[s]];
-            if (resources_free(state, head, &pass->occupancy)) {
-                prefer(state, head, pass);
-                state->free_held[kept++] = s;
-            }
-        }
-        state->free_held_count = kept;
-        return;
-    }
-    state->held_smallest_share = 2.0;
-    state->held_copies = 0;
-    state->free_held_count = 0;
-    for (size_t h = 0; h < state->held_count; h++) {
-        note_held(state, &state->held[h]);
-        if (h < held_before && resources_free(state, &state->held[h], &pass->occupancy)) {
-            prefer(state, &state->held[h], pass);
-            state->free_held[state->free_held_count++] = state->held[h].stream;
-        }
-    }
-}
-
 /* Starts, at `now`, the eligible stream heads in recorded start order. Returns how many started. */
 static size_t start_eligible(struct run_state *state, int64_t now)
 {
@@ -1817,10 +1780,15 @@ static size_t start_eligible(struct run_state *state, int64_t now)
             consider(state, state->candidates[c], now, &pass);
         for (size_t r = 0; started > 0 && r < state->refreshed_count; r++)
             consider(state, state->refreshed[r], now, &pass);
-        if (held_before > 0 && held_may_start(state, &pass.occupancy))
-            look_at_held(state, held_before, &pass, started > 0);
-        else
-            state->free_held_count = 0; /* none of them could start: nor can they after a start */
+        if (held_before > 0 && held_may_start(state, &pass.occupancy)) {
+            state->held_smallest_share = 2.0;
+            state->held_copies = 0;
+            for (size_t h = 0; h < state->held_count; h++) {
+                note_held(state, &state->held[h]);
+                if (h < held_before && resources_free(state, &state->held[h], &pass.occupancy))
+                    prefer(state, &state->held[h], &pass);
+            }
+        }
         if (pass.best < 0)
             break;
         size_t stream = pass.best_head->stream;
@@ -1871,7 +1839,6 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes, struct r
     state.in_watch = scratch_zeroed(scratch, SCRATCH_IN_WATCH, streams * sizeof *state.in_watch);
     state.blocker = scratch_take(scratch, SCRATCH_BLOCKER, streams * sizeof *state.blocker);
     state.seen = scratch_zeroed(scratch, SCRATCH_SEEN, streams * sizeof *state.seen);
-    state.free_held = scratch_take(scratch, SCRATCH_FREE_HELD, streams * sizeof *state.free_held);
     state.gate_kind = scratch_zeroed(scratch, SCRATCH_GATE_KIND,
                                      (replay->stream_count + 1) * sizeof *state.gate_kind); /* GATE_STALE */
     state.gates_stale = 1;
@@ -1879,8 +1846,7 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes, struct r
     if (!state.ready || !state.duration || !state.start || !state.end || !state.tail || !state.running ||
         !state.head || !state.gate || !state.gate_kind || !state.heads || !state.held_flag || !state.watch ||
         !state.refreshed || !state.candidates || !state.next_candidates || !state.in_watch || !state.seen ||
-        !state.blocker || !state.held || !state.held_place || !state.listed || !state.free_held ||
-        prepare_inputs(&state) != 0)
+        !state.blocker || !state.held || !state.held_place || !state.listed || prepare_inputs(&state) != 0)
         goto done;
     for (size_t i = 0; i < n; i++)
         state.start[i] = state.end[i] = UNSET;
