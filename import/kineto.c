@@ -117,6 +117,16 @@ static int64_t optional_id(struct kineto_state *state, const struct json_value *
     return value < 0 ? STORE_NULL : value;
 }
 
+/* An activity's args; when it is no object (text, an array), none of its fields can be read,
+ * which is counted like an unreadable field rather than read silently as all absent. */
+static const struct json_value *event_args(struct kineto_state *state, const struct json_value *event)
+{
+    const struct json_value *args = json_get(event, "args");
+    if (args && args->type != JSON_OBJECT && args->type != JSON_NULL)
+        state->odd_fields++;
+    return args;
+}
+
 /* Element i of a [x, y, z] array. */
 static int64_t triple_element(struct kineto_state *state, const struct json_value *args, const char *key,
                               int i)
@@ -132,7 +142,10 @@ static int64_t triple_element(struct kineto_state *state, const struct json_valu
     for (int k = 0; k < i && element; k++)
         element = element->next;
     int64_t value;
-    return element && json_number_scaled(element, 0, &value) == 0 ? value : STORE_NULL;
+    if (element && json_number_scaled(element, 0, &value) == 0)
+        return value;
+    state->odd_fields += element != NULL; /* [[8], 16, 5]: a dimension that is no number */
+    return STORE_NULL;
 }
 
 /* Start and end in ns from ts and dur (microsecond decimals). Required for every activity. */
@@ -285,7 +298,7 @@ static int insert_collective(struct kineto_state *state, const struct store_kern
 static int import_kernel(struct kineto_state *state, const struct json_value *event, uint64_t index,
                          error_info *err)
 {
-    const struct json_value *args = json_get(event, "args");
+    const struct json_value *args = event_args(state, event);
     struct store_kernel row = {.process_id = state->process_id,
                                .queued_ns = STORE_NULL,
                                .submitted_ns = STORE_NULL,
@@ -379,7 +392,7 @@ static void copy_memory_kinds(const char *name, int64_t *source_kind, int64_t *d
 static int import_memcpy(struct kineto_state *state, const struct json_value *event, uint64_t index,
                          error_info *err)
 {
-    const struct json_value *args = json_get(event, "args");
+    const struct json_value *args = event_args(state, event);
     /* A peer copy (CUpti_ActivityMemcpy2) names its two devices. */
     struct store_memcpy row = {.process_id = state->process_id,
                                .src_device_id = optional_int(state, args, "fromDevice"),
@@ -418,7 +431,7 @@ static int import_memcpy(struct kineto_state *state, const struct json_value *ev
 static int import_memset(struct kineto_state *state, const struct json_value *event, uint64_t index,
                          error_info *err)
 {
-    const struct json_value *args = json_get(event, "args");
+    const struct json_value *args = event_args(state, event);
     struct store_memset row = {.process_id = state->process_id,
                                .value = STORE_NULL,
                                .is_async = STORE_NULL,
@@ -459,7 +472,7 @@ static int64_t thread_of(struct kineto_state *state, const struct json_value *ev
 static int import_api_call(struct kineto_state *state, const struct json_value *event, uint64_t index,
                            int64_t api_domain, const char *category, error_info *err)
 {
-    const struct json_value *args = json_get(event, "args");
+    const struct json_value *args = event_args(state, event);
     struct store_api_call row = {
         .process_id = state->process_id, .api_domain = api_domain, .return_value = STORE_NULL};
     row.name = required_name(event);
@@ -508,7 +521,7 @@ static int first_sighting(struct kineto_state *state, int64_t event_id, int64_t 
 static int import_sync(struct kineto_state *state, const struct json_value *event, uint64_t index,
                        error_info *err)
 {
-    const struct json_value *args = json_get(event, "args");
+    const struct json_value *args = event_args(state, event);
     struct store_synchronization row = {.process_id = state->process_id};
     if (read_span(state, event, index, "cuda_sync", &row.start_ns, &row.end_ns, err) != 0)
         return -1;
@@ -555,7 +568,7 @@ static int import_annotation(struct kineto_state *state, const struct json_value
     if (!json_get(event, "dur"))
         row.kind = STORE_NVTX_MARK;
     if (on_gpu) {
-        if (gpu_place(state, event, json_get(event, "args"), &row.device_id, &row.stream_id) != 0)
+        if (gpu_place(state, event, event_args(state, event), &row.device_id, &row.stream_id) != 0)
             return fail_event(state, index, category, "no device or stream", err);
     } else {
         row.thread_id = thread_of(state, event);

@@ -212,6 +212,18 @@ def unreadable_numbers(work):
         check(f"device {value}: warned", skipped(db), [SKIPPED_ONE])
     db = imported(work, "named-pids", trace())  # "Spans", "PyTorch Profiler": names, not odd numbers
     check("named pid and tid", skipped(db), [])
+    # args that is no object: none of its fields can be read (the kernel falls back to pid 0 and tid
+    # 7 for its place), one odd field; a grid dimension that is no number, one more.
+    t = trace()
+    t["traceEvents"][KERNEL]["args"] = "device 0"
+    db = imported(work, "args-text", t)
+    check("args text", (query(db, "SELECT device_id, stream_id, correlation_id FROM kernels WHERE start_ns ="
+                                  " 1700000000001010000"), skipped(db)), ([(0, 7, None)], [SKIPPED_ONE]))
+    t = trace()
+    t["traceEvents"][KERNEL]["args"]["grid"] = [[8], 16, 5]
+    db = imported(work, "grid-nested", t)
+    check("grid nested", (query(db, "SELECT grid_x, grid_y, grid_z FROM kernels WHERE correlation_id = 10"),
+                          skipped(db)), ([(None, 16, 5)], [SKIPPED_ONE]))
 
 
 def ranks_no_job_has(work):
