@@ -3,17 +3,20 @@
 one field at a time replaced by a value no profiler writes (int64 and double edges, JSON tokens that
 are no numbers, wrong types, NULs, lone surrogates, invalid UTF-8, long and control-laden text), plus
 the file cut, gzipped, concatenated and wrapped. Every mutant is imported; each distinct trace that
-imports is then reported (--json) and exported (--chrome, checked by check_trace_events.py).
+imports is then reported (--json), exported (--chrome, checked by check_trace_events.py) and drawn.
 
 The verdict per mutant is the product's rule (docs/overlapscope-import.md):
 - the import succeeds, or it fails with exit 2 and one line `overlapscope: import: FILE: ...`;
 - nothing crashes or trips a sanitizer (CI runs this under ASan and UBSan);
 - an optional number field given a value it cannot read (another type, text that is no number)
   leaves an import-skipped warning in the trace;
-- what imports, reports (exit 0, no negative duration) and exports a valid Chrome trace.
+- what imports, reports (exit 0, no negative duration), exports a valid Chrome trace and draws (or
+  fails in one line: a trace of no GPU activity has no picture).
 
 The full exploratory sweep (12,000 mutants) found the bugs kineto_hostile.py keeps; this one, a few
-hundred mutants, keeps the rule. Usage: kineto_sweep.py WORK_DIR (OVERLAPSCOPE names the binary)."""
+hundred mutants, keeps the rule; KINETO_SWEEP_FULL=1 sweeps every field with every value (about
+8,000 mutants, half an hour under ASan on two cores). Usage: kineto_sweep.py WORK_DIR (OVERLAPSCOPE
+names the binary)."""
 import decimal
 import gzip
 import hashlib
@@ -68,6 +71,22 @@ FIELDS = [
     (("top", "deviceProperties"), WRONG_TYPES),
     (("top", "distributedInfo"), WRONG_TYPES[:4]),
 ]
+
+
+def every_field():
+    """KINETO_SWEEP_FULL=1: every field of every event (its args too), of the device and of
+    distributedInfo, with every value: about 8,000 mutants."""
+    document, values = trace(), NUMBERS + NOT_JSON + WRONG_TYPES + TEXTS
+    fields = [(("device", key), values) for key in document["deviceProperties"][0]]
+    fields += [(("distributedInfo", key), values) for key in document["distributedInfo"]]
+    for index, event in enumerate(document["traceEvents"]):
+        fields += [(("event", index, key), values) for key in event]
+        fields += [(("args", index, key), values) for key in event.get("args", {})]
+    return fields
+
+
+if os.environ.get("KINETO_SWEEP_FULL") == "1":
+    FIELDS = every_field() + FIELDS[-3:]
 # Optional number fields: a value of another type must leave an import-skipped warning.
 OPTIONAL_NUMBERS = {("args", KERNEL, "device"), ("args", MEMCPY, "bytes"), ("args", NCCL, "In msg nelems"),
                     ("args", NCCL, "Group size"), ("args", SYNC, "wait_on_cuda_event_id"), ("device", "numSms"),
@@ -151,10 +170,19 @@ def trace_digest(db, name):
 
 
 def verdict(job):
-    """The ways this mutant breaks the rule (empty when it keeps it)."""
+    """The ways this mutant breaks the rule (empty when it keeps it); its files are removed after."""
     index, (label, data, where, raw, suffix), work = job
     name = f"m{index}"
     path, db = os.path.join(work, name + suffix), os.path.join(work, name + ".db")
+    try:
+        return label, mutant_problems(name, path, db, data, where, raw)
+    finally:
+        for leftover in (path, db, db + ".out.json", db + ".png"):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+
+
+def mutant_problems(name, path, db, data, where, raw):
     with open(path, "wb") as f:
         f.write(data)
     code, output = run("import", "--force", "-o", db, path)
@@ -164,7 +192,7 @@ def verdict(job):
     elif code == 2 and (output.count("\n") != 1 or not output.startswith(f"overlapscope: import: {path}: ")):
         problems.append(f"import error not one line naming the file: {output[:300]!r}")
     if code != 0 or problems:
-        return label, problems
+        return problems
     with sqlite3.connect(db) as connection:
         warned = connection.execute("SELECT COUNT(*) FROM warnings WHERE code = 'import-skipped'").fetchone()[0]
     unreadable = not isinstance(raw, bytes) and raw is not None and (raw[0] in '"tf[{' or raw == "null")
@@ -173,7 +201,7 @@ def verdict(job):
     digest = trace_digest(db, name)
     with seen_lock:
         if digest in seen:
-            return label, problems
+            return problems
         seen.add(digest)
     code, output = run("report", "--json", db)
     if code == 0:
@@ -188,7 +216,10 @@ def verdict(job):
         problems += [f"export: {p}" for p in check_trace_events.check(document)[:3]]
     elif code != 2 or output.count("\n") != 1 or any(s in output for s in SANITIZER):
         problems.append(f"export exit {code}: {output[-300:]}")
-    return label, problems
+    code, output = run("render", db, "-o", db + ".png", "--force")
+    if code not in (0, 2) or (code == 2 and output.count("\n") != 1) or any(s in output for s in SANITIZER):
+        problems.append(f"render exit {code}: {output[-300:]}")
+    return problems
 
 
 def main():
