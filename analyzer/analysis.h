@@ -160,8 +160,9 @@ struct analysis_device {
     int64_t replay_span_ns;                    /* the recorded work replayed as recorded */
     int64_t fix_saving_ns[ANALYSIS_FIX_COUNT]; /* per fix proved on this device, else 0 */
     unsigned fixes_modelled; /* bit (1u << fix): the replay predicted that fix here (saving may be 0) */
-    int64_t
-        idle_fixes_all_saving_ns; /* "all" with remove-host-sync and cuda-graph, which idle time can prove */
+    /* "all" with the fixes idle time can prove, by which of them it proves: bit 0 remove-host-sync,
+     * bit 1 cuda-graph (index 0 unused) */
+    int64_t idle_fixes_saving_ns[4];
     /* The price of overlap (overlap_cost.h): compute kernels that ran beside another operation,
      * against the same kernel alone in the trace. */
     int64_t overlap_cost_ns;         /* Σ (overlapped duration - median alone duration) */
