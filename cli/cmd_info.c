@@ -9,6 +9,7 @@
 #include "describe.h"
 #include "gpu_devices.h"
 #include "overview.h"
+#include "python_source.h"
 #include "store.h"
 #include "text_safe.h"
 #include "threads.h"
@@ -107,37 +108,52 @@ static int listed(const struct process_listing *listing, int64_t process_id)
 }
 
 /* The name a process is counted under: its program and what it runs ("python3 train.py", "python3
- * -m torch._inductor.compile_worker", "python3 -c"), from the command line; "?" when unknown. */
+ * -m torch._inductor.compile_worker", "python3 -c", a script of an installed package from the
+ * package on: "python3 torch/_inductor/compile_worker/__main__.py"), from the command line; "?"
+ * when unknown. Words are looked at whole: a path longer than the name is cut only at the end (the
+ * basename of a path cut first read "c" for torch.compile's workers). */
 static void short_command(const char *command_line, char *name, size_t size)
 {
-    char words[4][64] = {{0}};
+    const char *word[4];
+    size_t length[4];
     int count = 0;
     for (const char *p = command_line ? command_line : ""; *p && count < 4;) {
         while (*p == ' ')
             p++;
-        size_t length = strcspn(p, " ");
-        if (length)
-            snprintf(words[count++], sizeof words[0], "%.*s", (int)length, p);
-        p += length;
+        size_t n = strcspn(p, " ");
+        if (n) {
+            word[count] = p;
+            length[count++] = n;
+        }
+        p += n;
     }
     if (count == 0) {
         snprintf(name, size, "?");
         return;
     }
-    const char *program = strrchr(words[0], '/') ? strrchr(words[0], '/') + 1 : words[0];
-    int length = snprintf(name, size, "%s", program);
-    for (int i = 1; i < count && length < (int)size; i++) {
-        if (strcmp(words[i], "-m") == 0 && i + 1 < count) {
-            snprintf(name + length, size - (size_t)length, " -m %s", words[i + 1]);
+    const char *program = word[0];
+    for (size_t i = 0; i < length[0]; i++)
+        if (word[0][i] == '/')
+            program = word[0] + i + 1;
+    int used = snprintf(name, size, "%.*s", (int)(length[0] - (size_t)(program - word[0])), program);
+    if (used < 0 || (size_t)used >= size)
+        return;
+    for (int i = 1; i < count; i++) {
+        if (length[i] == 2 && strncmp(word[i], "-m", 2) == 0 && i + 1 < count) {
+            snprintf(name + used, size - (size_t)used, " -m %.*s", (int)length[i + 1], word[i + 1]);
             return;
         }
-        if (strcmp(words[i], "-c") == 0) {
-            snprintf(name + length, size - (size_t)length, " -c");
+        if (length[i] == 2 && strncmp(word[i], "-c", 2) == 0) {
+            snprintf(name + used, size - (size_t)used, " -c");
             return;
         }
-        if (words[i][0] != '-') {
-            const char *base = strrchr(words[i], '/') ? strrchr(words[i], '/') + 1 : words[i];
-            snprintf(name + length, size - (size_t)length, " %s", base);
+        if (word[i][0] != '-') {
+            char script[4096];
+            snprintf(script, sizeof script, "%.*s", (int)length[i], word[i]);
+            const char *shown = python_source_shown(script);
+            if (shown == script && strrchr(script, '/')) /* the user's own script: its file name */
+                shown = strrchr(script, '/') + 1;
+            snprintf(name + used, size - (size_t)used, " %s", shown);
             return;
         }
     }

@@ -22,6 +22,12 @@ for i in range(12):
 for i in range(6):
     c.execute("INSERT INTO processes (pid, host, command_line) VALUES (?, 'vm', ?)",
               (3000 + i, "/opt/venv/bin/python3 /home/me/train.py --epochs 3"))
+# torch.compile's own workers (PyTorch 2.11, recorded on the H100): a path longer than the name
+for i in range(3):
+    c.execute("INSERT INTO processes (pid, host, command_line) VALUES (?, 'vm', ?)",
+              (4000 + i, "/opt/torch/.venv/bin/python3 /opt/torch/.venv/lib/python3.12/site-packages/torch/"
+                         "_inductor/compile_worker/__main__.py --pickler=torch._inductor.compile_worker."
+                         "subproc_pool.SubprocPickler --kind=fork --workers=16 --parent=562"))
 c.execute("INSERT INTO devices (process_id, device_id, name) SELECT process_id, 0, 'NVIDIA H200'"
           " FROM processes WHERE pid = 3000")
 c.commit()
@@ -32,12 +38,12 @@ devices() { sed -n '/^devices:/,/^$/p' <<<"$1"; }
 out=$("$os" info --no-verify "$dir/job.db")
 expect "listed processes" "$(processes "$out" | grep -c '^  pid ')" 2
 expect "summary line" "$(processes "$out" | grep 'without GPU')" \
-    "  18 more processes without GPU activity: python3 -m torch._inductor.compile_worker x12, python3 train.py x6 (info --all lists them)"
+    "  21 more processes without GPU activity: python3 -m torch._inductor.compile_worker x12, python3 train.py x6, python3 torch/_inductor/compile_worker/__main__.py x3 (info --all lists them)"
 expect "listed devices" "$(devices "$out" | grep -c '^  pid ')" 4
 expect "device summary" "$(devices "$out" | grep 'more')" "  1 more device of those processes (info --all lists them)"
 
 out=$("$os" info --no-verify --all "$dir/job.db")
-expect "--all processes" "$(processes "$out" | grep -c '^  pid ')" 20
+expect "--all processes" "$(processes "$out" | grep -c '^  pid ')" 23
 expect "--all devices" "$(devices "$out" | grep -c '^  pid ')" 5
 expect "--all summary" "$(grep -c 'without GPU' <<<"$out")" 0
 
