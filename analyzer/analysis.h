@@ -91,7 +91,14 @@ struct analysis_what_if {
     int64_t predicted_saving_ns; /* replayed span as recorded minus replayed span with the fix */
     int by_design;               /* the dependency was asked for: the gain is not a bug's price */
     const char *assumptions;     /* static text: what the model assumed for this fix */
+    int64_t newly_together_ns;   /* kernels the fix puts side by side, at their alone speed, summed over
+                                    devices (analysis_device.fix_together_ns): an upper bound where large */
 };
+
+/* 1 when a prediction rests on kernels newly side by side for long enough, at least a tenth of the
+ * saving and 50 us, that contention between them (not modelled) may take much of it: the report
+ * says "up to" (the pipelined GEMMs of pipeline_serial ran 30% slower side by side). */
+int analysis_what_if_upper_bound(const struct analysis_what_if *item);
 
 /* What a prediction stands on: its cause's tag, or "all", "same-stream-events", "arrival-skew",
  * "idle-host-sync", "idle-launch-bound". */
@@ -163,6 +170,10 @@ struct analysis_device {
     /* "all" with the fixes idle time can prove, by which of them it proves: bit 0 remove-host-sync,
      * bit 1 cuda-graph (index 0 unused) */
     int64_t idle_fixes_saving_ns[4];
+    /* Per fix, the time two or more kernels run at once in the fixed replay beyond the replay as
+     * recorded: kernels the fix puts side by side, replayed at their alone speed (contention is not
+     * modelled: the saving is at most that); likewise for the idle sets. */
+    int64_t fix_together_ns[ANALYSIS_FIX_COUNT], idle_fixes_together_ns[4];
     /* The price of overlap (overlap_cost.h): compute kernels that ran beside another operation,
      * against the same kernel alone in the trace. */
     int64_t overlap_cost_ns;         /* Σ (overlapped duration - median alone duration) */

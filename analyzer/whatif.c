@@ -1809,8 +1809,12 @@ static size_t start_eligible(struct run_state *state, int64_t now)
 }
 
 /* Replays with the fixes; returns the span (first start to last end), or -1 when out of memory. */
-static int64_t replay_span(const struct replay *replay, unsigned fixes, struct replay_scratch *scratch)
+/* The replay's span; *together gets the time two or more kernels ran at once in it (each at its
+ * alone speed: what a fix that puts kernels side by side may overstate). */
+static int64_t replay_span(const struct replay *replay, unsigned fixes, struct replay_scratch *scratch,
+                           int64_t *together)
 {
+    *together = 0;
     size_t n = replay->op_count;
     struct run_state state = {.replay = replay, .scratch = scratch, .fixes = fixes};
     state.moments = (struct moments){.items = scratch->heap_items[0], .capacity = scratch->heap_capacity[0]};
@@ -1887,6 +1891,12 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes, struct r
             remaining--;
             continue;
         }
+        int kernels = 0;
+        for (size_t r = 0; r < state.running_count && kernels < 2; r++)
+            kernels += state.running[r].category == ANALYSIS_COMPUTE ||
+                       state.running[r].category == ANALYSIS_COMMUNICATION;
+        if (kernels >= 2)
+            *together += next - now;
         now = next;
     }
     if (state.out_of_memory)
@@ -2117,9 +2127,11 @@ struct spans {
     struct {
         const struct replay *replay;
         unsigned fixes;
-        int64_t span;
+        int64_t span, together;
     } known[2 * ANALYSIS_FIX_COUNT];
     size_t known_count;
+    int64_t together;          /* of the span span_of gave last */
+    int64_t recorded_together; /* of the replay as recorded */
 };
 
 /* replay_span of `which` (spans->replay or spans->split) with the fixes. */
@@ -2127,12 +2139,15 @@ static int64_t span_of(struct spans *spans, const struct replay *which, unsigned
 {
     fixes &= which == spans->split ? spans->split_applies : spans->replay_applies;
     for (size_t k = 0; k < spans->known_count; k++)
-        if (spans->known[k].replay == which && spans->known[k].fixes == fixes)
+        if (spans->known[k].replay == which && spans->known[k].fixes == fixes) {
+            spans->together = spans->known[k].together;
             return spans->known[k].span;
-    int64_t span = replay_span(which, fixes, spans->scratch);
+        }
+    int64_t span = replay_span(which, fixes, spans->scratch, &spans->together);
     if (span >= 0 && spans->known_count < sizeof spans->known / sizeof spans->known[0]) {
         spans->known[spans->known_count].replay = which;
         spans->known[spans->known_count].fixes = fixes;
+        spans->known[spans->known_count].together = spans->together;
         spans->known[spans->known_count++].span = span;
     }
     return span;
@@ -2143,11 +2158,20 @@ static int64_t span_of(struct spans *spans, const struct replay *which, unsigned
  * get a what-if, so it stays as it was. */
 #define WHATIF_MAX_WORK 400000000.0
 
-static int note_saving(struct analysis_device *out, enum analysis_fix fix, int64_t recorded, int64_t fixed)
+/* The time kernels run side by side in the replay span_of gave last, beyond the replay as recorded. */
+static int64_t newly_together(const struct spans *spans)
+{
+    return spans->together > spans->recorded_together ? spans->together - spans->recorded_together : 0;
+}
+
+/* fixed: the span span_of gave last. */
+static int note_saving(struct analysis_device *out, const struct spans *spans, enum analysis_fix fix,
+                       int64_t recorded, int64_t fixed)
 {
     if (fixed < 0)
         return WHATIF_OUT_OF_MEMORY;
     out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
+    out->fix_together_ns[fix] = newly_together(spans);
     out->fixes_modelled |= FIX_BIT(fix);
     return 0;
 }
@@ -2168,6 +2192,7 @@ static int predict_idle_fixes(struct spans *spans, struct analysis_device *out, 
         if (fixed < 0)
             return WHATIF_OUT_OF_MEMORY;
         out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
+        out->fix_together_ns[fix] = newly_together(spans);
     }
     /* "All" takes only the idle fixes the accounting proves: with both, pipeline_serial's "all"
      * removed a host sync nothing proved (its final cudaDeviceSynchronize and copies) and promised
@@ -2178,12 +2203,15 @@ static int predict_idle_fixes(struct spans *spans, struct analysis_device *out, 
         int64_t fixed = span_of(spans, split ? split : replay, all | idle);
         if (fixed < 0)
             return WHATIF_OUT_OF_MEMORY;
-        int64_t saving = recorded > fixed ? recorded - fixed : 0;
+        int64_t saving = recorded > fixed ? recorded - fixed : 0, together = newly_together(spans);
         for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) /* as "all" above: never less than one alone */
             if ((((all | idle) & FIX_BIT(fix)) || (fix == ANALYSIS_FIX_PIPELINE && split)) &&
-                out->fix_saving_ns[fix] > saving)
+                out->fix_saving_ns[fix] > saving) {
                 saving = out->fix_saving_ns[fix];
+                together = out->fix_together_ns[fix];
+            }
         out->idle_fixes_saving_ns[proved] = saving;
+        out->idle_fixes_together_ns[proved] = together;
     }
     return 0;
 }
@@ -2200,6 +2228,7 @@ static int predict(const struct replay *replay, const struct replay *split, cons
     int64_t recorded = span_of(&spans, replay, 0);
     if (recorded < 0)
         return WHATIF_OUT_OF_MEMORY;
+    spans.recorded_together = spans.together;
     out->replay_span_ns = recorded;
     unsigned all = 0;
     int any = split != NULL;
@@ -2210,25 +2239,28 @@ static int predict(const struct replay *replay, const struct replay *split, cons
             out->fixes_modelled |= FIX_BIT(fix); /* nothing to gain: said with a saving of 0 */
             continue;
         }
-        if (note_saving(out, (enum analysis_fix)fix, recorded, span_of(&spans, replay, FIX_BIT(fix))) != 0)
+        if (note_saving(out, &spans, (enum analysis_fix)fix, recorded,
+                        span_of(&spans, replay, FIX_BIT(fix))) != 0)
             return WHATIF_OUT_OF_MEMORY;
         if (fix != ANALYSIS_FIX_REMOVE_DEPENDENCY) {
             all |= FIX_BIT(fix);
             any = 1;
         }
     }
-    if (split && note_saving(out, ANALYSIS_FIX_PIPELINE, recorded, span_of(&spans, split, 0)) != 0)
+    if (split && note_saving(out, &spans, ANALYSIS_FIX_PIPELINE, recorded, span_of(&spans, split, 0)) != 0)
         return WHATIF_OUT_OF_MEMORY;
-    if (any &&
-        note_saving(out, ANALYSIS_FIX_ALL, recorded, span_of(&spans, split ? split : replay, all)) != 0)
+    if (any && note_saving(out, &spans, ANALYSIS_FIX_ALL, recorded,
+                           span_of(&spans, split ? split : replay, all)) != 0)
         return WHATIF_OUT_OF_MEMORY;
     /* The fixes together may replay worse than one of them alone (a priority that puts NCCL first
      * holds back a kernel that needed the whole device): making only that one is also "all of the
      * above" a user can reach. */
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++)
         if (((all & FIX_BIT(fix)) || (fix == ANALYSIS_FIX_PIPELINE && split)) &&
-            out->fix_saving_ns[fix] > out->fix_saving_ns[ANALYSIS_FIX_ALL])
+            out->fix_saving_ns[fix] > out->fix_saving_ns[ANALYSIS_FIX_ALL]) {
             out->fix_saving_ns[ANALYSIS_FIX_ALL] = out->fix_saving_ns[fix];
+            out->fix_together_ns[ANALYSIS_FIX_ALL] = out->fix_together_ns[fix];
+        }
     out->headroom_ns = out->fix_saving_ns[ANALYSIS_FIX_ALL];
     return predict_idle_fixes(&spans, out, recorded, all);
 }
@@ -2351,6 +2383,12 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     return status == WHATIF_OUT_OF_MEMORY ? error_set(err, "out of memory") : 0;
 }
 
+int analysis_what_if_upper_bound(const struct analysis_what_if *item)
+{
+    return item->predicted_saving_ns > 0 && item->newly_together_ns >= 50000 &&
+           item->newly_together_ns * 10 >= item->predicted_saving_ns;
+}
+
 const char *analysis_what_if_basis(const struct analysis_what_if *item)
 {
     if (item->cause < ANALYSIS_CAUSE_COUNT)
@@ -2439,11 +2477,12 @@ static void keep_idle_fixes(struct analysis_result *result)
                 device->fix_saving_ns[fix] = 0;
         if (device->replay_span_ns > 0 && (proved & ~device->fixes_modelled)) {
             device->fixes_modelled |= proved | FIX_BIT(ANALYSIS_FIX_ALL);
-            int64_t saving =
-                device->idle_fixes_saving_ns[(proved & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) ? 1 : 0) |
-                                             (proved & FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) ? 2 : 0)];
-            if (saving > device->fix_saving_ns[ANALYSIS_FIX_ALL])
-                device->fix_saving_ns[ANALYSIS_FIX_ALL] = saving;
+            int set = (proved & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) ? 1 : 0) |
+                      (proved & FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) ? 2 : 0);
+            if (device->idle_fixes_saving_ns[set] > device->fix_saving_ns[ANALYSIS_FIX_ALL]) {
+                device->fix_saving_ns[ANALYSIS_FIX_ALL] = device->idle_fixes_saving_ns[set];
+                device->fix_together_ns[ANALYSIS_FIX_ALL] = device->idle_fixes_together_ns[set];
+            }
             device->headroom_ns = device->fix_saving_ns[ANALYSIS_FIX_ALL];
         }
         result->total_headroom_ns += device->headroom_ns;
@@ -2467,8 +2506,10 @@ void whatif_collect(struct analysis_result *result)
                                           .cause = cause,
                                           .by_design = fix == ANALYSIS_FIX_REMOVE_DEPENDENCY,
                                           .assumptions = fix_assumptions((enum analysis_fix)fix)};
-        for (size_t d = 0; d < result->device_count; d++)
+        for (size_t d = 0; d < result->device_count; d++) {
             item->predicted_saving_ns += result->devices[d].fix_saving_ns[fix];
+            item->newly_together_ns += result->devices[d].fix_together_ns[fix];
+        }
     }
     for (size_t i = 1; i < result->what_if_count; i++) /* largest first */
         for (size_t j = i;
@@ -2481,10 +2522,13 @@ void whatif_collect(struct analysis_result *result)
     int any = 0;
     for (size_t d = 0; d < result->device_count; d++)
         any |= (result->devices[d].fixes_modelled & FIX_BIT(ANALYSIS_FIX_ALL)) != 0;
-    if (any)
-        result->what_if[result->what_if_count++] =
-            (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL,
-                                      .cause = ANALYSIS_CAUSE_COUNT,
-                                      .predicted_saving_ns = result->total_headroom_ns,
-                                      .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
+    if (any) {
+        struct analysis_what_if *all = &result->what_if[result->what_if_count++];
+        *all = (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL,
+                                         .cause = ANALYSIS_CAUSE_COUNT,
+                                         .predicted_saving_ns = result->total_headroom_ns,
+                                         .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
+        for (size_t d = 0; d < result->device_count; d++)
+            all->newly_together_ns += result->devices[d].fix_together_ns[ANALYSIS_FIX_ALL];
+    }
 }

@@ -304,6 +304,8 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         add_int(fix, "predicted_saving_ns", item->predicted_saving_ns);
         cJSON_AddBoolToObject(fix, "by_design", item->by_design);
         cJSON_AddStringToObject(fix, "assumptions", item->assumptions);
+        add_int(fix, "newly_together_ns", item->newly_together_ns);
+        cJSON_AddBoolToObject(fix, "upper_bound", analysis_what_if_upper_bound(item));
         cJSON_AddItemToArray(what_if, fix);
     }
     add_int(root, "wait_total_count", result->wait_total_count);

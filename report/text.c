@@ -238,13 +238,20 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
     }
     for (size_t i = 0; i < result->what_if_count; i++) {
         const struct analysis_what_if *item = &result->what_if[i];
-        char saving[32], share[16], gain[64], line[512];
+        char saving[32], share[16], gain[160], line[512];
         units_format_duration(saving, sizeof saving, item->predicted_saving_ns);
         saving_share(share, sizeof share, item->predicted_saving_ns, base);
-        if (item->predicted_saving_ns > 0)
+        if (analysis_what_if_upper_bound(item)) {
+            char together[32];
+            units_format_duration(together, sizeof together, item->newly_together_ns);
+            snprintf(gain, sizeof gain,
+                     "up to -%s (%s): kernels newly side by side for %s, at their alone speed", saving, share,
+                     together);
+        } else if (item->predicted_saving_ns > 0) {
             snprintf(gain, sizeof gain, "-%s (%s)", saving, share);
-        else
+        } else {
             snprintf(gain, sizeof gain, "no gain");
+        }
         snprintf(line, sizeof line, "%s: %s%s", analysis_fix_title(item->fix), gain,
                  item->by_design ? " [by design: the program asked for it]" : "");
         if (markdown)

@@ -86,6 +86,10 @@ static void test_pipeline_on_one_stream(void)
     CHECK_STR(pipelined ? analysis_what_if_basis(pipelined) : "", "same-stream-events");
     CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(600));
     CHECK_INT(result ? result->total_headroom_ns : -1, US(200));
+    /* The two streams run an encoder beside a decoder for 200 us (e1 d0, e2 d1), at their alone
+     * speed: the saving is an upper bound, and says so. */
+    CHECK_INT(pipelined ? pipelined->newly_together_ns : -1, US(200));
+    CHECK_INT(pipelined ? analysis_what_if_upper_bound(pipelined) : -1, 1);
     analysis_free(result);
 }
 
@@ -126,6 +130,9 @@ static void test_idle_host_sync(int other_thread)
     CHECK_STR(sync ? analysis_what_if_basis(sync) : "", "idle-host-sync");
     CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(210));
     CHECK_INT(result ? result->total_headroom_ns : -1, US(58));
+    /* One stream: no kernel ever runs beside another, the saving is no upper bound. */
+    CHECK_INT(sync ? sync->newly_together_ns : -1, 0);
+    CHECK_INT(sync ? analysis_what_if_upper_bound(sync) : -1, 0);
     analysis_free(result);
 }
 
