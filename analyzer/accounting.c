@@ -195,9 +195,6 @@ static void hold_sources(accountant *acc, int64_t process_id)
     sqlite3_finalize(query);
 }
 
-static const char *const sql_has_table =
-    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'call_sources'";
-
 accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps,
                            size_t step_count, error_info *err)
 {
@@ -211,15 +208,8 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
     acc->steps = steps;
     acc->step_count = step_count;
     acc->known_process = INT64_MIN;
-    sqlite3_stmt *probe = NULL;
-    if (sqlite3_prepare_v2(db, sql_has_table, -1, &probe, NULL) == SQLITE_OK)
-        acc->has_call_sources = sqlite3_step(probe) == SQLITE_ROW;
-    sqlite3_finalize(probe);
-    probe = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'threads'", -1,
-                           &probe, NULL) == SQLITE_OK)
-        acc->has_thread_names = sqlite3_step(probe) == SQLITE_ROW;
-    sqlite3_finalize(probe);
+    acc->has_call_sources = store_db_has_table(db, "call_sources");
+    acc->has_thread_names = store_db_has_table(db, "threads");
     acc->thread_names_process = INT64_MIN;
     static const struct {
         size_t offset;

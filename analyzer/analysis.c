@@ -876,6 +876,14 @@ void analysis_free(struct analysis_result *result)
     free(result);
 }
 
+int64_t analysis_spans_ns(const struct analysis_result *result)
+{
+    int64_t spans = 0;
+    for (size_t i = 0; i < result->device_count; i++)
+        spans += result->devices[i].busy_ns + result->devices[i].idle_ns;
+    return spans;
+}
+
 int64_t analysis_what_if_base_ns(const struct analysis_result *result)
 {
     int64_t base = 0;

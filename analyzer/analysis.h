@@ -302,6 +302,9 @@ struct analysis_result {
 struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err);
 void analysis_free(struct analysis_result *result);
 
+/* The devices' spans (busy + idle) summed. */
+int64_t analysis_spans_ns(const struct analysis_result *result);
+
 /* The span a what-if saving is a share of (the report's percentages, check's headroom_ratio): the
  * devices' spans summed; where the selection cut the run in time and the replay ran longer, the
  * replay's span instead, since it replays the whole operations the selection met (a 17.3 ms window

@@ -78,6 +78,12 @@ static const char *held_source(accountant *acc, int64_t correlation_id)
     return NULL;
 }
 
+static int by_thread_id(const void *a, const void *b)
+{
+    const struct thread_name *x = a, *y = b;
+    return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
+}
+
 /* The name of thread_id of process_id, NULL when the trace names none: the process's names are read
  * once, when it is first asked about. */
 static const char *thread_name(accountant *acc, int64_t process_id, int64_t thread_id)
@@ -109,17 +115,12 @@ static const char *thread_name(accountant *acc, int64_t process_id, int64_t thre
         }
         sqlite3_finalize(query);
     }
-    size_t low = 0, high = acc->thread_name_count; /* by thread id, as read */
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (acc->thread_names[middle].thread_id < thread_id)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low < acc->thread_name_count && acc->thread_names[low].thread_id == thread_id
-               ? acc->thread_names[low].name
-               : NULL;
+    struct thread_name key = {.thread_id = thread_id}; /* read by thread id */
+    const struct thread_name *found =
+        acc->thread_name_count
+            ? bsearch(&key, acc->thread_names, acc->thread_name_count, sizeof key, by_thread_id)
+            : NULL;
+    return found ? found->name : NULL;
 }
 
 void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, int64_t correlation_id,

@@ -53,15 +53,11 @@ static int load_functions(sqlite3 *db, struct function **functions, size_t *coun
     *functions = NULL;
     *count = 0;
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'api_functions'",
+    if (!store_db_has_table(db, "api_functions") ||
+        sqlite3_prepare_v2(db,
+                           "SELECT function_id, name_id, api_domain FROM api_functions"
+                           " ORDER BY function_id",
                            -1, &query, NULL) != SQLITE_OK)
-        return 0;
-    int version_2 = sqlite3_step(query) == SQLITE_ROW;
-    sqlite3_finalize(query);
-    if (!version_2 || sqlite3_prepare_v2(db,
-                                         "SELECT function_id, name_id, api_domain FROM api_functions"
-                                         " ORDER BY function_id",
-                                         -1, &query, NULL) != SQLITE_OK)
         return 0;
     size_t capacity = 0;
     int step;

@@ -65,18 +65,6 @@ struct op_source {
     size_t shape_count;
 };
 
-/* Whether the trace stores kernels as runs and shapes (schema version 2). */
-static int has_kernel_shapes(sqlite3 *db)
-{
-    sqlite3_stmt *query = NULL;
-    int found =
-        sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_shapes'",
-                           -1, &query, NULL) == SQLITE_OK &&
-        sqlite3_step(query) == SQLITE_ROW;
-    sqlite3_finalize(query);
-    return found;
-}
-
 static int load_shapes(op_source *source, error_info *err)
 {
     sqlite3_stmt *query = NULL;
@@ -136,7 +124,7 @@ op_source *op_source_new(sqlite3 *db, error_info *err)
         return NULL;
     }
     source->db = db;
-    source->by_shape = has_kernel_shapes(db);
+    source->by_shape = store_db_has_table(db, "kernel_shapes"); /* schema version 2 */
     if (source->by_shape && load_shapes(source, err) != 0) {
         op_source_free(source);
         return NULL;

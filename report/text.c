@@ -220,9 +220,7 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
 {
     if (result->what_if_count == 0)
         return;
-    int64_t base = analysis_what_if_base_ns(result), span = 0;
-    for (size_t i = 0; i < result->device_count; i++)
-        span += result->devices[i].busy_ns + result->devices[i].idle_ns;
+    int64_t base = analysis_what_if_base_ns(result), span = analysis_spans_ns(result);
     fprintf(out, markdown ? "\n### What if\n\n" : "\nwhat if (the recorded work replayed with the fix):\n");
     if (base != span) {
         char replayed[32], line[256];
@@ -348,9 +346,7 @@ static void text_waits(FILE *out, const struct analysis_result *result, size_t t
 static void outside_steps_note(FILE *out, const struct analysis_result *result, int markdown, int width)
 {
     double outside_ms = 0;
-    int64_t span = 0, first = INT64_MAX, last = INT64_MIN;
-    for (size_t i = 0; i < result->device_count; i++)
-        span += result->devices[i].busy_ns + result->devices[i].idle_ns;
+    int64_t span = analysis_spans_ns(result), first = INT64_MAX, last = INT64_MIN;
     for (size_t i = 0; i < result->step_count; i++) {
         first = result->steps[i].start_ns < first ? result->steps[i].start_ns : first;
         last = result->steps[i].end_ns > last ? result->steps[i].end_ns : last;

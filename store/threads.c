@@ -4,17 +4,6 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-static int has_threads_table(sqlite3 *db)
-{
-    sqlite3_stmt *query = NULL;
-    int found =
-        sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'threads'", -1,
-                           &query, NULL) == SQLITE_OK &&
-        sqlite3_step(query) == SQLITE_ROW;
-    sqlite3_finalize(query);
-    return found;
-}
-
 int store_insert_thread_name(store *s, int64_t process_id, int64_t thread_id, const char *name,
                              error_info *err)
 {
@@ -41,7 +30,7 @@ int store_each_cuda_thread(store *trace, int64_t process_id, store_thread_visit 
     sqlite3 *db = store_db(trace);
     /* The launching threads, named where the trace names them; api_calls_by_thread finds them. */
     const char *sql =
-        has_threads_table(db)
+        store_db_has_table(db, "threads")
             ? "SELECT a.thread_id, (SELECT s.value FROM threads t JOIN strings s ON s.id = t.name_id"
               " WHERE t.process_id = a.process_id AND t.thread_id = a.thread_id)"
               " FROM (SELECT DISTINCT process_id, thread_id FROM api_calls WHERE process_id = ?1"

@@ -40,11 +40,13 @@ def resnet50():
     return step, 15, 60
 
 
-def mlp():
+def mlp(compiled=False):
     layers = []
     for _ in range(12):
         layers += [nn.Linear(256, 256), nn.ReLU()]
     model = nn.Sequential(*layers).cuda()
+    if compiled:
+        model = torch.compile(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = torch.randn(256, 256, device="cuda")
     y = torch.randn(256, 256, device="cuda")
@@ -61,20 +63,7 @@ def mlp_compiled():
     """The MLP above under torch.compile: Inductor fuses it into Triton kernels, launched through
     the driver API (cuLaunchKernel), another path through the collector's callbacks. The first run
     on a machine compiles (tens of seconds, in the warm-up); later runs read Inductor's cache."""
-    layers = []
-    for _ in range(12):
-        layers += [nn.Linear(256, 256), nn.ReLU()]
-    model = torch.compile(nn.Sequential(*layers).cuda())
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x = torch.randn(256, 256, device="cuda")
-    y = torch.randn(256, 256, device="cuda")
-
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        optimizer.step()
-    return step, 50, 1000
+    return mlp(compiled=True)
 
 
 class Block(nn.Module):

@@ -256,6 +256,8 @@ fi
 # 60 steps each, after 5 untimed ones (compilation and set-up: most of each run's idle, outside
 # every step). What each step's idle is made of is the verdict.
 steps60='len(r["step_accounting"]) == 60 and s["idle_unexplained_ms"] == 0'
+# A host sync in every one of the 60 steps, and 60 or more of them at the place that follows.
+sync_each_step="$steps60"' and all(any(c["cause"] == "host-sync" for c in st["idle"]["causes"]) for st in r["step_accounting"]) and any(c["cause"] == "host-sync" and c["count"] >= 60 and '
 if pending torch_compile 'tests/gpu/torch_jobs.sh: torch/train_modes.py --mode compile'; then
     # 3,770 Triton kernels among 6,960, every kernel matched to its launch call; the host issues
     # each step's ~100 launches slower than the GPU runs them.
@@ -271,11 +273,11 @@ if pending torch_compile_graphs 'tests/gpu/torch_jobs.sh: torch/train_modes.py -
 fi
 if pending torch_amp_scaler 'tests/gpu/torch_jobs.sh: torch/train_modes.py --mode amp-scaler'; then
     verdict torch_amp_scaler "GradScaler's found-inf read: a host sync in every step, named where" \
-        "$steps60"' and all(any(c["cause"] == "host-sync" for c in st["idle"]["causes"]) for st in r["step_accounting"]) and any(c["cause"] == "host-sync" and c["count"] >= 60 and (c["source_demangled"] or "").startswith("torch/amp/grad_scaler.py:") for c in parts(device_of(-1), "idle"))'
+        "$sync_each_step"'(c["source_demangled"] or "").startswith("torch/amp/grad_scaler.py:") for c in parts(device_of(-1), "idle"))'
 fi
 if pending torch_item_log 'tests/gpu/torch_jobs.sh: torch/train_modes.py --mode item-log'; then
     verdict torch_item_log 'loss.item() every step: a host sync in every step, at its line' \
-        "$steps60"' and all(any(c["cause"] == "host-sync" for c in st["idle"]["causes"]) for st in r["step_accounting"]) and any(c["cause"] == "host-sync" and c["count"] >= 60 and (c["source"] or "").endswith("train_modes.py:90 step") for c in parts(device_of(-1), "idle"))'
+        "$sync_each_step"'(c["source"] or "").endswith("train_modes.py:90 step") for c in parts(device_of(-1), "idle"))'
 fi
 if pending torch_prefetch 'tests/gpu/torch_jobs.sh: torch/train_modes.py --mode prefetch'; then
     # 128 MiB per step from page-locked memory on stream 13 behind 250 ms of compute on stream 7.
