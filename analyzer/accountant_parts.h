@@ -77,6 +77,8 @@ struct device_books {
     size_t first_step, step_count;                   /* those steps: acc->steps[first_step ...] */
     struct comm_kernel *kernels;
     size_t kernel_count, kernel_capacity;
+    struct host_work *host_work; /* its host-cpu stretches (accountant_device_idle) */
+    size_t host_work_count, host_work_capacity;
     int64_t interval_first; /* its first interval in acc->intervals */
     size_t interval_end;    /* and the end of its idle intervals (its walk) */
     /* What the trace holds for the device's process (accounting.c: unchecked causes). */
@@ -144,6 +146,12 @@ struct accountant {
 int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
                          const char *label, const char *source, int64_t start_ns, int64_t end_ns,
                          int64_t length_c, const struct evidence_figures *figures);
+/* accountant_attribute for host-cpu time, whose part inside the steps (all of it without steps) is
+ * also kept as the device's host work (accountant_device_idle): the what-if removes exactly that. */
+int accountant_attribute_host_work(accountant *acc, struct selection *selection, const char *label,
+                                   const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+                                   const struct evidence_figures *figures, int64_t thread_id,
+                                   int64_t launch_ns);
 struct device_books *accountant_current(accountant *acc);
 /* Adds figures to the current device's (cause, label) over its whole span, without time. Returns 0 or -1. */
 int accountant_add_figures(accountant *acc, enum accounting_cause cause, const char *label,

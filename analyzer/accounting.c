@@ -156,6 +156,7 @@ static void books_free(struct device_books *books)
     }
     free(books->step_idle);
     free(books->step_comm);
+    free(books->host_work);
     exposed_comm_free_kernels(books);
 }
 
@@ -431,6 +432,19 @@ int accountant_end_device(accountant *acc, struct device_state *device, size_t r
     return exposed_comm_end_device(acc, books, err);
 }
 
+void accountant_device_idle(accountant *acc, struct device_idle *idle)
+{
+    *idle = (struct device_idle){0};
+    const struct device_books *books = accountant_current(acc);
+    for (size_t i = 0; books && i < books->idle.count; i++)
+        if ((unsigned)books->idle.buckets[i].cause < ACCOUNTING_CAUSE_COUNT)
+            idle->ns[books->idle.buckets[i].cause] += books->idle.buckets[i].ns;
+    if (books) {
+        idle->host_work = books->host_work;
+        idle->host_work_count = books->host_work_count;
+    }
+}
+
 /* --- attribution --- */
 
 static int add_interval(accountant *acc, enum accounting_cause cause, const char *label, int64_t start_ns,
@@ -600,11 +614,14 @@ static int attribute_between_steps(accountant *acc, struct device_books *books, 
     return 0;
 }
 
-int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
-                         const char *label, const char *source, int64_t start_ns, int64_t end_ns,
-                         int64_t length_c, const struct evidence_figures *figures)
+/* accountant_attribute, and the part of length_c given to cause itself (*kept_c), not to the time
+ * between steps. */
+static int attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
+                     const char *label, const char *source, int64_t start_ns, int64_t end_ns,
+                     int64_t length_c, const struct evidence_figures *figures, int64_t *kept_c)
 {
     struct device_books *books = accountant_current(acc);
+    *kept_c = 0;
     if (length_c <= 0 || !books)
         return 0;
     int idle = accounting_cause_is_idle(cause);
@@ -632,10 +649,42 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
         if (inside_c == 0)
             return 0;
     }
-    if (builder_add(whole, cause, label, source, idle && books->step_count ? inside_c : length_c,
-                    acc->next_mark, figures) != 0)
+    *kept_c = idle && books->step_count ? inside_c : length_c;
+    if (builder_add(whole, cause, label, source, *kept_c, acc->next_mark, figures) != 0)
         return -1;
     return add_interval(acc, cause, label, start_ns, end_ns);
+}
+
+int accountant_attribute(accountant *acc, struct selection *selection, enum accounting_cause cause,
+                         const char *label, const char *source, int64_t start_ns, int64_t end_ns,
+                         int64_t length_c, const struct evidence_figures *figures)
+{
+    int64_t kept_c;
+    return attribute(acc, selection, cause, label, source, start_ns, end_ns, length_c, figures, &kept_c);
+}
+
+int accountant_attribute_host_work(accountant *acc, struct selection *selection, const char *label,
+                                   const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+                                   const struct evidence_figures *figures, int64_t thread_id,
+                                   int64_t launch_ns)
+{
+    int64_t kept_c;
+    if (attribute(acc, selection, ACCOUNTING_IDLE_HOST_CPU, label, source, start_ns, end_ns, length_c,
+                  figures, &kept_c) != 0)
+        return -1;
+    struct device_books *books = accountant_current(acc);
+    if (!books || kept_c <= 0)
+        return 0;
+    if (books->host_work_count == books->host_work_capacity) {
+        size_t capacity = books->host_work_capacity ? 2 * books->host_work_capacity : 64;
+        struct host_work *grown = realloc(books->host_work, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        books->host_work = grown;
+        books->host_work_capacity = capacity;
+    }
+    books->host_work[books->host_work_count++] = (struct host_work){thread_id, launch_ns, kept_c};
+    return 0;
 }
 
 int accountant_add_figures(accountant *acc, enum accounting_cause cause, const char *label,

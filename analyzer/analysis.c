@@ -458,7 +458,10 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         out->lost_ns = device.lost_ns;
         out->wait_count = waits;
         out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
-        if (whatif_device(run->db, run->names, &device, out, run->err) != 0 || /* the replay's figure */
+        struct device_idle idle;
+        accountant_device_idle(run->accountant, &idle);
+        if (whatif_device(run->db, run->names, &device, &idle, out, run->err) !=
+                0 || /* the replay's figure */
             overlap_cost_device(run->names, &device, run->result->device_count, out, run->result, run->err) !=
                 0)
             status = -1;

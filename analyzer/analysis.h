@@ -76,8 +76,9 @@ enum analysis_fix {
     ANALYSIS_FIX_REMOVE_SKEW = 9,       /* arrival skew (exposed_comm): every rank arrives on time */
     ANALYSIS_FIX_NONE_COPY_ENGINE = 10, /* copy-engine: one engine per direction; nothing to change */
     ANALYSIS_FIX_PIPELINE = 11,         /* events recorded and waited on one stream: two streams */
-    ANALYSIS_FIX_ALL = 12,              /* every fix above that applies, dependencies by design excepted */
-    ANALYSIS_FIX_COUNT = 13
+    ANALYSIS_FIX_HOST_WORK = 12,        /* idle host-cpu: the host's own work off the launching thread */
+    ANALYSIS_FIX_ALL = 13,              /* every fix above that applies, dependencies by design excepted */
+    ANALYSIS_FIX_COUNT = 14
 };
 /* Stable tag ("pin-host-buffer") and the sentence a report prints ("if you pin the host buffer"). */
 const char *analysis_fix_tag(enum analysis_fix fix);
@@ -167,13 +168,10 @@ struct analysis_device {
     int64_t replay_span_ns;                    /* the recorded work replayed as recorded */
     int64_t fix_saving_ns[ANALYSIS_FIX_COUNT]; /* per fix proved on this device, else 0 */
     unsigned fixes_modelled; /* bit (1u << fix): the replay predicted that fix here (saving may be 0) */
-    /* "all" with the fixes idle time can prove, by which of them it proves: bit 0 remove-host-sync,
-     * bit 1 cuda-graph (index 0 unused) */
-    int64_t idle_fixes_saving_ns[4];
     /* Per fix, the time two or more kernels run at once in the fixed replay beyond the replay as
      * recorded: kernels the fix puts side by side, replayed at their alone speed (contention is not
-     * modelled: the saving is at most that); likewise for the idle sets. */
-    int64_t fix_together_ns[ANALYSIS_FIX_COUNT], idle_fixes_together_ns[4];
+     * modelled: the saving is at most that). */
+    int64_t fix_together_ns[ANALYSIS_FIX_COUNT];
     /* The price of overlap (overlap_cost.h): compute kernels that ran beside another operation,
      * against the same kernel alone in the trace. */
     int64_t overlap_cost_ns;         /* Σ (overlapped duration - median alone duration) */

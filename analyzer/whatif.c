@@ -66,6 +66,8 @@ struct replay {
     int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
     size_t *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
     size_t *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
+    const struct host_work *host_work; /* the accountant's (whatif_device's idle) */
+    size_t host_work_count;
 };
 
 /* CALL_MAY_SYNC: an allocation or free, which synchronizes the device on most drivers, not all
@@ -74,19 +76,13 @@ enum { CALL_SYNC = 1, CALL_LAUNCH = 2, CALL_ASYNC_COPY = 4, CALL_MAY_SYNC = 8 };
 
 const char *analysis_fix_tag(enum analysis_fix fix)
 {
-    static const char *const tags[ANALYSIS_FIX_COUNT] = {"pin-host-buffer",
-                                                         "non-blocking-streams",
-                                                         "remove-host-sync",
-                                                         "cuda-graph",
-                                                         "more-connections",
-                                                         "remove-dependency",
-                                                         "none-sm-saturated",
-                                                         "change-priority",
-                                                         "own-communicator",
-                                                         "remove-skew",
-                                                         "none-copy-engine",
-                                                         "pipeline-streams",
-                                                         "all"};
+    static const char *const tags[ANALYSIS_FIX_COUNT] = {"pin-host-buffer",   "non-blocking-streams",
+                                                         "remove-host-sync",  "cuda-graph",
+                                                         "more-connections",  "remove-dependency",
+                                                         "none-sm-saturated", "change-priority",
+                                                         "own-communicator",  "remove-skew",
+                                                         "none-copy-engine",  "pipeline-streams",
+                                                         "hide-host-work",    "all"};
     return (unsigned)fix < ANALYSIS_FIX_COUNT ? tags[fix] : "unknown";
 }
 
@@ -105,6 +101,7 @@ const char *analysis_fix_title(enum analysis_fix fix)
         "if every rank arrived at each collective on time (the straggler fixed)",
         "copy engine: nothing to gain (copies of one direction share one engine and one link)",
         "if the work the events order on one stream runs on two streams (pipelined)",
+        "if the host's own work ran off the launching thread",
         "if you make all of the above"};
     return (unsigned)fix < ANALYSIS_FIX_COUNT ? titles[fix] : "unknown";
 }
@@ -183,6 +180,13 @@ static const char *fix_assumptions(enum analysis_fix fix)
                "wait for it alternate between two streams, each with its own hardware queue, keeping the "
                "events and each stream's order: the program's events are taken to declare every "
                "dependency between the two";
+    case ANALYSIS_FIX_HOST_WORK:
+        return "the host's own work that kept the GPU idle (the idle accounting's host-cpu stretches: at "
+               "least "
+               "50 us outside CUDA calls on the launching thread, inside the steps) takes no time, as if it "
+               "ran "
+               "elsewhere (DataLoader workers, another thread, prefetched) and nothing waited for it: that "
+               "launch and the thread's later ones come that much earlier";
     case ANALYSIS_FIX_ALL:
         return "every fix above that applies, at once (dependencies by design kept)";
     default:
@@ -1563,8 +1567,10 @@ static int prepare_inputs(struct run_state *state)
     size_t n = replay->op_count;
     int *pageable_call = scratch_zeroed(state->scratch, SCRATCH_PAGEABLE_CALL,
                                         (replay->call_count + 1) * sizeof *pageable_call);
-    struct removal *removals =
-        scratch_take(state->scratch, SCRATCH_REMOVALS, (replay->call_count + 1) * sizeof *removals);
+    int hide_host_work = (state->fixes & FIX_BIT(ANALYSIS_FIX_HOST_WORK)) != 0;
+    size_t host_work = hide_host_work ? replay->host_work_count : 0;
+    struct removal *removals = scratch_take(state->scratch, SCRATCH_REMOVALS,
+                                            (replay->call_count + host_work + 1) * sizeof *removals);
     state->removals = removals;
     state->segment = scratch_take(state->scratch, SCRATCH_SEGMENT, n * sizeof *state->segment);
     state->by_correlation =
@@ -1587,6 +1593,13 @@ static int prepare_inputs(struct run_state *state)
             removals[count++] =
                 (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, removed};
     }
+    /* The host work the idle accounting found, each before the launch that ended its gap: the one
+     * fix whose removals are not calls, sorted in (only its replays pay the sort). */
+    for (size_t w = 0; w < host_work; w++)
+        removals[count++] = (struct removal){replay->host_work[w].thread_id, replay->host_work[w].launch_ns,
+                                             replay->host_work[w].ns};
+    if (host_work)
+        qsort(removals, count, sizeof *removals, by_thread_end);
     for (size_t r = 1; r < count; r++)
         if (removals[r].thread_id == removals[r - 1].thread_id)
             removals[r].removed_ns += removals[r - 1].removed_ns; /* prefix sums per thread */
@@ -2053,7 +2066,9 @@ static int split_streams(sqlite3 *db, const struct replay *replay, int64_t proce
         *split = (struct replay){.op_count = replay->op_count,
                                  .calls = replay->calls,
                                  .call_count = replay->call_count,
-                                 .call_order = replay->call_order};
+                                 .call_order = replay->call_order,
+                                 .host_work = replay->host_work,
+                                 .host_work_count = replay->host_work_count};
         memcpy(split->pinned_bytes_per_s, replay->pinned_bytes_per_s, sizeof split->pinned_bytes_per_s);
         split->ops = malloc(replay->op_count * sizeof *split->ops);
         split->edges = malloc((replay->edge_count + 1) * sizeof *split->edges);
@@ -2114,6 +2129,8 @@ static unsigned fixes_that_apply(const struct replay *replay)
     for (size_t c = 0; c < replay->call_count; c++)
         applies |= (replay->calls[c].kind & CALL_SYNC ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
                    (replay->calls[c].kind & CALL_LAUNCH ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
+    if (replay->host_work_count > 0)
+        applies |= FIX_BIT(ANALYSIS_FIX_HOST_WORK);
     return applies;
 }
 
@@ -2176,49 +2193,20 @@ static int note_saving(struct analysis_device *out, const struct spans *spans, e
     return 0;
 }
 
-/* The fixes idle time can prove (docs/metrics.md, "Idle time"): host-sync gaps ask for the sync
- * removed, launch-bound gaps for a CUDA graph. The accounting that proves them ends after the
- * devices are replayed, so their savings are replayed here for every device, unmodelled, alone and
- * in "all" for each set of them the accounting may prove, and whatif_collect keeps those it proves. */
-
-static int predict_idle_fixes(struct spans *spans, struct analysis_device *out, int64_t recorded,
-                              unsigned all)
+/* The fixes idle time proves (docs/metrics.md, "Idle time"): host-sync gaps ask for the sync
+ * removed, launch-bound gaps for a CUDA graph, host-cpu gaps for the host's own work moved off the
+ * launching thread. */
+static unsigned idle_fixes_proved(const int64_t *idle_ns)
 {
-    const struct replay *replay = spans->replay, *split = spans->split;
-    for (int fix = ANALYSIS_FIX_REMOVE_HOST_SYNC; fix <= ANALYSIS_FIX_CUDA_GRAPH; fix++) {
-        if (out->fixes_modelled & FIX_BIT(fix))
-            continue;
-        int64_t fixed = span_of(spans, replay, FIX_BIT(fix));
-        if (fixed < 0)
-            return WHATIF_OUT_OF_MEMORY;
-        out->fix_saving_ns[fix] = recorded > fixed ? recorded - fixed : 0;
-        out->fix_together_ns[fix] = newly_together(spans);
-    }
-    /* "All" takes only the idle fixes the accounting proves: with both, pipeline_serial's "all"
-     * removed a host sync nothing proved (its final cudaDeviceSynchronize and copies) and promised
-     * 66% of the span. A set that changes nothing in the replay costs no replay (span_of). */
-    for (unsigned proved = 1; proved < 4; proved++) {
-        unsigned idle = (proved & 1 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
-                        (proved & 2 ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
-        int64_t fixed = span_of(spans, split ? split : replay, all | idle);
-        if (fixed < 0)
-            return WHATIF_OUT_OF_MEMORY;
-        int64_t saving = recorded > fixed ? recorded - fixed : 0, together = newly_together(spans);
-        for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) /* as "all" above: never less than one alone */
-            if ((((all | idle) & FIX_BIT(fix)) || (fix == ANALYSIS_FIX_PIPELINE && split)) &&
-                out->fix_saving_ns[fix] > saving) {
-                saving = out->fix_saving_ns[fix];
-                together = out->fix_together_ns[fix];
-            }
-        out->idle_fixes_saving_ns[proved] = saving;
-        out->idle_fixes_together_ns[proved] = together;
-    }
-    return 0;
+    return (idle_ns[ACCOUNTING_IDLE_HOST_SYNC] > 0 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
+           (idle_ns[ACCOUNTING_IDLE_LAUNCH_BOUND] > 0 ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0) |
+           (idle_ns[ACCOUNTING_IDLE_HOST_CPU] > 0 ? FIX_BIT(ANALYSIS_FIX_HOST_WORK) : 0);
 }
 
-/* split: the replay with the pipelined fix's streams, NULL when it does not apply. */
+/* split: the replay with the pipelined fix's streams, NULL when it does not apply. idle_proved: the
+ * fixes the device's idle time proves (idle_fixes_proved). */
 static int predict(const struct replay *replay, const struct replay *split, const struct device_state *device,
-                   struct replay_scratch *scratch, struct analysis_device *out)
+                   unsigned idle_proved, struct replay_scratch *scratch, struct analysis_device *out)
 {
     struct spans spans = {.replay = replay,
                           .split = split,
@@ -2230,10 +2218,11 @@ static int predict(const struct replay *replay, const struct replay *split, cons
         return WHATIF_OUT_OF_MEMORY;
     spans.recorded_together = spans.together;
     out->replay_span_ns = recorded;
-    unsigned all = 0;
+    unsigned all = 0, idle = 0;
     int any = split != NULL;
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
-        if (!fix_proved(device, (enum analysis_fix)fix))
+        int by_waits = fix_proved(device, (enum analysis_fix)fix);
+        if (!by_waits && !(idle_proved & FIX_BIT(fix)))
             continue;
         if (!fix_replayed((enum analysis_fix)fix)) {
             out->fixes_modelled |= FIX_BIT(fix); /* nothing to gain: said with a saving of 0 */
@@ -2242,27 +2231,52 @@ static int predict(const struct replay *replay, const struct replay *split, cons
         if (note_saving(out, &spans, (enum analysis_fix)fix, recorded,
                         span_of(&spans, replay, FIX_BIT(fix))) != 0)
             return WHATIF_OUT_OF_MEMORY;
-        if (fix != ANALYSIS_FIX_REMOVE_DEPENDENCY) {
+        if (!by_waits)
+            idle |= FIX_BIT(fix);
+        else if (fix != ANALYSIS_FIX_REMOVE_DEPENDENCY) {
             all |= FIX_BIT(fix);
             any = 1;
         }
     }
     if (split && note_saving(out, &spans, ANALYSIS_FIX_PIPELINE, recorded, span_of(&spans, split, 0)) != 0)
         return WHATIF_OUT_OF_MEMORY;
-    if (any && note_saving(out, &spans, ANALYSIS_FIX_ALL, recorded,
-                           span_of(&spans, split ? split : replay, all)) != 0)
-        return WHATIF_OUT_OF_MEMORY;
+    /* "All of the above" is the better of the waits' fixes together and those with the fixes idle
+     * time proves added: a removed sync moves launches a priority then holds back, so the larger
+     * set can replay longer. Only proved fixes: with every idle fix, pipeline_serial's "all" removed
+     * a host sync nothing proved (its final cudaDeviceSynchronize and copies) and promised 66% of
+     * the span. A set that changes nothing in the replay costs no replay (span_of). */
+    int64_t together = 0, saving = 0;
+    if (any) {
+        if (note_saving(out, &spans, ANALYSIS_FIX_ALL, recorded,
+                        span_of(&spans, split ? split : replay, all)) != 0)
+            return WHATIF_OUT_OF_MEMORY;
+        saving = out->fix_saving_ns[ANALYSIS_FIX_ALL];
+        together = out->fix_together_ns[ANALYSIS_FIX_ALL];
+    }
+    if (idle) {
+        int64_t fixed = span_of(&spans, split ? split : replay, all | idle);
+        if (fixed < 0)
+            return WHATIF_OUT_OF_MEMORY;
+        if (!any || recorded - fixed > saving) {
+            saving = recorded > fixed ? recorded - fixed : 0;
+            together = newly_together(&spans);
+        }
+        all |= idle;
+        out->fixes_modelled |= FIX_BIT(ANALYSIS_FIX_ALL);
+    }
     /* The fixes together may replay worse than one of them alone (a priority that puts NCCL first
      * holds back a kernel that needed the whole device): making only that one is also "all of the
      * above" a user can reach. */
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++)
         if (((all & FIX_BIT(fix)) || (fix == ANALYSIS_FIX_PIPELINE && split)) &&
-            out->fix_saving_ns[fix] > out->fix_saving_ns[ANALYSIS_FIX_ALL]) {
-            out->fix_saving_ns[ANALYSIS_FIX_ALL] = out->fix_saving_ns[fix];
-            out->fix_together_ns[ANALYSIS_FIX_ALL] = out->fix_together_ns[fix];
+            out->fix_saving_ns[fix] > saving) {
+            saving = out->fix_saving_ns[fix];
+            together = out->fix_together_ns[fix];
         }
-    out->headroom_ns = out->fix_saving_ns[ANALYSIS_FIX_ALL];
-    return predict_idle_fixes(&spans, out, recorded, all);
+    out->fix_saving_ns[ANALYSIS_FIX_ALL] = saving;
+    out->fix_together_ns[ANALYSIS_FIX_ALL] = together;
+    out->headroom_ns = saving;
+    return 0;
 }
 
 /* A pinned copy's speed over the host link when the trace has none to measure: PCIe 5.0 x16 on
@@ -2339,9 +2353,9 @@ static int order_calls(struct replay *replay)
 }
 
 int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
-                  struct analysis_device *out, error_info *err)
+                  const struct device_idle *idle, struct analysis_device *out, error_info *err)
 {
-    struct replay replay = {0};
+    struct replay replay = {.host_work = idle->host_work, .host_work_count = idle->host_work_count};
     struct stream_wait *waits = NULL;
     size_t wait_count = 0;
     error_info read_error = {0}; /* a damaged table leaves the device without a replay */
@@ -2370,7 +2384,8 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
                 struct replay_scratch scratch = {0};
                 status = has_split == WHATIF_OUT_OF_MEMORY
                              ? has_split
-                             : predict(&replay, has_split > 0 ? &split : NULL, device, &scratch, out);
+                             : predict(&replay, has_split > 0 ? &split : NULL, device,
+                                       idle_fixes_proved(idle->ns), &scratch, out);
                 scratch_free(&scratch);
             }
             split.calls = NULL; /* replay's */
@@ -2402,6 +2417,8 @@ const char *analysis_what_if_basis(const struct analysis_what_if *item)
         return "idle-host-sync";
     case ANALYSIS_FIX_CUDA_GRAPH:
         return "idle-launch-bound";
+    case ANALYSIS_FIX_HOST_WORK:
+        return "idle-host-cpu";
     default:
         return "all";
     }
@@ -2448,51 +2465,12 @@ static void predict_skew_removed(struct analysis_result *result)
     }
 }
 
-/* Idle time (the accounting) of the device's whole span given to cause. */
-static int64_t idle_of(const struct analysis_result *result, size_t device, enum accounting_cause cause)
-{
-    int64_t total = 0;
-    for (size_t a = 0; a < result->accounting_count; a++) {
-        const struct analysis_accounting *accounting = &result->accountings[a];
-        for (size_t k = 0;
-             accounting->device == device && accounting->step == -1 && k < accounting->idle.entry_count; k++)
-            if (accounting->idle.entries[k].cause == cause)
-                total += accounting->idle.entries[k].ns;
-    }
-    return total;
-}
-
-/* Keeps the idle fixes (predict_idle_fixes) whose idle cause the accounting proves on the device,
- * with "all of the above" and the headroom grown to include them; forgets the others. */
-static void keep_idle_fixes(struct analysis_result *result)
-{
-    result->total_headroom_ns = 0;
-    for (size_t d = 0; d < result->device_count; d++) {
-        struct analysis_device *device = &result->devices[d];
-        unsigned proved =
-            (idle_of(result, d, ACCOUNTING_IDLE_HOST_SYNC) > 0 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
-            (idle_of(result, d, ACCOUNTING_IDLE_LAUNCH_BOUND) > 0 ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
-        for (int fix = ANALYSIS_FIX_REMOVE_HOST_SYNC; fix <= ANALYSIS_FIX_CUDA_GRAPH; fix++)
-            if (!(device->fixes_modelled & FIX_BIT(fix)) && !(proved & FIX_BIT(fix)))
-                device->fix_saving_ns[fix] = 0;
-        if (device->replay_span_ns > 0 && (proved & ~device->fixes_modelled)) {
-            device->fixes_modelled |= proved | FIX_BIT(ANALYSIS_FIX_ALL);
-            int set = (proved & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) ? 1 : 0) |
-                      (proved & FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) ? 2 : 0);
-            if (device->idle_fixes_saving_ns[set] > device->fix_saving_ns[ANALYSIS_FIX_ALL]) {
-                device->fix_saving_ns[ANALYSIS_FIX_ALL] = device->idle_fixes_saving_ns[set];
-                device->fix_together_ns[ANALYSIS_FIX_ALL] = device->idle_fixes_together_ns[set];
-            }
-            device->headroom_ns = device->fix_saving_ns[ANALYSIS_FIX_ALL];
-        }
-        result->total_headroom_ns += device->headroom_ns;
-    }
-}
-
 void whatif_collect(struct analysis_result *result)
 {
     result->what_if_count = 0;
-    keep_idle_fixes(result);
+    result->total_headroom_ns = 0;
+    for (size_t d = 0; d < result->device_count; d++)
+        result->total_headroom_ns += result->devices[d].headroom_ns;
     predict_skew_removed(result);
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
         enum analysis_cause cause = largest_cause_of(result, (enum analysis_fix)fix);

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "accountant.h"
 #include "analysis.h"
 #include "device_state.h"
 #include "kernel_names.h"
@@ -23,12 +24,13 @@
 enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause);
 
 /* Replays the device's operations (those of device->selection) as recorded and with each fix whose
- * cause device->cause_count proves, and fills out->replay_span_ns, out->fix_saving_ns and
+ * cause device->cause_count or the device's idle time (idle: by cause, and the host work the
+ * host-work fix removes) proves, and fills out->replay_span_ns, out->fix_saving_ns and
  * out->headroom_ns (the saving of every proved fix together, dependencies by design excepted).
  * Leaves out untouched (headroom as before) when the device has more than WHATIF_MAX_OPS
  * operations. Returns 0, or -1 with err filled. */
 int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
-                  struct analysis_device *out, error_info *err);
+                  const struct device_idle *idle, struct analysis_device *out, error_info *err);
 
 /* Builds result->what_if from the devices' fix savings and the trace's cause totals. */
 void whatif_collect(struct analysis_result *result);

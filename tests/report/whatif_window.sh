@@ -37,7 +37,7 @@ for kind in ("txt", "md"):
         if item["predicted_saving_ns"] <= 0:
             continue
         share = 100.0 * item["predicted_saving_ns"] / base
-        found = re.findall(r"-[0-9.]+ [mun]?s \(-([0-9.]+)%\)", text)
+        found = re.findall(r"-[0-9.]+ [mun]?s\s+\(-([0-9.]+)%\)", text)  # wrapped lines too
         if not any(abs(float(f) - share) <= (0.5 if share >= 9.95 else 0.05) for f in found):
             print(f"FAILED: {kind} {window or 'whole run'}: {item['fix']} share {share:.2f}% not among {found}"); ok = False
         if share > 100:
