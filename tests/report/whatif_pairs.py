@@ -47,6 +47,7 @@ PAIRS = [
      ("range", "host_bound launch", "host_bound launch-graph")),
     ("host_bound_cpu", "host_bound_none", "hide-host-work", ("range", "host_bound cpu", "host_bound none")),
     ("torch_loader_pageable", "torch_loader_pinned", "pin-host-buffer", ("rep",)),
+    ("torch_loader_inline", "torch_loader_workers", "hide-host-work", ("range", "train", "train")),
 ]
 # Traces that must predict (almost) nothing: the fix is not a code change.
 SATURATED = ["streams_saturate", "torch_two_gemms_2"]
