@@ -56,8 +56,8 @@ if [ -x "$TORCH_PY" ]; then
   record torch_loader_pageable -- "$TORCH_PY" workloads/torch/loader_copy.py --pageable
   record torch_loader_pinned -- "$TORCH_PY" workloads/torch/loader_copy.py --pinned
   # A loader doing its CPU work in the training loop, and the same in 8 worker processes
-  record torch_loader_inline -- "$TORCH_PY" workloads/torch/starved_loader.py --steps 60 --load-ms 2 --batch 64
-  record torch_loader_workers -- "$TORCH_PY" workloads/torch/starved_loader.py --steps 60 --load-ms 2 --batch 64 --workers 8
+  record torch_loader_inline -- "$TORCH_PY" workloads/torch/starved_loader.py --steps 60 --load-ms 8 --batch 8
+  record torch_loader_workers -- "$TORCH_PY" workloads/torch/starved_loader.py --steps 60 --load-ms 8 --batch 8 --workers 8
 else
   echo "(no PyTorch at $TORCH_PY: the PyTorch pairs are skipped)"; failed=1
 fi
