@@ -66,6 +66,11 @@ struct replay {
     int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
     size_t *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
     size_t *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
+    /* Where the host time a fix removes is read (host_positions): per op with a launch, 1 + the
+     * place in call_order of its thread's last call that ended by the launch (0: none); per
+     * synchronizing call, the same for its start and its end. The same for every fix: a replay
+     * reads its removed time there, not by a search per op. */
+    size_t *op_removed_at, *call_start_removed_at, *call_end_removed_at;
     const struct host_work *host_work; /* the accountant's (whatif_device's idle) */
     size_t host_work_count;
 };
@@ -641,36 +646,82 @@ static int sort_order_items(struct order_item *items, size_t count)
     return status;
 }
 
+/* A key of radix_sort: two words compared in turn, and the index of what it sorts. */
+struct radix_key {
+    uint64_t high, low;
+    size_t index;
+};
+
+/* A signed value as an unsigned key in the same order. */
+static uint64_t radix_of(int64_t value)
+{
+    return (uint64_t)value ^ (UINT64_C(1) << 63);
+}
+
+/* One stable counting pass of a radix sort on byte `shift / 8` of high (of_high) or low. Returns
+ * 0 when every key has the same byte there (nothing moved), 1 when sorted into to. */
+static int radix_pass(const struct radix_key *from, struct radix_key *to, size_t n, int of_high, int shift)
+{
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++)
+        count[(((of_high ? from[i].high : from[i].low) >> shift) & 0xff) + 1]++;
+    for (int b = 1; b <= 256; b++)
+        if (count[b] == n)
+            return 0;
+    for (int b = 1; b <= 256; b++)
+        count[b] += count[b - 1];
+    for (size_t i = 0; i < n; i++)
+        to[count[((of_high ? from[i].high : from[i].low) >> shift) & 0xff]++] = from[i];
+    return 1;
+}
+
+/* Sorts n keys by low (passes 8) or by (high, low) (passes 16), stably: ties keep the order they
+ * came in. spare holds n keys too. Returns the one of the two that holds the sorted keys. */
+static const struct radix_key *radix_sort(struct radix_key *keys, struct radix_key *spare, size_t n,
+                                          int passes)
+{
+    for (int pass = 0; pass < passes; pass++) {
+        if (radix_pass(keys, spare, n, pass >= 8, (pass % 8) * 8)) {
+            struct radix_key *swap = keys;
+            keys = spare;
+            spare = swap;
+        }
+    }
+    return keys;
+}
+
 /* Fills launch_order: the ops by correlation id. Returns 0 or -1 when out of memory. */
 static int order_launches(struct replay *replay)
 {
     size_t n = replay->op_count;
-    struct order_item *items = malloc((n ? n : 1) * sizeof *items);
+    struct radix_key *keys = malloc((n ? n : 1) * sizeof *keys), *spare = malloc((n ? n : 1) * sizeof *spare);
     free(replay->launch_order);
     replay->launch_order = malloc((n ? n : 1) * sizeof *replay->launch_order);
-    if (!items || !replay->launch_order) {
-        free(items);
+    if (!keys || !spare || !replay->launch_order) {
+        free(keys);
+        free(spare);
         return -1;
     }
-    /* Ops without a launch first (STORE_NULL is the least id), in index order; then the others,
-     * sorted only when they did not come in launch order: the order compare_order gives. */
+    /* Ops without a launch first (STORE_NULL is the least id), in index order; then the others by
+     * (correlation id, index), the order compare_order gives: a stable sort of them in index order
+     * by id (a radix sort: a comparison sort of a real trace's ops, their ids nearly but not quite
+     * in start order, was a third of the replay's set-up). */
     size_t unknown = 0, count = 0;
-    for (size_t i = 0; i < n; i++)
-        if (replay->ops[i].correlation_id == STORE_NULL)
-            replay->launch_order[unknown++] = i;
-    int sorted = 1;
+    int in_order = 1;
     for (size_t i = 0; i < n; i++) {
-        if (replay->ops[i].correlation_id == STORE_NULL)
+        if (replay->ops[i].correlation_id == STORE_NULL) {
+            replay->launch_order[unknown++] = i;
             continue;
-        items[count] = (struct order_item){replay->ops[i].correlation_id, 0, 0, i};
-        sorted &= count == 0 || compare_order(&items[count - 1], &items[count]) < 0;
+        }
+        keys[count] = (struct radix_key){0, radix_of(replay->ops[i].correlation_id), i};
+        in_order &= count == 0 || keys[count - 1].low <= keys[count].low;
         count++;
     }
-    if (!sorted)
-        qsort(items, count, sizeof *items, compare_order);
+    const struct radix_key *sorted = in_order ? keys : radix_sort(keys, spare, count, 8);
     for (size_t i = 0; i < count; i++)
-        replay->launch_order[unknown + i] = items[i].op;
-    free(items);
+        replay->launch_order[unknown + i] = sorted[i].index;
+    free(keys);
+    free(spare);
     return 0;
 }
 
@@ -979,11 +1030,6 @@ static void index_edges(struct replay *replay)
 #define UNSET INT64_MIN
 #define FIX_BIT(fix) (1u << (fix))
 
-/* Host time a fix gives back before time `at` on thread: the removed calls that ended by then. */
-struct removal {
-    int64_t thread_id, end_ns, removed_ns;
-};
-
 /* A synchronizing host call the fixes keep. */
 struct sync_point {
     int64_t thread_id, start_ns, end_ns;
@@ -992,7 +1038,8 @@ struct sync_point {
     long previous;  /* the kept sync before it on its thread, -1 none */
     int resolved;
     int64_t replay_end_ns;
-    int64_t removed_by_end_ns; /* removed_by(its thread, end_ns): asked for every op of its segment */
+    int64_t removed_by_end_ns; /* removed by its end on its thread: asked for every op of its segment */
+    size_t call;               /* into the replay's calls */
 };
 
 /* A time something can change: an end or a tail of a started op, the ready time of a stream's head
@@ -1037,7 +1084,6 @@ enum scratch_slot {
     SCRATCH_PAGEABLE_CALL,
     SCRATCH_REMOVALS,
     SCRATCH_SEGMENT,
-    SCRATCH_BY_CORRELATION,
     SCRATCH_LAUNCHED_END,
     SCRATCH_SYNCS,
     SCRATCH_RECORDED_END,
@@ -1045,6 +1091,11 @@ enum scratch_slot {
     SCRATCH_THREAD_END,
     SCRATCH_SEGMENT_FIRST,
     SCRATCH_SEGMENT_OPS,
+    SCRATCH_WAITERS,
+    SCRATCH_WAIT_NEXT,
+    SCRATCH_WAIT_PREVIOUS,
+    SCRATCH_WAITING,
+    SCRATCH_SHARED_REMOVALS,
     SCRATCH_COUNT
 };
 
@@ -1055,6 +1106,11 @@ struct replay_scratch {
     size_t sizes[SCRATCH_COUNT];
     struct moment *heap_items[2]; /* the moments' and the gates' heaps */
     size_t heap_capacity[2];
+    /* The replay whose kept syncs and segments (collect_syncs, find_segments) the slots hold, NULL
+     * when none: every fix but the removed host sync keeps the same syncs, so a device's replays
+     * find them once, not once per fix. */
+    const struct replay *syncs_of;
+    size_t sync_count, thread_count;
 };
 
 /* The slot's buffer, at least bytes long (contents undefined), or NULL when out of memory. */
@@ -1096,10 +1152,12 @@ struct run_state {
     size_t *head;  /* per stream: position in stream_ops of the next op to start */
     struct running_op *running; /* in start order */
     size_t running_count;
+    size_t running_kernels; /* of the running ops, the kernels (is_kernel): two run side by side */
     /* Host time the fixes give back (prefix sums per thread), and the synchronizing calls they
      * keep: a kept sync returns when the work launched before it ends in the replay. */
-    struct removal *removals;
-    size_t removal_count;
+    int64_t *removed; /* per place p in call_order: the thread's removed time up to p - 1 (0: none) */
+    struct shared_removal *shared; /* removed from every thread (the host's work), by time */
+    size_t shared_count;
     struct sync_point *syncs;
     size_t sync_count;
     long *segment; /* per op: the kept sync its launch came after on its thread, -1 none */
@@ -1109,9 +1167,9 @@ struct run_state {
     size_t *segment_ops, *segment_first;
     size_t *thread_next, *thread_end;
     size_t thread_count;
-    size_t *by_correlation; /* op indexes in launch order */
-    int64_t *launched_end;  /* per position in by_correlation: latest replayed end up to it */
-    size_t started_prefix;  /* ops of by_correlation started, from the first */
+    const size_t *by_correlation; /* op indexes in launch order (the replay's launch_order) */
+    int64_t *launched_end;        /* per position in by_correlation: latest replayed end up to it */
+    size_t started_prefix;        /* ops of by_correlation started, from the first */
     /* Per stream, when its head's stream order, events and hardware queue let it start (gate and
      * gate_kind, head_gate): a head's check at an event is then one comparison, and a gate is
      * computed again only after a start, the one thing that can change it. */
@@ -1129,14 +1187,20 @@ struct run_state {
     double held_smallest_share;
     unsigned held_copies;
     int gates_stale; /* an op started since the gates were computed */
-    /* The streams whose gates a start may change (a new head, a blocked gate, an unknown ready
-     * time: watch, with in_watch), those refresh_gates computed last (refreshed), and the heads
-     * the last pass found startable (candidates): after a start, the next pass at the same time
-     * looks at these only, as every other head is held, closed or done still. */
+    /* The streams whose gates must be computed again (watch, with in_watch: a new head, a blocker
+     * that started, a ready time that became known), those refresh_gates computed last
+     * (refreshed), and the heads the last pass found startable (candidates): after a start, the
+     * next pass at the same time looks at these only, as every other head is held, closed or done
+     * still. */
     size_t *watch, *refreshed, *candidates, *next_candidates;
     size_t watch_count, refreshed_count, candidate_count;
     unsigned char *in_watch;
-    size_t *blocker;         /* per GATE_BLOCKED stream: the op not started that head_gate stopped at */
+    size_t *blocker; /* per GATE_BLOCKED stream: the op not started that head_gate stopped at */
+    /* The GATE_BLOCKED streams by their blocker (waiters per op: the first stream, -1 none; a list
+     * through wait_next and wait_previous per stream, waiting says it is on one): a start wakes
+     * the streams it blocked, not a walk over every blocked stream at every start. */
+    long *waiters, *wait_next, *wait_previous;
+    unsigned char *waiting;
     uint64_t *seen, *listed; /* per stream: the pass that looked at it, the listing that listed it */
     uint64_t pass, listing;
     /* The times something can change (ends, tails, the heads' launches), a min-heap: the next
@@ -1208,18 +1272,26 @@ static long head_op(const struct run_state *state, size_t stream)
                                                               : -1;
 }
 
+enum { GATE_STALE = 0, GATE_AT = 1, GATE_BLOCKED = 2, GATE_DONE = 3 };
+
+static void watch(struct run_state *state, size_t s);
+
 /* Op i's ready time is known: a moment when i is its stream's head (a later head's is pushed when
- * it becomes the head). */
+ * it becomes the head), and its gate, unknown until now, is computed again. */
 static void note_ready(struct run_state *state, size_t i)
 {
-    if (state->ready[i] != INT64_MAX && head_op(state, state->replay->ops[i].stream_index) == (long)i)
-        state->out_of_memory |= push_moment(&state->moments, (struct moment){state->ready[i], i, 0, 1}) != 0;
+    size_t s = state->replay->ops[i].stream_index;
+    if (state->ready[i] == INT64_MAX || head_op(state, s) != (long)i)
+        return;
+    state->out_of_memory |= push_moment(&state->moments, (struct moment){state->ready[i], i, 0, 1}) != 0;
+    if (state->gate_kind[s] == GATE_AT && state->gate[s] == INT64_MAX)
+        watch(state, s);
 }
 
 static int64_t tail_begin(const struct run_state *state, size_t i)
 {
     const struct replay_op *op = &state->replay->ops[i];
-    int64_t wave = state->duration[i] / (op->waves > 0 ? op->waves : 1);
+    int64_t wave = op->waves > 1 ? state->duration[i] / op->waves : state->duration[i];
     return state->end[i] - wave / 2;
 }
 
@@ -1256,8 +1328,8 @@ static int is_copy(enum analysis_category category)
     return category >= ANALYSIS_COPY_HTOD && category <= ANALYSIS_COPY_OTHER;
 }
 
-static int resources_free(const struct run_state *state, const struct head *op,
-                          const struct occupancy *occupancy)
+static inline int resources_free(const struct run_state *state, const struct head *op,
+                                 const struct occupancy *occupancy)
 {
     if (op->category == ANALYSIS_COMMUNICATION && (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)))
         return 1; /* the highest priority takes the SMs as blocks retire */
@@ -1270,8 +1342,6 @@ static int ended_by(const struct run_state *state, long op, int64_t now)
 {
     return op < 0 || (state->end[op] != UNSET && state->end[op] <= now);
 }
-
-enum { GATE_STALE = 0, GATE_AT = 1, GATE_BLOCKED = 2, GATE_DONE = 3 };
 
 /* Op i's gate: GATE_AT with *at when its ready time, its stream predecessor's end and the ends of
  * the events it waits for are all known (it may start at any time >= *at that the resources
@@ -1314,7 +1384,7 @@ static void unhold(struct run_state *state, size_t s)
     state->held_place[moved.stream] = state->held_place[s];
 }
 
-static void note_held(struct run_state *state, const struct head *head)
+static inline void note_held(struct run_state *state, const struct head *head)
 {
     if (is_copy(head->category))
         state->held_copies |= 1u << head->category;
@@ -1330,6 +1400,51 @@ static void hold(struct run_state *state, size_t s)
     note_held(state, &state->heads[s]);
 }
 
+/* Marks stream s's gate to be computed again at the next refresh_gates. */
+static void watch(struct run_state *state, size_t s)
+{
+    state->gates_stale = 1;
+    if (!state->in_watch[s]) {
+        state->in_watch[s] = 1;
+        state->watch[state->watch_count++] = s;
+    }
+}
+
+static void wait_for(struct run_state *state, size_t s, size_t blocker)
+{
+    long first = state->waiters[blocker];
+    state->wait_previous[s] = -1;
+    state->wait_next[s] = first;
+    if (first >= 0)
+        state->wait_previous[first] = (long)s;
+    state->waiters[blocker] = (long)s;
+    state->waiting[s] = 1;
+}
+
+static void stop_waiting(struct run_state *state, size_t s)
+{
+    if (!state->waiting[s])
+        return;
+    state->waiting[s] = 0;
+    long previous = state->wait_previous[s], next = state->wait_next[s];
+    if (previous >= 0)
+        state->wait_next[previous] = next;
+    else
+        state->waiters[state->blocker[s]] = next;
+    if (next >= 0)
+        state->wait_previous[next] = previous;
+}
+
+/* Op i started: the streams it blocked get their gates computed again. */
+static void wake_waiters(struct run_state *state, size_t i)
+{
+    for (long s = state->waiters[i]; s >= 0; s = state->wait_next[s]) {
+        state->waiting[s] = 0;
+        watch(state, (size_t)s);
+    }
+    state->waiters[i] = -1;
+}
+
 /* After a start: the started stream's new head, the blocked heads whose blocker started, and the
  * heads whose ready time was unknown (a sync the start resolved) get their gates again. */
 static void refresh_gates(struct run_state *state, int64_t now)
@@ -1338,14 +1453,13 @@ static void refresh_gates(struct run_state *state, int64_t now)
     if (!state->gates_stale)
         return;
     state->gates_stale = 0;
-    size_t kept = 0;
     for (size_t w = 0; w < state->watch_count; w++) {
         size_t s = state->watch[w];
         size_t *blocker = &state->blocker[s];
-        if (state->gate_kind[s] == GATE_BLOCKED && state->start[*blocker] == UNSET) {
-            state->watch[kept++] = s; /* blocked still: head_gate would stop at the same op */
-            continue;
-        }
+        state->in_watch[s] = 0;
+        if (state->gate_kind[s] == GATE_BLOCKED && state->start[*blocker] == UNSET)
+            continue; /* blocked still (the forced start's stream): head_gate would stop there */
+        stop_waiting(state, s);
         unhold(state, s); /* a new head, or a gate that changed */
         long i = head_op(state, s);
         state->gate_kind[s] =
@@ -1359,20 +1473,11 @@ static void refresh_gates(struct run_state *state, int64_t now)
             state->out_of_memory |=
                 push_moment(&state->gates, (struct moment){state->gate[s], (size_t)i, s, 0}) != 0;
         state->refreshed[state->refreshed_count++] = s;
-        if (unknown)
-            state->watch[kept++] = s;
-        else
-            state->in_watch[s] = 0;
+        if (state->gate_kind[s] == GATE_BLOCKED)
+            wait_for(state, s, *blocker);
+        /* an unknown ready time: note_ready watches the stream when the sync that holds it resolves */
     }
-    state->watch_count = kept;
-}
-
-static int by_thread_end(const void *a, const void *b)
-{
-    const struct removal *x = a, *y = b;
-    if (x->thread_id != y->thread_id)
-        return x->thread_id < y->thread_id ? -1 : 1;
-    return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
+    state->watch_count = 0;
 }
 
 static int64_t removed_call_ns(const struct replay *replay, const struct host_call *call, unsigned fixes,
@@ -1387,32 +1492,31 @@ static int64_t removed_call_ns(const struct replay *replay, const struct host_ca
     return 0;
 }
 
-/* The removals every thread shares (the host's own work, prepare_inputs) are kept under this id,
- * which no recorded thread has. */
-#define EVERY_THREAD INT64_MIN
+/* The removals every thread shares (the host's own work, prepare_inputs): at each launch a
+ * stretch ended before, the sum of those up to it. */
+struct shared_removal {
+    int64_t at, removed_ns;
+};
 
-static int64_t removed_by_thread(const struct run_state *state, int64_t thread_id, int64_t at)
+static int by_removal_time(const void *a, const void *b)
 {
-    struct removal key = {thread_id, at, 0};
-    size_t low = 0, high = state->removal_count;
-    while (low < high) { /* the last removal of the thread that ended by `at` */
+    const struct shared_removal *x = a, *y = b;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Host time the fixes removed from a thread by `at`: its own calls' up to its place in call_order
+ * (the launch's or the call's, host_positions) and everyone's by `at`. */
+static int64_t removed_at(const struct run_state *state, size_t place, int64_t at)
+{
+    size_t low = 0, high = state->shared_count;
+    while (low < high) { /* the last shared removal by `at` */
         size_t middle = low + (high - low) / 2;
-        if (by_thread_end(&state->removals[middle], &key) <= 0)
+        if (state->shared[middle].at <= at)
             low = middle + 1;
         else
             high = middle;
     }
-    return low > 0 && state->removals[low - 1].thread_id == thread_id ? state->removals[low - 1].removed_ns
-                                                                      : 0;
-}
-
-/* Host time the fixes removed from thread_id by `at`: its own calls' and everyone's. */
-static int64_t removed_by(const struct run_state *state, int64_t thread_id, int64_t at)
-{
-    return removed_by_thread(state, thread_id, at) + (thread_id != EVERY_THREAD && state->removal_count > 0 &&
-                                                              state->removals[0].thread_id == EVERY_THREAD
-                                                          ? removed_by_thread(state, EVERY_THREAD, at)
-                                                          : 0);
+    return state->removed[place] + (low > 0 ? state->shared[low - 1].removed_ns : 0);
 }
 
 /* When the host made op available: its launch call's return (a call that returned after the op
@@ -1422,18 +1526,15 @@ static int64_t ready_host_ns(const struct replay_op *op)
     return op->launch_end_ns < op->start_ns ? op->launch_end_ns : op->start_ns;
 }
 
-/* Replay time of host time `at` on a thread whose last kept sync before it is `sync` (-1: none),
- * less the host time the fixes removed from calls that ended by shift_at. */
-static int64_t host_time(const struct run_state *state, int64_t thread_id, long sync, int64_t at,
-                         int64_t shift_at)
+/* Replay time of host time `at` on a thread whose last kept sync before it is `sync` (-1: none,
+ * else a sync of the same thread), less `removed`: the host time the fixes removed from the
+ * thread's calls that ended by the time the shift is taken at (state->removed at its place). */
+static int64_t host_time(const struct run_state *state, long sync, int64_t at, int64_t removed)
 {
     if (sync < 0)
-        return at - removed_by(state, thread_id, shift_at);
+        return at - removed;
     const struct sync_point *point = &state->syncs[sync];
-    int64_t removed_by_end = point->thread_id == thread_id ? point->removed_by_end_ns
-                                                           : removed_by(state, thread_id, point->end_ns);
-    return point->replay_end_ns + (at - point->end_ns) -
-           (removed_by(state, thread_id, shift_at) - removed_by_end);
+    return point->replay_end_ns + (at - point->end_ns) - (removed - point->removed_by_end_ns);
 }
 
 static int by_sync_time(const void *a, const void *b)
@@ -1475,7 +1576,8 @@ static int collect_syncs(struct run_state *state)
                                                                 .end_ns = call->end_ns,
                                                                 .barrier = low,
                                                                 .own_ns = own > 0 ? own : 0,
-                                                                .previous = -1};
+                                                                .previous = -1,
+                                                                .call = c};
     }
     qsort(state->syncs, state->sync_count, sizeof *state->syncs, by_sync_time);
     state->thread_next = scratch_take(state->scratch, SCRATCH_THREAD_NEXT,
@@ -1485,8 +1587,6 @@ static int collect_syncs(struct run_state *state)
     if (!state->thread_next || !state->thread_end)
         return -1;
     for (size_t k = 0; k < state->sync_count; k++) {
-        state->syncs[k].removed_by_end_ns =
-            removed_by(state, state->syncs[k].thread_id, state->syncs[k].end_ns);
         if (k > 0 && state->syncs[k].thread_id == state->syncs[k - 1].thread_id) {
             state->syncs[k].previous = (long)k - 1;
             state->thread_end[state->thread_count - 1] = k + 1;
@@ -1496,6 +1596,21 @@ static int collect_syncs(struct run_state *state)
         }
     }
     return 0;
+}
+
+/* Makes the kept syncs as the replay's start finds them: none resolved, each thread's first next,
+ * and the host time the fixes remove by each one's end. */
+static void reset_syncs(struct run_state *state)
+{
+    for (size_t k = 0; k < state->sync_count; k++) {
+        struct sync_point *point = &state->syncs[k];
+        point->resolved = 0;
+        point->replay_end_ns = 0;
+        point->removed_by_end_ns =
+            removed_at(state, state->replay->call_end_removed_at[point->call], point->end_ns);
+    }
+    for (size_t t = 0; t < state->thread_count; t++)
+        state->thread_next[t] = t > 0 ? state->thread_end[t - 1] : 0; /* a thread's syncs lie together */
 }
 
 /* The kept sync of op's thread that ended last by its launch, -1 none. */
@@ -1535,7 +1650,8 @@ static void resolve_syncs(struct run_state *state)
             if (point->barrier > state->started_prefix)
                 break; /* its work has not all started: the thread's later syncs wait too */
             int64_t start =
-                host_time(state, point->thread_id, point->previous, point->start_ns, point->start_ns);
+                host_time(state, point->previous, point->start_ns,
+                          removed_at(state, replay->call_start_removed_at[point->call], point->start_ns));
             int64_t done = point->barrier > 0 ? state->launched_end[point->barrier - 1] : start;
             point->replay_end_ns = (done > start ? done : start) + point->own_ns;
             point->resolved = 1;
@@ -1543,8 +1659,9 @@ static void resolve_syncs(struct run_state *state)
             for (size_t o = state->segment_first[k]; o < state->segment_first[k + 1]; o++) {
                 size_t i = state->segment_ops[o];
                 if (state->ready[i] == INT64_MAX) {
-                    state->ready[i] = host_time(state, replay->ops[i].thread_id, (long)k,
-                                                ready_host_ns(&replay->ops[i]), replay->ops[i].launch_ns);
+                    state->ready[i] =
+                        host_time(state, (long)k, ready_host_ns(&replay->ops[i]),
+                                  removed_at(state, replay->op_removed_at[i], replay->ops[i].launch_ns));
                     note_ready(state, i);
                 }
             }
@@ -1552,11 +1669,17 @@ static void resolve_syncs(struct run_state *state)
     }
 }
 
-/* Groups the ops by the kept sync their launch came after (segment_ops, segment_first). Returns 0
- * or -1 when out of memory. */
-static int group_segments(struct run_state *state)
+/* Finds the kept sync each op's launch came after (segment), and groups the ops by it
+ * (segment_ops, segment_first). Returns 0 or -1 when out of memory. */
+static int find_segments(struct run_state *state)
 {
     size_t n = state->replay->op_count, syncs = state->sync_count;
+    state->segment = scratch_take(state->scratch, SCRATCH_SEGMENT, n * sizeof *state->segment);
+    if (!state->segment)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        state->segment[i] =
+            state->replay->ops[i].launch_ns == STORE_NULL ? -1 : segment_of(state, &state->replay->ops[i]);
     state->segment_first =
         scratch_zeroed(state->scratch, SCRATCH_SEGMENT_FIRST, (syncs + 2) * sizeof *state->segment_first);
     state->segment_ops = scratch_take(state->scratch, SCRATCH_SEGMENT_OPS, n * sizeof *state->segment_ops);
@@ -1582,14 +1705,13 @@ static int prepare_inputs(struct run_state *state)
                                         (replay->call_count + 1) * sizeof *pageable_call);
     int hide_host_work = (state->fixes & FIX_BIT(ANALYSIS_FIX_HOST_WORK)) != 0;
     size_t host_work = hide_host_work ? replay->host_work_count : 0;
-    struct removal *removals = scratch_take(state->scratch, SCRATCH_REMOVALS,
-                                            (replay->call_count + host_work + 1) * sizeof *removals);
-    state->removals = removals;
-    state->segment = scratch_take(state->scratch, SCRATCH_SEGMENT, n * sizeof *state->segment);
-    state->by_correlation =
-        scratch_take(state->scratch, SCRATCH_BY_CORRELATION, n * sizeof *state->by_correlation);
+    int64_t *removed =
+        scratch_take(state->scratch, SCRATCH_REMOVALS, (replay->call_count + 1) * sizeof *removed);
+    state->removed = removed;
+    state->shared = scratch_take(state->scratch, SCRATCH_SHARED_REMOVALS, host_work * sizeof *state->shared);
+    state->by_correlation = replay->launch_order;
     state->launched_end = scratch_take(state->scratch, SCRATCH_LAUNCHED_END, n * sizeof *state->launched_end);
-    if (!pageable_call || !removals || !state->segment || !state->by_correlation || !state->launched_end)
+    if (!pageable_call || !removed || !state->shared || !state->launched_end)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const struct replay_op *op = &replay->ops[i];
@@ -1597,14 +1719,12 @@ static int prepare_inputs(struct run_state *state)
         if (call)
             pageable_call[call - replay->calls] = 1;
     }
-    memcpy(state->by_correlation, replay->launch_order, n * sizeof *state->by_correlation);
-    size_t count = 0;
-    for (size_t k = 0; k < replay->call_count; k++) { /* in by_thread_end order: no sort per fix */
+    removed[0] = 0;
+    for (size_t k = 0; k < replay->call_count; k++) { /* prefix sums per thread, in call_order */
         size_t c = replay->call_order[k];
-        int64_t removed = removed_call_ns(replay, &replay->calls[c], state->fixes, pageable_call);
-        if (removed > 0)
-            removals[count++] =
-                (struct removal){replay->calls[c].thread_id, replay->calls[c].end_ns, removed};
+        int same = k > 0 && replay->calls[replay->call_order[k - 1]].thread_id == replay->calls[c].thread_id;
+        removed[k + 1] =
+            (same ? removed[k] : 0) + removed_call_ns(replay, &replay->calls[c], state->fixes, pageable_call);
     }
     /* The host work the idle accounting found, each before the launch that ended its gap: the one
      * fix whose removals are not calls, sorted in (only its replays pay the sort). It is cut out of
@@ -1616,16 +1736,33 @@ static int prepare_inputs(struct run_state *state)
      * DataLoader workers saved 728. The stretches lie in the device's idle gaps, which do not
      * overlap, so no time is cut twice. */
     for (size_t w = 0; w < host_work; w++)
-        removals[count++] =
-            (struct removal){EVERY_THREAD, replay->host_work[w].launch_ns, replay->host_work[w].ns};
+        state->shared[w] = (struct shared_removal){replay->host_work[w].launch_ns, replay->host_work[w].ns};
     if (host_work)
-        qsort(removals, count, sizeof *removals, by_thread_end);
-    for (size_t r = 1; r < count; r++)
-        if (removals[r].thread_id == removals[r - 1].thread_id)
-            removals[r].removed_ns += removals[r - 1].removed_ns; /* prefix sums per thread */
-    state->removal_count = count;
-    if (collect_syncs(state) != 0)
-        return -1;
+        qsort(state->shared, host_work, sizeof *state->shared, by_removal_time);
+    for (size_t w = 1; w < host_work; w++)
+        state->shared[w].removed_ns += state->shared[w - 1].removed_ns; /* prefix sums */
+    state->shared_count = host_work;
+    int keep_syncs = !(state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC));
+    struct replay_scratch *scratch = state->scratch;
+    if (keep_syncs && scratch->syncs_of != replay) {
+        scratch->syncs_of = NULL;
+        if (collect_syncs(state) != 0 || find_segments(state) != 0)
+            return -1;
+        scratch->syncs_of = replay;
+        scratch->sync_count = state->sync_count;
+        scratch->thread_count = state->thread_count;
+    } else if (keep_syncs) { /* the slots as the last replay of the same ops left them */
+        state->syncs = scratch->slots[SCRATCH_SYNCS];
+        state->sync_count = scratch->sync_count;
+        state->thread_count = scratch->thread_count;
+        state->thread_next = scratch->slots[SCRATCH_THREAD_NEXT];
+        state->thread_end = scratch->slots[SCRATCH_THREAD_END];
+        state->segment = scratch->slots[SCRATCH_SEGMENT];
+        state->segment_ops = scratch->slots[SCRATCH_SEGMENT_OPS];
+        state->segment_first = scratch->slots[SCRATCH_SEGMENT_FIRST];
+    }
+    if (keep_syncs)
+        reset_syncs(state);
     for (size_t i = 0; i < n; i++) {
         const struct replay_op *op = &replay->ops[i];
         state->duration[i] = op->duration_ns;
@@ -1636,17 +1773,16 @@ static int prepare_inputs(struct run_state *state)
             if (pinned < state->duration[i])
                 state->duration[i] = pinned;
         }
-        state->segment[i] = -1;
         if (op->launch_ns == STORE_NULL) {
             state->ready[i] = op->start_ns; /* no launch known: not earlier than recorded */
             continue;
         }
-        state->segment[i] = segment_of(state, op);
-        state->ready[i] = state->segment[i] < 0
-                              ? host_time(state, op->thread_id, -1, ready_host_ns(op), op->launch_ns)
-                              : INT64_MAX;
+        long segment = keep_syncs ? state->segment[i] : -1;
+        state->ready[i] = segment < 0 ? host_time(state, -1, ready_host_ns(op),
+                                                  removed_at(state, replay->op_removed_at[i], op->launch_ns))
+                                      : INT64_MAX;
     }
-    return group_segments(state);
+    return 0;
 }
 
 /* Asks the memory for what the op after a stream's new head will need when it becomes the head: a
@@ -1668,6 +1804,12 @@ static void prefetch_head_after(const struct run_state *state, size_t stream)
     __builtin_prefetch(&state->tail[i], 1);
 }
 
+/* A kernel, not a copy or a memset: what runs side by side with another at its alone speed. */
+static int is_kernel(enum analysis_category category)
+{
+    return category == ANALYSIS_COMPUTE || category == ANALYSIS_COMMUNICATION;
+}
+
 static void start_op(struct run_state *state, size_t i, int64_t now)
 {
     size_t stream = state->replay->ops[i].stream_index;
@@ -1677,20 +1819,22 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     const struct replay_op *op = &state->replay->ops[i];
     state->running[state->running_count++] =
         (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
+    state->running_kernels += is_kernel(op->category);
     state->head[stream]++;
     prefetch_head_after(state, stream);
-    state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0 ||
-                            push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
+    state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0;
+    /* The tail changes the occupancy of a kernel with an SM share only; the time of another's (a
+     * copy's), with the end still to come at or after it, would be an event where nothing can
+     * start that did not start before it. */
+    if (op->sm_share > 0 && state->tail[i] != state->end[i])
+        state->out_of_memory |= push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
     long next = head_op(state, stream);
     if (next >= 0 && state->ready[next] > now && state->ready[next] != INT64_MAX) /* its launch to come */
         state->out_of_memory |=
             push_moment(&state->moments, (struct moment){state->ready[next], (size_t)next, 0, 1}) != 0;
     state->gate_kind[stream] = GATE_STALE;
-    if (!state->in_watch[stream]) {
-        state->in_watch[stream] = 1;
-        state->watch[state->watch_count++] = stream;
-    }
-    state->gates_stale = 1;
+    watch(state, stream);
+    wake_waiters(state, i);
 }
 
 /* The next time something can change: an end or a tail of a running op, a head's launch (a head
@@ -1709,9 +1853,12 @@ static int64_t next_event(struct run_state *state, int64_t now)
 static void drop_finished(struct run_state *state, int64_t now)
 {
     size_t kept = 0;
-    for (size_t r = 0; r < state->running_count; r++)
+    for (size_t r = 0; r < state->running_count; r++) {
         if (state->running[r].end_ns > now)
             state->running[kept++] = state->running[r];
+        else
+            state->running_kernels -= is_kernel(state->running[r].category);
+    }
     state->running_count = kept;
 }
 
@@ -1800,6 +1947,8 @@ static size_t start_eligible(struct run_state *state, int64_t now)
     size_t started = 0;
     refresh_gates(state, now);
     size_t previous = heads_to_look_at(state, now);
+    if (previous == 0 && state->held_count == 0)
+        return 0; /* nothing to start: an end or a tail that no head waited for */
     /* The running ops only grow at `now` (a start appends one): the occupancy of the next pass is
      * this one's plus the op started, summed in the same order as measure_occupancy would. */
     struct occupancy occupancy;
@@ -1814,12 +1963,30 @@ static size_t start_eligible(struct run_state *state, int64_t now)
         for (size_t r = 0; started > 0 && r < state->refreshed_count; r++)
             consider(state, state->refreshed[r], now, &pass);
         if (held_before > 0 && held_may_start(state, &pass.occupancy)) {
-            state->held_smallest_share = 2.0;
-            state->held_copies = 0;
+            /* prefer's choice among the held: a held head is never urgent (the priority fix holds
+             * no NCCL kernel back), so only one recorded before the best so far can win, and only
+             * its resources need a look. The heads this pass held fail again under the same
+             * occupancy. What the held ask for (note_held) is measured again only when none may
+             * start, where a tighter bound spares the next looks: until then the old one, taken
+             * over more heads, still bounds it. */
+            int best_urgent = pass.best >= 0 && (state->fixes & FIX_BIT(ANALYSIS_FIX_PRIORITY)) &&
+                              pass.best_head->category == ANALYSIS_COMMUNICATION;
+            size_t best = pass.best >= 0 ? (size_t)pass.best : SIZE_MAX;
+            const struct head *best_held = NULL;
             for (size_t h = 0; h < state->held_count; h++) {
-                note_held(state, &state->held[h]);
-                if (h < held_before && resources_free(state, &state->held[h], &pass.occupancy))
-                    prefer(state, &state->held[h], &pass);
+                const struct head *held = &state->held[h];
+                if (!best_urgent && held->op < best && resources_free(state, held, &pass.occupancy)) {
+                    best = held->op;
+                    best_held = held;
+                }
+            }
+            if (best_held) {
+                prefer(state, best_held, &pass);
+            } else {
+                state->held_smallest_share = 2.0;
+                state->held_copies = 0;
+                for (size_t h = 0; h < state->held_count; h++)
+                    note_held(state, &state->held[h]);
             }
         }
         if (pass.best < 0)
@@ -1875,6 +2042,10 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes, struct r
         scratch_take(scratch, SCRATCH_NEXT_CANDIDATES, streams * sizeof *state.next_candidates);
     state.in_watch = scratch_zeroed(scratch, SCRATCH_IN_WATCH, streams * sizeof *state.in_watch);
     state.blocker = scratch_take(scratch, SCRATCH_BLOCKER, streams * sizeof *state.blocker);
+    state.waiters = scratch_take(scratch, SCRATCH_WAITERS, n * sizeof *state.waiters);
+    state.wait_next = scratch_take(scratch, SCRATCH_WAIT_NEXT, streams * sizeof *state.wait_next);
+    state.wait_previous = scratch_take(scratch, SCRATCH_WAIT_PREVIOUS, streams * sizeof *state.wait_previous);
+    state.waiting = scratch_zeroed(scratch, SCRATCH_WAITING, streams * sizeof *state.waiting);
     state.seen = scratch_zeroed(scratch, SCRATCH_SEEN, streams * sizeof *state.seen);
     state.gate_kind = scratch_zeroed(scratch, SCRATCH_GATE_KIND,
                                      (replay->stream_count + 1) * sizeof *state.gate_kind); /* GATE_STALE */
@@ -1883,10 +2054,13 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes, struct r
     if (!state.ready || !state.duration || !state.start || !state.end || !state.tail || !state.running ||
         !state.head || !state.gate || !state.gate_kind || !state.heads || !state.held_flag || !state.watch ||
         !state.refreshed || !state.candidates || !state.next_candidates || !state.in_watch || !state.seen ||
-        !state.blocker || !state.held || !state.held_place || !state.listed || prepare_inputs(&state) != 0)
+        !state.blocker || !state.held || !state.held_place || !state.listed || !state.waiters ||
+        !state.wait_next || !state.wait_previous || !state.waiting || prepare_inputs(&state) != 0)
         goto done;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         state.start[i] = state.end[i] = UNSET;
+        state.waiters[i] = -1;
+    }
     for (size_t s = 0; s < replay->stream_count; s++) {
         state.head[s] = replay->stream_first[s];
         state.watch[state.watch_count++] = s; /* every gate is still to compute */
@@ -1924,11 +2098,7 @@ static int64_t replay_span(const struct replay *replay, unsigned fixes, struct r
             remaining--;
             continue;
         }
-        int kernels = 0;
-        for (size_t r = 0; r < state.running_count && kernels < 2; r++)
-            kernels += state.running[r].category == ANALYSIS_COMPUTE ||
-                       state.running[r].category == ANALYSIS_COMMUNICATION;
-        if (kernels >= 2)
+        if (state.running_kernels >= 2)
             *together += next - now;
         now = next;
     }
@@ -1962,6 +2132,9 @@ static void replay_free(struct replay *replay)
     free(replay->stream_legacy);
     free(replay->launch_order);
     free(replay->call_order);
+    free(replay->op_removed_at);
+    free(replay->call_start_removed_at);
+    free(replay->call_end_removed_at);
 }
 
 /* --- the pipelined fix: one stream's event-ordered work on two streams ---
@@ -2087,6 +2260,10 @@ static int split_streams(sqlite3 *db, const struct replay *replay, int64_t proce
                                  .calls = replay->calls,
                                  .call_count = replay->call_count,
                                  .call_order = replay->call_order,
+                                 /* the same ops at the same places: the same launches */
+                                 .op_removed_at = replay->op_removed_at,
+                                 .call_start_removed_at = replay->call_start_removed_at,
+                                 .call_end_removed_at = replay->call_end_removed_at,
                                  .host_work = replay->host_work,
                                  .host_work_count = replay->host_work_count};
         memcpy(split->pinned_bytes_per_s, replay->pinned_bytes_per_s, sizeof split->pinned_bytes_per_s);
@@ -2317,29 +2494,6 @@ static void fill_nominal_speeds(struct replay *replay, const struct device_state
                 nominal_pinned_bytes_per_s(device->limits.compute_capability_major);
 }
 
-/* A call's place in call_order: thread and end as unsigned keys in the signed values' order. */
-struct call_key {
-    uint64_t thread, end;
-    size_t call;
-};
-
-/* One stable counting pass of a radix sort on byte `shift / 8` of the thread (of_thread) or the
- * end. Returns 0 when every key has the same byte there (nothing moved), 1 when sorted into to. */
-static int radix_pass(const struct call_key *from, struct call_key *to, size_t n, int of_thread, int shift)
-{
-    size_t count[257] = {0};
-    for (size_t i = 0; i < n; i++)
-        count[(((of_thread ? from[i].thread : from[i].end) >> shift) & 0xff) + 1]++;
-    for (int b = 1; b <= 256; b++)
-        if (count[b] == n)
-            return 0;
-    for (int b = 1; b <= 256; b++)
-        count[b] += count[b - 1];
-    for (size_t i = 0; i < n; i++)
-        to[count[((of_thread ? from[i].thread : from[i].end) >> shift) & 0xff]++] = from[i];
-    return 1;
-}
-
 /* Fills call_order: the calls by (thread, end), as by_thread_end orders removals (ties in any
  * order: a removal's prefix sum is read at the last of its ties). A radix sort, end bytes then
  * thread bytes, each pass stable: a comparison sort of a host-bound trace's calls was a tenth of the
@@ -2347,28 +2501,61 @@ static int radix_pass(const struct call_key *from, struct call_key *to, size_t n
 static int order_calls(struct replay *replay)
 {
     size_t n = replay->call_count;
-    struct call_key *keys = malloc((n ? n : 1) * sizeof *keys), *spare = malloc((n ? n : 1) * sizeof *spare);
+    struct radix_key *keys = malloc((n ? n : 1) * sizeof *keys), *spare = malloc((n ? n : 1) * sizeof *spare);
     replay->call_order = malloc((n ? n : 1) * sizeof *replay->call_order);
     if (!keys || !spare || !replay->call_order) {
         free(keys);
         free(spare);
         return WHATIF_OUT_OF_MEMORY;
     }
-    const uint64_t sign = UINT64_C(1) << 63;
     for (size_t c = 0; c < n; c++)
-        keys[c] = (struct call_key){(uint64_t)replay->calls[c].thread_id ^ sign,
-                                    (uint64_t)replay->calls[c].end_ns ^ sign, c};
-    for (int pass = 0; pass < 16; pass++) {
-        if (radix_pass(keys, spare, n, pass >= 8, (pass % 8) * 8)) {
-            struct call_key *swap = keys;
-            keys = spare;
-            spare = swap;
-        }
-    }
+        keys[c] =
+            (struct radix_key){radix_of(replay->calls[c].thread_id), radix_of(replay->calls[c].end_ns), c};
+    const struct radix_key *sorted = radix_sort(keys, spare, n, 16);
     for (size_t c = 0; c < n; c++)
-        replay->call_order[c] = keys[c].call;
+        replay->call_order[c] = sorted[c].index;
     free(keys);
     free(spare);
+    return 0;
+}
+
+/* 1 + the place in call_order of the last call of thread_id that ended by `at` (call_order's
+ * (thread, end) order: ties are read at the last of them), 0 when the thread has none. */
+static size_t removed_place(const struct replay *replay, int64_t thread_id, int64_t at)
+{
+    size_t low = 0, high = replay->call_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        const struct host_call *call = &replay->calls[replay->call_order[middle]];
+        if (call->thread_id < thread_id || (call->thread_id == thread_id && call->end_ns <= at))
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low > 0 && replay->calls[replay->call_order[low - 1]].thread_id == thread_id ? low : 0;
+}
+
+/* Fills op_removed_at, call_start_removed_at and call_end_removed_at (struct replay). Returns 0 or
+ * WHATIF_OUT_OF_MEMORY. */
+static int host_positions(struct replay *replay)
+{
+    size_t n = replay->op_count, calls = replay->call_count;
+    replay->op_removed_at = malloc((n ? n : 1) * sizeof *replay->op_removed_at);
+    replay->call_start_removed_at = malloc((calls ? calls : 1) * sizeof *replay->call_start_removed_at);
+    replay->call_end_removed_at = malloc((calls ? calls : 1) * sizeof *replay->call_end_removed_at);
+    if (!replay->op_removed_at || !replay->call_start_removed_at || !replay->call_end_removed_at)
+        return WHATIF_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++) {
+        const struct replay_op *op = &replay->ops[i];
+        replay->op_removed_at[i] =
+            op->launch_ns == STORE_NULL ? 0 : removed_place(replay, op->thread_id, op->launch_ns);
+    }
+    for (size_t c = 0; c < calls; c++) {
+        const struct host_call *call = &replay->calls[c];
+        int sync = (call->kind & CALL_SYNC) != 0; /* the only calls a replay keeps as syncs */
+        replay->call_start_removed_at[c] = sync ? removed_place(replay, call->thread_id, call->start_ns) : 0;
+        replay->call_end_removed_at[c] = sync ? removed_place(replay, call->thread_id, call->end_ns) : 0;
+    }
     return 0;
 }
 
@@ -2396,6 +2583,9 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
         if (status == 0) {
             index_edges(&replay);
             fill_nominal_speeds(&replay, device);
+            status = host_positions(&replay); /* after the last change of a call's kind */
+        }
+        if (status == 0) {
             struct replay split = {0};
             int has_split = 0;
             if ((double)replay.op_count * (double)(replay.stream_count + 1) <= WHATIF_MAX_WORK) {
@@ -2410,6 +2600,7 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
             }
             split.calls = NULL; /* replay's */
             split.call_order = NULL;
+            split.op_removed_at = split.call_start_removed_at = split.call_end_removed_at = NULL;
             replay_free(&split);
         }
     }
