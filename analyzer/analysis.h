@@ -94,11 +94,18 @@ struct analysis_what_if {
     const char *assumptions;     /* static text: what the model assumed for this fix */
     int64_t newly_together_ns;   /* kernels the fix puts side by side, at their alone speed, summed over
                                     devices (analysis_device.fix_together_ns): an upper bound where large */
+    int64_t host_work_ns;        /* of the saving, what the host-work fix alone saves on the devices it
+                                    is part of: an upper bound where large (analysis_what_if_upper_bound) */
 };
 
-/* 1 when a prediction rests on kernels newly side by side for long enough, at least a tenth of the
- * saving and 50 us, that contention between them (not modelled) may take much of it: the report
- * says "up to" (the pipelined GEMMs of pipeline_serial ran 30% slower side by side). */
+/* Why a prediction is an upper bound: it rests on kernels newly side by side for long enough, at
+ * least a tenth of the saving and 50 us, that contention between them (not modelled) may take much
+ * of it (the pipelined GEMMs of pipeline_serial ran 30% slower side by side); or, as long, on the
+ * host-work fix, which removes all the host's own work that kept the GPU idle, the loop's own Python
+ * with the loading (8 DataLoader workers saved a starved loader 1.02 s of the 1.35 s removed: the
+ * rest was the loop's). The report then says "up to". */
+enum analysis_bound { ANALYSIS_BOUND_NONE = 0, ANALYSIS_BOUND_SIDE_BY_SIDE, ANALYSIS_BOUND_ALL_HOST_WORK };
+enum analysis_bound analysis_what_if_bound(const struct analysis_what_if *item);
 int analysis_what_if_upper_bound(const struct analysis_what_if *item);
 
 /* What a prediction stands on: its cause's tag, or "all", "same-stream-events", "arrival-skew",
@@ -179,6 +186,9 @@ struct analysis_device {
     int64_t overlap_net_ns;          /* saved - cost: what overlapping really gave */
     int64_t overlap_untwinned_count; /* overlapped compute kernels with no alone run to compare */
 };
+
+/* The host-work fix's saving on device when fix is it or "all", which includes it; else 0. */
+int64_t analysis_device_host_work_ns(const struct analysis_device *device, enum analysis_fix fix);
 
 /* Overlap of two streams of one device. */
 struct analysis_stream_pair {

@@ -2609,10 +2609,32 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     return status == WHATIF_OUT_OF_MEMORY ? error_set(err, "out of memory") : 0;
 }
 
+/* A part of a saving this large makes it an upper bound (analysis_what_if_bound). */
+static int large_part(int64_t part, int64_t saving)
+{
+    return saving > 0 && part >= 50000 && part * 10 >= saving;
+}
+
+enum analysis_bound analysis_what_if_bound(const struct analysis_what_if *item)
+{
+    if (large_part(item->newly_together_ns, item->predicted_saving_ns))
+        return ANALYSIS_BOUND_SIDE_BY_SIDE;
+    if (large_part(item->host_work_ns, item->predicted_saving_ns))
+        return ANALYSIS_BOUND_ALL_HOST_WORK;
+    return ANALYSIS_BOUND_NONE;
+}
+
 int analysis_what_if_upper_bound(const struct analysis_what_if *item)
 {
-    return item->predicted_saving_ns > 0 && item->newly_together_ns >= 50000 &&
-           item->newly_together_ns * 10 >= item->predicted_saving_ns;
+    return analysis_what_if_bound(item) != ANALYSIS_BOUND_NONE;
+}
+
+int64_t analysis_device_host_work_ns(const struct analysis_device *device, enum analysis_fix fix)
+{
+    int in_it = fix == ANALYSIS_FIX_HOST_WORK || fix == ANALYSIS_FIX_ALL;
+    return in_it && (device->fixes_modelled & FIX_BIT(ANALYSIS_FIX_HOST_WORK))
+               ? device->fix_saving_ns[ANALYSIS_FIX_HOST_WORK]
+               : 0;
 }
 
 const char *analysis_what_if_basis(const struct analysis_what_if *item)
@@ -2698,6 +2720,7 @@ void whatif_collect(struct analysis_result *result)
         for (size_t d = 0; d < result->device_count; d++) {
             item->predicted_saving_ns += result->devices[d].fix_saving_ns[fix];
             item->newly_together_ns += result->devices[d].fix_together_ns[fix];
+            item->host_work_ns += analysis_device_host_work_ns(&result->devices[d], (enum analysis_fix)fix);
         }
     }
     for (size_t i = 1; i < result->what_if_count; i++) /* largest first */
@@ -2717,7 +2740,9 @@ void whatif_collect(struct analysis_result *result)
                                          .cause = ANALYSIS_CAUSE_COUNT,
                                          .predicted_saving_ns = result->total_headroom_ns,
                                          .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
-        for (size_t d = 0; d < result->device_count; d++)
+        for (size_t d = 0; d < result->device_count; d++) {
             all->newly_together_ns += result->devices[d].fix_together_ns[ANALYSIS_FIX_ALL];
+            all->host_work_ns += analysis_device_host_work_ns(&result->devices[d], ANALYSIS_FIX_ALL);
+        }
     }
 }

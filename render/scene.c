@@ -994,10 +994,11 @@ static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group 
     cairo_set_dash(cr, NULL, 0, 0);
     char saving[32], label[48];
     units_format_duration(saving, sizeof saving, device->headroom_ns);
-    /* "up to" as the report says it, by the one rule, when the fixes put kernels side by side */
+    /* "up to" as the report says it, by the one rule (kernels side by side, all the host's work) */
     struct analysis_what_if all = {.fix = ANALYSIS_FIX_ALL,
                                    .predicted_saving_ns = device->headroom_ns,
-                                   .newly_together_ns = device->fix_together_ns[ANALYSIS_FIX_ALL]};
+                                   .newly_together_ns = device->fix_together_ns[ANALYSIS_FIX_ALL],
+                                   .host_work_ns = analysis_device_host_work_ns(device, ANALYSIS_FIX_ALL)};
     snprintf(label, sizeof label, "if fixed: %s-%s", analysis_what_if_upper_bound(&all) ? "up to " : "",
              saving);
     /* Left of the line when it fits there, else right of it. */

@@ -306,6 +306,7 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         cJSON_AddStringToObject(fix, "assumptions", item->assumptions);
         add_int(fix, "newly_together_ns", item->newly_together_ns);
         cJSON_AddBoolToObject(fix, "upper_bound", analysis_what_if_upper_bound(item));
+        add_int(fix, "host_work_ns", item->host_work_ns);
         cJSON_AddItemToArray(what_if, fix);
     }
     add_int(root, "wait_total_count", result->wait_total_count);

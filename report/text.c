@@ -239,12 +239,23 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
         char saving[32], share[16], gain[160], line[512];
         units_format_duration(saving, sizeof saving, item->predicted_saving_ns);
         saving_share(share, sizeof share, item->predicted_saving_ns, base);
-        if (analysis_what_if_upper_bound(item)) {
+        enum analysis_bound bound = analysis_what_if_bound(item);
+        if (bound == ANALYSIS_BOUND_SIDE_BY_SIDE) {
             char together[32];
             units_format_duration(together, sizeof together, item->newly_together_ns);
             snprintf(gain, sizeof gain,
                      "up to -%s (%s): kernels newly side by side for %s, at their alone speed", saving, share,
                      together);
+        } else if (bound == ANALYSIS_BOUND_ALL_HOST_WORK && item->host_work_ns >= item->predicted_saving_ns) {
+            snprintf(gain, sizeof gain,
+                     "up to -%s (%s): with all the host's own work gone, the loop's own between launches "
+                     "as well as any loading",
+                     saving, share);
+        } else if (bound == ANALYSIS_BOUND_ALL_HOST_WORK) {
+            char work[32];
+            units_format_duration(work, sizeof work, item->host_work_ns);
+            snprintf(gain, sizeof gain, "up to -%s (%s): %s of it with all the host's own work gone", saving,
+                     share, work);
         } else if (item->predicted_saving_ns > 0) {
             snprintf(gain, sizeof gain, "-%s (%s)", saving, share);
         } else {

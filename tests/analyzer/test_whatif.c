@@ -153,6 +153,12 @@ static void test_idle_host_sync(int other_thread, int steps)
     const struct analysis_what_if *work = what_if(result, ANALYSIS_FIX_HOST_WORK);
     CHECK_INT(work ? work->predicted_saving_ns : -1, US(130));
     CHECK_STR(work ? analysis_what_if_basis(work) : "", "idle-host-cpu");
+    /* All the host's own work gone is the most moving it can give: an upper bound, and so is "all",
+     * of whose saving it is 130 us; removing the syncs is not. */
+    CHECK_INT(work ? (int)analysis_what_if_bound(work) : -1, ANALYSIS_BOUND_ALL_HOST_WORK);
+    const struct analysis_what_if *all = what_if(result, ANALYSIS_FIX_ALL);
+    CHECK_INT(all ? all->host_work_ns : -1, US(130));
+    CHECK_INT(all ? (int)analysis_what_if_bound(all) : -1, ANALYSIS_BOUND_ALL_HOST_WORK);
     if (!steps)
         CHECK_INT(result ? result->total_headroom_ns : -1, US(150));
     /* One stream: no kernel ever runs beside another, the saving is no upper bound. */

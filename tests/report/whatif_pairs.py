@@ -66,6 +66,13 @@ KNOWN = {
     # so the only fix the replay can make, every dependency dropped, overshoots.
     "ddp_no_overlap": "the bucket-level dependencies of the fix are not in the unfixed trace; "
                       "remove-dependency drops them all",
+    # All the host's own work that kept the GPU idle goes in the fix (an upper bound, "up to"): the
+    # loop's own Python between launches (at least 50 us outside CUDA calls) as well as the loading.
+    # DataLoader workers move the loading alone: the workers twin still spends 0.35-0.44 s of its
+    # 0.43-0.53 s loop in such host work (H100, three loader shapes), about the prediction's excess
+    # (1.35 s predicted, 1.02 s measured).
+    "torch_loader_inline": "workers move the loading, not the loop's own host work between launches, "
+                           "which the fix's bound also removes (the workers twin's own host-cpu time)",
     # The replay is per device: with the priority each rank's NCCL kernels start sooner, so the
     # other rank waits less at the collectives (the unfixed trace's steps alternate 11.26 and
     # 11.32-11.35 ms, the slow ones with arrival skew; the fixed one's all 11.27). A change of one
