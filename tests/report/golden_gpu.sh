@@ -252,6 +252,16 @@ if pending torch_starved_loader 'tests/gpu/workloads.sh: torch/starved_loader.py
         's["idle_host_cpu_ms"] + s["idle_step_boundary_ms"] >= 0.7 * s["idle_ms"] and s["busy_ratio"] < 0.5'
 fi
 
+# The host-work fix's pair (tests/report/whatif_pairs.py): the whole run's idle is the interpreter's
+# start-up and the loader's CPU work, host-cpu, and the fix that removes it says it is an upper bound.
+host_work_bound='idle_top()[0] == "host-cpu" and any(w["fix"] == "hide-host-work" and w["upper_bound"] and w["host_work_ns"] == w["predicted_saving_ns"] > 0 for w in r["what_if"])'
+if pending torch_loader_inline 'whatif_pairs.sh: torch/starved_loader.py --load-ms 8 --batch 8'; then
+    verdict torch_loader_inline 'a loader working in the training loop' "$host_work_bound"' and s["idle_host_cpu_ms"] >= 0.9 * s["idle_ms"]'
+fi
+if pending torch_loader_workers 'whatif_pairs.sh: torch/starved_loader.py --load-ms 8 --batch 8 --workers 8'; then
+    verdict torch_loader_workers 'the loader in 8 workers: the loop still host-bound' "$host_work_bound"
+fi
+
 # --- real PyTorch training loops (workloads/torch/train_modes.py, tests/gpu/torch_jobs.sh; H100) ---
 # 60 steps each, after 5 untimed ones (compilation and set-up: most of each run's idle, outside
 # every step). What each step's idle is made of is the verdict.
