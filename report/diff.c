@@ -32,13 +32,20 @@ static void format_change(char *buffer, size_t size, int64_t nanoseconds)
     snprintf(buffer, size, "%s%s", nanoseconds > 0 ? "+" : "", text);
 }
 
-/* A fix's predicted saving in result, -1 when it predicts nothing for it. */
-static int64_t predicted(const struct analysis_result *result, int fix)
+/* A fix's prediction in result, NULL when it predicts nothing for it. */
+static const struct analysis_what_if *prediction(const struct analysis_result *result, int fix)
 {
     for (size_t i = 0; i < result->what_if_count; i++)
         if ((int)result->what_if[i].fix == fix)
-            return result->what_if[i].predicted_saving_ns;
-    return -1;
+            return &result->what_if[i];
+    return NULL;
+}
+
+/* A fix's predicted saving in result, -1 when it predicts nothing for it. */
+static int64_t predicted(const struct analysis_result *result, int fix)
+{
+    const struct analysis_what_if *item = prediction(result, fix);
+    return item ? item->predicted_saving_ns : -1;
 }
 
 static int64_t total_span(const struct analysis_result *result)
@@ -49,14 +56,18 @@ static int64_t total_span(const struct analysis_result *result)
     return span;
 }
 
-/* A fix's prediction in result as the change of the span ("-14.5 ms"), "-" when it has none. */
+/* A fix's prediction in result as the change of the span ("-14.5 ms", "up to -1.35 s" as the report
+ * says it), "-" when it has none. */
 static void prediction_text(char *buffer, size_t size, const struct analysis_result *result, int fix)
 {
-    int64_t saving = predicted(result, fix);
-    if (saving >= 0)
-        format_change(buffer, size, -saving);
-    else
+    const struct analysis_what_if *item = prediction(result, fix);
+    char change[32];
+    if (!item) {
         snprintf(buffer, size, "-");
+        return;
+    }
+    format_change(change, sizeof change, -item->predicted_saving_ns);
+    snprintf(buffer, size, "%s%s", analysis_what_if_upper_bound(item) ? "up to " : "", change);
 }
 
 /* The what-if predictions of A and B, and the span change measured from A to B: when B is A with
@@ -76,6 +87,10 @@ static void text_predictions(FILE *out, const struct analysis_result *a, const s
             continue;
         int length = (int)strlen(analysis_fix_title((enum analysis_fix)fix));
         title_width = length > title_width ? length : title_width;
+        prediction_text(pa, sizeof pa, a, fix); /* "up to -1.346 s" is wider than the title */
+        prediction_text(pb, sizeof pb, b, fix);
+        a_width = (int)strlen(pa) > a_width ? (int)strlen(pa) : a_width;
+        b_width = (int)strlen(pb) > b_width ? (int)strlen(pb) : b_width;
     }
     if (title_width > width - 2 - (2 + a_width) - (2 + b_width))
         title_width = width - 2 - (2 + a_width) - (2 + b_width);
@@ -239,6 +254,11 @@ static cJSON *json_diff(const struct analysis_result *a, const struct analysis_r
                               x >= 0 ? cJSON_CreateNumber((double)x) : cJSON_CreateNull());
         cJSON_AddItemToObject(item, "b_predicted_saving_ns",
                               y >= 0 ? cJSON_CreateNumber((double)y) : cJSON_CreateNull());
+        const struct analysis_what_if *pa = prediction(a, fix), *pb = prediction(b, fix);
+        cJSON_AddItemToObject(item, "a_upper_bound",
+                              pa ? cJSON_CreateBool(analysis_what_if_upper_bound(pa)) : cJSON_CreateNull());
+        cJSON_AddItemToObject(item, "b_upper_bound",
+                              pb ? cJSON_CreateBool(analysis_what_if_upper_bound(pb)) : cJSON_CreateNull());
         cJSON_AddItemToArray(what_if, item);
     }
     return root;
