@@ -459,6 +459,16 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
 /* The device's selected operations, as the walk kept them, at most WHATIF_MAX_OPS. */
 static int load_ops(struct replay *replay, kernel_names *names, const struct device_state *device)
 {
+    /* Their number is known: an array grown by doubling touched up to twice the memory (a page
+     * fault per page first touched). */
+    size_t count = device->selected_op_count < WHATIF_MAX_OPS ? device->selected_op_count : WHATIF_MAX_OPS;
+    if (count > replay->op_capacity) {
+        struct replay_op *ops = realloc(replay->ops, count * sizeof *ops);
+        if (!ops)
+            return WHATIF_OUT_OF_MEMORY;
+        replay->ops = ops;
+        replay->op_capacity = count;
+    }
     for (size_t i = 0; i < device->selected_op_count && replay->op_count < WHATIF_MAX_OPS; i++)
         if (add_op(replay, device, names, &device->selected_ops[i]) != 0)
             return WHATIF_OUT_OF_MEMORY;
@@ -1227,6 +1237,11 @@ struct running_op {
     int64_t end_ns, tail_ns;
 };
 
+/* The moments' heaps are 4-ary: half as deep, for a few more comparisons per level on one or two
+ * cache lines. Only their least time is ever read (next_event: the least one that still counts;
+ * heads_to_look_at: all by `now`), so ties may come out in any order. */
+#define HEAP_ARITY 4
+
 static int push_moment(struct moments *heap, struct moment moment)
 {
     if (heap->count == heap->capacity) {
@@ -1238,9 +1253,9 @@ static int push_moment(struct moments *heap, struct moment moment)
         heap->capacity = capacity;
     }
     size_t child = heap->count++;
-    while (child > 0 && heap->items[(child - 1) / 2].at > moment.at) {
-        heap->items[child] = heap->items[(child - 1) / 2];
-        child = (child - 1) / 2;
+    while (child > 0 && heap->items[(child - 1) / HEAP_ARITY].at > moment.at) {
+        heap->items[child] = heap->items[(child - 1) / HEAP_ARITY];
+        child = (child - 1) / HEAP_ARITY;
     }
     heap->items[child] = moment;
     return 0;
@@ -1251,11 +1266,12 @@ static void pop_moment(struct moments *heap)
     struct moment last = heap->items[--heap->count];
     size_t parent = 0, count = heap->count;
     for (;;) {
-        size_t child = 2 * parent + 1;
-        if (child >= count)
+        size_t first = HEAP_ARITY * parent + 1, child = first;
+        if (first >= count)
             break;
-        if (child + 1 < count && heap->items[child + 1].at < heap->items[child].at)
-            child++;
+        for (size_t other = first + 1; other < first + HEAP_ARITY && other < count; other++)
+            if (heap->items[other].at < heap->items[child].at)
+                child = other;
         if (heap->items[child].at >= last.at)
             break;
         heap->items[parent] = heap->items[child];
