@@ -5,6 +5,7 @@
 
 #include "accountant.h"
 #include "thread_calls.h"
+#include "thread_names.h"
 
 /* Figures a cause's evidence is written from, summed over its stretches. */
 struct evidence_figures {
@@ -125,12 +126,8 @@ struct accountant {
     size_t source_count;
     int64_t sources_process;
     int sources_held;
-    /* The names of thread_names_process's threads (the threads table, where the trace has one):
-     * a blocking call whose source is an anonymous native frame is named with its thread. */
-    int has_thread_names;
-    struct thread_name *thread_names;
-    size_t thread_name_count;
-    int64_t thread_names_process;
+    /* A blocking call whose source is an anonymous native frame is named with its thread. */
+    struct thread_names thread_names;
     struct accounting_interval *intervals;
     size_t interval_count, interval_capacity;
     struct accounting_instance *instances; /* handed to the result */
@@ -165,11 +162,6 @@ int accountant_add_figures(accountant *acc, enum accounting_cause cause, const c
 /* idle.c: attributes the idle gap [gap_start, gap_end) that `next` ended. Returns 0 or -1. */
 int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap_start_ns, int64_t gap_end_ns,
                        const struct model_op *next, error_info *err);
-/* A thread's name as the trace's threads table gives it. */
-struct thread_name {
-    int64_t thread_id;
-    char name[32];
-};
 
 /* Fills source with the place in the program of the API call (process, correlation), "" if unknown;
  * a native frame without a function ("libtorch_cuda.so+0xd44816") gets the name of thread_id

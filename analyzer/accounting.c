@@ -210,8 +210,7 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
     acc->step_count = step_count;
     acc->known_process = INT64_MIN;
     acc->has_call_sources = store_db_has_table(db, "call_sources");
-    acc->has_thread_names = store_db_has_table(db, "threads");
-    acc->thread_names_process = INT64_MIN;
+    thread_names_open(&acc->thread_names, db);
     static const struct {
         size_t offset;
         const char *sql;
@@ -273,7 +272,7 @@ void accountant_free(accountant *acc)
         sqlite3_finalize(queries[i]);
     thread_calls_free(acc->threads);
     free(acc->sources);
-    free(acc->thread_names);
+    thread_names_close(&acc->thread_names);
     for (size_t i = 0; i < acc->book_count; i++)
         books_free(&acc->books[i]);
     free(acc->books);

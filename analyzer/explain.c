@@ -5,6 +5,7 @@
  * limits) only removes the rules that need it. The causes' names and what to do about each are
  * the table `cause_texts`. */
 #include "explain.h"
+#include "thread_names.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -54,6 +55,8 @@ struct explainer {
      * will be kept (most waits of a long trace are not, and their text was a tenth of the
      * analysis). */
     int describing;
+    struct thread_names threads; /* the launching threads' names, for the evidence */
+    char thread_text[64];        /* thread_label's */
     int64_t total_waits;
     struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT];
 };
@@ -152,6 +155,7 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
     }
     explain->db = db;
     explain->names = names;
+    thread_names_open(&explain->threads, db);
     explain->max_waits = max_waits;
     explain->kept = calloc(max_waits ? max_waits : 1, sizeof *explain->kept);
     struct {
@@ -194,10 +198,23 @@ void explainer_free(explainer *explain)
     sqlite3_finalize(explain->communicator_query);
     sqlite3_finalize(explain->any_stream_wait_query);
     free(explain->kept);
+    thread_names_close(&explain->threads);
     free(explain);
 }
 
 /* --- small helpers --- */
+
+/* "thread 1082 (python3)", or "thread 1082" where the trace names no thread: the thread that
+ * launched the waiting op, as the evidence names it (formatted only for a wait being described). */
+static const char *thread_label(explainer *explain, const struct wait_case *item)
+{
+    if (!explain->describing)
+        return "";
+    const char *name = thread_names_find(&explain->threads, item->device->process_id, item->launch.thread_id);
+    snprintf(explain->thread_text, sizeof explain->thread_text, "thread %" PRId64 "%s%s%s",
+             item->launch.thread_id, name ? " (" : "", name ? name : "", name ? ")" : "");
+    return explain->thread_text;
+}
 
 static int64_t max64(int64_t a, int64_t b)
 {
@@ -487,9 +504,9 @@ static int rule_late_pageable_copy(explainer *explain, struct wait_case *item)
     held_for(item, held, waited, sizeof waited);
     op_name(explain, item->waiting, name, sizeof name);
     describe(item,
-             "thread %" PRId64 " was in %s (%s %s from/to pageable memory, staged synchronously) for %s;"
+             "%s was in %s (%s %s from/to pageable memory, staged synchronously) for %s;"
              " %s %s on stream %" PRId64 " was launched when it returned",
-             item->launch.thread_id, held->call_name, store_copy_kind_name(copy.copy_kind),
+             thread_label(explain, item), held->call_name, store_copy_kind_name(copy.copy_kind),
              units_format_bytes(bytes, sizeof bytes, copy.bytes), waited, op_kind_word(item->waiting), name,
              item->waiting->stream_id);
     return 1;
@@ -520,9 +537,8 @@ static int rule_late_host_sync(explainer *explain, struct wait_case *item)
     op_name(explain, item->blocking, other, sizeof other);
     launch_timing(item, when, sizeof when);
     describe(item,
-             "thread %" PRId64 " was blocked in %s for %s; %s for %s on stream %" PRId64
-             " %s %s on stream %" PRId64 " ended",
-             item->launch.thread_id, held->call_name, waited, item->launch.name, name,
+             "%s was blocked in %s for %s; %s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended",
+             thread_label(explain, item), held->call_name, waited, item->launch.name, name,
              item->waiting->stream_id, when, other, item->blocking->stream_id);
     return 1;
 }
@@ -549,17 +565,17 @@ static int rule_late_launch(explainer *explain, struct wait_case *item)
     int64_t outside_ns = activity->window_ns - activity->cuda_ns;
     if (activity->has_call && activity->cuda_ns * 2 >= activity->window_ns)
         describe(item,
-                 "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; thread %" PRId64
+                 "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; %s"
                  " spent %s of the %s before it in CUDA calls (longest: %s)",
                  item->launch.name, name, waiting->stream_id, when, other, blocking->stream_id,
-                 item->launch.thread_id, duration(waited, sizeof waited, activity->cuda_ns),
+                 thread_label(explain, item), duration(waited, sizeof waited, activity->cuda_ns),
                  duration(idle, sizeof idle, activity->window_ns), activity->call_name);
     else
         describe(item,
-                 "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; thread %" PRId64
+                 "%s for %s on stream %" PRId64 " %s %s on stream %" PRId64 " ended; %s"
                  " made no CUDA call for %s of the %s before it (CPU or interpreter time)",
                  item->launch.name, name, waiting->stream_id, when, other, blocking->stream_id,
-                 item->launch.thread_id, duration(waited, sizeof waited, outside_ns),
+                 thread_label(explain, item), duration(waited, sizeof waited, outside_ns),
                  duration(idle, sizeof idle, activity->window_ns));
     return 1;
 }
@@ -1003,12 +1019,13 @@ static int rule_held_pageable_copy(explainer *explain, struct wait_case *item)
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     describe(item,
-             "thread %" PRId64 " was in %s for %s: it issued copy %s on stream %" PRId64 " from pageable host"
+             "%s was in %s for %s: it issued copy %s on stream %" PRId64 " from pageable host"
              " memory and staged it synchronously; %s for %s was called %s after it returned (enqueued before"
              " the copy, %s could have run beside it)",
-             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns),
-             other, item->blocking->stream_id, item->launch.name, name,
-             duration(after, sizeof after, item->launch.start_ns - call->end_ns), name);
+             thread_label(explain, item), call->name,
+             duration(held, sizeof held, call->end_ns - call->start_ns), other, item->blocking->stream_id,
+             item->launch.name, name, duration(after, sizeof after, item->launch.start_ns - call->end_ns),
+             name);
     return 1;
 }
 
@@ -1019,12 +1036,12 @@ static int rule_held_host_sync(explainer *explain, struct wait_case *item)
     op_name(explain, item->waiting, name, sizeof name);
     op_name(explain, item->blocking, other, sizeof other);
     describe(item,
-             "thread %" PRId64 " was blocked in %s for %s until %s on stream %" PRId64
-             " ended; stream %" PRId64
+             "%s was blocked in %s for %s until %s on stream %" PRId64 " ended; stream %" PRId64
              " sat idle meanwhile and %s for %s was called %s after the call returned (enqueued before"
              " it, %s could have run beside %s)",
-             item->launch.thread_id, call->name, duration(held, sizeof held, call->end_ns - call->start_ns),
-             other, item->blocking->stream_id, item->waiting->stream_id, item->launch.name, name,
+             thread_label(explain, item), call->name,
+             duration(held, sizeof held, call->end_ns - call->start_ns), other, item->blocking->stream_id,
+             item->waiting->stream_id, item->launch.name, name,
              duration(after, sizeof after, item->launch.start_ns - call->end_ns), name,
              second_name(beside, sizeof beside, name, other, item->blocking->stream_id));
     return 1;

@@ -75,51 +75,6 @@ static const char *held_source(accountant *acc, int64_t correlation_id)
     return NULL;
 }
 
-static int by_thread_id(const void *a, const void *b)
-{
-    const struct thread_name *x = a, *y = b;
-    return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
-}
-
-/* The name of thread_id of process_id, NULL when the trace names none: the process's names are read
- * once, when it is first asked about. */
-static const char *thread_name(accountant *acc, int64_t process_id, int64_t thread_id)
-{
-    if (!acc->has_thread_names || thread_id == STORE_NULL)
-        return NULL;
-    if (acc->thread_names_process != process_id) {
-        acc->thread_names_process = process_id;
-        acc->thread_name_count = 0;
-        sqlite3_stmt *query = NULL;
-        if (sqlite3_prepare_v2(acc->db,
-                               "SELECT t.thread_id, s.value FROM threads t JOIN strings s ON s.id = t.name_id"
-                               " WHERE t.process_id = ?1 ORDER BY t.thread_id LIMIT 4096",
-                               -1, &query, NULL) != SQLITE_OK)
-            return NULL;
-        sqlite3_bind_int64(query, 1, process_id);
-        size_t capacity = 0;
-        while (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 1)) {
-            if (acc->thread_name_count == capacity) {
-                capacity = capacity ? capacity * 2 : 16;
-                struct thread_name *grown = realloc(acc->thread_names, capacity * sizeof *grown);
-                if (!grown)
-                    break;
-                acc->thread_names = grown;
-            }
-            struct thread_name *named = &acc->thread_names[acc->thread_name_count++];
-            named->thread_id = sqlite3_column_int64(query, 0);
-            copy_text(named->name, sizeof named->name, (const char *)sqlite3_column_text(query, 1));
-        }
-        sqlite3_finalize(query);
-    }
-    struct thread_name key = {.thread_id = thread_id}; /* read by thread id */
-    const struct thread_name *found =
-        acc->thread_name_count
-            ? bsearch(&key, acc->thread_names, acc->thread_name_count, sizeof key, by_thread_id)
-            : NULL;
-    return found ? found->name : NULL;
-}
-
 void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, int64_t correlation_id,
                       char *source, size_t size)
 {
@@ -138,7 +93,9 @@ void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, in
             snprintf(source, size, "%s", (const char *)sqlite3_column_text(query, 0));
         sqlite3_reset(query);
     }
-    const char *name = call_source_is_anonymous(source) ? thread_name(acc, process_id, thread_id) : NULL;
+    const char *name = call_source_is_anonymous(source)
+                           ? thread_names_find(&acc->thread_names, process_id, thread_id)
+                           : NULL;
     if (name) {
         size_t length = strlen(source);
         snprintf(source + length, size - length, " on thread %s", name);
