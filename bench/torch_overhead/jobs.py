@@ -40,7 +40,7 @@ def resnet50():
     return step, 15, 60
 
 
-def mlp(compiled=False):
+def mlp(compiled=False, item=False):
     layers = []
     for _ in range(12):
         layers += [nn.Linear(256, 256), nn.ReLU()]
@@ -56,6 +56,8 @@ def mlp(compiled=False):
         loss = ((model(x) - y) ** 2).mean()
         loss.backward()
         optimizer.step()
+        if item:
+            loss.item()  # logged every step: a device-to-host read, a host sync per step
     return step, 50, 1000
 
 
@@ -64,6 +66,12 @@ def mlp_compiled():
     the driver API (cuLaunchKernel), another path through the collector's callbacks. The first run
     on a machine compiles (tens of seconds, in the warm-up); later runs read Inductor's cache."""
     return mlp(compiled=True)
+
+
+def mlp_item():
+    """The MLP above logging loss.item() every step, the commonest PyTorch loop: a host sync in
+    every step, where the collector takes the calling Python line (call sources)."""
+    return mlp(item=True)
 
 
 class Block(nn.Module):
@@ -112,7 +120,7 @@ def gpt2():
     return step, 8, 30
 
 
-JOBS = {"resnet50": resnet50, "mlp": mlp, "mlp_compiled": mlp_compiled, "gpt2": gpt2}
+JOBS = {"resnet50": resnet50, "mlp": mlp, "mlp_compiled": mlp_compiled, "mlp_item": mlp_item, "gpt2": gpt2}
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/torch_overhead: what `overlapscope record` costs real PyTorch jobs (GPU machine).
-# Each job (jobs.py: resnet50, mlp, gpt2; mlp_compiled on request) runs under each variant, interleaved round by round (the
+# Each job (jobs.py: resnet50, mlp, gpt2; mlp_compiled and mlp_item on request) runs under each variant, interleaved round by round (the
 # order rotates every round), REPEATS rounds:
 #   plain, profiler  one process times the steps plain and under torch.profiler (CPU+CUDA activities,
 #                    Chrome trace exported), alternating which goes first from round to round
@@ -13,6 +13,8 @@
 #   record-all       --api all (every API call: the old default)
 #   record-noapi     --no-api (no runtime/driver records)
 #   record-nolaunch  the launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0)
+#   record-nosources the default without call sources (OVERLAPSCOPE_CALL_SOURCES=0: no Python line
+#                    taken at blocking calls)
 #   record-discard   everything enabled, buffers released unwritten (OVERLAPSCOPE_DISCARD=1): the
 #                    writer thread's share
 #   record-kinds=LIST  record --kinds LIST (runtime/driver in LIST: the analysis API set)
@@ -61,6 +63,7 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
     record-all) timeout 300 "$os" record --api all -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-noapi) timeout 300 "$os" record --no-api -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-nosources) OVERLAPSCOPE_CALL_SOURCES=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-discard) OVERLAPSCOPE_DISCARD=1 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-probe) OVERLAPSCOPE_LAUNCH_CALLBACKS=probe timeout 300 "$os" record \
         --kinds kernel,memcpy,memset,device,context,stream -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
