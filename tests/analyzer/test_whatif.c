@@ -13,6 +13,15 @@ static char directory[] = "/tmp/overlapscope-test-whatif-XXXXXX";
 
 #define THREAD 7
 
+/* A trace of one process on one H100 (device 0): the process. */
+static int64_t h100_trace(struct builder *b, const char *name)
+{
+    CHECK_INT(builder_create(b, directory, name), 0);
+    int64_t process = add_process(b, 0);
+    add_h100(b, process, 0);
+    return process;
+}
+
 static const struct analysis_what_if *what_if(const struct analysis_result *result, enum analysis_fix fix)
 {
     for (size_t i = 0; result && i < result->what_if_count; i++)
@@ -64,9 +73,7 @@ static void test_pipeline_on_one_stream(void)
      * e0 d0 e1 d1 e2 d2 and run one after the other: span 600. With the encoder and the decoder
      * on two streams the events allow e0 | e1 d0 | e2 d1 | d2: span 400, a saving of 200 us. */
     struct builder b;
-    CHECK_INT(builder_create(&b, directory, "pipeline.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = h100_trace(&b, "pipeline.db");
     enum { READY0 = 1, READY1 = 2, FREE0 = 3, FREE1 = 4 };
     const char *names[2] = {"encoder", "decoder"};
     int64_t waited[2][2] = {{FREE0, FREE1}, {READY0, READY1}},
@@ -167,6 +174,30 @@ static void test_idle_host_sync(int other_thread, int steps)
     analysis_free(result);
 }
 
+static void test_forced_on_one_stream(void)
+{
+    /* One stream whose recorded order no replay satisfies: "late" is launched at [0, 5] and run at
+     * [50, 70], a cudaDeviceSynchronize at [6, 75] waits for it, and "early", launched after the
+     * sync at [80, 85], ran first at [10, 30]. early heads the stream but its launch time is known
+     * only once the sync returns, which needs late to start, behind early: the replay forces early
+     * at the first time it knows (late's launch, 5), and late follows when early ends (25 to 45):
+     * span 40. The event loop and the one-stream run (run_alone) both must give it. */
+    struct builder b;
+    int64_t process = h100_trace(&b, "forced.db");
+    struct store_kernel rows[2] = {kernel_row(process, 1, 50, 70, 4, 256, "late"),
+                                   kernel_row(process, 1, 10, 30, 4, 256, "early")};
+    rows[0].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 0, 5, 0);
+    add_api(&b, process, THREAD, "cudaDeviceSynchronize", 6, 75, 0);
+    rows[1].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 80, 85, 0);
+    for (int k = 0; k < 2; k++)
+        insert_kernel(&b, rows[k]);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(40));
+    analysis_free(result);
+}
+
 static void test_priority(void)
 {
     /* test_analyzer_causes' NCCL kernel behind compute: gemm_fwd (8448 blocks of 1024 threads: 32
@@ -176,9 +207,7 @@ static void test_priority(void)
      * span -55 to 3295. Given the highest priority it takes SMs at once (-45 to 155): the span
      * ends with the GEMM, 150 us sooner. */
     struct builder b;
-    CHECK_INT(builder_create(&b, directory, "priority.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = h100_trace(&b, "priority.db");
     struct store_kernel gemm = kernel_row(process, 7, 0, 3200, 8448, 1024, "gemm_fwd");
     gemm.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", -60, -55, 0);
     insert_kernel(&b, gemm);
@@ -204,9 +233,7 @@ static void test_overlap_cost(void)
      * other ranks); "lonely" ran only overlapped: no twin, counted apart. Saved: durations
      * 100 + 100 + 120 + 150 + 100 + 20 = 590 minus busy 470 = 120; net 120 - 50 = 70. */
     struct builder b;
-    CHECK_INT(builder_create(&b, directory, "cost.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = h100_trace(&b, "cost.db");
     kernel(&b, process, 1, 0, 100, 64, "gemm", 0);
     kernel(&b, process, 1, 200, 300, 64, "gemm", 0);
     kernel(&b, process, 1, 400, 520, 64, "gemm", 0);
@@ -240,6 +267,7 @@ int main(void)
     test_idle_host_sync(0, 0);
     test_idle_host_sync(1, 0);
     test_idle_host_sync(0, 1);
+    test_forced_on_one_stream();
     test_priority();
     test_overlap_cost();
     char command[600];
