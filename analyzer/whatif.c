@@ -1180,6 +1180,10 @@ struct run_state {
     const size_t *by_correlation; /* op indexes in launch order (the replay's launch_order) */
     int64_t *launched_end;        /* per position in by_correlation: latest replayed end up to it */
     size_t started_prefix;        /* ops of by_correlation started, from the first */
+    /* The least barrier of the threads' next syncs (SIZE_MAX: none left; 0 until looked at): no
+     * sync resolves while fewer ops have started, so resolving after a start costs no walk over
+     * the threads then. */
+    size_t next_barrier;
     /* Per stream, when its head's stream order, events and hardware queue let it start (gate and
      * gate_kind, head_gate): a head's check at an event is then one comparison, and a gate is
      * computed again only after a start, the one thing that can change it. */
@@ -1676,6 +1680,9 @@ static void resolve_syncs(struct run_state *state)
         int64_t end = state->end[state->by_correlation[p]];
         state->launched_end[p] = p > 0 && state->launched_end[p - 1] > end ? state->launched_end[p - 1] : end;
     }
+    if (state->started_prefix < state->next_barrier)
+        return; /* no thread's next sync has all its work started */
+    state->next_barrier = SIZE_MAX;
     for (size_t t = 0; t < state->thread_count; t++) {
         while (state->thread_next[t] < state->thread_end[t]) {
             size_t k = state->thread_next[t];
@@ -1699,6 +1706,9 @@ static void resolve_syncs(struct run_state *state)
                 }
             }
         }
+        if (state->thread_next[t] < state->thread_end[t] &&
+            state->syncs[state->thread_next[t]].barrier < state->next_barrier)
+            state->next_barrier = state->syncs[state->thread_next[t]].barrier;
     }
 }
 
