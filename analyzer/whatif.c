@@ -1386,7 +1386,7 @@ static int channel_kept(const struct run_state *state)
 /* Op i's gate: GATE_AT with *at when its ready time, its stream predecessor's end and the ends of
  * the events it waits for are all known (it may start at any time >= *at that the resources
  * allow), GATE_BLOCKED while one of them, or its hardware queue's predecessor, has not started. */
-static int head_gate(const struct run_state *state, size_t i, int64_t *at, size_t *blocker)
+static inline int head_gate(const struct run_state *state, size_t i, int64_t *at, size_t *blocker)
 {
     const struct replay_op *op = &state->replay->ops[i];
     int64_t gate = state->ready[i];
@@ -1864,7 +1864,6 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
         (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
     state->running_kernels += is_kernel(op->category);
     state->head[stream]++;
-    state->streams_left -= state->head[stream] == state->replay->stream_first[stream + 1];
     prefetch_head_after(state, stream);
     state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0;
     /* The tail changes the occupancy of a kernel with an SM share only; the time of another's (a
@@ -1873,6 +1872,7 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     if (op->sm_share > 0 && state->tail[i] != state->end[i])
         state->out_of_memory |= push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
     long next = head_op(state, stream);
+    state->streams_left -= next < 0;
     if (next >= 0 && state->ready[next] > now && state->ready[next] != INT64_MAX) /* its launch to come */
         state->out_of_memory |=
             push_moment(&state->moments, (struct moment){state->ready[next], (size_t)next, 0, 1}) != 0;
