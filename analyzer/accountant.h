@@ -28,10 +28,10 @@ int accountant_observe(accountant *acc, struct device_state *device, const struc
 /* Ends the device: result_index is its index in result->devices, or SIZE_MAX when the device
  * was dropped (nothing selected). Returns 0, or -1 with err filled. */
 int accountant_end_device(accountant *acc, struct device_state *device, size_t result_index, error_info *err);
-/* A stretch of the host's own work (host-cpu) that kept the device idle: ns on thread_id, the
- * launching thread of the operation that ended the gap, before that launch (launch_ns). */
+/* A stretch of the host's own work (host-cpu) that kept the device idle: ns, before the launch of
+ * the operation that ended the gap (launch_ns). */
 struct host_work {
-    int64_t thread_id, launch_ns, ns;
+    int64_t launch_ns, ns;
 };
 /* The idle time of the device ended last (kept, not dropped), over its whole selection: final once
  * the device ends (no other device changes it), so the what-if replay can ask for the fixes it

@@ -147,8 +147,7 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
  * also kept as the device's host work (accountant_device_idle): the what-if removes exactly that. */
 int accountant_attribute_host_work(accountant *acc, struct selection *selection, const char *label,
                                    const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
-                                   const struct evidence_figures *figures, int64_t thread_id,
-                                   int64_t launch_ns);
+                                   const struct evidence_figures *figures, int64_t launch_ns);
 struct device_books *accountant_current(accountant *acc);
 /* Adds figures to the current device's (cause, label) over its whole span, without time. Returns 0 or -1. */
 int accountant_add_figures(accountant *acc, enum accounting_cause cause, const char *label,

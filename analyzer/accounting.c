@@ -664,8 +664,7 @@ int accountant_attribute(accountant *acc, struct selection *selection, enum acco
 
 int accountant_attribute_host_work(accountant *acc, struct selection *selection, const char *label,
                                    const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
-                                   const struct evidence_figures *figures, int64_t thread_id,
-                                   int64_t launch_ns)
+                                   const struct evidence_figures *figures, int64_t launch_ns)
 {
     int64_t kept_c;
     if (attribute(acc, selection, ACCOUNTING_IDLE_HOST_CPU, label, source, start_ns, end_ns, length_c,
@@ -682,7 +681,7 @@ int accountant_attribute_host_work(accountant *acc, struct selection *selection,
         books->host_work = grown;
         books->host_work_capacity = capacity;
     }
-    books->host_work[books->host_work_count++] = (struct host_work){thread_id, launch_ns, kept_c};
+    books->host_work[books->host_work_count++] = (struct host_work){launch_ns, kept_c};
     return 0;
 }
 

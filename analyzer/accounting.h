@@ -113,9 +113,5 @@ struct accounting_straggler {
 };
 /* A skew below this is NCCL's own entry jitter, not a late rank. */
 #define ACCOUNTING_SKEW_MIN_NS 10000
-/* A stretch outside CUDA calls at least this long is the host's own work (host-cpu); shorter ones
- * are the per-launch overhead of a loop that issues work: the waits' late-launch threshold
- * (explain.h, which a user of this must include). The what-if's host-work fix removes the same. */
-#define ACCOUNTING_HOST_CPU_MIN_NS EXPLAIN_LATE_LAUNCH_GAP_NS
 
 #endif

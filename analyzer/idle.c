@@ -4,7 +4,7 @@
  * device (an event of another device or process, NCCL peers), or the trace cannot say. Otherwise
  * X came late from the host, and the gap is split along what X's launching thread did: inside a
  * blocking call (host-sync, named by the call), outside any CUDA call for a stretch of at least
- * ACCOUNTING_HOST_CPU_MIN_NS (host-cpu), and the rest (other CUDA calls, the short stretches between
+ * IDLE_HOST_CPU_MIN_NS (host-cpu), and the rest (other CUDA calls, the short stretches between
  * them, X's own launch reaching the GPU) is launch-bound, or belongs to the blocking call before it
  * when the host went straight from that call to re-filling the queue: the queue was empty because
  * the host had waited for it to drain. A stretch the thread spent in an OS runtime wait (imports of
@@ -22,6 +22,9 @@
 #include "store.h"
 #include "units.h"
 
+/* A stretch outside CUDA calls at least this long is the host's own work; shorter ones are the
+ * per-launch overhead of a loop that issues work (the late-launch threshold of the waits). */
+#define IDLE_HOST_CPU_MIN_NS EXPLAIN_LATE_LAUNCH_GAP_NS
 /* A device-to-host copy this small followed by a synchronization is a scalar readback
  * (PyTorch's .item(), a loss printed every step). */
 #define IDLE_READBACK_MAX_BYTES 65536
@@ -113,8 +116,7 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
     int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
     if (cause == ACCOUNTING_IDLE_HOST_CPU)
         return accountant_attribute_host_work(gap->acc, selection, label, source ? source : "", start_ns,
-                                              end_ns, length_c, figures, gap->thread_id,
-                                              gap->launch_start_ns);
+                                              end_ns, length_c, figures, gap->launch_start_ns);
     return accountant_attribute(gap->acc, selection, cause, label, source ? source : "", start_ns, end_ns,
                                 length_c, figures);
 }
@@ -436,7 +438,7 @@ static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_
 {
     if (end_ns <= start_ns)
         return 0;
-    if (start_ns < gap->launch_start_ns && end_ns - start_ns >= ACCOUNTING_HOST_CPU_MIN_NS) {
+    if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
         walk->after_sync = 0;
         struct evidence_figures figures = {.longest_ns = end_ns - start_ns};
         return give(gap, ACCOUNTING_IDLE_HOST_CPU, IDLE_NO_CUDA_CALL, gap->launch_source, start_ns, end_ns,
@@ -450,7 +452,7 @@ static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_
 static int os_wait(struct gap *gap, struct host_walk *walk, const struct host_call *call, int64_t start_ns,
                    int64_t end_ns)
 {
-    if (start_ns < gap->launch_start_ns && end_ns - start_ns >= ACCOUNTING_HOST_CPU_MIN_NS) {
+    if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
         walk->after_sync = 0;
         const char *what = host_wait_class_name(host_wait_classify(call->name));
         char label[128];

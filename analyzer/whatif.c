@@ -52,6 +52,18 @@ struct host_call {
     int kind; /* bit 1: synchronizing; bit 2: a launch */
 };
 
+/* The removals every thread shares (the host's own work, host_work_removals): at each launch a
+ * stretch ended before, the sum of those up to it. */
+struct shared_removal {
+    int64_t at, removed_ns;
+};
+
+static int by_removal_time(const void *a, const void *b)
+{
+    const struct shared_removal *x = a, *y = b;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
 struct replay {
     struct replay_op *ops;
     size_t op_count, op_capacity;
@@ -71,8 +83,9 @@ struct replay {
      * synchronizing call, the same for its start and its end. The same for every fix: a replay
      * reads its removed time there, not by a search per op. */
     size_t *op_removed_at, *call_start_removed_at, *call_end_removed_at;
-    const struct host_work *host_work; /* the accountant's (whatif_device's idle) */
-    size_t host_work_count;
+    /* The host-work fix's removals (host_work_removals), shared by the split replay. */
+    struct shared_removal *host_removed;
+    size_t host_removed_count;
 };
 
 /* CALL_MAY_SYNC: an allocation or free, which synchronizes the device on most drivers, not all
@@ -1105,7 +1118,6 @@ enum scratch_slot {
     SCRATCH_WAIT_NEXT,
     SCRATCH_WAIT_PREVIOUS,
     SCRATCH_WAITING,
-    SCRATCH_SHARED_REMOVALS,
     SCRATCH_COUNT
 };
 
@@ -1166,7 +1178,7 @@ struct run_state {
     /* Host time the fixes give back (prefix sums per thread), and the synchronizing calls they
      * keep: a kept sync returns when the work launched before it ends in the replay. */
     int64_t *removed; /* per place p in call_order: the thread's removed time up to p - 1 (0: none) */
-    struct shared_removal *shared; /* removed from every thread (the host's work), by time */
+    const struct shared_removal *shared; /* removed from every thread (the host's work), by time */
     size_t shared_count;
     struct sync_point *syncs;
     size_t sync_count;
@@ -1529,18 +1541,6 @@ static int64_t removed_call_ns(const struct replay *replay, const struct host_ca
     return 0;
 }
 
-/* The removals every thread shares (the host's own work, prepare_inputs): at each launch a
- * stretch ended before, the sum of those up to it. */
-struct shared_removal {
-    int64_t at, removed_ns;
-};
-
-static int by_removal_time(const void *a, const void *b)
-{
-    const struct shared_removal *x = a, *y = b;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
 /* Host time the fixes removed from a thread by `at`: its own calls' up to its place in call_order
  * (the launch's or the call's, host_positions) and everyone's by `at`. */
 static int64_t removed_at(const struct run_state *state, size_t place, int64_t at)
@@ -1746,15 +1746,12 @@ static int prepare_inputs(struct run_state *state)
     size_t n = replay->op_count;
     int *pageable_call = scratch_zeroed(state->scratch, SCRATCH_PAGEABLE_CALL,
                                         (replay->call_count + 1) * sizeof *pageable_call);
-    int hide_host_work = (state->fixes & FIX_BIT(ANALYSIS_FIX_HOST_WORK)) != 0;
-    size_t host_work = hide_host_work ? replay->host_work_count : 0;
     int64_t *removed =
         scratch_take(state->scratch, SCRATCH_REMOVALS, (replay->call_count + 1) * sizeof *removed);
     state->removed = removed;
-    state->shared = scratch_take(state->scratch, SCRATCH_SHARED_REMOVALS, host_work * sizeof *state->shared);
     state->by_correlation = replay->launch_order;
     state->launched_end = scratch_take(state->scratch, SCRATCH_LAUNCHED_END, n * sizeof *state->launched_end);
-    if (!pageable_call || !removed || !state->shared || !state->launched_end)
+    if (!pageable_call || !removed || !state->launched_end)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const struct replay_op *op = &replay->ops[i];
@@ -1769,22 +1766,10 @@ static int prepare_inputs(struct run_state *state)
         removed[k + 1] =
             (same ? removed[k] : 0) + removed_call_ns(replay, &replay->calls[c], state->fixes, pageable_call);
     }
-    /* The host work the idle accounting found, each before the launch that ended its gap: the one
-     * fix whose removals are not calls, sorted in (only its replays pay the sort). It is cut out of
-     * every thread's time, not only the launching one's: the threads of one training loop wait for
-     * each other (PyTorch's autograd thread launches the backward pass only once the main thread,
-     * done loading the batch, has run the forward pass and called backward()), so the time cut from
-     * one moves the others' later launches too; cut from the launching thread alone, a starved
-     * loader's backward kernels stayed at their recorded times and the fix predicted 144 ms where 8
-     * DataLoader workers saved 728. The stretches lie in the device's idle gaps, which do not
-     * overlap, so no time is cut twice. */
-    for (size_t w = 0; w < host_work; w++)
-        state->shared[w] = (struct shared_removal){replay->host_work[w].launch_ns, replay->host_work[w].ns};
-    if (host_work)
-        qsort(state->shared, host_work, sizeof *state->shared, by_removal_time);
-    for (size_t w = 1; w < host_work; w++)
-        state->shared[w].removed_ns += state->shared[w - 1].removed_ns; /* prefix sums */
-    state->shared_count = host_work;
+    if (state->fixes & FIX_BIT(ANALYSIS_FIX_HOST_WORK)) {
+        state->shared = replay->host_removed;
+        state->shared_count = replay->host_removed_count;
+    }
     int keep_syncs = !(state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC));
     struct replay_scratch *scratch = state->scratch;
     if (keep_syncs && scratch->syncs_of != replay) {
@@ -2123,8 +2108,8 @@ static int run_alone(struct run_state *state, int64_t now)
     return 1;
 }
 
-/* Replays with the fixes; returns the span (first start to last end), or -1 when out of memory. */
-/* The replay's span; *together gets the time two or more kernels ran at once in it (each at its
+/* Replays with the fixes; returns the span (first start to last end), or -1 when out of memory;
+ * *together gets the time two or more kernels ran at once in it (each at its
  * alone speed: what a fix that puts kernels side by side may overstate). */
 static int64_t replay_span(const struct replay *replay, unsigned fixes, struct replay_scratch *scratch,
                            int64_t *together)
@@ -2255,6 +2240,7 @@ static void replay_free(struct replay *replay)
     free(replay->op_removed_at);
     free(replay->call_start_removed_at);
     free(replay->call_end_removed_at);
+    free(replay->host_removed);
 }
 
 /* --- the pipelined fix: one stream's event-ordered work on two streams ---
@@ -2384,8 +2370,8 @@ static int split_streams(sqlite3 *db, const struct replay *replay, int64_t proce
                                  .op_removed_at = replay->op_removed_at,
                                  .call_start_removed_at = replay->call_start_removed_at,
                                  .call_end_removed_at = replay->call_end_removed_at,
-                                 .host_work = replay->host_work,
-                                 .host_work_count = replay->host_work_count};
+                                 .host_removed = replay->host_removed,
+                                 .host_removed_count = replay->host_removed_count};
         memcpy(split->pinned_bytes_per_s, replay->pinned_bytes_per_s, sizeof split->pinned_bytes_per_s);
         split->ops = malloc(replay->op_count * sizeof *split->ops);
         split->edges = malloc((replay->edge_count + 1) * sizeof *split->edges);
@@ -2446,7 +2432,7 @@ static unsigned fixes_that_apply(const struct replay *replay)
     for (size_t c = 0; c < replay->call_count; c++)
         applies |= (replay->calls[c].kind & CALL_SYNC ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
                    (replay->calls[c].kind & CALL_LAUNCH ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
-    if (replay->host_work_count > 0)
+    if (replay->host_removed_count > 0)
         applies |= FIX_BIT(ANALYSIS_FIX_HOST_WORK);
     return applies;
 }
@@ -2679,14 +2665,43 @@ static int host_positions(struct replay *replay)
     return 0;
 }
 
+/* The host work the idle accounting found, each before the launch that ended its gap, as the
+ * host-work fix removes it: by time, summed up to each (the same for every replay with the fix).
+ * It is cut out of every thread's time, not only the launching one's: the threads of one training
+ * loop wait for each other (PyTorch's autograd thread launches the backward pass only once the main
+ * thread, done loading the batch, has run the forward pass and called backward()), so the time cut
+ * from one moves the others' later launches too; cut from the launching thread alone, a starved
+ * loader's backward kernels stayed at their recorded times and the fix predicted 144 ms where 8
+ * DataLoader workers saved 728. The stretches lie in the device's idle gaps, which do not overlap,
+ * so no time is cut twice. Returns 0 or WHATIF_OUT_OF_MEMORY. */
+static int host_work_removals(struct replay *replay, const struct device_idle *idle)
+{
+    size_t count = idle->host_work_count;
+    if (count == 0)
+        return 0;
+    replay->host_removed = malloc(count * sizeof *replay->host_removed);
+    if (!replay->host_removed)
+        return WHATIF_OUT_OF_MEMORY;
+    for (size_t w = 0; w < count; w++)
+        replay->host_removed[w] =
+            (struct shared_removal){idle->host_work[w].launch_ns, idle->host_work[w].ns};
+    qsort(replay->host_removed, count, sizeof *replay->host_removed, by_removal_time);
+    for (size_t w = 1; w < count; w++)
+        replay->host_removed[w].removed_ns += replay->host_removed[w - 1].removed_ns;
+    replay->host_removed_count = count;
+    return 0;
+}
+
 int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
                   const struct device_idle *idle, struct analysis_device *out, error_info *err)
 {
-    struct replay replay = {.host_work = idle->host_work, .host_work_count = idle->host_work_count};
+    struct replay replay = {0};
     struct stream_wait *waits = NULL;
     size_t wait_count = 0;
     error_info read_error = {0}; /* a damaged table leaves the device without a replay */
-    int status = device->launches.complete ? calls_of_launches(db, &replay, &device->launches, &read_error)
+    int status = host_work_removals(&replay, idle);
+    if (status == 0)
+        status = device->launches.complete ? calls_of_launches(db, &replay, &device->launches, &read_error)
                                            : load_calls(db, &replay, device->process_id, &read_error);
     if (status == 0)
         status = order_calls(&replay);
@@ -2721,6 +2736,7 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
             split.calls = NULL; /* replay's */
             split.call_order = NULL;
             split.op_removed_at = split.call_start_removed_at = split.call_end_removed_at = NULL;
+            split.host_removed = NULL;
             replay_free(&split);
         }
     }

@@ -114,7 +114,7 @@ static void test_idle_host_sync(int other_thread, int steps)
      * kernel, the next launch ends 70 us later): span 210. Without the syncs the launches come 29
      * and 58 us earlier: kernels at 5, 76 and 147, span 162: a saving of 48 us. The gaps are also
      * launch-bound in part, and the host's own work (65 us from each sync's return to the next launch,
-     * at least ACCOUNTING_HOST_CPU_MIN_NS) host-cpu. Without that work alone the syncs stay: each
+     * at least idle.c's 50 us) host-cpu. Without that work alone the syncs stay: each
      * returns 5 us after its kernel (at 30 and 60), the next launch comes at once, its kernel 5 us
      * later: kernels at 5, 35 and 65, span 80, a saving of 130 us. "All of the above" also drops the
      * syncs and the launch calls' 5 us: the later launches are ready 1 and 2 us after the first,
