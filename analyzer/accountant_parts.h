@@ -4,6 +4,7 @@
 #define OVERLAPSCOPE_ACCOUNTANT_PARTS_H
 
 #include "accountant.h"
+#include "cuda_api.h"
 #include "thread_calls.h"
 #include "thread_names.h"
 
@@ -87,6 +88,14 @@ struct device_books {
     enum trace_origin { ORIGIN_RECORD, ORIGIN_KINETO, ORIGIN_NSYS } origin;
 };
 
+/* What cuda_api.h says of a host call's name (idle.c), kept per name id. */
+struct call_kind {
+    int64_t name_id; /* 0: an empty slot */
+    int blocks_host;
+    enum cuda_api_class api_class;
+};
+#define ACCOUNTANT_CALL_KINDS 64 /* slots, by name id: a trace calls a few dozen API functions */
+
 struct accountant {
     sqlite3 *db;
     kernel_names *names;
@@ -119,6 +128,8 @@ struct accountant {
     sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
         *collective_query, *late_gpu_query;
     thread_calls *threads; /* the launching threads' calls in memory; NULL: the two queries above */
+    size_t call_hint;      /* where the last gap's calls began in its thread's (a search's start) */
+    struct call_kind call_kinds[ACCOUNTANT_CALL_KINDS];
     /* The call sources of sources_process (sources_held), by correlation id, ties in the order of the
      * source query's index: each idle gap asks for its launch's, and a query per gap was a tenth of
      * a host-bound trace's analysis. Not held (the query serves): another process, out of memory. */

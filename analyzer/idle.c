@@ -35,7 +35,8 @@ struct host_call {
     int is_os_wait; /* an OS runtime call that waits (api_domain 3, imports only): no CUDA call */
     char name[64];
     /* A call read from memory whose name is not copied yet (name_call copies it): of the calls read
-     * before a gap only one or two are named, and copying each name was most of reading them. */
+     * around a gap only the blocking ones are named, and copying each name was most of reading
+     * them; the others are classified by their name's id (call_kind_of). */
     const struct thread_call *unnamed;
 };
 
@@ -47,6 +48,10 @@ struct gap {
     int64_t launch_start_ns, launch_end_ns, thread_id;
     char launch_source[128];
     int gave_host, gave_launch_bound; /* host-sync or host-cpu time; launch-bound time */
+    /* The launching thread's calls in memory (NULL: the store's queries serve), looked up once for
+     * both reads of the gap, and the first of them at or after the gap's start. */
+    const struct thread_call *held;
+    size_t held_count, held_from;
 };
 
 /* Copies text into buffer as snprintf("%s") would, without its cost: on a host-bound trace this runs
@@ -230,23 +235,10 @@ struct call_rows {
 };
 
 /* Reads the next row into call; a row from memory keeps its name in the store's cache until
- * name_call, unless named is set. Returns 1, or 0 at the end. */
-static int next_row(struct call_rows *rows, struct host_call *call, int named)
+ * name_call. Returns 1, or 0 at the end. */
+static int next_row(struct call_rows *rows, struct host_call *call)
 {
-    int64_t domain;
-    const char *name;
-    call->unnamed = NULL;
-    if (rows->query) {
-        if (sqlite3_step(rows->query) != SQLITE_ROW)
-            return 0;
-        sqlite3_stmt *query = rows->query;
-        call->start_ns = sqlite3_column_int64(query, 0);
-        call->end_ns = sqlite3_column_int64(query, 1);
-        call->correlation_id =
-            sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
-        name = (const char *)sqlite3_column_text(query, 3);
-        domain = sqlite3_column_int64(query, 4);
-    } else {
+    if (!rows->query) {
         if (rows->next == rows->end)
             return 0;
         const struct thread_call *row = &rows->calls[rows->backwards ? --rows->next : rows->next++];
@@ -254,15 +246,20 @@ static int next_row(struct call_rows *rows, struct host_call *call, int named)
         call->end_ns = row->end_ns;
         call->correlation_id = row->correlation_id;
         call->is_os_wait = row->api_domain == STORE_API_OS_RUNTIME;
-        if (!named) {
-            call->unnamed = row;
-            return 1;
-        }
-        name = thread_calls_name(rows->threads, row);
-        domain = row->api_domain;
+        call->unnamed = row;
+        return 1;
     }
-    call->is_os_wait = domain == STORE_API_OS_RUNTIME;
+    sqlite3_stmt *query = rows->query;
+    if (sqlite3_step(query) != SQLITE_ROW)
+        return 0;
+    call->start_ns = sqlite3_column_int64(query, 0);
+    call->end_ns = sqlite3_column_int64(query, 1);
+    call->correlation_id =
+        sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
+    const char *name = (const char *)sqlite3_column_text(query, 3);
+    call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
     copy_text(call->name, sizeof call->name, name ? name : "?");
+    call->unnamed = NULL;
     return 1;
 }
 
@@ -276,28 +273,57 @@ static void name_call(accountant *acc, struct host_call *call)
     call->unnamed = NULL;
 }
 
+/* What cuda_api.h says of the call's name (as host_call.name holds it: cut to its size), from the
+ * accountant's cache when the call was read from memory with a name id: a host-bound trace's
+ * every gap asked it of each call around the gap, and the names are a few dozen. */
+static struct call_kind call_kind_of(accountant *acc, struct host_call *call)
+{
+    const struct thread_call *row = call->unnamed;
+    struct call_kind *cached = NULL;
+    if (row && row->has_name && row->name_id > 0) {
+        cached = &acc->call_kinds[(uint64_t)row->name_id % ACCOUNTANT_CALL_KINDS];
+        if (cached->name_id == row->name_id)
+            return *cached;
+    }
+    name_call(acc, call);
+    struct call_kind kind = {.name_id = cached ? row->name_id : 0,
+                             .blocks_host = cuda_api_blocks_host(call->name),
+                             .api_class = cuda_api_classify(call->name)};
+    if (cached)
+        *cached = kind;
+    return kind;
+}
+
+/* Finds the launching thread's calls in memory (gap->held), once per gap. */
+static void find_held(struct gap *gap)
+{
+    accountant *acc = gap->acc;
+    gap->held = acc->threads ? thread_calls_of(acc->threads, gap->device->process_id, gap->thread_id,
+                                               &gap->device->launches, &gap->held_count)
+                             : NULL;
+    if (gap->held) {
+        gap->held_from = thread_calls_first_from(gap->held, gap->held_count, gap->start_ns, acc->call_hint);
+        acc->call_hint = gap->held_from;
+    }
+}
+
 /* The rows of the thread's calls that began before the gap, latest first, at most 16 (the
  * covering query), or with forward set those that began within it (the calls query). */
 static struct call_rows open_rows(struct gap *gap, int forward)
 {
     accountant *acc = gap->acc;
-    size_t count = 0;
-    const struct thread_call *calls = acc->threads
-                                          ? thread_calls_of(acc->threads, gap->device->process_id,
-                                                            gap->thread_id, &gap->device->launches, &count)
-                                          : NULL;
-    if (calls) {
-        size_t from = thread_calls_first_from(calls, count, gap->start_ns);
+    if (gap->held) {
+        size_t from = gap->held_from;
         if (!forward)
             return (struct call_rows){.threads = acc->threads,
-                                      .calls = calls,
+                                      .calls = gap->held,
                                       .next = from,
                                       .end = from > 16 ? from - 16 : 0,
                                       .backwards = 1};
-        size_t to = thread_calls_first_from(calls, count, gap->end_ns);
+        size_t to = thread_calls_first_from(gap->held, gap->held_count, gap->end_ns, from);
         if (to - from > 100000) /* the calls query's LIMIT */
             to = from + 100000;
-        return (struct call_rows){.threads = acc->threads, .calls = calls, .next = from, .end = to};
+        return (struct call_rows){.threads = acc->threads, .calls = gap->held, .next = from, .end = to};
     }
     sqlite3_stmt *query = forward ? acc->calls_query : acc->covering_query;
     sqlite3_bind_int64(query, 1, gap->device->process_id);
@@ -324,8 +350,9 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     before->unnamed = NULL;
     struct host_call recent[16];
     size_t recent_count = 0;
+    find_held(gap);
     struct call_rows rows = open_rows(gap, 0);
-    while (recent_count < 16 && next_row(&rows, &recent[recent_count], 0)) {
+    while (recent_count < 16 && next_row(&rows, &recent[recent_count])) {
         /* A call with times no recording holds (a damaged trace) is passed over, not subtracted. */
         const struct host_call *call = &recent[recent_count];
         if (store_interval_plausible(call->start_ns, call->end_ns) && call->end_ns >= call->start_ns)
@@ -342,16 +369,13 @@ static size_t host_calls(struct gap *gap, struct host_call *calls, size_t capaci
     for (size_t i = covering == SIZE_MAX ? 0 : covering + 1; i < recent_count; i++) {
         if (recent[i].end_ns <= bound && !recent[i].is_os_wait) {
             *before = recent[i];
-            name_call(gap->acc, before);
             break;
         }
     }
-    if (covering != SIZE_MAX) {
-        calls[count] = recent[covering];
-        name_call(gap->acc, &calls[count++]);
-    }
+    if (covering != SIZE_MAX)
+        calls[count++] = recent[covering];
     rows = open_rows(gap, 1);
-    while (count < capacity && next_row(&rows, &calls[count], 1)) {
+    while (count < capacity && next_row(&rows, &calls[count])) {
         const struct host_call *call = &calls[count];
         if (!store_interval_plausible(call->start_ns, call->end_ns) || call->end_ns < call->start_ns)
             continue; /* times no recording holds */
@@ -385,9 +409,11 @@ static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, 
 }
 
 /* Names a blocking call, telling a scalar readback (.item()) apart from other synchronizations. */
-static void blocking_label(struct gap *gap, const struct host_call *call, const struct host_call *before,
-                           char *label, size_t size)
+static void blocking_label(struct gap *gap, struct host_call *call, struct host_call *before, char *label,
+                           size_t size)
 {
+    name_call(gap->acc, call);
+    name_call(gap->acc, before);
     int64_t kind = 0, bytes = 0, dst_kind = 0;
     int64_t process_id = gap->device->process_id;
     if (copy_of(gap->acc, process_id, call->correlation_id, &kind, &bytes, &dst_kind) &&
@@ -407,12 +433,12 @@ static void blocking_label(struct gap *gap, const struct host_call *call, const 
 /* Whether the call held the thread until GPU work ended: a blocking call by name, or an
  * asynchronous copy from the device to pageable memory, which "will return only once the copy has
  * completed" (CUDA Runtime API, "API synchronization behavior"): PyTorch's .item() is one. */
-static int holds_thread(struct gap *gap, const struct host_call *call)
+static int holds_thread(struct gap *gap, struct host_call *call, const struct call_kind *call_kind)
 {
-    if (cuda_api_blocks_host(call->name))
+    if (call_kind->blocks_host)
         return 1;
     int64_t kind = 0, bytes = 0, dst_kind = 0;
-    return cuda_api_classify(call->name) == CUDA_API_COPY &&
+    return call_kind->api_class == CUDA_API_COPY &&
            copy_of(gap->acc, gap->device->process_id, call->correlation_id, &kind, &bytes, &dst_kind) &&
            kind == STORE_COPY_DTOH && dst_kind == STORE_MEMORY_PAGEABLE;
 }
@@ -449,11 +475,12 @@ static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_
 
 /* The thread waited in an OS call outside CUDA (a pthread_cond_wait for a loader thread, a poll on
  * a socket): host time, as a stretch outside calls is, named by the call and what it waits for. */
-static int os_wait(struct gap *gap, struct host_walk *walk, const struct host_call *call, int64_t start_ns,
+static int os_wait(struct gap *gap, struct host_walk *walk, struct host_call *call, int64_t start_ns,
                    int64_t end_ns)
 {
     if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
         walk->after_sync = 0;
+        name_call(gap->acc, call);
         const char *what = host_wait_class_name(host_wait_classify(call->name));
         char label[128];
         snprintf(label, sizeof label, "%s (waiting for %s)", call->name, what ? what : "something");
@@ -463,6 +490,23 @@ static int os_wait(struct gap *gap, struct host_walk *walk, const struct host_ca
     return give_issuing(gap, walk, start_ns, end_ns, NULL);
 }
 
+/* [start_ns, end_ns) of the gap spent inside a CUDA call (previous: the call before it). */
+static int inside_call(struct gap *gap, struct host_walk *walk, struct host_call *call,
+                       struct host_call *previous, int64_t start_ns, int64_t end_ns)
+{
+    struct call_kind kind = call_kind_of(gap->acc, call);
+    if (!holds_thread(gap, call, &kind)) {
+        struct evidence_figures figures = {.calls = kind.api_class == CUDA_API_LAUNCH,
+                                           .call_ns = end_ns - start_ns};
+        return give_issuing(gap, walk, start_ns, end_ns, &figures);
+    }
+    blocking_label(gap, call, previous, walk->sync_label, sizeof walk->sync_label);
+    idle_call_source(gap->acc, gap->device->process_id, gap->thread_id, call->correlation_id,
+                     walk->sync_source, sizeof walk->sync_source);
+    walk->after_sync = 1;
+    return give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk->sync_label, walk->sync_source, start_ns, end_ns, NULL);
+}
+
 static int host_gap(struct gap *gap)
 {
     struct host_call calls[256], before;
@@ -470,31 +514,15 @@ static int host_gap(struct gap *gap)
     struct host_walk walk = {0};
     int64_t cursor = gap->start_ns;
     for (size_t i = 0; i < count; i++) {
-        const struct host_call *call = &calls[i];
+        struct host_call *call = &calls[i];
         if (call->start_ns > cursor && outside_calls(gap, &walk, cursor, call->start_ns) != 0)
             return -1;
         int64_t start = call->start_ns > cursor ? call->start_ns : cursor;
         int64_t end = call->end_ns < gap->end_ns ? call->end_ns : gap->end_ns;
-        if (end > start) {
-            int status;
-            if (call->is_os_wait) {
-                status = os_wait(gap, &walk, call, start, end);
-            } else if (holds_thread(gap, call)) {
-                blocking_label(gap, call, i ? &calls[i - 1] : &before, walk.sync_label,
-                               sizeof walk.sync_label);
-                idle_call_source(gap->acc, gap->device->process_id, gap->thread_id, call->correlation_id,
-                                 walk.sync_source, sizeof walk.sync_source);
-                walk.after_sync = 1;
-                status =
-                    give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk.sync_label, walk.sync_source, start, end, NULL);
-            } else {
-                struct evidence_figures figures = {.calls = cuda_api_classify(call->name) == CUDA_API_LAUNCH,
-                                                   .call_ns = end - start};
-                status = give_issuing(gap, &walk, start, end, &figures);
-            }
-            if (status != 0)
-                return -1;
-        }
+        if (end > start &&
+            (call->is_os_wait ? os_wait(gap, &walk, call, start, end)
+                              : inside_call(gap, &walk, call, i ? &calls[i - 1] : &before, start, end)) != 0)
+            return -1;
         if (end > cursor)
             cursor = end;
     }

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "nearly_sorted.h"
 #include "store.h"
 
 struct held_thread {
@@ -126,7 +127,8 @@ static void load_from_launches(struct held_thread *thread, const struct launches
                                             .has_name = call->has_name},
                                            call->rowid};
     }
-    qsort(ranked, n, sizeof *ranked, by_start_then_rowid);
+    /* launches are in correlation order, which on one thread is nearly start order */
+    nearly_sorted_sort(ranked, n, sizeof *ranked, by_start_then_rowid);
     for (size_t i = 0; i < n; i++)
         thread->calls[i] = ranked[i].call;
     thread->count = n;
@@ -158,9 +160,35 @@ found:
     return slot->calls;
 }
 
-size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns)
+size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns, size_t near)
 {
+    /* The answer lies in [low, high]: found by doubling steps away from near, then halving. */
     size_t low = 0, high = count;
+    if (near > count)
+        near = count;
+    if (near < count && calls[near].start_ns < time_ns) {
+        size_t step = 1;
+        low = near + 1;
+        while (low < count && calls[low].start_ns < time_ns) {
+            near = low;
+            low = step < count - low ? low + step : count;
+            step *= 2;
+        }
+        high = low;
+        low = near + 1;
+    } else if (near > 0 && calls[near - 1].start_ns >= time_ns) {
+        size_t step = 1;
+        high = near - 1;
+        while (high > 0 && calls[high - 1].start_ns >= time_ns) {
+            near = high;
+            high = step < high ? high - step : 0;
+            step *= 2;
+        }
+        low = high;
+        high = near - 1;
+    } else {
+        return near;
+    }
     while (low < high) {
         size_t middle = low + (high - low) / 2;
         if (calls[middle].start_ns < time_ns)

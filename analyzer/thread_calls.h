@@ -42,8 +42,10 @@ void thread_calls_free(thread_calls *calls);
 const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,
                                           const struct launches *launches, size_t *count);
 
-/* The index of the first call starting at or after time_ns (count when none). */
-size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns);
+/* The index of the first call starting at or after time_ns (count when none), looked for from near
+ * outwards: any near gives the same answer, one close to it a cheaper search (the idle gaps of a
+ * device come in time order, and each looks just after the one before). */
+size_t thread_calls_first_from(const struct thread_call *calls, size_t count, int64_t time_ns, size_t near);
 
 /* The call's name as the store holds it (kernel_names_text), NULL when it has none. */
 const char *thread_calls_name(thread_calls *calls, const struct thread_call *call);

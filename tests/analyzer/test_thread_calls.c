@@ -114,8 +114,31 @@ static void test_from_launches(int with_uncorrelated, int missing_function)
     builder_close(&b);
 }
 
+/* thread_calls_first_from looks outwards from its hint (the previous gap's place): from every
+ * hint, the answer is the first call starting at or after the time, as a scan finds it. Starts
+ * with runs of ties, before the first call, between, on one, after the last. */
+static void test_first_from(void)
+{
+    static const int64_t starts[] = {3, 5, 5, 5, 8, 13, 13, 21, 34, 34, 34, 34, 55, 89, 89, 144};
+    enum { COUNT = sizeof starts / sizeof starts[0] };
+    struct thread_call calls[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        calls[i] = (struct thread_call){.start_ns = starts[i], .end_ns = starts[i] + 1};
+    size_t wrong = 0;
+    for (size_t count = 0; count <= COUNT; count++)
+        for (int64_t time = 0; time <= 150; time++) {
+            size_t expected = 0;
+            while (expected < count && calls[expected].start_ns < time)
+                expected++;
+            for (size_t near = 0; near <= count + 2; near++)
+                wrong += thread_calls_first_from(calls, count, time, near) != expected;
+        }
+    CHECK_INT(wrong, 0);
+}
+
 int main(void)
 {
+    test_first_from();
     if (!mkdtemp(directory))
         return 1;
     test_from_launches(0, 0);
