@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key_index.h"
 #include "overlap_cost.h"
 #include "selection.h"
 
@@ -158,6 +159,59 @@ static int price(struct op_list *list, kernel_names *names, size_t device_index,
     return 0;
 }
 
+/* The twin keys of the overlapped compute kernels, each once. */
+struct twin_set {
+    struct priced_op *keys;
+    size_t count;
+    struct key_index index;
+};
+
+struct twin_probe {
+    const struct twin_set *set;
+    const struct priced_op *op;
+};
+
+static int twin_matches(const void *context, size_t position)
+{
+    const struct twin_probe *probe = context;
+    return same_twin(&probe->set->keys[position], probe->op);
+}
+
+static uint64_t twin_hash(const struct priced_op *op)
+{
+    return key_index_hash(op->name_id, op->grid_blocks, op->threads_per_block, 0);
+}
+
+static int twin_find(const struct twin_set *set, const struct priced_op *op)
+{
+    struct twin_probe probe = {set, op};
+    return key_index_find(&set->index, twin_hash(op), twin_matches, &probe) >= 0;
+}
+
+/* Keeps, of list, the compute kernels of a twin group with an overlapped run: the only ones price
+ * reads (a group run alone prices nothing), and the sort need not order the others (on a trace
+ * with one busy stream, nearly every kernel). Returns 0 or -1 when out of memory. */
+static int keep_priced(struct op_list *list)
+{
+    struct twin_set set = {.keys = malloc((list->count ? list->count : 1) * sizeof *set.keys)};
+    int status = set.keys ? 0 : -1;
+    for (size_t i = 0; status == 0 && i < list->count; i++) {
+        const struct priced_op *op = &list->ops[i];
+        if (!op->is_compute_kernel || !op->overlapped || twin_find(&set, op))
+            continue;
+        set.keys[set.count] = *op;
+        status = key_index_add(&set.index, twin_hash(op), set.count++);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; status == 0 && set.count && i < list->count; i++)
+        if (list->ops[i].is_compute_kernel && twin_find(&set, &list->ops[i]))
+            list->ops[kept++] = list->ops[i];
+    list->count = kept;
+    free(set.keys);
+    key_index_free(&set.index);
+    return status;
+}
+
 int overlap_cost_device(kernel_names *names, const struct device_state *device, size_t device_index,
                         struct analysis_device *out, struct analysis_result *result, error_info *err)
 {
@@ -165,11 +219,10 @@ int overlap_cost_device(kernel_names *names, const struct device_state *device, 
     int status = load(device, &list) != 0 ? error_set(err, "out of memory") : 0;
     if (status == 0) {
         out->overlap_saved_ns = mark_overlapped(&list);
-        size_t kept = 0; /* only compute kernels are priced */
-        for (size_t i = 0; i < list.count; i++)
-            if (list.ops[i].is_compute_kernel)
-                list.ops[kept++] = list.ops[i];
-        list.count = kept;
+        if (keep_priced(&list) != 0)
+            status = error_set(err, "out of memory");
+    }
+    if (status == 0) {
         if (list.count)
             qsort(list.ops, list.count, sizeof *list.ops, by_twin_then_duration);
         if (price(&list, names, device_index, out, result) != 0)
