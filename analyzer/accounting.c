@@ -473,7 +473,7 @@ static int add_interval(accountant *acc, enum accounting_cause cause, const char
     struct accounting_interval *interval = &acc->intervals[acc->interval_count++];
     *interval = (struct accounting_interval){
         .device = acc->current_book, .cause = cause, .start_ns = start_ns, .end_ns = end_ns};
-    snprintf(interval->label, sizeof interval->label, "%s", label);
+    accountant_copy_text(interval->label, sizeof interval->label, label);
     return 0;
 }
 

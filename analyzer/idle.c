@@ -54,15 +54,6 @@ struct gap {
     size_t held_count, held_from;
 };
 
-/* Copies text into buffer as snprintf("%s") would, without its cost: on a host-bound trace this runs
- * for every host call read around every idle gap. */
-static void copy_text(char *buffer, size_t size, const char *text)
-{
-    size_t length = strnlen(text, size - 1);
-    memcpy(buffer, text, length);
-    buffer[length] = '\0';
-}
-
 /* The first of the held rows of correlation_id whose string exists, as the query's join returns it. */
 static const char *held_source(accountant *acc, int64_t correlation_id)
 {
@@ -92,7 +83,7 @@ void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, in
     if (acc->sources_held && acc->sources_process == process_id) {
         const char *text = held_source(acc, correlation_id);
         if (text)
-            copy_text(source, size, text);
+            accountant_copy_text(source, size, text);
     } else {
         sqlite3_stmt *query = acc->source_query;
         sqlite3_bind_int64(query, 1, process_id);
@@ -258,7 +249,7 @@ static int next_row(struct call_rows *rows, struct host_call *call)
         sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
     const char *name = (const char *)sqlite3_column_text(query, 3);
     call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
-    copy_text(call->name, sizeof call->name, name ? name : "?");
+    accountant_copy_text(call->name, sizeof call->name, name ? name : "?");
     call->unnamed = NULL;
     return 1;
 }
@@ -269,7 +260,7 @@ static void name_call(accountant *acc, struct host_call *call)
     if (!call->unnamed)
         return;
     const char *name = thread_calls_name(acc->threads, call->unnamed);
-    copy_text(call->name, sizeof call->name, name ? name : "?");
+    accountant_copy_text(call->name, sizeof call->name, name ? name : "?");
     call->unnamed = NULL;
 }
 
@@ -572,7 +563,8 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
     int known = 0;
     if (next->correlation_id != STORE_NULL && device->launches.complete) {
         /* The process's calls, read once for the device: the earliest with the id, as the query. */
-        const struct correlated_call *call = launches_find_earliest(&device->launches, next->correlation_id);
+        const struct correlated_call *call =
+            launches_find_earliest(&device->launches, next->correlation_id, &acc->launch_hint);
         if (call && store_interval_plausible(call->start_ns, call->end_ns) &&
             call->end_ns >= call->start_ns) {
             known = 1;

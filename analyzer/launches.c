@@ -1,6 +1,7 @@
 /* launches.c: see launches.h. */
 #include "launches.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "nearly_sorted.h"
@@ -161,16 +162,30 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
     return 0;
 }
 
-const struct correlated_call *launches_find(const struct launches *launches, int64_t correlation_id)
+/* The place of the first call with an id at or after correlation_id (count when none), looked for
+ * first among the few places from near on: the ids an idle walk asks for rise by a call or two at
+ * a time. near past the end: a binary search alone. */
+static size_t first_place(const struct launches *launches, int64_t correlation_id, size_t near)
 {
+    const struct correlated_call *calls = launches->calls;
+    if (near <= launches->count && (near == 0 || calls[near - 1].correlation_id < correlation_id))
+        for (size_t i = near; i <= launches->count && i < near + 8; i++)
+            if (i == launches->count || calls[i].correlation_id >= correlation_id)
+                return i;
     size_t low = 0, high = launches->count;
-    while (low < high) { /* the first of the id */
+    while (low < high) {
         size_t middle = low + (high - low) / 2;
-        if (launches->calls[middle].correlation_id < correlation_id)
+        if (calls[middle].correlation_id < correlation_id)
             low = middle + 1;
         else
             high = middle;
     }
+    return low;
+}
+
+const struct correlated_call *launches_find(const struct launches *launches, int64_t correlation_id)
+{
+    size_t low = first_place(launches, correlation_id, SIZE_MAX);
     return low < launches->count && launches->calls[low].correlation_id == correlation_id
                ? &launches->calls[low]
                : NULL;
@@ -182,13 +197,14 @@ void launches_free(struct launches *launches)
     *launches = (struct launches){0};
 }
 
-const struct correlated_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id)
+const struct correlated_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id,
+                                                     size_t *near)
 {
-    const struct correlated_call *earliest = launches_find(launches, correlation_id);
-    const struct correlated_call *end = launches->calls + launches->count;
-    for (const struct correlated_call *call = earliest;
-         call && call < end && call->correlation_id == correlation_id; call++)
-        if (call->start_ns < earliest->start_ns)
-            earliest = call;
+    size_t place = first_place(launches, correlation_id, *near);
+    *near = place;
+    const struct correlated_call *earliest = NULL;
+    for (size_t i = place; i < launches->count && launches->calls[i].correlation_id == correlation_id; i++)
+        if (!earliest || launches->calls[i].start_ns < earliest->start_ns)
+            earliest = &launches->calls[i];
     return earliest;
 }

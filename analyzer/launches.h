@@ -40,8 +40,11 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
 const struct correlated_call *launches_find(const struct launches *launches, int64_t correlation_id);
 
 /* Of the calls with correlation_id, the one that started first (the first of them on a tie), NULL
- * when none: what a query ordered by start returns. Only for a complete list. */
-const struct correlated_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id);
+ * when none: what a query ordered by start returns. Only for a complete list. *near: where the
+ * caller's last answer was, set to this one's (any value gives the same answer; the last one, for
+ * ids asked in rising order, a cheaper search). */
+const struct correlated_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id,
+                                                     size_t *near);
 
 void launches_free(struct launches *launches);
 

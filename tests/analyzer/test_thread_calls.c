@@ -136,9 +136,40 @@ static void test_first_from(void)
     CHECK_INT(wrong, 0);
 }
 
+/* launches_find_earliest from every hint: the call of the id that started first, the first of them
+ * on a tie, as a scan finds it; NULL for an id no call has (before, between and after them). */
+static void test_find_earliest(void)
+{
+    static const int64_t ids[] = {2, 4, 4, 4, 5, 9, 9, 12, 13, 14, 15, 16, 17, 30, 30, 31};
+    static const int64_t starts[] = {1, 9, 7, 7, 3, 5, 6, 1, 1, 1, 1, 1, 1, 8, 2, 4};
+    enum { COUNT = sizeof ids / sizeof ids[0] };
+    struct correlated_call calls[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        calls[i] = (struct correlated_call){.correlation_id = ids[i], .start_ns = starts[i], .position = i};
+    struct launches launches = {.calls = calls, .count = COUNT, .complete = 1};
+    size_t wrong = 0;
+    for (int64_t id = 0; id <= 33; id++) {
+        const struct correlated_call *expected = NULL;
+        for (size_t i = 0; i < COUNT; i++)
+            if (ids[i] == id && (!expected || starts[i] < expected->start_ns))
+                expected = &calls[i];
+        for (size_t near = 0; near <= COUNT + 2; near++) {
+            size_t hint = near;
+            wrong += launches_find_earliest(&launches, id, &hint) != expected;
+        }
+    }
+    CHECK_INT(wrong, 0);
+    size_t hint = 0; /* ids asked in rising order, each from the last answer's place */
+    CHECK_INT(launches_find_earliest(&launches, 4, &hint)->position, 2);
+    CHECK_INT(launches_find_earliest(&launches, 9, &hint)->position, 5);
+    CHECK_INT(launches_find_earliest(&launches, 30, &hint)->position, 14);
+    CHECK(launches_find_earliest(&launches, 29, &hint) == NULL);
+}
+
 int main(void)
 {
     test_first_from();
+    test_find_earliest();
     if (!mkdtemp(directory))
         return 1;
     test_from_launches(0, 0);
