@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Golden GPU traces: every trace recorded on 2x H200 in tests/data/gpu/ and on 1x H100 in
-# tests/data/gpu-h100/ (READMEs there), checked
+# Golden GPU traces: every trace recorded on 2x H200 in tests/data/gpu/, on 1x H100 in
+# tests/data/gpu-h100/ and on 1x H200 in tests/data/gpu-h200/ (READMEs there), checked
 # against the outcome workloads/README.md documents for its workload (tests/gpu/*.cu|py for the
 # collector's own programs), through `overlapscope check` bounds and assertions on `report --json`.
 # A trace in a folder without a verdict here fails, as does a verdict without its trace in
-# tests/data/gpu/ (gpu-h100/ holds the single-GPU workloads only: a trace missing there is skipped);
+# tests/data/gpu/ (gpu-h100/ and gpu-h200/ hold the single-GPU workloads only: a trace missing
+# there is skipped);
 # the test is skipped (77) only when tests/data/gpu/ is absent.
 #
 #   bounds TRACE CHECK-OPTIONS...   overlapscope check must pass
@@ -25,7 +26,7 @@ set -u
 if [ -z "${GOLDEN_SET:-}" ]; then
     [ -d "${OVERLAPSCOPE_TEST_DATA:?}/gpu" ] || { echo "skipped: no $OVERLAPSCOPE_TEST_DATA/gpu"; exit 77; }
     status=0
-    for set in gpu gpu-h100; do
+    for set in gpu gpu-h100 gpu-h200; do
         [ -d "$OVERLAPSCOPE_TEST_DATA/$set" ] || continue
         echo "== tests/data/$set"
         GOLDEN_SET=$set bash "$0" || status=1
@@ -144,8 +145,12 @@ bounds streams_saturate_fraction --min stream_overlap=0.9 --max lost_ms=0.01
 bounds default_stream --max stream_overlap=0.05 --min legacy_default_stream_ms=2
 verdict default_stream 'the legacy default stream, naming it' \
     'top() == "legacy-default-stream" and lost("legacy-default-stream") >= 0.9 * s["lost_ms"] and any("stream 7 is the legacy default stream" in e for e in evidence("legacy-default-stream"))'
-bounds default_stream_nonblocking --min stream_overlap=0.8 --max lost_ms=0.01
-bounds default_stream_ptds --min stream_overlap=0.8 --max lost_ms=0.01
+# The fix leaves nothing to the stream semantics; what the host does may still lose a little (the
+# H200 run of the non-blocking twin: one launch 39 us late, after the host's cudaDeviceSynchronize).
+for fixed in default_stream_nonblocking default_stream_ptds; do
+    bounds $fixed --min stream_overlap=0.8 --max legacy_default_stream_ms=0 --max unexplained_ms=0
+    verdict $fixed 'nothing lost but late launches' 's["lost_ms"] - s["late_launch_ms"] <= 0.01'
+done
 
 # --- copies ---
 bounds copy_pageable --min pageable_copy_ms=0.5 --max unexplained_ms=0
@@ -190,7 +195,10 @@ bounds host_sync_none --min stream_overlap=0.9 --max lost_ms=0.01
 
 # --- launch rate ---
 bounds launch_bound --max busy_ratio=0.5 --min late_launch_ms=0.1 --max unexplained_ms=0
-verdict launch_bound 'late launches, host-bound' 'top() == "late-launch" and count("late-launch") >= 500'
+# How many of the 2,000 launches come too late to overlap the other stream's kernel depends on the
+# host and the GPU's speed: 1,999 (2x H200, 2026-11-22), 1,773 (H100), 480 (1x H200, 2026-11-24).
+verdict launch_bound 'late launches, host-bound' \
+    'top() == "late-launch" and abs(lost("late-launch") - s["lost_ms"]) < 0.001 and count("late-launch") >= 200'
 # The waits see 1.6-1.9 ms; the idle accounting gives the idle GPU (21-24 ms from run to run) to the
 # launch rate.
 bounds launch_bound --max idle_unexplained_ms=0
@@ -373,8 +381,8 @@ verdict torch_ddp_spawn 'two ranks, named by rank' '{d["process"] for d in devic
 
 # workloads/torch/pipeline_aug.py (1 GPU, pipelined augmentation, batch 16): a GPU starved by the
 # host (seed 003): busy well under 10%, the idle time mostly outside CUDA calls. Recorded on the
-# H100 only (the H200 session kept its Kineto traces, tests/data/kineto-h200/).
-if [ "$GOLDEN_SET" = gpu-h100 ]; then
+# one-GPU machines (the 2x H200 session kept its Kineto traces, tests/data/kineto-h200/).
+if [ "$GOLDEN_SET" != gpu ]; then
     bounds torch_pipeline_aug --max busy_ratio=0.1
     verdict torch_pipeline_aug 'a starved GPU: idle on the host side' 'idle_top()[0] == "host-cpu"'
 fi
