@@ -162,38 +162,65 @@ static void books_free(struct device_books *books)
 
 /* --- the accountant --- */
 
+/* Reads the rows sql gives (?1: process_id), each as its first `columns` values read as int64,
+ * into rows (grown as needed: returned; count of them): the records below are that many int64s
+ * each, in column order. *complete is set when every row was read (not: a read error, out of
+ * memory). */
+static void *hold_rows(sqlite3 *db, const char *sql, int64_t process_id, size_t columns, void *rows,
+                       size_t *count, int *complete)
+{
+    *count = 0;
+    *complete = 0;
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) != SQLITE_OK)
+        return rows;
+    sqlite3_bind_int64(query, 1, process_id);
+    size_t capacity = 0;
+    int step;
+    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+        if (*count == capacity) {
+            capacity = capacity ? capacity * 2 : 1024;
+            void *grown = realloc(rows, capacity * columns * sizeof(int64_t));
+            if (!grown)
+                break;
+            rows = grown;
+        }
+        int64_t *row = (int64_t *)rows + (*count)++ * columns;
+        for (size_t c = 0; c < columns; c++)
+            row[c] = sqlite3_column_int64(query, (int)c);
+    }
+    sqlite3_finalize(query);
+    *complete = step == SQLITE_DONE;
+    return rows;
+}
+
 /* Reads the call sources of process_id into acc->sources (idle_call_source asks them), in the
  * order of the source query's index: by correlation id, then rowid. Leaves sources_held 0 when the
  * process has none or they cannot be read or held: the query then serves. */
 static void hold_sources(accountant *acc, int64_t process_id)
 {
+    _Static_assert(sizeof(struct call_source_row) == 2 * sizeof(int64_t), "hold_rows reads 2 columns");
     acc->sources_held = 0;
     acc->source_count = 0;
     acc->sources_process = process_id;
-    if (!acc->process_has_sources)
-        return;
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(acc->db,
-                           "SELECT correlation_id, source_id FROM call_sources WHERE process_id = ?1"
-                           " ORDER BY correlation_id, rowid",
-                           -1, &query, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(query, 1, process_id);
-    size_t capacity = 0;
-    int step;
-    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
-        if (acc->source_count == capacity) {
-            capacity = capacity ? capacity * 2 : 1024;
-            struct call_source_row *grown = realloc(acc->sources, capacity * sizeof *grown);
-            if (!grown)
-                break;
-            acc->sources = grown;
-        }
-        acc->sources[acc->source_count++] =
-            (struct call_source_row){sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)};
-    }
-    acc->sources_held = step == SQLITE_DONE;
-    sqlite3_finalize(query);
+    if (acc->process_has_sources)
+        acc->sources = hold_rows(acc->db,
+                                 "SELECT correlation_id, source_id FROM call_sources WHERE process_id = ?1"
+                                 " ORDER BY correlation_id, rowid",
+                                 process_id, 2, acc->sources, &acc->source_count, &acc->sources_held);
+}
+
+/* Reads the stream-wait-event records of process_id into acc->stream_waits (idle.c's queued gaps
+ * ask them), leaving stream_waits_held 0 when they cannot be read or held. */
+static void hold_stream_waits(accountant *acc, int64_t process_id)
+{
+    _Static_assert(sizeof(struct stream_wait) == 3 * sizeof(int64_t), "hold_rows reads 3 columns");
+    acc->stream_waits =
+        hold_rows(acc->db,
+                  "SELECT start_ns, stream_id, event_id FROM synchronizations"
+                  " WHERE process_id = ?1 AND sync_type = 2 AND stream_id IS NOT NULL"
+                  " ORDER BY start_ns, rowid",
+                  process_id, 3, acc->stream_waits, &acc->stream_wait_count, &acc->stream_waits_held);
 }
 
 accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps,
@@ -272,6 +299,7 @@ void accountant_free(accountant *acc)
         sqlite3_finalize(queries[i]);
     thread_calls_free(acc->threads);
     free(acc->sources);
+    free(acc->stream_waits);
     thread_names_close(&acc->thread_names);
     for (size_t i = 0; i < acc->book_count; i++)
         books_free(&acc->books[i]);
@@ -357,6 +385,7 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
                          device->process_id);
         acc->process_has_syncs = probe_exists(
             acc->db, "SELECT 1 FROM synchronizations WHERE process_id = ?1 LIMIT 1", device->process_id);
+        hold_stream_waits(acc, device->process_id);
         acc->process_has_collectives = probe_exists(
             acc->db, "SELECT 1 FROM collectives WHERE process_id = ?1 LIMIT 1", device->process_id);
         acc->process_has_sources =

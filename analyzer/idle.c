@@ -190,6 +190,38 @@ static int give_queued(struct gap *gap, enum accounting_cause cause, const char 
     return give_whole(gap, cause, label, &figures);
 }
 
+/* The last stream-wait-event record of X's stream that began at or before X's launch, as the wait
+ * query orders them (latest start first, then latest row): 1 with its event id, else 0. */
+static int stream_waited(const struct gap *gap, int64_t *event_id)
+{
+    const accountant *acc = gap->acc;
+    if (acc->stream_waits_held) {
+        const struct stream_wait *waits = acc->stream_waits;
+        size_t low = 0, high = acc->stream_wait_count; /* past the last that began at or before */
+        while (low < high) {
+            size_t middle = low + (high - low) / 2;
+            if (waits[middle].start_ns <= gap->launch_start_ns)
+                low = middle + 1;
+            else
+                high = middle;
+        }
+        while (low-- > 0)
+            if (waits[low].stream_id == gap->next->stream_id) {
+                *event_id = waits[low].event_id;
+                return 1;
+            }
+        return 0;
+    }
+    sqlite3_stmt *query = acc->wait_query;
+    sqlite3_bind_int64(query, 1, gap->device->process_id);
+    sqlite3_bind_int64(query, 2, gap->launch_start_ns);
+    sqlite3_bind_int64(query, 3, gap->next->stream_id);
+    int waited = sqlite3_step(query) == SQLITE_ROW;
+    *event_id = waited ? sqlite3_column_int64(query, 0) : 0;
+    sqlite3_reset(query);
+    return waited;
+}
+
 /* X was in the queue before the GPU ran dry. */
 static int queued_gap(struct gap *gap)
 {
@@ -200,14 +232,8 @@ static int queued_gap(struct gap *gap)
         return give_queued(gap, ACCOUNTING_IDLE_PEER_WAIT, "NCCL peers", QUEUED_PEERS, 0);
     if (gap->next->category == ANALYSIS_COPY_PEER)
         return give_queued(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "peer copy", QUEUED_PEER_COPY, 0);
-    sqlite3_stmt *query = acc->wait_query;
-    sqlite3_bind_int64(query, 1, gap->device->process_id);
-    sqlite3_bind_int64(query, 2, gap->launch_start_ns);
-    sqlite3_bind_int64(query, 3, gap->next->stream_id);
-    int waited = sqlite3_step(query) == SQLITE_ROW;
-    int64_t event_id = waited ? sqlite3_column_int64(query, 0) : 0;
-    sqlite3_reset(query);
-    if (waited)
+    int64_t event_id = 0;
+    if (stream_waited(gap, &event_id))
         return give_queued(gap, ACCOUNTING_IDLE_OTHER_DEVICE, "cudaStreamWaitEvent", QUEUED_EVENT, event_id);
     if (!acc->process_has_syncs)
         return give_queued(gap, ACCOUNTING_IDLE_UNEXPLAINED, "no synchronization records", QUEUED_NO_SYNCS,
@@ -227,7 +253,7 @@ struct call_rows {
 
 /* Reads the next row into call; a row from memory keeps its name in the store's cache until
  * name_call. Returns 1, or 0 at the end. */
-static int next_row(struct call_rows *rows, struct host_call *call)
+static inline int next_row(struct call_rows *rows, struct host_call *call)
 {
     if (!rows->query) {
         if (rows->next == rows->end)

@@ -214,6 +214,38 @@ static struct analysis_result *queued(const char *name, double late, const char 
     return finish(&s);
 }
 
+/* The stream-wait record a queued gap names is the wait query's: of B's stream (14), the latest to
+ * begin at or before B's launch (-50 us), the last written on a tie. Around it: a later record on
+ * another stream, one on B's stream after the launch, and the tie's first row. */
+static void test_queued_latest_wait(void)
+{
+    struct scenario s;
+    begin(&s, "latest-wait.db");
+    kernel(&s, s.process, 13, -60, -55, 0, 10, "producer");
+    kernel(&s, s.process, 14, -50, -45, 60, 100, "consumer");
+    const struct {
+        int64_t stream_id, event_id;
+        double start_us;
+    } waits[] = {{14, 70, -58}, {14, 77, -52}, {14, 78, -52}, {13, 90, -51}, {14, 95, -40}};
+    for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++) {
+        struct store_synchronization sync = {.process_id = s.process,
+                                             .context_id = 1,
+                                             .stream_id = waits[i].stream_id,
+                                             .event_id = waits[i].event_id,
+                                             .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
+                                             .correlation_id =
+                                                 add_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent",
+                                                         waits[i].start_us, waits[i].start_us + 0.5, 0),
+                                             .start_ns = AT(waits[i].start_us),
+                                             .end_ns = AT(waits[i].start_us + 0.5)};
+        store_insert_synchronization(s.b.trace, &sync, &s.b.err);
+    }
+    struct analysis_result *result = finish(&s);
+    expect_idle(result, 0, ACCOUNTING_IDLE_OTHER_DEVICE, "cudaStreamWaitEvent", 50, 1,
+                "its stream 14 waited for event 78 (cudaStreamWaitEvent)");
+    analysis_free(result);
+}
+
 static void test_queued_work(void)
 {
     struct analysis_result *result = queued("other-device.db", 50, "consumer", 1, 1);
@@ -717,6 +749,7 @@ int main(void)
 {
     if (!mkdtemp(directory))
         return 1;
+    test_queued_latest_wait();
     test_host_sync();
     test_item_readback(0);
     test_item_readback(1);
