@@ -190,10 +190,25 @@ static int twin_find(const struct twin_set *set, const struct priced_op *op)
 
 /* Keeps, of list, the compute kernels of a twin group with an overlapped run: the only ones price
  * reads (a group run alone prices nothing), and the sort need not order the others (on a trace
- * with one busy stream, nearly every kernel). Returns 0 or -1 when out of memory. */
+ * with one busy stream, nearly every kernel). Where a quarter or more of them overlapped (streams
+ * side by side all along) all are kept: looking each one's group up would cost more than sorting
+ * the few extra. Returns 0 or -1 when out of memory. */
 static int keep_priced(struct op_list *list)
 {
-    struct twin_set set = {.keys = malloc((list->count ? list->count : 1) * sizeof *set.keys)};
+    size_t compute = 0, overlapped = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        compute += list->ops[i].is_compute_kernel;
+        overlapped += list->ops[i].is_compute_kernel && list->ops[i].overlapped;
+    }
+    size_t kept = 0;
+    if (overlapped * 4 >= compute) {
+        for (size_t i = 0; i < list->count; i++)
+            if (list->ops[i].is_compute_kernel)
+                list->ops[kept++] = list->ops[i];
+        list->count = kept;
+        return 0;
+    }
+    struct twin_set set = {.keys = malloc((overlapped ? overlapped : 1) * sizeof *set.keys)};
     int status = set.keys ? 0 : -1;
     for (size_t i = 0; status == 0 && i < list->count; i++) {
         const struct priced_op *op = &list->ops[i];
@@ -202,7 +217,6 @@ static int keep_priced(struct op_list *list)
         set.keys[set.count] = *op;
         status = key_index_add(&set.index, twin_hash(op), set.count++);
     }
-    size_t kept = 0;
     for (size_t i = 0; status == 0 && set.count && i < list->count; i++)
         if (list->ops[i].is_compute_kernel && twin_find(&set, &list->ops[i]))
             list->ops[kept++] = list->ops[i];
