@@ -1370,11 +1370,21 @@ static int stream_free_during(const struct model_op *other, int64_t previous_end
     return previous_end_ns == INT64_MIN || other->end_ns > previous_end_ns + EXPLAIN_START_TOLERANCE_NS;
 }
 
+/* What the strongest proofs found, before a wait_case is made of it: a wait_case is large (its
+ * evidence and host figures) and zeroing one for each op whose stream was free cost a host-bound
+ * trace, where nearly every op is one, more than the proofs. */
+struct proof_found {
+    struct lane_state *blocking_lane;
+    const struct model_op *blocking;
+    const struct model_op *queue_head;
+    int same_communicator_candidate;
+};
+
 /* X is an NCCL kernel that started when the device's previous NCCL kernel, on another stream,
  * ended. */
 static int find_communicator_blocker(struct device_state *device, size_t waiting_lane,
                                      const struct model_op *op, int64_t previous_end_ns,
-                                     struct wait_case *item)
+                                     struct proof_found *item)
 {
     const struct model_op *other = &device->last_communication;
     if (op->category != ANALYSIS_COMMUNICATION || !device->has_last_communication ||
@@ -1419,7 +1429,7 @@ static struct channel_state *channel_of(struct device_state *device, const struc
 /* X is on a channel whose latest dispatched op (the head, of another stream, enqueued before X)
  * had waited for its own stream's previous op, and X was dispatched right after the head. */
 static int find_queue_blocker(struct device_state *device, size_t waiting_lane, const struct model_op *op,
-                              int64_t previous_end_ns, struct wait_case *item)
+                              int64_t previous_end_ns, struct proof_found *item)
 {
     struct channel_state *channel = channel_of(device, op);
     if (!channel || channel->lane == waiting_lane || !channel->has_held_by)
@@ -1566,36 +1576,39 @@ int explainer_consider(explainer *explain, struct device_state *device, size_t l
     int own_stream_was_free =
         previous_end_ns == INT64_MIN || previous_end_ns + EXPLAIN_START_TOLERANCE_NS < op->start_ns;
     if (reportable && op->end_ns > op->start_ns && own_stream_was_free) {
-        struct wait_case item = {.device = device,
-                                 .waiting_lane = lane,
-                                 .waiting = op,
-                                 .previous_end_ns = previous_end_ns,
-                                 .previous = lane->has_last ? &lane->last : NULL};
         /* The strongest proof first: a communicator or a channel FIFO names the op X queued
          * behind; then the op X started right after; then a blocking host call. */
-        int found = find_communicator_blocker(device, lane_index, op, previous_end_ns, &item) ||
-                    find_queue_blocker(device, lane_index, op, previous_end_ns, &item);
-        long blocker = found ? lane_index_of(device, item.blocking_lane)
+        struct proof_found proof = {0};
+        int found = find_communicator_blocker(device, lane_index, op, previous_end_ns, &proof) ||
+                    find_queue_blocker(device, lane_index, op, previous_end_ns, &proof);
+        long blocker = found ? lane_index_of(device, proof.blocking_lane)
                              : find_blocker(device, lane_index, op, previous_end_ns);
-        int host_sync = 0;
+        int host_sync = 0, other_running = 0, resources_held = 0;
         if (blocker < 0) {
             /* Only when B's blocks provably leave no room for X: the check is pure arithmetic on
              * the lane's cached occupancy, the launch lookup that follows is a query. */
             blocker = find_resource_holder(device, lane_index, op, previous_end_ns);
-            item.other_running = blocker >= 0;
+            other_running = blocker >= 0;
             if (blocker >= 0 && !holds_resources_for(device, &device->lanes[blocker], op))
                 blocker = -1;
-            item.resources_held = blocker >= 0;
+            resources_held = blocker >= 0;
         }
         if (blocker < 0) {
             blocker = find_drained_before(device, lane_index, op, previous_end_ns);
             host_sync = blocker >= 0;
         }
         if (blocker >= 0 && (lane->selected || device->lanes[blocker].selected)) {
-            if (!found) {
-                item.blocking_lane = &device->lanes[blocker];
-                item.blocking = &device->lanes[blocker].last;
-            }
+            struct wait_case item = {.device = device,
+                                     .waiting_lane = lane,
+                                     .waiting = op,
+                                     .previous_end_ns = previous_end_ns,
+                                     .previous = lane->has_last ? &lane->last : NULL,
+                                     .blocking_lane = found ? proof.blocking_lane : &device->lanes[blocker],
+                                     .blocking = found ? proof.blocking : &device->lanes[blocker].last,
+                                     .queue_head = proof.queue_head,
+                                     .same_communicator_candidate = proof.same_communicator_candidate,
+                                     .other_running = other_running,
+                                     .resources_held = resources_held};
             if (host_sync)
                 prove_host_sync(explain, &item);
             else
