@@ -80,6 +80,7 @@ struct device_state {
     struct channel_state *channels;
     size_t channel_count, channel_capacity;
     struct key_index channel_index; /* (channel id, is copy) to channels[]: an input chooses how many */
+    size_t last_channel_hit; /* channel_of's last answer: each op asks it twice, a stream's ops alike */
     int has_last_communication;
     size_t last_communication_lane;
     struct model_op last_communication;        /* the latest NCCL kernel started on the device */

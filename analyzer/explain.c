@@ -1422,8 +1422,13 @@ static struct channel_state *channel_of(struct device_state *device, const struc
     if (op->channel_id == STORE_NULL)
         return NULL;
     struct channel_key key = {device, op->channel_id, op->kind != MODEL_KERNEL};
+    if (device->last_channel_hit < device->channel_count && channel_matches(&key, device->last_channel_hit))
+        return &device->channels[device->last_channel_hit];
     long found = key_index_find(&device->channel_index, channel_hash(op), channel_matches, &key);
-    return found >= 0 ? &device->channels[found] : NULL;
+    if (found < 0)
+        return NULL;
+    device->last_channel_hit = (size_t)found;
+    return &device->channels[found];
 }
 
 /* X is on a channel whose latest dispatched op (the head, of another stream, enqueued before X)
