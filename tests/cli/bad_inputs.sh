@@ -7,7 +7,7 @@ fail=0; pass=0
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 os=$OVERLAPSCOPE
 here=$(cd "$(dirname "$0")" && pwd)
-good="$here/../data/gpu/copy_pinned.db"
+good="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/gpu/copy_pinned.db"
 python3 - "$dir" "$good" <<'PY'
 import os, shutil, sqlite3, sys
 d, good = sys.argv[1], sys.argv[2]
@@ -20,7 +20,7 @@ c = sqlite3.connect(os.path.join(d, "other_version.db"))
 c.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'"); c.commit(); c.close()
 open(os.path.join(d, "empty.db"), "wb").close()
 PY
-cp "$here/../data/bad/corrupt_index.db" "$dir/corrupt_index.db"
+cp "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/bad/corrupt_index.db" "$dir/corrupt_index.db"
 
 # $1: label, $2: the file that must be named, $3: expected fragment (may be empty), rest: argv.
 check_case() {
@@ -59,14 +59,14 @@ for name in "${!expect[@]}"; do
 done
 # Sound SQLite, impossible times (a memset lasting 54 years, a kernel ending in 2226): the
 # analysis and the renderer refuse them.
-f="$dir/absurd_times.db"; cp "$here/../data/bad/absurd_times.db" "$f"
+f="$dir/absurd_times.db"; cp "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/bad/absurd_times.db" "$f"
 check_case "absurd times" "$f" "the trace is damaged" report "$f"
 check_case "absurd times" "$f" "the trace is damaged" check --min comm_overlap=0 "$f"
 check_case "absurd times" "$f" "the trace is damaged" diff "$f" "$good"
-f="$dir/absurd_kernel.db"; cp "$here/../data/bad/absurd_kernel.db" "$f"
+f="$dir/absurd_kernel.db"; cp "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/bad/absurd_kernel.db" "$f"
 check_case "absurd kernel" "$f" "the trace is damaged" render "$f" -o "$dir/out.png"
 check_case "absurd kernel" "$f" "the trace is damaged" report "$f"
-f="$dir/absurd_window.db"; cp "$here/../data/bad/absurd_window.db" "$f"
+f="$dir/absurd_window.db"; cp "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/bad/absurd_window.db" "$f"
 check_case "absurd window" "$f" "longer than any recording" render "$f" -o "$dir/out.png"
 # A stored overview (render/overview.h) with a lane's cells cut short: render refuses it as damaged
 # (the fuzzing seed's overview serves a 320 px picture).
@@ -83,7 +83,7 @@ mkdir "$dir/empty_folder"
 check_case "directory" "$dir/empty_folder" "no trace files" info "$dir/empty_folder"
 # A device the trace does not have is named, with those it has (ddp: devices 0 and 1, one process
 # each; copy_pinned: device 0), in every command that analyzes.
-gpu="$here/../data/gpu"
+gpu="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/gpu"
 check_case "unknown device" "$gpu/ddp.db" "no device 5 (the trace has devices 0, 1)" report "$gpu/ddp.db" --device 5
 check_case "unknown device, one device" "$gpu/copy_pinned.db" "no device 3 (the trace has device 0)" check "$gpu/copy_pinned.db" --device 3 --max busy_ms=1
 # So are a rank and a stream (issue 19 Must 7): ddp's ranks 0 and 1; its devices' streams (kernels

@@ -12,7 +12,7 @@ bad() { echo "FAILED: $*"; fail=$((fail+1)); }
 good() { pass=$((pass+1)); }
 expect() { [ "$2" = "$3" ] && good || bad "$1: got '$2', expected '$3'"; }
 
-cp "$here/../data/gpu/ddp.db" "$dir/job.db"
+cp "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/gpu/ddp.db" "$dir/job.db"
 python3 - "$dir/job.db" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
@@ -48,7 +48,7 @@ expect "--all devices" "$(devices "$out" | grep -c '^  pid ')" 5
 expect "--all summary" "$(grep -c 'without GPU' <<<"$out")" 0
 
 # A trace where no process ran GPU work lists them all: there is nothing to tell apart.
-"$os" import "$here/../data/kineto/cpu_only.json.gz" -o "$dir/cpu.db" >/dev/null 2>&1
+"$os" import "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto/cpu_only.json.gz" -o "$dir/cpu.db" >/dev/null 2>&1
 out=$("$os" info "$dir/cpu.db")
 expect "no GPU at all" "$(processes "$out" | grep -c '^  pid ')" 1
 

@@ -11,7 +11,7 @@ dir=$(mktemp -d); trap 'chmod -R u+w "$dir"; rm -rf "$dir"' EXIT
 export TMPDIR="$dir/tmpdir"; mkdir "$TMPDIR" # temporary imports go here: none may stay
 os=$OVERLAPSCOPE
 here=$(cd "$(dirname "$0")" && pwd)
-K="$here/../data/kineto"
+K="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto"
 cd "$dir" || exit 2
 
 bad() { echo "FAILED: $*"; fail=$((fail+1)); }

@@ -7,8 +7,8 @@ fail=0; pass=0
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 os=$OVERLAPSCOPE
 here=$(cd "$(dirname "$0")" && pwd)
-T="$here/../data/gpu"
-kineto="$here/../data/kineto/simple_add_two_streams.json.gz"
+T="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/gpu"
+kineto="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto/simple_add_two_streams.json.gz"
 cd "$dir" || exit 2
 
 bad() { echo "FAILED: $*"; fail=$((fail+1)); }

@@ -20,7 +20,7 @@ for option in "ProfilerActivity.CPU, ProfilerActivity.CUDA" "_ExperimentalConfig
     grep -qF "$option" "$dir/record_for_overlapscope.py" && good || bad "the script does not pass $option"
 done
 
-"$os" import "$here/../data/kineto/pytorch_1x_format.json" -o "$dir/1x.db" >/dev/null || bad "import"
+"$os" import "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto/pytorch_1x_format.json" -o "$dir/1x.db" >/dev/null || bad "import"
 warning=$("$os" info "$dir/1x.db" | grep import-no-cuda-sync)
 option=$(grep -o 'experimental_config=[^ )]*([^)]*))' <<<"$warning")
 [ -n "$option" ] && good || bad "no profiler option in the warning: $warning"

@@ -8,7 +8,7 @@ fail=0; pass=0
 dir=$(mktemp -d); trap 'chmod -R u+w "$dir"; rm -rf "$dir"' EXIT
 os=$OVERLAPSCOPE
 here=$(cd "$(dirname "$0")" && pwd)
-gpu="$here/../data/gpu"
+gpu="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/gpu"
 
 # $1: label, $2: expected exit, $3: fragment stderr must hold on exit 2, rest: argv.
 check_case() {
@@ -155,7 +155,7 @@ import_refused "12 nsys view" "damaged Nsight Systems export ('CUPTI_ACTIVITY_KI
 
 # 12, 21: a named pipe as input hung import; a pipe the shell opened (<(zcat x.gz)) failed its
 # format sniffing; re-importing a folder picked up the output of the import before.
-kineto="$here/../data/kineto/simple_add_two_streams.json.gz"
+kineto="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto/simple_add_two_streams.json.gz"
 mkfifo "$dir/fifo.json"
 import_refused "12 import FIFO" "$dir/fifo.json': not a regular file" "$dir/fifo.json"
 out=$(timeout 60 "$os" import <(zcat "$kineto") -o "$dir/piped.db" 2>&1); rc=$?
@@ -169,7 +169,7 @@ out=$(timeout 60 "$os" import "$dir/ranks" -o "$dir/ranks/job.sqlite" --force 2>
 
 # 21: Kineto 'B'/'E' pairs became two zero-length kernels: now one interval per pair, matched per
 # pid and tid (k1 1000-1010 us on tid 7, k2 1002.5-1004 us on tid 8, whose 'E' carries no category).
-"$os" import "$here/../data/kineto/begin_end_pairs.json" -o "$dir/pairs.db" >/dev/null 2>&1
+"$os" import "${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto/begin_end_pairs.json" -o "$dir/pairs.db" >/dev/null 2>&1
 got=$(python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 print(";".join("%s %d %d" % row for row in c.execute("SELECT s.value, k.start_ns, k.end_ns FROM kernels k JOIN strings s ON s.id = k.name_id ORDER BY k.start_ns")))' "$dir/pairs.db" 2>&1)

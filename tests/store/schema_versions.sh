@@ -9,7 +9,7 @@ fail=0; pass=0
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 os=$OVERLAPSCOPE
 here=$(cd "$(dirname "$0")" && pwd)
-data="$here/../data"
+data="${OVERLAPSCOPE_TEST_DATA:-$here/../data}"
 good() { pass=$((pass+1)); }
 bad() { echo "FAILED: $*"; fail=$((fail+1)); }
 
