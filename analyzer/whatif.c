@@ -86,6 +86,9 @@ struct replay {
     /* The host-work fix's removals (host_work_removals), shared by the split replay. */
     struct shared_removal *host_removed;
     size_t host_removed_count;
+    /* The first launch of the ops replayed: host time a fix removes before it moves every later
+     * launch alike and is not counted (first_launch_of). */
+    int64_t first_launch_ns;
 };
 
 /* CALL_MAY_SYNC: an allocation or free, which synchronizes the device on most drivers, not all
@@ -1533,6 +1536,8 @@ static int64_t removed_call_ns(const struct replay *replay, const struct host_ca
                                const int *pageable_call)
 {
     int64_t duration = call->end_ns - call->start_ns;
+    if (call->end_ns <= replay->first_launch_ns)
+        return 0;
     if (((fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)) && (call->kind & CALL_SYNC)) ||
         ((fixes & FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH)) && (call->kind & CALL_LAUNCH)))
         return duration;
@@ -2692,6 +2697,110 @@ static int host_work_removals(struct replay *replay, const struct device_idle *i
     return 0;
 }
 
+/* The time a replay's removals count from (struct replay's first_launch_ns): the earliest launch
+ * of its ops. Before it there is no work of theirs for the host to make earlier, and a report of
+ * one range (`--range "step 10"`) replays only that range's ops: counted from the trace's start,
+ * the launch time of ten steps before it moved the range's first launches 44 ms earlier, while a
+ * thread whose removals were fewer (PyTorch's autograd thread) launched the rest at nearly their
+ * recorded times, and the replayed step came out 8 times its recorded length. */
+static void first_launch_of(struct replay *replay)
+{
+    replay->first_launch_ns = INT64_MIN;
+    for (size_t i = 0; i < replay->op_count; i++)
+        if (replay->ops[i].launch_ns != STORE_NULL &&
+            (replay->first_launch_ns == INT64_MIN || replay->ops[i].launch_ns < replay->first_launch_ns))
+            replay->first_launch_ns = replay->ops[i].launch_ns;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct host_call *x = *(const struct host_call *const *)a, *y = *(const struct host_call *const *)b;
+    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* Threads that launch the device's work and never are inside CUDA calls at the same moment take
+ * turns: one host timeline. PyTorch's main thread runs the forward pass and the optimizer, its
+ * autograd thread the backward pass, each waiting for the other (every PyTorch trace recorded here:
+ * not one call of one overlaps a call of the other). Host time a fix removes from one then moves the
+ * other's later launches too: the backward pass starts when the forward pass is done. Kept apart,
+ * a CUDA graph made each thread's own launches earlier but not the other's, and the backward pass
+ * waited at its recorded times. Threads whose calls overlap run at once and keep their own
+ * timelines. Gives the timeline's threads one id (the first launching thread's) in the calls and
+ * the ops; needs the ops linked to their calls (load_ops), before order_calls. Returns 0 or
+ * WHATIF_OUT_OF_MEMORY. */
+static int join_host_timelines(struct replay *replay)
+{
+    int64_t first = STORE_NULL;
+    int several = 0;
+    for (size_t i = 0; i < replay->op_count; i++) {
+        int64_t thread = replay->ops[i].thread_id;
+        if (thread == STORE_NULL)
+            continue;
+        if (first == STORE_NULL)
+            first = thread;
+        else if (thread != first)
+            several = 1;
+    }
+    if (!several)
+        return 0;
+    /* The launching threads, marked on their calls: a launching thread is one of the ops' */
+    unsigned char *launching = calloc(replay->call_count ? replay->call_count : 1, 1);
+    const struct host_call **by_time =
+        malloc((replay->call_count ? replay->call_count : 1) * sizeof *by_time);
+    if (!launching || !by_time) {
+        free(launching);
+        free(by_time);
+        return WHATIF_OUT_OF_MEMORY;
+    }
+    int64_t *threads = NULL;
+    size_t thread_count = 0, thread_capacity = 0;
+    int status = 0;
+    for (size_t i = 0; i < replay->op_count && status == 0; i++) {
+        int64_t thread = replay->ops[i].thread_id;
+        size_t t = 0;
+        while (t < thread_count && threads[t] != thread)
+            t++;
+        if (thread == STORE_NULL || t < thread_count)
+            continue;
+        if (grow((void **)&threads, &thread_capacity, thread_count, sizeof *threads) != 0)
+            status = WHATIF_OUT_OF_MEMORY;
+        else
+            threads[thread_count++] = thread;
+    }
+    size_t count = 0;
+    for (size_t c = 0; c < replay->call_count && status == 0; c++)
+        for (size_t t = 0; t < thread_count; t++)
+            if (replay->calls[c].thread_id == threads[t]) {
+                launching[c] = 1;
+                by_time[count++] = &replay->calls[c];
+                break;
+            }
+    int overlap = 0;
+    if (status == 0) {
+        qsort(by_time, count, sizeof *by_time, by_start);
+        int64_t open_end = INT64_MIN, open_thread = STORE_NULL; /* the call reaching furthest so far */
+        for (size_t k = 0; k < count && !overlap; k++) {
+            overlap = by_time[k]->thread_id != open_thread && by_time[k]->start_ns < open_end;
+            if (by_time[k]->end_ns > open_end) {
+                open_end = by_time[k]->end_ns;
+                open_thread = by_time[k]->thread_id;
+            }
+        }
+    }
+    if (status == 0 && !overlap) {
+        for (size_t c = 0; c < replay->call_count; c++)
+            if (launching[c])
+                replay->calls[c].thread_id = first;
+        for (size_t i = 0; i < replay->op_count; i++)
+            if (replay->ops[i].thread_id != STORE_NULL)
+                replay->ops[i].thread_id = first;
+    }
+    free(threads);
+    free(launching);
+    free(by_time);
+    return status;
+}
+
 int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
                   const struct device_idle *idle, struct analysis_device *out, error_info *err)
 {
@@ -2704,9 +2813,12 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
         status = device->launches.complete ? calls_of_launches(db, &replay, &device->launches, &read_error)
                                            : load_calls(db, &replay, device->process_id, &read_error);
     if (status == 0)
-        status = order_calls(&replay);
-    if (status == 0)
         status = load_ops(&replay, names, device);
+    if (status == 0)
+        status = join_host_timelines(&replay);
+    if (status == 0)
+        status = order_calls(&replay);
+    first_launch_of(&replay);
     if (status == 0 && replay.op_count > 0) {
         if (link_by(&replay, 0) != 0 || link_by(&replay, 1) != 0 || add_legacy_edges(&replay, device) != 0 ||
             keep_allocations_that_waited(&replay) != 0)

@@ -259,6 +259,55 @@ static void test_overlap_cost(void)
     analysis_free(result);
 }
 
+/* Two threads taking turns (PyTorch's main thread runs the forward pass and the optimizer, its
+ * autograd thread the backward pass), one stream, two steps ("step 0" at 0, "step 1" at 400 us,
+ * NVTX ranges on the main thread): in each, the main thread launches A ([0, 10], kernel [15, 20]),
+ * the other thread B ([30, 40], kernel [45, 50]), the main thread C ([60, 70], kernel [75, 80]).
+ * No call of one thread overlaps a call of the other: one host timeline, so a CUDA graph (launch
+ * calls take no time) moves every later launch of either thread by the calls before it. Over the
+ * whole trace each launch comes 10 us earlier per call before it: B0 -10, C0 -20, A1 -30, B1 -40,
+ * C1 -50 us; the span (15 to 480) ends at 430: a saving of 50 us. The report of "step 1" alone
+ * replays A1, B1 and C1, the calls before the step moving nothing (they made the step's ops
+ * neither earlier nor later against each other): B1 -10, C1 -20, the span (415 to 480) ends at 460:
+ * 20 us. Kept apart, B1 would not move (its thread's calls in the step are its own) and C1 would
+ * wait for it: 10 us (and 30 over the whole trace). */
+static void test_threads_taking_turns(void)
+{
+    for (int ranged = 0; ranged < 2; ranged++) {
+        struct builder b;
+        int64_t process = h100_trace(&b, ranged ? "turns-step.db" : "turns.db");
+        for (int step = 0; step < 2; step++) {
+            double base = 400 * step;
+            const double launches[3][2] = {{0, 10}, {30, 40}, {60, 70}};
+            for (int k = 0; k < 3; k++) {
+                struct store_kernel row = kernel_row(process, 1, base + launches[k][1] + 5,
+                                                     base + launches[k][1] + 10, 4, 256, "op");
+                row.correlation_id = add_api(&b, process, k == 1 ? 9 : THREAD, "cudaLaunchKernel",
+                                             base + launches[k][0], base + launches[k][1], 0);
+                insert_kernel(&b, row);
+            }
+            char name[16];
+            snprintf(name, sizeof name, "step %d", step);
+            add_nvtx(&b, process, THREAD, STORE_NULL, name, base - 1, base + 100);
+        }
+        CHECK_INT(builder_finish(&b), 0);
+        error_info err = {{0}};
+        struct analysis_options options = {.rank = -1,
+                                           .device_id = -1,
+                                           .stream_id = -1,
+                                           .window_start_ns = STORE_NULL,
+                                           .window_end_ns = STORE_NULL,
+                                           .range_name = ranged ? "step 1" : NULL,
+                                           .step = -1};
+        struct analysis_result *result = analysis_run(b.trace, &options, &err);
+        builder_close(&b);
+        CHECK(result != NULL);
+        const struct analysis_what_if *graph = what_if(result, ANALYSIS_FIX_CUDA_GRAPH);
+        CHECK_INT(graph ? graph->predicted_saving_ns : -1, US(ranged ? 20 : 50));
+        analysis_free(result);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(directory))
@@ -268,6 +317,7 @@ int main(void)
     test_idle_host_sync(1, 0);
     test_idle_host_sync(0, 1);
     test_forced_on_one_stream();
+    test_threads_taking_turns();
     test_priority();
     test_overlap_cost();
     char command[600];

@@ -58,6 +58,9 @@ if [ -x "$TORCH_PY" ]; then
   # A loader doing its CPU work in the training loop, and the same in 8 worker processes
   record torch_loader_inline -- "$TORCH_PY" workloads/torch/starved_loader.py --steps 60 --load-ms 8 --batch 8
   record torch_loader_workers -- "$TORCH_PY" workloads/torch/starved_loader.py --steps 60 --load-ms 8 --batch 8 --workers 8
+  # A launch-bound training step, eager and captured in a CUDA graph (the cuda-graph fix)
+  record torch_graph_eager -- "$TORCH_PY" workloads/torch/graph_step.py --mode eager
+  record torch_graph_graph -- "$TORCH_PY" workloads/torch/graph_step.py --mode graph
 else
   echo "(no PyTorch at $TORCH_PY: the PyTorch pairs are skipped)"; failed=1
 fi

@@ -387,6 +387,16 @@ if [ "$GOLDEN_SET" != gpu ]; then
     verdict torch_pipeline_aug 'a starved GPU: idle on the host side' 'idle_top()[0] == "host-cpu"'
 fi
 
+# workloads/torch/graph_step.py (H100, 2026-11-24): a launch-bound training step, eager (each
+# step's idle GPU mostly launch-bound: a CUDA graph is the fix the report must offer) and captured
+# in a CUDA graph (replayed as one launch: no launch-bound idle left, nothing to fix).
+if [ "$GOLDEN_SET" != gpu ]; then
+    verdict torch_graph_eager 'launch-bound steps, a CUDA graph offered' \
+        'sum(st["idle"]["causes"][0]["cause"] == "launch-bound" for st in r["step_accounting"]) >= 0.8 * len(r["step_accounting"]) and any(w["fix"] == "cuda-graph" and w["predicted_saving_ns"] > 0 for w in r["what_if"])'
+    verdict torch_graph_graph 'a graph replayed: nothing launch-bound' \
+        's["idle_launch_bound_ms"] == 0 and not any(w["fix"] == "cuda-graph" for w in r["what_if"])'
+fi
+
 # Every trace in the folder must have a verdict above, and every report must read right.
 for file in "$data"/*.db; do
     name=$(basename "$file" .db)
