@@ -98,7 +98,37 @@ static int by_start_then_rowid(const void *a, const void *b)
     return (x->rowid > y->rowid) - (x->rowid < y->rowid);
 }
 
-/* load()'s rows from launches (every_call): the thread's calls sorted as its query returns them. */
+static struct thread_call thread_call_of(const struct correlated_call *call)
+{
+    return (struct thread_call){.start_ns = call->start_ns,
+                                .end_ns = call->end_ns,
+                                .correlation_id = call->correlation_id,
+                                .name_id = call->name_id,
+                                .api_domain = call->api_domain,
+                                .has_name = call->has_name};
+}
+
+/* The thread's calls ranked by start and rowid into thread->calls (count of them). Returns 0, or -1
+ * when out of memory. */
+static int rank_calls(struct held_thread *thread, const struct launches *launches, size_t count)
+{
+    struct ranked_call *ranked = malloc((count ? count : 1) * sizeof *ranked);
+    if (!ranked)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < launches->count; i++)
+        if (launches->calls[i].thread_id == thread->thread_id)
+            ranked[n++] = (struct ranked_call){thread_call_of(&launches->calls[i]), launches->calls[i].rowid};
+    nearly_sorted_sort(ranked, n, sizeof *ranked, by_start_then_rowid);
+    for (size_t i = 0; i < n; i++)
+        thread->calls[i] = ranked[i].call;
+    free(ranked);
+    return 0;
+}
+
+/* load()'s rows from launches (every_call): the thread's calls sorted as its query returns them.
+ * launches are in correlation order, which on one thread is nearly, often exactly, start order:
+ * the calls go straight into place, and are ranked and sorted only when two are out of order. */
 static void load_from_launches(struct held_thread *thread, const struct launches *launches)
 {
     size_t count = 0;
@@ -106,33 +136,27 @@ static void load_from_launches(struct held_thread *thread, const struct launches
         count += launches->calls[i].thread_id == thread->thread_id;
     if (count > THREAD_CALLS_MAX)
         return; /* the query stops there and the thread is not held: the store serves it */
-    struct ranked_call *ranked = malloc((count ? count : 1) * sizeof *ranked);
     thread->calls = malloc((count ? count : 1) * sizeof *thread->calls);
-    if (!ranked || !thread->calls) {
-        free(ranked);
-        free(thread->calls);
-        thread->calls = NULL;
+    if (!thread->calls)
         return;
-    }
     size_t n = 0;
+    int in_order = 1;
+    const struct correlated_call *previous = NULL;
     for (size_t i = 0; i < launches->count; i++) {
         const struct correlated_call *call = &launches->calls[i];
         if (call->thread_id != thread->thread_id)
             continue;
-        ranked[n++] = (struct ranked_call){{.start_ns = call->start_ns,
-                                            .end_ns = call->end_ns,
-                                            .correlation_id = call->correlation_id,
-                                            .name_id = call->name_id,
-                                            .api_domain = call->api_domain,
-                                            .has_name = call->has_name},
-                                           call->rowid};
+        in_order &= !previous || previous->start_ns < call->start_ns ||
+                    (previous->start_ns == call->start_ns && previous->rowid <= call->rowid);
+        thread->calls[n++] = thread_call_of(call);
+        previous = call;
     }
-    /* launches are in correlation order, which on one thread is nearly start order */
-    nearly_sorted_sort(ranked, n, sizeof *ranked, by_start_then_rowid);
-    for (size_t i = 0; i < n; i++)
-        thread->calls[i] = ranked[i].call;
+    if (!in_order && rank_calls(thread, launches, count) != 0) {
+        free(thread->calls);
+        thread->calls = NULL;
+        return;
+    }
     thread->count = n;
-    free(ranked);
 }
 
 const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,

@@ -17,7 +17,7 @@
 static char directory[] = "/tmp/overlapscope-test-thread-calls-XXXXXX";
 
 /* Calls written out of start order, three of them starting at 10 us (a runtime call and the
- * driver calls it made), on two threads. Expected order on thread 7: 5, then the three at 10 in
+ * driver calls it made), on three threads. Expected order on thread 7: 5, then the three at 10 in
  * the order written (rowid), then 30. */
 static void write_calls(struct builder *b, int64_t process, int with_uncorrelated)
 {
@@ -27,6 +27,10 @@ static void write_calls(struct builder *b, int64_t process, int with_uncorrelate
     add_api(b, process, 7, "cuMemcpyHtoDAsync", 10, 12, 0);
     add_api(b, process, 7, "cudaEventRecord", 5, 6, 0);
     add_api(b, process, 7, "cuLaunchKernel", 10, 11, 0);
+    /* Thread 9's calls written in start order (a tie in rowid order): taken as they come. */
+    add_api(b, process, 9, "cudaLaunchKernel", 35, 36, 0);
+    add_api(b, process, 9, "cuLaunchKernel", 40, 41, 0);
+    add_api(b, process, 9, "cudaEventRecord", 40, 42, 0);
     if (with_uncorrelated) {
         struct store_api_call row = {.process_id = process,
                                      .thread_id = 8,
@@ -84,12 +88,12 @@ static void test_from_launches(int with_uncorrelated, int missing_function)
     CHECK_INT(launches.complete, 1);
     CHECK_INT(launches.every_call, !with_uncorrelated);
     thread_calls *from_launches = thread_calls_new(db, names), *from_store = thread_calls_new(db, names);
-    for (int64_t thread = 7; thread <= 8; thread++) {
+    for (int64_t thread = 7; thread <= 9; thread++) {
         size_t count = 0, store_count = 0;
         const struct thread_call *calls = thread_calls_of(from_launches, process, thread, &launches, &count);
         const struct thread_call *stored = thread_calls_of(from_store, process, thread, NULL, &store_count);
         CHECK(calls != NULL && stored != NULL);
-        CHECK_INT(count, thread == 7 ? 5 : 1 + with_uncorrelated);
+        CHECK_INT(count, thread == 7 ? 5 : thread == 9 ? 3 : 1 + with_uncorrelated);
         if (calls && stored)
             expect_same_calls(calls, count, stored, store_count);
         if (calls && thread == 7 && count == 5) {
