@@ -473,8 +473,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
         struct device_idle idle;
         accountant_device_idle(run->accountant, &idle);
-        if (whatif_device(run->db, run->names, &device, &idle, out, run->err) !=
-                0 || /* the replay's figure */
+        if (whatif_device(run->db, run->names, &device, &idle, run->result->steps, run->result->step_count,
+                          out, run->err) != 0 || /* the replay's figure */
             overlap_cost_device(run->names, &device, run->result->device_count, out, run->result, run->err) !=
                 0)
             status = -1;

@@ -27,10 +27,12 @@ enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause);
  * cause device->cause_count or the device's idle time (idle: by cause, and the host work the
  * host-work fix removes) proves, and fills out->replay_span_ns, out->fix_saving_ns and
  * out->headroom_ns (the saving of every proved fix together, dependencies by design excepted).
+ * steps: the run's (result->steps), where the CUDA-graph fix finds what a user would capture.
  * Leaves out untouched (headroom as before) when the device has more than WHATIF_MAX_OPS
  * operations. Returns 0, or -1 with err filled. */
 int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
-                  const struct device_idle *idle, struct analysis_device *out, error_info *err);
+                  const struct device_idle *idle, const struct analysis_step *steps, size_t step_count,
+                  struct analysis_device *out, error_info *err);
 
 /* Builds result->what_if from the devices' fix savings and the trace's cause totals. */
 void whatif_collect(struct analysis_result *result);

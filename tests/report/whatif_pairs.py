@@ -79,11 +79,6 @@ KNOWN = {
     # 11.32-11.35 ms, the slow ones with arrival skew; the fixed one's all 11.27). A change of one
     # rank's timing that moves another's is outside the model; each device alone gains nothing.
     "ddp_saturate": "the gain is the other rank's arrival skew shrinking; the replay is per device",
-    # A real CUDA graph removes all the host's time between a step's launches: the launch calls
-    # (what the fix models) and the Python, dispatcher and autograd time between them, which the
-    # model keeps. graph_step.py on the H100: 1.1 ms of a 4.4 ms step predicted, 4.0 measured.
-    "torch_graph_eager": "a graph also removes the host's own time between launches (Python, dispatcher, "
-                         "autograd); the fix removes the launch calls' time only",
 }
 
 BOUND_NS, SHARE = 50000, 0.15
