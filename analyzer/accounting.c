@@ -492,9 +492,10 @@ static int add_interval(accountant *acc, enum accounting_cause cause, const char
     if (acc->interval_count >= ACCOUNTING_MAX_INTERVALS)
         return 0;
     if (acc->interval_count == acc->interval_capacity) {
-        /* All it may hold, at once: pages cost nothing until written, and grown by copying, the
-         * array of a host-bound trace (which keeps all of them) faulted its pages in twice. */
-        size_t capacity = acc->interval_capacity ? acc->interval_capacity * 2 : ACCOUNTING_MAX_INTERVALS;
+        /* From 256 straight to all it may hold: pages cost nothing until written, and grown by
+         * doubling and copying, the array of a host-bound trace (which keeps all of them) faulted
+         * its pages in twice. A small trace's stays small (ASan writes the shadow of all of it). */
+        size_t capacity = acc->interval_capacity == 0 ? 256 : ACCOUNTING_MAX_INTERVALS;
         struct accounting_interval *grown = realloc(acc->intervals, capacity * sizeof *grown);
         if (!grown)
             return -1;

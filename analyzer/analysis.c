@@ -51,10 +51,13 @@ struct run {
     error_info *err;
 };
 
-/* The first capacity of the selected operations' buffer: 46 MB, which glibc's malloc serves by
- * mmap, whose pages cost nothing until written, and grows by mremap, without copying (grown from
- * 1,024 by copying, the ResNet-50 recording's 210k operations faulted 4,000 pages more in). */
-#define ANALYSIS_FIRST_SELECTED_OPS (1u << 18)
+/* The selected operations' buffer grows from 1,024 straight to 46 MB, which glibc's malloc serves by
+ * mmap, whose pages cost nothing until written, and grows by mremap, without copying (grown by
+ * doubling and copying, the ResNet-50 recording's 210k operations faulted 4,000 pages more in). A
+ * small trace (a fuzzer's input, run under ASan, which writes the shadow of every byte allocated)
+ * stays small. */
+#define ANALYSIS_SMALL_SELECTED_OPS 1024u
+#define ANALYSIS_LARGE_SELECTED_OPS (1u << 18)
 
 /* --- devices in the trace (store_list_gpu_devices) --- */
 
@@ -340,8 +343,10 @@ static long lane_of(struct run *run, struct device_state *device, int64_t stream
 static int keep_selected(struct device_state *device, const struct model_op *op)
 {
     if (device->selected_op_count == device->selected_op_capacity) {
-        size_t capacity =
-            device->selected_op_capacity ? device->selected_op_capacity * 2 : ANALYSIS_FIRST_SELECTED_OPS;
+        size_t capacity = device->selected_op_capacity == 0 ? ANALYSIS_SMALL_SELECTED_OPS
+                          : device->selected_op_capacity < ANALYSIS_LARGE_SELECTED_OPS
+                              ? ANALYSIS_LARGE_SELECTED_OPS
+                              : device->selected_op_capacity * 2;
         struct model_op *grown = realloc(device->selected_ops, capacity * sizeof *grown);
         if (!grown)
             return -1;
