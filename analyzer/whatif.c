@@ -89,8 +89,9 @@ struct replay {
     /* The first launch of the ops replayed: host time a fix removes before it moves every later
      * launch alike and is not counted (first_launch_of). */
     int64_t first_launch_ns;
-    /* Per call: the host's time after it that a CUDA graph removes as well (graph_gaps), NULL none. */
-    int64_t *graph_gap_ns;
+    /* Per call: the host's time after it that a CUDA graph removes as well (graph_gaps), NULL none;
+     * of it, the host work the host-work fix removes too (not removed twice when both are made). */
+    int64_t *graph_gap_ns, *graph_gap_work_ns;
 };
 
 /* CALL_MAY_SYNC: an allocation or free, which synchronizes the device on most drivers, not all
@@ -1557,6 +1558,8 @@ static int64_t removed_call_ns(const struct replay *replay, const struct host_ca
     int graph = (fixes & FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH)) != 0;
     /* the host's time after a captured call, the call's own time by what each fix removes */
     int64_t removed = graph && replay->graph_gap_ns ? replay->graph_gap_ns[call - replay->calls] : 0;
+    if (removed > 0 && (fixes & FIX_BIT(ANALYSIS_FIX_HOST_WORK)))
+        removed -= replay->graph_gap_work_ns[call - replay->calls];
     if (((fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)) && (call->kind & CALL_SYNC)) ||
         (graph && (call->kind & CALL_LAUNCH)))
         return removed + duration;
@@ -2262,6 +2265,7 @@ static void replay_free(struct replay *replay)
     free(replay->launch_order);
     free(replay->call_order);
     free(replay->graph_gap_ns);
+    free(replay->graph_gap_work_ns);
     free(replay->op_removed_at);
     free(replay->call_start_removed_at);
     free(replay->call_end_removed_at);
@@ -2398,7 +2402,8 @@ static int split_streams(sqlite3 *db, const struct replay *replay, int64_t proce
                                  .host_removed = replay->host_removed,
                                  .host_removed_count = replay->host_removed_count,
                                  .first_launch_ns = replay->first_launch_ns,
-                                 .graph_gap_ns = replay->graph_gap_ns};
+                                 .graph_gap_ns = replay->graph_gap_ns,
+                                 .graph_gap_work_ns = replay->graph_gap_work_ns};
         memcpy(split->pinned_bytes_per_s, replay->pinned_bytes_per_s, sizeof split->pinned_bytes_per_s);
         split->ops = malloc(replay->op_count * sizeof *split->ops);
         split->edges = malloc((replay->edge_count + 1) * sizeof *split->edges);
@@ -2839,6 +2844,28 @@ static int by_host_start(const void *a, const void *b)
     return (x->host_start_ns > y->host_start_ns) - (x->host_start_ns < y->host_start_ns);
 }
 
+/* The host work (host_work_removals) found before the launch that began at launch_ns: the idle
+ * accounting's stretches of the gap that launch ended, at most `gap`. */
+static int64_t host_work_before(const struct replay *replay, int64_t launch_ns, int64_t gap)
+{
+    size_t low = 0, high = replay->host_removed_count;
+    while (low < high) { /* the first removal at or after launch_ns */
+        size_t middle = low + (high - low) / 2;
+        if (replay->host_removed[middle].at < launch_ns)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    size_t last = low;
+    while (last < replay->host_removed_count && replay->host_removed[last].at == launch_ns)
+        last++;
+    if (last == low)
+        return 0;
+    int64_t work =
+        replay->host_removed[last - 1].removed_ns - (low > 0 ? replay->host_removed[low - 1].removed_ns : 0);
+    return work < gap ? work : gap;
+}
+
 /* Fills graph_gap_ns: the host's time between two captured calls of one timeline, one after the
  * other (no call of the timeline between them), that a CUDA graph removes too. A graph is launched
  * once per capture and its kernels need no host at all: the per-operation time of the framework
@@ -2856,7 +2883,8 @@ static int graph_gaps(struct replay *replay, int64_t process_id, const struct an
     size_t n = replay->call_count, count = 0;
     const struct analysis_step **own = malloc((step_count ? step_count : 1) * sizeof *own);
     replay->graph_gap_ns = calloc(n ? n : 1, sizeof *replay->graph_gap_ns);
-    if (!own || !replay->graph_gap_ns) {
+    replay->graph_gap_work_ns = calloc(n ? n : 1, sizeof *replay->graph_gap_work_ns);
+    if (!own || !replay->graph_gap_ns || !replay->graph_gap_work_ns) {
         free(own);
         return WHATIF_OUT_OF_MEMORY;
     }
@@ -2884,6 +2912,8 @@ static int graph_gaps(struct replay *replay, int64_t process_id, const struct an
         for (size_t s = step; s < count && own[s]->host_start_ns <= call->start_ns; s++)
             if (next->end_ns <= own[s]->host_end_ns) {
                 replay->graph_gap_ns[replay->call_order[k]] = gap;
+                replay->graph_gap_work_ns[replay->call_order[k]] =
+                    host_work_before(replay, next->start_ns, gap);
                 break;
             }
     }
@@ -2940,7 +2970,7 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
             }
             split.calls = NULL; /* replay's */
             split.call_order = NULL;
-            split.graph_gap_ns = NULL;
+            split.graph_gap_ns = split.graph_gap_work_ns = NULL;
             split.op_removed_at = split.call_start_removed_at = split.call_end_removed_at = NULL;
             split.host_removed = NULL;
             replay_free(&split);
