@@ -185,9 +185,13 @@ struct analysis_device {
     int64_t overlap_saved_ns;        /* Σ durations of all operations - busy_ns */
     int64_t overlap_net_ns;          /* saved - cost: what overlapping really gave */
     int64_t overlap_untwinned_count; /* overlapped compute kernels with no alone run to compare */
+    /* 1: "all of the above" (fix_saving_ns[ANALYSIS_FIX_ALL]) is a replay with the host-work fix in
+     * it, an upper bound by that fix's share; 0: a set or a single fix without it gave as much. */
+    int all_includes_host_work;
 };
 
-/* The host-work fix's saving on device when fix is it or "all", which includes it; else 0. */
+/* The host-work fix's saving on device when fix is it, or "all" replayed with it
+ * (all_includes_host_work); else 0. */
 int64_t analysis_device_host_work_ns(const struct analysis_device *device, enum analysis_fix fix);
 
 /* Overlap of two streams of one device. */

@@ -2581,6 +2581,7 @@ static int predict(const struct replay *replay, const struct replay *split, cons
      * a host sync nothing proved (its final cudaDeviceSynchronize and copies) and promised 66% of
      * the span. A set that changes nothing in the replay costs no replay (span_of). */
     int64_t together = 0, saving = 0;
+    int with_host_work = 0; /* the "all" chosen has the host-work fix in it */
     if (any) {
         if (note_saving(out, &spans, ANALYSIS_FIX_ALL, recorded,
                         span_of(&spans, split ? split : replay, all)) != 0)
@@ -2595,6 +2596,7 @@ static int predict(const struct replay *replay, const struct replay *split, cons
         if (!any || recorded - fixed > saving) {
             saving = recorded > fixed ? recorded - fixed : 0;
             together = newly_together(&spans);
+            with_host_work = (idle & FIX_BIT(ANALYSIS_FIX_HOST_WORK)) != 0;
         }
         all |= idle;
         out->fixes_modelled |= FIX_BIT(ANALYSIS_FIX_ALL);
@@ -2602,12 +2604,17 @@ static int predict(const struct replay *replay, const struct replay *split, cons
     /* The fixes together may replay worse than one of them alone (a priority that puts NCCL first
      * holds back a kernel that needed the whole device): making only that one is also "all of the
      * above" a user can reach. */
+    /* A fix that alone gives as much as a set with the host-work fix is "all" without that bound
+     * (a CUDA graph of a PyTorch step removes the host's time the host-work fix would too). */
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++)
         if (((all & FIX_BIT(fix)) || (fix == ANALYSIS_FIX_PIPELINE && split)) &&
-            out->fix_saving_ns[fix] > saving) {
+            (out->fix_saving_ns[fix] > saving || (with_host_work && fix != ANALYSIS_FIX_HOST_WORK &&
+                                                  saving > 0 && out->fix_saving_ns[fix] == saving))) {
             saving = out->fix_saving_ns[fix];
             together = out->fix_together_ns[fix];
+            with_host_work = fix == ANALYSIS_FIX_HOST_WORK;
         }
+    out->all_includes_host_work = with_host_work;
     out->fix_saving_ns[ANALYSIS_FIX_ALL] = saving;
     out->fix_together_ns[ANALYSIS_FIX_ALL] = together;
     out->headroom_ns = saving;
@@ -3003,7 +3010,7 @@ int analysis_what_if_upper_bound(const struct analysis_what_if *item)
 
 int64_t analysis_device_host_work_ns(const struct analysis_device *device, enum analysis_fix fix)
 {
-    int in_it = fix == ANALYSIS_FIX_HOST_WORK || fix == ANALYSIS_FIX_ALL;
+    int in_it = fix == ANALYSIS_FIX_HOST_WORK || (fix == ANALYSIS_FIX_ALL && device->all_includes_host_work);
     return in_it && (device->fixes_modelled & FIX_BIT(ANALYSIS_FIX_HOST_WORK))
                ? device->fix_saving_ns[ANALYSIS_FIX_HOST_WORK]
                : 0;

@@ -314,6 +314,41 @@ static void test_threads_taking_turns(void)
     }
 }
 
+/* One thread, one stream, one step ("step 0", -1 to 300 us): A launched at [0, 10] (kernel [15,
+ * 20]), then 90 us of the host's own work inside the step (host-cpu), B launched at [100, 110]
+ * (kernel [115, 120]). As recorded the replay runs A at 10 and B at 110 (its launch's return):
+ * span 105. The idle accounting's host work is the part of the 90 us inside the GPU's idle gap
+ * (from A's end at 20 to 100): 80 us; the host-work fix cuts it: B ready at 30, span 25, 80 us. A
+ * CUDA graph of the step removes A's call and the 90 us after it (a gap between two captured calls
+ * inside a step): B ready at 10, behind A at 15: span 10, 95 us. Both together remove the 80 us
+ * once (the graph the other 10 of the gap, the host-work fix the 80): the same 95 us, which the
+ * graph alone gives: "all" is then no upper bound of the host-work fix (its host_work_ns 0). */
+static void test_graph_within_step(void)
+{
+    struct builder b;
+    int64_t process = h100_trace(&b, "graph-step.db");
+    struct store_kernel rows[2] = {kernel_row(process, 1, 15, 20, 4, 256, "a"),
+                                   kernel_row(process, 1, 115, 120, 4, 256, "b")};
+    rows[0].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 0, 10, 0);
+    rows[1].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 100, 110, 0);
+    for (int k = 0; k < 2; k++)
+        insert_kernel(&b, rows[k]);
+    add_nvtx(&b, process, THREAD, STORE_NULL, "step 0", -1, 300);
+    add_nvtx(&b, process, THREAD, STORE_NULL, "step 1", 400, 500);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    const struct analysis_what_if *work = what_if(result, ANALYSIS_FIX_HOST_WORK),
+                                  *graph = what_if(result, ANALYSIS_FIX_CUDA_GRAPH),
+                                  *all = what_if(result, ANALYSIS_FIX_ALL);
+    CHECK_INT(work ? work->predicted_saving_ns : -1, US(80));
+    CHECK_INT(graph ? graph->predicted_saving_ns : -1, US(95));
+    CHECK_INT(all ? all->predicted_saving_ns : -1, US(95));
+    CHECK_INT(all ? all->host_work_ns : -1, 0);
+    CHECK_INT(all ? (int)analysis_what_if_bound(all) : -1, ANALYSIS_BOUND_NONE);
+    analysis_free(result);
+}
+
 int main(void)
 {
     if (!mkdtemp(directory))
@@ -324,6 +359,7 @@ int main(void)
     test_idle_host_sync(0, 1);
     test_forced_on_one_stream();
     test_threads_taking_turns();
+    test_graph_within_step();
     test_priority();
     test_overlap_cost();
     char command[600];
