@@ -41,6 +41,16 @@ static void kernel(struct builder *b, int64_t process, int64_t stream, double st
     insert_kernel(b, row);
 }
 
+/* A 4-block kernel of `name` on stream [start, end], launched by a cudaLaunchKernel of thread over
+ * [call_start, call_end]. */
+static void launched(struct builder *b, int64_t process, int64_t stream, double start, double end,
+                     const char *name, int64_t thread, double call_start, double call_end)
+{
+    struct store_kernel row = kernel_row(process, stream, start, end, 4, 256, name);
+    row.correlation_id = add_api(b, process, thread, "cudaLaunchKernel", call_start, call_end, 0);
+    insert_kernel(b, row);
+}
+
 static void event_call(struct builder *b, int64_t process, int64_t stream, int64_t event, int wait)
 {
     int64_t call = add_api(b, process, THREAD, wait ? "cudaStreamWaitEvent" : "cudaEventRecord", -60, -59, 0);
@@ -184,13 +194,9 @@ static void test_forced_on_one_stream(void)
      * span 40. The event loop and the one-stream run (run_alone) both must give it. */
     struct builder b;
     int64_t process = h100_trace(&b, "forced.db");
-    struct store_kernel rows[2] = {kernel_row(process, 1, 50, 70, 4, 256, "late"),
-                                   kernel_row(process, 1, 10, 30, 4, 256, "early")};
-    rows[0].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 0, 5, 0);
+    launched(&b, process, 1, 50, 70, "late", THREAD, 0, 5);
     add_api(&b, process, THREAD, "cudaDeviceSynchronize", 6, 75, 0);
-    rows[1].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 80, 85, 0);
-    for (int k = 0; k < 2; k++)
-        insert_kernel(&b, rows[k]);
+    launched(&b, process, 1, 10, 30, "early", THREAD, 80, 85);
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
     CHECK_INT(status, 0);
@@ -285,11 +291,8 @@ static void test_threads_taking_turns(void)
             double base = 400 * step;
             const double launches[3][2] = {{0, 10}, {30, 40}, {60, 70}};
             for (int k = 0; k < 3; k++) {
-                struct store_kernel row = kernel_row(process, 1, base + launches[k][1] + 5,
-                                                     base + launches[k][1] + 10, 4, 256, "op");
-                row.correlation_id = add_api(&b, process, k == 1 ? 9 : THREAD, "cudaLaunchKernel",
-                                             base + launches[k][0], base + launches[k][1], 0);
-                insert_kernel(&b, row);
+                launched(&b, process, 1, base + launches[k][1] + 5, base + launches[k][1] + 10, "op",
+                         k == 1 ? 9 : THREAD, base + launches[k][0], base + launches[k][1]);
             }
             char name[16];
             snprintf(name, sizeof name, "step %d", step);
@@ -327,12 +330,8 @@ static void test_graph_within_step(void)
 {
     struct builder b;
     int64_t process = h100_trace(&b, "graph-step.db");
-    struct store_kernel rows[2] = {kernel_row(process, 1, 15, 20, 4, 256, "a"),
-                                   kernel_row(process, 1, 115, 120, 4, 256, "b")};
-    rows[0].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 0, 10, 0);
-    rows[1].correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 100, 110, 0);
-    for (int k = 0; k < 2; k++)
-        insert_kernel(&b, rows[k]);
+    launched(&b, process, 1, 15, 20, "a", THREAD, 0, 10);
+    launched(&b, process, 1, 115, 120, "b", THREAD, 100, 110);
     add_nvtx(&b, process, THREAD, STORE_NULL, "step 0", -1, 300);
     add_nvtx(&b, process, THREAD, STORE_NULL, "step 1", 400, 500);
     int status = 0;
