@@ -4,7 +4,8 @@
 
 JOB: resnet50 (torchvision ResNet-50 training, bf16 autocast, batch 64), mlp (12-layer MLP, 256
 wide, batch 256: launch-bound), gpt2 (a GPT-2-small-sized decoder, 12 layers, 768 wide, 12 heads,
-sequence 1024, batch 8, bf16 autocast). The timed part is `--steps` training steps after `--warmup`
+sequence 1024, batch 8, bf16 autocast), gpt2_ddp (that step under DistributedDataParallel, one rank
+per GPU, started by torchrun: run.sh does it for a job named *_ddp). The timed part is `--steps` training steps after `--warmup`
 steps, between two cuda.synchronize() calls (none inside: a per-step sync would change what a
 launch-bound loop does). Prints one line: RESULT job=... steps=... seconds=... steps_per_s=...
 With --torch-profiler the process times the steps twice, once plain and once under torch.profiler
@@ -15,6 +16,7 @@ every N steps (a cuda.synchronize() after each chunk): whether a run's speed dri
 or only from one process to the next.
 """
 import argparse
+import os
 import sys
 import time
 
@@ -120,7 +122,33 @@ def gpt2():
     return step, 8, 30
 
 
-JOBS = {"resnet50": resnet50, "mlp": mlp, "mlp_compiled": mlp_compiled, "mlp_item": mlp_item, "gpt2": gpt2}
+def gpt2_ddp():
+    """The GPT-2-sized step above under DistributedDataParallel, one rank per GPU (started by
+    torchrun: RANK, WORLD_SIZE, LOCAL_RANK): NCCL all-reduces the gradient buckets during backward.
+    Rank 0 prints the RESULT lines; every rank runs the same steps."""
+    import os
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
+    model = DDP(GPT().cuda(), device_ids=[local_rank])
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    tokens = torch.randint(0, 50257, (8, 1024), device="cuda")
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            logits = model(tokens[:, :-1])
+            loss = loss_fn(logits.reshape(-1, logits.shape[-1]).float(), tokens[:, 1:].reshape(-1))
+        loss.backward()
+        optimizer.step()
+    return step, 8, 30
+
+
+JOBS = {"resnet50": resnet50, "mlp": mlp, "mlp_compiled": mlp_compiled, "mlp_item": mlp_item, "gpt2": gpt2,
+        "gpt2_ddp": gpt2_ddp}
 
 
 def main():
@@ -133,6 +161,7 @@ def main():
     parser.add_argument("--profiler-first", action="store_true")
     args = parser.parse_args()
     step, warmup, steps = JOBS[args.job]()
+    rank = int(os.environ.get("RANK", "0"))  # a DDP job: rank 0 reports
     warmup = args.warmup if args.warmup is not None else warmup
     steps = args.steps or steps
     for _ in range(warmup):
@@ -157,9 +186,10 @@ def main():
         seconds = time.perf_counter() - start
         if profiler:
             profiler.__exit__(None, None, None)
-            profiler.export_chrome_trace(args.torch_profiler)
+            profiler.export_chrome_trace(args.torch_profiler if rank == 0 else f"{args.torch_profiler}.rank{rank}")
         variant = "profiler" if profiled else "plain"
-        print(f"RESULT job={args.job} variant={variant} steps={steps} seconds={seconds:.4f} "
+        if rank == 0:
+            print(f"RESULT job={args.job} variant={variant} steps={steps} seconds={seconds:.4f} "
               f"steps_per_s={steps / seconds:.3f}", flush=True)
 
     order = [False]
@@ -167,6 +197,8 @@ def main():
         order = [True, False] if args.profiler_first else [False, True]
     for profiled in order:
         timed(profiled)
+    if torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":

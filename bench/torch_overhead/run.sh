@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/torch_overhead: what `overlapscope record` costs real PyTorch jobs (GPU machine).
-# Each job (jobs.py: resnet50, mlp, gpt2; mlp_compiled and mlp_item on request) runs under each variant, interleaved round by round (the
+# Each job (jobs.py: resnet50, mlp, gpt2; mlp_compiled, mlp_item and gpt2_ddp on request) runs under each variant, interleaved round by round (the
 # order rotates every round), REPEATS rounds:
 #   plain, profiler  one process times the steps plain and under torch.profiler (CPU+CUDA activities,
 #                    Chrome trace exported), alternating which goes first from round to round
@@ -26,6 +26,8 @@
 # (ratios of medians), and for record variants the trace bytes per GPU activity and dropped records.
 # Usage: bench/torch_overhead/run.sh OUTDIR [REPEATS [JOB...]]   (after tests/gpu/stage.sh)
 set -u
+# Every multi-GPU run (gpt2_ddp): NVLink multicast off (../shared/gpu-notes.md).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 out=${1:?usage: run.sh OUTDIR [REPEATS [JOB...]]}
 repeats=${2:-5}
 shift 2 2>/dev/null || shift $#
@@ -44,6 +46,9 @@ scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 run_one() { # job variant round: appends "job variant round steps_per_s bytes activities dropped"
     local job=$1 variant=$2 round=$3 log=$scratch/log db=$scratch/trace.db line rate bytes=- activities=- dropped=-
     local job_command=("$python" $here/jobs.py "$job")
+    # A DDP job: one rank per visible GPU under torchrun (recorded whole: the agent and every rank).
+    [ "${job%_ddp}" = "$job" ] || job_command=("$python" -m torch.distributed.run --standalone \
+        --nproc_per_node="$(nvidia-smi -L | wc -l)" $here/jobs.py "$job")
     rm -f "$db" "$scratch/trace.json"
     case $variant in
     plain+profiler)

@@ -5,4 +5,4 @@
 set -u
 [ -d "${OVERLAPSCOPE_TEST_DATA:?}/gpu" ] || { echo "skipped: no $OVERLAPSCOPE_TEST_DATA/gpu"; exit 77; }
 exec python3 "$(dirname "$0")/whatif_pairs.py" "${OVERLAPSCOPE:?}" "$OVERLAPSCOPE_TEST_DATA/gpu" \
-    "$OVERLAPSCOPE_TEST_DATA/gpu-h100" "$OVERLAPSCOPE_TEST_DATA/gpu-h200"
+    "$OVERLAPSCOPE_TEST_DATA/gpu-h200x2" "$OVERLAPSCOPE_TEST_DATA/gpu-h100" "$OVERLAPSCOPE_TEST_DATA/gpu-h200"

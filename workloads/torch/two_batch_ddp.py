@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seed 000's DDP demo without its profiler: two batches per step on two CUDA streams, each with
 fc1, an all_gather over the ranks and fc2, under DistributedDataParallel; one process per GPU
-through torch.multiprocessing.spawn (2 ranks, or 1 on a single-GPU machine).
+through torch.multiprocessing.spawn (2 ranks, or 1 on a single-GPU machine), or one rank per
+process when started by torchrun (RANK, WORLD_SIZE and LOCAL_RANK set).
 
 --profile DIR writes one torch.profiler Chrome trace per rank (DIR/rank<R>.json) for the
 importer's fixtures; --steps N sets the number of training steps."""
@@ -119,6 +120,9 @@ def main():
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("two_batch_ddp: no CUDA device")
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:  # started by torchrun: this is one rank
+        train(int(os.environ["LOCAL_RANK"]), int(os.environ["WORLD_SIZE"]), args.steps, args.profile)
+        return
     world = args.world or min(2, torch.cuda.device_count())
     os.environ.setdefault("MASTER_PORT", str(free_port()))
     mp.spawn(train, args=(world, args.steps, args.profile), nprocs=world, join=True)

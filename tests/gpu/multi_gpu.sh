@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/gpu/multi_gpu.sh OUTDIR: the runs that need two GPUs in one host (issue 18), in one call:
+#   1. tests/gpu/workloads.sh OUTDIR: every reference workload, the NCCL ones (ddp and its flags,
+#      ddp_skew, two_batch) with two ranks, and the PyTorch ones (two_batch_ddp by mp.spawn);
+#   2. the arrival-skew series: ddp --skew-us 500 (ddp_skew_500) beside workloads.sh's 0 (ddp)
+#      and 2000 (ddp_skew);
+#   3. workloads/torch/two_batch_ddp.py under torchrun (torch_two_batch_ddp_torchrun) and
+#      tests/gpu/torch_ddp_spawn.py (torch_ddp_spawn) under mp.spawn;
+#   4. ddp as two separate `record` runs, one per rank (as two nodes would record it), then
+#      `overlapscope merge` (ddp_rank0, ddp_rank1 -> ddp_merged);
+# and prints the report of the skew series and of the merged trace. Each recording gets a sidecar.
+# Exit 0 when every step ran; the verdicts are asserted by tests/report/golden_gpu.sh on the
+# committed goldens (CI, no GPU). Needs the tree staged by tests/gpu/stage.sh.
+set -u
+. "$(dirname "$0")/recording_env.sh" "$@"
+[ "$GPUS" -ge 2 ] || { echo "$0: needs 2 GPUs, $GPUS visible" >&2; exit 2; }
+status=0
+started=$(date +%s)
+
+# record NAME [VAR=VALUE ...] -- PROGRAM ARGS...: records into OUTDIR/NAME.db with a sidecar.
+record() {
+  local name=$1; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local command=("$OVERLAPSCOPE" record -o "$OUT/$name.db" --force -- "$@")
+  sidecar "$name" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
+  echo "== $name: ${envs[*]:-} $*"
+  if ! env "${envs[@]}" timeout 120 "${command[@]}" >"$OUT/$name.log" 2>&1; then
+    echo "FAILED to record $name:"; grep -v 'NCCL INFO' "$OUT/$name.log" | tail -5; status=1; return 1
+  fi
+}
+
+echo "== 1. tests/gpu/workloads.sh"
+bash tests/gpu/workloads.sh "$OUT" >"$OUT/workloads.log" 2>&1 || status=1
+sed -n '/^WORKLOAD /,$p' "$OUT/workloads.log"
+
+echo "== 2. arrival skew: ddp --skew-us 500"
+record ddp_skew_500 -- "$WL/ddp" --steps 8 --overlap --skew-us 500
+
+echo "== 3. PyTorch DDP: torchrun and mp.spawn"
+record torch_two_batch_ddp_torchrun -- "$TORCH_PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
+  workloads/torch/two_batch_ddp.py --steps 6
+record torch_ddp_spawn -- "$TORCH_PY" tests/gpu/torch_ddp_spawn.py
+
+echo "== 4. two ranks recorded apart, then merged"
+id_file=$(mktemp -u /tmp/ddp-id.XXXXXX)
+pids=()
+for rank in 0 1; do
+  record "ddp_rank$rank" RANK=$rank WORLD_SIZE=2 LOCAL_RANK=$rank -- "$WL/ddp" --steps 8 --overlap \
+    --id-file "$id_file" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+"$OVERLAPSCOPE" merge "$OUT/ddp_rank0.db" "$OUT/ddp_rank1.db" -o "$OUT/ddp_merged.db" --force \
+  >"$OUT/ddp_merged.log" 2>&1 || { echo "FAILED: merge"; status=1; }
+cat "$OUT/ddp_merged.log"
+
+for name in ddp ddp_skew_500 ddp_skew ddp_merged; do
+  [ -f "$OUT/$name.db" ] || continue
+  echo "== report $name"
+  "$OVERLAPSCOPE" report "$OUT/$name.db" 2>&1 | sed -n '/exposed communication/,/^$/p' | head -12
+done
+echo "multi_gpu.sh: status $status, $(( $(date +%s) - started )) s"
+exit $status
