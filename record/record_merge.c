@@ -351,7 +351,8 @@ static int merge_into(store *trace, char **files, int count, const struct record
                     "no process of the job initialised CUDA with the collector: nothing was recorded",
                     err) != 0)
         return -1;
-    if (describe_job(trace, meta, err) != 0 || store_commit(trace, err) != 0)
+    if (describe_job(trace, meta, err) != 0 || store_fill_ranks_from_nccl(trace, err) < 0 ||
+        store_commit(trace, err) != 0)
         return -1;
     summarize(trace, result);
     if (result->competing_profiler && store_set_meta(trace, "competing_profiler", "1", err) != 0)

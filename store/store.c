@@ -1676,6 +1676,31 @@ int store_check_plausible(store *s, const struct store_row_mark *since, error_in
     return status == 0 ? check_device_spans(s, err) : status;
 }
 
+int64_t store_fill_ranks_from_nccl(store *s, error_info *err)
+{
+    /* One statement, the CTEs read before any row changes: the world communicator of a process is
+     * the largest it took part in; its rank there counts only when it is the one rank the process
+     * had on communicators of that size (two world-sized communicators with different orders leave
+     * it unknown), no other process claims it, and no process holds it from its environment. */
+    static const char fill[] =
+        "WITH world AS (SELECT process_id, MAX(nranks) AS size FROM collectives"
+        "                WHERE nranks IS NOT NULL AND rank IS NOT NULL GROUP BY process_id),"
+        " claim AS (SELECT c.process_id, MIN(c.rank) AS rank, w.size FROM collectives c"
+        "           JOIN world w ON w.process_id = c.process_id AND c.nranks = w.size"
+        "           WHERE c.rank IS NOT NULL GROUP BY c.process_id HAVING COUNT(DISTINCT c.rank) = 1),"
+        " sole AS (SELECT claim.* FROM claim"
+        "          WHERE (SELECT COUNT(*) FROM claim twin WHERE twin.rank = claim.rank) = 1"
+        "            AND NOT EXISTS (SELECT 1 FROM processes p WHERE p.rank = claim.rank))"
+        " UPDATE processes SET rank = (SELECT rank FROM sole WHERE sole.process_id = processes.process_id),"
+        "   world_size = COALESCE(world_size,"
+        "                         (SELECT size FROM sole WHERE sole.process_id = processes.process_id))"
+        " WHERE rank IS NULL AND process_id IN (SELECT process_id FROM sole)";
+    if (check_writes_current_version(s, "fill ranks", err) != 0 || flush_pending(s, err) != 0 ||
+        exec_sql(s, fill, err, "fill ranks from NCCL") != 0)
+        return -1;
+    return sqlite3_changes(s->db);
+}
+
 int store_shift_process_times(store *s, int64_t process_id, int64_t delta_ns, error_info *err)
 {
     static const char *const shifts[] = {

@@ -400,6 +400,14 @@ struct store_append_losses {
 int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
                        struct store_append_losses *losses, error_info *err);
 
+/* Gives each process that has no rank (no RANK variable or the like: torch.multiprocessing.spawn
+ * starts its ranks without one) the rank NCCL gave it in its largest communicator (the world),
+ * and that communicator's size as its world size where none is known: only where every one of
+ * the process's collectives on communicators of that size names the same rank, and no other
+ * process of the trace holds that rank already. Returns the processes given a rank, or -1 with
+ * err filled. */
+int64_t store_fill_ranks_from_nccl(store *s, error_info *err);
+
 /* Adds delta_ns to every timestamp of process_id's rows (GPU activity, synchronizations, events, API
  * calls, NVTX, collectives; not the processes row), for an importer that learns a clock's base after
  * writing. Returns 0, or -1 with err filled. */

@@ -16,9 +16,11 @@
  * choice). --saturate launches every tile at once (several waves), so NCCL's kernels queue
  * behind compute blocks. --comm-priority high gives the communication stream the highest
  * priority (the block scheduler then prefers its blocks). --skew-us N makes rank --skew-rank (1)
- * burn N us of host time between forward and backward every step (a slow data loader, a Python
- * hook): its GPU idles and its all-reduces start late, so the other ranks wait for it in every
- * collective (arrival skew; it is the straggler).
+ * burn N us more host time than the others before backward every step, after every rank's host
+ * waited for its forward pass (cudaStreamSynchronize; a Python hook that reads the loss, then CPU
+ * work, slower on one rank): that rank's GPU idles N us longer than the others' and its
+ * all-reduces start late, so the other ranks wait for it at every step's collectives (arrival
+ * skew; it is the straggler).
  * NVTX: "step N" per step and forward/backward/allreduce/optimizer inside.
  * Verification: every bucket carries a probe element each rank sets to 1 and that must read
  * WORLD_SIZE after the all-reduce (every step); in step 0 each bucket's all-reduced sum must
@@ -30,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { SKEW_BASE_US = 100 }; /* host work of every rank before backward, with --skew-us */
 
 struct config {
     int layers, size, batch, bucket_count, steps, overlap, saturate, comm_high_priority, carveout_max_shared;
@@ -338,9 +342,17 @@ int main(int argc, char **argv)
         }
         wl_range_push("step %d", step);
         forward(&t, step);
-        if (t.rank == cfg.skew_rank && cfg.skew_us > 0) {
+        /* With a skew every rank's host waits for its forward pass, as a hook reading the loss
+         * would, then works on the CPU: a host running ahead of its GPU absorbs a delay in its
+         * queue (seen on 2x H200: 2 ms of host time in a 23 ms step delayed only the first two
+         * steps), a rank alone in waiting issues its backward from an empty queue, later by its
+         * launch costs (N + 75-800 us seen), and a rank that launches straight after the wait
+         * reaches its GPU 50-60 us later than one that spun first (N - 60 us seen). So every rank
+         * spins SKEW_BASE_US and the delayed one N us more: the ranks differ by N alone. */
+        if (cfg.skew_us > 0) {
+            WL_CHECK(cudaStreamSynchronize(t.compute));
             wl_range_push("skew");
-            wl_host_busy_us(cfg.skew_us);
+            wl_host_busy_us(SKEW_BASE_US + (t.rank == cfg.skew_rank ? cfg.skew_us : 0));
             wl_range_pop();
         }
         backward(&t, step);

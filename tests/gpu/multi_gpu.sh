@@ -9,6 +9,8 @@
 #   4. ddp as two separate `record` runs, one per rank (as two nodes would record it), then
 #      `overlapscope merge` (ddp_rank0, ddp_rank1 -> ddp_merged);
 # and prints the report of the skew series and of the merged trace. Each recording gets a sidecar.
+# MULTI_GPU_STEPS names the steps to run (default "workloads skew torch apart"); the skew step
+# records ddp (N = 0) again too, so that a series always comes from one machine.
 # Exit 0 when every step ran; the verdicts are asserted by tests/report/golden_gpu.sh on the
 # committed goldens (CI, no GPU). Needs the tree staged by tests/gpu/stage.sh.
 set -u
@@ -31,18 +33,30 @@ record() {
   fi
 }
 
-echo "== 1. tests/gpu/workloads.sh"
-bash tests/gpu/workloads.sh "$OUT" >"$OUT/workloads.log" 2>&1 || status=1
-sed -n '/^WORKLOAD /,$p' "$OUT/workloads.log"
+steps=" ${MULTI_GPU_STEPS:-workloads skew torch apart} "
+if [ "${steps#* workloads }" != "$steps" ]; then
+  echo "== 1. tests/gpu/workloads.sh"
+  bash tests/gpu/workloads.sh "$OUT" >"$OUT/workloads.log" 2>&1 || status=1
+  sed -n '/^WORKLOAD /,$p' "$OUT/workloads.log"
+fi
 
-echo "== 2. arrival skew: ddp --skew-us 500"
-record ddp_skew_500 -- "$WL/ddp" --steps 8 --overlap --skew-us 500
+if [ "${steps#* skew }" != "$steps" ]; then
+  echo "== 2. arrival skew: ddp --skew-us 0, 500, 2000"
+  record ddp -- "$WL/ddp" --steps 8 --overlap
+  record ddp_skew_500 -- "$WL/ddp" --steps 8 --overlap --skew-us 500
+  record ddp_skew -- "$WL/ddp" --steps 8 --overlap --skew-us 2000
+  python3 tests/report/skew_series.py "$OVERLAPSCOPE" "$OUT" || status=1
+fi
 
-echo "== 3. PyTorch DDP: torchrun and mp.spawn"
-record torch_two_batch_ddp_torchrun -- "$TORCH_PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
-  workloads/torch/two_batch_ddp.py --steps 6
-record torch_ddp_spawn -- "$TORCH_PY" tests/gpu/torch_ddp_spawn.py
+if [ "${steps#* torch }" != "$steps" ]; then
+  echo "== 3. PyTorch DDP: torchrun and mp.spawn"
+  record torch_two_batch_ddp -- "$TORCH_PY" workloads/torch/two_batch_ddp.py --steps 6
+  record torch_two_batch_ddp_torchrun -- "$TORCH_PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
+    workloads/torch/two_batch_ddp.py --steps 6
+  record torch_ddp_spawn -- "$TORCH_PY" tests/gpu/torch_ddp_spawn.py
+fi
 
+[ "${steps#* apart }" != "$steps" ] || { echo "multi_gpu.sh: status $status"; exit $status; }
 echo "== 4. two ranks recorded apart, then merged"
 id_file=$(mktemp -u /tmp/ddp-id.XXXXXX)
 pids=()

@@ -355,6 +355,21 @@ if pending ddp_skew 'tests/gpu/workloads.sh: ddp --steps 8 --overlap --skew-us 2
     verdict ddp_skew 'rank 1, delayed 2 ms before backward, is the straggler' \
         'straggler.get("rank") == 1 and exposed_top(0) == ("skew", "rank 1")'
 fi
+# The skew series (N = 0, 500, 2000 us; tests/report/skew_series.py checks each collective).
+if pending ddp_skew_500 'tests/gpu/multi_gpu.sh: ddp --steps 8 --overlap --skew-us 500'; then
+    bounds ddp_skew_500 --min exposed_comm_skew_ms=2 --max exposed_comm_unmatched_ms=0
+    verdict ddp_skew_500 'rank 1, delayed 0.5 ms before backward, is the straggler' \
+        'straggler.get("rank") == 1 and exposed_top(0) == ("skew", "rank 1")'
+fi
+# ddp recorded as two separate record runs, one per rank (tests/report/merge_ranks.sh merges them):
+# each alone is one rank's device with its collectives' NCCL details, nothing to match them with.
+for rank in 0 1; do
+    if pending ddp_rank$rank 'tests/gpu/multi_gpu.sh: RANK=R ddp --id-file F under its own record'; then
+        bounds ddp_rank$rank --min comm_ms=1 --max unexplained_ms=0
+        verdict ddp_rank$rank "rank $rank alone" \
+            "[d['rank'] for d in devices] == [$rank] and s.get('exposed_comm_unmatched_ms', 0) == s['exposed_comm_ms'] > 0"
+    fi
+done
 bounds ddp_no_overlap --max comm_overlap=0.01 --max unexplained_ms=0
 verdict ddp_no_overlap 'all communication exposed' 's["exposed_comm_ms"] >= 0.99 * s["comm_ms"]'
 # --fill 1/8: one GEMM block on every SM; NCCL's 17-warp block of 96 registers fits beside none.
@@ -386,6 +401,17 @@ bounds torch_two_streams --min stream_overlap=0.5 --max unexplained_ms=0
 # torch_ddp_spawn.py: DDP over 2 ranks; NCCL time, nothing to overlap it with.
 bounds torch_ddp_spawn --min comm_ms=1 --max comm_overlap=0.1 --max unexplained_ms=0
 verdict torch_ddp_spawn 'two ranks, named by rank' '{d["process"] for d in devices} == {"rank 0", "rank 1"}'
+
+# workloads/torch/two_batch_ddp.py (seed 000) with 2 ranks, under torch.multiprocessing.spawn (no
+# RANK in the ranks' environment: their rank is NCCL's, store_fill_ranks_from_nccl) and under
+# torchrun: one communicator, its all_gathers never overlap, the ranks named by rank.
+for trace in torch_two_batch_ddp torch_two_batch_ddp_torchrun; do
+    if pending $trace 'tests/gpu/multi_gpu.sh: torch/two_batch_ddp.py (mp.spawn, torchrun)'; then
+        bounds $trace --min comm_ms=1 --min shared_communicator_ms=0.05
+        verdict $trace 'two ranks named by rank; one communicator' \
+            '{d["process"] for d in devices} == {"rank 0", "rank 1"} and comm_with_comm <= 0.05'
+    fi
+done
 
 # workloads/torch/pipeline_aug.py (1 GPU, pipelined augmentation, batch 16): a GPU starved by the
 # host (seed 003): busy well under 10%, the idle time mostly outside CUDA calls. Recorded on the

@@ -584,6 +584,68 @@ static void test_version_1(void)
     store_close(s, NULL);
 }
 
+/* One collective of `process_id` on `communicator` of `nranks` ranks, as rank `rank`. */
+static void add_collective(store *s, int64_t process_id, const char *communicator, int64_t rank, int64_t nranks)
+{
+    error_info err;
+    struct store_collective collective = {.process_id = process_id,
+                                          .device_id = 0,
+                                          .stream_id = 1,
+                                          .op = "AllReduce",
+                                          .bytes = 64,
+                                          .element_count = STORE_NULL,
+                                          .root = STORE_NULL,
+                                          .communicator = communicator,
+                                          .rank = rank,
+                                          .nranks = nranks,
+                                          .sequence_number = STORE_NULL,
+                                          .kernel_rowid = STORE_NULL,
+                                          .start_ns = 1000,
+                                          .end_ns = 2000,
+                                          .detail_source = STORE_DETAIL_KERNEL_NAME};
+    CHECK_INT(store_insert_collective(s, &collective, &err), 0);
+}
+
+/* Processes started without RANK (torch.multiprocessing.spawn) take their rank in their largest
+ * NCCL communicator; a rank that is not sure is left unknown. */
+static void test_fill_ranks_from_nccl(void)
+{
+    error_info err;
+    store *s = store_create(path_in("ranks.db"), STORE_OVERWRITE, &err);
+    int64_t ids[7];
+    for (int i = 0; i < 7; i++) {
+        struct store_process row = store_process_unknown();
+        row.pid = 100 + i;
+        row.dropped_records = 0;
+        if (i == 6)
+            row.rank = 5; /* from its environment */
+        CHECK_INT(store_insert_process(s, &row, &err), 0);
+        ids[i] = row.process_id;
+    }
+    /* 0 and 1: rank 0 and 1 of the 4-rank world, rank 0 of a 2-rank subgroup each */
+    add_collective(s, ids[0], "world", 0, 4);
+    add_collective(s, ids[0], "pair-a", 0, 2);
+    add_collective(s, ids[1], "world", 1, 4);
+    add_collective(s, ids[1], "pair-b", 0, 2);
+    /* 2: two 4-rank communicators that rank it differently: not sure */
+    add_collective(s, ids[2], "world", 2, 4);
+    add_collective(s, ids[2], "other", 3, 4);
+    /* 3 and 4 both claim rank 3 (two jobs in one trace): neither */
+    add_collective(s, ids[3], "world", 3, 4);
+    add_collective(s, ids[4], "world2", 3, 4);
+    /* 5 claims rank 5, which process 6 holds from its environment: left alone */
+    add_collective(s, ids[5], "world3", 5, 8);
+    add_collective(s, ids[6], "world3", 5, 8);
+    CHECK_INT(store_fill_ranks_from_nccl(s, &err), 2);
+    CHECK_INT(query_int(s, "SELECT rank FROM processes WHERE pid = 100"), 0);
+    CHECK_INT(query_int(s, "SELECT world_size FROM processes WHERE pid = 100"), 4);
+    CHECK_INT(query_int(s, "SELECT rank FROM processes WHERE pid = 101"), 1);
+    CHECK_INT(query_int(s, "SELECT COUNT(*) FROM processes WHERE rank IS NULL"), 4); /* pids 102-105 */
+    CHECK_INT(query_int(s, "SELECT rank FROM processes WHERE pid = 106"), 5);
+    CHECK_INT(store_fill_ranks_from_nccl(s, &err), 0); /* nothing more to fill */
+    store_close(s, NULL);
+}
+
 int main(void)
 {
     if (!mkdtemp(directory)) {
@@ -596,6 +658,7 @@ int main(void)
     test_work_limit();
     test_unwritable_output();
     test_update_process();
+    test_fill_ranks_from_nccl();
     test_append_traces();
     test_compact_kernels(0);
     test_compact_kernels(STORE_BATCHED_INSERTS);
