@@ -1683,11 +1683,12 @@ int64_t store_fill_ranks_from_nccl(store *s, error_info *err)
      * had on communicators of that size (two world-sized communicators with different orders leave
      * it unknown), no other process claims it, and no process holds it from its environment. */
     static const char fill[] =
-        "WITH world AS (SELECT process_id, MAX(nranks) AS size FROM collectives"
-        "                WHERE nranks IS NOT NULL AND rank IS NOT NULL GROUP BY process_id),"
-        " claim AS (SELECT c.process_id, MIN(c.rank) AS rank, w.size FROM collectives c"
+        "WITH sane AS (SELECT process_id, rank, nranks FROM collectives"
+        "              WHERE rank >= 0 AND nranks > 1 AND rank < nranks),"
+        " world AS (SELECT process_id, MAX(nranks) AS size FROM sane GROUP BY process_id),"
+        " claim AS (SELECT c.process_id, MIN(c.rank) AS rank, w.size FROM sane c"
         "           JOIN world w ON w.process_id = c.process_id AND c.nranks = w.size"
-        "           WHERE c.rank IS NOT NULL GROUP BY c.process_id HAVING COUNT(DISTINCT c.rank) = 1),"
+        "           GROUP BY c.process_id HAVING COUNT(DISTINCT c.rank) = 1),"
         " sole AS (SELECT claim.* FROM claim"
         "          WHERE (SELECT COUNT(*) FROM claim twin WHERE twin.rank = claim.rank) = 1"
         "            AND NOT EXISTS (SELECT 1 FROM processes p WHERE p.rank = claim.rank))"

@@ -633,6 +633,9 @@ static void test_fill_ranks_from_nccl(void)
     /* 3 and 4 both claim rank 3 (two jobs in one trace): neither */
     add_collective(s, ids[3], "world", 3, 4);
     add_collective(s, ids[4], "world2", 3, 4);
+    /* a rank outside its communicator (a damaged record) claims nothing */
+    add_collective(s, ids[2], "broken", 20, 16);
+    add_collective(s, ids[2], "broken", -1, 16);
     /* 5 claims rank 5, which process 6 holds from its environment: left alone */
     add_collective(s, ids[5], "world3", 5, 8);
     add_collective(s, ids[6], "world3", 5, 8);
