@@ -585,7 +585,8 @@ static void test_version_1(void)
 }
 
 /* One collective of `process_id` on `communicator` of `nranks` ranks, as rank `rank`. */
-static void add_collective(store *s, int64_t process_id, const char *communicator, int64_t rank, int64_t nranks)
+static void add_collective(store *s, int64_t process_id, const char *communicator, int64_t rank,
+                           int64_t nranks)
 {
     error_info err;
     struct store_collective collective = {.process_id = process_id,
