@@ -66,8 +66,14 @@ static const char *group_end(const char *text)
         return end;
     if (end > text && isdigit((unsigned char)end[-1]) && is_unit_word(next, next_end))
         return next_end;
-    if (is_numbered_name(text, end) && isdigit((unsigned char)*next))
+    if (is_numbered_name(text, end) && isdigit((unsigned char)*next)) {
+        /* "device 7.05 ms" ("per device 7.05 ms to ..."): the figure keeps its unit too. */
+        const char *unit = text_wrap_skip_spaces(next_end);
+        const char *unit_end = word_end(unit);
+        if (unit_end > unit && isdigit((unsigned char)next_end[-1]) && is_unit_word(unit, unit_end))
+            return unit_end;
         return next_end;
+    }
     return end;
 }
 

@@ -34,6 +34,8 @@ static const struct expected table[] = {
     {"copy HtoD 32.0 MiB (pageable)", "  ", 4, 16, "  copy HtoD\n    32.0 MiB\n    (pageable)\n"},
     /* a name stays with its number */
     {"abcdefgh stream 13) after", "", 0, 15, "abcdefgh\nstream 13)\nafter\n"},
+    /* ... and a figure after the name with its unit ("per device 7.05 ms") */
+    {"ab per device 7.05 ms to 8 ms", "", 0, 18, "ab per\ndevice 7.05 ms to\n8 ms\n"},
     /* a path wider than the line breaks after its last '/' that fits */
     {"/opt/torch/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py:1162 synchronize", "      at ", 9,
      80,

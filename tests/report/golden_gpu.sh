@@ -344,6 +344,9 @@ bounds ddp --min comm_overlap=0.4 --max unexplained_ms=0 --max comm_behind_compu
 bounds ddp --min stream_overlap=0 --max stream_overlap=1
 verdict ddp 'every stream pair of both ranks overlaps 0 to its possible' \
     'len({p["rank"] for p in r["stream_pairs"]}) == 2 and pairs_sane()'
+# The what-if's figures are the devices' own savings added up, each listed (the text's "per device").
+verdict ddp 'each fix: the sum of the two devices own savings' \
+    'r["what_if"] and all(len(w["device_saving_ns"]) == 2 and w["predicted_saving_ns"] == sum(w["device_saving_ns"]) for w in r["what_if"] if w["predicted_saving_ns"])'
 # Rank 1's exposed communication: mostly waiting for rank 0, which arrived last at step 0's
 # collectives (its host between launches, workloads/ddp.cu's rank-0 verification work): 7.4 ms
 # (gpu/, 2026-11-22), 3.7 ms (gpu-h200x2/); the later steps run in lockstep (skew_series.py).
