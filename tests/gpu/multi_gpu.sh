@@ -6,10 +6,12 @@
 #      and 2000 (ddp_skew);
 #   3. workloads/torch/two_batch_ddp.py under torchrun (torch_two_batch_ddp_torchrun) and
 #      tests/gpu/torch_ddp_spawn.py (torch_ddp_spawn) under mp.spawn;
+#   3b. workloads/torch/ddp_straggler.py under torchrun, rank 1 late by 0 and 5 ms of host work a
+#      step (torch_ddp_straggler_0, torch_ddp_straggler_5): a late rank in real PyTorch DDP;
 #   4. ddp as two separate `record` runs, one per rank (as two nodes would record it), then
 #      `overlapscope merge` (ddp_rank0, ddp_rank1 -> ddp_merged);
 # and prints the report of the skew series and of the merged trace. Each recording gets a sidecar.
-# MULTI_GPU_STEPS names the steps to run (default "workloads skew torch apart"); the skew step
+# MULTI_GPU_STEPS names the steps to run (default "workloads skew torch straggler apart"); the skew step
 # records ddp (N = 0) again too, so that a series always comes from one machine.
 # Exit 0 when every step ran; the verdicts are asserted by tests/report/golden_gpu.sh on the
 # committed goldens (CI, no GPU). Needs the tree staged by tests/gpu/stage.sh.
@@ -33,7 +35,7 @@ record() {
   fi
 }
 
-steps=" ${MULTI_GPU_STEPS:-workloads skew torch apart} "
+steps=" ${MULTI_GPU_STEPS:-workloads skew torch straggler apart} "
 if [ "${steps#* workloads }" != "$steps" ]; then
   echo "== 1. tests/gpu/workloads.sh"
   bash tests/gpu/workloads.sh "$OUT" >"$OUT/workloads.log" 2>&1 || status=1
@@ -54,6 +56,15 @@ if [ "${steps#* torch }" != "$steps" ]; then
   record torch_two_batch_ddp_torchrun -- "$TORCH_PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
     workloads/torch/two_batch_ddp.py --steps 6
   record torch_ddp_spawn -- "$TORCH_PY" tests/gpu/torch_ddp_spawn.py
+fi
+
+if [ "${steps#* straggler }" != "$steps" ]; then
+  echo "== 3b. a late rank in real PyTorch DDP: workloads/torch/ddp_straggler.py, rank 1 +0 / +5 ms a step"
+  for ms in 0 5; do
+    record torch_ddp_straggler_$ms -- "$TORCH_PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
+      workloads/torch/ddp_straggler.py --slow-ms $ms
+    grep -h 'ddp_straggler:' "$OUT/torch_ddp_straggler_$ms.log"
+  done
 fi
 
 [ "${steps#* apart }" != "$steps" ] || { echo "multi_gpu.sh: status $status"; exit $status; }

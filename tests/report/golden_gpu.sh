@@ -86,7 +86,7 @@ verdict() {
     [ -s "$json" ] || "$os" report --json "$data/$trace.db" >"$json" 2>"$scratch/err" || {
         echo "FAILED: $trace: report --json: $(cat "$scratch/err")"; fail=$((fail+1)); return 0; }
     if out=$(python3 - "$json" "$expression" <<'EOF' 2>&1
-import json, re, sys
+import json, re, statistics, sys
 r = json.load(open(sys.argv[1]))
 s = r["summary"]
 causes = {c["cause"]: c for c in r["causes"]}
@@ -415,6 +415,22 @@ for trace in torch_two_batch_ddp torch_two_batch_ddp_torchrun; do
             '{d["process"] for d in devices} == {"rank 0", "rank 1"} and comm_with_comm <= 0.05'
     fi
 done
+
+# workloads/torch/ddp_straggler.py: real PyTorch DDP (autograd hooks all-reduce the buckets), a
+# loss.item() per step, under torchrun; rank 1's host spends 5 ms on the CPU before each step's
+# forward (_5) or nothing (_0). _5: rank 1 is the straggler at every collective, rank 0's exposed
+# communication in every step is mostly waiting for it (3.5-6.5 ms a step: the ranks' own host
+# time jitters), and the straggler's own cause is the host work at its steps' start, not the
+# seconds of set-up outside every step. _0: no step waits for a rank by much (medians 0.13 ms).
+step_skew='[sum(c["ns"] for c in st["exposed_communication"]["causes"] if c["cause"] == "skew") / 1e6 for st in r["step_accounting"] if st["rank"] == RANK]'
+if pending torch_ddp_straggler_5 'tests/gpu/multi_gpu.sh: torch/ddp_straggler.py --slow-ms 5'; then
+    verdict torch_ddp_straggler_5 'rank 1, 5 ms late a step, the straggler; rank 0 waits for it every step' \
+        "straggler.get('rank') == 1 and straggler['late_count'] == straggler['instance_count'] and 'before its first GPU activity (host-cpu)' in straggler['evidence'] and all(3.0 <= x <= 7.5 for x in ${step_skew/RANK/0}) and exposed_top(0) == ('skew', 'rank 1')"
+fi
+if pending torch_ddp_straggler_0 'tests/gpu/multi_gpu.sh: torch/ddp_straggler.py --slow-ms 0'; then
+    verdict torch_ddp_straggler_0 'no rank made late: the steps barely wait' \
+        "statistics.median(${step_skew/RANK/0}) < 0.5 and statistics.median(${step_skew/RANK/1}) < 0.5"
+fi
 
 # workloads/torch/pipeline_aug.py (1 GPU, pipelined augmentation, batch 16): a GPU starved by the
 # host (seed 003): busy well under 10%, the idle time mostly outside CUDA calls. Recorded on the
