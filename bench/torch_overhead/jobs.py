@@ -106,8 +106,9 @@ class GPT(nn.Module):
         return self.head(self.norm(x))
 
 
-def gpt2():
-    model = GPT().cuda()
+def gpt2(wrap=lambda model: model):
+    """wrap: what the model runs under (gpt2_ddp: DistributedDataParallel)."""
+    model = wrap(GPT().cuda())
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     tokens = torch.randint(0, 50257, (8, 1024), device="cuda")
     loss_fn = nn.CrossEntropyLoss()
@@ -126,25 +127,12 @@ def gpt2_ddp():
     """The GPT-2-sized step above under DistributedDataParallel, one rank per GPU (started by
     torchrun: RANK, WORLD_SIZE, LOCAL_RANK): NCCL all-reduces the gradient buckets during backward.
     Rank 0 prints the RESULT lines; every rank runs the same steps."""
-    import os
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
     dist.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
-    model = DDP(GPT().cuda(), device_ids=[local_rank])
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    tokens = torch.randint(0, 50257, (8, 1024), device="cuda")
-    loss_fn = nn.CrossEntropyLoss()
-
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            logits = model(tokens[:, :-1])
-            loss = loss_fn(logits.reshape(-1, logits.shape[-1]).float(), tokens[:, 1:].reshape(-1))
-        loss.backward()
-        optimizer.step()
-    return step, 8, 30
+    return gpt2(wrap=lambda model: DDP(model, device_ids=[local_rank]))
 
 
 JOBS = {"resnet50": resnet50, "mlp": mlp, "mlp_compiled": mlp_compiled, "mlp_item": mlp_item, "gpt2": gpt2,

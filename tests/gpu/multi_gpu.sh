@@ -21,28 +21,22 @@ set -u
 status=0
 started=$(date +%s)
 
-# record NAME [VAR=VALUE ...] -- PROGRAM ARGS...: records into OUTDIR/NAME.db with a sidecar.
+# record NAME [VAR=VALUE ...] -- PROGRAM ARGS... (recording_env.sh's record_into), noting a failure.
 record() {
-  local name=$1; shift
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-  shift
-  local command=("$OVERLAPSCOPE" record -o "$OUT/$name.db" --force -- "$@")
-  sidecar "$name" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
-  echo "== $name: ${envs[*]:-} $*"
-  if ! env "${envs[@]}" timeout 120 "${command[@]}" >"$OUT/$name.log" 2>&1; then
-    echo "FAILED to record $name:"; grep -v 'NCCL INFO' "$OUT/$name.log" | tail -5; status=1; return 1
-  fi
+  echo "== $*"
+  record_into "$@" || { echo "FAILED to record $1:"; grep -v 'NCCL INFO' "$OUT/$1.log" | tail -5; status=1; return 1; }
 }
 
-steps=" ${MULTI_GPU_STEPS:-workloads skew torch straggler apart} "
-if [ "${steps#* workloads }" != "$steps" ]; then
+# wanted STEP: whether MULTI_GPU_STEPS names it.
+wanted() { [[ " ${MULTI_GPU_STEPS:-workloads skew torch straggler apart} " == *" $1 "* ]]; }
+
+if wanted workloads; then
   echo "== 1. tests/gpu/workloads.sh"
   bash tests/gpu/workloads.sh "$OUT" >"$OUT/workloads.log" 2>&1 || status=1
   sed -n '/^WORKLOAD /,$p' "$OUT/workloads.log"
 fi
 
-if [ "${steps#* skew }" != "$steps" ]; then
+if wanted skew; then
   echo "== 2. arrival skew: ddp --skew-us 0, 500, 2000"
   record ddp -- "$WL/ddp" --steps 8 --overlap
   record ddp_skew_500 -- "$WL/ddp" --steps 8 --overlap --skew-us 500
@@ -50,7 +44,7 @@ if [ "${steps#* skew }" != "$steps" ]; then
   python3 tests/report/skew_series.py "$OVERLAPSCOPE" "$OUT" || status=1
 fi
 
-if [ "${steps#* torch }" != "$steps" ]; then
+if wanted torch; then
   echo "== 3. PyTorch DDP: torchrun and mp.spawn"
   record torch_two_batch_ddp -- "$TORCH_PY" workloads/torch/two_batch_ddp.py --steps 6
   record torch_two_batch_ddp_torchrun -- "$TORCH_PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
@@ -58,7 +52,7 @@ if [ "${steps#* torch }" != "$steps" ]; then
   record torch_ddp_spawn -- "$TORCH_PY" tests/gpu/torch_ddp_spawn.py
 fi
 
-if [ "${steps#* straggler }" != "$steps" ]; then
+if wanted straggler; then
   echo "== 3b. a late rank in real PyTorch DDP: workloads/torch/ddp_straggler.py, rank 1 +0 / +5 ms a step"
   for ms in 0 5; do
     record torch_ddp_straggler_$ms -- "$TORCH_PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
@@ -67,7 +61,7 @@ if [ "${steps#* straggler }" != "$steps" ]; then
   done
 fi
 
-[ "${steps#* apart }" != "$steps" ] || { echo "multi_gpu.sh: status $status"; exit $status; }
+wanted apart || { echo "multi_gpu.sh: status $status"; exit $status; }
 echo "== 4. two ranks recorded apart, then merged"
 id_file=$(mktemp -u /tmp/ddp-id.XXXXXX)
 pids=()

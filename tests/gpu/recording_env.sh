@@ -1,8 +1,9 @@
 # tests/gpu/recording_env.sh: sourced, as `. "$(dirname "$0")/recording_env.sh" "$@"`, by the GPU
 # scripts that record traces into an OUTDIR (workloads.sh, whatif_pairs.sh, torch_jobs.sh): the
 # usage check, OUT, the move to the repository root, the build to use, the environment every
-# multi-GPU run needs (../shared/gpu-notes.md: NVLink multicast off), the machine's facts, and
-# the sidecar each recording gets. One copy, so that every golden's sidecar says the same things.
+# multi-GPU run needs (../shared/gpu-notes.md: NVLink multicast off), the machine's facts, the
+# sidecar each recording gets, and the recording itself (record_into). One copy, so that every
+# golden's sidecar says the same things and every golden is recorded the same way.
 if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
 OUT=$1
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
@@ -33,4 +34,17 @@ json.dump({"host": socket.gethostname(), "gpu": gpu, "gpu_count": int(gpus or 0)
            "environment": envs.split() if envs else [], "command": command},
           open(path, "w"), indent=2)
 PY
+}
+
+# record_into NAME [VAR=VALUE ...] -- PROGRAM ARGS...: `overlapscope record` of the program, with
+# the variables set, into OUT/NAME.db (forced; its output in OUT/NAME.log), after its sidecar;
+# RECORD_TIMEOUT seconds at most (default 120). Returns the exit status; prints nothing.
+record_into() {
+  local name=$1; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local command=("$OVERLAPSCOPE" record -o "$OUT/$name.db" --force -- "$@")
+  sidecar "$name" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
+  env "${envs[@]}" timeout "${RECORD_TIMEOUT:-120}" "${command[@]}" >"$OUT/$name.log" 2>&1
 }

@@ -14,17 +14,9 @@ set -u
 echo "== what-if pairs on $GPUS x $GPU_NAME, driver $DRIVER, CUDA $CUDA_VERSION, NCCL ${NCCL_VERSION:-?}"
 failed=0
 
-# record NAME [VAR=VALUE ...] -- PROGRAM ARGS...
+# record NAME [VAR=VALUE ...] -- PROGRAM ARGS... (recording_env.sh's record_into), noting a failure.
 record() {
-  local name=$1; shift
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-  shift
-  local command=("$OVERLAPSCOPE" record -o "$OUT/$name.db" --force -- "$@")
-  sidecar "$name" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
-  if ! env "${envs[@]}" timeout 120 "${command[@]}" >"$OUT/$name.log" 2>&1; then
-    echo "FAILED to record $name:"; tail -5 "$OUT/$name.log"; failed=1
-  fi
+  record_into "$@" || { echo "FAILED to record $1:"; tail -5 "$OUT/$1.log"; failed=1; }
 }
 
 record copy_pageable -- "$WL/copy_compute" --pageable

@@ -22,14 +22,9 @@ row() { rows+=("$1|$2|$3|$4"); [ "$4" = FAIL ] && failures=$((failures + 1)); ec
 
 # record NAME [VAR=VALUE ...] -- PROGRAM ARGS...: records into OUTDIR/NAME.db; a row on failure.
 record() {
-  local name=$1; shift
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-  shift
-  local command=("$OVERLAPSCOPE" record -o "$OUT/$name.db" --force -- "$@")
-  sidecar "$name" "${envs[*]:-}" env "${envs[@]}" "${command[@]}"
-  echo "== $name: ${envs[*]:-} $*"
-  env "${envs[@]}" timeout 60 "${command[@]}" >"$OUT/$name.log" 2>&1
+  local name=$1
+  echo "== $*"
+  RECORD_TIMEOUT=60 record_into "$@"
   local rc=$?
   sed 's/^/    /' "$OUT/$name.log" | grep -v '^    NCCL INFO' | tail -4
   if [ $rc -ne 0 ]; then row "$name" "program and recording succeed" "exit status $rc" FAIL; return 1; fi

@@ -19,7 +19,8 @@
 #       every device's idle and exposed-communication parts sum to its idle_ns /
 #       exposed_communication_ns (all three checked on every trace); idle_top(rank) /
 #       exposed_top(rank): (cause, label) of the largest idle / exposed-communication part of that
-#       rank's device (rank -1: the first device); straggler: the JSON's.
+#       rank's device (rank -1: the first device); step_skew(rank): per step, ms of that rank's
+#       exposed communication given to arrival skew; straggler: the JSON's.
 #   pending TRACE 'HOW'              0 when TRACE.db is there; else says how to record it and
 #       returns 1, so `pending T ... && verdict T ...` keeps CI green until the trace exists.
 set -u
@@ -120,6 +121,9 @@ def idle_top(rank=-1):
 def exposed_top(rank=-1):
     c = parts(device_of(rank), "exposed_communication")
     return (c[0]["cause"], c[0]["label"]) if c else None
+def step_skew(rank):  # ms of that rank's exposed communication given to arrival skew, per step
+    return [sum(c["ns"] for c in st["exposed_communication"]["causes"] if c["cause"] == "skew") / 1e6
+            for st in r["step_accounting"] if st["rank"] == rank]
 straggler = r.get("straggler") or {}
 ok = eval(sys.argv[2])
 if not ok:
@@ -422,14 +426,13 @@ done
 # communication in every step is mostly waiting for it (3.5-6.5 ms a step: the ranks' own host
 # time jitters), and the straggler's own cause is the host work at its steps' start, not the
 # seconds of set-up outside every step. _0: no step waits for a rank by much (medians 0.13 ms).
-step_skew='[sum(c["ns"] for c in st["exposed_communication"]["causes"] if c["cause"] == "skew") / 1e6 for st in r["step_accounting"] if st["rank"] == RANK]'
 if pending torch_ddp_straggler_5 'tests/gpu/multi_gpu.sh: torch/ddp_straggler.py --slow-ms 5'; then
     verdict torch_ddp_straggler_5 'rank 1, 5 ms late a step, the straggler; rank 0 waits for it every step' \
-        "straggler.get('rank') == 1 and straggler['late_count'] == straggler['instance_count'] and 'before its first GPU activity (host-cpu)' in straggler['evidence'] and all(3.0 <= x <= 7.5 for x in ${step_skew/RANK/0}) and exposed_top(0) == ('skew', 'rank 1')"
+        "straggler.get('rank') == 1 and straggler['late_count'] == straggler['instance_count'] and 'before its first GPU activity (host-cpu)' in straggler['evidence'] and all(3.0 <= x <= 7.5 for x in step_skew(0)) and exposed_top(0) == ('skew', 'rank 1')"
 fi
 if pending torch_ddp_straggler_0 'tests/gpu/multi_gpu.sh: torch/ddp_straggler.py --slow-ms 0'; then
     verdict torch_ddp_straggler_0 'no rank made late: the steps barely wait' \
-        "statistics.median(${step_skew/RANK/0}) < 0.5 and statistics.median(${step_skew/RANK/1}) < 0.5"
+        "statistics.median(step_skew(0)) < 0.5 and statistics.median(step_skew(1)) < 0.5"
 fi
 
 # workloads/torch/pipeline_aug.py (1 GPU, pipelined augmentation, batch 16): a GPU starved by the

@@ -20,6 +20,7 @@ each golden folder that holds the series (ddp: N = 0, ddp_skew_500: 500, ddp_ske
 Prints each instance's figures. Usage: skew_series.py OVERLAPSCOPE FOLDER... (exit 1 on a miss,
 77 when no folder holds the series)."""
 import json
+import math
 import os
 import sqlite3
 import statistics
@@ -103,7 +104,7 @@ def main():
         lag_us = 0.0  # the N = 0 run's median skew, read first
         for name, skew_us in SERIES:
             problems, summary, median = check(overlapscope, os.path.join(folder, name + ".db"), skew_us, lag_us)
-            if skew_us == 0 and median == median:
+            if skew_us == 0 and not math.isnan(median):
                 lag_us = median
             print(f"{'FAIL' if problems else 'ok  '} {name}: {summary}")
             for problem in problems:
