@@ -11,36 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum accounting_cause {
-    /* Idle time: no kernel, copy or memset running on the device. */
-    ACCOUNTING_IDLE_HOST_SYNC,    /* the host was blocked in a synchronizing call when the GPU ran dry */
-    ACCOUNTING_IDLE_LAUNCH_BOUND, /* the host was issuing launches slower than the GPU ran them */
-    ACCOUNTING_IDLE_HOST_CPU,     /* the host was outside CUDA (CPU, Python, data loading) */
-    ACCOUNTING_IDLE_OTHER_DEVICE, /* queued work waited for an event or copy of another device/process */
-    ACCOUNTING_IDLE_PEER_WAIT,    /* a queued NCCL operation waited for its peers */
-    /* Idle time outside every step's GPU activity, of a process that has steps; labelled with the
-     * cause above it would have had: */
-    ACCOUNTING_IDLE_STEP_START,    /* the host was in step N, before step N's first GPU activity */
-    ACCOUNTING_IDLE_STEP_END,      /* after step N's last GPU activity, the host still in step N */
-    ACCOUNTING_IDLE_STEP_BOUNDARY, /* the host in no step (before the first, after the last, between) */
-    ACCOUNTING_IDLE_DISPATCH, /* queued work started within the GPU's dispatch latency of the gap's start */
-    ACCOUNTING_IDLE_UNEXPLAINED, /* the trace lacks the data: the evidence says which */
-    /* Exposed communication. */
-    ACCOUNTING_COMM_SKEW,           /* this rank entered the collective before the last rank did */
-    ACCOUNTING_COMM_TRANSFER,       /* the collective's own transfer, after every rank arrived */
-    ACCOUNTING_COMM_BEHIND_COMPUTE, /* the late rank's NCCL kernel had waited for SMs (a comm-behind-compute
-                                       wait) */
-    ACCOUNTING_COMM_UNMATCHED,      /* no other rank's instance of the collective in the trace: not split */
-    ACCOUNTING_CAUSE_COUNT
-};
-
-/* Stable tag ("host-sync", "comm-skew", ...) for JSON, check metric names and pictures; a human
- * title ("host blocked in a synchronizing call"); 1 for the idle causes, 0 for exposed communication. */
-const char *accounting_cause_tag(enum accounting_cause cause);
-const char *accounting_cause_title(enum accounting_cause cause);
-int accounting_cause_is_idle(enum accounting_cause cause);
-/* 1 for step-start, step-end and step-boundary: idle time outside every step's GPU activity. */
-int accounting_cause_is_between_steps(enum accounting_cause cause);
+#include "causes.h"
 
 /* One cause, grouped by what the trace names for it: the blocking call, the late rank, the
  * collective, the step-boundary gap's host state, and the place in the program. */

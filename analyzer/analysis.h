@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "accounting.h"
+#include "causes.h"
 #include "error.h"
 #include "store.h"
 
@@ -31,58 +32,7 @@ enum analysis_category {
     ANALYSIS_CATEGORY_COUNT = 8
 };
 
-/* Why an interval that could have run beside another did not. */
-enum analysis_cause {
-    ANALYSIS_CAUSE_SM_SATURATION = 0, /* the running kernel's resident blocks filled every SM */
-    ANALYSIS_CAUSE_LATE_LAUNCH =
-        1, /* the host launched the waiting op after (or just before) the other ended */
-    ANALYSIS_CAUSE_EVENT_DEPENDENCY = 2,      /* cudaStreamWaitEvent / an event chain: serialized by design */
-    ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM = 3, /* implicit synchronization with the legacy NULL stream */
-    ANALYSIS_CAUSE_PAGEABLE_COPY = 4,         /* a copy from/to pageable memory: staged synchronously */
-    ANALYSIS_CAUSE_COPY_ENGINE = 5,           /* same-direction copies share one copy engine */
-    ANALYSIS_CAUSE_SHARED_QUEUE =
-        6, /* same hardware channel: more streams than CUDA_DEVICE_MAX_CONNECTIONS */
-    ANALYSIS_CAUSE_STREAM_PRIORITY = 7,     /* a higher-priority stream's work went first */
-    ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE = 8, /* an NCCL kernel waited for SMs held by a compute kernel */
-    ANALYSIS_CAUSE_HOST_SYNC = 9,    /* a synchronizing host call (stream/device sync, cudaMalloc/Free) */
-    ANALYSIS_CAUSE_UNEXPLAINED = 10, /* the data proves none of the above: said so, never guessed */
-    /* Added after the first contract: */
-    ANALYSIS_CAUSE_SHARED_COMMUNICATOR = 11, /* NCCL kernels of one communicator run one at a time */
-    ANALYSIS_CAUSE_COUNT = 12
-};
-
-/* Short stable tag ("sm-saturation", "late-launch", ...) used in JSON, check names and pictures,
- * and a human title ("SM saturation"). */
-const char *analysis_cause_tag(enum analysis_cause cause);
-const char *analysis_cause_title(enum analysis_cause cause);
-/* What to do about a cause ("pin the host buffer (...)"), and the CUDA or NCCL documentation
- * section that says so ("CUDA Runtime API, \"API synchronization behavior\""). */
-const char *analysis_cause_advice(enum analysis_cause cause);
-const char *analysis_cause_advice_source(enum analysis_cause cause);
 const char *analysis_category_tag(enum analysis_category category);
-
-/* The change a user would make for a proved cause, as the what-if replay models it (whatif.h). */
-enum analysis_fix {
-    ANALYSIS_FIX_PIN_HOST_BUFFER = 0,      /* pageable-copy: cudaMallocHost / cudaHostRegister */
-    ANALYSIS_FIX_NON_BLOCKING_STREAMS = 1, /* legacy-default-stream: cudaStreamNonBlocking or per-thread */
-    ANALYSIS_FIX_REMOVE_HOST_SYNC = 2,     /* host-sync: the synchronizing call moved out of the loop */
-    ANALYSIS_FIX_CUDA_GRAPH = 3,           /* late-launch: launches captured in a CUDA graph */
-    ANALYSIS_FIX_MORE_CONNECTIONS = 4,     /* shared-queue: CUDA_DEVICE_MAX_CONNECTIONS >= streams */
-    ANALYSIS_FIX_REMOVE_DEPENDENCY = 5,    /* event-dependency: by design; the gain is reported, marked */
-    ANALYSIS_FIX_NONE_SATURATED = 6,       /* sm-saturation: nothing to change; only last-wave tails */
-    /* Added after the first contract: */
-    ANALYSIS_FIX_PRIORITY = 7,          /* comm-behind-compute, stream-priority: the waiting stream first */
-    ANALYSIS_FIX_OWN_COMMUNICATOR = 8,  /* shared-communicator: each stream's collectives their own */
-    ANALYSIS_FIX_REMOVE_SKEW = 9,       /* arrival skew (exposed_comm): every rank arrives on time */
-    ANALYSIS_FIX_NONE_COPY_ENGINE = 10, /* copy-engine: one engine per direction; nothing to change */
-    ANALYSIS_FIX_PIPELINE = 11,         /* events recorded and waited on one stream: two streams */
-    ANALYSIS_FIX_HOST_WORK = 12,        /* idle host-cpu: the host's own work off the launching thread */
-    ANALYSIS_FIX_ALL = 13,              /* every fix above that applies, dependencies by design excepted */
-    ANALYSIS_FIX_COUNT = 14
-};
-/* Stable tag ("pin-host-buffer") and the sentence a report prints ("if you pin the host buffer"). */
-const char *analysis_fix_tag(enum analysis_fix fix);
-const char *analysis_fix_title(enum analysis_fix fix);
 
 /* One fix's predicted saving, summed over devices. */
 struct analysis_what_if {

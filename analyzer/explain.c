@@ -3,7 +3,7 @@
  * moot), then dependencies the program asked for, then the hardware's reasons. Each rule either
  * proves its cause from recorded fields or passes; a missing field (no API records, no device
  * limits) only removes the rules that need it. The causes' names and what to do about each are
- * the table `cause_texts`. */
+ * their rows in causes/causes.def. */
 #include "explain.h"
 #include "thread_names.h"
 
@@ -1140,97 +1140,10 @@ static int set_wait_time(explainer *explain, struct wait_case *item, int64_t wai
 
 /* --- the rules, in proof order --- */
 
-/* Each cause: its tag, its title, what to do about it and the documentation that says so. */
-static const struct {
-    const char *tag, *title, *advice, *advice_source;
-} cause_texts[ANALYSIS_CAUSE_COUNT] = {
-    [ANALYSIS_CAUSE_LATE_LAUNCH] = {"late-launch", "late launch (host-bound)",
-                                    "capture the launch-bound loop in a CUDA graph, or move CPU work off the"
-                                    " launching thread",
-                                    "CUDA C++ Programming Guide, \"CUDA Graphs\""},
-    [ANALYSIS_CAUSE_PAGEABLE_COPY] =
-        {"pageable-copy", "pageable-memory copy",
-         "pin the host buffer: cudaHostAlloc or cudaHostRegister, pin_memory=True in"
-         " PyTorch",
-         "CUDA Runtime API, \"API synchronization behavior\", Memcpy"},
-    [ANALYSIS_CAUSE_HOST_SYNC] =
-        {"host-sync", "host synchronization",
-         "move the synchronization after the next launches or drop it; cudaMallocAsync"
-         " and cudaFreeAsync do not synchronize",
-         "CUDA C++ Programming Guide, \"Implicit Synchronization\""},
-    [ANALYSIS_CAUSE_EVENT_DEPENDENCY] =
-        {"event-dependency", "explicit event dependency",
-         "the program asked for this order: drop or move the cudaStreamWaitEvent"
-         " if the dependency is not needed",
-         "CUDA Runtime API, cudaStreamWaitEvent"},
-    [ANALYSIS_CAUSE_SHARED_COMMUNICATOR] =
-        {"shared-communicator", "collectives of one NCCL communicator",
-         "give collectives that should run at once a second communicator,"
-         " ncclCommSplit, on a second stream",
-         "NCCL User Guide, \"Using multiple NCCL communicators concurrently\""},
-    [ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM] =
-        {"legacy-default-stream", "legacy default stream",
-         "create the streams with cudaStreamNonBlocking or use per-thread"
-         " default streams: nvcc --default-stream per-thread",
-         "CUDA Runtime API, \"Stream synchronization behavior\""},
-    [ANALYSIS_CAUSE_COPY_ENGINE] =
-        {"copy-engine", "shared copy engine",
-         "copies in one direction run one at a time: fewer, larger copies, or overlap"
-         " them with compute rather than with each other",
-         "CUDA C++ Programming Guide, \"Overlap of Data Transfer and Kernel Execution\","
-         " asyncEngineCount"},
-    [ANALYSIS_CAUSE_SHARED_QUEUE] = {"shared-queue", "shared hardware queue",
-                                     "raise CUDA_DEVICE_MAX_CONNECTIONS (8 by default, at most 32) or launch"
-                                     " independent work breadth-first, one kernel per stream in turn",
-                                     "CUDA C++ Programming Guide, \"CUDA Environment Variables\","
-                                     " CUDA_DEVICE_MAX_CONNECTIONS"},
-    [ANALYSIS_CAUSE_STREAM_PRIORITY] = {"stream-priority", "stream priority",
-                                        "lower the other stream's priority or raise this one's with"
-                                        " cudaStreamCreateWithPriority",
-                                        "CUDA C++ Programming Guide, \"Stream Priorities\""},
-    [ANALYSIS_CAUSE_SM_SATURATION] =
-        {"sm-saturation", "SM saturation",
-         "give the first kernel a smaller grid or fewer SMs so the second fits beside"
-         " it; two kernels that each fill the GPU gain only the last wave's tail",
-         "CUDA C++ Programming Guide, \"Concurrent Kernel Execution\""},
-    [ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE] =
-        {"comm-behind-compute", "communication delayed by compute",
-         "leave NCCL an SM share: a smaller grid for the compute kernel,"
-         " NCCL_MIN_CTAS / NCCL_MAX_CTAS, or a higher priority for the NCCL"
-         " stream",
-         "NCCL User Guide, \"Environment Variables\", NCCL_MIN_CTAS and"
-         " NCCL_MAX_CTAS"},
-    [ANALYSIS_CAUSE_UNEXPLAINED] =
-        {"unexplained", "unexplained",
-         "nothing is proved: record with API records and device limits, as overlapscope"
-         " record does, so that the rules can rule causes in or out",
-         "overlapscope docs/metrics.md, \"Causes\""},
-};
-
-const char *analysis_cause_tag(enum analysis_cause cause)
-{
-    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].tag : "?";
-}
-
-const char *analysis_cause_title(enum analysis_cause cause)
-{
-    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].title : "?";
-}
-
-const char *analysis_cause_advice(enum analysis_cause cause)
-{
-    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].advice : "?";
-}
-
-const char *analysis_cause_advice_source(enum analysis_cause cause)
-{
-    return (unsigned)cause < ANALYSIS_CAUSE_COUNT ? cause_texts[cause].advice_source : "?";
-}
-
 /* One rule: tried on the waits of its roads, `proves` proves the rule's cause from recorded
  * fields (and writes the evidence) and returns 1, or passes (0) when the trace does not prove it.
  * The first rule of a wait's road that proves its cause names it; the docs/metrics.md cause table
- * lists the same rows in the same order; what to do about each cause is in cause_texts above. */
+ * lists the same rows in the same order; what to do about each cause is in causes/causes.def. */
 struct cause_rule {
     const char *name;
     enum analysis_cause cause; /* NO_WAIT: proves that there is no missed overlap */

@@ -70,33 +70,5 @@ char *naming_process(char *buffer, size_t size, int64_t rank, int64_t pid, int64
 
 char *naming_accounting(char *buffer, size_t size, enum accounting_cause cause, const char *label)
 {
-    /* Causes whose label names the call or the rank; the other causes with a label that says more
-     * than their title read "title (label)"; the rest keep their title alone: their labels
-     * restate it ("host issuing work", "no CUDA call", "NCCL peers", "queued"). */
-    static const struct {
-        enum accounting_cause cause;
-        const char *format;
-    } with_label[] = {
-        {ACCOUNTING_IDLE_HOST_SYNC, "host blocked in %s"},
-        {ACCOUNTING_COMM_SKEW, "waiting for %s"},
-        {ACCOUNTING_COMM_BEHIND_COMPUTE, "waiting for %s (its collective behind compute)"},
-        {ACCOUNTING_IDLE_UNEXPLAINED, "unexplained (%s)"},
-        {ACCOUNTING_COMM_UNMATCHED, "not matched across ranks (%s)"},
-    };
-    static const enum accounting_cause title_and_label[] = {
-        ACCOUNTING_IDLE_OTHER_DEVICE, ACCOUNTING_IDLE_STEP_START, ACCOUNTING_IDLE_STEP_END,
-        ACCOUNTING_IDLE_STEP_BOUNDARY, ACCOUNTING_COMM_TRANSFER};
-    int has_label = label && label[0];
-    for (size_t i = 0; has_label && i < sizeof with_label / sizeof with_label[0]; i++)
-        if (with_label[i].cause == cause) {
-            snprintf(buffer, size, with_label[i].format, label);
-            return buffer;
-        }
-    for (size_t i = 0; has_label && i < sizeof title_and_label / sizeof title_and_label[0]; i++)
-        if (title_and_label[i] == cause) {
-            snprintf(buffer, size, "%s (%s)", accounting_cause_title(cause), label);
-            return buffer;
-        }
-    snprintf(buffer, size, "%s", accounting_cause_title(cause));
-    return buffer;
+    return accounting_cause_name(buffer, size, cause, label);
 }

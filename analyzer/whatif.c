@@ -107,130 +107,6 @@ enum {
     CALL_PAGEABLE = 32 /* a copy to or from pageable memory: no graph captures it */
 };
 
-const char *analysis_fix_tag(enum analysis_fix fix)
-{
-    static const char *const tags[ANALYSIS_FIX_COUNT] = {"pin-host-buffer",   "non-blocking-streams",
-                                                         "remove-host-sync",  "cuda-graph",
-                                                         "more-connections",  "remove-dependency",
-                                                         "none-sm-saturated", "change-priority",
-                                                         "own-communicator",  "remove-skew",
-                                                         "none-copy-engine",  "pipeline-streams",
-                                                         "hide-host-work",    "all"};
-    return (unsigned)fix < ANALYSIS_FIX_COUNT ? tags[fix] : "unknown";
-}
-
-const char *analysis_fix_title(enum analysis_fix fix)
-{
-    static const char *const titles[ANALYSIS_FIX_COUNT] = {
-        "if you pin the host buffer",
-        "if the streams do not synchronize with the legacy default stream",
-        "if you remove the host synchronization",
-        "if you capture the launches in a CUDA graph",
-        "if every stream gets its own hardware queue (CUDA_DEVICE_MAX_CONNECTIONS)",
-        "if the event dependency were removed (it is by design)",
-        "SM saturation: nothing to gain but the tails (the last waves)",
-        "if the communication stream gets the highest priority",
-        "if each stream's collectives get a communicator of their own",
-        "if every rank arrived at each collective on time (the straggler fixed)",
-        "copy engine: nothing to gain (copies of one direction share one engine and one link)",
-        "if the work the events order on one stream runs on two streams (pipelined)",
-        "if the host's own work ran off the launching thread",
-        "if you make all of the above"};
-    return (unsigned)fix < ANALYSIS_FIX_COUNT ? titles[fix] : "unknown";
-}
-
-enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause)
-{
-    switch (cause) {
-    case ANALYSIS_CAUSE_PAGEABLE_COPY:
-        return ANALYSIS_FIX_PIN_HOST_BUFFER;
-    case ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM:
-        return ANALYSIS_FIX_NON_BLOCKING_STREAMS;
-    case ANALYSIS_CAUSE_HOST_SYNC:
-        return ANALYSIS_FIX_REMOVE_HOST_SYNC;
-    case ANALYSIS_CAUSE_LATE_LAUNCH:
-        return ANALYSIS_FIX_CUDA_GRAPH;
-    case ANALYSIS_CAUSE_SHARED_QUEUE:
-        return ANALYSIS_FIX_MORE_CONNECTIONS;
-    case ANALYSIS_CAUSE_EVENT_DEPENDENCY:
-        return ANALYSIS_FIX_REMOVE_DEPENDENCY;
-    case ANALYSIS_CAUSE_SM_SATURATION:
-        return ANALYSIS_FIX_NONE_SATURATED;
-    case ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE:
-    case ANALYSIS_CAUSE_STREAM_PRIORITY:
-        return ANALYSIS_FIX_PRIORITY;
-    case ANALYSIS_CAUSE_SHARED_COMMUNICATOR:
-        return ANALYSIS_FIX_OWN_COMMUNICATOR;
-    case ANALYSIS_CAUSE_COPY_ENGINE:
-        return ANALYSIS_FIX_NONE_COPY_ENGINE;
-    default:
-        return ANALYSIS_FIX_COUNT;
-    }
-}
-
-static const char *fix_assumptions(enum analysis_fix fix)
-{
-    switch (fix) {
-    case ANALYSIS_FIX_PIN_HOST_BUFFER:
-        return "pageable copies run asynchronously at the fastest pinned speed of their direction measured "
-               "in the "
-               "trace (their own speed when none was), and the host no longer waits in the copy call";
-    case ANALYSIS_FIX_NON_BLOCKING_STREAMS:
-        return "the legacy default stream's implicit synchronization with blocking streams is removed";
-    case ANALYSIS_FIX_REMOVE_HOST_SYNC:
-        return "synchronizing host calls (stream/device/event synchronize, cudaMalloc, cudaFree) take no "
-               "time: later launches of the thread come that much earlier, and the kernel launched right "
-               "after one queues behind the work before it instead of waiting for the launch path on a "
-               "drained device";
-    case ANALYSIS_FIX_CUDA_GRAPH:
-        return "the launches are captured in a graph: kernel launch calls take no host time, nor does the "
-               "host's time between two calls a graph captures (launches, asynchronous copies and memsets) "
-               "inside one step, or, in a trace without steps, such a gap under 50 us: later launches come "
-               "that much earlier; synchronizations and the host's time between steps stay";
-    case ANALYSIS_FIX_MORE_CONNECTIONS:
-        return "every stream has its own hardware queue: no queue head blocks another stream";
-    case ANALYSIS_FIX_REMOVE_DEPENDENCY:
-        return "cudaStreamWaitEvent dependencies are dropped: the program asked for them, so this gain is "
-               "the price "
-               "of the design, not of a bug";
-    case ANALYSIS_FIX_NONE_SATURATED:
-        return "kernels that fill every SM run beside another kernel only in their last wave's tail, which "
-               "the "
-               "replay already overlaps: no change of code gains more";
-    case ANALYSIS_FIX_PRIORITY:
-        return "NCCL kernels start as soon as their stream and events allow, ahead of other ready work and "
-               "without waiting for SMs (their blocks take the SMs the running kernels' blocks free: the "
-               "error is at most one block's duration); other streams keep the recorded order";
-    case ANALYSIS_FIX_OWN_COMMUNICATOR:
-        return "the ordering NCCL imposes between one communicator's collectives (event waits through its "
-               "internal stream) is dropped; the transfers keep their recorded durations";
-    case ANALYSIS_FIX_REMOVE_SKEW:
-        return "the ranks run in lockstep: with the late rank on time, every rank's span shrinks by the "
-               "largest "
-               "exposed arrival skew of any rank (docs/metrics.md, \"Exposed communication\"); not part of "
-               "\"all of the above\", which the replay computes per device";
-    case ANALYSIS_FIX_NONE_COPY_ENGINE:
-        return "copies of one direction run one at a time on one engine and one link direction in the "
-               "replay as on the device: more streams gain nothing; copy less, or in the other direction";
-    case ANALYSIS_FIX_PIPELINE:
-        return "a stream's segments (from one cudaStreamWaitEvent to the next) that record an event and "
-               "wait for it alternate between two streams, each with its own hardware queue, keeping the "
-               "events and each stream's order: the program's events are taken to declare every "
-               "dependency between the two";
-    case ANALYSIS_FIX_HOST_WORK:
-        return "the host's own work that kept the GPU idle (the idle accounting's host-cpu stretches: at "
-               "least "
-               "50 us outside CUDA calls on the launching thread, inside the steps) takes no time, as if it "
-               "ran "
-               "elsewhere (DataLoader workers, another thread, prefetched) and nothing waited for it: that "
-               "launch and the thread's later ones come that much earlier";
-    case ANALYSIS_FIX_ALL:
-        return "every fix above that applies, at once (dependencies by design kept)";
-    default:
-        return "";
-    }
-}
-
 /* --- loading --- */
 
 static int grow(void **items, size_t *capacity, size_t count, size_t size)
@@ -2456,7 +2332,7 @@ static int split_streams(sqlite3 *db, const struct replay *replay, int64_t proce
 static int fix_proved(const struct device_state *device, enum analysis_fix fix)
 {
     for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++)
-        if (whatif_fix_of_cause((enum analysis_cause)cause) == fix && device->cause_count[cause] > 0)
+        if (analysis_cause_fix((enum analysis_cause)cause) == fix && device->cause_count[cause] > 0)
             return 1;
     return 0;
 }
@@ -3062,29 +2938,15 @@ int64_t analysis_device_host_work_ns(const struct analysis_device *device, enum 
 
 const char *analysis_what_if_basis(const struct analysis_what_if *item)
 {
-    if (item->cause < ANALYSIS_CAUSE_COUNT)
-        return analysis_cause_tag(item->cause);
-    switch (item->fix) {
-    case ANALYSIS_FIX_PIPELINE:
-        return "same-stream-events";
-    case ANALYSIS_FIX_REMOVE_SKEW:
-        return "arrival-skew";
-    case ANALYSIS_FIX_REMOVE_HOST_SYNC:
-        return "idle-host-sync";
-    case ANALYSIS_FIX_CUDA_GRAPH:
-        return "idle-launch-bound";
-    case ANALYSIS_FIX_HOST_WORK:
-        return "idle-host-cpu";
-    default:
-        return "all";
-    }
+    return item->cause < ANALYSIS_CAUSE_COUNT ? analysis_cause_tag(item->cause)
+                                              : analysis_fix_basis(item->fix);
 }
 
 /* The proved cause with the largest loss that asks for fix, ANALYSIS_CAUSE_COUNT when none. */
 static enum analysis_cause largest_cause_of(const struct analysis_result *result, enum analysis_fix fix)
 {
     for (size_t c = 0; c < ANALYSIS_CAUSE_COUNT; c++) /* causes are sorted by loss */
-        if (result->causes[c].count > 0 && whatif_fix_of_cause(result->causes[c].cause) == fix)
+        if (result->causes[c].count > 0 && analysis_cause_fix(result->causes[c].cause) == fix)
             return result->causes[c].cause;
     return ANALYSIS_CAUSE_COUNT;
 }
@@ -3138,8 +3000,8 @@ void whatif_collect(struct analysis_result *result)
         struct analysis_what_if *item = &result->what_if[result->what_if_count++];
         *item = (struct analysis_what_if){.fix = (enum analysis_fix)fix,
                                           .cause = cause,
-                                          .by_design = fix == ANALYSIS_FIX_REMOVE_DEPENDENCY,
-                                          .assumptions = fix_assumptions((enum analysis_fix)fix)};
+                                          .by_design = analysis_fix_by_design((enum analysis_fix)fix),
+                                          .assumptions = analysis_fix_assumptions((enum analysis_fix)fix)};
         for (size_t d = 0; d < result->device_count; d++) {
             item->predicted_saving_ns += result->devices[d].fix_saving_ns[fix];
             item->newly_together_ns += result->devices[d].fix_together_ns[fix];
@@ -3162,7 +3024,7 @@ void whatif_collect(struct analysis_result *result)
         *all = (struct analysis_what_if){.fix = ANALYSIS_FIX_ALL,
                                          .cause = ANALYSIS_CAUSE_COUNT,
                                          .predicted_saving_ns = result->total_headroom_ns,
-                                         .assumptions = fix_assumptions(ANALYSIS_FIX_ALL)};
+                                         .assumptions = analysis_fix_assumptions(ANALYSIS_FIX_ALL)};
         for (size_t d = 0; d < result->device_count; d++) {
             all->newly_together_ns += result->devices[d].fix_together_ns[ANALYSIS_FIX_ALL];
             all->host_work_ns += analysis_device_host_work_ns(&result->devices[d], ANALYSIS_FIX_ALL);

@@ -20,9 +20,6 @@
 #include "device_state.h"
 #include "kernel_names.h"
 
-/* The fix a proved cause asks for, or ANALYSIS_FIX_COUNT when the model has none. */
-enum analysis_fix whatif_fix_of_cause(enum analysis_cause cause);
-
 /* Replays the device's operations (those of device->selection) as recorded and with each fix whose
  * cause device->cause_count or the device's idle time (idle: by cause, and the host work the
  * host-work fix removes) proves, and fills out->replay_span_ns, out->fix_saving_ns and

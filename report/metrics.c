@@ -35,22 +35,11 @@ struct metric_entry {
     enum accounting_cause accounting_cause;
 };
 
-#define CAUSE_METRIC(name, cause)                                                                            \
-    {                                                                                                        \
-        {name, "ms", "time lost to waits of this cause (see the cause list)"}, METRIC_CAUSE, cause           \
-    }
-
-#define IDLE_METRIC(name, cause)                                                                             \
-    {                                                                                                        \
-        {name, "ms", "idle time of this cause, all devices (docs/metrics.md, Idle time)"},                   \
-            METRIC_ACCOUNTING, 0, cause                                                                      \
-    }
-#define EXPOSED_METRIC(name, cause)                                                                          \
-    {                                                                                                        \
-        {name, "ms",                                                                                         \
-         "exposed communication of this cause, all ranks (docs/metrics.md, Exposed communication)"},         \
-            METRIC_ACCOUNTING, 0, cause                                                                      \
-    }
+/* One metric per cause, named and ordered by the rows of causes.def. */
+#define CAUSE_METRIC_TEXT "time lost to waits of this cause (see the cause list)"
+#define IDLE_METRIC_TEXT "idle time of this cause, all devices (docs/metrics.md, Idle time)"
+#define EXPOSED_METRIC_TEXT                                                                                  \
+    "exposed communication of this cause, all ranks (docs/metrics.md, Exposed communication)"
 
 static const struct metric_entry entries[] = {
     {{"comm_overlap", "ratio",
@@ -87,32 +76,13 @@ static const struct metric_entry entries[] = {
     {{"overlap_net_ms", "ms", "time the overlap saved minus its contention cost, summed"},
      METRIC_OVERLAP_NET,
      0},
-    CAUSE_METRIC("sm_saturation_ms", ANALYSIS_CAUSE_SM_SATURATION),
-    CAUSE_METRIC("late_launch_ms", ANALYSIS_CAUSE_LATE_LAUNCH),
-    CAUSE_METRIC("event_dependency_ms", ANALYSIS_CAUSE_EVENT_DEPENDENCY),
-    CAUSE_METRIC("legacy_default_stream_ms", ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM),
-    CAUSE_METRIC("pageable_copy_ms", ANALYSIS_CAUSE_PAGEABLE_COPY),
-    CAUSE_METRIC("copy_engine_ms", ANALYSIS_CAUSE_COPY_ENGINE),
-    CAUSE_METRIC("shared_queue_ms", ANALYSIS_CAUSE_SHARED_QUEUE),
-    CAUSE_METRIC("stream_priority_ms", ANALYSIS_CAUSE_STREAM_PRIORITY),
-    CAUSE_METRIC("comm_behind_compute_ms", ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE),
-    CAUSE_METRIC("host_sync_ms", ANALYSIS_CAUSE_HOST_SYNC),
-    CAUSE_METRIC("unexplained_ms", ANALYSIS_CAUSE_UNEXPLAINED),
-    CAUSE_METRIC("shared_communicator_ms", ANALYSIS_CAUSE_SHARED_COMMUNICATOR),
-    IDLE_METRIC("idle_host_sync_ms", ACCOUNTING_IDLE_HOST_SYNC),
-    IDLE_METRIC("idle_launch_bound_ms", ACCOUNTING_IDLE_LAUNCH_BOUND),
-    IDLE_METRIC("idle_host_cpu_ms", ACCOUNTING_IDLE_HOST_CPU),
-    IDLE_METRIC("idle_other_device_ms", ACCOUNTING_IDLE_OTHER_DEVICE),
-    IDLE_METRIC("idle_peer_wait_ms", ACCOUNTING_IDLE_PEER_WAIT),
-    IDLE_METRIC("idle_step_start_ms", ACCOUNTING_IDLE_STEP_START),
-    IDLE_METRIC("idle_step_end_ms", ACCOUNTING_IDLE_STEP_END),
-    IDLE_METRIC("idle_step_boundary_ms", ACCOUNTING_IDLE_STEP_BOUNDARY),
-    IDLE_METRIC("idle_dispatch_ms", ACCOUNTING_IDLE_DISPATCH),
-    IDLE_METRIC("idle_unexplained_ms", ACCOUNTING_IDLE_UNEXPLAINED),
-    EXPOSED_METRIC("exposed_comm_skew_ms", ACCOUNTING_COMM_SKEW),
-    EXPOSED_METRIC("exposed_comm_transfer_ms", ACCOUNTING_COMM_TRANSFER),
-    EXPOSED_METRIC("exposed_comm_behind_compute_ms", ACCOUNTING_COMM_BEHIND_COMPUTE),
-    EXPOSED_METRIC("exposed_comm_unmatched_ms", ACCOUNTING_COMM_UNMATCHED),
+#define WAIT_CAUSE(NAME, tag, title, metric, fix, advice, reference)                                         \
+    {{metric, "ms", CAUSE_METRIC_TEXT}, METRIC_CAUSE, ANALYSIS_CAUSE_##NAME, 0},
+#define IDLE_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture)                              \
+    {{metric, "ms", IDLE_METRIC_TEXT}, METRIC_ACCOUNTING, 0, ACCOUNTING_##NAME},
+#define COMM_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture)                              \
+    {{metric, "ms", EXPOSED_METRIC_TEXT}, METRIC_ACCOUNTING, 0, ACCOUNTING_##NAME},
+#include "causes.def"
 };
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])
 
