@@ -5,7 +5,9 @@ step logging loss.item() (a host sync per step, the commonest loop). --slow-rank
 makes rank R's host spend N ms on the CPU before each step's forward (a slow data loader on one
 node): its all-reduces reach NCCL N ms after the others', so every other rank waits for it in every
 step (arrival skew; R is the straggler). With --slow-ms 0 the ranks run alike. NVTX "step K" per
-step. Prints steps/s on rank 0.
+step. --heavy-rank R --heavy-factor F gives rank R F times the others' batch (load imbalance: its GPU
+computes F times as long per step, the others wait in the all-reduce); --balanced then gives every
+rank the mean batch instead (the same total work, balanced). Prints steps/s on rank 0.
 
 Run: torchrun --standalone --nproc_per_node=2 ddp_straggler.py --slow-ms 5"""
 import argparse
@@ -31,6 +33,9 @@ def main():
     parser.add_argument("--steps", type=int, default=20, help="training steps (default 20)")
     parser.add_argument("--slow-rank", type=int, default=1, help="the rank made late (default 1)")
     parser.add_argument("--slow-ms", type=float, default=5.0, help="host ms that rank spends per step (default 5)")
+    parser.add_argument("--heavy-rank", type=int, default=-1, help="the rank given a larger batch (default none)")
+    parser.add_argument("--heavy-factor", type=float, default=2.0, help="its batch over the others' (default 2)")
+    parser.add_argument("--balanced", action="store_true", help="every rank the mean batch of the heavy run")
     parser.add_argument("--width", type=int, default=2048, help="MLP width (default 2048)")
     args = parser.parse_args()
     if "LOCAL_RANK" not in os.environ:
@@ -45,8 +50,14 @@ def main():
         layers += [torch.nn.Linear(args.width, args.width), torch.nn.ReLU()]
     model = DDP(torch.nn.Sequential(*layers).cuda(), device_ids=[local_rank], bucket_cap_mb=16)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
-    x = torch.randn(256, args.width, device="cuda")
-    y = torch.randn(256, args.width, device="cuda")
+    world = dist.get_world_size()
+    rows = 256
+    if args.heavy_rank >= 0 and args.balanced:
+        rows = round(256 * (world - 1 + args.heavy_factor) / world)
+    elif rank == args.heavy_rank:
+        rows = round(256 * args.heavy_factor)
+    x = torch.randn(rows, args.width, device="cuda")
+    y = torch.randn(rows, args.width, device="cuda")
     for _ in range(3):  # warm-up: NCCL set-up and cuBLAS, outside the steps
         optimizer.zero_grad(set_to_none=True)
         torch.nn.functional.mse_loss(model(x), y).backward()
