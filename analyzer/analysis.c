@@ -105,13 +105,19 @@ static int check_device_spans(struct run *run, const struct store_gpu_device *ke
 
 /* --- what is selected --- */
 
+/* The window of options in absolute trace time (INT64_MIN / INT64_MAX where open), relative
+ * windows counted from origin_ns. */
+static void window_of(const struct analysis_options *options, int64_t origin_ns, int64_t *start_ns,
+                      int64_t *end_ns)
+{
+    int64_t base = options->window_is_relative ? origin_ns : 0;
+    *start_ns = options->window_start_ns == STORE_NULL ? INT64_MIN : base + options->window_start_ns;
+    *end_ns = options->window_end_ns == STORE_NULL ? INT64_MAX : base + options->window_end_ns;
+}
+
 static void resolve_window(struct run *run)
 {
-    const struct analysis_options *options = &run->options;
-    int64_t base = options->window_is_relative ? run->result->origin_ns : 0;
-    run->window_start_ns =
-        options->window_start_ns == STORE_NULL ? INT64_MIN : base + options->window_start_ns;
-    run->window_end_ns = options->window_end_ns == STORE_NULL ? INT64_MAX : base + options->window_end_ns;
+    window_of(&run->options, run->result->origin_ns, &run->window_start_ns, &run->window_end_ns);
 }
 
 static int restricted(const struct analysis_options *options, int64_t window_start_ns, int64_t window_end_ns)
@@ -120,17 +126,19 @@ static int restricted(const struct analysis_options *options, int64_t window_sta
            options->step >= 0;
 }
 
-/* Step N of the process, clipped to the window; with --range, the named ranges inside it. */
+/* Step N of the process, clipped to the window [window_start_ns, window_end_ns); with --range, the
+ * named ranges inside it. */
 static int select_steps(sqlite3 *db, const struct analysis_result *result,
-                        const struct analysis_options *options, int64_t process_id,
-                        struct selection *selection, size_t *ranges_found, error_info *err)
+                        const struct analysis_options *options, int64_t process_id, int64_t window_start_ns,
+                        int64_t window_end_ns, struct selection *selection, size_t *ranges_found,
+                        error_info *err)
 {
     for (size_t i = 0; i < result->step_count; i++) {
         const struct analysis_step *step = &result->steps[i];
         if (step->process_id != process_id || step->number != options->step)
             continue;
-        int64_t start = step->start_ns > result->window_start_ns ? step->start_ns : result->window_start_ns;
-        int64_t end = step->end_ns < result->window_end_ns ? step->end_ns : result->window_end_ns;
+        int64_t start = step->start_ns > window_start_ns ? step->start_ns : window_start_ns;
+        int64_t end = step->end_ns < window_end_ns ? step->end_ns : window_end_ns;
         if (options->range_name) {
             if (steps_select_range(db, process_id, options->range_name, start, end, selection, ranges_found,
                                    err) != 0)
@@ -146,7 +154,11 @@ int analysis_select_process(store *trace, const struct analysis_result *result,
                             const struct analysis_options *options, int64_t process_id,
                             struct selection *selection, size_t *ranges_found, error_info *err)
 {
-    if (!restricted(options, result->window_start_ns, result->window_end_ns)) {
+    /* From the options, not result's window: after the run, that holds the GPU work's own edges
+     * where the window was open. */
+    int64_t window_start_ns, window_end_ns;
+    window_of(options, result->origin_ns, &window_start_ns, &window_end_ns);
+    if (!restricted(options, window_start_ns, window_end_ns)) {
         selection_init_everything(selection);
         return 0;
     }
@@ -154,11 +166,12 @@ int analysis_select_process(store *trace, const struct analysis_result *result,
     sqlite3 *db = store_db(trace);
     int status = 0;
     if (options->step >= 0)
-        status = select_steps(db, result, options, process_id, selection, ranges_found, err);
+        status = select_steps(db, result, options, process_id, window_start_ns, window_end_ns, selection,
+                              ranges_found, err);
     else if (options->range_name)
-        status = steps_select_range(db, process_id, options->range_name, result->window_start_ns,
-                                    result->window_end_ns, selection, ranges_found, err);
-    else if (selection_add(selection, result->window_start_ns, result->window_end_ns) != 0)
+        status = steps_select_range(db, process_id, options->range_name, window_start_ns, window_end_ns,
+                                    selection, ranges_found, err);
+    else if (selection_add(selection, window_start_ns, window_end_ns) != 0)
         status = error_set(err, "out of memory");
     if (status == 0 && selection_finish(selection) != 0)
         status = error_set(err, "out of memory");
