@@ -105,40 +105,77 @@ static int check_device_spans(struct run *run, const struct store_gpu_device *ke
 
 /* --- what is selected --- */
 
+/* The window of options in absolute trace time (INT64_MIN / INT64_MAX where open), relative
+ * windows counted from origin_ns. */
+static void window_of(const struct analysis_options *options, int64_t origin_ns, int64_t *start_ns,
+                      int64_t *end_ns)
+{
+    int64_t base = options->window_is_relative ? origin_ns : 0;
+    *start_ns = options->window_start_ns == STORE_NULL ? INT64_MIN : base + options->window_start_ns;
+    *end_ns = options->window_end_ns == STORE_NULL ? INT64_MAX : base + options->window_end_ns;
+}
+
 static void resolve_window(struct run *run)
 {
-    const struct analysis_options *options = &run->options;
-    int64_t base = options->window_is_relative ? run->result->origin_ns : 0;
-    run->window_start_ns =
-        options->window_start_ns == STORE_NULL ? INT64_MIN : base + options->window_start_ns;
-    run->window_end_ns = options->window_end_ns == STORE_NULL ? INT64_MAX : base + options->window_end_ns;
+    window_of(&run->options, run->result->origin_ns, &run->window_start_ns, &run->window_end_ns);
 }
 
-static int restricted(const struct run *run)
+static int restricted(const struct analysis_options *options, int64_t window_start_ns, int64_t window_end_ns)
 {
-    return run->window_start_ns != INT64_MIN || run->window_end_ns != INT64_MAX || run->options.range_name ||
-           run->options.step >= 0;
+    return window_start_ns != INT64_MIN || window_end_ns != INT64_MAX || options->range_name ||
+           options->step >= 0;
 }
 
-/* Step N of the process, clipped to the window; with --range, the named ranges inside it. */
-static int select_steps(struct run *run, int64_t process_id)
+/* Step N of the process, clipped to the window [window_start_ns, window_end_ns); with --range, the
+ * named ranges inside it. */
+static int select_steps(sqlite3 *db, const struct analysis_result *result,
+                        const struct analysis_options *options, int64_t process_id, int64_t window_start_ns,
+                        int64_t window_end_ns, struct selection *selection, size_t *ranges_found,
+                        error_info *err)
 {
-    const struct analysis_result *result = run->result;
     for (size_t i = 0; i < result->step_count; i++) {
         const struct analysis_step *step = &result->steps[i];
-        if (step->process_id != process_id || step->number != run->options.step)
+        if (step->process_id != process_id || step->number != options->step)
             continue;
-        int64_t start = step->start_ns > run->window_start_ns ? step->start_ns : run->window_start_ns;
-        int64_t end = step->end_ns < run->window_end_ns ? step->end_ns : run->window_end_ns;
-        if (run->options.range_name) {
-            if (steps_select_range(run->db, process_id, run->options.range_name, start, end, &run->selection,
-                                   &run->ranges_found, run->err) != 0)
+        int64_t start = step->start_ns > window_start_ns ? step->start_ns : window_start_ns;
+        int64_t end = step->end_ns < window_end_ns ? step->end_ns : window_end_ns;
+        if (options->range_name) {
+            if (steps_select_range(db, process_id, options->range_name, start, end, selection, ranges_found,
+                                   err) != 0)
                 return -1;
-        } else if (selection_add(&run->selection, start, end) != 0) {
-            return error_set(run->err, "out of memory");
+        } else if (selection_add(selection, start, end) != 0) {
+            return error_set(err, "out of memory");
         }
     }
     return 0;
+}
+
+int analysis_select_process(store *trace, const struct analysis_result *result,
+                            const struct analysis_options *options, int64_t process_id,
+                            struct selection *selection, size_t *ranges_found, error_info *err)
+{
+    /* From the options, not result's window: after the run, that holds the GPU work's own edges
+     * where the window was open. */
+    int64_t window_start_ns, window_end_ns;
+    window_of(options, result->origin_ns, &window_start_ns, &window_end_ns);
+    if (!restricted(options, window_start_ns, window_end_ns)) {
+        selection_init_everything(selection);
+        return 0;
+    }
+    selection_init_empty(selection);
+    sqlite3 *db = store_db(trace);
+    int status = 0;
+    if (options->step >= 0)
+        status = select_steps(db, result, options, process_id, window_start_ns, window_end_ns, selection,
+                              ranges_found, err);
+    else if (options->range_name)
+        status = steps_select_range(db, process_id, options->range_name, window_start_ns, window_end_ns,
+                                    selection, ranges_found, err);
+    else if (selection_add(selection, window_start_ns, window_end_ns) != 0)
+        status = error_set(err, "out of memory");
+    if (status == 0 && selection_finish(selection) != 0)
+        status = error_set(err, "out of memory");
+    return status;
 }
 
 /* Builds the selection of a process (ranges and steps are per process). */
@@ -148,22 +185,8 @@ static int select_process(struct run *run, int64_t process_id)
         return 0;
     selection_free(&run->selection);
     run->selection_process_id = process_id;
-    if (!restricted(run)) {
-        selection_init_everything(&run->selection);
-        return 0;
-    }
-    selection_init_empty(&run->selection);
-    int status = 0;
-    if (run->options.step >= 0)
-        status = select_steps(run, process_id);
-    else if (run->options.range_name)
-        status = steps_select_range(run->db, process_id, run->options.range_name, run->window_start_ns,
-                                    run->window_end_ns, &run->selection, &run->ranges_found, run->err);
-    else if (selection_add(&run->selection, run->window_start_ns, run->window_end_ns) != 0)
-        status = error_set(run->err, "out of memory");
-    if (status == 0 && selection_finish(&run->selection) != 0)
-        status = error_set(run->err, "out of memory");
-    return status;
+    return analysis_select_process(run->trace, run->result, &run->options, process_id, &run->selection,
+                                   &run->ranges_found, run->err);
 }
 
 /* --- one device --- */
@@ -473,6 +496,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         out->device_id = device.device_id;
         snprintf(out->device_name, sizeof out->device_name, "%s", device.device_name);
         out->sm_count = device.limits.sm_count;
+        out->limits = device.limits;
+        out->limits_known = device.limits_known;
         out->lost_ns = device.lost_ns;
         out->wait_count = waits;
         out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
@@ -708,7 +733,7 @@ static int run_all_devices(struct run *run)
     resolve_window(run);
     run->result->window_start_ns = run->window_start_ns;
     run->result->window_end_ns = run->window_end_ns;
-    run->result->time_restricted = restricted(run);
+    run->result->time_restricted = restricted(&run->options, run->window_start_ns, run->window_end_ns);
     int status = 0;
     if (run->options.step >= 0)
         status = check_step_exists(run);

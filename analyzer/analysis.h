@@ -17,6 +17,7 @@
 #include "accounting.h"
 #include "causes.h"
 #include "error.h"
+#include "occupancy.h"
 #include "store.h"
 
 /* What an interval on the GPU is doing. */
@@ -138,6 +139,10 @@ struct analysis_device {
     /* 1: "all of the above" (fix_saving_ns[ANALYSIS_FIX_ALL]) is a replay with the host-work fix in
      * it, an upper bound by that fix's share; 0: a set or a single fix without it gave as much. */
     int all_includes_host_work;
+    /* What one SM offers, as the analysis read it (completed from the compute capability), when
+     * limits_known; what stats computes each kernel's occupancy limit with. */
+    struct occupancy_device limits;
+    int limits_known;
 };
 
 /* The host-work fix's saving on device when fix is it, or "all" replayed with it
@@ -263,6 +268,16 @@ struct analysis_result {
  * (including "no GPU intervals in the selected window"). Caller frees with analysis_free. */
 struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err);
 void analysis_free(struct analysis_result *result);
+
+struct selection;
+/* The time the filters of options keep on process_id's devices (--window, the GPU time of the
+ * --range ranges, --step N), as the analysis that produced result measured it: the one road from
+ * those options to time, for every reader that counts operations beside the analysis (stats).
+ * Fills selection (free it with selection_free; "everything" when nothing restricts time) and adds
+ * the ranges met to *ranges_found. Returns 0, or -1 with err filled. */
+int analysis_select_process(store *trace, const struct analysis_result *result,
+                            const struct analysis_options *options, int64_t process_id,
+                            struct selection *selection, size_t *ranges_found, error_info *err);
 
 /* The devices' spans (busy + idle) summed. */
 int64_t analysis_spans_ns(const struct analysis_result *result);

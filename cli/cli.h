@@ -20,6 +20,7 @@ struct cli_command {
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_render(int argc, char **argv);
