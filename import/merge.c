@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "import.h"
 #include "output_file.h"
 #include "store.h"
 
@@ -133,6 +134,8 @@ int merge_run(const char *output_path, char *const *inputs, int input_count,
 {
     if (input_count < 1)
         return error_set(err, "nothing to merge");
+    if (import_refuse_same_file((const char *const *)inputs, (size_t)input_count, err) != 0)
+        return -1;
     struct clock_alignment *estimated = calloc((size_t)input_count, sizeof *estimated);
     if (!estimated)
         return error_set(err, "out of memory");
