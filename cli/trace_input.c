@@ -13,6 +13,7 @@
 #include "import.h"
 #include "overview.h"
 #include "store.h"
+#include "text_safe.h"
 
 #define CACHE_SUFFIX ".overlapscope.db"
 #define CACHE_META_KEY "cache_of"
@@ -113,13 +114,24 @@ static int is_cache_of(const char *path, const char *name, const char *identity)
     return matches;
 }
 
-static int import_to(const char *argument, const char *output, const char *name, int force, error_info *err)
+/* A folder's entry named like a trace that is none (a rank missing): said, not only stored. */
+static void print_skipped(void *command, const char *message)
+{
+    fprintf(stderr, "overlapscope: %s: warning: ", (const char *)command);
+    text_safe_fputs(message, TEXT_SAFE_TERMINAL, stderr);
+    fputc('\n', stderr);
+}
+
+static int import_to(const char *command, const char *argument, const char *output, const char *name,
+                     int force, error_info *err)
 {
     const char *const meta[] = {CACHE_META_KEY, name, NULL};
     struct import_options options = {.force = force,
                                      .finish = overview_build_or_warn,
                                      .meta = meta,
-                                     .identity_meta_key = CACHE_IDENTITY_KEY};
+                                     .identity_meta_key = CACHE_IDENTITY_KEY,
+                                     .warn = print_skipped,
+                                     .warn_context = (void *)command};
     char *inputs[] = {(char *)argument};
     return import_run(output, inputs, 1, &options, err) < 0 ? -1 : 0;
 }
@@ -141,7 +153,7 @@ static int import_temporarily(struct cli_trace_input *input, const char *command
     snprintf(input->imported_path, sizeof input->imported_path, "%s/%s" CACHE_SUFFIX,
              input->temporary_directory, place->name);
     error_info err;
-    if (import_to(argument, input->imported_path, place->name, 0, &err) != 0)
+    if (import_to(command, argument, input->imported_path, place->name, 0, &err) != 0)
         return cli_error(command, "%s", err.message);
     input->path = input->imported_path;
     fprintf(stderr,
@@ -159,7 +171,7 @@ static int import_into_cache(struct cli_trace_input *input, const char *command,
 {
     error_info err;
     for (int attempt = 0;; attempt++) {
-        if (import_to(argument, input->imported_path, place->name, state != CACHE_ABSENT, &err) == 0)
+        if (import_to(command, argument, input->imported_path, place->name, state != CACHE_ABSENT, &err) == 0)
             break;
         char *now = NULL;
         error_info ignored;

@@ -21,6 +21,7 @@
 struct file_list {
     char **paths;
     size_t count, capacity;
+    struct file_list *skipped; /* may be NULL: where a directory's trace-named non-files are listed */
 };
 
 static int list_add(struct file_list *list, const char *path, error_info *err)
@@ -45,6 +46,8 @@ static void list_free(struct file_list *list)
     for (size_t i = 0; i < list->count; i++)
         free(list->paths[i]);
     free(list->paths);
+    if (list->skipped)
+        list_free(list->skipped);
 }
 
 static int has_suffix(const char *name, const char *suffix)
@@ -103,8 +106,11 @@ static int add_directory(struct file_list *list, const char *directory_path, con
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", directory_path, entry->d_name);
         struct stat info;
-        if (stat(path, &info) == 0 && S_ISREG(info.st_mode) && !is_output(&info, output_info))
+        int readable = stat(path, &info) == 0 && S_ISREG(info.st_mode);
+        if (readable && !is_output(&info, output_info))
             status = list_add(list, path, err);
+        else if (!readable && list->skipped) /* a rank's trace missing would go unnoticed */
+            status = list_add(list->skipped, path, err);
     }
     closedir(directory);
     if (status == 0 && list->count == first && report[0])
@@ -430,10 +436,38 @@ static int check_unchanged(char *const *inputs, int input_count, const struct fi
     return 0;
 }
 
+/* A warning row, and the caller's warn, for each trace-named entry of a folder that is no file:
+ * a FIFO, a device, a folder, a link to nothing. */
+static int warn_skipped(store *output, const struct file_list *skipped, const struct import_options *options,
+                        error_info *err)
+{
+    for (size_t i = 0; i < skipped->count; i++) {
+        char message[4200];
+        struct stat info;
+        const char *what = lstat(skipped->paths[i], &info) != 0 ? "cannot be read"
+                           : S_ISLNK(info.st_mode)              ? "a symbolic link to nothing readable"
+                           : S_ISDIR(info.st_mode)              ? "a folder"
+                           : S_ISFIFO(info.st_mode)             ? "a named pipe"
+                           : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
+                                                                            : "not a regular file";
+        snprintf(message, sizeof message, "%s: skipped, %s (not a trace file)", skipped->paths[i], what);
+        struct store_warning warning = {.process_id = STORE_NULL,
+                                        .time_ns = STORE_NULL,
+                                        .code = "import-folder-skipped",
+                                        .message = message};
+        if (store_insert_warning(output, &warning, err) != 0)
+            return -1;
+        if (options->warn)
+            options->warn(options->warn_context, message);
+    }
+    return 0;
+}
+
 int import_run(const char *output_path, char *const *inputs, int input_count,
                const struct import_options *options, error_info *err)
 {
-    struct file_list files = {0};
+    struct file_list skipped = {0};
+    struct file_list files = {.skipped = &skipped};
     if (expand_inputs(&files, inputs, input_count, output_path, err) != 0) {
         list_free(&files);
         return -1;
@@ -458,6 +492,8 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
     int status = output && store_begin(output, err) == 0 ? 0 : -1;
     for (size_t i = 0; status == 0 && i < files.count; i++)
         status = import_one(output, files.paths[i], &share, &formats_seen, err);
+    if (status == 0)
+        status = warn_skipped(output, &skipped, options, err);
     if (status == 0)
         status = write_meta(output, formats_seen, options->meta, err);
     if (status == 0 && identity)

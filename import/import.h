@@ -27,6 +27,11 @@ struct import_options {
      * Set, the identity is taken before the first byte is read and again before the output is put
      * in place; an input that changed meanwhile fails the import (nothing is written). */
     const char *identity_meta_key;
+    /* May be NULL: called once per entry of a folder that is named like a trace but is no regular
+     * file (a FIFO, a device, a folder, a dangling link), with a one-line message that also goes
+     * into the trace's warnings (code import-folder-skipped). */
+    void (*warn)(void *context, const char *message);
+    void *warn_context;
 };
 
 enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FORMAT_NSYS };

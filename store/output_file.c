@@ -156,6 +156,12 @@ int output_file_check(const char *final_path, int force, const char *const *inpu
 {
     if (!final_path || final_path[0] == '\0')
         return error_set(err, "cannot write '': empty file name");
+    /* "-" is standard output where a writer streams (export --chrome -); elsewhere it never
+     * silently names a file: a trace or a picture is not written to a terminal. */
+    if (strcmp(final_path, "-") == 0)
+        return error_set(err,
+                         "cannot write '-': this output cannot go to standard output (name a file; ./- for a"
+                         " file called '-')");
     if (final_path[strlen(final_path) - 1] == '/')
         return error_set(err, "cannot write '%s': names a folder, not a file", final_path);
     char folder[PATH_MAX];

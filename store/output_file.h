@@ -3,6 +3,8 @@
  * file or leave something that reads as a finished result.
  *
  * The discipline, for every writer:
+ *   - "-" is refused: it means standard output, which a writer that streams handles before
+ *     calling here (export --chrome -), and never names a file ("./-" does);
  *   - an existing output is refused unless force; a directory, a symbolic link (its target is
  *     never followed nor replaced) or anything but a regular file is always refused, and so is
  *     an output that is one of the writer's inputs (same st_dev/st_ino, through links too);
