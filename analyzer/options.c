@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "number_text.h"
 
 static const char *const category_tags[ANALYSIS_CATEGORY_COUNT] = {
     [ANALYSIS_COMPUTE] = "compute",       [ANALYSIS_COMMUNICATION] = "communication",
@@ -39,11 +40,12 @@ int analysis_parse_duration(const char *text, int64_t *nanoseconds, int *unitles
         const char *unit;
         double scale;
     } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-    char *end = NULL;
+    size_t length = number_text_decimal_length(text);
     errno = 0;
-    double value = strtod(text, &end);
-    if (end == text || errno != 0 || !isfinite(value))
+    double value = length ? strtod(text, NULL) : 0;
+    if (length == 0 || errno != 0 || !isfinite(value))
         return error_set(err, "'%s' is not a duration (say 250ns, 12us, 1.5ms or 2s)", text);
+    const char *end = text + length;
     while (*end == ' ')
         end++;
     double scale = 0;
@@ -95,6 +97,10 @@ int analysis_parse_window(const char *text, struct analysis_options *options, in
         return -1;
     if (end[0] && analysis_parse_duration(end, &end_ns, unitless, err) != 0)
         return -1;
+    /* Times are measured from the trace's first GPU activity: nothing is before 0. */
+    if ((start[0] && start_ns < 0) || (end[0] && end_ns < 0))
+        return error_set(err, "window '%s' reaches before the trace's start (0): its times are 0 or later",
+                         text);
     if (start[0] && end[0] && end_ns <= start_ns)
         return error_set(err, "window '%s' is empty: its end is not after its start", text);
     options->window_start_ns = start_ns;

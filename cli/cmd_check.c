@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "filters.h"
+#include "number_text.h"
 #include "report.h"
 #include "trace_input.h"
 
@@ -24,6 +25,16 @@ struct bound {
 };
 
 /* Parses "NAME=VALUE" with a known metric name. Returns 0 or prints and returns -1. */
+
+/* Whether the metric called name is a ratio (its limits lie in [0, 1]). */
+static int metric_is_ratio(const char *name)
+{
+    for (size_t i = 0; i < report_metric_count(); i++)
+        if (strcmp(report_metric_at(i)->name, name) == 0)
+            return strcmp(report_metric_at(i)->unit, "ratio") == 0;
+    return 0;
+}
+
 static int parse_bound(const char *command, const char *text, int is_minimum, struct bound *bound)
 {
     const char *equals = strchr(text, '=');
@@ -39,11 +50,12 @@ static int parse_bound(const char *command, const char *text, int is_minimum, st
         cli_error(command, "unknown metric '%s' (metrics: %s)", bound->name, names);
         return -1;
     }
-    char *end = NULL;
-    errno = 0;
-    bound->limit = strtod(equals + 1, &end);
-    if (end == equals + 1 || *end || errno || !isfinite(bound->limit)) {
-        cli_usage_error(command, "bound '%s' wants a number after '='", text);
+    if (number_text_double(equals + 1, &bound->limit) != 0) {
+        cli_usage_error(command, "bound '%s' wants a decimal number after '='", text);
+        return -1;
+    }
+    if (metric_is_ratio(bound->name) && (bound->limit < 0 || bound->limit > 1)) {
+        cli_usage_error(command, "bound '%s': %s is a ratio, from 0 to 1", text, bound->name);
         return -1;
     }
     bound->is_minimum = is_minimum;

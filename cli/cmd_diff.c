@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "filters.h"
+#include "number_text.h"
 #include "report.h"
 #include "trace_input.h"
 
@@ -38,14 +39,14 @@ static int parse_threshold(const char *command, const char *text, struct thresho
         report_metric_names(names, sizeof names);
         return cli_error(command, "unknown metric '%s' (metrics: %s)", threshold->name, names), -1;
     }
-    char *end = NULL;
-    errno = 0;
-    double delta = strtod(equals + 1, &end);
-    if (end == equals + 1 || *end || errno || !isfinite(delta))
-        return cli_usage_error(command, "--fail-on '%s' wants a number after '='", text), -1;
+    double delta = 0;
+    if (number_text_double(equals + 1, &delta) != 0)
+        return cli_usage_error(command, "--fail-on '%s' wants a decimal number after '='", text), -1;
     threshold->higher_is_better = report_metric_higher_is_better(threshold->name);
     char sign = equals[1];
-    if ((sign == '-' && !threshold->higher_is_better) || (sign == '+' && threshold->higher_is_better))
+    /* A signed zero allows no worsening either way: -0 and +0 are 0. */
+    if (delta != 0 &&
+        ((sign == '-' && !threshold->higher_is_better) || (sign == '+' && threshold->higher_is_better)))
         return cli_usage_error(command, "--fail-on '%s': %s is better %s, so a worsening is %s", text,
                                threshold->name, threshold->higher_is_better ? "higher" : "lower",
                                threshold->higher_is_better ? "negative" : "positive"),

@@ -35,7 +35,8 @@ static int print_notable_warning(void *context, const struct store_warning *row,
 {
     (void)context;
     (void)pid;
-    if (strcmp(row->code, "import-no-gpu-activity") == 0 || strcmp(row->code, "cause-not-checkable") == 0) {
+    if (strcmp(row->code, "import-no-gpu-activity") == 0 || strcmp(row->code, "cause-not-checkable") == 0 ||
+        strcmp(row->code, "import-folder-skipped") == 0) {
         printf("  warning: %s: ", row->code);
         text_safe_fputs(row->message, TEXT_SAFE_TERMINAL, stdout);
         putchar('\n');

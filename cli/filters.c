@@ -1,11 +1,11 @@
 /* filters.c: see filters.h. */
 #include "filters.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "number_text.h"
 
 void cli_filters_init(struct cli_filters *filters)
 {
@@ -15,10 +15,11 @@ void cli_filters_init(struct cli_filters *filters)
 
 static int parse_count(const char *name, const char *value, int64_t *out, error_info *err)
 {
-    char *end = NULL;
-    errno = 0;
-    long long number = strtoll(value, &end, 10);
-    if (end == value || *end != '\0' || errno != 0 || number < 0)
+    int64_t number = -1;
+    if (*out != -1)
+        return error_set(err, "--%s given twice (%lld, then '%s'): give it once", name, (long long)*out,
+                         value);
+    if (number_text_int64(value, &number) != 0 || number < 0)
         return error_set(err, "--%s wants a non-negative integer, not '%s'", name, value);
     *out = number;
     return 0;
@@ -41,9 +42,14 @@ static int apply(struct cli_filters *filters, const char *command, int option, c
     case CLI_FILTER_RANGE:
         if (!value[0])
             return error_set(err, "--range wants an NVTX range name");
+        if (options->range_name)
+            return error_set(err, "--range given twice ('%s', then '%s'): give it once", options->range_name,
+                             value);
         options->range_name = value;
         return 0;
     case CLI_FILTER_WINDOW:
+        if (options->window_is_relative)
+            return error_set(err, "--window given twice: give it once");
         if (analysis_parse_window(value, options, &unitless, err) != 0)
             return error_prefix(err, "--window");
         if (unitless && !filters->unitless_warned) {

@@ -2,6 +2,7 @@
 #include "trace_input.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,12 @@
 #include "import.h"
 #include "overview.h"
 #include "store.h"
+#include "text_safe.h"
 
 #define CACHE_SUFFIX ".overlapscope.db"
 #define CACHE_META_KEY "cache_of"
+/* The identity of what the cache was made from (import.h: import_input_identity). */
+#define CACHE_IDENTITY_KEY "cache_identity"
 
 /* Where an input's cache lives and what it is called in its folder. */
 struct cache_place {
@@ -54,44 +58,80 @@ static int find_place(const char *argument, struct cache_place *place)
     return 0;
 }
 
-enum cache_state { CACHE_ABSENT, CACHE_OURS, CACHE_FOREIGN };
+enum cache_state { CACHE_ABSENT, CACHE_OURS, CACHE_DAMAGED, CACHE_FOREIGN };
 
-/* Whether path is a cache this overlapscope wrote for the input called name: a trace it can open,
- * whose meta says so. Anything else (a user's file, a link, another schema version) is foreign. */
-static enum cache_state cache_state(const char *path, const char *name)
+/* Whether the unreadable file at path was written by overlapscope: an SQLite header carrying
+ * our application id, or what is left of one (a file cut short, down to nothing). Such a file at
+ * a cache's name is a damaged cache, replaced; anything else there is the user's. */
+static int is_damaged_trace(const char *path)
 {
+    static const char magic[16] = "SQLite format 3";
+    unsigned char header[100];
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return 0;
+    size_t got = fread(header, 1, sizeof header, file);
+    fclose(file);
+    if (got < sizeof header)
+        return memcmp(header, magic, got < sizeof magic ? got : sizeof magic) == 0;
+    uint32_t application_id =
+        (uint32_t)header[68] << 24 | (uint32_t)header[69] << 16 | (uint32_t)header[70] << 8 | header[71];
+    return memcmp(header, magic, sizeof magic) == 0 && application_id == STORE_APPLICATION_ID;
+}
+
+/* What is at path: a cache this overlapscope wrote for the input called name (a trace it can
+ * open whose meta says so; *identity then holds the identity kept in it, NULL for a cache of an
+ * older version, and *why says why it cannot be opened for a damaged one), or something else: a
+ * user's file, a link, another schema version. */
+static enum cache_state cache_state(const char *path, const char *name, char **identity, error_info *why)
+{
+    *identity = NULL;
     struct stat info;
     if (lstat(path, &info) != 0)
         return errno == ENOENT ? CACHE_ABSENT : CACHE_FOREIGN;
     if (!S_ISREG(info.st_mode))
         return CACHE_FOREIGN;
-    error_info ignored;
-    store *trace = store_open(path, 1, &ignored);
+    store *trace = store_open(path, 1, why);
     if (!trace)
-        return CACHE_FOREIGN;
+        return is_damaged_trace(path) ? CACHE_DAMAGED : CACHE_FOREIGN;
     char *cache_of = store_get_meta(trace, CACHE_META_KEY);
     enum cache_state state = cache_of && strcmp(cache_of, name) == 0 ? CACHE_OURS : CACHE_FOREIGN;
+    if (state == CACHE_OURS)
+        *identity = store_get_meta(trace, CACHE_IDENTITY_KEY);
     free(cache_of);
     store_close(trace, NULL);
     return state;
 }
 
-static int is_newer(const struct timespec *a, const struct timespec *b)
+/* Our cache at path, made from the input whose identity is now identity. */
+static int is_cache_of(const char *path, const char *name, const char *identity)
 {
-    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+    char *kept = NULL;
+    error_info ignored;
+    int matches = cache_state(path, name, &kept, &ignored) == CACHE_OURS && kept &&
+                  import_identity_change(kept, identity) == NULL;
+    free(kept);
+    return matches;
 }
 
-/* Our cache for the input called name, newer than newest (the input's latest change). */
-static int is_fresh_cache(const char *path, const char *name, const struct timespec *newest)
+/* A folder's entry named like a trace that is none (a rank missing): said, not only stored. */
+static void print_skipped(void *command, const char *message)
 {
-    struct stat info;
-    return cache_state(path, name) == CACHE_OURS && stat(path, &info) == 0 && is_newer(&info.st_mtim, newest);
+    fprintf(stderr, "overlapscope: %s: warning: ", (const char *)command);
+    text_safe_fputs(message, TEXT_SAFE_TERMINAL, stderr);
+    fputc('\n', stderr);
 }
 
-static int import_to(const char *argument, const char *output, const char *name, int force, error_info *err)
+static int import_to(const char *command, const char *argument, const char *output, const char *name,
+                     int force, error_info *err)
 {
     const char *const meta[] = {CACHE_META_KEY, name, NULL};
-    struct import_options options = {.force = force, .finish = overview_build_or_warn, .meta = meta};
+    struct import_options options = {.force = force,
+                                     .finish = overview_build_or_warn,
+                                     .meta = meta,
+                                     .identity_meta_key = CACHE_IDENTITY_KEY,
+                                     .warn = print_skipped,
+                                     .warn_context = (void *)command};
     char *inputs[] = {(char *)argument};
     return import_run(output, inputs, 1, &options, err) < 0 ? -1 : 0;
 }
@@ -113,13 +153,54 @@ static int import_temporarily(struct cli_trace_input *input, const char *command
     snprintf(input->imported_path, sizeof input->imported_path, "%s/%s" CACHE_SUFFIX,
              input->temporary_directory, place->name);
     error_info err;
-    if (import_to(argument, input->imported_path, place->name, 0, &err) != 0)
+    if (import_to(command, argument, input->imported_path, place->name, 0, &err) != 0)
         return cli_error(command, "%s", err.message);
     input->path = input->imported_path;
     fprintf(stderr,
             "overlapscope: %s: imported '%s' into a temporary trace (%s; to keep one: overlapscope import %s"
             " -o TRACE)\n",
             command, argument, why, argument);
+    return 0;
+}
+
+/* Imports argument into its cache (state: what is there now). An input that changes while it is
+ * read is imported once more (a profiler finishing its file); twice, and the error stands. */
+static int import_into_cache(struct cli_trace_input *input, const char *command, const char *argument,
+                             const struct cache_place *place, enum cache_state state, char **identity,
+                             const char *why)
+{
+    error_info err;
+    for (int attempt = 0;; attempt++) {
+        if (import_to(command, argument, input->imported_path, place->name, state != CACHE_ABSENT, &err) == 0)
+            break;
+        char *now = NULL;
+        error_info ignored;
+        int changed = import_input_identity((char *const[]){(char *)argument}, 1, &now, &ignored) == 0 &&
+                      import_identity_change(*identity, now) != NULL;
+        free(*identity);
+        *identity = now;
+        /* Two commands on one new input (a CI job's report and render) import it at once; the
+         * first to finish puts the cache in place, the other's exclusive move then fails: read it. */
+        if (state == CACHE_ABSENT && now && is_cache_of(input->imported_path, place->name, now)) {
+            input->path = input->imported_path;
+            fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s' at the same time)\n", command,
+                    input->path, argument);
+            return 0;
+        }
+        if (!changed || attempt > 0 || !now)
+            return cli_error(command, "%s", err.message);
+    }
+    input->path = input->imported_path;
+    if (state == CACHE_OURS)
+        fprintf(stderr, "overlapscope: %s: '%s' changed since '%s' was written (%s): imported it again\n",
+                command, argument, input->path, why);
+    else if (state == CACHE_DAMAGED)
+        fprintf(stderr, "overlapscope: %s: '%s' was damaged (%s): imported '%s' into it again\n", command,
+                input->path, why, argument);
+    else
+        fprintf(stderr,
+                "overlapscope: %s: imported '%s' into '%s' (a cache, read again while '%s' is unchanged)\n",
+                command, argument, input->path, argument);
     return 0;
 }
 
@@ -137,48 +218,36 @@ int cli_trace_input_open(struct cli_trace_input *input, const char *command, con
     if (find_place(argument, &place) != 0)
         return import_temporarily(input, command, argument, &place, "no folder to keep a cache in");
     snprintf(input->imported_path, sizeof input->imported_path, "%s" CACHE_SUFFIX, place.input);
-    char *inputs[] = {(char *)argument};
-    struct timespec newest;
+    char *identity = NULL, *kept = NULL;
     error_info err;
-    if (import_newest_input(inputs, 1, &newest, &err) != 0)
+    if (import_input_identity((char *const[]){(char *)argument}, 1, &identity, &err) != 0)
         return cli_error(command, "%s", err.message);
-    enum cache_state state = cache_state(input->imported_path, place.name);
-    if (state == CACHE_OURS && is_fresh_cache(input->imported_path, place.name, &newest)) {
+    error_info damage = {{0}};
+    enum cache_state state = cache_state(input->imported_path, place.name, &kept, &damage);
+    const char *change = state == CACHE_OURS ? import_identity_change(kept, identity) : NULL;
+    char why[PATH_MAX + 96];
+    /* store_open's "cannot open 'PATH': PROBLEM" is said as PROBLEM: the line names the path. */
+    const char *problem = strstr(damage.message, "': ");
+    snprintf(why, sizeof why, "%s", change ? change : problem ? problem + 3 : damage.message);
+    free(kept);
+    int status;
+    if (state == CACHE_OURS && !change) {
         input->path = input->imported_path;
         fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s', unchanged since)\n", command,
                 input->path, argument);
-        return 0;
-    }
-    char why[PATH_MAX + 96];
-    if (state == CACHE_FOREIGN) {
+        status = 0;
+    } else if (state == CACHE_FOREIGN) {
         snprintf(why, sizeof why, "'%s' is not a cache overlapscope wrote: left as it is",
                  input->imported_path);
-        return import_temporarily(input, command, argument, &place, why);
-    }
-    if (access(place.folder, W_OK) != 0) {
+        status = import_temporarily(input, command, argument, &place, why);
+    } else if (access(place.folder, W_OK) != 0) {
         snprintf(why, sizeof why, "'%s' is not writable", place.folder);
-        return import_temporarily(input, command, argument, &place, why);
+        status = import_temporarily(input, command, argument, &place, why);
+    } else {
+        status = import_into_cache(input, command, argument, &place, state, &identity, why);
     }
-    if (import_to(argument, input->imported_path, place.name, state == CACHE_OURS, &err) != 0) {
-        /* Two commands on one new input (a CI job's report and render) import it at once; the
-         * first to finish puts the cache in place, the other's exclusive move then fails: read it. */
-        if (state == CACHE_ABSENT && is_fresh_cache(input->imported_path, place.name, &newest)) {
-            input->path = input->imported_path;
-            fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s' at the same time)\n", command,
-                    input->path, argument);
-            return 0;
-        }
-        return cli_error(command, "%s", err.message);
-    }
-    input->path = input->imported_path;
-    if (state == CACHE_OURS)
-        fprintf(stderr, "overlapscope: %s: '%s' changed since '%s' was written: imported it again\n", command,
-                argument, input->path);
-    else
-        fprintf(stderr,
-                "overlapscope: %s: imported '%s' into '%s' (a cache, read again while '%s' is unchanged)\n",
-                command, argument, input->path, argument);
-    return 0;
+    free(identity);
+    return status;
 }
 
 void cli_trace_input_release(struct cli_trace_input *input)

@@ -5,9 +5,13 @@
  *
  * The import goes to a cache beside the input, INPUT.overlapscope.db (a folder's beside the
  * folder), written through output_file.h (complete or absent) and marked as a cache in its meta
- * (cache_of: the input's name). It is read again while it is newer than everything the import
- * reads, and written again when older; a file of that name that is not such a cache is never
- * touched. Where the folder is not writable, or holds a file of that name that is not a cache,
+ * (cache_of: the input's name; cache_identity: import.h's identity of every file it read, taken
+ * before the import and checked again at its end). It is read again only while the input's
+ * identity now (device, inode, size, mtime and ctime in ns, links followed to their target) is the
+ * one kept; otherwise, and when it is damaged (an overlapscope trace that no longer opens), it is
+ * imported again with one line on stderr saying why. A file of that name that is not such a cache
+ * is never touched. Where the folder is not writable, or holds a file of that name that is not a
+ * cache,
  * the import goes to a temporary folder removed when the command ends; so does a pipe the shell
  * opened (`report <(zcat rank0.json.gz)`). Either way one line on
  * stderr says which trace the command reads. Manual: docs/overlapscope-import.md, "Reading other

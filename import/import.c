@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 struct file_list {
     char **paths;
     size_t count, capacity;
+    struct file_list *skipped; /* may be NULL: where a directory's trace-named non-files are listed */
 };
 
 static int list_add(struct file_list *list, const char *path, error_info *err)
@@ -44,6 +46,8 @@ static void list_free(struct file_list *list)
     for (size_t i = 0; i < list->count; i++)
         free(list->paths[i]);
     free(list->paths);
+    if (list->skipped)
+        list_free(list->skipped);
 }
 
 static int has_suffix(const char *name, const char *suffix)
@@ -102,8 +106,11 @@ static int add_directory(struct file_list *list, const char *directory_path, con
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", directory_path, entry->d_name);
         struct stat info;
-        if (stat(path, &info) == 0 && S_ISREG(info.st_mode) && !is_output(&info, output_info))
+        int readable = stat(path, &info) == 0 && S_ISREG(info.st_mode);
+        if (readable && !is_output(&info, output_info))
             status = list_add(list, path, err);
+        else if (!readable && list->skipped) /* a rank's trace missing would go unnoticed */
+            status = list_add(list->skipped, path, err);
     }
     closedir(directory);
     if (status == 0 && list->count == first && report[0])
@@ -128,6 +135,44 @@ static int is_open_pipe(const char *path, const struct stat *info)
     return strncmp(target, "pipe:[", 6) == 0;
 }
 
+struct file_key {
+    dev_t device;
+    ino_t inode;
+    size_t index;
+};
+
+static int compare_keys(const void *a, const void *b)
+{
+    const struct file_key *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->inode != y->inode)
+        return x->inode < y->inode ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int import_refuse_same_file(const char *const *paths, size_t path_count, error_info *err)
+{
+    struct file_key *keys = calloc(path_count ? path_count : 1, sizeof *keys);
+    if (!keys)
+        return error_set(err, "out of memory");
+    size_t count = 0;
+    for (size_t i = 0; i < path_count; i++) {
+        struct stat info;
+        if (stat(paths[i], &info) == 0)
+            keys[count++] = (struct file_key){info.st_dev, info.st_ino, i};
+    }
+    qsort(keys, count, sizeof *keys, compare_keys);
+    int status = 0;
+    for (size_t i = 1; status == 0 && i < count; i++)
+        if (keys[i].device == keys[i - 1].device && keys[i].inode == keys[i - 1].inode)
+            status =
+                error_set(err, "'%s' is the same file as '%s' (one device and inode): name each input once",
+                          paths[keys[i].index], paths[keys[i - 1].index]);
+    free(keys);
+    return status;
+}
+
 /* output_path may be NULL: nothing to leave out of a directory's listing. */
 static int expand_inputs(struct file_list *list, char *const *inputs, int input_count,
                          const char *output_path, error_info *err)
@@ -146,7 +191,7 @@ static int expand_inputs(struct file_list *list, char *const *inputs, int input_
         if (status != 0)
             return -1;
     }
-    return 0;
+    return import_refuse_same_file((const char *const *)list->paths, list->count, err);
 }
 
 enum import_format import_detect_format(const char *path, error_info *err)
@@ -209,30 +254,107 @@ int import_is_foreign(const char *path)
     return is_export;
 }
 
-static void keep_newer(struct timespec *newest, const struct stat *info)
+/* --- identity: which files an import read (import.h) --- */
+
+struct identity_text {
+    char *text;
+    size_t length, capacity;
+};
+
+static int identity_add(struct identity_text *identity, char kind, const struct stat *info, error_info *err)
 {
-    if (info->st_mtim.tv_sec > newest->tv_sec ||
-        (info->st_mtim.tv_sec == newest->tv_sec && info->st_mtim.tv_nsec > newest->tv_nsec))
-        *newest = info->st_mtim;
+    char line[160];
+    int length = snprintf(line, sizeof line, "%c %ju:%ju size=%jd mtime=%jd.%09ld ctime=%jd.%09ld\n", kind,
+                          (uintmax_t)info->st_dev, (uintmax_t)info->st_ino, (intmax_t)info->st_size,
+                          (intmax_t)info->st_mtim.tv_sec, info->st_mtim.tv_nsec,
+                          (intmax_t)info->st_ctim.tv_sec, info->st_ctim.tv_nsec);
+    if (identity->length + (size_t)length + 1 > identity->capacity) {
+        size_t capacity = (identity->capacity ? identity->capacity * 2 : 256) + (size_t)length;
+        char *grown = realloc(identity->text, capacity);
+        if (!grown)
+            return error_set(err, "out of memory");
+        identity->text = grown;
+        identity->capacity = capacity;
+    }
+    memcpy(identity->text + identity->length, line, (size_t)length + 1);
+    identity->length += (size_t)length;
+    return 0;
 }
 
-int import_newest_input(char *const *inputs, int input_count, struct timespec *newest, error_info *err)
+/* The identity of the directories among inputs and of files (their expansion). */
+static int identity_of(char *const *inputs, int input_count, const struct file_list *files, char **identity,
+                       error_info *err)
 {
-    struct file_list files = {0};
-    *newest = (struct timespec){0};
-    int status = expand_inputs(&files, inputs, input_count, NULL, err);
+    struct identity_text text = {0};
     struct stat info;
+    int status = 0;
     for (int i = 0; status == 0 && i < input_count; i++)
         if (stat(inputs[i], &info) == 0 && S_ISDIR(info.st_mode))
-            keep_newer(newest, &info);
-    for (size_t i = 0; status == 0 && i < files.count; i++) {
-        if (stat(files.paths[i], &info) != 0)
-            status = error_set(err, "cannot open '%s': %s", files.paths[i], strerror(errno));
-        else
-            keep_newer(newest, &info);
+            status = identity_add(&text, 'D', &info, err);
+    for (size_t i = 0; status == 0 && i < files->count; i++)
+        status = stat(files->paths[i], &info) != 0
+                     ? error_set(err, "cannot open '%s': %s", files->paths[i], strerror(errno))
+                     : identity_add(&text, 'F', &info, err);
+    if (status == 0 && !text.text)
+        status = identity_add(&text, 'N', &(struct stat){0}, err);
+    if (status != 0) {
+        free(text.text);
+        return -1;
     }
+    *identity = text.text;
+    return 0;
+}
+
+int import_input_identity(char *const *inputs, int input_count, char **identity, error_info *err)
+{
+    struct file_list files = {0};
+    int status = expand_inputs(&files, inputs, input_count, NULL, err);
+    if (status == 0)
+        status = identity_of(inputs, input_count, &files, identity, err);
     list_free(&files);
     return status;
+}
+
+struct identity_line {
+    char kind; /* D a directory named, F a file read */
+    uintmax_t device, inode;
+    intmax_t size;
+    char mtime[32], ctime[32];
+};
+
+/* Parses the line at text; returns a pointer past it, or NULL at the end or on a malformed line. */
+static const char *identity_line_read(const char *text, struct identity_line *line)
+{
+    if (!*text || sscanf(text, "%c %ju:%ju size=%jd mtime=%31s ctime=%31s", &line->kind, &line->device,
+                         &line->inode, &line->size, line->mtime, line->ctime) != 6)
+        return NULL;
+    const char *end = strchr(text, '\n');
+    return end ? end + 1 : text + strlen(text);
+}
+
+const char *import_identity_change(const char *was, const char *is)
+{
+    if (!was)
+        return "the cache does not say which file it was made from";
+    if (strcmp(was, is) == 0)
+        return NULL;
+    struct identity_line old_line, new_line;
+    for (;;) {
+        const char *old_next = identity_line_read(was, &old_line),
+                   *new_next = identity_line_read(is, &new_line);
+        if (!old_next || !new_next || old_line.kind != new_line.kind)
+            return old_next || new_next ? "a file was added or removed" : "the identity kept is damaged";
+        if (old_line.device != new_line.device || old_line.inode != new_line.inode)
+            return "another file: its device or inode differs";
+        if (old_line.size != new_line.size)
+            return "its size differs";
+        if (strcmp(old_line.mtime, new_line.mtime) != 0)
+            return "its modification time differs";
+        if (strcmp(old_line.ctime, new_line.ctime) != 0)
+            return "its status-change time differs (rewritten, touched or copied over)";
+        was = old_next;
+        is = new_next;
+    }
 }
 
 struct progress_share {
@@ -299,17 +421,66 @@ static int write_meta(store *output, int formats_seen, const char *const *more, 
     return 0;
 }
 
+/* The inputs still are what was read: a trace replaced or rewritten during the import would
+ * otherwise be kept under the identity of what it became, not of what was read. */
+static int check_unchanged(char *const *inputs, int input_count, const struct file_list *files,
+                           const char *before, error_info *err)
+{
+    char *after = NULL;
+    if (identity_of(inputs, input_count, files, &after, err) != 0)
+        return -1;
+    const char *change = import_identity_change(before, after);
+    free(after);
+    if (change)
+        return error_set(err, "'%s' changed while it was being imported (%s): not kept", inputs[0], change);
+    return 0;
+}
+
+/* A warning row, and the caller's warn, for each trace-named entry of a folder that is no file:
+ * a FIFO, a device, a folder, a link to nothing. */
+static int warn_skipped(store *output, const struct file_list *skipped, const struct import_options *options,
+                        error_info *err)
+{
+    for (size_t i = 0; i < skipped->count; i++) {
+        char message[4200];
+        struct stat info;
+        const char *what = lstat(skipped->paths[i], &info) != 0 ? "cannot be read"
+                           : S_ISLNK(info.st_mode)              ? "a symbolic link to nothing readable"
+                           : S_ISDIR(info.st_mode)              ? "a folder"
+                           : S_ISFIFO(info.st_mode)             ? "a named pipe"
+                           : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
+                                                                            : "not a regular file";
+        snprintf(message, sizeof message, "%s: skipped, %s (not a trace file)", skipped->paths[i], what);
+        struct store_warning warning = {.process_id = STORE_NULL,
+                                        .time_ns = STORE_NULL,
+                                        .code = "import-folder-skipped",
+                                        .message = message};
+        if (store_insert_warning(output, &warning, err) != 0)
+            return -1;
+        if (options->warn)
+            options->warn(options->warn_context, message);
+    }
+    return 0;
+}
+
 int import_run(const char *output_path, char *const *inputs, int input_count,
                const struct import_options *options, error_info *err)
 {
-    struct file_list files = {0};
+    struct file_list skipped = {0};
+    struct file_list files = {.skipped = &skipped};
     if (expand_inputs(&files, inputs, input_count, output_path, err) != 0) {
+        list_free(&files);
+        return -1;
+    }
+    char *identity = NULL;
+    if (options->identity_meta_key && identity_of(inputs, input_count, &files, &identity, err) != 0) {
         list_free(&files);
         return -1;
     }
     output_file *out = output_file_begin(output_path, options->force, (const char *const *)files.paths,
                                          (int)files.count, err);
     if (!out) {
+        free(identity);
         list_free(&files);
         return -1;
     }
@@ -322,17 +493,24 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
     for (size_t i = 0; status == 0 && i < files.count; i++)
         status = import_one(output, files.paths[i], &share, &formats_seen, err);
     if (status == 0)
+        status = warn_skipped(output, &skipped, options, err);
+    if (status == 0)
         status = write_meta(output, formats_seen, options->meta, err);
+    if (status == 0 && identity)
+        status = store_set_meta(output, options->identity_meta_key, identity, err);
     if (status == 0)
         status = store_finalize(output, err);
     if (status == 0 && options->finish)
         status = options->finish(output, err);
     if (output && store_close(output, status == 0 ? err : NULL) != 0)
         status = -1;
+    if (status == 0 && identity)
+        status = check_unchanged(inputs, input_count, &files, identity, err);
     if (status == 0)
         status = output_file_commit(out, err);
     else
         output_file_fail(out, err);
+    free(identity);
     int imported = (int)files.count;
     list_free(&files);
     return status == 0 ? imported : -1;

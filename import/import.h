@@ -23,6 +23,15 @@ struct import_options {
     /* May be NULL: more meta rows, as key, value, key, value..., then NULL (a command's cache
      * marks the trace as its own: cli/trace_input.h). */
     const char *const *meta;
+    /* May be NULL: the meta key under which the inputs' identity (import_input_identity) is kept.
+     * Set, the identity is taken before the first byte is read and again before the output is put
+     * in place; an input that changed meanwhile fails the import (nothing is written). */
+    const char *identity_meta_key;
+    /* May be NULL: called once per entry of a folder that is named like a trace but is no regular
+     * file (a FIFO, a device, a folder, a dangling link), with a one-line message that also goes
+     * into the trace's warnings (code import-folder-skipped). */
+    void (*warn)(void *context, const char *message);
+    void *warn_context;
 };
 
 enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FORMAT_NSYS };
@@ -37,9 +46,23 @@ enum import_format import_detect_format(const char *path, error_info *err);
  * or a file whose problem the trace reader will name). */
 int import_is_foreign(const char *path);
 
-/* The latest modification time among what import_run would read for inputs: each file, and each
- * directory named (a trace added or removed changes it). Returns 0, or -1 with err filled. */
-int import_newest_input(char *const *inputs, int input_count, struct timespec *newest, error_info *err);
+/* The identity of what import_run would read for inputs: a line per directory named and per file
+ * read (symbolic links followed: the target's), each with its device, inode, size, and modification
+ * and status-change times in nanoseconds. A file replaced (another inode), rewritten, re-pointed
+ * through a link, or given back an old mtime (cp -p, touch -d: the status-change time cannot be
+ * set back) has another identity; so has a folder a trace was added to or removed from.
+ * Sets *identity (the caller frees it). Returns 0, or -1 with err filled. */
+int import_input_identity(char *const *inputs, int input_count, char **identity, error_info *err);
+
+/* What differs between two identities, as a phrase ("another file: its device or inode
+ * differs"); NULL when they are equal. was may be NULL (none kept). */
+const char *import_identity_change(const char *was, const char *is);
+
+/* One file named twice (`import x.json x.json`, a hard link, a folder and a file in it, `merge
+ * a.db a.db`) would be read twice: its ranks counted twice in a world they fill once. Told by
+ * device and inode (links followed), not by name. Returns 0, or -1 with err naming both paths.
+ * import_run and merge_run refuse such inputs. */
+int import_refuse_same_file(const char *const *paths, size_t path_count, error_info *err);
 
 /* Imports inputs into output_path. Returns the number of files imported (> 0), or -1 with err
  * naming the file and the problem. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "import.h"
 #include "output_file.h"
 #include "store.h"
 
@@ -114,6 +115,55 @@ static int write_merged(store *output, char *const *inputs, int input_count,
     return options->finish ? options->finish(output, err) : 0;
 }
 
+/* The span of one clock's rows in a trace; count 0 when it has none. */
+struct time_span {
+    int64_t first_ns, last_ns, count;
+};
+
+static int read_span(sqlite3 *db, const char *sql, struct time_span *span, const char *input, error_info *err)
+{
+    sqlite3_stmt *row = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &row, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(row)) == SQLITE_ROW) {
+        *span = (struct time_span){sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1),
+                                   sqlite3_column_int64(row, 2)};
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(row);
+    return rc == SQLITE_OK ? 0 : error_set(err, "%s: cannot read its times: %s", input, sqlite3_errmsg(db));
+}
+
+/* The offset is estimated on collective ends and applied to every row: it aligns the kernels only
+ * when an input's collectives happen while its kernels run. Collectives outside its kernels' span
+ * by more than MERGE_CLOCK_DISAGREEMENT_NS mean two clocks in one file (a damaged or forged
+ * trace): merged, its kernels would land anywhere (500,000,000 s apart), so it is refused. */
+static int refuse_disagreeing_clocks(const char *input, error_info *err)
+{
+    store *trace = store_open(input, 1, err);
+    if (!trace)
+        return -1;
+    struct time_span kernels, collectives;
+    int status = read_span(store_db(trace), "SELECT MIN(start_ns), MAX(end_ns), COUNT(*) FROM kernels",
+                           &kernels, input, err);
+    if (status == 0)
+        status =
+            read_span(store_db(trace),
+                      "SELECT MIN(end_ns), MAX(end_ns), COUNT(*) FROM collectives WHERE end_ns IS NOT NULL",
+                      &collectives, input, err);
+    store_close(trace, NULL);
+    if (status != 0 || kernels.count == 0 || collectives.count == 0)
+        return status;
+    int64_t before = kernels.first_ns - collectives.first_ns, after = collectives.last_ns - kernels.last_ns;
+    int64_t outside = before > after ? before : after;
+    if (outside > MERGE_CLOCK_DISAGREEMENT_NS)
+        return error_set(err,
+                         "%s: its collectives end up to %" PRId64
+                         " ns outside its kernels' times: collective and kernel clocks disagree, so no"
+                         " offset estimated on collectives aligns its kernels (not merged)",
+                         input, outside);
+    return 0;
+}
+
 /* An offset no two clocks of real hosts can be apart: the inputs' times are damaged. */
 static int refuse_implausible_offsets(char *const *inputs, int input_count,
                                       const struct clock_alignment *alignments, error_info *err)
@@ -133,6 +183,8 @@ int merge_run(const char *output_path, char *const *inputs, int input_count,
 {
     if (input_count < 1)
         return error_set(err, "nothing to merge");
+    if (import_refuse_same_file((const char *const *)inputs, (size_t)input_count, err) != 0)
+        return -1;
     struct clock_alignment *estimated = calloc((size_t)input_count, sizeof *estimated);
     if (!estimated)
         return error_set(err, "out of memory");
@@ -142,6 +194,8 @@ int merge_run(const char *output_path, char *const *inputs, int input_count,
     int status = out ? estimate_offsets(inputs, input_count, estimated, err) : -1;
     if (status == 0)
         status = refuse_implausible_offsets(inputs, input_count, estimated, err);
+    for (int i = 0; status == 0 && i < input_count; i++)
+        status = refuse_disagreeing_clocks(inputs[i], err);
     store *output = status == 0
                         ? store_create(output_file_temporary(out), STORE_OVERWRITE | STORE_FAST_UNSAFE, err)
                         : NULL;

@@ -5,9 +5,10 @@
  * with the first (clock_align.h); its rows are appended with that offset (store_append_trace).
  * meta records, for input i >= 1: clock_offset_ns.i, clock_bound_ns.i, clock_matches.i and
  * clock_method.i; a warning (code clock-alignment) says when an offset rests on no collective or
- * its bound exceeds MERGE_BOUND_WARNING_NS. Inputs are only read (attached read-only); rows that
- * cannot be carried are counted and warned about, never dropped silently. The output is written
- * as output_file.h says. */
+ * its bound exceeds MERGE_BOUND_WARNING_NS. An input whose collective times disagree with its kernel
+ * times (MERGE_CLOCK_DISAGREEMENT_NS) is refused: the offset would move its kernels wrong. Inputs are only
+ * read (attached read-only); rows that cannot be carried are counted and warned about, never dropped
+ * silently. The output is written as output_file.h says. */
 #ifndef OVERLAPSCOPE_MERGE_H
 #define OVERLAPSCOPE_MERGE_H
 
@@ -18,6 +19,11 @@
 /* Above this spread the alignment is reported as unreliable: 100 us is longer than the skew of
  * collective completion on a healthy network and shorter than the kernels it would reorder. */
 #define MERGE_BOUND_WARNING_NS 100000
+
+/* An input whose collectives end further than this outside its kernels' times holds two clocks
+ * and is refused: a minute is longer than any collective outlives its kernels, and far shorter
+ * than the offsets a forged or damaged trace brings. */
+#define MERGE_CLOCK_DISAGREEMENT_NS 60000000000LL
 
 struct merge_options {
     int force;                    /* replace an existing output */

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@ struct output_file {
     int fd;       /* the reserved temporary file, until a stream takes it over or commit closes it */
     FILE *stream; /* output_file_stream's, owned here */
     int slot;     /* in the signal table, or -1 */
+    mode_t mode;  /* the output's permissions (output_mode) */
 };
 
 /* --- removal on SIGINT, SIGTERM, SIGHUP --- */
@@ -154,6 +156,12 @@ int output_file_check(const char *final_path, int force, const char *const *inpu
 {
     if (!final_path || final_path[0] == '\0')
         return error_set(err, "cannot write '': empty file name");
+    /* "-" is standard output where a writer streams (export --chrome -); elsewhere it never
+     * silently names a file: a trace or a picture is not written to a terminal. */
+    if (strcmp(final_path, "-") == 0)
+        return error_set(err,
+                         "cannot write '-': this output cannot go to standard output (name a file; ./- for a"
+                         " file called '-')");
     if (final_path[strlen(final_path) - 1] == '/')
         return error_set(err, "cannot write '%s': names a folder, not a file", final_path);
     char folder[PATH_MAX];
@@ -185,6 +193,41 @@ int output_file_check(const char *final_path, int force, const char *const *inpu
     if (!force)
         return error_set(err, "cannot write '%s': file exists (use --force to overwrite)", final_path);
     return 0;
+}
+
+/* --- permissions --- */
+
+/* The process's umask, read without changing it (umask(2) can only set it: setting and restoring
+ * it would race with any other thread creating a file). */
+static mode_t current_umask(void)
+{
+    FILE *status = fopen("/proc/self/status", "re");
+    char line[128];
+    unsigned mask = 0;
+    int found = 0;
+    while (status && !found && fgets(line, sizeof line, status))
+        found = sscanf(line, "Umask: %o", &mask) == 1;
+    if (status)
+        fclose(status);
+    if (found)
+        return (mode_t)mask;
+    mode_t previous = umask(022);
+    umask(previous);
+    return previous;
+}
+
+/* What the group and others may do with an output: what the umask leaves them, and no more than
+ * they may do with every input (a private trace never gets a readable copy). The owner always
+ * reads and writes: the writer (SQLite) opens the file again by name. */
+static mode_t output_mode(const char *const *inputs, int input_count)
+{
+    mode_t others = 0066 & ~current_umask();
+    for (int i = 0; inputs && i < input_count; i++) {
+        struct stat info;
+        if (inputs[i] && stat(inputs[i], &info) == 0 && S_ISREG(info.st_mode))
+            others &= info.st_mode;
+    }
+    return 0600 | (others & 0066);
 }
 
 /* --- writing --- */
@@ -237,7 +280,8 @@ output_file *output_file_begin(const char *final_path, int force, const char *co
         return NULL;
     }
     out->slot = watch_temporary(out->temporary_path);
-    fchmod(out->fd, 0644);
+    out->mode = output_mode(inputs, input_count);
+    fchmod(out->fd, out->mode);
     return out;
 }
 
@@ -278,6 +322,10 @@ static int flush_and_sync(output_file *out, error_info *err)
         errno = 0;
         int failed = fflush(stream) != 0 || ferror(stream);
         int saved = errno;
+        if (!failed && fchmod(fileno(stream), out->mode) != 0) {
+            failed = 1;
+            saved = errno;
+        }
         if (!failed && fsync(fileno(stream)) != 0) {
             failed = 1;
             saved = errno;
@@ -302,7 +350,8 @@ static int flush_and_sync(output_file *out, error_info *err)
     int fd = open(out->temporary_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return write_error(out, errno, err);
-    int status = fsync(fd) == 0 ? 0 : write_error(out, errno, err);
+    /* The writer may have created the file anew (with its own mode): the rule holds again. */
+    int status = fchmod(fd, out->mode) == 0 && fsync(fd) == 0 ? 0 : write_error(out, errno, err);
     close(fd);
     return status;
 }

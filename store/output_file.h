@@ -3,6 +3,8 @@
  * file or leave something that reads as a finished result.
  *
  * The discipline, for every writer:
+ *   - "-" is refused: it means standard output, which a writer that streams handles before
+ *     calling here (export --chrome -), and never names a file ("./-" does);
  *   - an existing output is refused unless force; a directory, a symbolic link (its target is
  *     never followed nor replaced) or anything but a regular file is always refused, and so is
  *     an output that is one of the writer's inputs (same st_dev/st_ino, through links too);
@@ -34,7 +36,10 @@ typedef struct output_file output_file;
 int output_file_check(const char *final_path, int force, const char *const *inputs, int input_count,
                       error_info *err);
 
-/* output_file_check, then reserves the temporary file (created empty, mode 0644) and arranges its
+/* output_file_check, then reserves the temporary file (created empty; its mode, kept through the
+ * commit: read-write for the owner, and for group and others what the umask leaves them and every
+ * regular file among inputs allows them: a copy is never more readable than what it was made
+ * from) and arranges its
  * removal on SIGINT/SIGTERM/SIGHUP. Returns the handle (end it with output_file_commit or
  * output_file_discard), or NULL with err filled. */
 output_file *output_file_begin(const char *final_path, int force, const char *const *inputs, int input_count,

@@ -2,8 +2,8 @@
 # Any trace, any command (issue 19 Must 3; cli/trace_input.h): info, report, check, diff, render
 # and export read a PyTorch profiler trace (.json.gz), a folder of them and an Nsight Systems
 # export directly. Each verdict is held against the same command on the trace `import` writes
-# from the same input; the cache beside the input is reused while newer than it, written again
-# when older, never written over when it is not ours, and a read-only folder gets a temporary
+# from the same input; the cache beside the input is reused while the input is the file it was
+# made from, written again otherwise, never written over when it is not ours, and a read-only folder gets a temporary
 # import that is gone afterwards.
 set -u
 fail=0; pass=0
@@ -76,11 +76,12 @@ for input in one.json.gz ranks nsys.sqlite; do
     [ "$(stat -c %Y.%i "$cache")" = "$mtime" ] && good || bad "$input: the cache was written again though unchanged"
 done
 
-# A cache older than its input is written again, with what the input holds now: one.json.gz
+# A cache is read only for the file it was made from (tests/security/stale_cache.sh holds the
+# hostile cases): an input touched is imported again, with what it holds now: one.json.gz
 # becomes the 1.x trace (2 kernels where it had 3).
-touch -d '2001-01-01' one.json.gz.overlapscope.db
+touch one.json.gz
 run info one.json.gz
-said_once "stale cache" "'one.json.gz' changed since 'one.json.gz.overlapscope.db' was written: imported it again"
+said_once "stale cache" "'one.json.gz' changed since 'one.json.gz.overlapscope.db' was written (its modification time differs): imported it again"
 gzip -c "$K/pytorch_1x_format.json" > one.json.gz
 run info one.json.gz
 said_once "changed input" "imported it again"

@@ -15,7 +15,7 @@ for window in "--window 50ms:67.3ms" ""; do
     "$os" report --json "$trace" $window >/tmp/whatif_window.$$.json 2>/dev/null &&
         "$os" report "$trace" $window >/tmp/whatif_window.$$.txt 2>/dev/null &&
         "$os" report --markdown "$trace" $window >/tmp/whatif_window.$$.md 2>/dev/null &&
-        ratio=$("$os" check "$trace" $window --max headroom_ratio=1000 2>/dev/null |
+        ratio=$("$os" check "$trace" $window --max headroom_ratio=1 2>/dev/null |
             awk '$2 == "headroom_ratio" {print $4}') ||
         { echo "FAILED: report/check $window"; fail=1; continue; }
     python3 - /tmp/whatif_window.$$ "$window" "$ratio" <<'PY' || fail=1

@@ -3,11 +3,7 @@
 # trace becomes ESC/OSC sequences, BEL, '|', a newline, CR, invalid UTF-8 and a C1 CSI, and
 # the device name a screen-clearing sequence plus a Latin-1 byte. Each output must carry them
 # escaped (text, Markdown) or repaired (JSON, pictures), byte for byte as common/text_safe.h says.
-set -u
-fail=0; pass=0
-expect() { if eval "$2"; then pass=$((pass+1)); else echo "FAILED: $1"; fail=$((fail+1)); fi; }
-os=$OVERLAPSCOPE
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 cp "$OVERLAPSCOPE_TEST_DATA/gpu/copy_pinned.db" "$work/t.db"
 python3 - "$work/t.db" <<'PY'
 import sqlite3, sys
@@ -82,5 +78,4 @@ $os report "$bad" 2>"$work/err.txt"; rc=$?
 expect "a missing file: exit 2" '[ $rc -eq 2 ]'
 expect "a missing file: one line, the name escaped" \
     '[ $(wc -l <"$work/err.txt") -eq 1 ] && grep -qF "x\\x1b[31m\\x0ay.db" "$work/err.txt" && ! raw_controls "$work/err.txt"'
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

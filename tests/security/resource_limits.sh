@@ -3,12 +3,7 @@
 # scaled down to run in seconds; each asserts a bound (peak memory from /usr/bin/time, or a time
 # far below what the old quadratic or unbounded code took at this size) and the one line that
 # names the limit (docs/security.md lists them).
-set -u
-fail=0; pass=0
-expect() { if eval "$2"; then pass=$((pass+1)); else echo "FAILED: $1"; fail=$((fail+1)); fi; }
-os=$OVERLAPSCOPE
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 # run NAME COMMAND...: runs with stdout/stderr in $work/NAME.{out,err}; sets rc, peak_kb and seconds
 # (CPU time, user + system: the machine running the tests may be busy with other work).
 run() {
@@ -133,5 +128,4 @@ expect "20 names of 1 MiB: each stored as 4096 bytes and the marker" \
 expect "20 names of 1 MiB: one warning counts them" \
     '"$os" info "$work/names.db" | grep -qxF "  text-cut: 20 names or texts longer than 4096 bytes stored cut, ending in \"...[cut]\""'
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

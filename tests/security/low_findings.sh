@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The red team's low findings (issue 33): numbers read strictly, an option given once, '-' never
+# a file, a folder import naming what it skips. Each case behaved otherwise on main at 396b4ef.
+. "$(dirname "$0")/lib.sh"
+K="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto"
+cd "$work" || exit 2
+"$os" import "$K/nccl_data.json.gz" -o t.db >/dev/null 2>&1
+# usage NAME FRAGMENT ARGS...: exit 2 and the first line holds FRAGMENT.
+usage() {
+    local name=$1 fragment=$2; shift 2
+    "$os" "$@" >out.txt 2>err.txt; local rc=$?
+    expect "$name: exit 2 naming the problem" '[ $rc -eq 2 ] && head -n 1 err.txt | grep -qF -- "$fragment"'
+}
+usage "--window -1:5 (printed +-1 ns)" "reaches before the trace's start (0)" report --window -1:5 t.db
+usage "--window 0x10ms:1s (hex read as 16)" "'0x10ms' has an unknown unit" report --window 0x10ms:1s t.db
+usage "--rank twice (the last kept silently)" "--rank given twice (0, then '1')" report --rank 0 --rank 1 t.db
+usage "--window twice" "--window given twice" report --window 0:1ms --window 0:2ms t.db
+usage "--rank 0x1" "--rank wants a non-negative integer, not '0x1'" report --rank 0x1 t.db
+usage "check busy_ratio=0x1 (hex accepted)" "wants a decimal number" check --min busy_ratio=0x1 t.db
+usage "check busy_ratio=1.5 (a ratio above 1)" "busy_ratio is a ratio, from 0 to 1" check --min busy_ratio=1.5 t.db
+usage "check busy_ratio=-0.1" "busy_ratio is a ratio, from 0 to 1" check --max busy_ratio=-0.1 t.db
+usage "check busy_ratio=inf" "wants a decimal number" check --min busy_ratio=inf t.db
+"$os" check --min busy_ratio=0.5e-1 t.db >/dev/null 2>&1; rc=$?
+expect "check busy_ratio=0.5e-1: a plain decimal still reads" '[ $rc -ne 2 ]'
+"$os" diff --fail-on exposed_comm_ms=-0 t.db t.db >/dev/null 2>err.txt; rc=$?
+expect "diff --fail-on exposed_comm_ms=-0: zero allowed either sign (was refused)" '[ $rc -eq 0 ]'
+usage "diff --fail-on exposed_comm_ms=-1: still refused" "a worsening is positive" diff --fail-on exposed_comm_ms=-1 t.db t.db
+# '-' is standard output for export, and never a file called '-' for the others
+usage "import -o - (wrote a file named -)" "cannot write '-': this output cannot go to standard output" \
+    import "$K/nccl_data.json.gz" -o -
+cp t.db u.db
+usage "merge -o -" "cannot write '-'" merge t.db u.db -o -
+expect "no file called '-' left" '[ ! -e ./- ]'
+"$os" export t.db --chrome - 2>/dev/null | head -c 16 | grep -q traceEvents
+expect "export --chrome - still writes standard output" '[ ${PIPESTATUS[0]:-0} -ne 2 ]'
+# a folder import names each *.json entry it skips (a missing rank went unnoticed)
+mkdir ranks && cp "$K/sampled_rank-0.json.gz" ranks/rank0.json.gz
+mkfifo ranks/rank1.json && mkdir ranks/rank2.json && ln -s nowhere ranks/rank3.json.gz
+"$os" import ranks -o ranks.db >out.txt 2>err.txt; rc=$?
+expect "folder import: still imports the real trace" '[ $rc -eq 0 ] && grep -q "^ranks.db: 1 file" out.txt'
+expect "folder import: names the FIFO" 'grep -qF "ranks/rank1.json: skipped, a named pipe" out.txt'
+expect "folder import: names the folder" 'grep -qF "ranks/rank2.json: skipped, a folder" out.txt'
+expect "folder import: names the dangling link" 'grep -qF "ranks/rank3.json.gz: skipped, a symbolic link to nothing readable" out.txt'
+expect "folder import: kept as warnings in the trace" \
+    '[ "$(sqlite3 ranks.db "SELECT COUNT(*) FROM warnings WHERE code = '"'import-folder-skipped'"'")" = 3 ]'
+"$os" info ranks >/dev/null 2>err.txt
+expect "a folder read directly: each skipped entry said on stderr" '[ $(grep -c "warning: ranks/rank.*skipped" err.txt) -eq 3 ]'
+finish
