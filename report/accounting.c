@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounting_report.h"
 #include "call_source.h"
 #include "naming.h"
-#include "report.h"
 #include "text_layout.h"
 #include "text_safe.h"
 #include "text_wrap.h"
 #include "units.h"
+#include "writer.h"
 
 /* --- JSON --- */
 

@@ -8,6 +8,7 @@
 #include "text_safe.h"
 #include "text_wrap.h"
 #include "units.h"
+#include "writer.h"
 
 static const struct analysis_cause_total *cause_total(const struct analysis_result *result, int cause)
 {

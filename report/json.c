@@ -4,40 +4,16 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "call_source.h"
+#include "accounting_report.h"
 #include "naming.h"
 #include "report.h"
 #include "store.h"
-#include "text_safe.h"
 #include "version.h"
+#include "writer.h"
 
 static void add_int(cJSON *object, const char *name, int64_t value)
 {
     cJSON_AddNumberToObject(object, name, (double)value);
-}
-
-void report_json_add_text(cJSON *object, const char *key, const char *text)
-{
-    if (text_safe_is_clean(text ? text : "", TEXT_SAFE_UTF8)) {
-        cJSON_AddStringToObject(object, key, text ? text : "");
-        return;
-    }
-    char *repaired = text_safe_dup(text, TEXT_SAFE_UTF8);
-    cJSON_AddStringToObject(object, key, repaired ? repaired : "");
-    free(repaired);
-}
-
-void report_json_add_source(cJSON *object, const char *source)
-{
-    if (!source || !source[0]) {
-        cJSON_AddNullToObject(object, "source");
-        cJSON_AddNullToObject(object, "source_demangled");
-        return;
-    }
-    report_json_add_text(object, "source", source);
-    char *demangled = call_source_readable(source, CALL_SOURCE_FULL);
-    report_json_add_text(object, "source_demangled", demangled ? demangled : source);
-    free(demangled);
 }
 
 /* NULL for unknown (STORE_NULL), else the time relative to the origin. */

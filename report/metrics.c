@@ -1,8 +1,8 @@
-/* metrics.c: the named trace-wide metrics of check and diff (docs/metrics.md, "Metric names"),
- * the filter options the subcommands share, and opening plus analyzing a trace file. */
+/* metrics.c: the named trace-wide metrics of check and diff (docs/metrics.md, "Metric names"). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounting_report.h"
 #include "report.h"
 
 enum metric_kind {
@@ -257,17 +257,4 @@ int report_metric_value(const struct analysis_result *result, const char *name, 
         }
     }
     return -1;
-}
-
-struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,
-                                            error_info *err)
-{
-    store *trace = store_open(path, 1, err);
-    if (!trace)
-        return NULL;
-    struct analysis_result *result = analysis_run(trace, options, err);
-    if (!result && store_work_exceeded(trace, err) == 0)
-        error_prefix(err, "%s", path);
-    store_close(trace, NULL);
-    return result;
 }

@@ -54,22 +54,6 @@ const char *report_metric_unmeasured(const struct analysis_result *result, const
 /* "comm_overlap, exposed_comm_ms, ..." into buffer. */
 void report_metric_names(char *buffer, size_t size);
 
-/* --- idle time and exposed communication (report/accounting.c) --- */
-/* Adds "idle" and "exposed_communication" to each object of devices (in result->devices order),
- * and "step_accounting" and "straggler" to root. */
-void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_result *result);
-/* The breakdowns of every device, top causes each; markdown 1 writes tables, else prose wraps at
- * width columns. */
-void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown,
-                            int width);
-
-/* Writes prose for a terminal (controls escaped first, so only spaces separate what is wrapped),
- * wrapped between words at width (common/text_wrap); the first line starts with first_prefix, the
- * next ones with indent spaces. */
-void report_write_wrapped(FILE *out, const char *prose, const char *first_prefix, int indent, int width);
-/* A cause's time over every device, in ms. */
-double report_accounting_metric(const struct analysis_result *result, enum accounting_cause cause);
-
 /* --- two traces --- */
 enum report_format { REPORT_TEXT = 0, REPORT_JSON = 1, REPORT_MARKDOWN = 2 };
 /* width: the text's columns (0: 80); JSON and Markdown do not depend on it. */
@@ -78,13 +62,6 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
                       error_info *err);
 
 /* --- shared by the subcommands --- */
-/* Adds text (from a trace or a command line) as a JSON string, its invalid UTF-8 replaced by
- * U+FFFD (text_safe.h) so the document stays valid JSON. NULL text adds "". */
-void report_json_add_text(cJSON *object, const char *key, const char *text);
-/* Adds where in the program a call was made: "source" as the trace stores it and
- * "source_demangled" as people read it (common/call_source.h, in full), both null when source is
- * NULL or "" (the trace cannot know). */
-void report_json_add_source(cJSON *object, const char *source);
 /* Opens the trace read-only, analyzes it and closes it. NULL with err filled ("FILE: reason"). */
 struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,
                                             error_info *err);

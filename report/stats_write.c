@@ -12,6 +12,7 @@
 #include "text_safe.h"
 #include "units.h"
 #include "version.h"
+#include "writer.h"
 
 #define STATS_JSON_SCHEMA_VERSION 1
 

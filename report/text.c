@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounting_report.h"
 #include "call_source.h"
 #include "naming.h"
 #include "report.h"
@@ -12,6 +13,7 @@
 #include "text_safe.h"
 #include "text_wrap.h"
 #include "units.h"
+#include "writer.h"
 
 enum { COLUMN_COUNT = 12, CELL_SIZE = 24 };
 
@@ -493,22 +495,4 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
     overlap_cost_lines(out, result, top_of(context), 1, 0);
     report_accounting_text(out, result, top_of(context), 1, 0);
     return ferror(out) ? -1 : 0;
-}
-
-/* At least this many columns of text beside the indent, however narrow the terminal. */
-#define MIN_TEXT_COLUMNS 20
-
-void report_write_wrapped(FILE *out, const char *prose, const char *first_prefix, int indent, int width)
-{
-    if (width < indent + MIN_TEXT_COLUMNS)
-        width = indent + MIN_TEXT_COLUMNS;
-    char *safe = text_safe_dup(prose, TEXT_SAFE_TERMINAL);
-    if (!safe) {
-        fputs(first_prefix, out);
-        text_safe_fputs(prose, TEXT_SAFE_TERMINAL, out);
-        fputc('\n', out);
-        return;
-    }
-    text_wrap_write(out, safe, first_prefix, indent, width);
-    free(safe);
 }
