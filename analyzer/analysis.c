@@ -532,6 +532,7 @@ static void add_totals(struct analysis_result *result)
         const struct analysis_device *device = &result->devices[i];
         result->total_communication_ns += device->communication_ns;
         result->total_exposed_communication_ns += device->exposed_communication_ns;
+        result->total_exposed_copy_ns += device->exposed_copy_ns;
         overlap += device->compute_communication_overlap_ns;
         copy += device->copy_ns;
         copy_overlap += device->copy_compute_overlap_ns;

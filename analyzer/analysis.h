@@ -35,6 +35,16 @@ enum analysis_category {
 
 const char *analysis_category_tag(enum analysis_category category);
 
+/* The directions exposed copy time is split by: host to device, device to host, the rest
+ * (device to device, peer, host to host). */
+enum analysis_copy_direction {
+    ANALYSIS_COPY_DIRECTION_HTOD,
+    ANALYSIS_COPY_DIRECTION_DTOH,
+    ANALYSIS_COPY_DIRECTION_OTHER,
+    ANALYSIS_COPY_DIRECTION_COUNT
+};
+const char *analysis_copy_direction_tag(enum analysis_copy_direction direction);
+
 /* One fix's predicted saving, summed over devices. */
 struct analysis_what_if {
     enum analysis_fix fix;
@@ -113,6 +123,13 @@ struct analysis_device {
     int64_t exposed_communication_ns; /* communication_ns - compute_communication_overlap_ns */
     int64_t copy_ns;                  /* union of all copy categories */
     int64_t copy_compute_overlap_ns;
+    /* Added for exposed copies (docs/metrics.md, "Exposed copies"): time with a kernel (compute or
+     * NCCL) running, so that busy splits into kernels and copy-only time; and copy time with no
+     * kernel of the device running (the SMs waited for it), in all and by direction (the
+     * directions may overlap each other: each is the time that direction copied, no kernel ran). */
+    int64_t kernel_busy_ns;
+    int64_t exposed_copy_ns;
+    int64_t exposed_copy_direction_ns[ANALYSIS_COPY_DIRECTION_COUNT];
     int64_t lost_ns;     /* sum of wait lost_ns on this device */
     int64_t headroom_ns; /* how much shorter the span could be: see docs/metrics.md */
     /* Added after the first contract: */
@@ -233,6 +250,7 @@ struct analysis_result {
     int64_t interval_count;
     /* Trace-wide figures (all devices of all ranks). */
     int64_t total_communication_ns, total_exposed_communication_ns;
+    int64_t total_exposed_copy_ns;      /* Σ devices' exposed_copy_ns */
     double communication_overlap_ratio; /* overlapped / communication; 0 when no communication */
     double copy_overlap_ratio;          /* copy time overlapped by compute / copy time */
     int64_t total_lost_ns, total_headroom_ns;

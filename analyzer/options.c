@@ -21,6 +21,12 @@ const char *analysis_category_tag(enum analysis_category category)
     return (unsigned)category < ANALYSIS_CATEGORY_COUNT ? category_tags[category] : "?";
 }
 
+const char *analysis_copy_direction_tag(enum analysis_copy_direction direction)
+{
+    static const char *const tags[ANALYSIS_COPY_DIRECTION_COUNT] = {"htod", "dtoh", "other"};
+    return (unsigned)direction < ANALYSIS_COPY_DIRECTION_COUNT ? tags[direction] : "?";
+}
+
 void analysis_options_init(struct analysis_options *options)
 {
     *options = (struct analysis_options){.rank = -1,

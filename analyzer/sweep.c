@@ -283,16 +283,32 @@ static void category_metrics(const sweep *line, struct analysis_device *out)
 {
     memset(out->category_overlap_ns, 0, sizeof out->category_overlap_ns);
     memset(out->category_busy_ns, 0, sizeof out->category_busy_ns);
-    out->busy_ns = out->copy_ns = out->copy_compute_overlap_ns = 0;
+    memset(out->exposed_copy_direction_ns, 0, sizeof out->exposed_copy_direction_ns);
+    out->busy_ns = out->copy_ns = out->copy_compute_overlap_ns = out->kernel_busy_ns = out->exposed_copy_ns =
+        0;
+    const unsigned kernel_bits = (1u << ANALYSIS_COMPUTE) | (1u << ANALYSIS_COMMUNICATION);
+    const unsigned direction_bits[ANALYSIS_COPY_DIRECTION_COUNT] = {
+        [ANALYSIS_COPY_DIRECTION_HTOD] = 1u << ANALYSIS_COPY_HTOD,
+        [ANALYSIS_COPY_DIRECTION_DTOH] = 1u << ANALYSIS_COPY_DTOH,
+        [ANALYSIS_COPY_DIRECTION_OTHER] =
+            (1u << ANALYSIS_COPY_DTOD) | (1u << ANALYSIS_COPY_PEER) | (1u << ANALYSIS_COPY_OTHER)};
     for (unsigned mask = 1; mask < CATEGORY_MASKS; mask++) {
         int64_t time_c = line->time_by_category_mask[mask];
         if (time_c == 0)
             continue;
         out->busy_ns += time_c;
+        if (mask & kernel_bits)
+            out->kernel_busy_ns += time_c;
         if (mask & COPY_CATEGORY_BITS) {
             out->copy_ns += time_c;
             if (mask & (1u << ANALYSIS_COMPUTE))
                 out->copy_compute_overlap_ns += time_c;
+            if (!(mask & kernel_bits)) {
+                out->exposed_copy_ns += time_c;
+                for (int d = 0; d < ANALYSIS_COPY_DIRECTION_COUNT; d++)
+                    if (mask & direction_bits[d])
+                        out->exposed_copy_direction_ns[d] += time_c;
+            }
         }
         for (int a = 0; a < ANALYSIS_CATEGORY_COUNT; a++) {
             if (!(mask & (1u << a)))

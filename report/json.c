@@ -118,6 +118,12 @@ static cJSON *device_json(const struct analysis_device *device, int64_t origin_n
     add_int(object, "exposed_communication_ns", device->exposed_communication_ns);
     add_int(object, "copy_ns", device->copy_ns);
     add_int(object, "copy_compute_overlap_ns", device->copy_compute_overlap_ns);
+    add_int(object, "kernel_busy_ns", device->kernel_busy_ns);
+    add_int(object, "exposed_copy_ns", device->exposed_copy_ns);
+    cJSON *directions = cJSON_AddObjectToObject(object, "exposed_copy_by_direction_ns");
+    for (int d = 0; d < ANALYSIS_COPY_DIRECTION_COUNT; d++)
+        add_int(directions, analysis_copy_direction_tag((enum analysis_copy_direction)d),
+                device->exposed_copy_direction_ns[d]);
     add_int(object, "lost_ns", device->lost_ns);
     add_int(object, "headroom_ns", device->headroom_ns);
     add_int(object, "replay_span_ns", device->replay_span_ns);

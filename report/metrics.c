@@ -24,6 +24,8 @@ enum metric_kind {
     METRIC_WAITS,
     METRIC_OVERLAP_COST,
     METRIC_OVERLAP_NET,
+    METRIC_EXPOSED_COPY,
+    METRIC_KERNEL_BUSY_RATIO,
     METRIC_CAUSE,
     METRIC_ACCOUNTING
 };
@@ -76,6 +78,14 @@ static const struct metric_entry entries[] = {
     {{"overlap_net_ms", "ms", "time the overlap saved minus its contention cost, summed"},
      METRIC_OVERLAP_NET,
      0},
+    {{"exposed_copy_ms", "ms",
+      "copy time with no kernel running (the SMs waited for copies), per device, summed"},
+     METRIC_EXPOSED_COPY,
+     0},
+    {{"kernel_busy_ratio", "ratio",
+      "time with a kernel running / span, over all devices (busy without copy-only time)"},
+     METRIC_KERNEL_BUSY_RATIO,
+     0},
 #define WAIT_CAUSE(NAME, tag, title, metric, fix, advice, reference)                                         \
     {{metric, "ms", CAUSE_METRIC_TEXT}, METRIC_CAUSE, ANALYSIS_CAUSE_##NAME, 0},
 #define IDLE_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture)                              \
@@ -121,6 +131,7 @@ static double ratio(double part, double whole)
 
 struct sums {
     int64_t busy, idle, span, span_max, multi, copy, copy_compute, copy_possible, pair_overlap, pair_possible;
+    int64_t kernel_busy;
 };
 
 static struct sums sum_devices(const struct analysis_result *result)
@@ -136,6 +147,7 @@ static struct sums sum_devices(const struct analysis_result *result)
         sums.multi += device->concurrency_ns[2] + device->concurrency_ns[3];
         sums.copy += device->copy_ns;
         sums.copy_compute += device->copy_compute_overlap_ns;
+        sums.kernel_busy += device->kernel_busy_ns;
         sums.copy_possible += device->copy_compute_possible_ns;
         sums.pair_overlap += device->stream_pair_overlap_ns;
         sums.pair_possible += device->stream_pair_possible_ns;
@@ -191,6 +203,10 @@ static double entry_value(const struct analysis_result *result, const struct met
         return ms(result->total_overlap_cost_ns);
     case METRIC_OVERLAP_NET:
         return ms(result->total_overlap_net_ns);
+    case METRIC_EXPOSED_COPY:
+        return ms(result->total_exposed_copy_ns);
+    case METRIC_KERNEL_BUSY_RATIO:
+        return ratio((double)sums.kernel_busy, (double)sums.span);
     case METRIC_CAUSE:
         return ms(cause_lost(result, entry->cause));
     case METRIC_ACCOUNTING:

@@ -15,18 +15,26 @@
 #include "units.h"
 #include "writer.h"
 
-enum { COLUMN_COUNT = 12, CELL_SIZE = 24 };
+enum { COLUMN_COUNT = 14, CELL_SIZE = 24 };
 
 /* Each column's definition is one line of docs/overlapscope-report.md ("Columns"). The two overlap
  * ratios are of what was possible, so that a better schedule never reads worse: time with two
  * streams busy, or copy time under compute, read higher for a schedule that serialized more work
  * onto fewer busy streams, or paired a long copy with a short kernel. */
-static const char *const column_titles[COLUMN_COUNT] = {"rank",         "device",
-                                                        "span",         "busy",
-                                                        "idle",         "overlap of possible",
-                                                        "comm",         "exposed comm",
-                                                        "comm overlap", "copy overlap of possible",
-                                                        "lost",         "headroom"};
+static const char *const column_titles[COLUMN_COUNT] = {"rank",
+                                                        "device",
+                                                        "span",
+                                                        "busy",
+                                                        "kernels",
+                                                        "idle",
+                                                        "overlap of possible",
+                                                        "comm",
+                                                        "exposed comm",
+                                                        "comm overlap",
+                                                        "copy overlap of possible",
+                                                        "exposed copy",
+                                                        "lost",
+                                                        "headroom"};
 
 static size_t top_of(const struct report_context *context)
 {
@@ -51,14 +59,16 @@ static void device_cells(const struct analysis_device *device, char cells[COLUMN
     snprintf(cells[1], CELL_SIZE, "%" PRId64, device->device_id);
     units_format_duration(cells[2], CELL_SIZE, span);
     percent(cells[3], device->busy_ns, span);
-    units_format_duration(cells[4], CELL_SIZE, device->idle_ns);
-    percent(cells[5], device->stream_pair_overlap_ns, device->stream_pair_possible_ns);
-    units_format_duration(cells[6], CELL_SIZE, device->communication_ns);
-    units_format_duration(cells[7], CELL_SIZE, device->exposed_communication_ns);
-    percent(cells[8], device->compute_communication_overlap_ns, device->communication_ns);
-    percent(cells[9], device->copy_compute_overlap_ns, device->copy_compute_possible_ns);
-    units_format_duration(cells[10], CELL_SIZE, device->lost_ns);
-    units_format_duration(cells[11], CELL_SIZE, device->headroom_ns);
+    percent(cells[4], device->kernel_busy_ns, span);
+    units_format_duration(cells[5], CELL_SIZE, device->idle_ns);
+    percent(cells[6], device->stream_pair_overlap_ns, device->stream_pair_possible_ns);
+    units_format_duration(cells[7], CELL_SIZE, device->communication_ns);
+    units_format_duration(cells[8], CELL_SIZE, device->exposed_communication_ns);
+    percent(cells[9], device->compute_communication_overlap_ns, device->communication_ns);
+    percent(cells[10], device->copy_compute_overlap_ns, device->copy_compute_possible_ns);
+    units_format_duration(cells[11], CELL_SIZE, device->exposed_copy_ns);
+    units_format_duration(cells[12], CELL_SIZE, device->lost_ns);
+    units_format_duration(cells[13], CELL_SIZE, device->headroom_ns);
 }
 
 /* The largest kept wait of a cause, or NULL. */

@@ -19,7 +19,9 @@ static char directory[] = "/tmp/overlapscope-test-metrics-XXXXXX";
  * streams busy: 1 on [0,20] [40,50] [100,120] [150,190] [195,200] [230,260] = 125;
  *               2 on [20,40] [50,100] [120,150] [190,195] = 105.
  * communication 100, of it under compute [50,100] = 50: exposed 50, ratio 0.5.
- * copy 80, under compute [190,195] = 5. compute with compute [20,40] = 20. */
+ * copy 80, under compute [190,195] = 5. compute with compute [20,40] = 20.
+ * kernels (compute and NCCL) [0,150] [190,195] [230,260] = 185; the copy with no kernel running
+ * (exposed copy, all host to device): [150,190] [195,200] = 45. */
 static void build_timeline(struct builder *b, int64_t rank, double shift_us, int nccl_by_table)
 {
     int64_t process = add_process(b, rank);
@@ -101,6 +103,10 @@ static void check_device_metrics(const struct analysis_device *device)
     CHECK_INT(device->compute_communication_overlap_ns, US(50));
     CHECK_INT(device->exposed_communication_ns, US(50));
     CHECK_INT(device->copy_ns, US(80));
+    CHECK_INT(device->kernel_busy_ns, US(185));
+    CHECK_INT(device->exposed_copy_ns, US(45));
+    CHECK_INT(device->exposed_copy_direction_ns[ANALYSIS_COPY_DIRECTION_HTOD], US(45));
+    CHECK_INT(device->exposed_copy_direction_ns[ANALYSIS_COPY_DIRECTION_DTOH], 0);
     CHECK_INT(device->copy_compute_overlap_ns, US(5));
     CHECK_INT(device->category_busy_ns[ANALYSIS_COMPUTE], US(135));
     CHECK_INT(device->category_busy_ns[ANALYSIS_COPY_HTOD], US(80));
@@ -336,6 +342,14 @@ static void test_copy_possible(void)
         CHECK_INT(result->devices[0].copy_ns, US(60));
         CHECK_INT(result->devices[0].copy_compute_overlap_ns, US(20));
         CHECK_INT(result->devices[0].copy_compute_possible_ns, US(20));
+        /* Device 0: kernel [0,100], HtoD [100,140], DtoH [0,20]: only the HtoD copy runs with no
+         * kernel. Device 1: kernel [0,10], HtoD [10,30]. */
+        CHECK_INT(result->devices[0].kernel_busy_ns, US(100));
+        CHECK_INT(result->devices[0].exposed_copy_ns, US(40));
+        CHECK_INT(result->devices[0].exposed_copy_direction_ns[ANALYSIS_COPY_DIRECTION_HTOD], US(40));
+        CHECK_INT(result->devices[0].exposed_copy_direction_ns[ANALYSIS_COPY_DIRECTION_DTOH], 0);
+        CHECK_INT(result->devices[1].exposed_copy_ns, US(20));
+        CHECK_INT(result->total_exposed_copy_ns, US(60));
         CHECK_INT(result->devices[1].copy_ns, US(20));
         CHECK_INT(result->devices[1].copy_compute_possible_ns, 0);
         analysis_free(result);

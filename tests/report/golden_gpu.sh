@@ -402,11 +402,11 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
     # the compute stream from pageable memory (390 ms of copies in the trace, none under a kernel),
     # from pinned memory (56 ms), and pinned one batch ahead on a side stream (under compute).
     verdict torch_copy_pageable 'pageable batch copies run with the SMs idle' \
-        's["copy_ms"] >= 300 and devices[0]["copy_compute_overlap_ns"] == 0'
+        's["copy_ms"] >= 300 and devices[0]["copy_compute_overlap_ns"] == 0 and s["exposed_copy_ms"] >= 300 and s["kernel_busy_ratio"] <= 0.5 * s["busy_ratio"]'
     verdict torch_copy_pinned 'the same copies from pinned memory, 7x faster, still on the compute stream' \
         '20 <= s["copy_ms"] <= 100 and devices[0]["copy_compute_overlap_ns"] == 0'
     verdict torch_copy_prefetch 'copied a batch ahead on a side stream: under the previous step' \
-        's["copy_overlap_of_possible"] >= 0.7 and 20 <= s["copy_ms"] <= 100'
+        's["copy_overlap_of_possible"] >= 0.7 and 20 <= s["copy_ms"] <= 100 and s["exposed_copy_ms"] <= 0.3 * s["copy_ms"]'
     verdict torch_copy_d2h_pageable 'a batch-sized result read back into pageable memory each step' \
         'devices[0]["category_busy_ns"]["copy-dtoh"] >= 1e9'
     verdict torch_copy_d2h_pinned 'the same read back into a pinned buffer' \

@@ -58,15 +58,15 @@ static void test_report(void)
     CHECK_INT(run("report %D/saturated.db"), 0);
     /* Pairs (13, 14): 11 of 11 us possible, (13, 20): 200 of 200, (14, 20): nothing possible; no
      * copies: "-". */
-    /* not a terminal: 80 columns; the table's 12 columns take 100, so its titles wrap over their
+    /* not a terminal: 80 columns; the table's 14 columns take 120, so its titles wrap over their
      * columns and the columns continue in a second band, under the same rank and device */
-    CHECK_CONTAINS(out_text, "                                       overlap of\n"
-                             "rank  device  span     busy   idle     possible    comm\n"
-                             "0     0       6.60 ms  99.8%  11.0 us  100.0%      400 us\n"
+    CHECK_CONTAINS(out_text, "                                                overlap of\n"
+                             "rank  device  span     busy   kernels  idle     possible    comm\n"
+                             "0     0       6.60 ms  99.8%  99.8%    11.0 us  100.0%      400 us\n"
                              "\n"
-                             "              exposed  comm     copy overlap\n"
-                             "rank  device  comm     overlap  of possible   lost     headroom\n"
-                             "0     0       200 us   50.0%    -             3.39 ms  250 us\n");
+                             "              exposed  comm     copy overlap  exposed\n"
+                             "rank  device  comm     overlap  of possible   copy     lost     headroom\n"
+                             "0     0       200 us   50.0%    -             0 ns     3.39 ms  250 us\n");
     /* the cause's summary wraps between words under its number, the evidence of its largest wait
      * two columns deeper */
     CHECK_CONTAINS(out_text,
@@ -78,20 +78,21 @@ static void test_report(void)
     /* every line fits the 80 columns */
     for (const char *line = out_text; line; line = strchr(line + 1, '\n'))
         CHECK((int)strcspn(line + (line != out_text), "\n") <= 80);
-    /* COLUMNS asks for another width: at 160 the table is one line, as wide as its titles */
-    setenv("COLUMNS", "160", 1);
+    /* COLUMNS asks for another width: at 180 the table is one line, as wide as its titles */
+    setenv("COLUMNS", "180", 1);
     CHECK_INT(run("report %D/saturated.db"), 0);
     unsetenv("COLUMNS");
-    CHECK_CONTAINS(out_text,
-                   "\nrank  device  span     busy   idle     overlap of possible  comm    exposed comm  "
-                   "comm overlap  copy overlap of possible  lost     headroom\n"
-                   "0     0       6.60 ms  99.8%  11.0 us  100.0%               400 us  200 us        "
-                   "50.0%         -                         3.39 ms  250 us\n");
+    CHECK_CONTAINS(
+        out_text,
+        "\nrank  device  span     busy   kernels  idle     overlap of possible  comm    exposed comm  "
+        "comm overlap  copy overlap of possible  exposed copy  lost     headroom\n"
+        "0     0       6.60 ms  99.8%  99.8%    11.0 us  100.0%               400 us  200 us        "
+        "50.0%         -                         0 ns          3.39 ms  250 us\n");
     CHECK_CONTAINS(
         out_text, "\n  1. SM saturation: 3.19 ms lost in 1 wait; what to do: give the first kernel a smaller "
                   "grid or fewer SMs so the second fits beside it;");
     CHECK_INT(run("report --markdown %D/saturated.db"), 0);
-    CHECK_CONTAINS(out_text, "| rank | device | span | busy | idle | overlap of possible |");
+    CHECK_CONTAINS(out_text, "| rank | device | span | busy | kernels | idle | overlap of possible |");
     CHECK_CONTAINS(out_text, "| what to do |");
     CHECK_CONTAINS(out_text, " | give the first kernel a smaller grid");
     CHECK_INT(run("report --json --top 1 %D/saturated.db"), 0);
