@@ -823,6 +823,12 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
     case ACCOUNTING_IDLE_PEER_WAIT:
     case ACCOUNTING_IDLE_UNEXPLAINED:
     case ACCOUNTING_COMM_UNMATCHED:
+    /* Exposed copies are written by exposed_copy.c, never through these books. */
+    case ACCOUNTING_COPY_PAGEABLE:
+    case ACCOUNTING_COPY_SYNCHRONOUS:
+    case ACCOUNTING_COPY_SAME_STREAM:
+    case ACCOUNTING_COPY_SMALL:
+    case ACCOUNTING_COPY_NOTHING_BESIDE:
     case ACCOUNTING_CAUSE_COUNT:
         break;
     }
@@ -1017,6 +1023,7 @@ void accountant_free_result(struct analysis_result *result)
     for (size_t i = 0; i < result->accounting_count; i++) {
         free(result->accountings[i].idle.entries);
         free(result->accountings[i].exposed_communication.entries);
+        free(result->accountings[i].exposed_copy.entries);
     }
     free(result->accountings);
     free(result->accounting_intervals);

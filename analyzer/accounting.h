@@ -35,6 +35,9 @@ struct analysis_accounting {
     size_t device; /* index into analysis_result.devices */
     int64_t step;  /* -1: the device's whole span; else analysis_step.number of the device's process */
     struct accounting_breakdown idle, exposed_communication;
+    /* Copy time with no kernel running, by cause (exposed_copy.h): the whole span's only (step -1);
+     * empty in a step's. */
+    struct accounting_breakdown exposed_copy;
 };
 
 /* A stretch of time given to one cause, for pictures and exports (adjacent stretches of one cause

@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "describe.h"
 #include "explain.h"
+#include "exposed_copy.h"
 #include "gpu_devices.h"
 #include "kernel_names.h"
 #include "op_source.h"
@@ -33,6 +34,11 @@ struct run {
     sweep *line;
     explainer *explain;
     accountant *accountant;
+    copy_exposure *copies;
+    /* Each result device's exposed-copy breakdown, handed to its whole-span accounting once the
+     * accountant has made them (index: analysis_result.devices). */
+    struct accounting_breakdown *copy_breakdowns;
+    size_t copy_breakdown_capacity;
     sqlite3_stmt *process_query, *device_query, *stream_query;
     size_t lane_capacity, device_capacity;
     int64_t window_start_ns, window_end_ns; /* absolute; INT64_MIN / INT64_MAX when open */
@@ -409,6 +415,8 @@ static int64_t walk_device(struct run *run, struct device_state *device)
                 return error_set(run->err, "out of memory");
             if (accountant_observe(run->accountant, device, &op, run->err) != 0)
                 return -1;
+            if (copy_exposure_observe(run->copies, &op) != 0)
+                return error_set(run->err, "out of memory");
             counted++;
         }
     }
@@ -452,6 +460,34 @@ static int64_t headroom(const struct device_state *device, const struct analysis
     return value > 0 ? value : 0;
 }
 
+/* The device just walked (result device device_count): its exposed copies by cause. */
+static int keep_copy_breakdown(struct run *run)
+{
+    size_t index = run->result->device_count;
+    if (index >= run->copy_breakdown_capacity) {
+        size_t capacity = run->copy_breakdown_capacity ? run->copy_breakdown_capacity * 2 : 8;
+        struct accounting_breakdown *grown = realloc(run->copy_breakdowns, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        run->copy_breakdowns = grown;
+        run->copy_breakdown_capacity = capacity;
+    }
+    return copy_exposure_end_device(run->copies, &run->copy_breakdowns[index]);
+}
+
+/* Hands each device's exposed-copy breakdown to its whole-span accounting (the owner from then on). */
+static void attach_copy_breakdowns(struct run *run)
+{
+    struct analysis_result *result = run->result;
+    for (size_t i = 0; i < result->accounting_count; i++) {
+        struct analysis_accounting *accounting = &result->accountings[i];
+        if (accounting->step >= 0 || accounting->device >= result->device_count)
+            continue;
+        accounting->exposed_copy = run->copy_breakdowns[accounting->device];
+        run->copy_breakdowns[accounting->device] = (struct accounting_breakdown){0};
+    }
+}
+
 static int analyze_device(struct run *run, struct store_gpu_device key)
 {
     if (select_process(run, key.process_id) != 0)
@@ -477,6 +513,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
     if (out && (accountant_begin_device(run->accountant, &device) != 0 ||
                 launches_load(run->db, device.process_id, &device.launches, run->err) != 0))
         out = NULL;
+    if (out)
+        copy_exposure_begin_device(run->copies, &device, &device.launches);
     int64_t counted = out ? walk_device(run, &device) : error_set(run->err, "out of memory");
     int status = counted < 0 ? -1 : 0;
     if (status == 0 && sweep_finish(run->line, &device, out, run->result) != 0)
@@ -501,6 +539,8 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
         out->lost_ns = device.lost_ns;
         out->wait_count = waits;
         out->headroom_ns = headroom(&device, out, max_lane_busy(run, &device));
+        if (keep_copy_breakdown(run) != 0)
+            status = error_set(run->err, "out of memory");
         struct device_idle idle;
         accountant_device_idle(run->accountant, &idle);
         if (whatif_device(run->db, run->names, &device, &idle, run->result->steps, run->result->step_count,
@@ -568,7 +608,8 @@ static int prepare_run(struct run *run)
     if (!run->source)
         return -1;
     run->line = sweep_new();
-    if (!run->line)
+    run->copies = copy_exposure_new();
+    if (!run->line || !run->copies)
         return error_set(run->err, "out of memory");
     size_t max_waits = run->options.max_waits ? run->options.max_waits : ANALYSIS_DEFAULT_MAX_WAITS;
     run->explain = explainer_new(db, run->names, max_waits, run->err);
@@ -601,6 +642,10 @@ static void finish_run(struct run *run)
     explainer_free(run->explain);
     accountant_free(run->accountant);
     sweep_free(run->line);
+    copy_exposure_free(run->copies);
+    for (size_t i = 0; run->copy_breakdowns && i < run->result->device_count; i++)
+        free(run->copy_breakdowns[i].entries); /* those not handed over (a failed run) */
+    free(run->copy_breakdowns);
     op_source_free(run->source);
     kernel_names_free(run->names);
     selection_free(&run->selection);
@@ -891,6 +936,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         status = error_set(err, "out of memory");
     if (status == 0)
         status = accountant_collect(run.accountant, run.result, err);
+    if (status == 0)
+        attach_copy_breakdowns(&run);
     if (status == 0)
         status = sort_lanes(run.result, err);
     if (status == 0) {

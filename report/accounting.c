@@ -59,6 +59,8 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
         cJSON_AddItemToObject(target, "idle", breakdown_json(&accounting->idle));
         cJSON_AddItemToObject(target, "exposed_communication",
                               breakdown_json(&accounting->exposed_communication));
+        if (accounting->step < 0)
+            cJSON_AddItemToObject(target, "exposed_copy", breakdown_json(&accounting->exposed_copy));
     }
     cJSON *instances = cJSON_AddArrayToObject(root, "collective_instances");
     for (size_t i = 0; i < result->collective_instance_count; i++) {
@@ -346,6 +348,8 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
         if (accounting->exposed_communication.ns > 0)
             breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top,
                            markdown, width);
+        if (accounting->exposed_copy.ns > 0)
+            breakdown_text(out, "exposed copy", name, &accounting->exposed_copy, span, top, markdown, width);
         steps_text(out, result, accounting->device, top, markdown, width);
     }
     /* What the trace lacks, said rather than guessed. */
@@ -389,8 +393,10 @@ double report_accounting_metric(const struct analysis_result *result, enum accou
         const struct analysis_accounting *accounting = &result->accountings[i];
         if (accounting->step >= 0)
             continue;
-        const struct accounting_breakdown *breakdown =
-            accounting_cause_is_idle(cause) ? &accounting->idle : &accounting->exposed_communication;
+        const struct accounting_breakdown *breakdown = accounting_cause_is_idle(cause) ? &accounting->idle
+                                                       : accounting_cause_is_copy(cause)
+                                                           ? &accounting->exposed_copy
+                                                           : &accounting->exposed_communication;
         for (size_t k = 0; k < breakdown->entry_count; k++)
             if (breakdown->entries[k].cause == cause)
                 total += breakdown->entries[k].ns;

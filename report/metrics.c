@@ -40,6 +40,8 @@ struct metric_entry {
 /* One metric per cause, named and ordered by the rows of causes.def. */
 #define CAUSE_METRIC_TEXT "time lost to waits of this cause (see the cause list)"
 #define IDLE_METRIC_TEXT "idle time of this cause, all devices (docs/metrics.md, Idle time)"
+#define EXPOSED_COPY_METRIC_TEXT                                                                             \
+    "exposed copy time of this cause, all devices (docs/metrics.md, Exposed copies)"
 #define EXPOSED_METRIC_TEXT                                                                                  \
     "exposed communication of this cause, all ranks (docs/metrics.md, Exposed communication)"
 
@@ -92,6 +94,8 @@ static const struct metric_entry entries[] = {
     {{metric, "ms", IDLE_METRIC_TEXT}, METRIC_ACCOUNTING, 0, ACCOUNTING_##NAME},
 #define COMM_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture)                              \
     {{metric, "ms", EXPOSED_METRIC_TEXT}, METRIC_ACCOUNTING, 0, ACCOUNTING_##NAME},
+#define COPY_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture)                              \
+    {{metric, "ms", EXPOSED_COPY_METRIC_TEXT}, METRIC_ACCOUNTING, 0, ACCOUNTING_##NAME},
 #include "causes.def"
 };
 #define ENTRY_COUNT (sizeof entries / sizeof entries[0])

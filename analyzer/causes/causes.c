@@ -13,7 +13,7 @@ static const struct {
 #include "causes.def"
 };
 
-enum accounting_group { GROUP_IDLE, GROUP_BETWEEN_STEPS, GROUP_COMM };
+enum accounting_group { GROUP_IDLE, GROUP_BETWEEN_STEPS, GROUP_COMM, GROUP_COPY };
 
 /* label_format: a printf format taking the label, or one of these two. */
 #define TITLE_ONLY NULL
@@ -30,6 +30,7 @@ static const struct {
         tag, title, metric, label_format, ANALYSIS_FIX_##fix, GROUP_##group, CAUSE_PICTURE_##picture},
 #define IDLE_CAUSE ACCOUNTING_ROW
 #define COMM_CAUSE ACCOUNTING_ROW
+#define COPY_CAUSE ACCOUNTING_ROW
 #include "causes.def"
 #undef ACCOUNTING_ROW
 };
@@ -92,7 +93,13 @@ const char *accounting_cause_metric(enum accounting_cause cause)
 
 int accounting_cause_is_idle(enum accounting_cause cause)
 {
-    return IN_RANGE(cause, ACCOUNTING_CAUSE_COUNT) && accounting_causes[cause].group != GROUP_COMM;
+    return IN_RANGE(cause, ACCOUNTING_CAUSE_COUNT) && (accounting_causes[cause].group == GROUP_IDLE ||
+                                                       accounting_causes[cause].group == GROUP_BETWEEN_STEPS);
+}
+
+int accounting_cause_is_copy(enum accounting_cause cause)
+{
+    return IN_RANGE(cause, ACCOUNTING_CAUSE_COUNT) && accounting_causes[cause].group == GROUP_COPY;
 }
 
 int accounting_cause_is_between_steps(enum accounting_cause cause)

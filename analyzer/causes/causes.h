@@ -19,6 +19,7 @@ enum analysis_cause {
 enum accounting_cause {
 #define IDLE_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture) ACCOUNTING_##NAME,
 #define COMM_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture) ACCOUNTING_##NAME,
+#define COPY_CAUSE(NAME, tag, title, metric, fix, group, label_format, picture) ACCOUNTING_##NAME,
 #include "causes.def"
     ACCOUNTING_CAUSE_COUNT
 };
@@ -33,7 +34,12 @@ enum analysis_fix {
 #define ANALYSIS_FIX_NO_FIX ANALYSIS_FIX_COUNT
 
 /* How the picture's accounting lane draws a cause's time. */
-enum cause_picture { CAUSE_PICTURE_HOST_BLOCKED, CAUSE_PICTURE_IDLE, CAUSE_PICTURE_EXPOSED_COMM };
+enum cause_picture {
+    CAUSE_PICTURE_HOST_BLOCKED,
+    CAUSE_PICTURE_IDLE,
+    CAUSE_PICTURE_EXPOSED_COMM,
+    CAUSE_PICTURE_EXPOSED_COPY
+};
 
 /* Short stable tag ("sm-saturation", "late-launch", ...) used in JSON, check names and pictures,
  * and a human title ("SM saturation"). "?" out of range. */
@@ -55,6 +61,8 @@ const char *accounting_cause_tag(enum accounting_cause cause);
 const char *accounting_cause_title(enum accounting_cause cause);
 const char *accounting_cause_metric(enum accounting_cause cause);
 int accounting_cause_is_idle(enum accounting_cause cause);
+/* 1 for the exposed-copy causes (COPY_CAUSE rows). */
+int accounting_cause_is_copy(enum accounting_cause cause);
 /* 1 for step-start, step-end and step-boundary: idle time outside every step's GPU activity. */
 int accounting_cause_is_between_steps(enum accounting_cause cause);
 enum cause_picture accounting_cause_picture(enum accounting_cause cause);

@@ -49,7 +49,8 @@ static void test_rows_are_distinct(void)
         }
     for (int a = 0; a < ACCOUNTING_CAUSE_COUNT; a++)
         for (int b = a + 1; b < ACCOUNTING_CAUSE_COUNT; b++) {
-            if (accounting_cause_is_idle(a) == accounting_cause_is_idle(b))
+            if (accounting_cause_is_idle(a) == accounting_cause_is_idle(b) &&
+                accounting_cause_is_copy(a) == accounting_cause_is_copy(b))
                 CHECK(strcmp(accounting_cause_tag(a), accounting_cause_tag(b)) != 0);
             CHECK(strcmp(accounting_cause_metric(a), accounting_cause_metric(b)) != 0);
         }
@@ -60,7 +61,7 @@ static void test_rows_are_distinct(void)
 }
 
 /* Metric names follow one pattern, so users can guess them: the tag with '_' for '-', then _ms;
- * idle causes prefixed idle_, exposed communication exposed_comm_. */
+ * idle causes prefixed idle_, exposed communication exposed_comm_, exposed copies exposed_copy_. */
 static void test_metric_names_follow_tags(void)
 {
     char expected[128];
@@ -71,8 +72,10 @@ static void test_metric_names_follow_tags(void)
         CHECK_STR(analysis_cause_metric(c), expected);
     }
     for (int c = 0; c < ACCOUNTING_CAUSE_COUNT; c++) {
-        snprintf(expected, sizeof expected, "%s%s_ms",
-                 accounting_cause_is_idle(c) ? "idle_" : "exposed_comm_", accounting_cause_tag(c));
+        const char *prefix = accounting_cause_is_idle(c)   ? "idle_"
+                             : accounting_cause_is_copy(c) ? "exposed_copy_"
+                                                           : "exposed_comm_";
+        snprintf(expected, sizeof expected, "%s%s_ms", prefix, accounting_cause_tag(c));
         for (char *p = expected; *p; p++)
             *p = *p == '-' ? '_' : *p;
         CHECK_STR(accounting_cause_metric(c), expected);

@@ -113,7 +113,11 @@ def pairs_sane():  # every stream pair: 0 <= achieved <= possible
     return all(0 <= p["overlap_ns"] <= p["possible_ns"] for p in r["stream_pairs"])
 def accounted():
     return all(sum(c["ns"] for c in d[w]["causes"]) == d[w]["ns"] == d[k]
-               for d in devices for w, k in (("idle", "idle_ns"), ("exposed_communication", "exposed_communication_ns")))
+               for d in devices for w, k in (("idle", "idle_ns"), ("exposed_communication", "exposed_communication_ns"),
+                                             ("exposed_copy", "exposed_copy_ns")))
+def copy_top(rank=-1):
+    c = parts(device_of(rank), "exposed_copy")
+    return (c[0]["cause"], c[0]["label"]) if c else None
 def device_of(rank): return next(d for d in devices if rank < 0 or d["rank"] == rank)
 def idle_top(rank=-1):
     c = parts(device_of(rank), "idle")
@@ -402,15 +406,15 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
     # the compute stream from pageable memory (390 ms of copies in the trace, none under a kernel),
     # from pinned memory (56 ms), and pinned one batch ahead on a side stream (under compute).
     verdict torch_copy_pageable 'pageable batch copies run with the SMs idle' \
-        's["copy_ms"] >= 300 and devices[0]["copy_compute_overlap_ns"] == 0 and s["exposed_copy_ms"] >= 300 and s["kernel_busy_ratio"] <= 0.5 * s["busy_ratio"]'
+        's["copy_ms"] >= 300 and devices[0]["copy_compute_overlap_ns"] == 0 and s["exposed_copy_ms"] >= 300 and s["kernel_busy_ratio"] <= 0.5 * s["busy_ratio"] and copy_top() == ("pageable", "HtoD") and s["exposed_copy_pageable_ms"] >= 0.95 * 390'
     verdict torch_copy_pinned 'the same copies from pinned memory, 7x faster, still on the compute stream' \
-        '20 <= s["copy_ms"] <= 100 and devices[0]["copy_compute_overlap_ns"] == 0'
+        '20 <= s["copy_ms"] <= 100 and devices[0]["copy_compute_overlap_ns"] == 0 and copy_top() == ("same-stream", "HtoD on stream 7")'
     verdict torch_copy_prefetch 'copied a batch ahead on a side stream: under the previous step' \
         's["copy_overlap_of_possible"] >= 0.7 and 20 <= s["copy_ms"] <= 100 and s["exposed_copy_ms"] <= 0.3 * s["copy_ms"]'
     verdict torch_copy_d2h_pageable 'a batch-sized result read back into pageable memory each step' \
-        'devices[0]["category_busy_ns"]["copy-dtoh"] >= 1e9'
+        'devices[0]["category_busy_ns"]["copy-dtoh"] >= 1e9 and copy_top() == ("pageable", "DtoH")'
     verdict torch_copy_d2h_pinned 'the same read back into a pinned buffer' \
-        'devices[0]["category_busy_ns"]["copy-dtoh"] <= 1e8'
+        'devices[0]["category_busy_ns"]["copy-dtoh"] <= 1e8 and s["exposed_copy_pageable_ms"] <= 10 and any(c["cause"] == "same-stream" and c["label"] == "DtoH on stream 7" for c in parts(device_of(-1), "exposed_copy"))'
     # Seed 004's loop (sync_loop.py --randn): synchronizing cuda:0, the idle cuda:1, nothing.
     verdict torch_sync_dev0 'the loop waits in cudaDeviceSynchronize of its own device' \
         'any(c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize" and c["count"] >= 900 for c in parts(device_of(-1), "idle"))'

@@ -1,0 +1,34 @@
+/* exposed_copy.h: where a device's exposed copy time went (docs/metrics.md, "Exposed copies"):
+ * the copy time during which no kernel of the device ran, the time its SMs waited for copies,
+ * given copy by copy to the first cause the trace proves (the COPY_CAUSE rows of
+ * causes/causes.def, in order): pageable host memory, a copy the host waited for, a copy on a
+ * stream that also runs the compute, many small copies, or no kernel queued beside it.
+ *
+ * The walk of a device (analysis.c) hands it the selected operations in start order; the parts
+ * of each copy with no kernel running are measured on the selection's clock, as the sweep measures
+ * exposed_copy_ns, so the causes sum to that figure exactly. Memory: the copies open at once and
+ * one bucket per cause, direction and stream. */
+#ifndef OVERLAPSCOPE_EXPOSED_COPY_H
+#define OVERLAPSCOPE_EXPOSED_COPY_H
+
+#include "accounting.h"
+#include "device_state.h"
+#include "launches.h"
+#include "op_source.h"
+
+typedef struct copy_exposure copy_exposure;
+
+/* NULL when out of memory. */
+copy_exposure *copy_exposure_new(void);
+void copy_exposure_free(copy_exposure *exposure);
+
+/* Starts a device: launches are its process's correlated host calls (the copies' own calls). */
+void copy_exposure_begin_device(copy_exposure *exposure, struct device_state *device,
+                                const struct launches *launches);
+/* One selected operation of the device, in start order. Returns 0, or -1 when out of memory. */
+int copy_exposure_observe(copy_exposure *exposure, const struct model_op *op);
+/* Ends the device: fills out (entries malloc'd, largest first, caller frees out->entries).
+ * Returns 0, or -1 when out of memory. */
+int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdown *out);
+
+#endif
