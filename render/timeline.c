@@ -83,25 +83,6 @@ static int trace_last_end(store *trace, int64_t *last_end_ns, error_info *err)
     return found == 1 ? 0 : error_set(err, "%s: no GPU activity in the trace", store_path(trace));
 }
 
-double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns)
-{
-    return layout->plot_left + (double)(time_ns - layout->window_start_ns) *
-                                   (layout->plot_right - layout->plot_left) /
-                                   (double)(layout->window_end_ns - layout->window_start_ns);
-}
-
-void timeline_layout_free(struct timeline_layout *layout)
-{
-    if (!layout)
-        return;
-    free(layout->lanes);
-    free(layout->texts);
-    free(layout->legend);
-    free(layout->waits);
-    free(layout->accounting_marks);
-    free(layout);
-}
-
 static int check_options(const struct timeline_options *options, error_info *err)
 {
     if (options->width_px < 320 || options->width_px > 30000)
@@ -373,9 +354,17 @@ static int render(store *trace, const struct analysis_result *analysis,
     struct scene *scene = NULL;
     int status = -1;
     title = options->title ? strdup(options->title) : default_title(trace);
-    struct scene_input input = {
-        canvas,    trace, analysis, options, title ? title : "", source.origin_ns, source.trace_end_ns,
-        width_css, scale};
+    struct scene_input input = {.canvas = canvas,
+                                .trace = trace,
+                                .analysis = analysis,
+                                .title = title ? title : "",
+                                .origin_ns = source.origin_ns,
+                                .trace_end_ns = source.trace_end_ns,
+                                .width_css = width_css,
+                                .scale = scale,
+                                .height_px = options->height_px,
+                                .max_waits = options->max_waits,
+                                .window_note = options->window_note};
     scene = scene_new(&input, err);
     if (!scene || check_height(scene, canvas, scale, trace, err) != 0 ||
         paint_and_write(scene, format, file, options->width_px, scale, path, err) != 0)
