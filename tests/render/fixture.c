@@ -366,3 +366,24 @@ void fixture_data_path(char *path, size_t size, const char *sub)
     const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
     snprintf(path, size, "%s/%s", data ? data : "tests/data", sub);
 }
+
+char *fixture_read_file(const char *path, size_t *size)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *data = length >= 0 ? malloc((size_t)length + 1) : NULL;
+    if (data && fread(data, 1, (size_t)length, file) != (size_t)length) {
+        free(data);
+        data = NULL;
+    }
+    fclose(file);
+    if (data) {
+        data[length] = '\0';
+        *size = (size_t)length;
+    }
+    return data;
+}
