@@ -186,7 +186,7 @@ static int paint_ghost_end(struct scene *scene, cairo_t *cr, const struct group 
         if (analysis->devices[i].process_id == group->process_id &&
             analysis->devices[i].device_id == group->device_id)
             device = &analysis->devices[i];
-    if (!device || device->headroom_ns <= 0 || group->lane_count == 0 || analysis->time_restricted)
+    if (!device || device->headroom_ns <= 0 || group->lane_count == 0 || analysis->selection.time_restricted)
         return 0;
     int64_t ghost_ns = device->span_end_ns - device->headroom_ns;
     const struct canvas *canvas = scene->input.canvas;

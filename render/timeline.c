@@ -33,11 +33,7 @@
 void timeline_options_init(struct timeline_options *options)
 {
     memset(options, 0, sizeof *options);
-    options->window_start_ns = STORE_NULL;
-    options->window_end_ns = STORE_NULL;
-    options->rank = -1;
-    options->device_id = -1;
-    options->stream_id = -1;
+    options->selection = analysis_selection_of(NULL);
     options->width_px = 1600;
     options->dpi = 96;
     options->max_waits = 64;
@@ -104,12 +100,13 @@ static int settle_window(store *trace, const struct analysis_result *analysis,
                          int64_t *start_ns, int64_t *end_ns, int *end_is_estimate, error_info *err)
 {
     *end_is_estimate = 0;
-    *start_ns = options->window_start_ns != STORE_NULL ? options->window_start_ns
-                : analysis                             ? analysis->window_start_ns
-                                                       : origin_ns;
-    *end_ns = options->window_end_ns != STORE_NULL ? options->window_end_ns
-              : analysis                           ? analysis->window_end_ns
-                                                   : known_end_ns;
+    const struct analysis_selection *chosen = &options->selection;
+    *start_ns = chosen->window_start_ns != STORE_NULL ? chosen->window_start_ns
+                : analysis                            ? analysis->selection.window_start_ns
+                                                      : origin_ns;
+    *end_ns = chosen->window_end_ns != STORE_NULL ? chosen->window_end_ns
+              : analysis                          ? analysis->selection.window_end_ns
+                                                  : known_end_ns;
     if (*end_ns == STORE_NULL) {
         if (store_gpu_devices_estimate_last_end(trace, end_ns, err) != 0)
             return error_prefix(err, "%s", store_path(trace));
@@ -225,14 +222,14 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
 {
     *from_overview = 0;
     /* The overview keeps whole devices of every stream: a --device or --stream picture reads rows. */
-    if (has_overview && !options->show_host_calls && !options->show_nvtx && options->device_id < 0 &&
-        options->stream_id < 0) {
+    if (has_overview && !options->show_host_calls && !options->show_nvtx &&
+        options->selection.device_id < 0 && options->selection.stream_id < 0) {
         struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
         if (!canvas) {
             error_set(err, "out of memory");
             return NULL;
         }
-        int filled = overview_fill(canvas, trace, options->rank, trace_end_ns, err);
+        int filled = overview_fill(canvas, trace, options->selection.rank, trace_end_ns, err);
         if (filled == 1) {
             *from_overview = 1;
             return canvas;
@@ -243,8 +240,9 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
             return NULL;
         }
     }
-    struct reader_selection selection = {options->rank, options->device_id, options->stream_id,
-                                         options->show_host_calls, options->show_nvtx};
+    struct reader_selection selection = {options->selection.rank, options->selection.device_id,
+                                         options->selection.stream_id, options->show_host_calls,
+                                         options->show_nvtx};
     struct canvas *canvas = reader_read(trace, &selection, start_ns, end_ns, end_is_estimate, columns,
                                         KEEP_MIN_PIXELS, trace_end_ns, err);
     if (!canvas)
@@ -306,8 +304,8 @@ static int read_plot(store *trace, const struct analysis_result *analysis,
     if (!source->canvas)
         return -1;
     if (!has_intervals(source->canvas)) {
-        empty_window_error(trace, source->canvas, source->origin_ns, source->trace_end_ns, options->rank,
-                           err);
+        empty_window_error(trace, source->canvas, source->origin_ns, source->trace_end_ns,
+                           options->selection.rank, err);
         canvas_free(source->canvas);
         source->canvas = NULL;
         return -1;
@@ -319,8 +317,8 @@ int timeline_steady_window(store *trace, const struct timeline_options *options,
                            error_info *err)
 {
     struct timeline_options whole = *options;
-    whole.window_start_ns = STORE_NULL;
-    whole.window_end_ns = STORE_NULL;
+    whole.selection.window_start_ns = STORE_NULL;
+    whole.selection.window_end_ns = STORE_NULL;
     whole.show_host_calls = whole.show_nvtx = 0;
     struct plot_source source;
     if (check_options(&whole, err) != 0 || read_plot(trace, NULL, &whole, &source, err) != 0)
@@ -331,7 +329,7 @@ int timeline_steady_window(store *trace, const struct timeline_options *options,
     if (status != 0)
         error_prefix(err, "%s", store_path(trace));
     for (size_t i = 0; status == 0 && i < count; i++)
-        if (options->rank < 0 || steps[i].rank == options->rank)
+        if (options->selection.rank < 0 || steps[i].rank == options->selection.rank)
             steps[kept++] = steps[i];
     if (status == 0)
         steady_choose(source.canvas, steps, kept, window);

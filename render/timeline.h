@@ -31,12 +31,12 @@ enum timeline_format { TIMELINE_PNG, TIMELINE_SVG, TIMELINE_PDF };
 #define TIMELINE_MAX_HEIGHT_PX 30000
 
 struct timeline_options {
-    int64_t window_start_ns, window_end_ns; /* trace clock; STORE_NULL: the trace's first/last GPU activity */
-    int64_t rank;                           /* -1: every rank */
-    int64_t device_id, stream_id;           /* -1: every device, every stream (as analysis_options) */
-    int width_px;                           /* picture width (default 1600) */
-    int height_px;                          /* 0: from the number of lanes */
-    double dpi;                             /* 96 draws 1 px per CSS pixel; 192 doubles every size */
+    /* What is drawn: the analysis's resolved selection (analysis_selection.h) when there is one;
+     * an open window (STORE_NULL) is the trace's first/last GPU activity. */
+    struct analysis_selection selection;
+    int width_px;  /* picture width (default 1600) */
+    int height_px; /* 0: from the number of lanes */
+    double dpi;    /* 96 draws 1 px per CSS pixel; 192 doubles every size */
     int show_host_calls, show_nvtx;
     int max_waits;           /* explained waits drawn, largest first (default 64) */
     const char *title;       /* NULL: meta.command, else the first process's command line */

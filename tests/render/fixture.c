@@ -286,8 +286,8 @@ struct analysis_result *fixture_analysis(void)
         analysis->causes[c].cause = (enum analysis_cause)c;
     analysis->causes[0] = (struct analysis_cause_total){ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 1000000, 1};
     analysis->causes[ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE].cause = ANALYSIS_CAUSE_SM_SATURATION;
-    analysis->window_start_ns = US(0);
-    analysis->window_end_ns = US(10500);
+    analysis->selection.window_start_ns = US(0);
+    analysis->selection.window_end_ns = US(10500);
     analysis->total_communication_ns = 5000000;
     analysis->total_exposed_communication_ns = 2000000;
     analysis->communication_overlap_ratio = 0.6;
