@@ -583,7 +583,8 @@ static void add_totals(struct analysis_result *result)
         result->total_communication_ns ? (double)overlap / (double)result->total_communication_ns : 0;
     result->copy_overlap_ratio = copy ? (double)copy_overlap / (double)copy : 0;
     result->device_total_count = (int64_t)result->device_count;
-    if (result->window_start_ns == INT64_MIN || result->window_end_ns == INT64_MAX) {
+    struct analysis_selection *selection = &result->selection;
+    if (selection->window_start_ns == INT64_MIN || selection->window_end_ns == INT64_MAX) {
         int64_t first = INT64_MAX, last = INT64_MIN;
         for (size_t i = 0; i < result->device_count; i++) {
             if (result->devices[i].span_start_ns < first)
@@ -591,10 +592,10 @@ static void add_totals(struct analysis_result *result)
             if (result->devices[i].span_end_ns > last)
                 last = result->devices[i].span_end_ns;
         }
-        if (result->window_start_ns == INT64_MIN)
-            result->window_start_ns = first;
-        if (result->window_end_ns == INT64_MAX)
-            result->window_end_ns = last;
+        if (selection->window_start_ns == INT64_MIN)
+            selection->window_start_ns = first;
+        if (selection->window_end_ns == INT64_MAX)
+            selection->window_end_ns = last;
     }
 }
 
@@ -777,9 +778,11 @@ static int run_all_devices(struct run *run)
     /* The first GPU start of the trace: the zero of relative windows. */
     run->result->origin_ns = count ? store_gpu_devices_first_start(keys, count) : 0;
     resolve_window(run);
-    run->result->window_start_ns = run->window_start_ns;
-    run->result->window_end_ns = run->window_end_ns;
-    run->result->time_restricted = restricted(&run->options, run->window_start_ns, run->window_end_ns);
+    struct analysis_selection *selection = &run->result->selection;
+    *selection = analysis_selection_of(&run->options);
+    selection->window_start_ns = run->window_start_ns;
+    selection->window_end_ns = run->window_end_ns;
+    selection->time_restricted = restricted(&run->options, run->window_start_ns, run->window_end_ns);
     int status = 0;
     if (run->options.step >= 0)
         status = check_step_exists(run);
@@ -986,7 +989,8 @@ int64_t analysis_what_if_base_ns(const struct analysis_result *result)
     for (size_t i = 0; i < result->device_count; i++) {
         const struct analysis_device *device = &result->devices[i];
         int64_t span = device->busy_ns + device->idle_ns;
-        base += result->time_restricted && device->replay_span_ns > span ? device->replay_span_ns : span;
+        base += result->selection.time_restricted && device->replay_span_ns > span ? device->replay_span_ns
+                                                                                   : span;
     }
     return base;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "accounting.h"
+#include "analysis_selection.h"
 #include "causes.h"
 #include "error.h"
 #include "occupancy.h"
@@ -243,10 +244,7 @@ struct analysis_result {
     struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT]; /* sorted by lost_ns, largest first */
     struct analysis_step *steps;
     size_t step_count;
-    int64_t window_start_ns, window_end_ns; /* what was analyzed */
-    int time_restricted; /* the selection cut the run in time (a window, a step, a range): the devices'
-                            spans are the selection's, the what-if's replay is of the whole operations
-                            it met, which may reach outside it */
+    struct analysis_selection selection; /* what was analyzed (analysis_selection.h) */
     int64_t interval_count;
     /* Trace-wide figures (all devices of all ranks). */
     int64_t total_communication_ns, total_exposed_communication_ns;

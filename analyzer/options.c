@@ -40,6 +40,16 @@ void analysis_options_init(struct analysis_options *options)
                                          .max_waits = 0};
 }
 
+struct analysis_selection analysis_selection_of(const struct analysis_options *options)
+{
+    return (struct analysis_selection){.rank = options ? options->rank : -1,
+                                       .device_id = options ? options->device_id : -1,
+                                       .stream_id = options ? options->stream_id : -1,
+                                       .window_start_ns = STORE_NULL,
+                                       .window_end_ns = STORE_NULL,
+                                       .time_restricted = 0};
+}
+
 int analysis_parse_duration(const char *text, int64_t *nanoseconds, int *unitless, error_info *err)
 {
     static const struct {

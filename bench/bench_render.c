@@ -246,8 +246,8 @@ static double analyzer_seconds(const char *path, int64_t *window_start_ns, int64
         fprintf(stderr, "bench_render: analyzer: %s\n", err.message);
         seconds = -1;
     } else {
-        *window_start_ns = result->window_start_ns;
-        *window_end_ns = result->window_end_ns;
+        *window_start_ns = result->selection.window_start_ns;
+        *window_end_ns = result->selection.window_end_ns;
     }
     analysis_free(result);
     store_close(trace, NULL);
@@ -312,8 +312,8 @@ static double render_picture(const void *arg)
     timeline_options_init(&options);
     options.width_px = job->width;
     options.force = 1; /* the same picture file, drawn again and again */
-    options.window_start_ns = job->window_start_ns;
-    options.window_end_ns = job->window_end_ns;
+    options.selection.window_start_ns = job->window_start_ns;
+    options.selection.window_end_ns = job->window_end_ns;
     double began = now_s();
     int status = trace ? timeline_draw(trace, NULL, &options, job->picture, NULL, &err) : -1;
     double seconds = status == 0 ? now_s() - began : -1;

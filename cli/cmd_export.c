@@ -72,8 +72,8 @@ static int export(const char *command, const char *trace_path, const char *chrom
     int analyzed = analysis != NULL;
     /* --window/--range/--step: the slices are cut to the very window the report analyzes. */
     if (analysis && cli_filters_choose_time(filters)) {
-        export_options->from_ns = analysis->window_start_ns;
-        export_options->to_ns = analysis->window_end_ns;
+        export_options->from_ns = analysis->selection.window_start_ns;
+        export_options->to_ns = analysis->selection.window_end_ns;
     }
     struct chrome_export_counts counts;
     status = chrome_export_write(trace, analysis, export_options, chrome_path, force, &counts, &err);

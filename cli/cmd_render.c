@@ -100,10 +100,8 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
     request->trace_path = argv[optind];
     if (!request->output_path)
         return cli_usage_error(argv[0], "say where to write the picture: -o timeline.png (or .svg, .pdf)");
-    const struct analysis_options *chosen = &request->filters.analysis;
-    request->options.rank = chosen->rank;
-    request->options.device_id = chosen->device_id;
-    request->options.stream_id = chosen->stream_id;
+    /* Until the analysis resolves it, the picture knows the ids chosen; its window is open. */
+    request->options.selection = analysis_selection_of(&request->filters.analysis);
     return 0;
 }
 
@@ -150,8 +148,8 @@ static int choose_steady_window(store *trace, struct render_request *request, ch
              parts[0][0] && parts[1][0] ? ", " : "", parts[1]);
     request->options.window_note = note;
     request->steady = 1;
-    request->options.window_start_ns = steady.start_ns; /* also when the analysis fails */
-    request->options.window_end_ns = steady.end_ns;
+    request->options.selection.window_start_ns = steady.start_ns; /* also when the analysis fails */
+    request->options.selection.window_end_ns = steady.end_ns;
     struct analysis_options *analysis = &request->filters.analysis;
     analysis->window_start_ns = steady.start_ns;
     analysis->window_end_ns = steady.end_ns;
@@ -170,21 +168,21 @@ static void print_drawn(const struct timeline_layout *layout)
             printf("title: %s\n", layout->texts[i].text);
 }
 
+static int chooses_ids(const struct render_request *request)
+{
+    const struct analysis_options *chosen = &request->filters.analysis;
+    return chosen->rank >= 0 || chosen->device_id >= 0 || chosen->stream_id >= 0;
+}
+
 /* After a failure: when the rank, device or stream chosen is one the trace does not have, err
  * says so as report does ("no rank 3 (the trace has ranks 0, 1)") rather than "no GPU activity
- * in the window": a picture's window comes from the same selection. */
-static void selection_error(store *trace, const struct render_request *request, error_info *err)
+ * in the window": a picture's window comes from the same selection. why: the analysis's error. */
+static void name_missing_ids(const struct render_request *request, const error_info *why, error_info *err)
 {
-    const struct analysis_options *selection = &request->filters.analysis;
-    if (selection->rank < 0 && selection->device_id < 0 && selection->stream_id < 0)
-        return;
-    error_info why;
-    struct analysis_result *analysis = analysis_run(trace, selection, &why);
-    if (analysis)
-        analysis_free(analysis);
-    else if (strncmp(why.message, "no rank ", 8) == 0 || strncmp(why.message, "no device ", 10) == 0 ||
-             strncmp(why.message, "no stream ", 10) == 0)
-        error_set(err, "%s: %s", request->trace_path, why.message);
+    if (chooses_ids(request) &&
+        (strncmp(why->message, "no rank ", 8) == 0 || strncmp(why->message, "no device ", 10) == 0 ||
+         strncmp(why->message, "no stream ", 10) == 0))
+        error_set(err, "%s: %s", request->trace_path, why->message);
 }
 
 /* Draws the trace at request->trace_path; command names the command in messages. */
@@ -199,7 +197,14 @@ static int draw(const char *command, struct render_request *request)
     request->options.window_note = note;
     if (!request->all && !cli_filters_choose_time(&request->filters) &&
         choose_steady_window(trace, request, note, sizeof note, &err) != 0) {
-        selection_error(trace, request, &err);
+        /* No picture and no analysis yet: the analysis runs (once) only to name an id the trace
+         * lacks. */
+        error_info why;
+        struct analysis_result *analysis =
+            chooses_ids(request) ? analysis_run(trace, &request->filters.analysis, &why) : NULL;
+        if (chooses_ids(request) && !analysis)
+            name_missing_ids(request, &why, &err);
+        analysis_free(analysis);
         store_close(trace, NULL);
         return cli_error(command, "%s", err.message);
     }
@@ -211,15 +216,14 @@ static int draw(const char *command, struct render_request *request)
         store_close(trace, NULL);
         return cli_error(command, "%s: %s", request->trace_path, analysis_err.message);
     }
-    if (analysis && (cli_filters_choose_time(&request->filters) || request->steady)) {
-        request->options.window_start_ns = analysis->window_start_ns;
-        request->options.window_end_ns = analysis->window_end_ns;
-    }
+    if (analysis && (cli_filters_choose_time(&request->filters) || request->steady))
+        request->options.selection = analysis->selection;
     struct timeline_layout *layout = NULL;
     if (timeline_draw(trace, analysis, &request->options, request->output_path, &layout, &err) != 0) {
         if (store_work_exceeded(trace, &err) == 0 && !strstr(err.message, request->trace_path))
             error_prefix(&err, "%s", request->trace_path); /* every render error names the trace */
-        selection_error(trace, request, &err);
+        if (!analysis) /* its error says whether an id chosen is missing: no second analysis */
+            name_missing_ids(request, &analysis_err, &err);
         analysis_free(analysis);
         store_close(trace, NULL);
         timeline_release_caches(); /* a write error comes after the fonts were loaded */

@@ -1,8 +1,8 @@
 /* filters.h: the options that choose what a command looks at (--rank, --device, --stream,
  * --window, --range, --step), parsed here once for report, check, diff, render and export, so
  * that the same flags mean the same interval everywhere. They fill an analysis_options; the
- * analyzer alone turns it into GPU time (analysis_run: result->window_start_ns/end_ns), and a
- * picture draws the window the analysis reports. Meanings: docs/overlapscope-report.md. */
+ * analyzer alone turns it into GPU time (analysis_run: result->selection, analysis_selection.h), and
+ * a picture draws the selection the analysis resolved. Meanings: docs/overlapscope-report.md. */
 #ifndef OVERLAPSCOPE_CLI_FILTERS_H
 #define OVERLAPSCOPE_CLI_FILTERS_H
 

@@ -1,14 +1,19 @@
 /* scene.h: lays out and paints a filled canvas with Cairo: the title with the command and the
  * analysis's key figures, the legend, the time axis, and per device a header, a concurrency
  * strip and its stream lanes (then each process's host lanes), then the explained waits.
- * Sizes are in CSS pixels; the caller scales the Cairo context to the output's resolution. */
+ * Sizes are in CSS pixels; the caller scales the Cairo context to the output's resolution.
+ * The scene knows nothing of the timeline's options: it is handed what it draws (scene_input)
+ * and fills what it placed (timeline_layout.h). */
 #ifndef OVERLAPSCOPE_SCENE_H
 #define OVERLAPSCOPE_SCENE_H
 
 #include <cairo.h>
 
+#include "analysis.h"
 #include "canvas.h"
-#include "timeline.h"
+#include "error.h"
+#include "store.h"
+#include "timeline_layout.h"
 
 /* Where the plot goes across a picture of width_css CSS pixels drawn at `scale` output pixels
  * per CSS pixel; plot_left falls on a whole output pixel. Returns the number of output-pixel
@@ -19,10 +24,12 @@ struct scene_input {
     struct canvas *canvas;
     store *trace;
     const struct analysis_result *analysis; /* may be NULL */
-    const struct timeline_options *options;
     const char *title;
     int64_t origin_ns, trace_end_ns; /* trace_end_ns: STORE_NULL when not known */
     double width_css, scale;
+    int height_px;           /* 0: from the number of lanes, else the picture's height in output pixels */
+    int max_waits;           /* explained waits drawn, largest first */
+    const char *window_note; /* NULL, or what the window is, said after it in the figures line */
 };
 
 struct scene;

@@ -33,11 +33,7 @@
 void timeline_options_init(struct timeline_options *options)
 {
     memset(options, 0, sizeof *options);
-    options->window_start_ns = STORE_NULL;
-    options->window_end_ns = STORE_NULL;
-    options->rank = -1;
-    options->device_id = -1;
-    options->stream_id = -1;
+    options->selection = analysis_selection_of(NULL);
     options->width_px = 1600;
     options->dpi = 96;
     options->max_waits = 64;
@@ -83,25 +79,6 @@ static int trace_last_end(store *trace, int64_t *last_end_ns, error_info *err)
     return found == 1 ? 0 : error_set(err, "%s: no GPU activity in the trace", store_path(trace));
 }
 
-double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns)
-{
-    return layout->plot_left + (double)(time_ns - layout->window_start_ns) *
-                                   (layout->plot_right - layout->plot_left) /
-                                   (double)(layout->window_end_ns - layout->window_start_ns);
-}
-
-void timeline_layout_free(struct timeline_layout *layout)
-{
-    if (!layout)
-        return;
-    free(layout->lanes);
-    free(layout->texts);
-    free(layout->legend);
-    free(layout->waits);
-    free(layout->accounting_marks);
-    free(layout);
-}
-
 static int check_options(const struct timeline_options *options, error_info *err)
 {
     if (options->width_px < 320 || options->width_px > 30000)
@@ -123,12 +100,13 @@ static int settle_window(store *trace, const struct analysis_result *analysis,
                          int64_t *start_ns, int64_t *end_ns, int *end_is_estimate, error_info *err)
 {
     *end_is_estimate = 0;
-    *start_ns = options->window_start_ns != STORE_NULL ? options->window_start_ns
-                : analysis                             ? analysis->window_start_ns
-                                                       : origin_ns;
-    *end_ns = options->window_end_ns != STORE_NULL ? options->window_end_ns
-              : analysis                           ? analysis->window_end_ns
-                                                   : known_end_ns;
+    const struct analysis_selection *chosen = &options->selection;
+    *start_ns = chosen->window_start_ns != STORE_NULL ? chosen->window_start_ns
+                : analysis                            ? analysis->selection.window_start_ns
+                                                      : origin_ns;
+    *end_ns = chosen->window_end_ns != STORE_NULL ? chosen->window_end_ns
+              : analysis                          ? analysis->selection.window_end_ns
+                                                  : known_end_ns;
     if (*end_ns == STORE_NULL) {
         if (store_gpu_devices_estimate_last_end(trace, end_ns, err) != 0)
             return error_prefix(err, "%s", store_path(trace));
@@ -244,14 +222,14 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
 {
     *from_overview = 0;
     /* The overview keeps whole devices of every stream: a --device or --stream picture reads rows. */
-    if (has_overview && !options->show_host_calls && !options->show_nvtx && options->device_id < 0 &&
-        options->stream_id < 0) {
+    if (has_overview && !options->show_host_calls && !options->show_nvtx &&
+        options->selection.device_id < 0 && options->selection.stream_id < 0) {
         struct canvas *canvas = canvas_new(start_ns, end_ns, columns, KEEP_MIN_PIXELS);
         if (!canvas) {
             error_set(err, "out of memory");
             return NULL;
         }
-        int filled = overview_fill(canvas, trace, options->rank, trace_end_ns, err);
+        int filled = overview_fill(canvas, trace, options->selection.rank, trace_end_ns, err);
         if (filled == 1) {
             *from_overview = 1;
             return canvas;
@@ -262,8 +240,9 @@ static struct canvas *read_canvas(store *trace, const struct timeline_options *o
             return NULL;
         }
     }
-    struct reader_selection selection = {options->rank, options->device_id, options->stream_id,
-                                         options->show_host_calls, options->show_nvtx};
+    struct reader_selection selection = {options->selection.rank, options->selection.device_id,
+                                         options->selection.stream_id, options->show_host_calls,
+                                         options->show_nvtx};
     struct canvas *canvas = reader_read(trace, &selection, start_ns, end_ns, end_is_estimate, columns,
                                         KEEP_MIN_PIXELS, trace_end_ns, err);
     if (!canvas)
@@ -325,8 +304,8 @@ static int read_plot(store *trace, const struct analysis_result *analysis,
     if (!source->canvas)
         return -1;
     if (!has_intervals(source->canvas)) {
-        empty_window_error(trace, source->canvas, source->origin_ns, source->trace_end_ns, options->rank,
-                           err);
+        empty_window_error(trace, source->canvas, source->origin_ns, source->trace_end_ns,
+                           options->selection.rank, err);
         canvas_free(source->canvas);
         source->canvas = NULL;
         return -1;
@@ -338,8 +317,8 @@ int timeline_steady_window(store *trace, const struct timeline_options *options,
                            error_info *err)
 {
     struct timeline_options whole = *options;
-    whole.window_start_ns = STORE_NULL;
-    whole.window_end_ns = STORE_NULL;
+    whole.selection.window_start_ns = STORE_NULL;
+    whole.selection.window_end_ns = STORE_NULL;
     whole.show_host_calls = whole.show_nvtx = 0;
     struct plot_source source;
     if (check_options(&whole, err) != 0 || read_plot(trace, NULL, &whole, &source, err) != 0)
@@ -350,7 +329,7 @@ int timeline_steady_window(store *trace, const struct timeline_options *options,
     if (status != 0)
         error_prefix(err, "%s", store_path(trace));
     for (size_t i = 0; status == 0 && i < count; i++)
-        if (options->rank < 0 || steps[i].rank == options->rank)
+        if (options->selection.rank < 0 || steps[i].rank == options->selection.rank)
             steps[kept++] = steps[i];
     if (status == 0)
         steady_choose(source.canvas, steps, kept, window);
@@ -373,9 +352,17 @@ static int render(store *trace, const struct analysis_result *analysis,
     struct scene *scene = NULL;
     int status = -1;
     title = options->title ? strdup(options->title) : default_title(trace);
-    struct scene_input input = {
-        canvas,    trace, analysis, options, title ? title : "", source.origin_ns, source.trace_end_ns,
-        width_css, scale};
+    struct scene_input input = {.canvas = canvas,
+                                .trace = trace,
+                                .analysis = analysis,
+                                .title = title ? title : "",
+                                .origin_ns = source.origin_ns,
+                                .trace_end_ns = source.trace_end_ns,
+                                .width_css = width_css,
+                                .scale = scale,
+                                .height_px = options->height_px,
+                                .max_waits = options->max_waits,
+                                .window_note = options->window_note};
     scene = scene_new(&input, err);
     if (!scene || check_height(scene, canvas, scale, trace, err) != 0 ||
         paint_and_write(scene, format, file, options->width_px, scale, path, err) != 0)

@@ -11,8 +11,8 @@
  * and memory grows with lanes x width, not with the number of intervals.
  *
  * What was placed where (lanes, text boxes, legend swatches, wait marks) is returned as a
- * timeline_layout so tests can read the picture's pixels at known places and check that no two
- * labels overlap. */
+ * timeline_layout (timeline_layout.h) so tests can read the picture's pixels at known places
+ * and check that no two labels overlap. */
 #ifndef OVERLAPSCOPE_TIMELINE_H
 #define OVERLAPSCOPE_TIMELINE_H
 
@@ -22,6 +22,7 @@
 #include "analysis.h"
 #include "error.h"
 #include "store.h"
+#include "timeline_layout.h"
 
 enum timeline_format { TIMELINE_PNG, TIMELINE_SVG, TIMELINE_PDF };
 
@@ -30,12 +31,12 @@ enum timeline_format { TIMELINE_PNG, TIMELINE_SVG, TIMELINE_PDF };
 #define TIMELINE_MAX_HEIGHT_PX 30000
 
 struct timeline_options {
-    int64_t window_start_ns, window_end_ns; /* trace clock; STORE_NULL: the trace's first/last GPU activity */
-    int64_t rank;                           /* -1: every rank */
-    int64_t device_id, stream_id;           /* -1: every device, every stream (as analysis_options) */
-    int width_px;                           /* picture width (default 1600) */
-    int height_px;                          /* 0: from the number of lanes */
-    double dpi;                             /* 96 draws 1 px per CSS pixel; 192 doubles every size */
+    /* What is drawn: the analysis's resolved selection (analysis_selection.h) when there is one;
+     * an open window (STORE_NULL) is the trace's first/last GPU activity. */
+    struct analysis_selection selection;
+    int width_px;  /* picture width (default 1600) */
+    int height_px; /* 0: from the number of lanes */
+    double dpi;    /* 96 draws 1 px per CSS pixel; 192 doubles every size */
     int show_host_calls, show_nvtx;
     int max_waits;           /* explained waits drawn, largest first (default 64) */
     const char *title;       /* NULL: meta.command, else the first process's command line */
@@ -55,96 +56,6 @@ int timeline_format_from_path(const char *path, enum timeline_format *format, er
 struct steady_window;
 int timeline_steady_window(store *trace, const struct timeline_options *options, struct steady_window *window,
                            error_info *err);
-
-/* --- what the picture holds, for tests and tools; positions in CSS pixels (multiply by
- * scale for the PNG's pixels) --- */
-struct timeline_box {
-    double x, y, width, height;
-};
-
-enum timeline_lane_kind {
-    TIMELINE_LANE_GPU,
-    TIMELINE_LANE_HOST,
-    TIMELINE_LANE_NVTX,
-    TIMELINE_LANE_CONCURRENCY,
-    TIMELINE_LANE_ACCOUNTING /* a device's idle causes and exposed communication */
-};
-
-struct timeline_lane_place {
-    enum timeline_lane_kind kind;
-    int64_t process_id, rank, device_id, stream_id, thread_id, depth;
-    struct timeline_box box; /* the lane's drawing area (plot part) */
-    char title[96];          /* "stream 13 · NCCL" */
-};
-
-enum timeline_text_kind {
-    TIMELINE_TEXT_TITLE,
-    TIMELINE_TEXT_LEGEND,
-    TIMELINE_TEXT_AXIS,
-    TIMELINE_TEXT_GROUP,
-    TIMELINE_TEXT_LANE,
-    TIMELINE_TEXT_INTERVAL,
-    TIMELINE_TEXT_WAIT,
-    TIMELINE_TEXT_ACCOUNTING /* the cause of a run of idle or exposed-communication stretches */
-};
-
-struct timeline_text {
-    enum timeline_text_kind kind;
-    struct timeline_box box;
-    char text[256];
-};
-
-struct timeline_swatch {
-    struct timeline_box box;
-    uint32_t rgb; /* 0xRRGGBB of the swatch's fill (the hatch swatch: its stripe colour) */
-    int hatched;  /* striped like a wait: no one colour fills it */
-    char name[48];
-};
-
-struct timeline_wait_mark {
-    struct timeline_box box; /* the hatched window on the waiting lane */
-    size_t wait_index;       /* index into analysis_result.waits */
-    int has_tag, has_connector;
-};
-
-/* How a stretch of a device's idle or exposed-communication time is drawn on its accounting lane:
- * the host blocked in a synchronizing call hatched like a wait, other idle causes pale, exposed
- * communication in NCCL's colour, hatched. */
-enum timeline_accounting_style {
-    TIMELINE_IDLE_HOST_BLOCKED,
-    TIMELINE_IDLE_OTHER,
-    TIMELINE_EXPOSED_COMMUNICATION,
-    TIMELINE_ACCOUNTING_STYLE_COUNT
-};
-
-struct timeline_accounting_mark {
-    struct timeline_box box; /* the stretch on its device's accounting lane, exactly (not widened) */
-    size_t interval_index;   /* index into analysis_result.accounting_intervals */
-    enum timeline_accounting_style style;
-};
-
-struct timeline_layout {
-    int width_px, height_px;
-    int from_overview;            /* the GPU lanes came from the trace's overview (overview.h) */
-    double scale;                 /* PNG pixels per CSS pixel (dpi / 96) */
-    double plot_left, plot_right; /* where window_start_ns and window_end_ns fall */
-    int64_t window_start_ns, window_end_ns, origin_ns;
-    int64_t tick_step_ns;
-    struct timeline_lane_place *lanes;
-    size_t lane_count;
-    struct timeline_text *texts;
-    size_t text_count;
-    struct timeline_swatch *legend;
-    size_t legend_count;
-    struct timeline_wait_mark *waits;
-    size_t wait_count;
-    struct timeline_accounting_mark *accounting_marks; /* time order per device */
-    size_t accounting_mark_count;
-};
-
-/* x (CSS pixels) of a time on the picture. */
-double timeline_layout_x(const struct timeline_layout *layout, int64_t time_ns);
-void timeline_layout_free(struct timeline_layout *layout);
 
 /* Draws the trace's timeline into path, in the format of its extension. analysis may be NULL
  * (no waits, no overlap figures in the title); it should have been computed over the same

@@ -318,8 +318,8 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
     report_json_add_text(root, "trace", context && context->trace_path ? context->trace_path : "");
     cJSON_AddStringToObject(root, "origin_ns", origin);
     cJSON *window = cJSON_AddObjectToObject(root, "window");
-    add_time(window, "start_ns", result->window_start_ns, result->origin_ns);
-    add_time(window, "end_ns", result->window_end_ns, result->origin_ns);
+    add_time(window, "start_ns", result->selection.window_start_ns, result->origin_ns);
+    add_time(window, "end_ns", result->selection.window_end_ns, result->origin_ns);
     cJSON_AddItemToObject(root, "filters", filters_json(context ? context->options : NULL));
     add_int(root, "interval_count", result->interval_count);
     cJSON_AddItemToObject(root, "summary", summary_json(result));

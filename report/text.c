@@ -91,8 +91,8 @@ static void describe_selection(FILE *out, const struct analysis_result *result,
     fprintf(out, "analyzed %zu device%s, %" PRId64 " GPU interval%s, from +%s to +%s", result->device_count,
             result->device_count == 1 ? "" : "s", result->interval_count,
             result->interval_count == 1 ? "" : "s",
-            units_format_duration(from, sizeof from, result->window_start_ns - result->origin_ns),
-            units_format_duration(to, sizeof to, result->window_end_ns - result->origin_ns));
+            units_format_duration(from, sizeof from, result->selection.window_start_ns - result->origin_ns),
+            units_format_duration(to, sizeof to, result->selection.window_end_ns - result->origin_ns));
     if (options && options->range_name) {
         fputs(", inside NVTX ranges '", out);
         text_safe_fputs(options->range_name, style, out);
@@ -410,7 +410,7 @@ static void outside_steps_note(FILE *out, const struct analysis_result *result, 
         first = result->steps[i].start_ns < first ? result->steps[i].start_ns : first;
         last = result->steps[i].end_ns > last ? result->steps[i].end_ns : last;
     }
-    if (result->time_restricted || result->step_count == 0 || span <= 0 || last <= first ||
+    if (result->selection.time_restricted || result->step_count == 0 || span <= 0 || last <= first ||
         report_metric_value(result, "idle_step_boundary_ms", &outside_ms) != 0 ||
         outside_ms * 1e6 < 0.5 * (double)span)
         return;

@@ -203,7 +203,7 @@ static void test_window_range_step(store *trace)
         CHECK_INT(device->idle_ns, 0);
         CHECK_INT(device->communication_ns, US(70));
         CHECK_INT(device->exposed_communication_ns, US(20));
-        CHECK_INT(result->window_start_ns, AT(40));
+        CHECK_INT(result->selection.window_start_ns, AT(40));
         analysis_free(result);
     }
     CHECK_INT(analysis_parse_window("205us:228us", &options, NULL, &err), 0);
@@ -232,7 +232,7 @@ static void test_window_range_step(store *trace)
     if (result) {
         CHECK_INT(result->devices[0].busy_ns, US(60));
         CHECK_INT(result->devices[0].span_end_ns, AT(60));
-        CHECK_INT(result->window_end_ns, AT(60));
+        CHECK_INT(result->selection.window_end_ns, AT(60));
         analysis_free(result);
     }
     options.step = -1;

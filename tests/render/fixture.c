@@ -286,8 +286,8 @@ struct analysis_result *fixture_analysis(void)
         analysis->causes[c].cause = (enum analysis_cause)c;
     analysis->causes[0] = (struct analysis_cause_total){ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 1000000, 1};
     analysis->causes[ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE].cause = ANALYSIS_CAUSE_SM_SATURATION;
-    analysis->window_start_ns = US(0);
-    analysis->window_end_ns = US(10500);
+    analysis->selection.window_start_ns = US(0);
+    analysis->selection.window_end_ns = US(10500);
     analysis->total_communication_ns = 5000000;
     analysis->total_exposed_communication_ns = 2000000;
     analysis->communication_overlap_ratio = 0.6;
@@ -365,4 +365,25 @@ void fixture_data_path(char *path, size_t size, const char *sub)
 {
     const char *data = getenv("OVERLAPSCOPE_TEST_DATA");
     snprintf(path, size, "%s/%s", data ? data : "tests/data", sub);
+}
+
+char *fixture_read_file(const char *path, size_t *size)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *data = length >= 0 ? malloc((size_t)length + 1) : NULL;
+    if (data && fread(data, 1, (size_t)length, file) != (size_t)length) {
+        free(data);
+        data = NULL;
+    }
+    fclose(file);
+    if (data) {
+        data[length] = '\0';
+        *size = (size_t)length;
+    }
+    return data;
 }

@@ -44,6 +44,10 @@ struct fixture_png {
 int fixture_png_open(struct fixture_png *png, const char *path);
 void fixture_png_close(struct fixture_png *png);
 int64_t fixture_png_pixel(const struct fixture_png *png, double x, double y);
+/* A picture's bytes (SVG, PDF, PNG), NUL-terminated, their count in *size; the caller frees. NULL
+ * when unreadable or out of memory. */
+char *fixture_read_file(const char *path, size_t *size);
+
 /* Largest channel difference between two 0xRRGGBB colours. */
 int fixture_colour_distance(int64_t a, uint32_t b);
 

@@ -15,8 +15,8 @@ static int64_t painted_communication(store *trace, const struct analysis_result 
     struct reader_selection selection = {.rank = -1, .device_id = -1, .stream_id = -1};
     int64_t last_end = 0;
     error_info err = {{0}};
-    struct canvas *canvas = reader_read(trace, &selection, result->window_start_ns, result->window_end_ns, 0,
-                                        800, 3.0, &last_end, &err);
+    struct canvas *canvas = reader_read(trace, &selection, result->selection.window_start_ns,
+                                        result->selection.window_end_ns, 0, 800, 3.0, &last_end, &err);
     CHECK(canvas != NULL);
     if (!canvas)
         return -1;

@@ -374,8 +374,8 @@ static int window_around_longest(store *trace, struct timeline_options *options)
         sqlite3_step(query) == SQLITE_ROW) {
         int64_t start_ns = sqlite3_column_int64(query, 0), end_ns = sqlite3_column_int64(query, 1);
         int64_t margin_ns = (end_ns - start_ns) / 2 + 1;
-        options->window_start_ns = start_ns - margin_ns;
-        options->window_end_ns = end_ns + margin_ns;
+        options->selection.window_start_ns = start_ns - margin_ns;
+        options->selection.window_end_ns = end_ns + margin_ns;
         status = 0;
     }
     sqlite3_finalize(query);

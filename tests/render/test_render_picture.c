@@ -319,10 +319,10 @@ static void test_ghost_end(store *trace, struct analysis_result *analysis)
     /* The same figures from an analysis of a window (the default steady-state picture's): its
      * replay is of whole operations that may reach outside the window, so no line is drawn. */
     layout = NULL;
-    analysis->time_restricted = 1;
+    analysis->selection.time_restricted = 1;
     CHECK_INT(timeline_draw(trace, analysis, &options, path_in("ghost-window.png"), &layout, &err), 0);
     CHECK(layout && !find_text(layout, TIMELINE_TEXT_WAIT, "if fixed: -3.00 ms"));
-    analysis->time_restricted = 0;
+    analysis->selection.time_restricted = 0;
     timeline_layout_free(layout);
     /* Fixes that put kernels side by side for 2 ms of the 3 saved: an upper bound, as the report
      * says it ("up to"); for 0.2 ms (under a tenth of the saving) not. */
@@ -377,8 +377,8 @@ static void test_window(store *trace)
 {
     struct timeline_options options;
     timeline_options_init(&options);
-    options.window_start_ns = US(2000);
-    options.window_end_ns = US(2100);
+    options.selection.window_start_ns = US(2000);
+    options.selection.window_end_ns = US(2100);
     struct timeline_layout *layout = NULL;
     error_info err = {{0}};
     const char *path = path_in("window.png");
@@ -430,18 +430,18 @@ static void test_refusals(store *trace)
     CHECK_INT(timeline_draw(trace, NULL, &options, "/nonexistent-dir/timeline.png", NULL, &err), -1);
     CHECK_CONTAINS(err.message,
                    "cannot write '/nonexistent-dir/timeline.png': folder '/nonexistent-dir': No such file");
-    options.window_start_ns = US(5000);
-    options.window_end_ns = US(5000);
+    options.selection.window_start_ns = US(5000);
+    options.selection.window_end_ns = US(5000);
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("empty.png"), NULL, &err), -1);
     CHECK_CONTAINS(err.message, "the window 5.00 ms to 5.00 ms is empty");
-    options.window_start_ns = US(20000);
-    options.window_end_ns = US(30000);
+    options.selection.window_start_ns = US(20000);
+    options.selection.window_end_ns = US(30000);
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("outside.png"), NULL, &err), -1);
     CHECK_CONTAINS(err.message, "is outside the trace (GPU activity from 0 to 10.5 ms)");
     struct stat info;
     CHECK(stat(path_in("outside.png"), &info) != 0); /* nothing half-written is left behind */
     timeline_options_init(&options);
-    options.rank = 3;
+    options.selection.rank = 3;
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("rank.png"), NULL, &err), -1);
     CHECK_CONTAINS(err.message, "no GPU activity of rank 3");
 }
