@@ -1,6 +1,6 @@
 /* append.c: appending one finished trace to another (store_append_trace): processes and strings
  * remapped, times shifted, each table copied by one INSERT ... SELECT over the source attached
- * read-only; and whether a database has a table (store_db_has_table). */
+ * read-only. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,31 +151,6 @@ static int append_exec(store *s, const char *sql, error_info *err, const char *w
 }
 
 /* Runs the statements copying src.table and records how many of its rows they did not carry. */
-/* Whether the attached database `schema` ("main", "src") of db has the table. */
-static int schema_has_table(sqlite3 *db, const char *schema, const char *table)
-{
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT 1 FROM %s.sqlite_master WHERE type = 'table' AND name = ?1", schema);
-    sqlite3_stmt *query = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(query, 1, table, -1, SQLITE_STATIC);
-        found = sqlite3_step(query) == SQLITE_ROW;
-    }
-    sqlite3_finalize(query);
-    return found;
-}
-
-static int has_table(store *s, const char *schema, const char *table)
-{
-    return schema_has_table(s->db, schema, table);
-}
-
-int store_db_has_table(sqlite3 *db, const char *table)
-{
-    return schema_has_table(db, "main", table);
-}
-
 static int append_table_rows(store *s, const char *table, const char *const *statements, int statement_count,
                              struct store_append_losses *losses, error_info *err)
 {
@@ -197,7 +172,7 @@ static int append_table_rows(store *s, const char *table, const char *const *sta
 static int append_optional(store *s, const char *table, const char *copy, struct store_append_losses *losses,
                            error_info *err)
 {
-    if (!has_table(s, "src", table) || !has_table(s, "main", table))
+    if (!store_schema_has_table(s->db, "src", table) || !store_schema_has_table(s->db, "main", table))
         return 0;
     return append_table_rows(s, table, &copy, 1, losses, err);
 }

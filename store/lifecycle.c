@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input_file.h"
 #include "output_file.h"
 #include "store_internal.h"
 #include "store_sql.h"
@@ -178,14 +179,8 @@ store *store_open(const char *path, int read_only, error_info *err)
         return NULL;
     }
     struct stat info;
-    if (stat(path, &info) != 0) {
-        error_set(err, "cannot open '%s': %s", path, strerror(errno));
+    if (input_file_stat(path, &info, err) != 0)
         return NULL;
-    }
-    if (S_ISDIR(info.st_mode)) {
-        error_set(err, "cannot open '%s': is a directory", path);
-        return NULL;
-    }
     /* A FIFO would block the open until someone writes, a device would be read forever. */
     if (!S_ISREG(info.st_mode)) {
         error_set(err, "cannot open '%s': not a regular file", path);

@@ -104,6 +104,8 @@ int store_exec_sql(store *s, const char *sql, error_info *err, const char *what)
  * file's header itself; store_check_shape reads the schema and sets s->schema_version. */
 int store_check_not_truncated(store *s, const char *path, error_info *err);
 int store_check_shape(store *s, error_info *err);
+/* Whether the attached database `schema` ("main", "src") of db has a table or view of that name. */
+int store_schema_has_table(sqlite3 *db, const char *schema, const char *table);
 
 /* writes.c */
 void store_free_cached_statement(struct cached_statement *cached);
