@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "queries_merge.h"
+
 /* How far apart (in collectives) two hosts' profiling windows may start. */
 #define CLOCK_ALIGN_MAX_LAG 16
 
@@ -28,49 +30,42 @@ struct differences {
     size_t count, capacity;
 };
 
+struct loading {
+    struct collective_list *list;
+    int out_of_memory;
+};
+
+static int add_collective(void *context, const struct store_collective_end *row)
+{
+    struct loading *loading = context;
+    struct collective_list *list = loading->list;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? list->capacity * 2 : 256;
+        struct collective_end *grown = realloc(list->rows, capacity * sizeof *grown);
+        if (!grown) {
+            loading->out_of_memory = 1;
+            return -1;
+        }
+        list->rows = grown;
+        list->capacity = capacity;
+    }
+    struct collective_end *end = &list->rows[list->count++];
+    end->process_id = row->process_id;
+    strncpy(end->communicator, row->communicator, sizeof end->communicator - 1);
+    end->communicator[sizeof end->communicator - 1] = '\0';
+    strncpy(end->op, row->op, sizeof end->op - 1);
+    end->op[sizeof end->op - 1] = '\0';
+    end->sequence = row->sequence;
+    end->end_ns = row->end_ns;
+    end->bytes = row->bytes;
+    return 0;
+}
+
 static int load_collectives(sqlite3 *db, struct collective_list *list, error_info *err)
 {
-    static const char *const sql =
-        "SELECT process_id, COALESCE(communicator, 'stream ' || stream_id), op, COALESCE(sequence_number, "
-        "-1),"
-        " end_ns, COALESCE(bytes, -1) FROM collectives WHERE end_ns IS NOT NULL"
-        /* Point-to-point operations finish together only pairwise: used only when nothing better. */
-        " AND (op NOT IN ('Send', 'Recv', 'SendRecv') OR NOT EXISTS (SELECT 1 FROM collectives"
-        "  WHERE op NOT IN ('Send', 'Recv', 'SendRecv', 'Unknown')))"
-        " ORDER BY process_id, 2, start_ns, end_ns";
-    sqlite3_stmt *row = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &row, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read collectives of '%s': %s", sqlite3_db_filename(db, "main"),
-                         sqlite3_errmsg(db));
-    int rc;
-    while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
-        if (list->count == list->capacity) {
-            size_t capacity = list->capacity ? list->capacity * 2 : 256;
-            struct collective_end *grown = realloc(list->rows, capacity * sizeof *grown);
-            if (!grown) {
-                sqlite3_finalize(row);
-                return error_set(err, "out of memory");
-            }
-            list->rows = grown;
-            list->capacity = capacity;
-        }
-        struct collective_end *end = &list->rows[list->count++];
-        const unsigned char *communicator = sqlite3_column_text(row, 1), *op = sqlite3_column_text(row, 2);
-        end->process_id = sqlite3_column_int64(row, 0);
-        strncpy(end->communicator, communicator ? (const char *)communicator : "",
-                sizeof end->communicator - 1);
-        end->communicator[sizeof end->communicator - 1] = '\0';
-        strncpy(end->op, op ? (const char *)op : "", sizeof end->op - 1);
-        end->op[sizeof end->op - 1] = '\0';
-        end->sequence = sqlite3_column_int64(row, 3);
-        end->end_ns = sqlite3_column_int64(row, 4);
-        end->bytes = sqlite3_column_int64(row, 5);
-    }
-    sqlite3_finalize(row);
-    if (rc != SQLITE_DONE)
-        return error_set(err, "cannot read collectives of '%s': %s", sqlite3_db_filename(db, "main"),
-                         sqlite3_errmsg(db));
-    return 0;
+    struct loading loading = {list, 0};
+    int status = store_each_collective_end(db, add_collective, &loading, err);
+    return loading.out_of_memory ? error_set(err, "out of memory") : status;
 }
 
 /* Rows [first, first + *count) share a process and a communicator. */

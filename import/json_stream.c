@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "input_file.h"
 #include "text_safe.h"
 
 #define JSON_CHUNK_BYTES (1u << 20)
@@ -115,14 +116,8 @@ static json_stream *stream_alloc(const char *name, error_info *err)
 json_stream *json_stream_open(const char *path, error_info *err)
 {
     struct stat info;
-    if (stat(path, &info) != 0) {
-        error_set(err, "cannot open '%s': %s", path, strerror(errno));
+    if (input_file_stat(path, &info, err) != 0)
         return NULL;
-    }
-    if (S_ISDIR(info.st_mode)) {
-        error_set(err, "cannot open '%s': is a directory", path);
-        return NULL;
-    }
     json_stream *stream = stream_alloc(path, err);
     if (!stream)
         return NULL;

@@ -1141,17 +1141,9 @@ static int import_stream(store *s, json_stream *stream, const char *name,
                                    .trace_start_ns = STORE_NULL,
                                    .trace_end_ns = STORE_NULL,
                                    .progress = progress};
-    struct store_process process = {.pid = 0,
-                                    .parent_pid = STORE_NULL,
-                                    .rank = STORE_NULL,
-                                    .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL,
-                                    .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL,
-                                    .term_signal = STORE_NULL,
-                                    .dropped_records = 0,
-                                    .source_file = name};
+    struct store_process process = store_process_unknown();
+    process.pid = 0; /* until finish_process writes the host pid the trace names, if any */
+    process.source_file = name;
     int status = store_insert_process(s, &process, err);
     state->process_id = process.process_id;
     static const struct json_stream_handlers handlers = {

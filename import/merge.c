@@ -8,6 +8,7 @@
 
 #include "import.h"
 #include "output_file.h"
+#include "queries_merge.h"
 #include "store.h"
 
 /* Estimates every input's offset against inputs[0]. */
@@ -115,24 +116,6 @@ static int write_merged(store *output, char *const *inputs, int input_count,
     return options->finish ? options->finish(output, err) : 0;
 }
 
-/* The span of one clock's rows in a trace; count 0 when it has none. */
-struct time_span {
-    int64_t first_ns, last_ns, count;
-};
-
-static int read_span(sqlite3 *db, const char *sql, struct time_span *span, const char *input, error_info *err)
-{
-    sqlite3_stmt *row = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &row, NULL);
-    if (rc == SQLITE_OK && (rc = sqlite3_step(row)) == SQLITE_ROW) {
-        *span = (struct time_span){sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1),
-                                   sqlite3_column_int64(row, 2)};
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(row);
-    return rc == SQLITE_OK ? 0 : error_set(err, "%s: cannot read its times: %s", input, sqlite3_errmsg(db));
-}
-
 /* The offset is estimated on collective ends and applied to every row: it aligns the kernels only
  * when an input's collectives happen while its kernels run. Collectives outside its kernels' span
  * by more than MERGE_CLOCK_DISAGREEMENT_NS mean two clocks in one file (a damaged or forged
@@ -142,14 +125,8 @@ static int refuse_disagreeing_clocks(const char *input, error_info *err)
     store *trace = store_open(input, 1, err);
     if (!trace)
         return -1;
-    struct time_span kernels, collectives;
-    int status = read_span(store_db(trace), "SELECT MIN(start_ns), MAX(end_ns), COUNT(*) FROM kernels",
-                           &kernels, input, err);
-    if (status == 0)
-        status =
-            read_span(store_db(trace),
-                      "SELECT MIN(end_ns), MAX(end_ns), COUNT(*) FROM collectives WHERE end_ns IS NOT NULL",
-                      &collectives, input, err);
+    struct store_time_span kernels, collectives;
+    int status = store_clock_spans(store_db(trace), input, &kernels, &collectives, err);
     store_close(trace, NULL);
     if (status != 0 || kernels.count == 0 || collectives.count == 0)
         return status;

@@ -18,18 +18,18 @@ int nsys_is_export(sqlite3 *db)
                                                   "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
                                                   "NVTX_EVENTS",
                                                   "TARGET_INFO_GPU"};
-    if (!nsys_table_exists(db, "StringIds"))
+    if (!store_db_has_table(db, "StringIds"))
         return 0;
     for (size_t i = 0; i < sizeof activity_tables / sizeof activity_tables[0]; i++)
-        if (nsys_table_exists(db, activity_tables[i]))
+        if (store_db_has_table(db, activity_tables[i]))
             return 1;
     return 0;
 }
 
 static int refuse_foreign(sqlite3 *db, const char *name, error_info *err)
 {
-    if (nsys_table_exists(db, "meta") && nsys_column_exists(db, "meta", "key") &&
-        nsys_table_exists(db, "kernels"))
+    if (store_db_has_table(db, "meta") && store_db_has_column(db, "meta", "key") &&
+        store_db_has_table(db, "kernels"))
         return error_set(
             err, "%s: already an overlapscope trace (use 'overlapscope merge' to combine traces)", name);
     return error_set(

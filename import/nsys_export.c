@@ -8,33 +8,6 @@
 
 #include "nsys_parts.h"
 
-int nsys_table_exists(sqlite3 *db, const char *table)
-{
-    sqlite3_stmt *query = NULL;
-    int exists = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1,
-                           &query, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(query, 1, table, -1, SQLITE_STATIC);
-        exists = sqlite3_step(query) == SQLITE_ROW;
-    }
-    sqlite3_finalize(query);
-    return exists;
-}
-
-int nsys_column_exists(sqlite3 *db, const char *table, const char *column)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
-    sqlite3_stmt *query = NULL;
-    int exists = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(query, 1, column, -1, SQLITE_STATIC);
-        exists = sqlite3_step(query) == SQLITE_ROW;
-    }
-    sqlite3_finalize(query);
-    return exists;
-}
-
 /* ",a,b,c," : the table's column names, for membership tests by strstr. Caller frees. */
 static char *column_list(sqlite3 *db, const char *table)
 {
@@ -200,7 +173,7 @@ static int read_row(struct nsys_state *state, const struct nsys_table *table, sq
 
 int nsys_read_table(struct nsys_state *state, const struct nsys_table *table, error_info *err)
 {
-    if (!nsys_table_exists(state->db, table->name))
+    if (!store_db_has_table(state->db, table->name))
         return 0;
     if (table->column_count > 64)
         return error_set(err, "%s: %s: too many columns to read", state->name, table->name);

@@ -207,10 +207,10 @@ static int import_sync_row(struct nsys_state *state, void *record, error_info *e
 static int gather_sync_calls(struct nsys_state *state, error_info *err)
 {
     static const char *const needed[] = {"globalTid", "correlationId", "nameId"};
-    if (!nsys_table_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+    if (!store_db_has_table(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
         return 0;
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
-        if (!nsys_column_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME", needed[i]))
+        if (!store_db_has_column(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME", needed[i]))
             return 0;
     static const char *const sql =
         "DROP TABLE IF EXISTS temp.overlapscope_sync_calls;"
@@ -225,7 +225,7 @@ static int gather_sync_calls(struct nsys_state *state, error_info *err)
 
 static int import_syncs(struct nsys_state *state, error_info *err)
 {
-    if (!nsys_table_exists(state->db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"))
+    if (!store_db_has_table(state->db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"))
         return 0;
     int calls = gather_sync_calls(state, err);
     if (calls < 0)
@@ -286,7 +286,7 @@ static int import_events(struct nsys_state *state, error_info *err)
     static const struct nsys_table table =
         NSYS_TABLE("CUPTI_ACTIVITY_KIND_CUDA_EVENT", event_columns, "ORDER BY t.correlationId",
                    event_defaults, NULL, import_event_row);
-    state->has_event_table = nsys_table_exists(state->db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT");
+    state->has_event_table = store_db_has_table(state->db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT");
     return nsys_read_table(state, &table, err);
 }
 

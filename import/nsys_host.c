@@ -60,7 +60,7 @@ static int import_api_calls(struct nsys_state *state, error_info *err)
 {
     for (size_t i = 0; i < sizeof api_tables / sizeof api_tables[0]; i++) {
         const char *table = api_tables[i].name;
-        if (nsys_table_exists(state->db, table) && !nsys_column_exists(state->db, table, "nameId"))
+        if (store_db_has_table(state->db, table) && !store_db_has_column(state->db, table, "nameId"))
             return error_set(err, "%s: %s has no nameId column", state->name, table);
         if (nsys_read_table(state, &api_tables[i], err) != 0)
             return -1;
@@ -129,10 +129,10 @@ static void drop_nvtx_domains(struct nsys_state *state)
 
 static int import_nvtx(struct nsys_state *state, error_info *err)
 {
-    if (!nsys_table_exists(state->db, "NVTX_EVENTS"))
+    if (!store_db_has_table(state->db, "NVTX_EVENTS"))
         return 0;
-    int has_domains = nsys_column_exists(state->db, "NVTX_EVENTS", "text") &&
-                      nsys_column_exists(state->db, "NVTX_EVENTS", "domainId");
+    int has_domains = store_db_has_column(state->db, "NVTX_EVENTS", "text") &&
+                      store_db_has_column(state->db, "NVTX_EVENTS", "domainId");
     if (has_domains && load_nvtx_domains(state, err) != 0)
         return -1;
     const struct nsys_column columns[] = {
@@ -199,7 +199,7 @@ static int import_osrt(struct nsys_state *state, error_info *err)
 {
     static const struct nsys_table table = NSYS_TABLE("OSRT_API", osrt_columns, "ORDER BY t.start",
                                                       osrt_defaults, skips_osrt_row, import_osrt_row);
-    if (nsys_table_exists(state->db, "OSRT_API") && !nsys_column_exists(state->db, "OSRT_API", "nameId"))
+    if (store_db_has_table(state->db, "OSRT_API") && !store_db_has_column(state->db, "OSRT_API", "nameId"))
         return error_set(err, "%s: OSRT_API has no nameId column", state->name);
     return nsys_read_table(state, &table, err);
 }
@@ -287,9 +287,10 @@ static int gather_launches(struct nsys_state *state, error_info *err)
                   "the launch calls", err) != 0)
         return -1;
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-        if (!nsys_table_exists(state->db, tables[i]) || !nsys_column_exists(state->db, tables[i], "nameId") ||
-            !nsys_column_exists(state->db, tables[i], "globalTid") ||
-            !nsys_column_exists(state->db, tables[i], "correlationId"))
+        if (!store_db_has_table(state->db, tables[i]) ||
+            !store_db_has_column(state->db, tables[i], "nameId") ||
+            !store_db_has_column(state->db, tables[i], "globalTid") ||
+            !store_db_has_column(state->db, tables[i], "correlationId"))
             continue;
         char sql[512];
         snprintf(sql, sizeof sql,
@@ -306,10 +307,10 @@ static int gather_launches(struct nsys_state *state, error_info *err)
 int nsys_prepare_nccl_sizes(struct nsys_state *state, error_info *err)
 {
     static const char *const needed[] = {"eventType", "domainId", "text", "globalTid", "start", "end"};
-    if (!nsys_table_exists(state->db, "NVTX_EVENTS"))
+    if (!store_db_has_table(state->db, "NVTX_EVENTS"))
         return 0;
     for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
-        if (!nsys_column_exists(state->db, "NVTX_EVENTS", needed[i]))
+        if (!store_db_has_column(state->db, "NVTX_EVENTS", needed[i]))
             return 0;
     if (nsys_exec(state,
                   "DROP TABLE IF EXISTS temp.overlapscope_nccl_ranges;"

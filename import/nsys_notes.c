@@ -56,8 +56,8 @@ static int warn_overhead(struct nsys_state *state, error_info *err)
         " SELECT pid, COUNT(*), SUM(ns), (SELECT s.value FROM o q LEFT JOIN StringIds s ON s.id = q.nameId"
         "  WHERE q.pid = p.pid ORDER BY q.ns DESC LIMIT 1), MAX(ns) FROM o p GROUP BY pid ORDER BY pid",
         STORE_MAX_DURATION_NS);
-    if (!nsys_column_exists(state->db, "PROFILER_OVERHEAD", "globalTid") ||
-        !nsys_column_exists(state->db, "PROFILER_OVERHEAD", "nameId"))
+    if (!store_db_has_column(state->db, "PROFILER_OVERHEAD", "globalTid") ||
+        !store_db_has_column(state->db, "PROFILER_OVERHEAD", "nameId"))
         return 0;
     return nsys_read_table(state, &table, err);
 }
@@ -100,8 +100,8 @@ static int warn_diagnostics(struct nsys_state *state, error_info *err)
         " (text LIKE '%CUDA%' OR text LIKE '%CUPTI%' OR text LIKE '%lost%' OR text LIKE '%drop%'))"
         " GROUP BY severity, text ORDER BY MIN(rowid) LIMIT 32",
         0);
-    if (!nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "severity") ||
-        !nsys_column_exists(state->db, "DIAGNOSTIC_EVENT", "text"))
+    if (!store_db_has_column(state->db, "DIAGNOSTIC_EVENT", "severity") ||
+        !store_db_has_column(state->db, "DIAGNOSTIC_EVENT", "text"))
         return 0;
     return nsys_read_table(state, &table, err);
 }
@@ -111,8 +111,8 @@ static int warn_diagnostics(struct nsys_state *state, error_info *err)
 /* How many CUDA API calls of the export were named like `like` (SQL LIKE). */
 static int64_t calls_named(struct nsys_state *state, const char *like)
 {
-    if (!nsys_table_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME") ||
-        !nsys_column_exists(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId"))
+    if (!store_db_has_table(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME") ||
+        !store_db_has_column(state->db, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId"))
         return 0;
     sqlite3_stmt *query = NULL;
     int64_t count = 0;
@@ -171,7 +171,7 @@ static int warn_not_checkable(struct nsys_state *state, error_info *err)
             "no stream creation records (TARGET_INFO_CUDA_STREAM): stream flags and priorities unknown",
             err) != 0)
         return -1;
-    if (!nsys_table_exists(state->db, "TARGET_INFO_GPU") &&
+    if (!store_db_has_table(state->db, "TARGET_INFO_GPU") &&
         not_checkable(state, "sm-saturation, comm-behind-compute, copy-engine",
                       "no GPU description (TARGET_INFO_GPU): occupancy limits and copy engines unknown",
                       err) != 0)

@@ -73,9 +73,6 @@ struct nsys_state {
 
 /* --- nsys_export.c --- */
 
-int nsys_table_exists(sqlite3 *db, const char *table);
-int nsys_column_exists(sqlite3 *db, const char *table, const char *column);
-
 /* How a column's value is read into a part's record. */
 enum nsys_read {
     NSYS_INTEGER, /* int64_t; NULL reads STORE_NULL */

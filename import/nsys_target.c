@@ -44,13 +44,13 @@ static int import_device_row(struct nsys_state *state, void *record, error_info 
  * without it every GPU is given to every process under its own id. */
 int nsys_import_devices(struct nsys_state *state, error_info *err)
 {
-    if (!nsys_table_exists(state->db, "TARGET_INFO_GPU") ||
-        !nsys_column_exists(state->db, "TARGET_INFO_GPU", "id"))
+    if (!store_db_has_table(state->db, "TARGET_INFO_GPU") ||
+        !store_db_has_column(state->db, "TARGET_INFO_GPU", "id"))
         return 0;
-    int mapped = nsys_table_exists(state->db, "TARGET_INFO_CUDA_DEVICE") &&
-                 nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "gpuId") &&
-                 nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "cudaId") &&
-                 nsys_column_exists(state->db, "TARGET_INFO_CUDA_DEVICE", "pid");
+    int mapped = store_db_has_table(state->db, "TARGET_INFO_CUDA_DEVICE") &&
+                 store_db_has_column(state->db, "TARGET_INFO_CUDA_DEVICE", "gpuId") &&
+                 store_db_has_column(state->db, "TARGET_INFO_CUDA_DEVICE", "cudaId") &&
+                 store_db_has_column(state->db, "TARGET_INFO_CUDA_DEVICE", "pid");
     const struct nsys_column columns[] = {
         {mapped ? "=m.cudaId" : "id", NSYS_INTEGER, DEVICE(device.device_id), 0},
         {mapped ? "=m.pid" : "=NULL", NSYS_INTEGER, DEVICE(pid), 0},
@@ -147,9 +147,9 @@ static int read_session_start(struct nsys_state *state, error_info *err)
  * machine that ran `nsys export`, not it). */
 static void read_host(struct nsys_state *state)
 {
-    if (nsys_table_exists(state->db, "TARGET_INFO_SYSTEM_ENV") &&
-        nsys_column_exists(state->db, "TARGET_INFO_SYSTEM_ENV", "name") &&
-        nsys_column_exists(state->db, "TARGET_INFO_SYSTEM_ENV", "value"))
+    if (store_db_has_table(state->db, "TARGET_INFO_SYSTEM_ENV") &&
+        store_db_has_column(state->db, "TARGET_INFO_SYSTEM_ENV", "name") &&
+        store_db_has_column(state->db, "TARGET_INFO_SYSTEM_ENV", "value"))
         state->host = first_text(state->db,
                                  "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'"
                                  " AND value != '' LIMIT 1",
@@ -161,9 +161,9 @@ static void read_host(struct nsys_state *state)
 static char *launched_command(struct nsys_state *state, char **command)
 {
     *command = NULL;
-    if (!nsys_table_exists(state->db, "META_DATA_CAPTURE") ||
-        !nsys_column_exists(state->db, "META_DATA_CAPTURE", "name") ||
-        !nsys_column_exists(state->db, "META_DATA_CAPTURE", "value"))
+    if (!store_db_has_table(state->db, "META_DATA_CAPTURE") ||
+        !store_db_has_column(state->db, "META_DATA_CAPTURE", "name") ||
+        !store_db_has_column(state->db, "META_DATA_CAPTURE", "value"))
         return NULL;
     static const char *const sql = "SELECT value FROM META_DATA_CAPTURE WHERE name = ?1 LIMIT 1";
     *command = first_text(state->db, sql, "PROCESS_0:COMMAND");
@@ -200,10 +200,10 @@ static char *launched_command(struct nsys_state *state, char **command)
  * map names processes from; the launched process gets its arguments. */
 static int read_process_names(struct nsys_state *state, error_info *err)
 {
-    if (!nsys_table_exists(state->db, "PROCESSES") || !nsys_column_exists(state->db, "PROCESSES", "name"))
+    if (!store_db_has_table(state->db, "PROCESSES") || !store_db_has_column(state->db, "PROCESSES", "name"))
         return 0;
     const char *pid =
-        nsys_column_exists(state->db, "PROCESSES", "pid") ? "pid" : "(globalPid >> 24) & 16777215";
+        store_db_has_column(state->db, "PROCESSES", "pid") ? "pid" : "(globalPid >> 24) & 16777215";
     char sql[512];
     snprintf(sql, sizeof sql,
              "DROP TABLE IF EXISTS temp.overlapscope_process_names;"
@@ -323,7 +323,7 @@ int nsys_import_streams(struct nsys_state *state, error_info *err)
                                                NSYS_TABLE("TARGET_INFO_CUDA_STREAM", stream_columns,
                                                           "ORDER BY t.streamId", stream_defaults, NULL,
                                                           describe_stream_row)};
-    state->has_stream_table = nsys_table_exists(state->db, "TARGET_INFO_CUDA_STREAM");
+    state->has_stream_table = store_db_has_table(state->db, "TARGET_INFO_CUDA_STREAM");
     int status = 0;
     for (size_t i = 0; status == 0 && i < sizeof tables / sizeof tables[0]; i++)
         status = nsys_read_table(state, &tables[i], err);
@@ -359,8 +359,8 @@ int nsys_import_thread_names(struct nsys_state *state, error_info *err)
     /* A thread renamed (prctl) has a row per name: the last one, as nsys shows it, stays. */
     static const struct nsys_table table =
         NSYS_TABLE("ThreadNames", thread_columns, "ORDER BY t.rowid", thread_defaults, NULL, name_thread_row);
-    if (nsys_table_exists(state->db, "ThreadNames") &&
-        !nsys_column_exists(state->db, "ThreadNames", "nameId"))
+    if (store_db_has_table(state->db, "ThreadNames") &&
+        !store_db_has_column(state->db, "ThreadNames", "nameId"))
         return 0;
     return nsys_read_table(state, &table, err);
 }

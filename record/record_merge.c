@@ -219,17 +219,10 @@ int64_t record_salvage(const char *damaged_path, const char *salvaged_path, erro
     int status = 0;
     if (processes == 0) {
         /* Rows point at process 1, the only process of a per-process file. */
-        struct store_process row = {.process_id = 1,
-                                    .pid = pid_from_file_name(damaged_path),
-                                    .parent_pid = STORE_NULL,
-                                    .rank = STORE_NULL,
-                                    .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL,
-                                    .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL,
-                                    .term_signal = STORE_NULL,
-                                    .source_file = damaged_path};
+        struct store_process row = store_process_unknown();
+        row.process_id = 1;
+        row.pid = pid_from_file_name(damaged_path);
+        row.source_file = damaged_path;
         status = store_insert_process(copy, &row, err);
     }
     if (store_close(copy, status ? NULL : err) != 0 || status != 0)

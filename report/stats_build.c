@@ -706,7 +706,7 @@ int stats_build(store *trace, const struct analysis_result *result, const struct
                 unsigned reports, struct stats_result *out, error_info *err)
 {
     memset(out, 0, sizeof *out);
-    out->time_restricted = result->time_restricted;
+    out->time_restricted = result->selection.time_restricted;
     struct analysis_options all;
     if (!options) {
         analysis_options_init(&all);

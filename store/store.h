@@ -193,9 +193,14 @@ int store_verify(store *s, error_info *err);
 
 sqlite3 *store_db(store *s);
 
-/* 1 when db has a table of that name, 0 when not or on a read error: the tables added within a
- * schema version (threads, call_sources) and version 2's compact tables, which readers check for. */
+/* 1 when db has a table (or view) of that name, 0 when not or on a read error: the tables added
+ * within a schema version (threads, call_sources) and version 2's compact tables, which readers
+ * check for. Any SQLite database: the nsys importer asks it of nsys's export, whose tables come and
+ * go with the nsys version. */
 int store_db_has_table(sqlite3 *db, const char *table);
+
+/* 1 when table of db has a column of that name, 0 when not (or no such table, or a read error). */
+int store_db_has_column(sqlite3 *db, const char *table, const char *column);
 const char *store_path(const store *s);
 /* The schema version of the file: STORE_SCHEMA_VERSION for one this build created. Rows can be
  * added to a version 1 trace only in the tables the two versions share (store_insert_kernel and

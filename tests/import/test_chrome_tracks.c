@@ -1,4 +1,4 @@
-/* test_chrome_tracks.c: the export's track placement (import/chrome_tracks.h): slices that would
+/* test_chrome_tracks.c: the export's track placement (export/chrome_tracks.h): slices that would
  * partially overlap go to extra tracks, slices that nest stay (except on strict tracks: a stream,
  * the waits), a slice out of start order never joins a track it could break, and a slice's track
  * can be found again by its times. */

@@ -20,6 +20,7 @@
 #include "kernel_names.h"
 #include "naming.h"
 #include "output_file.h"
+#include "queries_export.h"
 #include "text_safe.h"
 #include "units.h"
 
@@ -51,7 +52,7 @@ struct writer {
     size_t named_count, named_capacity;
     store_lookup *strings;
     kernel_names *kernel_names;
-    sqlite3_stmt *kernel_query, *memcpy_query, *memset_query;
+    store_export_details *details; /* the kernel, copy and memset detail queries */
     struct chrome_export_counts counts;
     error_info *err;
     struct cached_string cache[STRING_CACHE_SLOTS];
@@ -320,22 +321,23 @@ static int check_bound(struct writer *w)
                      CHROME_EXPORT_BYTES_PER_ROW);
 }
 
-static int for_each_row(struct writer *w, const char *sql, row_writer write_row)
+struct row_pass {
+    struct writer *w;
+    row_writer write_row;
+};
+
+static int write_counted_row(void *context, sqlite3_stmt *row)
 {
-    sqlite3_stmt *row = NULL;
-    if (sqlite3_prepare_v2(w->db, sql, -1, &row, NULL) != SQLITE_OK)
-        return error_set(w->err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(w->db));
-    int rc, status = 0;
-    while (status == 0 && (rc = sqlite3_step(row)) == SQLITE_ROW) {
-        w->rows++;
-        status = write_row(w, row);
-        if (status == 0)
-            status = check_bound(w);
-    }
-    sqlite3_finalize(row);
-    if (status == 0 && rc != SQLITE_DONE)
-        return error_set(w->err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(w->db));
-    return status;
+    struct row_pass *pass = context;
+    pass->w->rows++;
+    int status = pass->write_row(pass->w, row);
+    return status == 0 ? check_bound(pass->w) : status;
+}
+
+static int for_each_row(struct writer *w, enum store_export_pass pass, row_writer write_row)
+{
+    struct row_pass context = {w, write_row};
+    return store_export_each_row(w->trace, pass, write_counted_row, &context, w->err);
 }
 
 static int remember_process_name(struct writer *w, int64_t process_id)
@@ -525,14 +527,6 @@ enum {
     COLLECTIVE_SEQUENCE
 };
 
-/* Steps the detail query of one row; 1 when it has one. */
-static int detail_row(sqlite3_stmt *query, int64_t rowid)
-{
-    sqlite3_reset(query);
-    sqlite3_bind_int64(query, 1, rowid);
-    return sqlite3_step(query) == SQLITE_ROW;
-}
-
 static void begin_gpu_slice(struct writer *w, sqlite3_stmt *op, const char *category, const char *name,
                             int cut_before, int64_t tid, int64_t start, int64_t end)
 {
@@ -544,8 +538,8 @@ static void begin_gpu_slice(struct writer *w, sqlite3_stmt *op, const char *cate
 
 static void write_kernel(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_t start, int64_t end)
 {
-    sqlite3_stmt *k = w->kernel_query;
-    if (!detail_row(k, column(op, GPU_ROWID)))
+    sqlite3_stmt *k = store_export_detail(w->details, STORE_EXPORT_KERNEL, column(op, GPU_ROWID));
+    if (!k)
         return;
     int64_t name_id = column(k, KERNEL_NAME);
     /* The short name the report gives the kernel (one rule: the analyzer's name cache). */
@@ -590,8 +584,8 @@ static void write_kernel(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_
 
 static void write_memcpy(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_t start, int64_t end)
 {
-    sqlite3_stmt *c = w->memcpy_query;
-    if (!detail_row(c, column(op, GPU_ROWID)))
+    sqlite3_stmt *c = store_export_detail(w->details, STORE_EXPORT_MEMCPY, column(op, GPU_ROWID));
+    if (!c)
         return;
     /* Named as the report and the picture name it (naming_copy: "HtoD 64.0 MiB (pageable)"); both
      * sides' memory in args. */
@@ -609,8 +603,8 @@ static void write_memcpy(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_
 
 static void write_memset(struct writer *w, sqlite3_stmt *op, int64_t tid, int64_t start, int64_t end)
 {
-    sqlite3_stmt *s = w->memset_query;
-    if (!detail_row(s, column(op, GPU_ROWID)))
+    sqlite3_stmt *s = store_export_detail(w->details, STORE_EXPORT_MEMSET, column(op, GPU_ROWID));
+    if (!s)
         return;
     char name[64];
     snprintf(name, sizeof name, "Memset (%s)", store_memory_kind_name(column_or(s, 0, 0)));
@@ -991,65 +985,26 @@ static int write_track_names(struct writer *w)
 static int write_events(struct writer *w)
 {
     static const struct {
-        const char *sql;
+        enum store_export_pass pass;
         row_writer write_row;
     } passes[] = {
-        {"SELECT process_id, pid, rank, host FROM processes ORDER BY process_id", write_process},
-        {"SELECT process_id, thread_id, api_domain, name_id, correlation_id, start_ns, end_ns, callback_id,"
-         " return_value FROM api_calls ORDER BY process_id, thread_id, start_ns, end_ns DESC",
-         write_api_call},
-        {"SELECT process_id, thread_id, device_id, stream_id, kind, message_id, domain_id, start_ns, end_ns "
-         "FROM nvtx"
-         " ORDER BY process_id, stream_id IS NULL, device_id, stream_id, thread_id, start_ns, end_ns DESC",
-         write_nvtx},
-        {"SELECT process_id, stream_id, event_id, sync_type, correlation_id, start_ns, end_ns FROM "
-         "synchronizations"
-         " ORDER BY process_id, start_ns, end_ns DESC",
-         write_sync},
-        {"SELECT g.kind, g.rid, g.process_id, g.device_id, g.stream_id, g.correlation_id, g.start_ns, "
-         "g.end_ns,"
-         " a.thread_id, a.start_ns, a.end_ns FROM"
-         " (SELECT 0 AS kind, rowid AS rid, process_id, device_id, stream_id, correlation_id, start_ns, "
-         "end_ns"
-         "  FROM kernels UNION ALL"
-         "  SELECT 1, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM memcpys "
-         "UNION ALL"
-         "  SELECT 2, rowid, process_id, device_id, stream_id, correlation_id, start_ns, end_ns FROM "
-         "memsets) g"
-         " LEFT JOIN api_calls a ON a.rowid = (SELECT rowid FROM api_calls WHERE process_id = g.process_id"
-         "  AND correlation_id = g.correlation_id ORDER BY start_ns LIMIT 1)"
-         " ORDER BY g.process_id, g.device_id, g.stream_id, g.start_ns, g.end_ns DESC",
-         write_gpu_op},
+        {STORE_EXPORT_PROCESSES, write_process}, {STORE_EXPORT_API_CALLS, write_api_call},
+        {STORE_EXPORT_NVTX, write_nvtx},         {STORE_EXPORT_SYNCHRONIZATIONS, write_sync},
+        {STORE_EXPORT_GPU_OPS, write_gpu_op},
     };
     for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
-        if (for_each_row(w, passes[i].sql, passes[i].write_row) != 0)
+        if (for_each_row(w, passes[i].pass, passes[i].write_row) != 0)
             return -1;
     if (write_waits(w) != 0 || write_accounting(w) != 0)
         return -1;
     return write_track_names(w);
 }
 
-static int prepare(struct writer *w, sqlite3_stmt **statement, const char *sql)
-{
-    if (sqlite3_prepare_v2(w->db, sql, -1, statement, NULL) == SQLITE_OK)
-        return 0;
-    return error_set(w->err, "cannot read '%s': %s", store_path(w->trace), sqlite3_errmsg(w->db));
-}
-
 static int prepare_queries(struct writer *w)
 {
     if (!(w->strings = store_lookup_new(w->trace, w->err)) ||
         !(w->kernel_names = kernel_names_new(w->db, w->err)) ||
-        prepare(w, &w->kernel_query,
-                "SELECT k.name_id, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z,"
-                " k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes, c.op, c.bytes,"
-                " c.element_count, c.dtype, c.communicator, c.rank, c.nranks, c.algorithm, c.protocol,"
-                " c.sequence_number FROM kernels k LEFT JOIN collectives c ON c.rowid ="
-                " (SELECT rowid FROM collectives WHERE kernel_rowid = k.rowid LIMIT 1) WHERE k.rowid = ?") !=
-            0 ||
-        prepare(w, &w->memcpy_query,
-                "SELECT copy_kind, src_kind, dst_kind, bytes FROM memcpys WHERE rowid = ?") != 0 ||
-        prepare(w, &w->memset_query, "SELECT memory_kind, bytes FROM memsets WHERE rowid = ?") != 0)
+        !(w->details = store_export_details_new(w->trace, w->err)))
         return -1;
     return 0;
 }
@@ -1058,31 +1013,7 @@ static void finalize_queries(struct writer *w)
 {
     store_lookup_free(w->strings);
     kernel_names_free(w->kernel_names);
-    sqlite3_finalize(w->kernel_query);
-    sqlite3_finalize(w->memcpy_query);
-    sqlite3_finalize(w->memset_query);
-}
-
-/* The first plausible activity of any kind: time zero when asked for, or when there is no GPU
- * activity (and so no analysis). */
-static int64_t first_activity(struct writer *w)
-{
-    static const char *const sql =
-        "SELECT MIN(m) FROM (SELECT MIN(start_ns) m FROM kernels WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
-        " SELECT MIN(start_ns) FROM memcpys WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
-        " SELECT MIN(start_ns) FROM memsets WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
-        " SELECT MIN(start_ns) FROM api_calls WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
-        " SELECT MIN(start_ns) FROM nvtx WHERE start_ns BETWEEN -?1 AND ?1 UNION ALL"
-        " SELECT MIN(start_ns) FROM synchronizations WHERE start_ns BETWEEN -?1 AND ?1)";
-    sqlite3_stmt *query = NULL;
-    int64_t origin = 0;
-    if (sqlite3_prepare_v2(w->db, sql, -1, &query, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, STORE_MAX_ABS_TIME_NS);
-        if (sqlite3_step(query) == SQLITE_ROW)
-            origin = sqlite3_column_int64(query, 0);
-    }
-    sqlite3_finalize(query);
-    return origin;
+    store_export_details_free(w->details);
 }
 
 static void write_origin_note(struct writer *w)
@@ -1125,27 +1056,13 @@ static void write_other_data(struct writer *w)
           CHROME_EXPORT_BYTES_PER_ROW);
 }
 
-static int64_t count_shared_correlation_ids(struct writer *w)
-{
-    sqlite3_stmt *query = NULL;
-    int64_t count = 0;
-    if (sqlite3_prepare_v2(w->db,
-                           "SELECT COUNT(*) FROM (SELECT 1 FROM api_calls WHERE correlation_id IS NOT NULL"
-                           " GROUP BY process_id, correlation_id HAVING COUNT(*) > 1)",
-                           -1, &query, NULL) == SQLITE_OK &&
-        sqlite3_step(query) == SQLITE_ROW)
-        count = sqlite3_column_int64(query, 0);
-    sqlite3_finalize(query);
-    return count;
-}
-
 static int write_document(struct writer *w)
 {
     if (prepare_queries(w) != 0) {
         finalize_queries(w);
         return -1;
     }
-    w->counts.shared_correlation_ids = count_shared_correlation_ids(w);
+    w->counts.shared_correlation_ids = store_count_shared_correlation_ids(w->trace);
     /* No displayTimeUnit: Perfetto takes it as the unit of ts (json_trace_tokenizer.cc,
      * MaybeParseDisplayTimeUnit), chrome://tracing as a display preference only, so with "ns" the
      * two viewers disagreed 1000-fold. Without it both read microseconds. */
@@ -1187,8 +1104,9 @@ static struct writer *writer_new(store *trace, const struct analysis_result *ana
     w->analysis = analysis;
     w->err = err;
     w->report_origin_ns = analysis ? analysis->origin_ns : STORE_NULL;
-    w->origin_ns =
-        analysis && options->origin == CHROME_EXPORT_ORIGIN_REPORT ? analysis->origin_ns : first_activity(w);
+    w->origin_ns = analysis && options->origin == CHROME_EXPORT_ORIGIN_REPORT
+                       ? analysis->origin_ns
+                       : store_export_first_activity(w->trace);
     w->from_ns = options->from_ns > w->origin_ns ? options->from_ns : w->origin_ns;
     w->to_ns = options->to_ns;
     w->counts.origin_ns = w->origin_ns;
