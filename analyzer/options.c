@@ -1,5 +1,5 @@
-/* options.c: the analysis options, their defaults, the names of categories (causes: explain.c's table), and
- * the parsing of durations and windows the CLI passes through. */
+/* options.c: the analysis options, their defaults, the names of categories (causes: explain/rules.c's
+ * table), and the parsing of durations and windows the CLI passes through. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -14,11 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accountant_parts.h"
 #include "call_source.h"
 #include "cuda_api.h"
 #include "explain.h"
 #include "host_wait.h"
+#include "idle.h"
+#include "ledger.h"
 #include "store.h"
 #include "units.h"
 
@@ -83,7 +84,7 @@ void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, in
     if (acc->sources_held && acc->sources_process == process_id) {
         const char *text = held_source(acc, correlation_id);
         if (text)
-            accountant_copy_text(source, size, text);
+            ledger_copy_text(source, size, text);
     } else {
         sqlite3_stmt *query = acc->source_query;
         sqlite3_bind_int64(query, 1, process_id);
@@ -111,10 +112,10 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
     struct selection *selection = gap->device->selection;
     int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
     if (cause == ACCOUNTING_IDLE_HOST_CPU)
-        return accountant_attribute_host_work(gap->acc, selection, label, source ? source : "", start_ns,
-                                              end_ns, length_c, figures, gap->launch_start_ns);
-    return accountant_attribute(gap->acc, selection, cause, label, source ? source : "", start_ns, end_ns,
-                                length_c, figures);
+        return ledger_attribute_host_work(&gap->acc->ledger, selection, label, source ? source : "", start_ns,
+                                          end_ns, length_c, figures, gap->launch_start_ns);
+    return ledger_attribute(&gap->acc->ledger, selection, cause, label, source ? source : "", start_ns,
+                            end_ns, length_c, figures);
 }
 
 static int give_whole(struct gap *gap, enum accounting_cause cause, const char *label,
@@ -275,7 +276,7 @@ static inline int next_row(struct call_rows *rows, struct host_call *call)
         sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
     const char *name = (const char *)sqlite3_column_text(query, 3);
     call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
-    accountant_copy_text(call->name, sizeof call->name, name ? name : "?");
+    ledger_copy_text(call->name, sizeof call->name, name ? name : "?");
     call->unnamed = NULL;
     return 1;
 }
@@ -286,7 +287,7 @@ static void name_call(accountant *acc, struct host_call *call)
     if (!call->unnamed)
         return;
     const char *name = thread_calls_name(acc->threads, call->unnamed);
-    accountant_copy_text(call->name, sizeof call->name, name ? name : "?");
+    ledger_copy_text(call->name, sizeof call->name, name ? name : "?");
     call->unnamed = NULL;
 }
 
@@ -563,7 +564,8 @@ static int launch_rate(struct gap *gap)
                                             gap->end_ns - acc->last_launch.op_start_ns -
                                             (acc->idle_seen_ns - acc->last_launch.idle_seen_ns)};
         if (rate.issued > 0 && rate.issue_ns > 0 && rate.issued_busy_ns >= 0)
-            status = accountant_add_figures(acc, ACCOUNTING_IDLE_LAUNCH_BOUND, "host issuing work", &rate);
+            status =
+                ledger_add_figures(&acc->ledger, ACCOUNTING_IDLE_LAUNCH_BOUND, "host issuing work", &rate);
     }
     acc->last_launch.thread_id = gap->thread_id;
     acc->last_launch.launch_start_ns = gap->launch_start_ns;

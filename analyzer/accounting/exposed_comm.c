@@ -15,19 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accountant_parts.h"
+#include "exposed_comm.h"
+#include "ledger.h"
 #include "nccl_kernel_name.h"
 #include "store.h"
 #include "units.h"
-
-void exposed_comm_free_kernels(struct device_books *books)
-{
-    for (size_t i = 0; i < books->kernel_count; i++)
-        free(books->kernels[i].pieces);
-    free(books->kernels);
-    books->kernels = NULL;
-    books->kernel_count = books->kernel_capacity = 0;
-}
 
 static int add_piece(struct comm_kernel *kernel, int64_t start_ns, int64_t end_ns, int64_t length_c)
 {
@@ -98,7 +90,7 @@ int exposed_comm_advance(accountant *acc, int64_t time_ns)
         x = next;
     }
     acc->sweep_time_ns = time_ns;
-    struct device_books *books = accountant_current(acc);
+    struct device_books *books = ledger_current(&acc->ledger);
     size_t kept = 0;
     acc->open_end_min_ns = INT64_MAX;
     for (size_t i = 0; i < acc->open_count; i++) {
@@ -227,7 +219,7 @@ struct member {
 
 static const struct comm_kernel *kernel_of(const accountant *acc, const struct member *member)
 {
-    return &acc->books[member->book].kernels[member->kernel];
+    return &acc->ledger.books[member->book].kernels[member->kernel];
 }
 
 /* Instances of one collective share communicator and sequence number; without them, the
@@ -275,12 +267,12 @@ static int give_pieces(accountant *acc, const struct comm_kernel *kernel, int64_
         int64_t middle = split_ns < piece->start_ns ? piece->start_ns
                          : split_ns > piece->end_ns ? piece->end_ns
                                                     : split_ns;
-        if (before_c > 0 && accountant_attribute(acc, NULL, before_cause, before_label, "", piece->start_ns,
-                                                 middle, before_c, before_figures) != 0)
+        if (before_c > 0 && ledger_attribute(&acc->ledger, NULL, before_cause, before_label, "",
+                                             piece->start_ns, middle, before_c, before_figures) != 0)
             return -1;
         if (piece->length_c - before_c > 0 &&
-            accountant_attribute(acc, NULL, after_cause, after_label, "", middle, piece->end_ns,
-                                 piece->length_c - before_c, after_figures) != 0)
+            ledger_attribute(&acc->ledger, NULL, after_cause, after_label, "", middle, piece->end_ns,
+                             piece->length_c - before_c, after_figures) != 0)
             return -1;
         /* Figures count once per instance, not per stretch. */
         before_figures = after_figures = NULL;
@@ -295,14 +287,14 @@ static int64_t late_idle(const accountant *acc, const struct device_books *late,
     size_t low = (size_t)late->interval_first, high = late->interval_end;
     while (low < high) { /* the first interval that ends after from */
         size_t middle = low + (high - low) / 2;
-        if (acc->intervals[middle].end_ns <= from)
+        if (acc->ledger.intervals[middle].end_ns <= from)
             low = middle + 1;
         else
             high = middle;
     }
     int64_t idle = 0;
-    for (size_t i = low; i < late->interval_end && acc->intervals[i].start_ns < to; i++) {
-        const struct accounting_interval *interval = &acc->intervals[i];
+    for (size_t i = low; i < late->interval_end && acc->ledger.intervals[i].start_ns < to; i++) {
+        const struct accounting_interval *interval = &acc->ledger.intervals[i];
         int64_t start = interval->start_ns > from ? interval->start_ns : from;
         int64_t end = interval->end_ns < to ? interval->end_ns : to;
         if (end > start && accounting_cause_is_idle(interval->cause)) {
@@ -432,7 +424,7 @@ static int keep_instance(accountant *acc, const struct member *members, size_t c
     *out = (struct accounting_instance){.instance = by_order ? members[last].key + 1 : members[last].key,
                                         .by_order = by_order,
                                         .ranks = (int64_t)count,
-                                        .last_device = acc->books[members[last].book].result_index,
+                                        .last_device = acc->ledger.books[members[last].book].result_index,
                                         .skew_ns = largest_skew,
                                         .transfer_ns = late->end_ns - late->start_ns,
                                         .bytes = late->bytes};
@@ -454,16 +446,16 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
             last = i;
     }
     const struct comm_kernel *late_kernel = kernel_of(acc, &members[last]);
-    const struct device_books *late = &acc->books[members[last].book];
+    const struct device_books *late = &acc->ledger.books[members[last].book];
     int64_t transfer_ns = late_kernel->end_ns - late_kernel->start_ns;
     char late_label[64];
     rank_label(late, result, late_label, sizeof late_label);
     int behind = late_kernel_waited_behind_compute(acc, late, late_kernel);
     int64_t largest_skew = 0;
-    acc->next_mark++;
+    acc->ledger.next_mark++;
     for (size_t i = 0; i < count; i++) {
         const struct comm_kernel *kernel = kernel_of(acc, &members[i]);
-        acc->current_book = members[i].book;
+        acc->ledger.current_book = members[i].book;
         int64_t skew = kernel->end_ns - kernel->start_ns - transfer_ns;
         int64_t nranks = kernel->nranks != STORE_NULL ? kernel->nranks : (int64_t)count;
         int by_order = !kernel->communicator[0] || kernel->sequence == STORE_NULL;
@@ -483,7 +475,7 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
         }
         largest_skew = skew > largest_skew ? skew : largest_skew;
         char detail[256] = "";
-        unsigned char *done = &described[members[i].book * acc->book_count + members[last].book];
+        unsigned char *done = &described[members[i].book * acc->ledger.book_count + members[last].book];
         if (!*done) {
             *done = 1;
             late_activity(acc, late, late_kernel, skew, late_label, detail, sizeof detail);
@@ -516,8 +508,8 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
 static int give_unmatched(accountant *acc, const struct member *member, int single_process)
 {
     const struct comm_kernel *kernel = kernel_of(acc, member);
-    acc->current_book = member->book;
-    acc->next_mark++;
+    acc->ledger.current_book = member->book;
+    acc->ledger.next_mark++;
     struct evidence_figures figures = {
         .detail = single_process
                       ? "the trace holds one process: record or import every rank (or merge the ranks' "
@@ -566,8 +558,10 @@ static void name_straggler(accountant *acc, struct analysis_result *result, cons
                            "rank %" PRId64 " arrived last at %" PRId64 " of %" PRId64
                            " collectives with a skew over 10 us; the other ranks' exposed waiting for it: %s",
                            worst->rank, worst->late_count, skewed_instances, late);
-    for (size_t i = 0; i < acc->book_count && written > 0 && (size_t)written < sizeof out->evidence; i++) {
-        const struct bucket *top = acc->books[i].rank == worst->rank ? top_idle(&acc->books[i]) : NULL;
+    for (size_t i = 0; i < acc->ledger.book_count && written > 0 && (size_t)written < sizeof out->evidence;
+         i++) {
+        const struct bucket *top =
+            acc->ledger.books[i].rank == worst->rank ? top_idle(&acc->ledger.books[i]) : NULL;
         if (!top)
             continue;
         char idle[32];
@@ -582,13 +576,13 @@ static void name_straggler(accountant *acc, struct analysis_result *result, cons
 int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_info *err)
 {
     size_t total = 0;
-    for (size_t i = 0; i < acc->book_count; i++)
-        total += acc->books[i].kernel_count;
+    for (size_t i = 0; i < acc->ledger.book_count; i++)
+        total += acc->ledger.books[i].kernel_count;
     if (total == 0)
         return 0;
     struct member *members = malloc(total * sizeof *members);
-    struct rank_tally *tallies = calloc(acc->book_count, sizeof *tallies);
-    unsigned char *described = calloc(acc->book_count * acc->book_count, 1);
+    struct rank_tally *tallies = calloc(acc->ledger.book_count, sizeof *tallies);
+    unsigned char *described = calloc(acc->ledger.book_count * acc->ledger.book_count, 1);
     if (!members || !tallies || !described || find_behind_starts(acc, result) != 0) {
         free(members);
         free(tallies);
@@ -597,10 +591,10 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
     }
     size_t n = 0;
     int single_process = 1;
-    for (size_t i = 0; i < acc->book_count; i++) {
-        single_process &= acc->books[i].process_id == acc->books[0].process_id;
-        for (size_t k = 0; k < acc->books[i].kernel_count; k++) {
-            const struct comm_kernel *kernel = &acc->books[i].kernels[k];
+    for (size_t i = 0; i < acc->ledger.book_count; i++) {
+        single_process &= acc->ledger.books[i].process_id == acc->ledger.books[0].process_id;
+        for (size_t k = 0; k < acc->ledger.books[i].kernel_count; k++) {
+            const struct comm_kernel *kernel = &acc->ledger.books[i].kernels[k];
             int by_sequence = kernel->communicator[0] && kernel->sequence != STORE_NULL;
             members[n++] = (struct member){i, k, kernel->communicator, kernel->op,
                                            by_sequence ? kernel->sequence : kernel->ordinal};

@@ -1,0 +1,383 @@
+/* ledger.c: the accountant's books (see ledger.h): a builder of causes per device for its whole
+ * span and one per step, and the intervals the picture marks. idle.c and exposed_comm.c give time
+ * to a cause here; accounting.c turns the builders into the result's breakdowns. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger.h"
+#include "store.h"
+
+struct device_books *ledger_current(struct ledger *ledger)
+{
+    return ledger->current_book < ledger->book_count ? &ledger->books[ledger->current_book] : NULL;
+}
+
+/* --- builders --- */
+
+static void free_kernels(struct device_books *books)
+{
+    for (size_t i = 0; i < books->kernel_count; i++)
+        free(books->kernels[i].pieces);
+    free(books->kernels);
+    books->kernels = NULL;
+    books->kernel_count = books->kernel_capacity = 0;
+}
+
+static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounting_cause cause,
+                                const char *label, const char *source)
+{
+    for (size_t i = 0; i < builder->count; i++) {
+        struct bucket *b = &builder->buckets[i];
+        if (b->cause == cause && strcmp(b->label, label) == 0 &&
+            (!source[0] || strcmp(b->source, source) == 0))
+            return b;
+    }
+    if (builder->count == builder->capacity) {
+        size_t capacity = builder->capacity ? builder->capacity * 2 : 8;
+        struct bucket *grown = realloc(builder->buckets, capacity * sizeof *grown);
+        if (!grown)
+            return NULL;
+        builder->buckets = grown;
+        builder->capacity = capacity;
+    }
+    struct bucket *b = &builder->buckets[builder->count++];
+    memset(b, 0, sizeof *b);
+    b->cause = cause;
+    b->last_counted = -1;
+    snprintf(b->label, sizeof b->label, "%s", label);
+    snprintf(b->source, sizeof b->source, "%s", source);
+    return b;
+}
+
+static void merge_figures(struct bucket *b, const struct evidence_figures *figures)
+{
+    b->figures.calls += figures->calls;
+    b->figures.call_ns += figures->call_ns;
+    /* A total beyond int64 (8,193 collectives of 1 PiB, each within the importers' bound) is unknown,
+     * -1 from then on: the evidence then says no byte count; the sum overflowed (UBSan). */
+    if (b->figures.bytes < 0 || __builtin_add_overflow(b->figures.bytes, figures->bytes, &b->figures.bytes))
+        b->figures.bytes = -1;
+    b->figures.transfer_ns += figures->transfer_ns;
+    b->figures.late_ns += figures->late_ns;
+    b->figures.issued += figures->issued;
+    b->figures.issue_ns += figures->issue_ns;
+    b->figures.issued_busy_ns += figures->issued_busy_ns;
+    if (figures->nranks > b->figures.nranks)
+        b->figures.nranks = figures->nranks;
+    if (figures->has_instance) {
+        if (!b->figures.has_instance || figures->first_instance < b->figures.first_instance)
+            b->figures.first_instance = figures->first_instance;
+        if (!b->figures.has_instance || figures->last_instance > b->figures.last_instance)
+            b->figures.last_instance = figures->last_instance;
+        b->figures.has_instance = 1;
+        b->figures.instance_by_order |= figures->instance_by_order;
+    }
+    if (figures->longest_ns > b->figures.longest_ns)
+        b->figures.longest_ns = figures->longest_ns;
+    if (figures->detail && !b->detail[0])
+        snprintf(b->detail, sizeof b->detail, "%s", figures->detail);
+    else if (figures->write_detail && !b->detail[0])
+        figures->write_detail(figures->detail_context, b->detail, sizeof b->detail);
+}
+
+/* Blocking calls are grouped by their place in the program ("300x at train.py:17"); the other
+ * causes by label alone, naming the place of their largest stretch (one late launch site is not
+ * what makes a loop launch-bound). */
+static int builder_add(struct breakdown_builder *builder, enum accounting_cause cause, const char *label,
+                       const char *source, int64_t ns, int64_t mark, const struct evidence_figures *figures)
+{
+    int by_source = cause == ACCOUNTING_IDLE_HOST_SYNC;
+    struct bucket *b = bucket_of(builder, cause, label, by_source ? source : "");
+    if (!b)
+        return -1;
+    if (!by_source && ns > b->largest_ns) {
+        b->largest_ns = ns;
+        snprintf(b->source, sizeof b->source, "%s", source);
+    }
+    b->ns += ns;
+    builder->ns += ns;
+    if (b->last_counted != mark) {
+        b->count++;
+        b->last_counted = mark;
+    }
+    if (figures)
+        merge_figures(b, figures);
+    return 0;
+}
+
+static void builder_free(struct breakdown_builder *builder)
+{
+    free(builder->buckets);
+    *builder = (struct breakdown_builder){0};
+}
+
+void ledger_books_free(struct device_books *books)
+{
+    builder_free(&books->idle);
+    builder_free(&books->comm);
+    for (size_t i = 0; books->step_idle && i < books->step_count; i++) {
+        builder_free(&books->step_idle[i]);
+        builder_free(&books->step_comm[i]);
+    }
+    free(books->step_idle);
+    free(books->step_comm);
+    free(books->host_work);
+    free_kernels(books);
+}
+
+/* --- attribution --- */
+
+static int add_interval(struct ledger *ledger, enum accounting_cause cause, const char *label,
+                        int64_t start_ns, int64_t end_ns)
+{
+    struct device_books *books = ledger_current(ledger);
+    if (end_ns <= start_ns)
+        return 0;
+    if (ledger->interval_count > (size_t)books->interval_first) {
+        struct accounting_interval *last = &ledger->intervals[ledger->interval_count - 1];
+        if (last->device == ledger->current_book && last->cause == cause && last->end_ns == start_ns &&
+            strcmp(last->label, label) == 0) {
+            last->end_ns = end_ns;
+            return 0;
+        }
+    }
+    if (ledger->interval_count >= ACCOUNTING_MAX_INTERVALS)
+        return 0;
+    if (ledger->interval_count == ledger->interval_capacity) {
+        /* From 256 straight to all it may hold: pages cost nothing until written, and grown by
+         * doubling and copying, the array of a host-bound trace (which keeps all of them) faulted
+         * its pages in twice. A small trace's stays small (ASan writes the shadow of all of it). */
+        size_t capacity = ledger->interval_capacity == 0 ? 256 : ACCOUNTING_MAX_INTERVALS;
+        struct accounting_interval *grown = realloc(ledger->intervals, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        ledger->intervals = grown;
+        ledger->interval_capacity = capacity;
+    }
+    struct accounting_interval *interval = &ledger->intervals[ledger->interval_count++];
+    *interval = (struct accounting_interval){
+        .device = ledger->current_book, .cause = cause, .start_ns = start_ns, .end_ns = end_ns};
+    ledger_copy_text(interval->label, sizeof interval->label, label);
+    return 0;
+}
+
+static int64_t measure(struct selection *selection, int64_t start_ns, int64_t end_ns)
+{
+    if (end_ns <= start_ns)
+        return 0;
+    return selection ? selection_clock(selection, end_ns) - selection_clock(selection, start_ns)
+                     : end_ns - start_ns;
+}
+
+static int64_t clamp(int64_t value, int64_t low, int64_t high)
+{
+    return value < low ? low : value > high ? high : value;
+}
+
+/* [start_ns, end_ns) less the GPU time of every step of books, in time order, into segments
+ * (at most capacity: the rest of the stretch, if any, is left out and counts as step-boundary). */
+static size_t outside_steps(const struct ledger *ledger, const struct device_books *books, int64_t start_ns,
+                            int64_t end_ns, int64_t segments[][2], size_t capacity)
+{
+    size_t count = 0;
+    int64_t cursor = start_ns;
+    while (cursor < end_ns && count < capacity) {
+        /* The step that covers cursor pushes it past its end; else the segment runs to the next step. */
+        int64_t next_start = end_ns, covered_to = cursor;
+        for (size_t k = 0; k < books->step_count; k++) {
+            const struct analysis_step *step = &ledger->steps[books->first_step + k];
+            if (step->start_ns <= cursor && step->end_ns > covered_to)
+                covered_to = step->end_ns;
+            else if (step->start_ns > cursor && step->start_ns < next_start)
+                next_start = step->start_ns;
+        }
+        if (covered_to > cursor) {
+            cursor = covered_to;
+            continue;
+        }
+        segments[count][0] = cursor;
+        segments[count][1] = next_start;
+        count++;
+        cursor = next_start;
+    }
+    return count;
+}
+
+/* The steps of books around [start_ns, end_ns): the last to end at or before it and the first to
+ * start at or after it (SIZE_MAX when none). */
+static void steps_around(const struct ledger *ledger, const struct device_books *books, int64_t start_ns,
+                         int64_t end_ns, size_t *before, size_t *after)
+{
+    *before = *after = SIZE_MAX;
+    for (size_t k = 0; k < books->step_count; k++) {
+        const struct analysis_step *step = &ledger->steps[books->first_step + k];
+        if (step->end_ns <= start_ns &&
+            (*before == SIZE_MAX || step->end_ns > ledger->steps[books->first_step + *before].end_ns))
+            *before = k;
+        if (step->start_ns >= end_ns &&
+            (*after == SIZE_MAX || step->start_ns < ledger->steps[books->first_step + *after].start_ns))
+            *after = k;
+    }
+}
+
+/* Idle time outside every step's GPU activity (outside_c of the stretch, on the selection's clock),
+ * kept apart from the causes inside steps and labelled with the cause it would have had: while the
+ * host was still in the step before (its host range), step-end, given to that step; while it was
+ * already in the step after, step-start, given to that one; else step-boundary. */
+static int attribute_between_steps(struct ledger *ledger, struct device_books *books,
+                                   struct selection *selection, enum accounting_cause cause, int64_t start_ns,
+                                   int64_t end_ns, int64_t outside_c, int add_intervals,
+                                   const struct evidence_figures *figures)
+{
+    enum { SEGMENTS = 16 };
+    int64_t segments[SEGMENTS][2];
+    struct {
+        int kind; /* 0 step-end, 1 step-boundary, 2 step-start */
+        size_t owner;
+        int64_t part;
+    } parts[3 * SEGMENTS + 1];
+    size_t part_count = 0, count = outside_steps(ledger, books, start_ns, end_ns, segments, SEGMENTS);
+    static const enum accounting_cause causes[3] = {ACCOUNTING_IDLE_STEP_END, ACCOUNTING_IDLE_STEP_BOUNDARY,
+                                                    ACCOUNTING_IDLE_STEP_START};
+    int64_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t s = segments[i][0], e = segments[i][1];
+        size_t before, after;
+        steps_around(ledger, books, s, e, &before, &after);
+        const struct analysis_step *prev =
+            before == SIZE_MAX ? NULL : &ledger->steps[books->first_step + before];
+        const struct analysis_step *next =
+            after == SIZE_MAX ? NULL : &ledger->steps[books->first_step + after];
+        int64_t end_split = prev && prev->host_end_ns != STORE_NULL ? clamp(prev->host_end_ns, s, e) : s;
+        int64_t start_split =
+            next && next->host_start_ns != STORE_NULL ? clamp(next->host_start_ns, end_split, e) : e;
+        int64_t cuts[4] = {s, end_split, start_split, e};
+        for (int k = 0; k < 3; k++) {
+            int64_t part = measure(selection, cuts[k], cuts[k + 1]);
+            if (part <= 0)
+                continue;
+            parts[part_count].kind = k;
+            parts[part_count].owner = k == 0 ? before : k == 2 ? after : SIZE_MAX;
+            parts[part_count++].part = part;
+            total += part;
+            if (add_intervals &&
+                add_interval(ledger, causes[k], accounting_cause_tag(cause), cuts[k], cuts[k + 1]) != 0)
+                return -1;
+        }
+    }
+    /* The stretch's outside time exactly: steps that overlap each other counted their common time
+     * once inside, so the segments may differ from it; step-boundary absorbs the difference first,
+     * then step-start, then step-end. */
+    int64_t excess = total - outside_c;
+    if (excess < 0) {
+        parts[part_count].kind = 1;
+        parts[part_count].owner = SIZE_MAX;
+        parts[part_count++].part = -excess;
+        excess = 0;
+    }
+    static const int order[3] = {1, 2, 0};
+    for (int o = 0; o < 3 && excess > 0; o++)
+        for (size_t i = 0; i < part_count && excess > 0; i++) {
+            if (parts[i].kind != order[o])
+                continue;
+            int64_t take = excess < parts[i].part ? excess : parts[i].part;
+            parts[i].part -= take;
+            excess -= take;
+        }
+    const char *tag = accounting_cause_tag(cause);
+    for (size_t i = 0; i < part_count; i++) {
+        if (parts[i].part <= 0)
+            continue;
+        enum accounting_cause kind = causes[parts[i].kind];
+        if (builder_add(&books->idle, kind, tag, "", parts[i].part, ledger->next_mark, figures) != 0)
+            return -1;
+        if (parts[i].owner != SIZE_MAX && builder_add(&books->step_idle[parts[i].owner], kind, tag, "",
+                                                      parts[i].part, ledger->next_mark, figures) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ledger_attribute, and the part of length_c given to cause itself (*kept_c), not to the time
+ * between steps. */
+static int attribute(struct ledger *ledger, struct selection *selection, enum accounting_cause cause,
+                     const char *label, const char *source, int64_t start_ns, int64_t end_ns,
+                     int64_t length_c, const struct evidence_figures *figures, int64_t *kept_c)
+{
+    struct device_books *books = ledger_current(ledger);
+    *kept_c = 0;
+    if (length_c <= 0 || !books)
+        return 0;
+    int idle = accounting_cause_is_idle(cause);
+    int64_t inside_c = 0;
+    for (size_t k = 0; k < books->step_count; k++) {
+        const struct analysis_step *step = &ledger->steps[books->first_step + k];
+        int64_t a = start_ns > step->start_ns ? start_ns : step->start_ns;
+        int64_t b = end_ns < step->end_ns ? end_ns : step->end_ns;
+        int64_t part = measure(selection, a, b);
+        if (part > length_c - inside_c)
+            part = length_c - inside_c; /* steps that overlap each other: the device's time counts once */
+        if (part <= 0)
+            continue;
+        inside_c += part;
+        struct breakdown_builder *builder = idle ? &books->step_idle[k] : &books->step_comm[k];
+        if (builder_add(builder, cause, label, source, part, ledger->next_mark, figures) != 0)
+            return -1;
+    }
+    struct breakdown_builder *whole = idle ? &books->idle : &books->comm;
+    if (idle && books->step_count && inside_c < length_c) {
+        /* Kept apart: the time between two steps' GPU activity is a property of the loop. */
+        if (attribute_between_steps(ledger, books, selection, cause, start_ns, end_ns, length_c - inside_c,
+                                    inside_c == 0, figures) != 0)
+            return -1;
+        if (inside_c == 0)
+            return 0;
+    }
+    *kept_c = idle && books->step_count ? inside_c : length_c;
+    if (builder_add(whole, cause, label, source, *kept_c, ledger->next_mark, figures) != 0)
+        return -1;
+    return add_interval(ledger, cause, label, start_ns, end_ns);
+}
+
+int ledger_attribute(struct ledger *ledger, struct selection *selection, enum accounting_cause cause,
+                     const char *label, const char *source, int64_t start_ns, int64_t end_ns,
+                     int64_t length_c, const struct evidence_figures *figures)
+{
+    int64_t kept_c;
+    return attribute(ledger, selection, cause, label, source, start_ns, end_ns, length_c, figures, &kept_c);
+}
+
+int ledger_attribute_host_work(struct ledger *ledger, struct selection *selection, const char *label,
+                               const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+                               const struct evidence_figures *figures, int64_t launch_ns)
+{
+    int64_t kept_c;
+    if (attribute(ledger, selection, ACCOUNTING_IDLE_HOST_CPU, label, source, start_ns, end_ns, length_c,
+                  figures, &kept_c) != 0)
+        return -1;
+    struct device_books *books = ledger_current(ledger);
+    if (!books || kept_c <= 0)
+        return 0;
+    if (books->host_work_count == books->host_work_capacity) {
+        size_t capacity = books->host_work_capacity ? 2 * books->host_work_capacity : 64;
+        struct host_work *grown = realloc(books->host_work, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        books->host_work = grown;
+        books->host_work_capacity = capacity;
+    }
+    books->host_work[books->host_work_count++] = (struct host_work){launch_ns, kept_c};
+    return 0;
+}
+
+int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const char *label,
+                       const struct evidence_figures *figures)
+{
+    struct device_books *books = ledger_current(ledger);
+    struct bucket *b = books ? bucket_of(&books->idle, cause, label, "") : NULL;
+    if (!b)
+        return books ? -1 : 0;
+    merge_figures(b, figures);
+    return 0;
+}

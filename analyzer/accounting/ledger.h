@@ -1,0 +1,124 @@
+/* ledger.h: the accountant's books, private to analyzer/accounting/. idle.c (idle gaps) and
+ * exposed_comm.c (communication with no compute under it) give time to a cause here; accounting.c,
+ * the driver, opens a device's books, walks its operations and turns the books into the result.
+ * The ledger calls none of them. */
+#ifndef OVERLAPSCOPE_LEDGER_H
+#define OVERLAPSCOPE_LEDGER_H
+
+#include <string.h>
+
+#include "accountant.h"
+
+/* Copies text into buffer as snprintf("%s") would, without its cost: on a host-bound trace this runs
+ * for every host call named and every stretch of idle time kept around every idle gap. */
+static inline void ledger_copy_text(char *buffer, size_t size, const char *text)
+{
+    size_t length = strnlen(text, size - 1);
+    memcpy(buffer, text, length);
+    buffer[length] = '\0';
+}
+
+/* Figures a cause's evidence is written from, summed over its stretches. */
+struct evidence_figures {
+    int64_t calls;       /* host calls (launch-bound: launches) */
+    int64_t call_ns;     /* time inside them */
+    int64_t longest_ns;  /* the longest single stretch */
+    int64_t bytes;       /* communication: bytes moved */
+    int64_t transfer_ns; /* communication: transfer time of the instances */
+    int64_t late_ns;     /* communication: how late the last rank was, summed over instances */
+    /* launch-bound: between two gaps the host filled one launch at a time, the operations it issued,
+     * the host time it took (from launch to launch) and the GPU time they ran */
+    int64_t issued, issue_ns, issued_busy_ns;
+    /* communication: the instances covered, by sequence number (or order on each device) */
+    int64_t first_instance, last_instance;
+    int has_instance, instance_by_order;
+    int64_t nranks;
+    const char *detail; /* a sentence kept from the first stretch (may be NULL) */
+    /* Or, when detail is NULL, what writes that sentence (snprintf-style, into a buffer of size),
+     * called only where it is kept: a sentence per stretch cost a host-bound trace's every gap. */
+    void (*write_detail)(const void *context, char *buffer, size_t size);
+    const void *detail_context;
+};
+
+struct bucket {
+    enum accounting_cause cause;
+    char label[64], source[128];
+    int64_t ns, count, last_counted;
+    int64_t largest_ns; /* the largest stretch given to it, whose source it names (not host-sync) */
+    struct evidence_figures figures;
+    char detail[256];
+};
+
+struct breakdown_builder {
+    struct bucket *buckets;
+    size_t count, capacity;
+    int64_t ns;
+};
+
+/* A stretch of an NCCL kernel with no compute running. length_c on the selection's clock. */
+struct piece {
+    int64_t start_ns, end_ns, length_c;
+};
+
+struct comm_kernel {
+    int64_t rowid, start_ns, end_ns, name_id;
+    struct piece *pieces;
+    size_t piece_count, piece_capacity;
+    int has_collective;
+    char op[24], communicator[48];
+    int64_t sequence, bytes, nranks, ordinal;
+};
+
+/* One device's books. */
+struct device_books {
+    size_t result_index;
+    int64_t process_id, device_id, rank;
+    struct breakdown_builder idle, comm;
+    struct breakdown_builder *step_idle, *step_comm; /* per step of the process */
+    size_t first_step, step_count;                   /* those steps: acc->steps[first_step ...] */
+    struct comm_kernel *kernels;
+    size_t kernel_count, kernel_capacity;
+    struct host_work *host_work; /* its host-cpu stretches (accountant_device_idle) */
+    size_t host_work_count, host_work_capacity;
+    int64_t interval_first; /* its first interval in acc->intervals */
+    size_t interval_end;    /* and the end of its idle intervals (its walk) */
+    /* What the trace holds for the device's process (accounting.c: unchecked causes). */
+    int has_api, lacks_sync_events, has_sources, first_of_process;
+    enum trace_origin { ORIGIN_RECORD, ORIGIN_KINETO, ORIGIN_NSYS } origin;
+};
+
+/* Every device's books and the intervals of idle time and exposed communication, in the order
+ * given. */
+struct ledger {
+    const struct analysis_step *steps; /* the run's steps (result->steps) */
+    size_t step_count;
+    struct device_books *books;
+    size_t book_count, book_capacity;
+    size_t current_book; /* the books ledger_attribute writes to */
+    int64_t next_mark;   /* a stretch's mark: the stretches of one gap or instance count once */
+    struct accounting_interval *intervals;
+    size_t interval_count, interval_capacity;
+};
+
+/* The books being written (the device being walked), or NULL. */
+struct device_books *ledger_current(struct ledger *ledger);
+/* Frees a device's books (not the struct itself). */
+void ledger_books_free(struct device_books *books);
+/* Gives [start_ns, end_ns) (length_c on the selection's clock) to cause on the current device and
+ * to each of its steps the stretch meets; idle time outside every step of a process that has steps
+ * goes to ACCOUNTING_IDLE_STEP_BOUNDARY, labelled with the cause it would have had. selection may
+ * be NULL (the stretch is measured as is). Returns 0 or -1 (out of memory). */
+int ledger_attribute(struct ledger *ledger, struct selection *selection, enum accounting_cause cause,
+                     const char *label, const char *source, int64_t start_ns, int64_t end_ns,
+                     int64_t length_c, const struct evidence_figures *figures);
+/* ledger_attribute for host-cpu time, whose part inside the steps (all of it without steps) is
+ * also kept as the device's host work (accountant_device_idle): the what-if removes exactly that. */
+int ledger_attribute_host_work(struct ledger *ledger, struct selection *selection, const char *label,
+                               const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+                               const struct evidence_figures *figures, int64_t launch_ns);
+struct device_books *accountant_current(struct ledger *ledger);
+/* Adds figures to the current device's (cause, label) over its whole span, without time. Returns 0 or -1. */
+int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const char *label,
+                       const struct evidence_figures *figures);
+
+#endif
