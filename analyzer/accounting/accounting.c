@@ -17,6 +17,7 @@
 #include "exposed_comm.h"
 #include "idle.h"
 #include "ledger.h"
+#include "nccl_bandwidth.h"
 #include "store.h"
 #include "units.h"
 
@@ -348,20 +349,6 @@ static void append(char *text, size_t size, const char *format, ...)
 }
 
 /* NCCL's bus-bandwidth factor for an operation over n ranks (nccl-tests, doc/PERFORMANCE.md). */
-static double bus_factor(const char *op, int64_t n, const char **formula)
-{
-    double ranks = (double)(n > 0 ? n : 1);
-    if (strcmp(op, "AllReduce") == 0) {
-        *formula = "2(n-1)/n";
-        return 2.0 * (ranks - 1) / ranks;
-    }
-    if (strcmp(op, "AllGather") == 0 || strcmp(op, "ReduceScatter") == 0 || strcmp(op, "AllToAll") == 0) {
-        *formula = "(n-1)/n";
-        return (ranks - 1) / ranks;
-    }
-    *formula = "1";
-    return 1.0;
-}
 
 static void write_evidence(const struct bucket *b, char *text, size_t size)
 {
@@ -436,7 +423,7 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
         if (f->transfer_ns > 0 && f->bytes > 0) {
             const char *formula = "1";
             double algorithm_gbps = (double)f->bytes / (double)f->transfer_ns;
-            double bus_gbps = algorithm_gbps * bus_factor(b->label, f->nranks, &formula);
+            double bus_gbps = algorithm_gbps * nccl_bus_factor(b->label, f->nranks, &formula);
             char bytes[32];
             units_format_bytes(bytes, sizeof bytes, f->bytes / count);
             append(text, size,
@@ -480,16 +467,6 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
         append(text, size, "%s%s", text[0] ? "; " : "", b->detail);
 }
 
-static int compare_entries(const void *left, const void *right)
-{
-    const struct accounting_entry *a = left, *b = right;
-    if (a->ns != b->ns)
-        return a->ns > b->ns ? -1 : 1;
-    if (a->cause != b->cause)
-        return a->cause < b->cause ? -1 : 1;
-    return strcmp(a->label, b->label);
-}
-
 static int build_breakdown(const struct breakdown_builder *builder, struct accounting_breakdown *out)
 {
     out->ns = builder->ns;
@@ -509,8 +486,7 @@ static int build_breakdown(const struct breakdown_builder *builder, struct accou
         snprintf(entry->source, sizeof entry->source, "%s", b->source);
         write_evidence(b, entry->evidence, sizeof entry->evidence);
     }
-    if (out->entry_count > 1)
-        qsort(out->entries, out->entry_count, sizeof *out->entries, compare_entries);
+    ledger_sort_entries(out);
     return 0;
 }
 

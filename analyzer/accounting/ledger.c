@@ -381,3 +381,19 @@ int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const
     merge_figures(b, figures);
     return 0;
 }
+
+static int compare_entries(const void *left, const void *right)
+{
+    const struct accounting_entry *a = left, *b = right;
+    if (a->ns != b->ns)
+        return a->ns > b->ns ? -1 : 1;
+    if (a->cause != b->cause)
+        return a->cause < b->cause ? -1 : 1;
+    return strcmp(a->label, b->label);
+}
+
+void ledger_sort_entries(struct accounting_breakdown *breakdown)
+{
+    if (breakdown->entry_count > 1)
+        qsort(breakdown->entries, breakdown->entry_count, sizeof *breakdown->entries, compare_entries);
+}

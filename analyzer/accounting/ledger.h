@@ -121,4 +121,8 @@ struct device_books *accountant_current(struct ledger *ledger);
 int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const char *label,
                        const struct evidence_figures *figures);
 
+/* Puts a breakdown's entries in the order every report lists them: most time first, then by
+ * cause, then by label. */
+void ledger_sort_entries(struct accounting_breakdown *breakdown);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ledger.h"
 #include "selection.h"
 #include "units.h"
 
@@ -33,7 +34,7 @@ struct copy_key {
     int64_t stream_id;
 };
 
-struct bucket {
+struct copy_bucket {
     struct copy_key key;
     int64_t copies, exposed_ns, bytes, duration_ns;
 };
@@ -49,7 +50,7 @@ struct copy_exposure {
     int64_t now_ns, kernel_end_ns;
     struct open_copy *open;
     size_t open_count, open_capacity;
-    struct bucket *buckets;
+    struct copy_bucket *buckets;
     size_t bucket_count, bucket_capacity;
     /* Host copies from and to pinned memory, by direction (HtoD, DtoH): their bandwidth is what
      * pinning gives on this device. */
@@ -151,13 +152,13 @@ static long bucket_of(copy_exposure *exposure, const struct copy_key *key)
             return (long)i;
     if (exposure->bucket_count == exposure->bucket_capacity) {
         size_t capacity = exposure->bucket_capacity ? exposure->bucket_capacity * 2 : 8;
-        struct bucket *grown = realloc(exposure->buckets, capacity * sizeof *grown);
+        struct copy_bucket *grown = realloc(exposure->buckets, capacity * sizeof *grown);
         if (!grown)
             return -1;
         exposure->buckets = grown;
         exposure->bucket_capacity = capacity;
     }
-    exposure->buckets[exposure->bucket_count] = (struct bucket){.key = *key};
+    exposure->buckets[exposure->bucket_count] = (struct copy_bucket){.key = *key};
     return (long)exposure->bucket_count++;
 }
 
@@ -186,7 +187,7 @@ int copy_exposure_observe(copy_exposure *exposure, const struct model_op *op)
     long bucket = bucket_of(exposure, &key);
     if (bucket < 0)
         return -1;
-    struct bucket *b = &exposure->buckets[bucket];
+    struct copy_bucket *b = &exposure->buckets[bucket];
     b->copies++;
     b->bytes += op->bytes;
     b->duration_ns += op->end_ns - op->start_ns;
@@ -246,8 +247,8 @@ static double reference_pinned_gbps(const struct device_state *device, const cha
     return 12;
 }
 
-static void write_evidence(const copy_exposure *exposure, const struct bucket *b, enum accounting_cause cause,
-                           char *text, size_t size)
+static void write_evidence(const copy_exposure *exposure, const struct copy_bucket *b,
+                           enum accounting_cause cause, char *text, size_t size)
 {
     char bytes[32], exposed[32];
     int64_t copies = b->copies > 0 ? b->copies : 1;
@@ -303,19 +304,9 @@ static void write_evidence(const copy_exposure *exposure, const struct bucket *b
     }
 }
 
-static int compare_entries(const void *left, const void *right)
-{
-    const struct accounting_entry *a = left, *b = right;
-    if (a->ns != b->ns)
-        return a->ns > b->ns ? -1 : 1;
-    if (a->cause != b->cause)
-        return a->cause < b->cause ? -1 : 1;
-    return strcmp(a->label, b->label);
-}
-
 /* A bucket whose cause is decided, merged with the others of its cause and label. */
-static long merged_entry(struct accounting_breakdown *out, struct bucket *sums, enum accounting_cause cause,
-                         const char *label, const struct bucket *b)
+static long merged_entry(struct accounting_breakdown *out, struct copy_bucket *sums,
+                         enum accounting_cause cause, const char *label, const struct copy_bucket *b)
 {
     for (size_t i = 0; i < out->entry_count; i++)
         if (out->entries[i].cause == cause && strcmp(out->entries[i].label, label) == 0) {
@@ -339,7 +330,7 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
     if (exposure->bucket_count == 0)
         return 0;
     out->entries = calloc(exposure->bucket_count, sizeof *out->entries);
-    struct bucket *sums = calloc(exposure->bucket_count, sizeof *sums);
+    struct copy_bucket *sums = calloc(exposure->bucket_count, sizeof *sums);
     if (!out->entries || !sums) {
         free(out->entries);
         free(sums);
@@ -347,7 +338,7 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
         return -1;
     }
     for (size_t i = 0; i < exposure->bucket_count; i++) {
-        const struct bucket *b = &exposure->buckets[i];
+        const struct copy_bucket *b = &exposure->buckets[i];
         if (b->exposed_ns <= 0)
             continue;
         enum accounting_cause cause = cause_of(exposure->device, &b->key);
@@ -367,7 +358,6 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
         write_evidence(exposure, &sums[i], entry->cause, entry->evidence, sizeof entry->evidence);
     }
     free(sums);
-    if (out->entry_count > 1)
-        qsort(out->entries, out->entry_count, sizeof *out->entries, compare_entries);
+    ledger_sort_entries(out);
     return 0;
 }
