@@ -35,6 +35,11 @@ struct call_kind {
 };
 #define ACCOUNTANT_CALL_KINDS 64 /* slots, by name id: a trace calls a few dozen API functions */
 
+/* The context a synchronization record (by its call's correlation id) waited on. */
+struct sync_context {
+    int64_t correlation_id, context_id;
+};
+
 struct accountant {
     sqlite3 *db;
     kernel_names *names;
@@ -80,6 +85,15 @@ struct accountant {
     struct stream_wait *stream_waits;
     size_t stream_wait_count;
     int stream_waits_held;
+    /* Which context each synchronization of the process waited on (by correlation id, sorted), and
+     * the contexts of the current device's streams: a blocking call whose synchronization names
+     * none of them waited for another device (idle.c). Not held: no call is told apart. */
+    struct sync_context *sync_contexts;
+    size_t sync_context_count;
+    int sync_contexts_held;
+    int64_t *device_contexts;
+    size_t device_context_count;
+    int device_contexts_held;
     /* A blocking call whose source is an anonymous native frame is named with its thread. */
     struct thread_names thread_names;
     struct accounting_instance *instances; /* handed to the result */

@@ -84,6 +84,29 @@ static void hold_stream_waits(accountant *acc, int64_t process_id)
                   process_id, 3, acc->stream_waits, &acc->stream_wait_count, &acc->stream_waits_held);
 }
 
+/* The contexts each synchronization of process_id waited on, and those of device_id's streams
+ * (idle.c tells a sync of another device by them). */
+static void hold_sync_contexts(accountant *acc, int64_t process_id)
+{
+    _Static_assert(sizeof(struct sync_context) == 2 * sizeof(int64_t), "hold_rows reads 2 columns");
+    acc->sync_contexts =
+        hold_rows(acc->db,
+                  "SELECT correlation_id, context_id FROM synchronizations WHERE process_id = ?1"
+                  " AND correlation_id IS NOT NULL AND context_id IS NOT NULL ORDER BY correlation_id, rowid",
+                  process_id, 2, acc->sync_contexts, &acc->sync_context_count, &acc->sync_contexts_held);
+}
+
+static void hold_device_contexts(accountant *acc, int64_t process_id, int64_t device_id)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT DISTINCT context_id FROM streams WHERE process_id = ?1 AND device_id = %" PRId64
+             " AND context_id IS NOT NULL",
+             device_id);
+    acc->device_contexts = hold_rows(acc->db, sql, process_id, 1, acc->device_contexts,
+                                     &acc->device_context_count, &acc->device_contexts_held);
+}
+
 accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps,
                            size_t step_count, error_info *err)
 {
@@ -161,6 +184,8 @@ void accountant_free(accountant *acc)
     thread_calls_free(acc->threads);
     free(acc->sources);
     free(acc->stream_waits);
+    free(acc->sync_contexts);
+    free(acc->device_contexts);
     thread_names_close(&acc->thread_names);
     for (size_t i = 0; i < acc->ledger.book_count; i++)
         ledger_books_free(&acc->ledger.books[i]);
@@ -242,6 +267,7 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
         acc->process_has_syncs = probe_exists(
             acc->db, "SELECT 1 FROM synchronizations WHERE process_id = ?1 LIMIT 1", device->process_id);
         hold_stream_waits(acc, device->process_id);
+        hold_sync_contexts(acc, device->process_id);
         acc->process_has_collectives = probe_exists(
             acc->db, "SELECT 1 FROM collectives WHERE process_id = ?1 LIMIT 1", device->process_id);
         acc->process_has_sources =
@@ -269,6 +295,7 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     acc->open_end_min_ns = INT64_MAX;
     acc->ops_seen = acc->idle_seen_ns = 0;
     acc->last_launch.thread_id = STORE_NULL;
+    hold_device_contexts(acc, device->process_id, device->device_id);
     return 0;
 }
 
@@ -443,6 +470,13 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
                "%s arrived last because its NCCL kernel waited for SMs held by compute (a "
                "comm-behind-compute wait), %" PRId64 " time%s",
                b->label, b->count, b->count == 1 ? "" : "s");
+        break;
+    case ACCOUNTING_IDLE_SYNC_OTHER_DEVICE:
+        append(text, size,
+               "the launching thread was in %s, a synchronization whose record names another device's "
+               "context: it waited for none of this device's work, yet held the host %s per gap, %" PRId64
+               " time%s, while this device ran out of work",
+               b->label, duration(one, sizeof one, b->ns / count), b->count, b->count == 1 ? "" : "s");
         break;
     /* These say it all in their label and detail. No default: the compiler names a new cause's
      * row (causes.def) that has no case here. */

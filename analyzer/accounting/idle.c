@@ -509,6 +509,31 @@ static int os_wait(struct gap *gap, struct host_walk *walk, struct host_call *ca
 }
 
 /* [start_ns, end_ns) of the gap spent inside a CUDA call (previous: the call before it). */
+/* Whether the call's synchronization record names a context none of the device's streams has: a
+ * cudaDeviceSynchronize of another current device (torch.cuda.synchronize(other)), a stream or
+ * event of another device. It waited for none of this device's work. Unknown (no record, no
+ * contexts held): 0. */
+static int syncs_other_device(const accountant *acc, const struct host_call *call)
+{
+    if (!acc->sync_contexts_held || !acc->device_contexts_held || acc->device_context_count == 0 ||
+        call->correlation_id == STORE_NULL)
+        return 0;
+    size_t low = 0, high = acc->sync_context_count;
+    while (low < high) { /* the first record of the correlation id */
+        size_t middle = low + (high - low) / 2;
+        if (acc->sync_contexts[middle].correlation_id < call->correlation_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low == acc->sync_context_count || acc->sync_contexts[low].correlation_id != call->correlation_id)
+        return 0;
+    for (size_t i = 0; i < acc->device_context_count; i++)
+        if (acc->device_contexts[i] == acc->sync_contexts[low].context_id)
+            return 0;
+    return 1;
+}
+
 static int inside_call(struct gap *gap, struct host_walk *walk, struct host_call *call,
                        struct host_call *previous, int64_t start_ns, int64_t end_ns)
 {
@@ -521,6 +546,11 @@ static int inside_call(struct gap *gap, struct host_walk *walk, struct host_call
     blocking_label(gap, call, previous, walk->sync_label, sizeof walk->sync_label);
     idle_call_source(gap->acc, gap->device->process_id, gap->thread_id, call->correlation_id,
                      walk->sync_source, sizeof walk->sync_source);
+    if (syncs_other_device(gap->acc, call)) {
+        walk->after_sync = 0; /* the host goes on from it as from any call of its own */
+        return give(gap, ACCOUNTING_IDLE_SYNC_OTHER_DEVICE, walk->sync_label, walk->sync_source, start_ns,
+                    end_ns, NULL);
+    }
     walk->after_sync = 1;
     return give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk->sync_label, walk->sync_source, start_ns, end_ns, NULL);
 }

@@ -418,6 +418,12 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
     # Seed 004's loop (sync_loop.py --randn): synchronizing cuda:0, the idle cuda:1, nothing.
     verdict torch_sync_dev0 'the loop waits in cudaDeviceSynchronize of its own device' \
         'any(c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize" and c["count"] >= 900 for c in parts(device_of(-1), "idle"))'
+    # cudaDeviceSynchronize of cuda:1 (context 2), which ran nothing: not this device's host-sync
+    # (the two of cuda:0 itself, the warm-up's and the loop's last, stay host-sync).
+    verdict torch_sync_dev1 'the loop syncs the idle other device: host time, not a wait for this one' \
+        'any(c["cause"] == "sync-elsewhere" and c["label"] == "cudaDeviceSynchronize" and c["count"] == 1000 for c in parts(device_of(-1), "idle")) and all(c["count"] <= 2 for c in parts(device_of(-1), "idle") if c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize")'
+    verdict torch_sync_dev0 'syncing its own device is never sync-elsewhere' \
+        's.get("idle_sync_elsewhere_ms", 0) == 0'
     verdict torch_sync_none 'no synchronization in the loop' \
         'not any(c["cause"] == "host-sync" and c["count"] >= 100 for c in parts(device_of(-1), "idle"))'
     # DDP, rank 1 with twice rank 0's batch (its GPU computes 1.5x rank 0's), and both the mean batch.
