@@ -8,6 +8,7 @@
 
 #include "graph.h"
 #include "key_index.h"
+#include "queries_whatif.h"
 #include "whatif.h"
 
 struct order_item {
@@ -328,25 +329,20 @@ static int by_stream_then_correlation(const void *a, const void *b)
 int graph_load_waits(sqlite3 *db, int64_t process_id, struct stream_wait **out, size_t *count,
                      error_info *err)
 {
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT stream_id, correlation_id, event_id FROM synchronizations WHERE"
-                           " process_id = ?1 AND sync_type = 2 AND stream_id IS NOT NULL AND"
-                           " correlation_id IS NOT NULL",
-                           -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read event dependencies: %s", sqlite3_errmsg(db));
-    sqlite3_bind_int64(query, 1, process_id);
+    store_stream_waits *rows = store_stream_waits_open(db, process_id, err);
+    if (!rows)
+        return -1;
     size_t capacity = 0;
     int status = 0;
-    while (status == 0 && *count < WHATIF_MAX_OPS && sqlite3_step(query) == SQLITE_ROW) {
+    struct store_stream_wait_row row;
+    /* a read error ends the waits read so far: the replay keeps those */
+    while (status == 0 && *count < WHATIF_MAX_OPS && store_stream_waits_next(rows, &row, err) == 1) {
         if (replay_grow((void **)out, &capacity, *count, sizeof **out) != 0)
             status = WHATIF_OUT_OF_MEMORY;
         else
-            (*out)[(*count)++] =
-                (struct stream_wait){sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1),
-                                     sqlite3_column_int64(query, 2)};
+            (*out)[(*count)++] = (struct stream_wait){row.stream_id, row.correlation_id, row.event_id};
     }
-    sqlite3_finalize(query);
+    store_stream_waits_free(rows);
     if (*count)
         qsort(*out, *count, sizeof **out, by_stream_then_correlation);
     return status;
@@ -366,34 +362,6 @@ const struct stream_wait *graph_wait_before(const struct stream_wait *waits, siz
             high = middle;
     }
     return low > 0 && waits[low - 1].stream_id == stream_id ? &waits[low - 1] : NULL;
-}
-
-/* The record of event_id last launched before correlation_id: 1 with *stream_id and *recorded
- * filled, 0 when none, -1 on a read error. */
-int graph_record_before(sqlite3_stmt *record, int64_t process_id, int64_t event_id, int64_t correlation_id,
-                        int64_t *stream_id, int64_t *recorded)
-{
-    sqlite3_reset(record);
-    sqlite3_bind_int64(record, 1, process_id);
-    sqlite3_bind_int64(record, 2, event_id);
-    sqlite3_bind_int64(record, 3, correlation_id);
-    int step = sqlite3_step(record);
-    if (step == SQLITE_ROW && sqlite3_column_type(record, 0) != SQLITE_NULL) {
-        *stream_id = sqlite3_column_int64(record, 0);
-        *recorded = sqlite3_column_int64(record, 1);
-        return 1;
-    }
-    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : -1;
-}
-
-int graph_prepare_record(sqlite3 *db, sqlite3_stmt **record, error_info *err)
-{
-    if (sqlite3_prepare_v2(db,
-                           "SELECT stream_id, correlation_id FROM cuda_events WHERE process_id = ?1 AND"
-                           " event_id = ?2 AND correlation_id < ?3 ORDER BY correlation_id DESC LIMIT 1",
-                           -1, record, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read event records: %s", sqlite3_errmsg(db));
-    return 0;
 }
 
 /* The op that the record of an event on stream_id at correlation `recorded` waits for: the last op
@@ -420,8 +388,8 @@ static long recorded_after(const struct replay *replay, const struct stream_wait
 int graph_add_event_edges(sqlite3 *db, struct replay *replay, int64_t process_id,
                           const struct stream_wait *waits, size_t wait_count, error_info *err)
 {
-    sqlite3_stmt *record = NULL;
-    if (graph_prepare_record(db, &record, err) != 0)
+    store_event_records *records = store_event_records_open(db, err);
+    if (!records)
         return -1;
     int status = 0;
     for (size_t w = 0; status == 0 && w < wait_count; w++) {
@@ -430,14 +398,14 @@ int graph_add_event_edges(sqlite3 *db, struct replay *replay, int64_t process_id
         if (waiting < 0)
             continue;
         long consumer = first_after(replay, (size_t)waiting, waits[w].correlation_id);
-        int found = graph_record_before(record, process_id, waits[w].event_id, waits[w].correlation_id,
-                                        &stream_id, &recorded);
+        int found = store_event_record_before(records, process_id, waits[w].event_id, waits[w].correlation_id,
+                                              &stream_id, &recorded, err);
         const struct stream_wait *relay = NULL;
         long producer =
             found == 1 ? recorded_after(replay, waits, wait_count, stream_id, recorded, &relay) : -1;
         if (found == 1 && relay)
-            found = graph_record_before(record, process_id, relay->event_id, relay->correlation_id,
-                                        &stream_id, &recorded);
+            found = store_event_record_before(records, process_id, relay->event_id, relay->correlation_id,
+                                              &stream_id, &recorded, err);
         long relayed = -1;
         if (found == 1 && relay) {
             const struct stream_wait *ignored;
@@ -447,12 +415,12 @@ int graph_add_event_edges(sqlite3 *db, struct replay *replay, int64_t process_id
                            replay->ops[relayed].category == ANALYSIS_COMMUNICATION &&
                            replay->ops[consumer].category == ANALYSIS_COMMUNICATION;
         if (found < 0)
-            status = error_set(err, "cannot read event records: %s", sqlite3_errmsg(db));
+            status = -1; /* err filled by the store */
         else if (add_edge(replay, producer, consumer, EDGE_EVENT) != 0 ||
                  add_edge(replay, relayed, consumer, communicator ? EDGE_COMMUNICATOR : EDGE_EVENT) != 0)
             status = WHATIF_OUT_OF_MEMORY;
     }
-    sqlite3_finalize(record);
+    store_event_records_free(records);
     return status;
 }
 

@@ -44,22 +44,14 @@ struct stream_wait {
 };
 
 /* Every cudaStreamWaitEvent of the process, into *out (*count of them; the caller frees *out), by
- * stream then launch. Returns 0 or WHATIF_OUT_OF_MEMORY. */
+ * stream then launch (a read error ends them there). Returns 0, -1 when the store cannot read them
+ * (err filled) or WHATIF_OUT_OF_MEMORY. */
 int graph_load_waits(sqlite3 *db, int64_t process_id, struct stream_wait **out, size_t *count,
                      error_info *err);
 
 /* The last wait on stream_id launched before correlation_id, NULL when none. */
 const struct stream_wait *graph_wait_before(const struct stream_wait *waits, size_t wait_count,
                                             int64_t stream_id, int64_t correlation_id);
-
-/* The record of an event last launched before a correlation id (graph_record_before), prepared
- * once per device. Returns 0 or -1 with err filled; the caller finalizes *record. */
-int graph_prepare_record(sqlite3 *db, sqlite3_stmt **record, error_info *err);
-
-/* The record of event_id last launched before correlation_id: 1 with *stream_id and *recorded
- * filled, 0 when none, -1 on a read error. */
-int graph_record_before(sqlite3_stmt *record, int64_t process_id, int64_t event_id, int64_t correlation_id,
-                        int64_t *stream_id, int64_t *recorded);
 
 /* The edges of the process's event waits (waits: graph_load_waits). Returns 0, -1 on a read error
  * (err filled) or WHATIF_OUT_OF_MEMORY. Needs graph_link_by. */

@@ -10,6 +10,7 @@
 #include "key_index.h"
 #include "load.h"
 #include "op_source.h"
+#include "queries_whatif.h"
 #include "whatif.h"
 
 /* Copies smaller than this measure latency, not a link's speed. */
@@ -51,7 +52,7 @@ struct name_kinds {
     struct name_kind *items;
     size_t count, capacity;
     struct key_index index;
-    sqlite3_stmt *lookup; /* the string of an id */
+    store_string_reader *lookup; /* the string of an id */
 };
 
 struct name_key {
@@ -65,8 +66,9 @@ static int name_kind_matches(const void *context, size_t position)
     return key->kinds->items[position].name_id == key->name_id;
 }
 
-/* The kind of name_id: 0, or -1 on a read error, WHATIF_OUT_OF_MEMORY, with *kind filled. */
-static int kind_of_name(struct name_kinds *kinds, int64_t name_id, int *kind)
+/* The kind of name_id: 0, or -1 on a read error (err filled), WHATIF_OUT_OF_MEMORY, with *kind
+ * filled. */
+static int kind_of_name(struct name_kinds *kinds, int64_t name_id, int *kind, error_info *err)
 {
     struct name_key key = {kinds, name_id};
     uint64_t hash = key_index_hash(name_id, 0, 0, 0);
@@ -75,12 +77,10 @@ static int kind_of_name(struct name_kinds *kinds, int64_t name_id, int *kind)
         *kind = kinds->items[found].kind;
         return 0;
     }
-    sqlite3_reset(kinds->lookup);
-    sqlite3_bind_int64(kinds->lookup, 1, name_id);
-    int step = sqlite3_step(kinds->lookup);
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
+    const char *name;
+    if (store_string_reader_find(kinds->lookup, name_id, &name, err) != 0)
         return -1;
-    *kind = call_kind(step == SQLITE_ROW ? (const char *)sqlite3_column_text(kinds->lookup, 0) : NULL);
+    *kind = call_kind(name);
     if (replay_grow((void **)&kinds->items, &kinds->capacity, kinds->count, sizeof *kinds->items) != 0 ||
         key_index_add(&kinds->index, hash, kinds->count) != 0)
         return WHATIF_OUT_OF_MEMORY;
@@ -100,46 +100,39 @@ static int host_call_kept(int64_t start, int64_t end)
  * sorted here only when the rows came otherwise). */
 static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
 {
-    sqlite3_stmt *query = NULL;
     struct name_kinds kinds = {0};
-    if (sqlite3_prepare_v2(db,
-                           "SELECT thread_id, start_ns, end_ns, correlation_id, name_id FROM api_calls"
-                           " WHERE process_id = ?1 AND correlation_id IS NOT NULL",
-                           -1, &query, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &kinds.lookup, NULL) !=
-            SQLITE_OK) {
-        sqlite3_finalize(query);
-        return error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
+    store_correlated_calls *rows = store_correlated_calls_open(db, process_id, err);
+    if (!rows || !(kinds.lookup = store_string_reader_open(db, err))) {
+        store_correlated_calls_free(rows);
+        return -1;
     }
-    sqlite3_bind_int64(query, 1, process_id);
     size_t capacity = 0;
-    int status = 0, step, sorted = 1;
-    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
+    int status = 0, got, sorted = 1;
+    struct store_correlated_call_row row;
+    while ((got = store_correlated_calls_next(rows, &row, err)) == 1) {
         if (replay->call_count >= WHATIF_MAX_OPS)
             break;
-        int64_t start = sqlite3_column_int64(query, 1), end = sqlite3_column_int64(query, 2);
-        if (!host_call_kept(start, end))
+        if (!host_call_kept(row.start_ns, row.end_ns))
             continue;
         int kind = 0;
-        if (sqlite3_column_type(query, 4) != SQLITE_NULL &&
-            (status = kind_of_name(&kinds, sqlite3_column_int64(query, 4), &kind)) != 0)
+        if (row.has_name && (status = kind_of_name(&kinds, row.name_id, &kind, err)) != 0)
             break;
         if (replay_grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0) {
             status = WHATIF_OUT_OF_MEMORY;
             break;
         }
         struct host_call *call = &replay->calls[replay->call_count++];
-        *call = (struct host_call){.thread_id = sqlite3_column_int64(query, 0),
-                                   .start_ns = start,
-                                   .end_ns = end,
-                                   .correlation_id = sqlite3_column_int64(query, 3),
+        *call = (struct host_call){.thread_id = row.thread_id,
+                                   .start_ns = row.start_ns,
+                                   .end_ns = row.end_ns,
+                                   .correlation_id = row.correlation_id,
                                    .kind = kind};
         sorted &= replay->call_count == 1 || call[-1].correlation_id < call->correlation_id;
     }
-    if (status == -1 || (status == 0 && step != SQLITE_ROW && step != SQLITE_DONE))
-        status = error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(query);
-    sqlite3_finalize(kinds.lookup);
+    if (status == 0 && got < 0)
+        status = -1; /* err filled by the store */
+    store_correlated_calls_free(rows);
+    store_string_reader_free(kinds.lookup);
     free(kinds.items);
     key_index_free(&kinds.index);
     /* Strictly increasing ids are the order qsort would give whatever its ties. */
@@ -153,17 +146,16 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
 static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct launches *launches,
                              error_info *err)
 {
-    struct name_kinds kinds = {0};
-    if (sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1, &kinds.lookup, NULL) !=
-        SQLITE_OK)
-        return error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
+    struct name_kinds kinds = {.lookup = store_string_reader_open(db, err)};
+    if (!kinds.lookup)
+        return -1;
     replay->calls = malloc((launches->count ? launches->count : 1) * sizeof *replay->calls);
     int status = replay->calls ? 0 : WHATIF_OUT_OF_MEMORY;
     for (size_t i = 0; status == 0 && i < launches->count; i++) {
         const struct correlated_call *call = &launches->calls[i];
         int kind = 0;
         if (!host_call_kept(call->start_ns, call->end_ns) ||
-            (call->has_name && (status = kind_of_name(&kinds, call->name_id, &kind)) != 0))
+            (call->has_name && (status = kind_of_name(&kinds, call->name_id, &kind, err)) != 0))
             continue;
         replay->calls[replay->call_count++] = (struct host_call){.thread_id = call->thread_id,
                                                                  .start_ns = call->start_ns,
@@ -171,9 +163,7 @@ static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct la
                                                                  .correlation_id = call->correlation_id,
                                                                  .kind = kind};
     }
-    if (status == -1)
-        status = error_set(err, "cannot read host calls: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(kinds.lookup);
+    store_string_reader_free(kinds.lookup);
     free(kinds.items);
     key_index_free(&kinds.index);
     return status;

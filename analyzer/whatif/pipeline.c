@@ -13,6 +13,7 @@
 
 #include "graph.h"
 #include "pipeline.h"
+#include "queries_whatif.h"
 #include "store.h"
 
 /* The op's segment: the last wait of its stream launched before it, wait_count + its stream's index
@@ -67,7 +68,7 @@ static int colour_segments(sqlite3 *db, const struct replay *replay, int64_t pro
     size_t nodes = wait_count + replay->stream_count;
     size_t *parent = malloc(nodes * sizeof *parent);
     unsigned char *parity = calloc(nodes, 1), *broken = calloc(replay->stream_count, 1);
-    sqlite3_stmt *record = NULL;
+    store_event_records *records = NULL;
     int pairs = 0;
     if (!parent || !parity || !broken) {
         pairs = WHATIF_OUT_OF_MEMORY;
@@ -75,7 +76,7 @@ static int colour_segments(sqlite3 *db, const struct replay *replay, int64_t pro
     }
     for (size_t k = 0; k < nodes; k++)
         parent[k] = k;
-    if (graph_prepare_record(db, &record, err) != 0) {
+    if (!(records = store_event_records_open(db, err))) {
         pairs = -1;
         goto done;
     }
@@ -83,8 +84,8 @@ static int colour_segments(sqlite3 *db, const struct replay *replay, int64_t pro
         long stream = graph_stream_of(replay, waits[w].stream_id);
         int64_t stream_id, recorded;
         if (stream < 0 ||
-            graph_record_before(record, process_id, waits[w].event_id, waits[w].correlation_id, &stream_id,
-                                &recorded) != 1 ||
+            store_event_record_before(records, process_id, waits[w].event_id, waits[w].correlation_id,
+                                      &stream_id, &recorded, err) != 1 ||
             stream_id != waits[w].stream_id)
             continue;
         long producer = graph_last_before(replay, (size_t)stream, recorded);
@@ -101,7 +102,7 @@ static int colour_segments(sqlite3 *db, const struct replay *replay, int64_t pro
         colour[i] = broken[replay->ops[i].stream_index] ? 0 : parity_of;
     }
 done:
-    sqlite3_finalize(record);
+    store_event_records_free(records);
     free(parent);
     free(parity);
     free(broken);
