@@ -1,6 +1,6 @@
 /* analysis.c: analysis_run: walks the trace device by device (each device's operations in start
  * order, through op_source), feeds every operation to the sweep (metrics) and the explainer
- * (waits), keeps the selected ones for the replay (whatif.c) and the overlap cost, and assembles
+ * (waits), keeps the selected ones for the replay (whatif/) and the overlap cost, and assembles
  * the analysis_result. Memory per device: its streams, open intervals, selected operations and
  * its process's correlated host calls (launches.h);
  * per trace: the result itself (devices, streams, pairs, the kept waits, steps). */

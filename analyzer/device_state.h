@@ -2,7 +2,7 @@
  * streams (lanes) with their sweep counters and the last operation each started. Shared by the
  * sweep (metrics) and the explainer (waits); created per device by analysis.c and dropped when
  * the device is done. Memory follows the number of streams, the device's selected operations
- * (selected_ops: read once by the walk, replayed by whatif.c and priced by overlap_cost.c) and its
+ * (selected_ops: read once by the walk, replayed by whatif/ and priced by overlap_cost.c) and its
  * process's correlated host calls (launches: the explainer's launches, the replay's host calls). */
 #ifndef OVERLAPSCOPE_DEVICE_STATE_H
 #define OVERLAPSCOPE_DEVICE_STATE_H

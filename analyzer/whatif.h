@@ -9,7 +9,12 @@
  * copy runs at the pinned speed measured in the trace and no longer holds the host; a removed host
  * sync or a CUDA graph gives the host its time back, shifting later launches earlier) and the
  * replay is run again: the saving is the difference of the two replayed spans, so the model's own
- * error cancels where the fix does not touch it. Assumptions: docs/metrics.md, "What-if". */
+ * error cancels where the fix does not touch it. Assumptions: docs/metrics.md, "What-if".
+ *
+ * Built in analyzer/whatif/, a file per job: load.c (the model's inputs), graph.c (stream and queue
+ * orders, dependency edges), host_time.c (what a fix gives back to the host, and the host's clock in
+ * the replay), engine.c (the discrete-event replay), pipeline.c (the split streams of the pipelined
+ * fix) and predict.c (this contract: the savings and the trace's what-if list). */
 #ifndef OVERLAPSCOPE_WHATIF_H
 #define OVERLAPSCOPE_WHATIF_H
 

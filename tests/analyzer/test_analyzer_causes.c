@@ -102,7 +102,7 @@ static void test_sm_saturation(int with_api)
          * one's last-wave tail, as recorded, so no change of code gains anything (issue 17). */
         CHECK_INT(result->devices[0].headroom_ns, 0);
         /* With launches, the replay starts the first kernel when its launch returned (-55) and the
-         * second when the first's last wave is half done (3145 - 50: whatif.c's tail): span -55 to
+         * second when the first's last wave is half done (3145 - 50: whatif/'s tail): span -55 to
          * 6295. Without them, no op starts before it was recorded to: as recorded. */
         CHECK_INT(result->devices[0].replay_span_ns, with_api ? US(6350) : US(6389));
         CHECK_INT(result->what_if_count, 1);

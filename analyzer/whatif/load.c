@@ -1,0 +1,314 @@
+/* load.c: the what-if model's inputs (load.h): the device's operations as the walk kept them, the
+ * host calls that launched them (from the launches read once for the device, or from the store),
+ * what each call does to the host (synchronizes, launches, copies), and the copy speeds a pinned
+ * buffer would reach. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_api.h"
+#include "explain.h"
+#include "key_index.h"
+#include "load.h"
+#include "op_source.h"
+#include "queries_whatif.h"
+#include "whatif.h"
+
+/* Copies smaller than this measure latency, not a link's speed. */
+#define WHATIF_MIN_SPEED_BYTES (1 << 20)
+/* Host calls kept: times any recording can hold, each at most 2^38 ns (4.6 minutes) long. */
+#define WHATIF_MAX_HOST_NS STORE_MAX_ABS_TIME_NS
+#define WHATIF_MAX_CALL_NS (INT64_C(1) << 38)
+
+static int call_kind(const char *name)
+{
+    if (!name)
+        return 0;
+    if (cuda_api_is_synchronizing(name)) {
+        enum cuda_api_class api_class = cuda_api_classify(name);
+        int allocation = api_class == CUDA_API_ALLOC || api_class == CUDA_API_FREE;
+        /* Page-locked host memory (cudaMallocHost, cudaFreeHost) costs its own time, pinning
+         * pages, which no removed synchronization gives back: the fix keeps those calls. */
+        if (allocation && strstr(name, "Host"))
+            return 0;
+        return CALL_SYNC | (allocation ? CALL_MAY_SYNC : 0);
+    }
+    if (strstr(name, "LaunchKernel") || strstr(name, "LaunchCooperativeKernel"))
+        return CALL_LAUNCH;
+    if (strstr(name, "emcpy") && strstr(name, "Async"))
+        return CALL_ASYNC_COPY;
+    if (strstr(name, "emset") && strstr(name, "Async"))
+        return CALL_ASYNC_MEMSET;
+    return 0;
+}
+
+/* The kind (call_kind) of each API name id met: a process's calls read each name's string once,
+ * not once per call through a join. */
+struct name_kind {
+    int64_t name_id;
+    int kind;
+};
+
+struct name_kinds {
+    struct name_kind *items;
+    size_t count, capacity;
+    struct key_index index;
+    store_string_reader *lookup; /* the string of an id */
+};
+
+struct name_key {
+    const struct name_kinds *kinds;
+    int64_t name_id;
+};
+
+static int name_kind_matches(const void *context, size_t position)
+{
+    const struct name_key *key = context;
+    return key->kinds->items[position].name_id == key->name_id;
+}
+
+/* The kind of name_id: 0, or -1 on a read error (err filled), WHATIF_OUT_OF_MEMORY, with *kind
+ * filled. */
+static int kind_of_name(struct name_kinds *kinds, int64_t name_id, int *kind, error_info *err)
+{
+    struct name_key key = {kinds, name_id};
+    uint64_t hash = key_index_hash(name_id, 0, 0, 0);
+    long found = key_index_find(&kinds->index, hash, name_kind_matches, &key);
+    if (found >= 0) {
+        *kind = kinds->items[found].kind;
+        return 0;
+    }
+    const char *name;
+    if (store_string_reader_find(kinds->lookup, name_id, &name, err) != 0)
+        return -1;
+    *kind = call_kind(name);
+    if (replay_grow((void **)&kinds->items, &kinds->capacity, kinds->count, sizeof *kinds->items) != 0 ||
+        key_index_add(&kinds->index, hash, kinds->count) != 0)
+        return WHATIF_OUT_OF_MEMORY;
+    kinds->items[kinds->count++] = (struct name_kind){name_id, *kind};
+    return 0;
+}
+
+/* A call no recording could hold (the trace is damaged there) is left out: the replay's sums of
+ * host time stay far from overflow (calls x length <= 2^22 x 2^38). */
+static int host_call_kept(int64_t start, int64_t end)
+{
+    return start >= -WHATIF_MAX_HOST_NS && end <= WHATIF_MAX_HOST_NS && end >= start &&
+           end - start <= WHATIF_MAX_CALL_NS;
+}
+
+/* Reads the process's host calls that have a correlation id, by correlation id (the index's order:
+ * sorted here only when the rows came otherwise). */
+static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
+{
+    struct name_kinds kinds = {0};
+    store_correlated_calls *rows = store_correlated_calls_open(db, process_id, err);
+    if (!rows || !(kinds.lookup = store_string_reader_open(db, err))) {
+        store_correlated_calls_free(rows);
+        return -1;
+    }
+    size_t capacity = 0;
+    int status = 0, got, sorted = 1;
+    struct store_correlated_call_row row;
+    while ((got = store_correlated_calls_next(rows, &row, err)) == 1) {
+        if (replay->call_count >= WHATIF_MAX_OPS)
+            break;
+        if (!host_call_kept(row.start_ns, row.end_ns))
+            continue;
+        int kind = 0;
+        if (row.has_name && (status = kind_of_name(&kinds, row.name_id, &kind, err)) != 0)
+            break;
+        if (replay_grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0) {
+            status = WHATIF_OUT_OF_MEMORY;
+            break;
+        }
+        struct host_call *call = &replay->calls[replay->call_count++];
+        *call = (struct host_call){.thread_id = row.thread_id,
+                                   .start_ns = row.start_ns,
+                                   .end_ns = row.end_ns,
+                                   .correlation_id = row.correlation_id,
+                                   .kind = kind};
+        sorted &= replay->call_count == 1 || call[-1].correlation_id < call->correlation_id;
+    }
+    if (status == 0 && got < 0)
+        status = -1; /* err filled by the store */
+    store_correlated_calls_free(rows);
+    store_string_reader_free(kinds.lookup);
+    free(kinds.items);
+    key_index_free(&kinds.index);
+    /* Strictly increasing ids are the order qsort would give whatever its ties. */
+    if (replay->call_count && !sorted)
+        qsort(replay->calls, replay->call_count, sizeof *replay->calls, replay_by_correlation);
+    return status;
+}
+
+/* The host calls from the process's launches (read once for the device, launches.h), as load_calls
+ * would read them: the same rows in the same order, the same calls left out. */
+static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct launches *launches,
+                             error_info *err)
+{
+    struct name_kinds kinds = {.lookup = store_string_reader_open(db, err)};
+    if (!kinds.lookup)
+        return -1;
+    replay->calls = malloc((launches->count ? launches->count : 1) * sizeof *replay->calls);
+    int status = replay->calls ? 0 : WHATIF_OUT_OF_MEMORY;
+    for (size_t i = 0; status == 0 && i < launches->count; i++) {
+        const struct correlated_call *call = &launches->calls[i];
+        int kind = 0;
+        if (!host_call_kept(call->start_ns, call->end_ns) ||
+            (call->has_name && (status = kind_of_name(&kinds, call->name_id, &kind, err)) != 0))
+            continue;
+        replay->calls[replay->call_count++] = (struct host_call){.thread_id = call->thread_id,
+                                                                 .start_ns = call->start_ns,
+                                                                 .end_ns = call->end_ns,
+                                                                 .correlation_id = call->correlation_id,
+                                                                 .kind = kind};
+    }
+    store_string_reader_free(kinds.lookup);
+    free(kinds.items);
+    key_index_free(&kinds.index);
+    return status;
+}
+
+static void set_footprint(const struct device_state *device, struct replay_op *op,
+                          const struct model_op *source)
+{
+    struct occupancy_result occupancy;
+    if (source->kind != MODEL_KERNEL || !device->limits_known ||
+        occupancy_compute(&device->limits, &source->launch, &occupancy) != 0 || occupancy.blocks_per_sm <= 0)
+        return;
+    double slots = (double)occupancy.blocks_per_sm * (double)device->limits.sm_count;
+    double grid = (double)source->launch.grid_blocks;
+    op->sm_share = grid >= slots ? 1.0 : grid / slots;
+    op->waves = occupancy.waves > 0 ? occupancy.waves : 1;
+    op->tail_share = op->waves > 1 ? (double)occupancy.last_wave_blocks / slots : op->sm_share;
+}
+
+static int is_pageable(const struct model_op *op)
+{
+    return op->kind == MODEL_MEMCPY &&
+           (op->src_kind == STORE_MEMORY_PAGEABLE || op->dst_kind == STORE_MEMORY_PAGEABLE);
+}
+
+static int add_op(struct replay *replay, const struct device_state *device, kernel_names *names,
+                  const struct model_op *source)
+{
+    if (replay_grow((void **)&replay->ops, &replay->op_capacity, replay->op_count, sizeof *replay->ops) != 0)
+        return -1;
+    struct replay_op *op = &replay->ops[replay->op_count++];
+    *op = (struct replay_op){.start_ns = source->start_ns,
+                             .duration_ns =
+                                 source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
+                             .correlation_id = source->correlation_id,
+                             .stream_id = source->stream_id,
+                             .launch_ns = STORE_NULL,
+                             .launch_end_ns = STORE_NULL,
+                             .thread_id = STORE_NULL,
+                             .channel_id = source->channel_id,
+                             .on_copy_channel = source->kind != MODEL_KERNEL,
+                             .stream_previous = -1,
+                             .channel_previous = -1,
+                             .category = source->category,
+                             .pageable = is_pageable(source),
+                             .bytes = source->bytes,
+                             .waves = 1};
+    if (source->kind == MODEL_KERNEL && kernel_names_is_communication(names, source->name_id, source->rowid))
+        op->category = ANALYSIS_COMMUNICATION;
+    const struct host_call *call = replay_call_of(replay, source->correlation_id);
+    /* A synchronous cudaMemcpy to pageable memory waits anyway: pinning pays where the program
+     * asked for an asynchronous copy. */
+    op->pageable = op->pageable && call && (call->kind & CALL_ASYNC_COPY);
+    if (call) {
+        op->launch_ns = call->start_ns;
+        op->launch_end_ns = call->end_ns;
+        op->thread_id = call->thread_id;
+        /* A copy to host memory the call waits for (a synchronous one, or an asynchronous one to
+         * pageable memory, which "will return only once the copy has completed", CUDA Runtime API
+         * "API synchronization behavior") synchronizes the host like a stream synchronize: the
+         * .item()-style read-back. */
+        if (op->category == ANALYSIS_COPY_DTOH && (!(call->kind & CALL_ASYNC_COPY) || op->pageable))
+            replay->calls[call - replay->calls].kind |= CALL_SYNC;
+        if (op->pageable)
+            replay->calls[call - replay->calls].kind |= CALL_PAGEABLE;
+    }
+    set_footprint(device, op, source);
+    if (source->kind == MODEL_MEMCPY && !op->pageable && op->bytes >= WHATIF_MIN_SPEED_BYTES &&
+        op->duration_ns > 0) {
+        int64_t speed = (int64_t)((double)op->bytes * 1e9 / (double)op->duration_ns);
+        if (speed > replay->pinned_bytes_per_s[op->category])
+            replay->pinned_bytes_per_s[op->category] = speed;
+    }
+    return 0;
+}
+
+/* The device's selected operations, as the walk kept them, at most WHATIF_MAX_OPS. */
+int load_ops(struct replay *replay, kernel_names *names, const struct device_state *device)
+{
+    /* Their number is known: an array grown by doubling touched up to twice the memory (a page
+     * fault per page first touched). */
+    size_t count = device->selected_op_count < WHATIF_MAX_OPS ? device->selected_op_count : WHATIF_MAX_OPS;
+    if (count > replay->op_capacity) {
+        struct replay_op *ops = realloc(replay->ops, count * sizeof *ops);
+        if (!ops)
+            return WHATIF_OUT_OF_MEMORY;
+        replay->ops = ops;
+        replay->op_capacity = count;
+    }
+    for (size_t i = 0; i < device->selected_op_count && replay->op_count < WHATIF_MAX_OPS; i++)
+        if (add_op(replay, device, names, &device->selected_ops[i]) != 0)
+            return WHATIF_OUT_OF_MEMORY;
+    return 0;
+}
+
+/* cudaMalloc and cudaFree may synchronize the device (CUDA Runtime API, "API synchronization
+ * behavior"), and the recording says whether one did: a call that returned while work launched
+ * before it was still running (by more than the clocks' tolerance) did not wait for it, and the
+ * replay keeps it as an ordinary host call. Replaying it as a barrier made the replay of a trace
+ * whose cudaMalloc never waited (tests/data/gpu-h100/host_sync_malloc.db) 44% longer than the
+ * recorded span and promised that span back. Needs launch_order (graph_link_by). */
+int load_keep_allocations_that_waited(struct replay *replay)
+{
+    size_t n = replay->op_count;
+    int64_t *ended_by = malloc((n ? n : 1) * sizeof *ended_by); /* latest end of the first k+1 launched */
+    if (!ended_by)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        const struct replay_op *op = &replay->ops[replay->launch_order[k]];
+        ended_by[k] = op->start_ns + op->duration_ns;
+        if (k > 0 && ended_by[k - 1] > ended_by[k])
+            ended_by[k] = ended_by[k - 1];
+    }
+    for (size_t c = 0; c < replay->call_count; c++) {
+        struct host_call *call = &replay->calls[c];
+        if (!(call->kind & CALL_MAY_SYNC) || !(call->kind & CALL_SYNC))
+            continue;
+        size_t low = replay_launched_before(replay, replay->launch_order, call->correlation_id);
+        if (low > 0 && ended_by[low - 1] > call->end_ns + EXPLAIN_START_TOLERANCE_NS)
+            call->kind &= ~CALL_SYNC;
+    }
+    free(ended_by);
+    return 0;
+}
+
+/* A pinned copy's speed over the host link when the trace has none to measure: PCIe 5.0 x16 on
+ * cc 9.0 (47.5 and 54.7 GB/s measured in tests/data/gpu-h100 and gpu copy_pinned), PCIe 4.0 on cc
+ * 8.x, PCIe 3.0 before. */
+static int64_t nominal_pinned_bytes_per_s(int64_t compute_capability_major)
+{
+    return compute_capability_major >= 9   ? 50000000000
+           : compute_capability_major >= 8 ? 24000000000
+                                           : 12000000000;
+}
+
+void load_nominal_speeds(struct replay *replay, const struct device_state *device)
+{
+    for (int c = ANALYSIS_COPY_HTOD; c <= ANALYSIS_COPY_DTOH; c++)
+        if (replay->pinned_bytes_per_s[c] == 0)
+            replay->pinned_bytes_per_s[c] =
+                nominal_pinned_bytes_per_s(device->limits.compute_capability_major);
+}
+
+int load_host_calls(sqlite3 *db, struct replay *replay, const struct device_state *device, error_info *err)
+{
+    return device->launches.complete ? calls_of_launches(db, replay, &device->launches, err)
+                                     : load_calls(db, replay, device->process_id, err);
+}

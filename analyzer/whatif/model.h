@@ -1,0 +1,118 @@
+/* model.h: the what-if replay's model of one device (private to analyzer/whatif/): its operations,
+ * the dependencies between them, the host calls that launched them, and what the modules share to
+ * read it. load.c fills the operations and calls, graph.c the orders and edges, host_time.c where
+ * the host's time goes; engine.c replays it, pipeline.c builds a split copy, predict.c drives them.
+ * One owner: the struct replay whatif_device builds (replay_free); a split replay shares its host
+ * side (replay_free_ops frees what it owns). */
+#ifndef OVERLAPSCOPE_WHATIF_MODEL_H
+#define OVERLAPSCOPE_WHATIF_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
+
+/* Loaders return this apart from -1 (a read error): a trace whose host calls cannot be read is
+ * analyzed without the replay, but memory running out fails the analysis. */
+#define WHATIF_OUT_OF_MEMORY (-2)
+
+/* A fix's bit in a set of fixes (an unsigned of FIX_BIT(fix) ors). */
+#define FIX_BIT(fix) (1u << (fix))
+
+struct replay_op {
+    int64_t start_ns, duration_ns, correlation_id, stream_id;
+    int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
+    int64_t channel_id;                          /* STORE_NULL: no channel recorded */
+    int on_copy_channel;                         /* copy channels are numbered apart */
+    int drained_start;                           /* host_time_mark_drained_starts */
+    size_t stream_index;                         /* into the replay's streams */
+    long stream_previous, channel_previous;      /* op indexes, -1 when none */
+    size_t edge_first, edge_count;               /* into the replay's edges (by `to`) */
+    enum analysis_category category;
+    int pageable;
+    int64_t bytes;
+    double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
+    int64_t waves;
+};
+
+struct edge {
+    size_t from, to;
+    enum edge_kind kind;
+};
+
+struct host_call {
+    int64_t thread_id, start_ns, end_ns, correlation_id;
+    int kind; /* CALL_* bits */
+};
+
+/* The removals every thread shares (the host's own work, host_time_work_removals): at each launch
+ * a stretch ended before, the sum of those up to it. */
+struct shared_removal {
+    int64_t at, removed_ns;
+};
+
+struct replay {
+    struct replay_op *ops;
+    size_t op_count, op_capacity;
+    struct edge *edges;
+    size_t edge_count, edge_capacity;
+    struct host_call *calls; /* by correlation id */
+    size_t call_count;
+    size_t stream_count;
+    int64_t pinned_bytes_per_s[ANALYSIS_CATEGORY_COUNT]; /* fastest pinned copy per direction, 0 unknown */
+    size_t *stream_ops;   /* op indexes grouped by stream, each stream in start order */
+    size_t *stream_first; /* stream_count + 1 offsets into stream_ops */
+    int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
+    size_t *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
+    size_t *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
+    /* Where the host time a fix removes is read (host_time_positions): per op with a launch, 1 +
+     * the place in call_order of its thread's last call that ended by the launch (0: none); per
+     * synchronizing call, the same for its start and its end. The same for every fix: a replay
+     * reads its removed time there, not by a search per op. */
+    size_t *op_removed_at, *call_start_removed_at, *call_end_removed_at;
+    /* The host-work fix's removals (host_time_work_removals), shared by the split replay. */
+    struct shared_removal *host_removed;
+    size_t host_removed_count;
+    /* The first launch of the ops replayed: host time a fix removes before it moves every later
+     * launch alike and is not counted (host_time_first_launch). */
+    int64_t first_launch_ns;
+    /* Per call: the host's time after it that a CUDA graph removes as well (host_time_graph_gaps),
+     * NULL none; of it, the host work the host-work fix removes too (not removed twice when both
+     * are made; NULL when no gap can hold any). */
+    int64_t *graph_gap_ns, *graph_gap_work_ns;
+};
+
+/* CALL_MAY_SYNC: an allocation or free, which synchronizes the device on most drivers, not all
+ * (load_keep_allocations_that_waited). */
+enum {
+    CALL_SYNC = 1,
+    CALL_LAUNCH = 2,
+    CALL_ASYNC_COPY = 4,
+    CALL_MAY_SYNC = 8,
+    CALL_ASYNC_MEMSET = 16,
+    CALL_PAGEABLE = 32 /* a copy to or from pageable memory: no graph captures it */
+};
+
+/* Makes room for one more item of `size` bytes in *items (count used of *capacity), doubling.
+ * Returns 0, or -1 when out of memory (*items untouched). */
+int replay_grow(void **items, size_t *capacity, size_t count, size_t size);
+
+/* qsort/bsearch order of host calls: by correlation id. */
+int replay_by_correlation(const void *a, const void *b);
+
+/* The host call of correlation_id (replay->calls is sorted by it), NULL when none. */
+const struct host_call *replay_call_of(const struct replay *replay, int64_t correlation_id);
+
+/* How many ops of `order` (op indexes in launch order) were launched before correlation_id. */
+size_t replay_launched_before(const struct replay *replay, const size_t *order, int64_t correlation_id);
+
+/* Frees what a replay of ops owns; its host side (calls and where the fixes remove their time) is
+ * replay_free's, shared by the split replay (pipeline_split_streams). */
+void replay_free_ops(struct replay *replay);
+
+/* Frees everything the replay owns. */
+void replay_free(struct replay *replay);
+
+#endif
