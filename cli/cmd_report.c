@@ -1,5 +1,5 @@
 /* cmd_report.c: `overlapscope report TRACE`: the overlap metrics of every rank and device and the
- * causes of every missed overlap, as text, --json or --markdown. */
+ * causes of every missed overlap, as text, --json, --markdown or --csv. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,13 @@
 #include "trace_input.h"
 
 enum { REPORT_MAX_TOP = 10000 };
-enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_TOP };
+enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP };
 
 int cmd_report(int argc, char **argv)
 {
     static const struct option table[] = {{"json", no_argument, 0, OPTION_JSON},
                                           {"markdown", no_argument, 0, OPTION_MARKDOWN},
+                                          {"csv", no_argument, 0, OPTION_CSV},
                                           {"top", required_argument, 0, OPTION_TOP},
                                           CLI_FILTER_OPTIONS,
                                           {0, 0, 0, 0}};
@@ -24,15 +25,18 @@ int cmd_report(int argc, char **argv)
     cli_filters_init(&filters);
     struct analysis_options *options = &filters.analysis;
     enum report_format format = REPORT_TEXT;
+    int csv = 0; /* report only: diff has no CSV */
     struct report_context context = {.options = options, .top = 5};
     error_info err;
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "", table, NULL)) != -1) {
-        if (option == OPTION_JSON) {
-            format = REPORT_JSON;
-        } else if (option == OPTION_MARKDOWN) {
-            format = REPORT_MARKDOWN;
+        /* The last format named wins, as between --json and --markdown. */
+        if (option == OPTION_JSON || option == OPTION_MARKDOWN || option == OPTION_CSV) {
+            format = option == OPTION_JSON       ? REPORT_JSON
+                     : option == OPTION_MARKDOWN ? REPORT_MARKDOWN
+                                                 : REPORT_TEXT;
+            csv = option == OPTION_CSV;
         } else if (option == OPTION_TOP) {
             char *end = NULL;
             long top = strtol(optarg, &end, 10);
@@ -62,7 +66,9 @@ int cmd_report(int argc, char **argv)
         return cli_error(argv[0], "%s", err.message);
     int status = 0;
     context.width = cli_terminal_width(stdout);
-    if (format == REPORT_JSON)
+    if (csv)
+        status = report_write_csv(stdout, result, &err);
+    else if (format == REPORT_JSON)
         status = report_write_json(stdout, result, &context, &err);
     else if (format == REPORT_MARKDOWN)
         status = report_write_markdown(stdout, result, &context);

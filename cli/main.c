@@ -18,7 +18,7 @@
 static const struct cli_command commands[] = {
     {"record", cmd_record, "run a CUDA program and record its GPU activity into a trace"},
     {"info", cmd_info, "say what a trace holds: processes, ranks, devices, drops, warnings"},
-    {"report", cmd_report, "measure overlap, explain each missed overlap (--json, --markdown)"},
+    {"report", cmd_report, "measure overlap, explain each missed one (--json, --markdown, --csv)"},
     {"stats", cmd_stats, "summary tables like nsys stats: kernels, API calls, NVTX, copies"},
     {"check", cmd_check, "gate CI on overlap metrics (--min NAME=V, --max NAME=V)"},
     {"diff", cmd_diff, "compare the metrics and causes of two traces"},

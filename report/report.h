@@ -28,6 +28,9 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
                           const struct report_context *context);
 int report_write_json(FILE *out, const struct analysis_result *result, const struct report_context *context,
                       error_info *err);
+/* The report's tables as CSV (docs/overlapscope-report.md, "CSV"): the JSON's figures under its
+ * key names, one document per table. Returns 0, or -1 with err filled when out is in error. */
+int report_write_csv(FILE *out, const struct analysis_result *result, error_info *err);
 /* The JSON document (caller frees with cJSON_Delete), or NULL when out of memory. */
 cJSON *report_to_json(const struct analysis_result *result, const struct report_context *context);
 

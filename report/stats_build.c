@@ -611,7 +611,8 @@ static const struct {
 static int emit_table(struct build *build, enum stats_report report)
 {
     struct groups *groups = &build->groups;
-    qsort(groups->items, groups->count, sizeof *groups->items, compare_groups);
+    if (groups->count > 1) /* qsort of no items may not be given NULL (C11 7.22.5) */
+        qsort(groups->items, groups->count, sizeof *groups->items, compare_groups);
     struct stats_table *table =
         new_table(build, report, report_shapes[report].per_device, report_shapes[report].columns,
                   report_shapes[report].count, groups->count);

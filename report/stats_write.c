@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "naming.h"
 #include "report.h"
 #include "stats.h"
@@ -157,32 +158,12 @@ static void write_text(FILE *out, const struct stats_result *stats, int width)
     }
 }
 
-/* --- CSV (RFC 4180) --- */
-
-/* A field: quoted when it holds a comma, a quote, CR or LF (quotes doubled); invalid UTF-8
- * replaced (text_safe.h, TEXT_SAFE_UTF8) so that the document is valid UTF-8. */
-static void csv_field(FILE *out, const char *text)
-{
-    char *clean = text_safe_dup(text, TEXT_SAFE_UTF8);
-    const char *value = clean ? clean : "";
-    if (strpbrk(value, ",\"\r\n")) {
-        fputc('"', out);
-        for (const char *p = value; *p; p++) {
-            if (*p == '"')
-                fputc('"', out);
-            fputc(*p, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(value, out);
-    }
-    free(clean);
-}
+/* --- CSV (RFC 4180: csv.h) --- */
 
 static void csv_cell(FILE *out, const struct stats_column *column, const struct stats_cell *cell)
 {
     if (cell->kind == STATS_STRING)
-        csv_field(out, cell->text);
+        report_csv_field(out, cell->text);
     else if (cell->kind == STATS_INTEGER)
         fprintf(out, "%" PRId64, cell->integer);
     else if (cell->kind == STATS_REAL)
@@ -218,7 +199,7 @@ static void write_csv(FILE *out, const struct stats_result *stats)
                 if (table->device_id >= 0)
                     fprintf(out, "%" PRId64, table->device_id);
                 fputc(',', out);
-                csv_field(out, table->device_name);
+                report_csv_field(out, table->device_name);
                 for (size_t c = 0; c < table->column_count; c++) {
                     fputc(',', out);
                     csv_cell(out, &table->columns[c], &table->cells[r * table->column_count + c]);

@@ -4,7 +4,7 @@
 # present, and the collector and workloads are skipped without it.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libsqlite3-dev sqlite3 libcjson-dev libcairo2-dev
-          zlib1g-dev clang clang-format libclang-rt-dev python3
+          zlib1g-dev clang clang-format libclang-rt-dev python3 python3-jsonschema
           fonts-dejavu-core)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -23,6 +23,7 @@ check_tree() {
         page=$(MANWIDTH=80 man -l "$root/share/man/man1/overlapscope.1" 2>&1)
         expect "$label: man -l reads overlapscope(1)" 'grep -q "overlapscope-report(1)" <<<"$page"'
     fi
+    expect "$label: the JSON Schemas installed" '[ -f "$root"/share/doc/overlapscope/schema/report.json ] && [ -f "$root"/share/doc/overlapscope/schema/stats.json ]'
     expect "$label: LICENSE installed" '[ -f "$root"/share/doc/overlapscope/LICENSE ]'
     expect "$label: zsh completion installed" '[ -f "$root"/share/zsh/site-functions/_overlapscope ]'
     # bash completion, driven as bash drives it: "overlapscope rep<TAB>", "overlapscope report --js<TAB>"
