@@ -8,7 +8,9 @@
  *   TEXT_SAFE_TERMINAL  text and stderr: C0 controls (tab and newline included), DEL, the C1
  *                       controls U+0080..U+009F and every byte of invalid UTF-8 are written as
  *                       \xNN (one per byte, lower-case hex); everything else is kept.
- *   TEXT_SAFE_MARKDOWN  as TERMINAL, and '|' as "\|" (a table cell).
+ *   TEXT_SAFE_MARKDOWN  as TERMINAL, and a backslash before each character GFM would read as
+ *                       markup in a table cell: | < > & ` * ~ [ ] \ and a '_' that is not
+ *                       between two letters or digits ("\<module\>", "\_\_init\_\_").
  *   TEXT_SAFE_UTF8      JSON: each byte of invalid UTF-8 replaced by U+FFFD; controls
  *                       kept (the JSON writer escapes them as \u00NN).
  *   TEXT_SAFE_JSON      the inside of a JSON string literal written by hand: as UTF8, and '"',
@@ -48,6 +50,10 @@ int text_safe_fputs(const char *text, enum text_safe_style style, FILE *out);
 /* A malloc'd copy of text (NULL: "") in the given style; the caller frees. NULL when out of
  * memory. */
 char *text_safe_dup(const char *text, enum text_safe_style style);
+
+/* Writes text (NULL: "") as a Markdown code span (a path in a heading), escaped as TERMINAL, with
+ * a fence no backtick inside can end. Returns 0, or -1 when the stream reports an error. */
+int text_safe_markdown_code(const char *text, FILE *out);
 
 /* 1 when text is already what the style would write (no copy needed), else 0. */
 int text_safe_is_clean(const char *text, enum text_safe_style style);
