@@ -8,36 +8,43 @@
 
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD in UTF-8 */
 
-/* The length of the valid UTF-8 character at text (1 to 4) and its code point, or 0 when the
- * byte there starts none. text is NUL-terminated, and NUL is never a continuation byte, so the
- * walk never reads past the end. */
-static int utf8_character(const unsigned char *text, uint32_t *code_point)
+size_t text_utf8_decode(const char *text, size_t length, uint32_t *code_point)
 {
-    unsigned char lead = text[0];
+    const unsigned char *bytes = (const unsigned char *)text;
+    unsigned char lead = bytes[0];
     if (lead < 0x80) {
         *code_point = lead;
         return 1;
     }
-    int length;
+    size_t size;
     uint32_t value, minimum;
     if (lead >= 0xc2 && lead <= 0xdf) {
-        length = 2, value = lead & 0x1f, minimum = 0x80;
+        size = 2, value = lead & 0x1f, minimum = 0x80;
     } else if (lead >= 0xe0 && lead <= 0xef) {
-        length = 3, value = lead & 0x0f, minimum = 0x800;
+        size = 3, value = lead & 0x0f, minimum = 0x800;
     } else if (lead >= 0xf0 && lead <= 0xf4) {
-        length = 4, value = lead & 0x07, minimum = 0x10000;
+        size = 4, value = lead & 0x07, minimum = 0x10000;
     } else {
         return 0; /* a continuation byte, an overlong lead (C0, C1) or beyond U+10FFFF (F5..FF) */
     }
-    for (int i = 1; i < length; i++) {
-        if ((text[i] & 0xc0) != 0x80)
+    if (size > length)
+        return 0;
+    for (size_t i = 1; i < size; i++) {
+        if ((bytes[i] & 0xc0) != 0x80)
             return 0;
-        value = value << 6 | (text[i] & 0x3f);
+        value = value << 6 | (bytes[i] & 0x3f);
     }
     if (value < minimum || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff))
         return 0;
     *code_point = value;
-    return length;
+    return size;
+}
+
+/* The valid UTF-8 character at text, or 0: text is NUL-terminated, and NUL is never a
+ * continuation byte, so the decoder stops at the end whatever it is told the length is. */
+static int utf8_character(const unsigned char *text, uint32_t *code_point)
+{
+    return (int)text_utf8_decode((const char *)text, 4, code_point);
 }
 
 static int is_word_character(unsigned char c)

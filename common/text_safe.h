@@ -38,6 +38,11 @@ enum text_safe_style {
  * text from code points (a JSON \u escape, a CPython string read as UCS-2 or UCS-4). */
 size_t text_utf8_encode(uint32_t code, unsigned char bytes[4]);
 
+/* The valid UTF-8 character (RFC 3629, as above) at text, at most length bytes (at least 1): its
+ * length (1 to 4) with its code point in *code_point, or 0 when the bytes there start none. The one
+ * UTF-8 decoder of the project (text widths use it too: text_width.h). */
+size_t text_utf8_decode(const char *text, size_t length, uint32_t *code_point);
+
 /* Writes text (NULL: nothing) in the given style into out (size bytes, NUL-terminated when
  * size > 0), cutting only between whole characters or escapes. Returns the length the whole
  * result needs (without the NUL), as snprintf does: a result >= size means it was cut. */
