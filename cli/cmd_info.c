@@ -280,7 +280,11 @@ static int print_device(void *context, const struct store_device *row, int64_t p
     printf("  pid %-8" PRId64 " device %" PRId64 ": ", pid == STORE_NULL ? 0 : pid, row->device_id);
     print_text(row->name ? row->name : "?");
     int64_t units = row->sm_count == STORE_NULL ? 0 : row->sm_count;
-    if (!row->name || gpu_vendor_is_nvidia(row->name))
+    /* Another vendor's device: a name that is not NVIDIA's on a device without CUDA's occupancy
+     * limits (which the collector records for every device, and importers derive for NVIDIA's
+     * alone): a recorded trace's device keeps its compute capability whatever its name says. */
+    int other_vendor = row->name && !gpu_vendor_is_nvidia(row->name) && row->max_blocks_per_sm == STORE_NULL;
+    if (!other_vendor)
         printf(", %" PRId64 " SMs, cc %" PRId64 ".%" PRId64, units,
                row->compute_capability_major == STORE_NULL ? 0 : row->compute_capability_major,
                row->compute_capability_minor == STORE_NULL ? 0 : row->compute_capability_minor);
