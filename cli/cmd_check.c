@@ -13,6 +13,7 @@
 #include "filters.h"
 #include "number_text.h"
 #include "report.h"
+#include "text_safe.h"
 #include "trace_input.h"
 
 enum { OPTION_MIN = 1, OPTION_MAX, OPTION_STRICT, OPTION_JSON, OPTION_MARKDOWN };
@@ -154,11 +155,16 @@ static int write_markdown(const struct analysis_result *result, const struct rep
            failed ? "FAILED" : "passed");
     for (size_t i = 0; i < count; i++) {
         const struct verdict *v = &verdicts[i];
-        printf("| %s | `%s` | ", v->holds ? "ok" : "**FAIL**", v->bound->name);
-        if (v->unmeasured)
-            printf("not measured: %s%s", v->unmeasured, strict ? " (--strict)" : "");
-        else
+        printf("| %s | ", v->holds ? "ok" : "**FAIL**");
+        text_safe_markdown_code(v->bound->name, stdout);
+        printf(" | ");
+        if (v->unmeasured) {
+            fputs("not measured: ", stdout);
+            text_safe_fputs(v->unmeasured, TEXT_SAFE_MARKDOWN, stdout);
+            fputs(strict ? " (--strict)" : "", stdout);
+        } else {
             printf("%.6g", v->value);
+        }
         printf(" | %s %.6g |\n", v->bound->is_minimum ? "min" : "max", v->bound->limit);
     }
     fputc('\n', stdout);

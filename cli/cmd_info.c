@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "describe.h"
 #include "gpu_devices.h"
+#include "gpu_vendor.h"
 #include "overview.h"
 #include "python_source.h"
 #include "store.h"
@@ -278,9 +279,17 @@ static int print_device(void *context, const struct store_device *row, int64_t p
     char memory[32], shared[32];
     printf("  pid %-8" PRId64 " device %" PRId64 ": ", pid == STORE_NULL ? 0 : pid, row->device_id);
     print_text(row->name ? row->name : "?");
-    printf(", %" PRId64 " SMs, cc %" PRId64 ".%" PRId64, row->sm_count == STORE_NULL ? 0 : row->sm_count,
-           row->compute_capability_major == STORE_NULL ? 0 : row->compute_capability_major,
-           row->compute_capability_minor == STORE_NULL ? 0 : row->compute_capability_minor);
+    int64_t units = row->sm_count == STORE_NULL ? 0 : row->sm_count;
+    /* Another vendor's device: a name that is not NVIDIA's on a device without CUDA's occupancy
+     * limits (which the collector records for every device, and importers derive for NVIDIA's
+     * alone): a recorded trace's device keeps its compute capability whatever its name says. */
+    int other_vendor = row->name && !gpu_vendor_is_nvidia(row->name) && row->max_blocks_per_sm == STORE_NULL;
+    if (!other_vendor)
+        printf(", %" PRId64 " SMs, cc %" PRId64 ".%" PRId64, units,
+               row->compute_capability_major == STORE_NULL ? 0 : row->compute_capability_major,
+               row->compute_capability_minor == STORE_NULL ? 0 : row->compute_capability_minor);
+    else if (units > 0) /* ROCm's major.minor names a gfx architecture: 9.0 would read as Hopper */
+        printf(", %" PRId64 " compute units", units);
     if (row->max_blocks_per_sm != STORE_NULL)
         printf(", %" PRId64 " blocks/%" PRId64 " warps/%" PRId64 " regs/%s shared per SM",
                row->max_blocks_per_sm, row->max_warps_per_sm == STORE_NULL ? 0 : row->max_warps_per_sm,

@@ -200,7 +200,7 @@ static int job_exit_status(const char *command, const struct record_job_status *
 }
 
 static int run_recording(const char *command, const struct record_arguments *arguments, const char *output,
-                         const char *collector)
+                         const char *collector, const char *cupti_folder)
 {
     error_info err;
     int lock_fd = record_lock_output(output, arguments->force, &err);
@@ -218,6 +218,7 @@ static int run_recording(const char *command, const struct record_arguments *arg
         want_nvtx = (kinds & COLLECTOR_KIND_NVTX) != 0;
     }
     struct record_settings settings = {.collector_path = collector,
+                                       .cupti_folder = cupti_folder,
                                        .nvtx = want_nvtx,
                                        .run_directory = run_directory,
                                        .kinds = arguments->kinds,
@@ -278,8 +279,9 @@ int cmd_record(int argc, char **argv)
         return cli_error(argv[0],
                          "the collector is not built: this overlapscope was built without the CUDA"
                          " toolkit (CUPTI); rebuild where /usr/local/cuda is, or import a profiler trace");
-    char collector[4096];
-    if (record_find_collector(collector, sizeof collector, &err) != 0)
+    char collector[4096], cupti[4096];
+    if (record_find_collector(collector, sizeof collector, &err) != 0 ||
+        record_find_cupti(cupti, sizeof cupti, &err) != 0)
         return cli_error(argv[0], "%s", err.message);
-    return run_recording(argv[0], &arguments, output, collector);
+    return run_recording(argv[0], &arguments, output, collector, cupti);
 }

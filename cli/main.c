@@ -143,7 +143,10 @@ static void print_man_overview(FILE *out)
           out);
     for (size_t i = 0; i < command_count; i++) {
         fprintf(out, ".TP\n\\fB%s\\fR\n", commands[i].name);
-        manual_man_inline(commands[i].summary, strlen(commands[i].summary), out);
+        /* the summary as a sentence: "... into a trace. See overlapscope-record(1)." */
+        char sentence[256];
+        int length = snprintf(sentence, sizeof sentence, "%s.", commands[i].summary);
+        manual_man_inline(sentence, length > 0 && (size_t)length < sizeof sentence ? (size_t)length : 0, out);
         fprintf(out, "See \\fBoverlapscope\\-%s\\fR(1).\n", commands[i].name);
     }
     fputs(".SH HELP\n.PP\n\\fBoverlapscope help\\fR \\fICOMMAND\\fR and \\fBoverlapscope\\fR \\fICOMMAND\\fR "

@@ -2,9 +2,11 @@
 #include "manual_man.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "manual_markdown.h"
+#include "text_safe.h"
 
 /* A line of text for roff: a leading '.' or '\'' would make it a request. */
 static void line_start(const char *text, size_t length, FILE *out)
@@ -21,6 +23,21 @@ static void escaped_char(char c, FILE *out)
         fputs("\\-", out);
     else
         fputc(c, out);
+}
+
+/* The character at text[*i] for roff; a non-ASCII one as groff's \[uXXXX] escape, so that the
+ * page source is plain ASCII and groff reads it whatever its input encoding (groff -ww warned
+ * "invalid input character" for the raw UTF-8 of U+00B7, U+2013 and U+00B5). Advances *i past it. */
+static void escaped_at(const char *text, size_t length, size_t *i, FILE *out)
+{
+    if ((unsigned char)text[*i] < 0x80) {
+        escaped_char(text[*i], out);
+        return;
+    }
+    uint32_t code = 0xFFFD;
+    size_t bytes = text_utf8_decode(text + *i, length - *i, &code);
+    fprintf(out, "\\[u%04" PRIX32 "]", bytes ? code : 0xFFFD);
+    *i += bytes ? bytes - 1 : 0;
 }
 
 void manual_man_inline(const char *text, size_t length, FILE *out)
@@ -52,7 +69,10 @@ void manual_man_inline(const char *text, size_t length, FILE *out)
         if (at_line_start)
             line_start(&c, 1, out);
         at_line_start = 0;
-        escaped_char(c, out);
+        if ((unsigned char)c >= 0x80)
+            escaped_at(text, length, &i, out);
+        else
+            escaped_char(c, out);
     }
     if (in_code || bold)
         fputs("\\fR", out);
@@ -114,7 +134,7 @@ static void write_code_line(const char *text, size_t length, void *context)
     FILE *out = context;
     line_start(text, length, out);
     for (size_t i = 0; i < length; i++)
-        escaped_char(text[i], out);
+        escaped_at(text, length, &i, out);
     fputc('\n', out);
 }
 

@@ -8,36 +8,62 @@
 
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD in UTF-8 */
 
-/* The length of the valid UTF-8 character at text (1 to 4) and its code point, or 0 when the
- * byte there starts none. text is NUL-terminated, and NUL is never a continuation byte, so the
- * walk never reads past the end. */
-static int utf8_character(const unsigned char *text, uint32_t *code_point)
+size_t text_utf8_decode(const char *text, size_t length, uint32_t *code_point)
 {
-    unsigned char lead = text[0];
+    const unsigned char *bytes = (const unsigned char *)text;
+    unsigned char lead = bytes[0];
     if (lead < 0x80) {
         *code_point = lead;
         return 1;
     }
-    int length;
+    size_t size;
     uint32_t value, minimum;
     if (lead >= 0xc2 && lead <= 0xdf) {
-        length = 2, value = lead & 0x1f, minimum = 0x80;
+        size = 2, value = lead & 0x1f, minimum = 0x80;
     } else if (lead >= 0xe0 && lead <= 0xef) {
-        length = 3, value = lead & 0x0f, minimum = 0x800;
+        size = 3, value = lead & 0x0f, minimum = 0x800;
     } else if (lead >= 0xf0 && lead <= 0xf4) {
-        length = 4, value = lead & 0x07, minimum = 0x10000;
+        size = 4, value = lead & 0x07, minimum = 0x10000;
     } else {
         return 0; /* a continuation byte, an overlong lead (C0, C1) or beyond U+10FFFF (F5..FF) */
     }
-    for (int i = 1; i < length; i++) {
-        if ((text[i] & 0xc0) != 0x80)
+    if (size > length)
+        return 0;
+    for (size_t i = 1; i < size; i++) {
+        if ((bytes[i] & 0xc0) != 0x80)
             return 0;
-        value = value << 6 | (text[i] & 0x3f);
+        value = value << 6 | (bytes[i] & 0x3f);
     }
     if (value < minimum || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff))
         return 0;
     *code_point = value;
-    return length;
+    return size;
+}
+
+/* The valid UTF-8 character at text, or 0: text is NUL-terminated, and NUL is never a
+ * continuation byte, so the decoder stops at the end whatever it is told the length is. */
+static int utf8_character(const unsigned char *text, uint32_t *code_point)
+{
+    return (int)text_utf8_decode((const char *)text, 4, code_point);
+}
+
+static int is_word_character(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* 1 when the ASCII character at p (inside text from start) would be read as Markdown in a GFM
+ * table cell: a cell's end ('|'), a raw HTML tag or an entity ('<', '>', '&': GitHub drops
+ * "<module>"), a code span ('`'), emphasis ('*', '~', and '_' unless inside a word: "__init__"
+ * reads as a bold "init"), a link ('[', ']': "operator[](int)" is a link), or the backslash that
+ * escapes them. Each takes a backslash (CommonMark, "Backslash escapes"). */
+static int markdown_special(const unsigned char *start, const unsigned char *p)
+{
+    if (*p == '_') {
+        int word_before = p > start && is_word_character(p[-1]), word_after = is_word_character(p[1]);
+        return !(word_before && word_after);
+    }
+    return *p && strchr("|<>&`*~[]\\", *p) != NULL;
 }
 
 static int is_control(uint32_t code_point)
@@ -102,10 +128,11 @@ static void walk(struct sink *sink, const char *text, enum text_safe_style style
         return;
     const unsigned char *p = (const unsigned char *)text;
     const int escapes = style == TEXT_SAFE_TERMINAL || style == TEXT_SAFE_MARKDOWN;
+    const unsigned char *start = p;
     while (*p) {
         /* Plain printable ASCII, the usual case, goes in runs. */
         const unsigned char *run = p;
-        while (*p >= 0x20 && *p < 0x7f && !(*p == '|' && style == TEXT_SAFE_MARKDOWN) &&
+        while (*p >= 0x20 && *p < 0x7f && !(style == TEXT_SAFE_MARKDOWN && markdown_special(start, p)) &&
                !((*p == '"' || *p == '\\') && style == TEXT_SAFE_JSON))
             p++;
         if (p > run)
@@ -114,8 +141,9 @@ static void walk(struct sink *sink, const char *text, enum text_safe_style style
             break;
         uint32_t code_point = 0;
         int length = utf8_character(p, &code_point);
-        /* The run stops at '|' only in MARKDOWN and at '"' or '\\' only in JSON. */
-        if (length == 1 && (*p == '|' || *p == '"' || *p == '\\')) {
+        /* The run stops at Markdown's punctuation only in MARKDOWN and at '"' or '\\' only in
+         * JSON: either way a backslash before it. */
+        if (length == 1 && *p >= 0x20 && *p < 0x7f) {
             char escape[2] = {'\\', (char)*p};
             put(sink, escape, 2);
         } else if (length == 1 && *p < 0x20 && style == TEXT_SAFE_JSON) {
@@ -199,4 +227,29 @@ size_t text_utf8_encode(uint32_t code, unsigned char bytes[4])
     bytes[2] = (unsigned char)(0x80 | ((code >> 6) & 0x3F));
     bytes[3] = (unsigned char)(0x80 | (code & 0x3F));
     return 4;
+}
+
+int text_safe_markdown_code(const char *text, FILE *out)
+{
+    text = text ? text : "";
+    /* CommonMark, "Code spans": no escape works inside one, so the fence is one backtick longer
+     * than the longest run inside, and a space pads text that starts or ends with a backtick or a
+     * space (one is stripped on each side). */
+    size_t longest = 0, run = 0, length = strlen(text);
+    for (const char *p = text; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    int pad = length > 0 && (strchr("` ", text[0]) || strchr("` ", text[length - 1]));
+    int failed = 0;
+    for (size_t i = 0; i <= longest; i++)
+        failed |= fputc('`', out) == EOF;
+    if (pad)
+        failed |= fputc(' ', out) == EOF;
+    failed |= text_safe_fputs(text, TEXT_SAFE_TERMINAL, out) != 0;
+    if (pad)
+        failed |= fputc(' ', out) == EOF;
+    for (size_t i = 0; i <= longest; i++)
+        failed |= fputc('`', out) == EOF;
+    return failed ? -1 : 0;
 }

@@ -4,15 +4,12 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "text_width.h"
 #include "units.h"
 
 int text_wrap_columns(const char *text, size_t length)
 {
-    int count = 0;
-    for (size_t i = 0; i < length; i++)
-        if (((unsigned char)text[i] & 0xC0) != 0x80)
-            count++;
-    return count;
+    return text_width_columns(text, length);
 }
 
 static int is_space(char c)
@@ -116,10 +113,11 @@ static const char *break_inside(const char *text, const char *end, int columns, 
     const char *limit = text; /* the end of the last character that fits */
     int used = 0;
     for (const char *p = text; p < end && used < columns;) {
-        const char *next = p + 1;
-        while (next < end && ((unsigned char)*next & 0xC0) == 0x80)
-            next++;
-        used++;
+        int width;
+        const char *next = p + text_width_next(p, (size_t)(end - p), &width);
+        if (used + width > columns && used > 0)
+            break; /* a wide character that would stick out */
+        used += width;
         limit = next;
         int rank = break_rank(*p);
         if (rank && used >= min_chunk)

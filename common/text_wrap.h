@@ -1,7 +1,7 @@
 /* text_wrap.h: the one rule for wrapping prose on a terminal, for the report's lines and the
  * manuals' paragraphs alike:
- *   - lines break between words (runs of spaces, tabs or newlines), never inside one, counting a
- *     UTF-8 character as one column;
+ *   - lines break between words (runs of spaces, tabs or newlines), never inside one, counting the
+ *     columns a terminal shows (text_width.h: a CJK character or an emoji takes 2);
  *   - a figure and its unit stay on one line ("477 us", "32.0 MiB": units_is_unit);
  *   - a word wider than a whole line (a path, a C++ signature, a Python call) breaks after the
  *     last '/', '(', ',', ';' or '=' that fits, else after a '.', ':', '<', '>' or '&', else after
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Columns that length bytes of UTF-8 take (continuation bytes do not count). */
+/* Columns that length bytes of UTF-8 take on a terminal (text_width_columns). */
 int text_wrap_columns(const char *text, size_t length);
 
 /* text past its leading spaces. */

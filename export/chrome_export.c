@@ -7,6 +7,7 @@
  * Owns: the output FILE while writing, the track placement and a cache of the trace's strings. */
 #include "chrome_export.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 #include "queries_export.h"
 #include "text_safe.h"
 #include "units.h"
+
+#include <zlib.h>
 
 /* Kernels share a few names, and a hostile trace can give every row one name of megabytes:
  * strings are read once per cache slot, cut to what the export writes. */
@@ -1120,6 +1123,77 @@ static void writer_free(struct writer *w)
     free(w);
 }
 
+/* --- OUT.json.gz: the JSON gzip-compressed on its way to the file (Perfetto, chrome://tracing and
+ * Python's gzip open it; a plain JSON under a .gz name opens nowhere) --- */
+
+struct gzip_sink {
+    z_stream z;
+    FILE *file;
+    int failed;
+};
+
+/* Deflates data (flush: Z_NO_FLUSH, or Z_FINISH at the end) into the file. */
+static int gzip_push(struct gzip_sink *sink, const char *data, size_t size, int flush)
+{
+    unsigned char chunk[1 << 16];
+    sink->z.next_in = (Bytef *)data;
+    sink->z.avail_in = (uInt)size; /* stdio hands over at most its buffer */
+    do {
+        sink->z.next_out = chunk;
+        sink->z.avail_out = sizeof chunk;
+        if (deflate(&sink->z, flush) == Z_STREAM_ERROR)
+            return -1;
+        size_t have = sizeof chunk - sink->z.avail_out;
+        if (have > 0 && fwrite(chunk, 1, have, sink->file) != have)
+            return -1;
+    } while (sink->z.avail_out == 0);
+    return 0;
+}
+
+static ssize_t gzip_write(void *cookie, const char *data, size_t size)
+{
+    struct gzip_sink *sink = cookie;
+    if (sink->failed || gzip_push(sink, data, size, Z_NO_FLUSH) != 0) {
+        sink->failed = 1;
+        errno = EIO;
+        return -1;
+    }
+    return (ssize_t)size;
+}
+
+static int gzip_close(void *cookie)
+{
+    struct gzip_sink *sink = cookie;
+    int failed = sink->failed || gzip_push(sink, NULL, 0, Z_FINISH) != 0;
+    deflateEnd(&sink->z);
+    free(sink);
+    return failed ? -1 : 0;
+}
+
+/* A stream whose bytes reach file gzip-compressed; fclose writes the end (file stays open).
+ * NULL when out of memory. */
+static FILE *gzip_stream(FILE *file)
+{
+    struct gzip_sink *sink = calloc(1, sizeof *sink);
+    /* 15 + 16: a gzip header and trailer around the deflate data (zlib.h, deflateInit2) */
+    if (!sink ||
+        deflateInit2(&sink->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(sink);
+        return NULL;
+    }
+    sink->file = file;
+    FILE *stream = fopencookie(sink, "w", (cookie_io_functions_t){.write = gzip_write, .close = gzip_close});
+    if (!stream)
+        gzip_close(sink);
+    return stream;
+}
+
+static int ends_with_gz(const char *path)
+{
+    size_t length = strlen(path);
+    return length > 3 && strcmp(path + length - 3, ".gz") == 0;
+}
+
 int chrome_export_write(store *trace, const struct analysis_result *analysis,
                         const struct chrome_export_options *options, const char *output_path, int force,
                         struct chrome_export_counts *counts, error_info *err)
@@ -1137,10 +1211,18 @@ int chrome_export_write(store *trace, const struct analysis_result *analysis,
         output_file_discard(output);
         return -1;
     }
+    FILE *json = !to_stdout && ends_with_gz(output_path) ? gzip_stream(out) : out;
+    if (!json) {
+        writer_free(w);
+        output_file_discard(output);
+        return error_set(err, "out of memory");
+    }
     char *buffer = to_stdout ? NULL : malloc(1 << 20);
     if (buffer)
-        setvbuf(out, buffer, _IOFBF, 1 << 20);
-    int status = export_to(w, out);
+        setvbuf(json, buffer, _IOFBF, 1 << 20);
+    int status = export_to(w, json);
+    if (json != out && fclose(json) != 0 && status == 0) /* the gzip end, into out */
+        status = error_set(err, "cannot write '%s': %s", output_path, strerror(errno));
     if (to_stdout) {
         if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0)
             status = error_set(err, "cannot write to stdout");

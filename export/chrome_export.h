@@ -21,7 +21,8 @@
  * CHROME_EXPORT_BYTES_PER_ROW bytes per row read from the trace (and per wait) plus
  * CHROME_EXPORT_BASE_BYTES; the writer checks it as it goes.
  *
- * The output is written to a temporary file and renamed into place (output_file.h). */
+ * The output is written to a temporary file and renamed into place (output_file.h); a name ending
+ * in ".gz" is written gzip-compressed. */
 #ifndef OVERLAPSCOPE_CHROME_EXPORT_H
 #define OVERLAPSCOPE_CHROME_EXPORT_H
 

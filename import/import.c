@@ -194,6 +194,24 @@ static int expand_inputs(struct file_list *list, char *const *inputs, int input_
     return import_refuse_same_file((const char *const *)list->paths, list->count, err);
 }
 
+/* Python's pickle (protocol 2 and later) starts with its PROTO opcode: what
+ * torch.cuda.memory._dump_snapshot writes. */
+static int is_pickle(const unsigned char *head, size_t got)
+{
+    return got >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
+}
+
+/* A memory snapshot is no trace, but the importer names it: readers hand it over. */
+static int is_pickle_file(const char *path)
+{
+    unsigned char head[2];
+    FILE *file = fopen(path, "rb");
+    size_t got = file ? fread(head, 1, sizeof head, file) : 0;
+    if (file)
+        fclose(file);
+    return is_pickle(head, got);
+}
+
 enum import_format import_detect_format(const char *path, error_info *err)
 {
     if (is_nsys_report(path)) {
@@ -222,6 +240,13 @@ enum import_format import_detect_format(const char *path, error_info *err)
         return IMPORT_FORMAT_NSYS;
     if (got >= 2 && head[0] == 0x1f && head[1] == 0x8b)
         return IMPORT_FORMAT_KINETO;
+    if (is_pickle(head, got)) {
+        error_set(err,
+                  "%s: a Python pickle (a PyTorch memory snapshot, torch.cuda.memory._dump_snapshot?), not a "
+                  "trace: not supported; overlapscope reads the profiler's trace (export_chrome_trace)",
+                  path);
+        return IMPORT_FORMAT_UNKNOWN;
+    }
     for (size_t i = 0; i < got; i++) {
         if (head[i] == '{' || head[i] == '[')
             return IMPORT_FORMAT_KINETO;
@@ -246,7 +271,7 @@ int import_is_foreign(const char *path)
                                     ? import_detect_format(path, &ignored)
                                     : IMPORT_FORMAT_UNKNOWN;
     if (format != IMPORT_FORMAT_NSYS)
-        return format == IMPORT_FORMAT_KINETO;
+        return format == IMPORT_FORMAT_KINETO || (S_ISREG(info.st_mode) && is_pickle_file(path));
     /* Any SQLite file says NSYS by its header: only an export's tables make it one. */
     sqlite3 *db = NULL;
     int is_export = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK && nsys_is_export(db);

@@ -356,6 +356,10 @@ static int read_unicode_escape(json_stream *stream)
     }
     if (code >= 0xD800 && code <= 0xDFFF)
         code = 0xFFFD;
+    /* A C string ends at NUL: "a\u0000b" would be stored as "a". It is kept as the escape every
+     * other control gets on a terminal (text_safe.h), so the name stays whole and visible. */
+    if (code == 0)
+        return scratch_append(stream, "\\x00", 4);
     return append_utf8(stream, code);
 }
 
@@ -729,10 +733,11 @@ const struct json_value *json_get(const struct json_value *object, const char *k
 {
     if (!object || object->type != JSON_OBJECT)
         return NULL;
+    const struct json_value *found = NULL;
     for (const struct json_value *member = object->first; member; member = member->next)
         if (strcmp(member->key, key) == 0)
-            return member;
-    return NULL;
+            found = member;
+    return found;
 }
 
 const char *json_string(const struct json_value *value)

@@ -32,7 +32,8 @@ enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSO
 struct json_value {
     enum json_type type;
     const char *key;          /* member name when this value sits in an object, else NULL */
-    const char *text;         /* JSON_STRING: the unescaped text (NUL-terminated, may hold NULs);
+    const char *text;         /* JSON_STRING: the unescaped text (NUL-terminated; a \u0000 is
+                                 written as the four characters \x00);
                                  JSON_NUMBER: the number as written */
     size_t length;            /* of text */
     struct json_value *first; /* first element or member of an array or object */
@@ -66,7 +67,8 @@ int json_stream_parse_trace(json_stream *stream, const struct json_stream_handle
 /* Uncompressed bytes consumed so far (the offset errors cite). */
 uint64_t json_stream_offset(const json_stream *stream);
 
-/* Member of an object by name (first match), or NULL when object is not an object or lacks it. */
+/* Member of an object by name, or NULL when object is not an object or lacks it. A key given twice
+ * means its last value, as Python's json module and Perfetto read it (RFC 8259 leaves it open). */
 const struct json_value *json_get(const struct json_value *object, const char *key);
 
 /* The decimal number text (JSON grammar: -?digits[.digits][e[+-]digits]) times 10^scale, rounded

@@ -57,6 +57,7 @@ struct kineto_state {
     uint64_t gpu_events;
     uint64_t sync_events;          /* cuda_sync: only with the profiler's enable_cuda_sync_events */
     uint64_t other_vendor_devices; /* deviceProperties not of NVIDIA GPUs (ROCm) */
+    uint64_t mtia_events;          /* mtia_runtime, mtia_ccp_events...: Meta's accelerator */
     uint64_t seen_events[SEEN_EVENT_SLOTS];
     const struct kineto_progress *progress;
     store_frames *frames;           /* Python frames and CPU operators: where each API call was made */
@@ -548,10 +549,12 @@ static int import_sync(struct kineto_state *state, const struct json_value *even
     return store_insert_cuda_event(state->s, &record, err);
 }
 
+/* A user annotation (record_function), its GPU side, or the span between cudaProfilerStart and
+ * cudaProfilerStop (cuda_profiler_range): an NVTX-like range of the host thread or the stream. */
 static int import_annotation(struct kineto_state *state, const struct json_value *event, uint64_t index,
-                             int on_gpu, error_info *err)
+                             const char *category, error_info *err)
 {
-    const char *category = on_gpu ? "gpu_user_annotation" : "user_annotation";
+    int on_gpu = strcmp(category, "gpu_user_annotation") == 0;
     struct store_nvtx row = {.process_id = state->process_id,
                              .thread_id = STORE_NULL,
                              .device_id = STORE_NULL,
@@ -659,8 +662,7 @@ static int is_host_category(const char *category)
 /* Known categories with no table in the store (CPU operators, Python frames, flow arrows). */
 static int is_skipped_category(const char *category)
 {
-    static const char *const skipped[] = {
-        "ac2g", "fwdbwd", "cpu_instant_event", "overhead", "cuda_profiler_range", "async"};
+    static const char *const skipped[] = {"ac2g", "fwdbwd", "cpu_instant_event", "overhead", "async"};
     for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
         if (strcmp(category, skipped[i]) == 0)
             return 1;
@@ -727,11 +729,15 @@ static int import_event(struct kineto_state *state, uint64_t index, const struct
     if (strcmp(category, "user_annotation") == 0 || is_profiler_step(category, event))
         return import_frame(state, event, index, category, err) != 0
                    ? -1
-                   : import_annotation(state, event, index, 0, err);
+                   : import_annotation(state, event, index, "user_annotation", err);
     if (strcmp(category, "python_function") == 0 || strcmp(category, "cpu_op") == 0)
         return import_frame(state, event, index, category, err);
-    if (strcmp(category, "gpu_user_annotation") == 0)
-        return import_annotation(state, event, index, 1, err);
+    if (strcmp(category, "gpu_user_annotation") == 0 || strcmp(category, "cuda_profiler_range") == 0)
+        return import_annotation(state, event, index, category, err);
+    if (strncmp(category, "mtia", 4) == 0 || strncmp(category, "MTIA", 4) == 0) {
+        state->mtia_events++;
+        return 0;
+    }
     if (strcmp(category, "Trace") == 0)
         return import_trace_span(state, event, index, err);
     if (!is_skipped_category(category))
@@ -890,6 +896,14 @@ static int on_event(void *context, uint64_t index, const struct json_value *even
 {
     struct kineto_state *state = context;
     state->events_seen++;
+    if (event->type != JSON_OBJECT && index == 0 && event->type == JSON_ARRAY)
+        /* [[times], [[sizes]...]] or [[ts, action, bytes, category]...]: torch.profiler's
+         * export_memory_timeline (.json, .json.gz, .raw.gz) */
+        return error_set(
+            err,
+            "%s: a PyTorch memory timeline (export_memory_timeline), not a trace: not supported; "
+            "overlapscope reads the profiler's trace (export_chrome_trace, tensorboard_trace_handler)",
+            state->name);
     if (event->type != JSON_OBJECT)
         return fail_event(state, index, NULL, "an event is not a JSON object", err);
     const char *phase = json_string(json_get(event, "ph"));
@@ -1107,6 +1121,12 @@ static int insert_warnings(struct kineto_state *state, error_info *err)
         if (warn(state, "import-skipped", message, err) != 0)
             return -1;
     }
+    if (state->gpu_events == 0 && state->mtia_events > 0)
+        return error_set(
+            err,
+            "%s: an MTIA trace (%llu events of Meta's accelerator, no GPU activity): not supported; "
+            "overlapscope reads CUDA and ROCm GPU traces",
+            state->name, (unsigned long long)state->mtia_events);
     if (state->gpu_events == 0) {
         snprintf(message, sizeof message, "%s: no GPU activity (kernels, copies, memsets) in this trace",
                  state->name);

@@ -3,6 +3,7 @@
  *
  * The flow (cli/cmd_record.c drives it and does all printing):
  *   record_find_collector      liboverlapscope-collector.so relative to the running binary
+ *   record_find_cupti          the folder of libcupti, which the collector needs
  *   output_file_check          the output is refused before the job starts (output_file.h)
  *   record_lock_output         one recording per output file; refuse to overwrite without force
  *   record_make_run_directory  a private folder beside the output for the per-process files
@@ -31,6 +32,15 @@ int record_collector_built(void);
  * Returns 0, or -1 with err listing where it looked. */
 int record_find_collector(char *path, size_t size, error_info *err);
 
+/* Finds the folder holding the libcupti the collector was linked against (its soname, e.g.
+ * libcupti.so.13): CUPTI ships with the CUDA toolkit, not as a Debian package, and the installed
+ * collector carries no path to it. Looks, in order, in $OVERLAPSCOPE_CUPTI (a folder, or the
+ * library itself), each folder of $LD_LIBRARY_PATH, $CUDA_HOME and $CUDA_PATH (extras/CUPTI/lib64,
+ * lib64, lib), /usr/local/cuda (the same three), the system's library folders, and the folder
+ * this build found it in. Writes the folder (the job gets it at the front of LD_LIBRARY_PATH).
+ * Returns 0, or -1 with err naming the library and where it looked. */
+int record_find_cupti(char *folder, size_t size, error_info *err);
+
 /* Checks that the output may be written (output_file_check), then takes the exclusive lock
  * "<output>.lock" (another record into the same output fails; a lock name that is a symbolic
  * link is refused, never followed). Returns the lock's descriptor, or -1 with err filled. */
@@ -45,7 +55,8 @@ void record_remove_run_directory(const char *directory);
 
 struct record_settings {
     const char *collector_path;
-    int nvtx; /* 1: NVTX_INJECTION64_PATH names the collector (unless the user set it) */
+    const char *cupti_folder; /* NULL: none to add; else put first in the job's LD_LIBRARY_PATH */
+    int nvtx;                 /* 1: NVTX_INJECTION64_PATH names the collector (unless the user set it) */
     const char *run_directory;
     const char *kinds;           /* NULL: all */
     int flush_ms;                /* 0: the collector's default */

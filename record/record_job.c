@@ -53,6 +53,70 @@ int record_find_collector(char *path, size_t size, error_info *err)
     return error_set(err, "cannot find %s (looked in %s)", RECORD_COLLECTOR_NAME, looked);
 }
 
+/* Appends "folder" to the list of folders looked in, and says whether the library is there. */
+static int cupti_in(const char *folder, char *looked, size_t looked_size)
+{
+    if (!folder || !folder[0])
+        return 0;
+    size_t used = strlen(looked);
+    snprintf(looked + used, looked_size - used, "%s%s", used ? ", " : "", folder);
+    char candidate[PATH_MAX + 64];
+    snprintf(candidate, sizeof candidate, "%s/%s", folder, OVERLAPSCOPE_CUPTI_SONAME);
+    return is_file(candidate);
+}
+
+/* Looks in each of a CUDA installation's folders that may hold libcupti. */
+static const char *cupti_in_toolkit(const char *root, char *looked, size_t looked_size, char *found,
+                                    size_t found_size)
+{
+    static const char *const below[] = {"extras/CUPTI/lib64", "lib64", "lib"};
+    for (size_t i = 0; root && root[0] && i < sizeof below / sizeof below[0]; i++) {
+        snprintf(found, found_size, "%s/%s", root, below[i]);
+        if (cupti_in(found, looked, looked_size))
+            return found;
+    }
+    return NULL;
+}
+
+int record_find_cupti(char *folder, size_t size, error_info *err)
+{
+    char looked[4096] = "", found[PATH_MAX];
+    const char *chosen = getenv("OVERLAPSCOPE_CUPTI");
+    if (chosen && chosen[0]) {
+        /* the library itself, or its folder */
+        snprintf(found, sizeof found, "%s", chosen);
+        if (is_file(found) && strchr(found, '/'))
+            *strrchr(found, '/') = '\0';
+        if (cupti_in(found, looked, sizeof looked))
+            return snprintf(folder, size, "%s", found) >= (int)size ? error_set(err, "path too long") : 0;
+        return error_set(err,
+                         "%s (CUPTI) is not in OVERLAPSCOPE_CUPTI=%s: set it to the folder that holds it "
+                         "(the CUDA toolkit's extras/CUPTI/lib64)",
+                         OVERLAPSCOPE_CUPTI_SONAME, chosen);
+    }
+    const char *paths = getenv("LD_LIBRARY_PATH");
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", paths ? paths : "");
+    char *saved = NULL;
+    for (char *entry = strtok_r(copy, ":", &saved); entry; entry = strtok_r(NULL, ":", &saved))
+        if (cupti_in(entry, looked, sizeof looked))
+            return snprintf(folder, size, "%s", entry) >= (int)size ? error_set(err, "path too long") : 0;
+    const char *const roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++)
+        if (cupti_in_toolkit(roots[i], looked, sizeof looked, found, sizeof found))
+            return snprintf(folder, size, "%s", found) >= (int)size ? error_set(err, "path too long") : 0;
+    const char *const system[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+                                  "/usr/lib", OVERLAPSCOPE_CUPTI_BUILD_DIR};
+    for (size_t i = 0; i < sizeof system / sizeof system[0]; i++)
+        if (cupti_in(system[i], looked, sizeof looked))
+            return snprintf(folder, size, "%s", system[i]) >= (int)size ? error_set(err, "path too long") : 0;
+    return error_set(
+        err,
+        "cannot find %s (CUPTI, part of the CUDA toolkit, which the collector needs; looked in %s): "
+        "install the CUDA toolkit, or set OVERLAPSCOPE_CUPTI to the folder that holds it",
+        OVERLAPSCOPE_CUPTI_SONAME, looked);
+}
+
 static void folder_of(const char *path, char *folder, size_t size)
 {
     char copy[PATH_MAX];
@@ -130,9 +194,25 @@ static int set_variable(const char *name, const char *value, error_info *err)
     return 0;
 }
 
+/* The folder first in LD_LIBRARY_PATH, for the collector's libcupti (record_find_cupti). */
+static int prepend_library_path(const char *folder, error_info *err)
+{
+    const char *old = getenv("LD_LIBRARY_PATH");
+    size_t size = strlen(folder) + (old ? strlen(old) : 0) + 2;
+    char *value = malloc(size);
+    if (!value)
+        return error_set(err, "out of memory");
+    snprintf(value, size, "%s%s%s", folder, old && old[0] ? ":" : "", old ? old : "");
+    int status = set_variable("LD_LIBRARY_PATH", value, err);
+    free(value);
+    return status;
+}
+
 int record_set_environment(const struct record_settings *settings, error_info *err)
 {
     char number[32];
+    if (settings->cupti_folder && prepend_library_path(settings->cupti_folder, err) != 0)
+        return -1;
     if (set_variable("CUDA_INJECTION64_PATH", settings->collector_path, err) != 0 ||
         set_variable("OVERLAPSCOPE_OUTPUT_DIR", settings->run_directory, err) != 0 ||
         set_variable("OVERLAPSCOPE_NO_API", "0", err) != 0 ||

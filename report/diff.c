@@ -112,7 +112,9 @@ static void text_predictions(FILE *out, const struct analysis_result *a, const s
         prediction_text(pb, sizeof pb, b, fix);
         const char *title = analysis_fix_title((enum analysis_fix)fix);
         if (markdown) {
-            fprintf(out, "| %s | %s | %s |\n", title, pa, pb);
+            fputs("| ", out);
+            text_safe_fputs(title, TEXT_SAFE_MARKDOWN, out);
+            fprintf(out, " | %s | %s |\n", pa, pb);
             continue;
         }
         const char *rest = text_wrap_skip_spaces(title), *end = text_wrap_line_end(rest, title_width);
@@ -166,7 +168,7 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
         if (a_unmeasured || b_unmeasured)
             snprintf(delta, sizeof delta, "-");
         if (markdown)
-            fprintf(out, "| %s | %s | %s | %s |\n", metric->name, va, vb, delta);
+            fprintf(out, "| %s | %s | %s | %s |\n", metric->name, va, vb, delta); /* [a-z_]: no markup */
         else
             fprintf(out, "%-*s %14s %14s %14s\n", name_width, metric->name, va, vb, delta);
     }
@@ -201,9 +203,11 @@ static void text_diff(FILE *out, const struct analysis_result *a, const struct a
         cause_text(cb, sizeof cb, y);
         format_change(delta, sizeof delta, y->lost_ns - x->lost_ns);
         const char *title = analysis_cause_title((enum analysis_cause)cause);
-        if (markdown)
-            fprintf(out, "| %s | %s | %s | %s |\n", title, ca, cb, delta);
-        else
+        if (markdown) {
+            fputs("| ", out);
+            text_safe_fputs(title, TEXT_SAFE_MARKDOWN, out);
+            fprintf(out, " | %s | %s | %s |\n", ca, cb, delta);
+        } else
             fprintf(out, "%-*s  %*s  %*s  %*s\n", title_width, title, a_width, ca, b_width, cb, delta_width,
                     delta);
     }
@@ -278,11 +282,11 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
         fprintf(out, "%s\n", text);
         free(text);
     } else if (format == REPORT_MARKDOWN) {
-        fputs("## overlapscope diff: A = `", out);
-        text_safe_fputs(label_a, TEXT_SAFE_MARKDOWN, out);
-        fputs("`, B = `", out);
-        text_safe_fputs(label_b, TEXT_SAFE_MARKDOWN, out);
-        fputs("`\n\n", out);
+        fputs("## overlapscope diff: A = ", out);
+        text_safe_markdown_code(label_a, out);
+        fputs(", B = ", out);
+        text_safe_markdown_code(label_b, out);
+        fputs("\n\n", out);
         text_diff(out, a, b, 1, 0);
     } else {
         width = width > 0 ? width : 80;

@@ -311,10 +311,13 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
         }
         snprintf(line, sizeof line, "%s: %s%s", analysis_fix_title(item->fix), gain,
                  item->by_design ? " [by design: the program asked for it]" : "");
-        if (markdown)
-            fprintf(out, "- %s\n", line);
-        else
+        if (markdown) {
+            fputs("- ", out);
+            text_safe_fputs(line, TEXT_SAFE_MARKDOWN, out); /* "(<0.1%)" */
+            fputc('\n', out);
+        } else {
             report_write_wrapped(out, line, "  ", 4, width);
+        }
     }
 }
 
@@ -450,9 +453,9 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
                           const struct report_context *context)
 {
     char cells[COLUMN_COUNT][CELL_SIZE], lost[32], headroom[32];
-    fputs("## overlapscope report: `", out);
-    text_safe_fputs(context && context->trace_path ? context->trace_path : "trace", TEXT_SAFE_MARKDOWN, out);
-    fputs("`\n\n", out);
+    fputs("## overlapscope report: ", out);
+    text_safe_markdown_code(context && context->trace_path ? context->trace_path : "trace", out);
+    fputs("\n\n", out);
     describe_selection(out, result, context, TEXT_SAFE_MARKDOWN);
     fprintf(out, "\n|");
     for (int c = 0; c < COLUMN_COUNT; c++)
@@ -486,8 +489,10 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
         if (total->count == 0)
             continue;
         shown++;
-        fprintf(out, "| %s | %s | %" PRId64 " | ", analysis_cause_title(total->cause),
-                units_format_duration(lost, sizeof lost, total->lost_ns), total->count);
+        fputs("| ", out);
+        text_safe_fputs(analysis_cause_title(total->cause), TEXT_SAFE_MARKDOWN, out);
+        fprintf(out, " | %s | %" PRId64 " | ", units_format_duration(lost, sizeof lost, total->lost_ns),
+                total->count);
         const struct analysis_wait *wait = largest_wait(result, total->cause);
         text_safe_fputs(wait ? wait->evidence : "", TEXT_SAFE_MARKDOWN, out);
         if (wait && wait->source[0]) {
@@ -497,9 +502,13 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
             fputc(')', out);
             free(source);
         }
-        /* The advice is the tool's own text, with no '|' to escape. */
-        fprintf(out, " | %s (see %s) |\n", analysis_cause_advice(total->cause),
-                analysis_cause_advice_source(total->cause));
+        /* The advice is the tool's own text, escaped all the same: it names calls ("torch.cuda.Stream",
+         * "__init__") that Markdown could read as markup. */
+        fputs(" | ", out);
+        text_safe_fputs(analysis_cause_advice(total->cause), TEXT_SAFE_MARKDOWN, out);
+        fputs(" (see ", out);
+        text_safe_fputs(analysis_cause_advice_source(total->cause), TEXT_SAFE_MARKDOWN, out);
+        fputs(") |\n", out);
     }
     what_if_lines(out, result, 1, 0);
     overlap_cost_lines(out, result, top_of(context), 1, 0);

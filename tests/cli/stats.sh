@@ -63,7 +63,7 @@ assert kernels["rows"][1]["full_name"] == 'evil,"k"\nline <b>|x'
 assert [t["report"] for t in doc["tables"]] == ["kernels", "api", "nvtx", "copies", "memsets", "sync", "nccl"]
 PY
 md=$("$os" stats s.db --format markdown --report kernels)
-has "markdown pipe escaped" 'evil,"k"\x0aline <b>\|x' "$md"
+has "markdown pipe escaped" 'evil,"k"\x0aline \<b\>\|x' "$md"
 text=$("$os" stats s.db)
 has "text heading" "Kernels: pid 7, device 0: 4 kernels, 100 us" "$text"
 wide=$(awk 'length($0) > 80' <<<"$text")

@@ -4,6 +4,7 @@
  * long words are the report's own: a Python source of tests/data/gpu-h100/torch_sync_loop.db and
  * the Kineto record instruction of docs/metrics.md, "Could not be checked". */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "text_wrap.h"
@@ -50,13 +51,48 @@ static const struct expected table[] = {
     /* no place to break: where the line ends, but not inside an escape */
     {"\\x1b\\x1b\\x1b", "", 0, 10, "\\x1b\\x1b\n\\x1b\n"},
     {"abcdefghijkl", "", 0, 5, "abcde\nfghij\nkl\n"},
-    /* a UTF-8 character is one column */
+    /* a Latin letter with an accent is one column */
     {"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9", "", 0, 5,
      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n\xc3\xa9\xc3\xa9\n"},
+    /* a CJK character takes two: three of them fill 6 of 7 columns (counted as one each, the line
+       held seven and stuck out by seven) */
+    {"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \xe6\x97\xa5\xe6\x9c\xac", "", 0, 7,
+     "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\n\xe6\x97\xa5\xe6\x9c\xac\n"},
+    /* a word of them wider than the line breaks before the character that would stick out */
+    {"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5", "", 0, 5,
+     "\xe6\x97\xa5\xe6\x9c\xac\n\xe8\xaa\x9e\xe6\x97\xa5\n"},
+    /* so does an emoji (U+1F525, two columns) */
+    {"ab \xf0\x9f\x94\xa5\xf0\x9f\x94\xa5 cd", "", 0, 6, "ab\n\xf0\x9f\x94\xa5\xf0\x9f\x94\xa5\ncd\n"},
 };
+
+/* Columns as a terminal shows them (text_width.h), LANG=C or not. */
+static void columns(void)
+{
+    struct {
+        const char *text;
+        int columns;
+    } rows[] = {
+        {"kernel", 6},
+        {"\xc3\xa9", 1},                 /* e acute */
+        {"e\xcc\x81", 1},                /* e + a combining acute: one column */
+        {"\xe6\x97\xa5\xe6\x9c\xac", 4}, /* two CJK ideographs */
+        {"\xed\x95\x9c", 2},             /* a Hangul syllable */
+        {"\xef\xbc\xa1", 2},             /* a fullwidth A */
+        {"\xf0\x9f\x94\xa5", 2},         /* an emoji */
+        {"\xe2\x9c\x85", 2},             /* U+2705, an emoji in the BMP */
+        {"\xe2\x9d\xa4\xef\xb8\x8f", 1}, /* U+2764 + VS16: the selector takes none */
+        {"a\xe2\x80\x8b"
+         "b",
+         2},         /* a zero-width space */
+        {"\xff", 1}, /* a byte that starts no character */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK_INT(text_wrap_columns(rows[i].text, strlen(rows[i].text)), rows[i].columns);
+}
 
 int main(void)
 {
+    columns();
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         char *lines = wrapped(table[i].text, table[i].prefix, table[i].indent, table[i].width);
         CHECK_STR(lines, table[i].lines);

@@ -25,6 +25,13 @@ for trace in "$data"/*.db "$data"-h100/*.db; do
     exports+=("$out")
 done
 if [ ${#exports[@]} -ge 33 ] && check "${exports[@]}"; then ok; else bad "golden exports (${#exports[@]} traces)"; fi
+# OUT.json.gz: gzip (issue 34), the same JSON as OUT.json byte for byte once decompressed.
+"$os" export "$data/ddp.db" --chrome "$scratch/ddp.json.gz" >/dev/null 2>"$scratch/err" || bad "export .gz: $(cat "$scratch/err")"
+if gzip -t "$scratch/ddp.json.gz" 2>/dev/null && gzip -dc "$scratch/ddp.json.gz" | cmp -s - "$scratch/gpu-ddp.json"; then
+    ok
+else
+    bad "export --chrome x.json.gz is not the gzip of the JSON"
+fi
 # ddp_fill_eighth: every kernel name readable (none mangled), the demangled full name and the
 # mangled one in args; the waits all there.
 python3 - "$scratch/gpu-ddp_fill_eighth.json" <<'PY' && ok || bad "ddp_fill_eighth names and waits"

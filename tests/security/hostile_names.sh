@@ -38,7 +38,7 @@ expect "report: valid UTF-8" 'valid_utf8 "$work/report.txt"'
 $os report --markdown "$work/t.db" >"$work/report.md"
 expect "markdown: the cause row keeps its 5 cells (what to do: the 5th) ('|' in a name escaped)" \
     '[ "$(grep "^| late launch" "$work/report.md" | sed "s/\\\\|//g" | tr -cd "|" | wc -c)" -eq 6 ]'
-expect "markdown: the name written as escapes" 'grep -qF "evil\\x1b]0;pwned\\x07\\x1b[31mred\\|pipe\\x0anewline" "$work/report.md"'
+expect "markdown: the name written as escapes" 'grep -qF "evil\\x1b\\]0;pwned\\x07\\x1b\\[31mred\\|pipe\\x0anewline" "$work/report.md"'
 expect "markdown: no raw control byte" '! raw_controls "$work/report.md"'
 
 $os report --json "$work/t.db" >"$work/report.json"; rc=$?

@@ -12,7 +12,7 @@ struct expected {
 static const struct expected table[] = {
     {"sgemm_128x64", "sgemm_128x64", "sgemm_128x64", "sgemm_128x64", "sgemm_128x64"},
     /* a colour escape and an OSC window-title sequence ended by BEL */
-    {"a\x1b[31mb\x1b]0;pwn\x07", "a\\x1b[31mb\\x1b]0;pwn\\x07", "a\\x1b[31mb\\x1b]0;pwn\\x07",
+    {"a\x1b[31mb\x1b]0;pwn\x07", "a\\x1b[31mb\\x1b]0;pwn\\x07", "a\\x1b\\[31mb\\x1b\\]0;pwn\\x07",
      "a\\u001b[31mb\\u001b]0;pwn\\u0007", "a\xef\xbf\xbd[31mb\xef\xbf\xbd]0;pwn\xef\xbf\xbd"},
     /* a forged second line, a carriage return, a tab, DEL */
     {"x\nFAIL\ry\tz\x7f", "x\\x0aFAIL\\x0dy\\x09z\\x7f", "x\\x0aFAIL\\x0dy\\x09z\\x7f",
@@ -49,7 +49,14 @@ static const struct expected table[] = {
      "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
      "d\xef\xbf\xbd\xef\xbf\xbd"},
     /* table and string delimiters */
-    {"a|b\"c\\d", "a|b\"c\\d", "a\\|b\"c\\d", "a|b\\\"c\\\\d", "a|b\"c\\d"},
+    {"a|b\"c\\d", "a|b\"c\\d", "a\\|b\"c\\\\d", "a|b\\\"c\\\\d", "a|b\"c\\d"},
+    /* Python call sites and C++ names GFM would read as markup: a tag, bold, a link, a code span,
+       an entity, strikethrough; '_' inside a word stays */
+    {"x.py:3 <module>", "x.py:3 <module>", "x.py:3 \\<module\\>", "x.py:3 <module>", "x.py:3 <module>"},
+    {"a.py:9 __init__ a_b", "a.py:9 __init__ a_b", "a.py:9 \\_\\_init\\_\\_ a_b", "a.py:9 __init__ a_b",
+     "a.py:9 __init__ a_b"},
+    {"operator[](int*)`&amp;~x", "operator[](int*)`&amp;~x", "operator\\[\\](int\\*)\\`\\&amp;\\~x",
+     "operator[](int*)`&amp;~x", "operator[](int*)`&amp;~x"},
 };
 
 static const char *style_result(const struct expected *row, enum text_safe_style style)
