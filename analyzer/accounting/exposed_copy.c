@@ -83,6 +83,18 @@ void copy_exposure_begin_device(copy_exposure *exposure, struct device_state *de
     memset(exposure->pinned_ns, 0, sizeof exposure->pinned_ns);
 }
 
+/* A hostile trace's bytes or times (INT64_MIN bytes, a copy of 2^62 ns) saturate rather than
+ * overflow; negative bytes count as none. Real sums stay far below. */
+static void add_saturated(int64_t *sum, int64_t value)
+{
+    if (value > 0 && *sum > INT64_MAX - value)
+        *sum = INT64_MAX;
+    else if (value < 0 && *sum < INT64_MIN - value)
+        *sum = INT64_MIN;
+    else
+        *sum += value;
+}
+
 static int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;
@@ -107,8 +119,8 @@ static void advance(copy_exposure *exposure, int64_t t)
         int64_t from = max64(copy->start_ns, covered);
         int64_t to = min64(copy->end_ns, t);
         if (to > from) {
-            exposure->buckets[copy->bucket].exposed_ns +=
-                selection_clock(selection, to) - selection_clock(selection, from);
+            add_saturated(&exposure->buckets[copy->bucket].exposed_ns,
+                          selection_clock(selection, to) - selection_clock(selection, from));
             covered = to;
         }
         if (copy->end_ns > t)
@@ -178,19 +190,22 @@ int copy_exposure_observe(copy_exposure *exposure, const struct model_op *op)
     key.waited = host_waited(exposure, op);
     key.small = op->bytes > 0 && op->bytes <= EXPOSED_COPY_SMALL_BYTES;
     key.stream_id = op->stream_id;
+    int64_t bytes = op->bytes > 0 ? op->bytes : 0;
+    int64_t duration =
+        op->start_ns < 0 && op->end_ns > INT64_MAX + op->start_ns ? INT64_MAX : op->end_ns - op->start_ns;
     int host_side = key.direction == DIRECTION_HTOD ? 0 : key.direction == DIRECTION_DTOH ? 1 : -1;
     if (host_side >= 0 && !key.pageable &&
         (op->src_kind == STORE_MEMORY_PINNED || op->dst_kind == STORE_MEMORY_PINNED)) {
-        exposure->pinned_bytes[host_side] += op->bytes;
-        exposure->pinned_ns[host_side] += op->end_ns - op->start_ns;
+        add_saturated(&exposure->pinned_bytes[host_side], bytes);
+        add_saturated(&exposure->pinned_ns[host_side], duration);
     }
     long bucket = bucket_of(exposure, &key);
     if (bucket < 0)
         return -1;
     struct copy_bucket *b = &exposure->buckets[bucket];
     b->copies++;
-    b->bytes += op->bytes;
-    b->duration_ns += op->end_ns - op->start_ns;
+    add_saturated(&b->bytes, bytes);
+    add_saturated(&b->duration_ns, duration);
     if (exposure->open_count == exposure->open_capacity) {
         size_t capacity = exposure->open_capacity ? exposure->open_capacity * 2 : 16;
         struct open_copy *grown = realloc(exposure->open, capacity * sizeof *grown);
@@ -311,9 +326,9 @@ static long merged_entry(struct accounting_breakdown *out, struct copy_bucket *s
     for (size_t i = 0; i < out->entry_count; i++)
         if (out->entries[i].cause == cause && strcmp(out->entries[i].label, label) == 0) {
             sums[i].copies += b->copies;
-            sums[i].exposed_ns += b->exposed_ns;
-            sums[i].bytes += b->bytes;
-            sums[i].duration_ns += b->duration_ns;
+            add_saturated(&sums[i].exposed_ns, b->exposed_ns);
+            add_saturated(&sums[i].bytes, b->bytes);
+            add_saturated(&sums[i].duration_ns, b->duration_ns);
             return (long)i;
         }
     struct accounting_entry *entry = &out->entries[out->entry_count];
@@ -349,7 +364,7 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
         else
             snprintf(label, sizeof label, "%s", direction_names[b->key.direction]);
         merged_entry(out, sums, cause, label, b);
-        out->ns += b->exposed_ns;
+        add_saturated(&out->ns, b->exposed_ns);
     }
     for (size_t i = 0; i < out->entry_count; i++) {
         struct accounting_entry *entry = &out->entries[i];
