@@ -315,7 +315,13 @@ int store_check_shape(store *s, error_info *err)
             error_set(err, "cannot open '%s': not an SQLite database", path);
         else if (primary == SQLITE_CORRUPT)
             error_set(err, "cannot open '%s': database is corrupt", path);
-        else if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_BUSY)
+        else if (primary == SQLITE_BUSY)
+            /* A live writer holds the lock: nothing to repair, only to wait for (issue 33). */
+            error_set(err,
+                      "cannot open '%s': another process is writing it now (the file is locked); run again"
+                      " once that writer has finished",
+                      path);
+        else if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN)
             /* A hot journal (or WAL) left by a killed writer must be rolled back before anyone reads. */
             error_set(
                 err,

@@ -11,6 +11,22 @@ usage() {
     "$os" "$@" >out.txt 2>err.txt; local rc=$?
     expect "$name: exit 2 naming the problem" '[ $rc -eq 2 ] && head -n 1 err.txt | grep -qF -- "$fragment"'
 }
+# A trace locked by a live writer: said so, not the advice for a crashed writer's journal.
+cp t.db locked.db
+python3 - locked.db <<'PY' &
+import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+db.execute("UPDATE meta SET value = value")
+open("locked.ready", "w").close()
+time.sleep(20)
+PY
+writer=$!
+for _ in $(seq 100); do [ -e locked.ready ] && break; sleep 0.1; done
+"$os" info locked.db >out.txt 2>err.txt; rc=$?
+kill $writer 2>/dev/null; wait $writer 2>/dev/null
+expect "a live writer's lock: exit 2, named as such" \
+    '[ $rc -eq 2 ] && grep -qF "another process is writing it now" err.txt && ! grep -qF "where it is writable" err.txt'
 usage "--window -1:5 (printed +-1 ns)" "reaches before the trace's start (0)" report --window -1:5 t.db
 usage "--window 0x10ms:1s (hex read as 16)" "'0x10ms' has an unknown unit" report --window 0x10ms:1s t.db
 usage "--rank twice (the last kept silently)" "--rank given twice (0, then '1')" report --rank 0 --rank 1 t.db
