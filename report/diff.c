@@ -274,13 +274,8 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
                       error_info *err)
 {
     if (format == REPORT_JSON) {
-        cJSON *root = json_diff(a, b, label_a, label_b);
-        char *text = root ? cJSON_Print(root) : NULL;
-        cJSON_Delete(root);
-        if (!text)
-            return error_set(err, "out of memory writing JSON");
-        fprintf(out, "%s\n", text);
-        free(text);
+        if (report_json_write(out, json_diff(a, b, label_a, label_b), err) != 0)
+            return -1;
     } else if (format == REPORT_MARKDOWN) {
         fputs("## overlapscope diff: A = ", out);
         text_safe_markdown_code(label_a, out);

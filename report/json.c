@@ -331,13 +331,7 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
 int report_write_json(FILE *out, const struct analysis_result *result, const struct report_context *context,
                       error_info *err)
 {
-    cJSON *root = report_to_json(result, context);
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text)
-        return error_set(err, "out of memory writing JSON");
-    fputs(text, out);
-    fputc('\n', out);
-    free(text);
+    if (report_json_write(out, report_to_json(result, context), err) != 0)
+        return -1;
     return ferror(out) ? error_set(err, "cannot write the report") : 0;
 }

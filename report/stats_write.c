@@ -264,14 +264,7 @@ static int write_json(FILE *out, const struct stats_result *stats, const char *t
     cJSON *tables = cJSON_AddArrayToObject(root, "tables");
     for (size_t t = 0; t < stats->table_count; t++)
         cJSON_AddItemToArray(tables, table_json(&stats->tables[t]));
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
-        return error_set(err, "out of memory writing JSON");
-    fputs(text, out);
-    fputc('\n', out);
-    free(text);
-    return 0;
+    return report_json_write(out, root, err);
 }
 
 /* --- Markdown --- */

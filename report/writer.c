@@ -50,3 +50,15 @@ void report_write_wrapped(FILE *out, const char *prose, const char *first_prefix
     text_wrap_write(out, safe, first_prefix, indent, width);
     free(safe);
 }
+
+int report_json_write(FILE *out, cJSON *root, error_info *err)
+{
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text)
+        return error_set(err, "out of memory writing JSON");
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    return 0;
+}

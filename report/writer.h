@@ -7,6 +7,8 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
+#include "error.h"
+
 /* Writes prose for a terminal (controls escaped first, so only spaces separate what is wrapped),
  * wrapped between words at width (common/text_wrap); the first line starts with first_prefix, the
  * next ones with indent spaces. */
@@ -19,5 +21,8 @@ void report_json_add_text(cJSON *object, const char *key, const char *text);
  * "source_demangled" as people read it (common/call_source.h, in full), both null when source is
  * NULL or "" (the trace cannot know). */
 void report_json_add_source(cJSON *object, const char *source);
+/* Prints root (NULL: out of memory before it was built) as one JSON document and a newline, and
+ * frees it. Returns 0, or -1 with err filled when out of memory. */
+int report_json_write(FILE *out, cJSON *root, error_info *err);
 
 #endif
