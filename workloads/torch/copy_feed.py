@@ -16,7 +16,8 @@ to the GPU each step, five ways:
 Each epoch (12 steps) is the NVTX range "epoch N"; one untimed epoch first. --compare MODES runs
 the given modes interleaved in this one process (--rounds rounds, each mode once per round, not
 recorded) and prints one JSON line {mode: [ms per epoch, ...]} so a prediction is checked against
-the fixed program measured in the same call."""
+the fixed program measured in the same call. --profile DIR writes a torch.profiler Chrome trace
+(DIR/rank0.json, with stacks) of the timed epochs, for `overlapscope import`."""
 import argparse
 import json
 import sys
@@ -24,6 +25,8 @@ import time
 
 import torch
 import torchvision
+
+import profiling
 
 MODES = ("pageable", "pinned", "prefetch", "d2h-pageable", "d2h-pinned")
 
@@ -106,6 +109,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5, help="--compare rounds (default 5)")
     parser.add_argument("--steps", type=int, default=12, help="steps per epoch (default 12)")
     parser.add_argument("--batch", type=int, default=128, help="batch size (default 128)")
+    parser.add_argument("--profile", metavar="DIR", help="write a Chrome trace into DIR")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("copy_feed: no CUDA device")
@@ -131,10 +135,13 @@ def main():
     feed = Feed(args.mode, model, optimizer, args.steps, args.batch, device)
     feed.epoch()  # warm-up: cuDNN and cuBLAS selection, the allocator's growth
     per_epoch = []
+    profiler = profiling.start(args.profile, with_stack=True)
     for index in range(args.epochs):
         torch.cuda.nvtx.range_push(f"epoch {index}")
-        per_epoch.append(timed_epoch(feed))
+        with torch.profiler.record_function(f"epoch {index}"):  # the range in a Chrome trace
+            per_epoch.append(timed_epoch(feed))
         torch.cuda.nvtx.range_pop()
+    profiling.finish(profiler, args.profile)
     print(f"copy_feed: {torch.cuda.get_device_name(0)}, {args.mode}: "
           f"{min(per_epoch):.1f} ms per epoch of {args.steps} steps (best of {args.epochs})")
 
