@@ -71,7 +71,7 @@ def main():
     parser.add_argument("--compare", metavar="MODES", help="comma-separated modes timed interleaved")
     parser.add_argument("--iterations", type=int, default=200, help="iterations (default 200)")
     parser.add_argument("--rounds", type=int, default=7, help="--compare rounds (default 7)")
-    parser.add_argument("--gemm", type=int, default=2048, help="side GEMM side (default 2048)")
+    parser.add_argument("--gemm", type=int, default=8192, help="side GEMM side (default 8192: about 1.5 ms on an H200, long enough that a synchronization waits for it)")
     parser.add_argument("--vector", type=int, default=1 << 22, help="mask vector length (default 4M)")
     parser.add_argument("--profile", metavar="DIR", help="write a Chrome trace into DIR")
     args = parser.parse_args()
