@@ -10,11 +10,13 @@ Verdict, for every run: exit status 0, 1 or 2 (never a signal: 128+N, never the 
 on exit 2 exactly one line on stderr and it names the file; no AddressSanitizer or
 UndefinedBehaviorSanitizer report; peak memory under MAX_RSS_BYTES.
 
-What it covers, by default (about 950 runs, a minute under ASan on 2 cores): every column of every
+What it covers, by default (about 1,150 runs, a minute under ASan on 2 cores): every column of every
 table of the first trace with three of VALUES (shifted from column to column, so every value meets
 every table), every column of the second trace, and of the first rewritten as schema version 2 by
 `merge` (its compact tables: kernel_runs, kernel_shapes, api_call_runs, api_functions), with one;
-every structural case on every table of the three. Each such file runs one command (two for the first trace's structural cases), chosen
+every structural case on every table of the three; and every TEXT column but meta's holding a long text
+in four scripts, drawn by render, which must succeed (issue 33, M1). The commands include merge with a
+sound trace (issue 33, M3/M4). Each such file runs one command (two for the first trace's structural cases), chosen
 by rotating through COMMANDS in a fixed order: deterministic, the same runs every time, and every
 command meets every table. The full cross product (2 traces x ~175 columns x 9 values x 7 commands,
 about 27,000 runs) is too slow for CI: HOSTILE_FULL=1 runs it. HOSTILE_ONLY=table limits the run to
@@ -58,7 +60,14 @@ COMMANDS = [
     ("render", lambda f, d: ["render", f, "-o", os.path.join(d, "out.png")]),
     ("export", lambda f, d: ["export", f, "--chrome", os.path.join(d, "out.json")]),
     ("diff", lambda f, d: ["diff", f, os.path.join(DATA, "gpu", "copy_pinned.db")]),
+    # a hostile rank merged with a sound one (issue 33, M3/M4: merge trusted what it read)
+    ("merge", lambda f, d: ["merge", f, os.path.join(DATA, "gpu", "copy_pinned.db"), "-o",
+                            os.path.join(d, "out.db"), "--force"]),
 ]
+# Text of any length and script (issue 33, M1: a title of 254+ bytes cut an ellipsis mid-character
+# and `render` failed): every TEXT column of every table holds it in turn, and render must draw the
+# picture (exit 0), not merely fail cleanly.
+LONG_TEXT = "Grüße, 漢字とかな, emoji 🙂🚀, combining e\u0301 " * 12  # about 600 bytes, 4 scripts
 SANITIZER_MARKS = ("AddressSanitizer", "LeakSanitizer", "runtime error:", "UndefinedBehaviorSanitizer")
 
 failures = []
@@ -67,8 +76,8 @@ peak_rss = [0]  # KiB: RUSAGE_CHILDREN keeps the largest child so far
 lock = threading.Lock()
 
 
-def run_command(label, path, command, scratch):
-    for leftover in ("out.png", "out.json"):
+def run_command(label, path, command, scratch, must_succeed=False):
+    for leftover in ("out.png", "out.json", "out.db"):
         try:
             os.unlink(os.path.join(scratch, leftover))
         except FileNotFoundError:
@@ -91,6 +100,8 @@ def run_command(label, path, command, scratch):
         problem = "sanitizer report"
     elif rc == 2 and (len(lines) != 1 or path not in lines[0]):
         problem = "exit 2 without one line naming the file"
+    elif must_succeed and rc != 0:
+        problem = "exit status %d where the trace is sound but for its long text" % rc
     with lock:
         runs[0] += 1
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -160,8 +171,27 @@ def structural_file(source, target, table, columns, statements):
     return True
 
 
+def text_columns(path, table):
+    db = connect(path)
+    rows = db.execute("PRAGMA table_info(%s)" % table).fetchall()
+    db.close()
+    return [c[1].decode() for c in rows if c[2].decode().upper() == "TEXT"]
+
+
+def long_text_jobs(trace, only):
+    """(label, make, commands, must_succeed) per TEXT column of the trace: render with LONG_TEXT."""
+    source = os.path.join(DATA, "gpu", trace)
+    render = next(c for c in COMMANDS if c[0] == "render")
+    for table in sorted(schema_tables(source)):
+        if (only and table != only) or table == "meta":  # meta's texts are the file's identity
+            continue
+        for column in text_columns(source, table):
+            make = lambda target, t=table, c=column: mutate_column(source, target, t, c, LONG_TEXT)
+            yield "%s, %s.%s = long text" % (trace, table, column), make, [render], True
+
+
 def jobs_of(trace, first_trace, full, only, rotation):
-    """(label, make(target) -> bool, commands) for one trace."""
+    """(label, make(target) -> bool, commands, must_succeed) for one trace."""
     source = os.path.join(DATA, "gpu", trace)
     for table, columns in sorted(schema_tables(source).items()):
         if only and table != only:
@@ -172,7 +202,7 @@ def jobs_of(trace, first_trace, full, only, rotation):
             count = len(COMMANDS) if full else 2 if first_trace else 1
             chosen = [COMMANDS[next(rotation) % len(COMMANDS)] for _ in range(count)]
             make = lambda target, t=table, c=columns, st=statements: structural_file(source, target, t, c, st)
-            yield "%s, %s: %s" % (trace, table, case), make, chosen
+            yield "%s, %s: %s" % (trace, table, case), make, chosen, False
         for column_number, column in enumerate(columns):
             for value_number, (value_name, value) in enumerate(VALUES):
                 # Every column gets three of the values on the first trace and one on the second,
@@ -181,16 +211,16 @@ def jobs_of(trace, first_trace, full, only, rotation):
                     continue
                 chosen = COMMANDS if full else [COMMANDS[next(rotation) % len(COMMANDS)]]
                 make = lambda target, t=table, c=column, v=value: mutate_column(source, target, t, c, v)
-                yield "%s, %s.%s = %s" % (trace, table, column, value_name), make, chosen
+                yield "%s, %s.%s = %s" % (trace, table, column, value_name), make, chosen, False
 
 
 def run_job(job, scratch_root, worker_dirs):
-    label, make, chosen = job
+    label, make, chosen, must_succeed = job
     scratch = worker_dirs.setdefault(threading.get_ident(), tempfile.mkdtemp(dir=scratch_root))
     target = os.path.join(scratch, "hostile.db")
     if make(target):
         for command in chosen:
-            run_command(label, target, command, scratch)
+            run_command(label, target, command, scratch, must_succeed)
     os.unlink(target)
 
 
@@ -205,6 +235,7 @@ def main():
                    capture_output=True, check=True)
     traces = TRACES + [version_2]
     jobs = [job for number, trace in enumerate(traces) for job in jobs_of(trace, number == 0, full, only, rotation)]
+    jobs += list(long_text_jobs(TRACES[0], only))
     worker_dirs = {}
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
