@@ -1,5 +1,6 @@
-/* cmd_import.c: `overlapscope import FILE|DIR ... -o TRACE [--force]`: Kineto JSON and Nsight
- * Systems SQLite into an overlapscope trace. */
+/* cmd_import.c: `overlapscope import FILE|DIR ... -o TRACE [--force] [--jobs N]`: Kineto JSON and
+ * Nsight Systems SQLite into an overlapscope trace. */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "cli.h"
 #include "describe.h"
 #include "import.h"
+#include "number_text.h"
 #include "overview.h"
 #include "store.h"
 #include "text_safe.h"
@@ -70,11 +72,43 @@ static void print_summary(const char *output_path, int file_count)
     store_close(trace, NULL);
 }
 
+/* -o TRACE, --force and --jobs N (files read at once; default: one per processor). */
+static int parse_options(int argc, char **argv, const char **output_path,
+                         struct import_options *import_options)
+{
+    static const struct option options[] = {{"output", required_argument, 0, 'o'},
+                                            {"force", no_argument, 0, 'f'},
+                                            {"jobs", required_argument, 0, 'j'},
+                                            {0, 0, 0, 0}};
+    int jobs_given = 0, option;
+    optind = 1;
+    while ((option = getopt_long(argc, argv, "o:fj:", options, NULL)) != -1) {
+        int64_t jobs = 0;
+        if (option == 'o') {
+            *output_path = optarg;
+        } else if (option == 'f') {
+            import_options->force = 1;
+        } else if (option == 'j') {
+            if (jobs_given++)
+                return cli_usage_error(argv[0], "--jobs given twice: give it once");
+            if (number_text_int64(optarg, &jobs) != 0 || jobs < 1 || jobs > 1024)
+                return cli_usage_error(
+                    argv[0], "--jobs wants a number of files read at once, 1 to 1024, not '%s'", optarg);
+            import_options->jobs = (int)jobs;
+        } else {
+            return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
+        }
+    }
+    if (!*output_path)
+        return cli_usage_error(argv[0], "missing -o TRACE (the trace to write)");
+    return 0;
+}
+
 int cmd_import(int argc, char **argv)
 {
     const char *output_path = NULL;
     struct import_options import_options = {.finish = overview_build_or_warn};
-    if (cli_parse_output_options(argc, argv, "the trace to write", &output_path, &import_options.force) != 0)
+    if (parse_options(argc, argv, &output_path, &import_options) != 0)
         return CLI_EXIT_ERROR;
     if (optind >= argc)
         return cli_usage_error(argv[0], "expected at least one FILE or DIR to import");

@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,14 +384,23 @@ const char *import_identity_change(const char *was, const char *is)
     }
 }
 
+struct part;
+
 struct progress_share {
     const struct import_options *options;
     double done_bytes, file_bytes, total_bytes;
+    /* A worker's share (import_in_parallel): its progress goes to forward, for its part. */
+    void (*forward)(void *context, double fraction);
+    struct part *part;
 };
 
 static void report_file_progress(void *context, double fraction)
 {
     struct progress_share *share = context;
+    if (share->forward) {
+        share->forward(share, fraction);
+        return;
+    }
     if (share->options->progress && share->total_bytes > 0)
         share->options->progress(share->options->progress_context,
                                  (share->done_bytes + fraction * share->file_bytes) / share->total_bytes);
@@ -423,6 +434,166 @@ static int import_one(store *output, const char *path, struct progress_share *sh
     share->done_bytes += share->file_bytes;
     report_file_progress(share, 0);
     return status;
+}
+
+/* --- several files at once: each read into a part of its own by a worker, the parts appended to
+ * the output in the order of the files, so the trace is the same whatever the number of workers
+ * (store_append_trace re-interns strings and renumbers processes as a sequential import does). */
+
+struct part {
+    const char *path;
+    char part_path[PATH_MAX];
+    int formats_seen, status, done;
+    int64_t texts_cut;      /* names stored cut in the part: the output's warning counts them */
+    double fraction, bytes; /* of this file read so far; its size, taken before the workers start */
+    struct progress_share share;
+    struct part_pool *pool;
+    error_info err;
+};
+
+struct part_pool {
+    struct part *parts;
+    size_t count, next;
+    pthread_mutex_t lock;
+    pthread_cond_t part_done;     /* signalled as each part is read: the appender takes them in order */
+    struct progress_share *share; /* the whole import's */
+};
+
+/* A worker's progress within its file, added up over the files under the lock. */
+static void report_part_progress(void *context, double fraction)
+{
+    struct part *part = context;
+    struct part_pool *pool = part->pool;
+    pthread_mutex_lock(&pool->lock);
+    part->fraction = fraction;
+    double done = 0;
+    for (size_t i = 0; i < pool->count; i++)
+        done += pool->parts[i].fraction * pool->parts[i].bytes;
+    const struct import_options *options = pool->share->options;
+    if (options->progress && pool->share->total_bytes > 0)
+        options->progress(options->progress_context, done / pool->share->total_bytes);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+static void part_forward_progress(void *context, double fraction)
+{
+    struct progress_share *share = context;
+    report_part_progress(share->part, (share->done_bytes + fraction * share->file_bytes) /
+                                          (share->file_bytes > 0 ? share->file_bytes : 1));
+}
+
+static void import_part(struct part *part)
+{
+    store *output = store_create(part->part_path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &part->err);
+    int status = output && store_begin(output, &part->err) == 0 ? 0 : -1;
+    if (status == 0)
+        status = import_one(output, part->path, &part->share, &part->formats_seen, &part->err);
+    part->texts_cut = output ? store_texts_cut(output) : 0;
+    if (output && store_close(output, status == 0 ? &part->err : NULL) != 0)
+        status = -1;
+    part->status = status;
+}
+
+static void *part_worker(void *argument)
+{
+    struct part_pool *pool = argument;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        size_t index = pool->next < pool->count ? pool->next++ : pool->count;
+        pthread_mutex_unlock(&pool->lock);
+        if (index == pool->count)
+            return NULL;
+        import_part(&pool->parts[index]);
+        pthread_mutex_lock(&pool->lock);
+        pool->parts[index].done = 1;
+        pthread_cond_broadcast(&pool->part_done);
+        pthread_mutex_unlock(&pool->lock);
+    }
+}
+
+/* Workers for files: the option's number, or this machine's processors (0), never more than
+ * files, at least one. */
+static size_t worker_count(int jobs, size_t files)
+{
+    long wanted = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    if (wanted < 1)
+        wanted = 1;
+    return (size_t)wanted < files ? (size_t)wanted : files;
+}
+
+static void remove_part(const char *path)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char name[PATH_MAX + 16];
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+        unlink(name);
+    }
+}
+
+/* Reads files into parts beside temporary_path on workers while this thread appends the parts to
+ * output in file order, each as soon as it is read. The first failing file's error is the
+ * import's. */
+static int import_in_parallel(store *output, const char *temporary_path, const struct file_list *files,
+                              size_t workers, struct progress_share *share, int *formats_seen,
+                              error_info *err)
+{
+    struct part_pool pool = {.count = files->count, .share = share};
+    pool.parts = calloc(files->count, sizeof *pool.parts);
+    pthread_t *threads = calloc(workers, sizeof *threads);
+    if (!pool.parts || !threads || pthread_mutex_init(&pool.lock, NULL) != 0) {
+        free(pool.parts);
+        free(threads);
+        return error_set(err, "out of memory");
+    }
+    if (pthread_cond_init(&pool.part_done, NULL) != 0) {
+        pthread_mutex_destroy(&pool.lock);
+        free(pool.parts);
+        free(threads);
+        return error_set(err, "out of memory");
+    }
+    int status = 0;
+    for (size_t i = 0; i < files->count && status == 0; i++) {
+        struct part *part = &pool.parts[i];
+        part->path = files->paths[i];
+        part->bytes = file_size(part->path);
+        part->pool = &pool;
+        part->share = (struct progress_share){.options = share->options, .part = part};
+        part->share.forward = part_forward_progress;
+        if (snprintf(part->part_path, sizeof part->part_path, "%s.part%zu", temporary_path, i) >=
+            (int)sizeof part->part_path)
+            status = error_set(err, "'%s': the path is too long", temporary_path);
+    }
+    size_t started = 0;
+    for (; status == 0 && started < workers; started++)
+        if (pthread_create(&threads[started], NULL, part_worker, &pool) != 0)
+            break;
+    if (status == 0 && started == 0)
+        status = error_set(err, "cannot start a thread to import with");
+    for (size_t i = 0; i < files->count && status == 0; i++) {
+        struct part *part = &pool.parts[i];
+        pthread_mutex_lock(&pool.lock);
+        while (!part->done)
+            pthread_cond_wait(&pool.part_done, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+        if (part->status != 0) {
+            *err = part->err;
+            status = -1;
+        } else if (store_append_trace(output, part->part_path, 0, NULL, err) != 0) {
+            status = error_prefix(err, "%s", part->path);
+        }
+        store_add_texts_cut(output, part->texts_cut);
+        *formats_seen |= part->formats_seen;
+    }
+    for (size_t i = 0; i < files->count; i++)
+        if (pool.parts[i].part_path[0])
+            remove_part(pool.parts[i].part_path);
+    share->done_bytes = share->total_bytes;
+    pthread_cond_destroy(&pool.part_done);
+    pthread_mutex_destroy(&pool.lock);
+    free(threads);
+    free(pool.parts);
+    return status == 0 ? store_begin(output, err) : -1;
 }
 
 /* meta host is where the trace was recorded: the hosts the inputs name (nsys exports do), else
@@ -515,7 +686,11 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
         share.total_bytes += file_size(files.paths[i]);
     int formats_seen = 0;
     int status = output && store_begin(output, err) == 0 ? 0 : -1;
-    for (size_t i = 0; status == 0 && i < files.count; i++)
+    size_t workers = worker_count(options->jobs, files.count);
+    if (status == 0 && workers > 1)
+        status = import_in_parallel(output, output_file_temporary(out), &files, workers, &share,
+                                    &formats_seen, err);
+    for (size_t i = 0; status == 0 && workers <= 1 && i < files.count; i++)
         status = import_one(output, files.paths[i], &share, &formats_seen, err);
     if (status == 0)
         status = warn_skipped(output, &skipped, options, err);

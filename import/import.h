@@ -32,6 +32,10 @@ struct import_options {
      * into the trace's warnings (code import-folder-skipped). */
     void (*warn)(void *context, const char *message);
     void *warn_context;
+    /* Files read at once, each by a worker thread into a part of its own, the parts then appended
+     * in the order of the files (the trace is the same for any number): 0 for this machine's
+     * processors, 1 for one file after the other in this thread. */
+    int jobs;
 };
 
 enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FORMAT_NSYS };

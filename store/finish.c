@@ -9,6 +9,17 @@
 #include "store_sql.h"
 
 /* One warning for every text the writer cut (capped_text), so that info shows it. */
+int64_t store_texts_cut(const store *s)
+{
+    return s->texts_cut;
+}
+
+void store_add_texts_cut(store *s, int64_t count)
+{
+    if (count > 0)
+        s->texts_cut += count;
+}
+
 static int warn_texts_cut(store *s, error_info *err)
 {
     if (s->texts_cut == 0)

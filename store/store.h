@@ -220,6 +220,13 @@ int store_maybe_commit(store *s, error_info *err);
 void store_rollback(store *s);
 void store_set_batch_rows(store *s, int batch_rows);
 
+/* Texts stored cut (STORE_MAX_TEXT_BYTES) since the last store_finalize, and texts cut elsewhere to
+ * count in this store's warning: a parallel import reads files into parts of their own and appends
+ * them (store_append_trace does not carry the count), so its one "text-cut" warning says what one
+ * reader would have said. */
+int64_t store_texts_cut(const store *s);
+void store_add_texts_cut(store *s, int64_t count);
+
 /* Writes the "text-cut" warning when texts were cut (STORE_MAX_TEXT_BYTES), creates the indexes
  * of store/indexes.sql and runs ANALYZE. Idempotent. */
 int store_finalize(store *s, error_info *err);

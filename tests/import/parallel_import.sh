@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# import --jobs (issue 35 item 1): several files read at once, each by a worker into a part of its
+# own, the parts appended in file order, give the trace one worker gives: every output a user sees
+# (info, report as text, JSON and Markdown, check, export) is the same byte for byte with 1, 2 and
+# 4 workers, on a folder of real PyTorch profiler traces (two ranks of a DDP job, two sampled
+# ranks, a two-stream trace, a one-GPU loop). A bad file among them fails the import with its
+# name, and no part is left behind; --jobs takes 1 to 1024, once.
+set -u
+os=${OVERLAPSCOPE:?}; data=${OVERLAPSCOPE_TEST_DATA:?}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail=0
+mkdir "$work/ranks" "$work/out"
+cp "$data"/kineto-h200/two_batch_ddp_rank*.json.gz "$data"/kineto/sampled_rank-*.json.gz \
+   "$data"/kineto/simple_add_two_streams.json.gz "$data"/kineto-h100/sync_loop_rank0.json.gz "$work/ranks/"
+outputs() { # JOBS: every output of the trace imported with that many workers, into $work/out/JOBS.*
+    local j=$1 db=$work/out/trace.db
+    "$os" import "$work/ranks" -o "$db" --force --jobs "$j" >"$work/out/$j.import" 2>&1 || {
+        echo "FAILED: import --jobs $j: $(cat "$work/out/$j.import")"; fail=1; return; }
+    "$os" info "$db" >"$work/out/$j.info" 2>&1
+    "$os" report "$db" >"$work/out/$j.report" 2>&1
+    "$os" report --json "$db" >"$work/out/$j.json" 2>&1
+    "$os" report --markdown "$db" >"$work/out/$j.md" 2>&1
+    "$os" check --json --max idle_ms=1 "$db" >"$work/out/$j.check" 2>&1
+    "$os" export "$db" --chrome "$work/out/$j.chrome.json" --force >/dev/null 2>&1
+}
+for j in 1 2 4; do outputs $j; done
+for j in 2 4; do
+    for kind in import info report json md check chrome.json; do
+        cmp -s "$work/out/1.$kind" "$work/out/$j.$kind" || {
+            echo "FAILED: --jobs $j: $kind differs from --jobs 1"; diff "$work/out/1.$kind" "$work/out/$j.$kind" | head -5; fail=1; }
+    done
+done
+grep -q '6 files, 6 processes' "$work/out/1.import" || { echo "FAILED: not 6 files: $(cat "$work/out/1.import")"; fail=1; }
+
+# A bad file among good ones: exit 2, one line naming it; nothing beside the output is left.
+printf '{"traceEvents": [' >"$work/ranks/zz_truncated.json"
+"$os" import "$work/ranks" -o "$work/bad.db" --jobs 4 >"$work/bad.out" 2>"$work/bad.err"; rc=$?
+if [ $rc -ne 2 ] || [ "$(wc -l <"$work/bad.err")" -ne 1 ] || ! grep -q zz_truncated "$work/bad.err"; then
+    echo "FAILED: a truncated file among six: exit $rc, stderr: $(cat "$work/bad.err")"; fail=1
+fi
+leftover=$(ls -a "$work" | grep -v -x -e . -e .. -e ranks -e out -e bad.out -e bad.err)
+[ -z "$leftover" ] || { echo "FAILED: left behind: $leftover"; fail=1; }
+
+for bad in 0 -1 x 1025 2.5; do
+    "$os" import "$work/ranks/sampled_rank-0.json.gz" -o "$work/x.db" --jobs "$bad" >/dev/null 2>"$work/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q -- "--jobs wants" "$work/err" || { echo "FAILED: --jobs $bad: exit $rc: $(cat "$work/err")"; fail=1; }
+done
+"$os" import "$work/ranks/sampled_rank-0.json.gz" -o "$work/x.db" --jobs 2 --jobs 3 >/dev/null 2>"$work/err"
+grep -q "given twice" "$work/err" || { echo "FAILED: --jobs twice: $(cat "$work/err")"; fail=1; }
+[ $fail -eq 0 ] && echo "ok: 1, 2 and 4 workers give the same trace; a bad file is named; --jobs checked"
+exit $fail
