@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The scale benchmark (issue 35 item 3): a simulated N-rank DDP job (bench/gen_ddp_ranks.py, one
+# Kineto file per rank, one late rank) imported with 1, 2, 4, ... workers (`import --jobs`) and
+# reported, printing per N and worker count the wall time, the speed-up over one worker in the same
+# run and the peak memory (from /usr/bin/time). Run it on a quiet machine with many cores (the GPU
+# machine's CPU through the device tool); a shared 2-core VM moves figures by +-25%.
+# Usage: bench/scale.sh [OUTDIR]; environment: SCALE_RANKS (default "8 64"), SCALE_ACTIVITIES per
+# rank (default 250000), SCALE_JOBS (default "1 2 4 8 16", capped at the machine's processors),
+# OVERLAPSCOPE (default build/cli/overlapscope).
+set -u
+out=${1:-scale-out}
+cd "$(dirname "$0")/.."
+os=${OVERLAPSCOPE:-build/cli/overlapscope}
+[ -x "$os" ] || { echo "$0: no $os: build first" >&2; exit 2; }
+mkdir -p "$out"
+cores=$(nproc)
+echo "scale benchmark on $cores processors ($(uname -n)), $(date -u +%FT%TZ)"
+printf '%-6s %-11s %-5s %10s %8s %10s %10s\n' ranks activities jobs import_s speedup peak_MB report_s
+for ranks in ${SCALE_RANKS:-8 64}; do
+    activities=${SCALE_ACTIVITIES:-250000}
+    dir=$out/ranks-$ranks-$activities
+    [ -d "$dir" ] || python3 bench/gen_ddp_ranks.py "$dir" "$ranks" --activities "$activities" || exit 2
+    base=""
+    for jobs in ${SCALE_JOBS:-1 2 4 8 16}; do
+        [ "$jobs" -le "$cores" ] || continue
+        /usr/bin/time -f "%e %M" -o "$out/time" "$os" import "$dir" -o "$out/trace.db" --force --jobs "$jobs" \
+            >"$out/import.log" 2>&1 || { echo "import failed: $(tail -1 "$out/import.log")"; exit 1; }
+        read -r seconds peak_kb <"$out/time"
+        [ -n "$base" ] || base=$seconds
+        report_s=-
+        if [ "$jobs" = 1 ]; then
+            /usr/bin/time -f "%e %M" -o "$out/time" "$os" report "$out/trace.db" >"$out/report.txt" 2>&1
+            read -r report_s _ <"$out/time"
+        fi
+        printf '%-6s %-11s %-5s %10s %8.2f %10d %10s\n' "$ranks" "$activities" "$jobs" "$seconds" \
+            "$(python3 -c "print($base / max($seconds, 0.001))")" $((peak_kb / 1024)) "$report_s"
+    done
+done
