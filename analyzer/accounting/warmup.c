@@ -1,0 +1,70 @@
+/* warmup.c: one-time work (docs/metrics.md, "Idle time", `warmup`). The first run of a kernel pays
+ * what later runs do not: the driver loads its module lazily (CUDA_MODULE_LOADING=LAZY, the default
+ * since CUDA 11.7: cuModuleLoad / cuLibraryLoad inside the first launch), cuBLAS and cuDNN pick an
+ * algorithm on the first call of a shape, the caching allocator grows, torch.compile compiles. An
+ * idle gap of at least WARMUP_MIN_GAP_NS that ends with the first run of a kernel the device runs
+ * again is that work: the host's time in it is warm-up, not the steady state's. A kernel that runs once is no
+ * repeated work, and its gap keeps its ordinary cause. */
+#include "warmup.h"
+
+#include <stdlib.h>
+
+#include "accountant_state.h"
+#include "store.h"
+
+struct warmup_name {
+    int64_t name_id, first_start_ns, runs;
+};
+
+static void read_names(accountant *acc, const struct device_state *device)
+{
+    free(acc->warmup_names);
+    acc->warmup_names = NULL;
+    acc->warmup_name_count = 0;
+    acc->warmup_read = 1;
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(acc->db,
+                           "SELECT name_id, MIN(start_ns), COUNT(*) FROM kernels WHERE process_id = ?1"
+                           " AND device_id = ?2 AND name_id IS NOT NULL GROUP BY name_id ORDER BY name_id",
+                           -1, &query, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(query, 1, device->process_id);
+    sqlite3_bind_int64(query, 2, device->device_id);
+    size_t capacity = 0;
+    while (sqlite3_step(query) == SQLITE_ROW) {
+        if (acc->warmup_name_count == capacity) {
+            capacity = capacity ? 2 * capacity : 64;
+            struct warmup_name *grown = realloc(acc->warmup_names, capacity * sizeof *grown);
+            if (!grown) { /* without the names nothing is warm-up: the gaps keep their causes */
+                acc->warmup_name_count = 0;
+                break;
+            }
+            acc->warmup_names = grown;
+        }
+        acc->warmup_names[acc->warmup_name_count++] = (struct warmup_name){
+            sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1), sqlite3_column_int64(query, 2)};
+    }
+    sqlite3_finalize(query);
+}
+
+int warmup_first_run(accountant *acc, const struct device_state *device, int64_t gap_start_ns,
+                     const struct model_op *op)
+{
+    if (op->kind != MODEL_KERNEL || op->name_id == STORE_NULL ||
+        op->start_ns - gap_start_ns < WARMUP_MIN_GAP_NS)
+        return 0;
+    if (!acc->warmup_read)
+        read_names(acc, device);
+    size_t low = 0, high = acc->warmup_name_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (acc->warmup_names[middle].name_id < op->name_id)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low == acc->warmup_name_count || acc->warmup_names[low].name_id != op->name_id)
+        return 0;
+    return acc->warmup_names[low].first_start_ns == op->start_ns &&
+           acc->warmup_names[low].runs >= WARMUP_MIN_RUNS;
+}
