@@ -64,13 +64,13 @@ struct accountant {
     int64_t known_process;
     int process_has_api, process_has_syncs, process_has_collectives, process_has_sources, has_call_sources;
     int process_lacks_sync_events;
-    int process_has_python_sources; /* a call source that is a Python line (a with_stack Kineto trace) */
+    int process_has_python_sources; /* a call source naming a line (Python or native), not an operator */
     enum trace_origin process_origin;
     sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
         *collective_query, *late_gpu_query;
     /* Warm-up (warmup.c): the device's kernel names with their first start and run count, read on
      * the device's first host gap (warmup_read). */
-    struct warmup_name *warmup_names;
+    struct store_kernel_runs *warmup_names;
     size_t warmup_name_count;
     int warmup_read;
     thread_calls *threads; /* the launching threads' calls in memory; NULL: the two queries above */

@@ -277,10 +277,10 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
             probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 LIMIT 1",
                          device->process_id);
         hold_sources(acc, device->process_id);
-        _Static_assert(STORE_SOURCE_PYTHON == 1, "the probe below spells it");
+        _Static_assert(STORE_SOURCE_CPU_OP == 2, "the probe below spells it");
         acc->process_has_python_sources =
             acc->process_has_sources &&
-            probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 AND kind = 1 LIMIT 1",
+            probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 AND kind <> 2 LIMIT 1",
                          device->process_id);
         acc->process_lacks_sync_events =
             probe_exists(acc->db,
@@ -627,10 +627,9 @@ static int collect_unchecked(const accountant *acc, struct analysis_result *resu
             status = add_unchecked(result, &capacity, books->result_index, "source",
                                    "no call sources (where in the program each CUDA call was made)",
                                    record_sources[books->origin]);
-        /* A torch.profiler trace without with_stack names each call by its operator (aten::mm), not
-         * by the Python line the idle stretches were spent at. */
-        if (status == 0 && books->has_api && books->has_sources && !books->has_python_sources &&
-            books->origin == ORIGIN_KINETO && idle > 0)
+        /* Sources that are only operator names (aten::mm): a torch.profiler trace recorded without
+         * with_stack, which cannot name the Python line the idle stretches were spent at. */
+        if (status == 0 && books->has_api && books->has_sources && !books->has_python_sources && idle > 0)
             status = add_unchecked(result, &capacity, books->result_index, "python line",
                                    "no Python stack events (python_function: the Python line of each "
                                    "idle stretch and blocking call; only operator names)",

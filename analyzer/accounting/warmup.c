@@ -10,41 +10,17 @@
 #include <stdlib.h>
 
 #include "accountant_state.h"
+#include "queries_warmup.h"
 #include "store.h"
-
-struct warmup_name {
-    int64_t name_id, first_start_ns, runs;
-};
 
 static void read_names(accountant *acc, const struct device_state *device)
 {
     free(acc->warmup_names);
-    acc->warmup_names = NULL;
-    acc->warmup_name_count = 0;
     acc->warmup_read = 1;
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(acc->db,
-                           "SELECT name_id, MIN(start_ns), COUNT(*) FROM kernels WHERE process_id = ?1"
-                           " AND device_id = ?2 AND name_id IS NOT NULL GROUP BY name_id ORDER BY name_id",
-                           -1, &query, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(query, 1, device->process_id);
-    sqlite3_bind_int64(query, 2, device->device_id);
-    size_t capacity = 0;
-    while (sqlite3_step(query) == SQLITE_ROW) {
-        if (acc->warmup_name_count == capacity) {
-            capacity = capacity ? 2 * capacity : 64;
-            struct warmup_name *grown = realloc(acc->warmup_names, capacity * sizeof *grown);
-            if (!grown) { /* without the names nothing is warm-up: the gaps keep their causes */
-                acc->warmup_name_count = 0;
-                break;
-            }
-            acc->warmup_names = grown;
-        }
-        acc->warmup_names[acc->warmup_name_count++] = (struct warmup_name){
-            sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1), sqlite3_column_int64(query, 2)};
-    }
-    sqlite3_finalize(query);
+    error_info err = {{0}};
+    /* Unreadable names (or no memory) leave none: nothing is warm-up, the gaps keep their causes. */
+    store_kernel_runs_read(acc->db, device->process_id, device->device_id, &acc->warmup_names,
+                           &acc->warmup_name_count, &err);
 }
 
 int warmup_first_run(accountant *acc, const struct device_state *device, int64_t gap_start_ns,
