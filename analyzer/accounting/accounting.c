@@ -630,7 +630,7 @@ static int collect_unchecked(const accountant *acc, struct analysis_result *resu
         /* Sources that are only operator names (aten::mm): a torch.profiler trace recorded without
          * with_stack, which cannot name the Python line the idle stretches were spent at. */
         if (status == 0 && books->has_api && books->has_sources && !books->has_python_sources && idle > 0)
-            status = add_unchecked(result, &capacity, books->result_index, "python line",
+            status = add_unchecked(result, &capacity, books->result_index, "python-line",
                                    "no Python stack events (python_function: the Python line of each "
                                    "idle stretch and blocking call; only operator names)",
                                    "torch.profiler.profile(..., with_stack=True)");

@@ -59,7 +59,7 @@ grep -v '"cat": "python_function"\|"cat": "cpu_op"' "$work/loop.json" >"$work/ba
 # operator (aten::mm), and the Python line of each idle stretch could not be checked.
 grep -v '"cat": "python_function"' "$work/loop.json" >"$work/ops.json"
 "$os" import "$work/ops.json" -o "$work/ops.db" >/dev/null 2>&1 || { echo "FAILED: import ops"; fail=1; }
-for pair in "loop:other-device" "bare:other-device source" "ops:other-device python line"; do
+for pair in "loop:other-device" "bare:other-device source" "ops:other-device python-line"; do
     name=${pair%%:*} want=${pair#*:}
     got=$("$os" report --json "$work/$name.db" | python3 -c '
 import json, sys
@@ -71,7 +71,7 @@ done
     { echo "FAILED: the text report does not say other-device could not be checked"; fail=1; }
 "$os" report "$work/bare.db" | tr '\n' ' ' | tr -s ' ' | grep -q "could not be checked on [^:]*: source: .*with_stack=True" ||
     { echo "FAILED: the text report does not say the sources need with_stack=True"; fail=1; }
-"$os" report "$work/ops.db" | tr '\n' ' ' | tr -s ' ' | grep -q "could not be checked on [^:]*: python line: the trace has no Python stack events .*with_stack=True" ||
+"$os" report "$work/ops.db" | tr '\n' ' ' | tr -s ' ' | grep -q "could not be checked on [^:]*: python-line: the trace has no Python stack events .*with_stack=True" ||
     { echo "FAILED: the text report does not say the Python lines need with_stack=True"; fail=1; }
 # A late launch (test_analyzer_causes.c's case, in a Kineto trace with stacks): the wait names the
 # line that launched the waiting kernel, in JSON, text and Markdown.
