@@ -64,9 +64,15 @@ struct accountant {
     int64_t known_process;
     int process_has_api, process_has_syncs, process_has_collectives, process_has_sources, has_call_sources;
     int process_lacks_sync_events;
+    int process_has_python_sources; /* a call source naming a line (Python or native), not an operator */
     enum trace_origin process_origin;
     sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
         *collective_query, *late_gpu_query;
+    /* Warm-up (warmup.c): the device's kernel names with their first start and run count, read on
+     * the device's first host gap (warmup_read). */
+    struct store_kernel_runs *warmup_names;
+    size_t warmup_name_count;
+    int warmup_read;
     thread_calls *threads; /* the launching threads' calls in memory; NULL: the two queries above */
     size_t call_hint;      /* where the last gap's calls began in its thread's (a search's start) */
     size_t launch_hint;    /* where the last gap's launch was in its device's launches (the same) */

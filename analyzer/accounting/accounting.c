@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "accountant_state.h"
+#include "call_sources.h"
 #include "explain.h"
 #include "exposed_comm.h"
 #include "idle.h"
@@ -184,6 +185,7 @@ void accountant_free(accountant *acc)
     thread_calls_free(acc->threads);
     free(acc->sources);
     free(acc->stream_waits);
+    free(acc->warmup_names);
     free(acc->sync_contexts);
     free(acc->device_contexts);
     thread_names_close(&acc->thread_names);
@@ -275,6 +277,11 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
             probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 LIMIT 1",
                          device->process_id);
         hold_sources(acc, device->process_id);
+        _Static_assert(STORE_SOURCE_CPU_OP == 2, "the probe below spells it");
+        acc->process_has_python_sources =
+            acc->process_has_sources &&
+            probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 AND kind <> 2 LIMIT 1",
+                         device->process_id);
         acc->process_lacks_sync_events =
             probe_exists(acc->db,
                          "SELECT 1 FROM warnings WHERE (process_id = ?1 OR process_id IS NULL)"
@@ -286,6 +293,7 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     books->has_api = acc->process_has_api;
     books->lacks_sync_events = acc->process_lacks_sync_events;
     books->has_sources = acc->process_has_sources;
+    books->has_python_sources = acc->process_has_python_sources;
     books->origin = acc->process_origin;
     acc->selection = device->selection;
     acc->started = 0;
@@ -295,6 +303,7 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     acc->open_end_min_ns = INT64_MAX;
     acc->ops_seen = acc->idle_seen_ns = 0;
     acc->last_launch.thread_id = STORE_NULL;
+    acc->warmup_read = 0;
     hold_device_contexts(acc, device->process_id, device->device_id);
     return 0;
 }
@@ -419,6 +428,15 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
                " stretch%s (longest %s): CPU work, "
                "Python or data loading",
                duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
+               duration(two, sizeof two, f->longest_ns));
+        break;
+    case ACCOUNTING_IDLE_WARMUP:
+        append(text, size,
+               "%" PRId64
+               " gap%s ended by the first run of a kernel the device runs again: the launching thread's"
+               " %s there (longest stretch %s) is one-time work (lazy module loading, first-call"
+               " cuBLAS/cuDNN selection, allocator growth, compilation), not the steady state's",
+               b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, b->ns),
                duration(two, sizeof two, f->longest_ns));
         break;
     case ACCOUNTING_IDLE_STEP_START:
@@ -609,6 +627,13 @@ static int collect_unchecked(const accountant *acc, struct analysis_result *resu
             status = add_unchecked(result, &capacity, books->result_index, "source",
                                    "no call sources (where in the program each CUDA call was made)",
                                    record_sources[books->origin]);
+        /* Sources that are only operator names (aten::mm): a torch.profiler trace recorded without
+         * with_stack, which cannot name the Python line the idle stretches were spent at. */
+        if (status == 0 && books->has_api && books->has_sources && !books->has_python_sources && idle > 0)
+            status = add_unchecked(result, &capacity, books->result_index, "python-line",
+                                   "no Python stack events (python_function: the Python line of each "
+                                   "idle stretch and blocking call; only operator names)",
+                                   "torch.profiler.profile(..., with_stack=True)");
         if (status == 0 && single_rank_comm && i == 0)
             status = add_unchecked(result, &capacity, books->result_index, "skew, behind-compute",
                                    "one rank of the job (its peers' arrival at each collective)",

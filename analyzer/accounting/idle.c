@@ -22,6 +22,7 @@
 #include "ledger.h"
 #include "store.h"
 #include "units.h"
+#include "warmup.h"
 
 /* A stretch outside CUDA calls at least this long is the host's own work; shorter ones are the
  * per-launch overhead of a loop that issues work (the late-launch threshold of the waits). */
@@ -49,6 +50,7 @@ struct gap {
     int64_t launch_start_ns, launch_end_ns, thread_id;
     char launch_source[128];
     int gave_host, gave_launch_bound; /* host-sync or host-cpu time; launch-bound time */
+    int warmup; /* X is the first run of repeated work (warmup.h): its host time is warm-up */
     /* The launching thread's calls in memory (NULL: the store's queries serve), looked up once for
      * both reads of the gap, and the first of them at or after the gap's start. */
     const struct thread_call *held;
@@ -107,7 +109,14 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
 {
     if (end_ns <= start_ns)
         return 0;
-    gap->gave_host |= cause == ACCOUNTING_IDLE_HOST_SYNC || cause == ACCOUNTING_IDLE_HOST_CPU;
+    struct evidence_figures stretch = {.longest_ns = end_ns - start_ns};
+    if (gap->warmup && (cause == ACCOUNTING_IDLE_HOST_CPU || cause == ACCOUNTING_IDLE_LAUNCH_BOUND)) {
+        cause = ACCOUNTING_IDLE_WARMUP; /* the host's own work and its calls, before a first run */
+        label = WARMUP_LABEL;
+        figures = &stretch;
+    }
+    gap->gave_host |= cause == ACCOUNTING_IDLE_HOST_SYNC || cause == ACCOUNTING_IDLE_HOST_CPU ||
+                      cause == ACCOUNTING_IDLE_WARMUP;
     gap->gave_launch_bound |= cause == ACCOUNTING_IDLE_LAUNCH_BOUND;
     struct selection *selection = gap->device->selection;
     int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
@@ -659,6 +668,7 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
     } else {
         idle_call_source(acc, device->process_id, gap.thread_id, next->correlation_id, gap.launch_source,
                          sizeof gap.launch_source);
+        gap.warmup = warmup_first_run(acc, device, gap_start_ns, next);
         status = host_gap(&gap);
         if (status == 0)
             status = launch_rate(&gap);

@@ -84,6 +84,7 @@ struct device_books {
     size_t interval_end;    /* and the end of its idle intervals (its walk) */
     /* What the trace holds for the device's process (accounting.c: unchecked causes). */
     int has_api, lacks_sync_events, has_sources, first_of_process;
+    int has_python_sources; /* some call source names a line (Python or native), not only operators */
     enum trace_origin { ORIGIN_RECORD, ORIGIN_KINETO, ORIGIN_NSYS } origin;
 };
 

@@ -34,6 +34,7 @@ explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, err
     for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++)
         explain->causes[cause].cause = (enum analysis_cause)cause;
     explain->stream_waits_process_id = INT64_MIN;
+    explain->blocking_process_id = INT64_MIN;
     return explain;
 }
 

@@ -11,6 +11,7 @@
 #include "explain.h"
 #include "naming.h"
 #include "queries_explain.h"
+#include "queries_launch_blocking.h"
 #include "thread_names.h"
 
 /* A start this close before the blocking operation's end is still "when it ended" (clock jitter). */
@@ -38,6 +39,11 @@ struct explainer {
      * waits of a trace without them skip the event query (one probe per process instead). */
     int64_t stream_waits_process_id;
     int process_has_stream_waits;
+    /* Whether the process of the device being explained ran under CUDA_LAUNCH_BLOCKING
+     * (launch_blocking.c), asked once per process. */
+    int64_t blocking_process_id;
+    int process_blocking, blocking_by_environment;
+    struct store_launch_blocking blocking;
     struct analysis_wait *kept; /* min-heap on lost_ns */
     size_t kept_count, max_waits;
     /* The current wait's `describe` (set with it in set_wait_time), for op_name, which is not
@@ -147,6 +153,9 @@ int explain_communicator_of(explainer *explain, const struct model_op *op, char 
 void explain_describe(struct wait_case *item, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* "thread 1082 (python3)", or "thread 1082" where the trace names no thread. */
 const char *explain_thread_label(explainer *explain, const struct wait_case *item);
+/* launch_blocking.c: the rule of CUDA_LAUNCH_BLOCKING (a wait on the late road of a process whose
+ * launches returned only after their kernels ended, or whose recorded environment sets it). */
+int explain_launch_blocking(explainer *explain, struct wait_case *item);
 /* A bounded copy, cut at size - 1 bytes ("?" for NULL). */
 void explain_copy_text(char *buffer, size_t size, const unsigned char *text);
 const char *explain_duration(char *buffer, size_t size, int64_t nanoseconds);

@@ -495,6 +495,7 @@ static const struct cause_rule rules[] = {
      rule_late_pageable_copy},
     {"barrier over both streams: no wait", NO_WAIT, ROAD_LATE, rule_barrier},
     {"blocking call held the launching thread", ANALYSIS_CAUSE_HOST_SYNC, ROAD_LATE, rule_late_host_sync},
+    {"launch blocking", ANALYSIS_CAUSE_LAUNCH_BLOCKING, ROAD_LATE, explain_launch_blocking},
     {"late launch", ANALYSIS_CAUSE_LATE_LAUNCH, ROAD_LATE, rule_late_launch},
     {"pageable copy staged by the blocking call", ANALYSIS_CAUSE_PAGEABLE_COPY, ROAD_HELD,
      rule_held_pageable_copy},

@@ -11,6 +11,7 @@
 #include "explain.h"
 #include "graph.h"
 #include "host_time.h"
+#include "launch_blocking.h"
 #include "store.h"
 
 /* A removed host call still costs the host this long: a launch reaching the driver. */
@@ -36,6 +37,8 @@ static int64_t removed_call_ns(const struct replay *replay, const struct host_ca
     if (((fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)) && (call->kind & CALL_SYNC)) ||
         (graph && (call->kind & CALL_LAUNCH)))
         return removed + duration;
+    if (fixes & FIX_BIT(ANALYSIS_FIX_UNSET_LAUNCH_BLOCKING))
+        removed += launch_blocking_removed_ns(replay, call);
     if ((fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)) && pageable_call[call - replay->calls])
         return removed + (duration > WHATIF_CALL_FLOOR_NS ? duration - WHATIF_CALL_FLOOR_NS : 0);
     return removed;

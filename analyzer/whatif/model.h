@@ -82,6 +82,9 @@ struct replay {
      * NULL none; of it, the host work the host-work fix removes too (not removed twice when both
      * are made; NULL when no gap can hold any). */
     int64_t *graph_gap_ns, *graph_gap_work_ns;
+    /* A launch call's normal latency, what a blocked launch takes once CUDA_LAUNCH_BLOCKING is
+     * unset (launch_blocking_mark). */
+    int64_t launch_reference_ns;
 };
 
 /* CALL_MAY_SYNC: an allocation or free, which synchronizes the device on most drivers, not all
@@ -92,7 +95,8 @@ enum {
     CALL_ASYNC_COPY = 4,
     CALL_MAY_SYNC = 8,
     CALL_ASYNC_MEMSET = 16,
-    CALL_PAGEABLE = 32 /* a copy to or from pageable memory: no graph captures it */
+    CALL_PAGEABLE = 32,      /* a copy to or from pageable memory: no graph captures it */
+    CALL_BLOCKED_LAUNCH = 64 /* a launch that returned only after its kernel ended (launch_blocking.h) */
 };
 
 /* Makes room for one more item of `size` bytes in *items (count used of *capacity), doubling.

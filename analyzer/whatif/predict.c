@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "graph.h"
 #include "host_time.h"
+#include "launch_blocking.h"
 #include "load.h"
 #include "pipeline.h"
 #include "whatif.h"
@@ -45,8 +46,10 @@ static unsigned fixes_that_apply(const struct replay *replay)
                    : replay->edges[e].kind == EDGE_COMMUNICATOR ? FIX_BIT(ANALYSIS_FIX_OWN_COMMUNICATOR)
                                                                 : FIX_BIT(ANALYSIS_FIX_NON_BLOCKING_STREAMS);
     for (size_t c = 0; c < replay->call_count; c++)
-        applies |= (replay->calls[c].kind & CALL_SYNC ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
-                   (replay->calls[c].kind & CALL_LAUNCH ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
+        applies |=
+            (replay->calls[c].kind & CALL_SYNC ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
+            (replay->calls[c].kind & CALL_LAUNCH ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0) |
+            (replay->calls[c].kind & CALL_BLOCKED_LAUNCH ? FIX_BIT(ANALYSIS_FIX_UNSET_LAUNCH_BLOCKING) : 0);
     if (replay->host_removed_count > 0)
         applies |= FIX_BIT(ANALYSIS_FIX_HOST_WORK);
     return applies;
@@ -237,6 +240,8 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     if (status == 0)
         status = host_time_graph_gaps(&replay, device->process_id, steps, step_count);
     host_time_first_launch(&replay);
+    if (status == 0)
+        launch_blocking_mark(&replay);
     if (status == 0 && replay.op_count > 0) {
         if (graph_link_by(&replay, 0) != 0 || graph_link_by(&replay, 1) != 0 ||
             graph_add_legacy_edges(&replay, device) != 0 || load_keep_allocations_that_waited(&replay) != 0)

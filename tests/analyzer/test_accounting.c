@@ -191,6 +191,34 @@ static void test_launch_bound_and_host_cpu(void)
     analysis_free(result);
 }
 
+static void test_warmup(void)
+{
+    /* setup runs [0, 10]. The host is away 1500 us, then gemm's first launch takes 20 us (its
+     * module loaded lazily) at [1510, 1530]; gemm runs [1535, 1545]: the gap [10, 1535] ends with
+     * the first run of a kernel that runs again, so all 1525 us are warm-up. Then the host is away
+     * 1300 us and launches gemm again at [2845, 2850], run [2855, 2865]: 1300 us host-cpu and 10 us
+     * launch-bound, the steady state. Then 1200 us away and `once` [4065, 4070], run [4075, 4085]:
+     * the first run of a kernel that never runs again is no warm-up: 1200 us host-cpu, 10 us
+     * launch-bound. Last, `short` runs twice, first after a gap of 300 us (under the 1 ms a first
+     * run's one-time work takes): [4385, 4390] run [4395, 4400], [4405, 4410] run [4415, 4420]:
+     * 300 us host-cpu and 10 us launch-bound, then 15 us launch-bound. */
+    struct scenario s;
+    begin(&s, "warmup.db");
+    kernel(&s, s.process, 13, -10, -5, 0, 10, "setup");
+    kernel(&s, s.process, 13, 1510, 1530, 1535, 1545, "gemm");
+    kernel(&s, s.process, 13, 2845, 2850, 2855, 2865, "gemm");
+    kernel(&s, s.process, 13, 4065, 4070, 4075, 4085, "once");
+    kernel(&s, s.process, 13, 4385, 4390, 4395, 4400, "short");
+    kernel(&s, s.process, 13, 4405, 4410, 4415, 4420, "short");
+    struct analysis_result *result = finish(&s);
+    expect_idle(result, 0, ACCOUNTING_IDLE_WARMUP, "first run of a kernel", 1525, 1,
+                "1 gap ended by the first run of a kernel the device runs again");
+    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_CPU, "no CUDA call", 1300 + 1200 + 300, 3, "longest 1.30 ms");
+    expect_idle(result, 0, ACCOUNTING_IDLE_LAUNCH_BOUND, NULL, 45, 4, NULL);
+    CHECK_INT(result ? result->devices[0].idle_ns : -1, US(1525 + 1310 + 1210 + 310 + 15));
+    analysis_free(result);
+}
+
 /* B is enqueued long before A ends and starts `late` us after A's end. */
 static struct analysis_result *queued(const char *name, double late, const char *b_name, int with_wait_event,
                                       int with_api)
@@ -754,6 +782,7 @@ int main(void)
     test_item_readback(0);
     test_item_readback(1);
     test_launch_bound_and_host_cpu();
+    test_warmup();
     test_queued_work();
     test_step_boundary();
     test_steps_across_devices();

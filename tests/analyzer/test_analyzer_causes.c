@@ -8,6 +8,8 @@
 #include "analysis.h"
 #include "analyze_builder.h"
 #include "check.h"
+#include "queries_launch_blocking.h"
+#include "store.h"
 
 static char directory[] = "/tmp/overlapscope-test-causes-XXXXXX";
 
@@ -674,6 +676,80 @@ static void test_every_cause_has_advice(void)
     CHECK_STR(analysis_cause_advice(ANALYSIS_CAUSE_COUNT), "?");
 }
 
+/* Two streams, kernels of 100 us launched in turn by one thread, `count` of them. Variant 0:
+ * CUDA_LAUNCH_BLOCKING, each launch call [110 i, 110 i + 110] returns 5 us after its kernel
+ * [110 i + 5, 110 i + 105] ended. Variant 1: the same schedule from a slow host whose launches
+ * return in 5 us (a late launch, no blocking). Variant 2: 4 blocking launches only (fewer than the
+ * rule's 10), with the recorded environment (schema 3's process_environment, made by hand here as
+ * its DDL says) setting CUDA_LAUNCH_BLOCKING=1. */
+static void test_launch_blocking(int variant)
+{
+    struct scenario s;
+    begin(&s, "blocking.db", 1);
+    int count = variant == 2 ? 4 : 12;
+    for (int i = 0; i < count; i++) {
+        double at = 110.0 * i;
+        insert_kernel(&s.b, launched(&s, 1 + i % 2, at, at + (variant == 1 ? 5 : 110), at + 5, at + 105, 4,
+                                     256, i % 2 ? "odd" : "even"));
+    }
+    sqlite3 *db = store_db(s.b.trace);
+    char value[16];
+    error_info err = {{0}};
+    CHECK_INT(store_process_environment(db, s.process, "CUDA_LAUNCH_BLOCKING", value, sizeof value, &err),
+              STORE_ENVIRONMENT_NOT_RECORDED);
+    if (variant == 2) {
+        CHECK_INT(sqlite3_exec(db,
+                               "CREATE TABLE process_environment (pid INTEGER NOT NULL, name TEXT NOT NULL,"
+                               " value TEXT NOT NULL);"
+                               " INSERT INTO process_environment VALUES (4000, 'CUDA_LAUNCH_BLOCKING', '1'),"
+                               " (4000, 'OMP_NUM_THREADS', '8')",
+                               NULL, NULL, NULL),
+                  SQLITE_OK);
+        CHECK_INT(store_process_environment(db, s.process, "CUDA_LAUNCH_BLOCKING", value, sizeof value, &err),
+                  STORE_ENVIRONMENT_SET);
+        CHECK_STR(value, "1");
+        CHECK_INT(store_process_environment(db, s.process, "NCCL_DEBUG", value, sizeof value, &err),
+                  STORE_ENVIRONMENT_UNSET);
+    }
+    struct store_launch_blocking facts;
+    CHECK_INT(store_launch_blocking_read(db, s.process, &facts, &err), 0);
+    CHECK_INT(facts.launches, count);
+    CHECK_INT(facts.blocked, variant == 1 ? 0 : count);
+    CHECK_INT(facts.normal_call_ns, variant == 1 ? US(5) : 0);
+    struct analysis_result *result = finish(&s);
+    /* Every kernel after the first waited for the other stream's: 100 us each (its whole length). */
+    int64_t lost = 0, waits = 0;
+    for (size_t i = 0; result && i < result->wait_count; i++) {
+        CHECK_STR(analysis_cause_tag(result->waits[i].cause),
+                  variant == 1 ? "late-launch" : "launch-blocking");
+        lost += result->waits[i].lost_ns;
+        waits++;
+    }
+    CHECK_INT(waits, count - 1);
+    CHECK_INT(lost, US(100) * (count - 1));
+    const struct analysis_wait *wait = wait_on(result, 2);
+    if (variant == 0)
+        CHECK_CONTAINS(wait ? wait->evidence : NULL,
+                       "12 of the process's 12 kernel launch calls returned only after their kernel ended");
+    if (variant == 2)
+        CHECK_CONTAINS(wait ? wait->evidence : NULL, "the recorded environment sets CUDA_LAUNCH_BLOCKING=1");
+    const struct analysis_what_if *unset = NULL;
+    for (size_t i = 0; result && i < result->what_if_count; i++)
+        if (result->what_if[i].fix == ANALYSIS_FIX_UNSET_LAUNCH_BLOCKING)
+            unset = &result->what_if[i];
+    if (variant == 1) {
+        CHECK(unset == NULL);
+    } else {
+        /* Unset, each launch call takes 5 us (no launch of the trace returned before its kernel
+         * ended): launch i at 5 i, its kernel ready at 5 + 5 i; each stream runs its kernels back
+         * to back from the first (5 and 10): the last ends at 10 + 100 count / 2. */
+        int64_t recorded = US(110.0 * (count - 1) + 100), fixed = US(10 + 100.0 * count / 2 - 5);
+        CHECK_INT(result ? result->devices[0].replay_span_ns : -1, recorded);
+        CHECK_INT(unset ? unset->predicted_saving_ns : -1, recorded - fixed);
+    }
+    analysis_free(result);
+}
+
 int main(void)
 {
     if (!mkdtemp(directory))
@@ -686,6 +762,8 @@ int main(void)
     for (int variant = 0; variant < 4; variant++)
         test_resources_held(variant);
     test_late_launch();
+    for (int variant = 0; variant < 3; variant++)
+        test_launch_blocking(variant);
     test_host_sync();
     test_pageable_copy(1);
     test_pageable_copy(0);
