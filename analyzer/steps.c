@@ -175,41 +175,65 @@ static int says_step(const char *prefix)
     return strcasestr(prefix, "step") != NULL || strcasestr(prefix, "iter") != NULL;
 }
 
-/* Distinct numbers a prefix appears with among names[]. */
-static size_t numbers_with_prefix(const struct step_name *names, size_t count, const char *prefix)
+static int by_prefix_then_number(const void *a, const void *b)
 {
-    size_t distinct = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (strcmp(names[i].prefix, prefix) != 0)
-            continue;
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(names[j].prefix, prefix) == 0 && names[j].number == names[i].number;
-        distinct += !seen;
-    }
-    return distinct;
+    const struct step_name *x = a, *y = b;
+    int order = strcmp(x->prefix, y->prefix);
+    if (order)
+        return order;
+    return (x->number > y->number) - (x->number < y->number);
 }
 
-/* The prefix that names iterations, or "" when none. */
-static void choose_prefix(const struct step_name *names, size_t count, char *prefix, size_t size)
+/* The prefix that names iterations, or "" when none: ProfilerStep# when present, else the prefix
+ * saying "step" or "iter" that appears with the most distinct numbers (of equal counts, the first
+ * in names[]). Counted on a copy sorted by prefix then number, not by a scan per name (a trace of
+ * 100,000 numbered ranges). Returns -1 when out of memory. */
+static int choose_prefix(const struct step_name *names, size_t count, char *prefix, size_t size)
 {
-    size_t best = 1;
     prefix[0] = '\0';
     for (size_t i = 0; i < count; i++) {
         if (strcmp(names[i].prefix, "ProfilerStep#") == 0) {
             snprintf(prefix, size, "ProfilerStep#");
-            return;
+            return 0;
         }
     }
+    if (count == 0)
+        return 0;
+    struct step_name *sorted = malloc(count * sizeof *sorted);
+    if (!sorted)
+        return -1;
+    memcpy(sorted, names, count * sizeof *sorted);
+    qsort(sorted, count, sizeof *sorted, by_prefix_then_number);
+    /* sorted[i].number becomes the distinct numbers of its prefix (on the run's first entry). */
+    for (size_t i = 0; i < count;) {
+        size_t j = i, distinct = 0;
+        for (; j < count && strcmp(sorted[j].prefix, sorted[i].prefix) == 0; j++)
+            distinct += j == i || sorted[j].number != sorted[j - 1].number;
+        sorted[i].number = (int64_t)distinct;
+        for (size_t k = i + 1; k < j; k++)
+            sorted[k].number = -1;
+        i = j;
+    }
+    size_t best = 1;
     for (size_t i = 0; i < count; i++) {
         if (!says_step(names[i].prefix))
             continue;
-        size_t distinct = numbers_with_prefix(names, count, names[i].prefix);
+        size_t low = 0, high = count; /* the first entry of names[i].prefix's run */
+        while (low < high) {
+            size_t mid = low + (high - low) / 2;
+            if (strcmp(sorted[mid].prefix, names[i].prefix) < 0)
+                low = mid + 1;
+            else
+                high = mid;
+        }
+        size_t distinct = (size_t)sorted[low].number;
         if (distinct > best) {
             best = distinct;
             snprintf(prefix, size, "%s", names[i].prefix);
         }
     }
+    free(sorted);
+    return 0;
 }
 
 static int read_step_names(sqlite3 *db, struct step_name **names, size_t *count, error_info *err)
@@ -283,12 +307,27 @@ static size_t merge_steps(struct analysis_step *steps, size_t count)
     return merged;
 }
 
+static int by_message_id(const void *a, const void *b)
+{
+    const struct step_name *x = a, *y = b;
+    return (x->message_id > y->message_id) - (x->message_id < y->message_id);
+}
+
+/* names sorted by message id (one entry each: the strings table's ids are unique). */
 static const struct step_name *find_name(const struct step_name *names, size_t count, int64_t message_id,
                                          const char *prefix)
 {
-    for (size_t i = 0; i < count; i++)
-        if (names[i].message_id == message_id && strcmp(names[i].prefix, prefix) == 0)
-            return &names[i];
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        if (names[mid].message_id < message_id)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    for (; low < count && names[low].message_id == message_id; low++)
+        if (strcmp(names[low].prefix, prefix) == 0)
+            return &names[low];
     return NULL;
 }
 
@@ -362,9 +401,11 @@ int steps_find(sqlite3 *db, struct analysis_step **steps, size_t *count, error_i
     if (read_step_names(db, &names, &name_count, err) != 0)
         return -1;
     char prefix[64];
-    choose_prefix(names, name_count, prefix, sizeof prefix);
-    int status = 0;
-    if (prefix[0]) {
+    int status = choose_prefix(names, name_count, prefix, sizeof prefix);
+    if (status != 0)
+        status = error_set(err, "out of memory");
+    else if (prefix[0]) {
+        qsort(names, name_count, sizeof *names, by_message_id);
         status = collect_steps(db, names, name_count, prefix, steps, count, err);
         if (status == 0) {
             *count = merge_steps(*steps, *count);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "bench_device.h"
 #include "store.h"
 
 enum { RANKS = 8, STREAMS = 16, NCCL_STREAM = 15 };
@@ -84,29 +85,7 @@ struct generator {
 
 static int add_device(struct generator *g, int64_t process)
 {
-    struct store_device device = {.process_id = process,
-                                  .device_id = 0,
-                                  .name = "NVIDIA H100 80GB HBM3",
-                                  .pci_bus_id = STORE_NULL,
-                                  .sm_count = 132,
-                                  .compute_capability_major = 9,
-                                  .compute_capability_minor = 0,
-                                  .max_blocks_per_sm = 32,
-                                  .max_warps_per_sm = 64,
-                                  .max_threads_per_sm = 2048,
-                                  .max_threads_per_block = 1024,
-                                  .max_registers_per_sm = 65536,
-                                  .max_registers_per_block = 65536,
-                                  .max_shared_memory_per_sm = 233472,
-                                  .max_shared_memory_per_block = 49152,
-                                  .max_shared_memory_per_block_optin = STORE_NULL,
-                                  .global_memory_bytes = STORE_NULL,
-                                  .global_memory_bandwidth_kbps = STORE_NULL,
-                                  .l2_cache_bytes = STORE_NULL,
-                                  .core_clock_khz = STORE_NULL,
-                                  .copy_engine_count = 3,
-                                  .warp_size = 32};
-    return store_insert_device(g->trace, &device, &g->err);
+    return bench_add_device(g->trace, process, &g->err);
 }
 
 static int add_kernel(struct generator *g, int64_t process, int64_t stream, int64_t start, int64_t end)

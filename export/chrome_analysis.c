@@ -139,6 +139,8 @@ int chrome_write_waits(struct chrome_writer *w)
         if (status == 0)
             status = chrome_check_bound(w);
     }
+    w->whole_of = NULL;
+    free(whole_of);
     free(order);
     return status;
 }
@@ -154,7 +156,12 @@ static const struct accounting_entry *interval_entry(const struct chrome_writer 
     const struct analysis_result *analysis = w->analysis;
     const struct accounting_entry *found = NULL;
     *only = 0;
-    for (size_t a = 0; a < analysis->accounting_count; a++) {
+    size_t first = 0, end = analysis->accounting_count;
+    if (w->whole_of) { /* its one whole-span accounting, not a scan of every step's */
+        first = w->whole_of[interval->device];
+        end = first == SIZE_MAX ? first : first + 1;
+    }
+    for (size_t a = first; a < end; a++) {
         const struct analysis_accounting *books = &analysis->accountings[a];
         if (books->device != interval->device || books->step != -1)
             continue;
@@ -249,6 +256,25 @@ int chrome_write_accounting(struct chrome_writer *w)
         if (analysis->accounting_intervals[i].device < analysis->device_count)
             order[count++] = &analysis->accounting_intervals[i];
     qsort(order, count, sizeof *order, compare_intervals);
+    /* Each device's whole-span accounting found once (an interval's cause total is read there):
+     * a scan of every device's every step per interval was quadratic in steps. Where a device has
+     * more than one (none does today), the scan stays. */
+    size_t *whole_of = malloc((analysis->device_count ? analysis->device_count : 1) * sizeof *whole_of);
+    if (!whole_of) {
+        free(order);
+        return chrome_out_of_memory(w);
+    }
+    int unique = 1;
+    for (size_t d = 0; d < analysis->device_count; d++)
+        whole_of[d] = SIZE_MAX;
+    for (size_t a = 0; a < analysis->accounting_count; a++) {
+        const struct analysis_accounting *books = &analysis->accountings[a];
+        if (books->step != -1 || books->device >= analysis->device_count)
+            continue;
+        unique &= whole_of[books->device] == SIZE_MAX;
+        whole_of[books->device] = a;
+    }
+    w->whole_of = unique ? whole_of : NULL;
     int status = 0;
     for (size_t i = 0; status == 0 && i < count; i++) {
         w->rows++;
@@ -256,6 +282,8 @@ int chrome_write_accounting(struct chrome_writer *w)
         if (status == 0)
             status = chrome_check_bound(w);
     }
+    w->whole_of = NULL;
+    free(whole_of);
     free(order);
     return status;
 }

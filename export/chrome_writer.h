@@ -32,6 +32,7 @@ struct chrome_writer {
     store *trace;
     sqlite3 *db;
     const struct analysis_result *analysis;
+    const size_t *whole_of;              /* device -> its whole-span accounting (write_accounting), or NULL */
     int64_t origin_ns, report_origin_ns; /* report_origin_ns: STORE_NULL without analysis */
     int64_t from_ns, to_ns;
     int64_t next_flow_id;

@@ -123,6 +123,9 @@ void ledger_books_free(struct device_books *books)
     free(books->step_idle);
     free(books->step_comm);
     free(books->host_work);
+    free(books->by_start);
+    free(books->by_end);
+    free(books->reach);
     free_kernels(books);
 }
 
@@ -175,6 +178,95 @@ static int64_t clamp(int64_t value, int64_t low, int64_t high)
     return value < low ? low : value > high ? high : value;
 }
 
+/* --- the steps around a stretch --- */
+
+struct keyed {
+    int64_t key;
+    size_t k;
+};
+
+static int by_key_then_k(const void *left, const void *right)
+{
+    const struct keyed *a = left, *b = right;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->k > b->k) - (a->k < b->k);
+}
+
+static const struct analysis_step *step_of(const struct ledger *ledger, const struct device_books *books,
+                                           size_t k)
+{
+    return &ledger->steps[books->first_step + k];
+}
+
+/* books' steps by start and by end (ties by index, as the scans they replace chose), and the
+ * latest end among the first i by start: built once, so each stretch costs a binary search. */
+static int index_steps(const struct ledger *ledger, struct device_books *books)
+{
+    size_t n = books->step_count;
+    if (books->reach || n == 0)
+        return 0;
+    struct keyed *keyed = malloc(n * sizeof *keyed);
+    books->by_start = malloc(n * sizeof *books->by_start);
+    books->by_end = malloc(n * sizeof *books->by_end);
+    books->reach = malloc(n * sizeof *books->reach);
+    if (!keyed || !books->by_start || !books->by_end || !books->reach) {
+        free(keyed);
+        free(books->by_start);
+        free(books->by_end);
+        free(books->reach);
+        books->by_start = books->by_end = NULL;
+        books->reach = NULL;
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++)
+        keyed[k] = (struct keyed){step_of(ledger, books, k)->start_ns, k};
+    qsort(keyed, n, sizeof *keyed, by_key_then_k);
+    for (size_t i = 0; i < n; i++) {
+        books->by_start[i] = keyed[i].k;
+        int64_t end = step_of(ledger, books, keyed[i].k)->end_ns;
+        books->reach[i] = i && books->reach[i - 1] > end ? books->reach[i - 1] : end;
+    }
+    for (size_t k = 0; k < n; k++)
+        keyed[k] = (struct keyed){step_of(ledger, books, k)->end_ns, k};
+    qsort(keyed, n, sizeof *keyed, by_key_then_k);
+    for (size_t i = 0; i < n; i++)
+        books->by_end[i] = keyed[i].k;
+    free(keyed);
+    return 0;
+}
+
+/* The number of steps, in order (books->by_start or by_end), whose start (or end, by_end) lies
+ * before time (strictly 1) or at or before it (0). */
+static size_t count_before(const struct ledger *ledger, const struct device_books *books, int by_end,
+                           int64_t time, int strictly)
+{
+    const size_t *order = by_end ? books->by_end : books->by_start;
+    size_t low = 0, high = books->step_count;
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        const struct analysis_step *step = step_of(ledger, books, order[mid]);
+        int64_t edge = by_end ? step->end_ns : step->start_ns;
+        if (strictly ? edge < time : edge <= time)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+static size_t starting_before(const struct ledger *ledger, const struct device_books *books, int64_t time,
+                              int strictly)
+{
+    return count_before(ledger, books, 0, time, strictly);
+}
+
+static size_t ending_before(const struct ledger *ledger, const struct device_books *books, int64_t time,
+                            int strictly)
+{
+    return count_before(ledger, books, 1, time, strictly);
+}
+
 /* [start_ns, end_ns) less the GPU time of every step of books, in time order, into segments
  * (at most capacity: the rest of the stretch, if any, is left out and counts as step-boundary). */
 static size_t outside_steps(const struct ledger *ledger, const struct device_books *books, int64_t start_ns,
@@ -183,18 +275,18 @@ static size_t outside_steps(const struct ledger *ledger, const struct device_boo
     size_t count = 0;
     int64_t cursor = start_ns;
     while (cursor < end_ns && count < capacity) {
-        /* The step that covers cursor pushes it past its end; else the segment runs to the next step. */
-        int64_t next_start = end_ns, covered_to = cursor;
-        for (size_t k = 0; k < books->step_count; k++) {
-            const struct analysis_step *step = &ledger->steps[books->first_step + k];
-            if (step->start_ns <= cursor && step->end_ns > covered_to)
-                covered_to = step->end_ns;
-            else if (step->start_ns > cursor && step->start_ns < next_start)
-                next_start = step->start_ns;
-        }
-        if (covered_to > cursor) {
-            cursor = covered_to;
+        /* The steps that start at or before cursor push it past the latest of their ends; else the
+         * segment runs to the next step's start. */
+        size_t started = starting_before(ledger, books, cursor, 0);
+        if (started && books->reach[started - 1] > cursor) {
+            cursor = books->reach[started - 1];
             continue;
+        }
+        int64_t next_start = end_ns;
+        if (started < books->step_count) {
+            int64_t start = step_of(ledger, books, books->by_start[started])->start_ns;
+            if (start < next_start)
+                next_start = start;
         }
         segments[count][0] = cursor;
         segments[count][1] = next_start;
@@ -205,20 +297,19 @@ static size_t outside_steps(const struct ledger *ledger, const struct device_boo
 }
 
 /* The steps of books around [start_ns, end_ns): the last to end at or before it and the first to
- * start at or after it (SIZE_MAX when none). */
+ * start at or after it (SIZE_MAX when none; of equal ends or starts, the lowest index). */
 static void steps_around(const struct ledger *ledger, const struct device_books *books, int64_t start_ns,
                          int64_t end_ns, size_t *before, size_t *after)
 {
     *before = *after = SIZE_MAX;
-    for (size_t k = 0; k < books->step_count; k++) {
-        const struct analysis_step *step = &ledger->steps[books->first_step + k];
-        if (step->end_ns <= start_ns &&
-            (*before == SIZE_MAX || step->end_ns > ledger->steps[books->first_step + *before].end_ns))
-            *before = k;
-        if (step->start_ns >= end_ns &&
-            (*after == SIZE_MAX || step->start_ns < ledger->steps[books->first_step + *after].start_ns))
-            *after = k;
+    size_t ended = ending_before(ledger, books, start_ns, 0);
+    if (ended) {
+        int64_t latest = step_of(ledger, books, books->by_end[ended - 1])->end_ns;
+        *before = books->by_end[ending_before(ledger, books, latest, 1)];
     }
+    size_t started = starting_before(ledger, books, end_ns, 1);
+    if (started < books->step_count)
+        *after = books->by_start[started];
 }
 
 /* Idle time outside every step's GPU activity (outside_c of the stretch, on the selection's clock),
@@ -311,8 +402,49 @@ static int attribute(struct ledger *ledger, struct selection *selection, enum ac
         return 0;
     int idle = accounting_cause_is_idle(cause);
     int64_t inside_c = 0;
-    for (size_t k = 0; k < books->step_count; k++) {
-        const struct analysis_step *step = &ledger->steps[books->first_step + k];
+    if (index_steps(ledger, books) != 0)
+        return -1;
+    /* The steps the stretch meets: those by start from the first whose reach passes start_ns to the
+     * last that starts before end_ns, taken in index order (the order that decides which of two
+     * overlapping steps is given their common time). */
+    enum { MET = 64 };
+    size_t met[MET], met_count = 0, first = 0, last = 0;
+    if (books->step_count) {
+        size_t low = 0, high = books->step_count;
+        while (low < high) {
+            size_t mid = low + (high - low) / 2;
+            if (books->reach[mid] <= start_ns)
+                low = mid + 1;
+            else
+                high = mid;
+        }
+        first = low;
+        last = starting_before(ledger, books, end_ns, 1);
+    }
+    int sorted = 1;
+    for (size_t i = first; i < last && met_count <= MET; i++) {
+        size_t k = books->by_start[i];
+        if (step_of(ledger, books, k)->end_ns <= start_ns)
+            continue;
+        if (met_count == MET) {
+            met_count = MET + 1; /* too many to hold: every step in index order, as before */
+            break;
+        }
+        sorted &= met_count == 0 || met[met_count - 1] < k;
+        met[met_count++] = k;
+    }
+    if (!sorted && met_count <= MET) {
+        for (size_t i = 1; i < met_count; i++)
+            for (size_t j = i; j > 0 && met[j - 1] > met[j]; j--) {
+                size_t swap = met[j];
+                met[j] = met[j - 1];
+                met[j - 1] = swap;
+            }
+    }
+    size_t walk = met_count <= MET ? met_count : books->step_count;
+    for (size_t i = 0; i < walk; i++) {
+        size_t k = met_count <= MET ? met[i] : i;
+        const struct analysis_step *step = step_of(ledger, books, k);
         int64_t a = start_ns > step->start_ns ? start_ns : step->start_ns;
         int64_t b = end_ns < step->end_ns ? end_ns : step->end_ns;
         int64_t part = measure(selection, a, b);

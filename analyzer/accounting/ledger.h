@@ -76,6 +76,11 @@ struct device_books {
     struct breakdown_builder idle, comm;
     struct breakdown_builder *step_idle, *step_comm; /* per step of the process */
     size_t first_step, step_count;                   /* those steps: acc->steps[first_step ...] */
+    /* Those steps' indexes (k) by start then k, the latest end among the first i of that order,
+     * and the indexes by end then k: a stretch finds the steps around it by binary search, not by a
+     * scan of every step (built at the first stretch; ledger.c). */
+    size_t *by_start, *by_end;
+    int64_t *reach;
     struct comm_kernel *kernels;
     size_t kernel_count, kernel_capacity;
     struct host_work *host_work; /* its host-cpu stretches (accountant_device_idle) */

@@ -1,0 +1,302 @@
+/* bench_scaling.c: whether the analysis is linear in each of its counts (issue 32, item 6).
+ *
+ * Generates a synthetic training loop: R ranks, each running S steps (ProfilerStep#k host ranges),
+ * each step launching G kernels on each of T streams in turn, an idle gap before each (the host
+ * late), and C AllReduce collectives on an NCCL stream (a collectives row each). It times
+ * analysis_run on a base trace, then on traces with one count multiplied by --factor (default 10)
+ * at a time, and prints each time ratio. The analysis is linear when each ratio stays near the
+ * factor: it fails (exit 1) when one exceeds --limit (default 12, 1.2x the factor). Times are CPU
+ * time, fastest of --repeat runs (default 2), so a shared machine's load moves them less.
+ *
+ * --steps N times one analysis of a trace of N steps (the base's other counts) and prints it,
+ * failing when it exceeds --seconds (default: no bound): "100,000 steps analysed in under 5 s";
+ * --keep PATH writes that trace to PATH and keeps it (to time the CLI's commands on it).
+ * --base-steps N sets the base trace's steps (default 1000; CI's smoke run uses a smaller one),
+ * --ranks N its ranks (default 2). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "bench_device.h"
+#include "store.h"
+
+struct shape {
+    int64_t ranks, steps, gaps, collectives, streams;
+};
+
+struct generator {
+    store *trace;
+    error_info err;
+    int64_t correlation, clock;
+};
+
+static double cpu_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+static int add_device(struct generator *g, int64_t process)
+{
+    return bench_add_device(g->trace, process, &g->err);
+}
+
+/* One kernel and its launch call, the call 5 us before the kernel starts. */
+static int add_kernel(struct generator *g, int64_t process, int64_t stream, int64_t start, int64_t end,
+                      const char *name, int64_t *rowid)
+{
+    int64_t correlation = ++g->correlation;
+    struct store_api_call call = {.process_id = process,
+                                  .thread_id = 100 + process,
+                                  .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211,
+                                  .correlation_id = correlation,
+                                  .start_ns = start - 5000,
+                                  .end_ns = start - 2000,
+                                  .return_value = 0,
+                                  .name = "cudaLaunchKernel"};
+    struct store_kernel kernel = {.process_id = process,
+                                  .device_id = 0,
+                                  .context_id = 1,
+                                  .stream_id = stream,
+                                  .correlation_id = correlation,
+                                  .start_ns = start,
+                                  .end_ns = end,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
+                                  .grid_x = 1024,
+                                  .grid_y = 1,
+                                  .grid_z = 1,
+                                  .block_x = 256,
+                                  .block_y = 1,
+                                  .block_z = 1,
+                                  .registers_per_thread = 64,
+                                  .dynamic_shared_bytes = 16384,
+                                  .shared_memory_executed_bytes = STORE_NULL,
+                                  .graph_id = STORE_NULL,
+                                  .graph_node_id = STORE_NULL,
+                                  .channel_id = stream % 8,
+                                  .channel_type = 1,
+                                  .name = name};
+    if (store_insert_api_call(g->trace, &call, &g->err) != 0)
+        return -1;
+    return store_insert_kernel(g->trace, &kernel, rowid, &g->err);
+}
+
+/* One step of one rank from g->clock: G kernels a stream, each after a 20 us gap, round-robin over
+ * the streams, then C collectives on the NCCL stream (one past the compute streams), back to back. */
+static int add_step(struct generator *g, const struct shape *shape, int64_t process, int64_t rank,
+                    int64_t step)
+{
+    int64_t step_start = g->clock;
+    for (int64_t k = 0; k < shape->gaps * shape->streams; k++) {
+        int64_t start = g->clock + 20000, end = start + 30000;
+        if (add_kernel(g, process, 1 + k % shape->streams, start, end, "sgemm_256x128", NULL) != 0)
+            return -1;
+        g->clock = end;
+    }
+    for (int64_t c = 0; c < shape->collectives; c++) {
+        int64_t start = g->clock + 1000, end = start + 10000, rowid = 0;
+        if (add_kernel(g, process, 1 + shape->streams, start, end, "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                       &rowid) != 0)
+            return -1;
+        struct store_collective collective = {.process_id = process,
+                                              .device_id = 0,
+                                              .stream_id = 1 + shape->streams,
+                                              .op = "AllReduce",
+                                              .bytes = 1 << 20,
+                                              .element_count = 1 << 18,
+                                              .dtype = "f32",
+                                              .root = STORE_NULL,
+                                              .communicator = "0xc0mm",
+                                              .rank = rank,
+                                              .nranks = shape->ranks,
+                                              .sequence_number = step * shape->collectives + c,
+                                              .kernel_rowid = rowid,
+                                              .start_ns = start,
+                                              .end_ns = end,
+                                              .detail_source = STORE_DETAIL_KERNEL_NAME};
+        if (store_insert_collective(g->trace, &collective, &g->err) != 0)
+            return -1;
+        g->clock = end;
+    }
+    char message[64];
+    snprintf(message, sizeof message, "ProfilerStep#%" PRId64, step);
+    struct store_nvtx range = {.process_id = process,
+                               .thread_id = 100 + process,
+                               .device_id = STORE_NULL,
+                               .stream_id = STORE_NULL,
+                               .kind = STORE_NVTX_PUSH_POP,
+                               .message = message,
+                               .category = STORE_NULL,
+                               .color = STORE_NULL,
+                               .start_ns = step_start,
+                               .end_ns = g->clock,
+                               .depth = 0};
+    return store_insert_nvtx(g->trace, &range, &g->err);
+}
+
+static int generate(const char *path, const struct shape *shape)
+{
+    struct generator g = {0};
+    g.trace = store_create(path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &g.err);
+    if (!g.trace || store_begin(g.trace, &g.err) != 0) {
+        fprintf(stderr, "bench_scaling: %s\n", g.err.message);
+        return -1;
+    }
+    store_set_batch_rows(g.trace, 100000);
+    int status = 0;
+    for (int64_t rank = 0; rank < shape->ranks && status == 0; rank++) {
+        struct store_process process = {.pid = 1000 + rank,
+                                        .parent_pid = STORE_NULL,
+                                        .rank = rank,
+                                        .local_rank = rank,
+                                        .world_size = shape->ranks,
+                                        .start_ns = STORE_NULL,
+                                        .end_ns = STORE_NULL,
+                                        .term_signal = STORE_NULL};
+        status = store_insert_process(g.trace, &process, &g.err) || add_device(&g, process.process_id);
+        g.clock = INT64_C(1700000000000000000) + rank * 3000;
+        for (int64_t s = 0; s < shape->steps && status == 0; s++) {
+            status = add_step(&g, shape, process.process_id, rank, s);
+            if (status == 0)
+                status = store_maybe_commit(g.trace, &g.err);
+        }
+    }
+    if (status == 0)
+        status = store_commit(g.trace, &g.err) || store_finalize(g.trace, &g.err);
+    if (status != 0)
+        fprintf(stderr, "bench_scaling: %s\n", g.err.message);
+    store_close(g.trace, NULL);
+    return status ? -1 : 0;
+}
+
+/* The fastest of repeat analyses of a trace of this shape, in CPU seconds; < 0 on failure. The
+ * trace is removed unless kept. */
+static double time_shape(const struct shape *shape, int64_t repeat, const char *path, int kept)
+{
+    if (generate(path, shape) != 0)
+        return -1;
+    error_info err;
+    store *trace = store_open(path, 1, &err);
+    if (!trace) {
+        fprintf(stderr, "bench_scaling: %s\n", err.message);
+        return -1;
+    }
+    double best = -1;
+    for (int64_t run = 0; run < repeat; run++) {
+        double started = cpu_seconds();
+        struct analysis_result *result = analysis_run(trace, NULL, &err);
+        double spent = cpu_seconds() - started;
+        if (!result) {
+            fprintf(stderr, "bench_scaling: %s\n", err.message);
+            best = -1;
+            break;
+        }
+        analysis_free(result);
+        if (best < 0 || spent < best)
+            best = spent;
+    }
+    store_close(trace, NULL);
+    if (!kept)
+        unlink(path);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {{"factor", required_argument, 0, 'f'},
+                                            {"limit", required_argument, 0, 'l'},
+                                            {"repeat", required_argument, 0, 'r'},
+                                            {"base-steps", required_argument, 0, 'b'},
+                                            {"steps", required_argument, 0, 's'},
+                                            {"seconds", required_argument, 0, 'x'},
+                                            {"ranks", required_argument, 0, 'k'},
+                                            {"keep", required_argument, 0, 'p'},
+                                            {0, 0, 0, 0}};
+    int64_t factor = 10, repeat = 2, steps = 0;
+    double limit = 12, seconds = 0;
+    const char *keep = NULL;
+    struct shape base = {.ranks = 2, .steps = 1000, .gaps = 2, .collectives = 1, .streams = 2};
+    int option;
+    while ((option = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (option == 'f' && (factor = strtoll(optarg, NULL, 10)) > 1)
+            continue;
+        if (option == 'l' && (limit = strtod(optarg, NULL)) > 0)
+            continue;
+        if (option == 'r' && (repeat = strtoll(optarg, NULL, 10)) > 0)
+            continue;
+        if (option == 'b' && (base.steps = strtoll(optarg, NULL, 10)) > 0)
+            continue;
+        if (option == 's' && (steps = strtoll(optarg, NULL, 10)) > 0)
+            continue;
+        if (option == 'x' && (seconds = strtod(optarg, NULL)) > 0)
+            continue;
+        if (option == 'k' && (base.ranks = strtoll(optarg, NULL, 10)) > 0)
+            continue;
+        if (option == 'p') {
+            keep = optarg;
+            continue;
+        }
+        fprintf(stderr, "usage: bench_scaling [--factor N] [--limit RATIO] [--repeat N] [--base-steps N]"
+                        " [--steps N [--seconds S] [--keep PATH]] [--ranks N]\n");
+        return 2;
+    }
+    char directory[] = "/tmp/overlapscope-bench-scaling-XXXXXX", path[512];
+    if (!mkdtemp(directory))
+        return 2;
+    snprintf(path, sizeof path, "%s/trace.db", directory);
+    int status = 0;
+    if (steps) {
+        struct shape shape = base;
+        shape.steps = steps;
+        double spent = time_shape(&shape, 1, keep ? keep : path, keep != NULL);
+        if (spent < 0)
+            status = 2;
+        else {
+            printf("%" PRId64 " steps (%" PRId64 " ranks, %" PRId64 " kernels and %" PRId64
+                   " collectives a step): %.2f s CPU%s\n",
+                   steps, shape.ranks, shape.gaps, shape.collectives, spent,
+                   seconds > 0 && spent > seconds ? " (over the bound)" : "");
+            if (seconds > 0 && spent > seconds)
+                status = 1;
+        }
+        rmdir(directory);
+        return status;
+    }
+    double base_time = time_shape(&base, repeat, path, 0);
+    if (base_time < 0) {
+        rmdir(directory);
+        return 2;
+    }
+    printf("base: %" PRId64 " ranks x %" PRId64 " steps, %" PRId64 " gaps and %" PRId64
+           " collectives a step, %" PRId64 " streams: %.3f s CPU\n",
+           base.ranks, base.steps, base.gaps, base.collectives, base.streams, base_time);
+    static const char *const names[] = {"steps", "gaps", "collectives", "streams"};
+    for (int which = 0; which < 4 && status != 2; which++) {
+        struct shape shape = base;
+        int64_t *count = which == 0   ? &shape.steps
+                         : which == 1 ? &shape.gaps
+                         : which == 2 ? &shape.collectives
+                                      : &shape.streams;
+        *count *= factor;
+        double spent = time_shape(&shape, repeat, path, 0);
+        if (spent < 0) {
+            status = 2;
+            break;
+        }
+        double ratio = spent / base_time;
+        printf("%-12s x%" PRId64 ": %.3f s CPU, ratio %.2f (limit %.1f)%s\n", names[which], factor, spent,
+               ratio, limit, ratio > limit ? "  OVER" : "");
+        if (ratio > limit)
+            status = 1;
+    }
+    rmdir(directory);
+    return status;
+}
