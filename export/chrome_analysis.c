@@ -139,8 +139,6 @@ int chrome_write_waits(struct chrome_writer *w)
         if (status == 0)
             status = chrome_check_bound(w);
     }
-    w->whole_of = NULL;
-    free(whole_of);
     free(order);
     return status;
 }
