@@ -55,6 +55,8 @@ static void apply(enum capture_action action)
                                                      : cuptiActivityDisable(kinds[i].kind);
         capture.cupti_failures += result != CUPTI_SUCCESS;
     }
+    if (action == CAPTURE_START)
+        pthread_cond_signal(&capture.timer_wakeup); /* the duration's clock starts */
 }
 
 static void *timer_main(void *argument)
@@ -63,6 +65,11 @@ static void *timer_main(void *argument)
     pthread_mutex_lock(&capture.lock);
     while (!capture.timer_stop) {
         int64_t wait_ns = capture_state_next_tick_ns(&capture.state, capture.now_ns());
+        if (wait_ns < 0 && capture.state.spec.duration_ns > 0 && !capture.state.finished) {
+            /* a duration counts from a capture not begun yet: apply() wakes us when it begins */
+            pthread_cond_wait(&capture.timer_wakeup, &capture.lock);
+            continue;
+        }
         if (wait_ns < 0)
             break; /* no delay or duration left to time */
         struct timespec deadline;

@@ -215,11 +215,9 @@ int64_t capture_state_next_tick_ns(const struct capture_state *state, int64_t no
         int64_t left = state->first_start_ns + state->spec.duration_ns - now_ns;
         return left > 0 ? left : 0;
     }
-    if (state->first_start_ns == INT64_MIN && state->spec.delay_ns > 0) {
-        int64_t left = state->process_start_ns + state->spec.delay_ns - now_ns;
-        return left > 0 ? left : 0;
-    }
-    return -1;
+    /* the delay's end, while it is ahead (past it, only an event starts the capture) */
+    int64_t left = state->process_start_ns + state->spec.delay_ns - now_ns;
+    return state->first_start_ns == INT64_MIN && state->spec.delay_ns > 0 && left > 0 ? left : -1;
 }
 
 void capture_state_finish(struct capture_state *state, int64_t end_ns)

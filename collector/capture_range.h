@@ -89,7 +89,7 @@ enum capture_action capture_state_nvtx_close(struct capture_state *state, const 
  * exit). */
 enum capture_action capture_state_tick(struct capture_state *state, int64_t now_ns);
 /* The nanoseconds until the next tick that could change something (the delay's or duration's
- * end), or -1 when no tick can. */
+ * end), or -1 when no tick can now (a capture that starts later may need one again: ask then). */
 int64_t capture_state_next_tick_ns(const struct capture_state *state, int64_t now_ns);
 /* Closes an open window at the process's end (end_ns). */
 void capture_state_finish(struct capture_state *state, int64_t end_ns);

@@ -44,6 +44,7 @@ static void test_profiler_api(void)
     struct capture_state state;
     CHECK_INT(capture_state_init(&state, &spec, 0), CAPTURE_KEEP);
     CHECK_INT(capture_state_profiler_stop(&state, S(0.5)), CAPTURE_KEEP);
+    CHECK_INT(capture_state_next_tick_ns(&state, S(0.5)), -1); /* nothing to time */
     CHECK_INT(capture_state_profiler_start(&state, S(1)), CAPTURE_START);
     CHECK_INT(capture_state_profiler_start(&state, S(1.5)), CAPTURE_KEEP); /* already on */
     CHECK_INT(capture_state_nvtx_open(&state, "train", S(1.6)), CAPTURE_KEEP);
@@ -102,10 +103,29 @@ static void test_delay_profiler_api(void)
     struct capture_state state;
     capture_state_init(&state, &spec, 0);
     CHECK_INT(capture_state_profiler_start(&state, S(0.5)), CAPTURE_KEEP);
+    CHECK_INT(capture_state_next_tick_ns(&state, S(0.6)), S(0.4));
     CHECK_INT(capture_state_tick(&state, S(1.2)), CAPTURE_START);
     CHECK_INT(capture_state_profiler_stop(&state, S(2)), CAPTURE_STOP);
     capture_state_finish(&state, S(3));
     check_windows(&state, "1000000000:2000000000");
+}
+
+/* cudaProfilerApi with --duration 0.5: the clock starts at the first Start; once it ran out, a
+ * later pair captures nothing */
+static void test_profiler_api_duration(void)
+{
+    struct capture_range_spec spec = spec_of("cudaProfilerApi", 0, 0.5);
+    struct capture_state state;
+    capture_state_init(&state, &spec, 0);
+    CHECK_INT(capture_state_next_tick_ns(&state, S(0.2)), -1); /* nothing to time before a Start */
+    CHECK_INT(capture_state_profiler_start(&state, S(1)), CAPTURE_START);
+    CHECK_INT(capture_state_next_tick_ns(&state, S(1.1)), S(0.4));
+    CHECK_INT(capture_state_tick(&state, S(1.6)), CAPTURE_STOP);
+    CHECK_INT(capture_state_profiler_stop(&state, S(2)), CAPTURE_KEEP);
+    CHECK_INT(capture_state_profiler_start(&state, S(3)), CAPTURE_KEEP);
+    CHECK_INT(capture_state_next_tick_ns(&state, S(3)), -1);
+    capture_state_finish(&state, S(4));
+    check_windows(&state, "1000000000:1500000000");
 }
 
 static void test_describe(void)
@@ -167,6 +187,7 @@ int main(void)
     test_nvtx_count();
     test_delay_duration();
     test_delay_profiler_api();
+    test_profiler_api_duration();
     test_describe();
     test_parse();
     return check_finish();
