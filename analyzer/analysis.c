@@ -54,6 +54,8 @@ struct run {
      * again (page faults were a sixth of the analysis's CPU time). */
     struct model_op *selected_ops;
     size_t selected_op_capacity;
+    /* options.progress's count: operations walked of all the trace's kernels, copies and memsets */
+    int64_t progress_done_ops, progress_total_ops;
     error_info *err;
 };
 
@@ -387,6 +389,34 @@ static int keep_selected(struct device_state *device, const struct model_op *op)
 }
 
 /* Reads, sweeps and explains every operation of the device. Returns the number counted or -1. */
+/* The walk of the operations is most of an analysis's time: it reports up to 90%, the rest (the
+ * what-if replays, the totals) the last 10%. */
+static void report_progress(struct run *run, double fraction)
+{
+    if (run->options.progress)
+        run->options.progress(run->options.progress_context, fraction);
+}
+
+static void count_progress_ops(struct run *run)
+{
+    if (!run->options.progress)
+        return;
+    static const enum store_table tables[] = {STORE_TABLE_KERNELS, STORE_TABLE_MEMCPYS, STORE_TABLE_MEMSETS};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        int64_t rows = store_count_rows(run->trace, tables[i]);
+        run->progress_total_ops += rows > 0 ? rows : 0;
+    }
+    report_progress(run, 0);
+}
+
+static void walked_op(struct run *run)
+{
+    /* a clock read per 4,096 operations, not per operation */
+    if (run->options.progress && (++run->progress_done_ops & 4095) == 0 &&
+        run->progress_done_ops < run->progress_total_ops)
+        report_progress(run, 0.9 * (double)run->progress_done_ops / (double)run->progress_total_ops);
+}
+
 static int64_t walk_device(struct run *run, struct device_state *device)
 {
     struct selection *selection = device->selection;
@@ -399,6 +429,7 @@ static int64_t walk_device(struct run *run, struct device_state *device)
     int64_t counted = 0;
     int status;
     while ((status = op_source_next(run->source, &op, run->err)) == 1) {
+        walked_op(run);
         if (op.kind == MODEL_KERNEL && kernel_names_is_communication(run->names, op.name_id, op.rowid))
             op.category = ANALYSIS_COMMUNICATION;
         long lane = lane_of(run, device, op.stream_id);
@@ -925,6 +956,7 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
      * lock and checks for a hot journal on every query, a few per device (80k devices: 21 s). */
     int own_transaction =
         sqlite3_get_autocommit(run.db) && sqlite3_exec(run.db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    count_progress_ops(&run);
     if (status == 0)
         status = prepare_run(&run);
     if (status == 0)
@@ -951,6 +983,7 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     finish_run(&run);
     if (own_transaction)
         sqlite3_exec(run.db, "COMMIT", NULL, NULL, NULL);
+    report_progress(&run, 1);
     if (status != 0) {
         analysis_free(run.result);
         return NULL;

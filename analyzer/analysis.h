@@ -89,6 +89,10 @@ struct analysis_options {
                                "10ms:20ms"); 0: absolute trace times */
     size_t max_waits;       /* waits kept in result->waits (largest losses); 0: ANALYSIS_DEFAULT_MAX_WAITS.
                                Cause totals always cover every wait. */
+    /* NULL, or called with the fraction of the work done (0 first, 1 once the analysis ends, also
+     * when it fails), a few times a second at most on a large trace: the CLI's progress line. */
+    void (*progress)(void *context, double fraction);
+    void *progress_context;
 };
 #define ANALYSIS_DEFAULT_MAX_WAITS 1000
 void analysis_options_init(struct analysis_options *options);

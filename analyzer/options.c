@@ -37,7 +37,9 @@ void analysis_options_init(struct analysis_options *options)
                                          .range_name = NULL,
                                          .step = -1,
                                          .window_is_relative = 0,
-                                         .max_waits = 0};
+                                         .max_waits = 0,
+                                         .progress = NULL,
+                                         .progress_context = NULL};
 }
 
 struct analysis_selection analysis_selection_of(const struct analysis_options *options)

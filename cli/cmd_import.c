@@ -11,25 +11,10 @@
 #include "import.h"
 #include "number_text.h"
 #include "overview.h"
+#include "progress.h"
 #include "store.h"
 #include "text_safe.h"
 #include "units.h"
-
-struct progress_line {
-    int last_percent;
-};
-
-/* A percentage on one line, rewritten in place; only when stderr is a terminal. */
-static void print_progress(void *context, double fraction)
-{
-    struct progress_line *line = context;
-    int percent = (int)(fraction * 100);
-    if (percent == line->last_percent)
-        return;
-    line->last_percent = percent;
-    fprintf(stderr, "\rimporting: %3d%%", percent);
-    fflush(stderr);
-}
 
 /* The warnings a user must see at once: nothing to analyze, or causes the trace cannot prove
  * (the rest, `info` lists). */
@@ -112,16 +97,14 @@ int cmd_import(int argc, char **argv)
         return CLI_EXIT_ERROR;
     if (optind >= argc)
         return cli_usage_error(argv[0], "expected at least one FILE or DIR to import");
-    struct progress_line line = {-1};
-    int on_terminal = isatty(STDERR_FILENO);
-    if (on_terminal) {
-        import_options.progress = print_progress;
-        import_options.progress_context = &line;
+    struct cli_progress progress;
+    if (cli_progress_init(&progress, "importing")) {
+        import_options.progress = cli_progress_update;
+        import_options.progress_context = &progress;
     }
     error_info err;
     int imported = import_run(output_path, argv + optind, argc - optind, &import_options, &err);
-    if (on_terminal && line.last_percent >= 0)
-        fprintf(stderr, "\r%*s\r", 16, "");
+    cli_progress_finish(&progress);
     if (imported < 0)
         return cli_error(argv[0], "%s", err.message);
     print_summary(output_path, imported);

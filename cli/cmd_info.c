@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_note.h"
 #include "cli.h"
 #include "describe.h"
 #include "gpu_devices.h"
@@ -40,6 +41,12 @@ static void print_header(store *trace)
     if (host) {
         printf("host:      ");
         print_text(host);
+        printf("\n");
+    }
+    char captured[512];
+    if (cli_capture_note(trace, captured, sizeof captured)) {
+        printf("captured:  ");
+        print_text(captured);
         printf("\n");
     }
     free(tool);

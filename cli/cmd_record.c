@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "capture_range.h"
 #include "cli.h"
 #include "collector_options.h"
 #include "describe.h"
@@ -30,6 +31,7 @@ struct record_arguments {
     int flush_ms;
     int64_t buffer_bytes, device_buffer_bytes;
     int buffer_count;
+    const char *capture_range, *delay, *duration; /* checked (capture_range.h); NULL: none */
     char **program;
 };
 
@@ -41,6 +43,28 @@ static int parse_positive(const char *command, const char *option, const char *t
     if (*end != '\0' || *value <= 0 || *value > max)
         return cli_usage_error(command, "%s expects a whole number from 1 to %lld, not '%s'", option, max,
                                text);
+    return 0;
+}
+
+/* --capture-range, --delay, --duration: checked here with the collector's own parsers, so that a
+ * wrong value is one line before the job starts, never a job recorded in full. */
+static int take_capture_option(const char *command, int option, const char *value,
+                               struct record_arguments *arguments)
+{
+    struct capture_range_spec spec = {0};
+    int64_t nanoseconds = 0;
+    error_info err;
+    const char *name = option == 'C' ? "--capture-range" : option == 'W' ? "--delay" : "--duration";
+    const char **slot = option == 'C'   ? &arguments->capture_range
+                        : option == 'W' ? &arguments->delay
+                                        : &arguments->duration;
+    if (*slot)
+        return cli_usage_error(command, "%s given twice ('%s', then '%s'): give it once", name, *slot, value);
+    int status = option == 'C' ? capture_range_parse(value, &spec, &err)
+                               : capture_range_parse_seconds(value, &nanoseconds, &err);
+    if (status != 0)
+        return cli_usage_error(command, "%s: %s", name, err.message);
+    *slot = value;
     return 0;
 }
 
@@ -57,6 +81,9 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
                                             {"api", required_argument, 0, 'a'},
                                             {"nccl", no_argument, 0, 'n'},
                                             {"no-nccl", no_argument, 0, 'N'},
+                                            {"capture-range", required_argument, 0, 'C'},
+                                            {"delay", required_argument, 0, 'W'},
+                                            {"duration", required_argument, 0, 'T'},
                                             {0, 0, 0, 0}};
     memset(arguments, 0, sizeof *arguments);
     arguments->nccl = 1;
@@ -117,6 +144,12 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
             break;
         case 'N':
             arguments->nccl = 0;
+            break;
+        case 'C':
+        case 'W':
+        case 'T':
+            if (take_capture_option(argv[0], option, optarg, arguments) != 0)
+                return CLI_EXIT_ERROR;
             break;
         default:
             return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
@@ -217,6 +250,9 @@ static int run_recording(const char *command, const struct record_arguments *arg
         collector_kinds_parse(arguments->kinds, &kinds, &err);
         want_nvtx = (kinds & COLLECTOR_KIND_NVTX) != 0;
     }
+    /* an NVTX capture range needs NVTX's callbacks, whatever --kinds keeps */
+    if (arguments->capture_range && strncmp(arguments->capture_range, "nvtx:", 5) == 0)
+        want_nvtx = 1;
     struct record_settings settings = {.collector_path = collector,
                                        .cupti_folder = cupti_folder,
                                        .nvtx = want_nvtx,
@@ -227,7 +263,10 @@ static int run_recording(const char *command, const struct record_arguments *arg
                                        .buffer_count = arguments->buffer_count,
                                        .device_buffer_bytes = arguments->device_buffer_bytes,
                                        .api = arguments->api,
-                                       .nccl = arguments->nccl};
+                                       .nccl = arguments->nccl,
+                                       .capture_range = arguments->capture_range,
+                                       .delay = arguments->delay,
+                                       .duration = arguments->duration};
     int status = CLI_EXIT_ERROR;
     struct record_job_status job;
     int exec_errno = 0;

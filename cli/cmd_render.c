@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_note.h"
 #include "cli.h"
 #include "filters.h"
 #include "output_file.h"
 #include "steady.h"
+#include "text_safe.h"
 #include "timeline.h"
 #include "trace_input.h"
 #include "units.h"
@@ -237,6 +239,12 @@ static int draw(const char *command, struct render_request *request)
            units_format_count(lanes, sizeof lanes, (int64_t)stream_lanes, "stream lane"),
            units_format_count(waits, sizeof waits, (int64_t)layout->wait_count, "explained wait"),
            layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
+    char captured[512];
+    if (cli_capture_note(trace, captured, sizeof captured)) {
+        fputs("captured: ", stdout);
+        text_safe_fputs(captured, TEXT_SAFE_TERMINAL, stdout);
+        fputs(" (the picture shows only that)\n", stdout);
+    }
     if (request->verbose)
         print_drawn(layout);
     if (!analysis)

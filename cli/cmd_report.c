@@ -5,13 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_note.h"
 #include "cli.h"
 #include "filters.h"
 #include "report.h"
+#include "text_safe.h"
 #include "trace_input.h"
 
 enum { REPORT_MAX_TOP = 10000 };
 enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP };
+
+/* A recording of part of the job says so under the report (record --capture-range): its figures
+ * cover only what was captured. */
+static void print_capture_note(const char *path)
+{
+    char captured[512];
+    if (cli_capture_note_of(path, captured, sizeof captured)) {
+        fputs("captured: ", stdout);
+        text_safe_fputs(captured, TEXT_SAFE_TERMINAL, stdout);
+        fputs(" (the figures cover only that)\n", stdout);
+    }
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -61,6 +75,8 @@ int cmd_report(int argc, char **argv)
     /* Enough waits to rank causes by their evidence and to list --top of them. */
     options->max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
     struct analysis_result *result = report_analyze_file(input.path, options, &err);
+    char input_path[4096];
+    snprintf(input_path, sizeof input_path, "%s", input.path);
     cli_trace_input_release(&input);
     if (!result)
         return cli_error(argv[0], "%s", err.message);
@@ -72,8 +88,10 @@ int cmd_report(int argc, char **argv)
         status = report_write_json(stdout, result, &context, &err);
     else if (format == REPORT_MARKDOWN)
         status = report_write_markdown(stdout, result, &context);
-    else
+    else {
         status = report_write_text(stdout, result, &context);
+        print_capture_note(input_path);
+    }
     analysis_free(result);
     if (status != 0)
         return cli_error(argv[0], "cannot write the report");

@@ -11,6 +11,10 @@ void cli_filters_init(struct cli_filters *filters)
 {
     analysis_options_init(&filters->analysis);
     filters->unitless_warned = 0;
+    if (cli_progress_init(&filters->progress, "analyzing")) {
+        filters->analysis.progress = cli_progress_update;
+        filters->analysis.progress_context = &filters->progress;
+    }
 }
 
 static int parse_count(const char *name, const char *value, int64_t *out, error_info *err)

@@ -9,6 +9,7 @@
 #include <getopt.h>
 
 #include "analysis.h"
+#include "progress.h"
 
 /* getopt_long values of the filter options; a command's own options use values below 0x100. */
 enum {
@@ -33,8 +34,11 @@ enum {
 struct cli_filters {
     struct analysis_options analysis; /* what the options chose; value strings point into argv */
     int unitless_warned;              /* the bare-number warning was printed */
+    struct cli_progress progress;     /* the analysis's progress line (analysis.progress_context) */
 };
 
+/* Also hands the analysis a progress line on a terminal (progress.h): filters must stay where
+ * it is while the analysis runs. */
 void cli_filters_init(struct cli_filters *filters);
 
 /* Takes a getopt_long result (option, with optarg and optind as getopt_long left them) that the

@@ -12,6 +12,7 @@
 #include "cli_manuals.h"
 #include "manual_man.h"
 #include "manual_text.h"
+#include "metrics_manual.h"
 #include "text_safe.h"
 #include "version.h"
 
@@ -122,7 +123,8 @@ static void print_overview(FILE *out)
     fprintf(out, "usage: overlapscope COMMAND [OPTIONS] ...\n\ncommands:\n");
     for (size_t i = 0; i < command_count; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'overlapscope help COMMAND' (or 'overlapscope COMMAND --help') shows its manual.\n");
+    fprintf(out, "\n'overlapscope help COMMAND' (or 'overlapscope COMMAND --help') shows its manual;\n"
+                 "'overlapscope help metrics' lists every metric and cause.\n");
 }
 
 static const struct cli_command *find_command(const char *name)
@@ -157,7 +159,24 @@ static void print_man_overview(FILE *out)
           ".SH SEE ALSO\n.PP\n",
           out);
     for (size_t i = 0; i < command_count; i++)
-        fprintf(out, "\\fBoverlapscope\\-%s\\fR(1)%s\n", commands[i].name, i + 1 < command_count ? "," : "");
+        fprintf(out, "\\fBoverlapscope\\-%s\\fR(1),\n", commands[i].name);
+    fputs("\\fBoverlapscope\\-metrics\\fR(7)\n", out);
+}
+
+/* help metrics: the metrics and causes, written from the tool's tables (metrics_manual.h); as
+ * terminal text, or as the man page overlapscope-metrics(7) with --man. */
+static int print_metrics_manual(int man)
+{
+    char *markdown = metrics_manual_markdown();
+    if (!markdown)
+        return cli_error("help", "out of memory");
+    if (man)
+        manual_man_write_section(markdown, METRICS_MANUAL_PAGE, "7", METRICS_MANUAL_SUMMARY,
+                                 OVERLAPSCOPE_VERSION, stdout);
+    else
+        manual_text_write(markdown, cli_terminal_width(stdout), stdout); /* a write error is caught at exit */
+    free(markdown);
+    return CLI_EXIT_OK;
 }
 
 /* overlapscope help --man [COMMAND]: the man page the build installs (cli/CMakeLists.txt). */
@@ -167,6 +186,8 @@ static int print_man_page(const char *name)
         print_man_overview(stdout);
         return CLI_EXIT_OK;
     }
+    if (strcmp(name, "metrics") == 0)
+        return print_metrics_manual(1);
     const struct cli_command *command = find_command(name);
     const char *manual = command ? find_manual(name) : NULL;
     if (!manual)
@@ -199,6 +220,8 @@ static int dispatch(int argc, char **argv)
             print_overview(stdout);
             return CLI_EXIT_OK;
         }
+        if (strcmp(argv[2], "metrics") == 0)
+            return print_metrics_manual(0);
         if (!find_command(argv[2]))
             return cli_error("help", "no such command '%s'", argv[2]);
         if (cli_print_manual(argv[2]) != 0)

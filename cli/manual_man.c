@@ -79,15 +79,21 @@ void manual_man_inline(const char *text, size_t length, FILE *out)
     fputc('\n', out);
 }
 
-void manual_man_header(const char *page, const char *summary, const char *version, FILE *out)
+static void write_header(const char *page, const char *section, const char *summary, const char *version,
+                         FILE *out)
 {
     fputs(".TH \"", out);
     for (const char *c = page; *c; c++)
         escaped_char((char)toupper((unsigned char)*c), out);
-    fprintf(out, "\" \"1\" \"\" \"overlapscope %s\" \"overlapscope manual\"\n.SH NAME\n", version);
+    fprintf(out, "\" \"%s\" \"\" \"overlapscope %s\" \"overlapscope manual\"\n.SH NAME\n", section, version);
     manual_man_inline(page, strlen(page), out);
     fputs("\\- ", out);
     manual_man_inline(summary, strlen(summary), out);
+}
+
+void manual_man_header(const char *page, const char *summary, const char *version, FILE *out)
+{
+    write_header(page, "1", summary, version, out);
 }
 
 struct page {
@@ -186,8 +192,14 @@ static int write_block(const struct manual_block *block, void *context)
 int manual_man_write(const char *markdown, const char *page_name, const char *summary, const char *version,
                      FILE *out)
 {
+    return manual_man_write_section(markdown, page_name, "1", summary, version, out);
+}
+
+int manual_man_write_section(const char *markdown, const char *page_name, const char *section,
+                             const char *summary, const char *version, FILE *out)
+{
     struct page page = {.out = out};
-    manual_man_header(page_name, summary, version, out);
+    write_header(page_name, section, summary, version, out);
     manual_markdown_walk(markdown, write_block, &page);
     close_nesting(&page, 0);
     return ferror(out) ? -1 : 0;

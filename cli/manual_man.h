@@ -20,5 +20,8 @@ void manual_man_inline(const char *text, size_t length, FILE *out);
  * Returns 0, or -1 when out reports a write error. */
 int manual_man_write(const char *markdown, const char *page, const char *summary, const char *version,
                      FILE *out);
+/* The same in another section of the manual ("7" for overlapscope-metrics(7)). */
+int manual_man_write_section(const char *markdown, const char *page, const char *section, const char *summary,
+                             const char *version, FILE *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "import.h"
 #include "overview.h"
+#include "progress.h"
 #include "store.h"
 #include "text_safe.h"
 
@@ -132,8 +133,15 @@ static int import_to(const char *command, const char *argument, const char *outp
                                      .identity_meta_key = CACHE_IDENTITY_KEY,
                                      .warn = print_skipped,
                                      .warn_context = (void *)command};
+    struct cli_progress progress;
+    if (cli_progress_init(&progress, "importing")) {
+        options.progress = cli_progress_update;
+        options.progress_context = &progress;
+    }
     char *inputs[] = {(char *)argument};
-    return import_run(output, inputs, 1, &options, err) < 0 ? -1 : 0;
+    int imported = import_run(output, inputs, 1, &options, err);
+    cli_progress_finish(&progress);
+    return imported < 0 ? -1 : 0;
 }
 
 /* The import into a temporary folder, for a command that cannot keep a cache; why says why. */

@@ -30,6 +30,7 @@
 #include "call_buffers.h"
 #include "call_site.h"
 #include "call_site_cupti.h"
+#include "capture_cupti.h"
 #include "collector_options.h"
 #include "collector_writer.h"
 #include "competing_profiler.h"
@@ -541,6 +542,14 @@ static void write_warnings_and_drops(void)
     store_commit(trace, &err);
 }
 
+/* What was captured, into the file's meta (record_merge joins the processes'). */
+static void finish_capture_range(void)
+{
+    error_info err;
+    if (capture_cupti_finish(collector.file.trace, now_ns(), &err) != 0)
+        add_warning("write-error", "the capture windows were not written: %s", err.message);
+}
+
 /* Flushes CUPTI, stops the writer and completes the file. Once per process; safe to call from
  * on_exit, the signal thread, and both. */
 static void finish_recording(int64_t exit_status, int64_t term_signal)
@@ -574,6 +583,7 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
     detect_competing_profiler();
     if (thread_names_write(collector.file.trace, collector.file.process_id, &err) < 0)
         add_warning("write-error", "%s", err.message);
+    finish_capture_range();
     write_warnings_and_drops();
     process_file_finish(&collector.file, now_ns(), exit_status, term_signal, collector.dropped_total, NULL);
     cupti_convert_free(collector.converter);
@@ -714,6 +724,7 @@ static void enable_api_calls(CUpti_CallbackDomain domain)
 static void on_api_called(void *context, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                           const CUpti_CallbackData *call)
 {
+    capture_cupti_on_api(domain, id, call);
     if (context)
         host_calls_on_api(context, domain, id, call);
     /* after host_calls took the entry timestamp: the capture is time inside the blocking call */
@@ -784,6 +795,20 @@ static void start_call_sources(unsigned kinds)
         if (launch_watch_enable_api_ids(&collector.watch, domains[d], ids, count) != count)
             add_warning("cupti-error", "CUPTI refused some callbacks: some blocking calls have no source");
     }
+}
+
+/* record --capture-range, --delay, --duration (capture_cupti.h): after enable_activities, which
+ * turned the kinds on; the runtime callbacks reach it through on_api_called. */
+static void start_capture_range(void)
+{
+    if (!capture_range_restricts(&collector.options.capture))
+        return;
+    if (!collector.watch.api_called)
+        collector.watch.api_called = on_api_called; /* its context stays NULL: no host call rows */
+    error_info why;
+    if (capture_cupti_start(&collector.options.capture, collector.options.kinds, &collector.watch,
+                            collector.start_ns, now_ns, &why) != 0)
+        add_warning("capture-range", "%s", why.message);
 }
 
 static void enable_activities(unsigned kinds, enum collector_api_set api_set)
@@ -871,6 +896,7 @@ EXPORTED int InitializeInjection(void)
     subscribe_to_launches(); /* first: the API records may come from its callbacks */
     enable_activities(collector.options.kinds, collector.options.api_set);
     start_call_sources(collector.options.kinds);
+    start_capture_range();
     start_periodic_flush();
     install_signal_handlers();
     on_exit(on_process_exit, NULL);

@@ -74,6 +74,21 @@ int collector_api_set_parse(const char *name, enum collector_api_set *api_set, u
     return 0;
 }
 
+/* OVERLAPSCOPE_CAPTURE_RANGE, _DELAY and _DURATION into options->capture (all kept by default). */
+static int capture_from_environment(struct capture_range_spec *capture, error_info *err)
+{
+    const char *range = getenv("OVERLAPSCOPE_CAPTURE_RANGE");
+    if (range && *range && capture_range_parse(range, capture, err) != 0)
+        return error_prefix(err, "OVERLAPSCOPE_CAPTURE_RANGE");
+    const char *delay = getenv("OVERLAPSCOPE_DELAY");
+    if (delay && *delay && capture_range_parse_seconds(delay, &capture->delay_ns, err) != 0)
+        return error_prefix(err, "OVERLAPSCOPE_DELAY");
+    const char *duration = getenv("OVERLAPSCOPE_DURATION");
+    if (duration && *duration && capture_range_parse_seconds(duration, &capture->duration_ns, err) != 0)
+        return error_prefix(err, "OVERLAPSCOPE_DURATION");
+    return 0;
+}
+
 int collector_options_from_environment(struct collector_options *options, error_info *err)
 {
     memset(options, 0, sizeof *options);
@@ -117,6 +132,8 @@ int collector_options_from_environment(struct collector_options *options, error_
     options->flush_ms = flush_ms > 3600000 ? 3600000 : (int)flush_ms;
     options->buffer_bytes = (size_t)buffer_bytes;
     options->buffer_count = buffer_count > 100000 ? 100000 : (int)buffer_count;
+    if (capture_from_environment(&options->capture, err) != 0)
+        return -1;
     const char *directory = getenv("OVERLAPSCOPE_OUTPUT_DIR");
     snprintf(options->output_dir, sizeof options->output_dir, "%s",
              directory && *directory ? directory : ".");

@@ -22,6 +22,10 @@
  *                              SYNCHRONIZATION and CUDA_EVENT kinds; the default with OVERLAPSCOPE_API=all)
  *   OVERLAPSCOPE_CALL_SOURCES  0: no source (Python line or native caller) for blocking calls
  *                              (call_site.h; default 1)
+ *   OVERLAPSCOPE_CAPTURE_RANGE cudaProfilerApi or nvtx:NAME[@N]: GPU activity only inside those ranges
+ *   OVERLAPSCOPE_DELAY         seconds after the process starts before anything is captured
+ *   OVERLAPSCOPE_DURATION      seconds after the first capture began when capturing ends
+ *                              (the three: record --capture-range, --delay, --duration; capture_range.h)
  *   OVERLAPSCOPE_DISCARD       1: activity buffers are released unread, nothing is written (diagnostic:
  *                              measures the writer thread's share of the cost; the trace has no rows)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */
@@ -31,6 +35,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "capture_range.h"
 #include "error.h"
 
 enum collector_kind {
@@ -68,6 +73,7 @@ struct collector_options {
     int flush_forced;        /* OVERLAPSCOPE_FLUSH_FORCED=1: periodic flushes forced (diagnostic) */
     int discard;             /* OVERLAPSCOPE_DISCARD=1: buffers released unread (diagnostic) */
     char output_dir[PATH_MAX];
+    struct capture_range_spec capture; /* OVERLAPSCOPE_CAPTURE_RANGE, _DELAY, _DURATION */
 };
 
 /* Parses "kernel,memcpy,nvtx" (names: kernel memcpy memset sync device context stream event

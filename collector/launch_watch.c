@@ -35,10 +35,12 @@ void launch_watch_reset(struct launch_watch *watch)
     void (*api_called)(void *, CUpti_CallbackDomain, CUpti_CallbackId, const CUpti_CallbackData *) =
         watch->api_called;
     void *api_called_context = watch->api_called_context;
+    void (*nvtx_called)(CUpti_CallbackId, const CUpti_NvtxData *) = watch->nvtx_called;
     launch_watch_init(watch);
     watch->launch_exited = launch_exited;
     watch->api_called = api_called;
     watch->api_called_context = api_called_context;
+    watch->nvtx_called = nvtx_called;
     watch->subscriber = subscriber;
     watch->subscribed = subscribed;
     watch->watching_launches = watching_launches;
@@ -166,6 +168,11 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
     struct launch_watch *watch = userdata;
     if (domain == CUPTI_CB_DOMAIN_STATE) {
         on_state(watch, data);
+        return;
+    }
+    if (domain == CUPTI_CB_DOMAIN_NVTX) { /* no launch, and another data type */
+        if (watch->nvtx_called)
+            watch->nvtx_called(id, data);
         return;
     }
     on_launch(watch, domain, id, data);

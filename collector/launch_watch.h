@@ -51,6 +51,9 @@ struct launch_watch {
     void (*api_called)(void *context, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                        const CUpti_CallbackData *call);
     void *api_called_context;
+    /* Called for every enabled NVTX callback (CUPTI_CB_DOMAIN_NVTX: data is a CUpti_NvtxData); NULL:
+     * nothing. The capture ranges of record --capture-range=nvtx:NAME (collector.c). */
+    void (*nvtx_called)(CUpti_CallbackId id, const CUpti_NvtxData *data);
 };
 
 /* Initialises watch (all counts zero). */

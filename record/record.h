@@ -65,6 +65,9 @@ struct record_settings {
     int64_t device_buffer_bytes; /* 0: CUPTI's default */
     const char *api;             /* OVERLAPSCOPE_API: analysis, all or none (NULL: analysis) */
     int nccl;
+    /* record --capture-range, --delay, --duration as the user wrote them (capture_range.h), checked
+     * already; NULL: none (the variable is removed, so that an outer one does not leak in) */
+    const char *capture_range, *delay, *duration;
 };
 
 /* Sets the variables the collector and CUDA read, in this process's environment (the job

@@ -208,6 +208,18 @@ static int prepend_library_path(const char *folder, error_info *err)
     return status;
 }
 
+/* OVERLAPSCOPE_CAPTURE_RANGE, _DELAY and _DURATION (collector_options.h) */
+static int set_capture_variables(const struct record_settings *settings, error_info *err)
+{
+    const char *const names[] = {"OVERLAPSCOPE_CAPTURE_RANGE", "OVERLAPSCOPE_DELAY", "OVERLAPSCOPE_DURATION"};
+    const char *const values[] = {settings->capture_range, settings->delay, settings->duration};
+    for (int i = 0; i < 3; i++) {
+        if (values[i] ? set_variable(names[i], values[i], err) != 0 : unsetenv(names[i]) != 0)
+            return values[i] ? -1 : error_set(err, "cannot remove %s from the environment", names[i]);
+    }
+    return 0;
+}
+
 int record_set_environment(const struct record_settings *settings, error_info *err)
 {
     char number[32];
@@ -220,6 +232,8 @@ int record_set_environment(const struct record_settings *settings, error_info *e
         set_variable("OVERLAPSCOPE_NCCL", settings->nccl ? "1" : "0", err) != 0)
         return -1;
     if (settings->kinds && set_variable("OVERLAPSCOPE_KINDS", settings->kinds, err) != 0)
+        return -1;
+    if (set_capture_variables(settings, err) != 0)
         return -1;
     if (settings->flush_ms > 0) {
         snprintf(number, sizeof number, "%d", settings->flush_ms);

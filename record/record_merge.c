@@ -329,14 +329,74 @@ static void summarize(store *trace, struct record_merge_result *result)
         query_int(db, "SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler'") > 0;
 }
 
+/* record --capture-range: what each process captured (capture_cupti.h writes its file's meta),
+ * joined: the range asked for, every window, and the processes' first start to last end. */
+struct capture_meta {
+    char range[320];
+    char *windows; /* malloc'd, "start:end,..."; NULL: none */
+    int64_t first_ns, last_ns;
+    int seen;
+};
+
+static void read_capture_meta(const char *path, struct capture_meta *capture)
+{
+    error_info ignored;
+    store *source = store_open(path, 1, &ignored);
+    if (!source)
+        return;
+    char *range = store_get_meta(source, "capture_range");
+    char *windows = store_get_meta(source, "capture_windows");
+    char *process = store_get_meta(source, "capture_process");
+    long long start = 0, end = 0;
+    if (range && process && sscanf(process, "%lld:%lld", &start, &end) == 2) {
+        snprintf(capture->range, sizeof capture->range, "%s", range);
+        capture->first_ns = !capture->seen || start < capture->first_ns ? start : capture->first_ns;
+        capture->last_ns = !capture->seen || end > capture->last_ns ? end : capture->last_ns;
+        capture->seen = 1;
+        if (windows && windows[0]) {
+            size_t old = capture->windows ? strlen(capture->windows) : 0;
+            char *joined = realloc(capture->windows, old + strlen(windows) + 2);
+            if (joined) {
+                snprintf(joined + old, strlen(windows) + 2, "%s%s", old ? "," : "", windows);
+                capture->windows = joined;
+            }
+        }
+    }
+    free(range);
+    free(windows);
+    free(process);
+    store_close(source, NULL);
+}
+
+static int write_capture_meta(store *trace, const struct capture_meta *capture, error_info *err)
+{
+    if (!capture->seen)
+        return 0;
+    char process[48];
+    snprintf(process, sizeof process, "%lld:%lld", (long long)capture->first_ns, (long long)capture->last_ns);
+    if (store_set_meta(trace, "capture_range", capture->range, err) != 0 ||
+        store_set_meta(trace, "capture_windows", capture->windows ? capture->windows : "", err) != 0 ||
+        store_set_meta(trace, "capture_process", process, err) != 0)
+        return -1;
+    return 0;
+}
+
 static int merge_into(store *trace, char **files, int count, const struct record_meta *meta, int wait_ms,
                       store_finishing_step *finish, struct record_merge_result *result, error_info *err)
 {
+    struct capture_meta capture = {{0}};
     for (int i = 0; i < count; i++) {
         int still_writing = wait_for_writer(files[i], wait_ms);
-        if (append_process_file(trace, files[i], still_writing, result, err) != 0)
+        read_capture_meta(files[i], &capture);
+        if (append_process_file(trace, files[i], still_writing, result, err) != 0) {
+            free(capture.windows);
             return -1;
+        }
     }
+    int written = write_capture_meta(trace, &capture, err);
+    free(capture.windows);
+    if (written != 0)
+        return -1;
     if (store_begin(trace, err) != 0)
         return -1;
     if (count == 0 &&

@@ -26,6 +26,12 @@ check_tree() {
         warnings=$(for page in "$man"/*.1.gz; do zcat "$page" | groff -man -Tutf8 -ww 2>&1 >/dev/null; done)
         expect "$label: groff -ww reads every page without a warning" '[ -z "$warnings" ] || { echo "$warnings" | head -3; false; }'
     fi
+    local metrics_page=$root/share/man/man7/overlapscope-metrics.7.gz
+    expect "$label: overlapscope-metrics(7), gzipped, plain ASCII" 'gzip -t "$metrics_page" && ! zcat "$metrics_page" | LC_ALL=C grep -q "[^ -~]"'
+    if command -v groff >/dev/null; then
+        warnings=$(zcat "$metrics_page" | groff -man -Tutf8 -ww 2>&1 >/dev/null)
+        expect "$label: groff -ww reads overlapscope-metrics(7) without a warning" '[ -z "$warnings" ]'
+    fi
     expect "$label: the JSON Schemas installed" '[ -f "$root"/share/doc/overlapscope/schema/report.json ] && [ -f "$root"/share/doc/overlapscope/schema/stats.json ]'
     if command -v man >/dev/null; then
         page=$(MANWIDTH=80 man -l "$man/overlapscope-check.1.gz" 2>&1)
