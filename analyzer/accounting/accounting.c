@@ -162,6 +162,11 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
             return NULL;
         }
     }
+    acc->host = host_samples_new(db, err);
+    if (!acc->host) {
+        accountant_free(acc);
+        return NULL;
+    }
     acc->threads = thread_calls_new(db, names); /* NULL (out of memory): the queries serve */
     if (acc->has_call_sources &&
         sqlite3_prepare_v2(db,
@@ -182,6 +187,7 @@ void accountant_free(accountant *acc)
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
         sqlite3_finalize(queries[i]);
     thread_calls_free(acc->threads);
+    host_samples_free(acc->host);
     free(acc->sources);
     free(acc->stream_waits);
     free(acc->sync_contexts);
@@ -377,6 +383,58 @@ static void append(char *text, size_t size, const char *format, ...)
 
 /* NCCL's bus-bandwidth factor for an operation over n ranks (nccl-tests, doc/PERFORMANCE.md). */
 
+/* A host-cpu stretch a host-sample verdict took (host_samples.h): the line the verdict stands on with
+ * its share of the launching thread's samples, computing or waiting, the workers' CPU for data
+ * loading; the bucket's detail (its first stretch's top lines) follows. */
+static void write_sampled_evidence(const struct bucket *b, char *text, size_t size)
+{
+    char one[32], two[32];
+    const struct evidence_figures *f = &b->figures;
+    int waiting = 2 * f->waiting_samples > f->line_samples;
+    append(text, size,
+           "%s over %" PRId64 " stretch%s (longest %s) without a CUDA call; the launching thread's %" PRId64
+           " host sample%s there: ",
+           duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
+           duration(two, sizeof two, f->longest_ns), f->samples, f->samples == 1 ? "" : "s");
+    switch (b->cause) {
+    case ACCOUNTING_IDLE_DATA_LOADING:
+        append(text, size, "%d%% %s in the DataLoader (waiting for its next batch)",
+               host_samples_percent(f->line_samples, f->samples), waiting ? "sleeping" : "running");
+        if (f->workers == 0)
+            append(text, size,
+                   "; no worker process was sampled: the main process loads the data (num_workers=0)");
+        else if (strcmp(b->label, "CPU-bound") == 0)
+            append(text, size,
+                   "; %" PRId64 " worker process%s busy %d%% of their CPU (CPU-bound: more workers, fewer CPU"
+                   " transforms, move augmentations to the GPU)",
+                   f->workers, f->workers == 1 ? "" : "es",
+                   host_samples_percent(f->worker_cpu_ns, f->worker_span_ns));
+        else
+            append(
+                text, size,
+                "; %" PRId64 " worker process%s busy %d%% of their CPU, %d%% of their samples in disk wait"
+                " (I/O-bound: faster storage or a cached data set, more workers, a larger prefetch_factor)",
+                f->workers, f->workers == 1 ? "" : "es",
+                host_samples_percent(f->worker_cpu_ns, f->worker_span_ns),
+                host_samples_percent(f->worker_disk_samples, f->worker_samples));
+        break;
+    case ACCOUNTING_IDLE_LOCK_WAIT:
+        if (strcmp(b->label, "GIL") == 0)
+            append(text, size,
+                   "%d%% sleeping with a Python stack while another thread of the process ran (waiting for "
+                   "the GIL)",
+                   host_samples_percent(f->line_samples, f->samples));
+        else
+            append(text, size, "%d%% sleeping in %s (a threading lock, condition or event)",
+                   host_samples_percent(f->line_samples, f->samples), b->label);
+        break;
+    default: /* Python/C++ work and garbage collection name their line */
+        append(text, size, "%d%% at %s, %s", host_samples_percent(f->line_samples, f->samples), b->label,
+               waiting ? "waiting (not running)" : "computing");
+        break;
+    }
+}
+
 static void write_evidence(const struct bucket *b, char *text, size_t size)
 {
     char one[32], two[32], three[32];
@@ -420,6 +478,12 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
                "Python or data loading",
                duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
                duration(two, sizeof two, f->longest_ns));
+        break;
+    case ACCOUNTING_IDLE_DATA_LOADING:
+    case ACCOUNTING_IDLE_PYTHON_WORK:
+    case ACCOUNTING_IDLE_GARBAGE_COLLECTION:
+    case ACCOUNTING_IDLE_LOCK_WAIT:
+        write_sampled_evidence(b, text, size);
         break;
     case ACCOUNTING_IDLE_STEP_START:
     case ACCOUNTING_IDLE_STEP_END:
@@ -576,6 +640,18 @@ static int add_unchecked(struct analysis_result *result, size_t *capacity, size_
     return 0;
 }
 
+/* The process's host-cpu idle time, over its devices. */
+static int64_t idle_host_cpu(const accountant *acc, int64_t process_id)
+{
+    int64_t ns = 0;
+    for (size_t i = 0; i < acc->ledger.book_count; i++)
+        for (size_t k = 0;
+             acc->ledger.books[i].process_id == process_id && k < acc->ledger.books[i].idle.count; k++)
+            if (acc->ledger.books[i].idle.buckets[k].cause == ACCOUNTING_IDLE_HOST_CPU)
+                ns += acc->ledger.books[i].idle.buckets[k].ns;
+    return ns;
+}
+
 /* The causes each process's trace lacks the data to check (never guessed): once per process, on its
  * first device, and only where the device had time to give them. */
 static int collect_unchecked(const accountant *acc, struct analysis_result *result)
@@ -609,6 +685,14 @@ static int collect_unchecked(const accountant *acc, struct analysis_result *resu
             status = add_unchecked(result, &capacity, books->result_index, "source",
                                    "no call sources (where in the program each CUDA call was made)",
                                    record_sources[books->origin]);
+        if (status == 0 && books->has_api && books->origin == ORIGIN_RECORD &&
+            idle_host_cpu(acc, books->process_id) > 0 && host_samples_could_record(acc->host) &&
+            !host_samples_recorded(acc->host))
+            status =
+                add_unchecked(result, &capacity, books->result_index,
+                              "data-loading, python-work, garbage-collection, lock-wait",
+                              "no host samples (what the launching thread ran or waited for outside CUDA)",
+                              "overlapscope record --sample-hz N");
         if (status == 0 && single_rank_comm && i == 0)
             status = add_unchecked(result, &capacity, books->result_index, "skew, behind-compute",
                                    "one rank of the job (its peers' arrival at each collective)",
