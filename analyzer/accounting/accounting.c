@@ -640,15 +640,20 @@ static int add_unchecked(struct analysis_result *result, size_t *capacity, size_
     return 0;
 }
 
-/* The process's host-cpu idle time, over its devices. */
+/* The process's host-cpu idle time over its devices, inside the steps' GPU activity or outside it
+ * (a between-steps bucket labelled with the tag of what the host did meanwhile). */
 static int64_t idle_host_cpu(const accountant *acc, int64_t process_id)
 {
     int64_t ns = 0;
+    const char *tag = accounting_cause_tag(ACCOUNTING_IDLE_HOST_CPU);
     for (size_t i = 0; i < acc->ledger.book_count; i++)
         for (size_t k = 0;
-             acc->ledger.books[i].process_id == process_id && k < acc->ledger.books[i].idle.count; k++)
-            if (acc->ledger.books[i].idle.buckets[k].cause == ACCOUNTING_IDLE_HOST_CPU)
-                ns += acc->ledger.books[i].idle.buckets[k].ns;
+             acc->ledger.books[i].process_id == process_id && k < acc->ledger.books[i].idle.count; k++) {
+            const struct bucket *b = &acc->ledger.books[i].idle.buckets[k];
+            if (b->cause == ACCOUNTING_IDLE_HOST_CPU ||
+                (accounting_cause_is_between_steps(b->cause) && strcmp(b->label, tag) == 0))
+                ns += b->ns;
+        }
     return ns;
 }
 
