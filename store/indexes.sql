@@ -16,7 +16,3 @@ CREATE INDEX IF NOT EXISTS api_calls_by_thread ON api_call_runs (process_id, thr
 CREATE INDEX IF NOT EXISTS call_sources_by_call ON call_sources (process_id, correlation_id);
 CREATE INDEX IF NOT EXISTS nvtx_by_time ON nvtx (process_id, start_ns);
 CREATE INDEX IF NOT EXISTS collectives_by_kernel ON collectives (kernel_rowid);
--- The host-sample verdicts (store/queries_host.c) read a process's samples and its children's CPU per
--- idle stretch, by time.
-CREATE INDEX IF NOT EXISTS host_samples_by_time ON host_samples (pid, time_ns);
-CREATE INDEX IF NOT EXISTS process_cpu_samples_by_parent ON process_cpu_samples (parent_pid, time_ns);

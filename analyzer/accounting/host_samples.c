@@ -11,6 +11,7 @@
  * The workers' CPU comes from the process's children (process_cpu_samples), over the stretch. */
 #include "host_samples.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,13 @@ static int compare_lines(const void *left, const void *right)
 
 int host_samples_percent(int64_t part, int64_t whole)
 {
-    return whole > 0 ? (int)((part * 200 + whole) / (2 * whole)) : 0;
+    if (whole <= 0 || part <= 0)
+        return 0;
+    /* A worker with several busy threads passes 100%; a hostile trace's times neither overflow nor
+     * pass a million. */
+    if (part > INT64_MAX / 200 || whole > INT64_MAX / 2 || part / whole >= 10000)
+        return part / whole >= 10000 ? 1000000 : (int)((double)part * 100.0 / (double)whole + 0.5);
+    return (int)((part * 200 + whole) / (2 * whole));
 }
 
 /* "top lines: A 70% (computing), B 30% (waiting)": the verdict's three most sampled lines. */
@@ -224,10 +231,13 @@ static int add_workers(host_samples *samples, int64_t pid, int64_t start_ns, int
         return -1;
     int64_t period_ns = 1000000000 / store_host_sample_hz(samples->queries);
     for (long i = 0; i < count; i++) {
-        figures->worker_cpu_ns += children[i].cpu_ns;
-        figures->worker_span_ns += children[i].samples * period_ns;
-        figures->worker_samples += children[i].samples;
-        figures->worker_disk_samples += children[i].disk_wait;
+        ledger_add_saturating(&figures->worker_cpu_ns, children[i].cpu_ns);
+        int64_t span_ns = 0;
+        if (__builtin_mul_overflow(children[i].samples, period_ns, &span_ns))
+            span_ns = INT64_MAX;
+        ledger_add_saturating(&figures->worker_span_ns, span_ns);
+        ledger_add_saturating(&figures->worker_samples, children[i].samples);
+        ledger_add_saturating(&figures->worker_disk_samples, children[i].disk_wait);
     }
     figures->workers = count;
     return 0;

@@ -50,6 +50,12 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
     return b;
 }
 
+void ledger_add_saturating(int64_t *sum, int64_t value)
+{
+    if (__builtin_add_overflow(*sum, value, sum))
+        *sum = value > 0 ? INT64_MAX : INT64_MIN;
+}
+
 static void merge_figures(struct bucket *b, const struct evidence_figures *figures)
 {
     b->figures.calls += figures->calls;
@@ -73,13 +79,14 @@ static void merge_figures(struct bucket *b, const struct evidence_figures *figur
         b->figures.has_instance = 1;
         b->figures.instance_by_order |= figures->instance_by_order;
     }
-    b->figures.samples += figures->samples;
-    b->figures.line_samples += figures->line_samples;
-    b->figures.waiting_samples += figures->waiting_samples;
-    b->figures.worker_cpu_ns += figures->worker_cpu_ns;
-    b->figures.worker_span_ns += figures->worker_span_ns;
-    b->figures.worker_samples += figures->worker_samples;
-    b->figures.worker_disk_samples += figures->worker_disk_samples;
+    /* Host samples: a hostile trace's CPU times can sum past int64 (UBSan): they stop at its end. */
+    ledger_add_saturating(&b->figures.samples, figures->samples);
+    ledger_add_saturating(&b->figures.line_samples, figures->line_samples);
+    ledger_add_saturating(&b->figures.waiting_samples, figures->waiting_samples);
+    ledger_add_saturating(&b->figures.worker_cpu_ns, figures->worker_cpu_ns);
+    ledger_add_saturating(&b->figures.worker_span_ns, figures->worker_span_ns);
+    ledger_add_saturating(&b->figures.worker_samples, figures->worker_samples);
+    ledger_add_saturating(&b->figures.worker_disk_samples, figures->worker_disk_samples);
     if (figures->workers > b->figures.workers)
         b->figures.workers = figures->workers;
     if (figures->longest_ns > b->figures.longest_ns)

@@ -133,4 +133,7 @@ int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const
  * cause, then by label. */
 void ledger_sort_entries(struct accounting_breakdown *breakdown);
 
+/* *sum += value, stopping at int64's ends instead of overflowing (a hostile trace's figures). */
+void ledger_add_saturating(int64_t *sum, int64_t value);
+
 #endif
