@@ -46,7 +46,7 @@ static int parse_bound(const char *command, const char *text, int is_minimum, st
     memcpy(bound->name, text, (size_t)(equals - text));
     bound->name[equals - text] = '\0';
     if (!report_metric_known(bound->name)) {
-        char names[1024];
+        char names[4096]; /* every metric's name: one per cause row, and the rows grow */
         report_metric_names(names, sizeof names);
         cli_error(command, "unknown metric '%s' (metrics: %s)", bound->name, names);
         return -1;

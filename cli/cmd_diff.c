@@ -35,7 +35,7 @@ static int parse_threshold(const char *command, const char *text, struct thresho
     memcpy(threshold->name, text, (size_t)(equals - text));
     threshold->name[equals - text] = '\0';
     if (!report_metric_known(threshold->name)) {
-        char names[1024];
+        char names[4096]; /* every metric's name: one per cause row, and the rows grow */
         report_metric_names(names, sizeof names);
         return cli_error(command, "unknown metric '%s' (metrics: %s)", threshold->name, names), -1;
     }

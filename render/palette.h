@@ -36,5 +36,10 @@ uint32_t palette_text_on(uint32_t background);
  * its exposed communication (NCCL's orange, hatched): the accounting lane under its strip. */
 #define PALETTE_IDLE 0xDCCFAFu
 #define PALETTE_EXPOSED_COMMUNICATION 0xE69F00u
+/* Pale sky blue, pale reddish purple and grey (Okabe-Ito hues, lightened like PALETTE_IDLE): the
+ * host-sample verdicts of idle time (data loading, the host's own work, a lock or GIL wait). */
+#define PALETTE_IDLE_DATA_LOADING 0xA9D8F2u
+#define PALETTE_IDLE_HOST_WORK 0xE8BCD6u
+#define PALETTE_IDLE_LOCK_WAIT 0xBBBBBBu
 
 #endif

@@ -13,13 +13,28 @@ const struct scene_accounting_look scene_accounting_looks[TIMELINE_ACCOUNTING_ST
     [TIMELINE_IDLE_HOST_BLOCKED] = {"idle: host blocked", PALETTE_LANE_BACKGROUND, 1},
     [TIMELINE_IDLE_OTHER] = {"idle: other cause", PALETTE_IDLE, 0},
     [TIMELINE_EXPOSED_COMMUNICATION] = {"exposed comm", PALETTE_EXPOSED_COMMUNICATION, 1},
+    [TIMELINE_IDLE_DATA_LOADING] = {"idle: waiting for the DataLoader", PALETTE_IDLE_DATA_LOADING, 0},
+    [TIMELINE_IDLE_HOST_WORK] = {"idle: host Python/C++ work", PALETTE_IDLE_HOST_WORK, 0},
+    [TIMELINE_IDLE_LOCK_WAIT] = {"idle: lock or GIL wait", PALETTE_IDLE_LOCK_WAIT, 1},
 };
 
+/* The idle causes' styles come from their rows' picture column (causes.def). */
 static enum timeline_accounting_style accounting_style(enum accounting_cause cause)
 {
     if (!accounting_cause_is_idle(cause))
         return TIMELINE_EXPOSED_COMMUNICATION;
-    return cause == ACCOUNTING_IDLE_HOST_SYNC ? TIMELINE_IDLE_HOST_BLOCKED : TIMELINE_IDLE_OTHER;
+    switch (accounting_cause_picture(cause)) {
+    case CAUSE_PICTURE_HOST_BLOCKED:
+        return TIMELINE_IDLE_HOST_BLOCKED;
+    case CAUSE_PICTURE_DATA_LOADING:
+        return TIMELINE_IDLE_DATA_LOADING;
+    case CAUSE_PICTURE_HOST_WORK:
+        return TIMELINE_IDLE_HOST_WORK;
+    case CAUSE_PICTURE_LOCK_WAIT:
+        return TIMELINE_IDLE_LOCK_WAIT;
+    default:
+        return TIMELINE_IDLE_OTHER;
+    }
 }
 
 /* The device group an accounting interval belongs to, when the picture shows that device. */

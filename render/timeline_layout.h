@@ -60,11 +60,16 @@ struct timeline_wait_mark {
 
 /* How a stretch of a device's idle or exposed-communication time is drawn on its accounting lane:
  * the host blocked in a synchronizing call hatched like a wait, other idle causes pale, exposed
- * communication in NCCL's colour, hatched. */
+ * communication in NCCL's colour, hatched; the host-sample verdicts of host-cpu time each in a colour
+ * of its own (waiting for the loader, the thread's own work, a lock or GIL wait, hatched). */
 enum timeline_accounting_style {
     TIMELINE_IDLE_HOST_BLOCKED,
     TIMELINE_IDLE_OTHER,
     TIMELINE_EXPOSED_COMMUNICATION,
+    /* host-cpu time a host-sample verdict named (causes.def picture column) */
+    TIMELINE_IDLE_DATA_LOADING,
+    TIMELINE_IDLE_HOST_WORK,
+    TIMELINE_IDLE_LOCK_WAIT,
     TIMELINE_ACCOUNTING_STYLE_COUNT
 };
 

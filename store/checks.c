@@ -200,11 +200,14 @@ static int reference_open(struct schema_reference *reference, const char *ddl)
 
 /* Tables added within a schema version that older traces of it lack: render_overview (a cache;
  * its readers take its absence as "no overview"), call_sources (no call has a known source),
- * threads (version 2: no thread has a known name). */
+ * threads (version 2: no thread has a known name), and version 3's host tables (a version 1 or 2
+ * trace: not sampled, no environment kept). */
 static int optional_table(const char *name)
 {
     return strcmp(name, "render_overview") == 0 || strcmp(name, "call_sources") == 0 ||
-           strcmp(name, "threads") == 0;
+           strcmp(name, "threads") == 0 || strcmp(name, "host_stacks") == 0 ||
+           strcmp(name, "host_samples") == 0 || strcmp(name, "process_cpu_samples") == 0 ||
+           strcmp(name, "process_environment") == 0;
 }
 
 /* Every table and view of the reference present with its columns in order (optional_table ones

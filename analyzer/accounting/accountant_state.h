@@ -7,6 +7,7 @@
 
 #include "accountant.h"
 #include "cuda_api.h"
+#include "host_samples.h"
 #include "ledger.h"
 #include "thread_calls.h"
 #include "thread_names.h"
@@ -100,6 +101,7 @@ struct accountant {
     int64_t *device_contexts;
     size_t device_context_count;
     int device_contexts_held;
+    host_samples *host; /* the host-sample verdicts of host-cpu stretches (host_samples.h) */
     /* A blocking call whose source is an anonymous native frame is named with its thread. */
     struct thread_names thread_names;
     struct accounting_instance *instances; /* handed to the result */

@@ -163,6 +163,11 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
             return NULL;
         }
     }
+    acc->host = host_samples_new(db, err);
+    if (!acc->host) {
+        accountant_free(acc);
+        return NULL;
+    }
     acc->threads = thread_calls_new(db, names); /* NULL (out of memory): the queries serve */
     if (acc->has_call_sources &&
         sqlite3_prepare_v2(db,
@@ -183,6 +188,7 @@ void accountant_free(accountant *acc)
     for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
         sqlite3_finalize(queries[i]);
     thread_calls_free(acc->threads);
+    host_samples_free(acc->host);
     free(acc->sources);
     free(acc->stream_waits);
     free(acc->warmup_names);
@@ -386,6 +392,58 @@ static void append(char *text, size_t size, const char *format, ...)
 
 /* NCCL's bus-bandwidth factor for an operation over n ranks (nccl-tests, doc/PERFORMANCE.md). */
 
+/* A host-cpu stretch a host-sample verdict took (host_samples.h): the line the verdict stands on with
+ * its share of the launching thread's samples, computing or waiting, the workers' CPU for data
+ * loading; the bucket's detail (its first stretch's top lines) follows. */
+static void write_sampled_evidence(const struct bucket *b, char *text, size_t size)
+{
+    char one[32], two[32];
+    const struct evidence_figures *f = &b->figures;
+    int waiting = 2 * f->waiting_samples > f->line_samples;
+    append(text, size,
+           "%s over %" PRId64 " stretch%s (longest %s) without a CUDA call; the launching thread's %" PRId64
+           " host sample%s there: ",
+           duration(one, sizeof one, b->ns), b->count, b->count == 1 ? "" : "es",
+           duration(two, sizeof two, f->longest_ns), f->samples, f->samples == 1 ? "" : "s");
+    switch (b->cause) {
+    case ACCOUNTING_IDLE_DATA_LOADING:
+        append(text, size, "%d%% %s in the DataLoader (waiting for its next batch)",
+               host_samples_percent(f->line_samples, f->samples), waiting ? "sleeping" : "running");
+        if (f->workers == 0)
+            append(text, size,
+                   "; no worker process was sampled: the main process loads the data (num_workers=0)");
+        else if (strcmp(b->label, "CPU-bound") == 0)
+            append(text, size,
+                   "; %" PRId64 " worker process%s busy %d%% of their CPU (CPU-bound: more workers, fewer CPU"
+                   " transforms, move augmentations to the GPU)",
+                   f->workers, f->workers == 1 ? "" : "es",
+                   host_samples_percent(f->worker_cpu_ns, f->worker_span_ns));
+        else
+            append(
+                text, size,
+                "; %" PRId64 " worker process%s busy %d%% of their CPU, %d%% of their samples in disk wait"
+                " (I/O-bound: faster storage or a cached data set, more workers, a larger prefetch_factor)",
+                f->workers, f->workers == 1 ? "" : "es",
+                host_samples_percent(f->worker_cpu_ns, f->worker_span_ns),
+                host_samples_percent(f->worker_disk_samples, f->worker_samples));
+        break;
+    case ACCOUNTING_IDLE_LOCK_WAIT:
+        if (strcmp(b->label, "GIL") == 0)
+            append(text, size,
+                   "%d%% sleeping with a Python stack while another thread of the process ran (waiting for "
+                   "the GIL)",
+                   host_samples_percent(f->line_samples, f->samples));
+        else
+            append(text, size, "%d%% sleeping in %s (a threading lock, condition or event)",
+                   host_samples_percent(f->line_samples, f->samples), b->label);
+        break;
+    default: /* Python/C++ work and garbage collection name their line */
+        append(text, size, "%d%% at %s, %s", host_samples_percent(f->line_samples, f->samples), b->label,
+               waiting ? "waiting (not running)" : "computing");
+        break;
+    }
+}
+
 static void write_evidence(const struct bucket *b, char *text, size_t size)
 {
     char one[32], two[32], three[32];
@@ -438,6 +496,12 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
                " cuBLAS/cuDNN selection, allocator growth, compilation), not the steady state's",
                b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, b->ns),
                duration(two, sizeof two, f->longest_ns));
+        break;
+    case ACCOUNTING_IDLE_DATA_LOADING:
+    case ACCOUNTING_IDLE_PYTHON_WORK:
+    case ACCOUNTING_IDLE_GARBAGE_COLLECTION:
+    case ACCOUNTING_IDLE_LOCK_WAIT:
+        write_sampled_evidence(b, text, size);
         break;
     case ACCOUNTING_IDLE_STEP_START:
     case ACCOUNTING_IDLE_STEP_END:
@@ -594,6 +658,23 @@ static int add_unchecked(struct analysis_result *result, size_t *capacity, size_
     return 0;
 }
 
+/* The process's host-cpu idle time over its devices, inside the steps' GPU activity or outside it
+ * (a between-steps bucket labelled with the tag of what the host did meanwhile). */
+static int64_t idle_host_cpu(const accountant *acc, int64_t process_id)
+{
+    int64_t ns = 0;
+    const char *tag = accounting_cause_tag(ACCOUNTING_IDLE_HOST_CPU);
+    for (size_t i = 0; i < acc->ledger.book_count; i++)
+        for (size_t k = 0;
+             acc->ledger.books[i].process_id == process_id && k < acc->ledger.books[i].idle.count; k++) {
+            const struct bucket *b = &acc->ledger.books[i].idle.buckets[k];
+            if (b->cause == ACCOUNTING_IDLE_HOST_CPU ||
+                (accounting_cause_is_between_steps(b->cause) && strcmp(b->label, tag) == 0))
+                ns += b->ns;
+        }
+    return ns;
+}
+
 /* The causes each process's trace lacks the data to check (never guessed): once per process, on its
  * first device, and only where the device had time to give them. */
 static int collect_unchecked(const accountant *acc, struct analysis_result *result)
@@ -634,6 +715,14 @@ static int collect_unchecked(const accountant *acc, struct analysis_result *resu
                                    "no Python stack events (python_function: the Python line of each "
                                    "idle stretch and blocking call; only operator names)",
                                    "torch.profiler.profile(..., with_stack=True)");
+        if (status == 0 && books->has_api && books->origin == ORIGIN_RECORD &&
+            idle_host_cpu(acc, books->process_id) > 0 && host_samples_could_record(acc->host) &&
+            !host_samples_recorded(acc->host))
+            status =
+                add_unchecked(result, &capacity, books->result_index,
+                              "data-loading, python-work, garbage-collection, lock-wait",
+                              "no host samples (what the launching thread ran or waited for outside CUDA)",
+                              "overlapscope record --sample-hz N");
         if (status == 0 && single_rank_comm && i == 0)
             status = add_unchecked(result, &capacity, books->result_index, "skew, behind-compute",
                                    "one rank of the job (its peers' arrival at each collective)",

@@ -17,6 +17,7 @@
 #include "call_source.h"
 #include "cuda_api.h"
 #include "explain.h"
+#include "host_samples.h"
 #include "host_wait.h"
 #include "idle.h"
 #include "ledger.h"
@@ -115,14 +116,15 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
         label = WARMUP_LABEL;
         figures = &stretch;
     }
-    gap->gave_host |= cause == ACCOUNTING_IDLE_HOST_SYNC || cause == ACCOUNTING_IDLE_HOST_CPU ||
-                      cause == ACCOUNTING_IDLE_WARMUP;
+    /* host-cpu and the verdicts its host samples give it (host_samples.h) are the host's own work */
+    int host_work = accounting_cause_fix(cause) == ANALYSIS_FIX_HOST_WORK;
+    gap->gave_host |= cause == ACCOUNTING_IDLE_HOST_SYNC || host_work || cause == ACCOUNTING_IDLE_WARMUP;
     gap->gave_launch_bound |= cause == ACCOUNTING_IDLE_LAUNCH_BOUND;
     struct selection *selection = gap->device->selection;
     int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
-    if (cause == ACCOUNTING_IDLE_HOST_CPU)
-        return ledger_attribute_host_work(&gap->acc->ledger, selection, label, source ? source : "", start_ns,
-                                          end_ns, length_c, figures, gap->launch_start_ns);
+    if (host_work)
+        return ledger_attribute_host_work(&gap->acc->ledger, selection, cause, label, source ? source : "",
+                                          start_ns, end_ns, length_c, figures, gap->launch_start_ns);
     return ledger_attribute(&gap->acc->ledger, selection, cause, label, source ? source : "", start_ns,
                             end_ns, length_c, figures);
 }
@@ -493,6 +495,12 @@ static int outside_calls(struct gap *gap, struct host_walk *walk, int64_t start_
         return 0;
     if (start_ns < gap->launch_start_ns && end_ns - start_ns >= IDLE_HOST_CPU_MIN_NS) {
         walk->after_sync = 0;
+        /* The thread's host samples, when the trace has them, say what it did (a read error: none). */
+        struct host_verdict verdict;
+        if (host_samples_verdict(gap->acc->host, gap->device->process_id, gap->thread_id, start_ns, end_ns,
+                                 &verdict, &(error_info){0}) == 1)
+            return give(gap, verdict.cause, verdict.label, gap->launch_source, start_ns, end_ns,
+                        &verdict.figures);
         struct evidence_figures figures = {.longest_ns = end_ns - start_ns};
         return give(gap, ACCOUNTING_IDLE_HOST_CPU, IDLE_NO_CUDA_CALL, gap->launch_source, start_ns, end_ns,
                     &figures);

@@ -50,6 +50,12 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
     return b;
 }
 
+void ledger_add_saturating(int64_t *sum, int64_t value)
+{
+    if (__builtin_add_overflow(*sum, value, sum))
+        *sum = value > 0 ? INT64_MAX : INT64_MIN;
+}
+
 static void merge_figures(struct bucket *b, const struct evidence_figures *figures)
 {
     b->figures.calls += figures->calls;
@@ -73,6 +79,16 @@ static void merge_figures(struct bucket *b, const struct evidence_figures *figur
         b->figures.has_instance = 1;
         b->figures.instance_by_order |= figures->instance_by_order;
     }
+    /* Host samples: a hostile trace's CPU times can sum past int64 (UBSan): they stop at its end. */
+    ledger_add_saturating(&b->figures.samples, figures->samples);
+    ledger_add_saturating(&b->figures.line_samples, figures->line_samples);
+    ledger_add_saturating(&b->figures.waiting_samples, figures->waiting_samples);
+    ledger_add_saturating(&b->figures.worker_cpu_ns, figures->worker_cpu_ns);
+    ledger_add_saturating(&b->figures.worker_span_ns, figures->worker_span_ns);
+    ledger_add_saturating(&b->figures.worker_samples, figures->worker_samples);
+    ledger_add_saturating(&b->figures.worker_disk_samples, figures->worker_disk_samples);
+    if (figures->workers > b->figures.workers)
+        b->figures.workers = figures->workers;
     if (figures->longest_ns > b->figures.longest_ns)
         b->figures.longest_ns = figures->longest_ns;
     if (figures->detail && !b->detail[0])
@@ -480,13 +496,13 @@ int ledger_attribute(struct ledger *ledger, struct selection *selection, enum ac
     return attribute(ledger, selection, cause, label, source, start_ns, end_ns, length_c, figures, &kept_c);
 }
 
-int ledger_attribute_host_work(struct ledger *ledger, struct selection *selection, const char *label,
-                               const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+int ledger_attribute_host_work(struct ledger *ledger, struct selection *selection,
+                               enum accounting_cause cause, const char *label, const char *source,
+                               int64_t start_ns, int64_t end_ns, int64_t length_c,
                                const struct evidence_figures *figures, int64_t launch_ns)
 {
     int64_t kept_c;
-    if (attribute(ledger, selection, ACCOUNTING_IDLE_HOST_CPU, label, source, start_ns, end_ns, length_c,
-                  figures, &kept_c) != 0)
+    if (attribute(ledger, selection, cause, label, source, start_ns, end_ns, length_c, figures, &kept_c) != 0)
         return -1;
     struct device_books *books = ledger_current(ledger);
     if (!books || kept_c <= 0)

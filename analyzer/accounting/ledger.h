@@ -33,6 +33,12 @@ struct evidence_figures {
     int64_t first_instance, last_instance;
     int has_instance, instance_by_order;
     int64_t nranks;
+    /* host samples (host_samples.h): the launching thread's samples in the stretches, how many of them
+     * showed the label's line, how many found it waiting (not running); the children's CPU time
+     * over their sampled time (a DataLoader's workers) and how many of their samples were in disk
+     * wait */
+    int64_t samples, line_samples, waiting_samples;
+    int64_t worker_cpu_ns, worker_span_ns, worker_samples, worker_disk_samples, workers;
     const char *detail; /* a sentence kept from the first stretch (may be NULL) */
     /* Or, when detail is NULL, what writes that sentence (snprintf-style, into a buffer of size),
      * called only where it is kept: a sentence per stretch cost a host-bound trace's every gap. */
@@ -117,10 +123,12 @@ void ledger_books_free(struct device_books *books);
 int ledger_attribute(struct ledger *ledger, struct selection *selection, enum accounting_cause cause,
                      const char *label, const char *source, int64_t start_ns, int64_t end_ns,
                      int64_t length_c, const struct evidence_figures *figures);
-/* ledger_attribute for host-cpu time, whose part inside the steps (all of it without steps) is
- * also kept as the device's host work (accountant_device_idle): the what-if removes exactly that. */
-int ledger_attribute_host_work(struct ledger *ledger, struct selection *selection, const char *label,
-                               const char *source, int64_t start_ns, int64_t end_ns, int64_t length_c,
+/* ledger_attribute for host-cpu time (cause: host-cpu or the verdict its host samples gave it),
+ * whose part inside the steps (all of it without steps) is also kept as the device's host work
+ * (accountant_device_idle): the what-if removes exactly that. */
+int ledger_attribute_host_work(struct ledger *ledger, struct selection *selection,
+                               enum accounting_cause cause, const char *label, const char *source,
+                               int64_t start_ns, int64_t end_ns, int64_t length_c,
                                const struct evidence_figures *figures, int64_t launch_ns);
 struct device_books *accountant_current(struct ledger *ledger);
 /* Adds figures to the current device's (cause, label) over its whole span, without time. Returns 0 or -1. */
@@ -130,5 +138,8 @@ int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const
 /* Puts a breakdown's entries in the order every report lists them: most time first, then by
  * cause, then by label. */
 void ledger_sort_entries(struct accounting_breakdown *breakdown);
+
+/* *sum += value, stopping at int64's ends instead of overflowing (a hostile trace's figures). */
+void ledger_add_saturating(int64_t *sum, int64_t value);
 
 #endif

@@ -38,7 +38,12 @@ enum cause_picture {
     CAUSE_PICTURE_HOST_BLOCKED,
     CAUSE_PICTURE_IDLE,
     CAUSE_PICTURE_EXPOSED_COMM,
-    CAUSE_PICTURE_EXPOSED_COPY
+    CAUSE_PICTURE_EXPOSED_COPY,
+    /* the host-sample verdicts of host-cpu time: waiting for the loader, the thread's own work
+     * (Python, C++, garbage collection), waiting for a lock or the GIL */
+    CAUSE_PICTURE_DATA_LOADING,
+    CAUSE_PICTURE_HOST_WORK,
+    CAUSE_PICTURE_LOCK_WAIT
 };
 
 /* Short stable tag ("sm-saturation", "late-launch", ...) used in JSON, check names and pictures,

@@ -119,9 +119,15 @@ static int note_saving(struct analysis_device *out, const struct spans *spans, e
  * launching thread. */
 static unsigned idle_fixes_proved(const int64_t *idle_ns)
 {
-    return (idle_ns[ACCOUNTING_IDLE_HOST_SYNC] > 0 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
-           (idle_ns[ACCOUNTING_IDLE_LAUNCH_BOUND] > 0 ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0) |
-           (idle_ns[ACCOUNTING_IDLE_HOST_CPU] > 0 ? FIX_BIT(ANALYSIS_FIX_HOST_WORK) : 0);
+    /* The host-sample verdicts of host-cpu time (data-loading, python-work, ...) ask for its fix too:
+     * the fix of an idle cause is its row's (causes.def). */
+    unsigned fixes = (idle_ns[ACCOUNTING_IDLE_HOST_SYNC] > 0 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
+                     (idle_ns[ACCOUNTING_IDLE_LAUNCH_BOUND] > 0 ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0);
+    for (int cause = 0; cause < ACCOUNTING_CAUSE_COUNT; cause++)
+        if (idle_ns[cause] > 0 &&
+            accounting_cause_fix((enum accounting_cause)cause) == ANALYSIS_FIX_HOST_WORK)
+            fixes |= FIX_BIT(ANALYSIS_FIX_HOST_WORK);
+    return fixes;
 }
 
 /* split: the replay with the pipelined fix's streams, NULL when it does not apply. idle_proved: the
