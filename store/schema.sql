@@ -1,7 +1,8 @@
--- overlapscope trace store, schema version 2.
+-- overlapscope trace store, schema version 3.
 -- Documented table by table and column by column in docs/trace-format.md; change both together
 -- and bump STORE_SCHEMA_VERSION in store/store.h for any change a reader could notice. Version 1,
--- which readers still accept, is frozen in store/schema_v1.sql.
+-- which readers still accept, is frozen in store/schema_v1.sql. Version 3 added the host side (the
+-- last four tables); a version 2 trace is version 3 without them (store/checks.c).
 -- Every timestamp is an INTEGER count of nanoseconds on one clock per host (the CUPTI timestamp
 -- clock for recordings; the trace's own clock for imports). NULL means "not known".
 
@@ -313,3 +314,34 @@ CREATE TABLE render_overview (
     cells           BLOB,
     kept            BLOB
 );
+
+-- Version 3: the host side (collector/host_sampler.h, collector/environment_facts.h). Absent from
+-- traces of versions 1 and 2: a reader finds no samples there and says what it cannot prove.
+CREATE TABLE host_stacks (
+    id INTEGER PRIMARY KEY,
+    frames TEXT NOT NULL UNIQUE -- innermost first, one "FILE:LINE FUNCTION" per line (\n-separated), at most 8
+                                -- frames; a thread with no Python frame: its native caller "native SYMBOL (LIBRARY)"
+);
+CREATE TABLE host_samples (      -- one row per sample of one thread (the threads that use CUDA and the main thread)
+    pid INTEGER NOT NULL,
+    tid INTEGER NOT NULL,
+    time_ns INTEGER NOT NULL,    -- same clock as every other time in the trace (CLOCK_REALTIME ns, the collector's now_ns)
+    state TEXT NOT NULL,         -- scheduler state letter read from /proc/self/task/TID/stat: R, S, D, ... as read
+    cpu_ns INTEGER NOT NULL,     -- CPU time (utime+stime) the thread used since its previous sample
+    stack_id INTEGER             -- host_stacks.id; NULL when nothing could be read
+);
+CREATE TABLE process_cpu_samples ( -- one row per sample of every process of the job, children included (DataLoader
+                                   -- workers that never use CUDA)
+    pid INTEGER NOT NULL,
+    parent_pid INTEGER NOT NULL,
+    time_ns INTEGER NOT NULL,
+    cpu_ns INTEGER NOT NULL,     -- CPU time of all its threads since its previous sample
+    state TEXT NOT NULL,         -- of its main thread
+    name TEXT NOT NULL           -- /proc/PID/comm
+);
+CREATE TABLE process_environment ( -- allow-listed variables only (never anything else: secrets live there)
+    pid INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL
+);
+-- meta row: host_sample_hz = the rate sampled at ("0" or absent: not sampled)

@@ -21,7 +21,7 @@
 
 /* The version every writer writes, and the oldest one readers still accept: a version 1 trace
  * reads through the same table and column names (docs/trace-format.md, "Version 1"). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_OLDEST_SCHEMA_VERSION 1
 #define STORE_APPLICATION_ID 0x4f564c50 /* "OVLP": PRAGMA application_id of every trace */
 

@@ -34,9 +34,9 @@ for golden in gpu/launch_bound gpu/two_batch gpu/ddp; do # version 1 traces (gpu
     one="$data/$golden.db" two="$dir/$(basename "$golden")_v2.db" again="$dir/$(basename "$golden")_again.db"
     "$os" merge "$one" -o "$two" >/dev/null 2>&1 || { bad "$golden: merge failed"; continue; }
     [ "$(sqlite3 "$one" "SELECT value FROM meta WHERE key = 'schema_version'")" = 1 ] &&
-        [ "$(sqlite3 "$two" "SELECT value FROM meta WHERE key = 'schema_version'; PRAGMA user_version")" = "2
-2" ] && [ "$(sqlite3 "$two" "SELECT type FROM sqlite_schema WHERE name = 'kernels'")" = view ] && good ||
-        bad "$golden: the rewrite is not a version 2 trace"
+        [ "$(sqlite3 "$two" "SELECT value FROM meta WHERE key = 'schema_version'; PRAGMA user_version")" = "3
+3" ] && [ "$(sqlite3 "$two" "SELECT type FROM sqlite_schema WHERE name = 'kernels'")" = view ] && good ||
+        bad "$golden: the rewrite is not a current (version 3) trace"
     [ "$(sqlite3 "$one" "SELECT COUNT(*), SUM(end_ns - start_ns), SUM(grid_x * block_x) FROM kernels")" = \
       "$(sqlite3 "$two" "SELECT COUNT(*), SUM(end_ns - start_ns), SUM(grid_x * block_x) FROM kernels")" ] &&
         good || bad "$golden: kernels differ"
@@ -49,7 +49,7 @@ for golden in gpu/launch_bound gpu/two_batch gpu/ddp; do # version 1 traces (gpu
     rm -f "$dir/one.json" "$dir/two.json"
     same_output "$golden" "$one" "$two" diff "$one"
     [ "$("$os" info "$one" | sed 1d)" = "$("$os" info "$two" | sed 1d)" ] &&
-        "$os" info "$one" | head -1 | grep -qF "(schema v1," && "$os" info "$two" | head -1 | grep -qF "(schema v2," &&
+        "$os" info "$one" | head -1 | grep -qF "(schema v1," && "$os" info "$two" | head -1 | grep -qF "(schema v3," &&
         good || bad "$golden: info differs beyond its first line, or names the wrong version"
     rm -f "$dir/one.png" "$dir/two.png"
     "$os" render "$one" -o "$dir/one.png" >/dev/null 2>&1 && "$os" render "$two" -o "$dir/two.png" >/dev/null 2>&1 &&

@@ -197,7 +197,7 @@ static void test_create_write_read(void)
     CHECK(s != NULL);
     if (s) {
         char *version = store_get_meta(s, "schema_version");
-        CHECK_STR(version, "2");
+        CHECK_STR(version, "3");
         free(version);
         store_close(s, NULL);
     }
@@ -283,10 +283,10 @@ static void test_bad_files(void)
     error_info err = {{0}};
     const char *future = path_in("future.db");
     store *s = store_create(future, 0, &err);
-    store_set_meta(s, "schema_version", "3", &err);
+    store_set_meta(s, "schema_version", "4", &err);
     store_finalize(s, &err);
     store_close(s, NULL);
-    expect_open_error(future, "trace schema version 3, this overlapscope reads versions 1 to 2");
+    expect_open_error(future, "trace schema version 4, this overlapscope reads versions 1 to 3");
 
     /* A trace whose tail was lost (a copy cut short). */
     const char *whole = path_in("whole.db");
@@ -488,7 +488,7 @@ static void test_compact_kernels(int flags)
     error_info err = {{0}};
     const char *path = path_in(flags ? "compact_batched.db" : "compact.db");
     store *s = store_create(path, STORE_OVERWRITE | flags, &err);
-    CHECK(s != NULL && store_schema_version(s) == 2);
+    CHECK(s != NULL && store_schema_version(s) == 3);
     CHECK(store_begin(s, &err) == 0);
     const int64_t base = INT64_C(1795468554605388780); /* a CUPTI time of November 2026 */
     for (int i = 0; i < 100; i++) {
@@ -565,7 +565,7 @@ static void test_version_1(void)
     CHECK_INT(query_int(s, "SELECT SUM(end_ns - start_ns) FROM kernels"), 700);
     struct store_kernel k = kernel_at(5000, 5100, "k", 4);
     CHECK(store_insert_kernel(s, &k, NULL, &err) != 0);
-    CHECK_CONTAINS(err.message, "a schema version 1 trace (this overlapscope writes version 2)");
+    CHECK_CONTAINS(err.message, "a schema version 1 trace (this overlapscope writes version 3)");
     store_close(s, NULL);
 
     const char *merged = path_in("v1_merged.db");
