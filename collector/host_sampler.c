@@ -525,7 +525,7 @@ host_sampler *host_sampler_start(const struct host_sampler_config *config, error
         return NULL;
     }
     sampler->started = 1;
-    pthread_setname_np(sampler->thread, "overlapscope-smp");
+    pthread_setname_np(sampler->thread, "overlapscope-sm");
     return sampler;
 }
 

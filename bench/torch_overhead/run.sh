@@ -4,6 +4,7 @@
 # order rotates every round), REPEATS rounds:
 #   plain, profiler  one process times the steps plain and under torch.profiler (CPU+CUDA activities,
 #                    Chrome trace exported), alternating which goes first from round to round
+#   plain            the job alone (without the profiler run of plain+profiler: a shorter round)
 #   floor            a CUPTI injection that enables only kernel/memcpy/memset activity and discards
 #                    the records (cupti_floor.c): what any CUDA activity trace must cost
 #   record           overlapscope record (the default: the analysis API set, host samples at the
@@ -65,6 +66,7 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
             echo "$job $v round $round: $rate steps/s"
         done
         return ;;
+    plain) timeout 300 "${job_command[@]}" >"$log" 2>&1 ;;
     floor) CUDA_INJECTION64_PATH=$floor timeout 300 "${job_command[@]}" >"$log" 2>&1 ;;
     record) timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-activity) OVERLAPSCOPE_CALLS_FROM=activity timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
