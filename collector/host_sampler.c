@@ -280,10 +280,8 @@ static void try_python(host_sampler *sampler, int64_t tick)
     sampler->python_next_try = tick + PYTHON_RETRY_TICKS;
     char why[160] = "";
     enum python_frames_status status = python_frames_detect(&sampler->python, why, sizeof why);
-    if (status == PYTHON_FRAMES_ABSENT) {
-        snprintf(sampler->python_note, sizeof sampler->python_note, "the process does not run CPython");
-        return;
-    }
+    if (status == PYTHON_FRAMES_ABSENT)
+        return; /* not a Python program (yet): nothing to say, its threads have no Python stacks */
     if (status != PYTHON_FRAMES_READY ||
         python_frames_detect_threads(&sampler->python, why, sizeof why) != 0) {
         snprintf(sampler->python_note, sizeof sampler->python_note, "%s", why);

@@ -74,7 +74,7 @@ struct host_sampler_counts {
     int64_t ticks, thread_samples, process_samples, stacks;
     int64_t dropped_samples;   /* no free buffer, or the writer refused one */
     int64_t stackless_samples; /* a Python thread whose stack could not be read or stored */
-    char python_note[160];     /* why no Python stack is read at all; "" when they are */
+    char python_note[160];     /* why a CPython's stacks cannot be read; "" when they are, or no CPython */
 };
 void host_sampler_counts(const host_sampler *sampler, struct host_sampler_counts *counts);
 
