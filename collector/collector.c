@@ -463,6 +463,15 @@ static void write_host_facts(void)
         add_warning("write-error", "environment facts: %s", err.message);
 }
 
+/* A forked child of a recording process records itself (child_after_fork) and has its file at
+ * once; its parent leaves its samples to it. */
+static int child_records_itself(pid_t pid)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/proc-%lld-0.db", collector.options.output_dir, (long long)pid);
+    return access(path, F_OK) == 0;
+}
+
 static void start_host_sampler(void)
 {
     if (collector.options.sample_hz <= 0)
@@ -470,7 +479,8 @@ static void start_host_sampler(void)
     struct host_sampler_config config = {.hz = collector.options.sample_hz,
                                          .now_ns = now_ns,
                                          .submit = submit_host_samples,
-                                         .thread_ids = thread_names_tids};
+                                         .thread_ids = thread_names_tids,
+                                         .records_itself = child_records_itself};
     error_info err;
     collector.sampler = host_sampler_start(&config, &err);
     if (!collector.sampler)

@@ -458,8 +458,10 @@ static void tick(host_sampler *sampler, int64_t tick_number)
     if (tick_number % HOST_SAMPLER_CHILD_SCAN == 0)
         find_children(sampler);
     sample_process(sampler, sampler->pid, now);
+    /* Asked at every tick: a child forked just before a scan creates its file a moment later. */
     for (int i = 0; i < sampler->child_count; i++)
-        sample_process(sampler, sampler->children[i], now);
+        if (!(sampler->config.records_itself && sampler->config.records_itself((pid_t)sampler->children[i])))
+            sample_process(sampler, sampler->children[i], now);
     if (sampler->current && now - sampler->last_submit_ns >= SUBMIT_PERIOD_NS)
         hand_over(sampler);
     atomic_fetch_add(&sampler->ticks, 1);

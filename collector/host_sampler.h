@@ -49,6 +49,9 @@ struct host_sampler_config {
     void *submit_context;
     /* The threads to sample beside the main one (thread_names_tids); NULL: the main one only. */
     size_t (*thread_ids)(uint32_t *tids, size_t capacity);
+    /* Whether a child process records (and samples) itself, so that its rows are not written twice
+     * (a forked DataLoader worker of a recorded job); NULL: no child does. */
+    int (*records_itself)(pid_t pid);
 };
 
 /* Starts the sampler thread. Returns NULL with err filled (out of memory, no thread). */
