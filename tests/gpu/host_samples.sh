@@ -57,10 +57,10 @@ def check(label, condition, detail):
 
 
 def main_samples(db):
-    """(state, innermost function, frames, cpu_ns) of the job's Python main thread's samples: the
-    recorded process whose samples most often have a stack."""
-    pid = db.execute("SELECT pid FROM host_samples WHERE stack_id IS NOT NULL AND pid = tid GROUP BY pid"
-                     " ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+    """(state, innermost function, frames, cpu_ns) of the main thread's samples of the process that
+    made the most CUDA calls (forked DataLoader workers record their own samples too, but call none)."""
+    pid = db.execute("SELECT p.pid FROM processes p JOIN api_calls a ON a.process_id = p.process_id"
+                     " GROUP BY p.pid ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
     if not pid:
         return None, []
     rows = db.execute("SELECT s.state, h.frames, s.cpu_ns FROM host_samples s LEFT JOIN host_stacks h"
