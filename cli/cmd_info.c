@@ -10,6 +10,7 @@
 #include "describe.h"
 #include "gpu_devices.h"
 #include "gpu_vendor.h"
+#include "host_tables.h"
 #include "overview.h"
 #include "python_source.h"
 #include "store.h"
@@ -408,6 +409,39 @@ static void print_drops_and_warnings(store *trace)
         printf("warnings: none\n");
 }
 
+static int print_environment_variable(void *context, int64_t pid, const char *name, const char *value)
+{
+    int *count = context;
+    if ((*count)++ == 0)
+        printf("environment (allow-listed variables, docs/collector.md):\n");
+    printf("  [pid %" PRId64 "] ", pid);
+    print_text(name ? name : "?");
+    printf("=");
+    print_text(value ? value : "");
+    printf("\n");
+    return 0;
+}
+
+/* The host side of a recorded version 3 trace (store/host_tables.h); nothing for older ones and
+ * for imports, which have none. */
+static void print_host_side(store *trace)
+{
+    struct store_host_summary summary;
+    error_info err;
+    if (store_host_summary(trace, &summary, &err) != 0 || !summary.has_tables || !summary.recorded)
+        return;
+    if (summary.sample_hz > 0)
+        printf("\nhost samples: %" PRId64 " Hz: %" PRId64 " thread samples (%" PRId64
+               " distinct stacks), %" PRId64 " process CPU samples of %" PRId64 " processes\n",
+               summary.sample_hz, summary.thread_samples, summary.stacks, summary.process_samples,
+               summary.processes_sampled);
+    else
+        printf("\nhost samples: none (recorded with --sample-hz 0)\n");
+    int count = 0;
+    if (store_each_environment_variable(trace, print_environment_variable, &count, &err) == 0 && count == 0)
+        printf("environment: no allow-listed variable was set\n");
+}
+
 /* Prints what the trace at path holds; command names the command in messages. */
 static int describe(const char *command, const char *path, int verify, int all)
 {
@@ -428,6 +462,7 @@ static int describe(const char *command, const char *path, int verify, int all)
     if (status == 0) {
         print_counts(trace);
         print_overview(trace);
+        print_host_side(trace);
         print_drops_and_warnings(trace);
         /* What could not be read was left out above; a query stopped by the work limit must not
          * pass for a short trace. */

@@ -29,6 +29,7 @@ struct record_arguments {
     const char *kinds;
     const char *api; /* analysis (default), all, none */
     int flush_ms;
+    int sample_hz; /* record --sample-hz: 0 off */
     int64_t buffer_bytes, device_buffer_bytes;
     int buffer_count;
     const char *capture_range, *delay, *duration; /* checked (capture_range.h); NULL: none */
@@ -80,6 +81,7 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
                                             {"no-api", no_argument, 0, 'A'},
                                             {"api", required_argument, 0, 'a'},
                                             {"nccl", no_argument, 0, 'n'},
+                                            {"sample-hz", required_argument, 0, 'S'},
                                             {"no-nccl", no_argument, 0, 'N'},
                                             {"capture-range", required_argument, 0, 'C'},
                                             {"delay", required_argument, 0, 'W'},
@@ -88,6 +90,7 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
     memset(arguments, 0, sizeof *arguments);
     arguments->nccl = 1;
     arguments->api = "analysis";
+    arguments->sample_hz = COLLECTOR_DEFAULT_SAMPLE_HZ;
     optind = 1;
     int option;
     long long number;
@@ -142,6 +145,16 @@ static int parse_arguments(int argc, char **argv, struct record_arguments *argum
         case 'n':
             arguments->nccl = 1;
             break;
+        case 'S': {
+            char *end;
+            long long hz = strtoll(optarg, &end, 10);
+            if (*end != '\0' || end == optarg || hz < 0 || hz > COLLECTOR_MAX_SAMPLE_HZ)
+                return cli_usage_error(argv[0],
+                                       "--sample-hz expects a whole number from 0 (off) to %d, not '%s'",
+                                       COLLECTOR_MAX_SAMPLE_HZ, optarg);
+            arguments->sample_hz = (int)hz;
+            break;
+        }
         case 'N':
             arguments->nccl = 0;
             break;
@@ -259,6 +272,7 @@ static int run_recording(const char *command, const struct record_arguments *arg
                                        .run_directory = run_directory,
                                        .kinds = arguments->kinds,
                                        .flush_ms = arguments->flush_ms,
+                                       .sample_hz = arguments->sample_hz,
                                        .buffer_bytes = arguments->buffer_bytes,
                                        .buffer_count = arguments->buffer_count,
                                        .device_buffer_bytes = arguments->device_buffer_bytes,
@@ -277,7 +291,8 @@ static int run_recording(const char *command, const struct record_arguments *arg
         status = exec_errno == ENOENT ? 127 : exec_errno ? 126 : CLI_EXIT_ERROR;
     } else {
         char *line = join_arguments(arguments->program);
-        struct record_meta meta = {.command = line, .job = &job, .api_records = arguments->api};
+        struct record_meta meta = {
+            .command = line, .job = &job, .api_records = arguments->api, .sample_hz = arguments->sample_hz};
         struct record_merge_result result;
         if (record_merge(run_directory, output, arguments->force, overview_build_or_warn, &meta,
                          MERGE_WAIT_MS, &result, &err) != 0) {

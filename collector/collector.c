@@ -36,7 +36,9 @@
 #include "competing_profiler.h"
 #include "cuda_api.h"
 #include "cupti_convert.h"
+#include "environment_facts.h"
 #include "host_calls.h"
+#include "host_sampler.h"
 #include "launch_watch.h"
 #include "nccl_profiler.h"
 #include "process_file.h"
@@ -107,6 +109,7 @@ struct collector_state {
 
     pthread_t flush_thread;
     int flush_thread_started, flush_thread_stop;
+    host_sampler *sampler; /* record --sample-hz (host_sampler.h); NULL when off */
     pthread_cond_t flush_wakeup;
 };
 
@@ -418,6 +421,89 @@ static void mark_per_thread_streams(void)
 
 /* The thread id CUPTI writes into API records (pthread_self unless cuptiSetThreadIdType chose
  * SYSTEM, cupti_activity.h), so NCCL events and API records of one thread compare equal. */
+/* --- host samples (host_sampler.h), through the one writer --- */
+
+static int consume_host_samples(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
+                                error_info *err)
+{
+    (void)context;
+    return host_sampler_consume(collector.sampler, trace, buffer, valid_bytes, err);
+}
+
+static void release_host_samples(void *context, uint8_t *buffer)
+{
+    (void)context;
+    host_sampler_release(collector.sampler, buffer);
+}
+
+/* The sampler's submit: 0 once the writer has the buffer (or has released it), -1 when there is
+ * no writer (the sampler takes the buffer back). */
+static int submit_host_samples(void *context, uint8_t *buffer, size_t valid_bytes)
+{
+    (void)context;
+    pthread_mutex_lock(&collector.lock);
+    int writing = collector.writer && collector.pid == getpid() && !collector.options.discard;
+    if (writing)
+        collector_writer_submit_with(collector.writer, buffer, valid_bytes, consume_host_samples,
+                                     release_host_samples); /* releases on failure */
+    pthread_mutex_unlock(&collector.lock);
+    return writing ? 0 : -1;
+}
+
+/* The allow-listed environment (environment_facts.h) and the sample rate, before the writer owns
+ * the file. */
+static void write_host_facts(void)
+{
+    extern char **environ;
+    error_info err;
+    store *trace = collector.file.trace;
+    char hz[16];
+    snprintf(hz, sizeof hz, "%d", collector.options.sample_hz);
+    if (store_begin(trace, &err) != 0 || environment_facts_write(trace, collector.pid, environ, &err) < 0 ||
+        store_set_meta(trace, "host_sample_hz", hz, &err) != 0 || store_commit(trace, &err) != 0)
+        add_warning("write-error", "environment facts: %s", err.message);
+}
+
+/* A forked child of a recording process records itself (child_after_fork) and has its file at
+ * once; its parent leaves its samples to it. */
+static int child_records_itself(pid_t pid)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/proc-%lld-0.db", collector.options.output_dir, (long long)pid);
+    return access(path, F_OK) == 0;
+}
+
+static void start_host_sampler(void)
+{
+    if (collector.options.sample_hz <= 0)
+        return;
+    struct host_sampler_config config = {.hz = collector.options.sample_hz,
+                                         .now_ns = now_ns,
+                                         .submit = submit_host_samples,
+                                         .thread_ids = thread_names_tids,
+                                         .records_itself = child_records_itself};
+    error_info err;
+    collector.sampler = host_sampler_start(&config, &err);
+    if (!collector.sampler)
+        add_warning("host-samples", "no host samples: %s", err.message);
+}
+
+/* Stops the sampler (before the writer's last drain) and says what it could not do. */
+static void stop_host_sampler(void)
+{
+    if (!collector.sampler)
+        return;
+    host_sampler_stop(collector.sampler);
+    struct host_sampler_counts counts;
+    host_sampler_counts(collector.sampler, &counts);
+    if (counts.dropped_samples > 0)
+        add_warning("host-samples", "%lld of %lld host samples dropped (the writer held every sample buffer)",
+                    (long long)counts.dropped_samples,
+                    (long long)(counts.dropped_samples + counts.thread_samples + counts.process_samples));
+    if (counts.python_note[0])
+        add_warning("host-samples", "host samples have no Python stacks: %s", counts.python_note);
+}
+
 static int64_t cupti_thread_id(void)
 {
     CUpti_ActivityThreadIdType type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
@@ -441,6 +527,7 @@ static int start_recording(error_info *err)
         return error_set(err, "out of memory");
     }
     cupti_convert_set_nccl(collector.converter, collector.options.nccl);
+    write_host_facts();
     struct nccl_profiler_hooks nccl_hooks = {.now_ns = now_ns, .thread_id = cupti_thread_id};
     if (collector.options.nccl && nccl_profiler_start(&nccl_hooks) != 0)
         add_warning("write-error", "no memory for NCCL profiler events");
@@ -453,6 +540,7 @@ static int start_recording(error_info *err)
         return -1;
     }
     collector.active = 1;
+    start_host_sampler();
     return 0;
 }
 
@@ -563,6 +651,7 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
         return;
     cupti_ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
     stop_periodic_flush();
+    stop_host_sampler();
     if (collector.call_buffers)
         call_buffers_flush(collector.call_buffers); /* calls made after this are not recorded */
     submit_call_sources();
@@ -573,6 +662,8 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
     error_info err;
     if (collector_writer_stop(writer, &err) != 0)
         add_warning("write-error", "some activity records were not written: %s", err.message);
+    host_sampler_free(collector.sampler); /* the writer has released its buffers */
+    collector.sampler = NULL;
     mark_per_thread_streams();
     if (cupti_convert_finish(collector.converter, &err) != 0)
         add_warning("write-error", "%s", err.message);
@@ -680,6 +771,8 @@ static void child_after_fork(void)
     atomic_store(&collector.buffers_outstanding, 0);
     collector.spare_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     collector.spare_count = 0; /* the parent's spares stay allocated here: a copy of its memory */
+    host_sampler_forget_after_fork(collector.sampler); /* restarted by start_recording below */
+    collector.sampler = NULL;
     nccl_profiler_forget_after_fork();
     if (collector.call_buffers)
         call_buffers_forget_after_fork(collector.call_buffers);

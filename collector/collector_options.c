@@ -134,6 +134,16 @@ int collector_options_from_environment(struct collector_options *options, error_
     options->buffer_count = buffer_count > 100000 ? 100000 : (int)buffer_count;
     if (capture_from_environment(&options->capture, err) != 0)
         return -1;
+    const char *sample_hz = getenv("OVERLAPSCOPE_SAMPLE_HZ");
+    options->sample_hz = COLLECTOR_DEFAULT_SAMPLE_HZ;
+    if (sample_hz && *sample_hz) {
+        char *end;
+        long long hz = strtoll(sample_hz, &end, 10);
+        if (*end != '\0' || hz < 0 || hz > COLLECTOR_MAX_SAMPLE_HZ)
+            return error_set(err, "OVERLAPSCOPE_SAMPLE_HZ='%s' is not a whole number from 0 to %d", sample_hz,
+                             COLLECTOR_MAX_SAMPLE_HZ);
+        options->sample_hz = (int)hz;
+    }
     const char *directory = getenv("OVERLAPSCOPE_OUTPUT_DIR");
     snprintf(options->output_dir, sizeof options->output_dir, "%s",
              directory && *directory ? directory : ".");

@@ -26,6 +26,10 @@
  *   OVERLAPSCOPE_DELAY         seconds after the process starts before anything is captured
  *   OVERLAPSCOPE_DURATION      seconds after the first capture began when capturing ends
  *                              (the three: record --capture-range, --delay, --duration; capture_range.h)
+ *   OVERLAPSCOPE_SAMPLE_HZ     host samples per second (collector/host_sampler.h): each thread that
+ *                              uses CUDA and the main thread (state, CPU time, Python stack) and
+ *                              the CPU time of the process and its children; 0: none (default
+ *                              COLLECTOR_DEFAULT_SAMPLE_HZ)
  *   OVERLAPSCOPE_DISCARD       1: activity buffers are released unread, nothing is written (diagnostic:
  *                              measures the writer thread's share of the cost; the trace has no rows)
  * Pure C, no CUDA: `record` validates --kinds with the same table. */
@@ -59,6 +63,12 @@ enum collector_api_set {
     COLLECTOR_API_ALL           /* CUPTI_ACTIVITY_KIND_RUNTIME/DRIVER: every call */
 };
 
+/* 100 Hz: a 10 ms grid resolves the idle stretches the report names (the host-cpu stretches of
+ * issue 31 last tens of ms to seconds) while one tick costs tens of microseconds of one core
+ * (docs/collector.md, "Host samples": bench/torch_overhead measures it against the floor). */
+#define COLLECTOR_DEFAULT_SAMPLE_HZ 100
+#define COLLECTOR_MAX_SAMPLE_HZ 1000
+
 struct collector_options {
     unsigned kinds; /* enum collector_kind bits */
     enum collector_api_set api_set;
@@ -72,6 +82,7 @@ struct collector_options {
     int call_sources;        /* OVERLAPSCOPE_CALL_SOURCES: where blocking calls were made */
     int flush_forced;        /* OVERLAPSCOPE_FLUSH_FORCED=1: periodic flushes forced (diagnostic) */
     int discard;             /* OVERLAPSCOPE_DISCARD=1: buffers released unread (diagnostic) */
+    int sample_hz;           /* OVERLAPSCOPE_SAMPLE_HZ: host samples per second, 0 none */
     char output_dir[PATH_MAX];
     struct capture_range_spec capture; /* OVERLAPSCOPE_CAPTURE_RANGE, _DELAY, _DURATION */
 };

@@ -36,6 +36,8 @@ struct python_layout {
     struct {
         size_t frame;         /* PyThreadState: frame (3.10), cframe (3.11, 3.12), current_frame (3.13) */
         size_t current_frame; /* _PyCFrame.current_frame (3.11, 3.12) */
+        size_t native_id;     /* PyThreadState.native_thread_id (3.11+; NA in 3.10) */
+        size_t threads_head;  /* PyInterpreterState: tstate_head (3.10), threads.head (3.11); NA: found */
     } thread;
     struct { /* PyFrameObject (3.10) or _PyInterpreterFrame (3.11+) */
         size_t code, previous, instruction, owner;
@@ -52,24 +54,55 @@ struct python_layout {
 /* Read off the headers of each version with offsetof (python_frames.h names them). Object header
  * (ob_refcnt, ob_type) 16 bytes, PyVarObject.ob_size at 16, PyBytesObject.ob_sval at 32 and
  * PyASCIIObject.length at 16, state at 32 in all four. Columns: version (major << 8 | minor),
- * model, line table; thread {frame, current_frame}; frame {code, previous, instruction, owner,
- * by_generator, by_cstack}; code {first_line, filename, name, line_table, first_traceable,
- * adaptive}; unicode {ascii_size, compact_size}. */
+ * model, line table; thread {frame, current_frame, native_id, threads_head}; frame {code, previous,
+ * instruction, owner, by_generator, by_cstack}; code {first_line, filename, name, line_table,
+ * first_traceable, adaptive}; unicode {ascii_size, compact_size}. */
 static const struct python_layout layouts[] = {
-    {0x30a, VIA_FRAME, PEP626, {24, NA}, {32, 24, 96, NA, -1, -1}, {40, 104, 112, 120, NA, NA}, {48, 72}},
-    {0x30b, VIA_CFRAME, LOCATIONS, {56, 8}, {32, 48, 56, 69, 1, -1}, {72, 112, 120, 136, 168, 184}, {48, 72}},
-    {0x30c, VIA_CFRAME, LOCATIONS, {56, 0}, {0, 8, 56, 70, 1, 3}, {68, 112, 120, 136, 176, 192}, {40, 56}},
-    {0x30d, VIA_THREAD, LOCATIONS, {72, NA}, {0, 8, 56, 70, 1, 3}, {68, 112, 120, 136, 184, 200}, {40, 56}},
+    {0x30a,
+     VIA_FRAME,
+     PEP626,
+     {24, NA, NA, 8},
+     {32, 24, 96, NA, -1, -1},
+     {40, 104, 112, 120, NA, NA},
+     {48, 72}},
+    {0x30b,
+     VIA_CFRAME,
+     LOCATIONS,
+     {56, 8, 160, 16},
+     {32, 48, 56, 69, 1, -1},
+     {72, 112, 120, 136, 168, 184},
+     {48, 72}},
+    {0x30c,
+     VIA_CFRAME,
+     LOCATIONS,
+     {56, 0, 144, NA},
+     {0, 8, 56, 70, 1, 3},
+     {68, 112, 120, 136, 176, 192},
+     {40, 56}},
+    {0x30d,
+     VIA_THREAD,
+     LOCATIONS,
+     {72, NA, 160, NA},
+     {0, 8, 56, 70, 1, 3},
+     {68, 112, 120, 136, 184, 200},
+     {40, 56}},
 };
 
 #define OBJECT_TYPE 8 /* PyObject.ob_type */
-#define VAR_SIZE 16   /* PyVarObject.ob_size */
-#define BYTES_DATA 32 /* PyBytesObject.ob_sval */
+/* PyThreadState starts with prev, next, interp in every version here (Include/cpython/pystate.h). */
+#define THREAD_NEXT 8
+#define THREAD_INTERP 16
+#define MAX_THREAD_STATES 256   /* walked in the interpreter's list */
+#define HEAD_SEARCH_BYTES 16384 /* of PyInterpreterState searched for threads.head (3.12, 3.13) */
+#define VAR_SIZE 16             /* PyVarObject.ob_size */
+#define BYTES_DATA 32           /* PyBytesObject.ob_sval */
 #define UNICODE_LENGTH 16
 #define UNICODE_STATE 32
 #define STATE_KIND(state) (((state) >> 2) & 7)
 #define STATE_COMPACT(state) (((state) >> 5) & 1)
 #define STATE_ASCII(state) (((state) >> 6) & 1)
+
+static void *symbol(const char *name);
 
 /* --- guarded reads --- */
 
@@ -409,28 +442,32 @@ static int describe(const struct python_frames *frames, pid_t self, struct known
     return 1;
 }
 
-int python_frames_capture(const struct python_frames *frames, char *source, size_t size)
+/* Called for each readable frame of a walk, innermost first; returns 1 to stop the walk. */
+typedef int frame_visit(void *context, const struct python_frames *frames, pid_t self,
+                        struct known_code *code, int64_t address);
+
+/* The innermost frame of the thread whose PyThreadState is at thread_state; 0 when none. */
+static uintptr_t innermost_frame(const struct python_frames *frames, pid_t self, uintptr_t thread_state)
 {
-    if (frames->status != PYTHON_FRAMES_READY || size == 0)
-        return 0;
     const struct python_layout *layout = frames->layout;
-    uintptr_t thread_state = (uintptr_t)frames->this_thread_state();
-    if (!thread_state)
-        return 0;          /* Python never ran on this thread */
-    pid_t self = getpid(); /* not cached: a fork child must read itself, not its parent */
     uintptr_t frame = 0;
     if (read_memory(self, thread_state + layout->thread.frame, &frame, sizeof frame) != 0)
         return 0;
     if (layout->model == VIA_CFRAME &&
         (!frame || read_memory(self, frame + layout->thread.current_frame, &frame, sizeof frame) != 0))
         return 0;
-    /* Each step reads a frame's code object and the next frame in one call: one system call per
-     * frame of known code. */
+    return frame;
+}
+
+/* Walks the frame chain from frame outwards (at most MAX_FRAMES). Each step reads a frame's code
+ * object and the next frame in one call: one system call per frame of known code. */
+static void walk_frames(const struct python_frames *frames, pid_t self, uintptr_t frame, frame_visit *visit,
+                        void *context)
+{
+    const struct python_layout *layout = frames->layout;
     unsigned char code_block[256], block[112], next_block[112];
     size_t code_size = code_block_size(layout), block_size = frame_block_size(layout);
-    struct known_code innermost; /* a copy: later frames may take its slot */
-    int64_t innermost_address = -1;
-    int have_innermost = 0, have_block = read_memory(self, frame, block, block_size) == 0;
+    int have_block = frame && read_memory(self, frame, block, block_size) == 0;
     for (int depth = 0; have_block && depth < MAX_FRAMES; depth++) {
         struct frame_place place;
         uintptr_t next = 0;
@@ -443,19 +480,175 @@ int python_frames_capture(const struct python_frames *frames, char *source, size
         struct known_code *code = header > 0 && got > 0 && frame_place(frames, block, code_block, &place)
                                       ? know_code(frames, self, place.code, code_block)
                                       : NULL;
-        if (code && !code->library)
-            return describe(frames, self, code, place.address, source, size);
-        if (code && !have_innermost) {
-            have_innermost = 1;
-            innermost = *code;
-            innermost_address = place.address;
-        }
+        if (code && visit(context, frames, self, code, place.address))
+            return;
         have_block = got == 2;
         memcpy(block, next_block, block_size);
     }
-    if (!have_innermost)
+}
+
+/* python_frames_capture's walk: the first frame of user code, else the innermost. */
+struct capture_walk {
+    char *source;
+    size_t size;
+    int found, have_innermost;
+    struct known_code innermost; /* a copy: later frames may take its slot */
+    int64_t innermost_address;
+};
+
+static int visit_for_capture(void *context, const struct python_frames *frames, pid_t self,
+                             struct known_code *code, int64_t address)
+{
+    struct capture_walk *walk = context;
+    if (!code->library) {
+        walk->found = describe(frames, self, code, address, walk->source, walk->size);
+        return 1;
+    }
+    if (!walk->have_innermost) {
+        walk->have_innermost = 1;
+        walk->innermost = *code;
+        walk->innermost_address = address;
+    }
+    return 0;
+}
+
+int python_frames_capture(const struct python_frames *frames, char *source, size_t size)
+{
+    if (frames->status != PYTHON_FRAMES_READY || size == 0)
         return 0;
-    return describe(frames, self, &innermost, innermost_address, source, size);
+    uintptr_t thread_state = (uintptr_t)frames->this_thread_state();
+    if (!thread_state)
+        return 0;          /* Python never ran on this thread */
+    pid_t self = getpid(); /* not cached: a fork child must read itself, not its parent */
+    struct capture_walk walk = {.source = source, .size = size, .innermost_address = -1};
+    walk_frames(frames, self, innermost_frame(frames, self, thread_state), visit_for_capture, &walk);
+    if (walk.found)
+        return 1;
+    if (!walk.have_innermost)
+        return 0;
+    return describe(frames, self, &walk.innermost, walk.innermost_address, source, size);
+}
+
+/* --- other threads: the interpreter's thread list --- */
+
+/* The thread states of the main interpreter, from its list head: next and the OS thread id
+ * (3.10 has none: its main thread's state is the list's last, new states being put first). */
+static int read_thread_list(const struct python_frames *frames, pid_t self, uintptr_t head_offset,
+                            uintptr_t *states, uint32_t *tids, int capacity)
+{
+    const struct python_layout *layout = frames->layout;
+    uintptr_t state = 0;
+    if (read_memory(self, frames->interpreter + head_offset, &state, sizeof state) != 0)
+        return -1;
+    unsigned char block[176];
+    size_t block_size = layout->thread.native_id == NA ? THREAD_INTERP + 8 : layout->thread.native_id + 8;
+    int count = 0;
+    while (state && count < capacity) {
+        if (read_memory(self, state, block, block_size) != 0 ||
+            pointer_at(block, THREAD_INTERP) != frames->interpreter)
+            return -1; /* freed under us or not a thread state: this tick reads nothing */
+        states[count] = state;
+        tids[count] =
+            layout->thread.native_id == NA ? 0 : (uint32_t)pointer_at(block, layout->thread.native_id);
+        count++;
+        state = pointer_at(block, THREAD_NEXT);
+    }
+    if (layout->thread.native_id == NA && count > 0)
+        tids[count - 1] = (uint32_t)self;
+    return count;
+}
+
+/* A head offset is right when the list it starts holds the main thread (tid == pid). */
+static int head_offset_works(const struct python_frames *frames, pid_t self, uintptr_t offset)
+{
+    uintptr_t states[MAX_THREAD_STATES];
+    uint32_t tids[MAX_THREAD_STATES];
+    int count = read_thread_list(frames, self, offset, states, tids, MAX_THREAD_STATES);
+    for (int i = 0; i < count; i++)
+        if (tids[i] == (uint32_t)self)
+            return 1;
+    return 0;
+}
+
+int python_frames_detect_threads(struct python_frames *frames, char *why, size_t size)
+{
+    if (size)
+        why[0] = '\0';
+    if (frames->status != PYTHON_FRAMES_READY)
+        return -1;
+    void *(*main_interpreter)(void) = NULL;
+    void *(*thread_head)(void *) = NULL;
+    *(void **)&main_interpreter = symbol("PyInterpreterState_Main");
+    *(void **)&thread_head = symbol("PyInterpreterState_ThreadHead");
+    if (!main_interpreter || !thread_head) {
+        snprintf(why, size, "the interpreter's thread list is not exported");
+        return -1;
+    }
+    /* Both only read a field (Python/pystate.c); called once here, never while sampling. */
+    frames->interpreter = (uintptr_t)main_interpreter();
+    uintptr_t head = (uintptr_t)thread_head((void *)frames->interpreter);
+    pid_t self = getpid();
+    const struct python_layout *layout = frames->layout;
+    if (frames->interpreter && layout->thread.threads_head != NA &&
+        head_offset_works(frames, self, layout->thread.threads_head)) {
+        frames->threads_head = layout->thread.threads_head;
+        return 0;
+    }
+    /* 3.12 and 3.13 put threads.head behind other state (3.13: the whole ceval state): the first
+     * word equal to the head whose list holds the main thread. */
+    static unsigned char interpreter[HEAD_SEARCH_BYTES];
+    if (frames->interpreter && head &&
+        read_memory(self, frames->interpreter, interpreter, sizeof interpreter) == 0)
+        for (size_t offset = 0; offset + sizeof head <= sizeof interpreter; offset += sizeof head)
+            if (pointer_at(interpreter, offset) == head && head_offset_works(frames, self, offset)) {
+                frames->threads_head = offset;
+                return 0;
+            }
+    frames->interpreter = 0;
+    snprintf(why, size, "the interpreter's thread list was not found (no list holding the main thread)");
+    return -1;
+}
+
+int python_frames_thread_states(const struct python_frames *frames, uintptr_t *states, uint32_t *tids,
+                                int capacity)
+{
+    if (frames->status != PYTHON_FRAMES_READY || !frames->interpreter)
+        return 0;
+    int count = read_thread_list(frames, getpid(), frames->threads_head, states, tids, capacity);
+    return count < 0 ? 0 : count;
+}
+
+/* python_frames_stack's walk: every frame, innermost first, one line each. */
+struct stack_walk {
+    char *text;
+    size_t size, used;
+    int count, max_frames;
+};
+
+static int visit_for_stack(void *context, const struct python_frames *frames, pid_t self,
+                           struct known_code *code, int64_t address)
+{
+    struct stack_walk *walk = context;
+    char line[2 * MAX_TEXT_BYTES + 32];
+    describe(frames, self, code, address, line, sizeof line);
+    size_t length = strlen(line) + (walk->count > 0);
+    if (walk->used + length + 1 > walk->size)
+        return 1;
+    walk->used += (size_t)snprintf(walk->text + walk->used, walk->size - walk->used, "%s%s",
+                                   walk->count > 0 ? "\n" : "", line);
+    return ++walk->count >= walk->max_frames;
+}
+
+int python_frames_stack(const struct python_frames *frames, uintptr_t thread_state, int max_frames,
+                        char *text, size_t size)
+{
+    if (frames->status != PYTHON_FRAMES_READY || size == 0 || !thread_state)
+        return 0;
+    pid_t self = getpid();
+    struct stack_walk walk = {.text = text, .size = size, .max_frames = max_frames};
+    text[0] = '\0';
+    walk_frames(frames, self, innermost_frame(frames, self, thread_state), visit_for_stack, &walk);
+    return walk.count;
 }
 
 /* --- detection --- */

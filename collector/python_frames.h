@@ -43,6 +43,8 @@ struct python_frames {
     const struct python_layout *layout;
     void *(*this_thread_state)(void);                          /* PyGILState_GetThisThreadState */
     uintptr_t code_type, unicode_type, bytes_type, frame_type; /* type objects' addresses */
+    uintptr_t interpreter; /* the main PyInterpreterState (python_frames_detect_threads); 0: unknown */
+    size_t threads_head;   /* where its thread list's head lies in it */
 };
 
 /* Looks for a running CPython in this process and chooses its layout. Returns the status; for
@@ -58,5 +60,32 @@ enum python_frames_status python_frames_detect(struct python_frames *frames, cha
  * frame (a thread Python never ran on, the frames unreadable, status not READY). Async-signal
  * tolerant: no lock, no allocation, no CPython call other than the thread-state lookup. */
 int python_frames_capture(const struct python_frames *frames, char *source, size_t size);
+
+/* --- other threads (the host sampler, collector/host_sampler.h) ---
+ * A thread's frames are read from another thread while it runs: a frame may be popped and its
+ * memory reused during the walk. Every read is process_vm_readv and every object is type-checked,
+ * so a torn walk yields a shorter or stranger stack, never a fault; the walk is bounded. */
+
+/* Finds the main interpreter and the head of its thread list (PyInterpreterState.threads.head):
+ * the header offsets of 3.10 and 3.11 (Include/internal/pycore_interp.h), checked; for 3.12 and
+ * 3.13, whose interpreter state puts it behind other fields, the first word of the state equal to
+ * PyInterpreterState_ThreadHead whose list holds the main thread (tid == pid). Calls
+ * PyInterpreterState_Main and PyInterpreterState_ThreadHead once (both only read a field). Returns
+ * 0, or -1 with why filled; call after python_frames_detect, before the first
+ * python_frames_thread_states. Not thread-safe. */
+int python_frames_detect_threads(struct python_frames *frames, char *why, size_t size);
+
+/* The interpreter's thread states (at most capacity) and their OS thread ids (native_thread_id;
+ * in 3.10, which has none, the main thread's state, the list's last, gets the pid and the others
+ * 0). Returns how many; 0 when the list cannot be read now (a thread state freed under the walk).
+ * No lock, no allocation, no CPython call. */
+int python_frames_thread_states(const struct python_frames *frames, uintptr_t *states, uint32_t *tids,
+                                int capacity);
+
+/* The Python stack of the thread whose PyThreadState is thread_state, innermost first, one
+ * "FILE:LINE FUNCTION" per line, \n-separated, at most max_frames (library frames included).
+ * Returns the number of frames written into text (0: none readable). Same guarantees as above. */
+int python_frames_stack(const struct python_frames *frames, uintptr_t thread_state, int max_frames,
+                        char *text, size_t size);
 
 #endif

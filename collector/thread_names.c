@@ -37,6 +37,16 @@ void thread_names_note(uint32_t tid)
     pthread_mutex_unlock(&lock);
 }
 
+size_t thread_names_tids(uint32_t *tids, size_t capacity)
+{
+    pthread_mutex_lock(&lock);
+    size_t count = noted_count < capacity ? noted_count : capacity;
+    for (size_t i = 0; i < count; i++)
+        tids[i] = noted[i].tid;
+    pthread_mutex_unlock(&lock);
+    return count;
+}
+
 void thread_names_forget_after_fork(void)
 {
     lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;

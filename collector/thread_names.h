@@ -12,6 +12,7 @@
 #ifndef OVERLAPSCOPE_THREAD_NAMES_H
 #define OVERLAPSCOPE_THREAD_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store.h"
@@ -25,6 +26,10 @@ void thread_names_note(uint32_t tid);
 /* Writes the names into trace's threads table for process_id, in one transaction. Returns the
  * number of threads named, or -1 with err filled. */
 int thread_names_write(store *trace, int64_t process_id, error_info *err);
+
+/* The OS ids of the threads noted so far, first noted first (at most capacity of them into tids);
+ * returns how many. The host sampler (host_sampler.h) samples these threads. Thread-safe. */
+size_t thread_names_tids(uint32_t *tids, size_t capacity);
 
 /* In a fork child: the parent's threads are not this process's. */
 void thread_names_forget_after_fork(void);

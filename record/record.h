@@ -60,6 +60,7 @@ struct record_settings {
     const char *run_directory;
     const char *kinds;           /* NULL: all */
     int flush_ms;                /* 0: the collector's default */
+    int sample_hz;               /* host samples per second (collector/host_sampler.h); 0: off */
     int64_t buffer_bytes;        /* 0: default */
     int buffer_count;            /* 0: default */
     int64_t device_buffer_bytes; /* 0: CUPTI's default */
@@ -97,11 +98,13 @@ struct record_meta {
     const char *command; /* the recorded command line */
     const struct record_job_status *job;
     const char *api_records; /* the API set recorded (meta api_records); NULL: not stored */
+    int sample_hz;           /* meta host_sample_hz (record --sample-hz; 0: not sampled) */
 };
 
 /* Merges every proc-*.db of run_directory into output: waits (up to wait_ms) for processes still
  * writing, appends each file (a damaged one as far as it reads, with a warning row), stores meta
- * (source=record, clock=cupti, command, exit_status, api_records, competing_profiler) and the job's
+ * (source=record, clock=cupti, command, exit_status, api_records, host_sample_hz,
+ * competing_profiler) and the job's
  * fate, finalizes, runs finish (may be NULL; store.h) and writes output as output_file.h says
  * (force: replace an existing one). Returns 0, or -1 with err filled (output then untouched, and
  * no temporary file or SQLite sidecar left). */

@@ -233,7 +233,8 @@ int record_set_environment(const struct record_settings *settings, error_info *e
         return -1;
     if (settings->kinds && set_variable("OVERLAPSCOPE_KINDS", settings->kinds, err) != 0)
         return -1;
-    if (set_capture_variables(settings, err) != 0)
+    snprintf(number, sizeof number, "%d", settings->sample_hz);
+    if (set_variable("OVERLAPSCOPE_SAMPLE_HZ", number, err) != 0 || set_capture_variables(settings, err) != 0)
         return -1;
     if (settings->flush_ms > 0) {
         snprintf(number, sizeof number, "%d", settings->flush_ms);

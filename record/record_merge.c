@@ -286,6 +286,14 @@ static int append_process_file(store *trace, const char *path, int still_writing
     return store_commit(trace, err);
 }
 
+/* The collector's rate, which every process file also holds. */
+static int set_sample_hz(store *trace, int sample_hz, error_info *err)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%d", sample_hz);
+    return store_set_meta(trace, "host_sample_hz", text, err);
+}
+
 static int describe_job(store *trace, const struct record_meta *meta, error_info *err)
 {
     const struct record_job_status *job = meta->job;
@@ -295,7 +303,8 @@ static int describe_job(store *trace, const struct record_meta *meta, error_info
         store_set_meta(trace, "clock", "cupti", err) != 0 ||
         store_set_meta(trace, "command", meta->command ? meta->command : "", err) != 0 ||
         store_set_meta(trace, "exit_status", text, err) != 0 ||
-        (meta->api_records && store_set_meta(trace, "api_records", meta->api_records, err) != 0))
+        (meta->api_records && store_set_meta(trace, "api_records", meta->api_records, err) != 0) ||
+        set_sample_hz(trace, meta->sample_hz, err) != 0)
         return -1;
     if (job->term_signal) {
         snprintf(text, sizeof text, "%d", job->term_signal);

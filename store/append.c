@@ -177,6 +177,32 @@ static int append_optional(store *s, const char *table, const char *copy, struct
     return append_table_rows(s, table, &copy, 1, losses, err);
 }
 
+/* Version 3's host tables (host_tables.h), keyed by pid: stacks by their text (the source's ids
+ * are its own), times shifted like every other. Absent on either side: nothing to copy. */
+static int append_host_tables(store *s, struct store_append_losses *losses, error_info *err)
+{
+    const char *copy_stacks[] = {
+        "INSERT OR IGNORE INTO main.host_stacks (frames) SELECT frames FROM src.host_stacks ORDER BY id"};
+    const char *copy_samples =
+        "INSERT INTO main.host_samples SELECT s.pid, s.tid, shift_ns(s.time_ns), s.state, s.cpu_ns,"
+        " (SELECT d.id FROM main.host_stacks d JOIN src.host_stacks o ON o.frames = d.frames"
+        " WHERE o.id = s.stack_id) FROM src.host_samples s";
+    const char *copy_process_cpu =
+        "INSERT INTO main.process_cpu_samples SELECT s.pid, s.parent_pid,"
+        " shift_ns(s.time_ns), s.cpu_ns, s.state, s.name FROM src.process_cpu_samples s";
+    const char *copy_environment =
+        "INSERT INTO main.process_environment SELECT * FROM src.process_environment";
+    if (store_schema_has_table(s->db, "src", "host_stacks") &&
+        store_schema_has_table(s->db, "main", "host_stacks") &&
+        store_exec_sql(s, copy_stacks[0], err, "copy host stacks") != 0)
+        return -1;
+    return append_optional(s, "host_samples", copy_samples, losses, err) != 0 ||
+                   append_optional(s, "process_cpu_samples", copy_process_cpu, losses, err) != 0 ||
+                   append_optional(s, "process_environment", copy_environment, losses, err) != 0
+               ? -1
+               : 0;
+}
+
 int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
                        struct store_append_losses *losses, error_info *err)
 {
@@ -302,7 +328,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         append_table_rows(s, "collectives", &copy_collectives, 1, losses, err) != 0 ||
         append_table_rows(s, "warnings", copy_warnings, 2, losses, err) != 0 ||
         append_optional(s, "call_sources", copy_call_sources, losses, err) != 0 ||
-        append_optional(s, "threads", copy_threads, losses, err) != 0)
+        append_optional(s, "threads", copy_threads, losses, err) != 0 ||
+        append_host_tables(s, losses, err) != 0)
         goto rollback;
     if (store_exec_sql(s, "COMMIT", err, "commit the merge") != 0)
         goto rollback;

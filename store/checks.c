@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "host_tables.h"
 #include "store_internal.h"
 #include "store_sql.h"
 
@@ -202,12 +203,12 @@ static int reference_open(struct schema_reference *reference, const char *ddl)
  * its readers take its absence as "no overview"), call_sources (no call has a known source),
  * threads (version 2: no thread has a known name), and version 3's host tables (a version 1 or 2
  * trace: not sampled, no environment kept). */
-static int optional_table(const char *name)
+static int optional_table(const char *name, int schema_version)
 {
+    if (schema_version < 3 && store_is_host_table(name))
+        return 1; /* version 3's host tables: a version 2 trace is version 3 without them */
     return strcmp(name, "render_overview") == 0 || strcmp(name, "call_sources") == 0 ||
-           strcmp(name, "threads") == 0 || strcmp(name, "host_stacks") == 0 ||
-           strcmp(name, "host_samples") == 0 || strcmp(name, "process_cpu_samples") == 0 ||
-           strcmp(name, "process_environment") == 0;
+           strcmp(name, "threads") == 0;
 }
 
 /* Every table and view of the reference present with its columns in order (optional_table ones
@@ -221,7 +222,7 @@ static int check_columns(store *s, const struct schema_reference *reference, err
         char *expected = describe_columns(reference->db, name), *found = describe_columns(s->db, name);
         if (!expected)
             status = error_set(err, "cannot open '%s': out of memory", s->path);
-        else if (!found && optional_table(name))
+        else if (!found && optional_table(name, s->schema_version))
             status = 0;
         else if (!found)
             status =

@@ -112,7 +112,7 @@ static const char *text_or_null(sqlite3_stmt *query, int column)
     return text ? (const char *)text : "NULL";
 }
 
-static int64_t single_int64(store *s, const char *sql, int64_t fallback)
+int64_t store_single_int64(store *s, const char *sql, int64_t fallback)
 {
     sqlite3_stmt *query = NULL;
     int64_t value = fallback;
@@ -131,12 +131,12 @@ int store_mark_rows(store *s, struct store_row_mark *mark, error_info *err)
         char sql[96];
         /* The tables under the views (their MAX(rowid) is one seek; the view's a scan). */
         const char *table = plausibility_checks[i].table;
-        if (s->schema_version == STORE_SCHEMA_VERSION && strcmp(table, "kernels") == 0)
+        if (s->schema_version >= 2 && strcmp(table, "kernels") == 0)
             table = "kernel_runs";
-        else if (s->schema_version == STORE_SCHEMA_VERSION && strcmp(table, "api_calls") == 0)
+        else if (s->schema_version >= 2 && strcmp(table, "api_calls") == 0)
             table = "api_call_runs";
         snprintf(sql, sizeof sql, "SELECT MAX(rowid) FROM %s", table);
-        mark->last_rowid[i] = single_int64(s, sql, 0);
+        mark->last_rowid[i] = store_single_int64(s, sql, 0);
     }
     return 0;
 }

@@ -1,7 +1,8 @@
 -- overlapscope trace store, schema version 3.
 -- Documented table by table and column by column in docs/trace-format.md; change both together
 -- and bump STORE_SCHEMA_VERSION in store/store.h for any change a reader could notice. Version 1,
--- which readers still accept, is frozen in store/schema_v1.sql.
+-- which readers still accept, is frozen in store/schema_v1.sql. Version 3 added the host side (the
+-- last four tables); a version 2 trace is version 3 without them (store/checks.c).
 -- Every timestamp is an INTEGER count of nanoseconds on one clock per host (the CUPTI timestamp
 -- clock for recordings; the trace's own clock for imports). NULL means "not known".
 
@@ -314,6 +315,8 @@ CREATE TABLE render_overview (
     kept            BLOB
 );
 
+-- Version 3: the host side (collector/host_sampler.h, collector/environment_facts.h). Absent from
+-- traces of versions 1 and 2: a reader finds no samples there and says what it cannot prove.
 CREATE TABLE host_stacks (
     id INTEGER PRIMARY KEY,
     frames TEXT NOT NULL UNIQUE -- innermost first, one "FILE:LINE FUNCTION" per line (\n-separated), at most 8

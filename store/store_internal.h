@@ -29,6 +29,10 @@ enum statement_slot {
     SLOT_SHAPE_ADD,
     SLOT_FUNCTION_FIND,
     SLOT_FUNCTION_ADD,
+    SLOT_HOST_STACK,
+    SLOT_HOST_SAMPLE,
+    SLOT_PROCESS_CPU,
+    SLOT_ENVIRONMENT,
     SLOT_COUNT
 };
 
@@ -106,6 +110,10 @@ int store_check_not_truncated(store *s, const char *path, error_info *err);
 int store_check_shape(store *s, error_info *err);
 /* Whether the attached database `schema` ("main", "src") of db has a table or view of that name. */
 int store_schema_has_table(sqlite3 *db, const char *schema, const char *table);
+
+/* The first column of sql's first row; fallback when there is none, it is NULL or sql fails
+ * (finish.c). */
+int64_t store_single_int64(store *s, const char *sql, int64_t fallback);
 
 /* writes.c */
 void store_free_cached_statement(struct cached_statement *cached);

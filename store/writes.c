@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_tables.h"
 #include "store_internal.h"
 
 #define IS_PARAMETER(column) " AND " #column " IS ?"
@@ -39,6 +40,10 @@ static const char *const statement_sql[SLOT_COUNT] = {
     [SLOT_FUNCTION_FIND] = "SELECT function_id FROM api_functions WHERE api_domain IS ? AND callback_id IS ?"
                            " AND name_id IS ? LIMIT 1",
     [SLOT_FUNCTION_ADD] = "INSERT INTO api_functions (api_domain, callback_id, name_id) VALUES (?,?,?)",
+    [SLOT_HOST_STACK] = "INSERT OR IGNORE INTO host_stacks VALUES (?,?)",
+    [SLOT_HOST_SAMPLE] = "INSERT INTO host_samples VALUES (?,?,?,?,?,?)",
+    [SLOT_PROCESS_CPU] = "INSERT INTO process_cpu_samples VALUES (?,?,?,?,?,?)",
+    [SLOT_ENVIRONMENT] = "INSERT INTO process_environment VALUES (?,?,?)",
 };
 
 /* The tables of schema version 2 that hold each distinct value once (kernel_shapes, api_functions):
@@ -407,10 +412,11 @@ static int64_t duration_ns(int64_t start_ns, int64_t end_ns)
                                                           : store_clamped_duration_ns(start_ns, end_ns);
 }
 
-/* Version 2 tables (kernel_runs, api_call_runs) exist only in a trace this build created. */
+/* Version 2 tables (kernel_runs, api_call_runs) exist in traces of version 2 and later (version 3
+ * only added the host tables, which a version 2 trace lacks: store_check_host_tables). */
 int store_check_writes_current_version(store *s, const char *what, error_info *err)
 {
-    if (s->schema_version == STORE_SCHEMA_VERSION)
+    if (s->schema_version >= 2)
         return 0;
     return error_set(err,
                      "cannot %s in '%s': a schema version %d trace (this overlapscope writes version %d)",
@@ -620,6 +626,52 @@ int store_insert_warning(store *s, const struct store_warning *row, error_info *
     bind_text(&b, row->code);
     bind_text(&b, row->message);
     return run_insert(s, &b, err, "insert a warning");
+}
+
+/* --- version 3: the host side (host_tables.h) --- */
+
+int store_insert_host_stack(store *s, int64_t id, const char *frames, error_info *err)
+{
+    BEGIN_INSERT(SLOT_HOST_STACK);
+    bind_int(&b, id);
+    bind_text(&b, frames);
+    return run_insert(s, &b, err, "insert a host stack");
+}
+
+int store_insert_host_sample(store *s, const struct store_host_sample *row, error_info *err)
+{
+    char state[2] = {row->state ? row->state : '?', '\0'};
+    BEGIN_INSERT(SLOT_HOST_SAMPLE);
+    bind_int(&b, row->pid);
+    bind_int(&b, row->tid);
+    bind_int(&b, row->time_ns);
+    bind_text(&b, state);
+    bind_int(&b, row->cpu_ns);
+    bind_int(&b, row->stack_id);
+    return run_insert(s, &b, err, "insert a host sample");
+}
+
+int store_insert_process_cpu_sample(store *s, const struct store_process_cpu_sample *row, error_info *err)
+{
+    char state[2] = {row->state ? row->state : '?', '\0'};
+    BEGIN_INSERT(SLOT_PROCESS_CPU);
+    bind_int(&b, row->pid);
+    bind_int(&b, row->parent_pid);
+    bind_int(&b, row->time_ns);
+    bind_int(&b, row->cpu_ns);
+    bind_text(&b, state);
+    bind_text(&b, row->name ? row->name : "?");
+    return run_insert(s, &b, err, "insert a process CPU sample");
+}
+
+int store_insert_environment_variable(store *s, int64_t pid, const char *name, const char *value,
+                                      error_info *err)
+{
+    BEGIN_INSERT(SLOT_ENVIRONMENT);
+    bind_int(&b, pid);
+    bind_text(&b, name);
+    bind_text(&b, value);
+    return run_insert(s, &b, err, "insert an environment variable");
 }
 
 const char *store_copy_kind_name(int64_t copy_kind)

@@ -4,7 +4,8 @@
 
 JOB: resnet50 (torchvision ResNet-50 training, bf16 autocast, batch 64), mlp (12-layer MLP, 256
 wide, batch 256: launch-bound), gpt2 (a GPT-2-small-sized decoder, 12 layers, 768 wide, 12 heads,
-sequence 1024, batch 8, bf16 autocast), gpt2_ddp (that step under DistributedDataParallel, one rank
+sequence 1024, batch 8, bf16 autocast), seed004 (1,000 x randn, mm, then synchronize: a launch-bound
+loop), gpt2_ddp (that step under DistributedDataParallel, one rank
 per GPU, started by torchrun: run.sh does it for a job named *_ddp). The timed part is `--steps` training steps after `--warmup`
 steps, between two cuda.synchronize() calls (none inside: a per-step sync would change what a
 launch-bound loop does). Prints one line: RESULT job=... steps=... seconds=... steps_per_s=...
@@ -135,8 +136,21 @@ def gpt2_ddp():
     return gpt2(wrap=lambda model: DDP(model, device_ids=[local_rank]))
 
 
+def seed004():
+    """Seed 004's launch-bound loop: per step 1,000 x (randn(100, 100) on cuda:0, mm) and a
+    torch.cuda.synchronize(); one step is one loop (issue 31: record/floor >= 0.95 with sampling)."""
+    device = torch.device("cuda", 0)
+
+    def step():
+        for _ in range(1000):
+            a = torch.randn(100, 100, device=device)
+            torch.mm(a, a)
+        torch.cuda.synchronize(device)
+    return step, 3, 20
+
+
 JOBS = {"resnet50": resnet50, "mlp": mlp, "mlp_compiled": mlp_compiled, "mlp_item": mlp_item, "gpt2": gpt2,
-        "gpt2_ddp": gpt2_ddp}
+        "gpt2_ddp": gpt2_ddp, "seed004": seed004}
 
 
 def main():

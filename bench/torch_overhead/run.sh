@@ -4,9 +4,11 @@
 # order rotates every round), REPEATS rounds:
 #   plain, profiler  one process times the steps plain and under torch.profiler (CPU+CUDA activities,
 #                    Chrome trace exported), alternating which goes first from round to round
+#   plain            the job alone (without the profiler run of plain+profiler: a shorter round)
 #   floor            a CUPTI injection that enables only kernel/memcpy/memset activity and discards
 #                    the records (cupti_floor.c): what any CUDA activity trace must cost
-#   record           overlapscope record (the default: the analysis API set)
+#   record           overlapscope record (the default: the analysis API set, host samples at the
+#                    default rate, collector/host_sampler.h)
 # and, named in EXTRA_VARIANTS, the diagnostics that say where record's own time goes:
 #   record-activity  the analysis API set, synchronizations and event records from CUPTI's activity
 #                    kinds (OVERLAPSCOPE_CALLS_FROM=activity) instead of the collector's callbacks
@@ -15,6 +17,8 @@
 #   record-nolaunch  the launch callback off (OVERLAPSCOPE_LAUNCH_CALLBACKS=0)
 #   record-nosources the default without call sources (OVERLAPSCOPE_CALL_SOURCES=0: no Python line
 #                    taken at blocking calls)
+#   record-nosample  the default without host samples (record --sample-hz 0): the sampler's share
+#   record-hz=N      record --sample-hz N
 #   record-discard   everything enabled, buffers released unwritten (OVERLAPSCOPE_DISCARD=1): the
 #                    writer thread's share
 #   record-kinds=LIST  record --kinds LIST (runtime/driver in LIST: the analysis API set)
@@ -62,6 +66,7 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
             echo "$job $v round $round: $rate steps/s"
         done
         return ;;
+    plain) timeout 300 "${job_command[@]}" >"$log" 2>&1 ;;
     floor) CUDA_INJECTION64_PATH=$floor timeout 300 "${job_command[@]}" >"$log" 2>&1 ;;
     record) timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-activity) OVERLAPSCOPE_CALLS_FROM=activity timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
@@ -69,6 +74,8 @@ run_one() { # job variant round: appends "job variant round steps_per_s bytes ac
     record-noapi) timeout 300 "$os" record --no-api -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-nolaunch) OVERLAPSCOPE_LAUNCH_CALLBACKS=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-nosources) OVERLAPSCOPE_CALL_SOURCES=0 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-nosample) timeout 300 "$os" record --sample-hz 0 -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
+    record-hz=*) timeout 300 "$os" record --sample-hz "${variant#record-hz=}" -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-discard) OVERLAPSCOPE_DISCARD=1 timeout 300 "$os" record -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;
     record-probe) OVERLAPSCOPE_LAUNCH_CALLBACKS=probe timeout 300 "$os" record \
         --kinds kernel,memcpy,memset,device,context,stream -o "$db" -- "${job_command[@]}" >"$log" 2>&1 ;;

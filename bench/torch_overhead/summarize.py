@@ -17,8 +17,8 @@ for line in open(sys.argv[1]):
     if drops != "-":
         dropped[job, variant] += int(drops)
 
-jobs = sorted({job for job, _ in runs}, key=lambda job: ["mlp", "resnet50", "gpt2"].index(job) if job in ("mlp", "resnet50", "gpt2") else 9)
-order = ["plain", "floor", "record", "record-all", "record-noapi", "record-nolaunch",
+jobs = sorted({job for job, _ in runs}, key=lambda job: ["mlp", "resnet50", "gpt2", "seed004"].index(job) if job in ("mlp", "resnet50", "gpt2", "seed004") else 9)
+order = ["plain", "floor", "record", "record-nosample", "record-all", "record-noapi", "record-nolaunch",
          "record-discard", "profiler"]
 print(f"{'job':9} {'variant':16} {'n':>2} {'steps/s':>9} {'spread':>17} {'/plain':>7} {'/floor':>7} {'B/activity':>10} {'dropped':>7}")
 order += sorted({variant for _, variant in runs} - set(order))

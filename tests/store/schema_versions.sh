@@ -36,7 +36,7 @@ for golden in gpu/launch_bound gpu/two_batch gpu/ddp; do # version 1 traces (gpu
     [ "$(sqlite3 "$one" "SELECT value FROM meta WHERE key = 'schema_version'")" = 1 ] &&
         [ "$(sqlite3 "$two" "SELECT value FROM meta WHERE key = 'schema_version'; PRAGMA user_version")" = "3
 3" ] && [ "$(sqlite3 "$two" "SELECT type FROM sqlite_schema WHERE name = 'kernels'")" = view ] && good ||
-        bad "$golden: the rewrite is not a version 3 trace"
+        bad "$golden: the rewrite is not a current (version 3) trace"
     [ "$(sqlite3 "$one" "SELECT COUNT(*), SUM(end_ns - start_ns), SUM(grid_x * block_x) FROM kernels")" = \
       "$(sqlite3 "$two" "SELECT COUNT(*), SUM(end_ns - start_ns), SUM(grid_x * block_x) FROM kernels")" ] &&
         good || bad "$golden: kernels differ"
