@@ -111,14 +111,16 @@ static int note_saving(struct analysis_device *out, const struct spans *spans, e
     return 0;
 }
 
-/* The fixes idle time proves (docs/metrics.md, "Idle time"): host-sync gaps ask for the sync
- * removed, launch-bound gaps for a CUDA graph, host-cpu gaps for the host's own work moved off the
- * launching thread. */
+/* The fixes idle time and exposed copies prove (docs/metrics.md, "Idle time", "Exposed copies"):
+ * host-sync gaps ask for the sync removed, launch-bound gaps for a CUDA graph, host-cpu gaps for
+ * the host's own work moved off the launching thread, copies from pageable memory with no kernel
+ * running for pinned memory. */
 static unsigned idle_fixes_proved(const int64_t *idle_ns)
 {
     return (idle_ns[ACCOUNTING_IDLE_HOST_SYNC] > 0 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
            (idle_ns[ACCOUNTING_IDLE_LAUNCH_BOUND] > 0 ? FIX_BIT(ANALYSIS_FIX_CUDA_GRAPH) : 0) |
-           (idle_ns[ACCOUNTING_IDLE_HOST_CPU] > 0 ? FIX_BIT(ANALYSIS_FIX_HOST_WORK) : 0);
+           (idle_ns[ACCOUNTING_IDLE_HOST_CPU] > 0 ? FIX_BIT(ANALYSIS_FIX_HOST_WORK) : 0) |
+           (idle_ns[ACCOUNTING_COPY_PAGEABLE] > 0 ? FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER) : 0);
 }
 
 /* split: the replay with the pipelined fix's streams, NULL when it does not apply. idle_proved: the

@@ -139,6 +139,31 @@ EOF
         echo "FAILED: $trace ($why): $expression"; echo "$out"; fail=$((fail+1)); fi
 }
 
+# predicts TRACE RANGE FIX TIMINGS SLOW FAST: the what-if FIX on TRACE's NVTX range RANGE ("" for the
+# whole trace) predicts a saving, as a share of the span, within 15% of the one measured without
+# tracing (timings/TIMINGS of the set, a JSON of {variant: [ms, ...]}: (slow - fast) / slow of the
+# medians of SLOW and FAST); prints predicted against measured either way.
+predicts() {
+    local trace=$1 range=$2 fix=$3 timings=$4 slow=$5 fast=$6
+    present "$trace" || return 0
+    local json=$scratch/$trace-$fix.json
+    local select=(); [ -n "$range" ] && select=(--range "$range")
+    "$os" report --json "${select[@]}" "$data/$trace.db" >"$json" 2>"$scratch/err" || {
+        echo "FAILED: $trace: report --json ${select[*]}: $(cat "$scratch/err")"; fail=$((fail+1)); return 0; }
+    if out=$(python3 - "$json" "$fix" "$data/timings/$timings" "$slow" "$fast" <<'EOF' 2>&1
+import json, statistics, sys
+r = json.load(open(sys.argv[1]))
+fix, timings, slow, fast = sys.argv[2], json.load(open(sys.argv[3])), sys.argv[4], sys.argv[5]
+measured = 1 - statistics.median(timings[fast]) / statistics.median(timings[slow])
+saving = next((w["predicted_saving_ns"] for w in r["what_if"] if w["fix"] == fix), 0) / 1e6
+predicted = saving / r["summary"]["span_ms"]
+print(f"{fix}: predicted -{predicted:.1%} ({saving:.1f} ms of {r['summary']['span_ms']:.1f}), measured -{measured:.1%}")
+sys.exit(0 if abs(predicted - measured) <= 0.15 * measured else 1)
+EOF
+    ); then pass=$((pass+1)); echo "$trace: $out"; else
+        echo "FAILED: $trace: $out"; fail=$((fail+1)); fi
+}
+
 pending() {
     if [ -f "$data/$1.db" ]; then return 0; fi
     echo "pending: $1.db is not recorded yet ($2)"; return 1
@@ -415,6 +440,9 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
         'devices[0]["category_busy_ns"]["copy-dtoh"] >= 1e9 and copy_top() == ("pageable", "DtoH")'
     verdict torch_copy_d2h_pinned 'the same read back into a pinned buffer' \
         'devices[0]["category_busy_ns"]["copy-dtoh"] <= 1e8 and s["exposed_copy_pageable_ms"] <= 10 and any(c["cause"] == "same-stream" and c["label"] == "DtoH on stream 7" for c in parts(device_of(-1), "exposed_copy"))'
+    # Issue 36's what-ifs against the fixed programs, timed without tracing in the same call.
+    predicts torch_copy_pageable 'epoch 1' pin-host-buffer copy_timings.json pageable pinned
+    predicts torch_copy_d2h_pageable 'epoch 1' pin-host-buffer copy_d2h_timings.json d2h-pageable d2h-pinned
     # Seed 004's loop (sync_loop.py --randn): synchronizing cuda:0, the idle cuda:1, nothing.
     verdict torch_sync_dev0 'the loop waits in cudaDeviceSynchronize of its own device' \
         'any(c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize" and c["count"] >= 900 for c in parts(device_of(-1), "idle"))'
