@@ -442,6 +442,7 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
         'devices[0]["category_busy_ns"]["copy-dtoh"] <= 1e8 and s["exposed_copy_pageable_ms"] <= 10 and any(c["cause"] == "same-stream" and c["label"] == "DtoH on stream 7" for c in parts(device_of(-1), "exposed_copy"))'
     # Issue 36's what-ifs against the fixed programs, timed without tracing in the same call.
     predicts torch_copy_pageable 'epoch 1' pin-host-buffer copy_timings.json pageable pinned
+    predicts torch_copy_pinned 'epoch 1' copy-ahead copy_timings.json pinned prefetch
     predicts torch_copy_d2h_pageable 'epoch 1' pin-host-buffer copy_d2h_timings.json d2h-pageable d2h-pinned
     # Seed 004's loop (sync_loop.py --randn): synchronizing cuda:0, the idle cuda:1, nothing.
     verdict torch_sync_dev0 'the loop waits in cudaDeviceSynchronize of its own device' \
