@@ -574,6 +574,11 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
             status = error_set(run->err, "out of memory");
         struct device_idle idle;
         accountant_device_idle(run->accountant, &idle);
+        /* The exposed copies' causes too: an exposed pageable copy asks for pinning (whatif.h). */
+        for (size_t k = 0; status == 0 && k < run->copy_breakdowns[run->result->device_count].entry_count;
+             k++)
+            idle.ns[run->copy_breakdowns[run->result->device_count].entries[k].cause] +=
+                run->copy_breakdowns[run->result->device_count].entries[k].ns;
         if (whatif_device(run->db, run->names, &device, &idle, run->result->steps, run->result->step_count,
                           out, run->err) != 0 || /* the replay's figure */
             overlap_cost_device(run->names, &device, run->result->device_count, out, run->result, run->err) !=

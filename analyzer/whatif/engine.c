@@ -323,7 +323,8 @@ static void refresh_gates(struct run_state *state, int64_t now)
 }
 
 /* Fills ready and duration for the fixes: the host side from host_time.c, a pinned copy's
- * duration at the pinned speed. Returns 0 or -1 when out of memory. */
+ * duration at the pinned speed, a copy issued ahead less the compute it runs under. Returns 0 or -1 when out
+ * of memory. */
 static int prepare_inputs(struct run_state *state)
 {
     const struct replay *replay = state->replay;
@@ -339,6 +340,9 @@ static int prepare_inputs(struct run_state *state)
             if (pinned < state->duration[i])
                 state->duration[i] = pinned;
         }
+        /* issued a step ahead on a side stream: only what the previous step's compute cannot hide */
+        if ((state->fixes & FIX_BIT(ANALYSIS_FIX_COPY_AHEAD)) && op->ahead_ns > 0)
+            state->duration[i] = state->duration[i] > op->ahead_ns ? state->duration[i] - op->ahead_ns : 0;
         /* no launch known: not earlier than recorded */
         state->ready[i] = op->launch_ns == STORE_NULL ? op->start_ns : host_time_ready_ns(state, i);
     }

@@ -92,9 +92,10 @@ struct replay_scratch {
     struct moment *heap_items[2]; /* the moments' and the gates' heaps */
     size_t heap_capacity[2];
     /* The replay whose kept syncs and segments (host_time.c) the slots hold, NULL
-     * when none: every fix but the removed host sync keeps the same syncs, so a device's replays
-     * find them once, not once per fix. */
+     * when none: every fix but the removed host sync (and pinning) keeps the same syncs, so a device's
+     * replays find them once, not once per fix. */
     const struct replay *syncs_of;
+    unsigned syncs_pinned; /* the pin fix's bit of the replay they were found for: it keeps fewer */
     size_t sync_count, thread_count;
 };
 

@@ -131,6 +131,9 @@ static int collect_syncs(struct run_state *state)
         const struct host_call *call = &replay->calls[c];
         if (!(call->kind & CALL_SYNC) || (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)))
             continue;
+        /* A read-back into pinned memory is asynchronous: the host no longer waits in it. */
+        if ((call->kind & CALL_PAGEABLE) && (state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)))
+            continue;
         size_t low = replay_launched_before(replay, state->by_correlation, call->correlation_id);
         int64_t waited_until =
             low > 0 && recorded_end[low - 1] > call->start_ns ? recorded_end[low - 1] : call->start_ns;
@@ -298,8 +301,10 @@ int host_time_prepare(struct run_state *state)
     }
     int keep_syncs = !(state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC));
     struct replay_scratch *scratch = state->scratch;
-    if (keep_syncs && scratch->syncs_of != replay) {
+    unsigned pinned = state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER); /* keeps fewer syncs */
+    if (keep_syncs && (scratch->syncs_of != replay || scratch->syncs_pinned != pinned)) {
         scratch->syncs_of = NULL;
+        scratch->syncs_pinned = pinned;
         if (collect_syncs(state) != 0 || find_segments(state) != 0)
             return -1;
         scratch->syncs_of = replay;

@@ -289,6 +289,22 @@ int load_keep_allocations_that_waited(struct replay *replay)
     return 0;
 }
 
+void load_copy_ahead(struct replay *replay)
+{
+    for (size_t s = 0; s < replay->stream_count; s++) {
+        int64_t compute = 0; /* kernel time since the stream's last copy; -1 before the first */
+        for (size_t k = replay->stream_first[s]; k < replay->stream_first[s + 1]; k++) {
+            struct replay_op *op = &replay->ops[replay->stream_ops[k]];
+            if (!op->on_copy_channel && compute >= 0)
+                compute += op->duration_ns;
+            else if (op->category == ANALYSIS_COPY_HTOD && op->bytes >= WHATIF_MIN_SPEED_BYTES) {
+                op->ahead_ns = compute > 0 ? compute : 0; /* the first copy has no step before it */
+                compute = 0;
+            }
+        }
+    }
+}
+
 /* A pinned copy's speed over the host link when the trace has none to measure: PCIe 5.0 x16 on
  * cc 9.0 (47.5 and 54.7 GB/s measured in tests/data/gpu-h100 and gpu copy_pinned), PCIe 4.0 on cc
  * 8.x, PCIe 3.0 before. */

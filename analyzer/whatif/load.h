@@ -26,6 +26,10 @@ int load_ops(struct replay *replay, kernel_names *names, const struct device_sta
  * before them. Needs launch_order (graph_link_by). Returns 0 or -1 when out of memory. */
 int load_keep_allocations_that_waited(struct replay *replay);
 
+/* Fills each HtoD copy's ahead_ns (model.h): the kernel time of its stream since that stream's
+ * HtoD copy before it. Needs the streams (graph_link_by). */
+void load_copy_ahead(struct replay *replay);
+
 /* Fills the pinned speed of each host-link direction the trace has no pinned copy to measure. */
 void load_nominal_speeds(struct replay *replay, const struct device_state *device);
 

@@ -33,6 +33,10 @@ struct replay_op {
     enum analysis_category category;
     int pageable;
     int64_t bytes;
+    /* An HtoD copy on a stream that computes: the kernel time its stream ran since the stream's
+     * copy before it (the previous step's compute), which a copy issued a step ahead on a side
+     * stream runs under (load_copy_ahead); 0 none. */
+    int64_t ahead_ns;
     double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
     int64_t waves;
 };

@@ -139,6 +139,31 @@ EOF
         echo "FAILED: $trace ($why): $expression"; echo "$out"; fail=$((fail+1)); fi
 }
 
+# predicts TRACE 'OPTION VALUE' FIX TIMINGS SLOW FAST: the what-if FIX on TRACE selected by one
+# report option ('--range epoch 1', '--window 67.6ms:121ms'; "" for the whole trace) predicts a saving, as a share of the span, within 15% of the one measured without
+# tracing (timings/TIMINGS of the set, a JSON of {variant: [ms, ...]}: (slow - fast) / slow of the
+# medians of SLOW and FAST); prints predicted against measured either way.
+predicts() {
+    local trace=$1 option=$2 fix=$3 timings=$4 slow=$5 fast=$6
+    present "$trace" || return 0
+    local json=$scratch/$trace-$fix.json
+    local select=(); [ -n "$option" ] && select=("${option%% *}" "${option#* }")
+    "$os" report --json "${select[@]}" "$data/$trace.db" >"$json" 2>"$scratch/err" || {
+        echo "FAILED: $trace: report --json ${select[*]}: $(cat "$scratch/err")"; fail=$((fail+1)); return 0; }
+    if out=$(python3 - "$json" "$fix" "$data/timings/$timings" "$slow" "$fast" <<'EOF' 2>&1
+import json, statistics, sys
+r = json.load(open(sys.argv[1]))
+fix, timings, slow, fast = sys.argv[2], json.load(open(sys.argv[3])), sys.argv[4], sys.argv[5]
+measured = 1 - statistics.median(timings[fast]) / statistics.median(timings[slow])
+saving = next((w["predicted_saving_ns"] for w in r["what_if"] if w["fix"] == fix), 0) / 1e6
+predicted = saving / r["summary"]["span_ms"]
+print(f"{fix}: predicted -{predicted:.1%} ({saving:.1f} ms of {r['summary']['span_ms']:.1f}), measured -{measured:.1%}")
+sys.exit(0 if abs(predicted - measured) <= 0.15 * measured else 1)
+EOF
+    ); then pass=$((pass+1)); echo "$trace: $out"; else
+        echo "FAILED: $trace: $out"; fail=$((fail+1)); fi
+}
+
 pending() {
     if [ -f "$data/$1.db" ]; then return 0; fi
     echo "pending: $1.db is not recorded yet ($2)"; return 1
@@ -427,6 +452,10 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
         'devices[0]["category_busy_ns"]["copy-dtoh"] >= 1e9 and copy_top() == ("pageable", "DtoH")'
     verdict torch_copy_d2h_pinned 'the same read back into a pinned buffer' \
         'devices[0]["category_busy_ns"]["copy-dtoh"] <= 1e8 and s["exposed_copy_pageable_ms"] <= 10 and any(c["cause"] == "same-stream" and c["label"] == "DtoH on stream 7" for c in parts(device_of(-1), "exposed_copy"))'
+    # Issue 36's what-ifs against the fixed programs, timed without tracing in the same call.
+    predicts torch_copy_pageable '--range epoch 1' pin-host-buffer copy_timings.json pageable pinned
+    predicts torch_copy_pinned '--range epoch 1' copy-ahead copy_timings.json pinned prefetch
+    predicts torch_copy_d2h_pageable '--range epoch 1' pin-host-buffer copy_d2h_timings.json d2h-pageable d2h-pinned
     # Seed 004's loop (sync_loop.py --randn): synchronizing cuda:0, the idle cuda:1, nothing.
     verdict torch_sync_dev0 'the loop waits in cudaDeviceSynchronize of its own device' \
         'any(c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize" and c["count"] >= 900 for c in parts(device_of(-1), "idle"))'
@@ -436,6 +465,11 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
         'any(c["cause"] == "sync-elsewhere" and c["label"] == "cudaDeviceSynchronize" and c["count"] == 1000 for c in parts(device_of(-1), "idle")) and all(c["count"] <= 2 for c in parts(device_of(-1), "idle") if c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize")'
     verdict torch_sync_dev0 'syncing its own device is never sync-elsewhere' \
         's.get("idle_sync_elsewhere_ms", 0) == 0'
+    # Issue 32 item 2, the loop of the other device's sync alone (its first call, at +66 ms, creates
+    # cuda:1's context for 130 ms, a set-up the untimed first round also paid): removing the sync
+    # predicted -20.0%, measured -20.9%. (The loop syncing its own device, 67.6 to 121 ms, predicts
+    # -19.5% for -24.6% measured: outside 15%, not asserted yet.)
+    predicts torch_sync_dev1 '--window 193ms:237ms' remove-host-sync sync_timings.json sync-1 none
     verdict torch_sync_none 'no synchronization in the loop' \
         'not any(c["cause"] == "host-sync" and c["count"] >= 100 for c in parts(device_of(-1), "idle"))'
     # DDP, rank 1 with twice rank 0's batch (its GPU computes 1.5x rank 0's), and both the mean batch.
