@@ -1,7 +1,11 @@
 /* progress.c: see progress.h. */
 #include "progress.h"
 
+#include "number_text.h"
+
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +21,11 @@ int cli_progress_init(struct cli_progress *progress, const char *label)
     progress->label = label;
     progress->started_ns = -1;
     progress->last_percent = -1;
+    progress->delay_ns = CLI_PROGRESS_DELAY_NS;
+    const char *delay_ms = getenv("OVERLAPSCOPE_PROGRESS_DELAY_MS");
+    int64_t ms = 0;
+    if (delay_ms && number_text_int64(delay_ms, &ms) == 0 && ms >= 0 && ms <= 3600 * 1000)
+        progress->delay_ns = ms * 1000000LL;
     return isatty(STDERR_FILENO);
 }
 
@@ -40,7 +49,7 @@ void cli_progress_update(void *context, double fraction)
     long long now = now_ns();
     if (progress->started_ns < 0)
         progress->started_ns = now;
-    if (now - progress->started_ns < CLI_PROGRESS_DELAY_NS)
+    if (now - progress->started_ns < progress->delay_ns)
         return;
     int percent = fraction > 0 ? (int)(fraction * 100) : 0;
     if (percent == progress->last_percent)

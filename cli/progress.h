@@ -5,11 +5,14 @@
 #ifndef OVERLAPSCOPE_CLI_PROGRESS_H
 #define OVERLAPSCOPE_CLI_PROGRESS_H
 
-/* How long work runs before its progress shows: shorter work stays silent. */
+/* How long work runs before its progress shows: shorter work stays silent. The environment variable
+ * OVERLAPSCOPE_PROGRESS_DELAY_MS (a whole number of milliseconds) sets another delay: the tests set
+ * 0, so that whether progress shows does not depend on how fast the machine is. */
 #define CLI_PROGRESS_DELAY_NS 2000000000LL
 
 struct cli_progress {
     const char *label;    /* "importing", "analyzing" */
+    long long delay_ns;   /* CLI_PROGRESS_DELAY_NS, or OVERLAPSCOPE_PROGRESS_DELAY_MS */
     long long started_ns; /* CLOCK_MONOTONIC at the first update; -1 before it */
     int last_percent;     /* the percentage on the line; -1 when none is shown */
 };

@@ -68,10 +68,12 @@ int store_process_environment(sqlite3 *db, int64_t process_id, const char *name,
     if (size > 0)
         value[0] = '\0';
     sqlite3_stmt *query = NULL;
-    /* Older traces have no such table: preparing fails with "no such table", which is the answer. */
-    if (sqlite3_prepare_v2(
-            db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'process_environment'", -1,
-            &query, NULL) != SQLITE_OK)
+    /* Older traces have no such table; a schema-3 trace has it, but only a recording fills it (record
+     * writes the meta row host_sample_hz with it): an import's empty table says nothing either. */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'process_environment'"
+                           " AND EXISTS (SELECT 1 FROM meta WHERE key = 'host_sample_hz')",
+                           -1, &query, NULL) != SQLITE_OK)
         return error_set(err, "reading the recorded environment: %s", sqlite3_errmsg(db));
     int exists = sqlite3_step(query) == SQLITE_ROW;
     sqlite3_finalize(query);

@@ -30,7 +30,8 @@ int store_launch_blocking_read(sqlite3 *db, int64_t process_id, struct store_lau
 enum {
     STORE_ENVIRONMENT_SET = 1,          /* value holds the variable's recorded value */
     STORE_ENVIRONMENT_UNSET = 0,        /* the environment was recorded and does not hold it */
-    STORE_ENVIRONMENT_NOT_RECORDED = -2 /* the trace has no process_environment table (schema < 3) */
+    STORE_ENVIRONMENT_NOT_RECORDED = -2 /* no environment kept: schema < 3, or not a recording (no
+                                           meta host_sample_hz: an import) */
 };
 
 /* The recorded value of the allow-listed variable `name` in the environment of the trace's process

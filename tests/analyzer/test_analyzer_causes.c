@@ -699,8 +699,7 @@ static void test_launch_blocking(int variant)
               STORE_ENVIRONMENT_NOT_RECORDED);
     if (variant == 2) {
         CHECK_INT(sqlite3_exec(db,
-                               "CREATE TABLE process_environment (pid INTEGER NOT NULL, name TEXT NOT NULL,"
-                               " value TEXT NOT NULL);"
+                               "INSERT INTO meta VALUES ('host_sample_hz', '0');" /* a schema-3 recording */
                                " INSERT INTO process_environment VALUES (4000, 'CUDA_LAUNCH_BLOCKING', '1'),"
                                " (4000, 'OMP_NUM_THREADS', '8')",
                                NULL, NULL, NULL),
