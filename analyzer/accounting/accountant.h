@@ -38,7 +38,10 @@ struct host_work {
  * proves before replaying. */
 struct device_idle {
     int64_t ns[ACCOUNTING_CAUSE_COUNT]; /* by cause */
-    const struct host_work *host_work;  /* the accountant's, in the order found */
+    /* Time outside every step's GPU activity while the host was still in the step (in ns[] as
+     * step-end), by the cause it would have had inside it: what a fix would remove there too. */
+    int64_t between_steps_ns[ACCOUNTING_CAUSE_COUNT];
+    const struct host_work *host_work; /* the accountant's, in the order found */
     size_t host_work_count;
 };
 void accountant_device_idle(accountant *acc, struct device_idle *idle);

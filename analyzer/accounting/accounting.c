@@ -366,6 +366,7 @@ void accountant_device_idle(accountant *acc, struct device_idle *idle)
         if ((unsigned)books->idle.buckets[i].cause < ACCOUNTING_CAUSE_COUNT)
             idle->ns[books->idle.buckets[i].cause] += books->idle.buckets[i].ns;
     if (books) {
+        memcpy(idle->between_steps_ns, books->between_steps_ns, sizeof idle->between_steps_ns);
         idle->host_work = books->host_work;
         idle->host_work_count = books->host_work_count;
     }

@@ -111,7 +111,10 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
     if (end_ns <= start_ns)
         return 0;
     struct evidence_figures stretch = {.longest_ns = end_ns - start_ns};
-    if (gap->warmup && (cause == ACCOUNTING_IDLE_HOST_CPU || cause == ACCOUNTING_IDLE_LAUNCH_BOUND)) {
+    /* One-time work before a first run is warm-up whatever the host samples say it computed (the
+     * imports, the first cuDNN call): the samples' verdicts are for the steady state's stretches. */
+    if (gap->warmup && (cause == ACCOUNTING_IDLE_HOST_CPU || cause == ACCOUNTING_IDLE_LAUNCH_BOUND ||
+                        accounting_cause_fix(cause) == ANALYSIS_FIX_HOST_WORK)) {
         cause = ACCOUNTING_IDLE_WARMUP; /* the host's own work and its calls, before a first run */
         label = WARMUP_LABEL;
         figures = &stretch;

@@ -402,6 +402,12 @@ static int attribute_between_steps(struct ledger *ledger, struct device_books *b
         if (parts[i].owner != SIZE_MAX && builder_add(&books->step_idle[parts[i].owner], kind, tag, "",
                                                       parts[i].part, ledger->next_mark, figures) != 0)
             return -1;
+        /* step-end: the host still in the step whose GPU work had ended (a synchronization that
+         * drained the queue at the step's end): part of the loop, what its fixes remove; not
+         * step-boundary (set-up, the time between ranges) nor step-start (the host already in the
+         * next step, its work not yet issued: the loop's own pace) */
+        if (parts[i].kind == 0 && (unsigned)cause < ACCOUNTING_CAUSE_COUNT)
+            ledger_add_saturating(&books->between_steps_ns[cause], parts[i].part);
     }
     return 0;
 }

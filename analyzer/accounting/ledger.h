@@ -89,6 +89,10 @@ struct device_books {
     int64_t *reach;
     struct comm_kernel *kernels;
     size_t kernel_count, kernel_capacity;
+    /* Idle time outside every step's GPU activity while the host was still in the step (step-end),
+     * by the cause it would have had: a fix proved by that cause applies to it too
+     * (accountant_device_idle). */
+    int64_t between_steps_ns[ACCOUNTING_CAUSE_COUNT];
     struct host_work *host_work; /* its host-cpu stretches (accountant_device_idle) */
     size_t host_work_count, host_work_capacity;
     int64_t interval_first; /* its first interval in acc->intervals */

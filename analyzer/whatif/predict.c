@@ -119,8 +119,13 @@ static int note_saving(struct analysis_device *out, const struct spans *spans, e
  * host-sync gaps ask for the sync removed, launch-bound gaps for a CUDA graph, host-cpu gaps for
  * the host's own work moved off the launching thread, copies from pageable memory with no kernel
  * running for pinned memory, and they and copies on the compute stream for copying ahead. */
-static unsigned idle_fixes_proved(const int64_t *idle_ns)
+static unsigned idle_fixes_proved(const struct device_idle *idle)
 {
+    /* Time between steps counts as the cause it would have had inside one (a host synchronization
+     * at every step's end is a step-end stretch, and removing it is still the fix). */
+    int64_t idle_ns[ACCOUNTING_CAUSE_COUNT];
+    for (int cause = 0; cause < ACCOUNTING_CAUSE_COUNT; cause++)
+        idle_ns[cause] = idle->ns[cause] + idle->between_steps_ns[cause];
     /* The host-sample verdicts of host-cpu time (data-loading, python-work, ...) ask for its fix too:
      * the fix of an idle cause is its row's (causes.def). */
     unsigned fixes = (idle_ns[ACCOUNTING_IDLE_HOST_SYNC] > 0 ? FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC) : 0) |
@@ -248,7 +253,7 @@ static int removes_syncs(const struct replay *replay, const struct device_state 
                          const struct device_idle *idle)
 {
     if (!fix_proved(device, ANALYSIS_FIX_REMOVE_HOST_SYNC) &&
-        !(idle_fixes_proved(idle->ns) & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)))
+        !(idle_fixes_proved(idle) & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)))
         return 0;
     for (size_t c = 0; c < replay->call_count; c++)
         if (replay->calls[c].kind & CALL_SYNC)
@@ -301,11 +306,10 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
                 has_split = pipeline_split_streams(db, &replay, device->process_id, waits, wait_count, &split,
                                                    &read_error);
                 struct replay_scratch *scratch = engine_scratch_new();
-                status =
-                    has_split == WHATIF_OUT_OF_MEMORY || !scratch
-                        ? WHATIF_OUT_OF_MEMORY
-                        : predict(&replay, has_split > 0 ? &split : NULL, device, idle_fixes_proved(idle->ns),
-                                  copy_hidden_ns(&replay, idle), scratch, out);
+                status = has_split == WHATIF_OUT_OF_MEMORY || !scratch
+                             ? WHATIF_OUT_OF_MEMORY
+                             : predict(&replay, has_split > 0 ? &split : NULL, device,
+                                       idle_fixes_proved(idle), copy_hidden_ns(&replay, idle), scratch, out);
                 engine_scratch_free(scratch);
             }
             replay_free_ops(&split); /* its host side is replay's */
