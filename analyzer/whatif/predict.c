@@ -5,6 +5,7 @@
  * list (whatif_collect) with the public analysis_what_if_* questions on it. Memory: the device's
  * operations and its process's host calls (bounded by WHATIF_MAX_OPS). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "graph.h"
@@ -394,6 +395,29 @@ static void predict_skew_removed(struct analysis_result *result)
         device->fixes_modelled |= FIX_BIT(ANALYSIS_FIX_REMOVE_SKEW);
     }
 }
+/* Under CUDA_LAUNCH_BLOCKING=1 (the launch-blocking cause proved), a CUDA graph gains what
+ * unsetting the variable gains, for the same reason: the launches no longer wait for their kernels.
+ * The variable is the cause and unsetting it the fix; the graph is not offered beside it when it
+ * gains no more than 5% beyond it. */
+static void drop_graph_under_launch_blocking(struct analysis_result *result)
+{
+    const struct analysis_what_if *unset = NULL;
+    for (size_t i = 0; i < result->what_if_count; i++)
+        if (result->what_if[i].fix == ANALYSIS_FIX_UNSET_LAUNCH_BLOCKING &&
+            result->what_if[i].cause != ANALYSIS_CAUSE_COUNT)
+            unset = &result->what_if[i];
+    if (!unset)
+        return;
+    int64_t bound = unset->predicted_saving_ns + unset->predicted_saving_ns / 20;
+    for (size_t i = 0; i < result->what_if_count; i++)
+        if (result->what_if[i].fix == ANALYSIS_FIX_CUDA_GRAPH &&
+            result->what_if[i].predicted_saving_ns <= bound) {
+            memmove(&result->what_if[i], &result->what_if[i + 1],
+                    (result->what_if_count - i - 1) * sizeof result->what_if[i]);
+            result->what_if_count--;
+            return;
+        }
+}
 
 void whatif_collect(struct analysis_result *result)
 {
@@ -420,6 +444,7 @@ void whatif_collect(struct analysis_result *result)
             item->host_work_ns += analysis_device_host_work_ns(&result->devices[d], (enum analysis_fix)fix);
         }
     }
+    drop_graph_under_launch_blocking(result);
     for (size_t i = 1; i < result->what_if_count; i++) /* largest first */
         for (size_t j = i;
              j > 0 && result->what_if[j].predicted_saving_ns > result->what_if[j - 1].predicted_saving_ns;

@@ -28,7 +28,7 @@ set -u
 if [ -z "${GOLDEN_SET:-}" ]; then
     [ -d "${OVERLAPSCOPE_TEST_DATA:?}/gpu" ] || { echo "skipped: no $OVERLAPSCOPE_TEST_DATA/gpu"; exit 77; }
     status=0
-    for set in gpu gpu-h200x2 gpu-h100 gpu-h200; do
+    for set in gpu gpu-h200x2 gpu-h100 gpu-h200 gpu-h200-v3; do
         [ -d "$OVERLAPSCOPE_TEST_DATA/$set" ] || continue
         echo "== tests/data/$set"
         GOLDEN_SET=$set bash "$0" || status=1
@@ -83,9 +83,11 @@ EOF
 verdict() {
     local trace=$1 why=$2 expression=$3
     present "$trace" || return 0
-    local json=$scratch/$trace.json
-    [ -s "$json" ] || "$os" report --json "$data/$trace.db" >"$json" 2>"$scratch/err" || {
-        echo "FAILED: $trace: report --json: $(cat "$scratch/err")"; fail=$((fail+1)); return 0; }
+    # VERDICT_SELECT="--range NAME" (or another option and its value): the report of that selection
+    local select=(); [ -n "${VERDICT_SELECT:-}" ] && select=("${VERDICT_SELECT%% *}" "${VERDICT_SELECT#* }")
+    local json=$scratch/$trace${VERDICT_SELECT:+-selected-$(echo "$VERDICT_SELECT" | tr -c 'a-zA-Z0-9' _)}.json
+    [ -s "$json" ] || "$os" report --json "${select[@]}" "$data/$trace.db" >"$json" 2>"$scratch/err" || {
+        echo "FAILED: $trace: report --json ${select[*]}: $(cat "$scratch/err")"; fail=$((fail+1)); return 0; }
     if out=$(python3 - "$json" "$expression" <<'EOF' 2>&1
 import json, re, statistics, sys
 r = json.load(open(sys.argv[1]))
@@ -544,6 +546,51 @@ if [ "$GOLDEN_SET" != gpu ]; then
         'sum(st["idle"]["causes"][0]["cause"] == "launch-bound" for st in r["step_accounting"]) >= 0.8 * len(r["step_accounting"]) and any(w["fix"] == "cuda-graph" and w["predicted_saving_ns"] > 0 for w in r["what_if"])'
     verdict torch_graph_graph 'a graph replayed: nothing launch-bound' \
         's["idle_launch_bound_ms"] == 0 and not any(w["fix"] == "cuda-graph" for w in r["what_if"])'
+fi
+
+# tests/data/gpu-h200-v3 (one H200, 2026-11-28, schema 3: host samples at 100 Hz and the
+# environment kept): tests/gpu/host_samples.sh, capture_range.sh and sync_pairs.sh.
+if [ "$GOLDEN_SET" = gpu-h200-v3 ]; then
+    # A loop starved by two DataLoader workers burning CPU (issue 31's "done when"): in the training
+    # range the largest idle cause is data loading, CPU-bound, with the loader line and the workers'
+    # busy share.
+    VERDICT_SELECT="--range train" verdict host_starved_loader 'starved by its DataLoader: data loading, CPU-bound' \
+        'idle_top() == ("data-loading", "CPU-bound") and any("2 worker processes busy" in c["evidence"] and "dataloader.py" in c["evidence"] for c in parts(device_of(-1), "idle"))'
+    verdict host_gc_loop 'the line that runs gc.collect() named as the host work' \
+        'idle_top()[0] == "python-work" and "collect_garbage" in idle_top()[1]'
+    verdict host_lock_wait 'the launching thread seen at the line waiting for the lock' \
+        'any("wait_for_lock" in c["label"] for c in parts(device_of(-1), "idle"))'
+    verdict host_warmup 'a first-call warm-up named warm-up, the largest idle cause' 'idle_top()[0] == "warmup"'
+    verdict host_launch_blocking 'CUDA_LAUNCH_BLOCKING=1: launch blocking, from the recorded variable; unset it, no graph advice' \
+        'top() == "launch-blocking" and "recorded environment sets CUDA_LAUNCH_BLOCKING=1" in evidence("launch-blocking")[0] and r["what_if"][0]["fix"] == "unset-launch-blocking" and not any(w["fix"] == "cuda-graph" for w in r["what_if"])'
+    verdict host_launch_blocking_off 'the same loop without the variable: no launch blocking' \
+        'count("launch-blocking") == 0 and not any(w["fix"] == "unset-launch-blocking" for w in r["what_if"])'
+    # torch.cuda.empty_cache() each step (cudaFree synchronizes the device, behind a side-stream GEMM)
+    # vs without; boolean-mask indexing vs torch.where (issue 32 item 7). Timings:
+    # hidden_syncs_timings.json. The empty_cache loop's syncs are step-end time: its what-if is
+    # remove-host-sync; without it, none.
+    verdict torch_empty_cache 'empty_cache each step: remove the host synchronization offered' \
+        'any(w["fix"] == "remove-host-sync" and w["predicted_saving_ns"] > 0 for w in r["what_if"])'
+    verdict torch_no_empty_cache 'without empty_cache: no synchronization to remove worth 1 ms' \
+        'sum(w["predicted_saving_ns"] for w in r["what_if"] if w["fix"] == "remove-host-sync") < 2e6'
+    verdict torch_mask 'the mask loop reads right' 'readable()'
+    verdict torch_where 'torch.where: no host sync to remove' \
+        'sum(w["predicted_saving_ns"] for w in r["what_if"] if w["fix"] == "remove-host-sync") < 2e6'
+    # record --capture-range / --delay / --duration (issue 34 item 2): info and report say what was
+    # captured; the whole run says nothing.
+    for trace in capture_whole capture_profiler_api capture_nvtx capture_delay_duration; do
+        present "$trace" || continue
+        line=$("$os" info "$data/$trace.db" 2>&1 | grep '^captured:')
+        report_line=$("$os" report "$data/$trace.db" 2>&1 | grep 'captured:')
+        case $trace in
+            capture_whole) ok=$([ -z "$line" ] && echo 1) ;;
+            capture_profiler_api) ok=$([[ $line == *"cudaProfilerStart..Stop, 1 range"* && -n $report_line ]] && echo 1) ;;
+            capture_nvtx) ok=$([[ $line == *"capture_me"*"2 ranges"* && -n $report_line ]] && echo 1) ;;
+            capture_delay_duration) ok=$([[ $line == *"1 range"* && -n $report_line ]] && echo 1) ;;
+        esac
+        if [ -n "$ok" ]; then pass=$((pass+1)); else
+            echo "FAILED: $trace: info says '${line}', report says '${report_line}'"; fail=$((fail+1)); fi
+    done
 fi
 
 # Every trace in the folder must have a verdict above, and every report must read right.
