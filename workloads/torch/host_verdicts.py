@@ -30,14 +30,16 @@ import torch
 
 
 def read_sample(folder, index):
-    """One sample from disk: a fresh 256 KiB file written and fsync'd (a disk wait), then read."""
-    path = os.path.join(folder, f"sample{index % 8}.bin")
+    """One sample from disk: a fresh 256 KiB file written and fsync'd (a disk wait), then read and
+    removed. A file per sample: two workers writing one name truncated each other's reads."""
+    path = os.path.join(folder, f"sample{index}.bin")
     with open(path, "wb") as out:
         out.write(os.urandom(256 * 1024))
         out.flush()
         os.fsync(out.fileno())
     with open(path, "rb") as source:
         data = source.read()
+    os.unlink(path)
     time.sleep(0.005)  # the rest of a slow storage's latency
     return torch.frombuffer(bytearray(data[:4096]), dtype=torch.uint8).float()
 
