@@ -23,7 +23,8 @@ static void print_capture_note(const char *path)
     if (cli_capture_note_of(path, captured, sizeof captured)) {
         fputs("captured: ", stdout);
         text_safe_fputs(captured, TEXT_SAFE_TERMINAL, stdout);
-        fputs(" (the figures cover only that)\n", stdout);
+        /* its own line: the note and a long range name would pass 80 columns together */
+        fputs("\n  (the figures cover only what was captured)\n", stdout);
     }
 }
 

@@ -44,7 +44,8 @@ db.commit()
 PY
 line="cudaProfilerStart..Stop, 4 ranges, 1.340 s of 9.800 s"
 expect "info: 'captured:  $line'" '$os info "$scratch/part.db" | grep -qxF "captured:  $line"'
-expect "report: the line under the report" '[ "$($os report "$scratch/part.db" | tail -1)" = "captured: $line (the figures cover only that)" ]'
+expect "report: the lines under the report" '[ "$($os report "$scratch/part.db" | tail -2)" = "captured: $line
+  (the figures cover only what was captured)" ]'
 expect "report --json stays JSON" '$os report --json "$scratch/part.db" | python3 -c "import json,sys; json.load(sys.stdin)"'
 expect "render: the line after the picture's" '$os render "$scratch/part.db" -o "$scratch/part.png" | grep -qxF "captured: $line (the picture shows only that)"'
 python3 - "$scratch/part.db" <<'PY'
