@@ -112,6 +112,12 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
     cJSON_AddNumberToObject(object, "instance_count", (double)straggler->instance_count);
     cJSON_AddNumberToObject(object, "late_ns", (double)straggler->late_ns);
     report_json_add_text(object, "evidence", straggler->evidence);
+    cJSON_AddBoolToObject(object, "load_imbalance", straggler->load_imbalance);
+    if (straggler->load_imbalance) {
+        cJSON_AddNumberToObject(object, "compute_ns", (double)straggler->compute_ns);
+        cJSON_AddNumberToObject(object, "peer_compute_ns", (double)straggler->peer_compute_ns);
+        cJSON_AddNumberToObject(object, "mean_compute_ns", (double)straggler->mean_compute_ns);
+    }
 }
 
 /* --- text and Markdown --- */

@@ -526,6 +526,7 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
                (int)(EXPLAIN_START_TOLERANCE_NS / 1000));
         return;
     case ACCOUNTING_COMM_SKEW:
+    case ACCOUNTING_COMM_IMBALANCE: /* its detail says how much more its GPU computed */
         append(text, size, "%s arrived last at %" PRId64 " collective%s, %s late on average", b->label,
                b->count, b->count == 1 ? "" : "s", duration(one, sizeof one, f->late_ns / count));
         break;

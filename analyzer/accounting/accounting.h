@@ -83,7 +83,11 @@ struct accounting_straggler {
         late_count; /* collective instances it arrived last at, with a skew above ACCOUNTING_SKEW_MIN_NS */
     int64_t instance_count; /* instances matched across ranks with such a skew */
     int64_t late_ns;        /* the other ranks' exposed waiting for it */
-    char evidence[384];     /* also names its own top idle cause */
+    char evidence[384];     /* also names its own top idle cause, or its load imbalance */
+    /* Load imbalance (imbalance.h): its GPU computed at least 1.2x the other ranks' mean; then its
+     * compute time, the others' mean and every rank's mean (the balanced figure). */
+    int load_imbalance;
+    int64_t compute_ns, peer_compute_ns, mean_compute_ns;
 };
 /* A skew below this is NCCL's own entry jitter, not a late rank. */
 #define ACCOUNTING_SKEW_MIN_NS 10000

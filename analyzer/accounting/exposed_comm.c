@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "exposed_comm.h"
+#include "imbalance.h"
 #include "ledger.h"
 #include "nccl_kernel_name.h"
 #include "store.h"
@@ -393,6 +394,7 @@ static int late_kernel_waited_behind_compute(const accountant *acc, const struct
 
 struct rank_tally {
     int64_t rank, late_count, late_ns;
+    int64_t computed_ns; /* of late_ns, the waits given to load imbalance (its GPU computing) */
 };
 
 static struct rank_tally *tally_of(struct rank_tally *tallies, size_t *count, int64_t rank)
@@ -433,11 +435,34 @@ static int keep_instance(accountant *acc, const struct member *members, size_t c
     return 0;
 }
 
+/* imbalanced: the rank whose GPU computed markedly more than the others (imbalance.h), with the
+ * clause that says so; rank -1 when none. */
+struct imbalanced_rank {
+    int64_t rank;
+    char clause[160];
+};
+
+/* The late rank is the imbalanced one and its GPU was busy for most of the wait (it computed, its
+ * host was not late): the wait is the work's split. A late rank whose GPU sat idle was held by its
+ * host, whatever its share of the work. */
+static int late_computed(const accountant *acc, const struct device_books *late,
+                         const struct comm_kernel *late_kernel, int64_t skew_ns,
+                         const struct imbalanced_rank *imbalanced)
+{
+    if (imbalanced->rank < 0 || late->rank != imbalanced->rank)
+        return 0;
+    int64_t by_cause[ACCOUNTING_CAUSE_COUNT] = {0};
+    int64_t idle = late_idle(acc, late, late_kernel->start_ns - skew_ns, late_kernel->start_ns, by_cause);
+    return idle * 2 < skew_ns;
+}
+
 /* described[waiting book * book count + late book]: the late rank's activity is looked up once per
  * pair of devices (the first skewed instance), which is the one the evidence quotes. */
+
 static int split_instance(accountant *acc, const struct analysis_result *result, const struct member *members,
                           size_t count, struct rank_tally *tallies, size_t *tally_count,
-                          int64_t *skewed_instances, unsigned char *described)
+                          int64_t *skewed_instances, unsigned char *described,
+                          const struct imbalanced_rank *imbalanced)
 {
     size_t last = 0;
     for (size_t i = 1; i < count; i++) {
@@ -474,11 +499,18 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
             continue;
         }
         largest_skew = skew > largest_skew ? skew : largest_skew;
+        int heavier = !behind && late_computed(acc, late, late_kernel, skew, imbalanced);
+        enum accounting_cause waited = behind    ? ACCOUNTING_COMM_BEHIND_COMPUTE
+                                       : heavier ? ACCOUNTING_COMM_IMBALANCE
+                                                 : ACCOUNTING_COMM_SKEW;
         char detail[256] = "";
         unsigned char *done = &described[members[i].book * acc->ledger.book_count + members[last].book];
         if (!*done) {
             *done = 1;
-            late_activity(acc, late, late_kernel, skew, late_label, detail, sizeof detail);
+            if (heavier)
+                snprintf(detail, sizeof detail, "%s", imbalanced->clause);
+            else
+                late_activity(acc, late, late_kernel, skew, late_label, detail, sizeof detail);
         }
         struct evidence_figures waiting = {.late_ns = skew,
                                            .detail = detail[0] ? detail : NULL,
@@ -486,8 +518,7 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
                                            .last_instance = instance,
                                            .has_instance = 1,
                                            .instance_by_order = by_order};
-        if (give_pieces(acc, kernel, kernel->start_ns + skew,
-                        behind ? ACCOUNTING_COMM_BEHIND_COMPUTE : ACCOUNTING_COMM_SKEW, late_label, &waiting,
+        if (give_pieces(acc, kernel, kernel->start_ns + skew, waited, late_label, &waiting,
                         ACCOUNTING_COMM_TRANSFER, kernel->op, &transfer) != 0)
             return -1;
         int64_t exposed_wait = 0;
@@ -497,6 +528,7 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
             exposed_wait += end > kernel->pieces[p].start_ns ? end - kernel->pieces[p].start_ns : 0;
         }
         tally_of(tallies, tally_count, late->rank)->late_ns += exposed_wait;
+        tally_of(tallies, tally_count, late->rank)->computed_ns += heavier ? exposed_wait : 0;
     }
     if (largest_skew >= ACCOUNTING_SKEW_MIN_NS) {
         (*skewed_instances)++;
@@ -539,7 +571,8 @@ static const struct bucket *top_idle(const struct device_books *books)
 }
 
 static void name_straggler(accountant *acc, struct analysis_result *result, const struct rank_tally *tallies,
-                           size_t tally_count, int64_t skewed_instances)
+                           size_t tally_count, int64_t skewed_instances, const struct imbalance *imbalance,
+                           const struct imbalanced_rank *imbalanced)
 {
     const struct rank_tally *worst = NULL;
     for (size_t i = 0; i < tally_count; i++)
@@ -558,6 +591,17 @@ static void name_straggler(accountant *acc, struct analysis_result *result, cons
                            "rank %" PRId64 " arrived last at %" PRId64 " of %" PRId64
                            " collectives with a skew over 10 us; the other ranks' exposed waiting for it: %s",
                            worst->rank, worst->late_count, skewed_instances, late);
+    /* Why it came late: its work, not a crumb of idle time, when most of the waiting for it was. */
+    if (imbalanced->rank == worst->rank && worst->computed_ns * 2 > worst->late_ns) {
+        out->load_imbalance = 1;
+        out->compute_ns = imbalance->compute_ns;
+        out->peer_compute_ns = imbalance->peer_compute_ns;
+        out->mean_compute_ns = imbalance->mean_compute_ns;
+        if (written > 0 && (size_t)written < sizeof out->evidence)
+            snprintf(out->evidence + written, sizeof out->evidence - (size_t)written, "; load imbalance: %s",
+                     imbalanced->clause);
+        return;
+    }
     for (size_t i = 0; i < acc->ledger.book_count && written > 0 && (size_t)written < sizeof out->evidence;
          i++) {
         const struct bucket *top =
@@ -583,11 +627,18 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
     struct member *members = malloc(total * sizeof *members);
     struct rank_tally *tallies = calloc(acc->ledger.book_count, sizeof *tallies);
     unsigned char *described = calloc(acc->ledger.book_count * acc->ledger.book_count, 1);
-    if (!members || !tallies || !described || find_behind_starts(acc, result) != 0) {
+    struct imbalance imbalance;
+    struct imbalanced_rank imbalanced = {.rank = -1};
+    if (!members || !tallies || !described || imbalance_find(result, &imbalance) != 0 ||
+        find_behind_starts(acc, result) != 0) {
         free(members);
         free(tallies);
         free(described);
         return error_set(err, "out of memory");
+    }
+    if (imbalance.found) {
+        imbalanced.rank = imbalance.rank;
+        imbalance_describe(&imbalance, imbalanced.clause, sizeof imbalanced.clause);
     }
     size_t n = 0;
     int single_process = 1;
@@ -610,13 +661,13 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
             end++;
         if (end - start >= 2)
             status = split_instance(acc, result, members + start, end - start, tallies, &tally_count,
-                                    &skewed_instances, described);
+                                    &skewed_instances, described, &imbalanced);
         else
             status = give_unmatched(acc, &members[start], single_process);
         start = end;
     }
     if (status == 0)
-        name_straggler(acc, result, tallies, tally_count, skewed_instances);
+        name_straggler(acc, result, tallies, tally_count, skewed_instances, &imbalance, &imbalanced);
     free(members);
     free(tallies);
     free(described);

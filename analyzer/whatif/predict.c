@@ -380,21 +380,37 @@ static int64_t largest_exposed_skew(const struct analysis_result *result)
     return largest;
 }
 
-/* Removing the skew: the ranks run in lockstep (every collective waits for the last rank), so when
- * the late rank arrives on time every rank's span shrinks by the largest exposed wait for it; the
- * replay is per device and cannot see the other ranks, so this fix is the accounting's figure. */
-static void predict_skew_removed(struct analysis_result *result)
+/* A fix across ranks, which the per-device replay cannot see: the ranks run in lockstep, so every
+ * device's span shrinks by the same saving (never more than the span). */
+static void save_on_every_device(struct analysis_result *result, enum analysis_fix fix, int64_t saving)
 {
-    int64_t skew = largest_exposed_skew(result);
-    if (skew <= 0 || result->device_count < 2)
-        return;
     for (size_t d = 0; d < result->device_count; d++) {
         struct analysis_device *device = &result->devices[d];
         int64_t span = device->busy_ns + device->idle_ns;
-        device->fix_saving_ns[ANALYSIS_FIX_REMOVE_SKEW] = skew < span ? skew : span;
-        device->fixes_modelled |= FIX_BIT(ANALYSIS_FIX_REMOVE_SKEW);
+        device->fix_saving_ns[fix] = saving < span ? saving : span;
+        device->fixes_modelled |= FIX_BIT(fix);
     }
 }
+
+/* Removing the skew: when the late rank arrives on time every rank's span shrinks by the largest
+ * exposed wait for it; the accounting's figure. */
+static void predict_skew_removed(struct analysis_result *result)
+{
+    int64_t skew = largest_exposed_skew(result);
+    if (skew > 0 && result->device_count >= 2)
+        save_on_every_device(result, ANALYSIS_FIX_REMOVE_SKEW, skew);
+}
+
+/* Balancing the work: with every rank computing the ranks' mean, each step shrinks by what the
+ * busiest rank computed beyond it (imbalance.h). */
+static void predict_balanced(struct analysis_result *result)
+{
+    const struct accounting_straggler *straggler = &result->straggler;
+    int64_t excess = straggler->compute_ns - straggler->mean_compute_ns;
+    if (straggler->load_imbalance && excess > 0)
+        save_on_every_device(result, ANALYSIS_FIX_BALANCE_WORK, excess);
+}
+
 /* Under CUDA_LAUNCH_BLOCKING=1 (the launch-blocking cause proved), a CUDA graph gains what
  * unsetting the variable gains, for the same reason: the launches no longer wait for their kernels.
  * The variable is the cause and unsetting it the fix; the graph is not offered beside it when it
@@ -426,6 +442,7 @@ void whatif_collect(struct analysis_result *result)
     for (size_t d = 0; d < result->device_count; d++)
         result->total_headroom_ns += result->devices[d].headroom_ns;
     predict_skew_removed(result);
+    predict_balanced(result);
     for (int fix = 0; fix < ANALYSIS_FIX_ALL; fix++) {
         enum analysis_cause cause = largest_cause_of(result, (enum analysis_fix)fix);
         int modelled = 0;

@@ -511,6 +511,73 @@ static void test_two_ranks_with_offset(void)
     analysis_free(result);
 }
 
+/* Load imbalance (issue 32 item 3): two ranks in lockstep, five all-reduces. Rank 0 computes 300 us
+ * a step and rank 1 600 us; each all-reduce's transfer takes 50 us once rank 1 arrives. So rank 0
+ * waits 300 us a step for rank 1 while rank 1's GPU computes: the work's split, 2.00x rank 0's. The
+ * balanced program computes the mean, 450 us, on both: each rank's span shrinks by 150 us a step,
+ * 750 us in all. With host_late, rank 1 computes the same 600 us but half of it after the
+ * all-reduce, and it arrives late because its host launches the all-reduce 300 us after its compute
+ * ended (its GPU idle meanwhile): the host's fault, arrival skew, even though it computes more. */
+static void test_load_imbalance(int host_late)
+{
+    struct scenario s;
+    CHECK_INT(builder_create(&s.b, directory, host_late ? "imbalance-host.db" : "imbalance.db"), 0);
+    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
+    add_h100(&s.b, ranks[0], 0);
+    add_h100(&s.b, ranks[1], 0);
+    s.process = ranks[0];
+    for (int i = 0; i < 5; i++) {
+        double at = 1000.0 * i;
+        int64_t rows[2];
+        kernel(&s, ranks[0], 13, at - 10, at - 5, at, at + 300, "forward");
+        rows[0] = kernel(&s, ranks[0], 20, at + 290, at + 295, at + 300, at + 650, NCCL_NAME);
+        if (host_late) {
+            kernel(&s, ranks[1], 13, at - 10, at - 5, at, at + 300, "forward");
+            rows[1] = kernel(&s, ranks[1], 20, at + 590, at + 595, at + 600, at + 650, NCCL_NAME);
+            kernel(&s, ranks[1], 13, at + 640, at + 645, at + 650, at + 950, "optimizer");
+        } else {
+            kernel(&s, ranks[1], 13, at - 10, at - 5, at, at + 600, "forward");
+            rows[1] = kernel(&s, ranks[1], 20, at + 590, at + 595, at + 600, at + 650, NCCL_NAME);
+        }
+        for (int r = 0; r < 2; r++)
+            add_allreduce(&s, ranks[r], r, rows[r], i, "c0ffee", 8388608);
+    }
+    struct analysis_result *result = finish(&s);
+    CHECK(result && result->device_count == 2);
+    for (size_t d = 0; result && d < result->device_count; d++) {
+        if (result->devices[d].rank != 0)
+            continue;
+        const struct analysis_accounting *accounting = whole_device(result, d);
+        const struct accounting_breakdown *comm = accounting ? &accounting->exposed_communication : NULL;
+        const struct accounting_entry *imbalance = entry_of(comm, ACCOUNTING_COMM_IMBALANCE, "rank 1");
+        const struct accounting_entry *skew = entry_of(comm, ACCOUNTING_COMM_SKEW, "rank 1");
+        const struct accounting_entry *waited = host_late ? skew : imbalance;
+        CHECK(host_late ? imbalance == NULL : skew == NULL);
+        CHECK_INT(waited ? waited->ns : 0, US(1500));
+        CHECK_INT(waited ? waited->count : 0, 5);
+        if (!host_late)
+            CHECK_CONTAINS(imbalance ? imbalance->evidence : NULL,
+                           "its GPU computed 2.00x rank 0's (3.00 ms against 1.50 ms of compute kernels)");
+    }
+    CHECK_INT(result ? result->straggler.rank : -1, 1);
+    CHECK_INT(result ? result->straggler.load_imbalance : -1, !host_late);
+    const struct analysis_what_if *balance = NULL;
+    for (size_t i = 0; result && i < result->what_if_count; i++)
+        if (result->what_if[i].fix == ANALYSIS_FIX_BALANCE_WORK)
+            balance = &result->what_if[i];
+    if (host_late) {
+        CHECK(balance == NULL);
+    } else {
+        CHECK_CONTAINS(result ? result->straggler.evidence : NULL,
+                       "load imbalance: its GPU computed 2.00x rank 0's (3.00 ms against 1.50 ms");
+        CHECK_INT(result ? result->straggler.compute_ns : 0, US(3000));
+        CHECK_INT(result ? result->straggler.peer_compute_ns : 0, US(1500));
+        CHECK_INT(result ? result->straggler.mean_compute_ns : 0, US(2250));
+        CHECK_INT(balance ? balance->predicted_saving_ns : 0, 2 * US(750));
+    }
+    analysis_free(result);
+}
+
 /* Two ranks without collectives rows (a Kineto trace without sequence numbers, or older NCCL):
  * the all-reduces are matched by their order on each device. Rank 1's clock is 0.5 s behind. At
  * each, rank 0's host is away 50 us after its forward kernel and launches its all-reduce late:
@@ -789,6 +856,8 @@ int main(void)
     test_two_ranks_with_offset();
     test_skew_behind_compute();
     test_matched_by_order();
+    test_load_imbalance(0);
+    test_load_imbalance(1);
     test_no_peer_instance();
     test_peer_copy_and_unrecorded_launch();
     test_wait_source();

@@ -20,7 +20,7 @@ work, docs, os_, a_path = sys.argv[1:5]
 idle = ["host-sync", "launch-bound", "host-cpu", "other-device", "peer-wait", "step-start", "step-end",
         "step-boundary", "dispatch", "unexplained", "sync-elsewhere", "warmup", "data-loading", "python-work",
         "garbage-collection", "lock-wait"]
-exposed = ["skew", "transfer", "behind-compute", "unmatched"]
+exposed = ["skew", "transfer", "behind-compute", "unmatched", "imbalance"]
 names = {("idle_" if t in idle else "exposed_comm_") + t.replace("-", "_") + "_ms": (t, t in idle)
          for t in idle + exposed}
 def per_cause(report, tag, is_idle):
