@@ -566,6 +566,8 @@ if [ "$GOLDEN_SET" = gpu-h200-v3 ]; then
     # busy share.
     VERDICT_SELECT="--range train" verdict host_starved_loader 'starved by its DataLoader: data loading, CPU-bound' \
         'idle_top() == ("data-loading", "CPU-bound") and any("2 worker processes busy" in c["evidence"] and "dataloader.py" in c["evidence"] for c in parts(device_of(-1), "idle"))'
+    verdict host_io_loader 'starved by DataLoader workers that wait on reads: data loading, I/O-bound' \
+        'idle_top() == ("data-loading", "I/O-bound") and any("worker processes busy" in c["evidence"] and "dataloader.py" in c["evidence"] for c in parts(device_of(-1), "idle"))'
     verdict host_gc_loop 'the line that runs gc.collect() named as the host work' \
         'idle_top()[0] == "python-work" and "collect_garbage" in idle_top()[1]'
     verdict host_lock_wait 'the launching thread seen at the line waiting for the lock' \
