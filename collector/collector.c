@@ -464,8 +464,8 @@ static void write_host_facts(void)
         add_warning("write-error", "environment facts: %s", err.message);
 }
 
-/* A forked child of a recording process records itself (child_after_fork) and has its file at
- * once; its parent leaves its samples to it. */
+/* A process of the job records itself (a forked child from child_after_fork, an exec'd one from
+ * its start) and has its file at once (host_sampler.h: who samples whose CPU). */
 static int child_records_itself(pid_t pid)
 {
     char path[PATH_MAX];
@@ -481,7 +481,8 @@ static void start_host_sampler(void)
                                          .now_ns = now_ns,
                                          .submit = submit_host_samples,
                                          .thread_ids = thread_names_tids,
-                                         .records_itself = child_records_itself};
+                                         .records_itself = child_records_itself,
+                                         .parent_samples_me = child_records_itself(getppid())};
     error_info err;
     collector.sampler = host_sampler_start(&config, &err);
     if (!collector.sampler)

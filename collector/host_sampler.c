@@ -79,6 +79,7 @@ struct host_sampler {
     struct previous_cpu processes[HOST_SAMPLER_PROCESSES];
     int process_count;
     int32_t children[HOST_SAMPLER_PROCESSES];
+    int32_t child_parents[HOST_SAMPLER_PROCESSES]; /* this process, or one of its children */
     int child_count;
 
     atomic_llong ticks, thread_samples, process_samples, dropped, stackless;
@@ -402,8 +403,10 @@ static void add_children(host_sampler *sampler, int32_t pid, const char *tid)
         int known = 0;
         for (int i = 0; i < sampler->child_count; i++)
             known |= sampler->children[i] == (int32_t)child;
-        if (!known && child > 0)
+        if (!known && child > 0) {
+            sampler->child_parents[sampler->child_count] = pid;
             sampler->children[sampler->child_count++] = (int32_t)child;
+        }
         c = end;
     }
 }
@@ -457,11 +460,16 @@ static void tick(host_sampler *sampler, int64_t tick_number)
         sample_thread(sampler, tids[i], now, state_count);
     if (tick_number % HOST_SAMPLER_CHILD_SCAN == 0)
         find_children(sampler);
-    sample_process(sampler, sampler->pid, now);
-    /* Asked at every tick: a child forked just before a scan creates its file a moment later. */
-    for (int i = 0; i < sampler->child_count; i++)
-        if (!(sampler->config.records_itself && sampler->config.records_itself((pid_t)sampler->children[i])))
+    if (!sampler->config.parent_samples_me)
+        sample_process(sampler, sampler->pid, now);
+    /* A child's children are sampled by that child when it records itself; asked at every tick: a
+     * child forked just before a scan creates its file a moment later. */
+    for (int i = 0; i < sampler->child_count; i++) {
+        int32_t parent = sampler->child_parents[i];
+        if (parent == sampler->pid ||
+            !(sampler->config.records_itself && sampler->config.records_itself((pid_t)parent)))
             sample_process(sampler, sampler->children[i], now);
+    }
     if (sampler->current && now - sampler->last_submit_ns >= SUBMIT_PERIOD_NS)
         hand_over(sampler);
     atomic_fetch_add(&sampler->ticks, 1);

@@ -49,9 +49,14 @@ struct host_sampler_config {
     void *submit_context;
     /* The threads to sample beside the main one (thread_names_tids); NULL: the main one only. */
     size_t (*thread_ids)(uint32_t *tids, size_t capacity);
-    /* Whether a child process records (and samples) itself, so that its rows are not written twice
-     * (a forked DataLoader worker of a recorded job); NULL: no child does. */
+    /* Every process's CPU time is sampled by one sampler, its parent's when the parent records
+     * itself, else its own: a parent outlives a forked DataLoader worker, which leaves through
+     * _exit (multiprocessing) and loses its own last samples (seen on an H200: a worker's samples
+     * ended 0.5 s into a 1.2 s life). records_itself(pid): whether process pid records itself,
+     * so that its own children are its to sample (a forkserver's), not this process's; NULL: none
+     * does. parent_samples_me: this process's parent records itself and samples it. */
     int (*records_itself)(pid_t pid);
+    int parent_samples_me;
 };
 
 /* Starts the sampler thread. Returns NULL with err filled (out of memory, no thread). */

@@ -156,6 +156,8 @@ def main():
     check("process CPU", near(own, process_cpu), f"sampled {own / 1e9:.3f} s, os.times {process_cpu:.3f} s")
     worker = db.execute("SELECT SUM(cpu_ns), MIN(parent_pid), MAX(parent_pid), COUNT(*) FROM process_cpu_samples"
                         " WHERE pid = ?", (child,)).fetchone()
+    # The child records itself (as a forked DataLoader worker of a recorded job does) and leaves
+    # through os._exit: its parent samples its CPU all the same, to its end.
     check("child CPU", worker[0] and worker[0] > 20_000_000 and worker[1] == worker[2] == pid, f"{worker}")
     sampled = db.execute("SELECT SUM(cpu_ns) FROM host_samples WHERE tid = ? AND time_ns > ? AND time_ns <= ?",
                          (pid, spin_start, spin_end + 5_000_000)).fetchone()[0] or 0

@@ -58,6 +58,14 @@ static int submit(void *context, uint8_t *buffer, size_t valid_bytes)
     return 0;
 }
 
+/* As a recorded job's processes do: every process records itself (the collector's
+ * child_records_itself), so that this process must still sample its direct children's CPU. */
+static int everyone_records_itself(pid_t pid)
+{
+    (void)pid;
+    return 1;
+}
+
 /* Starts sampling at hz into a new trace at path. Returns 0, or -1 with error filled. */
 EXPORTED int probe_start(const char *path, int hz, char *error, size_t size)
 {
@@ -65,8 +73,11 @@ EXPORTED int probe_start(const char *path, int hz, char *error, size_t size)
     trace = store_create(path, STORE_OVERWRITE | STORE_BATCHED_INSERTS, &err);
     if (trace)
         writer = collector_writer_start(trace, consume_nothing, release_nothing, NULL, &err);
-    struct host_sampler_config config = {
-        .hz = hz, .now_ns = now_ns, .submit = submit, .thread_ids = thread_names_tids};
+    struct host_sampler_config config = {.hz = hz,
+                                         .now_ns = now_ns,
+                                         .submit = submit,
+                                         .thread_ids = thread_names_tids,
+                                         .records_itself = everyone_records_itself};
     if (writer)
         sampler = host_sampler_start(&config, &err);
     if (!sampler) {

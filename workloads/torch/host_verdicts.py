@@ -132,14 +132,17 @@ def wait_for_lock(lock):
 
 
 def lock_wait(steps):
-    a = torch.randn(1024, 1024, device="cuda")
+    # Each step's GEMM and sync (about 3 ms) outlast the holder's 1 ms pause: the next acquire finds
+    # the lock held again and waits most of the holder's 20 ms, with the GPU idle. (A 1,024 GEMM
+    # without the sync let the loop slip through the pauses: 6 of 88 samples waited, on an H200.)
+    a = torch.randn(4096, 4096, device="cuda")
     lock, stop = threading.Lock(), threading.Event()
     side = threading.Thread(target=hold_lock, args=(lock, stop), name="lock_holder")
     side.start()
     for _ in range(steps * 4):
         wait_for_lock(lock)
         torch.mm(a, a)
-    torch.cuda.synchronize()
+        torch.cuda.synchronize()
     stop.set()
     side.join()
 
