@@ -8,7 +8,7 @@
 #     io_loader        workloads/torch/host_verdicts.py io_loader: workers sleeping (S or D) in read_sample;
 #     launch_blocking  host_verdicts.py launch_blocking under CUDA_LAUNCH_BLOCKING=1: the variable stored
 #                      (process_environment, and `info` shows it); launch_blocking_off: not stored;
-#     warmup           host_verdicts.py warmup: steady_loop in the stacks (first_call when a tick fell in it);
+#     warmup           host_verdicts.py warmup: steady_loop in 10 samples or more (first_call when a tick fell in it);
 #     gc_loop          host_verdicts.py gc_loop: collect_garbage the main thread's commonest innermost frame;
 #     lock_wait        host_verdicts.py lock_wait: the launching thread asleep (S) in wait_for_lock while
 #                      its process burns CPU in the side thread (process CPU > the thread's);
@@ -68,6 +68,12 @@ def main_samples(db):
     return pid[0], [(state, (frames or "").split("\n")[0].split(" ")[-1], frames or "", cpu) for state, frames, cpu in rows]
 
 
+def main_times(db, pid):
+    """The times of main_samples' rows, in the same order."""
+    return [t for (t,) in db.execute("SELECT time_ns FROM host_samples WHERE pid = ?1 AND tid = ?1"
+                                      " ORDER BY time_ns", (pid,))]
+
+
 def share(rows, predicate):
     return sum(1 for row in rows if predicate(row)) / max(len(rows), 1)
 
@@ -79,9 +85,13 @@ def open_db(name):
 db = open_db("host_starved_loader")
 pid, rows = main_samples(db)
 check("starved: samples", len(rows) >= 50, f"{len(rows)} main-thread samples")
-check("starved: main waits in the loader", share(rows, lambda r: "dataloader.py" in r[2]) >= 0.5,
-      f"{share(rows, lambda r: 'dataloader.py' in r[2]):.2f} of samples in dataloader.py, "
-      f"{share(rows, lambda r: r[0] == 'S'):.2f} sleeping")
+# In the training loop (its NVTX range "train"): the 4.5 s of imports before it are not the loader's.
+train = db.execute("SELECT n.start_ns, n.end_ns FROM nvtx n JOIN strings m ON m.id = n.message_id"
+                   " WHERE m.value = 'train'").fetchone() or (0, 0)
+loop = [r for r, t in zip(rows, main_times(db, pid)) if train[0] <= t <= train[1]]
+check("starved: main waits in the loader", share(loop, lambda r: "dataloader.py" in r[2]) >= 0.5,
+      f"{share(loop, lambda r: 'dataloader.py' in r[2]):.2f} of {len(loop)} samples in the train range in "
+      f"dataloader.py, {share(loop, lambda r: r[0] == 'S'):.2f} sleeping")
 workers = db.execute("SELECT pid, SUM(cpu_ns), COUNT(*) FROM process_cpu_samples WHERE parent_pid = ? GROUP BY pid",
                      (pid,)).fetchall()
 busy = [w for w in workers if w[1] > 0.5e9]
@@ -108,8 +118,11 @@ for name, expected in (("host_launch_blocking", [("CUDA_LAUNCH_BLOCKING", "1")])
 
 db = open_db("host_warmup")
 pid, rows = main_samples(db)
-check("warmup: steady loop", share(rows, lambda r: "steady_loop" in r[2]) >= 0.3,
-      f"{share(rows, lambda r: 'steady_loop' in r[2]):.2f} in steady_loop, "
+# The loop's 20 x 300 GEMMs last about 0.2 s after CUDA's lazy initialization (0.3 s, seen on an H200):
+# at 100 Hz, 10 samples or more in steady_loop.
+steady = sum(1 for r in rows if "steady_loop" in r[2])
+check("warmup: steady loop", steady >= 10,
+      f"{steady} of {len(rows)} samples in steady_loop, "
       f"{sum(1 for r in rows if 'first_call' in r[2])} samples in first_call")
 
 db = open_db("host_gc_loop")
