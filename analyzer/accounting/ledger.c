@@ -34,7 +34,7 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
             return b;
     }
     if (builder->count == builder->capacity) {
-        size_t capacity = builder->capacity ? builder->capacity * 2 : 8;
+        size_t capacity = builder->capacity ? builder->capacity * 2 : 2; /* a step has a few causes */
         struct bucket *grown = realloc(builder->buckets, capacity * sizeof *grown);
         if (!grown)
             return NULL;
