@@ -503,13 +503,29 @@ static int keep_copy_breakdown(struct run *run)
         run->copy_breakdowns = grown;
         run->copy_breakdown_capacity = capacity;
     }
-    return copy_exposure_end_device(run->copies, &run->copy_breakdowns[index]);
+    return copy_exposure_end_device(run->copies, &run->copy_breakdowns[index], index);
 }
 
-/* Hands each device's exposed-copy breakdown to its whole-span accounting (the owner from then on). */
-static void attach_copy_breakdowns(struct run *run)
+/* Hands each device's exposed-copy breakdown to its whole-span accounting (the owner from then on),
+ * and appends the exposed copies' intervals to the accounting's (a device's copy time is neither
+ * idle nor exposed communication: its stretches never overlap theirs). Returns 0 or -1. */
+static int attach_copy_breakdowns(struct run *run)
 {
     struct analysis_result *result = run->result;
+    size_t count = 0;
+    struct accounting_interval *copies = copy_exposure_take_intervals(run->copies, &count);
+    if (count) {
+        struct accounting_interval *grown = realloc(
+            result->accounting_intervals, (result->accounting_interval_count + count) * sizeof *grown);
+        if (!grown) {
+            free(copies);
+            return -1;
+        }
+        memcpy(grown + result->accounting_interval_count, copies, count * sizeof *copies);
+        result->accounting_intervals = grown;
+        result->accounting_interval_count += count;
+    }
+    free(copies);
     for (size_t i = 0; i < result->accounting_count; i++) {
         struct analysis_accounting *accounting = &result->accountings[i];
         if (accounting->step >= 0 || accounting->device >= result->device_count)
@@ -517,6 +533,7 @@ static void attach_copy_breakdowns(struct run *run)
         accounting->exposed_copy = run->copy_breakdowns[accounting->device];
         run->copy_breakdowns[accounting->device] = (struct accounting_breakdown){0};
     }
+    return 0;
 }
 
 static int analyze_device(struct run *run, struct store_gpu_device key)
@@ -976,8 +993,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         status = error_set(err, "out of memory");
     if (status == 0)
         status = accountant_collect(run.accountant, run.result, err);
-    if (status == 0)
-        attach_copy_breakdowns(&run);
+    if (status == 0 && attach_copy_breakdowns(&run) != 0)
+        status = error_set(err, "out of memory");
     if (status == 0)
         status = sort_lanes(run.result, err);
     if (status == 0) {

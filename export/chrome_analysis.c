@@ -164,7 +164,9 @@ static const struct accounting_entry *interval_entry(const struct chrome_writer 
         if (books->device != interval->device || books->step != -1)
             continue;
         const struct accounting_breakdown *breakdown =
-            accounting_cause_is_idle(interval->cause) ? &books->idle : &books->exposed_communication;
+            accounting_cause_is_idle(interval->cause)   ? &books->idle
+            : accounting_cause_is_copy(interval->cause) ? &books->exposed_copy
+                                                        : &books->exposed_communication;
         for (size_t e = 0; e < breakdown->entry_count; e++) {
             const struct accounting_entry *entry = &breakdown->entries[e];
             if (entry->cause != interval->cause || strcmp(entry->label, interval->label) != 0)
@@ -177,32 +179,41 @@ static const struct accounting_entry *interval_entry(const struct chrome_writer 
     return found;
 }
 
-/* Where a device's idle and exposed-communication time went: one slice per stretch of one cause
+/* Where a device's idle, exposed-communication and exposed-copy time went: one slice per stretch of one cause
  * (accounting.h; the analyzer keeps the earliest ACCOUNTING_MAX_INTERVALS), named as the picture
  * names it ("idle: host blocked in cudaDeviceSynchronize", "exposed comm: waiting for rank 0"),
- * on the device's "idle causes" or "exposed communication" track, with the cause's evidence in
- * args. Stretches come in time order per device and never overlap (idle: nothing ran; exposed:
- * NCCL ran without compute), so each track is strict. */
+ * on the device's "idle causes", "exposed communication" or "exposed copies" track, with the cause's
+ * evidence in args. Stretches of one kind never overlap on a device (idle: nothing ran; exposed
+ * communication: NCCL ran without compute; exposed copy: a copy ran with no kernel), so each track
+ * is strict. */
 static int write_accounting_interval(struct chrome_writer *w, const struct accounting_interval *interval)
 {
     const struct analysis_device *device = &w->analysis->devices[interval->device];
     int64_t start = interval->start_ns, end = interval->end_ns, tid;
     if (!chrome_clip_slice(w, &start, &end, ANALYSIS_SLICE))
         return 0;
-    int idle = accounting_cause_is_idle(interval->cause);
-    struct chrome_track_key key = {device->process_id, idle ? CHROME_TRACK_IDLE : CHROME_TRACK_EXPOSED_COMM,
-                                   device->device_id, 0};
+    /* idle, exposed communication or exposed copy: its track, its slices' prefix and category */
+    static const struct {
+        enum chrome_track_kind track;
+        const char *prefix, *kind, *quoted;
+    } kinds[] = {
+        {CHROME_TRACK_IDLE, "idle", "idle", "\"idle\""},
+        {CHROME_TRACK_EXPOSED_COMM, "exposed comm", "exposed communication", "\"exposed communication\""},
+        {CHROME_TRACK_EXPOSED_COPY, "exposed copy", "exposed copy", "\"exposed copy\""}};
+    int which = accounting_cause_is_idle(interval->cause)   ? 0
+                : accounting_cause_is_copy(interval->cause) ? 2
+                                                            : 1;
+    struct chrome_track_key key = {device->process_id, kinds[which].track, device->device_id, 0};
     if (chrome_place(w, key, start, end, &tid) != 0)
         return -1;
     char what[160], name[192], total[32];
     naming_accounting(what, sizeof what, interval->cause, interval->label);
-    snprintf(name, sizeof name, "%s: %s", idle ? "idle" : "exposed comm", what);
-    chrome_begin_slice(w, idle ? "idle" : "exposed communication", name, 0, device->process_id, tid, start,
-                       end);
+    snprintf(name, sizeof name, "%s: %s", kinds[which].prefix, what);
+    chrome_begin_slice(w, kinds[which].kind, name, 0, device->process_id, tid, start, end);
     chrome_emit_key(w, "cause");
     chrome_emit_string(w, accounting_cause_tag(interval->cause), CHROME_EXPORT_NAME_BYTES, 0);
     chrome_emit_key(w, "kind");
-    chrome_emit(w, idle ? "\"idle\"" : "\"exposed communication\"");
+    chrome_emit(w, kinds[which].quoted);
     if (interval->label[0]) {
         chrome_emit_key(w, "label");
         chrome_emit_string(w, interval->label, CHROME_EXPORT_NAME_BYTES, 0);

@@ -406,7 +406,8 @@ static int compare_process_ids(const void *left, const void *right)
  * track is no sign of a clock problem. */
 static int analysis_track(enum chrome_track_kind kind)
 {
-    return kind == CHROME_TRACK_WAITS || kind == CHROME_TRACK_IDLE || kind == CHROME_TRACK_EXPOSED_COMM;
+    return kind == CHROME_TRACK_WAITS || kind == CHROME_TRACK_IDLE || kind == CHROME_TRACK_EXPOSED_COMM ||
+           kind == CHROME_TRACK_EXPOSED_COPY;
 }
 
 static void track_name(struct chrome_writer *w, const struct chrome_track *track, char *name, size_t size)
@@ -422,6 +423,9 @@ static void track_name(struct chrome_writer *w, const struct chrome_track *track
         break;
     case CHROME_TRACK_EXPOSED_COMM:
         length = snprintf(name, size, "GPU %" PRId64 " exposed communication (analysis)", key->device_id);
+        break;
+    case CHROME_TRACK_EXPOSED_COPY:
+        length = snprintf(name, size, "GPU %" PRId64 " exposed copies (analysis)", key->device_id);
         break;
     case CHROME_TRACK_STREAM: {
         char label[64];

@@ -140,7 +140,7 @@ static struct logical *logical_of(chrome_tracks *tracks, const struct chrome_tra
 static int strict_kind(enum chrome_track_kind kind)
 {
     return kind == CHROME_TRACK_WAITS || kind == CHROME_TRACK_IDLE || kind == CHROME_TRACK_EXPOSED_COMM ||
-           kind == CHROME_TRACK_STREAM;
+           kind == CHROME_TRACK_EXPOSED_COPY || kind == CHROME_TRACK_STREAM;
 }
 
 /* 1 when [start, end] nests on track (after its open slices that ended are closed). */

@@ -29,7 +29,9 @@ enum chrome_track_kind {
     CHROME_TRACK_SYNC = 5,          /* the process's CUDA synchronizations (nesting) */
     CHROME_TRACK_API = 6,           /* one host thread's CUDA runtime and driver calls (nesting) */
     CHROME_TRACK_NVTX = 7,          /* one host thread's NVTX ranges (nesting) */
-    CHROME_TRACK_KIND_COUNT = 8
+    CHROME_TRACK_EXPOSED_COPY = 8,  /* the causes of one device's exposed copy time (strict; added
+                                       last, so that the other tracks keep their order) */
+    CHROME_TRACK_KIND_COUNT = 9
 };
 
 /* A logical track: device_id is CHROME_TRACK_HOST for host tracks; id is the stream or thread id

@@ -41,5 +41,7 @@ uint32_t palette_text_on(uint32_t background);
 #define PALETTE_IDLE_DATA_LOADING 0xA9D8F2u
 #define PALETTE_IDLE_HOST_WORK 0xE8BCD6u
 #define PALETTE_IDLE_LOCK_WAIT 0xBBBBBBu
+/* Copy time with no kernel running (the SMs waited for it): copy HtoD's bluish green, hatched. */
+#define PALETTE_EXPOSED_COPY 0x009E73u
 
 #endif

@@ -1,6 +1,6 @@
-/* scene_accounting.c: the accounting lane under a device's strip: where its idle time and its
- * exposed communication went (analyzer/accounting.h), each stretch in its style, the causes named
- * where there is room. */
+/* scene_accounting.c: the accounting lane under a device's strip: where its idle time, its
+ * exposed communication and its exposed copy time went (analyzer/accounting.h), each stretch in
+ * its style, the causes named where there is room. */
 #include "scene_private.h"
 
 #include <math.h>
@@ -16,11 +16,14 @@ const struct scene_accounting_look scene_accounting_looks[TIMELINE_ACCOUNTING_ST
     [TIMELINE_IDLE_DATA_LOADING] = {"idle: waiting for the DataLoader", PALETTE_IDLE_DATA_LOADING, 0},
     [TIMELINE_IDLE_HOST_WORK] = {"idle: host Python/C++ work", PALETTE_IDLE_HOST_WORK, 0},
     [TIMELINE_IDLE_LOCK_WAIT] = {"idle: lock or GIL wait", PALETTE_IDLE_LOCK_WAIT, 1},
+    [TIMELINE_EXPOSED_COPY] = {"exposed copy: SMs wait", PALETTE_EXPOSED_COPY, 1},
 };
 
 /* The idle causes' styles come from their rows' picture column (causes.def). */
 static enum timeline_accounting_style accounting_style(enum accounting_cause cause)
 {
+    if (accounting_cause_picture(cause) == CAUSE_PICTURE_EXPOSED_COPY)
+        return TIMELINE_EXPOSED_COPY;
     if (!accounting_cause_is_idle(cause))
         return TIMELINE_EXPOSED_COMMUNICATION;
     switch (accounting_cause_picture(cause)) {

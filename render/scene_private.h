@@ -42,7 +42,7 @@
 #define MIN_ACCOUNTING_LABEL 40.0      /* a run of one cause narrower than this carries no label */
 #define ACCOUNTING_LABEL_SPACING 320.0 /* one cause named at most once per this much of the lane */
 #define ACCOUNTING_RUN_GAP 12.0        /* stretches of one cause this close form one run to name */
-#define ACCOUNTING_TITLE "idle \xc2\xb7 exposed comm"
+#define ACCOUNTING_TITLE "idle \xc2\xb7 exposed"
 #define MIN_LANE_HEIGHT 6.0
 #define MAX_LANE_HEIGHT 64.0
 #define MIN_LABELLED_LANE 15.0 /* lanes lower than this carry no interval text */

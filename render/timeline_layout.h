@@ -58,7 +58,8 @@ struct timeline_wait_mark {
     int has_tag, has_connector;
 };
 
-/* How a stretch of a device's idle or exposed-communication time is drawn on its accounting lane:
+/* How a stretch of a device's idle, exposed-communication or exposed-copy time is drawn on its
+ * accounting lane (exposed copies in the copy's bluish green, hatched):
  * the host blocked in a synchronizing call hatched like a wait, other idle causes pale, exposed
  * communication in NCCL's colour, hatched; the host-sample verdicts of host-cpu time each in a colour
  * of its own (waiting for the loader, the thread's own work, a lock or GIL wait, hatched). */
@@ -70,6 +71,8 @@ enum timeline_accounting_style {
     TIMELINE_IDLE_DATA_LOADING,
     TIMELINE_IDLE_HOST_WORK,
     TIMELINE_IDLE_LOCK_WAIT,
+    /* copy time with no kernel running: the SMs waited for a copy (causes.def picture column) */
+    TIMELINE_EXPOSED_COPY,
     TIMELINE_ACCOUNTING_STYLE_COUNT
 };
 

@@ -44,6 +44,12 @@ struct open_copy {
     size_t bucket;
 };
 
+/* A stretch of one copy with no kernel running, before its bucket's cause is decided. */
+struct raw_stretch {
+    int64_t start_ns, end_ns;
+    size_t bucket;
+};
+
 struct copy_exposure {
     struct device_state *device;
     const struct launches *launches;
@@ -55,6 +61,13 @@ struct copy_exposure {
     /* Host copies from and to pinned memory, by direction (HtoD, DtoH): their bandwidth is what
      * pinning gives on this device. */
     int64_t pinned_bytes[2], pinned_ns[2];
+    /* The device's stretches (adjacent ones of a bucket merged), and every device's as accounting
+     * intervals once their causes are known: the picture's exposed-copy lane. */
+    struct raw_stretch *stretches;
+    size_t stretch_count, stretch_capacity;
+    struct accounting_interval *intervals;
+    size_t interval_count, interval_capacity;
+    int out_of_memory;
 };
 
 copy_exposure *copy_exposure_new(void)
@@ -68,6 +81,8 @@ void copy_exposure_free(copy_exposure *exposure)
         return;
     free(exposure->open);
     free(exposure->buckets);
+    free(exposure->stretches);
+    free(exposure->intervals);
     free(exposure);
 }
 
@@ -78,7 +93,7 @@ void copy_exposure_begin_device(copy_exposure *exposure, struct device_state *de
     exposure->launches = launches;
     exposure->now_ns = INT64_MIN;
     exposure->kernel_end_ns = INT64_MIN;
-    exposure->open_count = exposure->bucket_count = 0;
+    exposure->open_count = exposure->bucket_count = exposure->stretch_count = 0;
     memset(exposure->pinned_bytes, 0, sizeof exposure->pinned_bytes);
     memset(exposure->pinned_ns, 0, sizeof exposure->pinned_ns);
 }
@@ -105,6 +120,32 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+/* Keeps [start_ns, end_ns) of bucket for the picture (ACCOUNTING_MAX_INTERVALS at most in all, as
+ * the ledger keeps its own: the earliest; the totals cover every stretch). */
+static void keep_stretch(copy_exposure *exposure, int64_t start_ns, int64_t end_ns, size_t bucket)
+{
+    if (exposure->stretch_count) {
+        struct raw_stretch *last = &exposure->stretches[exposure->stretch_count - 1];
+        if (last->bucket == bucket && last->end_ns == start_ns) {
+            last->end_ns = end_ns;
+            return;
+        }
+    }
+    if (exposure->interval_count + exposure->stretch_count >= ACCOUNTING_MAX_INTERVALS)
+        return;
+    if (exposure->stretch_count == exposure->stretch_capacity) {
+        size_t capacity = exposure->stretch_capacity ? exposure->stretch_capacity * 2 : 64;
+        struct raw_stretch *grown = realloc(exposure->stretches, capacity * sizeof *grown);
+        if (!grown) {
+            exposure->out_of_memory = 1;
+            return;
+        }
+        exposure->stretches = grown;
+        exposure->stretch_capacity = capacity;
+    }
+    exposure->stretches[exposure->stretch_count++] = (struct raw_stretch){start_ns, end_ns, bucket};
+}
+
 /* Moves the clock to t: the open copies' time in [now, t) past the kernels' latest end had no
  * kernel running. Time two copies ran at once is given once, to the copy that started first (the
  * open copies are kept in start order), so the causes sum to the union the sweep measures. Copies
@@ -121,6 +162,7 @@ static void advance(copy_exposure *exposure, int64_t t)
         if (to > from) {
             add_saturated(&exposure->buckets[copy->bucket].exposed_ns,
                           selection_clock(selection, to) - selection_clock(selection, from));
+            keep_stretch(exposure, from, to, copy->bucket);
             covered = to;
         }
         if (copy->end_ns > t)
@@ -338,22 +380,62 @@ static long merged_entry(struct accounting_breakdown *out, struct copy_bucket *s
     return (long)out->entry_count++;
 }
 
-int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdown *out)
+/* The device's stretches as intervals of device_index, each with its bucket's cause and label
+ * (entry_of_bucket: the entry each bucket went to, -1 for none). Returns 0 or -1. */
+static int keep_intervals(copy_exposure *exposure, const struct accounting_breakdown *out,
+                          const long *entry_of_bucket, size_t device_index)
+{
+    size_t needed = exposure->interval_count + exposure->stretch_count;
+    if (needed > exposure->interval_capacity) {
+        struct accounting_interval *grown = realloc(exposure->intervals, needed * sizeof *grown);
+        if (!grown)
+            return -1;
+        exposure->intervals = grown;
+        exposure->interval_capacity = needed;
+    }
+    for (size_t i = 0; i < exposure->stretch_count; i++) {
+        const struct raw_stretch *stretch = &exposure->stretches[i];
+        long entry = entry_of_bucket[stretch->bucket];
+        if (entry < 0)
+            continue;
+        struct accounting_interval *last =
+            exposure->interval_count ? &exposure->intervals[exposure->interval_count - 1] : NULL;
+        if (last && last->device == device_index && last->cause == out->entries[entry].cause &&
+            last->end_ns == stretch->start_ns && strcmp(last->label, out->entries[entry].label) == 0) {
+            last->end_ns = stretch->end_ns;
+            continue;
+        }
+        struct accounting_interval *interval = &exposure->intervals[exposure->interval_count++];
+        *interval = (struct accounting_interval){.device = device_index,
+                                                 .cause = out->entries[entry].cause,
+                                                 .start_ns = stretch->start_ns,
+                                                 .end_ns = stretch->end_ns};
+        snprintf(interval->label, sizeof interval->label, "%s", out->entries[entry].label);
+    }
+    return 0;
+}
+
+int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdown *out, size_t device_index)
 {
     advance(exposure, INT64_MAX);
     *out = (struct accounting_breakdown){0};
+    if (exposure->out_of_memory)
+        return -1;
     if (exposure->bucket_count == 0)
         return 0;
     out->entries = calloc(exposure->bucket_count, sizeof *out->entries);
     struct copy_bucket *sums = calloc(exposure->bucket_count, sizeof *sums);
-    if (!out->entries || !sums) {
+    long *entry_of_bucket = malloc(exposure->bucket_count * sizeof *entry_of_bucket);
+    if (!out->entries || !sums || !entry_of_bucket) {
         free(out->entries);
         free(sums);
+        free(entry_of_bucket);
         out->entries = NULL;
         return -1;
     }
     for (size_t i = 0; i < exposure->bucket_count; i++) {
         const struct copy_bucket *b = &exposure->buckets[i];
+        entry_of_bucket[i] = -1;
         if (b->exposed_ns <= 0)
             continue;
         enum accounting_cause cause = cause_of(exposure->device, &b->key);
@@ -363,7 +445,7 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
                      b->key.stream_id);
         else
             snprintf(label, sizeof label, "%s", direction_names[b->key.direction]);
-        merged_entry(out, sums, cause, label, b);
+        entry_of_bucket[i] = merged_entry(out, sums, cause, label, b);
         add_saturated(&out->ns, b->exposed_ns);
     }
     for (size_t i = 0; i < out->entry_count; i++) {
@@ -373,6 +455,18 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
         write_evidence(exposure, &sums[i], entry->cause, entry->evidence, sizeof entry->evidence);
     }
     free(sums);
+    /* Before sorting: entry_of_bucket holds the entries' places as merged. */
+    int status = keep_intervals(exposure, out, entry_of_bucket, device_index);
+    free(entry_of_bucket);
     ledger_sort_entries(out);
-    return 0;
+    return status;
+}
+
+struct accounting_interval *copy_exposure_take_intervals(copy_exposure *exposure, size_t *count)
+{
+    struct accounting_interval *intervals = exposure->intervals;
+    *count = exposure->interval_count;
+    exposure->intervals = NULL;
+    exposure->interval_count = exposure->interval_capacity = 0;
+    return intervals;
 }

@@ -27,8 +27,11 @@ void copy_exposure_begin_device(copy_exposure *exposure, struct device_state *de
                                 const struct launches *launches);
 /* One selected operation of the device, in start order. Returns 0, or -1 when out of memory. */
 int copy_exposure_observe(copy_exposure *exposure, const struct model_op *op);
-/* Ends the device: fills out (entries malloc'd, largest first, caller frees out->entries).
- * Returns 0, or -1 when out of memory. */
-int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdown *out);
+/* Ends the device, result device device_index: fills out (entries malloc'd, largest first, caller
+ * frees out->entries) and keeps the device's exposed stretches as accounting intervals of their
+ * entries' causes and labels (the picture's lane). Returns 0, or -1 when out of memory. */
+int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdown *out, size_t device_index);
+/* Every device's intervals so far, in device then time order; the caller owns them (free). */
+struct accounting_interval *copy_exposure_take_intervals(copy_exposure *exposure, size_t *count);
 
 #endif

@@ -8,7 +8,10 @@
  *   - the host-blocked stretches add up to the analysis's host-sync idle time;
  *   - the cause is named on the lane ("host blocked in cudaDeviceSynchronize"), over its marks;
  *   - the legend has the hatched "idle: host blocked" entry;
- *   - the title's figures give the idle time, its share and its largest cause. */
+ *   - the title's figures give the idle time, its share and its largest cause.
+ * And on the 2x H200 golden torch_copy_pageable (ResNet-18 fed from pageable memory, issue 36), in
+ * its range "epoch 1": every exposed-copy stretch is marked in the exposed-copy style, they add up
+ * to the device's exposed copy time, the batches' are pageable and the legend has the entry. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,22 +148,84 @@ static void check_name_and_legend(const struct timeline_layout *layout,
     CHECK_INT(legend, 1);
 }
 
+/* A golden trace analysed and drawn: its store, analysis, layout and picture file (drawn_free). */
+struct drawn {
+    store *trace;
+    struct analysis_result *analysis;
+    struct timeline_layout *layout;
+    char picture[128];
+};
+
+/* data_name (test-data relative) analysed in range (NULL: all), drawn into picture_name. */
+static void draw_golden(struct drawn *d, const char *data_name, const char *range, const char *picture_name)
+{
+    char path[1024];
+    memset(d, 0, sizeof *d);
+    fixture_data_path(path, sizeof path, data_name);
+    CHECK_INT(fixture_picture_path(d->picture, sizeof d->picture, picture_name), 0);
+    error_info err;
+    d->trace = store_open(path, 1, &err);
+    CHECK(d->trace != NULL);
+    struct analysis_options options;
+    analysis_options_init(&options);
+    options.range_name = range;
+    d->analysis = d->trace ? analysis_run(d->trace, &options, &err) : NULL;
+    CHECK(d->analysis != NULL);
+    if (d->analysis && timeline_draw(d->trace, d->analysis, NULL, d->picture, &d->layout, &err) != 0)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(d->layout != NULL);
+}
+
+static void drawn_free(struct drawn *d)
+{
+    timeline_layout_free(d->layout);
+    analysis_free(d->analysis);
+    if (d->trace)
+        store_close(d->trace, NULL);
+    unlink(d->picture);
+}
+
+/* The exposed copies of the pageable ResNet-18 epoch on the lane. */
+static void test_exposed_copy_lane(void)
+{
+    struct drawn d;
+    draw_golden(&d, "gpu-h200x2/torch_copy_pageable.db", "epoch 1", "exposed-copy");
+    const struct analysis_result *analysis = d.analysis;
+    const struct timeline_layout *layout = d.layout;
+    CHECK(analysis == NULL || analysis->device_count == 1);
+    if (layout && analysis && analysis->device_count == 1) {
+        int64_t copy_ns = 0;
+        size_t copy_intervals = 0, copy_marks = 0, pageable = 0;
+        for (size_t i = 0; i < analysis->accounting_interval_count; i++) {
+            const struct accounting_interval *interval = &analysis->accounting_intervals[i];
+            if (accounting_cause_picture(interval->cause) != CAUSE_PICTURE_EXPOSED_COPY)
+                continue;
+            copy_intervals++;
+            copy_ns += interval->end_ns - interval->start_ns;
+            pageable += interval->cause == ACCOUNTING_COPY_PAGEABLE;
+        }
+        for (size_t m = 0; m < layout->accounting_mark_count; m++)
+            copy_marks += layout->accounting_marks[m].style == TIMELINE_EXPOSED_COPY;
+        CHECK(pageable >= 12); /* 12 batches of 73.5 MiB an epoch, each copied with the SMs idle */
+        CHECK_INT(copy_marks, copy_intervals);
+        CHECK_INT(copy_ns, analysis->devices[0].exposed_copy_ns);
+        int legend = 0;
+        for (size_t i = 0; i < layout->legend_count; i++)
+            legend +=
+                strcmp(layout->legend[i].name, "exposed copy: SMs wait") == 0 && layout->legend[i].hatched;
+        CHECK_INT(legend, 1);
+    }
+    drawn_free(&d);
+}
+
 int main(void)
 {
-    char path[1024], picture[128];
-    fixture_data_path(path, sizeof path, "gpu-h100/host_bound_sync.db");
-    CHECK_INT(fixture_picture_path(picture, sizeof picture, "accounting"), 0);
-    error_info err;
-    store *trace = store_open(path, 1, &err);
-    CHECK(trace != NULL);
-    struct analysis_options analysis_options;
-    analysis_options_init(&analysis_options);
-    struct analysis_result *analysis = trace ? analysis_run(trace, &analysis_options, &err) : NULL;
-    CHECK(analysis != NULL);
-    struct timeline_layout *layout = NULL;
-    if (analysis && timeline_draw(trace, analysis, NULL, picture, &layout, &err) != 0)
-        fprintf(stderr, "%s\n", err.message);
-    CHECK(layout != NULL);
+    test_exposed_copy_lane();
+    struct drawn d;
+    draw_golden(&d, "gpu-h100/host_bound_sync.db", NULL, "accounting");
+    const struct analysis_result *analysis = d.analysis;
+    struct timeline_layout *layout = d.layout;
+    const char *picture = d.picture;
     if (layout) {
         size_t count = 0, strips = 0, gpu_lanes = 0;
         const struct timeline_lane_place *lane = lane_of_kind(layout, TIMELINE_LANE_ACCOUNTING, &count);
@@ -175,11 +240,7 @@ int main(void)
             check_title(analysis, layout);
         }
     }
-    timeline_layout_free(layout);
-    analysis_free(analysis);
-    if (trace)
-        store_close(trace, NULL);
-    unlink(picture);
+    drawn_free(&d);
     timeline_release_caches();
     return check_finish();
 }
