@@ -536,7 +536,37 @@ static int attach_copy_breakdowns(struct run *run)
     return 0;
 }
 
-static int analyze_device(struct run *run, struct store_gpu_device key)
+/* A device the selection does not show (another rank than --rank's, another device than
+ * --device's): its collectives are matched with the shown devices' as the whole trace's analysis
+ * matches them (who arrived last, how late, what it did meanwhile, its compute for load
+ * imbalance), so that selecting never changes the answer; the result gets nothing else of it. */
+static int walk_peer(struct run *run, struct device_state *device)
+{
+    if (accountant_begin_device(run->accountant, device) != 0)
+        return error_set(run->err, "out of memory");
+    if (launches_load(run->db, device->process_id, &device->launches, run->err) != 0)
+        return -1;
+    struct selection *selection = device->selection;
+    int64_t first = selection_first_ns(selection), last = selection_last_ns(selection);
+    int64_t end_after = first == INT64_MIN ? INT64_MIN : first - EXPLAIN_START_TOLERANCE_NS;
+    if (op_source_open(run->source, device->process_id, device->device_id, end_after, last, run->err) != 0)
+        return -1;
+    struct model_op op;
+    int status;
+    while ((status = op_source_next(run->source, &op, run->err)) == 1) {
+        walked_op(run);
+        if (op.kind == MODEL_KERNEL && kernel_names_is_communication(run->names, op.name_id, op.rowid))
+            op.category = ANALYSIS_COMMUNICATION;
+        if (selection_overlaps(selection, op.start_ns, op.end_ns) &&
+            accountant_observe(run->accountant, device, &op, run->err) != 0)
+            return -1;
+    }
+    if (status < 0)
+        return -1;
+    return accountant_end_device(run->accountant, device, ACCOUNTANT_PEER, run->err);
+}
+
+static int analyze_device(struct run *run, struct store_gpu_device key, int shown)
 {
     if (select_process(run, key.process_id) != 0)
         return -1;
@@ -551,8 +581,13 @@ static int analyze_device(struct run *run, struct store_gpu_device key)
                                   .selected_ops = run->selected_ops,
                                   .selected_op_capacity = run->selected_op_capacity};
     load_process(run, &device);
-    if (run->options.rank >= 0 && device.rank != run->options.rank)
-        return 0;
+    if (!shown || (run->options.rank >= 0 && device.rank != run->options.rank)) {
+        int status = walk_peer(run, &device);
+        launches_free(&device.launches);
+        run->selected_ops = device.selected_ops;
+        run->selected_op_capacity = device.selected_op_capacity;
+        return status;
+    }
     if (load_device_limits(run, &device) != 0)
         return -1;
     size_t lanes_before = run->result->lane_count, pairs_before = run->result->stream_pair_count;
@@ -843,11 +878,9 @@ static int run_all_devices(struct run *run)
         status = check_device_exists(run, keys, count);
     if (status == 0 && run->options.rank >= 0)
         status = check_rank_exists(run, keys, count);
-    for (size_t i = 0; status == 0 && i < count; i++) {
-        if (run->options.device_id >= 0 && keys[i].device_id != run->options.device_id)
-            continue;
-        status = analyze_device(run, keys[i]);
-    }
+    for (size_t i = 0; status == 0 && i < count; i++)
+        status = analyze_device(run, keys[i],
+                                run->options.device_id < 0 || keys[i].device_id == run->options.device_id);
     free(keys);
     if (status != 0)
         return -1;

@@ -65,7 +65,6 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
     cJSON *instances = cJSON_AddArrayToObject(root, "collective_instances");
     for (size_t i = 0; i < result->collective_instance_count; i++) {
         const struct accounting_instance *item = &result->collective_instances[i];
-        const struct analysis_device *last = &result->devices[item->last_device];
         cJSON *object = cJSON_CreateObject();
         report_json_add_text(object, "op", item->op);
         report_json_add_text(object, "communicator", item->communicator);
@@ -73,9 +72,9 @@ void report_accounting_json(cJSON *root, cJSON *devices, const struct analysis_r
         cJSON_AddBoolToObject(object, "by_order", item->by_order);
         cJSON_AddNumberToObject(object, "ranks", (double)item->ranks);
         cJSON *late = cJSON_AddObjectToObject(object, "last");
-        cJSON_AddNumberToObject(late, "rank", (double)last->rank);
-        cJSON_AddNumberToObject(late, "pid", (double)last->pid);
-        cJSON_AddNumberToObject(late, "device_id", (double)last->device_id);
+        cJSON_AddNumberToObject(late, "rank", (double)item->last_rank);
+        cJSON_AddNumberToObject(late, "pid", (double)item->last_pid);
+        cJSON_AddNumberToObject(late, "device_id", (double)item->last_device_id);
         cJSON_AddNumberToObject(object, "skew_ns", (double)item->skew_ns);
         cJSON_AddNumberToObject(object, "transfer_ns", (double)item->transfer_ns);
         if (item->bytes != STORE_NULL)

@@ -25,8 +25,12 @@ int accountant_begin_device(accountant *acc, struct device_state *device);
 /* One counted operation (start order). Returns 0, or -1 with err filled. */
 int accountant_observe(accountant *acc, struct device_state *device, const struct model_op *op,
                        error_info *err);
-/* Ends the device: result_index is its index in result->devices, or SIZE_MAX when the device
- * was dropped (nothing selected). Returns 0, or -1 with err filled. */
+/* Ends the device: result_index is its index in result->devices, SIZE_MAX when the device was
+ * dropped (nothing selected), or ACCOUNTANT_PEER for a device of another rank than the one
+ * selected (--rank): its books stay for matching collectives across ranks (who arrived last, how
+ * late, its compute for load imbalance), and give the result nothing of their own. Returns 0, or
+ * -1 with err filled. */
+#define ACCOUNTANT_PEER (SIZE_MAX - 1)
 int accountant_end_device(accountant *acc, struct device_state *device, size_t result_index, error_info *err);
 /* A stretch of the host's own work (host-cpu) that kept the device idle: ns, before the launch of
  * the operation that ended the gap (launch_ns). */

@@ -253,6 +253,8 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     *books = (struct device_books){.process_id = device->process_id,
                                    .device_id = device->device_id,
                                    .rank = device->rank,
+                                   .pid = device->pid,
+                                   .compute_end_ns = INT64_MIN,
                                    .interval_first = (int64_t)acc->ledger.interval_count};
     for (size_t i = 0; i < acc->ledger.step_count; i++) {
         if (acc->ledger.steps[i].process_id != device->process_id)
@@ -689,7 +691,7 @@ static int collect_unchecked(const accountant *acc, struct analysis_result *resu
                                 strcmp(acc->ledger.books[i].comm.buckets[k].label, "single rank") == 0;
     for (size_t i = 0; i < acc->ledger.book_count; i++) {
         const struct device_books *books = &acc->ledger.books[i];
-        if (!books->first_of_process)
+        if (!books->first_of_process || books->result_index == ACCOUNTANT_PEER)
             continue;
         int64_t idle = 0;
         for (size_t k = i; k < acc->ledger.book_count && acc->ledger.books[k].process_id == books->process_id;
@@ -758,6 +760,8 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
     size_t capacity = 0;
     for (size_t i = 0; i < acc->ledger.book_count; i++) {
         const struct device_books *books = &acc->ledger.books[i];
+        if (books->result_index == ACCOUNTANT_PEER)
+            continue;
         if (add_accounting(result, &capacity, books->result_index, -1, &books->idle, &books->comm) != 0)
             return error_set(err, "out of memory");
         for (size_t k = 0; k < books->step_count; k++) {
@@ -771,9 +775,17 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
     }
     if (collect_unchecked(acc, result) != 0)
         return error_set(err, "out of memory");
-    /* Intervals name devices by book; books are in result order, so map through result_index. */
-    for (size_t i = 0; i < acc->ledger.interval_count; i++)
-        acc->ledger.intervals[i].device = acc->ledger.books[acc->ledger.intervals[i].device].result_index;
+    /* Intervals name devices by book; books are in result order, so map through result_index. A
+     * peer's (another rank than the one selected) served the matching and go. */
+    size_t kept = 0;
+    for (size_t i = 0; i < acc->ledger.interval_count; i++) {
+        size_t index = acc->ledger.books[acc->ledger.intervals[i].device].result_index;
+        if (index == ACCOUNTANT_PEER)
+            continue;
+        acc->ledger.intervals[kept] = acc->ledger.intervals[i];
+        acc->ledger.intervals[kept++].device = index;
+    }
+    acc->ledger.interval_count = kept;
     result->collective_instances = acc->instances;
     result->collective_instance_count = acc->instance_count;
     acc->instances = NULL;

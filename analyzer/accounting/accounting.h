@@ -65,10 +65,12 @@ struct accounting_unchecked {
  * the transfer after that. */
 struct accounting_instance {
     char op[24], communicator[48];
-    int64_t instance;    /* the sequence number, or the order within the communicator on each device from 1 */
-    int by_order;        /* 1: matched by order (the trace has no sequence numbers) */
-    int64_t ranks;       /* devices whose kernel of it is in the trace */
-    size_t last_device;  /* the one that arrived last (index into analysis_result.devices) */
+    int64_t instance;   /* the sequence number, or the order within the communicator on each device from 1 */
+    int by_order;       /* 1: matched by order (the trace has no sequence numbers) */
+    int64_t ranks;      /* devices whose kernel of it is in the trace */
+    size_t last_device; /* the one that arrived last (index into analysis_result.devices), SIZE_MAX
+                           when it is not shown (another rank than report --rank's) */
+    int64_t last_rank, last_pid, last_device_id; /* that device, shown or not */
     int64_t skew_ns;     /* how late it was: the longest kernel's duration minus the shortest */
     int64_t transfer_ns; /* the shortest kernel's duration */
     int64_t bytes;       /* STORE_NULL when the trace has no byte count */

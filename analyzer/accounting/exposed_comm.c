@@ -19,6 +19,7 @@
 #include "imbalance.h"
 #include "ledger.h"
 #include "nccl_kernel_name.h"
+#include "selection.h"
 #include "store.h"
 #include "units.h"
 
@@ -108,11 +109,28 @@ int exposed_comm_advance(accountant *acc, int64_t time_ns)
     return 0;
 }
 
+/* The device's compute time, the union of its compute kernels (operations come in start order) on
+ * the selection's clock, as the sweep measures category_busy_ns: what load imbalance compares,
+ * kept in the books so that a peer rank's counts too. */
+static void add_compute(accountant *acc, const struct model_op *op)
+{
+    struct device_books *books = ledger_current(&acc->ledger);
+    if (!books || op->end_ns <= op->start_ns)
+        return;
+    int64_t from = op->start_ns > books->compute_end_ns ? op->start_ns : books->compute_end_ns;
+    if (op->end_ns > from)
+        books->compute_ns +=
+            selection_clock(acc->selection, op->end_ns) - selection_clock(acc->selection, from);
+    if (op->end_ns > books->compute_end_ns)
+        books->compute_end_ns = op->end_ns;
+}
+
 int exposed_comm_add(accountant *acc, const struct model_op *op)
 {
     if (op->category == ANALYSIS_COMPUTE) {
         if (op->end_ns > acc->compute_end_ns)
             acc->compute_end_ns = op->end_ns;
+        add_compute(acc, op);
         return 0;
     }
     if (op->category != ANALYSIS_COMMUNICATION || op->end_ns <= op->start_ns)
@@ -247,11 +265,11 @@ static int compare_members(const void *left, const void *right)
 static void rank_label(const struct device_books *books, const struct analysis_result *result, char *buffer,
                        size_t size)
 {
-    const struct analysis_device *device = &result->devices[books->result_index];
+    (void)result;
     if (books->rank >= 0)
         snprintf(buffer, size, "rank %" PRId64, books->rank);
     else
-        snprintf(buffer, size, "pid %" PRId64 " device %" PRId64, device->pid, books->device_id);
+        snprintf(buffer, size, "pid %" PRId64 " device %" PRId64, books->pid, books->device_id);
 }
 
 /* Gives the kernel's exposed stretches before `split_ns` to before_cause, the rest to after_cause. */
@@ -421,15 +439,20 @@ static int keep_instance(accountant *acc, const struct member *members, size_t c
         acc->instance_capacity = capacity;
     }
     const struct comm_kernel *late = kernel_of(acc, &members[last]);
+    const struct device_books *books = &acc->ledger.books[members[last].book];
     int by_order = !late->communicator[0] || late->sequence == STORE_NULL;
     struct accounting_instance *out = &acc->instances[acc->instance_count++];
-    *out = (struct accounting_instance){.instance = by_order ? members[last].key + 1 : members[last].key,
-                                        .by_order = by_order,
-                                        .ranks = (int64_t)count,
-                                        .last_device = acc->ledger.books[members[last].book].result_index,
-                                        .skew_ns = largest_skew,
-                                        .transfer_ns = late->end_ns - late->start_ns,
-                                        .bytes = late->bytes};
+    *out = (struct accounting_instance){
+        .instance = by_order ? members[last].key + 1 : members[last].key,
+        .by_order = by_order,
+        .ranks = (int64_t)count,
+        .last_device = books->result_index == ACCOUNTANT_PEER ? SIZE_MAX : books->result_index,
+        .last_rank = books->rank,
+        .last_pid = books->pid,
+        .last_device_id = books->device_id,
+        .skew_ns = largest_skew,
+        .transfer_ns = late->end_ns - late->start_ns,
+        .bytes = late->bytes};
     snprintf(out->op, sizeof out->op, "%s", late->op);
     snprintf(out->communicator, sizeof out->communicator, "%s", late->communicator);
     return 0;
@@ -629,7 +652,7 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
     unsigned char *described = calloc(acc->ledger.book_count * acc->ledger.book_count, 1);
     struct imbalance imbalance;
     struct imbalanced_rank imbalanced = {.rank = -1};
-    if (!members || !tallies || !described || imbalance_find(result, &imbalance) != 0 ||
+    if (!members || !tallies || !described || imbalance_find(&acc->ledger, result, &imbalance) != 0 ||
         find_behind_starts(acc, result) != 0) {
         free(members);
         free(tallies);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "imbalance.h"
+#include "ledger.h"
 #include "units.h"
 
 struct rank_work {
@@ -18,19 +19,18 @@ static struct rank_work *work_of(struct rank_work *ranks, size_t *count, int64_t
     return &ranks[(*count)++];
 }
 
-int imbalance_find(const struct analysis_result *result, struct imbalance *out)
+int imbalance_find(const struct ledger *ledger, const struct analysis_result *result, struct imbalance *out)
 {
     *out = (struct imbalance){.rank = -1, .peer_rank = -1};
-    if (result->device_count < 2)
+    if (ledger->book_count < 2)
         return 0;
-    struct rank_work *ranks = calloc(result->device_count, sizeof *ranks);
+    struct rank_work *ranks = calloc(ledger->book_count, sizeof *ranks);
     if (!ranks)
         return -1;
     size_t count = 0;
-    for (size_t d = 0; d < result->device_count; d++)
-        if (result->devices[d].rank >= 0)
-            work_of(ranks, &count, result->devices[d].rank)->compute_ns +=
-                result->devices[d].category_busy_ns[ANALYSIS_COMPUTE];
+    for (size_t b = 0; b < ledger->book_count; b++)
+        if (ledger->books[b].rank >= 0)
+            work_of(ranks, &count, ledger->books[b].rank)->compute_ns += ledger->books[b].compute_ns;
     for (size_t s = 0; s < result->step_count; s++)
         for (size_t i = 0; i < count; i++)
             ranks[i].steps += ranks[i].rank == result->steps[s].rank;

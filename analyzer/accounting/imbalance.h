@@ -3,7 +3,8 @@
  * Ranks that meet at collectives run in lockstep: each step lasts as long as its slowest rank. When
  * one rank's GPU computes markedly more than the others', the others wait for it at every
  * collective, and the cause is the work's split, not anything that rank's host did. The rule reads
- * the analysed devices' compute time (kernels that are not collectives, their union) per rank. */
+ * the devices' compute time (kernels that are not collectives, their union: the ledger's books)
+ * per rank. */
 #ifndef OVERLAPSCOPE_IMBALANCE_H
 #define OVERLAPSCOPE_IMBALANCE_H
 
@@ -24,8 +25,10 @@ struct imbalance {
     int64_t steps;           /* steps of every rank when all have the same number, else 0 */
 };
 
-/* Fills out from result's devices and steps. Returns 0, or -1 when out of memory. */
-int imbalance_find(const struct analysis_result *result, struct imbalance *out);
+struct ledger;
+/* Fills out from the ledger's books (every rank's, the peers of a --rank selection too) and
+ * result's steps. Returns 0, or -1 when out of memory. */
+int imbalance_find(const struct ledger *ledger, const struct analysis_result *result, struct imbalance *out);
 
 /* "its GPU computed 1.50x rank 0's per step (11.1 ms against 7.41 ms of compute)": the figures of
  * a found imbalance as one clause, for the straggler's and the cause's evidence. */

@@ -77,8 +77,10 @@ struct comm_kernel {
 
 /* One device's books. */
 struct device_books {
-    size_t result_index;
-    int64_t process_id, device_id, rank;
+    size_t result_index; /* ACCOUNTANT_PEER: a device of another rank, only for matching */
+    int64_t process_id, device_id, rank, pid;
+    int64_t compute_ns; /* union of its compute kernels on the selection's clock (load imbalance) */
+    int64_t compute_end_ns;
     struct breakdown_builder idle, comm;
     struct breakdown_builder *step_idle, *step_comm; /* per step of the process */
     size_t first_step, step_count;                   /* those steps: acc->steps[first_step ...] */
