@@ -13,7 +13,7 @@ struct store_host {
     sqlite3 *db;
     int has_tables, rate_recorded;
     int64_t sample_hz;
-    sqlite3_stmt *pid_query, *thread_query, *process_query, *stack_query, *children_query;
+    sqlite3_stmt *pid_query, *thread_query, *process_query, *stack_query, *children_query, *own_cpu_query;
 };
 
 /* The meta row host_sample_hz: 1 when present, with its value (0 unless a positive number) in hz. */
@@ -57,9 +57,10 @@ store_host *store_host_open(sqlite3 *db, error_info *err)
         "SELECT frames FROM host_stacks WHERE id = ?1",
         "SELECT pid, SUM(cpu_ns), COUNT(*), SUM(state = 'S'), SUM(state = 'D'), MAX(name)"
         " FROM process_cpu_samples WHERE parent_pid = ?1 AND time_ns > ?2 AND time_ns <= ?3"
-        " GROUP BY pid ORDER BY pid LIMIT ?4"};
-    sqlite3_stmt **slots[] = {&queries->pid_query, &queries->thread_query, &queries->process_query,
-                              &queries->stack_query, &queries->children_query};
+        " GROUP BY pid ORDER BY pid LIMIT ?4",
+        "SELECT SUM(cpu_ns) FROM process_cpu_samples WHERE pid = ?1 AND time_ns > ?2 AND time_ns <= ?3"};
+    sqlite3_stmt **slots[] = {&queries->pid_query,   &queries->thread_query,   &queries->process_query,
+                              &queries->stack_query, &queries->children_query, &queries->own_cpu_query};
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         if (sqlite3_prepare_v2(db, sql[i], -1, slots[i], NULL) != SQLITE_OK) {
             error_set(err, "cannot read the host samples: %s", sqlite3_errmsg(db));
@@ -78,6 +79,7 @@ void store_host_close(store_host *queries)
     sqlite3_finalize(queries->process_query);
     sqlite3_finalize(queries->stack_query);
     sqlite3_finalize(queries->children_query);
+    sqlite3_finalize(queries->own_cpu_query);
     free(queries);
 }
 
@@ -174,4 +176,24 @@ long store_host_children(store_host *queries, int64_t parent_pid, int64_t from_n
         count = error_set(err, "cannot read the process CPU samples: %s", sqlite3_errmsg(queries->db));
     sqlite3_reset(query);
     return count;
+}
+
+int store_host_process_cpu(store_host *queries, int64_t pid, int64_t from_ns, int64_t to_ns, int64_t *cpu_ns,
+                           error_info *err)
+{
+    *cpu_ns = 0;
+    if (!queries || !queries->sample_hz)
+        return 0;
+    sqlite3_stmt *query = queries->own_cpu_query;
+    sqlite3_bind_int64(query, 1, pid);
+    sqlite3_bind_int64(query, 2, from_ns);
+    sqlite3_bind_int64(query, 3, to_ns);
+    int rc = sqlite3_step(query);
+    if (rc == SQLITE_ROW)
+        *cpu_ns = sqlite3_column_int64(query, 0);
+    int status = rc == SQLITE_ROW || rc == SQLITE_DONE
+                     ? 0
+                     : error_set(err, "cannot read the process CPU samples: %s", sqlite3_errmsg(queries->db));
+    sqlite3_reset(query);
+    return status;
 }

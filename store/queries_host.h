@@ -58,4 +58,10 @@ struct store_host_child {
 long store_host_children(store_host *queries, int64_t parent_pid, int64_t from_ns, int64_t to_ns,
                          struct store_host_child *children, size_t capacity, error_info *err);
 
+/* Process pid's own CPU time (all its threads, sampled or not) over (from_ns, to_ns]: the sum of
+ * its process_cpu_samples' cpu_ns, into cpu_ns (0 without samples). Returns 0, or -1 on a read
+ * error (err filled). */
+int store_host_process_cpu(store_host *queries, int64_t pid, int64_t from_ns, int64_t to_ns, int64_t *cpu_ns,
+                           error_info *err);
+
 #endif

@@ -436,6 +436,11 @@ static void write_sampled_evidence(const struct bucket *b, char *text, size_t si
                    "%d%% sleeping with a Python stack while another thread of the process ran (waiting for "
                    "the GIL)",
                    host_samples_percent(f->line_samples, f->samples));
+        else if (strcmp(b->label, "lock or GIL") == 0)
+            append(text, size,
+                   "%d%% sleeping with a Python stack while threads that are not sampled used the CPU "
+                   "(waiting for the GIL, or for a lock such a thread holds)",
+                   host_samples_percent(f->line_samples, f->samples));
         else
             append(text, size, "%d%% sleeping in %s (a threading lock, condition or event)",
                    host_samples_percent(f->line_samples, f->samples), b->label);

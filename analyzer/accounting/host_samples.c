@@ -144,9 +144,11 @@ static int other_thread_ran(const struct store_host_sample *all, long count,
 }
 
 /* Sorts one sample of the launching thread; its line (the frame that shows the kind) in line. */
+/* others_computed: threads of the process that are not sampled (a Python thread that never calls
+ * CUDA) ran for most of the stretch: the process's CPU time beyond its sampled threads'. */
 static enum sample_kind classify(host_samples *samples, const struct store_host_sample *all, long count,
-                                 const struct store_host_sample *sample, int64_t half_period_ns, char *line,
-                                 size_t size)
+                                 const struct store_host_sample *sample, int64_t half_period_ns,
+                                 int others_computed, char *line, size_t size)
 {
     char frames[1024];
     snprintf(line, size, "no stack read");
@@ -162,8 +164,10 @@ static enum sample_kind classify(host_samples *samples, const struct store_host_
         kind = KIND_LOCK;
     else {
         at = 0;
+        /* Asleep in Python code while another thread ran: waiting for the GIL, or for a lock that
+         * thread holds (Lock.acquire is C: no frame tells the two apart). */
         if (is_sleeping(sample->state) && strncmp(frames, "native ", 7) != 0 &&
-            other_thread_ran(all, count, sample, half_period_ns))
+            (others_computed || other_thread_ran(all, count, sample, half_period_ns)))
             kind = KIND_GIL;
     }
     frame_line(frames, at, line, size);
@@ -258,6 +262,21 @@ static const enum accounting_cause kind_cause[KIND_COUNT] = {[KIND_LOADER] = ACC
                                                              [KIND_GIL] = ACCOUNTING_IDLE_LOCK_WAIT,
                                                              [KIND_WORK] = ACCOUNTING_IDLE_PYTHON_WORK};
 
+/* Whether threads of pid that are not sampled computed for most of [start_ns, end_ns): the process's
+ * CPU time there beyond its sampled threads' (buffer: its samples there, count of them) is at least
+ * half the stretch. Returns 0, or -1 on a read error. */
+static int others_ran(host_samples *samples, int64_t pid, int64_t start_ns, int64_t end_ns, long count,
+                      int *others_computed, error_info *err)
+{
+    int64_t process_cpu = 0, sampled_cpu = 0;
+    if (store_host_process_cpu(samples->queries, pid, start_ns, end_ns, &process_cpu, err) != 0)
+        return -1;
+    for (long i = 0; i < count; i++)
+        ledger_add_saturating(&sampled_cpu, samples->buffer[i].cpu_ns);
+    *others_computed = process_cpu - sampled_cpu >= (end_ns - start_ns) / 2;
+    return 0;
+}
+
 int host_samples_verdict(host_samples *samples, int64_t process_id, int64_t thread_id, int64_t start_ns,
                          int64_t end_ns, struct host_verdict *verdict, error_info *err)
 {
@@ -277,13 +296,18 @@ int host_samples_verdict(host_samples *samples, int64_t process_id, int64_t thre
     if (!tallies)
         return error_set(err, "out of memory");
     int64_t half_period_ns = 1000000000 / hz / 2, own = 0;
+    int others_computed = 0;
+    if (others_ran(samples, pid, start_ns, end_ns, count, &others_computed, err) != 0) {
+        free(tallies);
+        return -1;
+    }
     for (long i = 0; i < count; i++) {
         const struct store_host_sample *sample = &samples->buffer[i];
         if (sample->tid != thread_id)
             continue;
         char line[96];
-        enum sample_kind kind =
-            classify(samples, samples->buffer, count, sample, half_period_ns, line, sizeof line);
+        enum sample_kind kind = classify(samples, samples->buffer, count, sample, half_period_ns,
+                                         others_computed, line, sizeof line);
         tally_add(&tallies[kind], line, sample->state != 'R');
         own++;
     }
@@ -324,7 +348,9 @@ int host_samples_verdict(host_samples *samples, int64_t process_id, int64_t thre
                          ? "CPU-bound"
                          : "I/O-bound");
         } else if (best == KIND_GIL) {
-            snprintf(verdict->label, sizeof verdict->label, "GIL");
+            /* Seen running, another sampled thread held the GIL; known only from the process's CPU,
+             * the thread could as well wait for a lock that unsampled thread holds. */
+            snprintf(verdict->label, sizeof verdict->label, "%s", others_computed ? "lock or GIL" : "GIL");
         } else {
             snprintf(verdict->label, sizeof verdict->label, "%s", tally->lines[0].line);
         }

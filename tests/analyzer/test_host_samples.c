@@ -231,6 +231,38 @@ static void test_gil_wait(void)
     expect_verdict(&b, ACCOUNTING_IDLE_LOCK_WAIT, "GIL", (const char *[]){"waiting for the GIL", NULL});
 }
 
+/* The process itself (PID, its parent not recorded) sampled ten times at 100 .. 1000 us, each
+ * sample cpu_ns of CPU: all its threads, sampled or not. */
+static void add_own_cpu(struct builder *b, int64_t cpu_ns)
+{
+    for (int k = 1; k <= 10; k++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "INSERT INTO process_cpu_samples(pid, parent_pid, time_ns, cpu_ns, state, name) VALUES"
+                 " (%d, 1, %lld, %lld, 'S', 'python3')",
+                 PID, (long long)AT(100 * k), (long long)cpu_ns);
+        sql(b, text);
+    }
+}
+
+/* The thread sleeps in Python code (`with lock:` is C: no threading.py frame) while a thread that is
+ * not sampled (it never calls CUDA) burns the CPU: the process used 900 us of CPU in the 1 ms
+ * stretch, its sampled thread 10 us. A lock that thread holds, or the GIL: "lock or GIL". Its twin,
+ * with the process as idle as its thread, is the thread's own (waiting) Python work. */
+static void test_lock_or_gil_from_process_cpu(void)
+{
+    struct builder b = begin("lock-or-gil.db", "10000");
+    add_samples(&b, THREAD, 0, 10, 'S', add_stack(&b, METRICS_STACK));
+    add_own_cpu(&b, 90000);
+    expect_verdict(&b, ACCOUNTING_IDLE_LOCK_WAIT, "lock or GIL",
+                   (const char *[]){"train.py:55 <module>", NULL});
+    b = begin("sleeping-alone.db", "10000");
+    add_samples(&b, THREAD, 0, 10, 'S', add_stack(&b, METRICS_STACK));
+    add_own_cpu(&b, 1000);
+    expect_verdict(&b, ACCOUNTING_IDLE_PYTHON_WORK, "train.py:55 <module>",
+                   (const char *[]){"train.py:55 <module> 100% (waiting)", NULL});
+}
+
 /* The native stack names the collector in 8 samples of 10. */
 static void test_garbage_collection(void)
 {
@@ -284,6 +316,7 @@ int main(void)
     test_python_work();
     test_lock_wait();
     test_gil_wait();
+    test_lock_or_gil_from_process_cpu();
     test_garbage_collection();
     test_mixed_goes_to_majority();
     test_without_samples(NULL);

@@ -570,8 +570,11 @@ if [ "$GOLDEN_SET" = gpu-h200-v3 ]; then
         'idle_top() == ("data-loading", "I/O-bound") and any("worker processes busy" in c["evidence"] and "dataloader.py" in c["evidence"] for c in parts(device_of(-1), "idle"))'
     verdict host_gc_loop 'the line that runs gc.collect() named as the host work' \
         'idle_top()[0] == "python-work" and "collect_garbage" in idle_top()[1]'
-    verdict host_lock_wait 'the launching thread seen at the line waiting for the lock' \
-        'any("wait_for_lock" in c["label"] for c in parts(device_of(-1), "idle"))'
+    # The launching thread asleep in `with lock:` (C: no threading.py frame) while the holder, a side
+    # thread that never calls CUDA, spins in Python; and asleep taking the GIL back after each
+    # synchronize: the process's CPU beyond its sampled threads' says another thread ran.
+    verdict host_lock_wait 'waiting for a lock or the GIL while an unsampled side thread computes' \
+        'idle_top() == ("lock-wait", "lock or GIL") and s["idle_lock_wait_ms"] >= 0.5 * s["idle_ms"] and any("wait_for_lock" in c["label"] for c in parts(device_of(-1), "idle"))'
     verdict host_warmup 'a first-call warm-up named warm-up, the largest idle cause' 'idle_top()[0] == "warmup"'
     verdict host_launch_blocking 'CUDA_LAUNCH_BLOCKING=1: launch blocking, from the recorded variable; unset it, no graph advice' \
         'top() == "launch-blocking" and "recorded environment sets CUDA_LAUNCH_BLOCKING=1" in evidence("launch-blocking")[0] and r["what_if"][0]["fix"] == "unset-launch-blocking" and not any(w["fix"] == "cuda-graph" for w in r["what_if"])'
