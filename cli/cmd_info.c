@@ -435,7 +435,12 @@ static void print_host_side(store *trace)
                " distinct stacks), %" PRId64 " process CPU samples of %" PRId64 " processes\n",
                summary.sample_hz, summary.thread_samples, summary.stacks, summary.process_samples,
                summary.processes_sampled);
-    else
+    else if (summary.hz_invalid) {
+        printf("\nhost samples: %" PRId64 " thread samples not used: the trace's host_sample_hz '",
+               summary.thread_samples);
+        print_text(summary.hz_text);
+        printf("' is not a whole number of Hz\n");
+    } else
         printf("\nhost samples: none (recorded with --sample-hz 0)\n");
     int count = 0;
     if (store_each_environment_variable(trace, print_environment_variable, &count, &err) == 0 && count == 0)

@@ -1,7 +1,9 @@
 /* host_tables.c: see host_tables.h (the inserts live with the others in writes.c). */
 #include "host_tables.h"
 
+#include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +29,17 @@ int store_host_summary(store *trace, struct store_host_summary *summary, error_i
     summary->has_tables = 1;
     char *hz = store_get_meta(trace, "host_sample_hz");
     summary->recorded = hz != NULL;
-    summary->sample_hz = hz ? strtoll(hz, NULL, 10) : 0;
+    if (hz) {
+        /* The analysis's rule (store/queries_host.c): only a whole positive number is a rate, so info
+         * never reports a rate the analysis ignores. */
+        char *end = NULL;
+        errno = 0;
+        long long value = strtoll(hz, &end, 10);
+        int valid = end != hz && *end == '\0' && errno == 0 && value >= 0;
+        summary->sample_hz = valid ? value : 0;
+        summary->hz_invalid = !valid;
+        snprintf(summary->hz_text, sizeof summary->hz_text, "%s", hz);
+    }
     free(hz);
     summary->thread_samples = store_single_int64(trace, "SELECT COUNT(*) FROM host_samples", 0);
     summary->stacks = store_single_int64(trace, "SELECT COUNT(*) FROM host_stacks", 0);

@@ -42,7 +42,9 @@ int store_insert_environment_variable(store *s, int64_t pid, const char *name, c
 struct store_host_summary {
     int has_tables;    /* 0: a trace of version 1 or 2 (or an import): nothing below */
     int recorded;      /* meta host_sample_hz is set: written by record (imports have no host side) */
-    int64_t sample_hz; /* meta host_sample_hz; 0 when not sampled */
+    int64_t sample_hz; /* meta host_sample_hz; 0 when not sampled or not a whole positive number */
+    int hz_invalid;    /* host_sample_hz is neither 0 nor a whole positive number: the samples are not used */
+    char hz_text[32];  /* host_sample_hz as stored (cut), to name it when invalid */
     int64_t thread_samples, stacks, process_samples, processes_sampled;
 };
 int store_host_summary(store *trace, struct store_host_summary *summary, error_info *err);

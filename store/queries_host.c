@@ -55,7 +55,9 @@ store_host *store_host_open(sqlite3 *db, error_info *err)
         "SELECT tid, time_ns, cpu_ns, stack_id, state FROM host_samples"
         " WHERE pid = ?1 AND time_ns >= ?3 AND time_ns < ?4 ORDER BY time_ns, tid, rowid LIMIT ?5",
         "SELECT frames FROM host_stacks WHERE id = ?1",
-        "SELECT pid, SUM(cpu_ns), COUNT(*), SUM(state = 'S'), SUM(state = 'D'), MAX(name)"
+        /* TOTAL of the non-negative values: a hostile cpu_ns (negative, or summing past INT64_MAX, where
+         * SUM fails) neither flips nor drops the verdict; the real value saturates on reading. */
+        "SELECT pid, TOTAL(MAX(cpu_ns, 0)), COUNT(*), SUM(state = 'S'), SUM(state = 'D'), MAX(name)"
         " FROM process_cpu_samples WHERE parent_pid = ?1 AND time_ns > ?2 AND time_ns <= ?3"
         " GROUP BY pid ORDER BY pid LIMIT ?4",
         "SELECT SUM(cpu_ns) FROM process_cpu_samples WHERE pid = ?1 AND time_ns > ?2 AND time_ns <= ?3"};

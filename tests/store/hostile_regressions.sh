@@ -88,6 +88,24 @@ check_case "13 API times" 0 "" report "$dir/api.db"
 mutate api_end "$gpu/copy_pinned.db" "UPDATE api_calls SET end_ns = -9223372036854775808"
 check_case "13 API end INT64_MIN" 0 "" report "$dir/api_end.db"
 
+# Schema-3 host tables (second red-team pass, issue 33): NULLs, sums past INT64_MAX, invalid UTF-8
+# and 100 KB frames are read without a crash or a sanitizer report, by every reader of them.
+v3="$here/../data/gpu-h200-v3/host_starved_loader.db.gz"
+gzip -dc "$v3" > "$dir/v3.db"
+mutate host_nulls "$dir/v3.db" "UPDATE host_samples SET time_ns = NULL WHERE rowid % 3 = 0" \
+    "UPDATE host_samples SET cpu_ns = NULL, state = NULL WHERE rowid % 3 = 1" \
+    "UPDATE host_stacks SET frames = NULL WHERE id % 2 = 0" \
+    "UPDATE process_cpu_samples SET pid = NULL, cpu_ns = NULL, name = NULL WHERE rowid % 2 = 0" \
+    "UPDATE process_environment SET name = NULL, value = NULL"
+mutate host_hostile "$dir/v3.db" "UPDATE process_cpu_samples SET cpu_ns = 9223372036854775807" \
+    "UPDATE host_stacks SET frames = CAST(x'fffe80c00a41e282' AS TEXT) || hex(randomblob(50000)) || id" \
+    "UPDATE host_samples SET stack_id = stack_id + 100000 WHERE rowid % 2 = 0"
+for name in host_nulls host_hostile; do
+    check_case "33 $name report" 0 "" report "$dir/$name.db"
+    check_case "33 $name info" 0 "" info "$dir/$name.db"
+    check_case "33 $name export" 0 "" export "$dir/$name.db" --force --chrome "$dir/$name.json"
+done
+
 # 21: --top 100000000 once said "not an error" (the waits kept grew with it): refused, naming the bound.
 out=$(timeout 60 "$os" report --top 100000000 "$gpu/copy_pinned.db" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && grep -qF -- "--top is at most 10000, not '100000000'" <<<"$out" && pass=$((pass+1)) ||
