@@ -60,7 +60,8 @@ store_host *store_host_open(sqlite3 *db, error_info *err)
         "SELECT pid, TOTAL(MAX(cpu_ns, 0)), COUNT(*), SUM(state = 'S'), SUM(state = 'D'), MAX(name)"
         " FROM process_cpu_samples WHERE parent_pid = ?1 AND time_ns > ?2 AND time_ns <= ?3"
         " GROUP BY pid ORDER BY pid LIMIT ?4",
-        "SELECT SUM(cpu_ns) FROM process_cpu_samples WHERE pid = ?1 AND time_ns > ?2 AND time_ns <= ?3"};
+        "SELECT TOTAL(MAX(cpu_ns, 0)) FROM process_cpu_samples WHERE pid = ?1 AND time_ns > ?2 AND time_ns "
+        "<= ?3"};
     sqlite3_stmt **slots[] = {&queries->pid_query,   &queries->thread_query,   &queries->process_query,
                               &queries->stack_query, &queries->children_query, &queries->own_cpu_query};
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
