@@ -168,9 +168,11 @@ static void read_common(sqlite3_stmt *query, struct model_op *op)
     op->graph_id = column(query, 6);
     op->priority = column(query, 7);
     op->name_id = 0;
-    op->copy_kind = op->src_kind = op->dst_kind = op->bytes = STORE_NULL;
+    op->bytes = STORE_NULL;
+    /* The launch shape and the copy fields share their bytes: a kernel's branch of read_row sets
+     * every launch field after this, a copy's every copy field, a memset's none. */
+    op->copy_kind = op->src_kind = op->dst_kind = STORE_NULL;
     op->src_device_id = op->dst_device_id = STORE_NULL;
-    op->launch = (struct occupancy_kernel){0};
 }
 
 static void read_row(const op_source *source, int table, sqlite3_stmt *query, struct model_op *op)
@@ -237,7 +239,7 @@ static int advance(op_source *source, int table, error_info *err)
                              " ns, outside any recording",
                              table_names[table], op->rowid, op->start_ns, op->end_ns);
         /* Launch sizes no GPU runs would overflow the occupancy arithmetic. */
-        if (!launch_plausible(&op->launch) ||
+        if ((op->kind == MODEL_KERNEL && !launch_plausible(&op->launch)) ||
             !store_count_plausible(op->bytes == STORE_NULL ? 0 : op->bytes, STORE_MAX_BYTES))
             return error_set(err,
                              "the trace is damaged: %s row %" PRId64 " has a launch size or byte count"

@@ -14,16 +14,24 @@
 
 enum model_op_kind { MODEL_KERNEL = 0, MODEL_MEMCPY = 1, MODEL_MEMSET = 2 };
 
-/* One GPU interval. Unknown integers are STORE_NULL. */
+/* One GPU interval. Unknown integers are STORE_NULL. An operation is a kernel or a copy, never
+ * both, so the launch shape and the copy's fields share their bytes (a union): the analysis keeps
+ * one of these per selected operation of a device (device_state.selected_ops), and its size is most
+ * of the analysis's bytes per operation (docs/security.md). Read launch only for MODEL_KERNEL and
+ * the copy fields only for MODEL_MEMCPY (memsets: bytes only). */
 struct model_op {
     enum model_op_kind kind;
     enum analysis_category category; /* kernels: COMPUTE until the caller classifies the name */
     int64_t rowid, stream_id, correlation_id, start_ns, end_ns;
     int64_t channel_id, graph_id, priority;
-    int64_t name_id;                /* kernels */
-    struct occupancy_kernel launch; /* kernels: grid, block, registers, shared memory */
-    int64_t copy_kind, src_kind, dst_kind, bytes, src_device_id,
-        dst_device_id; /* copies; bytes for memsets */
+    int64_t name_id; /* kernels; 0 for copies and memsets */
+    int64_t bytes;   /* copies and memsets; STORE_NULL for kernels */
+    union {
+        struct occupancy_kernel launch; /* kernels: grid, block, registers, shared memory */
+        struct {
+            int64_t copy_kind, src_kind, dst_kind, src_device_id, dst_device_id;
+        }; /* copies (memsets: STORE_NULL) */
+    };
 };
 
 typedef struct op_source op_source;
