@@ -447,6 +447,27 @@ def graph_ids(work):
     check("copy count", query(trace, "SELECT copy_count, bytes FROM memcpys"), [(4, 4096)])
 
 
+def exposed_copies(work):
+    """Exposed copies from an export (issue 36 item 4): on stream 7, a 6.4 MB HtoD copy from pageable
+    memory (srcKind 1) with no kernel running, 0-100 us, then a kernel; a pinned one (srcKind 2) of
+    the same size, 300-340 us, then a kernel. The SMs waited 140 us: 100 us for pageable host
+    memory, 40 us for a copy on the compute stream; pinning is offered."""
+    e = Export(os.path.join(work, "copies.sqlite"), "2024.5")
+    e.table("CUPTI_ACTIVITY_KIND_MEMCPY", MEMCPY["2024.5"])
+    for start, end, source in ((0, 100, 1), (300, 340, 2)):
+        e.insert("CUPTI_ACTIVITY_KIND_MEMCPY", start=us(start), end=us(end), deviceId=0, contextId=1, streamId=7,
+                 correlationId=None, globalPid=GLOBAL_PID, bytes=6_400_000, copyKind=1, srcKind=source,
+                 dstKind=3)
+    e.kernel(7, (105, 106), 110, 200, name="after_pageable")
+    e.kernel(7, (341, 342), 350, 400, name="after_pinned")
+    result = report(imported(e.close(), work))
+    device = (result.get("devices") or [{}])[0]
+    parts = sorted((c["cause"], c["label"], round(c["ns"] / 1000)) for c in device.get("exposed_copy", {}).get("causes", []))
+    check("nsys exposed copies", parts, [("pageable", "HtoD", 100), ("same-stream", "HtoD on stream 7", 40)])
+    check("nsys exposed copy total (us)", round(device.get("exposed_copy_ns", 0) / 1000), 140)
+    check("nsys pin-host-buffer offered", any(w["fix"] == "pin-host-buffer" for w in result.get("what_if", [])), True)
+
+
 def refused(export, work):
     """import's exit status and its one line, with the export's path cut."""
     code, output = run("import", "--force", "-o", os.path.join(work, "refused.db"), export)
@@ -553,6 +574,7 @@ def main():
     profiler_notes(work)
     no_gpu_activity(work)
     graph_ids(work)
+    exposed_copies(work)
     hostile_values(work)
     nsys_report_refused(work)
     for failure in failures:
