@@ -125,6 +125,11 @@ static int give(struct gap *gap, enum accounting_cause cause, const char *label,
     gap->gave_launch_bound |= cause == ACCOUNTING_IDLE_LAUNCH_BOUND;
     struct selection *selection = gap->device->selection;
     int64_t length_c = selection_clock(selection, end_ns) - selection_clock(selection, start_ns);
+    /* Set-up, in a process without steps: before the device's repeated work began, the host's own
+     * time is the program starting, which no change moves elsewhere (warmup.h). */
+    if (host_work && ledger_current(&gap->acc->ledger)->step_count == 0 &&
+        end_ns <= warmup_repeated_work_start(gap->acc, gap->device))
+        host_work = 0;
     if (host_work)
         return ledger_attribute_host_work(&gap->acc->ledger, selection, cause, label, source ? source : "",
                                           start_ns, end_ns, length_c, figures, gap->launch_start_ns);

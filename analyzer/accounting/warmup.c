@@ -23,6 +23,17 @@ static void read_names(accountant *acc, const struct device_state *device)
                            &acc->warmup_name_count, &err);
 }
 
+int64_t warmup_repeated_work_start(accountant *acc, const struct device_state *device)
+{
+    if (!acc->warmup_read)
+        read_names(acc, device);
+    int64_t start = INT64_MAX;
+    for (size_t i = 0; i < acc->warmup_name_count; i++)
+        if (acc->warmup_names[i].runs >= WARMUP_MIN_RUNS && acc->warmup_names[i].first_start_ns < start)
+            start = acc->warmup_names[i].first_start_ns;
+    return start == INT64_MAX ? INT64_MIN : start; /* nothing repeats: nothing is told apart as set-up */
+}
+
 int warmup_first_run(accountant *acc, const struct device_state *device, int64_t gap_start_ns,
                      const struct model_op *op)
 {

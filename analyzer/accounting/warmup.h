@@ -22,4 +22,12 @@
 int warmup_first_run(accountant *acc, const struct device_state *device, int64_t gap_start_ns,
                      const struct model_op *op);
 
+/* Where the device's repeated work begins: the earliest first run of a kernel name it runs at least
+ * WARMUP_MIN_RUNS times; INT64_MIN when none repeats (or the names cannot be read): then no time is
+ * told apart as set-up. Before it is the
+ * process's set-up (model transfer, NCCL initialization, imports): in a process without steps, the
+ * host-work fix does not claim the host's time there (whatif.h, hide-host-work), since set-up cannot
+ * run elsewhere. */
+int64_t warmup_repeated_work_start(accountant *acc, const struct device_state *device);
+
 #endif

@@ -382,6 +382,39 @@ static void test_graph_within_step(void)
     analysis_free(result);
 }
 
+/* Set-up is not the host's movable work (a process without steps): "setup" runs once [10, 20];
+ * the host is away 5 ms (imports, NCCL's initialization) and copies the model's 64 KiB (pinned,
+ * [5030, 5040], its call [5020, 5025]); then three "step" kernels, each launched 60 us after the
+ * one before ended (host-cpu gaps of about 50 us). Before the first "step" (the first run of a
+ * kernel the device runs again) the host time is set-up: the idle accounting keeps it (host-cpu,
+ * over 5 ms), the host-work fix does not move it, so it saves under a millisecond (it was 5 ms). */
+static void test_setup_not_host_work(void)
+{
+    struct builder b;
+    int64_t process = h100_trace(&b, "setup.db");
+    launched(&b, process, 1, 10, 20, "setup", THREAD, 0, 5);
+    struct store_memcpy copy =
+        memcpy_row(process, 1, 5030, 5040, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 65536);
+    copy.correlation_id = add_api(&b, process, THREAD, "cudaMemcpyAsync", 5020, 5025, 0);
+    insert_memcpy(&b, copy);
+    for (int i = 0; i < 3; i++)
+        launched(&b, process, 1, 5100 + 100 * i, 5120 + 100 * i, "step", THREAD, 5090 + 100 * i,
+                 5095 + 100 * i);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    int64_t host_cpu = 0;
+    for (size_t a = 0; result && a < result->accounting_count; a++)
+        for (size_t e = 0; result->accountings[a].step < 0 && e < result->accountings[a].idle.entry_count;
+             e++)
+            if (result->accountings[a].idle.entries[e].cause == ACCOUNTING_IDLE_HOST_CPU)
+                host_cpu += result->accountings[a].idle.entries[e].ns;
+    CHECK(host_cpu > US(5000));
+    const struct analysis_what_if *work = what_if(result, ANALYSIS_FIX_HOST_WORK);
+    CHECK(work == NULL || work->predicted_saving_ns < US(1000));
+    analysis_free(result);
+}
+
 static void test_pin_exposed_pageable(void)
 {
     /* One stream: kernel "a" launched at [0, 5] runs [10, 110]; a cudaMemcpyAsync from pageable
@@ -464,6 +497,7 @@ int main(void)
     test_priority();
     test_overlap_cost();
     test_pin_exposed_pageable();
+    test_setup_not_host_work();
     test_copy_ahead();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
