@@ -417,21 +417,38 @@ static void walked_op(struct run *run)
         report_progress(run, 0.9 * (double)run->progress_done_ops / (double)run->progress_total_ops);
 }
 
+/* Opens the device's operations that can matter to its selection (those ending a little before it
+ * too: a wait's blocking op). Returns 0 or -1 with err filled. */
+static int open_device_ops(struct run *run, const struct device_state *device)
+{
+    int64_t first = selection_first_ns(device->selection), last = selection_last_ns(device->selection);
+    int64_t end_after = first == INT64_MIN ? INT64_MIN : first - EXPLAIN_START_TOLERANCE_NS;
+    return op_source_open(run->source, device->process_id, device->device_id, end_after, last, run->err);
+}
+
+/* The next operation, counted for progress, an NCCL kernel classed as communication. */
+static int next_device_op(struct run *run, struct model_op *op)
+{
+    int status = op_source_next(run->source, op, run->err);
+    if (status == 1) {
+        walked_op(run);
+        if (op->kind == MODEL_KERNEL && kernel_names_is_communication(run->names, op->name_id, op->rowid))
+            op->category = ANALYSIS_COMMUNICATION;
+    }
+    return status;
+}
+
 static int64_t walk_device(struct run *run, struct device_state *device)
 {
     struct selection *selection = device->selection;
-    int64_t first = selection_first_ns(selection), last = selection_last_ns(selection);
-    int64_t end_after = first == INT64_MIN ? INT64_MIN : first - EXPLAIN_START_TOLERANCE_NS;
-    if (op_source_open(run->source, device->process_id, device->device_id, end_after, last, run->err) != 0)
+    int64_t first = selection_first_ns(selection);
+    if (open_device_ops(run, device) != 0)
         return -1;
     sweep_reset(run->line, device);
     struct model_op op;
     int64_t counted = 0;
     int status;
-    while ((status = op_source_next(run->source, &op, run->err)) == 1) {
-        walked_op(run);
-        if (op.kind == MODEL_KERNEL && kernel_names_is_communication(run->names, op.name_id, op.rowid))
-            op.category = ANALYSIS_COMMUNICATION;
+    while ((status = next_device_op(run, &op)) == 1) {
         long lane = lane_of(run, device, op.stream_id);
         if (lane < 0 || sweep_advance(run->line, device, op.start_ns) != 0)
             return error_set(run->err, "out of memory");
@@ -547,16 +564,11 @@ static int walk_peer(struct run *run, struct device_state *device)
     if (launches_load(run->db, device->process_id, &device->launches, run->err) != 0)
         return -1;
     struct selection *selection = device->selection;
-    int64_t first = selection_first_ns(selection), last = selection_last_ns(selection);
-    int64_t end_after = first == INT64_MIN ? INT64_MIN : first - EXPLAIN_START_TOLERANCE_NS;
-    if (op_source_open(run->source, device->process_id, device->device_id, end_after, last, run->err) != 0)
+    if (open_device_ops(run, device) != 0)
         return -1;
     struct model_op op;
     int status;
-    while ((status = op_source_next(run->source, &op, run->err)) == 1) {
-        walked_op(run);
-        if (op.kind == MODEL_KERNEL && kernel_names_is_communication(run->names, op.name_id, op.rowid))
-            op.category = ANALYSIS_COMMUNICATION;
+    while ((status = next_device_op(run, &op)) == 1) {
         if (selection_overlaps(selection, op.start_ns, op.end_ns) &&
             accountant_observe(run->accountant, device, &op, run->err) != 0)
             return -1;

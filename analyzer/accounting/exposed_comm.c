@@ -262,10 +262,8 @@ static int compare_members(const void *left, const void *right)
     return a->book < b->book ? -1 : a->book > b->book;
 }
 
-static void rank_label(const struct device_books *books, const struct analysis_result *result, char *buffer,
-                       size_t size)
+static void rank_label(const struct device_books *books, char *buffer, size_t size)
 {
-    (void)result;
     if (books->rank >= 0)
         snprintf(buffer, size, "rank %" PRId64, books->rank);
     else
@@ -481,11 +479,9 @@ static int late_computed(const accountant *acc, const struct device_books *late,
 
 /* described[waiting book * book count + late book]: the late rank's activity is looked up once per
  * pair of devices (the first skewed instance), which is the one the evidence quotes. */
-
-static int split_instance(accountant *acc, const struct analysis_result *result, const struct member *members,
-                          size_t count, struct rank_tally *tallies, size_t *tally_count,
-                          int64_t *skewed_instances, unsigned char *described,
-                          const struct imbalanced_rank *imbalanced)
+static int split_instance(accountant *acc, const struct member *members, size_t count,
+                          struct rank_tally *tallies, size_t *tally_count, int64_t *skewed_instances,
+                          unsigned char *described, const struct imbalanced_rank *imbalanced)
 {
     size_t last = 0;
     for (size_t i = 1; i < count; i++) {
@@ -497,7 +493,7 @@ static int split_instance(accountant *acc, const struct analysis_result *result,
     const struct device_books *late = &acc->ledger.books[members[last].book];
     int64_t transfer_ns = late_kernel->end_ns - late_kernel->start_ns;
     char late_label[64];
-    rank_label(late, result, late_label, sizeof late_label);
+    rank_label(late, late_label, sizeof late_label);
     int behind = late_kernel_waited_behind_compute(acc, late, late_kernel);
     int64_t largest_skew = 0;
     acc->ledger.next_mark++;
@@ -683,7 +679,7 @@ int exposed_comm_collect(accountant *acc, struct analysis_result *result, error_
         while (end < n && same_instance(&members[start], &members[end]))
             end++;
         if (end - start >= 2)
-            status = split_instance(acc, result, members + start, end - start, tallies, &tally_count,
+            status = split_instance(acc, members + start, end - start, tallies, &tally_count,
                                     &skewed_instances, described, &imbalanced);
         else
             status = give_unmatched(acc, &members[start], single_process);
