@@ -18,6 +18,7 @@
 #include "kernel_names.h"
 #include "op_source.h"
 #include "overlap_cost.h"
+#include "steady_state.h"
 #include "steps.h"
 #include "sweep.h"
 #include "units.h"
@@ -158,12 +159,34 @@ static int select_steps(sqlite3 *db, const struct analysis_result *result,
     return 0;
 }
 
+/* Whether options leave the window to the steady state: they ask for it and choose no time. */
+static int wants_steady_state(const struct analysis_options *options)
+{
+    return options->steady_state && options->window_start_ns == STORE_NULL &&
+           options->window_end_ns == STORE_NULL && !options->range_name && options->step < 0;
+}
+
+/* options with the steady window the run chose, when it chose one. */
+static struct analysis_options with_steady_window(const struct analysis_options *options,
+                                                  const struct analysis_steady *steady)
+{
+    struct analysis_options chosen = *options;
+    if (wants_steady_state(options) && steady->trimmed) {
+        chosen.window_start_ns = steady->start_ns;
+        chosen.window_end_ns = steady->end_ns;
+        chosen.window_is_relative = 0;
+    }
+    return chosen;
+}
+
 int analysis_select_process(store *trace, const struct analysis_result *result,
-                            const struct analysis_options *options, int64_t process_id,
+                            const struct analysis_options *given, int64_t process_id,
                             struct selection *selection, size_t *ranges_found, error_info *err)
 {
     /* From the options, not result's window: after the run, that holds the GPU work's own edges
      * where the window was open. */
+    struct analysis_options steady_options = with_steady_window(given, &result->steady);
+    const struct analysis_options *options = &steady_options;
     int64_t window_start_ns, window_end_ns;
     window_of(options, result->origin_ns, &window_start_ns, &window_end_ns);
     if (!restricted(options, window_start_ns, window_end_ns)) {
@@ -622,6 +645,7 @@ static int analyze_device(struct run *run, struct store_gpu_device key, int show
     if (status == 0 && dropped) {
         run->result->lane_count = lanes_before; /* nothing of this device is in the selection */
         run->result->stream_pair_count = pairs_before;
+        run->result->steady.devices_left_out += run->result->steady.trimmed; /* said with the window */
     } else if (status == 0) {
         out->process_id = device.process_id;
         out->pid = device.pid;
@@ -904,7 +928,8 @@ static int run_all_devices(struct run *run)
         return no_such(run, "stream", run->options.stream_id, run->streams_seen, run->streams_seen_count,
                        run->window_start_ns == INT64_MIN && run->window_end_ns == INT64_MAX
                            ? "the selected devices have"
-                           : "the selected window has");
+                       : run->result->steady.trimmed ? "the steady state (--all: the whole run) has"
+                                                     : "the selected window has");
     if (run->result->device_count == 0)
         return no_intervals_error(run, count);
     return 0;
@@ -1009,6 +1034,9 @@ static int sort_lanes(struct analysis_result *result, error_info *err)
     return 0;
 }
 
+static void explain_setup(store *trace, const struct analysis_options *options,
+                          struct analysis_result *result);
+
 struct analysis_result *analysis_run(store *trace, const struct analysis_options *options, error_info *err)
 {
     struct run run = {.trace = trace, .db = store_db(trace), .err = err, .selection_process_id = INT64_MIN};
@@ -1028,6 +1056,11 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         status = prepare_run(&run);
     if (status == 0)
         status = steps_find(run.db, &run.result->steps, &run.result->step_count, err);
+    if (status == 0 && wants_steady_state(&run.options)) {
+        status =
+            steady_state_choose(trace, run.result->steps, run.result->step_count, &run.result->steady, err);
+        run.options = with_steady_window(&run.options, &run.result->steady);
+    }
     if (status == 0) {
         run.accountant = accountant_new(run.db, run.names, run.result->steps, run.result->step_count, err);
         status = run.accountant ? 0 : -1;
@@ -1055,7 +1088,68 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         analysis_free(run.result);
         return NULL;
     }
+    explain_setup(trace, &run.options, run.result);
     return run.result;
+}
+
+/* The set-up's own largest idle causes (analysis_steady.setup_causes): the same analysis of the time
+ * before the steady window, summed over its devices. Best effort: a set-up the analysis cannot
+ * read (no GPU work of the devices shown) leaves them unsaid. */
+static void explain_setup(store *trace, const struct analysis_options *options,
+                          struct analysis_result *result)
+{
+    struct analysis_steady *steady = &result->steady;
+    for (size_t i = 0; i < 2; i++)
+        steady->setup_causes[i].cause = ACCOUNTING_CAUSE_COUNT;
+    if (!steady->trimmed || steady->start_ns <= steady->span_start_ns)
+        return;
+    struct analysis_options setup = *options;
+    setup.steady_state = 0;
+    setup.window_start_ns = steady->span_start_ns;
+    setup.window_end_ns = steady->start_ns;
+    setup.window_is_relative = 0;
+    setup.max_waits = 1;
+    setup.progress = NULL;
+    error_info ignored;
+    struct analysis_result *before = analysis_run(trace, &setup, &ignored);
+    if (!before)
+        return;
+    /* (cause, label) totals of the devices' whole-window entries; few distinct ones */
+    struct analysis_setup_cause totals[64];
+    size_t count = 0;
+    for (size_t a = 0; a < before->accounting_count; a++) {
+        const struct analysis_accounting *accounting = &before->accountings[a];
+        if (accounting->step != -1)
+            continue;
+        steady->setup_idle_ns += accounting->idle.ns;
+        steady->setup_devices++;
+        for (size_t e = 0; e < accounting->idle.entry_count; e++) {
+            const struct accounting_entry *entry = &accounting->idle.entries[e];
+            size_t k = 0;
+            while (k < count &&
+                   !(totals[k].cause == entry->cause && strcmp(totals[k].label, entry->label) == 0))
+                k++;
+            if (k == count && count == sizeof totals / sizeof totals[0])
+                continue;
+            if (k == count) {
+                totals[count].cause = entry->cause;
+                snprintf(totals[count].label, sizeof totals[count].label, "%s", entry->label);
+                totals[count++].ns = 0;
+            }
+            totals[k].ns += entry->ns;
+        }
+    }
+    for (size_t i = 0; i < 2; i++) {
+        size_t best = count;
+        for (size_t k = 0; k < count; k++)
+            if (totals[k].ns > 0 && (best == count || totals[k].ns > totals[best].ns))
+                best = k;
+        if (best == count)
+            break;
+        steady->setup_causes[i] = totals[best];
+        totals[best].ns = 0;
+    }
+    analysis_free(before);
 }
 
 void analysis_free(struct analysis_result *result)

@@ -93,6 +93,10 @@ struct analysis_options {
      * when it fails), a few times a second at most on a large trace: the CLI's progress line. */
     void (*progress)(void *context, double fraction);
     void *progress_context;
+    /* 1: when no --window, --range or --step chooses time, analyse the steady state
+     * (steady_state.h; the CLI's default); 0: the whole run (the CLI's --all; the library's
+     * default). */
+    int steady_state;
 };
 #define ANALYSIS_DEFAULT_MAX_WAITS 1000
 void analysis_options_init(struct analysis_options *options);
@@ -236,6 +240,26 @@ struct analysis_step {
                                            the step is a GPU annotation */
 };
 
+/* The steady window (steady_state.h) and what it leaves out of the whole GPU span. */
+struct analysis_steady {
+    int64_t span_start_ns, span_end_ns; /* the whole trace's GPU span, all ranks */
+    int64_t start_ns, end_ns;           /* the steady window */
+    int by_steps;                       /* 1: the steps chose it (rule 1) */
+    int warmup_steps;                   /* rule 1: leading warm-up steps left out (distinct numbers) */
+    int trimmed;                        /* 0: nothing left out (the window is the span) */
+    int devices_left_out;               /* devices with GPU work, none of it in the window (a
+                                           process that ran only in the set-up) */
+    /* The set-up's own idle time on the devices shown and its two largest causes (cause
+     * ACCOUNTING_CAUSE_COUNT when absent): what the set-up was, said with what was left out. */
+    int64_t setup_idle_ns;
+    size_t setup_devices; /* the devices it sums */
+    struct analysis_setup_cause {
+        enum accounting_cause cause;
+        char label[64];
+        int64_t ns;
+    } setup_causes[2];
+};
+
 struct analysis_result {
     struct analysis_lane *lanes;
     size_t lane_count;
@@ -282,6 +306,9 @@ struct analysis_result {
     struct analysis_overlap_cost *overlap_costs;
     size_t overlap_cost_count, overlap_cost_capacity;
     int64_t total_overlap_cost_ns, total_overlap_saved_ns, total_overlap_net_ns;
+    /* The steady state analysed by default (options.steady_state with no time chosen); trimmed 0
+     * when the whole run was analysed. */
+    struct analysis_steady steady;
 };
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure

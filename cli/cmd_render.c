@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "filters.h"
 #include "output_file.h"
-#include "steady.h"
+#include "steady_state.h"
 #include "text_safe.h"
 #include "timeline.h"
 #include "trace_input.h"
@@ -30,7 +30,7 @@ static int parse_int(const char *text, long minimum, long maximum, long *value)
 
 struct render_request {
     const char *trace_path, *output_path;
-    int verbose, all;
+    int verbose;
     int steady; /* the window is the steady state (choose_steady_window) */
     struct cli_filters filters;
     struct timeline_options options;
@@ -47,7 +47,6 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
                                             {"title", required_argument, 0, 't'},
                                             {"verbose", no_argument, 0, 'v'},
                                             {"force", no_argument, 0, 'f'},
-                                            {"all", no_argument, 0, 'a'},
                                             CLI_FILTER_OPTIONS,
                                             {0, 0, 0, 0}};
     memset(request, 0, sizeof *request);
@@ -76,9 +75,6 @@ static int parse_arguments(int argc, char **argv, struct render_request *request
             break;
         case 'f':
             request->options.force = 1;
-            break;
-        case 'a':
-            request->all = 1;
             break;
         case 'W':
         case 'H':
@@ -121,41 +117,26 @@ static void describe_selection(const struct analysis_options *chosen, char *note
         snprintf(note, size, "figures of step %" PRId64, chosen->step);
 }
 
-/* Without --all, --window, --range or --step: the steady state (steady.h), as a window the analysis
- * measures too, and a note of what it leaves out ("set-up 0 - 6.00 s not shown; --all draws
+/* Without --all, --window, --range or --step: the steady state (steady_state.h), as a window the
+ * analysis measures too, and a note of what it leaves out ("set-up 0 - 6.00 s not shown; --all draws
  * everything") for the figures line. */
 static int choose_steady_window(store *trace, struct render_request *request, char *note, size_t size,
                                 error_info *err)
 {
-    struct steady_window steady;
-    if (timeline_steady_window(trace, &request->options, &steady, err) != 0)
-        return -1;
+    struct analysis_steady steady;
+    if (steady_state_of_trace(trace, &steady, err) != 0)
+        return strstr(err->message, store_path(trace)) ? -1 : error_prefix(err, "%s", store_path(trace));
     if (!steady.trimmed)
         return 0;
-    int64_t origin_ns = steady.span_start_ns, end_ns = steady.span_end_ns;
-    char parts[2][96] = {"", ""}, from[32], to[32], before[48];
-    if (steady.warmup_steps > 0)
-        snprintf(before, sizeof before, "set-up and %d warm-up step%s", steady.warmup_steps,
-                 steady.warmup_steps == 1 ? "" : "s");
-    else
-        snprintf(before, sizeof before, "%s", steady.by_steps ? "before the steps" : "set-up");
-    if (steady.start_ns > origin_ns)
-        snprintf(parts[0], sizeof parts[0], "%s 0 \xe2\x80\x93 %s", before,
-                 units_format_duration(to, sizeof to, steady.start_ns - origin_ns));
-    if (steady.end_ns < end_ns)
-        snprintf(parts[1], sizeof parts[1], "%s %s \xe2\x80\x93 %s", steady.by_steps ? "after them" : "tail",
-                 units_format_duration(from, sizeof from, steady.end_ns - origin_ns),
-                 units_format_duration(to, sizeof to, end_ns - origin_ns));
-    snprintf(note, size, "%s%s%s not shown; --all draws everything", parts[0],
-             parts[0][0] && parts[1][0] ? ", " : "", parts[1]);
+    char left_out[200];
+    steady_state_describe(&steady, left_out, sizeof left_out);
+    snprintf(note, size, "%s not shown; --all draws everything", left_out);
     request->options.window_note = note;
     request->steady = 1;
     request->options.selection.window_start_ns = steady.start_ns; /* also when the analysis fails */
     request->options.selection.window_end_ns = steady.end_ns;
-    struct analysis_options *analysis = &request->filters.analysis;
-    analysis->window_start_ns = steady.start_ns;
-    analysis->window_end_ns = steady.end_ns;
-    analysis->window_is_relative = 0;
+    /* The analysis chooses the same window itself (filters ask it for the steady state): its
+     * messages then say the window is the steady state. */
     return 0;
 }
 
@@ -197,7 +178,7 @@ static int draw(const char *command, struct render_request *request)
     char note[160];
     describe_selection(&request->filters.analysis, note, sizeof note);
     request->options.window_note = note;
-    if (!request->all && !cli_filters_choose_time(&request->filters) &&
+    if (!request->filters.all && !cli_filters_choose_time(&request->filters) &&
         choose_steady_window(trace, request, note, sizeof note, &err) != 0) {
         /* No picture and no analysis yet: the analysis runs (once) only to name an id the trace
          * lacks. */

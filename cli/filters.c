@@ -10,6 +10,8 @@
 void cli_filters_init(struct cli_filters *filters)
 {
     analysis_options_init(&filters->analysis);
+    filters->analysis.steady_state = 1;
+    filters->all = 0;
     filters->unitless_warned = 0;
     if (cli_progress_init(&filters->progress, "analyzing")) {
         filters->analysis.progress = cli_progress_update;
@@ -51,6 +53,10 @@ static int apply(struct cli_filters *filters, const char *command, int option, c
                              value);
         options->range_name = value;
         return 0;
+    case CLI_FILTER_ALL:
+        filters->all = 1;
+        options->steady_state = 0;
+        return 0;
     case CLI_FILTER_WINDOW:
         if (options->window_is_relative)
             return error_set(err, "--window given twice: give it once");
@@ -71,11 +77,17 @@ static int apply(struct cli_filters *filters, const char *command, int option, c
 
 int cli_filters_take(struct cli_filters *filters, char **argv, int option)
 {
-    if (option < CLI_FILTER_RANK || option > CLI_FILTER_STEP)
+    if (option < CLI_FILTER_RANK || option > CLI_FILTER_ALL)
         return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
     error_info err;
     if (apply(filters, argv[0], option, optarg, &err) != 0)
         return cli_usage_error(argv[0], "%s", err.message);
+    if (filters->all && cli_filters_choose_time(filters))
+        return cli_usage_error(argv[0],
+                               "--all analyses the whole run and --%s chooses a part of it: give one",
+                               filters->analysis.step >= 0    ? "step"
+                               : filters->analysis.range_name ? "range"
+                                                              : "window");
     return 0;
 }
 

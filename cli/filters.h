@@ -1,5 +1,5 @@
 /* filters.h: the options that choose what a command looks at (--rank, --device, --stream,
- * --window, --range, --step), parsed here once for report, check, diff, render and export, so
+ * --window, --range, --step, --all), parsed here once for report, check, diff, render and export, so
  * that the same flags mean the same interval everywhere. They fill an analysis_options; the
  * analyzer alone turns it into GPU time (analysis_run: result->selection, analysis_selection.h), and
  * a picture draws the selection the analysis resolved. Meanings: docs/overlapscope-report.md. */
@@ -18,7 +18,8 @@ enum {
     CLI_FILTER_STREAM,
     CLI_FILTER_WINDOW,
     CLI_FILTER_RANGE,
-    CLI_FILTER_STEP
+    CLI_FILTER_STEP,
+    CLI_FILTER_ALL
 };
 
 /* The rows to put in a command's getopt_long table (before its terminating zero row). */
@@ -26,19 +27,21 @@ enum {
     {"rank", required_argument, 0, CLI_FILTER_RANK}, {"device", required_argument, 0, CLI_FILTER_DEVICE},    \
         {"stream", required_argument, 0, CLI_FILTER_STREAM},                                                 \
         {"window", required_argument, 0, CLI_FILTER_WINDOW},                                                 \
-        {"range", required_argument, 0, CLI_FILTER_RANGE},                                                   \
+        {"range", required_argument, 0, CLI_FILTER_RANGE}, {"step", required_argument, 0, CLI_FILTER_STEP},  \
     {                                                                                                        \
-        "step", required_argument, 0, CLI_FILTER_STEP                                                        \
+        "all", no_argument, 0, CLI_FILTER_ALL                                                                \
     }
 
 struct cli_filters {
     struct analysis_options analysis; /* what the options chose; value strings point into argv */
+    int all;                          /* --all: the whole run, set-up included */
     int unitless_warned;              /* the bare-number warning was printed */
     struct cli_progress progress;     /* the analysis's progress line (analysis.progress_context) */
 };
 
-/* Also hands the analysis a progress line on a terminal (progress.h): filters must stay where
- * it is while the analysis runs. */
+/* The analysis looks at the steady state (steady_state.h) unless --all, --window, --range or --step
+ * choose otherwise. Also hands the analysis a progress line on a terminal (progress.h): filters must stay
+ * where it is while the analysis runs. */
 void cli_filters_init(struct cli_filters *filters);
 
 /* Takes a getopt_long result (option, with optarg and optind as getopt_long left them) that the

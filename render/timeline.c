@@ -23,7 +23,6 @@
 #include "overview.h"
 #include "reader.h"
 #include "scene.h"
-#include "steady.h"
 #include "steps.h"
 #include "units.h"
 
@@ -311,31 +310,6 @@ static int read_plot(store *trace, const struct analysis_result *analysis,
         return -1;
     }
     return 0;
-}
-
-int timeline_steady_window(store *trace, const struct timeline_options *options, struct steady_window *window,
-                           error_info *err)
-{
-    struct timeline_options whole = *options;
-    whole.selection.window_start_ns = STORE_NULL;
-    whole.selection.window_end_ns = STORE_NULL;
-    whole.show_host_calls = whole.show_nvtx = 0;
-    struct plot_source source;
-    if (check_options(&whole, err) != 0 || read_plot(trace, NULL, &whole, &source, err) != 0)
-        return -1;
-    struct analysis_step *steps = NULL;
-    size_t count = 0, kept = 0;
-    int status = steps_find(store_db(trace), &steps, &count, err);
-    if (status != 0)
-        error_prefix(err, "%s", store_path(trace));
-    for (size_t i = 0; status == 0 && i < count; i++)
-        if (options->selection.rank < 0 || steps[i].rank == options->selection.rank)
-            steps[kept++] = steps[i];
-    if (status == 0)
-        steady_choose(source.canvas, steps, kept, window);
-    free(steps);
-    canvas_free(source.canvas);
-    return status;
 }
 
 /* Reads the window into a canvas and paints it to the open file. */

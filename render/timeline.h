@@ -51,12 +51,6 @@ void timeline_options_init(struct timeline_options *options);
  * err filled ("unknown picture format '.jpg' (use .png, .svg or .pdf)"). */
 int timeline_format_from_path(const char *path, enum timeline_format *format, error_info *err);
 
-/* The steady state of the trace as options would draw it whole (steady.h: the steps, else the
- * busy part). Returns 0, or -1 with err filled (a bad trace, no GPU activity). */
-struct steady_window;
-int timeline_steady_window(store *trace, const struct timeline_options *options, struct steady_window *window,
-                           error_info *err);
-
 /* Draws the trace's timeline into path, in the format of its extension. analysis may be NULL
  * (no waits, no overlap figures in the title); it should have been computed over the same
  * window and rank. The picture is written as output_file.h says: an existing file is refused

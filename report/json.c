@@ -320,6 +320,26 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
     cJSON *window = cJSON_AddObjectToObject(root, "window");
     add_time(window, "start_ns", result->selection.window_start_ns, result->origin_ns);
     add_time(window, "end_ns", result->selection.window_end_ns, result->origin_ns);
+    if (result->steady.trimmed) {
+        /* What the default window left out (steady_state.h). */
+        cJSON *steady = cJSON_AddObjectToObject(window, "steady_state");
+        cJSON_AddStringToObject(steady, "chosen_by", result->steady.by_steps ? "steps" : "activity");
+        add_int(steady, "set_up_ns", result->steady.start_ns - result->steady.span_start_ns);
+        add_int(steady, "tear_down_ns", result->steady.span_end_ns - result->steady.end_ns);
+        add_int(steady, "warmup_steps", result->steady.warmup_steps);
+        add_int(steady, "devices_left_out", result->steady.devices_left_out);
+        add_int(steady, "set_up_idle_ns", result->steady.setup_idle_ns);
+        add_int(steady, "set_up_devices", (int64_t)result->steady.setup_devices);
+        cJSON *causes = cJSON_AddArrayToObject(steady, "set_up_idle_causes");
+        for (size_t i = 0; i < 2 && result->steady.setup_causes[i].cause != ACCOUNTING_CAUSE_COUNT; i++) {
+            cJSON *cause = cJSON_CreateObject();
+            cJSON_AddStringToObject(cause, "cause",
+                                    accounting_cause_tag(result->steady.setup_causes[i].cause));
+            report_json_add_text(cause, "label", result->steady.setup_causes[i].label);
+            add_int(cause, "ns", result->steady.setup_causes[i].ns);
+            cJSON_AddItemToArray(causes, cause);
+        }
+    }
     cJSON_AddItemToObject(root, "filters", filters_json(context ? context->options : NULL));
     add_int(root, "interval_count", result->interval_count);
     cJSON_AddItemToObject(root, "summary", summary_json(result));

@@ -9,6 +9,7 @@
 #include "call_source.h"
 #include "naming.h"
 #include "report.h"
+#include "steady_state.h"
 #include "text_layout.h"
 #include "text_safe.h"
 #include "text_wrap.h"
@@ -103,6 +104,42 @@ static void describe_selection(FILE *out, const struct analysis_result *result,
     if (options && options->stream_id >= 0)
         fprintf(out, ", stream %" PRId64, options->stream_id);
     fprintf(out, "\n");
+}
+
+/* What the default window left out of the run, when it did: "the steady state: set-up 0 - 3.99 s
+ * left out (--all analyses everything)". */
+static const char *describe_left_out(const struct analysis_result *result, enum text_safe_style style,
+                                     char *line, size_t size)
+{
+    char left_out[200];
+    steady_state_describe(&result->steady, left_out, sizeof left_out);
+    line[0] = '\0';
+    if (!left_out[0])
+        return line;
+    const struct analysis_steady *steady = &result->steady;
+    char causes[256] = "", idle[32];
+    size_t used = 0;
+    for (size_t i = 0; i < 2 && steady->setup_causes[i].cause != ACCOUNTING_CAUSE_COUNT; i++) {
+        char ns[32];
+        char devices[32] = "";
+        if (!i && steady->setup_devices > 1)
+            snprintf(devices, sizeof devices, " on %zu devices", steady->setup_devices);
+        int n = snprintf(causes + used, sizeof causes - used, "%s%s%s %s %s", i ? "" : "; its GPU idle time",
+                         devices, i ? "," : ": most", accounting_cause_tag(steady->setup_causes[i].cause),
+                         units_format_duration(ns, sizeof ns, steady->setup_causes[i].ns));
+        used += n > 0 && (size_t)n < sizeof causes - used ? (size_t)n : 0;
+        if (strcmp(steady->setup_causes[i].label, accounting_cause_tag(steady->setup_causes[i].cause)) != 0) {
+            char label[128]; /* from the trace: made safe to print */
+            text_safe_copy(label, sizeof label, steady->setup_causes[i].label, style);
+            n = snprintf(causes + used, sizeof causes - used, " (%s)", label);
+            used += n > 0 && (size_t)n < sizeof causes - used ? (size_t)n : 0;
+        }
+    }
+    if (causes[0])
+        snprintf(causes + used, sizeof causes - used, ", of %s idle",
+                 units_format_duration(idle, sizeof idle, steady->setup_idle_ns));
+    snprintf(line, size, "the steady state: %s left out%s (--all analyses everything)", left_out, causes);
+    return line;
 }
 
 /* The selection's line, wrapped (a range name can be long). */
@@ -403,8 +440,9 @@ static void text_waits(FILE *out, const struct analysis_result *result, size_t t
 }
 
 /* A run whose steps are a small part of it (torch.compile's compilation, a long set-up: 97% of a
- * compiled MLP's 12.4 s before its first step) reads "busy 0.5%" over the whole span: said, with the
- * window of the steps to look at them alone. Only for the whole run (a selection chose its time). */
+ * compiled MLP's 12.4 s before its first step) reads "busy 0.5%" over the whole span (--all): said,
+ * with the way back to the steps. Only for the whole run (the steady state or a selection chose its
+ * time otherwise). */
 static void outside_steps_note(FILE *out, const struct analysis_result *result, int markdown, int width)
 {
     double outside_ms = 0;
@@ -420,9 +458,8 @@ static void outside_steps_note(FILE *out, const struct analysis_result *result, 
     char line[320];
     snprintf(line, sizeof line,
              "%.0f%% of the span is GPU idle outside every step (set-up, compilation, warm-up): "
-             "--window %.3fms:%.3fms looks at the steps alone",
-             100.0 * outside_ms * 1e6 / (double)span, (double)(first - result->origin_ns) / 1e6,
-             (double)(last - result->origin_ns) / 1e6);
+             "without --all the report looks at the steps alone",
+             100.0 * outside_ms * 1e6 / (double)span);
     if (markdown)
         fprintf(out, "\n%s\n", line);
     else {
@@ -437,6 +474,9 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     report_write_wrapped(out, context && context->trace_path ? context->trace_path : "trace",
                          "overlapscope report: ", 2, width);
     text_selection(out, result, context, width);
+    char left_out[512];
+    if (describe_left_out(result, TEXT_SAFE_TERMINAL, left_out, sizeof left_out)[0])
+        report_write_wrapped(out, left_out, "", 2, width);
     fprintf(out, "\n");
     text_table(out, result, width);
     outside_steps_note(out, result, 0, width);
@@ -457,6 +497,9 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
     text_safe_markdown_code(context && context->trace_path ? context->trace_path : "trace", out);
     fputs("\n\n", out);
     describe_selection(out, result, context, TEXT_SAFE_MARKDOWN);
+    char left_out[512];
+    if (describe_left_out(result, TEXT_SAFE_MARKDOWN, left_out, sizeof left_out)[0])
+        fprintf(out, "\n%s\n", left_out);
     fprintf(out, "\n|");
     for (int c = 0; c < COLUMN_COUNT; c++)
         fprintf(out, " %s |", column_titles[c]);

@@ -90,11 +90,14 @@ check_case "unknown device, one device" "$gpu/copy_pinned.db" "no device 3 (the 
 # on 7, 17, 18; copies and memsets on 15, 16, sqlite3 over the file), sorted.
 for command in report "check --max busy_ms=1e9" "export --chrome $dir/x.json" "render -o $dir/x.png"; do
     check_case "unknown rank" "$gpu/ddp.db" "no rank 3 (the trace has ranks 0, 1)" $command "$gpu/ddp.db" --rank 3
-    check_case "unknown stream" "$gpu/ddp.db" "no stream 9 (the selected devices have streams 7, 15, 16, 17, 18)" \
+    # By default the steady state (the steps: streams 7, 15 and 16 hold set-up only); --all the run.
+    check_case "unknown stream" "$gpu/ddp.db" "no stream 9 (the steady state (--all: the whole run) has streams 17, 18)" \
         $command "$gpu/ddp.db" --stream 9
+    check_case "unknown stream, --all" "$gpu/ddp.db" "no stream 9 (the selected devices have streams 7, 15, 16, 17, 18)" \
+        $command "$gpu/ddp.db" --stream 9 --all
 done
 check_case "unknown stream, one device" "$gpu/ddp.db" "no stream 9 (the selected devices have streams 7, 15, 16, 17, 18)" \
-    diff "$gpu/ddp.db" "$gpu/ddp.db" --stream 9 --device 1
+    diff "$gpu/ddp.db" "$gpu/ddp.db" --stream 9 --device 1 --all
 check_case "unknown stream in a window" "$gpu/copy_pinned.db" "no stream 9 (the selected window has stream" \
     report "$gpu/copy_pinned.db" --stream 9 --window 0:1us
 # A bare 0 needs no unit: no warning (a bare 5 gets one, tests/render/window_road.sh).

@@ -191,7 +191,7 @@ def job_transfer_beyond_int64(work):
         write(job, f"rank{rank}.json", t)
     db = os.path.join(work, "pib-job.db")
     check("1 PiB job: import", run("import", "--force", "-o", db, job)[0], 0)
-    result = subprocess.run([OVERLAPSCOPE, "report", db], capture_output=True, text=True,
+    result = subprocess.run([OVERLAPSCOPE, "report", "--all", db], capture_output=True, text=True,
                             env=dict(os.environ, COLUMNS="1000"))
     check("1 PiB job: report", (result.returncode, "runtime error" in result.stderr,
                                 "8193 AllReduce instances after every rank arrived; no byte count recorded"

@@ -11,7 +11,7 @@ fail=0
 for trace in kineto-h200/two_batch_ddp_rank1 kineto/simple_add_two_streams kineto/sampled_rank-0; do
     db=$work/$(basename "$trace").db
     "$os" import "$data/$trace.json.gz" -o "$db" >/dev/null 2>&1 || { echo "FAILED: import $trace"; fail=1; continue; }
-    "$os" report --json "$db" >"$db.json" 2>/dev/null || { echo "FAILED: report $trace"; fail=1; continue; }
+    "$os" report --all --json "$db" >"$db.json" 2>/dev/null || { echo "FAILED: report $trace"; fail=1; continue; }
     python3 - "$db" "$db.json" "$trace" <<'PY' || fail=1
 import json, sqlite3, sys
 stored = {(p, s): label for p, s, label in sqlite3.connect(sys.argv[1]).execute(

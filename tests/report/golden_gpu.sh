@@ -84,7 +84,9 @@ verdict() {
     local trace=$1 why=$2 expression=$3
     present "$trace" || return 0
     # VERDICT_SELECT="--range NAME" (or another option and its value): the report of that selection
+    # (or --all: the whole run, set-up included; by default the report's steady state)
     local select=(); [ -n "${VERDICT_SELECT:-}" ] && select=("${VERDICT_SELECT%% *}" "${VERDICT_SELECT#* }")
+    [ "${VERDICT_SELECT:-}" = --all ] && select=(--all)
     local json=$scratch/$trace${VERDICT_SELECT:+-selected-$(echo "$VERDICT_SELECT" | tr -c 'a-zA-Z0-9' _)}.json
     [ -s "$json" ] || "$os" report --json "${select[@]}" "$data/$trace.db" >"$json" 2>"$scratch/err" || {
         echo "FAILED: $trace: report --json ${select[*]}: $(cat "$scratch/err")"; fail=$((fail+1)); return 0; }
@@ -304,8 +306,12 @@ if pending torch_sync_loop 'tests/gpu/workloads.sh: torch/sync_loop.py --iterati
     # initialization and lazy module loading before the first mm, 4 gaps: 236 ms on the H100, 111
     # on the H200, 180 on the 2x H200) are warm-up, the largest idle cause, kept apart from the
     # steady state: the loop's 300 syncs and its launch gaps keep their causes.
-    verdict torch_sync_loop 'the first-call warm-up is named warm-up, apart from the loop' \
+    # The run whole (--all): the first-call warm-up named warm-up, apart from the loop. By default
+    # (the steady state) the warm-up is left out and the loop's own sync is the headline.
+    VERDICT_SELECT=--all verdict torch_sync_loop 'the first-call warm-up is named warm-up, apart from the loop' \
         'idle_top() == ("warmup", "first run of a kernel") and s["idle_warmup_ms"] >= 0.3 * s["idle_ms"] and any(c["cause"] == "warmup" and c["count"] <= 6 for c in parts(device_of(-1), "idle")) and any(c["cause"] == "launch-bound" and c["count"] >= 100 for c in parts(device_of(-1), "idle"))'
+    verdict torch_sync_loop 'the steady state: the warm-up left out, the loop of 300 syncs is the headline' \
+        'r["window"]["steady_state"]["set_up_ns"] > 0 and idle_top() == ("host-sync", "cudaDeviceSynchronize") and s.get("idle_warmup_ms", 0) < 0.1 * s["idle_ms"] and any(c["cause"] == "host-sync" and c["count"] >= 299 for c in parts(device_of(-1), "idle"))'
 fi
 if pending torch_starved_loader 'tests/gpu/workloads.sh: torch/starved_loader.py --steps 20'; then
     verdict torch_starved_loader 'the GPU waits for the data loader' \
@@ -382,7 +388,8 @@ verdict pipeline_pipelined '"all" is the listed fixes together' \
     'r["what_if"][-1]["predicted_saving_ns"] <= 1.1 * sum(w["predicted_saving_ns"] for w in r["what_if"][:-1])'
 
 # --- NCCL ---
-bounds two_batch --min shared_communicator_ms=0.05 --max busy_ratio=0.1 --max unexplained_ms=0
+# The whole run: its two steady steps hold a fraction of the communicator's waits.
+bounds two_batch --all --min shared_communicator_ms=0.05 --max busy_ratio=0.1 --max unexplained_ms=0
 verdict two_batch 'the all_gathers of one communicator never overlap; the GPU waits for the host' \
     'comm_with_comm <= 0.05 and any("are collectives of communicator" in e for e in evidence("shared-communicator")) and count("late-launch") >= 10'
 # ddp (--fill 1/16: half the SMs free of GEMM blocks): NCCL never waits for SMs. Its comm_overlap
@@ -399,7 +406,8 @@ verdict ddp 'each fix: the sum of the two devices own savings' \
 # Rank 1's exposed communication: mostly waiting for rank 0, which arrived last at step 0's
 # collectives (its host between launches, workloads/ddp.cu's rank-0 verification work): 7.4 ms
 # (gpu/, 2026-11-22), 3.7 ms (gpu-h200x2/); the later steps run in lockstep (skew_series.py).
-bounds ddp --min exposed_comm_skew_ms=2 --max exposed_comm_unmatched_ms=0
+bounds ddp --all --min exposed_comm_skew_ms=2 --max exposed_comm_unmatched_ms=0
+bounds ddp --min exposed_comm_skew_ms=1 --max exposed_comm_unmatched_ms=0
 verdict ddp 'rank 1 waits for rank 0, the straggler' \
     'exposed_top(1) == ("skew", "rank 0") and straggler.get("rank") == 0'
 if pending ddp_skew 'tests/gpu/workloads.sh: ddp --steps 8 --overlap --skew-us 2000'; then
@@ -446,7 +454,8 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
     # Seed 002 on ResNet-18 (workloads/torch/copy_feed.py): 12 batches of 73.5 MiB a epoch copied on
     # the compute stream from pageable memory (390 ms of copies in the trace, none under a kernel),
     # from pinned memory (56 ms), and pinned one batch ahead on a side stream (under compute).
-    verdict torch_copy_pageable 'pageable batch copies run with the SMs idle' \
+    # (390 ms: the copies of the whole run, as measured)
+    VERDICT_SELECT=--all verdict torch_copy_pageable 'pageable batch copies run with the SMs idle' \
         's["copy_ms"] >= 300 and devices[0]["copy_compute_overlap_ns"] == 0 and s["exposed_copy_ms"] >= 300 and s["kernel_busy_ratio"] <= 0.5 * s["busy_ratio"] and copy_top() == ("pageable", "HtoD") and s["exposed_copy_pageable_ms"] >= 0.95 * 390'
     verdict torch_copy_pinned 'the same copies from pinned memory, 7x faster, still on the compute stream' \
         '20 <= s["copy_ms"] <= 100 and devices[0]["copy_compute_overlap_ns"] == 0 and copy_top() == ("same-stream", "HtoD on stream 7")'
@@ -465,7 +474,8 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
         'any(c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize" and c["count"] >= 900 for c in parts(device_of(-1), "idle"))'
     # cudaDeviceSynchronize of cuda:1 (context 2), which ran nothing: not this device's host-sync
     # (the two of cuda:0 itself, the warm-up's and the loop's last, stay host-sync).
-    verdict torch_sync_dev1 'the loop syncs the idle other device: host time, not a wait for this one' \
+    # (1,000 calls: the whole run; the steady state starts after the first)
+    VERDICT_SELECT=--all verdict torch_sync_dev1 'the loop syncs the idle other device: host time, not a wait for this one' \
         'any(c["cause"] == "sync-elsewhere" and c["label"] == "cudaDeviceSynchronize" and c["count"] == 1000 for c in parts(device_of(-1), "idle")) and all(c["count"] <= 2 for c in parts(device_of(-1), "idle") if c["cause"] == "host-sync" and c["label"] == "cudaDeviceSynchronize")'
     verdict torch_sync_dev0 'syncing its own device is never sync-elsewhere' \
         's.get("idle_sync_elsewhere_ms", 0) == 0'
@@ -477,7 +487,7 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
     verdict torch_sync_none 'no synchronization in the loop' \
         'not any(c["cause"] == "host-sync" and c["count"] >= 100 for c in parts(device_of(-1), "idle"))'
     # DDP, rank 1 with twice rank 0's batch (its GPU computes 1.5x rank 0's), and both the mean batch.
-    verdict torch_ddp_heavy 'rank 1, with the larger batch, is the straggler' \
+    VERDICT_SELECT=--all verdict torch_ddp_heavy 'rank 1, with the larger batch, is the straggler' \
         'straggler.get("rank") == 1 and straggler["late_count"] >= 300 and s["exposed_comm_skew_ms"] + s["exposed_comm_imbalance_ms"] >= 80'
     # Issue 32 item 3: the straggler's cause is its work (1.5x rank 0's compute per step), and
     # balancing the batches predicts the step at the ranks' mean compute: -14.9% in the 40 steps,
@@ -494,7 +504,8 @@ if [ "$GOLDEN_SET" = gpu-h200x2 ]; then
     # the pair measured: 10.9 ms, the median wall times' difference (launch_blocking_timings.txt,
     # 616.8 ms on, 605.9 ms off, 5 alternating runs; their spread is +-15 ms, so the pair's trace
     # spans, 18.8 and 8.75 ms, say it too: 10.05 ms). The replay predicts 11.2 ms.
-    verdict launch_blocking 'launch blocking is the cause: nothing overlaps, and unsetting it saves the measured time' \
+    # (the measured time is the whole program's: --all)
+    VERDICT_SELECT=--all verdict launch_blocking 'launch blocking is the cause: nothing overlaps, and unsetting it saves the measured time' \
         'top() == "launch-blocking" and count("launch-blocking") >= 80 and count("late-launch") == 0 and s["stream_overlap"] <= 0.1 and any(w["fix"] == "unset-launch-blocking" and abs(w["predicted_saving_ns"] - 10.9e6) <= 0.15 * 10.9e6 and abs(w["predicted_saving_ns"] - 10.05e6) <= 0.15 * 10.05e6 for w in r["what_if"])'
     verdict launch_blocking_off 'without the variable the two streams overlap, and no launch blocks' \
         'count("late-launch") == 0 and count("launch-blocking") == 0 and s["stream_overlap"] >= 0.9 and not any(w["fix"] == "unset-launch-blocking" for w in r["what_if"])'
@@ -504,7 +515,11 @@ fi
 # collector_smoke.cu: a pinned then a pageable 64 MiB HtoD on two streams (one copy engine per
 # direction), then spin kernels alternating on both streams, and a forked child.
 bounds collector_smoke --min copy_engine_ms=1 --max unexplained_ms=0
-verdict collector_smoke 'two processes, named by pid (no rank)' \
+# The forked child's one kernel runs during the parent's set-up copies: the steady state leaves its
+# device out, and says so; the whole run has both.
+verdict collector_smoke 'the steady state says it left the child device out' \
+    'r["window"]["steady_state"]["devices_left_out"] == 1 and len(devices) == 1'
+VERDICT_SELECT=--all verdict collector_smoke 'two processes, named by pid (no rank)' \
     'len(devices) == 2 and {d["process"] for d in devices} == {"pid 632", "pid 633"}'
 # collector_sigterm: killed by SIGTERM after one kernel: the trace still reads, one interval.
 verdict collector_sigterm 'one kernel recorded before the kill' 'r["interval_count"] >= 1 and s["waits"] == 0'
@@ -544,7 +559,8 @@ fi
 # host (seed 003): busy well under 10%, the idle time mostly outside CUDA calls. Recorded on the
 # one-GPU machines (the 2x H200 session kept its Kineto traces, tests/data/kineto-h200/).
 if [ "$GOLDEN_SET" != gpu ]; then
-    bounds torch_pipeline_aug --max busy_ratio=0.1
+    bounds torch_pipeline_aug --all --max busy_ratio=0.1
+    bounds torch_pipeline_aug --max busy_ratio=0.3
     verdict torch_pipeline_aug 'a starved GPU: idle on the host side' 'idle_top()[0] == "host-cpu"'
 fi
 
@@ -575,7 +591,9 @@ if [ "$GOLDEN_SET" = gpu-h200-v3 ]; then
     # synchronize: the process's CPU beyond its sampled threads' says another thread ran.
     verdict host_lock_wait 'waiting for a lock or the GIL while an unsampled side thread computes' \
         'idle_top() == ("lock-wait", "lock or GIL") and s["idle_lock_wait_ms"] >= 0.5 * s["idle_ms"] and any("wait_for_lock" in c["label"] for c in parts(device_of(-1), "idle"))'
-    verdict host_warmup 'a first-call warm-up named warm-up, the largest idle cause' 'idle_top()[0] == "warmup"'
+    VERDICT_SELECT=--all verdict host_warmup 'a first-call warm-up named warm-up, the largest idle cause' 'idle_top()[0] == "warmup"'
+    verdict host_warmup 'the steady state leaves the warm-up out of the headline' \
+        'r["window"]["steady_state"]["set_up_ns"] > 0 and idle_top()[0] != "warmup"'
     verdict host_launch_blocking 'CUDA_LAUNCH_BLOCKING=1: launch blocking, from the recorded variable; unset it, no graph advice' \
         'top() == "launch-blocking" and "recorded environment sets CUDA_LAUNCH_BLOCKING=1" in evidence("launch-blocking")[0] and r["what_if"][0]["fix"] == "unset-launch-blocking" and not any(w["fix"] == "cuda-graph" for w in r["what_if"])'
     verdict host_launch_blocking_off 'the same loop without the variable: no launch blocking' \

@@ -99,7 +99,7 @@ print(" ".join(w["cause"] + "@" + str(w["source"]) for w in json.load(sys.stdin)
 # first-call selection: 280 ms in 21 gaps) are warm-up, the rest host-cpu and launch-bound.
 aug=${OVERLAPSCOPE_TEST_DATA:?}/kineto-h200/pipeline_aug_rank0.json.gz
 "$os" import "$aug" -o "$work/aug.db" >/dev/null 2>&1 || { echo "FAILED: import $aug"; fail=1; }
-"$os" check "$work/aug.db" --max idle_unexplained_ms=0 --min idle_warmup_ms=200 --min idle_host_cpu_ms=20 --min idle_launch_bound_ms=30 \
+"$os" check "$work/aug.db" --all --max idle_unexplained_ms=0 --min idle_warmup_ms=200 --min idle_host_cpu_ms=20 --min idle_launch_bound_ms=30 \
     --max busy_ratio=0.05 >"$work/check.txt" 2>&1 || { echo "FAILED: pipeline_aug"; cat "$work/check.txt"; fail=1; }
 [ $fail -eq 0 ] && echo "passed"
 exit $fail

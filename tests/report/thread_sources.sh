@@ -47,7 +47,8 @@ done
     { echo "FAILED: the text report does not name the thread"; fail=1; }
 
 # A wait's evidence names the launching thread likewise, by the same lookup (analyzer/thread_names.h):
-# torch_prefetch's wait whose evidence names thread 1082, that thread named in one copy.
+# torch_prefetch's wait whose evidence names thread 1082 (in its set-up: --all), that thread named in
+# one copy.
 prefetch="$OVERLAPSCOPE_TEST_DATA/gpu-h100/torch_prefetch.db"
 for name in named unnamed; do
     cp "$prefetch" "$scratch/wait_$name.db"
@@ -61,7 +62,7 @@ if sys.argv[2] == "named":
     db.execute("INSERT INTO threads SELECT ?, 1082, id FROM strings WHERE value = 'python3'", (process,))
 db.commit()
 PY
-    "$os" report --json "$scratch/wait_$name.db" >"$scratch/wait_$name.json" || { echo "FAILED: report wait_$name"; fail=1; continue; }
+    "$os" report --all --json "$scratch/wait_$name.db" >"$scratch/wait_$name.json" || { echo "FAILED: report wait_$name"; fail=1; continue; }
     python3 - "$scratch/wait_$name.json" "$name" <<'PY' || fail=1
 import json, sys
 report, name = json.load(open(sys.argv[1])), sys.argv[2]

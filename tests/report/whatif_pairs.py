@@ -84,8 +84,15 @@ KNOWN = {
 BOUND_NS, SHARE = 50000, 0.15
 
 
+# The model is checked on the whole run (--all: every operation replayed as recorded); a selection
+# (--range, --window, --step) chooses its own time.
+def whole(options):
+    return [] if any(o in ("--range", "--window", "--step") for o in options) else ["--all"]
+
+
 def report(os_bin, path, *options):
-    out = subprocess.run([os_bin, "report", path, "--json", *options], capture_output=True, text=True)
+    out = subprocess.run([os_bin, "report", path, "--json", *options, *whole(options)], capture_output=True,
+                         text=True)
     if out.returncode != 0:
         raise SystemExit(f"report {path} {options}: rc {out.returncode}: {out.stderr}")
     return json.loads(out.stdout)
@@ -197,13 +204,13 @@ def check_outputs(os_bin, folder):
     if os.path.exists(path):
         r = report(os_bin, path)
         pin = next(w for w in r["what_if"] if w["fix"] == "pin-host-buffer")["predicted_saving_ns"]
-        text = subprocess.run([os_bin, "report", path], capture_output=True, text=True).stdout
+        text = subprocess.run([os_bin, "report", path, "--all"], capture_output=True, text=True).stdout
         line = next((l for l in text.splitlines() if "if you pin the host buffer: -" in l), "")
         m = re.search(r": -([0-9.]+) ms \(-([0-9]+)%\)", line)
         if not m or abs(float(m.group(1)) * 1e6 - pin) > 0.01 * pin:
             failed += 1
             print(f"FAILED: text what-if line {line!r}, JSON says {pin} ns")
-        markdown = subprocess.run([os_bin, "report", path, "--markdown"], capture_output=True, text=True).stdout
+        markdown = subprocess.run([os_bin, "report", path, "--markdown", "--all"], capture_output=True, text=True).stdout
         if "### What if" not in markdown or "- if you pin the host buffer: -" not in markdown:
             failed += 1
             print("FAILED: no what-if section in the Markdown report")
@@ -212,7 +219,7 @@ def check_outputs(os_bin, folder):
         span = sum(d["span_ns"] for d in r["devices"])
         ratio = r["what_if"][-1]["predicted_saving_ns"] / span
         for limit, expected in ((ratio * 1.001, 0), (ratio * 0.999, 1)):
-            rc = subprocess.run([os_bin, "check", path, "--max", f"headroom_ratio={limit:.6f}"],
+            rc = subprocess.run([os_bin, "check", path, "--all", "--max", f"headroom_ratio={limit:.6f}"],
                                 capture_output=True, text=True).returncode
             if rc != expected:
                 failed += 1
@@ -220,7 +227,7 @@ def check_outputs(os_bin, folder):
         # diff puts A's prediction next to the span change measured from A to B.
         twin = f"{folder}/copy_pinned.db"
         if os.path.exists(twin):
-            out = subprocess.run([os_bin, "diff", path, twin, "--json"], capture_output=True, text=True)
+            out = subprocess.run([os_bin, "diff", path, twin, "--json", "--all"], capture_output=True, text=True)
             d = json.loads(out.stdout)
             change = sum(x["span_ns"] for x in report(os_bin, twin)["devices"]) - span
             a_pin = next((w["a_predicted_saving_ns"] for w in d["what_if"] if w["fix"] == "pin-host-buffer"), None)
@@ -236,7 +243,7 @@ def check_outputs(os_bin, folder):
         if check.returncode != 0:
             failed += 1
             print(f"FAILED: check --max headroom_ms=0 on streams_saturate rep 0: rc {check.returncode}: {check.stdout}")
-        text = subprocess.run([os_bin, "report", path], capture_output=True, text=True).stdout
+        text = subprocess.run([os_bin, "report", path, "--all"], capture_output=True, text=True).stdout
         if "SM saturation: nothing to gain but the tails" not in text:
             failed += 1
             print("FAILED: the saturated trace's text does not say 'nothing to gain but the tails'")
@@ -318,7 +325,7 @@ def check_overlap_cost(os_bin, folder):
             if device["overlap_cost_ns"] != expected or expected <= 0:
                 failed += 1
                 print(f"FAILED: {name} {device['process']}: overlap_cost_ns {device['overlap_cost_ns']}, by hand {expected}")
-        check = subprocess.run([os_bin, "check", path, "--max", f"overlap_cost_ms={sum(by_hand.values()) / 1e6 * 0.999}"],
+        check = subprocess.run([os_bin, "check", path, "--all", "--max", f"overlap_cost_ms={sum(by_hand.values()) / 1e6 * 0.999}"],
                                capture_output=True, text=True)
         if check.returncode != 1:
             failed += 1

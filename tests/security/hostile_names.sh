@@ -23,7 +23,7 @@ expect "info: the device name escaped in place" \
     'grep -qxF "  pid 830      device 0: GPU\\x1b[2J\\xe9, 132 SMs, cc 9.0, 32 blocks/64 warps/65536 regs/228 KiB shared per SM, 140 GiB" "$work/info.txt"'
 expect "info: no raw control byte" '! raw_controls "$work/info.txt"'
 
-$os report "$work/t.db" >"$work/report.txt"; rc=$?
+$os report --all "$work/t.db" >"$work/report.txt"; rc=$? # the whole run: the line count below counts it
 expect "report exits 0" '[ $rc -eq 0 ]'
 # (the cause's summary and its evidence wrap at 80 columns between words, the evidence 7 columns
 # in: the escaped name, one word, stays whole)
