@@ -259,7 +259,7 @@ static void wait_for(struct run_state *state, size_t s, size_t blocker)
     state->wait_next[s] = first;
     if (first >= 0)
         state->wait_previous[first] = (long)s;
-    state->waiters[blocker] = (long)s;
+    state->waiters[blocker] = (int32_t)s;
     state->waiting[s] = 1;
 }
 
@@ -272,7 +272,7 @@ static void stop_waiting(struct run_state *state, size_t s)
     if (previous >= 0)
         state->wait_next[previous] = next;
     else
-        state->waiters[state->blocker[s]] = next;
+        state->waiters[state->blocker[s]] = (int32_t)next;
     if (next >= 0)
         state->wait_previous[next] = previous;
 }
@@ -374,6 +374,23 @@ static int is_kernel(enum analysis_category category)
     return category == ANALYSIS_COMPUTE || category == ANALYSIS_COMMUNICATION;
 }
 
+/* Makes room for one more running op (the RUNNING slot, its contents kept). Returns 0 or -1 when
+ * out of memory. */
+static int grow_running(struct run_state *state)
+{
+    if (state->running_count < state->running_capacity)
+        return 0;
+    struct replay_scratch *scratch = state->scratch;
+    size_t capacity = state->running_capacity * 2;
+    struct running_op *grown = realloc(state->running, capacity * sizeof *grown);
+    if (!grown)
+        return -1;
+    scratch->slots[SCRATCH_RUNNING] = state->running = grown;
+    scratch->sizes[SCRATCH_RUNNING] = capacity * sizeof *grown;
+    state->running_capacity = capacity;
+    return 0;
+}
+
 static void start_op(struct run_state *state, size_t i, int64_t now)
 {
     size_t stream = state->replay->ops[i].stream_index;
@@ -381,9 +398,13 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     state->end[i] = now + state->duration[i];
     state->tail[i] = tail_begin(state, i);
     const struct replay_op *op = &state->replay->ops[i];
-    state->running[state->running_count++] =
-        (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
-    state->running_kernels += is_kernel(op->category);
+    if (grow_running(state) != 0) {
+        state->out_of_memory = 1; /* the replay fails; its ops are still counted started */
+    } else {
+        state->running[state->running_count++] =
+            (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
+        state->running_kernels += is_kernel(op->category);
+    }
     state->head[stream]++;
     prefetch_head_after(state, stream);
     state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0;
@@ -559,7 +580,8 @@ static size_t start_eligible(struct run_state *state, int64_t now)
         size_t stream = pass.best_head->stream;
         unhold(state, stream);
         start_op(state, (size_t)pass.best, now);
-        occupy(&state->running[state->running_count - 1], now, &occupancy);
+        if (state->running_count > 0)
+            occupy(&state->running[state->running_count - 1], now, &occupancy);
         host_time_resolve_syncs(state);
         started++;
         /* The next pass: the rest of this one's candidates, the gates the start refreshed, and
@@ -657,6 +679,7 @@ static int take_buffers(struct run_state *state)
         return -1;
     RUN_BUFFERS(TAKE)
 #undef TAKE
+    state->running_capacity = state->scratch->sizes[SCRATCH_RUNNING] / sizeof *state->running;
     return 0;
 }
 

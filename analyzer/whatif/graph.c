@@ -309,6 +309,8 @@ static int add_edge(struct replay *replay, long from, long to, enum edge_kind ki
 {
     if (from < 0 || to < 0 || from == to)
         return 0;
+    if (replay->edge_count >= UINT32_MAX) /* replay_op's edge_first: out of memory long before */
+        return -1;
     if (replay_grow((void **)&replay->edges, &replay->edge_capacity, replay->edge_count,
                     sizeof *replay->edges) != 0)
         return -1;

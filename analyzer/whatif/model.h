@@ -21,17 +21,14 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
 /* A fix's bit in a set of fixes (an unsigned of FIX_BIT(fix) ors). */
 #define FIX_BIT(fix) (1u << (fix))
 
+/* 128 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op and
+ * stream indexes fit 32 bits; graph.c bounds the edges to match), and the walk's copy of each is
+ * alive beside it; 160 bytes of size_t, long and int fields cost 32 bytes more per operation
+ * (issue 33). */
 struct replay_op {
     int64_t start_ns, duration_ns, correlation_id, stream_id;
     int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
     int64_t channel_id;                          /* STORE_NULL: no channel recorded */
-    int on_copy_channel;                         /* copy channels are numbered apart */
-    int drained_start;                           /* host_time_mark_drained_starts */
-    size_t stream_index;                         /* into the replay's streams */
-    long stream_previous, channel_previous;      /* op indexes, -1 when none */
-    size_t edge_first, edge_count;               /* into the replay's edges (by `to`) */
-    enum analysis_category category;
-    int pageable;
     int64_t bytes;
     /* An HtoD copy on a stream that computes: the kernel time its stream ran since the stream's
      * copy before it (the previous step's compute), which a copy issued a step ahead on a side
@@ -39,6 +36,13 @@ struct replay_op {
     int64_t ahead_ns;
     double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
     int64_t waves;
+    uint32_t stream_index;                     /* into the replay's streams */
+    int32_t stream_previous, channel_previous; /* op indexes, -1 when none */
+    uint32_t edge_first, edge_count;           /* into the replay's edges (by `to`) */
+    unsigned char category;                    /* enum analysis_category */
+    unsigned char on_copy_channel;             /* copy channels are numbered apart */
+    unsigned char drained_start;               /* host_time_mark_drained_starts */
+    unsigned char pageable;
 };
 
 struct edge {
