@@ -61,4 +61,11 @@ expect "folder import: kept as warnings in the trace" \
     '[ "$(sqlite3 ranks.db "SELECT COUNT(*) FROM warnings WHERE code = '"'import-folder-skipped'"'")" = 3 ]'
 "$os" info ranks >/dev/null 2>err.txt
 expect "a folder read directly: each skipped entry said on stderr" '[ $(grep -c "warning: ranks/rank.*skipped" err.txt) -eq 3 ]'
+# An Nsight Systems kernel row whose start is INT64_MIN was refused as "a row without start, end,
+# deviceId or streamId": the columns are there, the value is impossible.
+python3 "$here/generators/nsys_many_ids.py" n.sqlite 3 channels
+sqlite3 n.sqlite "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -9223372036854775808 WHERE rowid = 1"
+usage "nsys start = INT64_MIN (called missing)" \
+    "n.sqlite: CUPTI_ACTIVITY_KIND_KERNEL: a row whose start is -9223372036854775808, outside what any recording holds" \
+    import n.sqlite -o n.db
 finish
