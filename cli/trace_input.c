@@ -164,10 +164,10 @@ static int import_temporarily(struct cli_trace_input *input, const char *command
     if (import_to(command, argument, input->imported_path, place->name, 0, &err) != 0)
         return cli_error(command, "%s", err.message);
     input->path = input->imported_path;
-    fprintf(stderr,
-            "overlapscope: %s: imported '%s' into a temporary trace (%s; to keep one: overlapscope import %s"
-            " -o TRACE)\n",
-            command, argument, why, argument);
+    cli_print_safe(stderr,
+                   "overlapscope: %s: imported '%s' into a temporary trace (%s; to keep one: overlapscope"
+                   " import %s -o TRACE)\n",
+                   command, argument, why, argument);
     return 0;
 }
 
@@ -191,8 +191,8 @@ static int import_into_cache(struct cli_trace_input *input, const char *command,
          * first to finish puts the cache in place, the other's exclusive move then fails: read it. */
         if (state == CACHE_ABSENT && now && is_cache_of(input->imported_path, place->name, now)) {
             input->path = input->imported_path;
-            fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s' at the same time)\n", command,
-                    input->path, argument);
+            cli_print_safe(stderr, "overlapscope: %s: reading '%s' (imported from '%s' at the same time)\n",
+                           command, input->path, argument);
             return 0;
         }
         if (!changed || attempt > 0 || !now)
@@ -200,15 +200,17 @@ static int import_into_cache(struct cli_trace_input *input, const char *command,
     }
     input->path = input->imported_path;
     if (state == CACHE_OURS)
-        fprintf(stderr, "overlapscope: %s: '%s' changed since '%s' was written (%s): imported it again\n",
-                command, argument, input->path, why);
+        cli_print_safe(stderr,
+                       "overlapscope: %s: '%s' changed since '%s' was written (%s): imported it again\n",
+                       command, argument, input->path, why);
     else if (state == CACHE_DAMAGED)
-        fprintf(stderr, "overlapscope: %s: '%s' was damaged (%s): imported '%s' into it again\n", command,
-                input->path, why, argument);
+        cli_print_safe(stderr, "overlapscope: %s: '%s' was damaged (%s): imported '%s' into it again\n",
+                       command, input->path, why, argument);
     else
-        fprintf(stderr,
-                "overlapscope: %s: imported '%s' into '%s' (a cache, read again while '%s' is unchanged)\n",
-                command, argument, input->path, argument);
+        cli_print_safe(
+            stderr,
+            "overlapscope: %s: imported '%s' into '%s' (a cache, read again while '%s' is unchanged)\n",
+            command, argument, input->path, argument);
     return 0;
 }
 
@@ -241,8 +243,8 @@ int cli_trace_input_open(struct cli_trace_input *input, const char *command, con
     int status;
     if (state == CACHE_OURS && !change) {
         input->path = input->imported_path;
-        fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s', unchanged since)\n", command,
-                input->path, argument);
+        cli_print_safe(stderr, "overlapscope: %s: reading '%s' (imported from '%s', unchanged since)\n",
+                       command, input->path, argument);
         status = 0;
     } else if (state == CACHE_FOREIGN) {
         snprintf(why, sizeof why, "'%s' is not a cache overlapscope wrote: left as it is",
