@@ -2,6 +2,7 @@
 #include "trace_input.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,15 @@ static int import_to(const char *command, const char *argument, const char *outp
     return imported < 0 ? -1 : 0;
 }
 
+/* Whether the cache's name fits its folder's limit on a name, with the 16 bytes more of the
+ * temporary name its writer uses first (store/output_file.c, ".NAME.partial-XXXXXX"): a trace named
+ * near the limit (NAME_MAX, 255 on Linux) has no room for a cache beside it. */
+static int cache_name_fits(const struct cache_place *place)
+{
+    long limit = pathconf(place->folder, _PC_NAME_MAX);
+    return strlen(place->name) + strlen(CACHE_SUFFIX) + 16 <= (size_t)(limit > 0 ? limit : NAME_MAX);
+}
+
 /* The import into a temporary folder, for a command that cannot keep a cache; why says why. */
 static int import_temporarily(struct cli_trace_input *input, const char *command, const char *argument,
                               const struct cache_place *place, const char *why)
@@ -158,8 +168,9 @@ static int import_temporarily(struct cli_trace_input *input, const char *command
                          " import %s -o TRACE` where it can write, and give TRACE to %s",
                          argument, why, argument, command);
     }
-    snprintf(input->imported_path, sizeof input->imported_path, "%s/%s" CACHE_SUFFIX,
-             input->temporary_directory, place->name);
+    /* A short name of its own: the input's could be too long with the suffix (the reason to be here). */
+    snprintf(input->imported_path, sizeof input->imported_path, "%s/trace" CACHE_SUFFIX,
+             input->temporary_directory);
     error_info err;
     if (import_to(command, argument, input->imported_path, place->name, 0, &err) != 0)
         return cli_error(command, "%s", err.message);
@@ -241,7 +252,10 @@ int cli_trace_input_open(struct cli_trace_input *input, const char *command, con
     snprintf(why, sizeof why, "%s", change ? change : problem ? problem + 3 : damage.message);
     free(kept);
     int status;
-    if (state == CACHE_OURS && !change) {
+    if (!cache_name_fits(&place)) { /* no cache can be there: stat said the name was too long */
+        snprintf(why, sizeof why, "its name is too long for a cache beside it");
+        status = import_temporarily(input, command, argument, &place, why);
+    } else if (state == CACHE_OURS && !change) {
         input->path = input->imported_path;
         cli_print_safe(stderr, "overlapscope: %s: reading '%s' (imported from '%s', unchanged since)\n",
                        command, input->path, argument);
