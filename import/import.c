@@ -272,6 +272,11 @@ int import_is_foreign(const char *path)
     enum import_format format = S_ISREG(info.st_mode) || is_open_pipe(path, &info)
                                     ? import_detect_format(path, &ignored)
                                     : IMPORT_FORMAT_UNKNOWN;
+    /* A file named as a Kineto trace that is none (empty, "null", text) is the importer's to name:
+     * read as a trace of ours, it was "not an SQLite database" (second red-team pass, issue 33). */
+    if (format == IMPORT_FORMAT_UNKNOWN && S_ISREG(info.st_mode) &&
+        (has_suffix(path, ".json") || has_suffix(path, ".json.gz")))
+        return 1;
     if (format != IMPORT_FORMAT_NSYS)
         return format == IMPORT_FORMAT_KINETO || (S_ISREG(info.st_mode) && is_pickle_file(path));
     /* Any SQLite file says NSYS by its header: only an export's tables make it one. */

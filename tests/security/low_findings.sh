@@ -81,4 +81,11 @@ cp "$K/begin_end_pairs.json" "$long"
 expect "a trace named near NAME_MAX: reported" '[ $rc -eq 0 ] && grep -q "^overlapscope report: " out.txt'
 expect "a trace named near NAME_MAX: one line saying why" \
     '[ $(wc -l <err.txt) -eq 1 ] && grep -qF "(its name is too long for a cache beside it; to keep one" err.txt'
+# A file named as a Kineto trace that holds none was read as a trace of ours: "cannot open 'x.json':
+# not an SQLite database (file too short)". The importer names what it is.
+printf 'null' >null.json; : >empty.json
+usage "report null.json (not an SQLite database)" \
+    "null.json: not a Kineto JSON trace (.json, .json.gz) nor an Nsight Systems SQLite export" report null.json
+usage "info empty.json" "empty.json: empty file" info empty.json
+expect "no cache left beside them" '[ ! -e null.json.overlapscope.db ] && [ ! -e empty.json.overlapscope.db ]'
 finish
