@@ -46,8 +46,6 @@ enum { PER_OP, PER_STREAM, PER_STREAM_AND_ONE };
     X(READY, ready, PER_OP, take)                                                                            \
     X(DURATION, duration, PER_OP, take)                                                                      \
     X(START, start, PER_OP, take)                                                                            \
-    X(END, end, PER_OP, take)                                                                                \
-    X(TAIL, tail, PER_OP, take)                                                                              \
     X(RUNNING, running, PER_STREAM_AND_ONE, take)                                                            \
     X(HEAD, head, PER_STREAM, take)                                                                          \
     X(GATE, gate, PER_STREAM, take)                                                                          \
@@ -102,9 +100,9 @@ struct run_state {
     const struct replay *replay;
     struct replay_scratch *scratch;
     unsigned fixes;
-    int64_t *ready, *duration, *start, *end;
-    int64_t *tail; /* per started op: when its last half-wave begins (tail_begin, kept at start) */
-    size_t *head;  /* per stream: position in stream_ops of the next op to start */
+    /* Per op; its end is start + duration (engine_end): 8 bytes of each op not stored (issue 33). */
+    int64_t *ready, *duration, *start;
+    size_t *head; /* per stream: position in stream_ops of the next op to start */
     /* In start order; sized for one op per stream and grown (grow_running): ops that take no time
      * may stay listed beside their stream's next until the loop drops them. A slot per op was 48
      * bytes per operation (issue 33). */
@@ -128,9 +126,9 @@ struct run_state {
     size_t *segment_first;
     size_t *thread_next, *thread_end;
     size_t thread_count;
-    const size_t *by_correlation; /* op indexes in launch order (the replay's launch_order) */
-    int64_t *launched_end;        /* per position in by_correlation: latest replayed end up to it */
-    size_t started_prefix;        /* ops of by_correlation started, from the first */
+    const replay_index *by_correlation; /* op indexes in launch order (the replay's launch_order) */
+    int64_t *launched_end;              /* per position in by_correlation: latest replayed end up to it */
+    size_t started_prefix;              /* ops of by_correlation started, from the first */
     /* The least barrier of the threads' next syncs (SIZE_MAX: none left; 0 until looked at): no
      * sync resolves while fewer ops have started, so resolving after a start costs no walk over
      * the threads then. */
@@ -202,6 +200,12 @@ void *engine_scratch_take(struct replay_scratch *scratch, enum scratch_slot slot
 
 /* engine_scratch_take, zeroed. */
 void *engine_scratch_zeroed(struct replay_scratch *scratch, enum scratch_slot slot, size_t bytes);
+
+/* When started op i ends in the replay (UNSET: not started). */
+static inline int64_t engine_end(const struct run_state *state, size_t i)
+{
+    return state->start[i] == UNSET ? UNSET : state->start[i] + state->duration[i];
+}
 
 /* Op i's ready time is known (host_time.c set it): the engine looks at it when i is its stream's
  * head. */

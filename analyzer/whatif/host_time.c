@@ -216,7 +216,7 @@ void host_time_resolve_syncs(struct run_state *state)
     while (state->started_prefix < replay->op_count &&
            state->start[state->by_correlation[state->started_prefix]] != UNSET) {
         size_t p = state->started_prefix++;
-        int64_t end = state->end[state->by_correlation[p]];
+        int64_t end = engine_end(state, state->by_correlation[p]);
         state->launched_end[p] = p > 0 && state->launched_end[p - 1] > end ? state->launched_end[p - 1] : end;
     }
     if (state->started_prefix < state->next_barrier)

@@ -21,6 +21,11 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
 /* A fix's bit in a set of fixes (an unsigned of FIX_BIT(fix) ors). */
 #define FIX_BIT(fix) (1u << (fix))
 
+/* An op's or a call's index, or a place in call_order, in the arrays a replay keeps per operation:
+ * 32 bits, as ops stop at WHATIF_MAX_OPS and load_host_calls refuses 2^32 calls (8-byte indexes
+ * cost 24 bytes per operation, issue 33). */
+typedef uint32_t replay_index;
+
 /* 128 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op and
  * stream indexes fit 32 bits; graph.c bounds the edges to match), and the walk's copy of each is
  * alive beside it; 160 bytes of size_t, long and int fields cost 32 bytes more per operation
@@ -70,16 +75,16 @@ struct replay {
     size_t call_count;
     size_t stream_count;
     int64_t pinned_bytes_per_s[ANALYSIS_CATEGORY_COUNT]; /* fastest pinned copy per direction, 0 unknown */
-    size_t *stream_ops;   /* op indexes grouped by stream, each stream in start order */
-    size_t *stream_first; /* stream_count + 1 offsets into stream_ops */
-    int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
-    size_t *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
-    size_t *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
+    replay_index *stream_ops;   /* op indexes grouped by stream, each stream in start order */
+    size_t *stream_first;       /* stream_count + 1 offsets into stream_ops */
+    int *stream_legacy;         /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
+    replay_index *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
+    replay_index *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
     /* Where the host time a fix removes is read (host_time_positions): per op with a launch, 1 +
      * the place in call_order of its thread's last call that ended by the launch (0: none); per
      * synchronizing call, the same for its start and its end. The same for every fix: a replay
      * reads its removed time there, not by a search per op. */
-    size_t *op_removed_at, *call_start_removed_at, *call_end_removed_at;
+    replay_index *op_removed_at, *call_start_removed_at, *call_end_removed_at;
     /* The host-work fix's removals (host_time_work_removals), shared by the split replay. */
     struct shared_removal *host_removed;
     size_t host_removed_count;
@@ -118,7 +123,7 @@ int replay_by_correlation(const void *a, const void *b);
 const struct host_call *replay_call_of(const struct replay *replay, int64_t correlation_id);
 
 /* How many ops of `order` (op indexes in launch order) were launched before correlation_id. */
-size_t replay_launched_before(const struct replay *replay, const size_t *order, int64_t correlation_id);
+size_t replay_launched_before(const struct replay *replay, const replay_index *order, int64_t correlation_id);
 
 /* Frees what a replay of ops owns; its host side (calls and where the fixes remove their time) is
  * replay_free's, shared by the split replay (pipeline_split_streams). */
