@@ -159,14 +159,19 @@ static int import_temporarily(struct cli_trace_input *input, const char *command
                               const struct cache_place *place, const char *why)
 {
     const char *tmp = getenv("TMPDIR");
+    tmp = tmp && *tmp ? tmp : "/tmp";
     snprintf(input->temporary_directory, sizeof input->temporary_directory, "%s/overlapscope-import-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
+             tmp);
     if (!mkdtemp(input->temporary_directory)) {
+        /* why is any reason to import elsewhere (a pipe, a long name, a folder not writable): "nor
+         * is the temporary folder" read as nonsense after most of them, and hid TMPDIR's problem. */
+        int error = errno;
         input->temporary_directory[0] = '\0';
-        return cli_error(command,
-                         "cannot import '%s' to read it: %s, nor is the temporary folder: run `overlapscope"
-                         " import %s -o TRACE` where it can write, and give TRACE to %s",
-                         argument, why, argument, command);
+        return cli_error(
+            command,
+            "cannot import '%s' to read it (%s), and no temporary folder can be made in '%s' (%s):"
+            " run `overlapscope import %s -o TRACE` where it can write, and give TRACE to %s",
+            argument, why, tmp, strerror(error), argument, command);
     }
     /* A short name of its own: the input's could be too long with the suffix (the reason to be here). */
     snprintf(input->imported_path, sizeof input->imported_path, "%s/trace" CACHE_SUFFIX,

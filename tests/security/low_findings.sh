@@ -88,4 +88,9 @@ usage "report null.json (not an SQLite database)" \
     "null.json: not a Kineto JSON trace (.json, .json.gz) nor an Nsight Systems SQLite export" report null.json
 usage "info empty.json" "empty.json: empty file" info empty.json
 expect "no cache left beside them" '[ ! -e null.json.overlapscope.db ] && [ ! -e empty.json.overlapscope.db ]'
+# A trace read through a temporary import (here a pipe) where TMPDIR cannot hold one: the line said
+# "a pipe is read once, nor is the temporary folder", naming neither the folder nor its problem.
+TMPDIR=$work/none "$os" report <(cat "$K/begin_end_pairs.json") >out.txt 2>err.txt; rc=$?
+expect "no temporary folder: exit 2, one line naming TMPDIR's folder and its problem" \
+    '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -qF "(a pipe is read once), and no temporary folder can be made in '"'$work/none'"' (No such file or directory)" err.txt'
 finish
