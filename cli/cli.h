@@ -31,6 +31,11 @@ int cmd_merge(int argc, char **argv);
 /* Prints "overlapscope: COMMAND: message" and a newline to stderr. Returns CLI_EXIT_ERROR. */
 int cli_error(const char *command, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
+/* printf to out, every control byte and invalid UTF-8 escaped (text_safe.h's terminal style) but a
+ * final newline: a line that quotes a file name or a trace's text (a writer's summary) stays one
+ * line and sends the terminal no control sequence. */
+void cli_print_safe(FILE *out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
 /* The options of the commands that write one new trace from their inputs (import, merge):
  * -o/--output TRACE and -f/--force. Parses argv from its first option on, sets *output_path and
  * *force, and leaves optind at the first input. Returns 0, or CLI_EXIT_ERROR after the usage error

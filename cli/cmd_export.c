@@ -86,13 +86,14 @@ static int export(const char *command, const char *trace_path, const char *chrom
     warn(command, &counts);
     char slices[48], launches[48], waits[48], arrows[48];
     if (strcmp(chrome_path, "-") != 0)
-        printf("%s: %s, %s, %s with %s; time 0 is %s (open in ui.perfetto.dev)\n", chrome_path,
-               units_format_count(slices, sizeof slices, counts.complete_events, "slice"),
-               units_format_count(launches, sizeof launches, counts.launch_arrows, "launch arrow"),
-               units_format_count(waits, sizeof waits, counts.wait_slices, "wait"),
-               units_format_count(arrows, sizeof arrows, counts.wait_arrows, "arrow"),
-               analyzed && export_options->origin == CHROME_EXPORT_ORIGIN_REPORT ? "the report's +0"
-                                                                                 : "the first activity");
+        cli_print_safe(
+            stdout, "%s: %s, %s, %s with %s; time 0 is %s (open in ui.perfetto.dev)\n", chrome_path,
+            units_format_count(slices, sizeof slices, counts.complete_events, "slice"),
+            units_format_count(launches, sizeof launches, counts.launch_arrows, "launch arrow"),
+            units_format_count(waits, sizeof waits, counts.wait_slices, "wait"),
+            units_format_count(arrows, sizeof arrows, counts.wait_arrows, "arrow"),
+            analyzed && export_options->origin == CHROME_EXPORT_ORIGIN_REPORT ? "the report's +0"
+                                                                              : "the first activity");
     return CLI_EXIT_OK;
 }
 

@@ -46,7 +46,8 @@ static void print_summary(const char *output_path, int file_count)
                   {STORE_TABLE_COLLECTIVES, "collective"}, {STORE_TABLE_OS_CALLS, "OS runtime wait"},
                   {STORE_TABLE_WARNINGS, "warning"}};
     char count[64];
-    printf("%s: %s", output_path, units_format_count(count, sizeof count, file_count, "file"));
+    cli_print_safe(stdout, "%s: %s", output_path,
+                   units_format_count(count, sizeof count, file_count, "file"));
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         int64_t rows = store_count_rows(trace, counts[i].table);
         if (rows > 0 || counts[i].table != STORE_TABLE_OS_CALLS) /* only nsys exports hold them */

@@ -12,7 +12,7 @@
 
 static void print_warning(void *command, const char *message)
 {
-    fprintf(stderr, "overlapscope: %s: warning: %s\n", (const char *)command, message);
+    cli_print_safe(stderr, "overlapscope: %s: warning: %s\n", (const char *)command, message);
 }
 
 int cmd_merge(int argc, char **argv)
@@ -35,18 +35,20 @@ int cmd_merge(int argc, char **argv)
         return cli_error(argv[0], "%s", err.message);
     }
     char merged[32];
-    printf("%s: %s merged; clocks aligned on %s\n", output_path,
-           units_format_count(merged, sizeof merged, input_count, "trace"), argv[optind]);
+    cli_print_safe(stdout, "%s: %s merged; clocks aligned on %s\n", output_path,
+                   units_format_count(merged, sizeof merged, input_count, "trace"), argv[optind]);
     for (int i = 1; i < input_count; i++) {
         const struct clock_alignment *a = &alignments[i];
         if (a->matches == 0)
-            printf("  %s: no collective in common, not aligned (offset 0)\n", argv[optind + i]);
+            cli_print_safe(stdout, "  %s: no collective in common, not aligned (offset 0)\n",
+                           argv[optind + i]);
         else
-            printf("  %s: offset %+" PRId64 " ns, bound %" PRId64 " ns, %" PRId64
-                   " collectives matched by %s%s\n",
-                   argv[optind + i], a->offset_ns, a->bound_ns, a->matches,
-                   a->by_sequence ? "sequence" : "order",
-                   a->bound_ns > MERGE_BOUND_WARNING_NS ? " (uncertain: see warnings)" : "");
+            cli_print_safe(stdout,
+                           "  %s: offset %+" PRId64 " ns, bound %" PRId64 " ns, %" PRId64
+                           " collectives matched by %s%s\n",
+                           argv[optind + i], a->offset_ns, a->bound_ns, a->matches,
+                           a->by_sequence ? "sequence" : "order",
+                           a->bound_ns > MERGE_BOUND_WARNING_NS ? " (uncertain: see warnings)" : "");
     }
     free(alignments);
     return CLI_EXIT_OK;

@@ -148,7 +148,7 @@ static void print_drawn(const struct timeline_layout *layout)
            layout->window_start_ns - layout->origin_ns, layout->window_end_ns - layout->origin_ns);
     for (size_t i = 0; i < layout->text_count; i++)
         if (layout->texts[i].kind == TIMELINE_TEXT_TITLE)
-            printf("title: %s\n", layout->texts[i].text);
+            cli_print_safe(stdout, "title: %s\n", layout->texts[i].text);
 }
 
 static int chooses_ids(const struct render_request *request)
@@ -216,10 +216,11 @@ static int draw(const char *command, struct render_request *request)
     for (size_t i = 0; i < layout->lane_count; i++)
         stream_lanes += layout->lanes[i].kind == TIMELINE_LANE_GPU;
     char lanes[48], waits[48];
-    printf("%s: %d x %d px, %s, %s marked%s\n", request->output_path, layout->width_px, layout->height_px,
-           units_format_count(lanes, sizeof lanes, (int64_t)stream_lanes, "stream lane"),
-           units_format_count(waits, sizeof waits, (int64_t)layout->wait_count, "explained wait"),
-           layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
+    cli_print_safe(stdout, "%s: %d x %d px, %s, %s marked%s\n", request->output_path, layout->width_px,
+                   layout->height_px,
+                   units_format_count(lanes, sizeof lanes, (int64_t)stream_lanes, "stream lane"),
+                   units_format_count(waits, sizeof waits, (int64_t)layout->wait_count, "explained wait"),
+                   layout->from_overview ? " (streams drawn from the trace's stored overview)" : "");
     char captured[512];
     if (cli_capture_note(trace, captured, sizeof captured)) {
         fputs("captured: ", stdout);

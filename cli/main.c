@@ -52,6 +52,24 @@ int cli_error(const char *command, const char *format, ...)
     return CLI_EXIT_ERROR;
 }
 
+void cli_print_safe(FILE *out, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *text = NULL;
+    int length = vasprintf(&text, format, args);
+    va_end(args);
+    if (length < 0)
+        return;
+    int newline = length > 0 && text[length - 1] == '\n';
+    if (newline)
+        text[length - 1] = '\0';
+    text_safe_fputs(text, TEXT_SAFE_TERMINAL, out);
+    if (newline)
+        fputc('\n', out);
+    free(text);
+}
+
 int cli_usage_error(const char *command, const char *format, ...)
 {
     va_list args;

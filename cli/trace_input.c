@@ -2,6 +2,7 @@
 #include "trace_input.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,30 +145,45 @@ static int import_to(const char *command, const char *argument, const char *outp
     return imported < 0 ? -1 : 0;
 }
 
+/* Whether the cache's name fits its folder's limit on a name, with the 16 bytes more of the
+ * temporary name its writer uses first (store/output_file.c, ".NAME.partial-XXXXXX"): a trace named
+ * near the limit (NAME_MAX, 255 on Linux) has no room for a cache beside it. */
+static int cache_name_fits(const struct cache_place *place)
+{
+    long limit = pathconf(place->folder, _PC_NAME_MAX);
+    return strlen(place->name) + strlen(CACHE_SUFFIX) + 16 <= (size_t)(limit > 0 ? limit : NAME_MAX);
+}
+
 /* The import into a temporary folder, for a command that cannot keep a cache; why says why. */
 static int import_temporarily(struct cli_trace_input *input, const char *command, const char *argument,
                               const struct cache_place *place, const char *why)
 {
     const char *tmp = getenv("TMPDIR");
+    tmp = tmp && *tmp ? tmp : "/tmp";
     snprintf(input->temporary_directory, sizeof input->temporary_directory, "%s/overlapscope-import-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
+             tmp);
     if (!mkdtemp(input->temporary_directory)) {
+        /* why is any reason to import elsewhere (a pipe, a long name, a folder not writable): "nor
+         * is the temporary folder" read as nonsense after most of them, and hid TMPDIR's problem. */
+        int error = errno;
         input->temporary_directory[0] = '\0';
-        return cli_error(command,
-                         "cannot import '%s' to read it: %s, nor is the temporary folder: run `overlapscope"
-                         " import %s -o TRACE` where it can write, and give TRACE to %s",
-                         argument, why, argument, command);
+        return cli_error(
+            command,
+            "cannot import '%s' to read it (%s), and no temporary folder can be made in '%s' (%s):"
+            " run `overlapscope import %s -o TRACE` where it can write, and give TRACE to %s",
+            argument, why, tmp, strerror(error), argument, command);
     }
-    snprintf(input->imported_path, sizeof input->imported_path, "%s/%s" CACHE_SUFFIX,
-             input->temporary_directory, place->name);
+    /* A short name of its own: the input's could be too long with the suffix (the reason to be here). */
+    snprintf(input->imported_path, sizeof input->imported_path, "%s/trace" CACHE_SUFFIX,
+             input->temporary_directory);
     error_info err;
     if (import_to(command, argument, input->imported_path, place->name, 0, &err) != 0)
         return cli_error(command, "%s", err.message);
     input->path = input->imported_path;
-    fprintf(stderr,
-            "overlapscope: %s: imported '%s' into a temporary trace (%s; to keep one: overlapscope import %s"
-            " -o TRACE)\n",
-            command, argument, why, argument);
+    cli_print_safe(stderr,
+                   "overlapscope: %s: imported '%s' into a temporary trace (%s; to keep one: overlapscope"
+                   " import %s -o TRACE)\n",
+                   command, argument, why, argument);
     return 0;
 }
 
@@ -191,8 +207,8 @@ static int import_into_cache(struct cli_trace_input *input, const char *command,
          * first to finish puts the cache in place, the other's exclusive move then fails: read it. */
         if (state == CACHE_ABSENT && now && is_cache_of(input->imported_path, place->name, now)) {
             input->path = input->imported_path;
-            fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s' at the same time)\n", command,
-                    input->path, argument);
+            cli_print_safe(stderr, "overlapscope: %s: reading '%s' (imported from '%s' at the same time)\n",
+                           command, input->path, argument);
             return 0;
         }
         if (!changed || attempt > 0 || !now)
@@ -200,15 +216,17 @@ static int import_into_cache(struct cli_trace_input *input, const char *command,
     }
     input->path = input->imported_path;
     if (state == CACHE_OURS)
-        fprintf(stderr, "overlapscope: %s: '%s' changed since '%s' was written (%s): imported it again\n",
-                command, argument, input->path, why);
+        cli_print_safe(stderr,
+                       "overlapscope: %s: '%s' changed since '%s' was written (%s): imported it again\n",
+                       command, argument, input->path, why);
     else if (state == CACHE_DAMAGED)
-        fprintf(stderr, "overlapscope: %s: '%s' was damaged (%s): imported '%s' into it again\n", command,
-                input->path, why, argument);
+        cli_print_safe(stderr, "overlapscope: %s: '%s' was damaged (%s): imported '%s' into it again\n",
+                       command, input->path, why, argument);
     else
-        fprintf(stderr,
-                "overlapscope: %s: imported '%s' into '%s' (a cache, read again while '%s' is unchanged)\n",
-                command, argument, input->path, argument);
+        cli_print_safe(
+            stderr,
+            "overlapscope: %s: imported '%s' into '%s' (a cache, read again while '%s' is unchanged)\n",
+            command, argument, input->path, argument);
     return 0;
 }
 
@@ -239,10 +257,13 @@ int cli_trace_input_open(struct cli_trace_input *input, const char *command, con
     snprintf(why, sizeof why, "%s", change ? change : problem ? problem + 3 : damage.message);
     free(kept);
     int status;
-    if (state == CACHE_OURS && !change) {
+    if (!cache_name_fits(&place)) { /* no cache can be there: stat said the name was too long */
+        snprintf(why, sizeof why, "its name is too long for a cache beside it");
+        status = import_temporarily(input, command, argument, &place, why);
+    } else if (state == CACHE_OURS && !change) {
         input->path = input->imported_path;
-        fprintf(stderr, "overlapscope: %s: reading '%s' (imported from '%s', unchanged since)\n", command,
-                input->path, argument);
+        cli_print_safe(stderr, "overlapscope: %s: reading '%s' (imported from '%s', unchanged since)\n",
+                       command, input->path, argument);
         status = 0;
     } else if (state == CACHE_FOREIGN) {
         snprintf(why, sizeof why, "'%s' is not a cache overlapscope wrote: left as it is",

@@ -4,6 +4,8 @@
 #ifndef OVERLAPSCOPE_FUZZ_HARNESS_H
 #define OVERLAPSCOPE_FUZZ_HARNESS_H
 
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -27,6 +29,24 @@ static inline const char *fuzz_scratch_directory(struct fuzz_harness *harness)
             abort();
     }
     return harness->directory;
+}
+
+/* Writes the input to the scratch directory's file `name` with mode (its SQLite sidecars of an
+ * earlier input removed first: they would be read with it), its path into path. */
+static inline void fuzz_write_input(struct fuzz_harness *harness, const char *name, const uint8_t *data,
+                                    size_t size, mode_t mode, char *path, size_t path_size)
+{
+    snprintf(path, path_size, "%s/%s", fuzz_scratch_directory(harness), name);
+    static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < 3; i++) {
+        char sidecar[256];
+        snprintf(sidecar, sizeof sidecar, "%s%s", path, suffixes[i]);
+        unlink(sidecar);
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
+        abort();
+    close(fd);
 }
 
 /* The output store for this input, inside an open transaction. */

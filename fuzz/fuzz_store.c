@@ -61,17 +61,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[128], sidecar[160];
-    snprintf(path, sizeof path, "%s/input.db", fuzz_scratch_directory(&harness));
-    static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(sidecar, sizeof sidecar, "%s%s", path, suffixes[i]);
-        unlink(sidecar);
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
-        abort();
-    close(fd);
+    char path[128];
+    fuzz_write_input(&harness, "input.db", data, size, 0644, path, sizeof path);
     error_info err;
     store *trace = store_open(path, 1, &err);
     if (!trace) {

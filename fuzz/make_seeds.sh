@@ -7,7 +7,9 @@
 #                same way: the seed that takes `render --width 320` through overview_fill;
 #   fuzz_nsys/:  a miniature Nsight Systems export with the export's table and column names, and
 #                the hand-built exports of tests/import/nsys_exports.py (one per schema version);
-#   hostile-*:   those seeds with issue 20's hostile mutations (views, triggers, extreme values).
+#   hostile-*:   those seeds with issue 20's hostile mutations (views, triggers, extreme values);
+#   fuzz_merge/: fuzz_store's real trace and its hostile values, each merged as two ranks.
+# fuzz_cache_identity/ holds identities a cache keeps (two per seed, split at a NUL), by hand.
 # usage: fuzz/make_seeds.sh BUILD_DIR   (a build with the overlapscope binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -113,4 +115,5 @@ c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA page_size=512"); c.execute("
 shutil.copy(sys.argv[1], sys.argv[2])
 PY
 done
+cp "$corpus/fuzz_store/event_sync_multi_stream.db" "$corpus/fuzz_store/hostile-values.db" "$corpus/fuzz_merge/"
 echo "seeds written under $corpus"

@@ -272,6 +272,11 @@ int import_is_foreign(const char *path)
     enum import_format format = S_ISREG(info.st_mode) || is_open_pipe(path, &info)
                                     ? import_detect_format(path, &ignored)
                                     : IMPORT_FORMAT_UNKNOWN;
+    /* A file named as a Kineto trace that is none (empty, "null", text) is the importer's to name:
+     * read as a trace of ours, it was "not an SQLite database" (second red-team pass, issue 33). */
+    if (format == IMPORT_FORMAT_UNKNOWN && S_ISREG(info.st_mode) &&
+        (has_suffix(path, ".json") || has_suffix(path, ".json.gz")))
+        return 1;
     if (format != IMPORT_FORMAT_NSYS)
         return format == IMPORT_FORMAT_KINETO || (S_ISREG(info.st_mode) && is_pickle_file(path));
     /* Any SQLite file says NSYS by its header: only an export's tables make it one. */
@@ -632,20 +637,35 @@ static int check_unchanged(char *const *inputs, int input_count, const struct fi
     return 0;
 }
 
+/* What a file of this mode is, for a skipped entry's warning. */
+static const char *kind_of(mode_t mode)
+{
+    return S_ISDIR(mode)                    ? "a folder"
+           : S_ISFIFO(mode)                 ? "a named pipe"
+           : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
+           : S_ISSOCK(mode)                 ? "a socket"
+                                            : "not a regular file";
+}
+
 /* A warning row, and the caller's warn, for each trace-named entry of a folder that is no file:
- * a FIFO, a device, a folder, a link to nothing. */
+ * a FIFO, a device, a folder, a link to nothing or to one of those (named as what it points to: a
+ * link to a folder or to /dev/null was "a symbolic link to nothing readable"). */
 static int warn_skipped(store *output, const struct file_list *skipped, const struct import_options *options,
                         error_info *err)
 {
     for (size_t i = 0; i < skipped->count; i++) {
-        char message[4200];
-        struct stat info;
-        const char *what = lstat(skipped->paths[i], &info) != 0 ? "cannot be read"
-                           : S_ISLNK(info.st_mode)              ? "a symbolic link to nothing readable"
-                           : S_ISDIR(info.st_mode)              ? "a folder"
-                           : S_ISFIFO(info.st_mode)             ? "a named pipe"
-                           : S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) ? "a device"
-                                                                            : "not a regular file";
+        char message[4200], link_to[64];
+        struct stat info, target;
+        const char *what = "cannot be read";
+        int listed = lstat(skipped->paths[i], &info) == 0;
+        if (listed && !S_ISLNK(info.st_mode)) {
+            what = kind_of(info.st_mode);
+        } else if (listed && stat(skipped->paths[i], &target) != 0) {
+            what = "a symbolic link to nothing readable";
+        } else if (listed) {
+            snprintf(link_to, sizeof link_to, "a symbolic link to %s", kind_of(target.st_mode));
+            what = link_to;
+        }
         snprintf(message, sizeof message, "%s: skipped, %s (not a trace file)", skipped->paths[i], what);
         struct store_warning warning = {.process_id = STORE_NULL,
                                         .time_ns = STORE_NULL,

@@ -165,8 +165,16 @@ static int read_row(struct nsys_state *state, const struct nsys_table *table, sq
         const struct nsys_column *column = &table->columns[i];
         int64_t value;
         memcpy(&value, record + column->offset, sizeof value);
-        if (column->required && column->read != NSYS_TEXT && value == STORE_NULL)
-            return refuse_incomplete(state, table, err);
+        if (!column->required || column->read == NSYS_TEXT || value != STORE_NULL)
+            continue;
+        /* An integer there that reads as none (INT64_MIN, or a time the session's offset moves past
+         * int64) is present, and impossible: said so, not called missing (issue 33). An id below 0
+         * means none by nsys's own convention. */
+        if (column->read != NSYS_ID && sqlite3_column_type(row, (int)i) == SQLITE_INTEGER)
+            return error_set(err, "%s: %s: a row whose %s is %lld, outside what any recording holds",
+                             state->name, table->name, column->source,
+                             (long long)sqlite3_column_int64(row, (int)i));
+        return refuse_incomplete(state, table, err);
     }
     return table->import(state, record, err);
 }

@@ -121,7 +121,7 @@ static int64_t tail_begin(const struct run_state *state, size_t i)
 {
     const struct replay_op *op = &state->replay->ops[i];
     int64_t wave = op->waves > 1 ? state->duration[i] / op->waves : state->duration[i];
-    return state->end[i] - wave / 2;
+    return engine_end(state, i) - wave / 2;
 }
 
 /* What the running ops hold at `now`: measured once per pass over the stream heads, so that a
@@ -169,7 +169,7 @@ static inline int resources_free(const struct run_state *state, const struct hea
 
 static int ended_by(const struct run_state *state, long op, int64_t now)
 {
-    return op < 0 || (state->end[op] != UNSET && state->end[op] <= now);
+    return op < 0 || (state->start[op] != UNSET && engine_end(state, (size_t)op) <= now);
 }
 
 /* Whether the fixes keep the dependency: the event waits, a communicator's order and the legacy
@@ -196,10 +196,10 @@ static inline int head_gate(const struct run_state *state, size_t i, int64_t *at
     const struct replay_op *op = &state->replay->ops[i];
     int64_t gate = state->ready[i];
     if (op->stream_previous >= 0) {
-        if (state->end[op->stream_previous] == UNSET)
+        if (state->start[op->stream_previous] == UNSET)
             return *blocker = (size_t)op->stream_previous, GATE_BLOCKED;
-        if (state->end[op->stream_previous] > gate)
-            gate = state->end[op->stream_previous];
+        if (engine_end(state, (size_t)op->stream_previous) > gate)
+            gate = engine_end(state, (size_t)op->stream_previous);
     }
     if (channel_kept(state) && op->channel_previous >= 0 && state->start[op->channel_previous] == UNSET)
         return *blocker = (size_t)op->channel_previous, GATE_BLOCKED;
@@ -207,10 +207,10 @@ static inline int head_gate(const struct run_state *state, size_t i, int64_t *at
         const struct edge *edge = &state->replay->edges[e];
         if (!edge_kept(state, edge))
             continue;
-        if (state->end[edge->from] == UNSET)
+        if (state->start[edge->from] == UNSET)
             return *blocker = edge->from, GATE_BLOCKED;
-        if (state->end[edge->from] > gate)
-            gate = state->end[edge->from];
+        if (engine_end(state, edge->from) > gate)
+            gate = engine_end(state, edge->from);
     }
     *at = gate;
     return GATE_AT;
@@ -259,7 +259,7 @@ static void wait_for(struct run_state *state, size_t s, size_t blocker)
     state->wait_next[s] = first;
     if (first >= 0)
         state->wait_previous[first] = (long)s;
-    state->waiters[blocker] = (long)s;
+    state->waiters[blocker] = (int32_t)s;
     state->waiting[s] = 1;
 }
 
@@ -272,7 +272,7 @@ static void stop_waiting(struct run_state *state, size_t s)
     if (previous >= 0)
         state->wait_next[previous] = next;
     else
-        state->waiters[state->blocker[s]] = next;
+        state->waiters[state->blocker[s]] = (int32_t)next;
     if (next >= 0)
         state->wait_previous[next] = previous;
 }
@@ -364,8 +364,6 @@ static void prefetch_head_after(const struct run_state *state, size_t stream)
     __builtin_prefetch(&state->ready[i]);
     __builtin_prefetch(&state->duration[i]);
     __builtin_prefetch(&state->start[i], 1);
-    __builtin_prefetch(&state->end[i], 1);
-    __builtin_prefetch(&state->tail[i], 1);
 }
 
 /* A kernel, not a copy or a memset: what runs side by side with another at its alone speed. */
@@ -374,24 +372,45 @@ static int is_kernel(enum analysis_category category)
     return category == ANALYSIS_COMPUTE || category == ANALYSIS_COMMUNICATION;
 }
 
+/* Makes room for one more running op (the RUNNING slot, its contents kept). Returns 0 or -1 when
+ * out of memory. */
+static int grow_running(struct run_state *state)
+{
+    if (state->running_count < state->running_capacity)
+        return 0;
+    struct replay_scratch *scratch = state->scratch;
+    size_t capacity = state->running_capacity * 2;
+    struct running_op *grown = realloc(state->running, capacity * sizeof *grown);
+    if (!grown)
+        return -1;
+    scratch->slots[SCRATCH_RUNNING] = state->running = grown;
+    scratch->sizes[SCRATCH_RUNNING] = capacity * sizeof *grown;
+    state->running_capacity = capacity;
+    return 0;
+}
+
 static void start_op(struct run_state *state, size_t i, int64_t now)
 {
     size_t stream = state->replay->ops[i].stream_index;
     state->start[i] = now;
-    state->end[i] = now + state->duration[i];
-    state->tail[i] = tail_begin(state, i);
+    /* Its end and tail go to the running list and the moments, not to arrays per op (issue 33). */
+    int64_t end = now + state->duration[i], tail = tail_begin(state, i);
     const struct replay_op *op = &state->replay->ops[i];
-    state->running[state->running_count++] =
-        (struct running_op){i, op->category, op->sm_share, op->tail_share, state->end[i], state->tail[i]};
-    state->running_kernels += is_kernel(op->category);
+    if (grow_running(state) != 0) {
+        state->out_of_memory = 1; /* the replay fails; its ops are still counted started */
+    } else {
+        state->running[state->running_count++] =
+            (struct running_op){i, op->category, op->sm_share, op->tail_share, end, tail};
+        state->running_kernels += is_kernel(op->category);
+    }
     state->head[stream]++;
     prefetch_head_after(state, stream);
-    state->out_of_memory |= push_moment(&state->moments, (struct moment){state->end[i], i, 0, 0}) != 0;
+    state->out_of_memory |= push_moment(&state->moments, (struct moment){end, i, 0, 0}) != 0;
     /* The tail changes the occupancy of a kernel with an SM share only; the time of another's (a
      * copy's), with the end still to come at or after it, would be an event where nothing can
      * start that did not start before it. */
-    if (op->sm_share > 0 && state->tail[i] != state->end[i])
-        state->out_of_memory |= push_moment(&state->moments, (struct moment){state->tail[i], i, 0, 0}) != 0;
+    if (op->sm_share > 0 && tail != end)
+        state->out_of_memory |= push_moment(&state->moments, (struct moment){tail, i, 0, 0}) != 0;
     long next = head_op(state, stream);
     state->streams_left -= next < 0;
     if (next >= 0 && state->ready[next] > now && state->ready[next] != INT64_MAX) /* its launch to come */
@@ -559,7 +578,8 @@ static size_t start_eligible(struct run_state *state, int64_t now)
         size_t stream = pass.best_head->stream;
         unhold(state, stream);
         start_op(state, (size_t)pass.best, now);
-        occupy(&state->running[state->running_count - 1], now, &occupancy);
+        if (state->running_count > 0)
+            occupy(&state->running[state->running_count - 1], now, &occupancy);
         host_time_resolve_syncs(state);
         started++;
         /* The next pass: the rest of this one's candidates, the gates the start refreshed, and
@@ -635,10 +655,9 @@ static int run_alone(struct run_state *state, int64_t now)
         if (head_gate(state, i, &gate, &blocker) == GATE_AT && gate != INT64_MAX && gate > at)
             at = gate; /* else at its predecessor's end: a gate at or before it, or forced */
         state->start[i] = at;
-        state->end[i] = at + state->duration[i];
         state->head[s]++;
         host_time_resolve_syncs(state);
-        at = state->end[i];
+        at = engine_end(state, i);
     }
     state->streams_left = 0;
     return 1;
@@ -657,6 +676,7 @@ static int take_buffers(struct run_state *state)
         return -1;
     RUN_BUFFERS(TAKE)
 #undef TAKE
+    state->running_capacity = state->scratch->sizes[SCRATCH_RUNNING] / sizeof *state->running;
     return 0;
 }
 
@@ -680,7 +700,7 @@ int64_t engine_replay_span(const struct replay *replay, unsigned fixes, struct r
     if (take_buffers(&state) != 0 || prepare_inputs(&state) != 0)
         goto done;
     for (size_t i = 0; i < n; i++) {
-        state.start[i] = state.end[i] = UNSET;
+        state.start[i] = UNSET;
         state.waiters[i] = -1;
     }
     for (size_t s = 0; s < replay->stream_count; s++) {
@@ -734,8 +754,8 @@ int64_t engine_replay_span(const struct replay *replay, unsigned fixes, struct r
             continue;
         if (state.start[i] < first)
             first = state.start[i];
-        if (state.end[i] > last)
-            last = state.end[i];
+        if (engine_end(&state, i) > last)
+            last = engine_end(&state, i);
     }
     span = last > first ? last - first : 0;
 done:

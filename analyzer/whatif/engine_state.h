@@ -46,9 +46,7 @@ enum { PER_OP, PER_STREAM, PER_STREAM_AND_ONE };
     X(READY, ready, PER_OP, take)                                                                            \
     X(DURATION, duration, PER_OP, take)                                                                      \
     X(START, start, PER_OP, take)                                                                            \
-    X(END, end, PER_OP, take)                                                                                \
-    X(TAIL, tail, PER_OP, take)                                                                              \
-    X(RUNNING, running, PER_OP, take)                                                                        \
+    X(RUNNING, running, PER_STREAM_AND_ONE, take)                                                            \
     X(HEAD, head, PER_STREAM, take)                                                                          \
     X(GATE, gate, PER_STREAM, take)                                                                          \
     X(HEADS, heads, PER_STREAM, take)                                                                        \
@@ -74,7 +72,6 @@ enum { PER_OP, PER_STREAM, PER_STREAM_AND_ONE };
     X(SEGMENT)                                                                                               \
     X(LAUNCHED_END)                                                                                          \
     X(SYNCS)                                                                                                 \
-    X(RECORDED_END)                                                                                          \
     X(THREAD_NEXT)                                                                                           \
     X(THREAD_END)                                                                                            \
     X(SEGMENT_FIRST)                                                                                         \
@@ -103,11 +100,14 @@ struct run_state {
     const struct replay *replay;
     struct replay_scratch *scratch;
     unsigned fixes;
-    int64_t *ready, *duration, *start, *end;
-    int64_t *tail; /* per started op: when its last half-wave begins (tail_begin, kept at start) */
-    size_t *head;  /* per stream: position in stream_ops of the next op to start */
-    struct running_op *running; /* in start order */
-    size_t running_count;
+    /* Per op; its end is start + duration (engine_end): 8 bytes of each op not stored (issue 33). */
+    int64_t *ready, *duration, *start;
+    size_t *head; /* per stream: position in stream_ops of the next op to start */
+    /* In start order; sized for one op per stream and grown (grow_running): ops that take no time
+     * may stay listed beside their stream's next until the loop drops them. A slot per op was 48
+     * bytes per operation (issue 33). */
+    struct running_op *running;
+    size_t running_count, running_capacity;
     size_t running_kernels; /* of the running ops, the kernels (is_kernel): two run side by side */
     /* Host time the fixes give back (prefix sums per thread), and the synchronizing calls they
      * keep: a kept sync returns when the work launched before it ends in the replay. */
@@ -116,16 +116,19 @@ struct run_state {
     size_t shared_count;
     struct sync_point *syncs;
     size_t sync_count;
-    long *segment; /* per op: the kept sync its launch came after on its thread, -1 none */
+    /* Per-op arrays of 32-bit indexes (ops under WHATIF_MAX_OPS, kept syncs under INT32_MAX): the
+     * replay's scratch is per operation, 8-byte indexes cost 12 bytes more of each (issue 33). */
+    int32_t *segment; /* per op: the kept sync its launch came after on its thread, -1 none */
     /* The ops of each kept sync's segment (segment_ops[segment_first[k]..segment_first[k+1]]), and
      * per thread the next sync to resolve (syncs of a thread resolve in order): resolving costs the
      * threads and the segment's own ops, not every sync and op at every start. */
-    size_t *segment_ops, *segment_first;
+    uint32_t *segment_ops;
+    size_t *segment_first;
     size_t *thread_next, *thread_end;
     size_t thread_count;
-    const size_t *by_correlation; /* op indexes in launch order (the replay's launch_order) */
-    int64_t *launched_end;        /* per position in by_correlation: latest replayed end up to it */
-    size_t started_prefix;        /* ops of by_correlation started, from the first */
+    const replay_index *by_correlation; /* op indexes in launch order (the replay's launch_order) */
+    int64_t *launched_end;              /* per position in by_correlation: latest replayed end up to it */
+    size_t started_prefix;              /* ops of by_correlation started, from the first */
     /* The least barrier of the threads' next syncs (SIZE_MAX: none left; 0 until looked at): no
      * sync resolves while fewer ops have started, so resolving after a start costs no walk over
      * the threads then. */
@@ -159,7 +162,8 @@ struct run_state {
     /* The GATE_BLOCKED streams by their blocker (waiters per op: the first stream, -1 none; a list
      * through wait_next and wait_previous per stream, waiting says it is on one): a start wakes
      * the streams it blocked, not a walk over every blocked stream at every start. */
-    long *waiters, *wait_next, *wait_previous;
+    int32_t *waiters; /* per op */
+    long *wait_next, *wait_previous;
     unsigned char *waiting;
     uint64_t *seen, *listed; /* per stream: the pass that looked at it, the listing that listed it */
     uint64_t pass, listing;
@@ -196,6 +200,12 @@ void *engine_scratch_take(struct replay_scratch *scratch, enum scratch_slot slot
 
 /* engine_scratch_take, zeroed. */
 void *engine_scratch_zeroed(struct replay_scratch *scratch, enum scratch_slot slot, size_t bytes);
+
+/* When started op i ends in the replay (UNSET: not started). */
+static inline int64_t engine_end(const struct run_state *state, size_t i)
+{
+    return state->start[i] == UNSET ? UNSET : state->start[i] + state->duration[i];
+}
 
 /* Op i's ready time is known (host_time.c set it): the engine looks at it when i is its stream's
  * head. */

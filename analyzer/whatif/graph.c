@@ -11,11 +11,12 @@
 #include "queries_whatif.h"
 #include "whatif.h"
 
+/* 24 bytes: graph_link_by sorts one per operation, the peak of a replay's set-up (issue 33). */
 struct order_item {
     int64_t key;
-    int sub; /* a channel's kind (copy or compute) */
     int64_t correlation_id;
-    size_t op;
+    replay_index op;
+    int32_t sub; /* a channel's kind (copy or compute) */
 };
 
 static int compare_order(const void *a, const void *b)
@@ -77,18 +78,20 @@ static int by_group(const void *a, const void *b)
 /* The items in compare_order (a total order: the ops differ), as qsort would leave them, without
  * sorting all of them: a stable bucket by (key, sub), the few groups sorted, then each group sorted
  * by (correlation id, op) only where it did not come so (a stream's ops come in start order, a
- * channel's mostly in launch order). Returns 0 or -1 when out of memory. */
+ * channel's mostly in launch order). The bucket moves the items in place, each to the position its
+ * group and order give it (place): a sorted copy was 32 bytes per operation at the replay's peak.
+ * Returns 0 or -1 when out of memory. */
 static int sort_order_items(struct order_item *items, size_t count)
 {
     struct order_group *groups = NULL;
-    size_t group_count = 0, group_capacity = 0, *group_of = malloc((count ? count : 1) * sizeof *group_of);
-    struct order_item *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    size_t group_count = 0, group_capacity = 0;
+    replay_index *place = malloc((count ? count : 1) * sizeof *place); /* its group, then its position */
     struct key_index index = {0};
-    int status = group_of && sorted ? 0 : -1;
+    int status = place ? 0 : -1;
     size_t last = SIZE_MAX;
     for (size_t i = 0; status == 0 && i < count; i++) {
         if (last != SIZE_MAX && groups[last].key == items[i].key && groups[last].sub == items[i].sub) {
-            group_of[i] = last;
+            place[i] = (replay_index)last;
             groups[last].count++;
             continue;
         }
@@ -105,7 +108,7 @@ static int sort_order_items(struct order_item *items, size_t count)
             found = (long)group_count++;
         }
         last = (size_t)found;
-        group_of[i] = last;
+        place[i] = (replay_index)last;
         groups[last].count++;
     }
     if (status == 0 && group_count > 0) {
@@ -125,23 +128,30 @@ static int sort_order_items(struct order_item *items, size_t count)
                 next += ordered[g].count;
             }
             for (size_t i = 0; i < count; i++)
-                sorted[ordered[rank[group_of[i]]].next++] = items[i];
+                place[i] = (replay_index)ordered[rank[place[i]]].next++;
+            for (size_t i = 0; i < count; i++) /* each swap puts one item where it goes */
+                while (place[i] != i) {
+                    size_t to = place[i];
+                    struct order_item item = items[to];
+                    items[to] = items[i];
+                    items[i] = item;
+                    place[i] = place[to];
+                    place[to] = (replay_index)to;
+                }
             for (size_t g = 0, begin = 0; g < group_count; begin += ordered[g++].count) {
                 size_t end = begin + ordered[g].count;
                 for (size_t i = begin + 1; i < end; i++)
-                    if (compare_order(&sorted[i - 1], &sorted[i]) > 0) {
-                        qsort(sorted + begin, end - begin, sizeof *sorted, compare_order);
+                    if (compare_order(&items[i - 1], &items[i]) > 0) {
+                        qsort(items + begin, end - begin, sizeof *items, compare_order);
                         break;
                     }
             }
-            memcpy(items, sorted, count * sizeof *items);
         }
         free(rank);
         free(ordered);
     }
     free(groups);
-    free(group_of);
-    free(sorted);
+    free(place);
     key_index_free(&index);
     return status;
 }
@@ -229,8 +239,10 @@ int graph_link_by(struct replay *replay, int by_channel)
         if (by_channel && key == STORE_NULL)
             continue;
         /* Stream order is the recorded start order; a channel's order is the launch order. */
-        items[count++] = (struct order_item){key, by_channel && op->on_copy_channel,
-                                             by_channel ? op->correlation_id : (int64_t)i, i};
+        items[count++] = (struct order_item){.key = key,
+                                             .correlation_id = by_channel ? op->correlation_id : (int64_t)i,
+                                             .op = (replay_index)i,
+                                             .sub = by_channel && op->on_copy_channel};
     }
     if (sort_order_items(items, count) != 0) {
         free(items);
@@ -309,6 +321,8 @@ static int add_edge(struct replay *replay, long from, long to, enum edge_kind ki
 {
     if (from < 0 || to < 0 || from == to)
         return 0;
+    if (replay->edge_count >= UINT32_MAX) /* replay_op's edge_first: out of memory long before */
+        return -1;
     if (replay_grow((void **)&replay->edges, &replay->edge_capacity, replay->edge_count,
                     sizeof *replay->edges) != 0)
         return -1;

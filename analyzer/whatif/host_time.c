@@ -24,7 +24,7 @@ static int by_removal_time(const void *a, const void *b)
 }
 
 static int64_t removed_call_ns(const struct replay *replay, const struct host_call *call, unsigned fixes,
-                               const int *pageable_call)
+                               const unsigned char *pageable_call)
 {
     int64_t duration = call->end_ns - call->start_ns;
     if (call->end_ns <= replay->first_launch_ns)
@@ -109,34 +109,43 @@ static int by_sync_time(const void *a, const void *b)
     return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
-/* The kept synchronizing calls of the threads that launched this device's work. */
+/* Whether the fixes keep call as a synchronizing call the replay waits in. */
+static int keeps_sync(const struct run_state *state, const struct host_call *call)
+{
+    if (!(call->kind & CALL_SYNC) || (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)))
+        return 0;
+    /* A read-back into pinned memory is asynchronous: the host no longer waits in it. */
+    return !((call->kind & CALL_PAGEABLE) && (state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)));
+}
+
+/* The kept synchronizing calls of the threads that launched this device's work. Sized by the kept
+ * syncs, not the calls (a slot per call was 80 bytes per operation of a launch-bound trace, issue
+ * 33); the recorded end of the work launched before each is a running maximum over launch order,
+ * read in one sweep: the calls are by correlation id, so their barriers only grow. */
 static int collect_syncs(struct run_state *state)
 {
     const struct replay *replay = state->replay;
-    size_t n = replay->op_count;
-    state->syncs =
-        engine_scratch_take(state->scratch, SCRATCH_SYNCS, (replay->call_count + 1) * sizeof *state->syncs);
+    size_t kept = 0;
+    for (size_t c = 0; c < replay->call_count; c++)
+        kept += keeps_sync(state, &replay->calls[c]);
+    if (kept >= INT32_MAX) /* segment's index: memory runs out long before */
+        return -1;
+    state->syncs = engine_scratch_take(state->scratch, SCRATCH_SYNCS, (kept + 1) * sizeof *state->syncs);
     if (!state->syncs)
         return -1;
-    int64_t *recorded_end =
-        engine_scratch_take(state->scratch, SCRATCH_RECORDED_END, (n + 1) * sizeof *recorded_end);
-    if (!recorded_end)
-        return -1;
-    for (size_t p = 0; p < n; p++) {
-        int64_t end = replay->ops[state->by_correlation[p]].start_ns +
-                      replay->ops[state->by_correlation[p]].duration_ns;
-        recorded_end[p] = p > 0 && recorded_end[p - 1] > end ? recorded_end[p - 1] : end;
-    }
+    size_t swept = 0;         /* ops of by_correlation whose recorded ends are in recorded_end */
+    int64_t recorded_end = 0; /* the latest recorded end of them */
     for (size_t c = 0; c < replay->call_count; c++) {
         const struct host_call *call = &replay->calls[c];
-        if (!(call->kind & CALL_SYNC) || (state->fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)))
-            continue;
-        /* A read-back into pinned memory is asynchronous: the host no longer waits in it. */
-        if ((call->kind & CALL_PAGEABLE) && (state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)))
+        if (!keeps_sync(state, call))
             continue;
         size_t low = replay_launched_before(replay, state->by_correlation, call->correlation_id);
-        int64_t waited_until =
-            low > 0 && recorded_end[low - 1] > call->start_ns ? recorded_end[low - 1] : call->start_ns;
+        for (; swept < low; swept++) {
+            const struct replay_op *op = &replay->ops[state->by_correlation[swept]];
+            int64_t end = op->start_ns + op->duration_ns;
+            recorded_end = swept > 0 && recorded_end > end ? recorded_end : end;
+        }
+        int64_t waited_until = low > 0 && recorded_end > call->start_ns ? recorded_end : call->start_ns;
         int64_t own = call->end_ns - waited_until;
         state->syncs[state->sync_count++] = (struct sync_point){.thread_id = call->thread_id,
                                                                 .start_ns = call->start_ns,
@@ -207,7 +216,7 @@ void host_time_resolve_syncs(struct run_state *state)
     while (state->started_prefix < replay->op_count &&
            state->start[state->by_correlation[state->started_prefix]] != UNSET) {
         size_t p = state->started_prefix++;
-        int64_t end = state->end[state->by_correlation[p]];
+        int64_t end = engine_end(state, state->by_correlation[p]);
         state->launched_end[p] = p > 0 && state->launched_end[p - 1] > end ? state->launched_end[p - 1] : end;
     }
     if (state->started_prefix < state->next_barrier)
@@ -249,8 +258,9 @@ static int find_segments(struct run_state *state)
     if (!state->segment)
         return -1;
     for (size_t i = 0; i < n; i++)
-        state->segment[i] =
-            state->replay->ops[i].launch_ns == STORE_NULL ? -1 : segment_of(state, &state->replay->ops[i]);
+        state->segment[i] = state->replay->ops[i].launch_ns == STORE_NULL
+                                ? -1
+                                : (int32_t)segment_of(state, &state->replay->ops[i]);
     state->segment_first = engine_scratch_zeroed(state->scratch, SCRATCH_SEGMENT_FIRST,
                                                  (syncs + 2) * sizeof *state->segment_first);
     state->segment_ops =
@@ -264,7 +274,7 @@ static int find_segments(struct run_state *state)
         state->segment_first[k] += state->segment_first[k - 1];
     for (size_t i = 0; i < n; i++) /* segment_first[k + 1] is the fill cursor of segment k */
         if (state->segment[i] >= 0)
-            state->segment_ops[state->segment_first[state->segment[i] + 1]++] = i;
+            state->segment_ops[state->segment_first[state->segment[i] + 1]++] = (uint32_t)i;
     return 0;
 }
 
@@ -272,8 +282,8 @@ int host_time_prepare(struct run_state *state)
 {
     const struct replay *replay = state->replay;
     size_t n = replay->op_count;
-    int *pageable_call = engine_scratch_zeroed(state->scratch, SCRATCH_PAGEABLE_CALL,
-                                               (replay->call_count + 1) * sizeof *pageable_call);
+    unsigned char *pageable_call = engine_scratch_zeroed(state->scratch, SCRATCH_PAGEABLE_CALL,
+                                                         (replay->call_count + 1) * sizeof *pageable_call);
     int64_t *removed =
         engine_scratch_take(state->scratch, SCRATCH_REMOVALS, (replay->call_count + 1) * sizeof *removed);
     state->removed = removed;

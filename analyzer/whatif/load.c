@@ -325,6 +325,8 @@ void load_nominal_speeds(struct replay *replay, const struct device_state *devic
 
 int load_host_calls(sqlite3 *db, struct replay *replay, const struct device_state *device, error_info *err)
 {
-    return device->launches.complete ? calls_of_launches(db, replay, &device->launches, err)
-                                     : load_calls(db, replay, device->process_id, err);
+    int status = device->launches.complete ? calls_of_launches(db, replay, &device->launches, err)
+                                           : load_calls(db, replay, device->process_id, err);
+    /* A call's index and place are replay_index (model.h): past it memory runs out first. */
+    return status == 0 && replay->call_count >= UINT32_MAX ? WHATIF_OUT_OF_MEMORY : status;
 }

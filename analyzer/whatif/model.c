@@ -5,6 +5,8 @@
 #include "model.h"
 #include "store.h"
 
+_Static_assert(sizeof(struct replay_op) == 128, "a replay holds one per operation: keep it at 128 bytes");
+
 int replay_grow(void **items, size_t *capacity, size_t count, size_t size)
 {
     if (count < *capacity)
@@ -32,7 +34,7 @@ const struct host_call *replay_call_of(const struct replay *replay, int64_t corr
     return bsearch(&key, replay->calls, replay->call_count, sizeof key, replay_by_correlation);
 }
 
-size_t replay_launched_before(const struct replay *replay, const size_t *order, int64_t correlation_id)
+size_t replay_launched_before(const struct replay *replay, const replay_index *order, int64_t correlation_id)
 {
     size_t low = 0, high = replay->op_count;
     while (low < high) {

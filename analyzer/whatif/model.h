@@ -21,17 +21,19 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
 /* A fix's bit in a set of fixes (an unsigned of FIX_BIT(fix) ors). */
 #define FIX_BIT(fix) (1u << (fix))
 
+/* An op's or a call's index, or a place in call_order, in the arrays a replay keeps per operation:
+ * 32 bits, as ops stop at WHATIF_MAX_OPS and load_host_calls refuses 2^32 calls (8-byte indexes
+ * cost 24 bytes per operation, issue 33). */
+typedef uint32_t replay_index;
+
+/* 128 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op and
+ * stream indexes fit 32 bits; graph.c bounds the edges to match), and the walk's copy of each is
+ * alive beside it; 160 bytes of size_t, long and int fields cost 32 bytes more per operation
+ * (issue 33). */
 struct replay_op {
     int64_t start_ns, duration_ns, correlation_id, stream_id;
     int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
     int64_t channel_id;                          /* STORE_NULL: no channel recorded */
-    int on_copy_channel;                         /* copy channels are numbered apart */
-    int drained_start;                           /* host_time_mark_drained_starts */
-    size_t stream_index;                         /* into the replay's streams */
-    long stream_previous, channel_previous;      /* op indexes, -1 when none */
-    size_t edge_first, edge_count;               /* into the replay's edges (by `to`) */
-    enum analysis_category category;
-    int pageable;
     int64_t bytes;
     /* An HtoD copy on a stream that computes: the kernel time its stream ran since the stream's
      * copy before it (the previous step's compute), which a copy issued a step ahead on a side
@@ -39,6 +41,13 @@ struct replay_op {
     int64_t ahead_ns;
     double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
     int64_t waves;
+    uint32_t stream_index;                     /* into the replay's streams */
+    int32_t stream_previous, channel_previous; /* op indexes, -1 when none */
+    uint32_t edge_first, edge_count;           /* into the replay's edges (by `to`) */
+    unsigned char category;                    /* enum analysis_category */
+    unsigned char on_copy_channel;             /* copy channels are numbered apart */
+    unsigned char drained_start;               /* host_time_mark_drained_starts */
+    unsigned char pageable;
 };
 
 struct edge {
@@ -66,16 +75,16 @@ struct replay {
     size_t call_count;
     size_t stream_count;
     int64_t pinned_bytes_per_s[ANALYSIS_CATEGORY_COUNT]; /* fastest pinned copy per direction, 0 unknown */
-    size_t *stream_ops;   /* op indexes grouped by stream, each stream in start order */
-    size_t *stream_first; /* stream_count + 1 offsets into stream_ops */
-    int *stream_legacy;   /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
-    size_t *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
-    size_t *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
+    replay_index *stream_ops;   /* op indexes grouped by stream, each stream in start order */
+    size_t *stream_first;       /* stream_count + 1 offsets into stream_ops */
+    int *stream_legacy;         /* per stream: 1 legacy default, 2 synchronizes with it, 0 neither */
+    replay_index *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
+    replay_index *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
     /* Where the host time a fix removes is read (host_time_positions): per op with a launch, 1 +
      * the place in call_order of its thread's last call that ended by the launch (0: none); per
      * synchronizing call, the same for its start and its end. The same for every fix: a replay
      * reads its removed time there, not by a search per op. */
-    size_t *op_removed_at, *call_start_removed_at, *call_end_removed_at;
+    replay_index *op_removed_at, *call_start_removed_at, *call_end_removed_at;
     /* The host-work fix's removals (host_time_work_removals), shared by the split replay. */
     struct shared_removal *host_removed;
     size_t host_removed_count;
@@ -114,7 +123,7 @@ int replay_by_correlation(const void *a, const void *b);
 const struct host_call *replay_call_of(const struct replay *replay, int64_t correlation_id);
 
 /* How many ops of `order` (op indexes in launch order) were launched before correlation_id. */
-size_t replay_launched_before(const struct replay *replay, const size_t *order, int64_t correlation_id);
+size_t replay_launched_before(const struct replay *replay, const replay_index *order, int64_t correlation_id);
 
 /* Frees what a replay of ops owns; its host side (calls and where the fixes remove their time) is
  * replay_free's, shared by the split replay (pipeline_split_streams). */

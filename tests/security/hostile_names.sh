@@ -78,4 +78,34 @@ $os report "$bad" 2>"$work/err.txt"; rc=$?
 expect "a missing file: exit 2" '[ $rc -eq 2 ]'
 expect "a missing file: one line, the name escaped" \
     '[ $(wc -l <"$work/err.txt") -eq 1 ] && grep -qF "x\\x1b[31m\\x0ay.db" "$work/err.txt" && ! raw_controls "$work/err.txt"'
+
+# Every other line that quotes a file name or a trace's text (second red-team pass of issue 33):
+# the cache notes of a command given a Kineto trace, the writers' summaries (import, render, export,
+# merge) and render --verbose's title went out raw: a file name could clear the screen or set the
+# terminal's title. Each stays one line, escaped.
+K="${OVERLAPSCOPE_TEST_DATA:-$here/../data}/kineto"
+name=$'e\x1b]0;pwned\x07\x1b[2J\nX'
+mkdir "$work/names" && cd "$work/names" || exit 2
+cp "$K/nccl_data.json.gz" "$name.json.gz"
+# quiet NAME COMMAND...: the command's stdout and stderr hold no raw control and as many lines as
+# without the hostile name's newline would (no forged line).
+quiet() {
+    local label=$1; shift
+    "$@" >out.txt 2>&1
+    expect "$label: no raw control byte" '! raw_controls out.txt'
+    expect "$label: the name escaped" 'grep -qF "e\\x1b]0;pwned\\x07\\x1b[2J\\x0aX" out.txt'
+}
+quiet "the first read's cache note" $os info "$name.json.gz"
+quiet "the cached read's note" $os report "$name.json.gz"
+quiet "import's summary" $os import "$name.json.gz" -o "$name.db"
+quiet "render's summary" $os render "$name.db" -o "$name.png"
+quiet "export's summary" $os export "$name.db" --chrome "$name.json"
+cp "$name.db" other.db
+quiet "merge's summary" $os merge other.db "$name.db" -o "m$name.db"
+cp "$work/t.db" "$work/cl.db"
+sqlite3 "$work/cl.db" "UPDATE meta SET value = CAST(x'707974686f6e1b5d303b70776e65640720747261696e2e70790a2d2d6c72' AS TEXT) WHERE key = 'command'"
+$os render "$work/cl.db" -o "$work/v.png" --verbose >"$work/verbose.txt" 2>&1
+# (a guard: the layout already drew the command line's controls as U+FFFD, and printed them so)
+expect "render --verbose: the title's line without raw controls" \
+    'grep -q "^title: python.*]0;pwned.* train.py.*--lr\$" "$work/verbose.txt" && ! raw_controls "$work/verbose.txt"'
 finish

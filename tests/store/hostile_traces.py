@@ -10,13 +10,17 @@ Verdict, for every run: exit status 0, 1 or 2 (never a signal: 128+N, never the 
 on exit 2 exactly one line on stderr and it names the file; no AddressSanitizer or
 UndefinedBehaviorSanitizer report; peak memory under MAX_RSS_BYTES.
 
-What it covers, by default (about 1,150 runs, a minute under ASan on 2 cores): every column of every
+What it covers, by default (about 1,200 runs, a minute under ASan on 2 cores): every column of every
 table of the first trace with three of VALUES (shifted from column to column, so every value meets
 every table), every column of the second trace, and of the first rewritten as schema version 2 by
 `merge` (its compact tables: kernel_runs, kernel_shapes, api_call_runs, api_functions), with one;
 every structural case on every table of the three; and every TEXT column but meta's holding a long text
 in four scripts, drawn by render, which must succeed (issue 33, M1). The commands include merge with a
-sound trace (issue 33, M3/M4). Each such file runs one command (two for the first trace's structural cases), chosen
+sound trace (issue 33, M3/M4), and with itself, which must be refused (M3). Every run has a umask and its
+input a mode, in rotation (022 and 0600, 077 and 0644, 022 and 0644): a file it writes must be no more
+readable than both allow (M2), and no unfinished `.partial-` file may stay. The cache of a Kineto
+trace whose kept identity (`cache_identity`, `cache_of`) holds each value, or which is cut short, must
+never be read as the input's: the command imports again and succeeds (H1). Each such file runs one command (two for the first trace's structural cases), chosen
 by rotating through COMMANDS in a fixed order: deterministic, the same runs every time, and every
 command meets every table. The full cross product (2 traces x ~175 columns x 9 values x 7 commands,
 about 27,000 runs) is too slow for CI: HOSTILE_FULL=1 runs it. HOSTILE_ONLY=table limits the run to
@@ -63,7 +67,12 @@ COMMANDS = [
     # a hostile rank merged with a sound one (issue 33, M3/M4: merge trusted what it read)
     ("merge", lambda f, d: ["merge", f, os.path.join(DATA, "gpu", "copy_pinned.db"), "-o",
                             os.path.join(d, "out.db"), "--force"]),
+    # the same file twice, whatever it holds, is refused (issue 33, M3)
+    ("merge twice", lambda f, d: ["merge", f, f, "-o", os.path.join(d, "out.db"), "--force"]),
 ]
+# (umask, the input's mode) in rotation: an output is never more readable than either allows (M2).
+MODES = [(0o022, 0o600), (0o077, 0o644), (0o022, 0o644)]
+KINETO_TRACE = "begin_end_pairs.json"  # small and sound: its cache is made hostile (issue 33, H1)
 # Text of any length and script (issue 33, M1: a title of 254+ bytes cut an ellipsis mid-character
 # and `render` failed): every TEXT column of every table holds it in turn, and render must draw the
 # picture (exit 0), not merely fail cleanly.
@@ -76,13 +85,30 @@ peak_rss = [0]  # KiB: RUSAGE_CHILDREN keeps the largest child so far
 lock = threading.Lock()
 
 
-def run_command(label, path, command, scratch, must_succeed=False):
+def output_mode_problem(path, scratch, umask):
+    """Why a file the run wrote is more readable than the umask and its input allow, or an
+    unfinished one stayed; None when neither."""
+    allowed = ~umask & os.stat(path).st_mode & 0o077
+    for name in os.listdir(scratch):
+        if ".partial-" in name:
+            return "an unfinished %s left behind" % name
+        if name in ("out.png", "out.json", "out.db") or name.endswith(".overlapscope.db"):
+            mode = os.stat(os.path.join(scratch, name)).st_mode & 0o777
+            if mode & 0o077 & ~allowed:
+                return "%s is %o under umask %03o from a %o input" % (name, mode, umask, os.stat(path).st_mode & 0o777)
+    return None
+
+
+def run_command(label, path, command, scratch, must_succeed=False, must_reimport=False):
     for leftover in ("out.png", "out.json", "out.db"):
         try:
             os.unlink(os.path.join(scratch, leftover))
         except FileNotFoundError:
             pass
-    argv = [OVERLAPSCOPE] + command[1](path, scratch)
+    with lock:
+        umask, input_mode = MODES[runs[0] % len(MODES)]
+    os.chmod(path, input_mode)
+    argv = ["sh", "-c", 'umask %03o && exec "$@"' % umask, "sh", OVERLAPSCOPE] + command[1](path, scratch)
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _, stderr = process.communicate(timeout=TIME_LIMIT_S)
@@ -101,7 +127,13 @@ def run_command(label, path, command, scratch, must_succeed=False):
     elif rc == 2 and (len(lines) != 1 or path not in lines[0]):
         problem = "exit 2 without one line naming the file"
     elif must_succeed and rc != 0:
-        problem = "exit status %d where the trace is sound but for its long text" % rc
+        problem = "exit status %d where the trace is sound but for its long text or its cache" % rc
+    elif must_reimport and ("unchanged since" in text or "imported" not in text):
+        problem = "a cache not made from its input was read"
+    elif command[0] == "merge twice" and (rc != 2 or "is the same file as" not in text):
+        problem = "the same file merged twice (exit %d)" % rc
+    else:
+        problem = output_mode_problem(path, scratch, umask)
     with lock:
         runs[0] += 1
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -190,6 +222,38 @@ def long_text_jobs(trace, only):
             yield "%s, %s.%s = long text" % (trace, table, column), make, [render], True
 
 
+def hostile_cache(target, meta_key, value, cut_to):
+    """target: a copy of KINETO_TRACE beside its cache (made by `info`), whose meta_key holds value,
+    or cut to cut_to bytes."""
+    shutil.copy(os.path.join(DATA, "kineto", KINETO_TRACE), target)
+    cache = target + ".overlapscope.db"
+    subprocess.run([OVERLAPSCOPE, "info", target], capture_output=True, check=True)
+    os.chmod(cache, 0o600)  # a cache left as it is (not ours) is then never wider than the input's modes
+    if cut_to is not None:
+        os.truncate(cache, cut_to)
+        return True
+    db = connect(cache)
+    expression = "CAST(? AS TEXT)" if isinstance(value, bytes) else "?"
+    db.execute("UPDATE meta SET value = %s WHERE key = ?" % expression, (value, meta_key))
+    db.close()
+    return True
+
+
+def cache_jobs(only):
+    """(label, make, commands, must_succeed, must_reimport) per hostile cache of a sound Kineto trace:
+    its identity and its name of the input each hold every value, or the cache is cut short."""
+    if only and only != "cache":
+        return
+    report = next(c for c in COMMANDS if c[0] == "report")
+    for key in ("cache_identity", "cache_of"):
+        for value_name, value in VALUES:
+            make = lambda target, k=key, v=value: hostile_cache(target, k, v, None)
+            yield "%s's cache, meta %s = %s" % (KINETO_TRACE, key, value_name), make, [report], True, True
+    for cut_to in (0, 100, 4096, 8192):
+        make = lambda target, c=cut_to: hostile_cache(target, None, None, c)
+        yield "%s's cache cut to %d bytes" % (KINETO_TRACE, cut_to), make, [report], True, True
+
+
 def jobs_of(trace, first_trace, full, only, rotation):
     """(label, make(target) -> bool, commands, must_succeed) for one trace."""
     source = os.path.join(DATA, "gpu", trace)
@@ -215,13 +279,16 @@ def jobs_of(trace, first_trace, full, only, rotation):
 
 
 def run_job(job, scratch_root, worker_dirs):
-    label, make, chosen, must_succeed = job
+    label, make, chosen, must_succeed = job[:4]
+    must_reimport = job[4] if len(job) > 4 else False
     scratch = worker_dirs.setdefault(threading.get_ident(), tempfile.mkdtemp(dir=scratch_root))
-    target = os.path.join(scratch, "hostile.db")
+    target = os.path.join(scratch, "hostile.json" if len(job) > 4 else "hostile.db")
     if make(target):
         for command in chosen:
-            run_command(label, target, command, scratch, must_succeed)
-    os.unlink(target)
+            run_command(label, target, command, scratch, must_succeed, must_reimport)
+    for name in (target, target + ".overlapscope.db"):
+        if os.path.exists(name):
+            os.unlink(name)
 
 
 def main():
@@ -236,6 +303,7 @@ def main():
     traces = TRACES + [version_2]
     jobs = [job for number, trace in enumerate(traces) for job in jobs_of(trace, number == 0, full, only, rotation)]
     jobs += list(long_text_jobs(TRACES[0], only))
+    jobs += list(cache_jobs(only))
     worker_dirs = {}
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
