@@ -208,7 +208,7 @@ static void read_row(const op_source *source, int table, sqlite3_stmt *query, st
         op->bytes = sqlite3_column_int64(query, 11);
         op->src_device_id = column(query, 12);
         op->dst_device_id = column(query, 13);
-        op->category = naming_copy_category(op->copy_kind, op->src_device_id, op->dst_device_id);
+        op->category = store_copy_category(op->copy_kind, op->src_device_id, op->dst_device_id);
     } else {
         op->kind = MODEL_MEMSET;
         op->category = ANALYSIS_MEMSET;

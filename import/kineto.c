@@ -16,7 +16,6 @@
 
 #include "call_sources.h"
 #include "gpu_vendor.h"
-#include "naming.h"
 #include "nccl_kernel_name.h"
 #include "nccl_names.h"
 #include "python_source.h"
