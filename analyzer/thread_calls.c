@@ -28,7 +28,7 @@ thread_calls *thread_calls_new(sqlite3 *db, kernel_names *names)
     if (!calls)
         return NULL;
     calls->names = names;
-    /* The same rows, columns and index order as the idle accounting's queries (accounting.c). */
+    /* The same rows, columns and index order as the idle accounting's (store/queries_idle.h). */
     calls->rows = store_calls_open(db, NULL);
     if (!calls->rows) {
         thread_calls_free(calls);
