@@ -11,15 +11,13 @@
 #   (its schema is nsys's, changing with the nsys version; see import/nsys_parts.h).
 # - render/overview.c: owns the render_overview cache table it writes and reads; to move into the
 #   store's schema and finishing step (not done yet).
-# - record/record_merge.c: salvages a damaged per-process file row by row before the merge; to
-#   move into store/ (not done yet).
 # - the analyzer files still holding their queries (issue 30): each leaves the pending list when
 #   its SQL moves into store/queries_*.c, and the check fails when a listed file holds none, so
 #   the list only shrinks.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pattern='sqlite3_prepare\|sqlite3_exec\|sqlite3_step'
-exceptions='/import/nsys[a-z_]*\.c$|/render/overview\.c$|/record/record_merge\.c$'
+exceptions='/import/nsys[a-z_]*\.c$|/render/overview\.c$'
 analyzer_pending=(analysis.c)
 checked=0
 found=""
