@@ -19,20 +19,8 @@
 #include "causes.h"
 #include "error.h"
 #include "occupancy.h"
+#include "op_category.h"
 #include "store.h"
-
-/* What an interval on the GPU is doing. */
-enum analysis_category {
-    ANALYSIS_COMPUTE = 0,       /* a kernel that is not a collective */
-    ANALYSIS_COMMUNICATION = 1, /* an NCCL kernel (collective or send/recv) */
-    ANALYSIS_COPY_HTOD = 2,
-    ANALYSIS_COPY_DTOH = 3,
-    ANALYSIS_COPY_DTOD = 4,
-    ANALYSIS_COPY_PEER = 5,  /* PtoP, or DtoD between two devices */
-    ANALYSIS_COPY_OTHER = 6, /* HtoH, arrays, unknown */
-    ANALYSIS_MEMSET = 7,
-    ANALYSIS_CATEGORY_COUNT = 8
-};
 
 const char *analysis_category_tag(enum analysis_category category);
 

@@ -2,6 +2,8 @@
 #include "kernel_names.h"
 
 #include "kernel_name.h"
+#include "queries_kernels.h"
+#include "queries_whatif.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ struct name_entry {
 
 struct kernel_names {
     sqlite3 *db;
-    sqlite3_stmt *lookup;
+    store_string_reader *lookup;
     char *uncached_text; /* kernel_names_text's answer for an id no entry can hold (<= 0) */
     struct name_entry *entries;
     size_t capacity, count;
@@ -32,25 +34,8 @@ static int compare_int64(const void *a, const void *b)
 
 static int load_collectives(kernel_names *names, error_info *err)
 {
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(names->db, "SELECT kernel_rowid FROM collectives WHERE kernel_rowid IS NOT NULL",
-                           -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read collectives: %s", sqlite3_errmsg(names->db));
-    size_t capacity = 0;
-    int status = 0;
-    while (sqlite3_step(query) == SQLITE_ROW) {
-        if (names->collective_count == capacity) {
-            capacity = capacity ? capacity * 2 : 256;
-            int64_t *grown = realloc(names->collective_rowids, capacity * sizeof *grown);
-            if (!grown) {
-                status = error_set(err, "out of memory reading collectives");
-                break;
-            }
-            names->collective_rowids = grown;
-        }
-        names->collective_rowids[names->collective_count++] = sqlite3_column_int64(query, 0);
-    }
-    sqlite3_finalize(query);
+    int status =
+        store_collective_kernel_rowids(names->db, &names->collective_rowids, &names->collective_count, err);
     if (names->collective_count)
         qsort(names->collective_rowids, names->collective_count, sizeof(int64_t), compare_int64);
     return status;
@@ -66,8 +51,10 @@ kernel_names *kernel_names_new(sqlite3 *db, error_info *err)
     names->db = db;
     names->capacity = 256;
     names->entries = calloc(names->capacity, sizeof *names->entries);
-    if (!names->entries || sqlite3_prepare_v2(db, "SELECT value FROM strings WHERE id = ?1", -1,
-                                              &names->lookup, NULL) != SQLITE_OK) {
+    error_info lookup_err = {0};
+    if (names->entries)
+        names->lookup = store_string_reader_open(db, &lookup_err);
+    if (!names->lookup) {
         error_set(err, "cannot read kernel names: %s", sqlite3_errmsg(db));
         kernel_names_free(names);
         return NULL;
@@ -90,8 +77,18 @@ void kernel_names_free(kernel_names *names)
     free(names->entries);
     free(names->uncached_text);
     free(names->collective_rowids);
-    sqlite3_finalize(names->lookup);
+    if (names->lookup)
+        store_string_reader_free(names->lookup);
     free(names);
+}
+
+/* 1 with *text the strings row name_id (NULL when its value is), 0 when there is no such row or it
+ * cannot be read (the name is then "?"). */
+static int lookup(kernel_names *names, int64_t name_id, const char **text)
+{
+    error_info ignored = {0};
+    *text = NULL;
+    return store_string_reader_find(names->lookup, name_id, text, &ignored) == 0 && *text;
 }
 
 static int grow_entries(kernel_names *names)
@@ -133,15 +130,14 @@ static const struct name_entry *find_entry(kernel_names *names, int64_t name_id)
     char short_name[160] = "?";
     int is_nccl = 0, found = 0;
     char *text = NULL;
-    sqlite3_bind_int64(names->lookup, 1, name_id);
-    if (sqlite3_step(names->lookup) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(names->lookup, 0);
+    const char *name = NULL;
+    if (lookup(names, name_id, &name)) {
         kernel_name_short(name, short_name, sizeof short_name);
         is_nccl = kernel_name_is_communication(name);
         found = 1;
         text = name ? strdup(name) : NULL;
     }
-    sqlite3_reset(names->lookup);
+    store_string_reader_release(names->lookup);
     char *copy = strdup(short_name);
     if (!copy || (found && !text)) {
         free(copy);
@@ -173,19 +169,19 @@ const char *kernel_names_text(kernel_names *names, int64_t name_id)
         return find_entry(names, name_id)->text;
     free(names->uncached_text); /* a damaged trace's id: asked for each time */
     names->uncached_text = NULL;
-    sqlite3_bind_int64(names->lookup, 1, name_id);
-    if (sqlite3_step(names->lookup) == SQLITE_ROW && sqlite3_column_text(names->lookup, 0))
-        names->uncached_text = strdup((const char *)sqlite3_column_text(names->lookup, 0));
-    sqlite3_reset(names->lookup);
+    const char *text = NULL;
+    if (lookup(names, name_id, &text) && text)
+        names->uncached_text = strdup(text);
+    store_string_reader_release(names->lookup);
     return names->uncached_text;
 }
 
 char *kernel_names_full(kernel_names *names, int64_t name_id)
 {
     char *full = NULL;
-    sqlite3_bind_int64(names->lookup, 1, name_id);
-    if (sqlite3_step(names->lookup) == SQLITE_ROW)
-        full = kernel_name_demangle((const char *)sqlite3_column_text(names->lookup, 0));
-    sqlite3_reset(names->lookup);
+    const char *text = NULL;
+    if (lookup(names, name_id, &text))
+        full = kernel_name_demangle(text);
+    store_string_reader_release(names->lookup);
     return full ? full : strdup("?");
 }

@@ -1,9 +1,9 @@
 /* naming.h: the one home of how overlapscope names the things it reports, for the analyzer, the
- * text/JSON/Markdown reports, the pictures and the export alike: a copy's category and label
- * ("HtoD 64.0 MiB (pageable)"), a stream's role ("compute", "nccl", "copy", "mixed", "default",
- * "idle"), a process's label ("rank 3", "pid 1685") and a stretch of idle or exposed-communication
- * time's ("host blocked in cudaDeviceSynchronize"). Kernel names: common/kernel_name.h and
- * kernel_names.h. Pure functions, no state. */
+ * text/JSON/Markdown reports, the pictures and the export alike: a copy's label ("HtoD 64.0 MiB
+ * (pageable)"), a process's label ("rank 3", "pid 1685") and a stretch of idle or
+ * exposed-communication time's ("host blocked in cudaDeviceSynchronize"). Kernel names:
+ * common/kernel_name.h and kernel_names.h; a copy's category and a stream's role, which the
+ * importers share: store/op_category.h. Pure functions, no state. */
 #ifndef OVERLAPSCOPE_NAMING_H
 #define OVERLAPSCOPE_NAMING_H
 
@@ -12,20 +12,8 @@
 
 #include "analysis.h"
 
-/* The category of a copy (memcpys.copy_kind, src/dst device ids; STORE_NULL where unknown): a
- * device-to-device copy between two devices is peer-to-peer. */
-enum analysis_category naming_copy_category(int64_t copy_kind, int64_t src_device_id, int64_t dst_device_id);
-
-/* 1 when either side of a copy is pageable host memory (memcpys.src_kind / dst_kind). */
-int naming_copy_is_pageable(int64_t src_kind, int64_t dst_kind);
-
 /* "HtoD 64.0 MiB (pageable)", "DtoD 8 B" into buffer; returns buffer. */
 char *naming_copy(char *buffer, size_t size, int64_t copy_kind, int64_t bytes, int pageable);
-
-/* A stream's role from its busy time per category: what it does at least 90% of its busy time
- * ("nccl", "copy" (memsets are neither copy nor compute), "compute"), else "mixed"; "default" for
- * the legacy default stream, "idle" when it never ran. A static string. */
-const char *naming_stream_role(const int64_t busy_ns[ANALYSIS_CATEGORY_COUNT], int is_legacy_default);
 
 /* How every output names a process: "rank 3", or "pid 1685" when the trace has no rank (rank < 0),
  * or "process 2" (the store's process_id) when neither is known. Returns buffer. */

@@ -8,87 +8,30 @@
 #include <string.h>
 #include <strings.h>
 
+#include "queries_ranges.h"
 #include "store.h"
-
-enum { GPU_TABLE_COUNT = 3 };
-
-/* The GPU work launched from one thread in a host time range. */
-struct gpu_mapper {
-    sqlite3_stmt *queries[GPU_TABLE_COUNT];
-};
-
-static const char *const mapper_sql[GPU_TABLE_COUNT] = {
-    "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN kernels g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
-    "?3"
-    " AND a.start_ns < ?4",
-    "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN memcpys g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
-    "?3"
-    " AND a.start_ns < ?4",
-    "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN memsets g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
-    "?3"
-    " AND a.start_ns < ?4",
-};
-
-static void mapper_free(struct gpu_mapper *mapper)
-{
-    for (int i = 0; i < GPU_TABLE_COUNT; i++)
-        sqlite3_finalize(mapper->queries[i]);
-}
-
-static int mapper_init(struct gpu_mapper *mapper, sqlite3 *db, error_info *err)
-{
-    *mapper = (struct gpu_mapper){0};
-    for (int i = 0; i < GPU_TABLE_COUNT; i++) {
-        if (sqlite3_prepare_v2(db, mapper_sql[i], -1, &mapper->queries[i], NULL) != SQLITE_OK) {
-            error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
-            mapper_free(mapper);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 /* Returns 1 with [*start, *end] the GPU time of the work thread_id launched in [host_start,
  * host_end), 0 when there is none (or the thread is unknown). */
-static int mapper_gpu_time(struct gpu_mapper *mapper, int64_t process_id, int64_t thread_id,
+static int mapper_gpu_time(store_launched_work *mapper, int64_t process_id, int64_t thread_id,
                            int64_t host_start_ns, int64_t host_end_ns, int64_t *start_ns, int64_t *end_ns)
 {
-    int found = 0;
     if (thread_id == STORE_NULL)
         return 0;
-    for (int i = 0; i < GPU_TABLE_COUNT; i++) {
-        sqlite3_stmt *query = mapper->queries[i];
-        sqlite3_bind_int64(query, 1, process_id);
-        sqlite3_bind_int64(query, 2, thread_id);
-        sqlite3_bind_int64(query, 3, host_start_ns);
-        sqlite3_bind_int64(query, 4, host_end_ns);
-        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
-            int64_t first = sqlite3_column_int64(query, 0), last = sqlite3_column_int64(query, 1);
-            if (!found || first < *start_ns)
-                *start_ns = first;
-            if (!found || last > *end_ns)
-                *end_ns = last;
-            found = 1;
-        }
-        sqlite3_reset(query);
-    }
-    return found;
+    return store_launched_work_time(mapper, process_id, thread_id, host_start_ns, host_end_ns, start_ns,
+                                    end_ns);
 }
 
 /* One NVTX range turned into time: GPU time when it can be. Returns whether it is on the GPU, or
  * -1 with err filled when its times (or those of the GPU work it maps to) lie outside any
  * recording: a damaged trace, refused before the selection's arithmetic overflows. */
-static int range_time(struct gpu_mapper *mapper, sqlite3_stmt *row, int64_t process_id, int64_t *start_ns,
-                      int64_t *end_ns, error_info *err)
+static int range_time(store_launched_work *mapper, const struct store_nvtx_range *row, int64_t process_id,
+                      int64_t *start_ns, int64_t *end_ns, error_info *err)
 {
-    int64_t thread_id =
-        sqlite3_column_type(row, 0) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(row, 0);
-    int on_device = sqlite3_column_type(row, 1) != SQLITE_NULL;
-    *start_ns = sqlite3_column_int64(row, 2);
-    *end_ns = sqlite3_column_int64(row, 3);
+    int64_t thread_id = row->thread_id;
+    int on_device = row->on_device;
+    *start_ns = row->start_ns;
+    *end_ns = row->end_ns;
     int on_gpu = on_device ? 1
                  : store_interval_plausible(*start_ns, *end_ns)
                      ? mapper_gpu_time(mapper, process_id, thread_id, *start_ns, *end_ns, start_ns, end_ns)
@@ -110,40 +53,40 @@ static int range_time(struct gpu_mapper *mapper, sqlite3_stmt *row, int64_t proc
     return on_gpu;
 }
 
+/* steps_select_range's walk: each range of the name, clipped, into the selection. */
+struct selecting {
+    store_launched_work *mapper;
+    int64_t process_id, clip_start_ns, clip_end_ns;
+    struct selection *selection;
+    size_t *found;
+    error_info *err;
+};
+
+static int select_range(void *context, const struct store_nvtx_range *range)
+{
+    struct selecting *selecting = context;
+    int64_t start_ns, end_ns;
+    if (range_time(selecting->mapper, range, selecting->process_id, &start_ns, &end_ns, selecting->err) < 0)
+        return -1;
+    (*selecting->found)++;
+    if (start_ns < selecting->clip_start_ns)
+        start_ns = selecting->clip_start_ns;
+    if (end_ns > selecting->clip_end_ns)
+        end_ns = selecting->clip_end_ns;
+    if (selection_add(selecting->selection, start_ns, end_ns) != 0)
+        return error_set(selecting->err, "out of memory");
+    return 0;
+}
+
 int steps_select_range(sqlite3 *db, int64_t process_id, const char *name, int64_t clip_start_ns,
                        int64_t clip_end_ns, struct selection *selection, size_t *found, error_info *err)
 {
-    struct gpu_mapper mapper;
-    if (mapper_init(&mapper, db, err) != 0)
+    store_launched_work *mapper = store_launched_work_open(db, err);
+    if (!mapper)
         return -1;
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT n.thread_id, n.device_id, n.start_ns, n.end_ns FROM nvtx n"
-                           " WHERE n.process_id = ?1 AND n.kind != 3"
-                           " AND n.message_id = (SELECT id FROM strings WHERE value = ?2)",
-                           -1, &query, NULL) != SQLITE_OK) {
-        mapper_free(&mapper);
-        return error_set(err, "cannot read NVTX ranges: %s", sqlite3_errmsg(db));
-    }
-    sqlite3_bind_int64(query, 1, process_id);
-    sqlite3_bind_text(query, 2, name, -1, SQLITE_TRANSIENT);
-    int status = 0;
-    while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
-        int64_t start_ns, end_ns;
-        if (range_time(&mapper, query, process_id, &start_ns, &end_ns, err) < 0) {
-            status = -1;
-            break;
-        }
-        (*found)++;
-        if (start_ns < clip_start_ns)
-            start_ns = clip_start_ns;
-        if (end_ns > clip_end_ns)
-            end_ns = clip_end_ns;
-        if (selection_add(selection, start_ns, end_ns) != 0)
-            status = error_set(err, "out of memory");
-    }
-    sqlite3_finalize(query);
-    mapper_free(&mapper);
+    struct selecting selecting = {mapper, process_id, clip_start_ns, clip_end_ns, selection, found, err};
+    int status = store_each_named_range(db, process_id, name, select_range, &selecting, err);
+    store_launched_work_close(mapper);
     return status;
 }
 
@@ -236,36 +179,37 @@ static int choose_prefix(const struct step_name *names, size_t count, char *pref
     return 0;
 }
 
+/* read_step_names' walk: each numbered message into the names. */
+struct reading_names {
+    struct step_name **names;
+    size_t *count, capacity;
+    error_info *err;
+};
+
+static int read_step_name(void *context, int64_t message_id, const char *text)
+{
+    struct reading_names *reading = context;
+    struct step_name name;
+    if (!split_number(text, &name))
+        return 0;
+    name.message_id = message_id;
+    if (*reading->count == reading->capacity) {
+        reading->capacity = reading->capacity ? reading->capacity * 2 : 64;
+        struct step_name *grown = realloc(*reading->names, reading->capacity * sizeof *grown);
+        if (!grown)
+            return error_set(reading->err, "out of memory");
+        *reading->names = grown;
+    }
+    (*reading->names)[(*reading->count)++] = name;
+    return 0;
+}
+
 static int read_step_names(sqlite3 *db, struct step_name **names, size_t *count, error_info *err)
 {
-    sqlite3_stmt *query = NULL;
     *names = NULL;
     *count = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT s.id, s.value FROM strings s WHERE s.id IN"
-                           " (SELECT DISTINCT message_id FROM nvtx WHERE kind != 3)",
-                           -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "cannot read NVTX ranges: %s", sqlite3_errmsg(db));
-    size_t capacity = 0;
-    int status = 0;
-    while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
-        struct step_name name;
-        if (!split_number((const char *)sqlite3_column_text(query, 1), &name))
-            continue;
-        name.message_id = sqlite3_column_int64(query, 0);
-        if (*count == capacity) {
-            capacity = capacity ? capacity * 2 : 64;
-            struct step_name *grown = realloc(*names, capacity * sizeof *grown);
-            if (!grown) {
-                status = error_set(err, "out of memory");
-                break;
-            }
-            *names = grown;
-        }
-        (*names)[(*count)++] = name;
-    }
-    sqlite3_finalize(query);
-    return status;
+    struct reading_names reading = {names, count, 0, err};
+    return store_each_range_message(db, read_step_name, &reading, err);
 }
 
 static int by_process_then_number(const void *a, const void *b)
@@ -333,62 +277,56 @@ static const struct step_name *find_name(const struct step_name *names, size_t c
 
 static void set_ranks(sqlite3 *db, struct analysis_step *steps, size_t count)
 {
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT rank FROM processes WHERE process_id = ?1", -1, &query, NULL) !=
-        SQLITE_OK)
-        return;
-    for (size_t i = 0; i < count; i++) {
-        sqlite3_bind_int64(query, 1, steps[i].process_id);
-        steps[i].rank = sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL
-                            ? sqlite3_column_int64(query, 0)
-                            : -1;
-        sqlite3_reset(query);
+    for (size_t i = 0; i < count; i++)
+        if (store_process_rank(db, steps[i].process_id, &steps[i].rank) != 0)
+            return;
+}
+
+/* collect_steps' walk: each range whose message names a step of the prefix, as a step. */
+struct collecting {
+    store_launched_work *mapper;
+    const struct step_name *names;
+    size_t name_count;
+    const char *prefix;
+    struct analysis_step **steps;
+    size_t *count, capacity;
+    error_info *err;
+};
+
+static int collect_step(void *context, const struct store_nvtx_range *range)
+{
+    struct collecting *collecting = context;
+    const struct step_name *name =
+        find_name(collecting->names, collecting->name_count, range->message_id, collecting->prefix);
+    if (!name)
+        return 0;
+    if (*collecting->count == collecting->capacity) {
+        collecting->capacity = collecting->capacity ? collecting->capacity * 2 : 64;
+        struct analysis_step *grown = realloc(*collecting->steps, collecting->capacity * sizeof *grown);
+        if (!grown)
+            return error_set(collecting->err, "out of memory");
+        *collecting->steps = grown;
     }
-    sqlite3_finalize(query);
+    struct analysis_step *step = &(*collecting->steps)[(*collecting->count)++];
+    *step = (struct analysis_step){.number = name->number, .process_id = range->process_id};
+    snprintf(step->name, sizeof step->name, "%s%" PRId64, collecting->prefix, name->number);
+    int host_range = !range->on_device;
+    step->host_start_ns = host_range ? range->start_ns : STORE_NULL;
+    step->host_end_ns = host_range ? range->end_ns : STORE_NULL;
+    step->on_gpu_timeline = range_time(collecting->mapper, range, step->process_id, &step->start_ns,
+                                       &step->end_ns, collecting->err);
+    return step->on_gpu_timeline < 0 ? -1 : 0;
 }
 
 static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name_count, const char *prefix,
                          struct analysis_step **steps, size_t *count, error_info *err)
 {
-    struct gpu_mapper mapper;
-    sqlite3_stmt *query = NULL;
-    if (mapper_init(&mapper, db, err) != 0)
+    store_launched_work *mapper = store_launched_work_open(db, err);
+    if (!mapper)
         return -1;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT thread_id, device_id, start_ns, end_ns, process_id, message_id FROM nvtx"
-                           " WHERE kind != 3",
-                           -1, &query, NULL) != SQLITE_OK) {
-        mapper_free(&mapper);
-        return error_set(err, "cannot read NVTX ranges: %s", sqlite3_errmsg(db));
-    }
-    size_t capacity = 0;
-    int status = 0;
-    while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
-        const struct step_name *name = find_name(names, name_count, sqlite3_column_int64(query, 5), prefix);
-        if (!name)
-            continue;
-        if (*count == capacity) {
-            capacity = capacity ? capacity * 2 : 64;
-            struct analysis_step *grown = realloc(*steps, capacity * sizeof *grown);
-            if (!grown) {
-                status = error_set(err, "out of memory");
-                break;
-            }
-            *steps = grown;
-        }
-        struct analysis_step *step = &(*steps)[(*count)++];
-        *step = (struct analysis_step){.number = name->number, .process_id = sqlite3_column_int64(query, 4)};
-        snprintf(step->name, sizeof step->name, "%s%" PRId64, prefix, name->number);
-        int host_range = sqlite3_column_type(query, 1) == SQLITE_NULL;
-        step->host_start_ns = host_range ? sqlite3_column_int64(query, 2) : STORE_NULL;
-        step->host_end_ns = host_range ? sqlite3_column_int64(query, 3) : STORE_NULL;
-        step->on_gpu_timeline =
-            range_time(&mapper, query, step->process_id, &step->start_ns, &step->end_ns, err);
-        if (step->on_gpu_timeline < 0)
-            status = -1;
-    }
-    sqlite3_finalize(query);
-    mapper_free(&mapper);
+    struct collecting collecting = {mapper, names, name_count, prefix, steps, count, 0, err};
+    int status = store_each_range(db, collect_step, &collecting, err);
+    store_launched_work_close(mapper);
     return status;
 }
 

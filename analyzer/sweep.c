@@ -360,8 +360,7 @@ static void lane_metrics(const struct lane_state *lane, struct analysis_lane *ou
     out->interval_count = lane->interval_count;
     for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
         out->category_ns[category] = lane->category_c[category];
-    snprintf(out->role, sizeof out->role, "%s",
-             naming_stream_role(lane->category_c, lane->is_legacy_default));
+    snprintf(out->role, sizeof out->role, "%s", store_stream_role(lane->category_c, lane->is_legacy_default));
 }
 
 /* min(busy a, busy b), each counted inside [later first start, earlier last end]. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "nearly_sorted.h"
+#include "queries_calls.h"
 #include "store.h"
 
 struct held_thread {
@@ -15,7 +16,7 @@ struct held_thread {
 };
 
 struct thread_calls {
-    sqlite3_stmt *rows;
+    store_calls *rows;
     kernel_names *names; /* the names by id (the analysis's one cache) */
     struct held_thread threads[THREAD_CALLS_THREADS];
     uint64_t clock;
@@ -27,11 +28,9 @@ thread_calls *thread_calls_new(sqlite3 *db, kernel_names *names)
     if (!calls)
         return NULL;
     calls->names = names;
-    /* The same rows, columns and index order as the idle accounting's queries (accounting.c). */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT start_ns, end_ns, correlation_id, name_id, api_domain FROM api_calls"
-                           " WHERE process_id = ?1 AND thread_id = ?2 ORDER BY start_ns",
-                           -1, &calls->rows, NULL) != SQLITE_OK) {
+    /* The same rows, columns and index order as the idle accounting's (store/queries_idle.h). */
+    calls->rows = store_calls_open(db, NULL);
+    if (!calls->rows) {
         thread_calls_free(calls);
         return NULL;
     }
@@ -42,42 +41,47 @@ void thread_calls_free(thread_calls *calls)
 {
     if (!calls)
         return;
-    sqlite3_finalize(calls->rows);
+    store_calls_close(calls->rows);
     for (size_t i = 0; i < THREAD_CALLS_THREADS; i++)
         free(calls->threads[i].calls);
     free(calls);
 }
 
+/* Holds one call of the thread being loaded (store_calls_of_thread's visit); stops at
+ * THREAD_CALLS_MAX or when out of memory, and the thread is then not held. */
+struct loading {
+    struct held_thread *thread;
+    size_t capacity;
+};
+
+static int hold_call(void *context, const struct store_thread_call *row)
+{
+    struct loading *loading = context;
+    struct held_thread *thread = loading->thread;
+    if (thread->count == THREAD_CALLS_MAX)
+        return 1;
+    if (thread->count == loading->capacity) {
+        size_t grown_capacity = loading->capacity ? loading->capacity * 2 : 1024;
+        struct thread_call *grown = realloc(thread->calls, grown_capacity * sizeof *grown);
+        if (!grown)
+            return 1;
+        thread->calls = grown;
+        loading->capacity = grown_capacity;
+    }
+    thread->calls[thread->count++] = (struct thread_call){.start_ns = row->start_ns,
+                                                          .end_ns = row->end_ns,
+                                                          .correlation_id = row->correlation_id,
+                                                          .name_id = row->name_id,
+                                                          .api_domain = row->api_domain,
+                                                          .has_name = row->has_name};
+    return 0;
+}
+
 static void load(thread_calls *calls, struct held_thread *thread)
 {
-    size_t capacity = 0;
-    sqlite3_stmt *rows = calls->rows;
-    sqlite3_bind_int64(rows, 1, thread->process_id);
-    sqlite3_bind_int64(rows, 2, thread->thread_id);
-    int status;
-    while ((status = sqlite3_step(rows)) == SQLITE_ROW) {
-        if (thread->count == THREAD_CALLS_MAX)
-            break;
-        if (thread->count == capacity) {
-            size_t grown_capacity = capacity ? capacity * 2 : 1024;
-            struct thread_call *grown = realloc(thread->calls, grown_capacity * sizeof *grown);
-            if (!grown)
-                break;
-            thread->calls = grown;
-            capacity = grown_capacity;
-        }
-        struct thread_call *call = &thread->calls[thread->count++];
-        call->start_ns = sqlite3_column_int64(rows, 0);
-        call->end_ns = sqlite3_column_int64(rows, 1);
-        call->correlation_id =
-            sqlite3_column_type(rows, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(rows, 2);
-        call->has_name = sqlite3_column_type(rows, 3) != SQLITE_NULL;
-        call->name_id = sqlite3_column_int64(rows, 3);
-        call->api_domain = sqlite3_column_int64(rows, 4);
-    }
-    sqlite3_reset(rows);
-    if (status != SQLITE_DONE) { /* cut short: the store's queries see every row */
-        free(thread->calls);
+    struct loading loading = {.thread = thread};
+    if (store_calls_of_thread(calls->rows, thread->process_id, thread->thread_id, hold_call, &loading)) {
+        free(thread->calls); /* cut short: the store's queries see every row */
         thread->calls = NULL;
         thread->count = 0;
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "threads.h"
 
 void thread_names_open(struct thread_names *names, sqlite3 *db)
 {
@@ -25,34 +26,32 @@ static int by_thread_id(const void *a, const void *b)
     return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
 }
 
+/* Holds one named thread (store_each_thread_name's visit); stops when out of memory. */
+static int hold_name(void *context, int64_t thread_id, const char *text)
+{
+    struct thread_names *names = context;
+    if (names->count == names->capacity) {
+        size_t capacity = names->capacity ? names->capacity * 2 : 16;
+        struct thread_name *grown = realloc(names->items, capacity * sizeof *grown);
+        if (!grown)
+            return 1;
+        names->items = grown;
+        names->capacity = capacity;
+    }
+    struct thread_name *named = &names->items[names->count++];
+    named->thread_id = thread_id;
+    size_t length = strnlen(text, sizeof named->name - 1);
+    memcpy(named->name, text, length);
+    named->name[length] = '\0';
+    return 0;
+}
+
 static void read_process(struct thread_names *names, int64_t process_id)
 {
     names->process_id = process_id;
     names->count = 0;
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(names->db,
-                           "SELECT t.thread_id, s.value FROM threads t JOIN strings s ON s.id = t.name_id"
-                           " WHERE t.process_id = ?1 ORDER BY t.thread_id LIMIT 4096",
-                           -1, &query, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(query, 1, process_id);
-    size_t capacity = 0;
-    while (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 1)) {
-        if (names->count == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            struct thread_name *grown = realloc(names->items, capacity * sizeof *grown);
-            if (!grown)
-                break;
-            names->items = grown;
-        }
-        struct thread_name *named = &names->items[names->count++];
-        named->thread_id = sqlite3_column_int64(query, 0);
-        const char *text = (const char *)sqlite3_column_text(query, 1);
-        size_t length = strnlen(text, sizeof named->name - 1);
-        memcpy(named->name, text, length);
-        named->name[length] = '\0';
-    }
-    sqlite3_finalize(query);
+    names->capacity = 0;
+    store_each_thread_name(names->db, process_id, hold_name, names);
 }
 
 const char *thread_names_find(struct thread_names *names, int64_t process_id, int64_t thread_id)

@@ -18,7 +18,7 @@ struct thread_names {
     int has_table;             /* the trace has a threads table */
     int64_t process_id;        /* whose names are held, INT64_MIN none */
     struct thread_name *items; /* by thread id */
-    size_t count;
+    size_t count, capacity;
 };
 
 void thread_names_open(struct thread_names *names, sqlite3 *db);

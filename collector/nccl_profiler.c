@@ -17,6 +17,7 @@
 
 #include "nccl_kernel_name.h"
 #include "nccl_profiler_abi.h"
+#include "queries_nccl.h"
 
 #define EXPORTED __attribute__((visibility("default")))
 #define EVENTS_PER_CHUNK 4096
@@ -410,81 +411,34 @@ struct kernel_link {
 struct writer {
     store *trace;
     int64_t process_id;
-    sqlite3_stmt *kernel_by_correlation, *launch_before, *delete_name_only;
+    store_nccl_links *links; /* the store's link questions (queries_nccl.h) */
     struct nccl_profiler_counts counts;
     uint32_t cached_correlation_id; /* of the last lookup (0: none) */
     struct kernel_link cached;
     int cached_found;
 };
 
-static const char kernel_by_correlation_sql[] =
-    "SELECT k.rowid, k.device_id, k.stream_id, k.start_ns, k.end_ns, s.value FROM kernels k"
-    " JOIN strings s ON s.id = k.name_id WHERE k.process_id = ?1 AND k.correlation_id = ?2 LIMIT 1";
-/* The thread's last kernel launch before the event whose correlation id a kernel carries (a
- * runtime launch and the driver launch inside it are two records; the kernel has one's id). */
-static const char launch_before_sql[] =
-    "SELECT a.correlation_id FROM api_calls a JOIN strings s ON s.id = a.name_id"
-    " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns <= ?3"
-    " AND (s.value LIKE 'cuLaunch%' OR s.value LIKE 'cudaLaunch%') AND s.value NOT LIKE '%HostFunc%'"
-    " AND EXISTS (SELECT 1 FROM kernels k WHERE k.process_id = a.process_id AND k.correlation_id = "
-    "a.correlation_id)"
-    " ORDER BY a.start_ns DESC LIMIT 1";
-static const char delete_name_only_sql[] =
-    "DELETE FROM collectives WHERE process_id = ?1 AND kernel_rowid = ?2 AND detail_source = 1";
-
-static int prepare(struct writer *writer, const char *sql, sqlite3_stmt **statement, error_info *err)
-{
-    if (sqlite3_prepare_v2(store_db(writer->trace), sql, -1, statement, NULL) != SQLITE_OK)
-        return error_set(err, "%s: cannot prepare the NCCL link query: %s", store_path(writer->trace),
-                         sqlite3_errmsg(store_db(writer->trace)));
-    return 0;
-}
-
-static void finalize_statements(struct writer *writer)
-{
-    sqlite3_finalize(writer->kernel_by_correlation);
-    sqlite3_finalize(writer->launch_before);
-    sqlite3_finalize(writer->delete_name_only);
-}
-
-static int64_t column_or_null(sqlite3_stmt *statement, int column)
-{
-    return sqlite3_column_type(statement, column) == SQLITE_NULL ? STORE_NULL
-                                                                 : sqlite3_column_int64(statement, column);
-}
-
 /* 1 and fills link when correlation_id is an NCCL kernel's launch; 0 otherwise. */
 static int find_nccl_kernel(struct writer *writer, uint32_t correlation_id, struct kernel_link *link)
 {
-    sqlite3_stmt *query = writer->kernel_by_correlation;
-    sqlite3_reset(query);
-    sqlite3_bind_int64(query, 1, writer->process_id);
-    sqlite3_bind_int64(query, 2, correlation_id);
+    struct store_nccl_kernel kernel;
     int found = 0;
-    if (sqlite3_step(query) == SQLITE_ROW) {
+    if (store_nccl_kernel_of(writer->links, writer->process_id, correlation_id, &kernel)) {
         struct nccl_kernel_info info;
-        found = nccl_kernel_name_parse((const char *)sqlite3_column_text(query, 5), &info);
-        *link = (struct kernel_link){.rowid = sqlite3_column_int64(query, 0),
-                                     .device_id = column_or_null(query, 1),
-                                     .stream_id = column_or_null(query, 2),
-                                     .start_ns = column_or_null(query, 3),
-                                     .end_ns = column_or_null(query, 4)};
+        found = nccl_kernel_name_parse(kernel.name, &info);
+        *link = (struct kernel_link){.rowid = kernel.rowid,
+                                     .device_id = kernel.device_id,
+                                     .stream_id = kernel.stream_id,
+                                     .start_ns = kernel.start_ns,
+                                     .end_ns = kernel.end_ns};
     }
-    sqlite3_reset(query);
     return found;
 }
 
 static uint32_t launch_before(struct writer *writer, const struct logged_event *event)
 {
-    sqlite3_stmt *query = writer->launch_before;
-    sqlite3_reset(query);
-    sqlite3_bind_int64(query, 1, writer->process_id);
-    sqlite3_bind_int64(query, 2, event->thread_id);
-    sqlite3_bind_int64(query, 3, event->time_ns);
-    uint32_t correlation_id =
-        sqlite3_step(query) == SQLITE_ROW ? (uint32_t)sqlite3_column_int64(query, 0) : 0;
-    sqlite3_reset(query);
-    return correlation_id;
+    return (uint32_t)store_nccl_launch_before(writer->links, writer->process_id, event->thread_id,
+                                              event->time_ns);
 }
 
 /* The collectives of one group share their launch: the last lookup by correlation id is kept. */
@@ -504,17 +458,8 @@ static int link_event(struct writer *writer, const struct logged_event *event, s
 
 static int replace_name_only_rows(struct writer *writer, int64_t kernel_rowid, error_info *err)
 {
-    sqlite3_stmt *statement = writer->delete_name_only;
-    sqlite3_reset(statement);
-    sqlite3_bind_int64(statement, 1, writer->process_id);
-    sqlite3_bind_int64(statement, 2, kernel_rowid);
-    int status = sqlite3_step(statement);
-    sqlite3_reset(statement);
-    if (status != SQLITE_DONE)
-        return error_set(err, "%s: cannot replace a kernel-name collective: %s", store_path(writer->trace),
-                         sqlite3_errmsg(store_db(writer->trace)));
-    writer->counts.replaced += sqlite3_changes(store_db(writer->trace));
-    return 0;
+    return store_nccl_drop_name_only(writer->links, writer->process_id, kernel_rowid,
+                                     &writer->counts.replaced, err);
 }
 
 static int write_event(struct writer *writer, const struct logged_event *event, error_info *err)
@@ -575,15 +520,7 @@ static int insert_warning(store *trace, int64_t process_id, const char *code, co
 /* Kernel-name rows and no plugin at all: say why the details are missing. */
 static int warn_plugin_not_loaded(store *trace, int64_t process_id, error_info *err)
 {
-    sqlite3_stmt *query = NULL;
-    int64_t name_only = 0;
-    if (sqlite3_prepare_v2(store_db(trace), "SELECT COUNT(*) FROM collectives WHERE process_id = ?1", -1,
-                           &query, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, process_id);
-        if (sqlite3_step(query) == SQLITE_ROW)
-            name_only = sqlite3_column_int64(query, 0);
-    }
-    sqlite3_finalize(query);
+    int64_t name_only = store_collective_count(trace, process_id);
     if (name_only == 0)
         return 0;
     const char *chosen = getenv("NCCL_PROFILER_PLUGIN");
@@ -632,9 +569,8 @@ static int write_events(struct writer *writer, const struct event_chunk *chunks,
     /* The link queries need the kernels and api_calls indexes: build them now (idempotent). */
     if (store_finalize(writer->trace, err) != 0 || store_begin(writer->trace, err) != 0)
         return -1;
-    if (prepare(writer, kernel_by_correlation_sql, &writer->kernel_by_correlation, err) != 0 ||
-        prepare(writer, launch_before_sql, &writer->launch_before, err) != 0 ||
-        prepare(writer, delete_name_only_sql, &writer->delete_name_only, err) != 0)
+    writer->links = store_nccl_links_open(writer->trace, err);
+    if (!writer->links)
         return -1;
     for (const struct event_chunk *chunk = chunks; chunk; chunk = chunk->next)
         for (size_t i = 0; i < chunk->used; i++)
@@ -657,7 +593,7 @@ int nccl_profiler_write(store *trace, int64_t process_id, struct nccl_profiler_c
     int status = 0;
     if (writer.counts.events > 0)
         status = write_events(&writer, chunks, err);
-    finalize_statements(&writer);
+    store_nccl_links_close(writer.links);
     free_chunks(chunks);
     if (status == 0 && store_begin(trace, err) == 0) {
         if (atomic_load(&profiler.inits) == 0)

@@ -8,6 +8,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "origins.h"
+#include "version.h"
+
 /* The first of the variables that is set and holds an integer; STORE_NULL when none. */
 static int64_t first_integer_variable(const char *const *names)
 {
@@ -100,7 +103,9 @@ int process_file_create(struct process_file *file, const char *directory,
                                 .term_signal = STORE_NULL,
                                 .dropped_records = 0,
                                 .source_file = file->path};
-    if (store_insert_process(file->trace, &row, err) != 0) {
+    if (store_insert_process(file->trace, &row, err) != 0 ||
+        store_insert_process_origin(file->trace, row.process_id, STORE_FORMAT_RECORD,
+                                    "overlapscope collector", OVERLAPSCOPE_VERSION, err) != 0) {
         store_close(file->trace, NULL);
         file->trace = NULL;
         return -1;

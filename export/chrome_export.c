@@ -325,7 +325,7 @@ static void write_memcpy(struct chrome_writer *w, sqlite3_stmt *op, int64_t tid,
     char name[96];
     int64_t source = chrome_column_or(c, 1, 0), destination = chrome_column_or(c, 2, 0);
     naming_copy(name, sizeof name, chrome_column(c, 0), chrome_column(c, 3),
-                naming_copy_is_pageable(source, destination));
+                store_copy_is_pageable(source, destination));
     begin_gpu_slice(w, op, "gpu_memcpy", name, 0, tid, start, end);
     chrome_emit_int(w, "bytes", chrome_column(c, 3));
     chrome_emit_key(w, "source memory");

@@ -16,9 +16,9 @@
 
 #include "call_sources.h"
 #include "gpu_vendor.h"
-#include "naming.h"
 #include "nccl_kernel_name.h"
 #include "nccl_names.h"
+#include "origins.h"
 #include "python_source.h"
 #include "stream_set.h"
 
@@ -443,6 +443,9 @@ static int import_stream(store *s, json_stream *stream, const char *name,
     process.pid = 0; /* until finish_process writes the host pid the trace names, if any */
     process.source_file = name;
     int status = store_insert_process(s, &process, err);
+    if (status == 0)
+        status = store_insert_process_origin(s, process.process_id, STORE_FORMAT_KINETO,
+                                             "PyTorch profiler (Kineto)", NULL, err);
     state->process_id = process.process_id;
     static const struct json_stream_handlers handlers = {
         .member = on_member, .event = on_event, .progress = on_progress};

@@ -10,9 +10,9 @@
 
 #include "call_sources.h"
 #include "gpu_vendor.h"
-#include "naming.h"
 #include "nccl_kernel_name.h"
 #include "nccl_names.h"
+#include "op_category.h"
 #include "python_source.h"
 #include "stream_set.h"
 
@@ -374,7 +374,7 @@ static int import_memcpy(struct kineto_state *state, const struct json_value *ev
         state->odd_fields++;
     }
     if (stream_set_note(&state->streams, state->process_id, row.device_id, row.context_id, row.stream_id,
-                        naming_copy_category(row.copy_kind, row.src_device_id, row.dst_device_id),
+                        store_copy_category(row.copy_kind, row.src_device_id, row.dst_device_id),
                         row.start_ns, row.end_ns) != 0)
         return error_set(err, "%s: out of memory", state->name);
     return store_insert_memcpy(state->s, &row, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nsys_parts.h"
+#include "origins.h"
 
 /* ",a,b,c," : the table's column names, for membership tests by strstr. Caller frees. */
 static char *column_list(sqlite3 *db, const char *table)
@@ -293,6 +294,9 @@ int64_t nsys_process_for_pid(struct nsys_state *state, int64_t pid, error_info *
     process.command_line = process_name(state, pid);
     process.source_file = state->name;
     int status = store_insert_process(state->s, &process, err);
+    if (status == 0)
+        status = store_insert_process_origin(state->s, process.process_id, STORE_FORMAT_NSYS,
+                                             "Nsight Systems", NULL, err);
     if (state->process_name_query)
         sqlite3_reset(state->process_name_query);
     if (status != 0)

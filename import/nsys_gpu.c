@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cuda_api.h"
-#include "naming.h"
 #include "nccl_kernel_name.h"
 #include "nsys_parts.h"
+#include "op_category.h"
 
 /* One record for kernels, copies and memsets: the three store rows begin with the same fields
  * (process_id to end_ns), which C11 lets a union's members share (6.5.2.3, common initial
@@ -131,7 +131,7 @@ static int import_memcpy_row(struct nsys_state *state, void *record, error_info 
     if (copy->copy_count == STORE_NULL || copy->copy_count <= 0)
         copy->copy_count = 1; /* nsys 2025.5: copies folded into one row; before, one row each */
     if (place_gpu_row(state, record,
-                      naming_copy_category(copy->copy_kind, copy->src_device_id, copy->dst_device_id),
+                      store_copy_category(copy->copy_kind, copy->src_device_id, copy->dst_device_id),
                       err) != 0)
         return -1;
     return store_insert_memcpy(state->s, copy, err);

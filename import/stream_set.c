@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "naming.h"
-
 struct stream_key {
     const struct stream_set *set;
     int64_t process_id, device_id, context_id, stream_id;
@@ -63,7 +61,7 @@ int stream_set_note(struct stream_set *set, int64_t process_id, int64_t device_i
     /* a sum is a stream's busy time: a stream runs its work one item after another, so in a trace
      * the readers accept it stays under its device's span (STORE_MAX_SPAN_NS) plus one operation.
      * Capped there, a hostile file's times (which the store then refuses, or rows that overlap)
-     * cannot overflow the sums, nor naming_stream_role's tenfold of them. */
+     * cannot overflow the sums, nor store_stream_role's tenfold of them. */
     const int64_t cap_ns = 2 * STORE_MAX_SPAN_NS;
     if (end_ns > start_ns) {
         uint64_t duration_ns = (uint64_t)end_ns - (uint64_t)start_ns; /* exact: end > start */
@@ -94,7 +92,7 @@ int stream_set_write(const struct stream_set *set, store *s, error_info *err)
         int64_t busy_ns = 0;
         for (int category = 0; category < ANALYSIS_CATEGORY_COUNT; category++)
             busy_ns += entry->busy_ns[category];
-        const char *label = busy_ns ? naming_stream_role(entry->busy_ns, entry->is_legacy_default) : NULL;
+        const char *label = busy_ns ? store_stream_role(entry->busy_ns, entry->is_legacy_default) : NULL;
         struct store_stream row = {.process_id = entry->process_id,
                                    .device_id = entry->device_id,
                                    .context_id = entry->context_id,

@@ -1,6 +1,6 @@
 /* stream_set.h: the streams an importer saw GPU work on, with how long each category of work ran
  * there, written to the store's streams table at the end, labelled with the role the analyzer
- * would give them (naming_stream_role: "nccl", "compute", "copy", "mixed", "default"), with how they
+ * would give them (store_stream_role: "nccl", "compute", "copy", "mixed", "default"), with how they
  * were created when the trace says (flags, priority, the legacy NULL stream). Shared by the Kineto
  * and Nsight Systems importers. Owns its array; free with stream_set_free. */
 #ifndef OVERLAPSCOPE_STREAM_SET_H
@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
 #include "error.h"
 #include "key_index.h"
+#include "op_category.h"
 #include "store.h"
 
 struct stream_set_entry {

@@ -18,15 +18,8 @@
 
 #include "output_file.h"
 #include "record.h"
+#include "salvage.h"
 #include "store.h"
-
-/* The tables of the schema version the collector writes (store/schema.sql: a per-process file is
- * always of this build's version), in an order that keeps references valid (strings and kernel
- * shapes before the rows naming them). */
-static const char *const salvage_tables[] = {
-    "processes",     "strings",       "devices", "streams",          "kernel_shapes",
-    "kernel_runs",   "memcpys",       "memsets", "synchronizations", "cuda_events",
-    "api_functions", "api_call_runs", "nvtx",    "collectives",      "warnings"};
 
 static int compare_names(const void *a, const void *b)
 {
@@ -106,42 +99,6 @@ static int add_warning(store *trace, int64_t process_id, const char *code, const
 
 /* --- salvage --- */
 
-/* Copies table from the damaged file (its own read-only connection: a read that meets a damaged
- * page must not roll back the copy's transaction) into the copy, row by row with rowids kept
- * (collectives point at kernel rowids), until the first row that cannot be read. Returns the
- * rows copied. */
-static int64_t salvage_table(sqlite3 *from, sqlite3 *to, const char *table)
-{
-    char sql[512];
-    snprintf(sql, sizeof sql, "SELECT rowid, * FROM %s", table);
-    sqlite3_stmt *read = NULL, *write = NULL;
-    if (sqlite3_prepare_v2(from, sql, -1, &read, NULL) != SQLITE_OK)
-        return 0;
-    int columns = sqlite3_column_count(read);
-    char insert[4096];
-    int used = snprintf(insert, sizeof insert, "INSERT OR IGNORE INTO %s (rowid", table);
-    for (int i = 1; i < columns; i++)
-        used +=
-            snprintf(insert + used, sizeof insert - (size_t)used, ", \"%s\"", sqlite3_column_name(read, i));
-    used += snprintf(insert + used, sizeof insert - (size_t)used, ") VALUES (?");
-    for (int i = 1; i < columns; i++)
-        used += snprintf(insert + used, sizeof insert - (size_t)used, ", ?");
-    snprintf(insert + used, sizeof insert - (size_t)used, ")");
-    int64_t copied = 0;
-    if (sqlite3_prepare_v2(to, insert, -1, &write, NULL) == SQLITE_OK) {
-        while (sqlite3_step(read) == SQLITE_ROW) {
-            for (int i = 0; i < columns; i++)
-                sqlite3_bind_value(write, i + 1, sqlite3_column_value(read, i));
-            if (sqlite3_step(write) == SQLITE_DONE && sqlite3_changes(to) > 0)
-                copied++;
-            sqlite3_reset(write);
-        }
-    }
-    sqlite3_finalize(read);
-    sqlite3_finalize(write);
-    return copied;
-}
-
 /* proc-PID-N.db -> PID; 0 when the name does not say. */
 static int64_t pid_from_file_name(const char *path)
 {
@@ -201,20 +158,8 @@ int64_t record_salvage(const char *damaged_path, const char *salvaged_path, erro
         unlink(readable);
         return -1;
     }
-    sqlite3 *db = store_db(copy);
-    sqlite3 *damaged = NULL;
-    int readable_source = sqlite3_open_v2(source, &damaged, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK;
-    int64_t copied = 0, processes = 0;
-    if (readable_source && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK) {
-        for (size_t i = 0; i < sizeof salvage_tables / sizeof salvage_tables[0]; i++) {
-            int64_t rows = salvage_table(damaged, db, salvage_tables[i]);
-            if (i == 0)
-                processes = rows;
-            copied += rows;
-        }
-        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-    }
-    sqlite3_close(damaged);
+    int64_t processes = 0;
+    int64_t copied = store_salvage_rows(copy, source, &processes);
     unlink(readable);
     int status = 0;
     if (processes == 0) {
@@ -232,23 +177,12 @@ int64_t record_salvage(const char *damaged_path, const char *salvaged_path, erro
 
 /* --- merging --- */
 
-static int64_t query_int(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *query = NULL;
-    int64_t value = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW)
-        value = sqlite3_column_int64(query, 0);
-    sqlite3_finalize(query);
-    return value;
-}
-
 /* Appends one per-process file, salvaging it first when it cannot be appended as it is. */
 static int append_process_file(store *trace, const char *path, int still_writing,
                                struct record_merge_result *result, error_info *err)
 {
     error_info append_err;
-    int64_t first_new_process =
-        query_int(store_db(trace), "SELECT COALESCE(MAX(process_id), 0) + 1 FROM processes");
+    int64_t first_new_process = store_next_process_id(trace);
     char message[1536];
     if (store_append_trace(trace, path, 0, NULL, &append_err) == 0) {
         if (still_writing) {
@@ -328,14 +262,14 @@ static int describe_job(store *trace, const struct record_meta *meta, error_info
 
 static void summarize(store *trace, struct record_merge_result *result)
 {
-    sqlite3 *db = store_db(trace);
-    result->processes = query_int(db, "SELECT COUNT(*) FROM processes");
-    result->kernels = query_int(db, "SELECT COUNT(*) FROM kernels");
-    result->collectives = query_int(db, "SELECT COUNT(*) FROM collectives");
-    result->dropped_records = query_int(db, "SELECT COALESCE(SUM(dropped_records), 0) FROM processes");
-    result->warnings = query_int(db, "SELECT COUNT(*) FROM warnings");
-    result->competing_profiler =
-        query_int(db, "SELECT COUNT(*) FROM warnings WHERE code = 'competing-profiler'") > 0;
+    struct store_trace_totals totals;
+    store_trace_totals(trace, &totals);
+    result->processes = totals.processes;
+    result->kernels = totals.kernels;
+    result->collectives = totals.collectives;
+    result->dropped_records = totals.dropped_records;
+    result->warnings = totals.warnings;
+    result->competing_profiler = totals.competing_profiler_warnings > 0;
 }
 
 /* record --capture-range: what each process captured (capture_cupti.h writes its file's meta),

@@ -57,12 +57,12 @@ static void decode_gpu_row(const struct store_gpu_row *row, int index, kernel_na
                              ? ANALYSIS_COMMUNICATION
                              : ANALYSIS_COMPUTE;
     } else if (index == 1) {
-        int pageable = naming_copy_is_pageable(row->src_kind, row->dst_kind);
+        int pageable = store_copy_is_pageable(row->src_kind, row->dst_kind);
         int64_t copy_kind = row->copy_kind == STORE_NULL ? 0 : row->copy_kind;
         interval->detail = CANVAS_DETAIL_MEMCPY;
         interval->detail_a = row->bytes == STORE_NULL ? 0 : row->bytes;
         interval->detail_b = copy_kind | (int64_t)pageable << 8;
-        interval->kind = (uint8_t)naming_copy_category(copy_kind, row->src_device_id, row->dst_device_id);
+        interval->kind = (uint8_t)store_copy_category(copy_kind, row->src_device_id, row->dst_device_id);
     } else {
         interval->detail = CANVAS_DETAIL_MEMSET;
         interval->detail_a = row->bytes == STORE_NULL ? 0 : row->bytes;

@@ -45,7 +45,7 @@ static void lane_role(const struct scene *scene, const struct canvas_lane *lane,
     }
     if (role[0])
         return;
-    snprintf(role, size, "%s", naming_stream_role(lane->busy_ns, 0));
+    snprintf(role, size, "%s", store_stream_role(lane->busy_ns, 0));
 }
 
 static void lane_title(const struct scene *scene, struct placed_lane *placed)

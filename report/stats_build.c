@@ -381,7 +381,7 @@ static int visit_memcpy(void *context, const struct store_memcpy *row)
     if (duration < 0)
         return 0;
     int64_t key[4] = {row->copy_kind, row->src_kind, row->dst_kind,
-                      naming_copy_category(row->copy_kind, row->src_device_id, row->dst_device_id)};
+                      store_copy_category(row->copy_kind, row->src_device_id, row->dst_device_id)};
     return add_transfer(build, group_of(&build->groups, key, NULL), row->start_ns, row->end_ns, duration,
                         row->bytes, 1.0);
 }

@@ -321,6 +321,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
     const char *copy_threads = "INSERT OR REPLACE INTO threads SELECT pm.new_id, s.thread_id, sm.new_id"
                                " FROM src.threads s JOIN pm ON pm.old_id = s.process_id"
                                " JOIN sm ON sm.old_id = s.name_id";
+    const char *copy_origins = "INSERT INTO process_origins SELECT pm.new_id, s.format, s.tool, s.version"
+                               " FROM src.process_origins s JOIN pm ON pm.old_id = s.process_id";
     if (store_exec_sql(s, sql, err, "map kernels") != 0 ||
         store_exec_sql(s, copy_kernel_shapes_sql, err, "copy kernel shapes") != 0 ||
         append_table_rows(s, "kernels", &copy_kernels, 1, losses, err) != 0 ||
@@ -329,6 +331,7 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
         append_table_rows(s, "warnings", copy_warnings, 2, losses, err) != 0 ||
         append_optional(s, "call_sources", copy_call_sources, losses, err) != 0 ||
         append_optional(s, "threads", copy_threads, losses, err) != 0 ||
+        append_optional(s, "process_origins", copy_origins, losses, err) != 0 ||
         append_host_tables(s, losses, err) != 0)
         goto rollback;
     if (store_exec_sql(s, "COMMIT", err, "commit the merge") != 0)

@@ -111,6 +111,11 @@ int store_string_reader_find(store_string_reader *reader, int64_t id, const char
     return 0;
 }
 
+void store_string_reader_release(store_string_reader *reader)
+{
+    sqlite3_reset(reader->reader.statement);
+}
+
 void store_string_reader_free(store_string_reader *reader)
 {
     reader_free((struct reader *)reader);

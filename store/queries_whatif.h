@@ -37,6 +37,9 @@ store_string_reader *store_string_reader_open(sqlite3 *db, error_info *err);
 /* 0 with *text the value of strings row id (NULL when there is no such row or it is NULL; valid
  * until the reader's next use), -1 on a read error (err filled). */
 int store_string_reader_find(store_string_reader *reader, int64_t id, const char **text, error_info *err);
+/* Ends the last find (its text is no longer valid): a reader holding a row keeps the trace's read
+ * open, which a caller that keeps the reader between uses (a name cache) ends. */
+void store_string_reader_release(store_string_reader *reader);
 void store_string_reader_free(store_string_reader *reader);
 
 /* --- cudaStreamWaitEvent calls of one process with a stream and a correlation id --- */

@@ -293,6 +293,18 @@ CREATE TABLE threads (
     PRIMARY KEY (process_id, thread_id)
 );
 
+-- Which writer made each process's rows (docs/trace-format.md, store/origins.h): the format it
+-- was read from or recorded in ("record", "kineto", "nsys"), the tool that wrote that input and its
+-- version where the input says it. Written by every writer since issue 30; added within schema
+-- version 3: traces written before it lack the table, and store/origins.c reads them by the legacy
+-- rule (the process's source file name).
+CREATE TABLE process_origins (
+    process_id      INTEGER PRIMARY KEY,
+    format          TEXT NOT NULL,
+    tool            TEXT NOT NULL,
+    version         TEXT
+);
+
 -- The renderer's cache of the whole GPU timeline (docs/trace-format.md, render/overview.h): empty
 -- until a writer's finishing step fills it; owned here with every other table of the format.
 CREATE TABLE render_overview (

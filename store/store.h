@@ -194,9 +194,9 @@ int store_verify(store *s, error_info *err);
 sqlite3 *store_db(store *s);
 
 /* 1 when db has a table (or view) of that name, 0 when not or on a read error: the tables added
- * within a schema version (threads, call_sources) and version 2's compact tables, which readers
- * check for. Any SQLite database: the nsys importer asks it of nsys's export, whose tables come and
- * go with the nsys version. */
+ * within a schema version (threads, call_sources, process_origins) and version 2's compact tables,
+ * which readers check for. Any SQLite database: the nsys importer asks it of nsys's export, whose
+ * tables come and go with the nsys version. */
 int store_db_has_table(sqlite3 *db, const char *table);
 
 /* 1 when table of db has a column of that name, 0 when not (or no such table, or a read error). */

@@ -49,3 +49,18 @@ int store_each_cuda_thread(store *trace, int64_t process_id, store_thread_visit 
     sqlite3_finalize(query);
     return status;
 }
+
+void store_each_thread_name(sqlite3 *db, int64_t process_id, store_thread_name_visit *visit, void *context)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT t.thread_id, s.value FROM threads t JOIN strings s ON s.id = t.name_id"
+                           " WHERE t.process_id = ?1 ORDER BY t.thread_id LIMIT 4096",
+                           -1, &query, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(query, 1, process_id);
+    while (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 1))
+        if (visit(context, sqlite3_column_int64(query, 0), (const char *)sqlite3_column_text(query, 1)))
+            break;
+    sqlite3_finalize(query);
+}

@@ -6,6 +6,7 @@
 #ifndef OVERLAPSCOPE_THREADS_H
 #define OVERLAPSCOPE_THREADS_H
 
+#include <sqlite3.h>
 #include <stdint.h>
 
 #include "store.h"
@@ -20,5 +21,12 @@ int store_insert_thread_name(store *s, int64_t process_id, int64_t thread_id, co
 typedef int store_thread_visit(void *context, int64_t thread_id, const char *name);
 int store_each_cuda_thread(store *trace, int64_t process_id, store_thread_visit *visit, void *context,
                            error_info *err);
+
+/* The named threads of process_id on db, by thread id, at most 4096 (a trace naming more is cut
+ * there), each handed to visit (its name valid during the call). A visit returning non-zero stops the
+ * walk. Traces without the table have none: the caller checks store_db_has_table(db, "threads")
+ * first. A read error ends the walk early, as if the rows ended there (the names are decoration). */
+typedef int store_thread_name_visit(void *context, int64_t thread_id, const char *name);
+void store_each_thread_name(sqlite3 *db, int64_t process_id, store_thread_name_visit *visit, void *context);
 
 #endif

@@ -9,6 +9,7 @@
 #include "cuda_api.h"
 #include "host_samples.h"
 #include "ledger.h"
+#include "queries_idle.h"
 #include "thread_calls.h"
 #include "thread_names.h"
 
@@ -67,8 +68,7 @@ struct accountant {
     int process_lacks_sync_events;
     int process_has_python_sources; /* a call source naming a line (Python or native), not an operator */
     enum trace_origin process_origin;
-    sqlite3_stmt *launch_query, *covering_query, *calls_query, *memcpy_query, *wait_query, *source_query,
-        *collective_query, *late_gpu_query;
+    store_idle *queries; /* the store's questions (queries_idle.h) */
     /* Warm-up (warmup.c): the device's kernel names with their first start and run count, read on
      * the device's first host gap (warmup_read). */
     struct store_kernel_runs *warmup_names;

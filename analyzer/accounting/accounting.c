@@ -19,93 +19,53 @@
 #include "idle.h"
 #include "ledger.h"
 #include "nccl_bandwidth.h"
+#include "origins.h"
+#include "queries_idle.h"
 #include "store.h"
 #include "units.h"
 
 /* --- the accountant --- */
-
-/* Reads the rows sql gives (?1: process_id), each as its first `columns` values read as int64,
- * into rows (grown as needed: returned; count of them): the records below are that many int64s
- * each, in column order. *complete is set when every row was read (not: a read error, out of
- * memory). */
-static void *hold_rows(sqlite3 *db, const char *sql, int64_t process_id, size_t columns, void *rows,
-                       size_t *count, int *complete)
-{
-    *count = 0;
-    *complete = 0;
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) != SQLITE_OK)
-        return rows;
-    sqlite3_bind_int64(query, 1, process_id);
-    size_t capacity = 0;
-    int step;
-    while ((step = sqlite3_step(query)) == SQLITE_ROW) {
-        if (*count == capacity) {
-            capacity = capacity ? capacity * 2 : 1024;
-            void *grown = realloc(rows, capacity * columns * sizeof(int64_t));
-            if (!grown)
-                break;
-            rows = grown;
-        }
-        int64_t *row = (int64_t *)rows + (*count)++ * columns;
-        for (size_t c = 0; c < columns; c++)
-            row[c] = sqlite3_column_int64(query, (int)c);
-    }
-    sqlite3_finalize(query);
-    *complete = step == SQLITE_DONE;
-    return rows;
-}
 
 /* Reads the call sources of process_id into acc->sources (idle_call_source asks them), in the
  * order of the source query's index: by correlation id, then rowid. Leaves sources_held 0 when the
  * process has none or they cannot be read or held: the query then serves. */
 static void hold_sources(accountant *acc, int64_t process_id)
 {
-    _Static_assert(sizeof(struct call_source_row) == 2 * sizeof(int64_t), "hold_rows reads 2 columns");
+    _Static_assert(sizeof(struct call_source_row) == 2 * sizeof(int64_t),
+                   "store_process_rows reads 2 columns");
     acc->sources_held = 0;
     acc->source_count = 0;
     acc->sources_process = process_id;
     if (acc->process_has_sources)
-        acc->sources = hold_rows(acc->db,
-                                 "SELECT correlation_id, source_id FROM call_sources WHERE process_id = ?1"
-                                 " ORDER BY correlation_id, rowid",
-                                 process_id, 2, acc->sources, &acc->source_count, &acc->sources_held);
+        acc->sources = store_process_rows(acc->db, STORE_ROWS_CALL_SOURCES, process_id, STORE_NULL, 2,
+                                          acc->sources, &acc->source_count, &acc->sources_held);
 }
 
 /* Reads the stream-wait-event records of process_id into acc->stream_waits (idle.c's queued gaps
  * ask them), leaving stream_waits_held 0 when they cannot be read or held. */
 static void hold_stream_waits(accountant *acc, int64_t process_id)
 {
-    _Static_assert(sizeof(struct stream_wait) == 3 * sizeof(int64_t), "hold_rows reads 3 columns");
+    _Static_assert(sizeof(struct stream_wait) == 3 * sizeof(int64_t), "store_process_rows reads 3 columns");
     acc->stream_waits =
-        hold_rows(acc->db,
-                  "SELECT start_ns, stream_id, event_id FROM synchronizations"
-                  " WHERE process_id = ?1 AND sync_type = 2 AND stream_id IS NOT NULL"
-                  " ORDER BY start_ns, rowid",
-                  process_id, 3, acc->stream_waits, &acc->stream_wait_count, &acc->stream_waits_held);
+        store_process_rows(acc->db, STORE_ROWS_STREAM_WAITS, process_id, STORE_NULL, 3, acc->stream_waits,
+                           &acc->stream_wait_count, &acc->stream_waits_held);
 }
 
 /* The contexts each synchronization of process_id waited on, and those of device_id's streams
  * (idle.c tells a sync of another device by them). */
 static void hold_sync_contexts(accountant *acc, int64_t process_id)
 {
-    _Static_assert(sizeof(struct sync_context) == 2 * sizeof(int64_t), "hold_rows reads 2 columns");
+    _Static_assert(sizeof(struct sync_context) == 2 * sizeof(int64_t), "store_process_rows reads 2 columns");
     acc->sync_contexts =
-        hold_rows(acc->db,
-                  "SELECT correlation_id, context_id FROM synchronizations WHERE process_id = ?1"
-                  " AND correlation_id IS NOT NULL AND context_id IS NOT NULL ORDER BY correlation_id, rowid",
-                  process_id, 2, acc->sync_contexts, &acc->sync_context_count, &acc->sync_contexts_held);
+        store_process_rows(acc->db, STORE_ROWS_SYNC_CONTEXTS, process_id, STORE_NULL, 2, acc->sync_contexts,
+                           &acc->sync_context_count, &acc->sync_contexts_held);
 }
 
 static void hold_device_contexts(accountant *acc, int64_t process_id, int64_t device_id)
 {
-    char sql[160];
-    snprintf(sql, sizeof sql,
-             "SELECT DISTINCT context_id FROM streams WHERE process_id = ?1 AND device_id = %" PRId64
-             " AND context_id IS NOT NULL",
-             device_id);
-    acc->device_contexts = hold_rows(acc->db, sql, process_id, 1, acc->device_contexts,
-                                     &acc->device_context_count, &acc->device_contexts_held);
+    acc->device_contexts =
+        store_process_rows(acc->db, STORE_ROWS_DEVICE_CONTEXTS, process_id, device_id, 1,
+                           acc->device_contexts, &acc->device_context_count, &acc->device_contexts_held);
 }
 
 accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analysis_step *steps,
@@ -123,45 +83,10 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
     acc->known_process = INT64_MIN;
     acc->has_call_sources = store_db_has_table(db, "call_sources");
     thread_names_open(&acc->thread_names, db);
-    static const struct {
-        size_t offset;
-        const char *sql;
-    } queries[] = {
-        {offsetof(struct accountant, launch_query), "SELECT start_ns, end_ns, thread_id, name_id FROM "
-                                                    "api_calls WHERE process_id = ?1 AND correlation_id = ?2"
-                                                    " ORDER BY start_ns LIMIT 1"},
-        /* Calls that began before the gap, latest first: the one the thread was in when it opened. */
-        {offsetof(struct accountant, covering_query),
-         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value, a.api_domain FROM api_calls a LEFT JOIN"
-         " strings s ON s.id = a.name_id"
-         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns < ?3 ORDER BY a.start_ns DESC LIMIT "
-         "16"},
-        {offsetof(struct accountant, calls_query),
-         "SELECT a.start_ns, a.end_ns, a.correlation_id, s.value, "
-         "a.api_domain FROM api_calls a LEFT JOIN strings s ON s.id = a.name_id"
-         " WHERE a.process_id = ?1 AND a.thread_id = ?2 AND "
-         "a.start_ns >= ?3 AND a.start_ns < ?4 ORDER BY a.start_ns"
-         " LIMIT 100000"},
-        {offsetof(struct accountant, memcpy_query), "SELECT copy_kind, bytes, dst_kind FROM memcpys WHERE "
-                                                    "process_id = ?1 AND correlation_id = ?2 LIMIT 1"},
-        {offsetof(struct accountant, wait_query), "SELECT event_id, start_ns FROM synchronizations WHERE "
-                                                  "process_id = ?1 AND start_ns <= ?2 AND sync_type = 2"
-                                                  " AND stream_id = ?3 ORDER BY start_ns DESC LIMIT 1"},
-        {offsetof(struct accountant, collective_query),
-         "SELECT op, bytes, communicator, sequence_number, nranks FROM collectives WHERE kernel_rowid = ?1 "
-         "LIMIT 1"},
-        {offsetof(struct accountant, late_gpu_query),
-         "SELECT name_id, start_ns, end_ns FROM kernels WHERE process_id = ?1 AND device_id = ?2 AND "
-         "start_ns < ?4"
-         " AND start_ns > ?3 - 10000000 AND end_ns > ?3 ORDER BY start_ns DESC LIMIT 64"},
-    };
-    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
-        sqlite3_stmt **slot = (sqlite3_stmt **)((char *)acc + queries[i].offset);
-        if (sqlite3_prepare_v2(db, queries[i].sql, -1, slot, NULL) != SQLITE_OK) {
-            error_set(err, "cannot read the trace for idle accounting: %s", sqlite3_errmsg(db));
-            accountant_free(acc);
-            return NULL;
-        }
+    acc->queries = store_idle_open(db, err);
+    if (!acc->queries) {
+        accountant_free(acc);
+        return NULL;
     }
     acc->host = host_samples_new(db, err);
     if (!acc->host) {
@@ -169,11 +94,7 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
         return NULL;
     }
     acc->threads = thread_calls_new(db, names); /* NULL (out of memory): the queries serve */
-    if (acc->has_call_sources &&
-        sqlite3_prepare_v2(db,
-                           "SELECT s.value FROM call_sources c JOIN strings s ON s.id = c.source_id"
-                           " WHERE c.process_id = ?1 AND c.correlation_id = ?2 LIMIT 1",
-                           -1, &acc->source_query, NULL) != SQLITE_OK)
+    if (acc->has_call_sources && !store_idle_prepare_sources(acc->queries))
         acc->has_call_sources = 0;
     return acc;
 }
@@ -182,11 +103,7 @@ void accountant_free(accountant *acc)
 {
     if (!acc)
         return;
-    sqlite3_stmt *queries[] = {acc->launch_query,     acc->covering_query, acc->calls_query,
-                               acc->memcpy_query,     acc->wait_query,     acc->source_query,
-                               acc->collective_query, acc->late_gpu_query};
-    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++)
-        sqlite3_finalize(queries[i]);
+    store_idle_close(acc->queries);
     thread_calls_free(acc->threads);
     host_samples_free(acc->host);
     free(acc->sources);
@@ -207,35 +124,18 @@ void accountant_free(accountant *acc)
     free(acc);
 }
 
-static int probe_exists(sqlite3 *db, const char *sql, int64_t process_id)
-{
-    sqlite3_stmt *query = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, process_id);
-        found = sqlite3_step(query) == SQLITE_ROW;
-    }
-    sqlite3_finalize(query);
-    return found;
-}
-
-/* Which writer made a process's rows, from the file it came from: what to record differs. */
+/* Which writer made a process's rows (store/origins.h): what to record differs. */
 static enum trace_origin process_origin(sqlite3 *db, int64_t process_id)
 {
-    sqlite3_stmt *query = NULL;
-    enum trace_origin origin = ORIGIN_RECORD; /* the collector's per-process files end in .db */
-    if (sqlite3_prepare_v2(db, "SELECT source_file FROM processes WHERE process_id = ?1", -1, &query, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_int64(query, 1, process_id);
-        const char *file =
-            sqlite3_step(query) == SQLITE_ROW ? (const char *)sqlite3_column_text(query, 0) : NULL;
-        if (file && strstr(file, ".json"))
-            origin = ORIGIN_KINETO;
-        else if (file && (strstr(file, ".sqlite") || strstr(file, ".nsys-rep") || strstr(file, ".qdrep")))
-            origin = ORIGIN_NSYS;
+    switch (store_process_origin(db, process_id)) {
+    case STORE_ORIGIN_KINETO:
+        return ORIGIN_KINETO;
+    case STORE_ORIGIN_NSYS:
+        return ORIGIN_NSYS;
+    case STORE_ORIGIN_RECORD:
+        break;
     }
-    sqlite3_finalize(query);
-    return origin;
+    return ORIGIN_RECORD;
 }
 
 int accountant_begin_device(accountant *acc, struct device_state *device)
@@ -271,30 +171,19 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
     }
     if (acc->known_process != device->process_id) {
         acc->known_process = device->process_id;
-        acc->process_has_api =
-            probe_exists(acc->db, "SELECT 1 FROM api_calls WHERE process_id = ?1 AND api_domain < 3 LIMIT 1",
-                         device->process_id);
-        acc->process_has_syncs = probe_exists(
-            acc->db, "SELECT 1 FROM synchronizations WHERE process_id = ?1 LIMIT 1", device->process_id);
+        acc->process_has_api = store_process_has(acc->db, STORE_HAS_CUDA_CALLS, device->process_id);
+        acc->process_has_syncs = store_process_has(acc->db, STORE_HAS_SYNCS, device->process_id);
         hold_stream_waits(acc, device->process_id);
         hold_sync_contexts(acc, device->process_id);
-        acc->process_has_collectives = probe_exists(
-            acc->db, "SELECT 1 FROM collectives WHERE process_id = ?1 LIMIT 1", device->process_id);
+        acc->process_has_collectives = store_process_has(acc->db, STORE_HAS_COLLECTIVES, device->process_id);
         acc->process_has_sources =
-            acc->has_call_sources &&
-            probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 LIMIT 1",
-                         device->process_id);
+            acc->has_call_sources && store_process_has(acc->db, STORE_HAS_CALL_SOURCES, device->process_id);
         hold_sources(acc, device->process_id);
-        _Static_assert(STORE_SOURCE_CPU_OP == 2, "the probe below spells it");
         acc->process_has_python_sources =
             acc->process_has_sources &&
-            probe_exists(acc->db, "SELECT 1 FROM call_sources WHERE process_id = ?1 AND kind <> 2 LIMIT 1",
-                         device->process_id);
+            store_process_has(acc->db, STORE_HAS_PYTHON_SOURCES, device->process_id);
         acc->process_lacks_sync_events =
-            probe_exists(acc->db,
-                         "SELECT 1 FROM warnings WHERE (process_id = ?1 OR process_id IS NULL)"
-                         " AND code = 'import-no-cuda-sync' LIMIT 1",
-                         device->process_id);
+            store_process_has(acc->db, STORE_LACKS_SYNC_EVENTS, device->process_id);
         acc->process_origin = process_origin(acc->db, device->process_id);
         books->first_of_process = 1;
     }

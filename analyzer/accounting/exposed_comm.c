@@ -195,34 +195,25 @@ int exposed_comm_end_device(accountant *acc, struct device_books *books, error_i
 {
     int64_t named_id = STORE_NULL;
     char named_op[24] = "";
-    sqlite3_stmt *query = acc->collective_query;
     for (size_t i = 0; i < books->kernel_count; i++) {
         struct comm_kernel *kernel = &books->kernels[i];
-        sqlite3_bind_int64(query, 1, kernel->rowid);
-        if (acc->process_has_collectives && sqlite3_step(query) == SQLITE_ROW) {
+        struct store_idle_collective collective = {
+            .bytes = kernel->bytes, .sequence = kernel->sequence, .nranks = kernel->nranks};
+        if (acc->process_has_collectives && store_idle_collective(acc->queries, kernel->rowid, &collective)) {
             kernel->has_collective = 1;
-            const unsigned char *op = sqlite3_column_text(query, 0),
-                                *communicator = sqlite3_column_text(query, 2);
-            snprintf(kernel->op, sizeof kernel->op, "%s", op ? (const char *)op : "?");
-            snprintf(kernel->communicator, sizeof kernel->communicator, "%s",
-                     communicator ? (const char *)communicator : "");
-            if (sqlite3_column_type(query, 1) != SQLITE_NULL)
-                kernel->bytes = sqlite3_column_int64(query, 1);
-            if (sqlite3_column_type(query, 3) != SQLITE_NULL)
-                kernel->sequence = sqlite3_column_int64(query, 3);
-            if (sqlite3_column_type(query, 4) != SQLITE_NULL)
-                kernel->nranks = sqlite3_column_int64(query, 4);
+            snprintf(kernel->op, sizeof kernel->op, "%s", collective.op);
+            snprintf(kernel->communicator, sizeof kernel->communicator, "%s", collective.communicator);
+            kernel->bytes = collective.bytes;
+            kernel->sequence = collective.sequence;
+            kernel->nranks = collective.nranks;
         } else {
             /* One kernel name per device and collective, usually: read each name once in a row. */
             if (kernel->name_id != named_id &&
-                op_from_name(acc, kernel->name_id, named_op, sizeof named_op) != 0) {
-                sqlite3_reset(query);
+                op_from_name(acc, kernel->name_id, named_op, sizeof named_op) != 0)
                 return error_set(err, "out of memory");
-            }
             named_id = kernel->name_id;
             snprintf(kernel->op, sizeof kernel->op, "%s", named_op);
         }
-        sqlite3_reset(query);
     }
     number_in_order(books);
     return 0;
@@ -322,6 +313,25 @@ static int64_t late_idle(const accountant *acc, const struct device_books *late,
     return idle;
 }
 
+/* late_activity's walk: the non-communication kernel covering most of [from, to). */
+struct covering {
+    accountant *acc;
+    int64_t from, to, best_ns, best_name;
+};
+
+static void cover(void *context, int64_t name_id, int64_t start, int64_t end)
+{
+    struct covering *covering = context;
+    if (kernel_names_is_communication(covering->acc->names, name_id, STORE_NULL))
+        return;
+    int64_t overlap =
+        (end < covering->to ? end : covering->to) - (start > covering->from ? start : covering->from);
+    if (overlap > covering->best_ns) {
+        covering->best_ns = overlap;
+        covering->best_name = name_id;
+    }
+}
+
 /* What the late rank's GPU and host did while this rank waited (on the late rank's clock, the
  * skew before its kernel began): the kernel covering most of the wait, and its idle time with its
  * largest cause (which says what its host was doing: host-cpu, host-sync, ...). */
@@ -330,24 +340,9 @@ static void late_activity(accountant *acc, const struct device_books *late,
                           char *detail, size_t size)
 {
     int64_t from = late_kernel->start_ns - skew_ns, to = late_kernel->start_ns;
-    sqlite3_stmt *query = acc->late_gpu_query;
-    sqlite3_bind_int64(query, 1, late->process_id);
-    sqlite3_bind_int64(query, 2, late->device_id);
-    sqlite3_bind_int64(query, 3, from);
-    sqlite3_bind_int64(query, 4, to);
-    int64_t best_ns = 0, best_name = -1;
-    while (sqlite3_step(query) == SQLITE_ROW) {
-        int64_t name_id = sqlite3_column_int64(query, 0);
-        int64_t start = sqlite3_column_int64(query, 1), end = sqlite3_column_int64(query, 2);
-        if (kernel_names_is_communication(acc->names, name_id, STORE_NULL))
-            continue;
-        int64_t overlap = (end < to ? end : to) - (start > from ? start : from);
-        if (overlap > best_ns) {
-            best_ns = overlap;
-            best_name = name_id;
-        }
-    }
-    sqlite3_reset(query);
+    struct covering covering = {.acc = acc, .from = from, .to = to, .best_name = -1};
+    store_idle_kernels_in(acc->queries, late->process_id, late->device_id, from, to, cover, &covering);
+    int64_t best_ns = covering.best_ns, best_name = covering.best_name;
     int64_t by_cause[ACCOUNTING_CAUSE_COUNT] = {0};
     int64_t idle = late_idle(acc, late, from, to, by_cause);
     int top = 0;

@@ -89,12 +89,7 @@ void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, in
         if (text)
             ledger_copy_text(source, size, text);
     } else {
-        sqlite3_stmt *query = acc->source_query;
-        sqlite3_bind_int64(query, 1, process_id);
-        sqlite3_bind_int64(query, 2, correlation_id);
-        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_text(query, 0))
-            snprintf(source, size, "%s", (const char *)sqlite3_column_text(query, 0));
-        sqlite3_reset(query);
+        store_idle_call_source(acc->queries, process_id, correlation_id, source, size);
     }
     const char *name = call_source_is_anonymous(source)
                            ? thread_names_find(&acc->thread_names, process_id, thread_id)
@@ -232,14 +227,8 @@ static int stream_waited(const struct gap *gap, int64_t *event_id)
             }
         return 0;
     }
-    sqlite3_stmt *query = acc->wait_query;
-    sqlite3_bind_int64(query, 1, gap->device->process_id);
-    sqlite3_bind_int64(query, 2, gap->launch_start_ns);
-    sqlite3_bind_int64(query, 3, gap->next->stream_id);
-    int waited = sqlite3_step(query) == SQLITE_ROW;
-    *event_id = waited ? sqlite3_column_int64(query, 0) : 0;
-    sqlite3_reset(query);
-    return waited;
+    return store_idle_stream_wait(acc->queries, gap->device->process_id, gap->launch_start_ns,
+                                  gap->next->stream_id, event_id);
 }
 
 /* X was in the queue before the GPU ran dry. */
@@ -264,7 +253,8 @@ static int queued_gap(struct gap *gap)
 /* The launching thread's calls, one row at a time, from memory (thread_calls.h) or, when the
  * thread's calls are not held there, from the store's query: the same rows in the same order. */
 struct call_rows {
-    sqlite3_stmt *query; /* NULL: from memory */
+    store_idle *query; /* NULL: from memory */
+    int forward;       /* the store's walk: forward or backward (queries_idle.h) */
     thread_calls *threads;
     const struct thread_call *calls;
     size_t next, end; /* memory: the next index and one past the last (backwards: next > end) */
@@ -286,15 +276,14 @@ static inline int next_row(struct call_rows *rows, struct host_call *call)
         call->unnamed = row;
         return 1;
     }
-    sqlite3_stmt *query = rows->query;
-    if (sqlite3_step(query) != SQLITE_ROW)
+    struct store_idle_call row;
+    if (!store_idle_calls_next(rows->query, rows->forward, &row))
         return 0;
-    call->start_ns = sqlite3_column_int64(query, 0);
-    call->end_ns = sqlite3_column_int64(query, 1);
-    call->correlation_id =
-        sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 2);
-    const char *name = (const char *)sqlite3_column_text(query, 3);
-    call->is_os_wait = sqlite3_column_int64(query, 4) == STORE_API_OS_RUNTIME;
+    call->start_ns = row.start_ns;
+    call->end_ns = row.end_ns;
+    call->correlation_id = row.correlation_id;
+    const char *name = row.name;
+    call->is_os_wait = row.api_domain == STORE_API_OS_RUNTIME;
     ledger_copy_text(call->name, sizeof call->name, name ? name : "?");
     call->unnamed = NULL;
     return 1;
@@ -345,7 +334,7 @@ static void find_held(struct gap *gap)
 }
 
 /* The rows of the thread's calls that began before the gap, latest first, at most 16 (the
- * covering query), or with forward set those that began within it (the calls query). */
+ * store's backward walk, queries_idle.h), or with forward set those that began within it. */
 static struct call_rows open_rows(struct gap *gap, int forward)
 {
     accountant *acc = gap->acc;
@@ -362,19 +351,15 @@ static struct call_rows open_rows(struct gap *gap, int forward)
             to = from + 100000;
         return (struct call_rows){.threads = acc->threads, .calls = gap->held, .next = from, .end = to};
     }
-    sqlite3_stmt *query = forward ? acc->calls_query : acc->covering_query;
-    sqlite3_bind_int64(query, 1, gap->device->process_id);
-    sqlite3_bind_int64(query, 2, gap->thread_id);
-    sqlite3_bind_int64(query, 3, gap->start_ns);
-    if (forward)
-        sqlite3_bind_int64(query, 4, gap->end_ns);
-    return (struct call_rows){.query = query};
+    store_idle_calls_begin(acc->queries, forward, gap->device->process_id, gap->thread_id, gap->start_ns,
+                           gap->end_ns);
+    return (struct call_rows){.query = acc->queries, .forward = forward};
 }
 
 static void close_rows(struct call_rows *rows)
 {
     if (rows->query)
-        sqlite3_reset(rows->query);
+        store_idle_calls_end(rows->query, rows->forward);
 }
 
 /* The launching thread's outermost calls that overlap the gap, in time order; *before is set to
@@ -431,18 +416,7 @@ static int copy_of(accountant *acc, int64_t process_id, int64_t correlation_id, 
 {
     if (correlation_id == STORE_NULL)
         return 0;
-    sqlite3_stmt *query = acc->memcpy_query;
-    sqlite3_bind_int64(query, 1, process_id);
-    sqlite3_bind_int64(query, 2, correlation_id);
-    int found = sqlite3_step(query) == SQLITE_ROW;
-    if (found) {
-        *copy_kind = sqlite3_column_int64(query, 0);
-        *bytes = sqlite3_column_int64(query, 1);
-        *dst_kind = sqlite3_column_type(query, 2) == SQLITE_NULL ? STORE_MEMORY_UNKNOWN
-                                                                 : sqlite3_column_int64(query, 2);
-    }
-    sqlite3_reset(query);
-    return found;
+    return store_idle_copy(acc->queries, process_id, correlation_id, copy_kind, bytes, dst_kind);
 }
 
 /* Names a blocking call, telling a scalar readback (.item()) apart from other synchronizations. */
@@ -656,18 +630,16 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
             gap.thread_id = call->thread_id;
         }
     } else if (next->correlation_id != STORE_NULL) {
-        sqlite3_stmt *query = acc->launch_query;
-        sqlite3_bind_int64(query, 1, device->process_id);
-        sqlite3_bind_int64(query, 2, next->correlation_id);
-        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 2) != SQLITE_NULL &&
-            store_interval_plausible(sqlite3_column_int64(query, 0), sqlite3_column_int64(query, 1)) &&
-            sqlite3_column_int64(query, 1) >= sqlite3_column_int64(query, 0)) {
+        int64_t start_ns, end_ns, thread_id;
+        int thread_known = 0;
+        if (store_idle_launch(acc->queries, device->process_id, next->correlation_id, &start_ns, &end_ns,
+                              &thread_id, &thread_known) &&
+            thread_known && store_interval_plausible(start_ns, end_ns) && end_ns >= start_ns) {
             known = 1;
-            gap.launch_start_ns = sqlite3_column_int64(query, 0);
-            gap.launch_end_ns = sqlite3_column_int64(query, 1);
-            gap.thread_id = sqlite3_column_int64(query, 2);
+            gap.launch_start_ns = start_ns;
+            gap.launch_end_ns = end_ns;
+            gap.thread_id = thread_id;
         }
-        sqlite3_reset(query);
     }
     if (!known) {
         char what[160], detail[256];

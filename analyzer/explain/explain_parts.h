@@ -106,7 +106,7 @@ static inline int64_t min64(int64_t a, int64_t b)
 
 static inline int is_pageable_copy(const struct model_op *op)
 {
-    return op->kind == MODEL_MEMCPY && naming_copy_is_pageable(op->src_kind, op->dst_kind);
+    return op->kind == MODEL_MEMCPY && store_copy_is_pageable(op->src_kind, op->dst_kind);
 }
 
 /* --- detect.c --- */

@@ -7,16 +7,16 @@
 
 static void test_copies(void)
 {
-    CHECK_INT(naming_copy_category(STORE_COPY_HTOD, STORE_NULL, STORE_NULL), ANALYSIS_COPY_HTOD);
-    CHECK_INT(naming_copy_category(STORE_COPY_DTOH, STORE_NULL, STORE_NULL), ANALYSIS_COPY_DTOH);
-    CHECK_INT(naming_copy_category(STORE_COPY_DTOD, 0, 0), ANALYSIS_COPY_DTOD);
-    CHECK_INT(naming_copy_category(STORE_COPY_DTOD, STORE_NULL, 1), ANALYSIS_COPY_DTOD);
-    CHECK_INT(naming_copy_category(STORE_COPY_DTOD, 0, 1), ANALYSIS_COPY_PEER);
-    CHECK_INT(naming_copy_category(STORE_COPY_PTOP, STORE_NULL, STORE_NULL), ANALYSIS_COPY_PEER);
-    CHECK_INT(naming_copy_category(STORE_COPY_HTOH, STORE_NULL, STORE_NULL), ANALYSIS_COPY_OTHER);
-    CHECK_INT(naming_copy_is_pageable(STORE_MEMORY_PAGEABLE, STORE_MEMORY_DEVICE), 1);
-    CHECK_INT(naming_copy_is_pageable(STORE_MEMORY_DEVICE, STORE_MEMORY_PAGEABLE), 1);
-    CHECK_INT(naming_copy_is_pageable(STORE_MEMORY_PINNED, STORE_MEMORY_DEVICE), 0);
+    CHECK_INT(store_copy_category(STORE_COPY_HTOD, STORE_NULL, STORE_NULL), ANALYSIS_COPY_HTOD);
+    CHECK_INT(store_copy_category(STORE_COPY_DTOH, STORE_NULL, STORE_NULL), ANALYSIS_COPY_DTOH);
+    CHECK_INT(store_copy_category(STORE_COPY_DTOD, 0, 0), ANALYSIS_COPY_DTOD);
+    CHECK_INT(store_copy_category(STORE_COPY_DTOD, STORE_NULL, 1), ANALYSIS_COPY_DTOD);
+    CHECK_INT(store_copy_category(STORE_COPY_DTOD, 0, 1), ANALYSIS_COPY_PEER);
+    CHECK_INT(store_copy_category(STORE_COPY_PTOP, STORE_NULL, STORE_NULL), ANALYSIS_COPY_PEER);
+    CHECK_INT(store_copy_category(STORE_COPY_HTOH, STORE_NULL, STORE_NULL), ANALYSIS_COPY_OTHER);
+    CHECK_INT(store_copy_is_pageable(STORE_MEMORY_PAGEABLE, STORE_MEMORY_DEVICE), 1);
+    CHECK_INT(store_copy_is_pageable(STORE_MEMORY_DEVICE, STORE_MEMORY_PAGEABLE), 1);
+    CHECK_INT(store_copy_is_pageable(STORE_MEMORY_PINNED, STORE_MEMORY_DEVICE), 0);
     char label[64];
     CHECK_STR(naming_copy(label, sizeof label, STORE_COPY_HTOD, 64 << 20, 1), "HtoD 64.0 MiB (pageable)");
     CHECK_STR(naming_copy(label, sizeof label, STORE_COPY_DTOH, 8, 0), "DtoH 8 B");
@@ -25,20 +25,20 @@ static void test_copies(void)
 static void test_roles(void)
 {
     int64_t busy[ANALYSIS_CATEGORY_COUNT] = {0};
-    CHECK_STR(naming_stream_role(busy, 0), "idle");
-    CHECK_STR(naming_stream_role(busy, 1), "default");
+    CHECK_STR(store_stream_role(busy, 0), "idle");
+    CHECK_STR(store_stream_role(busy, 1), "default");
     busy[ANALYSIS_COMMUNICATION] = 90;
     busy[ANALYSIS_COMPUTE] = 10;
-    CHECK_STR(naming_stream_role(busy, 0), "nccl"); /* 90% of its busy time */
+    CHECK_STR(store_stream_role(busy, 0), "nccl"); /* 90% of its busy time */
     busy[ANALYSIS_COMPUTE] = 11;
-    CHECK_STR(naming_stream_role(busy, 0), "mixed");
+    CHECK_STR(store_stream_role(busy, 0), "mixed");
     int64_t copies[ANALYSIS_CATEGORY_COUNT] = {
         [ANALYSIS_COPY_HTOD] = 50, [ANALYSIS_COPY_DTOH] = 45, [ANALYSIS_MEMSET] = 5};
-    CHECK_STR(naming_stream_role(copies, 0), "copy");
+    CHECK_STR(store_stream_role(copies, 0), "copy");
     copies[ANALYSIS_MEMSET] = 20; /* a memset is not a copy */
-    CHECK_STR(naming_stream_role(copies, 0), "mixed");
+    CHECK_STR(store_stream_role(copies, 0), "mixed");
     int64_t compute[ANALYSIS_CATEGORY_COUNT] = {[ANALYSIS_COMPUTE] = 100};
-    CHECK_STR(naming_stream_role(compute, 0), "compute");
+    CHECK_STR(store_stream_role(compute, 0), "compute");
 }
 
 static void test_processes(void)

@@ -2,6 +2,8 @@
 # The store answers the questions every other module asks (issues 14 and 30, STYLE.md): no C file
 # outside store/ prepares SQL against the trace's tables; it calls store/ (describe.h,
 # gpu_devices.h, queries_*.h). Checked: every product folder but store/ (which owns the SQL).
+# The writers (import/, record/) include no analyzer header either: the vocabulary they share with
+# it lives in store/ or common/.
 # Tests, benchmarks and fuzz targets build and damage traces on purpose: not checked.
 #
 # Exceptions, each named with its reason:
@@ -9,19 +11,14 @@
 #   (its schema is nsys's, changing with the nsys version; see import/nsys_parts.h).
 # - render/overview.c: owns the render_overview cache table it writes and reads; to move into the
 #   store's schema and finishing step (not done yet).
-# - record/record_merge.c: salvages a damaged per-process file row by row before the merge; to
-#   move into store/ (not done yet).
-# - collector/nccl_profiler.c: the NCCL profiler plugin's lookups of rows it wrote; to move into
-#   store/ (not done yet).
 # - the analyzer files still holding their queries (issue 30): each leaves the pending list when
 #   its SQL moves into store/queries_*.c, and the check fails when a listed file holds none, so
 #   the list only shrinks.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pattern='sqlite3_prepare\|sqlite3_exec\|sqlite3_step'
-exceptions='/import/nsys[a-z_]*\.c$|/render/overview\.c$|/record/record_merge\.c$|/collector/nccl_profiler\.c$'
-analyzer_pending=(analysis.c steps.c kernel_names.c thread_calls.c thread_names.c op_source.c launches.c
-    accounting/accounting.c accounting/idle.c accounting/exposed_comm.c)
+exceptions='/import/nsys[a-z_]*\.c$|/render/overview\.c$'
+analyzer_pending=(analysis.c)
 checked=0
 found=""
 for folder in cli common collector export import record render report; do
@@ -50,6 +47,16 @@ done
 analyzer_found=$(grep -rln "$pattern" --include='*.c' --include='*.h' "$root"/analyzer | grep -v "$exempt")
 if [ -n "$analyzer_found" ]; then
     echo "FAILED: SQL in the analyzer outside the pending list (ask store/queries_*.h):"; echo "$analyzer_found"
+    failed=1
+fi
+# The writers (import/, record/) share the analyzer's vocabulary through store/ and common/
+# (store/op_category.h: categories, copy categories, stream roles), never its headers (issue 30).
+analyzer_headers=$(cd "$root/analyzer" && find . -name '*.h' -printf '%f\n' | sed 's/\./\\./g' | paste -sd'|')
+writers_found=$(grep -lE "#include \"($analyzer_headers)\"" "$root"/import/*.[ch] "$root"/record/*.[ch] 2>/dev/null)
+if [ -z "$analyzer_headers" ]; then
+    echo "FAILED: no analyzer header found to check the writers against"; failed=1
+elif [ -n "$writers_found" ]; then
+    echo "FAILED: writers including analyzer headers (use store/ or common/):"; echo "$writers_found"
     failed=1
 fi
 [ "$failed" -eq 0 ] || exit 1

@@ -88,7 +88,7 @@ static int longest_interval(store *trace, const struct timeline_layout *layout,
         if (table == 0)
             found->category = kernel_name_is_communication(name) ? ANALYSIS_COMMUNICATION : ANALYSIS_COMPUTE;
         else if (table == 1)
-            found->category = naming_copy_category(
+            found->category = store_copy_category(
                 sqlite3_column_int64(query, 4),
                 sqlite3_column_type(query, 5) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 5),
                 sqlite3_column_type(query, 6) == SQLITE_NULL ? STORE_NULL : sqlite3_column_int64(query, 6));

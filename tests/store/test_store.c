@@ -7,6 +7,7 @@
 
 #include "call_sources.h"
 #include "check.h"
+#include "origins.h"
 #include "store.h"
 
 static char directory[] = "/tmp/overlapscope-test-store-XXXXXX";
@@ -650,6 +651,39 @@ static void test_fill_ranks_from_nccl(void)
     store_close(s, NULL);
 }
 
+/* A writer's explicit origin wins over the file name; a process without one (a trace written before
+ * process_origins) is read by the legacy rule, from processes.source_file. */
+static void test_process_origins(void)
+{
+    error_info err = {{0}};
+    store *s = store_create(path_in("origins.db"), 0, &err);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    CHECK(store_begin(s, &err) == 0);
+    const char *files[] = {"rank0.json", "run.nsys-rep", "overlapscope-1234.db", "trace.pt.trace"};
+    int64_t ids[4];
+    for (int i = 0; i < 4; i++) {
+        struct store_process process = store_process_unknown();
+        process.pid = 100 + i;
+        process.source_file = files[i];
+        CHECK(store_insert_process(s, &process, &err) == 0);
+        ids[i] = process.process_id;
+    }
+    /* The fourth is Kineto's though its name says nothing: only the written origin knows. */
+    CHECK(store_insert_process_origin(s, ids[3], STORE_FORMAT_KINETO, "PyTorch profiler (Kineto)", NULL,
+                                      &err) == 0);
+    CHECK(store_commit(s, &err) == 0);
+    sqlite3 *db = store_db(s);
+    CHECK_INT(store_process_origin(db, ids[0]), STORE_ORIGIN_KINETO);
+    CHECK_INT(store_process_origin(db, ids[1]), STORE_ORIGIN_NSYS);
+    CHECK_INT(store_process_origin(db, ids[2]), STORE_ORIGIN_RECORD);
+    CHECK_INT(store_process_origin(db, ids[3]), STORE_ORIGIN_KINETO);
+    CHECK(store_insert_process_origin(s, ids[0], STORE_FORMAT_NSYS, "Nsight Systems", "2024.5", &err) == 0);
+    CHECK_INT(store_process_origin(db, ids[0]), STORE_ORIGIN_NSYS);
+    store_close(s, NULL);
+}
+
 int main(void)
 {
     if (!mkdtemp(directory)) {
@@ -667,6 +701,7 @@ int main(void)
     test_compact_kernels(0);
     test_compact_kernels(STORE_BATCHED_INSERTS);
     test_version_1();
+    test_process_origins();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
     if (system(command) != 0)

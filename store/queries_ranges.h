@@ -1,0 +1,51 @@
+/* queries_ranges.h: the questions the step finder (analyzer/steps.c) asks of a trace's NVTX
+ * ranges (push/pop and start/end; marks, kind 3, are no ranges): which messages they carry, each
+ * range (of all processes, or of one process under one message), the GPU time of the work a thread
+ * launched within a host range, and a process's rank (steps are labelled by it). */
+#ifndef OVERLAPSCOPE_QUERIES_RANGES_H
+#define OVERLAPSCOPE_QUERIES_RANGES_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* One NVTX range. thread_id STORE_NULL when unknown; on_device: the range is on a device's
+ * timeline (a device id is set), its times already GPU time. */
+struct store_nvtx_range {
+    int64_t thread_id, start_ns, end_ns, process_id, message_id;
+    int on_device;
+};
+
+/* A visit returning non-zero stops a walk below, which then returns that value. */
+typedef int store_nvtx_range_visit(void *context, const struct store_nvtx_range *range);
+
+/* Each range of process_id whose message is name, in the table's order. 0 when every row was
+ * visited (a read error ends the walk as if the rows ended), the visit's value when it stopped,
+ * -1 with err filled when the ranges cannot be read. */
+int store_each_named_range(sqlite3 *db, int64_t process_id, const char *name, store_nvtx_range_visit *visit,
+                           void *context, error_info *err);
+/* Each range of every process, in the table's order; returns as store_each_named_range. */
+int store_each_range(sqlite3 *db, store_nvtx_range_visit *visit, void *context, error_info *err);
+
+/* Each message a range carries (a strings row: id and text, NULL in a damaged strings table), in
+ * the strings table's order; returns as store_each_named_range. */
+typedef int store_range_message_visit(void *context, int64_t message_id, const char *text);
+int store_each_range_message(sqlite3 *db, store_range_message_visit *visit, void *context, error_info *err);
+
+/* The GPU work (kernels, copies, memsets) launched by the host calls of a thread. */
+typedef struct store_launched_work store_launched_work;
+
+/* NULL with err filled when the questions cannot be prepared or memory runs out. */
+store_launched_work *store_launched_work_open(sqlite3 *db, error_info *err);
+void store_launched_work_close(store_launched_work *work);
+/* 1 with [*start_ns, *end_ns] the GPU time of the work thread_id of process_id launched by calls
+ * that started in [host_start_ns, host_end_ns), 0 when there is none (the outputs untouched). */
+int store_launched_work_time(store_launched_work *work, int64_t process_id, int64_t thread_id,
+                             int64_t host_start_ns, int64_t host_end_ns, int64_t *start_ns, int64_t *end_ns);
+
+/* *rank: process_id's rank, -1 when the trace knows none. Returns 0, or -1 when the question cannot
+ * be asked (*rank untouched). */
+int store_process_rank(sqlite3 *db, int64_t process_id, int64_t *rank);
+
+#endif
