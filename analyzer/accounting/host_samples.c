@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "queries_host.h"
+#include "host_tables.h"
 #include "store.h"
 
 /* At most this many samples of the process are read per stretch (3.4 s of 8 threads at 300 Hz). */

@@ -1,5 +1,5 @@
 /* host_samples.h: the verdict of a host-cpu idle stretch from the trace's host samples (schema 3,
- * store/queries_host.h; docs/metrics.md, "Host samples"). The launching thread's samples over the
+ * store/host_tables.h; docs/metrics.md, "Host samples"). The launching thread's samples over the
  * stretch are sorted into data loading, garbage collection, a lock or GIL wait and the thread's own
  * Python/C++ work; the whole stretch goes to the kind that holds most of its samples (the samples
  * are taken at one rate, so their count is their time), so the idle sums stay exact. A trace without
