@@ -1064,6 +1064,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     if (status == 0) {
         run.accountant = accountant_new(run.db, run.names, run.result->steps, run.result->step_count, err);
         status = run.accountant ? 0 : -1;
+        if (run.accountant)
+            explainer_share_thread_calls(run.explain, accountant_thread_calls(run.accountant));
     }
     if (status == 0)
         status = run_all_devices(&run);

@@ -20,6 +20,10 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
                            size_t step_count, error_info *err);
 void accountant_free(accountant *acc);
 
+/* The threads' calls the accountant holds in memory (thread_calls.h), for the explainer to share;
+ * NULL when none (out of memory). Owned by the accountant. */
+struct thread_calls *accountant_thread_calls(accountant *acc);
+
 /* Starts a device. Returns 0 or -1 (out of memory). */
 int accountant_begin_device(accountant *acc, struct device_state *device);
 /* One counted operation (start order). Returns 0, or -1 with err filled. */

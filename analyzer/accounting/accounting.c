@@ -99,6 +99,11 @@ accountant *accountant_new(sqlite3 *db, kernel_names *names, const struct analys
     return acc;
 }
 
+struct thread_calls *accountant_thread_calls(accountant *acc)
+{
+    return acc->threads;
+}
+
 void accountant_free(accountant *acc)
 {
     if (!acc)

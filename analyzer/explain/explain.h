@@ -37,6 +37,13 @@ typedef struct explainer explainer;
 explainer *explainer_new(sqlite3 *db, kernel_names *names, size_t max_waits, error_info *err);
 void explainer_free(explainer *explain);
 
+struct thread_calls;
+/* Lends the explainer the accountant's threads' calls held in memory (thread_calls.h; may be
+ * NULL): the launching thread's calls before each launch are then looked up there, not asked of
+ * the store once per wait (a loop of 100,000 steps spent a third of its report in those queries).
+ * calls must outlive the explainer's use. */
+void explainer_share_thread_calls(explainer *explain, struct thread_calls *calls);
+
 /* Looks for a wait of op (on device->lanes[lane_index]) and records it. Call for every operation
  * in start order, before it becomes its lane's `last`. reportable: op starts inside the
  * selection. With --stream, a wait is kept only when one of its two streams is selected. Then makes

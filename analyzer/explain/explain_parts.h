@@ -12,6 +12,7 @@
 #include "naming.h"
 #include "queries_explain.h"
 #include "queries_launch_blocking.h"
+#include "thread_calls.h"
 #include "thread_names.h"
 
 /* A start this close before the blocking operation's end is still "when it ended" (clock jitter). */
@@ -35,6 +36,8 @@ struct explainer {
     sqlite3 *db;
     kernel_names *names;
     store_explain *queries; /* host.c asks the trace through them */
+    thread_calls *calls;    /* borrowed (explainer_share_thread_calls), NULL: the queries serve */
+    size_t call_hint;       /* where the last lookup in the held calls landed */
     /* Whether the process of the device being explained has any cudaStreamWaitEvent record: most
      * waits of a trace without them skip the event query (one probe per process instead). */
     int64_t stream_waits_process_id;

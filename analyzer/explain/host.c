@@ -22,6 +22,37 @@ void explain_host_close(explainer *explain)
     store_explain_close(explain->queries);
 }
 
+void explainer_share_thread_calls(explainer *explain, struct thread_calls *calls)
+{
+    explain->calls = calls;
+}
+
+/* The launching thread's calls held in memory, in the order the store's queries return them, or
+ * NULL: the store is asked. */
+static const struct thread_call *held_calls(explainer *explain, const struct device_state *device,
+                                            int64_t thread_id, size_t *count)
+{
+    *count = 0;
+    return explain->calls
+               ? thread_calls_of(explain->calls, device->process_id, thread_id, &device->launches, count)
+               : NULL;
+}
+
+/* A held call as the store's row of it (the queries' api_domain < 3: CUDA calls, not OS waits). */
+static int as_cuda_call(explainer *explain, const struct thread_call *held, int64_t thread_id,
+                        struct store_explain_call *call)
+{
+    if (held->api_domain >= 3)
+        return 0;
+    *call =
+        (struct store_explain_call){.start_ns = held->start_ns,
+                                    .end_ns = held->end_ns,
+                                    .thread_id = thread_id,
+                                    .correlation_id = held->correlation_id,
+                                    .name = (const unsigned char *)thread_calls_name(explain->calls, held)};
+    return 1;
+}
+
 /* The launch call found for item: its times, thread and name as recorded (NULL unknown). */
 static void note_launch(struct wait_case *item, int64_t start_ns, int64_t end_ns, int64_t thread_id,
                         const unsigned char *name)
@@ -91,17 +122,38 @@ static int consider_host_call(void *context, const struct store_explain_call *ca
     return 0;
 }
 
-/* The CUDA calls the launching thread made in [window_start, window_end). */
-/* The CUDA calls the launching thread made in [window_start, window_end). */
-static void host_activity_in(explainer *explain, int64_t process_id, int64_t thread_id, int64_t window_start,
-                             int64_t window_end, struct host_activity *activity)
+/* The CUDA calls the launching thread made in [window_start, window_end) (and the last one it began
+ * before, which may reach into it). */
+static void host_activity_in(explainer *explain, const struct device_state *device, int64_t thread_id,
+                             int64_t window_start, int64_t window_end, struct host_activity *activity)
 {
     *activity = (struct host_activity){.window_ns = window_end - window_start};
     if (window_end <= window_start)
         return;
     struct host_window window = {activity, window_start, window_end, window_start};
-    store_explain_host_calls(explain->queries, process_id, thread_id, window_start, window_end,
-                             consider_host_call, &window);
+    size_t count;
+    const struct thread_call *calls = held_calls(explain, device, thread_id, &count);
+    if (!calls) {
+        store_explain_host_calls(explain->queries, device->process_id, thread_id, window_start, window_end,
+                                 consider_host_call, &window);
+        return;
+    }
+    /* The same rows as the two queries: the last call before the window, then those in it. */
+    size_t first = thread_calls_first_from(calls, count, window_start, explain->call_hint);
+    explain->call_hint = first;
+    struct store_explain_call call;
+    for (size_t j = first; j-- > 0;)
+        if (as_cuda_call(explain, &calls[j], thread_id, &call)) {
+            consider_host_call(&window, &call);
+            break;
+        }
+    size_t visited = 0;
+    for (size_t j = first;
+         j < count && calls[j].start_ns < window_end && visited < STORE_EXPLAIN_HOST_CALLS_MAX; j++)
+        if (as_cuda_call(explain, &calls[j], thread_id, &call)) {
+            visited++;
+            consider_host_call(&window, &call);
+        }
 }
 
 /* Reads the memcpy a call issued: 1 when found. */
@@ -125,7 +177,7 @@ int explain_copy_of_call(explainer *explain, int64_t process_id, int64_t correla
 const struct host_activity *explain_activity_before_launch(explainer *explain, struct wait_case *item)
 {
     if (!item->activity_read) {
-        host_activity_in(explain, item->device->process_id, item->launch.thread_id, item->wait.wait_start_ns,
+        host_activity_in(explain, item->device, item->launch.thread_id, item->wait.wait_start_ns,
                          item->launch.start_ns, &item->activity);
         item->activity_read = 1;
     }
@@ -195,8 +247,25 @@ static int consider_call_back(void *context, const struct store_explain_call *ro
 int explain_find_blocking_call(explainer *explain, const struct wait_case *item, struct blocking_call *call)
 {
     struct calls_back walk = {item, call, 0};
-    store_explain_calls_back(explain->queries, item->device->process_id, item->launch.thread_id,
-                             item->launch.start_ns, consider_call_back, &walk);
+    size_t count;
+    const struct thread_call *calls = held_calls(explain, item->device, item->launch.thread_id, &count);
+    if (!calls) {
+        store_explain_calls_back(explain->queries, item->device->process_id, item->launch.thread_id,
+                                 item->launch.start_ns, consider_call_back, &walk);
+        return walk.found;
+    }
+    /* The query's rows: the thread's CUDA calls begun before the launch, latest first, at most
+     * STORE_EXPLAIN_CALLS_BACK_MAX. */
+    size_t first = thread_calls_first_from(calls, count, item->launch.start_ns, explain->call_hint);
+    explain->call_hint = first;
+    struct store_explain_call row;
+    size_t visited = 0;
+    for (size_t j = first; j-- > 0 && visited < STORE_EXPLAIN_CALLS_BACK_MAX;)
+        if (as_cuda_call(explain, &calls[j], item->launch.thread_id, &row)) {
+            visited++;
+            if (consider_call_back(&walk, &row))
+                break;
+        }
     return walk.found;
 }
 
