@@ -93,6 +93,10 @@ struct analysis_options {
      * when it fails), a few times a second at most on a large trace: the CLI's progress line. */
     void (*progress)(void *context, double fraction);
     void *progress_context;
+    /* Devices analysed at once, each by its own thread on its own connection to the trace (the
+     * result is the same for every count); 0: one per online processor; 1: on the calling thread
+     * alone, device after device. */
+    int jobs;
 };
 #define ANALYSIS_DEFAULT_MAX_WAITS 1000
 void analysis_options_init(struct analysis_options *options);

@@ -1,8 +1,9 @@
 /* filters.h: the options that choose what a command looks at (--rank, --device, --stream,
- * --window, --range, --step), parsed here once for report, check, diff, render and export, so
- * that the same flags mean the same interval everywhere. They fill an analysis_options; the
- * analyzer alone turns it into GPU time (analysis_run: result->selection, analysis_selection.h), and
- * a picture draws the selection the analysis resolved. Meanings: docs/overlapscope-report.md. */
+ * --window, --range, --step) and how many devices its analysis walks at once (--jobs), parsed here once for
+ * report, check, diff, render and export, so that the same flags mean the same interval everywhere. They fill
+ * an analysis_options; the analyzer alone turns it into GPU time (analysis_run: result->selection,
+ * analysis_selection.h), and a picture draws the selection the analysis resolved. Meanings:
+ * docs/overlapscope-report.md. */
 #ifndef OVERLAPSCOPE_CLI_FILTERS_H
 #define OVERLAPSCOPE_CLI_FILTERS_H
 
@@ -18,7 +19,8 @@ enum {
     CLI_FILTER_STREAM,
     CLI_FILTER_WINDOW,
     CLI_FILTER_RANGE,
-    CLI_FILTER_STEP
+    CLI_FILTER_STEP,
+    CLI_FILTER_JOBS
 };
 
 /* The rows to put in a command's getopt_long table (before its terminating zero row). */
@@ -26,9 +28,9 @@ enum {
     {"rank", required_argument, 0, CLI_FILTER_RANK}, {"device", required_argument, 0, CLI_FILTER_DEVICE},    \
         {"stream", required_argument, 0, CLI_FILTER_STREAM},                                                 \
         {"window", required_argument, 0, CLI_FILTER_WINDOW},                                                 \
-        {"range", required_argument, 0, CLI_FILTER_RANGE},                                                   \
+        {"range", required_argument, 0, CLI_FILTER_RANGE}, {"step", required_argument, 0, CLI_FILTER_STEP},  \
     {                                                                                                        \
-        "step", required_argument, 0, CLI_FILTER_STEP                                                        \
+        "jobs", required_argument, 0, CLI_FILTER_JOBS                                                        \
     }
 
 struct cli_filters {

@@ -20,7 +20,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pattern='sqlite3_prepare\|sqlite3_exec\|sqlite3_step'
 exceptions='/import/nsys[a-z_]*\.c$|/render/overview\.c$|/record/record_merge\.c$|/collector/nccl_profiler\.c$'
-analyzer_pending=(analysis.c steps.c kernel_names.c thread_calls.c thread_names.c op_source.c launches.c
+analyzer_pending=(steps.c kernel_names.c thread_calls.c thread_names.c op_source.c launches.c
     accounting/accounting.c accounting/idle.c accounting/exposed_comm.c)
 checked=0
 found=""
