@@ -85,6 +85,10 @@ struct analysis_options {
      * (steady_state.h; the CLI's default); 0: the whole run (the CLI's --all; the library's
      * default). */
     int steady_state;
+    /* Devices analysed at once, each by its own thread on its own connection to the trace (the
+     * result is the same for every count); 0: one per online processor; 1: on the calling thread
+     * alone, device after device. */
+    int jobs;
 };
 #define ANALYSIS_DEFAULT_MAX_WAITS 1000
 void analysis_options_init(struct analysis_options *options);

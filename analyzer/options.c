@@ -39,7 +39,8 @@ void analysis_options_init(struct analysis_options *options)
                                          .window_is_relative = 0,
                                          .max_waits = 0,
                                          .progress = NULL,
-                                         .progress_context = NULL};
+                                         .progress_context = NULL,
+                                         .jobs = 0};
 }
 
 struct analysis_selection analysis_selection_of(const struct analysis_options *options)

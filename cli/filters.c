@@ -45,6 +45,16 @@ static int apply(struct cli_filters *filters, const char *command, int option, c
         return parse_count("stream", value, &options->stream_id, err);
     case CLI_FILTER_STEP:
         return parse_count("step", value, &options->step, err);
+    case CLI_FILTER_JOBS: {
+        int64_t jobs = 0;
+        if (options->jobs)
+            return error_set(err, "--jobs given twice: give it once");
+        if (number_text_int64(value, &jobs) != 0 || jobs < 1 || jobs > 1024)
+            return error_set(err, "--jobs wants a number of devices analysed at once, 1 to 1024, not '%s'",
+                             value);
+        options->jobs = (int)jobs;
+        return 0;
+    }
     case CLI_FILTER_RANGE:
         if (!value[0])
             return error_set(err, "--range wants an NVTX range name");
@@ -77,7 +87,7 @@ static int apply(struct cli_filters *filters, const char *command, int option, c
 
 int cli_filters_take(struct cli_filters *filters, char **argv, int option)
 {
-    if (option < CLI_FILTER_RANK || option > CLI_FILTER_ALL)
+    if (option < CLI_FILTER_RANK || option > CLI_FILTER_JOBS)
         return cli_usage_error(argv[0], "unknown option or missing value: '%s'", argv[optind - 1]);
     error_info err;
     if (apply(filters, argv[0], option, optarg, &err) != 0)

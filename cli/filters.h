@@ -1,8 +1,9 @@
 /* filters.h: the options that choose what a command looks at (--rank, --device, --stream,
- * --window, --range, --step, --all), parsed here once for report, check, diff, render and export, so
- * that the same flags mean the same interval everywhere. They fill an analysis_options; the
- * analyzer alone turns it into GPU time (analysis_run: result->selection, analysis_selection.h), and
- * a picture draws the selection the analysis resolved. Meanings: docs/overlapscope-report.md. */
+ * --window, --range, --step, --all) and how many devices its analysis walks at once (--jobs), parsed here
+ * once for report, check, diff, render and export, so that the same flags mean the same interval everywhere.
+ * They fill an analysis_options; the analyzer alone turns it into GPU time (analysis_run: result->selection,
+ * analysis_selection.h), and a picture draws the selection the analysis resolved. Meanings:
+ * docs/overlapscope-report.md. */
 #ifndef OVERLAPSCOPE_CLI_FILTERS_H
 #define OVERLAPSCOPE_CLI_FILTERS_H
 
@@ -19,7 +20,8 @@ enum {
     CLI_FILTER_WINDOW,
     CLI_FILTER_RANGE,
     CLI_FILTER_STEP,
-    CLI_FILTER_ALL
+    CLI_FILTER_ALL,
+    CLI_FILTER_JOBS
 };
 
 /* The rows to put in a command's getopt_long table (before its terminating zero row). */
@@ -28,8 +30,9 @@ enum {
         {"stream", required_argument, 0, CLI_FILTER_STREAM},                                                 \
         {"window", required_argument, 0, CLI_FILTER_WINDOW},                                                 \
         {"range", required_argument, 0, CLI_FILTER_RANGE}, {"step", required_argument, 0, CLI_FILTER_STEP},  \
+        {"all", no_argument, 0, CLI_FILTER_ALL},                                                             \
     {                                                                                                        \
-        "all", no_argument, 0, CLI_FILTER_ALL                                                                \
+        "jobs", required_argument, 0, CLI_FILTER_JOBS                                                        \
     }
 
 struct cli_filters {

@@ -219,6 +219,24 @@ fail:
     return NULL;
 }
 
+store *store_open_reader(store *trace, error_info *err)
+{
+    int pending = trace->in_transaction || sqlite3_txn_state(trace->db, NULL) == SQLITE_TXN_WRITE;
+    for (int i = 0; i < SLOT_COUNT; i++)
+        pending |= trace->pending_rows[i] > 0;
+    if (pending) {
+        error_set(err, "cannot open '%s' again: it holds writes not yet committed", trace->path);
+        return NULL;
+    }
+    return store_open(trace->path, 1, err);
+}
+
+void store_absorb_work_limit(store *trace, const store *reader)
+{
+    if (reader->work_limit.exceeded)
+        trace->work_limit.exceeded = 1;
+}
+
 int store_close(store *s, error_info *err)
 {
     if (!s)

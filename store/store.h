@@ -183,6 +183,15 @@ struct store_row_mark {
 int store_mark_rows(store *s, struct store_row_mark *mark, error_info *err);
 int store_check_plausible(store *s, const struct store_row_mark *since, error_info *err);
 
+/* A second connection to trace's file, read-only and checked as store_open checks, for another
+ * thread to read the trace beside trace's own (a store serves one thread at a time). NULL with err
+ * filled when it cannot be opened, or when trace holds writes not yet committed (the second
+ * connection would not see them). Close with store_close. */
+store *store_open_reader(store *trace, error_info *err);
+/* Marks trace's work limit spent when reader's was, so that store_work_exceeded on trace says why
+ * a reader's query stopped. */
+void store_absorb_work_limit(store *trace, const store *reader);
+
 /* Commits anything pending and closes. NULL is a no-op. Returns 0, or -1 with err filled
  * (err may be NULL) if the final commit failed; the handle is freed either way. */
 int store_close(store *s, error_info *err);

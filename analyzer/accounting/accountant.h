@@ -53,6 +53,28 @@ struct device_idle {
     size_t host_work_count;
 };
 void accountant_device_idle(accountant *acc, struct device_idle *idle);
+/* --- a device's books between accountants (handover.c) ---
+ * A worker of the analysis (analysis_pool.h) walks devices with its own accountant on its own
+ * connection and hands each device's books to the run's accountant, device by device in device
+ * order, so that the run's books are those one accountant walking every device would hold. */
+struct accountant_device {
+    struct device_books *books;            /* NULL: the device began no books, or dropped them */
+    struct accounting_interval *intervals; /* its intervals, device field unset */
+    size_t interval_count;
+    int64_t next_mark; /* the worker's ledger mark after the device */
+    int began, dropped;
+    int64_t process_id;
+};
+/* Takes the books of the device ended last (after accountant_end_device and
+ * accountant_device_idle) out of a worker's accountant. Returns 0, or -1 when out of memory. */
+int accountant_take_device(accountant *worker, struct accountant_device *out);
+/* Appends a device's books to the run's accountant with their result index (ACCOUNTANT_PEER for
+ * a peer), as the device after those adopted so far; takes ownership of in's memory (freed, in
+ * zeroed). Returns 0, or -1 when out of memory. */
+int accountant_adopt_device(accountant *run, struct accountant_device *in, size_t result_index);
+/* Frees what a device's books hold (one not adopted). */
+void accountant_device_free(struct accountant_device *device);
+
 /* Splits exposed communication across ranks, names the straggler and moves everything into
  * result (which must hold its devices and waits). Returns 0, or -1 with err filled. */
 int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err);

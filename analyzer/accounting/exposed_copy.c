@@ -67,6 +67,7 @@ struct copy_exposure {
     size_t stretch_count, stretch_capacity;
     struct accounting_interval *intervals;
     size_t interval_count, interval_capacity;
+    size_t prior_interval_count; /* kept by the run before this exposure's (a worker's) */
     int out_of_memory;
 };
 
@@ -131,7 +132,8 @@ static void keep_stretch(copy_exposure *exposure, int64_t start_ns, int64_t end_
             return;
         }
     }
-    if (exposure->interval_count + exposure->stretch_count >= ACCOUNTING_MAX_INTERVALS)
+    if (exposure->prior_interval_count + exposure->interval_count + exposure->stretch_count >=
+        ACCOUNTING_MAX_INTERVALS)
         return;
     if (exposure->stretch_count == exposure->stretch_capacity) {
         size_t capacity = exposure->stretch_capacity ? exposure->stretch_capacity * 2 : 64;
@@ -469,4 +471,14 @@ struct accounting_interval *copy_exposure_take_intervals(copy_exposure *exposure
     exposure->intervals = NULL;
     exposure->interval_count = exposure->interval_capacity = 0;
     return intervals;
+}
+
+void copy_exposure_set_prior_intervals(copy_exposure *exposure, size_t count)
+{
+    exposure->prior_interval_count = count;
+}
+
+size_t copy_exposure_device_stretches(const copy_exposure *exposure)
+{
+    return exposure->stretch_count;
 }

@@ -34,4 +34,11 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
 /* Every device's intervals so far, in device then time order; the caller owns them (free). */
 struct accounting_interval *copy_exposure_take_intervals(copy_exposure *exposure, size_t *count);
 
+/* A worker's exposure (analysis_pool.h) keeps its intervals under the cap with count more kept
+ * before its own (the run's, when known; 0 when not). */
+void copy_exposure_set_prior_intervals(copy_exposure *exposure, size_t count);
+/* The stretches of the device ended last, before they became intervals: with more than the cap
+ * left, a worker that did not know the run's count kept some the run would not. */
+size_t copy_exposure_device_stretches(const copy_exposure *exposure);
+
 #endif

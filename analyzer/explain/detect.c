@@ -44,6 +44,7 @@ void explainer_free(explainer *explain)
         return;
     explain_host_close(explain);
     free(explain->kept);
+    free(explain->arrivals);
     thread_names_close(&explain->threads);
     free(explain);
 }

@@ -54,6 +54,26 @@ int explainer_consider(explainer *explain, struct device_state *device, size_t l
 /* Waits found so far (all devices). */
 int64_t explainer_wait_count(const explainer *explain);
 
+/* --- a device's waits between explainers (a worker's, the run's) ---
+ * The run keeps the waits one explainer walking every device in order would keep: a worker's
+ * explainer keeps each device's own largest waits (a wait that cannot enter them could not enter
+ * the run's either, whose smallest is at least as large) and hands over those that entered, in the
+ * order found; the run's offers them again, device by device in device order. */
+struct explainer_device {
+    struct analysis_wait *arrivals; /* lanes index the device's own lanes */
+    size_t arrival_count;
+    int64_t total_waits;
+    struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT];
+};
+/* Makes explain a worker's: call once, before its first device. */
+void explainer_record_arrivals(explainer *explain);
+/* Takes the device's waits (since the last take) out of a worker's explainer, which starts the
+ * next device with no kept waits. Returns 0, or -1 when out of memory. */
+int explainer_take_device(explainer *worker, struct explainer_device *out);
+/* Offers a device's waits to the run's explainer, their lanes moved by lane_offset, and adds its
+ * totals; frees in's arrivals. */
+void explainer_adopt_device(explainer *run, struct explainer_device *in, size_t lane_offset);
+
 /* Moves the kept waits (sorted, largest loss first) and the cause totals into result. Returns 0
  * or -1 when out of memory. */
 int explainer_collect(explainer *explain, struct analysis_result *result);

@@ -58,6 +58,11 @@ struct explainer {
     char thread_text[64];        /* thread_label's */
     int64_t total_waits;
     struct analysis_cause_total causes[ANALYSIS_CAUSE_COUNT];
+    /* A worker's explainer (explainer_record_arrivals): every wait that entered the kept waits, in
+     * the order found, for the run's explainer to offer again (explainer_take_device). */
+    int recording, arrivals_out_of_memory;
+    struct analysis_wait *arrivals;
+    size_t arrival_count, arrival_capacity;
 };
 
 /* A call the thread made when the blocking op ended. */

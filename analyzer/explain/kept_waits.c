@@ -21,12 +21,30 @@ static void fill_op(explainer *explain, const struct lane_state *lane, const str
     explain_op_name(explain, op, out->name, sizeof out->name);
 }
 
+/* A worker's explainer keeps, beside its heap, every wait that entered it, in order. */
+static void record_arrival(explainer *explain, const struct analysis_wait *wait)
+{
+    if (explain->arrival_count == explain->arrival_capacity) {
+        size_t capacity = explain->arrival_capacity ? explain->arrival_capacity * 2 : 64;
+        struct analysis_wait *grown = realloc(explain->arrivals, capacity * sizeof *grown);
+        if (!grown) {
+            explain->arrivals_out_of_memory = 1;
+            return;
+        }
+        explain->arrivals = grown;
+        explain->arrival_capacity = capacity;
+    }
+    explain->arrivals[explain->arrival_count++] = *wait;
+}
+
 static void keep_wait(explainer *explain, const struct analysis_wait *wait)
 {
     struct analysis_wait *heap = explain->kept;
     size_t count = explain->kept_count, i;
     if (explain->max_waits == 0)
         return;
+    if (explain->recording && (count < explain->max_waits || wait->lost_ns > heap[0].lost_ns))
+        record_arrival(explain, wait);
     if (count < explain->max_waits) {
         i = explain->kept_count++;
         while (i > 0 && heap[(i - 1) / 2].lost_ns > wait->lost_ns) {
@@ -119,4 +137,44 @@ int explainer_collect(explainer *explain, struct analysis_result *result)
     memcpy(result->causes, explain->causes, sizeof result->causes);
     qsort(result->causes, ANALYSIS_CAUSE_COUNT, sizeof result->causes[0], cause_by_lost_descending);
     return 0;
+}
+
+void explainer_record_arrivals(explainer *explain)
+{
+    explain->recording = 1;
+}
+
+int explainer_take_device(explainer *worker, struct explainer_device *out)
+{
+    if (worker->arrivals_out_of_memory)
+        return -1;
+    out->arrivals = worker->arrivals;
+    out->arrival_count = worker->arrival_count;
+    out->total_waits = worker->total_waits;
+    memcpy(out->causes, worker->causes, sizeof out->causes);
+    worker->arrivals = NULL;
+    worker->arrival_count = worker->arrival_capacity = 0;
+    worker->kept_count = 0;
+    worker->total_waits = 0;
+    for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++)
+        worker->causes[cause].lost_ns = worker->causes[cause].count = 0;
+    return 0;
+}
+
+void explainer_adopt_device(explainer *run, struct explainer_device *in, size_t lane_offset)
+{
+    for (size_t i = 0; i < in->arrival_count; i++) {
+        struct analysis_wait *wait = &in->arrivals[i];
+        wait->waiting.lane += lane_offset;
+        wait->blocking.lane += lane_offset;
+        keep_wait(run, wait);
+    }
+    run->total_waits += in->total_waits;
+    for (int cause = 0; cause < ANALYSIS_CAUSE_COUNT; cause++) {
+        run->causes[cause].lost_ns += in->causes[cause].lost_ns;
+        run->causes[cause].count += in->causes[cause].count;
+    }
+    free(in->arrivals);
+    in->arrivals = NULL;
+    in->arrival_count = 0;
 }

@@ -18,7 +18,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pattern='sqlite3_prepare\|sqlite3_exec\|sqlite3_step'
 exceptions='/import/nsys[a-z_]*\.c$|/render/overview\.c$'
-analyzer_pending=(analysis.c)
+analyzer_pending=()
 checked=0
 found=""
 for folder in cli common collector export import record render report; do

@@ -1,0 +1,285 @@
+/* analysis_pool.c: the devices' walks (analysis_walk.c) on a pool of threads, and the merge of
+ * their fragments into the run in device order (analysis_parts.h). Each worker reads the trace
+ * through its own read-only connection (store_open_reader) with its own walker; the run's thread
+ * merges fragment i as soon as it is done and all before it are merged, and says the progress in
+ * between, so the output is byte for byte that of one thread walking every device in order. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis_parts.h"
+
+/* --- the merge --- */
+
+static int grow(void **array, size_t *capacity, size_t needed, size_t size)
+{
+    if (needed <= *capacity)
+        return 0;
+    size_t wanted = *capacity ? *capacity : 8;
+    while (wanted < needed)
+        wanted *= 2;
+    void *grown = realloc(*array, wanted * size);
+    if (!grown)
+        return -1;
+    *array = grown;
+    *capacity = wanted;
+    return 0;
+}
+
+static void merge_streams_seen(struct run *run, const struct device_fragment *fragment)
+{
+    run->ranges_found += fragment->ranges_found;
+    run->wanted_stream_seen |= fragment->wanted_stream_seen;
+    for (size_t i = 0; i < fragment->streams_seen_count && run->streams_seen_count < ANALYSIS_STREAMS_SEEN;
+         i++)
+        run->streams_seen[run->streams_seen_count++] = fragment->streams_seen[i];
+}
+
+/* The fragment's device as result device device_count: its row, overlap costs, exposed copies. */
+static int merge_result_device(struct run *run, struct device_fragment *fragment)
+{
+    struct analysis_result *result = run->result, *part = &fragment->part;
+    size_t index = result->device_count;
+    if (grow((void **)&result->devices, &run->device_capacity, index + 1, sizeof *result->devices) != 0 ||
+        grow((void **)&run->copy_breakdowns, &run->copy_breakdown_capacity, index + 1,
+             sizeof *run->copy_breakdowns) != 0 ||
+        grow((void **)&result->overlap_costs, &result->overlap_cost_capacity,
+             result->overlap_cost_count + part->overlap_cost_count, sizeof *result->overlap_costs) != 0 ||
+        grow((void **)&run->copy_intervals, &run->copy_interval_capacity,
+             run->copy_interval_count + fragment->copy_interval_count, sizeof *run->copy_intervals) != 0)
+        return -1;
+    /* A worker that did not know how many copy intervals the run had kept may have kept stretches
+     * past the cap (ACCOUNTING_MAX_INTERVALS in all): those devices are walked again on one thread. */
+    if (run->jobs > 1 && run->copy_interval_count + fragment->copy_stretch_count > ACCOUNTING_MAX_INTERVALS)
+        run->inexact = 1;
+    result->devices[index] = part->devices[0];
+    for (size_t i = 0; i < part->overlap_cost_count; i++) {
+        result->overlap_costs[result->overlap_cost_count] = part->overlap_costs[i];
+        result->overlap_costs[result->overlap_cost_count++].device = index;
+    }
+    for (size_t i = 0; i < fragment->copy_interval_count; i++) {
+        run->copy_intervals[run->copy_interval_count] = fragment->copy_intervals[i];
+        run->copy_intervals[run->copy_interval_count++].device = index;
+    }
+    run->copy_breakdowns[index] = fragment->copy_breakdown;
+    fragment->copy_breakdown = (struct accounting_breakdown){0};
+    result->interval_count += part->interval_count;
+    result->device_count++;
+    return 0;
+}
+
+int analysis_merge_device(struct run *run, struct device_fragment *fragment)
+{
+    if (fragment->status != 0) {
+        *run->err = fragment->err;
+        return -1;
+    }
+    merge_streams_seen(run, fragment);
+    if (fragment->skipped)
+        return 0;
+    /* a shown device with nothing in the window: said with it (steady_state.h) */
+    run->result->steady.devices_left_out += fragment->books.dropped && run->result->steady.trimmed;
+    struct analysis_result *result = run->result, *part = &fragment->part;
+    size_t lane_offset = result->lane_count;
+    int shown = part->device_count == 1;
+    size_t result_index = shown ? result->device_count : ACCOUNTANT_PEER;
+    if (accountant_adopt_device(run->accountant, &fragment->books, result_index) != 0 ||
+        grow((void **)&result->lanes, &run->lane_capacity, lane_offset + part->lane_count,
+             sizeof *result->lanes) != 0 ||
+        grow((void **)&result->stream_pairs, &run->stream_pair_capacity,
+             result->stream_pair_count + part->stream_pair_count, sizeof *result->stream_pairs) != 0)
+        return error_set(run->err, "out of memory");
+    memcpy(result->lanes + lane_offset, part->lanes, part->lane_count * sizeof *part->lanes);
+    result->lane_count += part->lane_count;
+    for (size_t i = 0; i < part->stream_pair_count; i++) {
+        struct analysis_stream_pair pair = part->stream_pairs[i];
+        pair.lane_a += lane_offset;
+        pair.lane_b += lane_offset;
+        result->stream_pairs[result->stream_pair_count++] = pair;
+    }
+    explainer_adopt_device(run->explain, &fragment->waits, lane_offset);
+    if (shown && merge_result_device(run, fragment) != 0)
+        return error_set(run->err, "out of memory");
+    return 0;
+}
+
+/* --- the pool --- */
+
+struct pool;
+
+struct worker {
+    struct pool *pool;
+    store *reader; /* its connection */
+    struct analysis_walker walker;
+    pthread_t thread;
+    int started;
+};
+
+struct pool {
+    struct run *run;
+    const struct store_gpu_device *keys;
+    size_t count;
+    struct device_fragment *fragments;
+    unsigned char *done; /* fragments[i] is filled */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    size_t next; /* the next device to walk */
+    int stop;    /* the merge failed: walk no more */
+    atomic_int_fast64_t ops_walked;
+};
+
+static void count_ops(void *context, int64_t ops)
+{
+    struct pool *pool = context;
+    atomic_fetch_add_explicit(&pool->ops_walked, ops, memory_order_relaxed);
+}
+
+static void *work(void *context)
+{
+    struct worker *worker = context;
+    struct pool *pool = worker->pool;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        size_t index = pool->next;
+        if (pool->stop || index >= pool->count) {
+            pthread_mutex_unlock(&pool->lock);
+            return NULL;
+        }
+        pool->next++;
+        pthread_mutex_unlock(&pool->lock);
+        analysis_walk_device(&worker->walker, pool->keys[index],
+                             analysis_device_shown(&pool->run->options, pool->keys[index]), 0,
+                             &pool->fragments[index]);
+        pthread_mutex_lock(&pool->lock);
+        pool->done[index] = 1;
+        pthread_cond_broadcast(&pool->changed);
+        pthread_mutex_unlock(&pool->lock);
+    }
+}
+
+static void report_progress(struct pool *pool)
+{
+    struct run *run = pool->run;
+    int64_t done = (int64_t)atomic_load_explicit(&pool->ops_walked, memory_order_relaxed);
+    if (run->options.progress && done < run->progress_total_ops)
+        run->options.progress(run->options.progress_context,
+                              0.9 * (double)done / (double)run->progress_total_ops);
+}
+
+/* Waits for fragment index, saying the progress a few times a second meanwhile. */
+static void wait_for(struct pool *pool, size_t index)
+{
+    pthread_mutex_lock(&pool->lock);
+    while (!pool->done[index]) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 200 * 1000 * 1000;
+        if (until.tv_nsec >= 1000 * 1000 * 1000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000 * 1000 * 1000;
+        }
+        if (pthread_cond_timedwait(&pool->changed, &pool->lock, &until) != 0 && !pool->done[index]) {
+            pthread_mutex_unlock(&pool->lock);
+            report_progress(pool);
+            pthread_mutex_lock(&pool->lock);
+        }
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
+/* Opens the workers' connections and walkers. Returns 0, or -1 (close what was opened). */
+static int open_workers(struct pool *pool, struct worker *workers, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        error_info ignored;
+        workers[i].pool = pool;
+        workers[i].reader = store_open_reader(pool->run->trace, &ignored);
+        if (!workers[i].reader)
+            return -1;
+        if (analysis_walker_init(&workers[i].walker, workers[i].reader, pool->run, &ignored) != 0) {
+            store_close(workers[i].reader, NULL);
+            workers[i].reader = NULL;
+            return -1;
+        }
+        store_read_transaction_begin(store_db(workers[i].reader)); /* as the run's: analysis.c */
+        workers[i].walker.tick = count_ops;
+        workers[i].walker.tick_context = pool;
+    }
+    return 0;
+}
+
+static void close_workers(struct pool *pool, struct worker *workers, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (workers[i].started)
+            pthread_join(workers[i].thread, NULL);
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (!workers[i].reader)
+            continue;
+        analysis_walker_free(&workers[i].walker);
+        store_read_transaction_end(store_db(workers[i].reader));
+        store_absorb_work_limit(pool->run->trace, workers[i].reader);
+        store_close(workers[i].reader, NULL);
+    }
+}
+
+/* Merges every fragment in device order as the workers finish them. Returns 0 or -1. */
+static int merge_all(struct pool *pool)
+{
+    int status = 0;
+    for (size_t i = 0; i < pool->count; i++) {
+        wait_for(pool, i);
+        status = analysis_merge_device(pool->run, &pool->fragments[i]);
+        device_fragment_free(&pool->fragments[i]);
+        if (status != 0 || pool->run->inexact) {
+            pthread_mutex_lock(&pool->lock);
+            pool->stop = 1;
+            pthread_mutex_unlock(&pool->lock);
+            break;
+        }
+    }
+    return status;
+}
+
+int analysis_pool_run(struct run *run, const struct store_gpu_device *keys, size_t count)
+{
+    size_t worker_count = (size_t)run->jobs < count ? (size_t)run->jobs : count;
+    struct pool pool = {.run = run, .keys = keys, .count = count};
+    struct worker *workers = calloc(worker_count, sizeof *workers);
+    pool.fragments = calloc(count, sizeof *pool.fragments);
+    pool.done = calloc(count, 1);
+    atomic_init(&pool.ops_walked, run->progress_done_ops);
+    if (!workers || !pool.fragments || !pool.done || pthread_mutex_init(&pool.lock, NULL) != 0) {
+        free(workers);
+        free(pool.fragments);
+        free(pool.done);
+        return 1;
+    }
+    pthread_cond_init(&pool.changed, NULL);
+    int status = open_workers(&pool, workers, worker_count) == 0 ? 0 : 1;
+    for (size_t i = 0; status == 0 && i < worker_count; i++)
+        workers[i].started = pthread_create(&workers[i].thread, NULL, work, &workers[i]) == 0;
+    if (status == 0 && !workers[0].started) {
+        status = 1; /* none started: no thread took a device */
+        for (size_t i = 1; i < worker_count; i++)
+            if (workers[i].started)
+                status = 0;
+    }
+    if (status == 0)
+        status = merge_all(&pool);
+    else
+        pool.stop = 1;
+    close_workers(&pool, workers, worker_count);
+    for (size_t i = 0; i < count; i++)
+        device_fragment_free(&pool.fragments[i]);
+    run->progress_done_ops = (int64_t)atomic_load(&pool.ops_walked);
+    pthread_cond_destroy(&pool.changed);
+    pthread_mutex_destroy(&pool.lock);
+    free(workers);
+    free(pool.fragments);
+    free(pool.done);
+    return status;
+}
