@@ -91,7 +91,8 @@ int analysis_merge_device(struct run *run, struct device_fragment *fragment)
         grow((void **)&result->stream_pairs, &run->stream_pair_capacity,
              result->stream_pair_count + part->stream_pair_count, sizeof *result->stream_pairs) != 0)
         return error_set(run->err, "out of memory");
-    memcpy(result->lanes + lane_offset, part->lanes, part->lane_count * sizeof *part->lanes);
+    if (part->lane_count) /* a peer's or a skipped device's fragment has none (NULL) */
+        memcpy(result->lanes + lane_offset, part->lanes, part->lane_count * sizeof *part->lanes);
     result->lane_count += part->lane_count;
     for (size_t i = 0; i < part->stream_pair_count; i++) {
         struct analysis_stream_pair pair = part->stream_pairs[i];

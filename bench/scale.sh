@@ -2,7 +2,8 @@
 # The scale benchmark (issue 35 item 3): a simulated N-rank DDP job (bench/gen_ddp_ranks.py, one
 # Kineto file per rank, one late rank) imported with 1, 2, 4, ... workers (`import --jobs`) and
 # reported, printing per N and worker count the wall time, the speed-up over one worker in the same
-# run and the peak memory (from /usr/bin/time). Run it on a quiet machine with many cores (the GPU
+# run and the peak memory (from /usr/bin/time); then `report --jobs N` on the same trace, rounds
+# interleaved, medians (the output checked identical for every N). Run it on a quiet machine with many cores (the GPU
 # machine's CPU through the device tool); a shared 2-core VM moves figures by +-25%.
 # Usage: bench/scale.sh [OUTDIR]; environment: SCALE_RANKS (default "8 64"), SCALE_ACTIVITIES per
 # rank (default 250000), SCALE_JOBS (default "1 2 4 8 16", capped at the machine's processors),
@@ -35,4 +36,30 @@ for ranks in ${SCALE_RANKS:-8 64}; do
         printf '%-6s %-11s %-5s %10s %8.2f %10d %10s\n' "$ranks" "$activities" "$jobs" "$seconds" \
             "$(python3 -c "print($base / max($seconds, 0.001))")" $((peak_kb / 1024)) "$report_s"
     done
+    # The analysis on a worker pool (`report --jobs N`, one device per worker at a time): the same
+    # trace reported with each worker count, SCALE_REPEAT rounds interleaved, medians.
+    : >"$out/report_times"
+    for round in $(seq "${SCALE_REPEAT:-3}"); do
+        for jobs in ${SCALE_JOBS:-1 2 4 8 16}; do
+            [ "$jobs" -le "$cores" ] || continue
+            /usr/bin/time -f "%e %M" -o "$out/time" "$os" report --jobs "$jobs" "$out/trace.db" \
+                >"$out/report-$jobs.txt" 2>&1 || { echo "report --jobs $jobs failed"; exit 1; }
+            echo "$jobs $(cat "$out/time")" >>"$out/report_times"
+            cmp -s "$out/report-$jobs.txt" "$out/report-1.txt" 2>/dev/null ||
+                [ ! -f "$out/report-1.txt" ] || { echo "report --jobs $jobs differs from --jobs 1"; exit 1; }
+        done
+    done
+    python3 - "$out/report_times" "$ranks" "$activities" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+by = {}
+for jobs, seconds, peak in rows:
+    by.setdefault(int(jobs), []).append((float(seconds), int(peak)))
+base = statistics.median(s for s, _ in by[1])
+for jobs in sorted(by):
+    median = statistics.median(s for s, _ in by[jobs])
+    peak = max(p for _, p in by[jobs]) // 1024
+    print(f"report --jobs {jobs:<3} ranks {sys.argv[2]} x {sys.argv[3]}: {median:.2f} s (median of "
+          f"{len(by[jobs])}), speed-up {base / median:.2f}, peak {peak} MB")
+PY
 done
