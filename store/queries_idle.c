@@ -224,8 +224,8 @@ int store_process_has(sqlite3 *db, enum store_process_probe probe, int64_t proce
         [STORE_HAS_COLLECTIVES] = "SELECT 1 FROM collectives WHERE process_id = ?1 LIMIT 1",
         [STORE_HAS_CALL_SOURCES] = "SELECT 1 FROM call_sources WHERE process_id = ?1 LIMIT 1",
         [STORE_HAS_PYTHON_SOURCES] = "SELECT 1 FROM call_sources WHERE process_id = ?1 AND kind <> 2 LIMIT 1",
-        [STORE_LACKS_SYNC_EVENTS] = "SELECT 1 FROM warnings WHERE (process_id = ?1 OR process_id IS NULL)"
-                                    " AND code = 'import-no-cuda-sync' LIMIT 1",
+        [STORE_LACKS_SYNC_EVENTS] = ("SELECT 1 FROM warnings WHERE (process_id = ?1 OR process_id IS NULL)"
+                                     " AND code = 'import-no-cuda-sync' LIMIT 1"),
     };
     sqlite3_stmt *query = NULL;
     int found = 0;
