@@ -541,8 +541,11 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
     if (status == 0)
         status = steps_find(run.db, &run.result->steps, &run.result->step_count, err);
     if (status == 0 && wants_steady_state(&run.options)) {
-        status =
-            steady_state_choose(trace, run.result->steps, run.result->step_count, &run.result->steady, err);
+        if (run.options.steady_chosen)
+            run.result->steady = *run.options.steady_chosen;
+        else
+            status = steady_state_choose(trace, run.result->steps, run.result->step_count,
+                                         &run.result->steady, err);
         run.options = with_steady_window(&run.options, &run.result->steady);
     }
     if (status == 0) {

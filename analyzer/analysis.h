@@ -85,6 +85,9 @@ struct analysis_options {
      * (steady_state.h; the CLI's default); 0: the whole run (the CLI's --all; the library's
      * default). */
     int steady_state;
+    /* NULL, or the steady window the caller already chose for this trace (steady_state_of_trace):
+     * used as it is, not chosen again (render chooses it before the analysis). */
+    const struct analysis_steady *steady_chosen;
     /* Devices analysed at once, each by its own thread on its own connection to the trace (the
      * result is the same for every count); 0: one per online processor; 1: on the calling thread
      * alone, device after device. */

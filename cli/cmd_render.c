@@ -31,7 +31,8 @@ static int parse_int(const char *text, long minimum, long maximum, long *value)
 struct render_request {
     const char *trace_path, *output_path;
     int verbose;
-    int steady; /* the window is the steady state (choose_steady_window) */
+    int steady;                           /* the window is the steady state (choose_steady_window) */
+    struct analysis_steady steady_window; /* chosen once, handed to the analysis */
     struct cli_filters filters;
     struct timeline_options options;
 };
@@ -123,20 +124,21 @@ static void describe_selection(const struct analysis_options *chosen, char *note
 static int choose_steady_window(store *trace, struct render_request *request, char *note, size_t size,
                                 error_info *err)
 {
-    struct analysis_steady steady;
-    if (steady_state_of_trace(trace, &steady, err) != 0)
+    struct analysis_steady *steady = &request->steady_window;
+    if (steady_state_of_trace(trace, steady, err) != 0)
         return strstr(err->message, store_path(trace)) ? -1 : error_prefix(err, "%s", store_path(trace));
-    if (!steady.trimmed)
+    /* The analysis takes this window as the steady state it would choose (its messages then say
+     * so), without reading the trace for it again. */
+    request->filters.analysis.steady_chosen = steady;
+    if (!steady->trimmed)
         return 0;
     char left_out[200];
-    steady_state_describe(&steady, left_out, sizeof left_out);
+    steady_state_describe(steady, left_out, sizeof left_out);
     snprintf(note, size, "%s not shown; --all draws everything", left_out);
     request->options.window_note = note;
     request->steady = 1;
-    request->options.selection.window_start_ns = steady.start_ns; /* also when the analysis fails */
-    request->options.selection.window_end_ns = steady.end_ns;
-    /* The analysis chooses the same window itself (filters ask it for the steady state): its
-     * messages then say the window is the steady state. */
+    request->options.selection.window_start_ns = steady->start_ns; /* also when the analysis fails */
+    request->options.selection.window_end_ns = steady->end_ns;
     return 0;
 }
 
