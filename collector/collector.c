@@ -42,7 +42,6 @@
 #include "launch_watch.h"
 #include "nccl_profiler.h"
 #include "process_file.h"
-#include "python_gc.h"
 #include "thread_names.h"
 
 #define EXPORTED __attribute__((visibility("default")))
@@ -820,10 +819,6 @@ static void on_api_called(void *context, CUpti_CallbackDomain domain, CUpti_Call
                           const CUpti_CallbackData *call)
 {
     capture_cupti_on_api(domain, id, call);
-    /* The host samples mark garbage collections (python_gc.h): the hook goes in from the first call
-     * made on a thread that holds the GIL; one atomic load once decided. */
-    if (collector.sampler && call->callbackSite == CUPTI_API_ENTER)
-        python_gc_install();
     if (context)
         host_calls_on_api(context, domain, id, call);
     /* after host_calls took the entry timestamp: the capture is time inside the blocking call */

@@ -277,7 +277,11 @@ static size_t round8(size_t size)
 
 static void try_python(host_sampler *sampler, int64_t tick)
 {
-    if (sampler->python_ready || tick < sampler->python_next_try)
+    if (sampler->python_ready) {
+        python_gc_install(); /* one atomic load once asked (python_gc.h) */
+        return;
+    }
+    if (tick < sampler->python_next_try)
         return;
     sampler->python_next_try = tick + PYTHON_RETRY_TICKS;
     char why[160] = "";
@@ -291,6 +295,7 @@ static void try_python(host_sampler *sampler, int64_t tick)
     }
     sampler->python_ready = 1;
     sampler->python_note[0] = '\0';
+    python_gc_install();
 }
 
 /* Puts STORE_HOST_GC_FRAME above the stack in text (the collector runs under its innermost frame);

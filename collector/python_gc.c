@@ -17,17 +17,16 @@ struct py_method_def {
 };
 #define METH_VARARGS 0x0001
 
-/* Attempts on threads without the GIL before giving up: a program whose CUDA calls all come from
- * threads that never run Python (a C++ engine under a Python driver) gets no hook. */
-#define MAX_ATTEMPTS 100000
-enum { INSTALLING = 100 }; /* internal: one thread is installing */
+/* Requests before giving up, while sys.modules has no "gc" (the sampler asks again each tick). */
+#define MAX_ATTEMPTS 1000
+enum { REQUESTING = 100, REQUESTED }; /* internal: a request is being made, or waits for the main thread */
 
 static _Atomic int status = PYTHON_GC_PENDING;
 static _Atomic long attempts;
 static _Atomic uint32_t collecting_tid; /* 0: no collection running */
 
 static struct {
-    int (*gil_check)(void);
+    int (*add_pending_call)(int (*function)(void *), void *argument);
     py_object *(*unicode_from_string)(const char *);
     const char *(*unicode_as_utf8)(py_object *);
     py_object *(*get_module)(py_object *name);
@@ -49,7 +48,7 @@ static void *symbol(const char *name)
 /* 1 when every function is there (a CPython 3.7 or later in this process). */
 static int resolve(void)
 {
-    *(void **)&py.gil_check = symbol("PyGILState_Check");
+    *(void **)&py.add_pending_call = symbol("Py_AddPendingCall");
     *(void **)&py.unicode_from_string = symbol("PyUnicode_FromString");
     *(void **)&py.unicode_as_utf8 = symbol("PyUnicode_AsUTF8");
     *(void **)&py.get_module = symbol("PyImport_GetModule");
@@ -61,9 +60,9 @@ static int resolve(void)
     *(void **)&py.decref = symbol("Py_DecRef");
     *(void **)&py.error_clear = symbol("PyErr_Clear");
     py.none = (py_object *)symbol("_Py_NoneStruct");
-    return py.gil_check && py.unicode_from_string && py.unicode_as_utf8 && py.get_module && py.get_attr &&
-           py.list_append && py.new_function && py.tuple_item && py.incref && py.decref && py.error_clear &&
-           py.none;
+    return py.add_pending_call && py.unicode_from_string && py.unicode_as_utf8 && py.get_module &&
+           py.get_attr && py.list_append && py.new_function && py.tuple_item && py.incref && py.decref &&
+           py.error_clear && py.none;
 }
 
 /* gc.callbacks' call: (phase, info), phase "start" or "stop", under the GIL on the collecting
@@ -113,29 +112,42 @@ static enum python_gc_status append_hook(void)
     return appended ? PYTHON_GC_INSTALLED : PYTHON_GC_ABSENT;
 }
 
+/* Py_AddPendingCall's function: run by CPython on the main thread, between two bytecodes, with the
+ * GIL. Returns 0 always: -1 would raise an exception in the program. */
+static int install_pending(void *unused)
+{
+    (void)unused;
+    enum python_gc_status result = append_hook();
+    if (result == PYTHON_GC_PENDING && atomic_fetch_add(&attempts, 1) >= MAX_ATTEMPTS)
+        result = PYTHON_GC_ABSENT;
+    atomic_store_explicit(&status, result, memory_order_release);
+    return 0;
+}
+
 enum python_gc_status python_gc_install(void)
 {
     int expected = PYTHON_GC_PENDING;
     if (atomic_load_explicit(&status, memory_order_acquire) != PYTHON_GC_PENDING ||
-        !atomic_compare_exchange_strong(&status, &expected, INSTALLING))
+        !atomic_compare_exchange_strong(&status, &expected, REQUESTING))
         return python_gc_status();
-    static int resolved = -1; /* only the installing thread touches it */
+    static int resolved = -1; /* only the requesting thread touches it */
     if (resolved < 0)
         resolved = resolve();
-    enum python_gc_status result = PYTHON_GC_ABSENT;
-    if (resolved) {
-        result = py.gil_check() ? append_hook() : PYTHON_GC_PENDING;
-        if (result == PYTHON_GC_PENDING && atomic_fetch_add(&attempts, 1) >= MAX_ATTEMPTS)
-            result = PYTHON_GC_ABSENT;
-    }
-    atomic_store_explicit(&status, result, memory_order_release);
-    return result;
+    /* Py_AddPendingCall takes no GIL and may be called from any thread; -1: its queue is full now. */
+    int result = !resolved                                         ? PYTHON_GC_ABSENT
+                 : py.add_pending_call(install_pending, NULL) == 0 ? REQUESTED
+                                                                   : PYTHON_GC_PENDING;
+    /* install_pending may have run already (this is the main thread, in a pending call's window):
+     * only a request still outstanding is written. */
+    expected = REQUESTING;
+    atomic_compare_exchange_strong(&status, &expected, result);
+    return python_gc_status();
 }
 
 enum python_gc_status python_gc_status(void)
 {
     int now = atomic_load_explicit(&status, memory_order_acquire);
-    return now == INSTALLING ? PYTHON_GC_PENDING : (enum python_gc_status)now;
+    return now == REQUESTING || now == REQUESTED ? PYTHON_GC_PENDING : (enum python_gc_status)now;
 }
 
 int python_gc_running_on(uint32_t tid)

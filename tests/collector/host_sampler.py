@@ -5,14 +5,16 @@ The probe starts the sampler on this process at 200 Hz, writing through the coll
 into a trace. The main thread then spins in spin_here() (its samples must say state R and name
 spin_here as the innermost frame), sleeps in sleep_here() (state S, sleep_here), while a noted
 side thread (as a thread that made a CUDA call is noted) spins in side_spin() and a forked child
-burns CPU (its process samples must show CPU time, parent = this process). Then the garbage
-collector's hook (collector/python_gc.h) goes in (not from a thread without the GIL, then from one
-with it), and the main thread frees cycles in gc_here(): samples taken while a collection ran start
-with the marker line above gc_here's frame, about as often as collect() took of the time. On a Python without a
+burns CPU (its process samples must show CPU time, parent = this process). By then the garbage
+collector's hook (collector/python_gc.h) is in gc.callbacks, once: the sampler asked CPython to run
+the install on the main thread. The main thread then frees cycles in gc_here(): samples taken while a
+collection ran start with the marker line above the frame that collected, about as often as the
+collections took of the time. On a Python without a
 frame layout (not 3.10-3.13) the samples must still come, without stacks; 3.10's thread states
 carry no OS thread id, so there only the main thread has stacks.
 """
 import ctypes
+import gc  # as torch imports it: the hook is installed only into an imported gc (sys.modules)
 import os
 import shutil
 import sqlite3
@@ -70,7 +72,6 @@ class Node:
 def gc_here(seconds):
     """Builds cycles that only the collector frees and frees them (gc.collect(), and the collections
     the allocations trigger); returns the time every collection took, timed by a second callback."""
-    import gc
     times = []
     gc.callbacks.append(lambda phase, info: times.append(time.monotonic()))
     end = time.monotonic() + seconds
@@ -115,14 +116,11 @@ def main():
     side.join()
     process_cpu = sum(os.times()[:2]) - process_cpu_start
 
-    # The gc hook: refused without the GIL (ctypes.CDLL releases it), installed with it (PyDLL).
-    import gc
-    check("gc hook: pending without the GIL", lib.probe_gc_install() == 0)
-    holding = ctypes.PyDLL(sys.argv[1])
-    check("gc hook: installed with the GIL", holding.probe_gc_install() == 1)
-    check("gc hook: installed once", holding.probe_gc_install() == 1 and len(gc.callbacks) == 1, f"{gc.callbacks}")
+    # The gc hook: the sampler asked for it (Py_AddPendingCall, no GIL), the main thread ran it.
+    check("gc hook: installed at the sampler's request", lib.probe_gc_status() == 1, f"{lib.probe_gc_status()}")
+    check("gc hook: installed once", lib.probe_gc_install() == 1 and len(gc.callbacks) == 1, f"{gc.callbacks}")
     seen = []
-    gc.callbacks.append(lambda phase, info: seen.append((phase, holding.probe_gc_running_on(threading.get_native_id()))))
+    gc.callbacks.append(lambda phase, info: seen.append((phase, lib.probe_gc_running_on(threading.get_native_id()))))
     gc.collect()
     check("gc hook: marks the collecting thread", seen == [("start", 1), ("stop", 0)], f"{seen}")
     gc.callbacks.pop()

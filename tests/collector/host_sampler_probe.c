@@ -94,8 +94,12 @@ EXPORTED void probe_note_thread(void)
     thread_names_note((uint32_t)gettid());
 }
 
-/* python_gc_install, as the collector calls it from a CUDA callback: through ctypes.PyDLL the GIL
- * is held, through ctypes.CDLL it is not. Returns the status. */
+/* python_gc.h's status, and python_gc_install (the sampler asks once it finds CPython). */
+EXPORTED int probe_gc_status(void)
+{
+    return (int)python_gc_status();
+}
+
 EXPORTED int probe_gc_install(void)
 {
     return (int)python_gc_install();
