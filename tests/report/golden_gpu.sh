@@ -593,8 +593,8 @@ if [ "$GOLDEN_SET" = gpu-h200-v3 ]; then
         'idle_top() == ("data-loading", "CPU-bound") and any("2 worker processes busy" in c["evidence"] and "dataloader.py" in c["evidence"] for c in parts(device_of(-1), "idle"))'
     verdict host_io_loader 'starved by DataLoader workers that wait on reads: data loading, I/O-bound' \
         'idle_top() == ("data-loading", "I/O-bound") and any("worker processes busy" in c["evidence"] and "dataloader.py" in c["evidence"] for c in parts(device_of(-1), "idle"))'
-    verdict host_gc_loop 'the line that runs gc.collect() named as the host work' \
-        'idle_top()[0] == "python-work" and "collect_garbage" in idle_top()[1]'
+    verdict host_gc_loop 'the collections named garbage collection, at the line that runs gc.collect()' \
+        'idle_top()[0] == "garbage-collection" and "collect_garbage" in idle_top()[1] and s["idle_garbage_collection_ms"] >= 0.8 * s["idle_ms"]'
     # The launching thread asleep in `with lock:` (C: no threading.py frame) while the holder, a side
     # thread that never calls CUDA, spins in Python; and asleep taking the GIL back after each
     # synchronize: the process's CPU beyond its sampled threads' says another thread ran.
