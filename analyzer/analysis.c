@@ -283,6 +283,8 @@ static int walk_here(struct run *run, const struct store_gpu_device *keys, size_
 
 static int walk_devices(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
+    if (run->options.share)
+        return analysis_share_run(run, keys, count);
     if (run->jobs > 1 && count > 1) {
         int status = analysis_pool_run(run, keys, count);
         if (status <= 0)
@@ -319,6 +321,8 @@ static int run_all_devices(struct run *run)
     if (status == 0)
         status = walk_devices(run, keys, count);
     free(keys);
+    if (status == 2) /* another process's walks: sent to process 0, which finishes the run */
+        return error_set(run->err, "this process's devices went to process 0");
     if (status != 0 || run->inexact)
         return -1;
     if (run->options.range_name && run->ranges_found == 0)
@@ -598,6 +602,7 @@ static void explain_setup(store *trace, const struct analysis_options *options,
     setup.window_is_relative = 0;
     setup.max_waits = 1;
     setup.progress = NULL;
+    setup.share = NULL; /* process 0's alone: the others have ended */
     error_info ignored;
     struct analysis_result *before = analysis_run(trace, &setup, &ignored);
     if (!before)
@@ -649,8 +654,10 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         analysis_options_init(&chosen);
     int again = 0;
     struct analysis_result *result = analyze(trace, &chosen, jobs_of(&chosen), err, &again);
-    if (again)
+    if (again) {
+        chosen.share = NULL; /* process 0 alone: the others sent their part and ended */
         result = analyze(trace, &chosen, 1, err, &again);
+    }
     if (result)
         explain_setup(trace, &chosen, result);
     return result;

@@ -106,8 +106,28 @@ struct analysis_options {
      * result is the same for every count); 0: one per online processor; 1: on the calling thread
      * alone, device after device. */
     int jobs;
+    /* NULL, or the devices shared among several processes (analysis_share below). */
+    struct analysis_share *share;
 };
 #define ANALYSIS_DEFAULT_MAX_WAITS 1000
+
+/* The devices of one trace shared among count processes (the CLI's --mpi: cli/mpi_driver.c), each
+ * running analysis_run on the same trace: process index walks its block of devices (in device
+ * order, [index * n / count, (index + 1) * n / count)), encodes their fragments
+ * (fragment_wire.h) and hands them to exchange; process 0 gets every process's bytes back, in
+ * process order, merges them in device order and finishes the analysis, so its result is byte
+ * for byte the one process's. The others' analysis_run returns NULL with sent set: their part is
+ * done. The library knows nothing of how the bytes travel. */
+struct analysis_share {
+    int index, count;
+    /* Sends this process's bytes; on process 0, *gathered (the caller frees) receives every
+     * process's, process after process, *gathered_size their total; elsewhere it stays NULL.
+     * Returns 0, or -1 with err filled. */
+    int (*exchange)(void *context, const unsigned char *bytes, size_t size, unsigned char **gathered,
+                    size_t *gathered_size, error_info *err);
+    void *context;
+    int sent; /* set by analysis_run: this process's part went to exchange (0 on process 0) */
+};
 void analysis_options_init(struct analysis_options *options);
 
 /* One stream of one device of one process. */

@@ -114,6 +114,11 @@ int analysis_merge_device(struct run *run, struct device_fragment *fragment);
  * thread), or -1 with run->err filled. */
 int analysis_pool_run(struct run *run, const struct store_gpu_device *keys, size_t count);
 
+/* Walks this process's block of keys and exchanges the fragments (analysis_share in analysis.h;
+ * analysis_share.c). Returns 0 (process 0: every device merged), 2 (another process: its part was
+ * sent, the run ends here), or -1 with run->err filled. */
+int analysis_share_run(struct run *run, const struct store_gpu_device *keys, size_t count);
+
 /* 1 when options show device key's walk (else its collectives alone are matched: a peer). */
 int analysis_device_shown(const struct analysis_options *options, struct store_gpu_device key);
 

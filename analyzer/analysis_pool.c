@@ -50,9 +50,11 @@ static int merge_result_device(struct run *run, struct device_fragment *fragment
         grow((void **)&run->copy_intervals, &run->copy_interval_capacity,
              run->copy_interval_count + fragment->copy_interval_count, sizeof *run->copy_intervals) != 0)
         return -1;
-    /* A worker that did not know how many copy intervals the run had kept may have kept stretches
-     * past the cap (ACCOUNTING_MAX_INTERVALS in all): those devices are walked again on one thread. */
-    if (run->jobs > 1 && run->copy_interval_count + fragment->copy_stretch_count > ACCOUNTING_MAX_INTERVALS)
+    /* A worker (or another process) that did not know how many copy intervals the run had kept may
+     * have kept stretches past the cap (ACCOUNTING_MAX_INTERVALS in all): those devices are walked
+     * again on one thread. */
+    if ((run->jobs > 1 || run->options.share) &&
+        run->copy_interval_count + fragment->copy_stretch_count > ACCOUNTING_MAX_INTERVALS)
         run->inexact = 1;
     result->devices[index] = part->devices[0];
     for (size_t i = 0; i < part->overlap_cost_count; i++) {

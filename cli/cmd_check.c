@@ -11,12 +11,13 @@
 
 #include "cli.h"
 #include "filters.h"
+#include "mpi_driver.h"
 #include "number_text.h"
 #include "report.h"
 #include "text_safe.h"
 #include "trace_input.h"
 
-enum { OPTION_MIN = 1, OPTION_MAX, OPTION_STRICT, OPTION_JSON, OPTION_MARKDOWN };
+enum { OPTION_MIN = 1, OPTION_MAX, OPTION_STRICT, OPTION_JSON, OPTION_MARKDOWN, OPTION_MPI };
 enum { MAX_BOUNDS = 64 };
 
 struct bound {
@@ -178,6 +179,7 @@ int cmd_check(int argc, char **argv)
                                           {"strict", no_argument, 0, OPTION_STRICT},
                                           {"json", no_argument, 0, OPTION_JSON},
                                           {"markdown", no_argument, 0, OPTION_MARKDOWN},
+                                          {"mpi", no_argument, 0, OPTION_MPI},
                                           CLI_FILTER_OPTIONS,
                                           {0, 0, 0, 0}};
     struct cli_filters filters;
@@ -186,7 +188,7 @@ int cmd_check(int argc, char **argv)
     size_t count = 0;
     int strict = 0;
     enum report_format format = REPORT_TEXT;
-    error_info err;
+    struct cli_mpi mpi = {0};
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, "", table, NULL)) != -1) {
@@ -202,6 +204,8 @@ int cmd_check(int argc, char **argv)
             format = REPORT_JSON;
         } else if (option == OPTION_MARKDOWN) {
             format = REPORT_MARKDOWN;
+        } else if (option == OPTION_MPI) {
+            mpi.on = 1;
         } else if (cli_filters_take(&filters, argv, option) != 0) {
             return CLI_EXIT_ERROR;
         }
@@ -210,22 +214,21 @@ int cmd_check(int argc, char **argv)
         return cli_usage_error(argv[0], "expected one trace file");
     if (count == 0)
         return cli_usage_error(argv[0], "nothing to check: give --min NAME=VALUE or --max NAME=VALUE");
-    struct cli_trace_input input;
-    if (cli_trace_input_open(&input, argv[0], argv[optind]) != 0) {
-        cli_trace_input_release(&input);
+    if (mpi.on && cli_mpi_start(&mpi, &filters.analysis) != 0)
         return CLI_EXIT_ERROR;
-    }
-    struct analysis_result *result = report_analyze_file(input.path, &filters.analysis, &err);
-    cli_trace_input_release(&input);
+    char input_path[4096];
+    int status;
+    struct analysis_result *result = cli_mpi_analyze(&mpi, argv[0], argv[optind], &filters.analysis,
+                                                     input_path, sizeof input_path, &status);
     if (!result)
-        return cli_error(argv[0], "%s", err.message);
+        return cli_mpi_end(&mpi, status);
     struct verdict verdicts[MAX_BOUNDS];
     int failed = evaluate(result, bounds, count, strict, verdicts);
     struct report_context context = {.trace_path = argv[optind],
                                      .options = &filters.analysis,
                                      .top = 5,
                                      .width = cli_terminal_width(stdout)};
-    int status = 0;
+    status = 0;
     if (format == REPORT_JSON)
         status = write_json(result, &context, verdicts, count, strict, failed);
     else if (format == REPORT_MARKDOWN)
@@ -234,6 +237,6 @@ int cmd_check(int argc, char **argv)
         write_text(verdicts, count, strict);
     analysis_free(result);
     if (status != 0)
-        return cli_error(argv[0], "cannot write the report");
-    return failed ? CLI_EXIT_CHECK_FAILED : CLI_EXIT_OK;
+        return cli_mpi_end(&mpi, cli_error(argv[0], "cannot write the report"));
+    return cli_mpi_end(&mpi, failed ? CLI_EXIT_CHECK_FAILED : CLI_EXIT_OK);
 }

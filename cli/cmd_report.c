@@ -8,12 +8,13 @@
 #include "capture_note.h"
 #include "cli.h"
 #include "filters.h"
+#include "mpi_driver.h"
 #include "report.h"
 #include "text_safe.h"
 #include "trace_input.h"
 
 enum { REPORT_MAX_TOP = 10000 };
-enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP };
+enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP, OPTION_MPI };
 
 /* A recording of part of the job says so under the report (record --capture-range): its figures
  * cover only what was captured. */
@@ -34,6 +35,7 @@ int cmd_report(int argc, char **argv)
                                           {"markdown", no_argument, 0, OPTION_MARKDOWN},
                                           {"csv", no_argument, 0, OPTION_CSV},
                                           {"top", required_argument, 0, OPTION_TOP},
+                                          {"mpi", no_argument, 0, OPTION_MPI},
                                           CLI_FILTER_OPTIONS,
                                           {0, 0, 0, 0}};
     struct cli_filters filters;
@@ -42,6 +44,7 @@ int cmd_report(int argc, char **argv)
     enum report_format format = REPORT_TEXT;
     int csv = 0; /* report only: diff has no CSV */
     struct report_context context = {.options = options, .top = 5};
+    struct cli_mpi mpi = {0};
     error_info err;
     optind = 1;
     int option;
@@ -61,27 +64,25 @@ int cmd_report(int argc, char **argv)
             if (top > REPORT_MAX_TOP)
                 return cli_usage_error(argv[0], "--top is at most %d, not '%s'", REPORT_MAX_TOP, optarg);
             context.top = (size_t)top;
+        } else if (option == OPTION_MPI) {
+            mpi.on = 1;
         } else if (cli_filters_take(&filters, argv, option) != 0) {
             return CLI_EXIT_ERROR;
         }
     }
     if (argc - optind != 1)
         return cli_usage_error(argv[0], "expected one trace file");
-    struct cli_trace_input input;
-    if (cli_trace_input_open(&input, argv[0], argv[optind]) != 0) {
-        cli_trace_input_release(&input);
+    if (mpi.on && cli_mpi_start(&mpi, options) != 0)
         return CLI_EXIT_ERROR;
-    }
     context.trace_path = argv[optind]; /* what the user named, imported or not */
     /* Enough waits to rank causes by their evidence and to list --top of them. */
     options->max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
-    struct analysis_result *result = report_analyze_file(input.path, options, &err);
     char input_path[4096];
-    snprintf(input_path, sizeof input_path, "%s", input.path);
-    cli_trace_input_release(&input);
+    int status;
+    struct analysis_result *result =
+        cli_mpi_analyze(&mpi, argv[0], argv[optind], options, input_path, sizeof input_path, &status);
     if (!result)
-        return cli_error(argv[0], "%s", err.message);
-    int status = 0;
+        return cli_mpi_end(&mpi, status);
     context.width = cli_terminal_width(stdout);
     if (csv)
         status = report_write_csv(stdout, result, &err);
@@ -95,6 +96,6 @@ int cmd_report(int argc, char **argv)
     }
     analysis_free(result);
     if (status != 0)
-        return cli_error(argv[0], "cannot write the report");
-    return CLI_EXIT_OK;
+        return cli_mpi_end(&mpi, cli_error(argv[0], "cannot write the report"));
+    return cli_mpi_end(&mpi, CLI_EXIT_OK);
 }

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `mpirun -np N overlapscope report --mpi TRACE`: each MPI process walks its block of the devices
+# and sends their fragments to process 0, which writes the report: byte for byte the single
+# process's (issue 35 Must 2). Checked with -np 2 and -np 4 --oversubscribe (more processes than
+# devices on the two-rank traces: some processes walk nothing) on the multi-rank goldens (two ranks
+# of DDP merged from its rank files, and with a late rank), an 8-device trace merged from goldens of
+# different shapes, and a folder of Kineto rank files that the MPI run imports itself: report as
+# text and JSON and check's verdict (JSON, and its exit status); Markdown and --rank 0 on the
+# 8-device trace. Also what --mpi says on a trace it cannot open. Skipped (77) where mpirun is missing; a build without MPI must
+# refuse --mpi in one line with exit 2.
+set -u
+fail=0; pass=0
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+os=$OVERLAPSCOPE
+data="${OVERLAPSCOPE_TEST_DATA:-$(cd "$(dirname "$0")" && pwd)/../data}"
+bad() { echo "FAILED: $*"; fail=$((fail+1)); }
+
+"$os" report --mpi /nonexistent.db >"$dir/out" 2>"$dir/err"; status=$?
+if grep -qx "overlapscope was built without MPI: install libopenmpi-dev and rebuild" "$dir/err"; then
+    [ "$status" = 2 ] || bad "--mpi without MPI exits $status, not 2"
+    echo "this build has no MPI: --mpi refused as it should be; skipped"; exit 77
+fi
+command -v mpirun >/dev/null || { echo "mpirun not found (apt-get install openmpi-bin): skipped"; exit 77; }
+# CI runs as root, which Open MPI refuses unless told; one machine: shared memory, no network
+# probing and no UCX (its start costs 0.2 s a run).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated \
+    OMPI_MCA_pml=ob1
+# The sanitizer build: Open MPI's own leaks are suppressed (mpi_lsan.supp; full stacks, so that
+# they name its libraries: its components stay loaded), ours are not.
+here=$(cd "$(dirname "$0")" && pwd)
+launch_env=(env OMPI_MCA_mca_base_component_disable_dlclose=1
+    "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+    "LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/mpi_lsan.supp:print_suppressions=0")
+
+"$os" merge "$data"/gpu-h200x2/ddp.db "$data"/gpu/ddp.db "$data"/gpu-h200x2/ddp_skew.db \
+    "$data"/gpu/many_streams_8.db "$data"/gpu-h200x2/copy_pageable.db -o "$dir/eight.db" >/dev/null 2>&1 ||
+    bad "merging the 8-device trace"
+"$os" merge "$data"/gpu-h200x2/ddp_rank0.db "$data"/gpu-h200x2/ddp_rank1.db -o "$dir/ranks.db" >/dev/null 2>&1 ||
+    bad "merging the rank files"
+
+# outputs OUT LAUNCH...: report and check of $trace by LAUNCH (the command, or mpirun ... with --mpi);
+# with $all, Markdown and --rank 0 too (each MPI start costs 0.4 s here: the test stays under 30 s).
+outputs() {
+    local out=$1; shift
+    mkdir -p "$out"
+    "$@" report "${mpi[@]}" "$trace" >"$out/report.txt" 2>"$out/err"; echo $? >>"$out/status"
+    "$@" report "${mpi[@]}" --json "$trace" >"$out/report.json" 2>>"$out/err"; echo $? >>"$out/status"
+    "$@" check "${mpi[@]}" --json --max idle_ms=1 --max exposed_comm_skew_ms=1 "$trace" >"$out/check.json" \
+        2>>"$out/err"
+    echo $? >>"$out/status"
+    if [ "$all" = 1 ]; then
+        "$@" report "${mpi[@]}" --markdown "$trace" >"$out/report.md" 2>>"$out/err"; echo $? >>"$out/status"
+        "$@" report "${mpi[@]}" --json --rank 0 "$trace" >"$out/rank0.json" 2>>"$out/err"
+        echo $? >>"$out/status"
+    fi
+    rm "$out/err" # what stderr says differs: each process names the trace it reads
+}
+
+# The folder of Kineto rank files: the MPI run comes first, so that it imports them itself.
+mkdir -p "$dir/kineto"
+cp "$data"/kineto-h200/two_batch_ddp_rank0.json.gz "$data"/kineto-h200/two_batch_ddp_rank1.json.gz "$dir/kineto/"
+
+traces=("$dir/kineto" "$dir/eight.db" "$dir/ranks.db" "$data"/gpu-h200x2/ddp_skew.db)
+for trace in "${traces[@]}"; do
+    [ -e "$trace" ] || { bad "$trace is missing"; continue; }
+    name=${trace#"$data"/}; name=${name#"$dir"/}
+    all=0; [ "$trace" = "$dir/eight.db" ] && all=1
+    mpi=(--mpi)
+    outputs "$dir/mpi2" "${launch_env[@]}" mpirun -np 2 "$os"
+    outputs "$dir/mpi4" "${launch_env[@]}" mpirun -np 4 --oversubscribe "$os"
+    mpi=()
+    outputs "$dir/one" "$os"
+    [ "$(head -1 "$dir/one/status")" = 0 ] || bad "$name: report failed: $(head -3 "$dir/one/report.txt")"
+    for np in 2 4; do
+        if diff -r "$dir/one" "$dir/mpi$np" >"$dir/diff"; then
+            pass=$((pass+1))
+        else
+            bad "$name: mpirun -np $np report --mpi differs from one process: $(head -5 "$dir/diff")"
+        fi
+    done
+    rm -rf "$dir/one" "$dir/mpi2" "$dir/mpi4"
+done
+
+# A trace process 0 cannot open: one line naming it, exit 2, no MPI process left waiting.
+"${launch_env[@]}" mpirun -np 2 "$os" report --mpi "$dir/absent.db" >"$dir/out" 2>"$dir/err"; status=$?
+if [ "$status" = 2 ] && grep -q "report: cannot open '$dir/absent.db'" "$dir/err" && [ ! -s "$dir/out" ]; then
+    pass=$((pass+1))
+else
+    bad "an absent trace under mpirun: status $status, said: $(head -3 "$dir/err")"
+fi
+
+echo "mpi_report: $pass passed, $fail failed"
+[ "$fail" = 0 ]
