@@ -501,8 +501,8 @@ static int build_breakdown(const struct breakdown_builder *builder, struct accou
         entry->cause = b->cause;
         entry->ns = b->ns;
         entry->count = b->count;
-        snprintf(entry->label, sizeof entry->label, "%s", b->label);
-        snprintf(entry->source, sizeof entry->source, "%s", b->source);
+        ledger_copy_text(entry->label, sizeof entry->label, b->label);
+        ledger_copy_text(entry->source, sizeof entry->source, b->source);
         write_evidence(b, entry->evidence, sizeof entry->evidence);
     }
     ledger_sort_entries(out);

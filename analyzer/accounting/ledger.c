@@ -45,8 +45,8 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
     memset(b, 0, sizeof *b);
     b->cause = cause;
     b->last_counted = -1;
-    snprintf(b->label, sizeof b->label, "%s", label);
-    snprintf(b->source, sizeof b->source, "%s", source);
+    ledger_copy_text(b->label, sizeof b->label, label);
+    ledger_copy_text(b->source, sizeof b->source, source);
     return b;
 }
 
@@ -109,7 +109,7 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
         return -1;
     if (!by_source && ns > b->largest_ns) {
         b->largest_ns = ns;
-        snprintf(b->source, sizeof b->source, "%s", source);
+        ledger_copy_text(b->source, sizeof b->source, source);
     }
     b->ns += ns;
     builder->ns += ns;
