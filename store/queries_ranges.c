@@ -165,15 +165,16 @@ static int read_gpu_ops(sqlite3 *db, const int64_t *processes, size_t process_co
  * first start and last end of its ops), sorted by process, thread and call start. A version 2
  * trace is read from the calls' runs: the view api_calls joins each row to its function, which is
  * not asked here. */
-static int read_launches(sqlite3 *db, const int64_t *processes, size_t process_count, const struct op_list *ops,
-                         struct op_list *launches, error_info *err)
+static int read_launches(sqlite3 *db, const int64_t *processes, size_t process_count,
+                         const struct op_list *ops, struct op_list *launches, error_info *err)
 {
     sqlite3_stmt *query = NULL;
     const char *table = store_db_has_table(db, "api_call_runs") ? "api_call_runs" : "api_calls";
     char sql[160];
-    snprintf(sql, sizeof sql,
-             "SELECT process_id, thread_id, start_ns, correlation_id FROM %s WHERE correlation_id IS NOT NULL",
-             table);
+    snprintf(
+        sql, sizeof sql,
+        "SELECT process_id, thread_id, start_ns, correlation_id FROM %s WHERE correlation_id IS NOT NULL",
+        table);
     if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) != SQLITE_OK)
         return error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
     int status = 0;
@@ -188,7 +189,8 @@ static int read_launches(sqlite3 *db, const int64_t *processes, size_t process_c
                                      .call_start_ns = sqlite3_column_int64(query, 2)};
         size_t i = first_op(ops, process_id, correlation_id, INT64_MIN);
         int found = 0;
-        for (; i < ops->count && ops->items[i].process_id == process_id && ops->items[i].key == correlation_id;
+        for (;
+             i < ops->count && ops->items[i].process_id == process_id && ops->items[i].key == correlation_id;
              i++) {
             if (!found || ops->items[i].start_ns < launch.start_ns)
                 launch.start_ns = ops->items[i].start_ns;

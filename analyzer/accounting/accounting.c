@@ -503,7 +503,10 @@ static int build_breakdown(const struct breakdown_builder *builder, struct accou
         entry->count = b->count;
         ledger_copy_text(entry->label, sizeof entry->label, b->label);
         ledger_copy_text(entry->source, sizeof entry->source, b->source);
-        write_evidence(b, entry->evidence, sizeof entry->evidence);
+        char evidence[ACCOUNTING_EVIDENCE_BYTES];
+        write_evidence(b, evidence, sizeof evidence);
+        if (!(entry->evidence = strdup(evidence)))
+            return -1;
     }
     ledger_sort_entries(out);
     return 0;
@@ -658,7 +661,7 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
         return -1;
     size_t capacity = 0;
     for (size_t i = 0; i < acc->ledger.book_count; i++) {
-        const struct device_books *books = &acc->ledger.books[i];
+        struct device_books *books = &acc->ledger.books[i];
         if (books->result_index == ACCOUNTANT_PEER)
             continue;
         if (add_accounting(result, &capacity, books->result_index, -1, &books->idle, &books->comm) != 0)
@@ -670,6 +673,10 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
                                acc->ledger.steps[books->first_step + k].number, &books->step_idle[k],
                                &books->step_comm[k]) != 0)
                 return error_set(err, "out of memory");
+            /* Read for the last time: freed as they are turned into breakdowns, the books of a
+             * trace of 100,000 steps make room for the breakdowns instead of adding to them. */
+            ledger_builder_free(&books->step_idle[k]);
+            ledger_builder_free(&books->step_comm[k]);
         }
     }
     if (collect_unchecked(acc, result) != 0)
@@ -699,9 +706,9 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
 void accountant_free_result(struct analysis_result *result)
 {
     for (size_t i = 0; i < result->accounting_count; i++) {
-        free(result->accountings[i].idle.entries);
-        free(result->accountings[i].exposed_communication.entries);
-        free(result->accountings[i].exposed_copy.entries);
+        accounting_breakdown_free(&result->accountings[i].idle);
+        accounting_breakdown_free(&result->accountings[i].exposed_communication);
+        accounting_breakdown_free(&result->accountings[i].exposed_copy);
     }
     free(result->accountings);
     free(result->accounting_intervals);

@@ -122,7 +122,7 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
     return 0;
 }
 
-static void builder_free(struct breakdown_builder *builder)
+void ledger_builder_free(struct breakdown_builder *builder)
 {
     free(builder->buckets);
     *builder = (struct breakdown_builder){0};
@@ -130,11 +130,11 @@ static void builder_free(struct breakdown_builder *builder)
 
 void ledger_books_free(struct device_books *books)
 {
-    builder_free(&books->idle);
-    builder_free(&books->comm);
+    ledger_builder_free(&books->idle);
+    ledger_builder_free(&books->comm);
     for (size_t i = 0; books->step_idle && i < books->step_count; i++) {
-        builder_free(&books->step_idle[i]);
-        builder_free(&books->step_comm[i]);
+        ledger_builder_free(&books->step_idle[i]);
+        ledger_builder_free(&books->step_comm[i]);
     }
     free(books->step_idle);
     free(books->step_comm);
@@ -544,6 +544,14 @@ static int compare_entries(const void *left, const void *right)
     if (a->cause != b->cause)
         return a->cause < b->cause ? -1 : 1;
     return strcmp(a->label, b->label);
+}
+
+void accounting_breakdown_free(struct accounting_breakdown *breakdown)
+{
+    for (size_t i = 0; i < breakdown->entry_count; i++)
+        free(breakdown->entries[i].evidence);
+    free(breakdown->entries);
+    *breakdown = (struct accounting_breakdown){0};
 }
 
 void ledger_sort_entries(struct accounting_breakdown *breakdown)

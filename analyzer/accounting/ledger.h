@@ -143,6 +143,8 @@ int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const
 
 /* Puts a breakdown's entries in the order every report lists them: most time first, then by
  * cause, then by label. */
+/* Frees a builder's buckets and leaves it empty (freeing it again is harmless). */
+void ledger_builder_free(struct breakdown_builder *builder);
 void ledger_sort_entries(struct accounting_breakdown *breakdown);
 
 /* *sum += value, stopping at int64's ends instead of overflowing (a hostile trace's figures). */
