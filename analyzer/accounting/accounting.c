@@ -482,7 +482,7 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
         append(text, size, "; instances #%" PRId64 "-#%" PRId64 " (%s)", f->first_instance, f->last_instance,
                f->instance_by_order ? "in order on each device: no sequence numbers in the trace"
                                     : "sequence numbers");
-    if (b->detail[0])
+    if (b->detail)
         append(text, size, "%s%s", text[0] ? "; " : "", b->detail);
 }
 

@@ -56,7 +56,8 @@ void ledger_add_saturating(int64_t *sum, int64_t value)
         *sum = value > 0 ? INT64_MAX : INT64_MIN;
 }
 
-static void merge_figures(struct bucket *b, const struct evidence_figures *figures)
+/* Returns 0, or -1 when the detail cannot be held (out of memory). */
+static int merge_figures(struct bucket *b, const struct evidence_figures *figures)
 {
     b->figures.calls += figures->calls;
     b->figures.call_ns += figures->call_ns;
@@ -91,10 +92,16 @@ static void merge_figures(struct bucket *b, const struct evidence_figures *figur
         b->figures.workers = figures->workers;
     if (figures->longest_ns > b->figures.longest_ns)
         b->figures.longest_ns = figures->longest_ns;
-    if (figures->detail && !b->detail[0])
-        snprintf(b->detail, sizeof b->detail, "%s", figures->detail);
-    else if (figures->write_detail && !b->detail[0])
-        figures->write_detail(figures->detail_context, b->detail, sizeof b->detail);
+    if (b->detail)
+        return 0;
+    char detail[LEDGER_DETAIL_BYTES] = "";
+    if (figures->detail)
+        ledger_copy_text(detail, sizeof detail, figures->detail);
+    else if (figures->write_detail)
+        figures->write_detail(figures->detail_context, detail, sizeof detail);
+    if (detail[0] && !(b->detail = strdup(detail)))
+        return -1;
+    return 0;
 }
 
 /* Blocking calls are grouped by their place in the program ("300x at train.py:17"); the other
@@ -117,13 +124,13 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
         b->count++;
         b->last_counted = mark;
     }
-    if (figures)
-        merge_figures(b, figures);
-    return 0;
+    return figures ? merge_figures(b, figures) : 0;
 }
 
 void ledger_builder_free(struct breakdown_builder *builder)
 {
+    for (size_t i = 0; i < builder->count; i++)
+        free(builder->buckets[i].detail);
     free(builder->buckets);
     *builder = (struct breakdown_builder){0};
 }
@@ -532,8 +539,7 @@ int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const
     struct bucket *b = books ? bucket_of(&books->idle, cause, label, "") : NULL;
     if (!b)
         return books ? -1 : 0;
-    merge_figures(b, figures);
-    return 0;
+    return merge_figures(b, figures);
 }
 
 static int compare_entries(const void *left, const void *right)
