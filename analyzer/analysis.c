@@ -516,7 +516,7 @@ static void finish_run(struct run *run)
     explainer_free(run->explain);
     accountant_free(run->accountant);
     for (size_t i = 0; run->copy_breakdowns && i < run->result->device_count; i++)
-        free(run->copy_breakdowns[i].entries); /* those not handed over (a failed run) */
+        accounting_breakdown_free(&run->copy_breakdowns[i]); /* those not handed over (a failed run) */
     free(run->copy_breakdowns);
     free(run->copy_intervals);
     kernel_names_free(run->names);

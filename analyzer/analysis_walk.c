@@ -73,7 +73,7 @@ void device_fragment_free(struct device_fragment *fragment)
     free(fragment->part.devices);
     free(fragment->part.stream_pairs);
     free(fragment->part.overlap_costs);
-    free(fragment->copy_breakdown.entries);
+    accounting_breakdown_free(&fragment->copy_breakdown);
     free(fragment->copy_intervals);
     accountant_device_free(&fragment->books);
     free(fragment->waits.arrivals);

@@ -11,31 +11,34 @@
 #include "queries_ranges.h"
 #include "store.h"
 
-/* Returns 1 with [*start, *end] the GPU time of the work thread_id launched in [host_start,
- * host_end), 0 when there is none (or the thread is unknown). */
-static int mapper_gpu_time(store_launched_work *mapper, int64_t process_id, int64_t thread_id,
-                           int64_t host_start_ns, int64_t host_end_ns, int64_t *start_ns, int64_t *end_ns)
+/* The span that maps row to the GPU time of the work its thread launched within it (store.h's
+ * store_launched_work_times): none (thread STORE_NULL) for a range already on the GPU timeline, of
+ * no known thread, or whose host times lie outside any recording. */
+static struct store_launched_span span_of(const struct store_nvtx_range *row)
 {
-    if (thread_id == STORE_NULL)
-        return 0;
-    return store_launched_work_time(mapper, process_id, thread_id, host_start_ns, host_end_ns, start_ns,
-                                    end_ns);
+    int mapped = !row->on_device && row->thread_id != STORE_NULL &&
+                 store_interval_plausible(row->start_ns, row->end_ns);
+    return (struct store_launched_span){.process_id = row->process_id,
+                                        .thread_id = mapped ? row->thread_id : STORE_NULL,
+                                        .host_start_ns = row->start_ns,
+                                        .host_end_ns = row->end_ns};
 }
 
-/* One NVTX range turned into time: GPU time when it can be. Returns whether it is on the GPU, or
- * -1 with err filled when its times (or those of the GPU work it maps to) lie outside any
- * recording: a damaged trace, refused before the selection's arithmetic overflows. */
-static int range_time(store_launched_work *mapper, const struct store_nvtx_range *row, int64_t process_id,
-                      int64_t *start_ns, int64_t *end_ns, error_info *err)
+/* One NVTX range turned into time, through its mapped span: GPU time when it can be. Returns
+ * whether it is on the GPU, or -1 with err filled when its times (or those of the GPU work it maps
+ * to) lie outside any recording: a damaged trace, refused before the selection's arithmetic
+ * overflows. */
+static int range_time(const struct store_nvtx_range *row, const struct store_launched_span *span,
+                      int64_t process_id, int64_t *start_ns, int64_t *end_ns, error_info *err)
 {
-    int64_t thread_id = row->thread_id;
     int on_device = row->on_device;
     *start_ns = row->start_ns;
     *end_ns = row->end_ns;
-    int on_gpu = on_device ? 1
-                 : store_interval_plausible(*start_ns, *end_ns)
-                     ? mapper_gpu_time(mapper, process_id, thread_id, *start_ns, *end_ns, start_ns, end_ns)
-                     : 0;
+    int on_gpu = on_device || span->found;
+    if (!on_device && span->found) {
+        *start_ns = span->start_ns;
+        *end_ns = span->end_ns;
+    }
     /* Mapped to the GPU work it launched, a range lasts as long as that work, which may run up to a
      * device's span (52 days) after its launch: the importers keep that, so only its ends must lie on
      * the clock (+-2^61 ns; the selection's sums of disjoint intervals then stay in range). A host
@@ -53,40 +56,75 @@ static int range_time(store_launched_work *mapper, const struct store_nvtx_range
     return on_gpu;
 }
 
-/* steps_select_range's walk: each range of the name, clipped, into the selection. */
-struct selecting {
-    store_launched_work *mapper;
-    int64_t process_id, clip_start_ns, clip_end_ns;
-    struct selection *selection;
-    size_t *found;
-    error_info *err;
+/* Ranges held to be mapped all at once (a query per range made steps_find a fifth of a report of
+ * 100,000 steps). */
+struct held_ranges {
+    struct store_nvtx_range *rows;
+    struct store_launched_span *spans;
+    size_t count, capacity;
 };
 
-static int select_range(void *context, const struct store_nvtx_range *range)
+static int hold_range(struct held_ranges *held, const struct store_nvtx_range *row)
 {
-    struct selecting *selecting = context;
-    int64_t start_ns, end_ns;
-    if (range_time(selecting->mapper, range, selecting->process_id, &start_ns, &end_ns, selecting->err) < 0)
-        return -1;
-    (*selecting->found)++;
-    if (start_ns < selecting->clip_start_ns)
-        start_ns = selecting->clip_start_ns;
-    if (end_ns > selecting->clip_end_ns)
-        end_ns = selecting->clip_end_ns;
-    if (selection_add(selecting->selection, start_ns, end_ns) != 0)
-        return error_set(selecting->err, "out of memory");
+    if (held->count == held->capacity) {
+        size_t capacity = held->capacity ? held->capacity * 2 : 64;
+        struct store_nvtx_range *rows = realloc(held->rows, capacity * sizeof *rows);
+        if (!rows)
+            return -1;
+        held->rows = rows;
+        held->capacity = capacity;
+    }
+    held->rows[held->count++] = *row;
     return 0;
+}
+
+/* Maps every held range: held->spans, one per row. */
+static int map_held(sqlite3 *db, struct held_ranges *held, error_info *err)
+{
+    held->spans = malloc((held->count ? held->count : 1) * sizeof *held->spans);
+    if (!held->spans)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < held->count; i++)
+        held->spans[i] = span_of(&held->rows[i]);
+    return store_launched_work_times(db, held->spans, held->count, err);
+}
+
+static void free_held(struct held_ranges *held)
+{
+    free(held->rows);
+    free(held->spans);
+    *held = (struct held_ranges){0};
+}
+
+static int hold_named_range(void *context, const struct store_nvtx_range *range)
+{
+    return hold_range(context, range) != 0 ? 1 : 0;
 }
 
 int steps_select_range(sqlite3 *db, int64_t process_id, const char *name, int64_t clip_start_ns,
                        int64_t clip_end_ns, struct selection *selection, size_t *found, error_info *err)
 {
-    store_launched_work *mapper = store_launched_work_open(db, err);
-    if (!mapper)
-        return -1;
-    struct selecting selecting = {mapper, process_id, clip_start_ns, clip_end_ns, selection, found, err};
-    int status = store_each_named_range(db, process_id, name, select_range, &selecting, err);
-    store_launched_work_close(mapper);
+    struct held_ranges held = {0};
+    int status = store_each_named_range(db, process_id, name, hold_named_range, &held, err);
+    if (status > 0)
+        status = error_set(err, "out of memory");
+    if (status == 0)
+        status = map_held(db, &held, err);
+    for (size_t i = 0; status == 0 && i < held.count; i++) {
+        int64_t start_ns, end_ns;
+        if (range_time(&held.rows[i], &held.spans[i], process_id, &start_ns, &end_ns, err) < 0)
+            status = -1;
+        else {
+            (*found)++;
+            if (start_ns < clip_start_ns)
+                start_ns = clip_start_ns;
+            if (end_ns > clip_end_ns)
+                end_ns = clip_end_ns;
+            if (selection_add(selection, start_ns, end_ns) != 0)
+                status = error_set(err, "out of memory");
+        }
+    }
+    free_held(&held);
     return status;
 }
 
@@ -275,58 +313,60 @@ static const struct step_name *find_name(const struct step_name *names, size_t c
     return NULL;
 }
 
+/* steps sorted by process: the rank asked once a process, not once a step. */
 static void set_ranks(sqlite3 *db, struct analysis_step *steps, size_t count)
 {
-    for (size_t i = 0; i < count; i++)
-        if (store_process_rank(db, steps[i].process_id, &steps[i].rank) != 0)
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0 && steps[i].process_id == steps[i - 1].process_id)
+            steps[i].rank = steps[i - 1].rank;
+        else if (store_process_rank(db, steps[i].process_id, &steps[i].rank) != 0)
             return;
+    }
 }
 
-/* collect_steps' walk: each range whose message names a step of the prefix, as a step. */
+/* collect_steps' walk: each range whose message names a step of the prefix, held with its number. */
 struct collecting {
-    store_launched_work *mapper;
     const struct step_name *names;
     size_t name_count;
     const char *prefix;
-    struct analysis_step **steps;
-    size_t *count, capacity;
-    error_info *err;
+    struct held_ranges held;
 };
 
-static int collect_step(void *context, const struct store_nvtx_range *range)
+static int hold_step_range(void *context, const struct store_nvtx_range *range)
 {
     struct collecting *collecting = context;
-    const struct step_name *name =
-        find_name(collecting->names, collecting->name_count, range->message_id, collecting->prefix);
-    if (!name)
+    if (!find_name(collecting->names, collecting->name_count, range->message_id, collecting->prefix))
         return 0;
-    if (*collecting->count == collecting->capacity) {
-        collecting->capacity = collecting->capacity ? collecting->capacity * 2 : 64;
-        struct analysis_step *grown = realloc(*collecting->steps, collecting->capacity * sizeof *grown);
-        if (!grown)
-            return error_set(collecting->err, "out of memory");
-        *collecting->steps = grown;
-    }
-    struct analysis_step *step = &(*collecting->steps)[(*collecting->count)++];
-    *step = (struct analysis_step){.number = name->number, .process_id = range->process_id};
-    snprintf(step->name, sizeof step->name, "%s%" PRId64, collecting->prefix, name->number);
-    int host_range = !range->on_device;
-    step->host_start_ns = host_range ? range->start_ns : STORE_NULL;
-    step->host_end_ns = host_range ? range->end_ns : STORE_NULL;
-    step->on_gpu_timeline = range_time(collecting->mapper, range, step->process_id, &step->start_ns,
-                                       &step->end_ns, collecting->err);
-    return step->on_gpu_timeline < 0 ? -1 : 0;
+    return hold_range(&collecting->held, range) != 0 ? 1 : 0;
 }
 
 static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name_count, const char *prefix,
                          struct analysis_step **steps, size_t *count, error_info *err)
 {
-    store_launched_work *mapper = store_launched_work_open(db, err);
-    if (!mapper)
-        return -1;
-    struct collecting collecting = {mapper, names, name_count, prefix, steps, count, 0, err};
-    int status = store_each_range(db, collect_step, &collecting, err);
-    store_launched_work_close(mapper);
+    struct collecting collecting = {names, name_count, prefix, {0}};
+    struct held_ranges *held = &collecting.held;
+    int status = store_each_range(db, hold_step_range, &collecting, err);
+    if (status > 0)
+        status = error_set(err, "out of memory");
+    if (status == 0)
+        status = map_held(db, held, err);
+    if (status == 0 && held->count && !(*steps = malloc(held->count * sizeof **steps)))
+        status = error_set(err, "out of memory");
+    for (size_t i = 0; status == 0 && i < held->count; i++) {
+        const struct store_nvtx_range *range = &held->rows[i];
+        const struct step_name *name = find_name(names, name_count, range->message_id, prefix);
+        struct analysis_step *step = &(*steps)[(*count)++];
+        *step = (struct analysis_step){.number = name->number, .process_id = range->process_id};
+        snprintf(step->name, sizeof step->name, "%s%" PRId64, prefix, name->number);
+        int host_range = !range->on_device;
+        step->host_start_ns = host_range ? range->start_ns : STORE_NULL;
+        step->host_end_ns = host_range ? range->end_ns : STORE_NULL;
+        step->on_gpu_timeline =
+            range_time(range, &held->spans[i], step->process_id, &step->start_ns, &step->end_ns, err);
+        if (step->on_gpu_timeline < 0)
+            status = -1;
+    }
+    free_held(held);
     return status;
 }
 

@@ -5,8 +5,10 @@
  * late), and C AllReduce collectives on an NCCL stream (a collectives row each). It times
  * analysis_run on a base trace, then on traces with one count multiplied by --factor (default 10)
  * at a time, and prints each time ratio. The analysis is linear when each ratio stays near the
- * factor: it fails (exit 1) when one exceeds --limit (default 12, 1.2x the factor). Times are CPU
- * time, fastest of --repeat runs (default 2), so a shared machine's load moves them less.
+ * factor: it fails (exit 1) when one exceeds --limit (default 12, 1.2x the factor). The export (the
+ * analysis, then chrome_export_write of the trace to a file, as `overlapscope export --chrome`
+ * does) is timed and bounded the same way: each ratio is printed for both. Times are CPU time,
+ * fastest of --repeat runs (default 2), so a shared machine's load moves them less.
  *
  * --steps N times one analysis of a trace of N steps (the base's other counts) and prints it,
  * failing when it exceeds --seconds (default: no bound): "100,000 steps analysed in under 5 s";
@@ -23,6 +25,7 @@
 
 #include "analysis.h"
 #include "bench_device.h"
+#include "chrome_export.h"
 #include "store.h"
 
 struct shape {
@@ -177,9 +180,30 @@ static int generate(const char *path, const struct shape *shape)
     return status ? -1 : 0;
 }
 
-/* The fastest of repeat analyses of a trace of this shape, in CPU seconds; < 0 on failure. The
- * trace is removed unless kept. */
-static double time_shape(const struct shape *shape, int64_t repeat, const char *path, int kept)
+/* The CPU seconds of one analysis of trace, then (json not NULL) of its export to json; < 0 on
+ * failure. */
+static double time_once(store *trace, const char *json)
+{
+    error_info err;
+    double started = cpu_seconds();
+    struct analysis_result *result = analysis_run(trace, NULL, &err);
+    int status = result ? 0 : -1;
+    if (result && json)
+        status = chrome_export_write(trace, result, NULL, json, 1, NULL, &err);
+    double spent = cpu_seconds() - started;
+    if (status != 0)
+        fprintf(stderr, "bench_scaling: %s\n", err.message);
+    analysis_free(result);
+    if (json)
+        unlink(json);
+    return status ? -1 : spent;
+}
+
+/* The fastest of repeat analyses of a trace of this shape, in CPU seconds, and (*exported not
+ * NULL) the fastest of repeat analyses and exports; < 0 on failure. The trace is removed unless
+ * kept. */
+static double time_shape(const struct shape *shape, int64_t repeat, const char *path, int kept,
+                         double *exported)
 {
     if (generate(path, shape) != 0)
         return -1;
@@ -189,20 +213,22 @@ static double time_shape(const struct shape *shape, int64_t repeat, const char *
         fprintf(stderr, "bench_scaling: %s\n", err.message);
         return -1;
     }
-    double best = -1;
+    char json[600];
+    snprintf(json, sizeof json, "%s.json", path);
+    double best = -1, best_export = -1;
     for (int64_t run = 0; run < repeat; run++) {
-        double started = cpu_seconds();
-        struct analysis_result *result = analysis_run(trace, NULL, &err);
-        double spent = cpu_seconds() - started;
-        if (!result) {
-            fprintf(stderr, "bench_scaling: %s\n", err.message);
+        double spent = time_once(trace, NULL), spent_export = exported ? time_once(trace, json) : 0;
+        if (spent < 0 || spent_export < 0) {
             best = -1;
             break;
         }
-        analysis_free(result);
         if (best < 0 || spent < best)
             best = spent;
+        if (best_export < 0 || spent_export < best_export)
+            best_export = spent_export;
     }
+    if (exported)
+        *exported = best < 0 ? -1 : best_export;
     store_close(trace, NULL);
     if (!kept)
         unlink(path);
@@ -256,7 +282,7 @@ int main(int argc, char **argv)
     if (steps) {
         struct shape shape = base;
         shape.steps = steps;
-        double spent = time_shape(&shape, 1, keep ? keep : path, keep != NULL);
+        double spent = time_shape(&shape, 1, keep ? keep : path, keep != NULL, NULL);
         if (spent < 0)
             status = 2;
         else {
@@ -270,14 +296,14 @@ int main(int argc, char **argv)
         rmdir(directory);
         return status;
     }
-    double base_time = time_shape(&base, repeat, path, 0);
+    double base_export = 0, base_time = time_shape(&base, repeat, path, 0, &base_export);
     if (base_time < 0) {
         rmdir(directory);
         return 2;
     }
     printf("base: %" PRId64 " ranks x %" PRId64 " steps, %" PRId64 " gaps and %" PRId64
-           " collectives a step, %" PRId64 " streams: %.3f s CPU\n",
-           base.ranks, base.steps, base.gaps, base.collectives, base.streams, base_time);
+           " collectives a step, %" PRId64 " streams: %.3f s CPU (with the export %.3f s)\n",
+           base.ranks, base.steps, base.gaps, base.collectives, base.streams, base_time, base_export);
     static const char *const names[] = {"steps", "gaps", "collectives", "streams"};
     for (int which = 0; which < 4 && status != 2; which++) {
         struct shape shape = base;
@@ -286,15 +312,17 @@ int main(int argc, char **argv)
                          : which == 2 ? &shape.collectives
                                       : &shape.streams;
         *count *= factor;
-        double spent = time_shape(&shape, repeat, path, 0);
+        double exported = 0, spent = time_shape(&shape, repeat, path, 0, &exported);
         if (spent < 0) {
             status = 2;
             break;
         }
-        double ratio = spent / base_time;
-        printf("%-12s x%" PRId64 ": %.3f s CPU, ratio %.2f (limit %.1f)%s\n", names[which], factor, spent,
-               ratio, limit, ratio > limit ? "  OVER" : "");
-        if (ratio > limit)
+        double ratio = spent / base_time, export_ratio = exported / base_export;
+        printf("%-12s x%" PRId64
+               ": %.3f s CPU, ratio %.2f; with the export %.3f s, ratio %.2f (limit %.1f)%s\n",
+               names[which], factor, spent, ratio, exported, export_ratio, limit,
+               ratio > limit || export_ratio > limit ? "  OVER" : "");
+        if (ratio > limit || export_ratio > limit)
             status = 1;
     }
     rmdir(directory);

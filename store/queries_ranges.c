@@ -1,6 +1,7 @@
 /* queries_ranges.c: see queries_ranges.h. */
 #include "queries_ranges.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "store.h"
@@ -67,74 +68,197 @@ int store_each_range_message(sqlite3 *db, store_range_message_visit *visit, void
     return stopped;
 }
 
-enum { GPU_TABLE_COUNT = 3 };
+/* --- the GPU time of host ranges --- */
 
-struct store_launched_work {
-    sqlite3_stmt *queries[GPU_TABLE_COUNT];
+/* One GPU op (or a launch: a call and the ops it launched), keyed by its process and correlation id
+ * (or its process, thread and call start). */
+struct launched_op {
+    int64_t process_id, key, call_start_ns, start_ns, end_ns;
 };
 
-static const char *const launched_sql[GPU_TABLE_COUNT] = {
-    "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN kernels g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
-    "?3"
-    " AND a.start_ns < ?4",
-    "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN memcpys g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
-    "?3"
-    " AND a.start_ns < ?4",
-    "SELECT MIN(g.start_ns), MAX(g.end_ns) FROM api_calls a JOIN memsets g ON g.process_id = a.process_id"
-    " AND g.correlation_id = a.correlation_id WHERE a.process_id = ?1 AND a.thread_id = ?2 AND a.start_ns >= "
-    "?3"
-    " AND a.start_ns < ?4",
+struct op_list {
+    struct launched_op *items;
+    size_t count, capacity;
 };
 
-void store_launched_work_close(store_launched_work *work)
+static int op_list_add(struct op_list *list, struct launched_op op)
 {
-    if (!work)
-        return;
-    for (int i = 0; i < GPU_TABLE_COUNT; i++)
-        sqlite3_finalize(work->queries[i]);
-    free(work);
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? list->capacity * 2 : 1024;
+        struct launched_op *grown = realloc(list->items, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = op;
+    return 0;
 }
 
-store_launched_work *store_launched_work_open(sqlite3 *db, error_info *err)
+static int compare_int64(const void *a, const void *b)
 {
-    store_launched_work *work = calloc(1, sizeof *work);
-    if (!work) {
-        error_set(err, "out of memory");
-        return NULL;
-    }
-    for (int i = 0; i < GPU_TABLE_COUNT; i++) {
-        if (sqlite3_prepare_v2(db, launched_sql[i], -1, &work->queries[i], NULL) != SQLITE_OK) {
-            error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
-            store_launched_work_close(work);
-            return NULL;
-        }
-    }
-    return work;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
-int store_launched_work_time(store_launched_work *work, int64_t process_id, int64_t thread_id,
-                             int64_t host_start_ns, int64_t host_end_ns, int64_t *start_ns, int64_t *end_ns)
+/* Ordered by process, key, then call start: GPU ops by correlation id, launches by thread. */
+static int compare_ops(const void *a, const void *b)
 {
-    int found = 0;
-    for (int i = 0; i < GPU_TABLE_COUNT; i++) {
-        sqlite3_stmt *query = work->queries[i];
-        sqlite3_bind_int64(query, 1, process_id);
-        sqlite3_bind_int64(query, 2, thread_id);
-        sqlite3_bind_int64(query, 3, host_start_ns);
-        sqlite3_bind_int64(query, 4, host_end_ns);
-        if (sqlite3_step(query) == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
-            int64_t first = sqlite3_column_int64(query, 0), last = sqlite3_column_int64(query, 1);
-            if (!found || first < *start_ns)
-                *start_ns = first;
-            if (!found || last > *end_ns)
-                *end_ns = last;
+    const struct launched_op *x = a, *y = b;
+    if (x->process_id != y->process_id)
+        return x->process_id < y->process_id ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->call_start_ns > y->call_start_ns) - (x->call_start_ns < y->call_start_ns);
+}
+
+/* The first op at or after (process_id, key, call_start_ns) in a sorted list. */
+static size_t first_op(const struct op_list *list, int64_t process_id, int64_t key, int64_t call_start_ns)
+{
+    struct launched_op probe = {.process_id = process_id, .key = key, .call_start_ns = call_start_ns};
+    size_t low = 0, high = list->count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (compare_ops(&list->items[middle], &probe) < 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+static int wanted(const int64_t *processes, size_t count, int64_t process_id)
+{
+    return bsearch(&process_id, processes, count, sizeof *processes, compare_int64) != NULL;
+}
+
+/* The kernels, copies and memsets of the wanted processes that carry a correlation id, sorted. */
+static int read_gpu_ops(sqlite3 *db, const int64_t *processes, size_t process_count, struct op_list *ops,
+                        error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT process_id, correlation_id, start_ns, end_ns FROM kernels"
+                           " WHERE correlation_id IS NOT NULL UNION ALL"
+                           " SELECT process_id, correlation_id, start_ns, end_ns FROM memcpys"
+                           " WHERE correlation_id IS NOT NULL UNION ALL"
+                           " SELECT process_id, correlation_id, start_ns, end_ns FROM memsets"
+                           " WHERE correlation_id IS NOT NULL",
+                           -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
+    int status = 0;
+    while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
+        struct launched_op op = {.process_id = sqlite3_column_int64(query, 0),
+                                 .key = sqlite3_column_int64(query, 1),
+                                 .start_ns = sqlite3_column_int64(query, 2),
+                                 .end_ns = sqlite3_column_int64(query, 3)};
+        if (wanted(processes, process_count, op.process_id) && op_list_add(ops, op) != 0)
+            status = error_set(err, "out of memory");
+    }
+    sqlite3_finalize(query);
+    if (status == 0)
+        qsort(ops->items, ops->count, sizeof *ops->items, compare_ops);
+    return status;
+}
+
+/* Each call of the wanted processes that launched GPU ops, as one launch keyed by its thread (the
+ * first start and last end of its ops), sorted by process, thread and call start. A version 2
+ * trace is read from the calls' runs: the view api_calls joins each row to its function, which is
+ * not asked here. */
+static int read_launches(sqlite3 *db, const int64_t *processes, size_t process_count,
+                         const struct op_list *ops, struct op_list *launches, error_info *err)
+{
+    sqlite3_stmt *query = NULL;
+    const char *table = store_db_has_table(db, "api_call_runs") ? "api_call_runs" : "api_calls";
+    char sql[160];
+    snprintf(
+        sql, sizeof sql,
+        "SELECT process_id, thread_id, start_ns, correlation_id FROM %s WHERE correlation_id IS NOT NULL",
+        table);
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
+    int status = 0;
+    while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
+        if (sqlite3_column_type(query, 1) == SQLITE_NULL)
+            continue; /* a version 1 trace's call of no known thread: on no range's thread */
+        int64_t process_id = sqlite3_column_int64(query, 0), correlation_id = sqlite3_column_int64(query, 3);
+        if (!wanted(processes, process_count, process_id))
+            continue;
+        struct launched_op launch = {.process_id = process_id,
+                                     .key = sqlite3_column_int64(query, 1),
+                                     .call_start_ns = sqlite3_column_int64(query, 2)};
+        size_t i = first_op(ops, process_id, correlation_id, INT64_MIN);
+        int found = 0;
+        for (;
+             i < ops->count && ops->items[i].process_id == process_id && ops->items[i].key == correlation_id;
+             i++) {
+            if (!found || ops->items[i].start_ns < launch.start_ns)
+                launch.start_ns = ops->items[i].start_ns;
+            if (!found || ops->items[i].end_ns > launch.end_ns)
+                launch.end_ns = ops->items[i].end_ns;
             found = 1;
         }
-        sqlite3_reset(query);
+        if (found && op_list_add(launches, launch) != 0)
+            status = error_set(err, "out of memory");
     }
-    return found;
+    sqlite3_finalize(query);
+    if (status == 0)
+        qsort(launches->items, launches->count, sizeof *launches->items, compare_ops);
+    return status;
+}
+
+/* The distinct processes of the spans to map, sorted; *count 0 when none. */
+static int64_t *span_processes(const struct store_launched_span *spans, size_t span_count, size_t *count)
+{
+    *count = 0;
+    int64_t *processes = malloc((span_count ? span_count : 1) * sizeof *processes);
+    if (!processes)
+        return NULL;
+    for (size_t i = 0; i < span_count; i++)
+        if (spans[i].thread_id != STORE_NULL)
+            processes[(*count)++] = spans[i].process_id;
+    qsort(processes, *count, sizeof *processes, compare_int64);
+    size_t distinct = 0;
+    for (size_t i = 0; i < *count; i++)
+        if (distinct == 0 || processes[distinct - 1] != processes[i])
+            processes[distinct++] = processes[i];
+    *count = distinct;
+    return processes;
+}
+
+int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, size_t count, error_info *err)
+{
+    for (size_t i = 0; i < count; i++)
+        spans[i].found = 0;
+    size_t process_count = 0;
+    int64_t *processes = span_processes(spans, count, &process_count);
+    if (!processes)
+        return error_set(err, "out of memory");
+    struct op_list ops = {0}, launches = {0};
+    int status = 0;
+    if (process_count > 0)
+        status = read_gpu_ops(db, processes, process_count, &ops, err);
+    if (status == 0 && process_count > 0)
+        status = read_launches(db, processes, process_count, &ops, &launches, err);
+    free(ops.items); /* folded into the launches */
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        struct store_launched_span *span = &spans[i];
+        if (span->thread_id == STORE_NULL)
+            continue;
+        for (size_t k = first_op(&launches, span->process_id, span->thread_id, span->host_start_ns);
+             k < launches.count && launches.items[k].process_id == span->process_id &&
+             launches.items[k].key == span->thread_id && launches.items[k].call_start_ns < span->host_end_ns;
+             k++) {
+            if (!span->found || launches.items[k].start_ns < span->start_ns)
+                span->start_ns = launches.items[k].start_ns;
+            if (!span->found || launches.items[k].end_ns > span->end_ns)
+                span->end_ns = launches.items[k].end_ns;
+            span->found = 1;
+        }
+    }
+    free(launches.items);
+    free(processes);
+    return status;
 }
 
 int store_process_rank(sqlite3 *db, int64_t process_id, int64_t *rank)

@@ -1,11 +1,12 @@
 /* queries_ranges.h: the questions the step finder (analyzer/steps.c) asks of a trace's NVTX
  * ranges (push/pop and start/end; marks, kind 3, are no ranges): which messages they carry, each
  * range (of all processes, or of one process under one message), the GPU time of the work a thread
- * launched within a host range, and a process's rank (steps are labelled by it). */
+ * launched within each host range, and a process's rank (steps are labelled by it). */
 #ifndef OVERLAPSCOPE_QUERIES_RANGES_H
 #define OVERLAPSCOPE_QUERIES_RANGES_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -33,16 +34,22 @@ int store_each_range(sqlite3 *db, store_nvtx_range_visit *visit, void *context, 
 typedef int store_range_message_visit(void *context, int64_t message_id, const char *text);
 int store_each_range_message(sqlite3 *db, store_range_message_visit *visit, void *context, error_info *err);
 
-/* The GPU work (kernels, copies, memsets) launched by the host calls of a thread. */
-typedef struct store_launched_work store_launched_work;
+/* A host range of one thread, and the GPU time of the work (kernels, copies, memsets) launched by
+ * the calls of that thread that started in [host_start_ns, host_end_ns): found 1 with [start_ns,
+ * end_ns] its first start and last end, found 0 when there is none (or thread_id is STORE_NULL: a
+ * range not to map). */
+struct store_launched_span {
+    int64_t process_id, thread_id, host_start_ns, host_end_ns; /* the caller's */
+    int64_t start_ns, end_ns;                                  /* the store's */
+    int found;
+};
 
-/* NULL with err filled when the questions cannot be prepared or memory runs out. */
-store_launched_work *store_launched_work_open(sqlite3 *db, error_info *err);
-void store_launched_work_close(store_launched_work *work);
-/* 1 with [*start_ns, *end_ns] the GPU time of the work thread_id of process_id launched by calls
- * that started in [host_start_ns, host_end_ns), 0 when there is none (the outputs untouched). */
-int store_launched_work_time(store_launched_work *work, int64_t process_id, int64_t thread_id,
-                             int64_t host_start_ns, int64_t host_end_ns, int64_t *start_ns, int64_t *end_ns);
+/* Maps every span (any order, any processes) in one read of the GPU tables and the API calls of
+ * their processes, not a query per span: a trace of 100,000 steps maps them in a pass (issue 32).
+ * Linear in the rows read and the spans, plus the calls that each span covers (spans on one thread
+ * that nest are each walked). Returns 0, or -1 with err filled (out of memory, or the tables cannot
+ * be read). */
+int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, size_t count, error_info *err);
 
 /* *rank: process_id's rank, -1 when the trace knows none. Returns 0, or -1 when the question cannot
  * be asked (*rank untouched). */

@@ -488,7 +488,7 @@ static void write_evidence(const struct bucket *b, char *text, size_t size)
         append(text, size, "; instances #%" PRId64 "-#%" PRId64 " (%s)", f->first_instance, f->last_instance,
                f->instance_by_order ? "in order on each device: no sequence numbers in the trace"
                                     : "sequence numbers");
-    if (b->detail[0])
+    if (b->detail)
         append(text, size, "%s%s", text[0] ? "; " : "", b->detail);
 }
 
@@ -507,9 +507,12 @@ static int build_breakdown(const struct breakdown_builder *builder, struct accou
         entry->cause = b->cause;
         entry->ns = b->ns;
         entry->count = b->count;
-        snprintf(entry->label, sizeof entry->label, "%s", b->label);
-        snprintf(entry->source, sizeof entry->source, "%s", b->source);
-        write_evidence(b, entry->evidence, sizeof entry->evidence);
+        ledger_copy_text(entry->label, sizeof entry->label, b->label);
+        ledger_copy_text(entry->source, sizeof entry->source, b->source);
+        char evidence[ACCOUNTING_EVIDENCE_BYTES];
+        write_evidence(b, evidence, sizeof evidence);
+        if (!(entry->evidence = strdup(evidence)))
+            return -1;
     }
     ledger_sort_entries(out);
     return 0;
@@ -664,7 +667,7 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
         return -1;
     size_t capacity = 0;
     for (size_t i = 0; i < acc->ledger.book_count; i++) {
-        const struct device_books *books = &acc->ledger.books[i];
+        struct device_books *books = &acc->ledger.books[i];
         if (books->result_index == ACCOUNTANT_PEER)
             continue;
         if (add_accounting(result, &capacity, books->result_index, -1, &books->idle, &books->comm) != 0)
@@ -676,6 +679,10 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
                                acc->ledger.steps[books->first_step + k].number, &books->step_idle[k],
                                &books->step_comm[k]) != 0)
                 return error_set(err, "out of memory");
+            /* Read for the last time: freed as they are turned into breakdowns, the books of a
+             * trace of 100,000 steps make room for the breakdowns instead of adding to them. */
+            ledger_builder_free(&books->step_idle[k]);
+            ledger_builder_free(&books->step_comm[k]);
         }
     }
     if (collect_unchecked(acc, result) != 0)
@@ -705,9 +712,9 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
 void accountant_free_result(struct analysis_result *result)
 {
     for (size_t i = 0; i < result->accounting_count; i++) {
-        free(result->accountings[i].idle.entries);
-        free(result->accountings[i].exposed_communication.entries);
-        free(result->accountings[i].exposed_copy.entries);
+        accounting_breakdown_free(&result->accountings[i].idle);
+        accounting_breakdown_free(&result->accountings[i].exposed_communication);
+        accounting_breakdown_free(&result->accountings[i].exposed_copy);
     }
     free(result->accountings);
     free(result->accounting_intervals);

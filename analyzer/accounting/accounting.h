@@ -17,12 +17,16 @@
  * collective, the step-boundary gap's host state, and the place in the program. */
 struct accounting_entry {
     enum accounting_cause cause;
-    char label[64];     /* "cudaDeviceSynchronize", "rank 0", "AllReduce", "host-cpu", "no API records" */
-    char source[128];   /* where in the program ("train.py:17 step"), "" when the trace cannot know */
-    int64_t ns;         /* time of this cause */
-    int64_t count;      /* idle gaps (idle causes) or collective instances (communication) it covers */
-    char evidence[384]; /* what the trace shows, one line */
+    char label[64];   /* "cudaDeviceSynchronize", "rank 0", "AllReduce", "host-cpu", "no API records" */
+    char source[128]; /* where in the program ("train.py:17 step"), "" when the trace cannot know */
+    int64_t ns;       /* time of this cause */
+    int64_t count;    /* idle gaps (idle causes) or collective instances (communication) it covers */
+    /* What the trace shows, one line (at most ACCOUNTING_EVIDENCE_BYTES - 1 characters), never NULL;
+     * owned by the breakdown. Held at its length: a trace of 100,000 steps has 800,000 entries, and
+     * a fixed buffer each was a third of a report's memory. */
+    char *evidence;
 };
+enum { ACCOUNTING_EVIDENCE_BYTES = 384 };
 
 /* A total and its parts, largest first; the parts' ns sum to ns exactly. */
 struct accounting_breakdown {
@@ -30,6 +34,8 @@ struct accounting_breakdown {
     struct accounting_entry *entries;
     size_t entry_count;
 };
+/* Frees a breakdown's entries and their evidence, and leaves it empty (an empty one too). */
+void accounting_breakdown_free(struct accounting_breakdown *breakdown);
 
 struct analysis_accounting {
     size_t device; /* index into analysis_result.devices */

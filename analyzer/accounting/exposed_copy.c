@@ -454,7 +454,13 @@ int copy_exposure_end_device(copy_exposure *exposure, struct accounting_breakdow
         struct accounting_entry *entry = &out->entries[i];
         entry->ns = sums[i].exposed_ns;
         entry->count = sums[i].copies;
-        write_evidence(exposure, &sums[i], entry->cause, entry->evidence, sizeof entry->evidence);
+        char evidence[ACCOUNTING_EVIDENCE_BYTES];
+        write_evidence(exposure, &sums[i], entry->cause, evidence, sizeof evidence);
+        if (!(entry->evidence = strdup(evidence))) {
+            free(sums);
+            free(entry_of_bucket);
+            return -1; /* the entries are the caller's to free, as on success */
+        }
     }
     free(sums);
     /* Before sorting: entry_of_bucket holds the entries' places as merged. */

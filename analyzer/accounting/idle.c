@@ -88,7 +88,8 @@ void idle_call_source(accountant *acc, int64_t process_id, int64_t thread_id, in
         const char *text = held_source(acc, correlation_id);
         if (text)
             ledger_copy_text(source, size, text);
-    } else {
+    } else if (acc->sources_process != process_id || acc->process_has_sources) {
+        /* (A process without a source would ask the store once a gap for nothing.) */
         store_idle_call_source(acc->queries, process_id, correlation_id, source, size);
     }
     const char *name = call_source_is_anonymous(source)

@@ -45,8 +45,8 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
     memset(b, 0, sizeof *b);
     b->cause = cause;
     b->last_counted = -1;
-    snprintf(b->label, sizeof b->label, "%s", label);
-    snprintf(b->source, sizeof b->source, "%s", source);
+    ledger_copy_text(b->label, sizeof b->label, label);
+    ledger_copy_text(b->source, sizeof b->source, source);
     return b;
 }
 
@@ -56,7 +56,8 @@ void ledger_add_saturating(int64_t *sum, int64_t value)
         *sum = value > 0 ? INT64_MAX : INT64_MIN;
 }
 
-static void merge_figures(struct bucket *b, const struct evidence_figures *figures)
+/* Returns 0, or -1 when the detail cannot be held (out of memory). */
+static int merge_figures(struct bucket *b, const struct evidence_figures *figures)
 {
     b->figures.calls += figures->calls;
     b->figures.call_ns += figures->call_ns;
@@ -91,10 +92,16 @@ static void merge_figures(struct bucket *b, const struct evidence_figures *figur
         b->figures.workers = figures->workers;
     if (figures->longest_ns > b->figures.longest_ns)
         b->figures.longest_ns = figures->longest_ns;
-    if (figures->detail && !b->detail[0])
-        snprintf(b->detail, sizeof b->detail, "%s", figures->detail);
-    else if (figures->write_detail && !b->detail[0])
-        figures->write_detail(figures->detail_context, b->detail, sizeof b->detail);
+    if (b->detail)
+        return 0;
+    char detail[LEDGER_DETAIL_BYTES] = "";
+    if (figures->detail)
+        ledger_copy_text(detail, sizeof detail, figures->detail);
+    else if (figures->write_detail)
+        figures->write_detail(figures->detail_context, detail, sizeof detail);
+    if (detail[0] && !(b->detail = strdup(detail)))
+        return -1;
+    return 0;
 }
 
 /* Blocking calls are grouped by their place in the program ("300x at train.py:17"); the other
@@ -109,7 +116,7 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
         return -1;
     if (!by_source && ns > b->largest_ns) {
         b->largest_ns = ns;
-        snprintf(b->source, sizeof b->source, "%s", source);
+        ledger_copy_text(b->source, sizeof b->source, source);
     }
     b->ns += ns;
     builder->ns += ns;
@@ -117,24 +124,24 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
         b->count++;
         b->last_counted = mark;
     }
-    if (figures)
-        merge_figures(b, figures);
-    return 0;
+    return figures ? merge_figures(b, figures) : 0;
 }
 
-static void builder_free(struct breakdown_builder *builder)
+void ledger_builder_free(struct breakdown_builder *builder)
 {
+    for (size_t i = 0; i < builder->count; i++)
+        free(builder->buckets[i].detail);
     free(builder->buckets);
     *builder = (struct breakdown_builder){0};
 }
 
 void ledger_books_free(struct device_books *books)
 {
-    builder_free(&books->idle);
-    builder_free(&books->comm);
+    ledger_builder_free(&books->idle);
+    ledger_builder_free(&books->comm);
     for (size_t i = 0; books->step_idle && i < books->step_count; i++) {
-        builder_free(&books->step_idle[i]);
-        builder_free(&books->step_comm[i]);
+        ledger_builder_free(&books->step_idle[i]);
+        ledger_builder_free(&books->step_comm[i]);
     }
     free(books->step_idle);
     free(books->step_comm);
@@ -532,8 +539,7 @@ int ledger_add_figures(struct ledger *ledger, enum accounting_cause cause, const
     struct bucket *b = books ? bucket_of(&books->idle, cause, label, "") : NULL;
     if (!b)
         return books ? -1 : 0;
-    merge_figures(b, figures);
-    return 0;
+    return merge_figures(b, figures);
 }
 
 static int compare_entries(const void *left, const void *right)
@@ -544,6 +550,14 @@ static int compare_entries(const void *left, const void *right)
     if (a->cause != b->cause)
         return a->cause < b->cause ? -1 : 1;
     return strcmp(a->label, b->label);
+}
+
+void accounting_breakdown_free(struct accounting_breakdown *breakdown)
+{
+    for (size_t i = 0; i < breakdown->entry_count; i++)
+        free(breakdown->entries[i].evidence);
+    free(breakdown->entries);
+    *breakdown = (struct accounting_breakdown){0};
 }
 
 void ledger_sort_entries(struct accounting_breakdown *breakdown)

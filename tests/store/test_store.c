@@ -8,6 +8,7 @@
 #include "call_sources.h"
 #include "check.h"
 #include "origins.h"
+#include "queries_ranges.h"
 #include "store.h"
 
 static char directory[] = "/tmp/overlapscope-test-store-XXXXXX";
@@ -538,6 +539,123 @@ static void test_compact_kernels(int flags)
 
 /* A version 1 trace (built from store/schema_v1.sql as version 1 writers built it) opens, reads
  * through the same names, merges into version 2; rows of the compact tables cannot be added to it. */
+/* store_launched_work_times: each host range maps to the first start and last end of the GPU work
+ * its thread launched by calls that began in it (end excluded), whatever nests or repeats; another
+ * thread's or process's work (the same correlation id) never counts. */
+static void add_call(store *s, int64_t process_id, int64_t thread_id, int64_t correlation_id,
+                     int64_t start_ns)
+{
+    error_info err;
+    struct store_api_call call = {.process_id = process_id,
+                                  .thread_id = thread_id,
+                                  .api_domain = STORE_API_RUNTIME,
+                                  .callback_id = 211,
+                                  .correlation_id = correlation_id,
+                                  .start_ns = start_ns,
+                                  .end_ns = start_ns + 10,
+                                  .return_value = 0,
+                                  .name = "cudaLaunchKernel"};
+    CHECK(store_insert_api_call(s, &call, &err) == 0);
+}
+
+static void add_kernel(store *s, int64_t process_id, int64_t correlation_id, int64_t start_ns, int64_t end_ns)
+{
+    error_info err;
+    struct store_kernel kernel = {.process_id = process_id,
+                                  .device_id = 0,
+                                  .context_id = 1,
+                                  .stream_id = 7,
+                                  .correlation_id = correlation_id,
+                                  .start_ns = start_ns,
+                                  .end_ns = end_ns,
+                                  .queued_ns = STORE_NULL,
+                                  .submitted_ns = STORE_NULL,
+                                  .graph_id = STORE_NULL,
+                                  .graph_node_id = STORE_NULL,
+                                  .name = "k"};
+    CHECK(store_insert_kernel(s, &kernel, NULL, &err) == 0);
+}
+
+static void test_launched_work_times(void)
+{
+    error_info err;
+    store *s = store_create(path_in("launched.db"), 0, &err);
+    CHECK(s != NULL);
+    CHECK(store_begin(s, &err) == 0);
+    for (int64_t pid = 10; pid <= 11; pid++) {
+        struct store_process process = {.pid = pid,
+                                        .parent_pid = STORE_NULL,
+                                        .rank = STORE_NULL,
+                                        .local_rank = STORE_NULL,
+                                        .world_size = STORE_NULL,
+                                        .start_ns = STORE_NULL,
+                                        .end_ns = STORE_NULL,
+                                        .term_signal = STORE_NULL};
+        CHECK(store_insert_process(s, &process, &err) == 0);
+    }
+    add_call(s, 1, 99, 1, 100); /* two kernels of one launch (a graph) */
+    add_kernel(s, 1, 1, 1000, 1100);
+    add_kernel(s, 1, 1, 1200, 1300);
+    add_call(s, 1, 99, 2, 200); /* a copy */
+    struct store_memcpy copy = {.process_id = 1,
+                                .device_id = 0,
+                                .stream_id = 8,
+                                .correlation_id = 2,
+                                .start_ns = 1400,
+                                .end_ns = 1500,
+                                .copy_kind = STORE_COPY_HTOD,
+                                .bytes = 64,
+                                .src_device_id = STORE_NULL,
+                                .dst_device_id = 0,
+                                .copy_count = STORE_NULL,
+                                .graph_id = STORE_NULL,
+                                .graph_node_id = STORE_NULL};
+    CHECK(store_insert_memcpy(s, &copy, &err) == 0);
+    add_call(s, 1, 98, 4, 400); /* another thread */
+    add_kernel(s, 1, 4, 900, 950);
+    add_call(s, 1, 99, 5, 500); /* a call that launched nothing */
+    add_call(s, 1, 99, 6, 550); /* a memset */
+    struct store_memset memset_row = {.process_id = 1,
+                                      .device_id = 0,
+                                      .stream_id = 8,
+                                      .correlation_id = 6,
+                                      .start_ns = 2000,
+                                      .end_ns = 2100,
+                                      .bytes = 64,
+                                      .graph_id = STORE_NULL,
+                                      .graph_node_id = STORE_NULL};
+    CHECK(store_insert_memset(s, &memset_row, &err) == 0);
+    add_call(s, 2, 99, 1, 150); /* another process, the same correlation id */
+    add_kernel(s, 2, 1, 5000, 5100);
+    CHECK(store_commit(s, &err) == 0);
+    CHECK(store_finalize(s, &err) == 0);
+    struct store_launched_span spans[] = {
+        {.process_id = 1, .thread_id = 99, .host_start_ns = 100, .host_end_ns = 250},
+        {.process_id = 1, .thread_id = 99, .host_start_ns = 150, .host_end_ns = 250}, /* nested */
+        {.process_id = 1, .thread_id = 98, .host_start_ns = 0, .host_end_ns = 1000},
+        {.process_id = 1, .thread_id = 99, .host_start_ns = 250, .host_end_ns = 540},
+        {.process_id = 1, .thread_id = STORE_NULL, .host_start_ns = 0, .host_end_ns = 1000},
+        {.process_id = 2, .thread_id = 99, .host_start_ns = 100, .host_end_ns = 200},
+        {.process_id = 1, .thread_id = 99, .host_start_ns = 100, .host_end_ns = 200}, /* end excluded */
+        {.process_id = 1, .thread_id = 99, .host_start_ns = 200, .host_end_ns = 201}, /* start included */
+        {.process_id = 1, .thread_id = 99, .host_start_ns = 0, .host_end_ns = 1000},
+        {.process_id = 3, .thread_id = 99, .host_start_ns = 0, .host_end_ns = 1000}, /* no such process */
+    };
+    static const int64_t expected[][3] = {{1, 1000, 1500}, {1, 1400, 1500}, {1, 900, 950},   {0, 0, 0},
+                                          {0, 0, 0},       {1, 5000, 5100}, {1, 1000, 1300}, {1, 1400, 1500},
+                                          {1, 1000, 2100}, {0, 0, 0}};
+    size_t count = sizeof spans / sizeof *spans;
+    CHECK(store_launched_work_times(store_db(s), spans, count, &err) == 0);
+    for (size_t i = 0; i < count; i++) {
+        CHECK_INT(spans[i].found, expected[i][0]);
+        if (spans[i].found && expected[i][0]) {
+            CHECK_INT(spans[i].start_ns, expected[i][1]);
+            CHECK_INT(spans[i].end_ns, expected[i][2]);
+        }
+    }
+    CHECK(store_close(s, &err) == 0);
+}
+
 static void test_version_1(void)
 {
     const char *path = path_in("v1.db");
@@ -701,6 +819,7 @@ int main(void)
     test_compact_kernels(0);
     test_compact_kernels(STORE_BATCHED_INSERTS);
     test_version_1();
+    test_launched_work_times();
     test_process_origins();
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
