@@ -80,6 +80,27 @@ static void put_records(struct fragment_wire *wire, const void *records, size_t 
     put(wire, records, count * size);
 }
 
+/* A text the record points to, after the record: its length (NO_TEXT for none), then its bytes. */
+#define NO_TEXT UINT64_MAX
+static void put_text(struct fragment_wire *wire, const char *text)
+{
+    put_u64(wire, text ? (uint64_t)strlen(text) : NO_TEXT);
+    if (text)
+        put(wire, text, strlen(text));
+}
+
+/* Entries of a breakdown, each followed by its evidence (held at its length: accounting.h). */
+static void put_entries(struct fragment_wire *wire, const struct accounting_breakdown *breakdown)
+{
+    put_u64(wire, breakdown->entry_count);
+    for (size_t i = 0; i < breakdown->entry_count; i++) {
+        struct accounting_entry entry = breakdown->entries[i];
+        entry.evidence = NULL;
+        put(wire, &entry, sizeof entry);
+        put_text(wire, breakdown->entries[i].evidence);
+    }
+}
+
 static void put_builder(struct fragment_wire *wire, const struct breakdown_builder *builder)
 {
     put_i64(wire, builder->ns);
@@ -90,7 +111,9 @@ static void put_builder(struct fragment_wire *wire, const struct breakdown_build
         bucket.figures.detail = NULL;
         bucket.figures.write_detail = NULL;
         bucket.figures.detail_context = NULL;
+        bucket.detail = NULL;
         put(wire, &bucket, sizeof bucket);
+        put_text(wire, builder->buckets[i].detail);
     }
 }
 
@@ -159,8 +182,7 @@ int fragment_wire_put(struct fragment_wire *wire, const struct device_fragment *
     put_records(wire, part->overlap_costs, part->overlap_cost_count, sizeof *part->overlap_costs);
     put_i64(wire, part->interval_count);
     put_i64(wire, fragment->copy_breakdown.ns);
-    put_records(wire, fragment->copy_breakdown.entries, fragment->copy_breakdown.entry_count,
-                sizeof *fragment->copy_breakdown.entries);
+    put_entries(wire, &fragment->copy_breakdown);
     put_records(wire, fragment->copy_intervals, fragment->copy_interval_count,
                 sizeof *fragment->copy_intervals);
     put_u64(wire, fragment->copy_stretch_count);
@@ -260,6 +282,49 @@ static void *get_array(struct reader *reader, size_t count, size_t size)
     return array;
 }
 
+/* A text put_text wrote, in memory of its own (NULL for none, or when the bytes are short). */
+static char *get_text(struct reader *reader)
+{
+    uint64_t length = get_u64(reader);
+    if (reader->failed || length == NO_TEXT)
+        return NULL;
+    if (length > reader->size - reader->offset) {
+        damaged(reader, "a text beyond the bytes");
+        return NULL;
+    }
+    char *text = malloc((size_t)length + 1);
+    if (!text) {
+        reader->failed = 1;
+        error_set(reader->err, "out of memory");
+        return NULL;
+    }
+    get(reader, text, (size_t)length);
+    text[length] = '\0';
+    return text;
+}
+
+/* A breakdown's entries put_entries wrote; every evidence set (empty when it was missing). */
+static void get_entries(struct reader *reader, struct accounting_breakdown *breakdown)
+{
+    breakdown->entry_count = 0;
+    breakdown->entries = NULL;
+    size_t count = get_count(reader, sizeof(struct accounting_entry));
+    if (count == 0)
+        return;
+    breakdown->entries = get_array(reader, count, sizeof *breakdown->entries);
+    for (size_t i = 0; breakdown->entries && i < count && !reader->failed; i++) {
+        get(reader, &breakdown->entries[i], sizeof breakdown->entries[i]);
+        breakdown->entries[i].evidence = get_text(reader);
+        breakdown->entry_count = i + 1; /* owned from here: accounting_breakdown_free frees them */
+        if (!breakdown->entries[i].evidence && !reader->failed)
+            breakdown->entries[i].evidence = strdup("");
+        if (!breakdown->entries[i].evidence && !reader->failed) {
+            reader->failed = 1;
+            error_set(reader->err, "out of memory");
+        }
+    }
+}
+
 static void get_builder(struct reader *reader, struct breakdown_builder *builder)
 {
     builder->ns = get_i64(reader);
@@ -270,8 +335,12 @@ static void get_builder(struct reader *reader, struct breakdown_builder *builder
     builder->buckets = get_array(reader, count, sizeof *builder->buckets);
     if (!builder->buckets)
         return;
-    get(reader, builder->buckets, count * sizeof *builder->buckets);
-    builder->count = builder->capacity = count;
+    builder->capacity = count;
+    for (size_t i = 0; i < count && !reader->failed; i++) {
+        get(reader, &builder->buckets[i], sizeof builder->buckets[i]);
+        builder->buckets[i].detail = get_text(reader);
+        builder->count = i + 1; /* owned from here: ledger_builder_free frees them */
+    }
 }
 
 /* The steps' builders of books (step_count of them), when the writer had them. */
@@ -334,8 +403,10 @@ static struct device_books *get_books(struct reader *reader)
         books->step_count = step_count;
     } else {
         for (size_t i = 0; i < step_count; i++) {
-            free(step_idle ? step_idle[i].buckets : NULL);
-            free(step_comm ? step_comm[i].buckets : NULL);
+            if (step_idle)
+                ledger_builder_free(&step_idle[i]);
+            if (step_comm)
+                ledger_builder_free(&step_comm[i]);
         }
         free(step_idle);
         free(step_comm);
@@ -409,8 +480,7 @@ int fragment_wire_get(const unsigned char *bytes, size_t size, size_t *offset, s
     part->overlap_costs = records;
     part->interval_count = get_i64(&reader);
     out->copy_breakdown.ns = get_i64(&reader);
-    out->copy_breakdown.entry_count = get_records(&reader, &records, sizeof *out->copy_breakdown.entries);
-    out->copy_breakdown.entries = records;
+    get_entries(&reader, &out->copy_breakdown);
     out->copy_interval_count = get_records(&reader, &records, sizeof *out->copy_intervals);
     out->copy_intervals = records;
     out->copy_stretch_count = (size_t)get_u64(&reader);

@@ -26,7 +26,7 @@ static struct bucket *buckets(size_t count, int64_t ns)
         made[i].cause = ACCOUNTING_IDLE_HOST_SYNC;
         made[i].ns = ns + (int64_t)i;
         snprintf(made[i].label, sizeof made[i].label, "cudaDeviceSynchronize %zu", i);
-        snprintf(made[i].detail, sizeof made[i].detail, "a detail");
+        made[i].detail = i % 2 ? strdup("a detail") : NULL; /* held when a stretch had one (ledger.h) */
     }
     return made;
 }
@@ -55,6 +55,7 @@ static void make_fragment(struct device_fragment *fragment)
     fragment->copy_breakdown.entry_count = 1;
     fragment->copy_breakdown.entries = calloc(1, sizeof *fragment->copy_breakdown.entries);
     fragment->copy_breakdown.entries[0].ns = 40;
+    fragment->copy_breakdown.entries[0].evidence = strdup("pageable HtoD under no kernel");
     fragment->copy_interval_count = 1;
     fragment->copy_intervals = calloc(1, sizeof *fragment->copy_intervals);
     fragment->copy_intervals[0].end_ns = 77;
@@ -125,8 +126,11 @@ int main(void)
     CHECK(back.part.device_count == 1 && back.part.devices[0].busy_ns == 12345);
     CHECK(back.part.stream_pairs[0].overlap_ns == 7 && back.part.overlap_costs[0].cost_ns == -3);
     CHECK(back.copy_intervals[0].end_ns == 77 && back.copy_breakdown.entries[0].ns == 40);
+    CHECK(strcmp(back.copy_breakdown.entries[0].evidence, "pageable HtoD under no kernel") == 0);
     struct device_books *books = back.books.books;
     CHECK(books && books->rank == 3 && books->idle.count == 2 && books->idle.buckets[1].ns == 101);
+    CHECK(books && !books->idle.buckets[0].detail && books->idle.buckets[1].detail &&
+          strcmp(books->idle.buckets[1].detail, "a detail") == 0);
     CHECK(books && books->step_count == 2 && books->step_comm[1].count == 1 &&
           books->step_idle[0].count == 0);
     CHECK(books && books->kernels[0].pieces[1].end_ns == 555 &&
