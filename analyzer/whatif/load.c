@@ -189,12 +189,11 @@ static int is_pageable(const struct model_op *op)
            (op->src_kind == STORE_MEMORY_PAGEABLE || op->dst_kind == STORE_MEMORY_PAGEABLE);
 }
 
-static int add_op(struct replay *replay, const struct device_state *device, kernel_names *names,
-                  const struct model_op *source)
+/* Fills op from source. The ops are independent of each other's order: a call's kind bits and the
+ * fastest copy per direction only accumulate. */
+static void add_op(struct replay *replay, const struct device_state *device, kernel_names *names,
+                   const struct model_op *source, struct replay_op *op)
 {
-    if (replay_grow((void **)&replay->ops, &replay->op_capacity, replay->op_count, sizeof *replay->ops) != 0)
-        return -1;
-    struct replay_op *op = &replay->ops[replay->op_count++];
     *op = (struct replay_op){.start_ns = source->start_ns,
                              .duration_ns =
                                  source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
@@ -237,11 +236,14 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
         if (speed > replay->pinned_bytes_per_s[op->category])
             replay->pinned_bytes_per_s[op->category] = speed;
     }
-    return 0;
 }
 
-/* The device's selected operations, as the walk kept them, at most WHATIF_MAX_OPS. */
-int load_ops(struct replay *replay, kernel_names *names, const struct device_state *device)
+/* The selected operations taken in, last first, per this many: the walk's array shrinks by as
+ * many (a large one is mapped, and realloc gives the pages back), so the two copies of an operation
+ * are not held at once. */
+#define LOAD_SHRINK_OPS 8192u
+
+int load_ops(struct replay *replay, kernel_names *names, struct device_state *device)
 {
     /* Their number is known: an array grown by doubling touched up to twice the memory (a page
      * fault per page first touched). */
@@ -253,9 +255,18 @@ int load_ops(struct replay *replay, kernel_names *names, const struct device_sta
         replay->ops = ops;
         replay->op_capacity = count;
     }
-    for (size_t i = 0; i < device->selected_op_count && replay->op_count < WHATIF_MAX_OPS; i++)
-        if (add_op(replay, device, names, &device->selected_ops[i]) != 0)
-            return WHATIF_OUT_OF_MEMORY;
+    replay->op_count = count;
+    for (size_t i = count; i-- > 0;) {
+        add_op(replay, device, names, &device->selected_ops[i], &replay->ops[i]);
+        if (i % LOAD_SHRINK_OPS == 0) {
+            struct model_op *kept = realloc(device->selected_ops, (i ? i : 1) * sizeof *kept);
+            if (kept) {
+                device->selected_ops = kept;
+                device->selected_op_capacity = i ? i : 1;
+            }
+        }
+    }
+    device->selected_op_count = 0; /* taken */
     return 0;
 }
 

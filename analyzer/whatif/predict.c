@@ -262,7 +262,7 @@ static int removes_syncs(const struct replay *replay, const struct device_state 
     return 0;
 }
 
-int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
+int whatif_device(sqlite3 *db, kernel_names *names, struct device_state *device,
                   const struct device_idle *idle, const struct analysis_step *steps, size_t step_count,
                   struct analysis_device *out, error_info *err)
 {
@@ -273,6 +273,7 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     int status = host_time_work_removals(&replay, idle);
     if (status == 0)
         status = load_host_calls(db, &replay, device, &read_error);
+    launches_free(&device->launches); /* copied into the replay's calls: no one reads them after */
     if (status == 0)
         status = load_ops(&replay, names, device);
     if (status == 0)
