@@ -86,7 +86,7 @@ struct analysis_walker {
     /* The selected operations' buffer (device_state.selected_ops), lent to each device in turn: its
      * pages, once written, serve every device after, where a buffer per device faulted its pages in
      * again (page faults were a sixth of the analysis's CPU time). */
-    struct model_op *selected_ops;
+    struct kept_op *selected_ops;
     size_t selected_op_capacity;
     /* Operations walked; every 4,096 handed to tick (the progress line's count). */
     int64_t ops_walked;

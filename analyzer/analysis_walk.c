@@ -258,13 +258,13 @@ static int keep_selected(struct device_state *device, const struct model_op *op)
                           : device->selected_op_capacity < ANALYSIS_LARGE_SELECTED_OPS
                               ? ANALYSIS_LARGE_SELECTED_OPS
                               : device->selected_op_capacity * 2;
-        struct model_op *grown = realloc(device->selected_ops, capacity * sizeof *grown);
+        struct kept_op *grown = realloc(device->selected_ops, capacity * sizeof *grown);
         if (!grown)
             return -1;
         device->selected_ops = grown;
         device->selected_op_capacity = capacity;
     }
-    device->selected_ops[device->selected_op_count++] = *op;
+    whatif_keep_op(device, op, &device->selected_ops[device->selected_op_count++]);
     return 0;
 }
 
@@ -410,8 +410,8 @@ static int finish_shown(struct walk *walk, struct device_state *device, struct a
     /* The overlap cost first: the replay is the selected operations' and the launches' last reader
      * and lets go of them as it takes them in (whatif.h), so they are not held beside its own. */
     if (overlap_cost_device(walker->names, device, 0, out, &walk->out->part, walk->err) != 0 ||
-        whatif_device(walker->db, walker->names, device, &idle, result->steps, result->step_count, out,
-                      walk->err) != 0) /* the replay's figure */
+        whatif_device(walker->db, device, &idle, result->steps, result->step_count, out, walk->err) !=
+            0) /* the replay's figure */
         return -1;
     for (size_t i = 0; i < device->lane_count; i++)
         out->stream_count += device->lanes[i].has_counted;

@@ -169,7 +169,8 @@ static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct la
     return status;
 }
 
-static void set_footprint(const struct device_state *device, struct replay_op *op,
+/* The SM footprint of a kernel whose device limits are known (left at its defaults otherwise). */
+static void set_footprint(const struct device_state *device, struct kept_op *op,
                           const struct model_op *source)
 {
     struct occupancy_result occupancy;
@@ -183,16 +184,29 @@ static void set_footprint(const struct device_state *device, struct replay_op *o
     op->tail_share = op->waves > 1 ? (double)occupancy.last_wave_blocks / slots : op->sm_share;
 }
 
-static int is_pageable(const struct model_op *op)
+void whatif_keep_op(const struct device_state *device, const struct model_op *op, struct kept_op *kept)
 {
-    return op->kind == MODEL_MEMCPY &&
-           (op->src_kind == STORE_MEMORY_PAGEABLE || op->dst_kind == STORE_MEMORY_PAGEABLE);
+    int kernel = op->kind == MODEL_KERNEL;
+    *kept = (struct kept_op){.start_ns = op->start_ns,
+                             .end_ns = op->end_ns,
+                             .correlation_id = op->correlation_id,
+                             .stream_id = op->stream_id,
+                             .channel_id = op->channel_id,
+                             .bytes = op->bytes,
+                             .name_id = op->name_id,
+                             .grid_blocks = kernel ? op->launch.grid_blocks : 0,
+                             .threads_per_block = kernel ? op->launch.threads_per_block : 0,
+                             .waves = 1,
+                             .kind = (unsigned char)op->kind,
+                             .category = (unsigned char)op->category,
+                             .pageable = op->kind == MODEL_MEMCPY && (op->src_kind == STORE_MEMORY_PAGEABLE ||
+                                                                      op->dst_kind == STORE_MEMORY_PAGEABLE)};
+    set_footprint(device, kept, op);
 }
 
 /* Fills op from source. The ops are independent of each other's order: a call's kind bits and the
  * fastest copy per direction only accumulate. */
-static void add_op(struct replay *replay, const struct device_state *device, kernel_names *names,
-                   const struct model_op *source, struct replay_op *op)
+static void add_op(struct replay *replay, const struct kept_op *source, struct replay_op *op)
 {
     *op = (struct replay_op){.start_ns = source->start_ns,
                              .duration_ns =
@@ -206,12 +220,12 @@ static void add_op(struct replay *replay, const struct device_state *device, ker
                              .on_copy_channel = source->kind != MODEL_KERNEL,
                              .stream_previous = -1,
                              .channel_previous = -1,
-                             .category = source->category,
-                             .pageable = is_pageable(source),
+                             .category = source->category, /* NCCL kernels as communication */
+                             .pageable = source->pageable,
                              .bytes = source->bytes,
-                             .waves = 1};
-    if (source->kind == MODEL_KERNEL && kernel_names_is_communication(names, source->name_id, source->rowid))
-        op->category = ANALYSIS_COMMUNICATION;
+                             .sm_share = source->sm_share,
+                             .tail_share = source->tail_share,
+                             .waves = source->waves};
     const struct host_call *call = replay_call_of(replay, source->correlation_id);
     /* A synchronous cudaMemcpy to pageable memory waits anyway: pinning pays where the program
      * asked for an asynchronous copy. */
@@ -229,7 +243,6 @@ static void add_op(struct replay *replay, const struct device_state *device, ker
         if (op->pageable)
             replay->calls[call - replay->calls].kind |= CALL_PAGEABLE;
     }
-    set_footprint(device, op, source);
     if (source->kind == MODEL_MEMCPY && !op->pageable && op->bytes >= WHATIF_MIN_SPEED_BYTES &&
         op->duration_ns > 0) {
         int64_t speed = (int64_t)((double)op->bytes * 1e9 / (double)op->duration_ns);
@@ -243,7 +256,7 @@ static void add_op(struct replay *replay, const struct device_state *device, ker
  * are not held at once. */
 #define LOAD_SHRINK_OPS 8192u
 
-int load_ops(struct replay *replay, kernel_names *names, struct device_state *device)
+int load_ops(struct replay *replay, struct device_state *device)
 {
     /* Their number is known: an array grown by doubling touched up to twice the memory (a page
      * fault per page first touched). */
@@ -257,9 +270,9 @@ int load_ops(struct replay *replay, kernel_names *names, struct device_state *de
     }
     replay->op_count = count;
     for (size_t i = count; i-- > 0;) {
-        add_op(replay, device, names, &device->selected_ops[i], &replay->ops[i]);
+        add_op(replay, &device->selected_ops[i], &replay->ops[i]);
         if (i % LOAD_SHRINK_OPS == 0) {
-            struct model_op *kept = realloc(device->selected_ops, (i ? i : 1) * sizeof *kept);
+            struct kept_op *kept = realloc(device->selected_ops, (i ? i : 1) * sizeof *kept);
             if (kept) {
                 device->selected_ops = kept;
                 device->selected_op_capacity = i ? i : 1;
