@@ -55,6 +55,12 @@ struct kineto_state {
     store_frames *frames;           /* Python frames and CPU operators: where each API call was made */
     struct open_range *open_ranges; /* 'B' events waiting for their 'E' */
     size_t open_count, open_capacity, open_bytes;
+    /* The GPU events imported so far, by two 64-bit fingerprints of what makes one (kineto_events.c
+     * gpu_duplicate): an exact copy of one is imported once and counted. 16 bytes an event, in a
+     * table at most half full. */
+    uint64_t (*fingerprints)[2];
+    size_t fingerprint_count, fingerprint_capacity;
+    uint64_t duplicates;
 };
 
 /* Fails the import at event index: "event N (category): problem". Returns -1. */
