@@ -346,6 +346,12 @@ struct gpu_identity {
 /* Reads event's identity into *id (kind: 0 kernel, 1 memcpy, 2 memset; no_place: the problem when
  * it has no device or stream). Returns 0, 1 when it is an exact copy of an activity imported
  * before (counted, to leave out: gpu_duplicate), or -1 with err filled. */
+/* The identity's fields into a kernel, memcpy or memset row (each has them under these names). */
+#define GPU_IDENTITY_TO_ROW(id, row)                                                                         \
+    ((row).start_ns = (id).start_ns, (row).end_ns = (id).end_ns, (row).device_id = (id).device_id,           \
+     (row).stream_id = (id).stream_id, (row).context_id = (id).context_id,                                   \
+     (row).correlation_id = (id).correlation_id)
+
 static int read_gpu_identity(struct kineto_state *state, const struct json_value *event,
                              const struct json_value *args, uint64_t index, const char *category, int kind,
                              const char *no_place, struct gpu_identity *id, error_info *err)
@@ -391,12 +397,7 @@ static int import_kernel(struct kineto_state *state, const struct json_value *ev
     if (read != 0)
         return read < 0 ? -1 : 0; /* a copy is left out */
     row.name = id.name;
-    row.start_ns = id.start_ns;
-    row.end_ns = id.end_ns;
-    row.device_id = id.device_id;
-    row.stream_id = id.stream_id;
-    row.context_id = id.context_id;
-    row.correlation_id = id.correlation_id;
+    GPU_IDENTITY_TO_ROW(id, row);
     row.grid_x = triple_element(state, args, "grid", 0);
     row.grid_y = triple_element(state, args, "grid", 1);
     row.grid_z = triple_element(state, args, "grid", 2);
@@ -479,12 +480,7 @@ static int import_memcpy(struct kineto_state *state, const struct json_value *ev
     if (read != 0)
         return read < 0 ? -1 : 0; /* a copy is left out */
     const char *name = id.name;
-    row.start_ns = id.start_ns;
-    row.end_ns = id.end_ns;
-    row.device_id = id.device_id;
-    row.stream_id = id.stream_id;
-    row.context_id = id.context_id;
-    row.correlation_id = id.correlation_id;
+    GPU_IDENTITY_TO_ROW(id, row);
     row.copy_kind = copy_kind_from_text(name);
     if (row.copy_kind == STORE_COPY_UNKNOWN)
         row.copy_kind = copy_kind_from_text(json_string(json_get(args, "kind")));
@@ -518,12 +514,7 @@ static int import_memset(struct kineto_state *state, const struct json_value *ev
     if (read != 0)
         return read < 0 ? -1 : 0; /* a copy is left out */
     const char *name = id.name;
-    row.start_ns = id.start_ns;
-    row.end_ns = id.end_ns;
-    row.device_id = id.device_id;
-    row.stream_id = id.stream_id;
-    row.context_id = id.context_id;
-    row.correlation_id = id.correlation_id;
+    GPU_IDENTITY_TO_ROW(id, row);
     const char *open = strchr(name, '('), *close = open ? strchr(open, ')') : NULL;
     if (close)
         row.memory_kind = memory_kind_from_word(open + 1, (size_t)(close - open - 1));
