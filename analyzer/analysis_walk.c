@@ -16,8 +16,8 @@
 #include "thread_calls.h"
 #include "whatif.h"
 
-/* The selected operations' buffer grows from 1,024 straight to 46 MB, which glibc's malloc serves by
- * mmap, whose pages cost nothing until written, and grows by mremap, without copying (grown by
+/* The selected operations' buffer grows from 1,024 straight to 27 MB (2^18 kept_ops), which glibc's malloc
+ * serves by mmap, whose pages cost nothing until written, and grows by mremap, without copying (grown by
  * doubling and copying, the ResNet-50 recording's 210k operations faulted 4,000 pages more in). A
  * small trace (a fuzzer's input, run under ASan, which writes the shadow of every byte allocated)
  * stays small. */
