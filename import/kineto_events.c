@@ -134,18 +134,27 @@ static int grow_fingerprints(struct kineto_state *state)
 /* 1 when a GPU event with the same kind, name, ts, dur, device, stream and correlation was
  * imported before (a profiler never runs two identical operations on one stream at one time: the
  * file holds a copy, which is counted and left out); 0 when not (now remembered); -1 with err
- * filled when out of memory. */
+ * filled when out of memory. Memory stays bounded: past KINETO_MAX_FINGERPRINTS / 2 events the
+ * table is full and a new event replaces an older one, so a copy is found when its original is
+ * among the last half million or so; further apart, it may be imported twice, as before. */
 static int gpu_duplicate(struct kineto_state *state, int kind, const char *name, int64_t start_ns,
                          int64_t end_ns, int64_t device_id, int64_t stream_id, int64_t correlation_id,
                          error_info *err)
 {
-    if (state->fingerprint_count * 2 >= state->fingerprint_capacity && grow_fingerprints(state) != 0)
+    int full = state->fingerprint_capacity >= KINETO_MAX_FINGERPRINTS;
+    if (!full && state->fingerprint_count * 2 >= state->fingerprint_capacity && grow_fingerprints(state) != 0)
         return error_set(err, "%s: out of memory", state->name);
     uint64_t key[2];
     fingerprint(key, kind, name, (const int64_t[5]){start_ns, end_ns, device_id, stream_id, correlation_id});
     size_t mask = state->fingerprint_capacity - 1;
-    for (size_t at = (size_t)key[0] & mask;; at = (at + 1) & mask) {
+    for (size_t at = (size_t)key[0] & mask, probe = 0;; at = (at + 1) & mask, probe++) {
         uint64_t *slot = state->fingerprints[at];
+        if (full && probe == KINETO_FULL_PROBES) { /* the newest takes its home slot's place */
+            slot = state->fingerprints[(size_t)key[0] & mask];
+            slot[0] = key[0];
+            slot[1] = key[1];
+            return 0;
+        }
         if (!slot[0]) {
             slot[0] = key[0];
             slot[1] = key[1];
