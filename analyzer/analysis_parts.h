@@ -84,9 +84,10 @@ struct analysis_walker {
     int64_t selection_process_id;
     struct selection selection; /* of selection_process_id */
     /* The selected operations' buffer (device_state.selected_ops), lent to each device in turn: its
-     * pages, once written, serve every device after, where a buffer per device faulted its pages in
-     * again (page faults were a sixth of the analysis's CPU time). */
-    struct model_op *selected_ops;
+     * pages, once written, serve the devices after (page faults were a sixth of the analysis's CPU
+     * time), unless the replay took them (whatif_device shrinks it as it reads them: memory before
+     * speed, docs/security.md). */
+    struct kept_op *selected_ops;
     size_t selected_op_capacity;
     /* Operations walked; every 4,096 handed to tick (the progress line's count). */
     int64_t ops_walked;

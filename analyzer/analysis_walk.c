@@ -13,10 +13,11 @@
 #include "analysis_parts.h"
 #include "device_state.h"
 #include "overlap_cost.h"
+#include "thread_calls.h"
 #include "whatif.h"
 
-/* The selected operations' buffer grows from 1,024 straight to 46 MB, which glibc's malloc serves by
- * mmap, whose pages cost nothing until written, and grows by mremap, without copying (grown by
+/* The selected operations' buffer grows from 1,024 straight to 27 MB (2^18 kept_ops), which glibc's malloc
+ * serves by mmap, whose pages cost nothing until written, and grows by mremap, without copying (grown by
  * doubling and copying, the ResNet-50 recording's 210k operations faulted 4,000 pages more in). A
  * small trace (a fuzzer's input, run under ASan, which writes the shadow of every byte allocated)
  * stays small. */
@@ -257,13 +258,13 @@ static int keep_selected(struct device_state *device, const struct model_op *op)
                           : device->selected_op_capacity < ANALYSIS_LARGE_SELECTED_OPS
                               ? ANALYSIS_LARGE_SELECTED_OPS
                               : device->selected_op_capacity * 2;
-        struct model_op *grown = realloc(device->selected_ops, capacity * sizeof *grown);
+        struct kept_op *grown = realloc(device->selected_ops, capacity * sizeof *grown);
         if (!grown)
             return -1;
         device->selected_ops = grown;
         device->selected_op_capacity = capacity;
     }
-    device->selected_ops[device->selected_op_count++] = *op;
+    whatif_keep_op(device, op, &device->selected_ops[device->selected_op_count++]);
     return 0;
 }
 
@@ -374,7 +375,9 @@ static int walk_peer(struct walk *walk, struct device_state *device)
     }
     if (status < 0)
         return -1;
-    return accountant_end_device(walker->accountant, device, ACCOUNTANT_PEER, walk->err);
+    int ended = accountant_end_device(walker->accountant, device, ACCOUNTANT_PEER, walk->err);
+    thread_calls_release(accountant_thread_calls(walker->accountant));
+    return ended;
 }
 
 /* The device's figures beyond the sweep's, its what-if replay and its overlap cost. */
@@ -404,9 +407,11 @@ static int finish_shown(struct walk *walk, struct device_state *device, struct a
     /* The exposed copies' causes too: an exposed pageable copy asks for pinning (whatif.h). */
     for (size_t k = 0; k < copies->entry_count; k++)
         idle.ns[copies->entries[k].cause] += copies->entries[k].ns;
-    if (whatif_device(walker->db, walker->names, device, &idle, result->steps, result->step_count, out,
-                      walk->err) != 0 || /* the replay's figure */
-        overlap_cost_device(walker->names, device, 0, out, &walk->out->part, walk->err) != 0)
+    /* The overlap cost first: the replay is the selected operations' and the launches' last reader
+     * and lets go of them as it takes them in (whatif.h), so they are not held beside its own. */
+    if (overlap_cost_device(walker->names, device, 0, out, &walk->out->part, walk->err) != 0 ||
+        whatif_device(walker->db, device, &idle, result->steps, result->step_count, out, walk->err) !=
+            0) /* the replay's figure */
         return -1;
     for (size_t i = 0; i < device->lane_count; i++)
         out->stream_count += device->lanes[i].has_counted;
@@ -437,6 +442,7 @@ static int walk_shown(struct walk *walk, struct device_state *device)
     int dropped = counted == 0 && waits == 0;
     if (accountant_end_device(walker->accountant, device, dropped ? SIZE_MAX : 0, walk->err) != 0)
         return -1;
+    thread_calls_release(accountant_thread_calls(walker->accountant)); /* the walk's alone */
     if (dropped) {
         fragment->books.dropped = 1;
         fragment->part.lane_count = 0; /* nothing of this device is in the selection */

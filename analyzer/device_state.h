@@ -61,6 +61,21 @@ struct channel_state {
     struct model_op held_by; /* head's predecessor on its own stream */
 };
 
+/* A selected operation as the walk keeps it for the replay and the overlap cost: what they read
+ * of a model_op, its SM footprint worked out as it is kept (whatif_keep_op): 104 bytes where the
+ * model_op is 136, one per selected operation of the device (docs/security.md). */
+struct kept_op {
+    int64_t start_ns, end_ns, correlation_id, stream_id, channel_id;
+    int64_t bytes;                          /* copies and memsets; STORE_NULL for kernels */
+    int64_t name_id;                        /* kernels; 0 otherwise */
+    int64_t grid_blocks, threads_per_block; /* kernels (the overlap cost's twin key); 0 otherwise */
+    double sm_share, tail_share;            /* of the device's block slots; 0 when unknown */
+    int64_t waves;                          /* 1 when unknown */
+    unsigned char kind;                     /* enum model_op_kind */
+    unsigned char category;                 /* enum analysis_category, the walk's naming */
+    unsigned char pageable;                 /* a copy from or to pageable host memory */
+};
+
 struct device_state {
     int64_t process_id, pid, rank, device_id;
     char device_name[64];
@@ -89,7 +104,7 @@ struct device_state {
     int64_t cause_count[ANALYSIS_CAUSE_COUNT]; /* waits proved per cause (the what-if's fixes) */
     /* The operations that overlap the selection, in start order (op_source's), kept by the walk:
      * the replay and the overlap cost read them here instead of reading the rows again. */
-    struct model_op *selected_ops;
+    struct kept_op *selected_ops;
     size_t selected_op_count, selected_op_capacity;
     struct launches launches; /* the process's correlated host calls (launches.h) */
 };

@@ -23,6 +23,8 @@ struct loading {
     int sorted;
 };
 
+_Static_assert(WHATIF_MAX_OPS <= UINT32_MAX, "a call's position is 32 bits");
+
 static int hold_call(void *context, const struct store_correlated_call *row)
 {
     struct loading *loading = context;
@@ -42,7 +44,7 @@ static int hold_call(void *context, const struct store_correlated_call *row)
                                      .start_ns = row->start_ns,
                                      .end_ns = row->end_ns,
                                      .correlation_id = row->correlation_id,
-                                     .position = launches->count - 1,
+                                     .position = (uint32_t)(launches->count - 1),
                                      .name_id = row->name_id,
                                      .has_name = row->has_name,
                                      .rowid = row->rowid,

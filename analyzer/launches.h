@@ -13,11 +13,13 @@
 
 #include "error.h"
 
+/* 64 bytes, one per correlated call of the process (docs/security.md): position in 32 bits, as
+ * launches stop at WHATIF_MAX_OPS. */
 struct correlated_call {
     int64_t correlation_id, thread_id, start_ns, end_ns;
-    size_t position; /* in the order the rows came: ties of correlation ids keep it */
-    int64_t name_id; /* 0 when unknown (has_name 0) */
-    int has_name;
+    uint32_t position; /* in the order the rows came: ties of correlation ids keep it */
+    int32_t has_name;
+    int64_t name_id;           /* 0 when unknown (has_name 0) */
     int64_t rowid, api_domain; /* the row, and its domain (thread_calls.h builds threads from these) */
 };
 

@@ -27,12 +27,12 @@ static int load(const struct device_state *device, struct op_list *list)
     if (!list->ops)
         return -1;
     for (size_t i = 0; i < device->selected_op_count; i++) {
-        const struct model_op *op = &device->selected_ops[i];
+        const struct kept_op *op = &device->selected_ops[i];
         int kernel = op->kind == MODEL_KERNEL;
         list->ops[list->count++] = (struct priced_op){
             .name_id = kernel ? op->name_id : 0,
-            .grid_blocks = kernel ? op->launch.grid_blocks : 0,
-            .threads_per_block = kernel ? op->launch.threads_per_block : 0,
+            .grid_blocks = op->grid_blocks,
+            .threads_per_block = op->threads_per_block,
             .start_ns = op->start_ns,
             .duration_ns = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0,
             .is_compute_kernel = kernel && op->category != ANALYSIS_COMMUNICATION}; /* the walk's naming */

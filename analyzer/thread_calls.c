@@ -47,6 +47,16 @@ void thread_calls_free(thread_calls *calls)
     free(calls);
 }
 
+void thread_calls_release(thread_calls *calls)
+{
+    if (!calls)
+        return;
+    for (size_t i = 0; i < THREAD_CALLS_THREADS; i++) {
+        free(calls->threads[i].calls);
+        calls->threads[i] = (struct held_thread){0};
+    }
+}
+
 /* Holds one call of the thread being loaded (store_calls_of_thread's visit); stops at
  * THREAD_CALLS_MAX or when out of memory, and the thread is then not held. */
 struct loading {

@@ -31,6 +31,9 @@ typedef struct thread_calls thread_calls;
 /* NULL when out of memory (the caller then asks the store). db and names must outlive it. */
 thread_calls *thread_calls_new(sqlite3 *db, kernel_names *names);
 void thread_calls_free(thread_calls *calls);
+/* Lets go of every thread held (the next ask reads it again): a device's walk ends with it, so
+ * that its threads' calls are not held through the what-if replay. calls may be NULL. */
+void thread_calls_release(thread_calls *calls);
 
 /* The calls of thread_id in process_id, in start order, ties in the order of the store's
  * (process_id, thread_id, start_ns) index: the order its queries return them. *count is set. NULL

@@ -31,10 +31,16 @@
  * out->headroom_ns (the saving of every proved fix together, dependencies by design excepted).
  * steps: the run's (result->steps), where the CUDA-graph fix finds what a user would capture.
  * Leaves out untouched (headroom as before) when the device has more than WHATIF_MAX_OPS
- * operations. Returns 0, or -1 with err filled. */
-int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
-                  const struct device_idle *idle, const struct analysis_step *steps, size_t step_count,
-                  struct analysis_device *out, error_info *err);
+ * operations. The last reader of device->launches and device->selected_ops: frees the launches and
+ * takes the operations once copied (so they are not held beside the replay's copies). Returns 0, or
+ * -1 with err filled. */
+int whatif_device(sqlite3 *db, struct device_state *device, const struct device_idle *idle,
+                  const struct analysis_step *steps, size_t step_count, struct analysis_device *out,
+                  error_info *err);
+
+/* kept: op as the walk keeps it for the replay and the overlap cost (device_state.h), its SM
+ * footprint worked out with device's limits (loaded before the walk). */
+void whatif_keep_op(const struct device_state *device, const struct model_op *op, struct kept_op *kept);
 
 /* Builds result->what_if from the devices' fix savings and the trace's cause totals. */
 void whatif_collect(struct analysis_result *result);

@@ -7,6 +7,7 @@
 #include "json_stream.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -806,6 +807,45 @@ int json_decimal_scaled(const char *text, size_t length, int scale, int64_t *out
         return -1;
     *out = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
     return 0;
+}
+
+int json_number_is_integral(const struct json_value *value)
+{
+    if (!value || value->type != JSON_NUMBER)
+        return 0;
+    /* The power of ten of the last non-zero digit, plus the exponent, must not be negative. */
+    const char *text = value->text;
+    size_t length = value->length, i = 0, integer_digits = 0;
+    for (; i < length && text[i] != '.' && text[i] != 'e' && text[i] != 'E'; i++)
+        integer_digits += text[i] >= '0' && text[i] <= '9';
+    long lowest = LONG_MAX; /* power of ten of the last non-zero digit; LONG_MAX: none (zero) */
+    long power = (long)integer_digits - 1;
+    for (size_t k = 0; k < i; k++)
+        if (text[k] >= '0' && text[k] <= '9') {
+            if (text[k] != '0')
+                lowest = power;
+            power--;
+        }
+    if (i < length && text[i] == '.')
+        for (i++; i < length && text[i] >= '0' && text[i] <= '9'; i++) {
+            if (text[i] != '0')
+                lowest = power;
+            power--;
+        }
+    if (lowest == LONG_MAX)
+        return 1;
+    long exponent = 0;
+    if (i < length && (text[i] == 'e' || text[i] == 'E')) {
+        int negative = ++i < length && text[i] == '-';
+        if (i < length && (text[i] == '-' || text[i] == '+'))
+            i++;
+        for (; i < length && text[i] >= '0' && text[i] <= '9'; i++)
+            if (exponent < 100000)
+                exponent = exponent * 10 + (text[i] - '0');
+        if (negative)
+            exponent = -exponent;
+    }
+    return lowest + exponent >= 0;
 }
 
 int json_number_scaled(const struct json_value *value, int scale, int64_t *out)

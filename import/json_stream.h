@@ -79,6 +79,10 @@ int json_decimal_scaled(const char *text, size_t length, int scale, int64_t *out
 /* A JSON_NUMBER value scaled as above; -1 when value is NULL or not a number. */
 int json_number_scaled(const struct json_value *value, int scale, int64_t *out);
 
+/* 1 when a JSON_NUMBER value has no fractional part (7, -7, 7.0, 1.5e1, 70e-1), 0 when it has one
+ * (1.5, 15e-2) or value is no number. */
+int json_number_is_integral(const struct json_value *value);
+
 /* The string's text when value is a JSON_STRING, else NULL. */
 const char *json_string(const struct json_value *value);
 

@@ -392,6 +392,15 @@ static int insert_warnings(struct kineto_state *state, error_info *err)
         if (warn(state, "import-unknown-category", message, err) != 0)
             return -1;
     }
+    if (state->duplicates > 0) {
+        snprintf(message, sizeof message,
+                 "%s: %llu GPU event%s an exact copy of an earlier one (same name, ts, dur, device, stream "
+                 "and correlation), imported once",
+                 state->name, (unsigned long long)state->duplicates,
+                 state->duplicates == 1 ? " was" : "s were");
+        if (warn(state, "import-duplicates", message, err) != 0)
+            return -1;
+    }
     if (state->odd_fields > 0) {
         snprintf(message, sizeof message,
                  "%s: %llu optional field%s missing or of an unexpected type, left unknown", state->name,
@@ -472,6 +481,7 @@ static int import_stream(store *s, json_stream *stream, const char *name,
     for (size_t i = 0; i < state->open_count; i++)
         free_open_range(&state->open_ranges[i]);
     free(state->open_ranges);
+    free(state->fingerprints);
     free(state);
     return status;
 }

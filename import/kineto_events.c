@@ -69,6 +69,105 @@ static int64_t optional_id(struct kineto_state *state, const struct json_value *
     return value < 0 ? STORE_NULL : value;
 }
 
+/* args.correlation into *out (STORE_NULL when absent; an odd type counted like any optional
+ * field). A number with a fraction (1.5) is refused: rounded, it would tie the operation to another
+ * launch without a word. Returns 0, or -1 with err filled. */
+static int read_correlation(struct kineto_state *state, const struct json_value *args, uint64_t index,
+                            const char *category, int64_t *out, error_info *err)
+{
+    const struct json_value *value = json_get(args, "correlation");
+    if (value && value->type == JSON_NUMBER && !json_number_is_integral(value)) {
+        char problem[96];
+        snprintf(problem, sizeof problem, "'correlation' is %.*s, not an integer",
+                 value->length > 40 ? 40 : (int)value->length, value->text);
+        return kineto_fail_event(state, index, category, problem, err);
+    }
+    *out = kineto_optional_int(state, args, "correlation");
+    return 0;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9u;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBu;
+    return x ^ (x >> 31);
+}
+
+/* Two fingerprints (independent seeds) of a GPU event: its kind, name, start, end, device, stream
+ * and correlation. */
+static void fingerprint(uint64_t out[2], int kind, const char *name, const int64_t fields[5])
+{
+    for (int f = 0; f < 2; f++) {
+        uint64_t h = mix64((uint64_t)kind + (f ? 0x9E3779B97F4A7C15u : 0x632BE59BD9B4E019u));
+        for (const unsigned char *c = (const unsigned char *)name; c && *c; c++)
+            h = (h ^ *c) * (f ? 0x100000001B3u : 0x9E3779B97F4A7C15u);
+        for (int i = 0; i < 5; i++)
+            h = mix64(h ^ (uint64_t)fields[i]);
+        out[f] = h | 1; /* 0 marks an empty slot */
+    }
+}
+
+static int grow_fingerprints(struct kineto_state *state)
+{
+    size_t capacity = state->fingerprint_capacity ? state->fingerprint_capacity * 2 : 1024;
+    uint64_t(*slots)[2] = calloc(capacity, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < state->fingerprint_capacity; i++) {
+        uint64_t *old = state->fingerprints[i];
+        if (!old[0])
+            continue;
+        size_t at = (size_t)old[0] & (capacity - 1);
+        while (slots[at][0])
+            at = (at + 1) & (capacity - 1);
+        slots[at][0] = old[0];
+        slots[at][1] = old[1];
+    }
+    free(state->fingerprints);
+    state->fingerprints = slots;
+    state->fingerprint_capacity = capacity;
+    return 0;
+}
+
+/* 1 when a GPU event with the same kind, name, ts, dur, device, stream and correlation was
+ * imported before (a profiler never runs two identical operations on one stream at one time: the
+ * file holds a copy, which is counted and left out); 0 when not (now remembered); -1 with err
+ * filled when out of memory. Memory stays bounded: past KINETO_MAX_FINGERPRINTS / 2 events the
+ * table is full and a new event replaces an older one, so a copy is found when its original is
+ * among the last half million or so; further apart, it may be imported twice, as before. */
+static int gpu_duplicate(struct kineto_state *state, int kind, const char *name, int64_t start_ns,
+                         int64_t end_ns, int64_t device_id, int64_t stream_id, int64_t correlation_id,
+                         error_info *err)
+{
+    int full = state->fingerprint_capacity >= KINETO_MAX_FINGERPRINTS;
+    if (!full && state->fingerprint_count * 2 >= state->fingerprint_capacity && grow_fingerprints(state) != 0)
+        return error_set(err, "%s: out of memory", state->name);
+    uint64_t key[2];
+    fingerprint(key, kind, name, (const int64_t[5]){start_ns, end_ns, device_id, stream_id, correlation_id});
+    size_t mask = state->fingerprint_capacity - 1;
+    for (size_t at = (size_t)key[0] & mask, probe = 0;; at = (at + 1) & mask, probe++) {
+        uint64_t *slot = state->fingerprints[at];
+        if (full && probe == KINETO_FULL_PROBES) { /* the newest takes its home slot's place */
+            slot = state->fingerprints[(size_t)key[0] & mask];
+            slot[0] = key[0];
+            slot[1] = key[1];
+            return 0;
+        }
+        if (!slot[0]) {
+            slot[0] = key[0];
+            slot[1] = key[1];
+            state->fingerprint_count++;
+            return 0;
+        }
+        if (slot[0] == key[0] && slot[1] == key[1]) {
+            state->duplicates++;
+            return 1;
+        }
+    }
+}
+
 /* An activity's args; when it is no object (text, an array), none of its fields can be read,
  * which is counted like an unreadable field rather than read silently as all absent. */
 static const struct json_value *event_args(struct kineto_state *state, const struct json_value *event)
@@ -247,6 +346,39 @@ static int insert_collective(struct kineto_state *state, const struct store_kern
 
 /* --- one handler per category --- */
 
+/* What every GPU activity has: its name, span, place and correlation. */
+struct gpu_identity {
+    const char *name;
+    int64_t start_ns, end_ns, device_id, stream_id, context_id, correlation_id;
+};
+
+/* Reads event's identity into *id (kind: 0 kernel, 1 memcpy, 2 memset; no_place: the problem when
+ * it has no device or stream). Returns 0, 1 when it is an exact copy of an activity imported
+ * before (counted, to leave out: gpu_duplicate), or -1 with err filled. */
+/* The identity's fields into a kernel, memcpy or memset row (each has them under these names). */
+#define GPU_IDENTITY_TO_ROW(id, row)                                                                         \
+    ((row).start_ns = (id).start_ns, (row).end_ns = (id).end_ns, (row).device_id = (id).device_id,           \
+     (row).stream_id = (id).stream_id, (row).context_id = (id).context_id,                                   \
+     (row).correlation_id = (id).correlation_id)
+
+static int read_gpu_identity(struct kineto_state *state, const struct json_value *event,
+                             const struct json_value *args, uint64_t index, const char *category, int kind,
+                             const char *no_place, struct gpu_identity *id, error_info *err)
+{
+    id->name = required_name(event);
+    if (!id->name)
+        return kineto_fail_event(state, index, category, "missing 'name'", err);
+    if (read_span(state, event, index, category, &id->start_ns, &id->end_ns, err) != 0)
+        return -1;
+    if (gpu_place(state, event, args, &id->device_id, &id->stream_id) != 0)
+        return kineto_fail_event(state, index, category, no_place, err);
+    id->context_id = kineto_optional_int(state, args, "context");
+    if (read_correlation(state, args, index, category, &id->correlation_id, err) != 0)
+        return -1;
+    return gpu_duplicate(state, kind, id->name, id->start_ns, id->end_ns, id->device_id, id->stream_id,
+                         id->correlation_id, err);
+}
+
 static int import_kernel(struct kineto_state *state, const struct json_value *event, uint64_t index,
                          error_info *err)
 {
@@ -268,16 +400,13 @@ static int import_kernel(struct kineto_state *state, const struct json_value *ev
                                .channel_id = STORE_NULL,
                                .channel_type = STORE_NULL,
                                .priority = STORE_NULL};
-    row.name = required_name(event);
-    if (!row.name)
-        return kineto_fail_event(state, index, "kernel", "missing 'name'", err);
-    if (read_span(state, event, index, "kernel", &row.start_ns, &row.end_ns, err) != 0)
-        return -1;
-    if (gpu_place(state, event, args, &row.device_id, &row.stream_id) != 0)
-        return kineto_fail_event(state, index, "kernel",
-                                 "no device or stream (args.device/args.stream or pid/tid)", err);
-    row.context_id = kineto_optional_int(state, args, "context");
-    row.correlation_id = kineto_optional_int(state, args, "correlation");
+    struct gpu_identity id;
+    int read = read_gpu_identity(state, event, args, index, "kernel", 0,
+                                 "no device or stream (args.device/args.stream or pid/tid)", &id, err);
+    if (read != 0)
+        return read < 0 ? -1 : 0; /* a copy is left out */
+    row.name = id.name;
+    GPU_IDENTITY_TO_ROW(id, row);
     row.grid_x = triple_element(state, args, "grid", 0);
     row.grid_y = triple_element(state, args, "grid", 1);
     row.grid_z = triple_element(state, args, "grid", 2);
@@ -355,15 +484,12 @@ static int import_memcpy(struct kineto_state *state, const struct json_value *ev
                                .copy_count = 1,
                                .graph_id = STORE_NULL,
                                .graph_node_id = STORE_NULL};
-    const char *name = required_name(event);
-    if (!name)
-        return kineto_fail_event(state, index, "gpu_memcpy", "missing 'name'", err);
-    if (read_span(state, event, index, "gpu_memcpy", &row.start_ns, &row.end_ns, err) != 0)
-        return -1;
-    if (gpu_place(state, event, args, &row.device_id, &row.stream_id) != 0)
-        return kineto_fail_event(state, index, "gpu_memcpy", "no device or stream", err);
-    row.context_id = kineto_optional_int(state, args, "context");
-    row.correlation_id = kineto_optional_int(state, args, "correlation");
+    struct gpu_identity id;
+    int read = read_gpu_identity(state, event, args, index, "gpu_memcpy", 1, "no device or stream", &id, err);
+    if (read != 0)
+        return read < 0 ? -1 : 0; /* a copy is left out */
+    const char *name = id.name;
+    GPU_IDENTITY_TO_ROW(id, row);
     row.copy_kind = copy_kind_from_text(name);
     if (row.copy_kind == STORE_COPY_UNKNOWN)
         row.copy_kind = copy_kind_from_text(json_string(json_get(args, "kind")));
@@ -392,15 +518,12 @@ static int import_memset(struct kineto_state *state, const struct json_value *ev
                                .graph_id = STORE_NULL,
                                .graph_node_id = STORE_NULL,
                                .memory_kind = STORE_NULL};
-    const char *name = required_name(event);
-    if (!name)
-        return kineto_fail_event(state, index, "gpu_memset", "missing 'name'", err);
-    if (read_span(state, event, index, "gpu_memset", &row.start_ns, &row.end_ns, err) != 0)
-        return -1;
-    if (gpu_place(state, event, args, &row.device_id, &row.stream_id) != 0)
-        return kineto_fail_event(state, index, "gpu_memset", "no device or stream", err);
-    row.context_id = kineto_optional_int(state, args, "context");
-    row.correlation_id = kineto_optional_int(state, args, "correlation");
+    struct gpu_identity id;
+    int read = read_gpu_identity(state, event, args, index, "gpu_memset", 2, "no device or stream", &id, err);
+    if (read != 0)
+        return read < 0 ? -1 : 0; /* a copy is left out */
+    const char *name = id.name;
+    GPU_IDENTITY_TO_ROW(id, row);
     const char *open = strchr(name, '('), *close = open ? strchr(open, ')') : NULL;
     if (close)
         row.memory_kind = memory_kind_from_word(open + 1, (size_t)(close - open - 1));
@@ -434,7 +557,8 @@ static int import_api_call(struct kineto_state *state, const struct json_value *
         return -1;
     row.thread_id = thread_of(state, event);
     row.callback_id = kineto_optional_int(state, args, "cbid");
-    row.correlation_id = kineto_optional_int(state, args, "correlation");
+    if (read_correlation(state, args, index, category, &row.correlation_id, err) != 0)
+        return -1;
     return store_insert_api_call(state->s, &row, err);
 }
 
@@ -482,7 +606,8 @@ static int import_sync(struct kineto_state *state, const struct json_value *even
     row.context_id = kineto_optional_int(state, args, "context");
     row.stream_id = optional_id(state, args, "stream");
     row.event_id = optional_id(state, args, "wait_on_cuda_event_id");
-    row.correlation_id = kineto_optional_int(state, args, "correlation");
+    if (read_correlation(state, args, index, "cuda_sync", &row.correlation_id, err) != 0)
+        return -1;
     if (store_insert_synchronization(state->s, &row, err) != 0)
         return -1;
     /* Kineto names the cudaEventRecord a wait depends on: that is a cuda_events row. */

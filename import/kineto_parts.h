@@ -32,6 +32,11 @@ struct open_range {
 #define MAX_OPEN_RANGES 1024
 #define MAX_OPEN_RANGE_BYTES (16u << 20)
 
+/* The duplicate finder's table: at most 2^20 slots of 16 bytes (16 MiB), so that an import's memory
+ * does not grow with its events; once full, a lookup probes this many slots. */
+#define KINETO_MAX_FINGERPRINTS (1u << 20)
+#define KINETO_FULL_PROBES 8
+
 struct kineto_state {
     store *s;
     const char *name;
@@ -55,6 +60,12 @@ struct kineto_state {
     store_frames *frames;           /* Python frames and CPU operators: where each API call was made */
     struct open_range *open_ranges; /* 'B' events waiting for their 'E' */
     size_t open_count, open_capacity, open_bytes;
+    /* The GPU events imported so far, by two 64-bit fingerprints of what makes one (kineto_events.c
+     * gpu_duplicate): an exact copy of one is imported once and counted. 16 bytes a slot, the
+     * table at most half full until it reaches KINETO_MAX_FINGERPRINTS slots. */
+    uint64_t (*fingerprints)[2]; /* at most KINETO_MAX_FINGERPRINTS */
+    size_t fingerprint_count, fingerprint_capacity;
+    uint64_t duplicates;
 };
 
 /* Fails the import at event index: "event N (category): problem". Returns -1. */

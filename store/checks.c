@@ -2,6 +2,7 @@
  * columns its schema version has, its views are ours, and reading it is bounded in work (see
  * store.h's store_check_real_tables and store_work_limit_*). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +62,10 @@ int store_check_not_truncated(store *s, const char *path, error_info *err)
 static int work_tick(void *context)
 {
     struct store_work_limit *limit = context;
-    if (limit->ticks_left > 0) {
-        limit->ticks_left--;
+    /* Relaxed: the count alone matters, and every connection sharing it sees the budget end. */
+    if (atomic_fetch_sub_explicit(&limit->ticks_left, 1, memory_order_relaxed) > 0)
         return 0;
-    }
-    limit->exceeded = 1;
+    atomic_store(&limit->exceeded, 1);
     return 1; /* interrupts the statement (SQLITE_INTERRUPT), and every later one */
 }
 
@@ -79,6 +79,11 @@ void store_work_limit_install(sqlite3 *db, struct store_work_limit *limit, int64
     sqlite3_progress_handler(db, STORE_WORK_TICK_STEPS, work_tick, limit);
 }
 
+void store_work_limit_share(sqlite3 *db, struct store_work_limit *limit)
+{
+    sqlite3_progress_handler(db, STORE_WORK_TICK_STEPS, work_tick, limit);
+}
+
 int store_work_limit_error(const struct store_work_limit *limit, const char *path, error_info *err)
 {
     if (!limit->exceeded)
@@ -89,7 +94,7 @@ int store_work_limit_error(const struct store_work_limit *limit, const char *pat
 
 int store_work_exceeded(const store *trace, error_info *err)
 {
-    return trace ? store_work_limit_error(&trace->work_limit, trace->path, err) : 0;
+    return trace ? store_work_limit_error(trace->limit, trace->path, err) : 0;
 }
 
 static int in_list(const char *name, const char *const *names)

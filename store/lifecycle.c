@@ -46,6 +46,7 @@ static store *store_alloc(const char *path)
         return NULL;
     }
     s->batch_rows = 50000;
+    s->limit = &s->work_limit;
     return s;
 }
 
@@ -169,7 +170,8 @@ fail:
     return NULL;
 }
 
-store *store_open(const char *path, int read_only, error_info *err)
+/* store_open; shared: the work limit a reader draws from (NULL: its own). */
+static store *open_store(const char *path, int read_only, struct store_work_limit *shared, error_info *err)
 {
     if (output_file_is_unfinished(path)) {
         error_set(
@@ -201,7 +203,10 @@ store *store_open(const char *path, int read_only, error_info *err)
     sqlite3_extended_result_codes(s->db, 1);
     if (store_check_not_truncated(s, path, err) != 0)
         goto fail;
-    if (read_only)
+    if (read_only && shared) {
+        s->limit = shared;
+        store_work_limit_share(s->db, shared);
+    } else if (read_only)
         store_work_limit_install(s->db, &s->work_limit, (int64_t)info.st_size);
     if (store_check_shape(s, err) != 0)
         goto fail;
@@ -219,6 +224,11 @@ fail:
     return NULL;
 }
 
+store *store_open(const char *path, int read_only, error_info *err)
+{
+    return open_store(path, read_only, NULL, err);
+}
+
 store *store_open_reader(store *trace, error_info *err)
 {
     int pending = trace->in_transaction || sqlite3_txn_state(trace->db, NULL) == SQLITE_TXN_WRITE;
@@ -228,13 +238,15 @@ store *store_open_reader(store *trace, error_info *err)
         error_set(err, "cannot open '%s' again: it holds writes not yet committed", trace->path);
         return NULL;
     }
-    return store_open(trace->path, 1, err);
+    /* A writable trace has no limit installed (it wrote the file itself): its readers get their own. */
+    int limited = sqlite3_db_readonly(trace->db, "main") == 1;
+    return open_store(trace->path, 1, limited ? trace->limit : NULL, err);
 }
 
 void store_absorb_work_limit(store *trace, const store *reader)
 {
-    if (reader->work_limit.exceeded)
-        trace->work_limit.exceeded = 1;
+    if (reader->limit->exceeded)
+        trace->limit->exceeded = 1;
 }
 
 int store_close(store *s, error_info *err)

@@ -149,12 +149,16 @@ store *store_open(const char *path, int read_only, error_info *err);
  * query on a hostile file (a recursive view, an index that loops) runs unbounded: SQLite's
  * progress handler counts virtual-machine steps and interrupts every statement once the budget,
  * proportional to the file's size and generous enough for the slowest real reading, is spent.
- * The limit lives as long as the connection; fill it with store_work_limit_install. */
+ * The limit lives as long as the connection; fill it with store_work_limit_install. One limit may
+ * serve several connections on several threads at once (store_open_reader's): its counts are
+ * atomic, so they draw from one budget, and a file's total work does not grow with the readers. */
 struct store_work_limit {
-    int64_t ticks_left; /* progress-handler calls left (each one STORE_WORK_TICK_STEPS steps) */
-    int exceeded;
+    _Atomic int64_t ticks_left; /* progress-handler calls left (each one STORE_WORK_TICK_STEPS steps) */
+    _Atomic int exceeded;
 };
 void store_work_limit_install(sqlite3 *db, struct store_work_limit *limit, int64_t file_bytes);
+/* Makes db draw from limit, already installed on another connection (and outliving db). */
+void store_work_limit_share(sqlite3 *db, struct store_work_limit *limit);
 
 /* Returns -1 with err filled with one line naming the file when the work limit of trace's
  * connection stopped a query (the reader's own message would only say "interrupted", or a reader
@@ -184,12 +188,14 @@ int store_mark_rows(store *s, struct store_row_mark *mark, error_info *err);
 int store_check_plausible(store *s, const struct store_row_mark *since, error_info *err);
 
 /* A second connection to trace's file, read-only and checked as store_open checks, for another
- * thread to read the trace beside trace's own (a store serves one thread at a time). NULL with err
+ * thread to read the trace beside trace's own (a store serves one thread at a time). A read-only
+ * trace's readers draw from its work limit, its checks included (one budget for the file, however
+ * many threads read it: a budget per reader let a hostile file's work grow with --jobs). NULL with err
  * filled when it cannot be opened, or when trace holds writes not yet committed (the second
  * connection would not see them). Close with store_close. */
 store *store_open_reader(store *trace, error_info *err);
 /* Marks trace's work limit spent when reader's was, so that store_work_exceeded on trace says why
- * a reader's query stopped. */
+ * a reader's query stopped (a reader sharing trace's limit has spent it already). */
 void store_absorb_work_limit(store *trace, const store *reader);
 
 /* Commits anything pending and closes. NULL is a no-op. Returns 0, or -1 with err filled

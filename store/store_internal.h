@@ -96,6 +96,7 @@ struct store {
     int schema_version; /* of the file: STORE_SCHEMA_VERSION, or 1 for an older trace */
     struct row_cache *row_caches[INTERNED_TABLE_COUNT]; /* allocated at a table's first row */
     struct store_work_limit work_limit;                 /* reader connections: see store_work_limit_install */
+    struct store_work_limit *limit; /* the one its connection draws from: work_limit, or its trace's */
     struct intern_entry intern_cache[INTERN_CACHE_SIZE];
     int64_t texts_cut; /* texts stored cut at STORE_MAX_TEXT_BYTES, for store_finalize's warning */
 };

@@ -169,7 +169,8 @@ static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct la
     return status;
 }
 
-static void set_footprint(const struct device_state *device, struct replay_op *op,
+/* The SM footprint of a kernel whose device limits are known (left at its defaults otherwise). */
+static void set_footprint(const struct device_state *device, struct kept_op *op,
                           const struct model_op *source)
 {
     struct occupancy_result occupancy;
@@ -183,18 +184,30 @@ static void set_footprint(const struct device_state *device, struct replay_op *o
     op->tail_share = op->waves > 1 ? (double)occupancy.last_wave_blocks / slots : op->sm_share;
 }
 
-static int is_pageable(const struct model_op *op)
+void whatif_keep_op(const struct device_state *device, const struct model_op *op, struct kept_op *kept)
 {
-    return op->kind == MODEL_MEMCPY &&
-           (op->src_kind == STORE_MEMORY_PAGEABLE || op->dst_kind == STORE_MEMORY_PAGEABLE);
+    int kernel = op->kind == MODEL_KERNEL;
+    *kept = (struct kept_op){.start_ns = op->start_ns,
+                             .end_ns = op->end_ns,
+                             .correlation_id = op->correlation_id,
+                             .stream_id = op->stream_id,
+                             .channel_id = op->channel_id,
+                             .bytes = op->bytes,
+                             .name_id = op->name_id,
+                             .grid_blocks = kernel ? op->launch.grid_blocks : 0,
+                             .threads_per_block = kernel ? op->launch.threads_per_block : 0,
+                             .waves = 1,
+                             .kind = (unsigned char)op->kind,
+                             .category = (unsigned char)op->category,
+                             .pageable = op->kind == MODEL_MEMCPY && (op->src_kind == STORE_MEMORY_PAGEABLE ||
+                                                                      op->dst_kind == STORE_MEMORY_PAGEABLE)};
+    set_footprint(device, kept, op);
 }
 
-static int add_op(struct replay *replay, const struct device_state *device, kernel_names *names,
-                  const struct model_op *source)
+/* Fills op from source. The ops are independent of each other's order: a call's kind bits and the
+ * fastest copy per direction only accumulate. */
+static void add_op(struct replay *replay, const struct kept_op *source, struct replay_op *op)
 {
-    if (replay_grow((void **)&replay->ops, &replay->op_capacity, replay->op_count, sizeof *replay->ops) != 0)
-        return -1;
-    struct replay_op *op = &replay->ops[replay->op_count++];
     *op = (struct replay_op){.start_ns = source->start_ns,
                              .duration_ns =
                                  source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
@@ -207,12 +220,12 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
                              .on_copy_channel = source->kind != MODEL_KERNEL,
                              .stream_previous = -1,
                              .channel_previous = -1,
-                             .category = source->category,
-                             .pageable = is_pageable(source),
+                             .category = source->category, /* NCCL kernels as communication */
+                             .pageable = source->pageable,
                              .bytes = source->bytes,
-                             .waves = 1};
-    if (source->kind == MODEL_KERNEL && kernel_names_is_communication(names, source->name_id, source->rowid))
-        op->category = ANALYSIS_COMMUNICATION;
+                             .sm_share = source->sm_share,
+                             .tail_share = source->tail_share,
+                             .waves = source->waves};
     const struct host_call *call = replay_call_of(replay, source->correlation_id);
     /* A synchronous cudaMemcpy to pageable memory waits anyway: pinning pays where the program
      * asked for an asynchronous copy. */
@@ -230,18 +243,20 @@ static int add_op(struct replay *replay, const struct device_state *device, kern
         if (op->pageable)
             replay->calls[call - replay->calls].kind |= CALL_PAGEABLE;
     }
-    set_footprint(device, op, source);
     if (source->kind == MODEL_MEMCPY && !op->pageable && op->bytes >= WHATIF_MIN_SPEED_BYTES &&
         op->duration_ns > 0) {
         int64_t speed = (int64_t)((double)op->bytes * 1e9 / (double)op->duration_ns);
         if (speed > replay->pinned_bytes_per_s[op->category])
             replay->pinned_bytes_per_s[op->category] = speed;
     }
-    return 0;
 }
 
-/* The device's selected operations, as the walk kept them, at most WHATIF_MAX_OPS. */
-int load_ops(struct replay *replay, kernel_names *names, const struct device_state *device)
+/* The selected operations taken in, last first, per this many: the walk's array shrinks by as
+ * many (a large one is mapped, and realloc gives the pages back), so the two copies of an operation
+ * are not held at once. */
+#define LOAD_SHRINK_OPS 8192u
+
+int load_ops(struct replay *replay, struct device_state *device)
 {
     /* Their number is known: an array grown by doubling touched up to twice the memory (a page
      * fault per page first touched). */
@@ -253,9 +268,18 @@ int load_ops(struct replay *replay, kernel_names *names, const struct device_sta
         replay->ops = ops;
         replay->op_capacity = count;
     }
-    for (size_t i = 0; i < device->selected_op_count && replay->op_count < WHATIF_MAX_OPS; i++)
-        if (add_op(replay, device, names, &device->selected_ops[i]) != 0)
-            return WHATIF_OUT_OF_MEMORY;
+    replay->op_count = count;
+    for (size_t i = count; i-- > 0;) {
+        add_op(replay, &device->selected_ops[i], &replay->ops[i]);
+        if (i % LOAD_SHRINK_OPS == 0) {
+            struct kept_op *kept = realloc(device->selected_ops, (i ? i : 1) * sizeof *kept);
+            if (kept) {
+                device->selected_ops = kept;
+                device->selected_op_capacity = i ? i : 1;
+            }
+        }
+    }
+    device->selected_op_count = 0; /* taken */
     return 0;
 }
 

@@ -18,9 +18,9 @@ int load_host_calls(sqlite3 *db, struct replay *replay, const struct device_stat
 
 /* The device's selected operations (device->selected_ops), at most WHATIF_MAX_OPS, each linked to
  * its launch call (whose kind a read-back or a pageable copy adds to), with its SM footprint and
- * the fastest pinned copy per direction. Needs the calls (load_host_calls). Returns 0 or
- * WHATIF_OUT_OF_MEMORY. */
-int load_ops(struct replay *replay, kernel_names *names, const struct device_state *device);
+ * the fastest pinned copy per direction. Needs the calls (load_host_calls). Takes them: the walk's
+ * array shrinks as they are read (selected_op_count is 0 after). Returns 0 or WHATIF_OUT_OF_MEMORY. */
+int load_ops(struct replay *replay, struct device_state *device);
 
 /* Keeps as a synchronizing call only the allocations and frees that waited for the work launched
  * before them. Needs launch_order (graph_link_by). Returns 0 or -1 when out of memory. */

@@ -262,9 +262,9 @@ static int removes_syncs(const struct replay *replay, const struct device_state 
     return 0;
 }
 
-int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *device,
-                  const struct device_idle *idle, const struct analysis_step *steps, size_t step_count,
-                  struct analysis_device *out, error_info *err)
+int whatif_device(sqlite3 *db, struct device_state *device, const struct device_idle *idle,
+                  const struct analysis_step *steps, size_t step_count, struct analysis_device *out,
+                  error_info *err)
 {
     struct replay replay = {0};
     struct stream_wait *waits = NULL;
@@ -273,8 +273,9 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     int status = host_time_work_removals(&replay, idle);
     if (status == 0)
         status = load_host_calls(db, &replay, device, &read_error);
+    launches_free(&device->launches); /* copied into the replay's calls: no one reads them after */
     if (status == 0)
-        status = load_ops(&replay, names, device);
+        status = load_ops(&replay, device);
     if (status == 0)
         status = host_time_join_timelines(&replay);
     if (status == 0)

@@ -344,9 +344,55 @@ def many_calls_in_one_frame(work):
           [("train.py:17 step", calls)])
 
 
+def exact_duplicates(work):
+    """A GPU event written twice (same name, ts, dur, device, stream and correlation: a copy, never
+    two operations) was imported twice without a word: 5 GPU intervals of 3 in the red team's file
+    (issue 33). Each copy is left out and one import-duplicates warning counts them; an event that
+    differs in one of those (its ts) is kept."""
+    t = trace()
+    events = t["traceEvents"]
+    memcpy = next(e for e in events if e["cat"] == "gpu_memcpy")
+    moved = copy.deepcopy(events[KERNEL])
+    moved["ts"] = 1500
+    events += [copy.deepcopy(events[KERNEL]), copy.deepcopy(events[KERNEL]), copy.deepcopy(memcpy), moved]
+    db = imported(work, "duplicates", t)
+    check("duplicates: kernels", query(db, "SELECT correlation_id, start_ns - MIN(start_ns) OVER () FROM kernels"
+                                           " WHERE correlation_id = 10 ORDER BY start_ns"), [(10, 0), (10, 490000)])
+    check("duplicates: memcpys", query(db, "SELECT COUNT(*) FROM memcpys"), [(1,)])
+    check("duplicates: warning", [message.split(": ", 1)[1] for (message,) in
+                                  query(db, "SELECT message FROM warnings WHERE code = 'import-duplicates'")],
+          ["3 GPU events were an exact copy of an earlier one (same name, ts, dur, device, stream and correlation),"
+           " imported once"])
+    check("no duplicates: no warning", query(imported(work, "no-duplicates", trace()),
+                                             "SELECT COUNT(*) FROM warnings WHERE code = 'import-duplicates'"),
+          [(0,)])
+
+
+def fractional_correlation(work):
+    """A correlation id of 1.5 was read as an id (rounded) without a word, tying the kernel to another
+    launch; it refuses the file in one line naming it and the event. 10.0 and 1e1 are the integer 10."""
+    for category, index in (("kernel", KERNEL), ("cuda_runtime", 4), ("cuda_sync", SYNC)):
+        t = trace()
+        t["traceEvents"][index]["args"]["correlation"] = 1.5
+        path = write(work, f"fraction-{category}.json", t)
+        code, output = run("import", "--force", "-o", os.path.join(work, "fraction.db"), path)
+        check(f"1.5 in {category}", (code, output.strip()),
+              (2, f"overlapscope: import: {path}: traceEvents[{index}] ({category}): 'correlation' is 1.5,"
+                  " not an integer"))
+    for text in ("10.0", "1e1", "100e-1"):
+        path = write(work, "integral.json", trace())
+        with open(path) as f:
+            document = f.read().replace('"correlation": 10, "registers', f'"correlation": {text}, "registers')
+        with open(path, "w") as f:
+            f.write(document)
+        db = os.path.join(work, "integral.db")
+        check(f"correlation {text}: import", run("import", "--force", "-o", db, path)[0], 0)
+        check(f"correlation {text}", query(db, "SELECT COUNT(*) FROM kernels WHERE correlation_id = 10"), [(1,)])
+
+
 SCENARIOS = (collective_sizes, collective_total_beyond_int64, job_transfer_beyond_int64, unreadable_numbers,
              ranks_no_job_has, said_not_skipped, pytorch1_stream_out_of_range, kernel_long_after_its_step,
-             largest_correlation_id, many_calls_in_one_frame)
+             largest_correlation_id, many_calls_in_one_frame, exact_duplicates, fractional_correlation)
 
 if __name__ == "__main__":
     for scenario in SCENARIOS:

@@ -235,6 +235,31 @@ static void expect_open_error(const char *path, const char *message)
     CHECK(strchr(err.message, '\n') == NULL);
 }
 
+/* What a recursive view in a hostile file runs: a query that would never end. */
+#define ENDLESS_QUERY "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT MAX(n) FROM r"
+
+/* sqlite3_step's result for sql's first row (SQLITE_ROW, or the error that stopped it). */
+static int run_query(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *statement = NULL;
+    CHECK(sqlite3_prepare_v2(db, sql, -1, &statement, NULL) == SQLITE_OK);
+    int result = sqlite3_step(statement);
+    sqlite3_finalize(statement);
+    return result;
+}
+
+/* A new empty trace at path, opened read-only (with a work limit). */
+static store *empty_read_only(const char *path)
+{
+    error_info err = {{0}};
+    store *s = store_create(path, 0, &err);
+    CHECK(s != NULL);
+    store_close(s, NULL);
+    s = store_open(path, 1, &err);
+    CHECK(s != NULL);
+    return s;
+}
+
 /* A query that would never end (what a recursive view in a hostile file runs) is stopped by the
  * work limit of a read-only store, and the store says so naming the file; a small trace's real
  * reading stays far below the limit. */
@@ -242,23 +267,44 @@ static void test_work_limit(void)
 {
     const char *path = path_in("limited.db");
     error_info err = {{0}};
-    store *s = store_create(path, 0, &err);
-    CHECK(s != NULL);
-    store_close(s, NULL);
-    s = store_open(path, 1, &err);
-    CHECK(s != NULL);
+    store *s = empty_read_only(path);
     CHECK(store_work_exceeded(s, &err) == 0);
     CHECK_INT(query_int(s, "SELECT COUNT(*) FROM kernels"), 0);
-    sqlite3_stmt *endless = NULL;
-    CHECK(sqlite3_prepare_v2(
-              store_db(s),
-              "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT MAX(n) FROM r", -1,
-              &endless, NULL) == SQLITE_OK);
-    CHECK_INT(sqlite3_step(endless), SQLITE_INTERRUPT);
-    sqlite3_finalize(endless);
+    CHECK_INT(run_query(store_db(s), ENDLESS_QUERY), SQLITE_INTERRUPT);
     CHECK(store_work_exceeded(s, &err) == -1);
     CHECK_CONTAINS(err.message, path);
     CHECK_CONTAINS(err.message, "took more work than any trace of its size needs");
+    store_close(s, NULL);
+}
+
+/* The readers of a trace (store_open_reader, one per --jobs worker) draw from the trace's one work
+ * limit: once one reader has spent it, the trace and every other reader are stopped too, a reader
+ * opened after it included. With a budget per reader (before issue 35's fix), the second reader
+ * opened and read with a fresh budget, so a hostile file's total work grew with the workers. */
+static void test_work_limit_shared_by_readers(void)
+{
+    const char *path = path_in("shared_limit.db");
+    error_info err = {{0}};
+    store *s = empty_read_only(path);
+    store *first = store_open_reader(s, &err);
+    CHECK(first != NULL);
+    CHECK_INT(query_int(first, "SELECT COUNT(*) FROM kernels"), 0);
+    CHECK_INT(run_query(store_db(first), ENDLESS_QUERY), SQLITE_INTERRUPT);
+    /* the trace itself sees the budget spent, without store_absorb_work_limit */
+    CHECK(store_work_exceeded(s, &err) == -1);
+    CHECK_CONTAINS(err.message, "took more work than any trace of its size needs");
+    store *second = store_open_reader(s, &err); /* its checks take fewer steps than a tick */
+    CHECK(second != NULL);
+    const char *bounded = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 100000) "
+                          "SELECT COUNT(*) FROM r";
+    CHECK_INT(run_query(store_db(s), bounded), SQLITE_INTERRUPT);
+    if (second)
+        CHECK_INT(run_query(store_db(second), bounded), SQLITE_INTERRUPT);
+    error_info second_err = {{0}};
+    CHECK(store_work_exceeded(second, &second_err) == -1);
+    CHECK_CONTAINS(second_err.message, path);
+    store_close(second, NULL);
+    store_close(first, NULL);
     store_close(s, NULL);
 }
 
@@ -812,6 +858,7 @@ int main(void)
     test_refuses_existing_without_overwrite();
     test_bad_files();
     test_work_limit();
+    test_work_limit_shared_by_readers();
     test_unwritable_output();
     test_update_process();
     test_fill_ranks_from_nccl();
