@@ -18,6 +18,7 @@
 #include "kineto.h"
 #include "nsys.h"
 #include "output_file.h"
+#include "parts.h"
 #include "store.h"
 
 struct file_list {
@@ -443,7 +444,7 @@ static int import_one(store *output, const char *path, struct progress_share *sh
 
 /* --- several files at once: each read into a part of its own by a worker, the parts appended to
  * the output in the order of the files, so the trace is the same whatever the number of workers
- * (store_append_trace re-interns strings and renumbers processes as a sequential import does). */
+ * (store_append_part re-interns strings and renumbers processes as a sequential import does). */
 
 struct part {
     const char *path;
@@ -584,7 +585,7 @@ static int import_in_parallel(store *output, const char *temporary_path, const s
         if (part->status != 0) {
             *err = part->err;
             status = -1;
-        } else if (store_append_trace(output, part->part_path, 0, NULL, err) != 0) {
+        } else if (store_append_part(output, part->part_path, err) != 0) {
             status = error_prefix(err, "%s", part->path);
         }
         store_add_texts_cut(output, part->texts_cut);
