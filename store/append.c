@@ -286,7 +286,7 @@ int store_append_begin(store *s, const char *source_path, int64_t *time_offset_n
     return 0;
 }
 
-int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_join,
+int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_join, int warnings_in_order,
                       struct store_append_losses *losses, error_info *err)
 {
     const char *copy_nvtx =
@@ -302,12 +302,17 @@ int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_joi
              " FROM src.collectives s JOIN pm ON pm.old_id = s.process_id%s",
              kernel_rowid, kernel_join);
     const char *copy_collectives_statement = copy_collectives;
-    /* A process's warnings by the process map, the trace-wide ones (no process) as they are. */
+    /* A process's warnings by the process map, the trace-wide ones (no process) as they are: in
+     * the source's order (one statement), or the process's first. */
     const char *copy_warnings[] = {
         "INSERT INTO warnings SELECT pm.new_id, shift_ns(s.time_ns), s.code, s.message FROM src.warnings s"
         " JOIN pm ON pm.old_id = s.process_id",
         "INSERT INTO warnings SELECT NULL, shift_ns(time_ns), code, message FROM src.warnings"
         " WHERE process_id IS NULL"};
+    const char *copy_warnings_in_order[] = {
+        "INSERT INTO warnings SELECT pm.new_id, shift_ns(s.time_ns), s.code, s.message FROM src.warnings s"
+        " LEFT JOIN pm ON pm.old_id = s.process_id WHERE s.process_id IS NULL OR pm.old_id IS NOT NULL"
+        " ORDER BY s.rowid"};
     const char *copy_call_sources =
         "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
         " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
@@ -320,7 +325,9 @@ int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_joi
     return store_append_table_rows(s, "nvtx", &copy_nvtx, 1, losses, err) != 0 ||
                    store_append_table_rows(s, "collectives", &copy_collectives_statement, 1, losses, err) !=
                        0 ||
-                   store_append_table_rows(s, "warnings", copy_warnings, 2, losses, err) != 0 ||
+                   (warnings_in_order
+                        ? store_append_table_rows(s, "warnings", copy_warnings_in_order, 1, losses, err)
+                        : store_append_table_rows(s, "warnings", copy_warnings, 2, losses, err)) != 0 ||
                    append_optional(s, "call_sources", copy_call_sources, losses, err) != 0 ||
                    append_optional(s, "threads", copy_threads, losses, err) != 0 ||
                    append_optional(s, "process_origins", copy_origins, losses, err) != 0 ||
@@ -368,8 +375,8 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
                 store_exec_sql(s, map_kernels, err, "map kernels") != 0 ||
                 store_exec_sql(s, copy_kernel_shapes_sql, err, "copy kernel shapes") != 0 ||
                 store_append_table_rows(s, "kernels", &copy_kernels, 1, losses, err) != 0 ||
-                store_append_rest(s, "km.new_rowid", " LEFT JOIN km ON km.old_rowid = s.kernel_rowid", losses,
-                                  err) != 0
+                store_append_rest(s, "km.new_rowid", " LEFT JOIN km ON km.old_rowid = s.kernel_rowid", 0,
+                                  losses, err) != 0
             ? -1
             : 0;
     return store_append_end(s, status, source_path, err);

@@ -25,9 +25,11 @@ int store_append_begin(store *s, const char *source_path, int64_t *time_offset_n
                        struct store_append_losses *losses, error_info *err);
 
 /* Copies nvtx, collectives (kernel_rowid: the expression of the new rowid of s.kernel_rowid, with
- * kernel_join the join it needs, "" for none), warnings, call sources, threads, origins and the host
- * tables. Returns 0, or -1 with err filled (the caller then passes -1 to store_append_end). */
-int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_join,
+ * kernel_join the join it needs, "" for none), warnings (warnings_in_order: in the source's order,
+ * as a sequential import writes them; 0: each process's first, then the trace-wide ones, as merge
+ * always has), call sources, threads, origins and the host tables. Returns 0, or -1 with err
+ * filled (the caller then passes -1 to store_append_end). */
+int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_join, int warnings_in_order,
                       struct store_append_losses *losses, error_info *err);
 
 /* Commits when status is 0 (else rolls back), drops the maps, detaches the source. Returns 0, or -1

@@ -78,7 +78,7 @@ int store_append_part(store *destination, const char *part_path, error_info *err
              "CASE WHEN s.kernel_rowid BETWEEN %lld AND %lld THEN s.kernel_rowid + %lld END",
              (long long)first, (long long)last, (long long)offset);
     if (status == 0)
-        status = store_append_rest(s, kernel_rowid, "", &losses, err);
+        status = store_append_rest(s, kernel_rowid, "", 1, &losses, err);
     if (status == 0 && losses.count > 0)
         status = error_set(err, "%s: %lld rows refer to nothing in the part", losses.kinds[0].table,
                            (long long)losses.kinds[0].rows);
