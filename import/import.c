@@ -573,6 +573,8 @@ static int import_in_parallel(store *output, output_file *out, const struct file
             status = error_set(err, "'%s': the path is too long", temporary_path);
     }
     output_file_watch_parts(out, files->count);
+    if (status == 0)
+        status = store_parts_begin(output, err);
     size_t started = 0;
     for (; status == 0 && started < workers; started++)
         if (pthread_create(&threads[started], NULL, part_worker, &pool) != 0)

@@ -5,6 +5,7 @@
 
 #include "append_internal.h"
 #include "parts.h"
+#include "store_sql.h"
 
 /* The part's shapes not yet in the destination, in the part's order (the order of first use), then
  * part_shapes: each shape of the part and the destination's shape of the same value. */
@@ -56,6 +57,13 @@ static int copy_kernels(store *s, int64_t *first, int64_t *last, int64_t *offset
     snprintf(sql, sizeof sql, copy_part_kernels_format, (long long)*offset);
     const char *statement = sql;
     return store_append_table_rows(s, "kernels", &statement, 1, losses, err);
+}
+
+int store_parts_begin(store *destination, error_info *err)
+{
+    if (store_commit(destination, err) != 0)
+        return -1;
+    return store_exec_sql(destination, store_indexes_sql, err, "create indexes");
 }
 
 int store_append_part(store *destination, const char *part_path, error_info *err)

@@ -43,7 +43,8 @@ leftover=$(ls -a "$work" | grep -v -x -e . -e .. -e ranks -e out -e bad.out -e b
 
 # The analyses and the tables (stats) of a folder imported with 2 and 8 workers are those of one
 # worker, byte for byte, and so are the tables' rows (ids included: the parts' strings, processes,
-# kernel shapes and API functions are numbered in the order a sequential import numbers them): on
+# kernel shapes and API functions are numbered in the order a sequential import numbers them), the
+# schema and indexes, and SQLite's statistics: on
 # the multi-rank goldens (two DDP ranks, two sampled ranks), on a simulated 4-rank DDP job
 # (bench/gen_ddp_ranks.py, one late rank) and, where ../shared/traces holds them, on the real
 # Nsight Systems exports (several processes, copies, memsets, OS runtime waits).
@@ -54,7 +55,7 @@ python3 "$(dirname "$0")/../../bench/gen_ddp_ranks.py" "$work/ddp" 4 --activitie
 shared_nsys="$(dirname "$0")/../../../shared/traces/nsys"
 folders="goldens ddp"
 if ls "$shared_nsys"/*.sqlite >/dev/null 2>&1; then cp "$shared_nsys"/*.sqlite "$work/nsys/"; folders="$folders nsys"; fi
-rows() { # DB: every table's rows in rowid order, the meta table (times, paths) and SQLite's statistics left out
+rows() { # DB: every table's rows in rowid order and SQLite's statistics (the readers' query plans), the meta table (times, paths) left out
     python3 - "$1" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -62,6 +63,10 @@ tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 
 for table in tables:
     for row in db.execute(f"SELECT rowid, * FROM {table} ORDER BY rowid"):
         print(table, repr(row))
+for row in db.execute("SELECT * FROM sqlite_stat1 ORDER BY tbl, idx"):
+    print("sqlite_stat1", repr(row))
+for row in db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name"):
+    print("sqlite_master", repr(row))
 PY
 }
 for folder in $folders; do
