@@ -5,9 +5,11 @@
 # run and the peak memory (from /usr/bin/time); then `report --jobs N` on the same trace, rounds
 # interleaved, medians (the output checked identical for every N). Run it on a quiet machine with many cores (the GPU
 # machine's CPU through the device tool); a shared 2-core VM moves figures by +-25%.
+# The import line also gives the CPU seconds (user + system) the import took: on a shared machine
+# the wall time moves with the neighbours' load, the CPU time much less.
 # Usage: bench/scale.sh [OUTDIR]; environment: SCALE_RANKS (default "8 64"), SCALE_ACTIVITIES per
 # rank (default 250000), SCALE_JOBS (default "1 2 4 8 16", capped at the machine's processors),
-# OVERLAPSCOPE (default build/cli/overlapscope).
+# SCALE_REPORT (default 1; 0: the imports only), OVERLAPSCOPE (default build/cli/overlapscope).
 set -u
 out=${1:-scale-out}
 cd "$(dirname "$0")/.."
@@ -16,7 +18,7 @@ os=${OVERLAPSCOPE:-build/cli/overlapscope}
 mkdir -p "$out"
 cores=$(nproc)
 echo "scale benchmark on $cores processors ($(uname -n)), $(date -u +%FT%TZ)"
-printf '%-6s %-11s %-5s %10s %8s %10s %10s\n' ranks activities jobs import_s speedup peak_MB report_s
+printf '%-6s %-11s %-5s %10s %8s %10s %10s %8s\n' ranks activities jobs import_s speedup peak_MB report_s cpu_s
 for ranks in ${SCALE_RANKS:-8 64}; do
     activities=${SCALE_ACTIVITIES:-250000}
     dir=$out/ranks-$ranks-$activities
@@ -24,18 +26,20 @@ for ranks in ${SCALE_RANKS:-8 64}; do
     base=""
     for jobs in ${SCALE_JOBS:-1 2 4 8 16}; do
         [ "$jobs" -le "$cores" ] || continue
-        /usr/bin/time -f "%e %M" -o "$out/time" "$os" import "$dir" -o "$out/trace.db" --force --jobs "$jobs" \
+        /usr/bin/time -f "%e %M %U %S" -o "$out/time" "$os" import "$dir" -o "$out/trace.db" --force --jobs "$jobs" \
             >"$out/import.log" 2>&1 || { echo "import failed: $(tail -1 "$out/import.log")"; exit 1; }
-        read -r seconds peak_kb <"$out/time"
+        read -r seconds peak_kb user_s system_s <"$out/time"
         [ -n "$base" ] || base=$seconds
         report_s=-
-        if [ "$jobs" = 1 ]; then
+        if [ "$jobs" = 1 ] && [ "${SCALE_REPORT:-1}" != 0 ]; then
             /usr/bin/time -f "%e %M" -o "$out/time" "$os" report "$out/trace.db" >"$out/report.txt" 2>&1
             read -r report_s _ <"$out/time"
         fi
-        printf '%-6s %-11s %-5s %10s %8.2f %10d %10s\n' "$ranks" "$activities" "$jobs" "$seconds" \
-            "$(python3 -c "print($base / max($seconds, 0.001))")" $((peak_kb / 1024)) "$report_s"
+        printf '%-6s %-11s %-5s %10s %8.2f %10d %10s %8.2f\n' "$ranks" "$activities" "$jobs" "$seconds" \
+            "$(python3 -c "print($base / max($seconds, 0.001))")" $((peak_kb / 1024)) "$report_s" \
+            "$(python3 -c "print($user_s + $system_s)")"
     done
+    [ "${SCALE_REPORT:-1}" != 0 ] || continue
     # The analysis on a worker pool (`report --jobs N`, one device per worker at a time): the same
     # trace reported with each worker count, SCALE_REPEAT rounds interleaved, medians.
     : >"$out/report_times"

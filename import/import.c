@@ -18,6 +18,7 @@
 #include "kineto.h"
 #include "nsys.h"
 #include "output_file.h"
+#include "parts.h"
 #include "store.h"
 
 struct file_list {
@@ -443,7 +444,7 @@ static int import_one(store *output, const char *path, struct progress_share *sh
 
 /* --- several files at once: each read into a part of its own by a worker, the parts appended to
  * the output in the order of the files, so the trace is the same whatever the number of workers
- * (store_append_trace re-interns strings and renumbers processes as a sequential import does). */
+ * (store_append_part re-interns strings and renumbers processes as a sequential import does). */
 
 struct part {
     const char *path;
@@ -536,13 +537,15 @@ static void remove_part(const char *path)
     }
 }
 
-/* Reads files into parts beside temporary_path on workers while this thread appends the parts to
- * output in file order, each as soon as it is read. The first failing file's error is the
- * import's. */
-static int import_in_parallel(store *output, const char *temporary_path, const struct file_list *files,
-                              size_t workers, struct progress_share *share, int *formats_seen,
-                              error_info *err)
+/* Reads files into parts beside out's temporary file on workers while this thread appends the
+ * parts to output in file order, each as soon as it is read, and removes it once appended (a
+ * folder of many ranks never has all its parts on disk at once). The first failing file's error is
+ * the import's: no file is started after it, the files being read are finished, and every part
+ * is removed before this returns (on a signal, output_file removes them). */
+static int import_in_parallel(store *output, output_file *out, const struct file_list *files, size_t workers,
+                              struct progress_share *share, int *formats_seen, error_info *err)
 {
+    const char *temporary_path = output_file_temporary(out);
     struct part_pool pool = {.count = files->count, .share = share};
     pool.parts = calloc(files->count, sizeof *pool.parts);
     pthread_t *threads = calloc(workers, sizeof *threads);
@@ -569,6 +572,9 @@ static int import_in_parallel(store *output, const char *temporary_path, const s
             (int)sizeof part->part_path)
             status = error_set(err, "'%s': the path is too long", temporary_path);
     }
+    output_file_watch_parts(out, files->count);
+    if (status == 0)
+        status = store_parts_begin(output, err);
     size_t started = 0;
     for (; status == 0 && started < workers; started++)
         if (pthread_create(&threads[started], NULL, part_worker, &pool) != 0)
@@ -584,12 +590,18 @@ static int import_in_parallel(store *output, const char *temporary_path, const s
         if (part->status != 0) {
             *err = part->err;
             status = -1;
-        } else if (store_append_trace(output, part->part_path, 0, NULL, err) != 0) {
+        } else if (store_append_part(output, part->part_path, err) != 0) {
             status = error_prefix(err, "%s", part->path);
         }
+        remove_part(part->part_path);
         store_add_texts_cut(output, part->texts_cut);
         *formats_seen |= part->formats_seen;
     }
+    pthread_mutex_lock(&pool.lock);
+    pool.next = pool.count; /* after a failure: no file is started */
+    pthread_mutex_unlock(&pool.lock);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
     for (size_t i = 0; i < files->count; i++)
         if (pool.parts[i].part_path[0])
             remove_part(pool.parts[i].part_path);
@@ -708,8 +720,7 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
     int status = output && store_begin(output, err) == 0 ? 0 : -1;
     size_t workers = worker_count(options->jobs, files.count);
     if (status == 0 && workers > 1)
-        status = import_in_parallel(output, output_file_temporary(out), &files, workers, &share,
-                                    &formats_seen, err);
+        status = import_in_parallel(output, out, &files, workers, &share, &formats_seen, err);
     for (size_t i = 0; status == 0 && workers <= 1 && i < files.count; i++)
         status = import_one(output, files.paths[i], &share, &formats_seen, err);
     if (status == 0)

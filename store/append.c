@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_internal.h"
+#include "append_internal.h"
 
 /* --- appending one trace to another --- */
 
@@ -43,25 +43,23 @@ static const struct append_table append_tables[] = {
     {"cuda_events", NULL,
      "pm.new_id, s.device_id, s.context_id, s.stream_id, s.event_id, s.correlation_id,"
      " shift_ns(s.record_ns)"},
-    {"api_calls", "api_call_runs",
-     "pm.new_id, s.thread_id, s.correlation_id, shift_ns(s.start_ns), duration_ns(s.start_ns, s.end_ns),"
-     " s.return_value, (SELECT d.function_id FROM main.api_functions d WHERE d.api_domain IS s.api_domain"
-     " AND d.callback_id IS s.callback_id AND d.name_id IS sm.new_id LIMIT 1)"},
 };
 
-/* API calls: the source's functions not yet in the destination (before the append_tables loop). */
+/* API calls: the source's functions not yet in the destination, then the calls, each pointing at
+ * its function. */
 static const char copy_api_functions_sql[] =
     "INSERT INTO main.api_functions (api_domain, callback_id, name_id) SELECT DISTINCT s.api_domain,"
     " s.callback_id, sm.new_id FROM src.api_calls s JOIN pm ON pm.old_id = s.process_id"
     " JOIN sm ON sm.old_id = s.name_id WHERE NOT EXISTS (SELECT 1 FROM main.api_functions d"
     " WHERE d.api_domain IS s.api_domain AND d.callback_id IS s.callback_id AND d.name_id IS sm.new_id)";
+static const char copy_api_calls_sql[] =
+    "INSERT INTO api_call_runs SELECT pm.new_id, s.thread_id, s.correlation_id, shift_ns(s.start_ns),"
+    " duration_ns(s.start_ns, s.end_ns), s.return_value, (SELECT d.function_id FROM main.api_functions d"
+    " WHERE d.api_domain IS s.api_domain AND d.callback_id IS s.callback_id AND d.name_id IS sm.new_id"
+    " LIMIT 1) FROM src.api_calls s JOIN pm ON pm.old_id = s.process_id JOIN sm ON sm.old_id = s.name_id";
 
 /* Kernels: the source's shapes not yet in the destination, then the runs, each pointing at its
  * shape (found through kernel_shapes_by_value). From the kernels of either version. */
-#define SOURCE_COLUMN(column) ", s." #column
-#define MATCHES_SOURCE(column) " AND d." #column " IS s." #column
-#define SAME_SHAPE "d.name_id IS sm.new_id" KERNEL_SHAPE_COLUMNS(MATCHES_SOURCE)
-#define SHAPE_OF_SOURCE "sm.new_id" KERNEL_SHAPE_COLUMNS(SOURCE_COLUMN)
 static const char copy_kernel_shapes_sql[] =
     "INSERT INTO main.kernel_shapes (" SHAPE_COLUMN_NAMES ") SELECT DISTINCT " SHAPE_OF_SOURCE
     " FROM src.kernels s JOIN pm ON pm.old_id = s.process_id JOIN sm ON sm.old_id = s.name_id"
@@ -130,6 +128,13 @@ static void duration_ns_function(sqlite3_context *context, int argc, sqlite3_val
 
 static int64_t count_rows(store *s, const char *table)
 {
+    /* The views kernels and api_calls have a row per run (a LEFT JOIN): counted in their run
+     * tables, which SQLite counts without decoding a row (through the view it reads them all). */
+    const char *runs = strcmp(table, "kernels") == 0     ? "kernel_runs"
+                       : strcmp(table, "api_calls") == 0 ? "api_call_runs"
+                                                         : NULL;
+    if (runs && store_schema_has_table(s->db, "src", runs))
+        table = runs;
     char sql[96];
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM src.%s", table);
     sqlite3_stmt *query = NULL;
@@ -150,9 +155,8 @@ static int append_exec(store *s, const char *sql, error_info *err, const char *w
     return rc == SQLITE_DONE ? 0 : store_sql_error(s, err, what);
 }
 
-/* Runs the statements copying src.table and records how many of its rows they did not carry. */
-static int append_table_rows(store *s, const char *table, const char *const *statements, int statement_count,
-                             struct store_append_losses *losses, error_info *err)
+int store_append_table_rows(store *s, const char *table, const char *const *statements, int statement_count,
+                            struct store_append_losses *losses, error_info *err)
 {
     int64_t source_rows = count_rows(s, table), copied = 0;
     for (int i = 0; i < statement_count; i++) {
@@ -174,7 +178,7 @@ static int append_optional(store *s, const char *table, const char *copy, struct
 {
     if (!store_schema_has_table(s->db, "src", table) || !store_schema_has_table(s->db, "main", table))
         return 0;
-    return append_table_rows(s, table, &copy, 1, losses, err);
+    return store_append_table_rows(s, table, &copy, 1, losses, err);
 }
 
 /* Version 3's host tables (host_tables.h), keyed by pid: stacks by their text (the source's ids
@@ -203,18 +207,17 @@ static int append_host_tables(store *s, struct store_append_losses *losses, erro
                : 0;
 }
 
-int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
+int store_append_begin(store *s, const char *source_path, int64_t *time_offset_ns,
                        struct store_append_losses *losses, error_info *err)
 {
     if (losses)
         losses->count = 0;
-    if (store_check_writes_current_version(destination, "append a trace", err) != 0)
+    if (store_check_writes_current_version(s, "append a trace", err) != 0)
         return -1;
     store *source = store_open(source_path, 1, err); /* validates: same checks and messages as open */
     if (!source)
         return -1;
     store_close(source, NULL);
-    store *s = destination;
     if (store_commit(s, err) != 0)
         return -1;
     /* Read-only: attaching for writing would let SQLite checkpoint the source's log into it. */
@@ -232,45 +235,43 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
     free(uri);
     if (rc != SQLITE_DONE)
         return error_set(err, "cannot read '%s': %s", source_path, sqlite3_errmsg(s->db));
-    int status = -1;
-    if (sqlite3_create_function(s->db, "shift_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &time_offset_ns,
+    if (sqlite3_create_function(s->db, "shift_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, time_offset_ns,
                                 shift_ns, NULL, NULL) != SQLITE_OK ||
         sqlite3_create_function(s->db, "duration_ns", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
                                 duration_ns_function, NULL, NULL) != SQLITE_OK) {
         store_sql_error(s, err, "register shift_ns");
-        goto detach;
+        return store_append_end(s, -1, source_path, err);
     }
     if (store_exec_sql(s, "BEGIN", err, "begin") != 0)
-        goto detach;
-    char sql[2048];
-    /* Process and string maps live in temp tables for the joins below. */
+        return store_append_end(s, -1, source_path, err);
+    /* Process and string maps live in temp tables for the joins: keyed by the source's id (a
+     * lookup by rowid per row copied). */
+    char sql[256];
     snprintf(sql, sizeof sql,
-             "CREATE TEMP TABLE pm AS SELECT process_id AS old_id,"
-             " ROW_NUMBER() OVER (ORDER BY process_id) + %lld AS new_id FROM src.processes",
+             "INSERT INTO pm SELECT process_id, ROW_NUMBER() OVER (ORDER BY process_id) + %lld"
+             " FROM src.processes",
              (long long)s->next_process_id - 1);
-    if (store_exec_sql(
-            s, "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;",
-            err, "prepare the merge") != 0 ||
-        store_exec_sql(s, sql, err, "map processes") != 0 ||
-        store_exec_sql(s, "INSERT OR IGNORE INTO strings (value) SELECT value FROM src.strings", err,
-                       "copy strings") != 0 ||
-        store_exec_sql(s,
-                       "CREATE TEMP TABLE sm AS SELECT ss.id AS old_id, ds.id AS new_id FROM src.strings ss"
-                       " JOIN main.strings ds ON ds.value = ss.value",
-                       err, "map strings") != 0 ||
-        store_exec_sql(s, "CREATE UNIQUE INDEX temp.sm_old ON sm (old_id)", err, "index strings") != 0)
-        goto rollback;
     const char *copy_processes =
         "INSERT INTO processes SELECT pm.new_id, s.pid, s.parent_pid, s.host, s.command_line, s.rank,"
         " s.local_rank, s.world_size, shift_ns(s.start_ns), shift_ns(s.end_ns), s.exit_status, s.term_signal,"
         " s.dropped_records, s.source_file FROM src.processes s JOIN pm ON pm.old_id = s.process_id";
-    if (append_table_rows(s, "processes", &copy_processes, 1, losses, err) != 0 ||
-        store_exec_sql(s, copy_api_functions_sql, err, "copy API functions") != 0)
-        goto rollback;
+    if (store_exec_sql(s, "CREATE TEMP TABLE pm (old_id INTEGER PRIMARY KEY, new_id INTEGER)", err,
+                       "map processes") != 0 ||
+        store_exec_sql(s, sql, err, "map processes") != 0 ||
+        store_exec_sql(s, "INSERT OR IGNORE INTO strings (value) SELECT value FROM src.strings", err,
+                       "copy strings") != 0 ||
+        store_exec_sql(s,
+                       "CREATE TEMP TABLE sm (old_id INTEGER PRIMARY KEY, new_id INTEGER);"
+                       " INSERT INTO sm SELECT ss.id, ds.id FROM src.strings ss"
+                       " JOIN main.strings ds ON ds.value = ss.value",
+                       err, "map strings") != 0 ||
+        store_append_table_rows(s, "processes", &copy_processes, 1, losses, err) != 0)
+        return store_append_end(s, -1, source_path, err);
     for (size_t i = 0; i < sizeof append_tables / sizeof append_tables[0]; i++) {
         int uses_strings = strstr(append_tables[i].select_list, "sm.new_id") != NULL;
+        char copy[2048];
         snprintf(
-            sql, sizeof sql,
+            copy, sizeof copy,
             "INSERT %s INTO %s SELECT %s FROM src.%s s JOIN pm ON pm.old_id = s.process_id%s",
             (strcmp(append_tables[i].table, "devices") == 0 || strcmp(append_tables[i].table, "streams") == 0)
                 ? "OR REPLACE"
@@ -278,42 +279,40 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
             append_tables[i].destination ? append_tables[i].destination : append_tables[i].table,
             append_tables[i].select_list, append_tables[i].table,
             uses_strings ? " JOIN sm ON sm.old_id = s.name_id" : "");
-        const char *statement = sql;
-        if (append_table_rows(s, append_tables[i].table, &statement, 1, losses, err) != 0)
-            goto rollback;
+        const char *statement = copy;
+        if (store_append_table_rows(s, append_tables[i].table, &statement, 1, losses, err) != 0)
+            return store_append_end(s, -1, source_path, err);
     }
-    /* Kernels keep their order so a rowid map can be built from the two sequences. */
-    if (store_exec_sql(s, "CREATE TEMP TABLE km (old_rowid INTEGER PRIMARY KEY, new_rowid INTEGER)", err,
-                       "map kernels") != 0)
-        goto rollback;
-    int64_t first_new_rowid = 1;
-    sqlite3_stmt *max_rowid = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM main.kernel_runs", -1, &max_rowid,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(max_rowid) == SQLITE_ROW)
-        first_new_rowid = sqlite3_column_int64(max_rowid, 0);
-    sqlite3_finalize(max_rowid);
-    snprintf(sql, sizeof sql,
-             "INSERT INTO km SELECT rowid, ROW_NUMBER() OVER (ORDER BY rowid) + %lld - 1 FROM src.kernels",
-             (long long)first_new_rowid);
-    const char *copy_kernels = copy_kernel_runs_sql;
+    return 0;
+}
+
+int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_join, int warnings_in_order,
+                      struct store_append_losses *losses, error_info *err)
+{
     const char *copy_nvtx =
         "INSERT INTO nvtx SELECT pm.new_id, s.thread_id, s.device_id, s.stream_id, s.kind,"
         " (SELECT new_id FROM sm WHERE old_id = s.domain_id), msg.new_id, s.category, s.color,"
         " shift_ns(s.start_ns), shift_ns(s.end_ns), s.depth FROM src.nvtx s"
         " JOIN pm ON pm.old_id = s.process_id JOIN sm msg ON msg.old_id = s.message_id";
-    const char *copy_collectives =
-        "INSERT INTO collectives SELECT pm.new_id, s.device_id, s.stream_id, s.op, s.bytes,"
-        " s.element_count, s.dtype, s.root, s.algorithm, s.protocol, s.communicator, s.rank, s.nranks,"
-        " s.sequence_number, km.new_rowid, shift_ns(s.start_ns), shift_ns(s.end_ns), s.detail_source"
-        " FROM src.collectives s JOIN pm ON pm.old_id = s.process_id"
-        " LEFT JOIN km ON km.old_rowid = s.kernel_rowid";
-    /* A process's warnings by the process map, the trace-wide ones (no process) as they are. */
+    char copy_collectives[1024];
+    snprintf(copy_collectives, sizeof copy_collectives,
+             "INSERT INTO collectives SELECT pm.new_id, s.device_id, s.stream_id, s.op, s.bytes,"
+             " s.element_count, s.dtype, s.root, s.algorithm, s.protocol, s.communicator, s.rank, s.nranks,"
+             " s.sequence_number, %s, shift_ns(s.start_ns), shift_ns(s.end_ns), s.detail_source"
+             " FROM src.collectives s JOIN pm ON pm.old_id = s.process_id%s",
+             kernel_rowid, kernel_join);
+    const char *copy_collectives_statement = copy_collectives;
+    /* A process's warnings by the process map, the trace-wide ones (no process) as they are: in
+     * the source's order (one statement), or the process's first. */
     const char *copy_warnings[] = {
         "INSERT INTO warnings SELECT pm.new_id, shift_ns(s.time_ns), s.code, s.message FROM src.warnings s"
         " JOIN pm ON pm.old_id = s.process_id",
         "INSERT INTO warnings SELECT NULL, shift_ns(time_ns), code, message FROM src.warnings"
         " WHERE process_id IS NULL"};
+    const char *copy_warnings_in_order[] = {
+        "INSERT INTO warnings SELECT pm.new_id, shift_ns(s.time_ns), s.code, s.message FROM src.warnings s"
+        " LEFT JOIN pm ON pm.old_id = s.process_id WHERE s.process_id IS NULL OR pm.old_id IS NOT NULL"
+        " ORDER BY s.rowid"};
     const char *copy_call_sources =
         "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
         " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
@@ -323,35 +322,62 @@ int store_append_trace(store *destination, const char *source_path, int64_t time
                                " JOIN sm ON sm.old_id = s.name_id";
     const char *copy_origins = "INSERT INTO process_origins SELECT pm.new_id, s.format, s.tool, s.version"
                                " FROM src.process_origins s JOIN pm ON pm.old_id = s.process_id";
-    if (store_exec_sql(s, sql, err, "map kernels") != 0 ||
-        store_exec_sql(s, copy_kernel_shapes_sql, err, "copy kernel shapes") != 0 ||
-        append_table_rows(s, "kernels", &copy_kernels, 1, losses, err) != 0 ||
-        append_table_rows(s, "nvtx", &copy_nvtx, 1, losses, err) != 0 ||
-        append_table_rows(s, "collectives", &copy_collectives, 1, losses, err) != 0 ||
-        append_table_rows(s, "warnings", copy_warnings, 2, losses, err) != 0 ||
-        append_optional(s, "call_sources", copy_call_sources, losses, err) != 0 ||
-        append_optional(s, "threads", copy_threads, losses, err) != 0 ||
-        append_optional(s, "process_origins", copy_origins, losses, err) != 0 ||
-        append_host_tables(s, losses, err) != 0)
-        goto rollback;
-    if (store_exec_sql(s, "COMMIT", err, "commit the merge") != 0)
-        goto rollback;
-    sqlite3_stmt *next = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM main.processes", -1, &next,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(next) == SQLITE_ROW)
-        s->next_process_id = sqlite3_column_int64(next, 0);
-    sqlite3_finalize(next);
-    status = 0;
-    goto detach;
-rollback:
-    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-detach:
+    return store_append_table_rows(s, "nvtx", &copy_nvtx, 1, losses, err) != 0 ||
+                   store_append_table_rows(s, "collectives", &copy_collectives_statement, 1, losses, err) !=
+                       0 ||
+                   (warnings_in_order
+                        ? store_append_table_rows(s, "warnings", copy_warnings_in_order, 1, losses, err)
+                        : store_append_table_rows(s, "warnings", copy_warnings, 2, losses, err)) != 0 ||
+                   append_optional(s, "call_sources", copy_call_sources, losses, err) != 0 ||
+                   append_optional(s, "threads", copy_threads, losses, err) != 0 ||
+                   append_optional(s, "process_origins", copy_origins, losses, err) != 0 ||
+                   append_host_tables(s, losses, err) != 0
+               ? -1
+               : 0;
+}
+
+int store_append_end(store *s, int status, const char *source_path, error_info *err)
+{
+    if (status == 0 && store_exec_sql(s, "COMMIT", err, "commit the merge") != 0)
+        status = -1;
+    if (status != 0)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    if (status == 0)
+        s->next_process_id =
+            store_single_int64(s, "SELECT COALESCE(MAX(process_id), 0) + 1 FROM main.processes", 1);
     sqlite3_exec(s->db,
-                 "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;",
+                 "DROP TABLE IF EXISTS temp.pm; DROP TABLE IF EXISTS temp.sm; DROP TABLE IF EXISTS temp.km;"
+                 " DROP TABLE IF EXISTS temp.part_shapes; DROP TABLE IF EXISTS temp.part_functions;",
                  NULL, NULL, NULL);
     sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
     if (status != 0)
         error_prefix(err, "cannot merge '%s'", source_path);
     return status;
+}
+
+int store_append_trace(store *destination, const char *source_path, int64_t time_offset_ns,
+                       struct store_append_losses *losses, error_info *err)
+{
+    store *s = destination;
+    if (store_append_begin(s, source_path, &time_offset_ns, losses, err) != 0)
+        return -1;
+    /* Kernels keep their order so a rowid map can be built from the two sequences. */
+    char map_kernels[160];
+    snprintf(map_kernels, sizeof map_kernels,
+             "INSERT INTO km SELECT rowid, ROW_NUMBER() OVER (ORDER BY rowid) + %lld - 1 FROM src.kernels",
+             (long long)store_single_int64(s, "SELECT COALESCE(MAX(rowid), 0) + 1 FROM main.kernel_runs", 1));
+    const char *copy_kernels = copy_kernel_runs_sql, *copy_api_calls = copy_api_calls_sql;
+    int status =
+        store_exec_sql(s, copy_api_functions_sql, err, "copy API functions") != 0 ||
+                store_append_table_rows(s, "api_calls", &copy_api_calls, 1, losses, err) != 0 ||
+                store_exec_sql(s, "CREATE TEMP TABLE km (old_rowid INTEGER PRIMARY KEY, new_rowid INTEGER)",
+                               err, "map kernels") != 0 ||
+                store_exec_sql(s, map_kernels, err, "map kernels") != 0 ||
+                store_exec_sql(s, copy_kernel_shapes_sql, err, "copy kernel shapes") != 0 ||
+                store_append_table_rows(s, "kernels", &copy_kernels, 1, losses, err) != 0 ||
+                store_append_rest(s, "km.new_rowid", " LEFT JOIN km ON km.old_rowid = s.kernel_rowid", 0,
+                                  losses, err) != 0
+            ? -1
+            : 0;
+    return store_append_end(s, status, source_path, err);
 }

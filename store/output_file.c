@@ -35,6 +35,7 @@ static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static struct {
     char paths[SIGNAL_SLOTS][PATH_MAX];
     volatile sig_atomic_t used[SIGNAL_SLOTS];
+    volatile sig_atomic_t part_counts[SIGNAL_SLOTS]; /* output_file_watch_parts */
     struct sigaction previous_actions[CLEANUP_SIGNAL_COUNT];
     int handler_installed[CLEANUP_SIGNAL_COUNT];
 } pending;
@@ -54,11 +55,34 @@ static void remove_with_sidecars(const char *path)
     }
 }
 
+/* Removes path ".part" N for N below count, and their sidecars. Async-signal-safe. */
+static void remove_parts(const char *path, sig_atomic_t count)
+{
+    size_t length = strlen(path);
+    char name[PATH_MAX + 32];
+    if (length >= PATH_MAX)
+        return;
+    memcpy(name, path, length);
+    memcpy(name + length, ".part", 5);
+    for (sig_atomic_t part = 0; part < count; part++) {
+        char digits[24];
+        size_t digit_count = 0;
+        for (sig_atomic_t rest = part; digit_count == 0 || rest > 0; rest /= 10)
+            digits[digit_count++] = (char)('0' + rest % 10);
+        for (size_t i = 0; i < digit_count; i++)
+            name[length + 5 + i] = digits[digit_count - 1 - i];
+        name[length + 5 + digit_count] = '\0';
+        remove_with_sidecars(name);
+    }
+}
+
 static void remove_on_signal(int signal_number)
 {
     for (int i = 0; i < SIGNAL_SLOTS; i++)
-        if (pending.used[i])
+        if (pending.used[i]) {
             remove_with_sidecars(pending.paths[i]);
+            remove_parts(pending.paths[i], pending.part_counts[i]);
+        }
     /* Die of the signal as the process would have without us. */
     for (size_t i = 0; i < CLEANUP_SIGNAL_COUNT; i++)
         if (cleanup_signals[i] == signal_number)
@@ -103,11 +127,18 @@ static int watch_temporary(const char *path)
         if (pending.used[i])
             continue;
         memcpy(pending.paths[i], path, strlen(path) + 1);
+        pending.part_counts[i] = 0;
         pending.used[i] = 1;
         install_handlers();
         return i;
     }
     return -1;
+}
+
+void output_file_watch_parts(output_file *out, size_t count)
+{
+    if (out->slot >= 0)
+        pending.part_counts[out->slot] = count < (size_t)INT_MAX ? (sig_atomic_t)count : INT_MAX;
 }
 
 static void unwatch_temporary(int slot)

@@ -53,6 +53,11 @@ const char *output_file_temporary(const output_file *out);
  * Returns NULL with err filled. */
 FILE *output_file_stream(output_file *out, error_info *err);
 
+/* The files "TEMPORARY.part0" ... "TEMPORARY.partN" (N = count - 1: a parallel import's parts,
+ * import.c) and their SQLite sidecars are out's too: removed with the temporary file on SIGINT,
+ * SIGTERM and SIGHUP. Otherwise the writer removes them (a part is removed once appended). */
+void output_file_watch_parts(output_file *out, size_t count);
+
 /* Flushes and fsyncs the temporary file and moves it onto the final name (see above). Frees out
  * either way. Returns 0, or -1 with err filled and nothing left behind. */
 int output_file_commit(output_file *out, error_info *err);

@@ -41,11 +41,74 @@ fi
 leftover=$(ls -a "$work" | grep -v -x -e . -e .. -e ranks -e out -e bad.out -e bad.err)
 [ -z "$leftover" ] || { echo "FAILED: left behind: $leftover"; fail=1; }
 
+# The analyses and the tables (stats) of a folder imported with 2 and 8 workers are those of one
+# worker, byte for byte, and so are the tables' rows (ids included: the parts' strings, processes,
+# kernel shapes and API functions are numbered in the order a sequential import numbers them), the
+# schema and indexes, and SQLite's statistics: on
+# the multi-rank goldens (two DDP ranks, two sampled ranks), on a simulated 4-rank DDP job
+# (bench/gen_ddp_ranks.py, one late rank) and, where ../shared/traces holds them, on the real
+# Nsight Systems exports (several processes, copies, memsets, OS runtime waits).
+mkdir "$work/goldens" "$work/nsys"
+cp "$data"/kineto-h200/two_batch_ddp_rank*.json.gz "$data"/kineto/sampled_rank-*.json.gz "$work/goldens/"
+python3 "$(dirname "$0")/../../bench/gen_ddp_ranks.py" "$work/ddp" 4 --activities 4000 >/dev/null ||
+    { echo "FAILED: bench/gen_ddp_ranks.py"; fail=1; }
+shared_nsys="$(dirname "$0")/../../../shared/traces/nsys"
+folders="goldens ddp"
+if ls "$shared_nsys"/*.sqlite >/dev/null 2>&1; then cp "$shared_nsys"/*.sqlite "$work/nsys/"; folders="$folders nsys"; fi
+rows() { # DB: every table's rows in rowid order and SQLite's statistics (the readers' query plans), the meta table (times, paths) left out
+    python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta' ORDER BY name")]
+for table in tables:
+    for row in db.execute(f"SELECT rowid, * FROM {table} ORDER BY rowid"):
+        print(table, repr(row))
+for row in db.execute("SELECT * FROM sqlite_stat1 ORDER BY tbl, idx"):
+    print("sqlite_stat1", repr(row))
+for row in db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name"):
+    print("sqlite_master", repr(row))
+PY
+}
+for folder in $folders; do
+    for j in 1 2 8; do
+        "$os" import "$work/$folder" -o "$work/jobs.db" --force --jobs "$j" >"$work/out/$folder.$j.import" 2>&1 ||
+            { echo "FAILED: $folder: import --jobs $j: $(cat "$work/out/$folder.$j.import")"; fail=1; }
+        "$os" report --json "$work/jobs.db" >"$work/out/$folder.$j.json" 2>&1
+        "$os" stats --format json "$work/jobs.db" >"$work/out/$folder.$j.stats" 2>&1
+        rows "$work/jobs.db" >"$work/out/$folder.$j.rows"
+    done
+    grep -q '"devices"' "$work/out/$folder.1.json" && [ -s "$work/out/$folder.1.stats" ] &&
+        [ "$(wc -l <"$work/out/$folder.1.rows")" -gt 1000 ] ||
+        { echo "FAILED: $folder: no report, stats or rows with one worker"; fail=1; }
+    for j in 2 8; do
+        for kind in import json stats rows; do
+            cmp -s "$work/out/$folder.1.$kind" "$work/out/$folder.$j.$kind" || {
+                echo "FAILED: $folder: --jobs $j: $kind differs from --jobs 1"
+                diff "$work/out/$folder.1.$kind" "$work/out/$folder.$j.$kind" | head -5; fail=1; }
+        done
+    done
+done
+
+# An import interrupted (SIGTERM, SIGHUP; a background job ignores SIGINT) while its workers write
+# parts leaves nothing: no output, no temporary file, no part.
+python3 "$(dirname "$0")/../../bench/gen_ddp_ranks.py" "$work/big" 4 --activities 60000 >/dev/null
+for signal in TERM HUP; do
+    mkdir "$work/cut"
+    "$os" import "$work/big" -o "$work/cut/trace.db" --jobs 2 >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do ls -a "$work/cut" | grep -q '\.part[0-9]' && break; sleep 0.05; done
+    ls -a "$work/cut" | grep -q '\.part[0-9]' || { echo "FAILED: SIG$signal: no part seen while importing"; fail=1; }
+    kill -"$signal" "$pid"; { wait "$pid"; } 2>/dev/null
+    left=$(ls -A "$work/cut")
+    [ -z "$left" ] || { echo "FAILED: SIG$signal during a parallel import left: $left"; fail=1; }
+    rm -rf "$work/cut"
+done
+
 for bad in 0 -1 x 1025 2.5; do
     "$os" import "$work/ranks/sampled_rank-0.json.gz" -o "$work/x.db" --jobs "$bad" >/dev/null 2>"$work/err"; rc=$?
     [ $rc -eq 2 ] && grep -q -- "--jobs wants" "$work/err" || { echo "FAILED: --jobs $bad: exit $rc: $(cat "$work/err")"; fail=1; }
 done
 "$os" import "$work/ranks/sampled_rank-0.json.gz" -o "$work/x.db" --jobs 2 --jobs 3 >/dev/null 2>"$work/err"
 grep -q "given twice" "$work/err" || { echo "FAILED: --jobs twice: $(cat "$work/err")"; fail=1; }
-[ $fail -eq 0 ] && echo "ok: 1, 2 and 4 workers give the same trace; a bad file is named; --jobs checked"
+[ $fail -eq 0 ] && echo "ok: 1, 2 and 4 workers give the same trace; 2 and 8 the same reports, stats and rows on $folders; a bad file is named; an interrupted import leaves nothing; --jobs checked"
 exit $fail
