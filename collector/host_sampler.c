@@ -16,6 +16,7 @@
 
 #include "host_tables.h"
 #include "python_frames.h"
+#include "python_gc.h"
 
 #define SUBMIT_PERIOD_NS 500000000LL /* a buffer waits at most this long for the writer */
 #define PYTHON_RETRY_TICKS 1000      /* ticks between two looks for a Python not yet running */
@@ -276,7 +277,11 @@ static size_t round8(size_t size)
 
 static void try_python(host_sampler *sampler, int64_t tick)
 {
-    if (sampler->python_ready || tick < sampler->python_next_try)
+    if (sampler->python_ready) {
+        python_gc_install(); /* one atomic load once asked (python_gc.h) */
+        return;
+    }
+    if (tick < sampler->python_next_try)
         return;
     sampler->python_next_try = tick + PYTHON_RETRY_TICKS;
     char why[160] = "";
@@ -290,6 +295,29 @@ static void try_python(host_sampler *sampler, int64_t tick)
     }
     sampler->python_ready = 1;
     sampler->python_note[0] = '\0';
+    python_gc_install();
+}
+
+/* Puts STORE_HOST_GC_FRAME above the stack in text (the collector runs under its innermost frame);
+ * frames that no longer fit at the end are cut at a line's end. */
+static void mark_collecting(char *text, size_t size)
+{
+    static const char marker[] = STORE_HOST_GC_FRAME "\n";
+    size_t marker_length = sizeof marker - 1, length = strlen(text);
+    if (marker_length + 1 >= size)
+        return;
+    if (length + marker_length + 1 > size) {
+        length = size - marker_length - 1;
+        while (length > 0 && text[length - 1] != '\n')
+            length--;
+        if (length > 0)
+            length--; /* drop the separator before the cut: the stack ends with a frame */
+    }
+    memmove(text + marker_length, text, length);
+    memcpy(text, marker, marker_length);
+    text[marker_length + length] = '\0';
+    if (length == 0)
+        text[marker_length - 1] = '\0'; /* the marker alone: no trailing separator */
 }
 
 /* The thread's stack id (0: none): its Python stack when it has one. */
@@ -307,6 +335,8 @@ static int64_t stack_of(host_sampler *sampler, uint32_t tid, int state_count, st
         atomic_fetch_add(&sampler->stackless, 1);
         return 0;
     }
+    if (python_gc_running_on(tid))
+        mark_collecting(sampler->stack_text, sizeof sampler->stack_text);
     int is_new = 0;
     int64_t id = host_stack_table_intern(&sampler->stacks, sampler->stack_text, &is_new);
     if (id == 0)

@@ -16,7 +16,9 @@
  * writer when full or every half second, and returned by host_sampler_release. When every buffer
  * is still with the writer, the tick's samples are dropped and counted (host_sampler_counts):
  * the sampler never waits for the writer, and the program never waits for the sampler.
- * No CUDA, no CPython call (but two at start), no allocation after host_sampler_start. */
+ * No CUDA, no CPython call (but two at start, and Py_AddPendingCall to have the main thread install
+ * the garbage collector's hook: python_gc.h), no allocation after host_sampler_start. A sample of
+ * the thread that is collecting starts with STORE_HOST_GC_FRAME. */
 #ifndef OVERLAPSCOPE_HOST_SAMPLER_H
 #define OVERLAPSCOPE_HOST_SAMPLER_H
 

@@ -289,6 +289,7 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         add_int(fix, "newly_together_ns", item->newly_together_ns);
         cJSON_AddBoolToObject(fix, "upper_bound", analysis_what_if_upper_bound(item));
         add_int(fix, "host_work_ns", item->host_work_ns);
+        add_int(fix, "sustained_ns", item->sustained_ns);
         /* Each device's own saving, in the devices array's order: the text's "per device" range. */
         cJSON *per_device = cJSON_AddArrayToObject(fix, "device_saving_ns");
         for (size_t d = 0; d < result->device_count; d++)

@@ -341,6 +341,11 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
             units_format_duration(work, sizeof work, item->host_work_ns);
             snprintf(gain, sizeof gain, "up to -%s (%s): %s of it with all the host's own work gone", saving,
                      share, work);
+        } else if (bound == ANALYSIS_BOUND_SUSTAINED) {
+            snprintf(gain, sizeof gain,
+                     "up to -%s (%s): the GPU then computes without a break, at its recorded speed, where "
+                     "sustained load lowers its clocks",
+                     saving, share);
         } else if (item->predicted_saving_ns > 0) {
             snprintf(gain, sizeof gain, "-%s (%s)", saving, share);
         } else {

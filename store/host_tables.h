@@ -17,6 +17,11 @@
 #include "error.h"
 #include "store.h"
 
+/* The innermost line of a host stack taken while CPython's garbage collector ran on the thread
+ * (collector/python_gc.h: a gc.callbacks hook says which thread collects); the lines after it are
+ * the Python frames the collection ran under, the line that allocated or called gc.collect(). */
+#define STORE_HOST_GC_FRAME "<gc> gc.collect (garbage collection running)"
+
 /* Whether name is one of the four tables version 3 added (store/checks.c lets a version 2 trace
  * lack them). */
 int store_is_host_table(const char *name);

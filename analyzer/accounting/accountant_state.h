@@ -68,6 +68,9 @@ struct accountant {
     int process_lacks_sync_events;
     int process_has_python_sources; /* a call source naming a line (Python or native), not an operator */
     enum trace_origin process_origin;
+    /* PYTORCH_NO_CUDA_MEMORY_CACHING's value in the process's recorded environment ("" when not
+     * set or not recorded): PyTorch's caching allocator is off, every free a cudaFree (idle.c). */
+    char process_uncached_allocator[32];
     store_idle *queries; /* the store's questions (queries_idle.h) */
     /* Warm-up (warmup.c): the device's kernel names with their first start and run count, read on
      * the device's first host gap (warmup_read). */

@@ -21,6 +21,7 @@
 #include "nccl_bandwidth.h"
 #include "origins.h"
 #include "queries_idle.h"
+#include "queries_launch_blocking.h"
 #include "store.h"
 #include "units.h"
 
@@ -190,6 +191,11 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
         acc->process_lacks_sync_events =
             store_process_has(acc->db, STORE_LACKS_SYNC_EVENTS, device->process_id);
         acc->process_origin = process_origin(acc->db, device->process_id);
+        error_info err = {{0}}; /* a trace whose environment cannot be read is told nothing of it */
+        if (store_process_environment(acc->db, device->process_id, "PYTORCH_NO_CUDA_MEMORY_CACHING",
+                                      acc->process_uncached_allocator, sizeof acc->process_uncached_allocator,
+                                      &err) != STORE_ENVIRONMENT_SET)
+            acc->process_uncached_allocator[0] = '\0';
         books->first_of_process = 1;
     }
     books->has_api = acc->process_has_api;

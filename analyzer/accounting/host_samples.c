@@ -2,9 +2,11 @@
  * (host_samples.h). Each sample is sorted by its scheduler state and its Python stack:
  *   - data loading: sleeping (or running) in torch/utils/data/dataloader.py or a multiprocessing
  *     queue's get: the thread waited for the DataLoader's next batch (or built it itself);
- *   - garbage collection: a frame of the collector (gc.collect, a gc.callbacks hook, the native
- *     collector when the stack reader names it); automatic collections triggered inside an
- *     allocation show no frame of their own and stay the line that allocated;
+ *   - garbage collection: the recorder's marker line (STORE_HOST_GC_FRAME: its gc.callbacks hook
+ *     saw the thread collecting; labelled with the frame under it, the line that allocated or
+ *     called gc.collect()), or a frame of the collector (gc.collect, a gc.callbacks hook, the native
+ *     collector when the stack reader names it). A trace recorded without the hook shows automatic
+ *     collections, triggered inside an allocation, as the line that allocated;
  *   - lock: sleeping in threading.py's acquire/wait (a Lock, Condition, Event or join);
  *   - GIL: sleeping with a Python stack while another thread of the process ran at the same tick;
  *   - work: the rest, the thread's own Python/C++ (computing when running, waiting otherwise).
@@ -156,9 +158,13 @@ static enum sample_kind classify(host_samples *samples, const struct store_host_
         return KIND_WORK;
     int at;
     enum sample_kind kind = KIND_WORK;
-    if ((at = frame_with(frames, gc_frames)) >= 0)
+    if ((at = frame_with(frames, gc_frames)) >= 0) {
         kind = KIND_GC;
-    else if ((at = frame_with(frames, loader_frames)) >= 0 || (at = frame_with(frames, queue_frames)) >= 0)
+        /* The recorder's marker (a gc.callbacks hook said this thread was collecting) names no
+         * line: the frame the collection ran under does, when there is one. */
+        if (at == 0 && strncmp(frames, STORE_HOST_GC_FRAME "\n", sizeof STORE_HOST_GC_FRAME) == 0)
+            at = 1;
+    } else if ((at = frame_with(frames, loader_frames)) >= 0 || (at = frame_with(frames, queue_frames)) >= 0)
         kind = KIND_LOADER;
     else if (is_sleeping(sample->state) && (at = frame_with(frames, lock_frames)) >= 0)
         kind = KIND_LOCK;

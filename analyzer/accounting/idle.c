@@ -454,6 +454,23 @@ static int holds_thread(struct gap *gap, struct host_call *call, const struct ca
            kind == STORE_COPY_DTOH && dst_kind == STORE_MEMORY_PAGEABLE;
 }
 
+/* The evidence of a cudaMalloc or cudaFree that synchronized in a process whose recorded environment
+ * turns PyTorch's caching allocator off (PYTORCH_NO_CUDA_MEMORY_CACHING, which PyTorch honours when
+ * set at all): then every tensor allocated or freed is such a call, where the allocator would have
+ * reused a block. Returns 1 with detail written, else 0. */
+static int uncached_allocator(const struct gap *gap, const struct host_call *call, char *detail, size_t size)
+{
+    const char *value = gap->acc->process_uncached_allocator;
+    if (!value[0] || (strcmp(call->name, "cudaFree") != 0 && strcmp(call->name, "cudaMalloc") != 0))
+        return 0;
+    snprintf(
+        detail, size,
+        "the recorded environment sets PYTORCH_NO_CUDA_MEMORY_CACHING=%s: PyTorch's caching allocator is "
+        "off, so every tensor allocated or freed calls %s (unset it)",
+        value, call->name);
+    return 1;
+}
+
 struct host_walk {
     int after_sync; /* the host came straight from a blocking call */
     char sync_label[64], sync_source[128];
@@ -551,7 +568,10 @@ static int inside_call(struct gap *gap, struct host_walk *walk, struct host_call
                     end_ns, NULL);
     }
     walk->after_sync = 1;
-    return give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk->sync_label, walk->sync_source, start_ns, end_ns, NULL);
+    char detail[192];
+    struct evidence_figures figures = {.detail = detail};
+    return give(gap, ACCOUNTING_IDLE_HOST_SYNC, walk->sync_label, walk->sync_source, start_ns, end_ns,
+                uncached_allocator(gap, call, detail, sizeof detail) ? &figures : NULL);
 }
 
 static int host_gap(struct gap *gap)

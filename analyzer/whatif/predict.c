@@ -321,6 +321,24 @@ int whatif_device(sqlite3 *db, kernel_names *names, const struct device_state *d
     return status == WHATIF_OUT_OF_MEMORY ? error_set(err, "out of memory") : 0;
 }
 
+/* A device's saving by removing the host's synchronizations when that takes its kernels, busy at
+ * least SUSTAINED_BUSY_NS, from under 90% of its replayed span to at least 95% of what is left of
+ * it: the GPU then computes without a break, and its clocks fall under sustained load
+ * (analysis_what_if_bound); else 0. A device already that busy as recorded ran at those clocks, so
+ * its prediction stands; a few milliseconds of work heat nothing (the H200's GEMM slowed over its
+ * first 60 steps back to back, 80 ms). Only that fix: the syncs are what gave such a GPU its breaks
+ * (empty_cache's loop); a CUDA graph of a launch-bound loop packs short kernels, whose speed held
+ * (torch_graph_eager's pair). */
+#define SUSTAINED_BUSY_NS 20000000
+static int64_t sustained_saving_ns(const struct analysis_device *device, int64_t saving)
+{
+    int64_t span = device->replay_span_ns;
+    if (saving <= 0 || span <= saving || device->kernel_busy_ns < SUSTAINED_BUSY_NS ||
+        device->kernel_busy_ns * 10 >= span * 9)
+        return 0;
+    return device->kernel_busy_ns * 100 >= (span - saving) * 95 ? saving : 0;
+}
+
 /* A part of a saving this large makes it an upper bound (analysis_what_if_bound). */
 static int large_part(int64_t part, int64_t saving)
 {
@@ -333,6 +351,8 @@ enum analysis_bound analysis_what_if_bound(const struct analysis_what_if *item)
         return ANALYSIS_BOUND_SIDE_BY_SIDE;
     if (large_part(item->host_work_ns, item->predicted_saving_ns))
         return ANALYSIS_BOUND_ALL_HOST_WORK;
+    if (large_part(item->sustained_ns, item->predicted_saving_ns))
+        return ANALYSIS_BOUND_SUSTAINED;
     return ANALYSIS_BOUND_NONE;
 }
 
@@ -459,6 +479,9 @@ void whatif_collect(struct analysis_result *result)
             item->predicted_saving_ns += result->devices[d].fix_saving_ns[fix];
             item->newly_together_ns += result->devices[d].fix_together_ns[fix];
             item->host_work_ns += analysis_device_host_work_ns(&result->devices[d], (enum analysis_fix)fix);
+            if (fix == ANALYSIS_FIX_REMOVE_HOST_SYNC)
+                item->sustained_ns +=
+                    sustained_saving_ns(&result->devices[d], result->devices[d].fix_saving_ns[fix]);
         }
     }
     drop_graph_under_launch_blocking(result);
@@ -482,6 +505,8 @@ void whatif_collect(struct analysis_result *result)
         for (size_t d = 0; d < result->device_count; d++) {
             all->newly_together_ns += result->devices[d].fix_together_ns[ANALYSIS_FIX_ALL];
             all->host_work_ns += analysis_device_host_work_ns(&result->devices[d], ANALYSIS_FIX_ALL);
+            all->sustained_ns += sustained_saving_ns(
+                &result->devices[d], result->devices[d].fix_saving_ns[ANALYSIS_FIX_REMOVE_HOST_SYNC]);
         }
     }
 }

@@ -132,6 +132,37 @@ static void test_host_sync(void)
     analysis_free(result);
 }
 
+/* The same gap from a cudaFree [2, 105] (a free that synchronizes the device): host-sync either
+ * way; with the recorded environment (schema 3's process_environment, made by hand as its DDL says)
+ * setting PYTORCH_NO_CUDA_MEMORY_CACHING, the evidence says PyTorch's caching allocator is off. */
+static void test_uncached_allocator(int environment)
+{
+    struct scenario s;
+    begin(&s, environment ? "uncached.db" : "cached.db");
+    kernel(&s, s.process, 13, -20, -10, 0, 100, "step_kernel");
+    builder_api(&s.b, s.process, THREAD, "cudaFree", 2, 105, 0);
+    kernel(&s, s.process, 13, 110, 120, 125, 200, "step_kernel");
+    if (environment)
+        CHECK_INT(sqlite3_exec(
+                      store_db(s.b.trace),
+                      "INSERT INTO meta VALUES ('host_sample_hz', '0');"
+                      " INSERT INTO process_environment VALUES (4000, 'PYTORCH_NO_CUDA_MEMORY_CACHING', '1')",
+                      NULL, NULL, NULL),
+                  SQLITE_OK);
+    struct analysis_result *result = finish(&s);
+    expect_idle(result, 0, ACCOUNTING_IDLE_HOST_SYNC, "cudaFree", 25, 1,
+                environment
+                    ? "the recorded environment sets PYTORCH_NO_CUDA_MEMORY_CACHING=1: PyTorch's caching "
+                      "allocator is off, so every tensor allocated or freed calls cudaFree (unset it)"
+                    : "the launching thread was in cudaFree");
+    const struct analysis_accounting *accounting = whole_device(result, 0);
+    const struct accounting_entry *entry =
+        accounting ? entry_of(&accounting->idle, ACCOUNTING_IDLE_HOST_SYNC, "cudaFree") : NULL;
+    if (!environment)
+        CHECK(entry && !strstr(entry->evidence, "PYTORCH_NO_CUDA_MEMORY_CACHING"));
+    analysis_free(result);
+}
+
 /* .item(): a 4-byte device-to-host copy, then a synchronization. pinned: cudaMemcpyAsync returns at
  * once ([10, 15]) and cudaStreamSynchronize [16, 105] waits; pageable (PyTorch's .item()): the
  * cudaMemcpyAsync itself holds the thread until the copy is done ([10, 103]). Either way the next
@@ -835,6 +866,8 @@ int main(void)
         return 1;
     test_queued_latest_wait();
     test_host_sync();
+    test_uncached_allocator(0);
+    test_uncached_allocator(1);
     test_item_readback(0);
     test_item_readback(1);
     test_launch_bound_and_host_cpu();

@@ -11,6 +11,7 @@
 #include "analysis.h"
 #include "analyze_builder.h"
 #include "check.h"
+#include "host_tables.h"
 
 static char directory[] = "/tmp/overlapscope-test-host-samples-XXXXXX";
 
@@ -275,6 +276,17 @@ static void test_garbage_collection(void)
                    (const char *[]){"80% at native gc_collect_main", NULL});
 }
 
+/* The recorder's gc hook marked 7 samples of 10 above the training loop's line (an allocation there
+ * started a collection): garbage collection, named by that line, not by the marker. */
+static void test_garbage_collection_marked(void)
+{
+    struct builder b = begin("gc-marked.db", "10000");
+    add_samples(&b, THREAD, 0, 7, 'R', add_stack(&b, STORE_HOST_GC_FRAME "\n" METRICS_STACK));
+    add_samples(&b, THREAD, 7, 3, 'R', add_stack(&b, METRICS_STACK));
+    expect_verdict(&b, ACCOUNTING_IDLE_GARBAGE_COLLECTION, "train.py:55 <module>",
+                   (const char *[]){"70% at train.py:55 <module>", NULL});
+}
+
 /* 6 samples in the loader, 4 of Python work: the whole stretch is data loading (no worker sampled:
  * the main process loads). */
 static void test_mixed_goes_to_majority(void)
@@ -320,6 +332,7 @@ int main(void)
     test_gil_wait();
     test_lock_or_gil_from_process_cpu();
     test_garbage_collection();
+    test_garbage_collection_marked();
     test_mixed_goes_to_majority();
     test_without_samples(NULL);
     test_without_samples("0");

@@ -219,6 +219,46 @@ static void test_launch_latency_after_sync(void)
     analysis_free(result);
 }
 
+static void test_sustained_without_syncs(void)
+{
+    /* empty_cache's loop in small: one stream, each iteration a launch [0, 5] of a 10 ms kernel
+     * [7, 10007], a cudaDeviceSynchronize [6, 10012] and 1993 us of host work (iteration i at
+     * 12005 i us). As recorded the replay runs the first kernel when its launch returns (5 to
+     * 10005) and each next one 2000 us after the sync before it returns (12010, 24015): span 34010
+     * us, the kernels busy 88% of it. Without the syncs (10006 us each) the later launches come at
+     * 1999 and 3998, long before the kernel ahead ends, so the kernels run back to back: span 30000
+     * us, a saving of 4010 us, with the kernels busy all of what is left, for 30 ms: the GPU
+     * computes without a break, where its clocks fall under sustained load (the recorded speed is no
+     * longer a given): an upper bound. The same loop ten times faster (1 ms kernels, 3 ms of work)
+     * heats nothing: no such bound. */
+    for (int scale = 1; scale <= 10; scale *= 10) {
+        struct builder b;
+        int64_t process = h100_trace(&b, scale == 1 ? "sustained.db" : "sustained-short.db");
+        double period = 12005.0 / scale, kernel_end = 10007.0 / scale, sync_end = 10012.0 / scale;
+        for (int i = 0; i < 3; i++) {
+            launched(&b, process, 1, period * i + 7, period * i + kernel_end, "gemm", THREAD, period * i,
+                     period * i + 5);
+            builder_api(&b, process, THREAD, "cudaDeviceSynchronize", period * i + 6, period * i + sync_end,
+                        0);
+        }
+        int status = 0;
+        struct analysis_result *result = builder_analyze(&b, &status);
+        CHECK_INT(status, 0);
+        const struct analysis_what_if *sync = what_if(result, ANALYSIS_FIX_REMOVE_HOST_SYNC);
+        if (scale == 1) {
+            CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(34010));
+            CHECK_INT(sync ? sync->predicted_saving_ns : -1, US(4010));
+            CHECK_INT(sync ? sync->sustained_ns : -1, US(4010));
+            CHECK_INT(sync ? (int)analysis_what_if_bound(sync) : -1, ANALYSIS_BOUND_SUSTAINED);
+        } else {
+            CHECK(sync != NULL && sync->predicted_saving_ns > 0);
+            CHECK_INT(sync ? sync->sustained_ns : -1, 0);
+            CHECK_INT(sync ? (int)analysis_what_if_bound(sync) : -1, ANALYSIS_BOUND_NONE);
+        }
+        analysis_free(result);
+    }
+}
+
 static void test_forced_on_one_stream(void)
 {
     /* One stream whose recorded order no replay satisfies: "late" is launched at [0, 5] and run at
@@ -492,6 +532,7 @@ int main(void)
     test_idle_host_sync(1, 0);
     test_idle_host_sync(0, 1);
     test_launch_latency_after_sync();
+    test_sustained_without_syncs();
     test_forced_on_one_stream();
     test_threads_taking_turns();
     test_graph_within_step();

@@ -33,7 +33,11 @@ outputs() {
     "$os" export --jobs "$jobs" "$trace" --chrome "$out/chrome.json" --force >/dev/null 2>&1; echo $? >>"$out/status"
 }
 
-traces=("$dir/eight.db" "$data"/gpu/ddp*.db "$data"/gpu-h200x2/ddp*.db "$data"/gpu/torch_ddp_spawn.db)
+traces=("$data"/gpu/ddp*.db "$data"/gpu-h200x2/ddp*.db "$data"/gpu/torch_ddp_spawn.db)
+# shellcheck source=../common/sample.sh
+. "$(dirname "$0")/../common/sample.sh"
+sample_traces
+traces=("$dir/eight.db" "${traces[@]}")
 for trace in "${traces[@]}"; do
     [ -f "$trace" ] || continue
     name=${trace#"$data"/}

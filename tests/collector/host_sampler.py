@@ -5,11 +5,16 @@ The probe starts the sampler on this process at 200 Hz, writing through the coll
 into a trace. The main thread then spins in spin_here() (its samples must say state R and name
 spin_here as the innermost frame), sleeps in sleep_here() (state S, sleep_here), while a noted
 side thread (as a thread that made a CUDA call is noted) spins in side_spin() and a forked child
-burns CPU (its process samples must show CPU time, parent = this process). On a Python without a
+burns CPU (its process samples must show CPU time, parent = this process). By then the garbage
+collector's hook (collector/python_gc.h) is in gc.callbacks, once: the sampler asked CPython to run
+the install on the main thread. The main thread then frees cycles in gc_here(): samples taken while a
+collection ran start with the marker line above the frame that collected, about as often as the
+collections took of the time. On a Python without a
 frame layout (not 3.10-3.13) the samples must still come, without stacks; 3.10's thread states
 carry no OS thread id, so there only the main thread has stacks.
 """
 import ctypes
+import gc  # as torch imports it: the hook is installed only into an imported gc (sys.modules)
 import os
 import shutil
 import sqlite3
@@ -59,6 +64,26 @@ def side_spin():
         x = (x * 31 + 7) % 1000003
 
 
+class Node:
+    def __init__(self):
+        self.other = None
+
+
+def gc_here(seconds):
+    """Builds cycles that only the collector frees and frees them (gc.collect(), and the collections
+    the allocations trigger); returns the time every collection took, timed by a second callback."""
+    times = []
+    gc.callbacks.append(lambda phase, info: times.append(time.monotonic()))
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for _ in range(50_000):
+            first, second = Node(), Node()
+            first.other, second.other = second, first
+        gc.collect()
+    gc.callbacks.pop()
+    return sum(times[i + 1] - times[i] for i in range(0, len(times) - 1, 2))
+
+
 def burn_child():
     end = time.monotonic() + 0.8
     x = 0
@@ -90,6 +115,19 @@ def main():
     stop_side.append(True)
     side.join()
     process_cpu = sum(os.times()[:2]) - process_cpu_start
+
+    # The gc hook: the sampler asked for it (Py_AddPendingCall, no GIL), the main thread ran it.
+    check("gc hook: installed at the sampler's request", lib.probe_gc_status() == 1, f"{lib.probe_gc_status()}")
+    check("gc hook: installed once", lib.probe_gc_install() == 1 and len(gc.callbacks) == 1, f"{gc.callbacks}")
+    seen = []
+    gc.callbacks.append(lambda phase, info: seen.append((phase, lib.probe_gc_running_on(threading.get_native_id()))))
+    gc.collect()
+    check("gc hook: marks the collecting thread", seen == [("start", 1), ("stop", 0)], f"{seen}")
+    gc.callbacks.pop()
+    time.sleep(0.2)  # the CPU checks above end 100 ms after sleep_end
+    gc_start = lib.probe_now_ns()
+    collecting = gc_here(0.8)
+    gc_end = lib.probe_now_ns()
     dropped = lib.probe_stop(error, len(error))
     note = error.value.decode()
     check("stop", dropped == 0, f"dropped {dropped}: {note}")
@@ -163,6 +201,20 @@ def main():
                          (pid, spin_start, spin_end + 5_000_000)).fetchone()[0] or 0
     check("main thread CPU while spinning", near(sampled, thread_cpu),
           f"sampled {sampled / 1e9:.3f} s, thread_time {thread_cpu:.3f} s")
+    if python_ok:
+        marker = "<gc> gc.collect (garbage collection running)"  # STORE_HOST_GC_FRAME
+        rows = samples(pid, gc_start, gc_end)
+        marked = [s for s in rows if s[1] and s[1].split("\n")[0] == marker]
+        share = collecting / ((gc_end - gc_start) / 1e9)
+        check("gc: samples while collecting are marked", rows and abs(len(marked) / len(rows) - share) <= 0.2,
+              f"{len(marked)} of {len(rows)} marked, collections took {share:.0%} of the time")
+        # above gc_here's frame (gc.collect(), or an allocation there), Node.__init__'s (an allocation)
+        # or the timing callback's (the callbacks run while the collection is marked)
+        check("gc: the marker sits above the frame that collected",
+              marked and all(s[1].split("\n")[1].split(" ")[-1] in ("gc_here", "__init__", "<lambda>") and "gc_here" in s[1]
+                             for s in marked), f"{[s for s in marked if 'gc_here' not in s[1].split(chr(10))[1]][:2]}")
+        unmarked = [s for s in rows if s not in marked]
+        check("gc: allocating is not collecting", all(s[1] is None or "gc.collect" not in s[1] for s in unmarked))
     if not python_ok:
         check("no Python stacks outside 3.10-3.13",
               db.execute("SELECT COUNT(*) FROM host_samples WHERE stack_id IS NOT NULL").fetchone()[0] == 0)

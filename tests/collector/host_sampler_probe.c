@@ -10,6 +10,7 @@
 
 #include "collector_writer.h"
 #include "host_sampler.h"
+#include "python_gc.h"
 #include "store.h"
 #include "thread_names.h"
 
@@ -91,6 +92,22 @@ EXPORTED int probe_start(const char *path, int hz, char *error, size_t size)
 EXPORTED void probe_note_thread(void)
 {
     thread_names_note((uint32_t)gettid());
+}
+
+/* python_gc.h's status, and python_gc_install (the sampler asks once it finds CPython). */
+EXPORTED int probe_gc_status(void)
+{
+    return (int)python_gc_status();
+}
+
+EXPORTED int probe_gc_install(void)
+{
+    return (int)python_gc_install();
+}
+
+EXPORTED int probe_gc_running_on(uint32_t tid)
+{
+    return python_gc_running_on(tid);
 }
 
 EXPORTED int64_t probe_now_ns(void)

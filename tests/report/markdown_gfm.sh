@@ -47,6 +47,9 @@ for trace in "$data"/kineto*/*.json*; do
     cp "$trace" "$work/kineto/$(basename "$(dirname "$trace")")_$(basename "$trace")"
 done
 traces=("$data"/gpu*/*.db "$work"/kineto/*.json*)
+# shellcheck source=../common/sample.sh
+. "$(dirname "$0")/../common/sample.sh"
+sample_traces
 for trace in "${traces[@]}"; do
     [ -e "$trace" ] || continue
     base=$work/$(basename "$(dirname "$trace")")_$(basename "$trace")

@@ -27,6 +27,10 @@ for kineto in "$data"/kineto*/*.json*; do
     "$os" import "$kineto" -o "$dir/kineto_$name.db" >/dev/null 2>&1 &&
         "$os" report --json "$dir/kineto_$name.db" >/dev/null 2>&1 && traces+=("$dir/kineto_$name.db")
 done
+[ ${#traces[@]} -ge 150 ] || bad "only ${#traces[@]} golden traces found under $data"
+# shellcheck source=../common/sample.sh
+. "$here/../common/sample.sh"
+sample_traces
 documents=(); previous=""; n=0
 # emit KIND ARGS...: runs overlapscope ARGS, keeps its output as a KIND document when it is JSON
 # (exit 0, or 1 from a failed check).
@@ -50,7 +54,6 @@ for trace in "${traces[@]}"; do
     emit stats stats --format json "$trace"
     previous=$trace
 done
-[ ${#traces[@]} -ge 150 ] || bad "only ${#traces[@]} golden traces found under $data"
 python3 "$here/schema_validate.py" "$schemas" "${documents[@]}" || bad "documents that do not match their schema"
 echo "${#traces[@]} traces, ${#documents[@]} documents; $fail failed"
 [ $fail -eq 0 ]
