@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
+#include "analysis_result.h"
 #include "key_index.h"
 #include "launches.h"
 #include "occupancy.h"

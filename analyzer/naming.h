@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
+#include "analysis_result.h"
 
 /* "HtoD 64.0 MiB (pageable)", "DtoD 8 B" into buffer; returns buffer. */
 char *naming_copy(char *buffer, size_t size, int64_t copy_kind, int64_t bytes, int pageable);

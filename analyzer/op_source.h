@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "analysis.h"
+#include "analysis_result.h"
 #include "error.h"
 #include "occupancy.h"
 

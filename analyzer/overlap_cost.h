@@ -8,7 +8,7 @@
 #ifndef OVERLAPSCOPE_OVERLAP_COST_H
 #define OVERLAPSCOPE_OVERLAP_COST_H
 
-#include "analysis.h"
+#include "analysis_result.h"
 #include "device_state.h"
 #include "kernel_names.h"
 

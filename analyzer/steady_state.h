@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis.h"
+#include "analysis_result.h"
 #include "error.h"
 #include "store.h"
 

@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-#include "analysis.h"
+#include "analysis_result.h"
 #include "error.h"
 #include "selection.h"
 

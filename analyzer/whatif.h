@@ -21,7 +21,7 @@
 #include <sqlite3.h>
 
 #include "accountant.h"
-#include "analysis.h"
+#include "analysis_result.h"
 #include "device_state.h"
 #include "kernel_names.h"
 

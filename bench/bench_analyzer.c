@@ -23,8 +23,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "bench_device.h"
-#include "store.h"
+#include "bench_rows.h"
 
 enum { RANKS = 8, STREAMS = 16, NCCL_STREAM = 15 };
 
@@ -76,69 +75,25 @@ static int64_t between(uint64_t *state, int64_t low, int64_t high)
 }
 
 struct generator {
-    store *trace;
-    error_info err;
+    struct builder builder;
     uint64_t random;
     int64_t stream_clock[STREAMS], next_start[STREAMS];
     int64_t correlation;
 };
 
-static int add_device(struct generator *g, int64_t process)
-{
-    return bench_add_device(g->trace, process, &g->err);
-}
-
-static int add_kernel(struct generator *g, int64_t process, int64_t stream, int64_t start, int64_t end)
+static void add_kernel(struct generator *g, int64_t process, int64_t stream, int64_t start, int64_t end)
 {
     static const char *const names[] = {"sgemm_256x128", "elementwise_add", "layer_norm_fwd", "softmax_bwd",
                                         "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
     int nccl = stream == NCCL_STREAM;
     int64_t correlation = ++g->correlation;
-    struct store_api_call call = {.process_id = process,
-                                  .thread_id = 100 + process,
-                                  .api_domain = STORE_API_RUNTIME,
-                                  .callback_id = 211,
-                                  .correlation_id = correlation,
-                                  .start_ns = start - between(&g->random, 20000, 200000),
-                                  .return_value = 0,
-                                  .name = "cudaLaunchKernel"};
-    call.end_ns = call.start_ns + 3000;
-    struct store_kernel kernel = {.process_id = process,
-                                  .device_id = 0,
-                                  .context_id = 1,
-                                  .stream_id = stream,
-                                  .correlation_id = correlation,
-                                  .start_ns = start,
-                                  .end_ns = end,
-                                  .queued_ns = STORE_NULL,
-                                  .submitted_ns = STORE_NULL,
-                                  .grid_x = nccl ? 24 : between(&g->random, 1, 20000),
-                                  .grid_y = 1,
-                                  .grid_z = 1,
-                                  .block_x = nccl ? 544 : 256,
-                                  .block_y = 1,
-                                  .block_z = 1,
-                                  .cluster_x = 0,
-                                  .cluster_y = 0,
-                                  .cluster_z = 0,
-                                  .registers_per_thread = 64,
-                                  .static_shared_bytes = 0,
-                                  .dynamic_shared_bytes = 16384,
-                                  .local_memory_per_thread_bytes = 0,
-                                  .local_memory_total_bytes = 0,
-                                  .shared_memory_executed_bytes = STORE_NULL,
-                                  .shared_memory_config = 0,
-                                  .launch_type = 0,
-                                  .is_device_launched = 0,
-                                  .graph_id = STORE_NULL,
-                                  .graph_node_id = STORE_NULL,
-                                  .channel_id = stream % 8,
-                                  .channel_type = 1,
-                                  .priority = 0,
-                                  .name = nccl ? names[4] : names[between(&g->random, 0, 3)]};
-    if (store_insert_api_call(g->trace, &call, &g->err) != 0)
-        return -1;
-    return store_insert_kernel(g->trace, &kernel, NULL, &g->err);
+    /* The random draws in the order of the rows' fields: the same trace for the same seed. */
+    int64_t call_start = start - between(&g->random, 20000, 200000);
+    int64_t grid = nccl ? 24 : between(&g->random, 1, 20000);
+    const char *name = nccl ? names[4] : names[between(&g->random, 0, 3)];
+    builder_insert_api(&g->builder, bench_launch_row(process, call_start, call_start + 3000, correlation));
+    builder_insert_kernel(&g->builder, bench_kernel_row(process, stream, start, end, grid, nccl ? 544 : 256,
+                                                        correlation, name));
 }
 
 /* The next interval of a stream starts after a gap: mostly 1-5 us, a tenth of the time idle for
@@ -161,94 +116,57 @@ static int earliest_stream(const struct generator *g)
     return best;
 }
 
-static int add_interval(struct generator *g, int64_t process, int64_t stream)
+static void add_interval(struct generator *g, int64_t process, int64_t stream)
 {
     int64_t start = g->next_start[stream], end = start + between(&g->random, 5000, 50000);
     g->stream_clock[stream] = end;
     plan_next(g, (int)stream);
     int64_t kind = stream == NCCL_STREAM ? 0 : between(&g->random, 0, 19);
-    if (kind == 0 || kind > 2)
-        return add_kernel(g, process, stream, start, end);
-    if (kind == 1) {
-        struct store_memcpy copy = {.process_id = process,
-                                    .device_id = 0,
-                                    .context_id = 1,
-                                    .stream_id = stream,
-                                    .correlation_id = STORE_NULL,
-                                    .start_ns = start,
-                                    .end_ns = end,
-                                    .copy_kind = between(&g->random, 1, 2),
-                                    .src_kind = 2,
-                                    .dst_kind = 3,
-                                    .bytes = 1 << 20,
-                                    .src_device_id = STORE_NULL,
-                                    .dst_device_id = STORE_NULL,
-                                    .is_async = 1,
-                                    .channel_id = STORE_NULL,
-                                    .channel_type = 2,
-                                    .copy_count = 1,
-                                    .graph_id = STORE_NULL,
-                                    .graph_node_id = STORE_NULL};
-        return store_insert_memcpy(g->trace, &copy, &g->err);
+    if (kind == 0 || kind > 2) {
+        add_kernel(g, process, stream, start, end);
+    } else if (kind == 1) {
+        struct store_memcpy copy = builder_memcpy_row_ns(
+            process, stream, start, end, between(&g->random, 1, 2), STORE_MEMORY_PINNED, 1 << 20);
+        copy.src_kind =
+            STORE_MEMORY_PINNED; /* whichever the direction: the trace the figures were measured on */
+        copy.dst_kind = STORE_MEMORY_DEVICE;
+        copy.channel_type = 2;
+        builder_insert_memcpy(&g->builder, copy);
+    } else {
+        builder_insert_memset(&g->builder, builder_memset_row_ns(process, stream, start, end, 1 << 20));
     }
-    struct store_memset set = {.process_id = process,
-                               .device_id = 0,
-                               .context_id = 1,
-                               .stream_id = stream,
-                               .correlation_id = STORE_NULL,
-                               .start_ns = start,
-                               .end_ns = end,
-                               .value = 0,
-                               .bytes = 1 << 20,
-                               .memory_kind = 3,
-                               .is_async = 1,
-                               .channel_id = STORE_NULL,
-                               .channel_type = STORE_NULL,
-                               .graph_id = STORE_NULL,
-                               .graph_node_id = STORE_NULL};
-    return store_insert_memset(g->trace, &set, &g->err);
 }
 
 /* Writes the trace: rank after rank (as merge appends them), each rank's rows in start order. */
 static int generate(const char *path, int64_t intervals)
 {
     struct generator g = {.random = 0x9e3779b97f4a7c15ull};
-    g.trace = store_create(path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &g.err);
-    if (!g.trace || store_begin(g.trace, &g.err) != 0) {
-        fprintf(stderr, "bench_analyzer: %s\n", g.err.message);
+    struct builder *b = &g.builder;
+    if (builder_create_path(b, path) != 0) {
+        fprintf(stderr, "bench_analyzer: %s\n", b->err.message);
+        builder_close(b);
         return -1;
     }
-    store_set_batch_rows(g.trace, 100000);
-    int status = 0;
-    for (int rank = 0; rank < RANKS && status == 0; rank++) {
-        struct store_process process = {.pid = 1000 + rank,
-                                        .parent_pid = STORE_NULL,
-                                        .rank = rank,
-                                        .local_rank = rank,
-                                        .world_size = RANKS,
-                                        .start_ns = STORE_NULL,
-                                        .end_ns = STORE_NULL,
-                                        .exit_status = 0,
-                                        .term_signal = STORE_NULL};
-        status = store_insert_process(g.trace, &process, &g.err) || add_device(&g, process.process_id);
+    store_set_batch_rows(b->trace, 100000);
+    for (int rank = 0; rank < RANKS && b->status == 0; rank++) {
+        int64_t process = bench_process(b, rank, RANKS);
+        builder_h100(b, process, 0);
         for (int s = 0; s < STREAMS; s++) {
-            g.stream_clock[s] =
-                INT64_C(1700000000000000000) + rank * INT64_C(1000); /* per-rank clock offset */
+            g.stream_clock[s] = BASE_NS + rank * INT64_C(1000); /* per-rank clock offset */
             plan_next(&g, s);
         }
         int64_t per_rank = intervals / RANKS + (rank < intervals % RANKS);
-        for (int64_t i = 0; i < per_rank && status == 0; i++) {
-            status = add_interval(&g, process.process_id, earliest_stream(&g));
-            if (status == 0)
-                status = store_maybe_commit(g.trace, &g.err);
+        for (int64_t i = 0; i < per_rank && b->status == 0; i++) {
+            add_interval(&g, process, earliest_stream(&g));
+            if (b->status == 0 && store_maybe_commit(b->trace, &b->err) != 0)
+                b->status = -1;
         }
     }
-    if (status == 0)
-        status = store_commit(g.trace, &g.err) || store_finalize(g.trace, &g.err);
+    int status = builder_finish(b);
     if (status != 0)
-        fprintf(stderr, "bench_analyzer: %s\n", g.err.message);
-    store_close(g.trace, NULL);
-    return status ? -1 : 0;
+        fprintf(stderr, "bench_analyzer: %s\n", b->err.message);
+    builder_close(b);
+    return status;
 }
 
 /* The baseline: every interval row, the columns the analyzer reads, in table order. */

@@ -36,10 +36,10 @@
 #include "overview.h"
 #include "scene.h"
 #include "timeline.h"
+#include "trace_builder.h"
 
 #define DEVICES 2
 #define STREAMS 4
-#define ORIGIN_NS 1700000000000000000LL
 
 static double now_s(void)
 {
@@ -53,63 +53,44 @@ static void interval_of(long long i, int lane, int64_t *start_ns, int64_t *end_n
 {
     uint64_t x = (uint64_t)i * 0x9E3779B97F4A7C15ull + (uint64_t)lane * 0xBF58476D1CE4E5B9ull;
     x ^= x >> 31;
-    *start_ns = ORIGIN_NS + i * 1200 + (int64_t)(x % 300);
+    *start_ns = BASE_NS + i * 1200 + (int64_t)(x % 300);
     *end_ns = *start_ns + 200 + (int64_t)(x % 800);
 }
 
 static int write_trace(const char *path, long long count)
 {
-    error_info err;
-    store *trace = store_create(path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &err);
-    if (!trace || store_begin(trace, &err) != 0) {
-        fprintf(stderr, "bench_render: %s\n", err.message);
+    struct builder b;
+    if (builder_create_path(&b, path) != 0) {
+        fprintf(stderr, "bench_render: %s\n", b.err.message);
+        builder_close(&b);
         return -1;
     }
-    store_set_batch_rows(trace, 200000);
-    struct store_process process = {.pid = 1,
-                                    .rank = 0,
-                                    .parent_pid = STORE_NULL,
-                                    .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL,
-                                    .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL,
-                                    .term_signal = STORE_NULL,
-                                    .dropped_records = 0,
-                                    .command_line = "bench_render"};
-    store_insert_process(trace, &process, &err);
+    store_set_batch_rows(b.trace, 200000);
+    struct store_process process = builder_process_row(1, 0);
+    process.command_line = "bench_render";
+    builder_insert_process(&b, process);
     static const char *const names[3] = {
         "_Z13sgemm_256x128PKfS0_Pfi", "_Z11fill_kernelPfi",
         "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"};
     long long per_lane = count / (DEVICES * STREAMS);
-    for (int device = 0; device < DEVICES; device++) {
-        for (long long i = 0; i < per_lane; i++) {
-            for (int stream = 0; stream < STREAMS; stream++) {
-                struct store_kernel kernel = {.process_id = 1,
-                                              .device_id = device,
-                                              .context_id = 1,
-                                              .stream_id = 13 + stream,
-                                              .correlation_id = STORE_NULL,
-                                              .queued_ns = STORE_NULL,
-                                              .submitted_ns = STORE_NULL,
-                                              .name = names[(i + stream) % 3]};
-                int64_t *fields = &kernel.grid_x;
-                for (int f = 0; f < 23; f++) /* grid_x .. priority: unknown */
-                    fields[f] = STORE_NULL;
-                interval_of(i, device * STREAMS + stream, &kernel.start_ns, &kernel.end_ns);
-                if (store_insert_kernel(trace, &kernel, NULL, &err) != 0 ||
-                    store_maybe_commit(trace, &err) != 0) {
-                    fprintf(stderr, "bench_render: %s\n", err.message);
-                    store_close(trace, NULL);
-                    return -1;
-                }
+    for (int device = 0; device < DEVICES && b.status == 0; device++) {
+        for (long long i = 0; i < per_lane && b.status == 0; i++) {
+            for (int stream = 0; stream < STREAMS && b.status == 0; stream++) {
+                int64_t start_ns = 0, end_ns = 0;
+                interval_of(i, device * STREAMS + stream, &start_ns, &end_ns);
+                struct store_kernel kernel =
+                    builder_plain_kernel_row_ns(1, 13 + stream, start_ns, end_ns, names[(i + stream) % 3]);
+                kernel.device_id = device;
+                builder_insert_kernel(&b, kernel);
+                if (b.status == 0 && store_maybe_commit(b.trace, &b.err) != 0)
+                    b.status = -1;
             }
         }
     }
-    int status = store_commit(trace, &err) == 0 && store_finalize(trace, &err) == 0 ? 0 : -1;
+    int status = builder_finish(&b);
     if (status != 0)
-        fprintf(stderr, "bench_render: %s\n", err.message);
-    store_close(trace, NULL);
+        fprintf(stderr, "bench_render: %s\n", b.err.message);
+    builder_close(&b);
     return status;
 }
 
@@ -194,7 +175,7 @@ static double aggregate_seconds(long long count, int columns)
 {
     int64_t start, end, last;
     interval_of(count / (DEVICES * STREAMS), 0, &last, &end);
-    struct canvas *canvas = canvas_new(ORIGIN_NS, end + 1000, columns, 3.0);
+    struct canvas *canvas = canvas_new(BASE_NS, end + 1000, columns, 3.0);
     double began = now_s();
     long long per_lane = count / (DEVICES * STREAMS);
     for (int device = 0; device < DEVICES; device++) {

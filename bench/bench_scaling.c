@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "bench_device.h"
+#include "bench_rows.h"
 #include "chrome_export.h"
 #include "store.h"
 
@@ -33,8 +33,7 @@ struct shape {
 };
 
 struct generator {
-    store *trace;
-    error_info err;
+    struct builder builder;
     int64_t correlation, clock;
 };
 
@@ -45,139 +44,72 @@ static double cpu_seconds(void)
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
-static int add_device(struct generator *g, int64_t process)
-{
-    return bench_add_device(g->trace, process, &g->err);
-}
-
-/* One kernel and its launch call, the call 5 us before the kernel starts. */
-static int add_kernel(struct generator *g, int64_t process, int64_t stream, int64_t start, int64_t end,
-                      const char *name, int64_t *rowid)
+/* One kernel and its launch call, the call 5 us before the kernel starts. Returns the kernel's
+ * rowid. */
+static int64_t add_kernel(struct generator *g, int64_t process, int64_t stream, int64_t start, int64_t end,
+                          const char *name)
 {
     int64_t correlation = ++g->correlation;
-    struct store_api_call call = {.process_id = process,
-                                  .thread_id = 100 + process,
-                                  .api_domain = STORE_API_RUNTIME,
-                                  .callback_id = 211,
-                                  .correlation_id = correlation,
-                                  .start_ns = start - 5000,
-                                  .end_ns = start - 2000,
-                                  .return_value = 0,
-                                  .name = "cudaLaunchKernel"};
-    struct store_kernel kernel = {.process_id = process,
-                                  .device_id = 0,
-                                  .context_id = 1,
-                                  .stream_id = stream,
-                                  .correlation_id = correlation,
-                                  .start_ns = start,
-                                  .end_ns = end,
-                                  .queued_ns = STORE_NULL,
-                                  .submitted_ns = STORE_NULL,
-                                  .grid_x = 1024,
-                                  .grid_y = 1,
-                                  .grid_z = 1,
-                                  .block_x = 256,
-                                  .block_y = 1,
-                                  .block_z = 1,
-                                  .registers_per_thread = 64,
-                                  .dynamic_shared_bytes = 16384,
-                                  .shared_memory_executed_bytes = STORE_NULL,
-                                  .graph_id = STORE_NULL,
-                                  .graph_node_id = STORE_NULL,
-                                  .channel_id = stream % 8,
-                                  .channel_type = 1,
-                                  .name = name};
-    if (store_insert_api_call(g->trace, &call, &g->err) != 0)
-        return -1;
-    return store_insert_kernel(g->trace, &kernel, rowid, &g->err);
+    builder_insert_api(&g->builder, bench_launch_row(process, start - 5000, start - 2000, correlation));
+    return builder_insert_kernel(&g->builder,
+                                 bench_kernel_row(process, stream, start, end, 1024, 256, correlation, name));
 }
 
 /* One step of one rank from g->clock: G kernels a stream, each after a 20 us gap, round-robin over
  * the streams, then C collectives on the NCCL stream (one past the compute streams), back to back. */
-static int add_step(struct generator *g, const struct shape *shape, int64_t process, int64_t rank,
-                    int64_t step)
+static void add_step(struct generator *g, const struct shape *shape, int64_t process, int64_t rank,
+                     int64_t step)
 {
     int64_t step_start = g->clock;
     for (int64_t k = 0; k < shape->gaps * shape->streams; k++) {
         int64_t start = g->clock + 20000, end = start + 30000;
-        if (add_kernel(g, process, 1 + k % shape->streams, start, end, "sgemm_256x128", NULL) != 0)
-            return -1;
+        add_kernel(g, process, 1 + k % shape->streams, start, end, "sgemm_256x128");
         g->clock = end;
     }
     for (int64_t c = 0; c < shape->collectives; c++) {
-        int64_t start = g->clock + 1000, end = start + 10000, rowid = 0;
-        if (add_kernel(g, process, 1 + shape->streams, start, end, "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
-                       &rowid) != 0)
-            return -1;
-        struct store_collective collective = {.process_id = process,
-                                              .device_id = 0,
-                                              .stream_id = 1 + shape->streams,
-                                              .op = "AllReduce",
-                                              .bytes = 1 << 20,
-                                              .element_count = 1 << 18,
-                                              .dtype = "f32",
-                                              .root = STORE_NULL,
-                                              .communicator = "0xc0mm",
-                                              .rank = rank,
-                                              .nranks = shape->ranks,
-                                              .sequence_number = step * shape->collectives + c,
-                                              .kernel_rowid = rowid,
-                                              .start_ns = start,
-                                              .end_ns = end,
-                                              .detail_source = STORE_DETAIL_KERNEL_NAME};
-        if (store_insert_collective(g->trace, &collective, &g->err) != 0)
-            return -1;
+        int64_t start = g->clock + 1000, end = start + 10000;
+        int64_t rowid =
+            add_kernel(g, process, 1 + shape->streams, start, end, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+        struct store_collective collective =
+            builder_collective_row_ns(process, 1 + shape->streams, "AllReduce", 1 << 20, "0xc0mm", rank,
+                                      shape->ranks, rowid, start, end);
+        collective.element_count = 1 << 18;
+        collective.dtype = "f32";
+        collective.sequence_number = step * shape->collectives + c;
+        builder_insert_collective(&g->builder, collective);
         g->clock = end;
     }
     char message[64];
     snprintf(message, sizeof message, "ProfilerStep#%" PRId64, step);
-    struct store_nvtx range = {.process_id = process,
-                               .thread_id = 100 + process,
-                               .device_id = STORE_NULL,
-                               .stream_id = STORE_NULL,
-                               .kind = STORE_NVTX_PUSH_POP,
-                               .message = message,
-                               .category = STORE_NULL,
-                               .color = STORE_NULL,
-                               .start_ns = step_start,
-                               .end_ns = g->clock,
-                               .depth = 0};
-    return store_insert_nvtx(g->trace, &range, &g->err);
+    builder_insert_nvtx(
+        &g->builder, builder_nvtx_row_ns(process, 100 + process, STORE_NULL, message, step_start, g->clock));
 }
 
 static int generate(const char *path, const struct shape *shape)
 {
     struct generator g = {0};
-    g.trace = store_create(path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &g.err);
-    if (!g.trace || store_begin(g.trace, &g.err) != 0) {
-        fprintf(stderr, "bench_scaling: %s\n", g.err.message);
+    struct builder *b = &g.builder;
+    if (builder_create_path(b, path) != 0) {
+        fprintf(stderr, "bench_scaling: %s\n", b->err.message);
+        builder_close(b);
         return -1;
     }
-    store_set_batch_rows(g.trace, 100000);
-    int status = 0;
-    for (int64_t rank = 0; rank < shape->ranks && status == 0; rank++) {
-        struct store_process process = {.pid = 1000 + rank,
-                                        .parent_pid = STORE_NULL,
-                                        .rank = rank,
-                                        .local_rank = rank,
-                                        .world_size = shape->ranks,
-                                        .start_ns = STORE_NULL,
-                                        .end_ns = STORE_NULL,
-                                        .term_signal = STORE_NULL};
-        status = store_insert_process(g.trace, &process, &g.err) || add_device(&g, process.process_id);
-        g.clock = INT64_C(1700000000000000000) + rank * 3000;
-        for (int64_t s = 0; s < shape->steps && status == 0; s++) {
-            status = add_step(&g, shape, process.process_id, rank, s);
-            if (status == 0)
-                status = store_maybe_commit(g.trace, &g.err);
+    store_set_batch_rows(b->trace, 100000);
+    for (int64_t rank = 0; rank < shape->ranks && b->status == 0; rank++) {
+        int64_t process = bench_process(b, rank, shape->ranks);
+        builder_h100(b, process, 0);
+        g.clock = BASE_NS + rank * 3000;
+        for (int64_t s = 0; s < shape->steps && b->status == 0; s++) {
+            add_step(&g, shape, process, rank, s);
+            if (b->status == 0 && store_maybe_commit(b->trace, &b->err) != 0)
+                b->status = -1;
         }
     }
-    if (status == 0)
-        status = store_commit(g.trace, &g.err) || store_finalize(g.trace, &g.err);
+    int status = builder_finish(b);
     if (status != 0)
-        fprintf(stderr, "bench_scaling: %s\n", g.err.message);
-    store_close(g.trace, NULL);
-    return status ? -1 : 0;
+        fprintf(stderr, "bench_scaling: %s\n", b->err.message);
+    builder_close(b);
+    return status;
 }
 
 /* The CPU seconds of one analysis of trace, then (json not NULL) of its export to json; < 0 on

@@ -15,9 +15,9 @@
  * cut at it, and counted. Times are microseconds written from integer nanoseconds with three
  * decimals, so nothing is lost to floating point.
  *
- * Bounds (issue 20, Must 3): every text is cut to CHROME_EXPORT_NAME_BYTES (names) or
- * CHROME_EXPORT_TEXT_BYTES (full names, evidence) of JSON; a GPU op gets at most one launch arrow
- * (from the first API call of its correlation id), so the output never exceeds
+ * Bounds (issue 20, Must 3; the figures in chrome_bounds.h): every text is cut to
+ * CHROME_EXPORT_NAME_BYTES (names) or CHROME_EXPORT_TEXT_BYTES (full names, evidence) of JSON; a GPU op gets
+ * at most one launch arrow (from the first API call of its correlation id), so the output never exceeds
  * CHROME_EXPORT_BYTES_PER_ROW bytes per row read from the trace (and per wait) plus
  * CHROME_EXPORT_BASE_BYTES; the writer checks it as it goes.
  *
@@ -29,13 +29,10 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "chrome_bounds.h"
 #include "error.h"
 #include "store.h"
 
-#define CHROME_EXPORT_NAME_BYTES 256
-#define CHROME_EXPORT_TEXT_BYTES 4096
-#define CHROME_EXPORT_BYTES_PER_ROW 8192
-#define CHROME_EXPORT_BASE_BYTES 65536
 /* Waits the CLI asks the analyzer to keep for the export (the largest; totals count all). */
 #define CHROME_EXPORT_MAX_WAITS 10000
 
@@ -51,23 +48,6 @@ struct chrome_export_options {
     int64_t from_ns, to_ns;
 };
 void chrome_export_options_init(struct chrome_export_options *options);
-
-struct chrome_export_counts {
-    int64_t complete_events, instant_events, flow_events, metadata_events;
-    int64_t launch_arrows, wait_slices, wait_arrows;
-    int64_t origin_ns;              /* time zero, absolute nanoseconds */
-    int64_t left_out_before_origin; /* slices that ended before time zero (or outside from/to) */
-    int64_t cut_at_origin;          /* slices that began before time zero, cut at it */
-    int64_t implausible_rows;       /* rows whose times no recording has (store_interval_plausible) */
-    int64_t overflow_tracks;        /* tracks added so that no slice partially overlaps another (waits'
-                                       second tracks, normal, not counted) */
-    int64_t shared_correlation_ids; /* ids several API calls of one process carry: linked to the first */
-    int64_t launches_before_call;   /* GPU ops that began before their launch call (clock skew): no arrow */
-    int64_t waits_without_arrow;    /* waits whose ops are not slices of the export */
-    int64_t texts_cut;              /* names and texts cut to their bound */
-    int64_t bytes;                  /* size of the JSON written */
-    int64_t byte_limit;             /* the bound it was checked against */
-};
 
 /* Writes trace to output_path ("-" for stdout, written directly). analysis is the analyzer's
  * result for the whole trace (NULL when the trace has no GPU activity: then time zero is its first

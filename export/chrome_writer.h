@@ -8,11 +8,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "chrome_export.h"
+#include "analysis.h"
+#include "chrome_bounds.h"
 #include "chrome_tracks.h"
 #include "describe.h"
 #include "kernel_names.h"
 #include "queries_export.h"
+#include "store.h"
 
 /* Kernels share a few names, and a hostile trace can give every row one name of megabytes:
  * strings are read once per cache slot, cut to what the export writes. */

@@ -1,7 +1,7 @@
 /* overview.c: see overview.h.
  *
- * Table render_overview (created with the trace: store/schema.sql), one row per part
- * (docs/trace-format.md):
+ * Table render_overview (created with the trace: store/schema.sql; written and read through
+ * store/queries_overview.h), one row per part (docs/trace-format.md):
  *   what 0, the header: start_ns, end_ns (the trace's first GPU start and last GPU end),
  *     columns, and kernels_rowid, memcpys_rowid, memsets_rowid: each table's largest rowid when
  *     the overview was built (a trace that grew since has a stale overview);
@@ -20,22 +20,10 @@
 #include <string.h>
 
 #include "gpu_devices.h"
+#include "queries_overview.h"
 #include "reader.h"
 
-enum { PART_HEADER = 0, PART_DEVICE = 1, PART_LANE = 2 };
 enum { LEVELS = 4 };
-/* The columns overview_fill selects from a device or lane row. */
-enum {
-    COLUMN_PART,
-    COLUMN_PROCESS,
-    COLUMN_DEVICE,
-    COLUMN_STREAM,
-    COLUMN_KINDS,
-    COLUMN_BUSY,
-    COLUMN_COUNTS,
-    COLUMN_CELLS,
-    COLUMN_KEPT
-};
 #define KEPT_RECORD_BYTES 34 /* start, end, detail_a, detail_b (int64 each), kind, detail (a byte each) */
 #define MIN_COLUMNS 1024
 #define MAX_COLUMNS (1 << 20)
@@ -62,24 +50,6 @@ static unsigned char quantize(float fraction)
         return 0;
     long steps = lroundf((fraction > 1 ? 1 : fraction) * 255.0f);
     return (unsigned char)(steps < 1 ? 1 : steps);
-}
-
-static int64_t query_int64(sqlite3 *db, const char *sql, int64_t fallback)
-{
-    sqlite3_stmt *query = NULL;
-    int64_t value = fallback;
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) == SQLITE_OK && sqlite3_step(query) == SQLITE_ROW &&
-        sqlite3_column_type(query, 0) != SQLITE_NULL)
-        value = sqlite3_column_int64(query, 0);
-    sqlite3_finalize(query);
-    return value;
-}
-
-static void largest_rowids(sqlite3 *db, int64_t rowids[3])
-{
-    rowids[0] = query_int64(db, "SELECT MAX(rowid) FROM kernels", 0);
-    rowids[1] = query_int64(db, "SELECT MAX(rowid) FROM memcpys", 0);
-    rowids[2] = query_int64(db, "SELECT MAX(rowid) FROM memsets", 0);
 }
 
 /* --- building --- */
@@ -109,30 +79,22 @@ static int columns_for(int columns, int64_t lanes, int64_t devices)
     return 0;
 }
 
-/* Starts a device's or lane's row: the fields both have. */
-static void bind_part(sqlite3_stmt *insert, int what, int64_t process_id, int64_t device_id,
-                      int64_t interval_count)
-{
-    sqlite3_reset(insert);
-    sqlite3_clear_bindings(insert);
-    sqlite3_bind_int(insert, 1, what);
-    sqlite3_bind_int64(insert, 2, process_id);
-    sqlite3_bind_int64(insert, 3, device_id);
-    sqlite3_bind_int64(insert, 11, interval_count);
-}
-
-static int write_device(sqlite3_stmt *insert, const struct canvas *canvas, const struct canvas_device *device,
-                        unsigned char *buffer)
+static int write_device(struct store_overview_writer *w, const struct canvas *canvas,
+                        const struct canvas_device *device, unsigned char *buffer, error_info *err)
 {
     for (size_t i = 0; i < (size_t)canvas->columns * LEVELS; i++)
         buffer[i] = quantize(device->level_fraction[i]);
-    bind_part(insert, PART_DEVICE, device->process_id, device->device_id, device->interval_count);
-    sqlite3_bind_blob(insert, 15, buffer, canvas->columns * LEVELS, SQLITE_STATIC);
-    return sqlite3_step(insert) == SQLITE_DONE ? 0 : -1;
+    struct store_overview_part part = {.what = STORE_OVERVIEW_DEVICE,
+                                       .process_id = device->process_id,
+                                       .device_id = device->device_id,
+                                       .interval_count = device->interval_count,
+                                       .cells = buffer,
+                                       .cells_bytes = (size_t)canvas->columns * LEVELS};
+    return store_overview_write_part(w, &part, err);
 }
 
-static int write_lane(sqlite3_stmt *insert, const struct canvas *canvas, const struct canvas_lane *lane,
-                      unsigned char *buffer)
+static int write_lane(struct store_overview_writer *w, const struct canvas *canvas,
+                      const struct canvas_lane *lane, unsigned char *buffer, error_info *err)
 {
     int kinds[ANALYSIS_CATEGORY_COUNT], kind_count = 0;
     unsigned mask = 0;
@@ -152,7 +114,7 @@ static int write_lane(sqlite3_stmt *insert, const struct canvas *canvas, const s
                 quantize(lane->coverage[(size_t)column * (size_t)lane->kind_count + (size_t)kinds[i]]);
     unsigned char *kept = malloc(lane->kept_count * KEPT_RECORD_BYTES + 1);
     if (!kept)
-        return -1;
+        return error_set(err, "out of memory");
     for (size_t i = 0; i < lane->kept_count; i++) {
         const struct canvas_interval *interval = &lane->kept[i];
         unsigned char *record = kept + i * KEPT_RECORD_BYTES;
@@ -163,57 +125,44 @@ static int write_lane(sqlite3_stmt *insert, const struct canvas *canvas, const s
         record[32] = interval->kind;
         record[33] = interval->detail;
     }
-    bind_part(insert, PART_LANE, lane->process_id, lane->device_id, lane->interval_count);
-    sqlite3_bind_int64(insert, 4, lane->stream_id);
-    sqlite3_bind_int64(insert, 12, mask);
-    sqlite3_bind_blob(insert, 13, busy, 8 * kind_count, SQLITE_STATIC);
-    sqlite3_bind_blob(insert, 14, counts, 8 * kind_count, SQLITE_STATIC);
-    sqlite3_bind_blob(insert, 15, buffer, canvas->columns * kind_count, SQLITE_STATIC);
-    sqlite3_bind_blob(insert, 16, kept, (int)(lane->kept_count * KEPT_RECORD_BYTES), SQLITE_STATIC);
-    int status = sqlite3_step(insert) == SQLITE_DONE ? 0 : -1;
+    struct store_overview_part part = {.what = STORE_OVERVIEW_LANE,
+                                       .process_id = lane->process_id,
+                                       .device_id = lane->device_id,
+                                       .stream_id = lane->stream_id,
+                                       .interval_count = lane->interval_count,
+                                       .kinds = mask,
+                                       .busy = busy,
+                                       .counts = counts,
+                                       .cells = buffer,
+                                       .kept = kept,
+                                       .busy_bytes = 8 * (size_t)kind_count,
+                                       .counts_bytes = 8 * (size_t)kind_count,
+                                       .cells_bytes = (size_t)canvas->columns * (size_t)kind_count,
+                                       .kept_bytes = lane->kept_count * KEPT_RECORD_BYTES};
+    int status = store_overview_write_part(w, &part, err);
     free(kept);
     return status;
 }
 
 static int write_overview(store *trace, const struct canvas *canvas, const int64_t rowids[3], error_info *err)
 {
-    sqlite3 *db = store_db(trace);
-    sqlite3_stmt *insert = NULL;
     unsigned char *buffer = malloc((size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT);
-    int status = -1;
-    if (!buffer) {
-        error_set(err, "out of memory");
-        goto done;
-    }
-    if (sqlite3_prepare_v2(
-            db,
-            "INSERT INTO render_overview (what, process_id, device_id, stream_id, start_ns, end_ns,"
-            " columns, kernels_rowid, memcpys_rowid, memsets_rowid, interval_count, kinds, busy,"
-            " counts, cells, kept) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-            " ?14, ?15, ?16)",
-            -1, &insert, NULL) != SQLITE_OK)
-        goto sql_failed;
-    sqlite3_bind_int(insert, 1, PART_HEADER);
-    sqlite3_bind_int64(insert, 5, canvas->window_start_ns);
-    sqlite3_bind_int64(insert, 6, canvas->window_end_ns);
-    sqlite3_bind_int(insert, 7, canvas->columns);
+    if (!buffer)
+        return error_set(err, "out of memory");
+    struct store_overview_writer *w = NULL;
+    struct store_overview_header header = {
+        .start_ns = canvas->window_start_ns, .end_ns = canvas->window_end_ns, .columns = canvas->columns};
     for (int i = 0; i < 3; i++)
-        sqlite3_bind_int64(insert, 8 + i, rowids[i]);
-    if (sqlite3_step(insert) != SQLITE_DONE)
-        goto sql_failed;
-    for (size_t i = 0; i < canvas->device_count; i++)
-        if (write_device(insert, canvas, canvas->devices[i], buffer) != 0)
-            goto sql_failed;
-    for (size_t i = 0; i < canvas->lane_count; i++)
-        if (canvas->lanes[i]->kind == CANVAS_LANE_GPU &&
-            write_lane(insert, canvas, canvas->lanes[i], buffer) != 0)
-            goto sql_failed;
-    status = 0;
-    goto done;
-sql_failed:
-    error_set(err, "cannot write the overview: %s", sqlite3_errmsg(db));
-done:
-    sqlite3_finalize(insert);
+        header.gpu_rowids[i] = rowids[i];
+    int status = store_overview_writer_open(trace, &w, err);
+    if (status == 0)
+        status = store_overview_write_header(w, &header, err);
+    for (size_t i = 0; i < canvas->device_count && status == 0; i++)
+        status = write_device(w, canvas, canvas->devices[i], buffer, err);
+    for (size_t i = 0; i < canvas->lane_count && status == 0; i++)
+        if (canvas->lanes[i]->kind == CANVAS_LANE_GPU)
+            status = write_lane(w, canvas, canvas->lanes[i], buffer, err);
+    store_overview_writer_close(w);
     free(buffer);
     return status;
 }
@@ -224,12 +173,11 @@ int overview_build(store *trace, int64_t min_rows, int columns, error_info *err)
         columns = OVERVIEW_COLUMNS;
     if (columns < MIN_COLUMNS || columns > MAX_COLUMNS)
         return error_set(err, "an overview of %d columns (%d to %d)", columns, MIN_COLUMNS, MAX_COLUMNS);
-    sqlite3 *db = store_db(trace);
     /* The table is the store's (store/schema.sql); a trace written before it was has none. */
-    if (sqlite3_exec(db, "DELETE FROM render_overview", NULL, NULL, NULL) != SQLITE_OK)
-        return error_set(err, "cannot replace the overview: %s", sqlite3_errmsg(db));
+    if (store_overview_clear(trace, err) != 0)
+        return -1;
     int64_t rowids[3];
-    largest_rowids(db, rowids);
+    store_overview_gpu_rowids(trace, rowids);
     if (rowids[0] + rowids[1] + rowids[2] < min_rows)
         return 0;
     struct store_gpu_device *devices = NULL;
@@ -240,7 +188,7 @@ int overview_build(store *trace, int64_t min_rows, int columns, error_info *err)
     free(devices);
     if (device_count == 0)
         return 0;
-    int64_t lanes = query_int64(db, "SELECT COUNT(*) FROM streams", 0);
+    int64_t lanes = store_overview_stream_count(trace);
     if (lanes <= 0)
         lanes = 64;
     int fitting = columns_for(columns, lanes, (int64_t)device_count);
@@ -270,7 +218,7 @@ int overview_build_or_warn(store *trace, error_info *err)
     error_info why;
     if (overview_build(trace, OVERVIEW_MIN_ROWS, 0, &why) == 0)
         return 0;
-    sqlite3_exec(store_db(trace), "DELETE FROM render_overview", NULL, NULL, NULL);
+    store_overview_clear(trace, NULL);
     char message[sizeof why.message + 64];
     snprintf(message, sizeof message, "no overview for fast pictures: %s", why.message);
     struct store_warning warning = {
@@ -290,39 +238,22 @@ struct header {
 /* 1 and the header when the trace has a current overview, 0 when none (or stale), -1 damaged. */
 static int read_header(store *trace, struct header *header, error_info *err)
 {
-    sqlite3 *db = store_db(trace);
-    if (query_int64(db,
-                    "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'render_overview'",
-                    0) == 0)
-        return 0;
-    sqlite3_stmt *query = NULL;
-    int status = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT start_ns, end_ns, columns, kernels_rowid, memcpys_rowid, memsets_rowid"
-                           " FROM render_overview WHERE what = 0 ORDER BY part LIMIT 1",
-                           -1, &query, NULL) != SQLITE_OK) {
-        status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
-    } else if (sqlite3_step(query) == SQLITE_ROW) {
-        int64_t built[3], now[3];
-        header->start_ns = sqlite3_column_int64(query, 0);
-        header->end_ns = sqlite3_column_int64(query, 1);
-        int64_t columns = sqlite3_column_int64(query, 2);
-        for (int i = 0; i < 3; i++)
-            built[i] = sqlite3_column_int64(query, 3 + i);
-        if (columns < MIN_COLUMNS || columns > MAX_COLUMNS || header->end_ns <= header->start_ns ||
-            !store_interval_plausible(header->start_ns, header->end_ns)) {
-            status = error_set(err,
-                               "the trace is damaged: its overview header is impossible (%" PRId64
-                               " columns from %" PRId64 " ns to %" PRId64 " ns)",
-                               columns, header->start_ns, header->end_ns);
-        } else {
-            header->columns = (int)columns;
-            largest_rowids(db, now);
-            status = built[0] == now[0] && built[1] == now[1] && built[2] == now[2];
-        }
-    }
-    sqlite3_finalize(query);
-    return status;
+    struct store_overview_header stored;
+    int status = store_overview_read_header(trace, &stored, err);
+    if (status != 1)
+        return status;
+    header->start_ns = stored.start_ns;
+    header->end_ns = stored.end_ns;
+    if (stored.columns < MIN_COLUMNS || stored.columns > MAX_COLUMNS || header->end_ns <= header->start_ns ||
+        !store_interval_plausible(header->start_ns, header->end_ns))
+        return error_set(err,
+                         "the trace is damaged: its overview header is impossible (%" PRId64
+                         " columns from %" PRId64 " ns to %" PRId64 " ns)",
+                         stored.columns, header->start_ns, header->end_ns);
+    header->columns = (int)stored.columns;
+    int64_t now[3];
+    store_overview_gpu_rowids(trace, now);
+    return stored.gpu_rowids[0] == now[0] && stored.gpu_rowids[1] == now[1] && stored.gpu_rowids[2] == now[2];
 }
 
 int overview_span(store *trace, int64_t *start_ns, int64_t *end_ns, error_info *err)
@@ -442,38 +373,36 @@ static long resample(const unsigned char *cells, int stride, const struct mappin
     return shown;
 }
 
-static int damaged(error_info *err, sqlite3_int64 part, const char *what)
+static int damaged(error_info *err, int64_t part, const char *what)
 {
     return error_set(err, "the trace is damaged: render_overview part %lld: %s", (long long)part, what);
 }
 
-static int blob_size_is(sqlite3_stmt *query, int column, size_t size)
+static int blob_size_is(const unsigned char *data, size_t bytes, size_t size)
 {
-    return (size_t)sqlite3_column_bytes(query, column) == size &&
-           (size == 0 || sqlite3_column_blob(query, column) != NULL);
+    return bytes == size && (size == 0 || data != NULL);
 }
 
 /* One stream lane's row into the canvas (skipped when nothing of it is in the window). */
-static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct mapping *map, error_info *err)
+static int fill_lane(struct canvas *canvas, const struct store_overview_part *row, const struct mapping *map,
+                     error_info *err)
 {
-    sqlite3_int64 part = sqlite3_column_int64(query, COLUMN_PART);
-    int64_t mask = sqlite3_column_int64(query, COLUMN_KINDS);
+    int64_t part = row->part;
+    int64_t mask = row->kinds;
     if (mask < 0 || mask >= (1 << ANALYSIS_CATEGORY_COUNT))
         return damaged(err, part, "impossible categories");
     int kinds[ANALYSIS_CATEGORY_COUNT], kind_count = 0;
     for (int k = 0; k < ANALYSIS_CATEGORY_COUNT; k++)
         if (mask & (1 << k))
             kinds[kind_count++] = k;
-    size_t kept_bytes = (size_t)sqlite3_column_bytes(query, COLUMN_KEPT);
-    if (!blob_size_is(query, COLUMN_BUSY, 8 * (size_t)kind_count) ||
-        !blob_size_is(query, COLUMN_COUNTS, 8 * (size_t)kind_count) ||
-        !blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * (size_t)kind_count) ||
-        kept_bytes % KEPT_RECORD_BYTES != 0 || (kept_bytes > 0 && !sqlite3_column_blob(query, COLUMN_KEPT)))
+    size_t kept_bytes = row->kept_bytes;
+    if (!blob_size_is(row->busy, row->busy_bytes, 8 * (size_t)kind_count) ||
+        !blob_size_is(row->counts, row->counts_bytes, 8 * (size_t)kind_count) ||
+        !blob_size_is(row->cells, row->cells_bytes, (size_t)map->columns * (size_t)kind_count) ||
+        kept_bytes % KEPT_RECORD_BYTES != 0 || (kept_bytes > 0 && !row->kept))
         return damaged(err, part, "a stream lane's data has the wrong size");
-    const unsigned char *busy = sqlite3_column_blob(query, COLUMN_BUSY),
-                        *counts = sqlite3_column_blob(query, COLUMN_COUNTS);
-    const unsigned char *cells = sqlite3_column_blob(query, COLUMN_CELLS),
-                        *kept = sqlite3_column_blob(query, COLUMN_KEPT);
+    const unsigned char *busy = row->busy, *counts = row->counts;
+    const unsigned char *cells = row->cells, *kept = row->kept;
 
     /* Into a scratch row first: the lane is added to the canvas only if it shows something. */
     float *coverage = calloc((size_t)canvas->columns * ANALYSIS_CATEGORY_COUNT, sizeof *coverage);
@@ -514,9 +443,7 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
     int status = 0;
     struct canvas_lane *lane = NULL;
     if (shown) {
-        lane = canvas_gpu_lane(canvas, sqlite3_column_int64(query, COLUMN_PROCESS),
-                               sqlite3_column_int64(query, COLUMN_DEVICE),
-                               sqlite3_column_int64(query, COLUMN_STREAM));
+        lane = canvas_gpu_lane(canvas, row->process_id, row->device_id, row->stream_id);
         if (!lane)
             status = canvas_over_budget(canvas) ? canvas_budget_error(canvas, err)
                                                 : error_set(err, "out of memory");
@@ -553,17 +480,15 @@ static int fill_lane(struct canvas *canvas, sqlite3_stmt *query, const struct ma
 }
 
 /* One device's concurrency row into the canvas device of the same key (when a lane made one). */
-static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct mapping *map, error_info *err)
+static int fill_device(struct canvas *canvas, const struct store_overview_part *row,
+                       const struct mapping *map, error_info *err)
 {
-    sqlite3_int64 part = sqlite3_column_int64(query, COLUMN_PART);
-    if (!blob_size_is(query, COLUMN_CELLS, (size_t)map->columns * LEVELS))
-        return damaged(err, part, "a device's data has the wrong size");
-    int64_t process_id = sqlite3_column_int64(query, COLUMN_PROCESS),
-            device_id = sqlite3_column_int64(query, COLUMN_DEVICE);
-    struct canvas_device *device = canvas_find_device(canvas, process_id, device_id);
+    if (!blob_size_is(row->cells, row->cells_bytes, (size_t)map->columns * LEVELS))
+        return damaged(err, row->part, "a device's data has the wrong size");
+    struct canvas_device *device = canvas_find_device(canvas, row->process_id, row->device_id);
     if (!device)
         return 0;
-    const unsigned char *cells = sqlite3_column_blob(query, COLUMN_CELLS);
+    const unsigned char *cells = row->cells;
     for (int level = 0; level < LEVELS; level++)
         resample(cells + level, LEVELS, map, device->level_fraction + level, LEVELS, NULL);
     /* Where the window reaches beyond the trace nothing ran: level 0. */
@@ -574,6 +499,23 @@ static int fill_device(struct canvas *canvas, sqlite3_stmt *query, const struct 
             levels[0] += 1 - total;
     }
     return 0;
+}
+
+/* What overview_fill hands each stored row to. */
+struct fill {
+    struct canvas *canvas;
+    const struct mapping *map;
+    struct reader_process_filter filter;
+    error_info *err;
+};
+
+static int fill_part(void *context, const struct store_overview_part *row)
+{
+    struct fill *fill = context;
+    if (!reader_process_selected(&fill->filter, row->process_id))
+        return 0;
+    return row->what == STORE_OVERVIEW_LANE ? fill_lane(fill->canvas, row, fill->map, fill->err)
+                                            : fill_device(fill->canvas, row, fill->map, fill->err);
 }
 
 int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *trace_end_ns, error_info *err)
@@ -595,35 +537,16 @@ int overview_fill(struct canvas *canvas, store *trace, int64_t rank, int64_t *tr
         return error_set(err, "out of memory");
     }
 
-    sqlite3 *db = store_db(trace);
-    struct reader_process_filter filter;
-    if (reader_process_filter_load(&filter, trace, rank, err) != 0) {
+    struct fill fill = {.canvas = canvas, .map = &map, .err = err};
+    if (reader_process_filter_load(&fill.filter, trace, rank, err) != 0) {
         mapping_free(&map);
         return -1;
     }
-    sqlite3_stmt *query = NULL;
-    int status = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT part, process_id, device_id, stream_id, kinds, busy, counts, cells, kept"
-                           " FROM render_overview WHERE what = ?1 ORDER BY part",
-                           -1, &query, NULL) != SQLITE_OK)
-        status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
     /* Lanes first: they create the canvas devices the device rows then fill. */
-    for (int what = PART_LANE; status == 0 && what >= PART_DEVICE; what--) {
-        sqlite3_reset(query);
-        sqlite3_bind_int(query, 1, what);
-        int step;
-        while (status == 0 && (step = sqlite3_step(query)) == SQLITE_ROW) {
-            if (!reader_process_selected(&filter, sqlite3_column_int64(query, COLUMN_PROCESS)))
-                continue;
-            status = what == PART_LANE ? fill_lane(canvas, query, &map, err)
-                                       : fill_device(canvas, query, &map, err);
-        }
-        if (status == 0 && step != SQLITE_DONE)
-            status = error_set(err, "the trace is damaged: cannot read its overview: %s", sqlite3_errmsg(db));
-    }
-    sqlite3_finalize(query);
-    reader_process_filter_free(&filter);
+    int status = store_overview_each_part(trace, STORE_OVERVIEW_LANE, fill_part, &fill, err);
+    if (status == 0)
+        status = store_overview_each_part(trace, STORE_OVERVIEW_DEVICE, fill_part, &fill, err);
+    reader_process_filter_free(&fill.filter);
     mapping_free(&map);
     if (status != 0)
         return -1;

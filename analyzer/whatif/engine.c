@@ -8,31 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "engine_state.h"
 #include "host_time.h"
 #include "store.h"
-
-/* The slot's buffer, at least bytes long (contents undefined), or NULL when out of memory. */
-void *engine_scratch_take(struct replay_scratch *scratch, enum scratch_slot slot, size_t bytes)
-{
-    if (bytes == 0)
-        bytes = 1;
-    if (scratch->sizes[slot] < bytes) {
-        free(scratch->slots[slot]);
-        scratch->slots[slot] = malloc(bytes);
-        scratch->sizes[slot] = scratch->slots[slot] ? bytes : 0;
-    }
-    return scratch->slots[slot];
-}
-
-/* engine_scratch_take, zeroed. */
-void *engine_scratch_zeroed(struct replay_scratch *scratch, enum scratch_slot slot, size_t bytes)
-{
-    void *buffer = engine_scratch_take(scratch, slot, bytes);
-    if (buffer)
-        memset(buffer, 0, bytes);
-    return buffer;
-}
 
 struct replay_scratch *engine_scratch_new(void)
 {
@@ -48,30 +27,6 @@ void engine_scratch_free(struct replay_scratch *scratch)
     free(scratch->heap_items[0]);
     free(scratch->heap_items[1]);
     free(scratch);
-}
-
-/* The moments' heaps are 4-ary: half as deep, for a few more comparisons per level on one or two
- * cache lines. Only their least time is ever read (next_event: the least one that still counts;
- * heads_to_look_at: all by `now`), so ties may come out in any order. */
-#define HEAP_ARITY 4
-
-static int push_moment(struct moments *heap, struct moment moment)
-{
-    if (heap->count == heap->capacity) {
-        size_t capacity = heap->capacity ? heap->capacity * 2 : 64;
-        struct moment *grown = realloc(heap->items, capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        heap->items = grown;
-        heap->capacity = capacity;
-    }
-    size_t child = heap->count++;
-    while (child > 0 && heap->items[(child - 1) / HEAP_ARITY].at > moment.at) {
-        heap->items[child] = heap->items[(child - 1) / HEAP_ARITY];
-        child = (child - 1) / HEAP_ARITY;
-    }
-    heap->items[child] = moment;
-    return 0;
 }
 
 static void pop_moment(struct moments *heap)
@@ -92,29 +47,6 @@ static void pop_moment(struct moments *heap)
     }
     if (count > 0)
         heap->items[parent] = last;
-}
-
-static long head_op(const struct run_state *state, size_t stream)
-{
-    size_t position = state->head[stream];
-    return position < state->replay->stream_first[stream + 1] ? (long)state->replay->stream_ops[position]
-                                                              : -1;
-}
-
-enum { GATE_STALE = 0, GATE_AT = 1, GATE_BLOCKED = 2, GATE_DONE = 3 };
-
-static void watch(struct run_state *state, size_t s);
-
-/* Op i's ready time is known: a moment when i is its stream's head (a later head's is pushed when
- * it becomes the head), and its gate, unknown until now, is computed again. */
-void engine_note_ready(struct run_state *state, size_t i)
-{
-    size_t s = state->replay->ops[i].stream_index;
-    if (state->ready[i] == INT64_MAX || head_op(state, s) != (long)i)
-        return;
-    state->out_of_memory |= push_moment(&state->moments, (struct moment){state->ready[i], i, 0, 1}) != 0;
-    if (state->gate_kind[s] == GATE_AT && state->gate[s] == INT64_MAX)
-        watch(state, s);
 }
 
 static int64_t tail_begin(const struct run_state *state, size_t i)
@@ -242,16 +174,6 @@ static void hold(struct run_state *state, size_t s)
     note_held(state, &state->heads[s]);
 }
 
-/* Marks stream s's gate to be computed again at the next refresh_gates. */
-static void watch(struct run_state *state, size_t s)
-{
-    state->gates_stale = 1;
-    if (!state->in_watch[s]) {
-        state->in_watch[s] = 1;
-        state->watch[state->watch_count++] = s;
-    }
-}
-
 static void wait_for(struct run_state *state, size_t s, size_t blocker)
 {
     long first = state->waiters[blocker];
@@ -282,7 +204,7 @@ static void wake_waiters(struct run_state *state, size_t i)
 {
     for (long s = state->waiters[i]; s >= 0; s = state->wait_next[s]) {
         state->waiting[s] = 0;
-        watch(state, (size_t)s);
+        engine_watch(state, (size_t)s);
     }
     state->waiters[i] = -1;
 }
@@ -303,7 +225,7 @@ static void refresh_gates(struct run_state *state, int64_t now)
             continue; /* blocked still (the forced start's stream): head_gate would stop there */
         stop_waiting(state, s);
         unhold(state, s); /* a new head, or a gate that changed */
-        long i = head_op(state, s);
+        long i = engine_head_op(state, s);
         state->gate_kind[s] =
             i < 0 ? GATE_DONE : (unsigned char)head_gate(state, (size_t)i, &state->gate[s], blocker);
         if (i >= 0)
@@ -313,7 +235,7 @@ static void refresh_gates(struct run_state *state, int64_t now)
                       (state->gate_kind[s] == GATE_AT && state->gate[s] == INT64_MAX);
         if (state->gate_kind[s] == GATE_AT && !unknown && state->gate[s] > now) /* else looked at now */
             state->out_of_memory |=
-                push_moment(&state->gates, (struct moment){state->gate[s], (size_t)i, s, 0}) != 0;
+                engine_push_moment(&state->gates, (struct moment){state->gate[s], (size_t)i, s, 0}) != 0;
         state->refreshed[state->refreshed_count++] = s;
         if (state->gate_kind[s] == GATE_BLOCKED)
             wait_for(state, s, *blocker);
@@ -405,19 +327,19 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     }
     state->head[stream]++;
     prefetch_head_after(state, stream);
-    state->out_of_memory |= push_moment(&state->moments, (struct moment){end, i, 0, 0}) != 0;
+    state->out_of_memory |= engine_push_moment(&state->moments, (struct moment){end, i, 0, 0}) != 0;
     /* The tail changes the occupancy of a kernel with an SM share only; the time of another's (a
      * copy's), with the end still to come at or after it, would be an event where nothing can
      * start that did not start before it. */
     if (op->sm_share > 0 && tail != end)
-        state->out_of_memory |= push_moment(&state->moments, (struct moment){tail, i, 0, 0}) != 0;
-    long next = head_op(state, stream);
+        state->out_of_memory |= engine_push_moment(&state->moments, (struct moment){tail, i, 0, 0}) != 0;
+    long next = engine_head_op(state, stream);
     state->streams_left -= next < 0;
     if (next >= 0 && state->ready[next] > now && state->ready[next] != INT64_MAX) /* its launch to come */
         state->out_of_memory |=
-            push_moment(&state->moments, (struct moment){state->ready[next], (size_t)next, 0, 1}) != 0;
+            engine_push_moment(&state->moments, (struct moment){state->ready[next], (size_t)next, 0, 1}) != 0;
     state->gate_kind[stream] = GATE_STALE;
-    watch(state, stream);
+    engine_watch(state, stream);
     wake_waiters(state, i);
 }
 
@@ -630,7 +552,7 @@ static int run_alone(struct run_state *state, int64_t now)
     if (state->streams_left != 1 || state->alone_ok == 0)
         return 0;
     size_t s = 0;
-    while (head_op(state, s) < 0)
+    while (engine_head_op(state, s) < 0)
         s++;
     int64_t at = now; /* the last moment before the stream's next start */
     for (size_t r = 0; r < state->running_count; r++) {
@@ -710,8 +632,8 @@ int64_t engine_replay_span(const struct replay *replay, unsigned fixes, struct r
     }
     host_time_resolve_syncs(&state); /* syncs before any launch */
     for (size_t s = 0; s < replay->stream_count; s++)
-        if (head_op(&state, s) >= 0)
-            engine_note_ready(&state, (size_t)head_op(&state, s));
+        if (engine_head_op(&state, s) >= 0)
+            engine_note_ready(&state, (size_t)engine_head_op(&state, s));
     int64_t now = INT64_MAX;
     for (size_t i = 0; i < n; i++)
         if (state.ready[i] < now)
@@ -730,7 +652,7 @@ int64_t engine_replay_span(const struct replay *replay, unsigned fixes, struct r
              * earliest head whose stream is done, so the replay always ends. */
             long forced = -1;
             for (size_t s = 0; s < replay->stream_count; s++) {
-                long i = head_op(&state, s);
+                long i = engine_head_op(&state, s);
                 if (i >= 0 && ended_by(&state, replay->ops[i].stream_previous, now) &&
                     (forced < 0 || i < forced))
                     forced = i;

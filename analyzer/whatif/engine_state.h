@@ -1,10 +1,13 @@
 /* engine_state.h: the state of one replay of the what-if model (engine.c's event loop, and the
- * host's side of it in host_time.c: the kept syncs, when each launch happens in replay time).
- * Private to analyzer/whatif/engine.c and host_time.c. */
+ * host's side of it in host_time.c: the kept syncs, when each launch happens in replay time), and
+ * the primitives both call on it (the scratch buffers in engine_state.c; the moments heap, the
+ * watch list and the ready notes inline). Private to analyzer/whatif/engine.c, host_time.c and
+ * engine_state.c. */
 #ifndef OVERLAPSCOPE_WHATIF_ENGINE_STATE_H
 #define OVERLAPSCOPE_WHATIF_ENGINE_STATE_H
 
-#include "engine.h"
+#include <stdlib.h>
+
 #include "model.h"
 
 /* A time not reached yet: an op not started (start, end). */
@@ -207,8 +210,67 @@ static inline int64_t engine_end(const struct run_state *state, size_t i)
     return state->start[i] == UNSET ? UNSET : state->start[i] + state->duration[i];
 }
 
-/* Op i's ready time is known (host_time.c set it): the engine looks at it when i is its stream's
- * head. */
-void engine_note_ready(struct run_state *state, size_t i);
+/* What head_gate found of a stream's head (run_state.gate_kind). */
+enum { GATE_STALE = 0, GATE_AT = 1, GATE_BLOCKED = 2, GATE_DONE = 3 };
+
+/* The primitives both sides of a replay call at every event, inline here so that neither side
+ * depends on the other's file: the engine's event loop (engine.c) calls the host side
+ * (host_time.c), which hands each launch it times back through engine_note_ready. */
+
+/* The moments' heaps are 4-ary: half as deep, for a few more comparisons per level on one or two
+ * cache lines. Only their least time is ever read (next_event: the least one that still counts;
+ * heads_to_look_at: all by `now`), so ties may come out in any order. */
+#define HEAP_ARITY 4
+
+/* Adds moment to heap. Returns 0, or -1 when out of memory. */
+static inline int engine_push_moment(struct moments *heap, struct moment moment)
+{
+    if (heap->count == heap->capacity) {
+        size_t capacity = heap->capacity ? heap->capacity * 2 : 64;
+        struct moment *grown = realloc(heap->items, capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        heap->items = grown;
+        heap->capacity = capacity;
+    }
+    size_t child = heap->count++;
+    while (child > 0 && heap->items[(child - 1) / HEAP_ARITY].at > moment.at) {
+        heap->items[child] = heap->items[(child - 1) / HEAP_ARITY];
+        child = (child - 1) / HEAP_ARITY;
+    }
+    heap->items[child] = moment;
+    return 0;
+}
+
+/* The op at stream's head (the next to start), -1 when the stream is done. */
+static inline long engine_head_op(const struct run_state *state, size_t stream)
+{
+    size_t position = state->head[stream];
+    return position < state->replay->stream_first[stream + 1] ? (long)state->replay->stream_ops[position]
+                                                              : -1;
+}
+
+/* Marks stream s's gate to be computed again at the next refresh_gates. */
+static inline void engine_watch(struct run_state *state, size_t s)
+{
+    state->gates_stale = 1;
+    if (!state->in_watch[s]) {
+        state->in_watch[s] = 1;
+        state->watch[state->watch_count++] = s;
+    }
+}
+
+/* Op i's ready time is known (host_time.c set it): a moment when i is its stream's head (a later
+ * head's is pushed when it becomes the head), and its gate, unknown until now, is computed again. */
+static inline void engine_note_ready(struct run_state *state, size_t i)
+{
+    size_t s = state->replay->ops[i].stream_index;
+    if (state->ready[i] == INT64_MAX || engine_head_op(state, s) != (long)i)
+        return;
+    state->out_of_memory |=
+        engine_push_moment(&state->moments, (struct moment){state->ready[i], i, 0, 1}) != 0;
+    if (state->gate_kind[s] == GATE_AT && state->gate[s] == INT64_MAX)
+        engine_watch(state, s);
+}
 
 #endif

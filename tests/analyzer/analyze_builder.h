@@ -3,6 +3,8 @@
 #ifndef OVERLAPSCOPE_ANALYZE_BUILDER_H
 #define OVERLAPSCOPE_ANALYZE_BUILDER_H
 
+#include <stdio.h>
+
 #include "analysis.h"
 #include "trace_builder.h"
 

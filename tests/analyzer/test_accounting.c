@@ -26,8 +26,8 @@ struct scenario {
 static void begin(struct scenario *s, const char *name)
 {
     CHECK_INT(builder_create(&s->b, directory, name), 0);
-    s->process = add_process(&s->b, 0);
-    add_h100(&s->b, s->process, 0);
+    s->process = builder_process(&s->b, 0);
+    builder_h100(&s->b, s->process, 0);
 }
 
 /* A kernel of one small block on stream, launched by cudaLaunchKernel at [launch_start, launch_end]
@@ -35,34 +35,22 @@ static void begin(struct scenario *s, const char *name)
 static int64_t kernel(struct scenario *s, int64_t process, int64_t stream, double launch_start,
                       double launch_end, double start, double end, const char *name)
 {
-    struct store_kernel row = kernel_row(process, stream, start, end, 1, 32, name);
+    struct store_kernel row = builder_kernel_row(process, stream, start, end, 1, 32, name);
     row.correlation_id = s->b.next_correlation++;
     if (launch_start != 0 || launch_end != 0)
-        add_api(&s->b, process, THREAD, "cudaLaunchKernel", launch_start, launch_end, row.correlation_id);
-    return insert_kernel(&s->b, row);
+        builder_api(&s->b, process, THREAD, "cudaLaunchKernel", launch_start, launch_end, row.correlation_id);
+    return builder_insert_kernel(&s->b, row);
 }
 
 /* The collective row of an all-reduce over 2 ranks. */
 static void add_allreduce(struct scenario *s, int64_t process, int64_t rank, int64_t kernel_rowid,
                           int64_t sequence, const char *communicator, int64_t bytes)
 {
-    struct store_collective row = {.process_id = process,
-                                   .device_id = 0,
-                                   .stream_id = STORE_NULL,
-                                   .op = "AllReduce",
-                                   .bytes = bytes,
-                                   .element_count = STORE_NULL,
-                                   .dtype = NULL,
-                                   .root = STORE_NULL,
-                                   .communicator = communicator,
-                                   .rank = rank,
-                                   .nranks = 2,
-                                   .sequence_number = sequence,
-                                   .kernel_rowid = kernel_rowid,
-                                   .start_ns = STORE_NULL,
-                                   .end_ns = STORE_NULL,
-                                   .detail_source = STORE_DETAIL_NCCL_PROFILER};
-    store_insert_collective(s->b.trace, &row, &s->b.err);
+    struct store_collective row = builder_collective_row_ns(
+        process, STORE_NULL, "AllReduce", bytes, communicator, rank, 2, kernel_rowid, STORE_NULL, STORE_NULL);
+    row.sequence_number = sequence;
+    row.detail_source = STORE_DETAIL_NCCL_PROFILER;
+    builder_insert_collective(&s->b, row);
 }
 
 static struct analysis_result *finish(struct scenario *s)
@@ -134,7 +122,7 @@ static void test_host_sync(void)
     struct scenario s;
     begin(&s, "host-sync.db");
     kernel(&s, s.process, 13, -20, -10, 0, 100, "step_kernel");
-    add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 2, 105, 0);
+    builder_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 2, 105, 0);
     kernel(&s, s.process, 13, 110, 120, 125, 200, "step_kernel");
     struct analysis_result *result = finish(&s);
     expect_idle(result, 0, ACCOUNTING_IDLE_HOST_SYNC, "cudaDeviceSynchronize", 25, 1,
@@ -152,7 +140,7 @@ static void test_uncached_allocator(int environment)
     struct scenario s;
     begin(&s, environment ? "uncached.db" : "cached.db");
     kernel(&s, s.process, 13, -20, -10, 0, 100, "step_kernel");
-    add_api(&s.b, s.process, THREAD, "cudaFree", 2, 105, 0);
+    builder_api(&s.b, s.process, THREAD, "cudaFree", 2, 105, 0);
     kernel(&s, s.process, 13, 110, 120, 125, 200, "step_kernel");
     if (environment)
         CHECK_INT(sqlite3_exec(
@@ -184,12 +172,12 @@ static void test_item_readback(int pageable)
     struct scenario s;
     begin(&s, pageable ? "item-pageable.db" : "item-pinned.db");
     kernel(&s, s.process, 13, -20, -10, 0, 100, "loss_kernel");
-    struct store_memcpy copy = memcpy_row(s.process, 13, 100, 101, STORE_COPY_DTOH,
-                                          pageable ? STORE_MEMORY_PAGEABLE : STORE_MEMORY_PINNED, 4);
-    copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", 10, pageable ? 103 : 15, 0);
-    insert_memcpy(&s.b, copy);
+    struct store_memcpy copy = builder_memcpy_row(s.process, 13, 100, 101, STORE_COPY_DTOH,
+                                                  pageable ? STORE_MEMORY_PAGEABLE : STORE_MEMORY_PINNED, 4);
+    copy.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", 10, pageable ? 103 : 15, 0);
+    builder_insert_memcpy(&s.b, copy);
     if (!pageable)
-        add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 16, 105, 0);
+        builder_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 16, 105, 0);
     kernel(&s, s.process, 13, 110, 115, 118, 200, "step_kernel");
     struct analysis_result *result = finish(&s);
     expect_idle(result, 0, ACCOUNTING_IDLE_HOST_SYNC,
@@ -265,7 +253,7 @@ static struct analysis_result *queued(const char *name, double late, const char 
             .stream_id = 14,
             .event_id = 77,
             .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
-            .correlation_id = add_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent", -52, -51, 0),
+            .correlation_id = builder_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent", -52, -51, 0),
             .start_ns = AT(-52),
             .end_ns = AT(-51)};
         store_insert_synchronization(s.b.trace, &sync, &s.b.err);
@@ -293,8 +281,8 @@ static void test_queued_latest_wait(void)
                                              .event_id = waits[i].event_id,
                                              .sync_type = STORE_SYNC_STREAM_WAIT_EVENT,
                                              .correlation_id =
-                                                 add_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent",
-                                                         waits[i].start_us, waits[i].start_us + 0.5, 0),
+                                                 builder_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent",
+                                                             waits[i].start_us, waits[i].start_us + 0.5, 0),
                                              .start_ns = AT(waits[i].start_us),
                                              .end_ns = AT(waits[i].start_us + 0.5)};
         store_insert_synchronization(s.b.trace, &sync, &s.b.err);
@@ -371,9 +359,9 @@ static void test_peer_copy_and_unrecorded_launch(void)
     begin(&s, "peer-copy.db");
     kernel(&s, s.process, 13, -20, -15, 0, 10, "producer");
     struct store_memcpy copy =
-        memcpy_row(s.process, 14, 70, 90, STORE_COPY_PTOP, STORE_MEMORY_DEVICE, 1 << 20);
-    copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyPeerAsync", -12, -10, 0);
-    insert_memcpy(&s.b, copy);
+        builder_memcpy_row(s.process, 14, 70, 90, STORE_COPY_PTOP, STORE_MEMORY_DEVICE, 1 << 20);
+    copy.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaMemcpyPeerAsync", -12, -10, 0);
+    builder_insert_memcpy(&s.b, copy);
     kernel(&s, s.process, 13, 0, 0, 150, 160, "graph_node");
     struct analysis_result *result = finish(&s);
     expect_idle(result, 0, ACCOUNTING_IDLE_OTHER_DEVICE, "peer copy", 60, 1, "is a copy between devices");
@@ -395,8 +383,8 @@ static void test_step_boundary(void)
      *   [15, 300) in step 2 before B: step-start, host-cpu 280 us + launch-bound 5 us. */
     struct scenario s;
     begin(&s, "steps.db");
-    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#1", -20, 15);
-    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#2", 15, 500);
+    builder_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#1", -20, 15);
+    builder_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#2", 15, 500);
     kernel(&s, s.process, 13, -110, -105, -100, -90, "z");
     kernel(&s, s.process, 13, -10, -5, 0, 10, "a");
     kernel(&s, s.process, 13, 295, 298, 300, 310, "b");
@@ -436,15 +424,15 @@ static void test_steps_across_devices(void)
 {
     struct scenario s;
     begin(&s, "steps-two-gpus.db");
-    add_h100(&s.b, s.process, 1);
-    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#1", -20, 15);
-    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#2", 15, 100);
-    add_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#3", 100, 500);
+    builder_h100(&s.b, s.process, 1);
+    builder_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#1", -20, 15);
+    builder_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#2", 15, 100);
+    builder_nvtx(&s.b, s.process, THREAD, STORE_NULL, "ProfilerStep#3", 100, 500);
     kernel(&s, s.process, 13, -10, -5, 0, 10, "a");
-    struct store_kernel b = kernel_row(s.process, 21, 60, 70, 1, 32, "b");
+    struct store_kernel b = builder_kernel_row(s.process, 21, 60, 70, 1, 32, "b");
     b.device_id = 1;
-    b.correlation_id = add_api(&s.b, s.process, THREAD, "cudaLaunchKernel", 50, 55, 0);
-    insert_kernel(&s.b, b);
+    b.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaLaunchKernel", 50, 55, 0);
+    builder_insert_kernel(&s.b, b);
     kernel(&s, s.process, 13, 295, 298, 300, 310, "c");
     struct analysis_result *result = finish(&s);
     size_t gpu0 = 0;
@@ -474,9 +462,9 @@ static void test_two_ranks_with_offset(void)
 {
     struct scenario s;
     CHECK_INT(builder_create(&s.b, directory, "two-ranks.db"), 0);
-    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
-    add_h100(&s.b, ranks[0], 0);
-    add_h100(&s.b, ranks[1], 0);
+    int64_t ranks[2] = {builder_process(&s.b, 0), builder_process(&s.b, 1)};
+    builder_h100(&s.b, ranks[0], 0);
+    builder_h100(&s.b, ranks[1], 0);
     s.process = ranks[0];
     const double offset = 1e6;
     for (int i = 0; i < 3; i++) {
@@ -553,9 +541,9 @@ static void test_load_imbalance(int host_late)
 {
     struct scenario s;
     CHECK_INT(builder_create(&s.b, directory, host_late ? "imbalance-host.db" : "imbalance.db"), 0);
-    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
-    add_h100(&s.b, ranks[0], 0);
-    add_h100(&s.b, ranks[1], 0);
+    int64_t ranks[2] = {builder_process(&s.b, 0), builder_process(&s.b, 1)};
+    builder_h100(&s.b, ranks[0], 0);
+    builder_h100(&s.b, ranks[1], 0);
     s.process = ranks[0];
     for (int i = 0; i < 5; i++) {
         double at = 1000.0 * i;
@@ -618,9 +606,9 @@ static void test_matched_by_order(void)
 {
     struct scenario s;
     CHECK_INT(builder_create(&s.b, directory, "by-order.db"), 0);
-    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
-    add_h100(&s.b, ranks[0], 0);
-    add_h100(&s.b, ranks[1], 0);
+    int64_t ranks[2] = {builder_process(&s.b, 0), builder_process(&s.b, 1)};
+    builder_h100(&s.b, ranks[0], 0);
+    builder_h100(&s.b, ranks[1], 0);
     s.process = ranks[0];
     for (int i = 0; i < 3; i++) {
         double at = 1000.0 * i, behind = -5e5;
@@ -658,10 +646,10 @@ static void test_no_peer_instance(void)
 {
     struct scenario s;
     CHECK_INT(builder_create(&s.b, directory, "no-peer.db"), 0);
-    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
+    int64_t ranks[2] = {builder_process(&s.b, 0), builder_process(&s.b, 1)};
     s.process = ranks[0];
     for (int r = 0; r < 2; r++) {
-        add_h100(&s.b, ranks[r], 0);
+        builder_h100(&s.b, ranks[r], 0);
         int64_t row = kernel(&s, ranks[r], 20, -10, -5, 0, 40, NCCL_NAME);
         add_allreduce(&s, ranks[r], r, row, 0, r ? "comm-b" : "comm-a", 1024);
     }
@@ -686,20 +674,21 @@ static void test_skew_behind_compute(void)
 {
     struct scenario s;
     CHECK_INT(builder_create(&s.b, directory, "behind-compute.db"), 0);
-    int64_t ranks[2] = {add_process(&s.b, 0), add_process(&s.b, 1)};
-    add_h100(&s.b, ranks[0], 0);
-    add_h100(&s.b, ranks[1], 0);
+    int64_t ranks[2] = {builder_process(&s.b, 0), builder_process(&s.b, 1)};
+    builder_h100(&s.b, ranks[0], 0);
+    builder_h100(&s.b, ranks[1], 0);
     s.process = ranks[0];
-    struct store_kernel gemm = kernel_row(ranks[0], 17, 0, 600, 132, 256, "wl_gemm_kernel");
-    gemm.correlation_id = add_api(&s.b, ranks[0], THREAD, "cudaLaunchKernel", -60, -55, 0);
+    struct store_kernel gemm = builder_kernel_row(ranks[0], 17, 0, 600, 132, 256, "wl_gemm_kernel");
+    gemm.correlation_id = builder_api(&s.b, ranks[0], THREAD, "cudaLaunchKernel", -60, -55, 0);
     gemm.static_shared_bytes = 2176;
     gemm.shared_memory_executed_bytes = 65536;
-    insert_kernel(&s.b, gemm);
-    struct store_kernel nccl = kernel_row(ranks[0], 18, 573, 621, 24, 544, NCCL_NAME);
-    nccl.correlation_id = add_api(&s.b, ranks[0], THREAD, "cudaLaunchKernel", -50, -45, 0);
+    builder_insert_kernel(&s.b, gemm);
+    struct store_kernel nccl = builder_kernel_row(ranks[0], 18, 573, 621, 24, 544, NCCL_NAME);
+    nccl.correlation_id = builder_api(&s.b, ranks[0], THREAD, "cudaLaunchKernel", -50, -45, 0);
     nccl.static_shared_bytes = 21568;
     nccl.dynamic_shared_bytes = 82240;
-    int64_t rows[2] = {insert_kernel(&s.b, nccl), kernel(&s, ranks[1], 18, 390, 395, 400, 621, NCCL_NAME)};
+    int64_t rows[2] = {builder_insert_kernel(&s.b, nccl),
+                       kernel(&s, ranks[1], 18, 390, 395, 400, 621, NCCL_NAME)};
     for (int r = 0; r < 2; r++)
         add_allreduce(&s, ranks[r], r, rows[r], 0, "c1", 1048576);
     struct analysis_result *result = finish(&s);

@@ -40,10 +40,11 @@ int main(void)
         return 1;
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "many.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
     for (int i = 0; i < 20000; i++)
-        insert_kernel(&b, kernel_row(process, 1 + i % 2, i * 10.0, i * 10.0 + 6, 4, 128, "k"));
+        builder_insert_kernel(&b,
+                              builder_kernel_row(process, 1 + i % 2, i * 10.0, i * 10.0 + 6, 4, 128, "k"));
     CHECK_INT(builder_finish(&b), 0);
 
     struct analysis_options options;

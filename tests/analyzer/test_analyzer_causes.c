@@ -27,9 +27,9 @@ struct scenario {
 static void begin(struct scenario *s, const char *name, int with_api)
 {
     CHECK_INT(builder_create(&s->b, directory, name), 0);
-    s->process = add_process(&s->b, 0);
+    s->process = builder_process(&s->b, 0);
     s->with_api = with_api;
-    add_h100(&s->b, s->process, 0);
+    builder_h100(&s->b, s->process, 0);
 }
 
 /* A kernel launched by cudaLaunchKernel at [launch_start, launch_end] (when the scenario has API
@@ -38,10 +38,11 @@ static struct store_kernel launched(struct scenario *s, int64_t stream, double l
                                     double launch_end, double start, double end, int64_t grid, int64_t block,
                                     const char *name)
 {
-    struct store_kernel row = kernel_row(s->process, stream, start, end, grid, block, name);
+    struct store_kernel row = builder_kernel_row(s->process, stream, start, end, grid, block, name);
     row.correlation_id = s->b.next_correlation++;
     if (s->with_api)
-        add_api(&s->b, s->process, THREAD, "cudaLaunchKernel", launch_start, launch_end, row.correlation_id);
+        builder_api(&s->b, s->process, THREAD, "cudaLaunchKernel", launch_start, launch_end,
+                    row.correlation_id);
     return row;
 }
 
@@ -81,8 +82,8 @@ static void test_sm_saturation(int with_api)
      * before, got SMs only in the last wave's tail, 11 us before the end: lost 3189 us. */
     struct scenario s;
     begin(&s, with_api ? "saturation.db" : "saturation-no-api.db", with_api);
-    insert_kernel(&s.b, launched(&s, 13, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "sgemm_256x128"));
-    insert_kernel(&s.b, launched(&s, 14, -50, -45, 3189, 6389, BIG_GRID, BIG_BLOCK, "sgemm_128x64"));
+    builder_insert_kernel(&s.b, launched(&s, 13, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "sgemm_256x128"));
+    builder_insert_kernel(&s.b, launched(&s, 14, -50, -45, 3189, 6389, BIG_GRID, BIG_BLOCK, "sgemm_128x64"));
     struct analysis_result *result = finish(&s);
     expect_wait(
         result, 14, ANALYSIS_CAUSE_SM_SATURATION, 3189,
@@ -130,14 +131,14 @@ static void test_resources_held(int variant)
     struct store_kernel gemm = launched(&s, 17, -60, -55, 0, 600, 132, 256, "wl_gemm_kernel");
     gemm.static_shared_bytes = 2176;
     gemm.shared_memory_executed_bytes = variant == 0 || variant == 2 ? 65536 : 233472;
-    insert_kernel(&s.b, gemm);
+    builder_insert_kernel(&s.b, gemm);
     double launch_end = variant == 2 ? 570 : -45;
     struct store_kernel nccl = launched(&s, 18, launch_end - 5, launch_end, 573, 621, 24, 544,
                                         "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     nccl.registers_per_thread = variant == 3 ? 96 : 32;
     nccl.static_shared_bytes = 21568;
     nccl.dynamic_shared_bytes = 82240;
-    insert_kernel(&s.b, nccl);
+    builder_insert_kernel(&s.b, nccl);
     struct analysis_result *result = finish(&s);
     if (variant == 0) {
         expect_wait(
@@ -166,8 +167,8 @@ static void test_small_kernels_overlap(void)
     /* 4-block kernels on two streams ran concurrently (gpu-notes): nothing to explain. */
     struct scenario s;
     begin(&s, "small.db", 1);
-    insert_kernel(&s.b, launched(&s, 13, -10, -9, 0, 100, 4, 256, "small_a"));
-    insert_kernel(&s.b, launched(&s, 14, -8, -7, 2, 102, 4, 256, "small_b"));
+    builder_insert_kernel(&s.b, launched(&s, 13, -10, -9, 0, 100, 4, 256, "small_a"));
+    builder_insert_kernel(&s.b, launched(&s, 14, -8, -7, 2, 102, 4, 256, "small_b"));
     struct analysis_result *result = finish(&s);
     CHECK(result && result->wait_total_count == 0);
     CHECK(result && result->devices[0].concurrency_ns[2] == US(98));
@@ -178,10 +179,10 @@ static void test_comm_behind_compute(void)
 {
     struct scenario s;
     begin(&s, "comm.db", 1);
-    insert_kernel(&s.b, launched(&s, 7, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "gemm_fwd"));
+    builder_insert_kernel(&s.b, launched(&s, 7, -60, -55, 0, 3200, BIG_GRID, BIG_BLOCK, "gemm_fwd"));
     struct store_kernel nccl =
         launched(&s, 20, -50, -45, 3202, 3402, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-    insert_kernel(&s.b, nccl);
+    builder_insert_kernel(&s.b, nccl);
     struct analysis_result *result = finish(&s);
     expect_wait(result, 20, ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 200,
                 "NCCL kernel waited for SMs: kernel gemm_fwd on stream 7 held all 132 SMs");
@@ -195,8 +196,8 @@ static void test_late_launch(void)
      * 104, 4 us after B ended. Lost: all of X's 46 us could have run under B. */
     struct scenario s;
     begin(&s, "late.db", 1);
-    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
-    insert_kernel(&s.b, launched(&s, 2, 98, 101, 104, 150, 4, 256, "consumer"));
+    builder_insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
+    builder_insert_kernel(&s.b, launched(&s, 2, 98, 101, 104, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 46,
                 "made no CUDA call for 98.0 us of the 98.0 us before it");
@@ -219,9 +220,9 @@ static void test_host_sync(void)
 {
     struct scenario s;
     begin(&s, "hostsync.db", 1);
-    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
-    add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 2, 100.5, 0);
-    insert_kernel(&s.b, launched(&s, 2, 100.6, 101, 103, 150, 4, 256, "consumer"));
+    builder_insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
+    builder_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 2, 100.5, 0);
+    builder_insert_kernel(&s.b, launched(&s, 2, 100.6, 101, 103, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_HOST_SYNC, 47,
                 "thread 7 was blocked in cudaStreamSynchronize for 98.5 us");
@@ -235,12 +236,12 @@ static void test_pageable_copy(int with_api)
     struct scenario s;
     begin(&s, with_api ? "pageable.db" : "pageable-no-api.db", with_api);
     struct store_memcpy copy =
-        memcpy_row(s.process, 1, 0, 27000, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
+        builder_memcpy_row(s.process, 1, 0, 27000, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
     copy.correlation_id = s.b.next_correlation++;
     if (with_api)
-        add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -2, 27001, copy.correlation_id);
-    insert_memcpy(&s.b, copy);
-    insert_kernel(&s.b, launched(&s, 2, 27001.5, 27003, 27006, 28006, 4, 256, "after_copy"));
+        builder_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -2, 27001, copy.correlation_id);
+    builder_insert_memcpy(&s.b, copy);
+    builder_insert_kernel(&s.b, launched(&s, 2, 27001.5, 27003, 27006, 28006, 4, 256, "after_copy"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_PAGEABLE_COPY, 1000,
                 with_api ? "was in cudaMemcpyAsync (HtoD 64.0 MiB from/to pageable memory"
@@ -261,17 +262,18 @@ static void test_held_by_copy_call_or_launch(int variant)
     begin(&s, names[variant], 1);
     if (variant <= 1) {
         struct store_memcpy copy =
-            memcpy_row(s.process, 1, 0, 5100, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 32 << 20);
+            builder_memcpy_row(s.process, 1, 0, 5100, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 32 << 20);
         copy.correlation_id = s.b.next_correlation++;
-        add_api(&s.b, s.process, THREAD, variant == 0 ? "cudaMemcpyAsync" : "cudaMemcpy", -187, 5091,
-                copy.correlation_id);
-        insert_memcpy(&s.b, copy);
-        add_api(&s.b, s.process, THREAD, "cuKernelGetName", 5097, 5098, STORE_NULL);
-        insert_kernel(&s.b, launched(&s, 2, 5116, 5167, 5161, 5662, 4, 256, "after_copy"));
+        builder_api(&s.b, s.process, THREAD, variant == 0 ? "cudaMemcpyAsync" : "cudaMemcpy", -187, 5091,
+                    copy.correlation_id);
+        builder_insert_memcpy(&s.b, copy);
+        builder_api(&s.b, s.process, THREAD, "cuKernelGetName", 5097, 5098, STORE_NULL);
+        builder_insert_kernel(&s.b, launched(&s, 2, 5116, 5167, 5161, 5662, 4, 256, "after_copy"));
     } else {
-        insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 1, 4, 256, "tiny_a"));
+        builder_insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 1, 4, 256, "tiny_a"));
         double start = variant == 2 ? 13 : 2001;
-        insert_kernel(&s.b, launched(&s, 2, start - 9, start - 3, start, start + 1, 4, 256, "tiny_b"));
+        builder_insert_kernel(&s.b,
+                              launched(&s, 2, start - 9, start - 3, start, start + 1, 4, 256, "tiny_b"));
     }
     struct analysis_result *result = finish(&s);
     if (variant == 0)
@@ -294,8 +296,8 @@ static void test_event_dependency(void)
     struct scenario s;
     begin(&s, "event.db", 1);
     struct store_kernel producer = launched(&s, 1, -10, -9, 0, 100, 4, 256, "producer");
-    insert_kernel(&s.b, producer);
-    int64_t record = add_api(&s.b, s.process, THREAD, "cudaEventRecord", -8, -7.5, 0);
+    builder_insert_kernel(&s.b, producer);
+    int64_t record = builder_api(&s.b, s.process, THREAD, "cudaEventRecord", -8, -7.5, 0);
     struct store_cuda_event event = {.process_id = s.process,
                                      .device_id = 0,
                                      .context_id = 1,
@@ -304,7 +306,7 @@ static void test_event_dependency(void)
                                      .correlation_id = record,
                                      .record_ns = AT(100)};
     store_insert_cuda_event(s.b.trace, &event, &s.b.err);
-    int64_t wait_call = add_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent", -7, -6.5, 0);
+    int64_t wait_call = builder_api(&s.b, s.process, THREAD, "cudaStreamWaitEvent", -7, -6.5, 0);
     struct store_synchronization sync = {.process_id = s.process,
                                          .context_id = 1,
                                          .stream_id = 2,
@@ -314,7 +316,7 @@ static void test_event_dependency(void)
                                          .start_ns = AT(-7),
                                          .end_ns = AT(-6.5)};
     store_insert_synchronization(s.b.trace, &sync, &s.b.err);
-    insert_kernel(&s.b, launched(&s, 2, -6, -5, 102, 150, 4, 256, "consumer"));
+    builder_insert_kernel(&s.b, launched(&s, 2, -6, -5, 102, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_EVENT_DEPENDENCY, 48,
                 "stream 2 waits (cudaStreamWaitEvent) on event 5 recorded on stream 1 after kernel producer");
@@ -327,10 +329,10 @@ static void test_legacy_default_stream(int other_flags, enum analysis_cause expe
 {
     struct scenario s;
     begin(&s, other_flags == 1 ? "legacy.db" : "legacy-nonblocking.db", 1);
-    add_stream(&s.b, s.process, 0, 7, 1, 3, 0);
-    add_stream(&s.b, s.process, 0, 13, 0, other_flags, 0);
-    insert_kernel(&s.b, launched(&s, 13, -10, -9, 0, 100, 4, 256, "on_blocking_stream"));
-    insert_kernel(&s.b, launched(&s, 7, -8, -7, 101, 140, 4, 256, "on_null_stream"));
+    builder_stream(&s.b, s.process, 0, 7, 1, 3, 0);
+    builder_stream(&s.b, s.process, 0, 13, 0, other_flags, 0);
+    builder_insert_kernel(&s.b, launched(&s, 13, -10, -9, 0, 100, 4, 256, "on_blocking_stream"));
+    builder_insert_kernel(&s.b, launched(&s, 7, -8, -7, 101, 140, 4, 256, "on_null_stream"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 7, expected, 39,
                 expected == ANALYSIS_CAUSE_LEGACY_DEFAULT_STREAM
@@ -349,13 +351,13 @@ static void test_copy_engine(void)
     struct scenario s;
     begin(&s, "copyengine.db", 1);
     struct store_memcpy first =
-        memcpy_row(s.process, 1, 0, 500, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
+        builder_memcpy_row(s.process, 1, 0, 500, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
     struct store_memcpy second =
-        memcpy_row(s.process, 2, 501, 1001, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
-    first.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -10, -9, 0);
-    second.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -8, -7, 0);
-    insert_memcpy(&s.b, first);
-    insert_memcpy(&s.b, second);
+        builder_memcpy_row(s.process, 2, 501, 1001, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 8 << 20);
+    first.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -10, -9, 0);
+    second.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -8, -7, 0);
+    builder_insert_memcpy(&s.b, first);
+    builder_insert_memcpy(&s.b, second);
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_COPY_ENGINE, 500,
                 "HtoD copies on streams 1 and 2 use the same copy engine");
@@ -377,9 +379,9 @@ static void test_shared_queue(int same_channel)
         launched(&s, 14, -6, -5, same_channel ? 102 : 2, same_channel ? 180 : 80, 4, 256, "first_14");
     first.channel_id = second.channel_id = 0;
     other.channel_id = same_channel ? 0 : 1;
-    insert_kernel(&s.b, first);
-    insert_kernel(&s.b, second);
-    insert_kernel(&s.b, other);
+    builder_insert_kernel(&s.b, first);
+    builder_insert_kernel(&s.b, second);
+    builder_insert_kernel(&s.b, other);
     struct analysis_result *result = finish(&s);
     if (same_channel) {
         expect_wait(
@@ -405,9 +407,9 @@ static void test_shared_queue_breadth_first(void)
     struct store_kernel other = launched(&s, 14, -8, -7, 2, 90, 4, 256, "first_14");
     struct store_kernel second = launched(&s, 13, -6, -5, 101, 200, 4, 256, "second_13");
     first.channel_id = second.channel_id = other.channel_id = 0;
-    insert_kernel(&s.b, first);
-    insert_kernel(&s.b, other);
-    insert_kernel(&s.b, second);
+    builder_insert_kernel(&s.b, first);
+    builder_insert_kernel(&s.b, other);
+    builder_insert_kernel(&s.b, second);
     struct analysis_result *result = finish(&s);
     CHECK(result && result->wait_total_count == 0);
     analysis_free(result);
@@ -424,10 +426,10 @@ static void test_host_sync_idle_stream(const char *call, const char *second)
     char file[64];
     snprintf(file, sizeof file, "hostsync-%s.db", call);
     begin(&s, file, 1);
-    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 1000, 4, 256, "kernel_a"));
-    add_api(&s.b, s.process, THREAD, call, 2, 1003, 0);
-    add_api(&s.b, s.process, THREAD, "cudaGetLastError", 1003.5, 1004, 0);
-    insert_kernel(&s.b, launched(&s, 2, 1005, 1010, 1015, 2515, 4, 256, second));
+    builder_insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 1000, 4, 256, "kernel_a"));
+    builder_api(&s.b, s.process, THREAD, call, 2, 1003, 0);
+    builder_api(&s.b, s.process, THREAD, "cudaGetLastError", 1003.5, 1004, 0);
+    builder_insert_kernel(&s.b, launched(&s, 2, 1005, 1010, 1015, 2515, 4, 256, second));
     struct analysis_result *result = finish(&s);
     char evidence[256];
     snprintf(evidence, sizeof evidence,
@@ -459,23 +461,23 @@ static void test_host_sync_not_a_wait(int variant)
     snprintf(file, sizeof file, "hostsync-none-%d.db", variant);
     begin(&s, file, 1);
     if (variant <= 1) {
-        insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 1000, 4, 256, "a"));
-        insert_kernel(&s.b, launched(&s, 2, -8, -7, 1, 1050, 4, 256, "b"));
-        add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 5, 1052, 0);
+        builder_insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 1000, 4, 256, "a"));
+        builder_insert_kernel(&s.b, launched(&s, 2, -8, -7, 1, 1050, 4, 256, "b"));
+        builder_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 5, 1052, 0);
         double launch = variant == 0 ? 1060 : 1052.5;
-        insert_kernel(&s.b,
-                      launched(&s, 1, launch, launch + 0.5, launch + 2, launch + 900, 4, 256, "a_next"));
+        builder_insert_kernel(
+            &s.b, launched(&s, 1, launch, launch + 0.5, launch + 2, launch + 900, 4, 256, "a_next"));
     } else if (variant == 2) {
-        insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 1000, 4, 256, "a"));
-        add_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 2, 1003, 0);
+        builder_insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 1000, 4, 256, "a"));
+        builder_api(&s.b, s.process, THREAD, "cudaDeviceSynchronize", 2, 1003, 0);
         struct store_memcpy copy =
-            memcpy_row(s.process, 7, 1020, 1100, STORE_COPY_DTOH, STORE_MEMORY_PAGEABLE, 1 << 20);
-        copy.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpy", 1010, 1101, 0);
-        insert_memcpy(&s.b, copy);
+            builder_memcpy_row(s.process, 7, 1020, 1100, STORE_COPY_DTOH, STORE_MEMORY_PAGEABLE, 1 << 20);
+        copy.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaMemcpy", 1010, 1101, 0);
+        builder_insert_memcpy(&s.b, copy);
     } else {
-        insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 100, 4, 256, "a"));
-        add_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 2, 103, 0);
-        insert_kernel(&s.b, launched(&s, 2, 400, 405, 410, 500, 4, 256, "b"));
+        builder_insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 100, 4, 256, "a"));
+        builder_api(&s.b, s.process, THREAD, "cudaStreamSynchronize", 2, 103, 0);
+        builder_insert_kernel(&s.b, launched(&s, 2, 400, 405, 410, 500, 4, 256, "b"));
     }
     struct analysis_result *result = finish(&s);
     CHECK(result && result->wait_total_count == 0);
@@ -495,28 +497,18 @@ static void test_shared_communicator(const char *communicator_a, const char *com
                          : "comm-unnamed.db",
           1);
     const char *name = "ncclDevKernel_AllGather_RING_LL";
-    int64_t first = insert_kernel(&s.b, launched(&s, 17, -10, -9, 0, 100, 24, 544, name));
-    int64_t second = insert_kernel(&s.b, launched(&s, 18, 50, 55, 103, 200, 24, 544, name));
+    int64_t first = builder_insert_kernel(&s.b, launched(&s, 17, -10, -9, 0, 100, 24, 544, name));
+    int64_t second = builder_insert_kernel(&s.b, launched(&s, 18, 50, 55, 103, 200, 24, 544, name));
     for (int i = 0; communicator_a && i < 2; i++) {
-        struct store_collective row = {.process_id = s.process,
-                                       .device_id = 0,
-                                       .stream_id = i ? 18 : 17,
-                                       .op = "AllGather",
-                                       .bytes = 4096,
-                                       .element_count = STORE_NULL,
-                                       .dtype = "f32",
-                                       .root = STORE_NULL,
-                                       .algorithm = "RING",
-                                       .protocol = "LL",
-                                       .communicator = i ? communicator_b : communicator_a,
-                                       .rank = 0,
-                                       .nranks = 2,
-                                       .sequence_number = i,
-                                       .kernel_rowid = i ? second : first,
-                                       .start_ns = AT(i ? 103 : 0),
-                                       .end_ns = AT(i ? 200 : 100),
-                                       .detail_source = 2};
-        store_insert_collective(s.b.trace, &row, &s.b.err);
+        struct store_collective row = builder_collective_row_ns(
+            s.process, i ? 18 : 17, "AllGather", 4096, i ? communicator_b : communicator_a, 0, 2,
+            i ? second : first, AT(i ? 103 : 0), AT(i ? 200 : 100));
+        row.dtype = "f32";
+        row.algorithm = "RING";
+        row.protocol = "LL";
+        row.sequence_number = i;
+        row.detail_source = STORE_DETAIL_NCCL_PROFILER;
+        builder_insert_collective(&s.b, row);
     }
     struct analysis_result *result = finish(&s);
     if (!communicator_a)
@@ -539,8 +531,8 @@ static void test_slow_launch_call(void)
      * "made no CUDA call for -5 us". */
     struct scenario s;
     begin(&s, "slow-launch.db", 1);
-    insert_kernel(&s.b, launched(&s, 1, -20, -15, 0, 100, 4, 256, "producer"));
-    insert_kernel(&s.b, launched(&s, 2, -5, 101, 103, 150, 4, 256, "consumer"));
+    builder_insert_kernel(&s.b, launched(&s, 1, -20, -15, 0, 100, 4, 256, "producer"));
+    builder_insert_kernel(&s.b, launched(&s, 2, -5, 101, 103, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
     expect_wait(
         result, 2, ANALYSIS_CAUSE_LATE_LAUNCH, 47,
@@ -558,13 +550,13 @@ static void test_pageable_copy_behind_copy(void)
     struct scenario s;
     begin(&s, "pageable-behind-copy.db", 1);
     struct store_memcpy pinned =
-        memcpy_row(s.process, 14, 0, 1222, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 64 << 20);
-    pinned.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -22, -1.2, 0);
+        builder_memcpy_row(s.process, 14, 0, 1222, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 64 << 20);
+    pinned.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -22, -1.2, 0);
     struct store_memcpy pageable =
-        memcpy_row(s.process, 15, 1225, 8316, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
-    pageable.correlation_id = add_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -1, 8303, 0);
-    insert_memcpy(&s.b, pinned);
-    insert_memcpy(&s.b, pageable);
+        builder_memcpy_row(s.process, 15, 1225, 8316, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20);
+    pageable.correlation_id = builder_api(&s.b, s.process, THREAD, "cudaMemcpyAsync", -1, 8303, 0);
+    builder_insert_memcpy(&s.b, pinned);
+    builder_insert_memcpy(&s.b, pageable);
     struct analysis_result *result = finish(&s);
     expect_wait(result, 15, ANALYSIS_CAUSE_COPY_ENGINE, 1225,
                 "HtoD copies on streams 14 and 15 use the same copy engine");
@@ -578,10 +570,10 @@ static void test_stream_priority(const char *waiting, const char *expected)
 {
     struct scenario s;
     begin(&s, strcmp(waiting, "high_priority") == 0 ? "priority-same.db" : "priority.db", 1);
-    add_stream(&s.b, s.process, 0, 1, 0, 2, -1);
-    add_stream(&s.b, s.process, 0, 2, 0, 2, 0);
-    insert_kernel(&s.b, launched(&s, 2, 0, 1, 3205, 3305, 4, 256, waiting));
-    insert_kernel(&s.b, launched(&s, 1, 2, 3, 5, 3205, BIG_GRID, BIG_BLOCK, "high_priority"));
+    builder_stream(&s.b, s.process, 0, 1, 0, 2, -1);
+    builder_stream(&s.b, s.process, 0, 2, 0, 2, 0);
+    builder_insert_kernel(&s.b, launched(&s, 2, 0, 1, 3205, 3305, 4, 256, waiting));
+    builder_insert_kernel(&s.b, launched(&s, 1, 2, 3, 5, 3205, BIG_GRID, BIG_BLOCK, "high_priority"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_STREAM_PRIORITY, 100, expected);
     analysis_free(result);
@@ -593,8 +585,8 @@ static void test_unexplained_and_missing_api(void)
      * the evidence says why. */
     struct scenario s;
     begin(&s, "late-no-api.db", 0);
-    insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
-    insert_kernel(&s.b, launched(&s, 2, 98, 101, 104, 150, 4, 256, "consumer"));
+    builder_insert_kernel(&s.b, launched(&s, 1, -10, -5, 0, 100, 4, 256, "producer"));
+    builder_insert_kernel(&s.b, launched(&s, 2, 98, 101, 104, 150, 4, 256, "consumer"));
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_UNEXPLAINED, 46, "no launch record for it (no API records)");
     CHECK(result && result->devices[0].headroom_ns == 0);
@@ -607,13 +599,13 @@ static void test_graph_kernels(void)
      * after the producer ended: that is not a late launch of the node. */
     struct scenario s;
     begin(&s, "graph.db", 1);
-    struct store_kernel producer = kernel_row(s.process, 1, 0, 100, 4, 256, "node_a");
-    struct store_kernel consumer = kernel_row(s.process, 2, 101, 150, 4, 256, "node_b");
-    int64_t launch = add_api(&s.b, s.process, THREAD, "cudaGraphLaunch", -5, 120, 0);
+    struct store_kernel producer = builder_kernel_row(s.process, 1, 0, 100, 4, 256, "node_a");
+    struct store_kernel consumer = builder_kernel_row(s.process, 2, 101, 150, 4, 256, "node_b");
+    int64_t launch = builder_api(&s.b, s.process, THREAD, "cudaGraphLaunch", -5, 120, 0);
     producer.correlation_id = consumer.correlation_id = launch;
     producer.graph_id = consumer.graph_id = 3;
-    insert_kernel(&s.b, producer);
-    insert_kernel(&s.b, consumer);
+    builder_insert_kernel(&s.b, producer);
+    builder_insert_kernel(&s.b, consumer);
     struct analysis_result *result = finish(&s);
     expect_wait(result, 2, ANALYSIS_CAUSE_UNEXPLAINED, 49, "nodes of one CUDA graph");
     CHECK(result && result->causes[0].cause == ANALYSIS_CAUSE_UNEXPLAINED);
@@ -626,14 +618,15 @@ static void test_own_stream_and_top_waits(void)
      * different sizes with max_waits 2 keep the two largest, totals count all three. */
     struct scenario s;
     begin(&s, "topk.db", 1);
-    insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 100, 4, 256, "a"));
-    insert_kernel(&s.b, launched(&s, 2, -10, -9, 0, 100, 4, 256, "b_first"));
-    insert_kernel(&s.b, launched(&s, 2, -8, -7, 100.5, 110, 4, 256, "b_second"));
+    builder_insert_kernel(&s.b, launched(&s, 1, -10, -9, 0, 100, 4, 256, "a"));
+    builder_insert_kernel(&s.b, launched(&s, 2, -10, -9, 0, 100, 4, 256, "b_first"));
+    builder_insert_kernel(&s.b, launched(&s, 2, -8, -7, 100.5, 110, 4, 256, "b_second"));
     for (int i = 0; i < 3; i++) {
         double start = 1000 * (i + 1);
-        insert_kernel(&s.b, launched(&s, 3, start - 20, start - 19, start, start + 100, 4, 256, "blocker"));
-        insert_kernel(&s.b, launched(&s, 4, start - 18, start - 17, start + 101, start + 101 + 10 * (i + 1),
-                                     4, 256, "waiter"));
+        builder_insert_kernel(&s.b,
+                              launched(&s, 3, start - 20, start - 19, start, start + 100, 4, 256, "blocker"));
+        builder_insert_kernel(&s.b, launched(&s, 4, start - 18, start - 17, start + 101,
+                                             start + 101 + 10 * (i + 1), 4, 256, "waiter"));
     }
     CHECK_INT(builder_finish(&s.b), 0);
     struct analysis_options options;
@@ -689,8 +682,8 @@ static void test_launch_blocking(int variant)
     int count = variant == 2 ? 4 : 12;
     for (int i = 0; i < count; i++) {
         double at = 110.0 * i;
-        insert_kernel(&s.b, launched(&s, 1 + i % 2, at, at + (variant == 1 ? 5 : 110), at + 5, at + 105, 4,
-                                     256, i % 2 ? "odd" : "even"));
+        builder_insert_kernel(&s.b, launched(&s, 1 + i % 2, at, at + (variant == 1 ? 5 : 110), at + 5,
+                                             at + 105, 4, 256, i % 2 ? "odd" : "even"));
     }
     sqlite3 *db = store_db(s.b.trace);
     char value[16];

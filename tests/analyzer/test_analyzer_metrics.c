@@ -24,48 +24,41 @@ static char directory[] = "/tmp/overlapscope-test-metrics-XXXXXX";
  * (exposed copy, all host to device): [150,190] [195,200] = 45. */
 static void build_timeline(struct builder *b, int64_t rank, double shift_us, int nccl_by_table)
 {
-    int64_t process = add_process(b, rank);
-    add_h100(b, process, 0);
-    int64_t launch = add_api(b, process, 7, "cudaLaunchKernel", shift_us - 5, shift_us - 4, 0);
-    struct store_kernel a = kernel_row(process, 1, shift_us + 0, shift_us + 100, 4, 128, "_Z7sgemm_aPf");
+    int64_t process = builder_process(b, rank);
+    builder_h100(b, process, 0);
+    int64_t launch = builder_api(b, process, 7, "cudaLaunchKernel", shift_us - 5, shift_us - 4, 0);
+    struct store_kernel a =
+        builder_kernel_row(process, 1, shift_us + 0, shift_us + 100, 4, 128, "_Z7sgemm_aPf");
     a.correlation_id = launch;
-    insert_kernel(b, a);
-    launch = add_api(b, process, 7, "cudaLaunchKernel", shift_us - 3, shift_us - 2, 0);
+    builder_insert_kernel(b, a);
+    launch = builder_api(b, process, 7, "cudaLaunchKernel", shift_us - 3, shift_us - 2, 0);
     struct store_kernel n =
-        kernel_row(process, 2, shift_us + 50, shift_us + 150, 24, 544,
-                   nccl_by_table ? "all_reduce_kernel" : "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+        builder_kernel_row(process, 2, shift_us + 50, shift_us + 150, 24, 544,
+                           nccl_by_table ? "all_reduce_kernel" : "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
     n.correlation_id = launch;
-    int64_t n_row = insert_kernel(b, n);
+    int64_t n_row = builder_insert_kernel(b, n);
     if (nccl_by_table) {
-        struct store_collective row = {.process_id = process,
-                                       .device_id = 0,
-                                       .stream_id = 2,
-                                       .op = "AllReduce",
-                                       .bytes = 4096,
-                                       .element_count = STORE_NULL,
-                                       .root = STORE_NULL,
-                                       .rank = rank,
-                                       .nranks = 2,
-                                       .sequence_number = 1,
-                                       .kernel_rowid = n_row,
-                                       .start_ns = n.start_ns,
-                                       .end_ns = n.end_ns,
-                                       .detail_source = STORE_DETAIL_KERNEL_NAME};
-        store_insert_collective(b->trace, &row, &b->err);
+        struct store_collective row = builder_collective_row_ns(process, 2, "AllReduce", 4096, NULL, rank, 2,
+                                                                n_row, n.start_ns, n.end_ns);
+        row.sequence_number = 1;
+        builder_insert_collective(b, row);
     }
-    insert_memcpy(b, memcpy_row(process, 3, shift_us + 120, shift_us + 200, STORE_COPY_HTOD,
-                                STORE_MEMORY_PINNED, 1 << 20));
-    insert_kernel(b, kernel_row(process, 4, shift_us + 20, shift_us + 40, 4, 128, "kernel_e"));
-    insert_kernel(b, kernel_row(process, 4, shift_us + 190, shift_us + 195, 4, 128, "kernel_d"));
-    launch = add_api(b, process, 7, "cudaLaunchKernel", shift_us + 220, shift_us + 221, 0);
-    struct store_kernel later = kernel_row(process, 1, shift_us + 230, shift_us + 260, 4, 128, "kernel_b");
+    builder_insert_memcpy(b, builder_memcpy_row(process, 3, shift_us + 120, shift_us + 200, STORE_COPY_HTOD,
+                                                STORE_MEMORY_PINNED, 1 << 20));
+    builder_insert_kernel(b,
+                          builder_kernel_row(process, 4, shift_us + 20, shift_us + 40, 4, 128, "kernel_e"));
+    builder_insert_kernel(b,
+                          builder_kernel_row(process, 4, shift_us + 190, shift_us + 195, 4, 128, "kernel_d"));
+    launch = builder_api(b, process, 7, "cudaLaunchKernel", shift_us + 220, shift_us + 221, 0);
+    struct store_kernel later =
+        builder_kernel_row(process, 1, shift_us + 230, shift_us + 260, 4, 128, "kernel_b");
     later.correlation_id = launch;
-    insert_kernel(b, later);
+    builder_insert_kernel(b, later);
     /* Iterations: host ranges around the launches; "fwd": GPU annotations. */
-    add_nvtx(b, process, 7, STORE_NULL, "ProfilerStep#1", shift_us - 10, shift_us - 1);
-    add_nvtx(b, process, 7, STORE_NULL, "ProfilerStep#2", shift_us + 200, shift_us + 225);
-    add_nvtx(b, process, STORE_NULL, 0, "fwd", shift_us + 0, shift_us + 60);
-    add_nvtx(b, process, STORE_NULL, 0, "fwd", shift_us + 230, shift_us + 240);
+    builder_nvtx(b, process, 7, STORE_NULL, "ProfilerStep#1", shift_us - 10, shift_us - 1);
+    builder_nvtx(b, process, 7, STORE_NULL, "ProfilerStep#2", shift_us + 200, shift_us + 225);
+    builder_nvtx(b, process, STORE_NULL, 0, "fwd", shift_us + 0, shift_us + 60);
+    builder_nvtx(b, process, STORE_NULL, 0, "fwd", shift_us + 230, shift_us + 240);
 }
 
 static const struct analysis_lane *find_lane(const struct analysis_result *result, int64_t rank,
@@ -277,17 +270,17 @@ static void test_edge_intervals(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "edges.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
-    insert_kernel(&b, kernel_row(process, 1, 0, 10, 4, 128, "same"));
-    insert_kernel(&b, kernel_row(process, 2, 0, 10, 4, 128, "same"));
-    insert_kernel(&b, kernel_row(process, 3, 5, 5, 4, 128, "point"));
-    struct store_kernel other_device = kernel_row(process, 9, 0, 10, 4, 128, "alone");
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    builder_insert_kernel(&b, builder_kernel_row(process, 1, 0, 10, 4, 128, "same"));
+    builder_insert_kernel(&b, builder_kernel_row(process, 2, 0, 10, 4, 128, "same"));
+    builder_insert_kernel(&b, builder_kernel_row(process, 3, 5, 5, 4, 128, "point"));
+    struct store_kernel other_device = builder_kernel_row(process, 9, 0, 10, 4, 128, "alone");
     other_device.device_id = 1;
-    insert_kernel(&b, other_device);
+    builder_insert_kernel(&b, other_device);
     other_device.start_ns = AT(10);
     other_device.end_ns = AT(30);
-    insert_kernel(&b, other_device);
+    builder_insert_kernel(&b, other_device);
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
     CHECK_INT(status, 0);
@@ -322,17 +315,20 @@ static void test_copy_possible(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "copies.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
-    add_h100(&b, process, 1);
-    insert_kernel(&b, kernel_row(process, 1, 0, 100, 4, 128, "k"));
-    insert_memcpy(&b, memcpy_row(process, 1, 100, 140, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
-    insert_memcpy(&b, memcpy_row(process, 2, 0, 20, STORE_COPY_DTOH, STORE_MEMORY_PINNED, 1 << 20));
-    struct store_kernel alone = kernel_row(process, 9, 0, 10, 4, 128, "alone");
-    struct store_memcpy after = memcpy_row(process, 9, 10, 30, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    builder_h100(&b, process, 1);
+    builder_insert_kernel(&b, builder_kernel_row(process, 1, 0, 100, 4, 128, "k"));
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(process, 1, 100, 140, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(process, 2, 0, 20, STORE_COPY_DTOH, STORE_MEMORY_PINNED, 1 << 20));
+    struct store_kernel alone = builder_kernel_row(process, 9, 0, 10, 4, 128, "alone");
+    struct store_memcpy after =
+        builder_memcpy_row(process, 9, 10, 30, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20);
     alone.device_id = after.device_id = 1;
-    insert_kernel(&b, alone);
-    insert_memcpy(&b, after);
+    builder_insert_kernel(&b, alone);
+    builder_insert_memcpy(&b, after);
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
     CHECK_INT(status, 0);
@@ -360,8 +356,8 @@ static void test_no_gpu_activity(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "empty.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_api(&b, process, 7, "cudaMalloc", 0, 10, 0);
+    int64_t process = builder_process(&b, 0);
+    builder_api(&b, process, 7, "cudaMalloc", 0, 10, 0);
     CHECK_INT(builder_finish(&b), 0);
     error_info err = {{0}};
     CHECK(analysis_run(b.trace, NULL, &err) == NULL);

@@ -21,22 +21,26 @@ static void test_causes(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "copies.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
-    insert_kernel(&b, kernel_row(process, 1, 0, 100, 4, 128, "k1"));
-    insert_kernel(&b, kernel_row(process, 1, 300, 400, 4, 128, "k2"));
-    insert_memcpy(&b, memcpy_row(process, 1, 100, 200, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 32 << 20));
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    builder_insert_kernel(&b, builder_kernel_row(process, 1, 0, 100, 4, 128, "k1"));
+    builder_insert_kernel(&b, builder_kernel_row(process, 1, 300, 400, 4, 128, "k2"));
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(process, 1, 100, 200, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 32 << 20));
     struct store_memcpy early =
-        memcpy_row(process, 2, 150, 250, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20);
-    early.correlation_id = add_api(&b, process, 7, "cudaMemcpyAsync", 140, 145, 0);
-    insert_memcpy(&b, early);
-    insert_memcpy(&b, memcpy_row(process, 1, 260, 280, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
+        builder_memcpy_row(process, 2, 150, 250, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20);
+    early.correlation_id = builder_api(&b, process, 7, "cudaMemcpyAsync", 140, 145, 0);
+    builder_insert_memcpy(&b, early);
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(process, 1, 260, 280, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
     struct store_memcpy back =
-        memcpy_row(process, 1, 400, 450, STORE_COPY_DTOH, STORE_MEMORY_PINNED, 1 << 20);
-    back.correlation_id = add_api(&b, process, 7, "cudaMemcpy", 395, 451, 0);
-    insert_memcpy(&b, back);
-    insert_memcpy(&b, memcpy_row(process, 3, 500, 510, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 4096));
-    insert_memcpy(&b, memcpy_row(process, 3, 520, 530, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 4096));
+        builder_memcpy_row(process, 1, 400, 450, STORE_COPY_DTOH, STORE_MEMORY_PINNED, 1 << 20);
+    back.correlation_id = builder_api(&b, process, 7, "cudaMemcpy", 395, 451, 0);
+    builder_insert_memcpy(&b, back);
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(process, 3, 500, 510, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 4096));
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(process, 3, 520, 530, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 4096));
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
     CHECK_INT(status, 0);

@@ -15,7 +15,7 @@
 
 static char directory[] = "/tmp/overlapscope-test-host-samples-XXXXXX";
 
-#define PID 4000 /* add_process(rank 0) */
+#define PID 4000 /* builder_process(rank 0) */
 #define THREAD 7
 #define SIDE_THREAD 8
 
@@ -45,14 +45,16 @@ static struct builder begin(const char *name, const char *sample_hz)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, name), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
     const double launches[][4] = {{-10, -5, 0, 10}, {1010, 1020, 1025, 1035}};
     for (int i = 0; i < 2; i++) {
-        struct store_kernel row = kernel_row(process, 13, launches[i][2], launches[i][3], 1, 32, "tiny");
+        struct store_kernel row =
+            builder_kernel_row(process, 13, launches[i][2], launches[i][3], 1, 32, "tiny");
         row.correlation_id = b.next_correlation++;
-        add_api(&b, process, THREAD, "cudaLaunchKernel", launches[i][0], launches[i][1], row.correlation_id);
-        insert_kernel(&b, row);
+        builder_api(&b, process, THREAD, "cudaLaunchKernel", launches[i][0], launches[i][1],
+                    row.correlation_id);
+        builder_insert_kernel(&b, row);
     }
     if (sample_hz) {
         char text[128];

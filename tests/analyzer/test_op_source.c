@@ -66,21 +66,23 @@ static void test_hand_built(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "shapes.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
-    struct store_kernel gemm = kernel_row(process, 7, 0, 10, 264, 256, "sgemm_128x64");
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    struct store_kernel gemm = builder_kernel_row(process, 7, 0, 10, 264, 256, "sgemm_128x64");
     gemm.priority = -2;
     gemm.shared_memory_executed_bytes = 65536;
-    insert_kernel(&b, gemm);
+    builder_insert_kernel(&b, gemm);
     gemm.start_ns = AT(20);
     gemm.end_ns = AT(30);
     gemm.grid_x = 528;
-    insert_kernel(&b, gemm);                                         /* the same shape, another grid */
-    insert_kernel(&b, kernel_row(process, 8, 20, 25, 4, 64, "add")); /* starts with the second gemm */
-    struct store_kernel gone = kernel_row(process, 8, 40, 45, 2, 1024, "norm");
+    builder_insert_kernel(&b, gemm); /* the same shape, another grid */
+    builder_insert_kernel(
+        &b, builder_kernel_row(process, 8, 20, 25, 4, 64, "add")); /* starts with the second gemm */
+    struct store_kernel gone = builder_kernel_row(process, 8, 40, 45, 2, 1024, "norm");
     gone.dynamic_shared_bytes = 4096;
-    insert_kernel(&b, gone);
-    insert_memcpy(&b, memcpy_row(process, 9, 12, 18, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
+    builder_insert_kernel(&b, gone);
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(process, 9, 12, 18, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 1 << 20));
     CHECK_INT(builder_finish(&b), 0);
     sqlite3 *db = store_db(b.trace);
     CHECK_INT(

@@ -34,8 +34,8 @@ static void choose(const char *name, struct builder *b, struct analysis_steady *
 static void loop(struct builder *b, int64_t process, double start_us, int n, double busy_us, double period_us)
 {
     for (int i = 0; i < n; i++)
-        insert_kernel(b, kernel_row(process, 1, start_us + i * period_us, start_us + i * period_us + busy_us,
-                                    4, 128, "step"));
+        builder_insert_kernel(b, builder_kernel_row(process, 1, start_us + i * period_us,
+                                                    start_us + i * period_us + busy_us, 4, 128, "step"));
 }
 
 /* Set-up: one 10 us memset-like kernel at 0, then 100 ms of nothing (imports, NCCL). Then a loop
@@ -45,9 +45,9 @@ static void test_setup_then_starved_loop(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "starved.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
-    insert_kernel(&b, kernel_row(process, 1, 0, 10, 1, 32, "init"));
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    builder_insert_kernel(&b, builder_kernel_row(process, 1, 0, 10, 1, 32, "init"));
     loop(&b, process, 100000, 20, 1000, 5000);
     struct analysis_steady s;
     choose("set-up then starved loop", &b, &s);
@@ -93,8 +93,8 @@ static void test_starved_loop_alone(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "alone.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
     loop(&b, process, 0, 40, 1000, 5000);
     struct analysis_steady s;
     choose("starved loop alone", &b, &s);
@@ -111,14 +111,14 @@ static void test_warmup(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "warmup.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
-    insert_kernel(&b, kernel_row(process, 1, 0, 5, 1, 32, "init"));
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    builder_insert_kernel(&b, builder_kernel_row(process, 1, 0, 5, 1, 32, "init"));
     double t = 15000;
     for (int i = 0; i < 51; i++) {
-        insert_kernel(&b, kernel_row(process, 1, t, t + 50, 4, 128, "a"));
+        builder_insert_kernel(&b, builder_kernel_row(process, 1, t, t + 50, 4, 128, "a"));
         t += i == 0 ? 15000 : 100;
-        insert_kernel(&b, kernel_row(process, 1, t, t + 50, 4, 128, "b"));
+        builder_insert_kernel(&b, builder_kernel_row(process, 1, t, t + 50, 4, 128, "b"));
         t += 100;
     }
     struct analysis_steady s;
@@ -136,10 +136,10 @@ static void test_teardown(void)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "teardown.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
     loop(&b, process, 0, 100, 100, 110);
-    insert_kernel(&b, kernel_row(process, 1, 51000, 51020, 1, 32, "save"));
+    builder_insert_kernel(&b, builder_kernel_row(process, 1, 51000, 51020, 1, 32, "save"));
     struct analysis_steady s;
     choose("tear-down", &b, &s);
     int64_t span = s.span_end_ns - s.span_start_ns;

@@ -21,16 +21,16 @@ static char directory[] = "/tmp/overlapscope-test-thread-calls-XXXXXX";
  * the order written (rowid), then 30. */
 static void write_calls(struct builder *b, int64_t process, int with_uncorrelated)
 {
-    add_api(b, process, 7, "cudaLaunchKernel", 30, 31, 0);
-    add_api(b, process, 7, "cudaMemcpyAsync", 10, 20, 0);
-    add_api(b, process, 8, "cudaStreamSynchronize", 10, 40, 0);
-    add_api(b, process, 7, "cuMemcpyHtoDAsync", 10, 12, 0);
-    add_api(b, process, 7, "cudaEventRecord", 5, 6, 0);
-    add_api(b, process, 7, "cuLaunchKernel", 10, 11, 0);
+    builder_api(b, process, 7, "cudaLaunchKernel", 30, 31, 0);
+    builder_api(b, process, 7, "cudaMemcpyAsync", 10, 20, 0);
+    builder_api(b, process, 8, "cudaStreamSynchronize", 10, 40, 0);
+    builder_api(b, process, 7, "cuMemcpyHtoDAsync", 10, 12, 0);
+    builder_api(b, process, 7, "cudaEventRecord", 5, 6, 0);
+    builder_api(b, process, 7, "cuLaunchKernel", 10, 11, 0);
     /* Thread 9's calls written in start order (a tie in rowid order): taken as they come. */
-    add_api(b, process, 9, "cudaLaunchKernel", 35, 36, 0);
-    add_api(b, process, 9, "cuLaunchKernel", 40, 41, 0);
-    add_api(b, process, 9, "cudaEventRecord", 40, 42, 0);
+    builder_api(b, process, 9, "cudaLaunchKernel", 35, 36, 0);
+    builder_api(b, process, 9, "cuLaunchKernel", 40, 41, 0);
+    builder_api(b, process, 9, "cudaEventRecord", 40, 42, 0);
     if (with_uncorrelated) {
         struct store_api_call row = {.process_id = process,
                                      .thread_id = 8,
@@ -68,8 +68,8 @@ static void test_from_launches(int with_uncorrelated, int missing_function)
     char name[64];
     snprintf(name, sizeof name, "calls-%d-%d.db", with_uncorrelated, missing_function);
     CHECK_INT(builder_create(&b, directory, name), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
     write_calls(&b, process, with_uncorrelated);
     CHECK_INT(builder_finish(&b), 0);
     sqlite3 *db = store_db(b.trace);

@@ -17,8 +17,8 @@ static char directory[] = "/tmp/overlapscope-test-whatif-XXXXXX";
 static int64_t h100_trace(struct builder *b, const char *name)
 {
     CHECK_INT(builder_create(b, directory, name), 0);
-    int64_t process = add_process(b, 0);
-    add_h100(b, process, 0);
+    int64_t process = builder_process(b, 0);
+    builder_h100(b, process, 0);
     return process;
 }
 
@@ -33,12 +33,12 @@ static const struct analysis_what_if *what_if(const struct analysis_result *resu
 static void kernel(struct builder *b, int64_t process, int64_t stream, double start, double end, int64_t grid,
                    const char *name, int launched)
 {
-    struct store_kernel row = kernel_row(process, stream, start, end, grid, 256, name);
+    struct store_kernel row = builder_kernel_row(process, stream, start, end, grid, 256, name);
     if (launched) {
         row.correlation_id = b->next_correlation++;
-        add_api(b, process, THREAD, "cudaLaunchKernel", -60, -59, row.correlation_id);
+        builder_api(b, process, THREAD, "cudaLaunchKernel", -60, -59, row.correlation_id);
     }
-    insert_kernel(b, row);
+    builder_insert_kernel(b, row);
 }
 
 /* A 4-block kernel of `name` on stream [start, end], launched by a cudaLaunchKernel of thread over
@@ -46,14 +46,15 @@ static void kernel(struct builder *b, int64_t process, int64_t stream, double st
 static void launched(struct builder *b, int64_t process, int64_t stream, double start, double end,
                      const char *name, int64_t thread, double call_start, double call_end)
 {
-    struct store_kernel row = kernel_row(process, stream, start, end, 4, 256, name);
-    row.correlation_id = add_api(b, process, thread, "cudaLaunchKernel", call_start, call_end, 0);
-    insert_kernel(b, row);
+    struct store_kernel row = builder_kernel_row(process, stream, start, end, 4, 256, name);
+    row.correlation_id = builder_api(b, process, thread, "cudaLaunchKernel", call_start, call_end, 0);
+    builder_insert_kernel(b, row);
 }
 
 static void event_call(struct builder *b, int64_t process, int64_t stream, int64_t event, int wait)
 {
-    int64_t call = add_api(b, process, THREAD, wait ? "cudaStreamWaitEvent" : "cudaEventRecord", -60, -59, 0);
+    int64_t call =
+        builder_api(b, process, THREAD, wait ? "cudaStreamWaitEvent" : "cudaEventRecord", -60, -59, 0);
     if (wait) {
         struct store_synchronization row = {.process_id = process,
                                             .context_id = 1,
@@ -144,21 +145,21 @@ static void test_idle_host_sync(int other_thread, int steps)
                              : other_thread ? "idle-sync-other.db"
                                             : "idle-sync.db"),
               0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
     for (int i = 0; i < 3; i++) {
-        struct store_kernel row = kernel_row(process, 1, 100 * i + 10, 100 * i + 30, 4, 256, "step");
-        row.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", 100 * i, 100 * i + 5, 0);
-        insert_kernel(&b, row);
-        add_api(&b, process, THREAD, "cudaDeviceSynchronize", 100 * i + 6, 100 * i + 35, 0);
+        struct store_kernel row = builder_kernel_row(process, 1, 100 * i + 10, 100 * i + 30, 4, 256, "step");
+        row.correlation_id = builder_api(&b, process, THREAD, "cudaLaunchKernel", 100 * i, 100 * i + 5, 0);
+        builder_insert_kernel(&b, row);
+        builder_api(&b, process, THREAD, "cudaDeviceSynchronize", 100 * i + 6, 100 * i + 35, 0);
         if (other_thread && i == 0)
-            add_api(&b, process, 3, "cudaDeviceSynchronize", 40, 50, 0);
+            builder_api(&b, process, 3, "cudaDeviceSynchronize", 40, 50, 0);
     }
     if (steps) {
-        struct store_kernel row = kernel_row(process, 1, -390, -370, 4, 256, "setup");
-        row.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", -400, -395, 0);
-        insert_kernel(&b, row);
-        add_nvtx(&b, process, THREAD, STORE_NULL, "ProfilerStep#1", 0, 240);
+        struct store_kernel row = builder_kernel_row(process, 1, -390, -370, 4, 256, "setup");
+        row.correlation_id = builder_api(&b, process, THREAD, "cudaLaunchKernel", -400, -395, 0);
+        builder_insert_kernel(&b, row);
+        builder_nvtx(&b, process, THREAD, STORE_NULL, "ProfilerStep#1", 0, 240);
     }
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
@@ -206,7 +207,7 @@ static void test_launch_latency_after_sync(void)
     int64_t process = h100_trace(&b, "latency-after-sync.db");
     for (int i = 0; i < 3; i++) {
         launched(&b, process, 1, 20 * i + 7, 20 * i + 17, "step", THREAD, 20 * i, 20 * i + 5);
-        add_api(&b, process, THREAD, "cudaDeviceSynchronize", 20 * i + 6, 20 * i + 20, 0);
+        builder_api(&b, process, THREAD, "cudaDeviceSynchronize", 20 * i + 6, 20 * i + 20, 0);
     }
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
@@ -237,7 +238,8 @@ static void test_sustained_without_syncs(void)
         for (int i = 0; i < 3; i++) {
             launched(&b, process, 1, period * i + 7, period * i + kernel_end, "gemm", THREAD, period * i,
                      period * i + 5);
-            add_api(&b, process, THREAD, "cudaDeviceSynchronize", period * i + 6, period * i + sync_end, 0);
+            builder_api(&b, process, THREAD, "cudaDeviceSynchronize", period * i + 6, period * i + sync_end,
+                        0);
         }
         int status = 0;
         struct analysis_result *result = builder_analyze(&b, &status);
@@ -268,7 +270,7 @@ static void test_forced_on_one_stream(void)
     struct builder b;
     int64_t process = h100_trace(&b, "forced.db");
     launched(&b, process, 1, 50, 70, "late", THREAD, 0, 5);
-    add_api(&b, process, THREAD, "cudaDeviceSynchronize", 6, 75, 0);
+    builder_api(&b, process, THREAD, "cudaDeviceSynchronize", 6, 75, 0);
     launched(&b, process, 1, 10, 30, "early", THREAD, 80, 85);
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
@@ -287,13 +289,13 @@ static void test_priority(void)
      * ends with the GEMM, 150 us sooner. */
     struct builder b;
     int64_t process = h100_trace(&b, "priority.db");
-    struct store_kernel gemm = kernel_row(process, 7, 0, 3200, 8448, 1024, "gemm_fwd");
-    gemm.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", -60, -55, 0);
-    insert_kernel(&b, gemm);
+    struct store_kernel gemm = builder_kernel_row(process, 7, 0, 3200, 8448, 1024, "gemm_fwd");
+    gemm.correlation_id = builder_api(&b, process, THREAD, "cudaLaunchKernel", -60, -55, 0);
+    builder_insert_kernel(&b, gemm);
     struct store_kernel nccl =
-        kernel_row(process, 20, 3202, 3402, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-    nccl.correlation_id = add_api(&b, process, THREAD, "cudaLaunchKernel", -50, -45, 0);
-    insert_kernel(&b, nccl);
+        builder_kernel_row(process, 20, 3202, 3402, 24, 544, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    nccl.correlation_id = builder_api(&b, process, THREAD, "cudaLaunchKernel", -50, -45, 0);
+    builder_insert_kernel(&b, nccl);
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
     CHECK_INT(status, 0);
@@ -370,7 +372,7 @@ static void test_threads_taking_turns(void)
             char name[16];
             snprintf(name, sizeof name, "step %d", step);
             if (ranged < 2)
-                add_nvtx(&b, process, THREAD, STORE_NULL, name, base - 1, base + 100);
+                builder_nvtx(&b, process, THREAD, STORE_NULL, name, base - 1, base + 100);
         }
         CHECK_INT(builder_finish(&b), 0);
         error_info err = {{0}};
@@ -405,8 +407,8 @@ static void test_graph_within_step(void)
     int64_t process = h100_trace(&b, "graph-step.db");
     launched(&b, process, 1, 15, 20, "a", THREAD, 0, 10);
     launched(&b, process, 1, 115, 120, "b", THREAD, 100, 110);
-    add_nvtx(&b, process, THREAD, STORE_NULL, "step 0", -1, 300);
-    add_nvtx(&b, process, THREAD, STORE_NULL, "step 1", 400, 500);
+    builder_nvtx(&b, process, THREAD, STORE_NULL, "step 0", -1, 300);
+    builder_nvtx(&b, process, THREAD, STORE_NULL, "step 1", 400, 500);
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
     CHECK_INT(status, 0);
@@ -433,9 +435,9 @@ static void test_setup_not_host_work(void)
     int64_t process = h100_trace(&b, "setup.db");
     launched(&b, process, 1, 10, 20, "setup", THREAD, 0, 5);
     struct store_memcpy copy =
-        memcpy_row(process, 1, 5030, 5040, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 65536);
-    copy.correlation_id = add_api(&b, process, THREAD, "cudaMemcpyAsync", 5020, 5025, 0);
-    insert_memcpy(&b, copy);
+        builder_memcpy_row(process, 1, 5030, 5040, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 65536);
+    copy.correlation_id = builder_api(&b, process, THREAD, "cudaMemcpyAsync", 5020, 5025, 0);
+    builder_insert_memcpy(&b, copy);
     for (int i = 0; i < 3; i++)
         launched(&b, process, 1, 5100 + 100 * i, 5120 + 100 * i, "step", THREAD, 5090 + 100 * i,
                  5095 + 100 * i);
@@ -470,9 +472,9 @@ static void test_pin_exposed_pageable(void)
     int64_t process = h100_trace(&b, "pin-exposed.db");
     launched(&b, process, 1, 10, 110, "a", THREAD, 0, 5);
     struct store_memcpy copy =
-        memcpy_row(process, 1, 110, 1110, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 5000000);
-    copy.correlation_id = add_api(&b, process, THREAD, "cudaMemcpyAsync", 6, 1120, 0);
-    insert_memcpy(&b, copy);
+        builder_memcpy_row(process, 1, 110, 1110, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 5000000);
+    copy.correlation_id = builder_api(&b, process, THREAD, "cudaMemcpyAsync", 6, 1120, 0);
+    builder_insert_memcpy(&b, copy);
     launched(&b, process, 1, 1130, 1230, "b", THREAD, 1121, 1126);
     int status = 0;
     struct analysis_result *result = builder_analyze(&b, &status);
@@ -499,10 +501,10 @@ static void test_copy_ahead(void)
     int64_t process = h100_trace(&b, "copy-ahead.db");
     double call = -100;
     for (int i = 0; i < 3; i++, call += 10) {
-        struct store_memcpy copy =
-            memcpy_row(process, 1, 400 * i, 400 * i + 100, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 2 << 20);
-        copy.correlation_id = add_api(&b, process, THREAD, "cudaMemcpyAsync", call, call + 2, 0);
-        insert_memcpy(&b, copy);
+        struct store_memcpy copy = builder_memcpy_row(process, 1, 400 * i, 400 * i + 100, STORE_COPY_HTOD,
+                                                      STORE_MEMORY_PINNED, 2 << 20);
+        copy.correlation_id = builder_api(&b, process, THREAD, "cudaMemcpyAsync", call, call + 2, 0);
+        builder_insert_memcpy(&b, copy);
         launched(&b, process, 1, 400 * i + 100, 400 * i + 400, "step", THREAD, call + 5, call + 7);
     }
     int status = 0;

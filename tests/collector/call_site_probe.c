@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyzer/trace_builder.h"
 #include "call_site.h"
 #include "native_caller.h"
 #include "python_frames.h"
+#include "trace_builder.h"
 
 #define EXPORTED __attribute__((visibility("default")))
 
@@ -108,15 +108,15 @@ EXPORTED int probe_write_sync_trace(const char *directory, const char *name, int
 {
     struct builder b;
     int status = builder_create(&b, directory, name);
-    int64_t process = status == 0 ? add_process(&b, 0) : 0;
+    int64_t process = status == 0 ? builder_process(&b, 0) : 0;
     if (status == 0)
-        add_h100(&b, process, 0);
+        builder_h100(&b, process, 0);
     for (int i = 0; status == 0 && i < iterations; i++) {
         double t = 300.0 * i;
-        struct store_kernel kernel = kernel_row(process, 7, t + 10, t + 100, 1, 32, "step_kernel");
-        kernel.correlation_id = add_api(&b, process, 1, "cudaLaunchKernel", t, t + 5, 0);
-        insert_kernel(&b, kernel);
-        add_api(&b, process, 1, "cudaDeviceSynchronize", t + 6, t + 290, 10 + 2 * i);
+        struct store_kernel kernel = builder_kernel_row(process, 7, t + 10, t + 100, 1, 32, "step_kernel");
+        kernel.correlation_id = builder_api(&b, process, 1, "cudaLaunchKernel", t, t + 5, 0);
+        builder_insert_kernel(&b, kernel);
+        builder_api(&b, process, 1, "cudaDeviceSynchronize", t + 6, t + 290, 10 + 2 * i);
         struct store_api_call driver = {.process_id = process,
                                         .thread_id = 1,
                                         .api_domain = STORE_API_DRIVER,

@@ -13,6 +13,7 @@
 #include "import.h"
 #include "merge.h"
 #include "store.h"
+#include "trace_builder.h"
 
 static char directory[] = "/tmp/overlapscope-test-export-XXXXXX";
 static const char *data_directory;
@@ -200,58 +201,33 @@ static void test_export_round_trip(void)
  * `skip` collectives fall before this rank's profiling window. */
 static void make_rank(const char *path, int rank, int64_t offset_ns, int count, int skip)
 {
-    error_info err;
-    unlink(path);
-    store *s = store_create(path, 0, &err);
-    store_begin(s, &err);
-    struct store_process process = {.pid = 1000 + rank,
-                                    .parent_pid = STORE_NULL,
-                                    .host = rank ? "node1" : "node0",
-                                    .rank = rank,
-                                    .local_rank = 0,
-                                    .world_size = 2,
-                                    .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL,
-                                    .exit_status = 0,
-                                    .term_signal = STORE_NULL};
-    store_insert_process(s, &process, &err);
+    struct builder b;
+    CHECK_INT(builder_create_path(&b, path), 0);
+    struct store_process row = builder_process_row(1000 + rank, rank);
+    row.host = rank ? "node1" : "node0";
+    row.local_rank = 0;
+    row.world_size = 2;
+    row.exit_status = 0;
+    int64_t process = builder_insert_process(&b, row);
     for (int k = skip; k < count; k++) {
         /* Deterministic skew within +-3 us: the collective's ranks leave within microseconds. */
         int64_t skew = ((k * 7919 + rank * 104729) % 6001) - 3000;
         int64_t end = 1000000000000LL + k * 1000000LL + skew + offset_ns;
-        struct store_kernel kernel = {.process_id = process.process_id,
-                                      .device_id = 0,
-                                      .stream_id = 13,
-                                      .correlation_id = k,
-                                      .start_ns = end - 400000,
-                                      .end_ns = end,
-                                      .queued_ns = STORE_NULL,
-                                      .submitted_ns = STORE_NULL,
-                                      .name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
-        int64_t rowid = 0;
-        store_insert_kernel(s, &kernel, &rowid, &err);
+        struct store_kernel kernel = builder_plain_kernel_row_ns(process, 13, end - 400000, end,
+                                                                 "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+        kernel.correlation_id = k;
+        int64_t rowid = builder_insert_kernel(&b, kernel);
         /* Gradient buckets of irregular sizes, as a training step's all-reduces are. */
         int64_t elements = (int64_t)((((uint64_t)k * 2654435761u) >> 8) % 50 + 1) << 18;
-        struct store_collective collective = {.process_id = process.process_id,
-                                              .device_id = 0,
-                                              .stream_id = 13,
-                                              .op = "AllReduce",
-                                              .bytes = elements * 4,
-                                              .element_count = elements,
-                                              .dtype = "f32",
-                                              .root = STORE_NULL,
-                                              .communicator = "0",
-                                              .rank = rank,
-                                              .nranks = 2,
-                                              .sequence_number = STORE_NULL,
-                                              .kernel_rowid = rowid,
-                                              .start_ns = kernel.start_ns,
-                                              .end_ns = end,
-                                              .detail_source = STORE_DETAIL_KINETO};
-        store_insert_collective(s, &collective, &err);
+        struct store_collective collective = builder_collective_row_ns(
+            process, 13, "AllReduce", elements * 4, "0", rank, 2, rowid, end - 400000, end);
+        collective.element_count = elements;
+        collective.dtype = "f32";
+        collective.detail_source = STORE_DETAIL_KINETO;
+        builder_insert_collective(&b, collective);
     }
-    store_finalize(s, &err);
-    store_close(s, &err);
+    CHECK_INT(builder_finish(&b), 0);
+    builder_close(&b);
 }
 
 static void test_merge_recovers_known_offset(void)

@@ -14,10 +14,11 @@
  *                  (a join gives 90,000 arrows; one per kernel is the bound)
  *   huge_names.db    200 kernels sharing a 1 MiB name, an NVTX range and a collective with 1 MiB
  *                  texts, and names with control characters and invalid UTF-8 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/trace_builder.h"
+#include "trace_builder.h"
 
 #define THREAD 7
 #define BIG_GRID 8448
@@ -29,8 +30,8 @@ static int64_t begin(struct builder *b, const char *directory, const char *name)
         fprintf(stderr, "%s: %s\n", name, b->err.message);
         exit(1);
     }
-    int64_t process = add_process(b, 0);
-    add_h100(b, process, 0);
+    int64_t process = builder_process(b, 0);
+    builder_h100(b, process, 0);
     return process;
 }
 
@@ -48,9 +49,9 @@ static void launched(struct builder *b, int64_t process, int64_t stream, double 
                      double launch_end, double start, double end, int64_t grid, int64_t block,
                      const char *name)
 {
-    struct store_kernel row = kernel_row(process, stream, start, end, grid, block, name);
-    row.correlation_id = add_api(b, process, THREAD, "cudaLaunchKernel", launch_start, launch_end, 0);
-    insert_kernel(b, row);
+    struct store_kernel row = builder_kernel_row(process, stream, start, end, grid, block, name);
+    row.correlation_id = builder_api(b, process, THREAD, "cudaLaunchKernel", launch_start, launch_end, 0);
+    builder_insert_kernel(b, row);
 }
 
 static void add_stream_sync(struct builder *b, int64_t process, int64_t stream, int64_t correlation,
@@ -81,7 +82,7 @@ static void write_event(const char *directory)
     struct builder b;
     int64_t p = begin(&b, directory, "event.db");
     launched(&b, p, 1, -10, -9, 0, 100, 4, 256, "producer");
-    int64_t record = add_api(&b, p, THREAD, "cudaEventRecord", -8, -7.5, 0);
+    int64_t record = builder_api(&b, p, THREAD, "cudaEventRecord", -8, -7.5, 0);
     struct store_cuda_event event = {.process_id = p,
                                      .device_id = 0,
                                      .context_id = 1,
@@ -90,7 +91,7 @@ static void write_event(const char *directory)
                                      .correlation_id = record,
                                      .record_ns = AT(100)};
     store_insert_cuda_event(b.trace, &event, &b.err);
-    int64_t wait_call = add_api(&b, p, THREAD, "cudaStreamWaitEvent", -7, -6.5, 0);
+    int64_t wait_call = builder_api(&b, p, THREAD, "cudaStreamWaitEvent", -7, -6.5, 0);
     struct store_synchronization sync = {.process_id = p,
                                          .context_id = 1,
                                          .stream_id = 2,
@@ -118,7 +119,7 @@ static void write_hostsync(const char *directory)
     struct builder b;
     int64_t p = begin(&b, directory, "hostsync.db");
     launched(&b, p, 1, -10, -5, 0, 100, 4, 256, "producer");
-    int64_t call = add_api(&b, p, THREAD, "cudaStreamSynchronize", 2, 100.5, 0);
+    int64_t call = builder_api(&b, p, THREAD, "cudaStreamSynchronize", 2, 100.5, 0);
     add_stream_sync(&b, p, 1, call, 2, 100.5);
     launched(&b, p, 2, 100.6, 101, 103, 150, 4, 256, "consumer");
     finish(&b);
@@ -130,9 +131,9 @@ static void write_skew(const char *directory)
     int64_t p = begin(&b, directory, "skew.db");
     launched(&b, p, 1, -20, -19, 0, 100, 4, 256, "first");
     launched(&b, p, 1, -18, -17, 50, 150, 4, 256, "second_skewed");
-    add_api(&b, p, THREAD + 1, "cudaMemcpy", 0, 60, 0);
-    add_api(&b, p, THREAD + 1, "cudaMemcpyAsync", 40, 80, 0);
-    int64_t outer = add_api(&b, p, THREAD + 1, "cudaLaunchKernel", 90, 99, 0);
+    builder_api(&b, p, THREAD + 1, "cudaMemcpy", 0, 60, 0);
+    builder_api(&b, p, THREAD + 1, "cudaMemcpyAsync", 40, 80, 0);
+    int64_t outer = builder_api(&b, p, THREAD + 1, "cudaLaunchKernel", 90, 99, 0);
     struct store_api_call driver = {.process_id = p,
                                     .thread_id = THREAD + 1,
                                     .api_domain = STORE_API_DRIVER,
@@ -152,12 +153,12 @@ static void write_repeated_ids(const char *directory)
     struct builder b;
     int64_t p = begin(&b, directory, "repeated_ids.db");
     /* Time zero before the first call, so that every call is exported. */
-    insert_kernel(&b, kernel_row(p, 14, -5, -4, 4, 256, "first"));
+    builder_insert_kernel(&b, builder_kernel_row(p, 14, -5, -4, 4, 256, "first"));
     for (int i = 0; i < 300; i++) {
-        add_api(&b, p, THREAD, "cudaLaunchKernel", 10.0 * i, 10.0 * i + 1, 1);
-        struct store_kernel row = kernel_row(p, 13, 10.0 * i + 2, 10.0 * i + 9, 4, 256, "repeated");
+        builder_api(&b, p, THREAD, "cudaLaunchKernel", 10.0 * i, 10.0 * i + 1, 1);
+        struct store_kernel row = builder_kernel_row(p, 13, 10.0 * i + 2, 10.0 * i + 9, 4, 256, "repeated");
         row.correlation_id = 1;
-        insert_kernel(&b, row);
+        builder_insert_kernel(&b, row);
     }
     finish(&b);
 }
@@ -174,11 +175,12 @@ static void write_huge_names(const char *directory)
     memset(huge + 7, 'x', size - 7);
     huge[size] = '\0';
     for (int i = 0; i < 200; i++)
-        insert_kernel(&b, kernel_row(p, 13, 10.0 * i, 10.0 * i + 5, 4, 256, huge));
+        builder_insert_kernel(&b, builder_kernel_row(p, 13, 10.0 * i, 10.0 * i + 5, 4, 256, huge));
     huge[0] = 'm';
-    add_nvtx(&b, p, THREAD, STORE_NULL, huge, 0, 2000);
-    struct store_kernel nccl = kernel_row(p, 14, 0, 50, 4, 256, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-    int64_t kernel = insert_kernel(&b, nccl);
+    builder_nvtx(&b, p, THREAD, STORE_NULL, huge, 0, 2000);
+    struct store_kernel nccl =
+        builder_kernel_row(p, 14, 0, 50, 4, 256, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    int64_t kernel = builder_insert_kernel(&b, nccl);
     huge[0] = 'c';
     struct store_collective collective = {.process_id = p,
                                           .device_id = 0,
@@ -199,7 +201,7 @@ static void write_huge_names(const char *directory)
                                           .end_ns = STORE_NULL,
                                           .detail_source = 2};
     store_insert_collective(b.trace, &collective, &b.err);
-    insert_kernel(&b, kernel_row(p, 15, 0, 5, 4, 256, "bad\xc3(utf8\"and\\quotes\n"));
+    builder_insert_kernel(&b, builder_kernel_row(p, 15, 0, 5, 4, 256, "bad\xc3(utf8\"and\\quotes\n"));
     free(huge);
     finish(&b);
 }

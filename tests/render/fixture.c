@@ -7,123 +7,35 @@
 #include <string.h>
 #include <unistd.h>
 
-static int add_kernel(store *s, int64_t stream, int64_t start_ns, int64_t end_ns, const char *name,
-                      int64_t *rowid)
+/* The scenario's kernels are of process 1 (the first process written), grid 132 x 256 threads. */
+static int64_t add_kernel(struct builder *b, int64_t stream, int64_t start_ns, int64_t end_ns,
+                          const char *name)
 {
-    struct store_kernel kernel = {.process_id = 1,
-                                  .device_id = 0,
-                                  .context_id = 1,
-                                  .stream_id = stream,
-                                  .correlation_id = STORE_NULL,
-                                  .start_ns = start_ns,
-                                  .end_ns = end_ns,
-                                  .queued_ns = STORE_NULL,
-                                  .submitted_ns = STORE_NULL,
-                                  .grid_x = 132,
-                                  .grid_y = 1,
-                                  .grid_z = 1,
-                                  .block_x = 256,
-                                  .block_y = 1,
-                                  .block_z = 1,
-                                  .registers_per_thread = 32,
-                                  .static_shared_bytes = 0,
-                                  .dynamic_shared_bytes = 0,
-                                  .local_memory_per_thread_bytes = STORE_NULL,
-                                  .local_memory_total_bytes = STORE_NULL,
-                                  .shared_memory_executed_bytes = STORE_NULL,
-                                  .shared_memory_config = STORE_NULL,
-                                  .launch_type = 0,
-                                  .is_device_launched = 0,
-                                  .graph_id = STORE_NULL,
-                                  .graph_node_id = STORE_NULL,
-                                  .channel_id = STORE_NULL,
-                                  .channel_type = STORE_NULL,
-                                  .priority = STORE_NULL,
-                                  .cluster_x = 0,
-                                  .cluster_y = 0,
-                                  .cluster_z = 0,
-                                  .name = name};
-    return store_insert_kernel(s, &kernel, rowid, NULL);
+    return builder_insert_kernel(b, builder_kernel_row_ns(1, stream, start_ns, end_ns, 132, 256, name));
 }
 
-static int add_allreduce(store *s, int64_t start_ns, int64_t end_ns, int64_t bytes)
+static void add_allreduce(struct builder *b, int64_t start_ns, int64_t end_ns, int64_t bytes)
 {
-    int64_t rowid = 0;
-    if (add_kernel(s, 14, start_ns, end_ns,
-                   "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", &rowid) != 0)
-        return -1;
-    struct store_collective collective = {.process_id = 1,
-                                          .device_id = 0,
-                                          .stream_id = 14,
-                                          .op = "AllReduce",
-                                          .bytes = bytes,
-                                          .element_count = bytes / 4,
-                                          .dtype = "f32",
-                                          .root = STORE_NULL,
-                                          .algorithm = "RING",
-                                          .protocol = "LL",
-                                          .communicator = "0x5a5a",
-                                          .rank = 0,
-                                          .nranks = 2,
-                                          .sequence_number = STORE_NULL,
-                                          .kernel_rowid = rowid,
-                                          .start_ns = start_ns,
-                                          .end_ns = end_ns,
-                                          .detail_source = STORE_DETAIL_KINETO};
-    return store_insert_collective(s, &collective, NULL);
+    int64_t rowid = add_kernel(b, 14, start_ns, end_ns,
+                               "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+    struct store_collective collective =
+        builder_collective_row_ns(1, 14, "AllReduce", bytes, "0x5a5a", 0, 2, rowid, start_ns, end_ns);
+    collective.element_count = bytes / 4;
+    collective.dtype = "f32";
+    collective.algorithm = "RING";
+    collective.protocol = "LL";
+    collective.detail_source = STORE_DETAIL_KINETO;
+    builder_insert_collective(b, collective);
 }
 
-static int add_copy(store *s, int64_t start_ns, int64_t end_ns, int64_t kind, int64_t bytes,
-                    int64_t host_memory)
+static void add_host(struct builder *b)
 {
-    int htod = kind == STORE_COPY_HTOD;
-    struct store_memcpy copy = {.process_id = 1,
-                                .device_id = 0,
-                                .context_id = 1,
-                                .stream_id = 15,
-                                .correlation_id = STORE_NULL,
-                                .start_ns = start_ns,
-                                .end_ns = end_ns,
-                                .copy_kind = kind,
-                                .src_kind = htod ? host_memory : STORE_MEMORY_DEVICE,
-                                .dst_kind = htod ? STORE_MEMORY_DEVICE : host_memory,
-                                .bytes = bytes,
-                                .src_device_id = STORE_NULL,
-                                .dst_device_id = STORE_NULL,
-                                .is_async = 1,
-                                .channel_id = STORE_NULL,
-                                .channel_type = STORE_NULL,
-                                .copy_count = 1,
-                                .graph_id = STORE_NULL,
-                                .graph_node_id = STORE_NULL};
-    return store_insert_memcpy(s, &copy, NULL);
-}
-
-static int add_host(store *s)
-{
-    struct store_api_call call = {.process_id = 1,
-                                  .thread_id = 100,
-                                  .api_domain = STORE_API_RUNTIME,
-                                  .callback_id = 211,
-                                  .correlation_id = STORE_NULL,
-                                  .return_value = 0,
-                                  .name = "cudaLaunchKernel"};
-    call.start_ns = US(100);
-    call.end_ns = US(150);
-    if (store_insert_api_call(s, &call, NULL) != 0)
-        return -1;
-    call.start_ns = US(4000);
-    call.end_ns = US(4100);
-    if (store_insert_api_call(s, &call, NULL) != 0)
-        return -1;
-    struct store_nvtx range = {.process_id = 1,
-                               .thread_id = 100,
-                               .device_id = STORE_NULL,
-                               .stream_id = STORE_NULL,
-                               .kind = STORE_NVTX_PUSH_POP,
-                               .domain = NULL,
-                               .category = STORE_NULL,
-                               .color = STORE_NULL};
+    struct store_api_call call = builder_api_row_ns(1, 100, "cudaLaunchKernel", AT(100), AT(150), STORE_NULL);
+    call.callback_id = 211;
+    builder_insert_api(b, call);
+    call.start_ns = AT(4000);
+    call.end_ns = AT(4100);
+    builder_insert_api(b, call);
     const struct {
         const char *message;
         double start_us, end_us;
@@ -131,111 +43,83 @@ static int add_host(store *s)
     } ranges[] = {
         {"ProfilerStep#0", 0, 5000, 0}, {"ProfilerStep#1", 5000, 10500, 0}, {"forward", 100, 3000, 1}};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
-        range.message = ranges[i].message;
-        range.start_ns = US(ranges[i].start_us);
-        range.end_ns = US(ranges[i].end_us);
+        struct store_nvtx range = builder_nvtx_row_ns(1, 100, STORE_NULL, ranges[i].message,
+                                                      AT(ranges[i].start_us), AT(ranges[i].end_us));
         range.depth = ranges[i].depth;
-        if (store_insert_nvtx(s, &range, NULL) != 0)
-            return -1;
+        builder_insert_nvtx(b, range);
     }
-    return 0;
 }
 
-static int add_streams(store *s)
+static void add_streams(struct builder *b)
 {
     const struct {
         int64_t id, legacy;
         const char *label;
     } streams[] = {{7, 1, NULL}, {13, 0, NULL}, {14, 0, "nccl"}, {15, 0, NULL}, {16, 0, NULL}};
     for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
-        struct store_stream stream = {.process_id = 1,
-                                      .device_id = 0,
-                                      .context_id = 1,
-                                      .stream_id = streams[i].id,
-                                      .is_legacy_default = streams[i].legacy,
-                                      .is_per_thread_default = 0,
-                                      .priority = 0,
-                                      .flags = streams[i].legacy ? 3 : 2,
-                                      .label = streams[i].label};
-        if (store_insert_stream(s, &stream, NULL) != 0)
-            return -1;
+        struct store_stream stream =
+            builder_stream_row(1, 0, streams[i].id, streams[i].legacy, streams[i].legacy ? 3 : 2, 0);
+        stream.label = streams[i].label;
+        builder_insert_stream(b, stream);
     }
-    return 0;
 }
 
-static int add_scenario_rows(store *s)
+/* The scenario's device: its name, SMs and compute capability; its limits per SM left 0 (not the
+ * builder's whole H100), as the pictures' tests were written against. */
+static struct store_device scenario_device(void)
 {
-    struct store_process process = {.pid = 4242,
-                                    .parent_pid = 1,
-                                    .host = "node7",
-                                    .command_line = "python train.py",
-                                    .rank = 0,
-                                    .local_rank = 0,
-                                    .world_size = 2,
-                                    .start_ns = US(-1000),
-                                    .end_ns = US(11000),
-                                    .exit_status = 0,
-                                    .term_signal = STORE_NULL,
-                                    .dropped_records = 0,
-                                    .source_file = NULL};
-    struct store_device device = {.process_id = 1,
-                                  .device_id = 0,
-                                  .name = "NVIDIA H100 80GB HBM3",
-                                  .uuid = NULL,
-                                  .pci_bus_id = STORE_NULL,
-                                  .sm_count = 132,
-                                  .compute_capability_major = 9,
-                                  .compute_capability_minor = 0};
-    if (store_insert_process(s, &process, NULL) != 0 || store_insert_device(s, &device, NULL) != 0 ||
-        add_streams(s) != 0)
-        return -1;
-    if (add_kernel(s, 7, US(3000), US(3500), "_Z11fill_kernelPfi", NULL) != 0 ||
-        add_kernel(s, 13, US(0), US(4000), "_Z13sgemm_256x128PKfS0_Pfi", NULL) != 0 ||
-        add_kernel(
-            s, 13, US(4000), US(6000),
-            "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
-            NULL) != 0 ||
-        add_allreduce(s, US(2000), US(5000), 4 << 20) != 0 ||
-        add_allreduce(s, US(6000), US(8000), 8 << 20) != 0 ||
-        add_copy(s, US(6000), US(9000), STORE_COPY_HTOD, 64 << 20, STORE_MEMORY_PAGEABLE) != 0 ||
-        add_copy(s, US(9000), US(10000), STORE_COPY_DTOH, 1 << 20, STORE_MEMORY_PINNED) != 0)
-        return -1;
-    struct store_memset memset_row = {.process_id = 1,
-                                      .device_id = 0,
-                                      .context_id = 1,
-                                      .stream_id = 15,
-                                      .correlation_id = STORE_NULL,
-                                      .start_ns = US(10000),
-                                      .end_ns = US(10500),
-                                      .value = 0,
-                                      .bytes = 1 << 20,
-                                      .memory_kind = STORE_MEMORY_DEVICE,
-                                      .is_async = 1,
-                                      .channel_id = STORE_NULL,
-                                      .channel_type = STORE_NULL,
-                                      .graph_id = STORE_NULL,
-                                      .graph_node_id = STORE_NULL};
-    if (store_insert_memset(s, &memset_row, NULL) != 0)
-        return -1;
+    return (struct store_device){.process_id = 1,
+                                 .device_id = 0,
+                                 .name = "NVIDIA H100 80GB HBM3",
+                                 .uuid = NULL,
+                                 .pci_bus_id = STORE_NULL,
+                                 .sm_count = 132,
+                                 .compute_capability_major = 9,
+                                 .compute_capability_minor = 0};
+}
+
+static void add_scenario_rows(struct builder *b)
+{
+    struct store_process process = builder_process_row(4242, 0);
+    process.parent_pid = 1;
+    process.host = "node7";
+    process.command_line = "python train.py";
+    process.local_rank = 0;
+    process.world_size = 2;
+    process.start_ns = AT(-1000);
+    process.end_ns = AT(11000);
+    process.exit_status = 0;
+    builder_insert_process(b, process);
+    builder_insert_device(b, scenario_device());
+    add_streams(b);
+    add_kernel(b, 7, AT(3000), AT(3500), "_Z11fill_kernelPfi");
+    add_kernel(b, 13, AT(0), AT(4000), "_Z13sgemm_256x128PKfS0_Pfi");
+    add_kernel(
+        b, 13, AT(4000), AT(6000),
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+        "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)");
+    add_allreduce(b, AT(2000), AT(5000), 4 << 20);
+    add_allreduce(b, AT(6000), AT(8000), 8 << 20);
+    builder_insert_memcpy(
+        b, builder_memcpy_row(1, 15, 6000, 9000, STORE_COPY_HTOD, STORE_MEMORY_PAGEABLE, 64 << 20));
+    builder_insert_memcpy(
+        b, builder_memcpy_row(1, 15, 9000, 10000, STORE_COPY_DTOH, STORE_MEMORY_PINNED, 1 << 20));
+    builder_insert_memset(b, builder_memset_row_ns(1, 15, AT(10000), AT(10500), 1 << 20));
     for (int i = 0; i < 10000; i++)
-        if (add_kernel(s, 16, US(7000) + i, US(7000) + i + 1, "_Z10tiny_burstv", NULL) != 0)
-            return -1;
-    return add_host(s);
+        add_kernel(b, 16, AT(7000) + i, AT(7000) + i + 1, "_Z10tiny_burstv");
+    add_host(b);
 }
 
 store *fixture_scenario(const char *path)
 {
-    error_info err;
-    store *s = store_create(path, STORE_OVERWRITE, &err);
-    if (!s)
-        return NULL;
-    if (store_begin(s, &err) != 0 || add_scenario_rows(s) != 0 || store_commit(s, &err) != 0 ||
-        store_finalize(s, &err) != 0) {
-        store_close(s, NULL);
-        return NULL;
+    struct builder b;
+    if (builder_create_path(&b, path) == 0) {
+        add_scenario_rows(&b);
+        if (builder_finish(&b) == 0)
+            return b.trace;
     }
-    return s;
+    builder_close(&b);
+    return NULL;
 }
 
 static struct analysis_op op(size_t lane, enum analysis_category category, double start_us, double end_us,
@@ -243,8 +127,8 @@ static struct analysis_op op(size_t lane, enum analysis_category category, doubl
 {
     struct analysis_op result = {.lane = lane,
                                  .category = category,
-                                 .start_ns = US(start_us),
-                                 .end_ns = US(end_us),
+                                 .start_ns = AT(start_us),
+                                 .end_ns = AT(end_us),
                                  .launch_start_ns = STORE_NULL,
                                  .launch_end_ns = STORE_NULL,
                                  .correlation_id = STORE_NULL};
@@ -277,8 +161,8 @@ struct analysis_result *fixture_analysis(void)
     struct analysis_wait *wait = &analysis->waits[0];
     wait->waiting = op(2, ANALYSIS_COMMUNICATION, 6000, 8000, "AllReduce 8.00 MiB");
     wait->blocking = op(1, ANALYSIS_COMPUTE, 4000, 6000, "vectorized_elementwise_kernel");
-    wait->wait_start_ns = US(5000);
-    wait->wait_end_ns = US(6000);
+    wait->wait_start_ns = AT(5000);
+    wait->wait_end_ns = AT(6000);
     wait->lost_ns = 1000000;
     wait->cause = ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE;
     snprintf(wait->evidence, sizeof wait->evidence, "vectorized_elementwise_kernel held the SMs");
@@ -286,8 +170,8 @@ struct analysis_result *fixture_analysis(void)
         analysis->causes[c].cause = (enum analysis_cause)c;
     analysis->causes[0] = (struct analysis_cause_total){ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE, 1000000, 1};
     analysis->causes[ANALYSIS_CAUSE_COMM_BEHIND_COMPUTE].cause = ANALYSIS_CAUSE_SM_SATURATION;
-    analysis->selection.window_start_ns = US(0);
-    analysis->selection.window_end_ns = US(10500);
+    analysis->selection.window_start_ns = AT(0);
+    analysis->selection.window_end_ns = AT(10500);
     analysis->total_communication_ns = 5000000;
     analysis->total_exposed_communication_ns = 2000000;
     analysis->communication_overlap_ratio = 0.6;

@@ -1,5 +1,5 @@
-/* fixture.h: hand-built traces for the renderer's tests, with times in microseconds from the
- * first GPU activity, and reading a PNG's pixels back. */
+/* fixture.h: the renderer's test scenario (written with trace_builder.h; times in microseconds
+ * from BASE_NS, AT(us) the instant), and reading a PNG's pixels back. */
 #ifndef OVERLAPSCOPE_RENDER_FIXTURE_H
 #define OVERLAPSCOPE_RENDER_FIXTURE_H
 
@@ -8,9 +8,7 @@
 
 #include "analysis.h"
 #include "store.h"
-
-#define FIXTURE_ORIGIN_NS 1700000000000000000LL /* a realistic CUPTI clock value */
-#define US(t) (FIXTURE_ORIGIN_NS + (int64_t)((t)*1000.0))
+#include "trace_builder.h"
 
 /* The scenario of the picture tests (rank 0, one H100, pid 4242):
  *   stream 7  (legacy default) a kernel 3000-3500 us

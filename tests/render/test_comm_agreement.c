@@ -5,9 +5,9 @@
  * orange while the report counted 0 ms of communication for them. */
 #include <stdlib.h>
 
-#include "../analyzer/trace_builder.h"
 #include "check.h"
 #include "reader.h"
+#include "trace_builder.h"
 
 /* Communication time the picture paints for one device: its lanes' communication busy time. */
 static int64_t painted_communication(store *trace, const struct analysis_result *result, int64_t device_id)
@@ -42,19 +42,23 @@ static void test_hand_built(const char *directory)
 {
     struct builder b;
     CHECK_INT(builder_create(&b, directory, "old_nccl.db"), 0);
-    int64_t process = add_process(&b, 0);
-    add_h100(&b, process, 0);
-    add_stream(&b, process, 0, 13, 0, 1, 0);
-    add_stream(&b, process, 0, 20, 0, 1, 0);
-    insert_kernel(&b, kernel_row(process, 13, 0, 1000, 132, 256, "_Z13sgemm_256x128PKfS0_Pfi"));
-    insert_kernel(&b, kernel_row(process, 20, 100, 400, 24, 544, "ncclAllReduceRingLLKernel_sum_f32"));
-    insert_kernel(
-        &b, kernel_row(process, 20, 500, 700, 24, 544,
-                       "ncclKernel_AllGather_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
-    insert_kernel(
-        &b, kernel_row(process, 20, 800, 850, 24, 544,
-                       "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"));
-    insert_kernel(&b, kernel_row(process, 13, 1100, 1200, 1, 32, "ncclStrangeHelper(int)"));
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    builder_stream(&b, process, 0, 13, 0, 1, 0);
+    builder_stream(&b, process, 0, 20, 0, 1, 0);
+    builder_insert_kernel(&b,
+                          builder_kernel_row(process, 13, 0, 1000, 132, 256, "_Z13sgemm_256x128PKfS0_Pfi"));
+    builder_insert_kernel(
+        &b, builder_kernel_row(process, 20, 100, 400, 24, 544, "ncclAllReduceRingLLKernel_sum_f32"));
+    builder_insert_kernel(
+        &b,
+        builder_kernel_row(process, 20, 500, 700, 24, 544,
+                           "ncclKernel_AllGather_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
+    builder_insert_kernel(
+        &b,
+        builder_kernel_row(process, 20, 800, 850, 24, 544,
+                           "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"));
+    builder_insert_kernel(&b, builder_kernel_row(process, 13, 1100, 1200, 1, 32, "ncclStrangeHelper(int)"));
     CHECK_INT(builder_finish(&b), 0);
     struct analysis_result *result = analysis_run(b.trace, NULL, &b.err);
     CHECK(result != NULL);

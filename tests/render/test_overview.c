@@ -16,6 +16,7 @@
 #include "check.h"
 #include "overview.h"
 #include "reader.h"
+#include "trace_builder.h"
 
 #define ORIGIN_NS 1700000000000000000LL
 #define SPAN_NS 85000000 /* rank 1's copy ends at 5 + 80 ms */
@@ -69,42 +70,19 @@ static void exact_levels(int64_t process_id, int64_t from, int64_t to, double sh
     free(events);
 }
 
-static void add_kernel(store *trace, int64_t process_id, int64_t stream, int64_t start_ns, int64_t end_ns,
-                       const char *name)
+static void add_kernel(struct builder *b, int64_t process_id, int64_t stream, int64_t start_ns,
+                       int64_t end_ns, const char *name)
 {
-    struct store_kernel kernel = {.process_id = process_id,
-                                  .device_id = 0,
-                                  .context_id = 1,
-                                  .stream_id = stream,
-                                  .correlation_id = STORE_NULL,
-                                  .start_ns = ORIGIN_NS + start_ns,
-                                  .end_ns = ORIGIN_NS + end_ns,
-                                  .queued_ns = STORE_NULL,
-                                  .submitted_ns = STORE_NULL,
-                                  .name = name};
-    int64_t *fields = &kernel.grid_x;
-    for (int f = 0; f < 23; f++) /* grid_x .. priority */
-        fields[f] = STORE_NULL;
-    error_info err;
-    CHECK_INT(store_insert_kernel(trace, &kernel, NULL, &err), 0);
+    builder_insert_kernel(
+        b, builder_plain_kernel_row_ns(process_id, stream, ORIGIN_NS + start_ns, ORIGIN_NS + end_ns, name));
     remember(process_id, start_ns, end_ns);
 }
 
-static void add_process(store *trace, int64_t pid, int64_t rank)
+static void add_process(struct builder *b, int64_t pid, int64_t rank)
 {
-    struct store_process process = {.pid = pid,
-                                    .rank = rank,
-                                    .parent_pid = STORE_NULL,
-                                    .local_rank = STORE_NULL,
-                                    .world_size = STORE_NULL,
-                                    .start_ns = STORE_NULL,
-                                    .end_ns = STORE_NULL,
-                                    .exit_status = STORE_NULL,
-                                    .term_signal = STORE_NULL,
-                                    .dropped_records = 0,
-                                    .command_line = "test"};
-    error_info err;
-    CHECK_INT(store_insert_process(trace, &process, &err), 0);
+    struct store_process process = builder_process_row(pid, rank);
+    process.command_line = "test";
+    builder_insert_process(b, process);
 }
 
 /* 100 ms per rank: stream 13 busy 0-20 ms in one kernel, then bursts of 1 us kernels every
@@ -112,44 +90,29 @@ static void add_process(store *trace, int64_t pid, int64_t rank)
  * stream 15 one copy 70-80 ms; rank 1 a second process with the pattern shifted 5 ms. */
 static void write_trace(const char *path)
 {
-    error_info err;
-    store *trace = store_create(path, STORE_OVERWRITE, &err);
-    CHECK(trace != NULL && store_begin(trace, &err) == 0);
-    add_process(trace, 100, 0);
-    add_process(trace, 101, 1);
+    struct builder b;
+    CHECK_INT(builder_create_path(&b, path), 0);
+    add_process(&b, 100, 0);
+    add_process(&b, 101, 1);
     for (int64_t process = 1; process <= 2; process++) {
         int64_t shift = (process - 1) * 5000000;
-        add_kernel(trace, process, 13, shift, shift + 20000000, "_Z11long_kernelv");
+        add_kernel(&b, process, 13, shift, shift + 20000000, "_Z11long_kernelv");
         for (int64_t t = 30000000; t < 60000000; t += 3000)
-            add_kernel(trace, process, 13, shift + t, shift + t + 1000, "_Z5burstv");
-        add_kernel(trace, process, 14, shift + 10000000, shift + 50000000,
+            add_kernel(&b, process, 13, shift + t, shift + t + 1000, "_Z5burstv");
+        add_kernel(&b, process, 14, shift + 10000000, shift + 50000000,
                    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
         for (int64_t i = 0; i < 500; i++)
-            add_kernel(trace, process, 14, shift + 60000000 + i * 20000, shift + 60007000 + i * 20000,
+            add_kernel(&b, process, 14, shift + 60000000 + i * 20000, shift + 60007000 + i * 20000,
                        "_Z4stepv");
-        struct store_memcpy copy = {.process_id = process,
-                                    .device_id = 0,
-                                    .context_id = 1,
-                                    .stream_id = 15,
-                                    .correlation_id = STORE_NULL,
-                                    .start_ns = ORIGIN_NS + shift + 70000000,
-                                    .end_ns = ORIGIN_NS + shift + 80000000,
-                                    .copy_kind = STORE_COPY_HTOD,
-                                    .src_kind = STORE_NULL,
-                                    .dst_kind = STORE_NULL,
-                                    .bytes = 1 << 20,
-                                    .src_device_id = STORE_NULL,
-                                    .dst_device_id = STORE_NULL,
-                                    .channel_id = STORE_NULL,
-                                    .channel_type = STORE_NULL,
-                                    .graph_id = STORE_NULL,
-                                    .graph_node_id = STORE_NULL};
-        CHECK_INT(store_insert_memcpy(trace, &copy, &err), 0);
+        builder_insert_memcpy(&b, builder_memcpy_row_ns(process, 15, ORIGIN_NS + shift + 70000000,
+                                                        ORIGIN_NS + shift + 80000000, STORE_COPY_HTOD,
+                                                        STORE_NULL, 1 << 20));
         remember(process, shift + 70000000, shift + 80000000);
     }
-    CHECK(store_commit(trace, &err) == 0 && store_finalize(trace, &err) == 0);
-    CHECK_INT(overview_build(trace, 0, 0, &err), 0);
-    CHECK(store_close(trace, &err) == 0);
+    CHECK_INT(builder_finish(&b), 0);
+    error_info err;
+    CHECK_INT(overview_build(b.trace, 0, 0, &err), 0);
+    CHECK(store_close(b.trace, &err) == 0);
 }
 
 static struct canvas_lane *find_lane(const struct canvas *canvas, int64_t process_id, int64_t stream_id)
@@ -251,17 +214,18 @@ static void test_build_or_warn(int damaged)
     int descriptor = mkstemp(path);
     CHECK(descriptor >= 0);
     close(descriptor);
+    struct builder b;
+    CHECK_INT(builder_create_path(&b, path), 0);
+    store *trace = b.trace;
     error_info err;
-    store *trace = store_create(path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &err);
-    CHECK(trace != NULL && store_begin(trace, &err) == 0);
     store_set_batch_rows(trace, 50000);
     for (int64_t i = 0; i < OVERVIEW_MIN_ROWS; i++) {
-        add_kernel(trace, 1, 13 + i % 2, i * 1000, i * 1000 + 600, "_Z1kv");
+        add_kernel(&b, 1, 13 + i % 2, i * 1000, i * 1000 + 600, "_Z1kv");
         CHECK(store_maybe_commit(trace, &err) == 0);
     }
     if (damaged)
-        add_kernel(trace, 1, 13, 2000, 5000000000000000000LL, "_Z6absurdv");
-    CHECK(store_commit(trace, &err) == 0 && store_finalize(trace, &err) == 0);
+        add_kernel(&b, 1, 13, 2000, 5000000000000000000LL, "_Z6absurdv");
+    CHECK_INT(builder_finish(&b), 0);
     CHECK_INT(overview_build_or_warn(trace, &err), 0);
     int64_t start = 0, end = 0;
     CHECK_INT(overview_span(trace, &start, &end, &err), damaged ? 0 : 1);
@@ -339,7 +303,9 @@ int main(void)
 
     /* The trace grew after the overview was built: stale, not used. */
     CHECK(store_begin(trace, &err) == 0);
-    add_kernel(trace, 1, 16, 1000, 2000, "_Z4latev");
+    struct builder later = {.trace = trace}; /* rows added to the open trace */
+    add_kernel(&later, 1, 16, 1000, 2000, "_Z4latev");
+    CHECK_INT(later.status, 0);
     CHECK(store_commit(trace, &err) == 0);
     CHECK_INT(overview_span(trace, &span_start, &span_end, &err), 0);
     overview = canvas_new(ORIGIN_NS, ORIGIN_NS + SPAN_NS, 1500, 3.0);

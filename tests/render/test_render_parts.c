@@ -13,6 +13,7 @@
 #include "labels.h"
 #include "reader.h"
 #include "timeline.h"
+#include "trace_builder.h"
 
 static void test_axis(void)
 {
@@ -78,25 +79,6 @@ static void test_canvas(void)
 /* A long kernel on stream 13 (0-10 ms) outlasts the 100 short ones that start after it on
  * stream 14 (all over by 2.1 ms): the window's end, estimated from the last starts, is short,
  * and the picture must still end at 10 ms with the long kernel drawn to the right edge. */
-static void add_plain_kernel(store *trace, int64_t stream, int64_t start_ns, int64_t end_ns)
-{
-    struct store_kernel kernel = {.process_id = 1,
-                                  .device_id = 0,
-                                  .context_id = 1,
-                                  .stream_id = stream,
-                                  .correlation_id = STORE_NULL,
-                                  .start_ns = start_ns,
-                                  .end_ns = end_ns,
-                                  .queued_ns = STORE_NULL,
-                                  .submitted_ns = STORE_NULL,
-                                  .name = "_Z6kernelv"};
-    int64_t *fields = &kernel.grid_x;
-    for (int f = 0; f < 23; f++) /* grid_x .. priority */
-        fields[f] = STORE_NULL;
-    error_info err;
-    CHECK_INT(store_insert_kernel(trace, &kernel, NULL, &err), 0);
-}
-
 static void test_window_end_outlasted(void)
 {
     char path[] = "/tmp/overlapscope-test-render-end-XXXXXX", picture[sizeof path + 8];
@@ -104,14 +86,17 @@ static void test_window_end_outlasted(void)
     CHECK(descriptor >= 0);
     close(descriptor);
     snprintf(picture, sizeof picture, "%s.png", path);
-    error_info err;
-    store *trace = store_create(path, STORE_OVERWRITE, &err);
-    CHECK(trace != NULL && store_begin(trace, &err) == 0);
-    const int64_t origin_ns = 1700000000000000000LL;
-    add_plain_kernel(trace, 13, origin_ns, origin_ns + 10000000);
+    struct builder b;
+    CHECK_INT(builder_create_path(&b, path), 0);
+    const int64_t origin_ns = BASE_NS;
+    builder_insert_kernel(&b,
+                          builder_plain_kernel_row_ns(1, 13, origin_ns, origin_ns + 10000000, "_Z6kernelv"));
     for (int i = 0; i < 100; i++)
-        add_plain_kernel(trace, 14, origin_ns + 100000 + i * 20000, origin_ns + 110000 + i * 20000);
-    CHECK(store_commit(trace, &err) == 0 && store_finalize(trace, &err) == 0);
+        builder_insert_kernel(&b, builder_plain_kernel_row_ns(1, 14, origin_ns + 100000 + i * 20000,
+                                                              origin_ns + 110000 + i * 20000, "_Z6kernelv"));
+    CHECK_INT(builder_finish(&b), 0);
+    store *trace = b.trace;
+    error_info err;
     int64_t estimate_ns = 0;
     CHECK_INT(store_gpu_devices_estimate_last_end(trace, &estimate_ns, &err), 0);
     CHECK(estimate_ns < origin_ns + 10000000); /* the case under test: the estimate is short */

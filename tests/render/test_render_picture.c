@@ -63,7 +63,7 @@ static int64_t colour_at(const struct fixture_png *png, const struct timeline_la
 {
     if (!lane)
         return -1;
-    double x = timeline_layout_x(layout, US(t_us)), y = lane->box.y + 3;
+    double x = timeline_layout_x(layout, AT(t_us)), y = lane->box.y + 3;
     if (on_text(layout, x, y))
         return -2;
     return fixture_png_pixel(png, x * layout->scale, y * layout->scale);
@@ -122,8 +122,8 @@ static double compute_opacity(int64_t colour)
 static void check_burst(const struct fixture_png *png, const struct timeline_layout *layout,
                         const struct timeline_lane_place *lane)
 {
-    double x0 = timeline_layout_x(layout, US(6980)) * layout->scale,
-           x1 = timeline_layout_x(layout, US(7030)) * layout->scale;
+    double x0 = timeline_layout_x(layout, AT(6980)) * layout->scale,
+           x1 = timeline_layout_x(layout, AT(7030)) * layout->scale;
     double ns_per_pixel = (double)(layout->window_end_ns - layout->window_start_ns) /
                           ((layout->plot_right - layout->plot_left) * layout->scale);
     double covered = 0;
@@ -208,8 +208,8 @@ static void check_wait(const struct fixture_png *png, const struct timeline_layo
     if (layout->wait_count != 1)
         return;
     const struct timeline_wait_mark *mark = &layout->waits[0];
-    CHECK_NEAR(mark->box.x, timeline_layout_x(layout, US(5000)), 1);
-    CHECK_NEAR(mark->box.x + mark->box.width, timeline_layout_x(layout, US(6000)), 1);
+    CHECK_NEAR(mark->box.x, timeline_layout_x(layout, AT(5000)), 1);
+    CHECK_NEAR(mark->box.x + mark->box.width, timeline_layout_x(layout, AT(6000)), 1);
     CHECK_NEAR(mark->box.y, find_lane(layout, TIMELINE_LANE_GPU, 14, 0)->box.y, 0.01);
     CHECK(mark->has_tag);
     CHECK(mark->has_connector);
@@ -221,8 +221,8 @@ static void check_wait(const struct fixture_png *png, const struct timeline_layo
     if (tag && lane) {
         int on_lane =
             tag->box.y < lane->box.y + lane->box.height && tag->box.y + tag->box.height > lane->box.y;
-        CHECK(!on_lane || (tag->box.x >= timeline_layout_x(layout, US(5000)) &&
-                           tag->box.x + tag->box.width <= timeline_layout_x(layout, US(6000))));
+        CHECK(!on_lane || (tag->box.x >= timeline_layout_x(layout, AT(5000)) &&
+                           tag->box.x + tag->box.width <= timeline_layout_x(layout, AT(6000))));
         CHECK_STR(tag->text, "comm-behind-compute");
     }
     int dark = 0, light = 0, transitions = 0, previous = -1;
@@ -298,8 +298,8 @@ static void test_ghost_end(store *trace, struct analysis_result *analysis)
 {
     struct analysis_device device = {.process_id = 1,
                                      .device_id = 0,
-                                     .span_start_ns = US(0),
-                                     .span_end_ns = US(10000),
+                                     .span_start_ns = AT(0),
+                                     .span_end_ns = AT(10000),
                                      .headroom_ns = 3000000};
     analysis->devices = &device;
     analysis->device_count = 1;
@@ -312,7 +312,7 @@ static void test_ghost_end(store *trace, struct analysis_result *analysis)
         layout ? find_text(layout, TIMELINE_TEXT_WAIT, "if fixed: -3.00 ms") : NULL;
     CHECK(label != NULL);
     if (label) {
-        double x = timeline_layout_x(layout, US(7000));
+        double x = timeline_layout_x(layout, AT(7000));
         CHECK(fabs(label->box.x + label->box.width - (x - 3)) < 3 || fabs(label->box.x - (x + 3)) < 3);
     }
     timeline_layout_free(layout);
@@ -377,8 +377,8 @@ static void test_window(store *trace)
 {
     struct timeline_options options;
     timeline_options_init(&options);
-    options.selection.window_start_ns = US(2000);
-    options.selection.window_end_ns = US(2100);
+    options.selection.window_start_ns = AT(2000);
+    options.selection.window_end_ns = AT(2100);
     struct timeline_layout *layout = NULL;
     error_info err = {{0}};
     const char *path = path_in("window.png");
@@ -389,7 +389,7 @@ static void test_window(store *trace)
     CHECK(find_text(layout, TIMELINE_TEXT_AXIS, "2.05 ms") != NULL);
     /* The window starts on a tick: its label starts there, and the axis caption keeps its place. */
     const struct timeline_text *first = find_text(layout, TIMELINE_TEXT_AXIS, "2.00 ms");
-    CHECK(first != NULL && fabs(first->box.x - timeline_layout_x(layout, US(2000))) <= 1);
+    CHECK(first != NULL && fabs(first->box.x - timeline_layout_x(layout, AT(2000))) <= 1);
     CHECK(find_text(layout, TIMELINE_TEXT_AXIS, "time since first GPU activity") != NULL);
     struct fixture_png png;
     CHECK_INT(fixture_png_open(&png, path), 0);
@@ -430,12 +430,12 @@ static void test_refusals(store *trace)
     CHECK_INT(timeline_draw(trace, NULL, &options, "/nonexistent-dir/timeline.png", NULL, &err), -1);
     CHECK_CONTAINS(err.message,
                    "cannot write '/nonexistent-dir/timeline.png': folder '/nonexistent-dir': No such file");
-    options.selection.window_start_ns = US(5000);
-    options.selection.window_end_ns = US(5000);
+    options.selection.window_start_ns = AT(5000);
+    options.selection.window_end_ns = AT(5000);
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("empty.png"), NULL, &err), -1);
     CHECK_CONTAINS(err.message, "the window 5.00 ms to 5.00 ms is empty");
-    options.selection.window_start_ns = US(20000);
-    options.selection.window_end_ns = US(30000);
+    options.selection.window_start_ns = AT(20000);
+    options.selection.window_end_ns = AT(30000);
     CHECK_INT(timeline_draw(trace, NULL, &options, path_in("outside.png"), NULL, &err), -1);
     CHECK_CONTAINS(err.message, "is outside the trace (GPU activity from 0 to 10.5 ms)");
     struct stat info;
