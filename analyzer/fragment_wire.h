@@ -8,9 +8,9 @@
  * the analyzer (a lane, a device, an interval, a kept wait, a bucket of the books) in the layout of
  * this build; every pointer in one is written as zero and what it points to follows as an array of
  * its own, a text (an entry's evidence, a bucket's detail: held at their length) as its length, or
- * UINT64_MAX for none, and its bytes right after its record (version 2). The processes of one MPI job run one build: the fingerprint (the records' sizes) refuses
- * bytes of another, and the reader checks every count against the bytes left, so damaged bytes are
- * an error, never a read past the end. */
+ * UINT64_MAX for none, and its bytes right after its record (version 2). The processes of one MPI job run one
+ * build: the fingerprint (the records' sizes) refuses bytes of another, and the reader checks every count
+ * against the bytes left, so damaged bytes are an error, never a read past the end. */
 #ifndef OVERLAPSCOPE_FRAGMENT_WIRE_H
 #define OVERLAPSCOPE_FRAGMENT_WIRE_H
 
