@@ -156,7 +156,7 @@ static int read_gpu_ops(sqlite3 *db, const int64_t *processes, size_t process_co
             status = error_set(err, "out of memory");
     }
     sqlite3_finalize(query);
-    if (status == 0)
+    if (status == 0 && ops->count > 1) /* none: items is NULL, which qsort must not be given */
         qsort(ops->items, ops->count, sizeof *ops->items, compare_ops);
     return status;
 }
@@ -202,7 +202,7 @@ static int read_launches(sqlite3 *db, const int64_t *processes, size_t process_c
             status = error_set(err, "out of memory");
     }
     sqlite3_finalize(query);
-    if (status == 0)
+    if (status == 0 && launches->count > 1)
         qsort(launches->items, launches->count, sizeof *launches->items, compare_ops);
     return status;
 }
