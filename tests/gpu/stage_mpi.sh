@@ -28,12 +28,13 @@ command -v ompi_info >/dev/null || { say "no ompi_info here (apt-get install ope
 # The installation's own folders, as Open MPI resolves them (Debian moves them off the prefix).
 path_of() { ompi_info --path "$1" --parsable | sed -n "s/^path:$1:\(.*\)/\1/p"; }
 pkglibdir=$(path_of pkglibdir); pkgdatadir=$(path_of pkgdatadir); sysconfdir=$(path_of sysconfdir)
-libmpi=$(ldconfig -p | awk '/libmpi\.so\.[0-9]+ .*x86-64/ {print $NF; exit}')
+# (awk reads to the end: an early exit would end ldconfig by SIGPIPE, a failure under pipefail)
+libmpi=$(ldconfig -p | awk '/libmpi\.so\.[0-9]+ .*x86-64/ && !found {print $NF; found = 1}')
 for need in "$pkglibdir" "$pkgdatadir" "$sysconfdir" "$libmpi"; do
     [ -e "$need" ] || { say "cannot find Open MPI's '$need' (pkglibdir, pkgdatadir, sysconfdir, libmpi)"; exit 2; }
 done
 # PMIx (Open MPI 4 on Debian uses the system's: its plugins and help texts lie under its own prefix).
-libpmix=$(ldconfig -p | awk '/libpmix\.so\.[0-9]+ .*x86-64/ {print $NF; exit}')
+libpmix=$(ldd "$pkglibdir"/mca_pmix_*.so 2>/dev/null | awk '/libpmix\.so/ && !found {print $3; found = 1}')
 pmix_prefix=""
 [ -z "$libpmix" ] || pmix_prefix=$(dirname "$(dirname "$(readlink -f "$libpmix")")")
 
@@ -51,7 +52,7 @@ cp "$bundle/bin/$(basename "$launcher")" "$bundle/bin/mpiexec"
 
 kept_plugins=()
 for plugin in "$pkglibdir"/*.so; do
-    if ldd "$plugin" | grep -Eq "$network"; then continue; fi
+    if ldd "$plugin" | grep -E "$network" >/dev/null; then continue; fi
     cp "$plugin" "$bundle/lib/plugins/"
     kept_plugins+=("$plugin")
 done

@@ -32,7 +32,7 @@ expected=$scratch/expected
 # bundle lacks cannot be found on the system inside.
 launcher=$(readlink -f "$(command -v prterun || command -v orterun)")
 pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
-libmpi=$(ldconfig -p | awk '/libmpi\.so\.[0-9]+ .*x86-64/ {print $NF; exit}')
+libmpi=$(ldconfig -p | awk '/libmpi\.so\.[0-9]+ .*x86-64/ && !found {print $NF; found = 1}')
 for object in "$launcher" "$libmpi" "$pkglibdir"/*.so /usr/lib/x86_64-linux-gnu/pmix2/lib/pmix/*.so; do
     [ -e "$object" ] && ldd "$object" 2>/dev/null | awk '/=> \// {print $3}'
 done | grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' | sort -u \

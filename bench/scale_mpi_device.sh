@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The MPI weak-scaling benchmark on the GPU machine of the device tool, in one command:
+#     bash bench/scale_mpi_device.sh $OUT
+# after tests/gpu/stage.sh and tests/gpu/stage_mpi.sh here (the machine has no Open MPI and no
+# network: the overlapscope of .gpu/build and the Open MPI bundle .gpu/openmpi travel with the
+# working tree). Runs bench/scale_mpi.sh with 1, 2, 4, 8 and 16 processes, 2 ranks of 100,000
+# activities a process (the size of docs/scale.md's other tables; about 5 minutes on 16 cores),
+# and leaves the table in $OUT/scale_mpi.txt (the traces and the times stay in a temporary folder,
+# removed). SCALE_* variables pass through (bench/scale_mpi.sh).
+set -u
+out=${1:?usage: bash bench/scale_mpi_device.sh OUTDIR}
+out=$(mkdir -p "$out" && cd "$out" && pwd) || exit 2
+cd "$(dirname "$0")/.." || exit 2
+os=.gpu/build/cli/overlapscope
+[ -x "$os" ] || { echo "$0: no $os: run tests/gpu/stage.sh first" >&2; exit 2; }
+[ -f .gpu/openmpi/env.sh ] || { echo "$0: no .gpu/openmpi: run tests/gpu/stage_mpi.sh first" >&2; exit 2; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# .gpu/lib holds the libraries stage.sh copied (the binary finds them through its RPATH; a binary
+# built without it, through this).
+export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+SCALE_MPI_BUNDLE=${SCALE_MPI_BUNDLE:-.gpu/openmpi} OVERLAPSCOPE=$os \
+    SCALE_ACTIVITIES=${SCALE_ACTIVITIES:-100000} bash bench/scale_mpi.sh "$work" 2>&1 | tee "$out/scale_mpi.txt"
+status=${PIPESTATUS[0]}
+cp "$work/times" "$out/scale_mpi_times.txt" 2>/dev/null
+exit "$status"
