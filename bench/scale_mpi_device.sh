@@ -4,7 +4,7 @@
 # after tests/gpu/stage.sh and tests/gpu/stage_mpi.sh here (the machine has no Open MPI and no
 # network: the overlapscope of .gpu/build and the Open MPI bundle .gpu/openmpi travel with the
 # working tree). Runs bench/scale_mpi.sh with 1, 2, 4, 8 and 16 processes, 2 ranks of 100,000
-# activities a process (the size of docs/scale.md's other tables; about 5 minutes on 16 cores),
+# activities a process (bench/scale_mpi.sh's default; a few minutes on 16 cores),
 # and leaves the table in $OUT/scale_mpi.txt (the traces and the times stay in a temporary folder,
 # removed). SCALE_* variables pass through (bench/scale_mpi.sh).
 set -u
@@ -19,7 +19,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # built without it, through this).
 export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 SCALE_MPI_BUNDLE=${SCALE_MPI_BUNDLE:-.gpu/openmpi} OVERLAPSCOPE=$os \
-    SCALE_ACTIVITIES=${SCALE_ACTIVITIES:-100000} bash bench/scale_mpi.sh "$work" 2>&1 | tee "$out/scale_mpi.txt"
+    SCALE_ACTIVITIES=${SCALE_ACTIVITIES:-250000} bash bench/scale_mpi.sh "$work" 2>&1 | tee "$out/scale_mpi.txt"
 status=${PIPESTATUS[0]}
 cp "$work/times" "$out/scale_mpi_times.txt" 2>/dev/null
 exit "$status"
