@@ -3,7 +3,7 @@
 #     bash bench/scale_mpi_device.sh $OUT
 # after tests/gpu/stage.sh and tests/gpu/stage_mpi.sh here (the machine has no Open MPI and no
 # network: the overlapscope of .gpu/build and the Open MPI bundle .gpu/openmpi travel with the
-# working tree). Runs bench/scale_mpi.sh with 1, 2, 4, 8 and 16 processes, 2 ranks of 100,000
+# working tree). Runs bench/scale_mpi.sh with 1, 2, 4, 8 and 16 processes, 2 ranks of 250,000
 # activities a process (bench/scale_mpi.sh's default; a few minutes on 16 cores),
 # and leaves the table in $OUT/scale_mpi.txt (the traces and the times stay in a temporary folder,
 # removed). SCALE_* variables pass through (bench/scale_mpi.sh).
