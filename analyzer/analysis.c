@@ -533,7 +533,7 @@ static int jobs_of(const struct analysis_options *options)
 
 /* One analysis; *again when the run must be walked again on one thread (run.inexact). */
 static struct analysis_result *analyze(store *trace, const struct analysis_options *options, int jobs,
-                                       error_info *err, int *again)
+                                       error_info *err, int *again, struct analysis_steady *steady)
 {
     struct run run = {.trace = trace, .db = store_db(trace), .err = err, .options = *options, .jobs = jobs};
     run.result = calloc(1, sizeof *run.result);
@@ -542,11 +542,18 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
     count_progress_ops(&run);
     if (status == 0)
         status = prepare_run(&run);
-    if (status == 0)
+    int choose_steady = wants_steady_state(&run.options) && !run.options.steady_chosen;
+    struct analysis_share_span span = {0};
+    if (status == 0 && run.options.share)
+        status = analysis_share_setup(&run, choose_steady, &span);
+    else if (status == 0)
         status = steps_find(run.db, &run.result->steps, &run.result->step_count, err);
     if (status == 0 && wants_steady_state(&run.options)) {
         if (run.options.steady_chosen)
             run.result->steady = *run.options.steady_chosen;
+        else if (run.options.share)
+            status = steady_state_choose_in_span(trace, run.result->steps, run.result->step_count, span.found,
+                                                 span.start_ns, span.end_ns, &run.result->steady, err);
         else
             status = steady_state_choose(trace, run.result->steps, run.result->step_count,
                                          &run.result->steady, err);
@@ -577,6 +584,8 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
         store_read_transaction_end(run.db);
     if (!*again)
         report_progress(&run, 1);
+    if (run.result)
+        *steady = run.result->steady; /* also where this process's part went to process 0 */
     if (status != 0) {
         analysis_free(run.result);
         return NULL;
@@ -584,29 +593,42 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
     return run.result;
 }
 
-/* The set-up's own largest idle causes (analysis_steady.setup_causes): the same analysis of the time
- * before the steady window, summed over its devices. Best effort: a set-up the analysis cannot
- * read (no GPU work of the devices shown) leaves them unsaid. */
-static void explain_setup(store *trace, const struct analysis_options *options,
-                          struct analysis_result *result)
+static int has_setup(const struct analysis_steady *steady)
 {
-    struct analysis_steady *steady = &result->steady;
+    return steady->trimmed && steady->start_ns > steady->span_start_ns;
+}
+
+static void clear_setup_causes(struct analysis_steady *steady)
+{
     for (size_t i = 0; i < 2; i++)
         steady->setup_causes[i].cause = ACCOUNTING_CAUSE_COUNT;
-    if (!steady->trimmed || steady->start_ns <= steady->span_start_ns)
+}
+
+/* The set-up's own largest idle causes (analysis_steady.setup_causes): the same analysis of the time
+ * before the steady window (chosen), summed over its devices, into result. Best effort: a set-up
+ * the analysis cannot read (no GPU work of the devices shown) leaves them unsaid. Under a share,
+ * every process takes part and result is NULL but on process 0. */
+static void explain_setup(store *trace, const struct analysis_options *options,
+                          const struct analysis_steady *chosen, struct analysis_result *result)
+{
+    struct analysis_steady *steady = result ? &result->steady : NULL;
+    if (steady)
+        clear_setup_causes(steady);
+    if (!has_setup(chosen))
         return;
     struct analysis_options setup = *options;
     setup.steady_state = 0;
-    setup.window_start_ns = steady->span_start_ns;
-    setup.window_end_ns = steady->start_ns;
+    setup.window_start_ns = chosen->span_start_ns;
+    setup.window_end_ns = chosen->start_ns;
     setup.window_is_relative = 0;
     setup.max_waits = 1;
     setup.progress = NULL;
-    setup.share = NULL; /* process 0's alone: the others have ended */
     error_info ignored;
     struct analysis_result *before = analysis_run(trace, &setup, &ignored);
-    if (!before)
+    if (!before || !steady) {
+        analysis_free(before);
         return;
+    }
     /* (cause, label) totals of the devices' whole-window entries; few distinct ones */
     struct analysis_setup_cause totals[64];
     size_t count = 0;
@@ -653,13 +675,27 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     else
         analysis_options_init(&chosen);
     int again = 0;
-    struct analysis_result *result = analyze(trace, &chosen, jobs_of(&chosen), err, &again);
+    struct analysis_steady steady = {0};
+    struct analysis_result *result = analyze(trace, &chosen, jobs_of(&chosen), err, &again, &steady);
+    struct analysis_share *share = chosen.share;
     if (again) {
-        chosen.share = NULL; /* process 0 alone: the others sent their part and ended */
-        result = analyze(trace, &chosen, 1, err, &again);
+        chosen.share = NULL; /* process 0 alone: the others sent their part */
+        result = analyze(trace, &chosen, 1, err, &again, &steady);
+        chosen.share = share;
     }
-    if (result)
-        explain_setup(trace, &chosen, result);
+    if (share && share->exchanged) {
+        /* Every process that sent its part takes part in the set-up's analysis too, when process 0
+         * (whose run may still have failed) says so. */
+        share->exchanged = 0;
+        int go = share->index == 0 && result && has_setup(&steady);
+        error_info ignored;
+        if (analysis_share_agree(share, &go, &ignored) == 0 && go)
+            explain_setup(trace, &chosen, &steady, result);
+        else if (result)
+            clear_setup_causes(&result->steady);
+    } else if (result) {
+        explain_setup(trace, &chosen, &steady, result);
+    }
     return result;
 }
 

@@ -64,13 +64,26 @@ struct analysis_options {
  * done. The library knows nothing of how the bytes travel. */
 struct analysis_share {
     int index, count;
+    /* Sends this process's bytes to every process: *all (the caller frees) receives every
+     * process's, process after process, *all_size their total, on every process. Returns 0, or -1
+     * with err filled. The run's set-up (the steps of every process, the GPU span) travels this
+     * way: each process reads those of its own devices, not the whole trace's. */
+    int (*share_all)(void *context, const unsigned char *bytes, size_t size, unsigned char **all,
+                     size_t *all_size, error_info *err);
     /* Sends this process's bytes; on process 0, *gathered (the caller frees) receives every
      * process's, process after process, *gathered_size their total; elsewhere it stays NULL.
      * Returns 0, or -1 with err filled. */
     int (*exchange)(void *context, const unsigned char *bytes, size_t size, unsigned char **gathered,
                     size_t *gathered_size, error_info *err);
     void *context;
-    int sent; /* set by analysis_run: this process's part went to exchange (0 on process 0) */
+    int sent;      /* set by analysis_run: this process's part went to exchange (0 on process 0) */
+    int agreed;    /* set by analysis_run: the run failed on every process alike (the set-up of one
+                      process failed, and every process got its error) */
+    int exchanged; /* set by analysis_run while it runs: this process's fragments went through exchange */
+    /* Added up by analysis_run: what this process read of the trace for the set-up (the steps it
+     * mapped to their GPU work, the devices whose GPU span it read) of the run's totals: the
+     * CLI's OVERLAPSCOPE_MPI_SHARES line shows that each process read its share alone. */
+    size_t steps_read, steps_total, devices_read, devices_total;
 };
 void analysis_options_init(struct analysis_options *options);
 

@@ -115,6 +115,22 @@ int analysis_merge_device(struct run *run, struct device_fragment *fragment);
  * thread), or -1 with run->err filled. */
 int analysis_pool_run(struct run *run, const struct store_gpu_device *keys, size_t count);
 
+/* The GPU span of every share's devices together (store_gpu_span's answer: found 1, 0 or -1). */
+struct analysis_share_span {
+    int found;
+    int64_t start_ns, end_ns;
+};
+/* The set-up of a shared run (analysis_share in analysis.h): each process reads the steps of its
+ * block's processes and, with want_span, its devices' GPU span; all are exchanged, so that every
+ * process holds the run's steps (run->result->steps, as steps_find gives them) and the trace's
+ * GPU span without reading the whole trace. Returns 0, or -1 with run->err filled (then on every
+ * process alike when a process failed: share->agreed). */
+int analysis_share_setup(struct run *run, int want_span, struct analysis_share_span *span);
+
+/* Process 0's *go becomes every process's (share_all: every process calls it alike). Returns 0, or
+ * -1 with err filled (then *go is 0). */
+int analysis_share_agree(struct analysis_share *share, int *go, error_info *err);
+
 /* Walks this process's block of keys and exchanges the fragments (analysis_share in analysis.h;
  * analysis_share.c). Returns 0 (process 0: every device merged), 2 (another process: its part was
  * sent, the run ends here), or -1 with run->err filled. */

@@ -1,12 +1,191 @@
 /* analysis_share.c: the devices' walks shared among processes (analysis_share in analysis.h):
- * this process walks its block of devices, as a worker of the pool would (analysis_pool.c), and
- * hands their fragments, as bytes (fragment_wire.h), to the share's exchange; process 0 gets every
- * process's back and merges them in device order, so that the run after the merge is the one a
- * single process would have. */
+ * first the set-up every process needs (the steps of every process and the trace's GPU span, for
+ * the steady window), each process reading those of its own block of devices and all of them
+ * exchanged (share_all); then this process walks its block of devices, as a worker of the pool
+ * would (analysis_pool.c), and hands their fragments, as bytes (fragment_wire.h), to the share's
+ * exchange; process 0 gets every process's back and merges them in device order, so that the run
+ * after the merge is the one a single process would have. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis_parts.h"
+#include "describe.h"
 #include "fragment_wire.h"
+#include "steps.h"
+
+/* This process's block of count devices: [*first, *end). */
+static void block_of(const struct analysis_share *share, size_t count, size_t *first, size_t *end)
+{
+    size_t index = (size_t)share->index, processes = (size_t)share->count;
+    *first = count * index / processes;
+    *end = count * (index + 1) / processes;
+}
+
+/* --- the set-up: steps and GPU span --- */
+
+/* What a process sends of the set-up, followed by its error (failed) or its steps. The processes
+ * of one job run one build (fragment_wire.h): the records travel in its layout. */
+struct setup_header {
+    uint64_t failed, step_count;
+    int64_t span_found, span_start_ns, span_end_ns;
+};
+
+/* The processes whose steps a share reads: those of its block's devices, and on process 0 those
+ * with no GPU device (their steps are the trace's too). owned: only those it sends, each process's
+ * steps once: the block that holds its first device. */
+struct step_share {
+    const struct store_gpu_device *keys;
+    size_t count, first, end;
+    int first_share, owned;
+};
+
+static int has_device(const struct step_share *share, int64_t process_id, size_t from, size_t to)
+{
+    while (from < to) { /* keys are sorted by process */
+        size_t mid = from + (to - from) / 2;
+        if (share->keys[mid].process_id < process_id)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from < share->count && share->keys[from].process_id == process_id ? (int)from + 1 : 0;
+}
+
+static int keeps_process(void *context, int64_t process_id)
+{
+    const struct step_share *share = context;
+    int at = has_device(share, process_id, 0, share->count);
+    if (!at)
+        return share->first_share;
+    size_t first_device = (size_t)at - 1, last_device = first_device;
+    while (last_device + 1 < share->count && share->keys[last_device + 1].process_id == process_id)
+        last_device++;
+    if (share->owned)
+        return first_device >= share->first && first_device < share->end;
+    return first_device < share->end && last_device >= share->first;
+}
+
+/* This process's set-up bytes: its owned processes' steps and its devices' GPU span. Returns 0,
+ * or -1 when out of memory (a read error travels as the process's failure). */
+static int encode_setup(struct run *run, const struct store_gpu_device *keys, size_t count, int want_span,
+                        unsigned char **bytes, size_t *size)
+{
+    struct step_share share = {.keys = keys, .count = count, .first_share = run->options.share->index == 0};
+    block_of(run->options.share, count, &share.first, &share.end);
+    struct setup_header header = {0};
+    error_info err;
+    struct analysis_step *steps = NULL;
+    size_t step_count = 0;
+    int status = steps_find_of(run->db, keeps_process, &share, &steps, &step_count, &err);
+    run->options.share->steps_read += step_count;
+    share.owned = 1;
+    size_t kept = 0;
+    for (size_t i = 0; status == 0 && i < step_count; i++)
+        if (keeps_process(&share, steps[i].process_id))
+            steps[kept++] = steps[i];
+    if (status == 0 && want_span) {
+        header.span_found = store_gpu_devices_span(run->trace, keys + share.first, share.end - share.first,
+                                                   &header.span_start_ns, &header.span_end_ns, &err);
+        status = header.span_found < 0 ? -1 : 0;
+        run->options.share->devices_read += share.end - share.first;
+        run->options.share->devices_total += count;
+    }
+    header.failed = status != 0;
+    header.step_count = status == 0 ? kept : 0;
+    size_t body = header.failed ? sizeof err : kept * sizeof *steps;
+    *size = sizeof header + body;
+    *bytes = malloc(*size);
+    if (*bytes) {
+        memcpy(*bytes, &header, sizeof header);
+        memcpy(*bytes + sizeof header, header.failed ? (const void *)&err : (const void *)steps, body);
+    }
+    free(steps);
+    return *bytes ? 0 : -1;
+}
+
+/* Every process's set-up bytes into the run's steps (in steps_find's order) and the GPU span of
+ * them all. Returns 0, or -1 with the run's err filled (a process's own error). */
+static int decode_setup(struct run *run, const unsigned char *bytes, size_t size,
+                        struct analysis_share_span *span)
+{
+    struct analysis_result *result = run->result;
+    size_t offset = 0;
+    *span = (struct analysis_share_span){0};
+    while (offset < size) {
+        struct setup_header header;
+        if (size - offset < sizeof header)
+            return error_set(run->err, "a process's set-up is cut short");
+        memcpy(&header, bytes + offset, sizeof header);
+        offset += sizeof header;
+        if (header.failed) {
+            if (size - offset < sizeof(error_info))
+                return error_set(run->err, "a process's set-up is cut short");
+            memcpy(run->err, bytes + offset, sizeof(error_info));
+            run->err->message[sizeof run->err->message - 1] = '\0';
+            return -1;
+        }
+        if (header.step_count > (size - offset) / sizeof *result->steps)
+            return error_set(run->err, "a process's set-up is cut short");
+        if (header.step_count) {
+            struct analysis_step *grown =
+                realloc(result->steps, (result->step_count + header.step_count) * sizeof *grown);
+            if (!grown)
+                return error_set(run->err, "out of memory");
+            memcpy(grown + result->step_count, bytes + offset, header.step_count * sizeof *grown);
+            result->steps = grown;
+            result->step_count += header.step_count;
+            offset += header.step_count * sizeof *grown;
+        }
+        if (header.span_found > 0) {
+            span->start_ns =
+                span->found && span->start_ns < header.span_start_ns ? span->start_ns : header.span_start_ns;
+            span->end_ns =
+                span->found && span->end_ns > header.span_end_ns ? span->end_ns : header.span_end_ns;
+            span->found = 1;
+        }
+    }
+    steps_sort(result->steps, result->step_count);
+    run->options.share->steps_total += result->step_count;
+    error_info ignored; /* a damaged span: the steady window is not chosen, as with one process */
+    if (span->found)
+        span->found = store_gpu_span_judge(run->trace, span->start_ns, span->end_ns, &ignored);
+    return 0;
+}
+
+int analysis_share_setup(struct run *run, int want_span, struct analysis_share_span *span)
+{
+    struct analysis_share *share = run->options.share;
+    struct store_gpu_device *keys = NULL;
+    size_t count = 0;
+    if (store_list_gpu_devices(run->trace, &keys, &count, run->err) != 0)
+        return -1;
+    unsigned char *mine = NULL, *all = NULL;
+    size_t mine_size = 0, all_size = 0;
+    int status = encode_setup(run, keys, count, want_span, &mine, &mine_size);
+    free(keys);
+    if (status != 0)
+        return error_set(run->err, "out of memory");
+    status = share->share_all(share->context, mine, mine_size, &all, &all_size, run->err);
+    free(mine);
+    if (status == 0) {
+        status = decode_setup(run, all, all_size, span);
+        share->agreed = status != 0; /* every process read the same bytes: all fail alike */
+    }
+    free(all);
+    return status;
+}
+
+int analysis_share_agree(struct analysis_share *share, int *go, error_info *err)
+{
+    unsigned char mine = *go != 0, *all = NULL;
+    size_t size = 0;
+    int status = share->share_all(share->context, &mine, 1, &all, &size, err);
+    *go = status == 0 && size > 0 && all[0];
+    free(all);
+    return status;
+}
+
+/* --- the walks --- */
 
 /* A fragment that carries only err: a process that could not walk says why to process 0. */
 static int put_failure(struct fragment_wire *wire, const error_info *err)
@@ -64,8 +243,8 @@ static int merge_gathered(struct run *run, const unsigned char *bytes, size_t si
 int analysis_share_run(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
     struct analysis_share *share = run->options.share;
-    size_t index = (size_t)share->index, processes = (size_t)share->count;
-    size_t first = count * index / processes, end = count * (index + 1) / processes;
+    size_t index = (size_t)share->index, first, end;
+    block_of(share, count, &first, &end);
     struct fragment_wire wire = {0};
     if (walk_block(run, keys, first, end, &wire) != 0) {
         free(wire.bytes);
@@ -81,6 +260,7 @@ int analysis_share_run(struct run *run, const struct store_gpu_device *keys, siz
     size_t gathered_size = 0;
     int status = share->exchange(share->context, wire.bytes, wire.size, &gathered, &gathered_size, run->err);
     free(wire.bytes);
+    share->exchanged = status == 0;
     if (status == 0 && index != 0) {
         share->sent = 1;
         free(gathered);

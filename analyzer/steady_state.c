@@ -406,9 +406,20 @@ static int activity_window(store *trace, struct analysis_steady *out, error_info
 int steady_state_choose(store *trace, const struct analysis_step *steps, size_t step_count,
                         struct analysis_steady *out, error_info *err)
 {
-    memset(out, 0, sizeof *out);
+    int64_t first = 0, last = 0;
     error_info span_err;
-    int found = store_gpu_span(trace, &out->span_start_ns, &out->span_end_ns, &span_err);
+    int found = store_gpu_span(trace, &first, &last, &span_err);
+    return steady_state_choose_in_span(trace, steps, step_count, found, first, last, out, err);
+}
+
+int steady_state_choose_in_span(store *trace, const struct analysis_step *steps, size_t step_count,
+                                int span_found, int64_t span_start_ns, int64_t span_end_ns,
+                                struct analysis_steady *out, error_info *err)
+{
+    memset(out, 0, sizeof *out);
+    int found = span_found;
+    out->span_start_ns = span_start_ns;
+    out->span_end_ns = span_end_ns;
     if (found <= 0) {
         /* No GPU activity, or a span longer than any recording (rank files of unrelated runs put
          * together, a damaged row): nothing to choose; the analysis judges the rows one by one and

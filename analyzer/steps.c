@@ -262,6 +262,12 @@ static int by_process_then_number(const void *a, const void *b)
     return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
+void steps_sort(struct analysis_step *steps, size_t count)
+{
+    if (count > 1)
+        qsort(steps, count, sizeof *steps, by_process_then_number);
+}
+
 /* Joins the rows of one (process, number): GPU-timeline rows win over host-time rows. */
 static size_t merge_steps(struct analysis_step *steps, size_t count)
 {
@@ -329,21 +335,26 @@ struct collecting {
     const struct step_name *names;
     size_t name_count;
     const char *prefix;
+    steps_keep_process *keep; /* NULL: every process */
+    void *keep_context;
     struct held_ranges held;
 };
 
 static int hold_step_range(void *context, const struct store_nvtx_range *range)
 {
     struct collecting *collecting = context;
+    if (collecting->keep && !collecting->keep(collecting->keep_context, range->process_id))
+        return 0;
     if (!find_name(collecting->names, collecting->name_count, range->message_id, collecting->prefix))
         return 0;
     return hold_range(&collecting->held, range) != 0 ? 1 : 0;
 }
 
 static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name_count, const char *prefix,
-                         struct analysis_step **steps, size_t *count, error_info *err)
+                         steps_keep_process *keep, void *keep_context, struct analysis_step **steps,
+                         size_t *count, error_info *err)
 {
-    struct collecting collecting = {names, name_count, prefix, {0}};
+    struct collecting collecting = {names, name_count, prefix, keep, keep_context, {0}};
     struct held_ranges *held = &collecting.held;
     int status = store_each_range(db, hold_step_range, &collecting, err);
     if (status > 0)
@@ -372,6 +383,12 @@ static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name
 
 int steps_find(sqlite3 *db, struct analysis_step **steps, size_t *count, error_info *err)
 {
+    return steps_find_of(db, NULL, NULL, steps, count, err);
+}
+
+int steps_find_of(sqlite3 *db, steps_keep_process *keep, void *keep_context, struct analysis_step **steps,
+                  size_t *count, error_info *err)
+{
     struct step_name *names = NULL;
     size_t name_count = 0;
     *steps = NULL;
@@ -384,7 +401,7 @@ int steps_find(sqlite3 *db, struct analysis_step **steps, size_t *count, error_i
         status = error_set(err, "out of memory");
     else if (prefix[0]) {
         qsort(names, name_count, sizeof *names, by_message_id);
-        status = collect_steps(db, names, name_count, prefix, steps, count, err);
+        status = collect_steps(db, names, name_count, prefix, keep, keep_context, steps, count, err);
         if (status == 0) {
             *count = merge_steps(*steps, *count);
             set_ranks(db, *steps, *count);

@@ -14,6 +14,46 @@
 #include <limits.h>
 #include <mpi.h>
 
+/* Out of memory in the middle of a collective: the others wait for this process, which cannot
+ * take part; only ending the job frees them. */
+static void *allocate_or_abort(size_t size, const char *what)
+{
+    void *memory = malloc(size ? size : 1);
+    if (!memory) {
+        fprintf(stderr, "overlapscope: out of memory for %s (%zu bytes)\n", what, size);
+        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_ERROR);
+    }
+    return memory;
+}
+
+/* Every process learns every process's size (MPI_Allgather), so that all decide alike what
+ * follows: counts and offsets for MPI_Gatherv or MPI_Allgatherv (the caller frees both), *total
+ * their sum. Returns 0, or -1 with err filled (MPI failed, or over the 2 GiB a count can hold). */
+static int gather_sizes(struct cli_mpi *mpi, size_t size, const char *what, int **counts, int **offsets,
+                        size_t *total, error_info *err)
+{
+    uint64_t mine = size, *sizes = allocate_or_abort((size_t)mpi->size * sizeof *sizes, what);
+    *counts = allocate_or_abort((size_t)mpi->size * sizeof **counts, what);
+    *offsets = allocate_or_abort((size_t)mpi->size * sizeof **offsets, what);
+    *total = 0;
+    int status = 0;
+    if (MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, MPI_COMM_WORLD) != MPI_SUCCESS)
+        status = error_set(err, "MPI failed to exchange the sizes of %s", what);
+    for (int i = 0; status == 0 && i < mpi->size; i++) {
+        if (sizes[i] > INT_MAX || *total + sizes[i] > INT_MAX)
+            status =
+                error_set(err,
+                          "%s are over 2 GiB together: run with fewer devices per report (--rank) or on one "
+                          "machine (--jobs)",
+                          what);
+        (*offsets)[i] = (int)*total;
+        (*counts)[i] = (int)sizes[i];
+        *total += sizes[i];
+    }
+    free(sizes);
+    return status;
+}
+
 /* analysis_share.exchange: this process's bytes to process 0. */
 static int exchange(void *context, const unsigned char *bytes, size_t size, unsigned char **gathered,
                     size_t *gathered_size, error_info *err)
@@ -21,47 +61,47 @@ static int exchange(void *context, const unsigned char *bytes, size_t size, unsi
     struct cli_mpi *mpi = context;
     *gathered = NULL;
     *gathered_size = 0;
-    uint64_t mine = size, *sizes = calloc((size_t)mpi->size, sizeof *sizes);
-    int *counts = calloc((size_t)mpi->size, sizeof *counts),
-        *offsets = calloc((size_t)mpi->size, sizeof *offsets);
-    int ready = sizes && counts && offsets;
-    /* every process learns every size, and whether every process could allocate: all decide alike */
-    int all_ready = 0;
-    if (MPI_Allreduce(&ready, &all_ready, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        (all_ready &&
-         MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, MPI_COMM_WORLD) != MPI_SUCCESS)) {
-        free(sizes);
-        free(counts);
-        free(offsets);
-        return error_set(err, "MPI failed to exchange the fragments' sizes");
-    }
-    mpi->exchanged = 1;
-    int status = all_ready ? 0 : error_set(err, "out of memory");
-    uint64_t total = 0;
-    for (int i = 0; status == 0 && i < mpi->size; i++) {
-        if (sizes[i] > INT_MAX || total + sizes[i] > INT_MAX)
-            status = error_set(err, "the fragments of the devices are over 2 GiB together: run with "
-                                    "fewer devices per report (--rank) or on one machine (--jobs)");
-        offsets[i] = (int)total;
-        counts[i] = (int)sizes[i];
-        total += sizes[i];
-    }
-    if (status == 0 && mpi->rank == 0 && !(*gathered = malloc(total ? total : 1))) {
-        /* the others are about to send: MPI_Gatherv cannot be left, nor joined without a buffer */
-        fprintf(stderr, "overlapscope: out of memory for the devices' fragments (%llu bytes)\n",
-                (unsigned long long)total);
-        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_ERROR);
-    }
+    int *counts, *offsets;
+    size_t total;
+    int status = gather_sizes(mpi, size, "the devices' fragments", &counts, &offsets, &total, err);
+    mpi->exchanged = 1; /* every process passed the sizes: none waits for another's start any more */
+    if (status == 0 && mpi->rank == 0)
+        *gathered = allocate_or_abort(total, "the devices' fragments");
     if (status == 0 && MPI_Gatherv(bytes, (int)size, MPI_BYTE, *gathered, counts, offsets, MPI_BYTE, 0,
                                    MPI_COMM_WORLD) != MPI_SUCCESS)
         status = error_set(err, "MPI failed to gather the devices' fragments");
     if (status == 0 && mpi->rank == 0)
-        *gathered_size = (size_t)total;
+        *gathered_size = total;
     else {
         free(*gathered);
         *gathered = NULL;
     }
-    free(sizes);
+    free(counts);
+    free(offsets);
+    return status;
+}
+
+/* analysis_share.share_all: this process's bytes to every process. */
+static int share_all(void *context, const unsigned char *bytes, size_t size, unsigned char **all,
+                     size_t *all_size, error_info *err)
+{
+    struct cli_mpi *mpi = context;
+    *all = NULL;
+    *all_size = 0;
+    int *counts, *offsets;
+    size_t total;
+    int status = gather_sizes(mpi, size, "the processes' set-up", &counts, &offsets, &total, err);
+    if (status == 0)
+        *all = allocate_or_abort(total, "the processes' set-up");
+    if (status == 0 && MPI_Allgatherv(bytes, (int)size, MPI_BYTE, *all, counts, offsets, MPI_BYTE,
+                                      MPI_COMM_WORLD) != MPI_SUCCESS)
+        status = error_set(err, "MPI failed to exchange the processes' set-up");
+    if (status == 0)
+        *all_size = total;
+    else {
+        free(*all);
+        *all = NULL;
+    }
     free(counts);
     free(offsets);
     return status;
@@ -75,8 +115,8 @@ int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &mpi->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mpi->size);
-    mpi->share =
-        (struct analysis_share){.index = mpi->rank, .count = mpi->size, .exchange = exchange, .context = mpi};
+    mpi->share = (struct analysis_share){
+        .index = mpi->rank, .count = mpi->size, .share_all = share_all, .exchange = exchange, .context = mpi};
     options->share = &mpi->share;
     options->progress = NULL; /* a progress line per process would interleave */
     return 0;
@@ -106,7 +146,7 @@ int cli_mpi_end(struct cli_mpi *mpi, int status)
 {
     if (!mpi->on)
         return status;
-    if (status != CLI_EXIT_OK && !mpi->exchanged && !mpi->agreed && mpi->size > 1) {
+    if (status != CLI_EXIT_OK && !mpi->exchanged && !mpi->agreed && !mpi->share.agreed && mpi->size > 1) {
         fflush(NULL);
         MPI_Abort(MPI_COMM_WORLD, status);
     }
@@ -115,6 +155,51 @@ int cli_mpi_end(struct cli_mpi *mpi, int status)
 }
 
 #else
+
+/* analysis_share.share_all: this process's bytes to every process. Out of memory here ends the job
+ * (the others wait in the collective for this one). */
+static int share_all(void *context, const unsigned char *bytes, size_t size, unsigned char **all,
+                     size_t *all_size, error_info *err)
+{
+    struct cli_mpi *mpi = context;
+    *all = NULL;
+    *all_size = 0;
+    uint64_t mine = size, *sizes = calloc((size_t)mpi->size, sizeof *sizes);
+    int *counts = calloc((size_t)mpi->size, sizeof *counts),
+        *offsets = calloc((size_t)mpi->size, sizeof *offsets);
+    if (!sizes || !counts || !offsets) {
+        fputs("overlapscope: out of memory for the processes' set-up\n", stderr);
+        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_ERROR);
+    }
+    int status = 0;
+    if (MPI_Allgather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, MPI_COMM_WORLD) != MPI_SUCCESS)
+        status = error_set(err, "MPI failed to exchange the set-up's sizes");
+    uint64_t total = 0;
+    for (int i = 0; status == 0 && i < mpi->size; i++) {
+        if (sizes[i] > INT_MAX || total + sizes[i] > INT_MAX)
+            status = error_set(err, "the processes' set-up (their steps) is over 2 GiB together");
+        offsets[i] = (int)total;
+        counts[i] = (int)sizes[i];
+        total += sizes[i];
+    }
+    if (status == 0 && !(*all = malloc(total ? total : 1))) {
+        fputs("overlapscope: out of memory for the processes' set-up\n", stderr);
+        MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_ERROR);
+    }
+    if (status == 0 && MPI_Allgatherv(bytes, (int)size, MPI_BYTE, *all, counts, offsets, MPI_BYTE,
+                                      MPI_COMM_WORLD) != MPI_SUCCESS)
+        status = error_set(err, "MPI failed to exchange the set-up");
+    if (status == 0)
+        *all_size = (size_t)total;
+    else {
+        free(*all);
+        *all = NULL;
+    }
+    free(sizes);
+    free(counts);
+    free(offsets);
+    return status;
+}
 
 int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options)
 {
@@ -153,11 +238,19 @@ struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command
     struct analysis_result *result = report_analyze_file(input.path, options, &err);
     snprintf(input_path, input_path_size, "%s", input.path);
     cli_trace_input_release(&input);
+    const struct analysis_share *share = &mpi->share;
+    if (mpi->on && getenv("OVERLAPSCOPE_MPI_SHARES")) /* what the tests check: each read its share */
+        fprintf(
+            stderr,
+            "overlapscope: --mpi process %d of %d: mapped %zu of %zu steps, read the GPU span of %zu of %zu "
+            "devices\n",
+            mpi->rank, mpi->size, share->steps_read, share->steps_total, share->devices_read,
+            share->devices_total);
     if (result)
         *status = CLI_EXIT_OK;
     else if (mpi->share.sent)
         *status = CLI_EXIT_OK;
-    else if (cli_mpi_writes(mpi) || !mpi->exchanged) /* after the exchange, process 0 says it */
+    else if (cli_mpi_writes(mpi) || (!mpi->exchanged && !mpi->share.agreed)) /* else process 0 says it */
         cli_error(command, "%s", err.message);
     return result;
 }

@@ -156,3 +156,37 @@ int store_gpu_devices_estimate_last_end(store *trace, int64_t *last_end_ns, erro
         status = error_set(err, "no GPU activity in the trace");
     return status;
 }
+
+int store_gpu_devices_span(store *trace, const struct store_gpu_device *devices, size_t count,
+                           int64_t *first_start_ns, int64_t *last_end_ns, error_info *err)
+{
+    sqlite3 *db = store_db(trace);
+    int found = 0;
+    for (int table = 0; table < 3 && found >= 0; table++) {
+        char sql[160];
+        snprintf(sql, sizeof sql,
+                 "SELECT MIN(start_ns), MAX(end_ns) FROM %s WHERE process_id = ?1 AND device_id = ?2",
+                 gpu_tables[table]);
+        sqlite3_stmt *span = NULL;
+        if (sqlite3_prepare_v2(db, sql, -1, &span, NULL) != SQLITE_OK) {
+            found = error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
+            break;
+        }
+        for (size_t i = 0; i < count && found >= 0; i++) {
+            sqlite3_bind_int64(span, 1, devices[i].process_id);
+            sqlite3_bind_int64(span, 2, devices[i].device_id);
+            int step = sqlite3_step(span);
+            if (step == SQLITE_ROW && sqlite3_column_type(span, 0) != SQLITE_NULL) {
+                int64_t first = sqlite3_column_int64(span, 0), last = sqlite3_column_int64(span, 1);
+                *first_start_ns = found && *first_start_ns < first ? *first_start_ns : first;
+                *last_end_ns = found && *last_end_ns > last ? *last_end_ns : last;
+                found = 1;
+            } else if (step != SQLITE_ROW) {
+                found = error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
+            }
+            sqlite3_reset(span);
+        }
+        sqlite3_finalize(span);
+    }
+    return found;
+}

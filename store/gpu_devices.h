@@ -30,4 +30,12 @@ int64_t store_gpu_devices_first_start(const struct store_gpu_device *devices, si
  * GPU activity, a read error). */
 int store_gpu_devices_estimate_last_end(store *trace, int64_t *last_end_ns, error_info *err);
 
+/* The exact GPU span of devices alone: their earliest start and latest end over kernels, copies
+ * and memsets (store_gpu_span's figures for these devices; a scan of their rows, no more). For a
+ * process that analyses a share of the devices (analysis_share): the spans of all shares together
+ * are the trace's, judged by store_gpu_span_judge. Returns 1, 0 when they have no GPU activity,
+ * or -1 with err filled. */
+int store_gpu_devices_span(store *trace, const struct store_gpu_device *devices, size_t count,
+                           int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
+
 #endif

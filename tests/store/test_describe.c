@@ -192,6 +192,29 @@ int main(void)
         CHECK_INT(store_gpu_span(s, &first, &last, &err), 1);
         CHECK_INT(first, 1000);
         CHECK_INT(last, 5000);
+        /* The same span read device by device, as the processes of --mpi read their shares:
+         * devices sorted by process, (1, 0) with the copy at 2000-5000, (2, 0) with the kernel at
+         * 1000-4000; together the whole trace's. */
+        struct store_gpu_device *devices = NULL;
+        size_t device_count = 0;
+        CHECK_INT(store_list_gpu_devices(s, &devices, &device_count, &err), 0);
+        CHECK_INT(device_count, 2);
+        if (device_count == 2) {
+            CHECK_INT(store_gpu_devices_span(s, devices, 2, &first, &last, &err), 1);
+            CHECK_INT(first, 1000);
+            CHECK_INT(last, 5000);
+            CHECK_INT(store_gpu_devices_span(s, devices, 1, &first, &last, &err), 1);
+            CHECK_INT(first, 2000);
+            CHECK_INT(last, 5000);
+            CHECK_INT(store_gpu_devices_span(s, devices + 1, 1, &first, &last, &err), 1);
+            CHECK_INT(first, 1000);
+            CHECK_INT(last, 4000);
+            CHECK_INT(store_gpu_devices_span(s, devices, 0, &first, &last, &err), 0);
+        }
+        free(devices);
+        CHECK_INT(store_gpu_span_judge(s, 1000, 5000, &err), 1);
+        CHECK_INT(store_gpu_span_judge(s, 0, STORE_MAX_SPAN_NS + 1, &err), -1);
+        CHECK(strstr(err.message, "the trace is damaged: GPU activity from 0 ns") != NULL);
 
         char seen[256] = "";
         CHECK_INT(store_each_process(s, note_process, seen, &err), 0);
