@@ -97,7 +97,8 @@ static int encode_setup(struct run *run, const struct store_gpu_device *keys, si
     *bytes = malloc(*size);
     if (*bytes) {
         memcpy(*bytes, &header, sizeof header);
-        memcpy(*bytes + sizeof header, header.failed ? (const void *)&err : (const void *)steps, body);
+        if (body) /* steps is NULL without steps */
+            memcpy(*bytes + sizeof header, header.failed ? (const void *)&err : (const void *)steps, body);
     }
     free(steps);
     return *bytes ? 0 : -1;

@@ -271,7 +271,7 @@ void steps_sort(struct analysis_step *steps, size_t count)
 /* Joins the rows of one (process, number): GPU-timeline rows win over host-time rows. */
 static size_t merge_steps(struct analysis_step *steps, size_t count)
 {
-    qsort(steps, count, sizeof *steps, by_process_then_number);
+    steps_sort(steps, count); /* steps is NULL where a share kept no range */
     size_t merged = 0;
     for (size_t i = 0; i < count; i++) {
         struct analysis_step *last = merged ? &steps[merged - 1] : NULL;
