@@ -1,7 +1,8 @@
-/* mpi_driver.c: --mpi (mpi_driver.h): the share's exchange through MPI (the sizes by
- * MPI_Allgather, so every process agrees on what follows; the bytes by MPI_Gatherv to process 0),
- * the trace opened by process 0 first, and the end: MPI_Finalize, or MPI_Abort when a process fails
- * while the others wait in a collective for it. Without MPI at build time, --mpi says so. */
+/* mpi_driver.c: --mpi (mpi_driver.h): the share's exchanges through MPI (the sizes by
+ * MPI_Allgather, so every process agrees on what follows; the set-up's bytes by MPI_Allgatherv to
+ * every process, the fragments' by MPI_Gatherv to process 0), the trace opened by process 0 first,
+ * and the end: MPI_Finalize, or MPI_Abort when a process fails while the others wait in a
+ * collective for it. Without MPI at build time, --mpi says so. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* mpi_driver.h: `report --mpi` and `check --mpi` under mpirun or srun: every MPI process opens the
- * same trace, walks its block of the devices and sends their fragments to process 0
+ * same trace, reads the set-up of its block of the devices (their steps and GPU span, exchanged
+ * with every process), walks those devices and sends their fragments to process 0
  * (analysis_share in analysis.h), which alone writes the report; what it writes is byte for byte
  * the single process's. The only module that knows MPI: compiled with it when CMake finds it
  * (OVERLAPSCOPE_HAVE_MPI), else --mpi says so in one line and exits 2. Manual:
