@@ -53,4 +53,4 @@ for name in dev0 none; do
 done
 "$TORCH_PY" $T/sync_loop.py --randn --iterations 1000 --compare --rounds 7 >"$OUT/sync_timings.json"
 cat "$OUT/sync_timings.json"
-rm -f "$OUT"/*.[0-9].db
+gzip -9 "$OUT"/*.db
