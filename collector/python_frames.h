@@ -61,6 +61,10 @@ enum python_frames_status python_frames_detect(struct python_frames *frames, cha
  * tolerant: no lock, no allocation, no CPython call other than the thread-state lookup. */
 int python_frames_capture(const struct python_frames *frames, char *source, size_t size);
 
+/* How many of this thread's captures read the frames of its previous capture again in one system
+ * call instead of walking them (the same source; tests/collector/python_frames.py counts them). */
+unsigned long python_frames_captures_again(void);
+
 /* --- other threads (the host sampler, collector/host_sampler.h) ---
  * A thread's frames are read from another thread while it runs: a frame may be popped and its
  * memory reused during the walk. Every read is process_vm_readv and every object is type-checked,

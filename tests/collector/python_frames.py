@@ -25,6 +25,7 @@ lib.probe_python_status.restype = ctypes.c_char_p
 lib.probe_python_source.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
 lib.probe_python_source_on_native_thread.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
 lib.probe_blocking_call.argtypes = [ctypes.c_int64]
+lib.probe_python_captures_again.restype = ctypes.c_ulong
 lib.probe_write_sync_trace.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
 FILE = sys._getframe().f_code.co_filename
 failures = []
@@ -122,6 +123,45 @@ def main():
 
     found, source, expected = calls_a_package()
     check("through a package", (found, source), (1, expected))
+
+    # The same frames again (a loop's sync): the capture reads the last one's frames in one system
+    # call; every change of line, caller or code below them must still show.
+    def two_lines():
+        buffer = ctypes.create_string_buffer(512)
+        results = []
+        for _ in range(3):
+            line = sys._getframe().f_lineno + 1
+            fake_sync.synchronize(lib, buffer)
+            results.append((buffer.value.decode(), f"{FILE}:{line} two_lines"))
+            line = sys._getframe().f_lineno + 1
+            fake_sync.synchronize(lib, buffer)
+            results.append((buffer.value.decode(), f"{FILE}:{line} two_lines"))
+        return results
+
+    before = lib.probe_python_captures_again()
+    results = two_lines()
+    check("again, line by line", [got for got, _ in results], [want for _, want in results])
+    check("again: read in one call", lib.probe_python_captures_again() - before >= 5, True)
+
+    def caller_a():
+        return calls_a_package()
+
+    def caller_b():
+        return calls_a_package()
+
+    # calls_a_package from two callers at one depth (its frame at the same address each time), then
+    # another function of the same depth in the frame calls_a_package had: each its own source.
+    seen_again = [caller_a(), caller_b(), caller_a(), calls_a_package()]
+
+    def same_depth():
+        buffer = ctypes.create_string_buffer(512)
+        line = sys._getframe().f_lineno + 1
+        found = fake_sync.synchronize(lib, buffer)
+        return found, buffer.value.decode(), f"{FILE}:{line} same_depth"
+
+    seen_again += [same_depth(), calls_a_package(), same_depth()]
+    check("again, callers and functions", [(found, source) for found, source, _ in seen_again],
+          [(1, expected) for _, _, expected in seen_again])
 
     # Only package frames (threading.py, site-packages): the innermost one is the source.
     buffer = ctypes.create_string_buffer(512)
