@@ -468,11 +468,12 @@ static uintptr_t innermost_frame(const struct python_frames *frames, pid_t self,
 
 /* The frames a walk read, innermost first, so that the next capture on the thread can read them
  * again in one system call (capture_again). */
-#define TRAIL_FRAMES 12
+#define TRAIL_FRAMES 24
 
 struct frame_trail {
     int count;    /* frames read; TRAIL_FRAMES + 1: more than the trail holds */
     int complete; /* the walk stopped at the trail's last frame, the user's */
+    int at_root;  /* the trail's last frame has no caller: the walk read every frame */
     uintptr_t frame[TRAIL_FRAMES];
     uintptr_t code[TRAIL_FRAMES]; /* its code object, read with it; 0: a frame skipped unread */
 };
@@ -516,6 +517,8 @@ static void walk_frames(const struct python_frames *frames, pid_t self, uintptr_
         if (code && visit(context, frames, self, code, place.address))
             return;
         have_block = got == 2;
+        if (trail && !next && (header == 0 || got >= 1)) /* the last frame, its code read if it has one */
+            trail->at_root = 1;
         memcpy(block, next_block, block_size);
         frame = next;
     }
@@ -527,7 +530,7 @@ struct capture_walk {
     size_t size;
     int found, have_innermost;
     struct known_code innermost; /* a copy: later frames may take its slot */
-    int64_t innermost_address;
+    int innermost_line;          /* its line, found through the slot, where it stays known */
 };
 
 static int visit_for_capture(void *context, const struct python_frames *frames, pid_t self,
@@ -540,8 +543,8 @@ static int visit_for_capture(void *context, const struct python_frames *frames, 
     }
     if (!walk->have_innermost) {
         walk->have_innermost = 1;
+        walk->innermost_line = line_of(frames, self, code, address);
         walk->innermost = *code;
-        walk->innermost_address = address;
     }
     return 0;
 }
@@ -565,15 +568,16 @@ unsigned long python_frames_captures_again(void)
  * (tests/gpu/sync_cost.sh). This reads the frames and code objects of the thread's last capture
  * again, all in one process_vm_readv. When the thread's innermost frame, every link and every code
  * object read as before, these are the very bytes the walk would have read one call at a time, and
- * the visit over them gives the walk's source. Returns 1 with walk filled; 0 when anything differs
- * (or the user's frame is not among them): then the walk runs as before. */
+ * the visit over them gives the walk's source. Returns 1 with walk filled as the walk would have
+ * filled it; 0 when anything differs: then the walk runs as before. A walk that stopped at its
+ * bound, or at a frame it could not read, is never read again this way. */
 static int capture_again(const struct python_frames *frames, pid_t self, uintptr_t thread_state,
                          struct capture_walk *walk)
 {
     const struct python_layout *layout = frames->layout;
     const struct frame_trail *trail = &last_capture.trail;
-    if (last_capture.pid != self || last_capture.thread_state != thread_state || !trail->complete ||
-        trail->count < 1 || trail->count > TRAIL_FRAMES)
+    if (last_capture.pid != self || last_capture.thread_state != thread_state ||
+        !(trail->complete || trail->at_root) || trail->count < 1 || trail->count > TRAIL_FRAMES)
         return 0;
     size_t block_size = frame_block_size(layout), code_size = code_block_size(layout);
     unsigned char blocks[TRAIL_FRAMES][112], codes[TRAIL_FRAMES][256];
@@ -605,7 +609,7 @@ static int capture_again(const struct python_frames *frames, pid_t self, uintptr
         uintptr_t code = 0, next = 0;
         header[i] = frame_header(frames, blocks[i], &code, &next);
         if (header[i] < 0 || (header[i] > 0 ? code != trail->code[i] : trail->code[i] != 0) ||
-            (i + 1 < trail->count && next != trail->frame[i + 1]))
+            (i + 1 < trail->count ? next != trail->frame[i + 1] : !trail->complete && next != 0))
             return 0;
     }
     for (int i = 0; i < trail->count; i++) { /* walk_frames' visit, on those bytes */
@@ -616,7 +620,7 @@ static int capture_again(const struct python_frames *frames, pid_t self, uintptr
         if (code && visit_for_capture(walk, frames, self, code, place.address))
             return 1;
     }
-    return 0;
+    return trail->at_root; /* every frame visited, as the walk would have, and no user's frame */
 }
 
 int python_frames_capture(const struct python_frames *frames, char *source, size_t size)
@@ -627,26 +631,27 @@ int python_frames_capture(const struct python_frames *frames, char *source, size
     if (!thread_state)
         return 0;          /* Python never ran on this thread */
     pid_t self = getpid(); /* not cached: a fork child must read itself, not its parent */
-    struct capture_walk walk = {.source = source, .size = size, .innermost_address = -1};
+    struct capture_walk walk = {.source = source, .size = size};
     if (capture_again(frames, self, thread_state, &walk)) {
         last_capture.again++;
-        return 1;
+    } else {
+        walk = (struct capture_walk){.source = source, .size = size};
+        uintptr_t cframe = 0;
+        struct frame_trail trail = {0};
+        walk_frames(frames, self, innermost_frame(frames, self, thread_state, &cframe), visit_for_capture,
+                    &walk, &trail);
+        last_capture.pid = self;
+        last_capture.thread_state = thread_state;
+        last_capture.cframe = cframe;
+        last_capture.trail = trail;
+        last_capture.trail.complete = walk.found; /* the walk stopped at its last frame */
     }
-    walk = (struct capture_walk){.source = source, .size = size, .innermost_address = -1};
-    uintptr_t cframe = 0;
-    struct frame_trail trail = {0};
-    walk_frames(frames, self, innermost_frame(frames, self, thread_state, &cframe), visit_for_capture, &walk,
-                &trail);
-    last_capture.pid = self;
-    last_capture.thread_state = thread_state;
-    last_capture.cframe = cframe;
-    last_capture.trail = trail;
-    last_capture.trail.complete = walk.found; /* the walk stopped at its last frame */
     if (walk.found)
         return 1;
     if (!walk.have_innermost)
         return 0;
-    return describe(frames, self, &walk.innermost, walk.innermost_address, source, size);
+    snprintf(source, size, "%s:%d %s", walk.innermost.file, walk.innermost_line, walk.innermost.function);
+    return 1;
 }
 
 /* --- other threads: the interpreter's thread list --- */

@@ -111,7 +111,11 @@ def main():
     # A package frame (site-packages/...) between the user's line and the call: the user's line
     # is the source, as the report groups by it.
     library = write_module(os.path.join(folder, "site-packages"), "fake_sync",
-                           "def synchronize(lib, buffer):\n    return lib.probe_python_source(buffer, len(buffer))\n")
+                           "def synchronize(lib, buffer):\n    return lib.probe_python_source(buffer, len(buffer))\n"
+                           "\n\ndef repeat(lib, buffer, results):\n    before = lib.probe_python_captures_again()\n"
+                           "    for _ in range(4):\n        synchronize(lib, buffer)\n"
+                           "        results.append(buffer.value.decode())\n"
+                           "    results.append(lib.probe_python_captures_again() - before)\n")
     sys.path.insert(0, os.path.dirname(library))
     import fake_sync
 
@@ -169,6 +173,11 @@ def main():
     thread.start()
     thread.join()
     check("package frames only", buffer.value.decode(), f"{library}:2 synchronize")
+    results = []
+    thread = threading.Thread(target=fake_sync.repeat, args=(lib, buffer, results))
+    thread.start()
+    thread.join()
+    check("package frames only, again", results, [f"{library}:2 synchronize"] * 4 + [3])
 
     # A second Python thread captures its own line, many times, while the main thread runs Python.
     seen = []
