@@ -420,7 +420,7 @@ static struct known_code *know_code(const struct python_frames *frames, pid_t se
         return NULL;
     if (read_text(frames, self, seen.name, seen.function, sizeof seen.function) != 0)
         snprintf(seen.function, sizeof seen.function, "?");
-    seen.library = python_source_is_library(seen.file);
+    seen.library = python_source_is_library_in(seen.file, frames->program_folder);
     seen.address = -1;
     struct known_code *slot = &known.codes[known.next++ % KNOWN_CODES];
     *slot = seen;
@@ -808,6 +808,27 @@ static enum python_frames_status unsupported(struct python_frames *frames, char 
     return frames->status = PYTHON_FRAMES_UNSUPPORTED;
 }
 
+/* The folder of the script this interpreter runs, from /proc/self/cmdline and the working folder
+ * (python_source_program_folder): files below it are the user's whatever the folder's name. */
+static void find_program_folder(struct python_frames *frames)
+{
+    static char line[8192];
+    char *argv[64], cwd[4096];
+    frames->program_folder[0] = '\0';
+    FILE *file = fopen("/proc/self/cmdline", "r");
+    if (!file)
+        return;
+    size_t length = fread(line, 1, sizeof line - 1, file);
+    fclose(file);
+    line[length] = '\0';
+    int count = 0;
+    for (size_t at = 0; at < length && count < 64; at += strlen(line + at) + 1)
+        argv[count++] = line + at;
+    if (!getcwd(cwd, sizeof cwd) || !python_source_program_folder(argv, count, cwd, frames->program_folder,
+                                                                  sizeof frames->program_folder))
+        frames->program_folder[0] = '\0';
+}
+
 enum python_frames_status python_frames_detect(struct python_frames *frames, char *why, size_t size)
 {
     memset(frames, 0, sizeof *frames);
@@ -838,6 +859,7 @@ enum python_frames_status python_frames_detect(struct python_frames *frames, cha
      * would be wrong. */
     if (header_type != type_type)
         return unsupported(frames, why, size, "a free-threaded or debug build (another object header)");
+    find_program_folder(frames);
     frames->status = PYTHON_FRAMES_READY;
     return frames->status;
 }

@@ -43,8 +43,9 @@ struct python_frames {
     const struct python_layout *layout;
     void *(*this_thread_state)(void);                          /* PyGILState_GetThisThreadState */
     uintptr_t code_type, unicode_type, bytes_type, frame_type; /* type objects' addresses */
-    uintptr_t interpreter; /* the main PyInterpreterState (python_frames_detect_threads); 0: unknown */
-    size_t threads_head;   /* where its thread list's head lies in it */
+    uintptr_t interpreter;     /* the main PyInterpreterState (python_frames_detect_threads); 0: unknown */
+    size_t threads_head;       /* where its thread list's head lies in it */
+    char program_folder[1024]; /* the script's folder, its files the user's (python_source.h); "" none */
 };
 
 /* Looks for a running CPython in this process and chooses its layout. Returns the status; for

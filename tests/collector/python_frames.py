@@ -179,6 +179,19 @@ def main():
     thread.join()
     check("package frames only, again", results, [f"{library}:2 synchronize"] * 4 + [3])
 
+    # A program kept in a folder named torch/ (as workloads/torch/ here): its own files are the
+    # user's, though their path holds "torch/"; run with a relative path, as `python3 torch/prog.py`.
+    program = write_module(os.path.join(folder, "torch"), "prog",
+                           "import ctypes, sys\nsys.path.insert(0, sys.argv[2])\nimport fake_sync\n\n\n"
+                           "def main():\n    lib = ctypes.CDLL(sys.argv[1])\n"
+                           "    lib.probe_python_source.argtypes = [ctypes.c_char_p, ctypes.c_size_t]\n"
+                           "    buffer = ctypes.create_string_buffer(512)\n"
+                           "    fake_sync.synchronize(lib, buffer)\n    print(buffer.value.decode())\n\n\nmain()\n")
+    run = subprocess.run([sys.executable, os.path.join("torch", "prog.py"), os.path.abspath(sys.argv[1]),
+                          os.path.dirname(library)],
+                         cwd=folder, capture_output=True, text=True)
+    check("a program in a torch/ folder", run.stdout.strip(), f"{program}:10 main")
+
     # A second Python thread captures its own line, many times, while the main thread runs Python.
     seen = []
 
