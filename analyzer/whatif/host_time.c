@@ -445,6 +445,35 @@ int host_time_mark_drained_starts(struct replay *replay)
     return 0;
 }
 
+void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *wait_ns, int64_t *host_ns)
+{
+    *calls = *wait_ns = *host_ns = 0;
+    int64_t last_launch = INT64_MIN; /* a sync after the last launch moves nothing the replay holds */
+    for (size_t i = 0; i < replay->op_count; i++)
+        if (replay->ops[i].launch_ns != STORE_NULL && replay->ops[i].launch_ns > last_launch)
+            last_launch = replay->ops[i].launch_ns;
+    size_t swept = 0;         /* ops of launch_order whose recorded ends are in recorded_end */
+    int64_t recorded_end = 0; /* the latest recorded end of them */
+    for (size_t c = 0; c < replay->call_count; c++) { /* by correlation id: the barriers only grow */
+        const struct host_call *call = &replay->calls[c];
+        if (!(call->kind & CALL_SYNC) || call->end_ns <= replay->first_launch_ns ||
+            call->start_ns > last_launch)
+            continue;
+        size_t low = replay_launched_before(replay, replay->launch_order, call->correlation_id);
+        for (; swept < low; swept++) {
+            const struct replay_op *op = &replay->ops[replay->launch_order[swept]];
+            int64_t end = op->start_ns + op->duration_ns;
+            recorded_end = swept > 0 && recorded_end > end ? recorded_end : end;
+        }
+        int64_t duration = call->end_ns - call->start_ns;
+        int64_t wait = low > 0 && recorded_end > call->start_ns ? recorded_end - call->start_ns : 0;
+        wait = wait < duration ? wait : duration;
+        ++*calls;
+        *wait_ns += wait;
+        *host_ns += duration - wait;
+    }
+}
+
 /* The host work the idle accounting found, each before the launch that ended its gap, as the
  * host-work fix removes it: by time, summed up to each (the same for every replay with the fix).
  * It is cut out of every thread's time, not only the launching one's: the threads of one training
