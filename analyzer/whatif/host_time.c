@@ -118,6 +118,19 @@ static int keeps_sync(const struct run_state *state, const struct host_call *cal
     return !((call->kind & CALL_PAGEABLE) && (state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)));
 }
 
+/* The latest recorded end of the ops order[0, low) (ops by correlation id), from recorded_end, that
+ * of order[0, *swept), sweeping on: a sweep over calls by correlation id reads each op once. */
+static int64_t recorded_end_by(const struct replay *replay, const replay_index *order, size_t low,
+                               size_t *swept, int64_t recorded_end)
+{
+    for (; *swept < low; ++*swept) {
+        const struct replay_op *op = &replay->ops[order[*swept]];
+        int64_t end = op->start_ns + op->duration_ns;
+        recorded_end = *swept > 0 && recorded_end > end ? recorded_end : end;
+    }
+    return recorded_end;
+}
+
 /* The kept synchronizing calls of the threads that launched this device's work. Sized by the kept
  * syncs, not the calls (a slot per call was 80 bytes per operation of a launch-bound trace, issue
  * 33); the recorded end of the work launched before each is a running maximum over launch order,
@@ -140,11 +153,7 @@ static int collect_syncs(struct run_state *state)
         if (!keeps_sync(state, call))
             continue;
         size_t low = replay_launched_before(replay, state->by_correlation, call->correlation_id);
-        for (; swept < low; swept++) {
-            const struct replay_op *op = &replay->ops[state->by_correlation[swept]];
-            int64_t end = op->start_ns + op->duration_ns;
-            recorded_end = swept > 0 && recorded_end > end ? recorded_end : end;
-        }
+        recorded_end = recorded_end_by(replay, state->by_correlation, low, &swept, recorded_end);
         int64_t waited_until = low > 0 && recorded_end > call->start_ns ? recorded_end : call->start_ns;
         int64_t own = call->end_ns - waited_until;
         state->syncs[state->sync_count++] = (struct sync_point){.thread_id = call->thread_id,
@@ -460,11 +469,7 @@ void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *
             call->start_ns > last_launch)
             continue;
         size_t low = replay_launched_before(replay, replay->launch_order, call->correlation_id);
-        for (; swept < low; swept++) {
-            const struct replay_op *op = &replay->ops[replay->launch_order[swept]];
-            int64_t end = op->start_ns + op->duration_ns;
-            recorded_end = swept > 0 && recorded_end > end ? recorded_end : end;
-        }
+        recorded_end = recorded_end_by(replay, replay->launch_order, low, &swept, recorded_end);
         int64_t duration = call->end_ns - call->start_ns;
         int64_t wait = low > 0 && recorded_end > call->start_ns ? recorded_end - call->start_ns : 0;
         wait = wait < duration ? wait : duration;
