@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "capture.h"
 #include "check.h"
 #include "report.h"
 #include "trace_builder.h"
@@ -44,16 +45,8 @@ static struct analysis_result *job(const char *name, int ranks)
 
 static char *capture(const struct analysis_result *result, int markdown, int all_rows)
 {
-    char *buffer = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&buffer, &size);
     struct report_context context = {.trace_path = "world.db", .width = 80, .all_rows = all_rows};
-    if (markdown)
-        report_write_markdown(out, result, &context);
-    else
-        report_write_text(out, result, &context);
-    fclose(out);
-    return buffer;
+    return capture_report(result, &context, markdown);
 }
 
 /* Ranks by gap, smallest first; equal gaps never happen here. */
