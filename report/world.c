@@ -347,6 +347,72 @@ void report_world_overview(FILE *out, const struct analysis_result *result, int 
     free(cells);
 }
 
+/* --- JSON --- */
+
+/* The figures' keys in "world" (docs/report-json.md): a device's own key where it has one. */
+static const char *const figure_keys[REPORT_FIGURE_COUNT] = {"span_ns",
+                                                             "busy",
+                                                             "kernels",
+                                                             "idle_ns",
+                                                             "stream_overlap",
+                                                             "communication_ns",
+                                                             "exposed_communication_ns",
+                                                             "comm_overlap",
+                                                             "copy_overlap_of_possible",
+                                                             "exposed_copy_ns",
+                                                             "lost_ns",
+                                                             "headroom_ns"};
+
+static void add_figure_value(cJSON *object, const char *name, const struct analysis_result *result,
+                             size_t device, int figure)
+{
+    double value = 0;
+    report_figure_value(&result->devices[device], figure, &value);
+    cJSON_AddNumberToObject(object, name, value);
+}
+
+/* One figure's distribution: its statistics (null when no device has the figure) and where the
+ * min and max are (index into "devices", and that device's rank). */
+static cJSON *figure_json(const struct analysis_result *result, int figure)
+{
+    cJSON *object = cJSON_CreateObject();
+    size_t count;
+    struct ranked *sorted = devices_by(result, figure, 0, &count);
+    cJSON_AddNumberToObject(object, "devices", (double)count);
+    static const char *const names[] = {"min", "median", "p90", "max"};
+    if (!sorted || count == 0) {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            cJSON_AddNullToObject(object, names[i]);
+        free(sorted);
+        return object;
+    }
+    struct order order = order_of(sorted, count);
+    const size_t at[] = {sorted[order.min].item, sorted[order.median].item, sorted[order.p90].item,
+                         sorted[order.max].item};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        add_figure_value(object, names[i], result, at[i], figure);
+    cJSON_AddNumberToObject(object, "min_index", (double)at[0]);
+    cJSON_AddNumberToObject(object, "min_rank", (double)result->devices[at[0]].rank);
+    cJSON_AddNumberToObject(object, "max_index", (double)at[3]);
+    cJSON_AddNumberToObject(object, "max_rank", (double)result->devices[at[3]].rank);
+    free(sorted);
+    return object;
+}
+
+cJSON *report_world_json(const struct analysis_result *result)
+{
+    if (result->device_count <= REPORT_WORLD_MAX_ROWS)
+        return NULL;
+    cJSON *world = cJSON_CreateObject();
+    if (!world)
+        return NULL;
+    cJSON_AddNumberToObject(world, "device_count", (double)result->device_count);
+    cJSON *figures = cJSON_AddObjectToObject(world, "figures");
+    for (int f = 0; figures && f < REPORT_FIGURE_COUNT; f++)
+        cJSON_AddItemToObject(figures, figure_keys[f], figure_json(result, f));
+    return world;
+}
+
 /* --- streams --- */
 
 enum { ROLE_COLUMNS = 7 };

@@ -6,6 +6,7 @@
 #ifndef OVERLAPSCOPE_REPORT_WORLD_H
 #define OVERLAPSCOPE_REPORT_WORLD_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -37,6 +38,10 @@ char *report_world_device_name(const struct analysis_result *result, size_t devi
 /* The distribution table, the ranks at either end and how to see the rows left out: text wrapped
  * at width columns, or Markdown. */
 void report_world_overview(FILE *out, const struct analysis_result *result, int markdown, int width);
+/* The summary's figures for the JSON report ("world", docs/report-json.md): each figure's
+ * distribution with where its min and max are; NULL when the devices are not more than
+ * REPORT_WORLD_MAX_ROWS (the key is then absent) or out of memory. The caller owns it. */
+cJSON *report_world_json(const struct analysis_result *result);
 /* The streams by role, with the distribution of their busy time (text only). */
 void report_world_streams(FILE *out, const struct analysis_result *result, int width);
 

@@ -2,7 +2,8 @@
  * all differ: rank r runs two kernels over 1 ms with a gap of 5 us x (1 + 7r mod 40) between them
  * (every gap from 5 to 200 us once). The summary's min, median, p90 and max of busy and idle, the
  * ranks holding min and max, and the ranks at either end are computed here from the gaps and must
- * be what the Markdown and the text say; 16 ranks keep a row each, and so does --all-rows. */
+ * be what the Markdown, the text and the JSON's "world" say; 16 ranks keep a row each, and so does
+ * --all-rows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,34 @@ static void test_text(const char *text)
     CHECK(strstr(text, "\nrank  device") == NULL);
 }
 
+/* The JSON's "world": the same statistics, as numbers, with the devices holding min and max. */
+static void test_json(const struct analysis_result *world, const struct analysis_result *small)
+{
+    int by_gap[RANKS];
+    ranks_by_gap(by_gap);
+    cJSON *root = report_to_json(world, NULL), *few = report_to_json(small, NULL);
+    const cJSON *figures = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "world"), "figures");
+    const cJSON *idle = cJSON_GetObjectItem(figures, "idle_ns"), *busy = cJSON_GetObjectItem(figures, "busy");
+    CHECK(idle && busy);
+    if (idle && busy) {
+        CHECK_INT(cJSON_GetObjectItem(idle, "devices")->valuedouble, RANKS);
+        CHECK_INT(cJSON_GetObjectItem(idle, "min")->valuedouble, US(gap_us(by_gap[0])));
+        CHECK_INT(cJSON_GetObjectItem(idle, "median")->valuedouble, US(gap_us(by_gap[19])));
+        CHECK_INT(cJSON_GetObjectItem(idle, "p90")->valuedouble, US(gap_us(by_gap[35])));
+        CHECK_INT(cJSON_GetObjectItem(idle, "max")->valuedouble, US(gap_us(by_gap[RANKS - 1])));
+        CHECK_INT(cJSON_GetObjectItem(idle, "max_rank")->valuedouble, 17);
+        CHECK_NEAR(cJSON_GetObjectItem(busy, "min")->valuedouble, 0.8, 1e-12);
+        CHECK_INT(cJSON_GetObjectItem(busy, "min_rank")->valuedouble, 17);
+        /* the index into "devices" names the same device */
+        int index = (int)cJSON_GetObjectItem(busy, "min_index")->valuedouble;
+        const cJSON *device = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "devices"), index);
+        CHECK(device && cJSON_GetObjectItem(device, "rank")->valuedouble == 17);
+    }
+    CHECK(cJSON_GetObjectItem(few, "world") == NULL); /* 16 devices: absent */
+    cJSON_Delete(root);
+    cJSON_Delete(few);
+}
+
 static size_t count_of(const char *text, const char *what)
 {
     size_t count = 0;
@@ -150,6 +179,7 @@ int main(void)
         char *markdown = capture(world, 1, 0), *text = capture(world, 0, 0);
         test_distribution(markdown);
         test_text(text);
+        test_json(world, small);
         free(markdown);
         free(text);
         /* the threshold: 16 devices keep their rows; --all-rows keeps every row past it */

@@ -5,7 +5,8 @@
 # ranks holding min and max, are computed here from report --json and must be the cells of those
 # devices' own rows in report --all-rows; the ranks at either end and the straggler are named;
 # 16 ranks still get a row each; --rank shows one rank's full rows; every line fits 80 columns;
-# the Markdown renders as written (cmark-gfm, when installed); the JSON keeps every device.
+# the Markdown renders as written (cmark-gfm, when installed); the JSON keeps every device and its
+# "world" holds the same statistics (validated against docs/schema/report.json).
 set -u
 os=${OVERLAPSCOPE:?}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,6 +82,16 @@ for f, (part, whole) in enumerate(figures):
     for stat, i in (("min at", low), ("max at", high)):
         if summary[stat][f] != str(devices[i]["rank"]):
             problems.append("%s of %s: %r, not rank %d" % (stat, part, summary[stat][f], devices[i]["rank"]))
+    # the JSON's "world" holds the same devices and values
+    figure = json.load(open(sys.argv[1]))["world"]["figures"][["span_ns", "busy", "kernels", "idle_ns", "stream_overlap",
+        "communication_ns", "exposed_communication_ns", "comm_overlap", "copy_overlap_of_possible",
+        "exposed_copy_ns", "lost_ns", "headroom_ns"][f]]
+    for stat, i in picks.items():
+        want = [v for v, j in have if j == i][0]
+        if figure[stat] != want:
+            problems.append("JSON %s of %s: %r, not %r" % (stat, part, figure[stat], want))
+    if (figure["min_index"], figure["max_index"], figure["devices"]) != (low, high, n):
+        problems.append("JSON %s: min_index %r max_index %r devices %r" % (part, figure["min_index"], figure["max_index"], figure["devices"]))
 busy = sorted((d["busy_ns"] / d["span_ns"], d["rank"]) for d in devices)
 if busy[0][1] != 13 or summary["min at"][1] != "13":
     problems.append("the least busy rank: %r, the summary says %r" % (busy[0], summary["min at"][1]))
@@ -88,6 +99,14 @@ print("\n".join(problems))
 sys.exit(1 if problems else 0)
 PY
 ); then pass=$((pass+1)); else echo "FAILED: the distribution against the rows: $out"; fail=$((fail+1)); fi
+
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    "$os" report --json "$work/small.db" >"$work/small.json"
+    expect "the JSON with its world validates" \
+        'python3 "$here/schema_validate.py" "$here/../../docs/schema" report="$work/world.json" report="$work/small.json" >/dev/null'
+    expect "16 devices: no world in the JSON" \
+        'python3 -c "import json,sys; sys.exit(\"world\" in json.load(open(sys.argv[1])))" "$work/small.json"'
+fi
 
 # The threshold: 16 devices keep a row each, 20 are summarized unless --all-rows.
 COLUMNS=80 "$os" report "$work/small.db" >"$work/small.txt"
