@@ -3,7 +3,7 @@
  * (every gap from 5 to 200 us once). The summary's min, median, p90 and max of busy and idle, the
  * ranks holding min and max, and the ranks at either end are computed here from the gaps and must
  * be what the Markdown, the text and the JSON's "world" say; 16 ranks keep a row each, and so does
- * --all-rows. */
+ * --all-rows; with two devices a process, a device is named by its rank and its ordinal. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,16 +22,23 @@ static double gap_us(int rank)
     return 5.0 * (1 + (7 * rank) % RANKS); /* 7 and 40 are coprime: each gap once */
 }
 
-static struct analysis_result *job(const char *name, int ranks)
+/* ranks processes of devices GPUs each; device d of rank r has the gap of rank r * devices + d. */
+static struct analysis_result *job(const char *name, int ranks, int devices)
 {
     struct builder b;
     if (builder_create(&b, directory, name) != 0)
         return NULL;
     for (int r = 0; r < ranks; r++) {
         int64_t process = builder_process(&b, r);
-        builder_h100(&b, process, 0);
-        builder_insert_kernel(&b, builder_kernel_row(process, 7, 0, 500, 132, 256, "first"));
-        builder_insert_kernel(&b, builder_kernel_row(process, 7, 500 + gap_us(r), 1000, 132, 256, "second"));
+        for (int d = 0; d < devices; d++) {
+            builder_h100(&b, process, d);
+            struct store_kernel first = builder_kernel_row(process, 7, 0, 500, 132, 256, "first");
+            struct store_kernel second =
+                builder_kernel_row(process, 7, 500 + gap_us(r * devices + d), 1000, 132, 256, "second");
+            first.device_id = second.device_id = d;
+            builder_insert_kernel(&b, first);
+            builder_insert_kernel(&b, second);
+        }
     }
     int status = builder_finish(&b);
     builder_close(&b);
@@ -160,6 +167,17 @@ static void test_json(const struct analysis_result *world, const struct analysis
     cJSON_Delete(few);
 }
 
+/* Processes of two devices each: a device is named by its rank and its ordinal. Rank 8's device 1
+ * has the 200 us gap (device 17 of the 20 x 2 in order). */
+static void test_devices_named(const struct analysis_result *pairs)
+{
+    char *markdown = capture(pairs, 1, 0);
+    CHECK(strstr(markdown, "\n| min at | 0:0 | 8:1 | 8:1 | 0:0 |") != NULL);
+    CHECK(strstr(markdown, "\n| lowest busy | rank 8 device 1 80.0%,") != NULL);
+    CHECK(strstr(markdown, "the at rows name the rank:device holding min and max") != NULL);
+    free(markdown);
+}
+
 static size_t count_of(const char *text, const char *what)
 {
     size_t count = 0;
@@ -172,8 +190,11 @@ int main(void)
 {
     if (!mkdtemp(directory))
         return 1;
-    struct analysis_result *world = job("world.db", RANKS), *small = job("small.db", 16);
-    CHECK(world && small);
+    struct analysis_result *world = job("world.db", RANKS, 1), *small = job("small.db", 16, 1),
+                           *pairs = job("pairs.db", RANKS / 2, 2);
+    CHECK(world && small && pairs);
+    if (pairs)
+        test_devices_named(pairs);
     if (world && small) {
         CHECK_INT(world->device_count, RANKS);
         char *markdown = capture(world, 1, 0), *text = capture(world, 0, 0);
@@ -193,6 +214,7 @@ int main(void)
     }
     analysis_free(world);
     analysis_free(small);
+    analysis_free(pairs);
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", directory);
     if (system(command) != 0)
