@@ -117,15 +117,28 @@ int report_world_summarized(const struct analysis_result *result, const struct r
     return result->device_count > REPORT_WORLD_MAX_ROWS && !(context && context->all_rows);
 }
 
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* 1 when a process has more than one device in the result: a device is then named by its rank and
- * its device ordinal. */
+ * its device ordinal (also when out of memory: the longer name is never wrong). Sorted, not paired:
+ * a few thousand devices. */
 static int several_per_process(const struct analysis_result *result)
 {
-    for (size_t i = 1; i < result->device_count; i++)
-        for (size_t j = 0; j < i; j++)
-            if (result->devices[i].process_id == result->devices[j].process_id)
-                return 1;
-    return 0;
+    int64_t *ids = malloc((result->device_count ? result->device_count : 1) * sizeof *ids);
+    if (!ids)
+        return 1;
+    for (size_t i = 0; i < result->device_count; i++)
+        ids[i] = result->devices[i].process_id;
+    qsort(ids, result->device_count, sizeof *ids, by_id);
+    int several = 0;
+    for (size_t i = 1; i < result->device_count && !several; i++)
+        several = ids[i] == ids[i - 1];
+    free(ids);
+    return several;
 }
 
 char *report_world_device_name(const struct analysis_result *result, size_t device, char *buffer, size_t size)
