@@ -14,7 +14,7 @@
 #include "trace_input.h"
 
 enum { REPORT_MAX_TOP = 10000 };
-enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP, OPTION_MPI };
+enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP, OPTION_MPI, OPTION_ALL_ROWS };
 
 /* A recording of part of the job says so under the report (record --capture-range): its figures
  * cover only what was captured. */
@@ -36,6 +36,7 @@ int cmd_report(int argc, char **argv)
                                           {"csv", no_argument, 0, OPTION_CSV},
                                           {"top", required_argument, 0, OPTION_TOP},
                                           {"mpi", no_argument, 0, OPTION_MPI},
+                                          {"all-rows", no_argument, 0, OPTION_ALL_ROWS},
                                           CLI_FILTER_OPTIONS,
                                           {0, 0, 0, 0}};
     struct cli_filters filters;
@@ -66,6 +67,8 @@ int cmd_report(int argc, char **argv)
             context.top = (size_t)top;
         } else if (option == OPTION_MPI) {
             mpi.on = 1;
+        } else if (option == OPTION_ALL_ROWS) {
+            context.all_rows = 1; /* else more than 16 devices are summarized (report/world.h) */
         } else if (cli_filters_take(&filters, argv, option) != 0) {
             return CLI_EXIT_ERROR;
         }

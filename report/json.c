@@ -9,6 +9,7 @@
 #include "report.h"
 #include "store.h"
 #include "version.h"
+#include "world.h"
 #include "writer.h"
 
 static void add_int(cJSON *object, const char *name, int64_t value)
@@ -349,6 +350,9 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
     cJSON_AddItemToObject(root, "summary", summary_json(result));
     cJSON_AddItemToObject(root, "unmeasured", unmeasured_json(result));
     add_lists(root, result);
+    cJSON *world = report_world_json(result); /* only past 16 devices: the goldens' JSON unchanged */
+    if (world)
+        cJSON_AddItemToObject(root, "world", world);
     return root;
 }
 
