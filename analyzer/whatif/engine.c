@@ -266,7 +266,8 @@ static int prepare_inputs(struct run_state *state)
         if ((state->fixes & FIX_BIT(ANALYSIS_FIX_COPY_AHEAD)) && op->ahead_ns > 0)
             state->duration[i] = state->duration[i] > op->ahead_ns ? state->duration[i] - op->ahead_ns : 0;
         /* no launch known: not earlier than recorded */
-        state->ready[i] = op->launch_ns == STORE_NULL ? op->start_ns : host_time_ready_ns(state, i);
+        state->ready[i] =
+            replay_launch_ns(state->replay, op) == STORE_NULL ? op->start_ns : host_time_ready_ns(state, i);
     }
     return 0;
 }

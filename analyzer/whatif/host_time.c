@@ -67,16 +67,17 @@ static int64_t removed_at(const struct run_state *state, size_t place, int64_t a
 
 /* When the host made op available: its launch call's return (a call that returned after the op
  * started, a synchronous copy, made it available when it started). */
-static int64_t ready_host_ns(const struct replay_op *op)
+static int64_t ready_host_ns(const struct replay *replay, const struct replay_op *op)
 {
-    return op->launch_end_ns < op->start_ns ? op->launch_end_ns : op->start_ns;
+    int64_t launch_end_ns = replay_launch_end_ns(replay, op);
+    return launch_end_ns < op->start_ns ? launch_end_ns : op->start_ns;
 }
 
 /* When the host made op available, after a kept sync: as ready_host_ns, but an op the sync left a
  * drained device to (host_time_mark_drained_starts) no sooner than its recorded start. */
-static int64_t after_sync_ready_ns(const struct replay_op *op)
+static int64_t after_sync_ready_ns(const struct replay *replay, const struct replay_op *op)
 {
-    return op->drained_start ? op->start_ns : ready_host_ns(op);
+    return op->drained_start ? op->start_ns : ready_host_ns(replay, op);
 }
 
 /* Replay time of host time `at` on a thread whose last kept sync before it is `sync` (-1: none,
@@ -96,9 +97,11 @@ static int64_t replayed_host_ns(const struct run_state *state, long sync, int64_
  * at the replay's start for launches no kept sync holds, when their sync resolves for the others. */
 static int64_t launch_ready_ns(const struct run_state *state, long sync, size_t i)
 {
-    const struct replay_op *op = &state->replay->ops[i];
-    return replayed_host_ns(state, sync, sync < 0 ? ready_host_ns(op) : after_sync_ready_ns(op),
-                            removed_at(state, state->replay->op_removed_at[i], op->launch_ns));
+    const struct replay *replay = state->replay;
+    const struct replay_op *op = &replay->ops[i];
+    return replayed_host_ns(state, sync,
+                            sync < 0 ? ready_host_ns(replay, op) : after_sync_ready_ns(replay, op),
+                            removed_at(state, replay->op_removed_at[i], replay_launch_ns(replay, op)));
 }
 
 static int by_sync_time(const void *a, const void *b)
@@ -194,7 +197,8 @@ static long segment_of(const struct run_state *state, const struct replay_op *op
 {
     long found = -1;
     size_t low = 0, high = state->sync_count;
-    struct sync_point key = {.thread_id = op->thread_id, .start_ns = op->launch_ns};
+    int64_t thread_id = replay_thread_of(state->replay, op), launch_ns = replay_launch_ns(state->replay, op);
+    struct sync_point key = {.thread_id = thread_id, .start_ns = launch_ns};
     while (low < high) {
         size_t middle = low + (high - low) / 2;
         if (by_sync_time(&state->syncs[middle], &key) < 0)
@@ -202,8 +206,7 @@ static long segment_of(const struct run_state *state, const struct replay_op *op
         else
             high = middle;
     }
-    if (low > 0 && state->syncs[low - 1].thread_id == op->thread_id &&
-        state->syncs[low - 1].end_ns <= op->launch_ns)
+    if (low > 0 && state->syncs[low - 1].thread_id == thread_id && state->syncs[low - 1].end_ns <= launch_ns)
         found = (long)low - 1;
     return found;
 }
@@ -258,7 +261,7 @@ static int find_segments(struct run_state *state)
     if (!state->segment)
         return -1;
     for (size_t i = 0; i < n; i++)
-        state->segment[i] = state->replay->ops[i].launch_ns == STORE_NULL
+        state->segment[i] = replay_launch_ns(state->replay, &state->replay->ops[i]) == STORE_NULL
                                 ? -1
                                 : (int32_t)segment_of(state, &state->replay->ops[i]);
     state->segment_first = engine_scratch_zeroed(state->scratch, SCRATCH_SEGMENT_FIRST,
@@ -394,8 +397,9 @@ int host_time_positions(struct replay *replay)
         return WHATIF_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++) {
         const struct replay_op *op = &replay->ops[i];
+        int64_t launch_ns = replay_launch_ns(replay, op);
         replay->op_removed_at[i] =
-            op->launch_ns == STORE_NULL ? 0 : removed_place(replay, op->thread_id, op->launch_ns);
+            launch_ns == STORE_NULL ? 0 : removed_place(replay, replay_thread_of(replay, op), launch_ns);
     }
     for (size_t c = 0; c < calls; c++) {
         const struct host_call *call = &replay->calls[c];
@@ -430,7 +434,8 @@ int host_time_mark_drained_starts(struct replay *replay)
     for (size_t i = 0; i < replay->op_count; i++) {
         struct replay_op *op = &replay->ops[i];
         const struct host_call *call = NULL;
-        if (op->launch_ns != STORE_NULL && op->start_ns > op->launch_end_ns && busy_until <= op->start_ns)
+        if (replay_launch_ns(replay, op) != STORE_NULL && op->start_ns > replay_launch_end_ns(replay, op) &&
+            busy_until <= op->start_ns)
             call = replay_call_of(replay, op->correlation_id);
         size_t k = call ? place[call - replay->calls] : 0;
         if (k > 0) {
@@ -481,10 +486,12 @@ int host_time_work_removals(struct replay *replay, const struct device_idle *idl
 void host_time_first_launch(struct replay *replay)
 {
     replay->first_launch_ns = INT64_MIN;
-    for (size_t i = 0; i < replay->op_count; i++)
-        if (replay->ops[i].launch_ns != STORE_NULL &&
-            (replay->first_launch_ns == INT64_MIN || replay->ops[i].launch_ns < replay->first_launch_ns))
-            replay->first_launch_ns = replay->ops[i].launch_ns;
+    for (size_t i = 0; i < replay->op_count; i++) {
+        int64_t launch_ns = replay_launch_ns(replay, &replay->ops[i]);
+        if (launch_ns != STORE_NULL &&
+            (replay->first_launch_ns == INT64_MIN || launch_ns < replay->first_launch_ns))
+            replay->first_launch_ns = launch_ns;
+    }
 }
 
 static int by_start(const void *a, const void *b)
@@ -508,7 +515,7 @@ int host_time_join_timelines(struct replay *replay)
     int64_t *threads = NULL; /* the launching threads: the ops' */
     size_t thread_count = 0, thread_capacity = 0;
     for (size_t i = 0; i < replay->op_count; i++) {
-        int64_t thread = replay->ops[i].thread_id;
+        int64_t thread = replay_thread_of(replay, &replay->ops[i]);
         size_t t = 0;
         while (t < thread_count && threads[t] != thread)
             t++;
@@ -544,11 +551,8 @@ int host_time_join_timelines(struct replay *replay)
         }
     }
     if (by_time && !overlap) {
-        for (size_t k = 0; k < count; k++)
+        for (size_t k = 0; k < count; k++) /* every op's launch among them: its thread follows */
             by_time[k]->thread_id = threads[0];
-        for (size_t i = 0; i < replay->op_count; i++)
-            if (replay->ops[i].thread_id != STORE_NULL)
-                replay->ops[i].thread_id = threads[0];
     }
     free(threads);
     free(by_time);

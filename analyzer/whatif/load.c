@@ -213,9 +213,7 @@ static void add_op(struct replay *replay, const struct kept_op *source, struct r
                                  source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
                              .correlation_id = source->correlation_id,
                              .stream_id = source->stream_id,
-                             .launch_ns = STORE_NULL,
-                             .launch_end_ns = STORE_NULL,
-                             .thread_id = STORE_NULL,
+                             .call = REPLAY_NO_CALL,
                              .channel_id = source->channel_id,
                              .on_copy_channel = source->kind != MODEL_KERNEL,
                              .stream_previous = -1,
@@ -231,9 +229,7 @@ static void add_op(struct replay *replay, const struct kept_op *source, struct r
      * asked for an asynchronous copy. */
     op->pageable = op->pageable && call && (call->kind & CALL_ASYNC_COPY);
     if (call) {
-        op->launch_ns = call->start_ns;
-        op->launch_end_ns = call->end_ns;
-        op->thread_id = call->thread_id;
+        op->call = (replay_index)(call - replay->calls);
         /* A copy to host memory the call waits for (a synchronous one, or an asynchronous one to
          * pageable memory, which "will return only once the copy has completed", CUDA Runtime API
          * "API synchronization behavior") synchronizes the host like a stream synchronize: the

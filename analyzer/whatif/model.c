@@ -5,7 +5,7 @@
 #include "model.h"
 #include "store.h"
 
-_Static_assert(sizeof(struct replay_op) == 128, "a replay holds one per operation: keep it at 128 bytes");
+_Static_assert(sizeof(struct replay_op) == 112, "a replay holds one per operation: keep it at 112 bytes");
 
 int replay_grow(void **items, size_t *capacity, size_t count, size_t size)
 {

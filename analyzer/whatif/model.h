@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "store.h"
 
 enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
 
@@ -25,15 +26,15 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
  * 32 bits, as ops stop at WHATIF_MAX_OPS and load_host_calls refuses 2^32 calls (8-byte indexes
  * cost 24 bytes per operation, issue 33). */
 typedef uint32_t replay_index;
+#define REPLAY_NO_CALL UINT32_MAX
 
-/* 128 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op and
- * stream indexes fit 32 bits; graph.c bounds the edges to match), and the walk's copy of each is
- * alive beside it; 160 bytes of size_t, long and int fields cost 32 bytes more per operation
- * (issue 33). */
+/* 112 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op, call
+ * and stream indexes fit 32 bits; graph.c bounds the edges to match); 160 bytes of size_t, long
+ * and int fields cost 32 bytes more per operation, and a copy of its launch's times and thread 16
+ * more than the index of the launch (issue 33). */
 struct replay_op {
     int64_t start_ns, duration_ns, correlation_id, stream_id;
-    int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
-    int64_t channel_id;                          /* STORE_NULL: no channel recorded */
+    int64_t channel_id; /* STORE_NULL: no channel recorded */
     int64_t bytes;
     /* An HtoD copy on a stream that computes: the kernel time its stream ran since the stream's
      * copy before it (the previous step's compute), which a copy issued a step ahead on a side
@@ -41,7 +42,8 @@ struct replay_op {
     int64_t ahead_ns;
     double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
     int64_t waves;
-    uint32_t stream_index;                     /* into the replay's streams */
+    uint32_t stream_index; /* into the replay's streams */
+    replay_index call;     /* its launch, into the replay's calls; REPLAY_NO_CALL when unknown */
     int32_t stream_previous, channel_previous; /* op indexes, -1 when none */
     uint32_t edge_first, edge_count;           /* into the replay's edges (by `to`) */
     unsigned char category;                    /* enum analysis_category */
@@ -121,6 +123,27 @@ int replay_by_correlation(const void *a, const void *b);
 
 /* The host call of correlation_id (replay->calls is sorted by it), NULL when none. */
 const struct host_call *replay_call_of(const struct replay *replay, int64_t correlation_id);
+
+/* The call that launched op (replay_call_of its correlation id when loaded), NULL when unknown;
+ * its launch's start and end, and its thread (host_time_join_timelines gives the threads of one
+ * timeline one id), STORE_NULL when unknown. */
+static inline const struct host_call *replay_launch_of(const struct replay *replay,
+                                                       const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? NULL : &replay->calls[op->call];
+}
+static inline int64_t replay_launch_ns(const struct replay *replay, const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? STORE_NULL : replay->calls[op->call].start_ns;
+}
+static inline int64_t replay_launch_end_ns(const struct replay *replay, const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? STORE_NULL : replay->calls[op->call].end_ns;
+}
+static inline int64_t replay_thread_of(const struct replay *replay, const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? STORE_NULL : replay->calls[op->call].thread_id;
+}
 
 /* How many ops of `order` (op indexes in launch order) were launched before correlation_id. */
 size_t replay_launched_before(const struct replay *replay, const replay_index *order, int64_t correlation_id);
