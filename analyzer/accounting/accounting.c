@@ -197,7 +197,10 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
                                       &err) != STORE_ENVIRONMENT_SET)
             acc->process_uncached_allocator[0] = '\0';
         books->first_of_process = 1;
+    } else if (acc->sources_released) {
+        hold_sources(acc, device->process_id);
     }
+    acc->sources_released = 0;
     books->has_api = acc->process_has_api;
     books->lacks_sync_events = acc->process_lacks_sync_events;
     books->has_sources = acc->process_has_sources;
@@ -257,7 +260,14 @@ int accountant_end_device(accountant *acc, struct device_state *device, size_t r
     }
     books->result_index = result_index;
     books->interval_end = acc->ledger.interval_count;
-    return exposed_comm_end_device(acc, books, err);
+    int status = exposed_comm_end_device(acc, books, err);
+    /* The walk was the held sources' reader; the waits' (accountant_collect) ask the store. */
+    free(acc->sources);
+    acc->sources = NULL;
+    acc->source_count = 0;
+    acc->sources_held = 0;
+    acc->sources_released = 1;
+    return status;
 }
 
 void accountant_device_idle(accountant *acc, struct device_idle *idle)

@@ -152,12 +152,12 @@ static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct la
     replay->calls = malloc((launches->count ? launches->count : 1) * sizeof *replay->calls);
     int status = replay->calls ? 0 : WHATIF_OUT_OF_MEMORY;
     for (size_t i = 0; status == 0 && i < launches->count; i++) {
-        const struct correlated_call *call = &launches->calls[i];
+        const struct thread_call *call = &launches->calls[i];
         int kind = 0;
         if (!host_call_kept(call->start_ns, call->end_ns) ||
             (call->has_name && (status = kind_of_name(&kinds, call->name_id, &kind, err)) != 0))
             continue;
-        replay->calls[replay->call_count++] = (struct host_call){.thread_id = call->thread_id,
+        replay->calls[replay->call_count++] = (struct host_call){.thread_id = launches->origins[i].thread_id,
                                                                  .start_ns = call->start_ns,
                                                                  .end_ns = call->end_ns,
                                                                  .correlation_id = call->correlation_id,
