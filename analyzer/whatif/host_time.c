@@ -121,6 +121,22 @@ static int keeps_sync(const struct run_state *state, const struct host_call *cal
     return !((call->kind & CALL_PAGEABLE) && (state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)));
 }
 
+/* 1 + the place in call_order of the last call of thread_id that ended by `at` (call_order's
+ * (thread, end) order: ties are read at the last of them), 0 when the thread has none. */
+static size_t removed_place(const struct replay *replay, int64_t thread_id, int64_t at)
+{
+    size_t low = 0, high = replay->call_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        const struct host_call *call = &replay->calls[replay->call_order[middle]];
+        if (call->thread_id < thread_id || (call->thread_id == thread_id && call->end_ns <= at))
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low > 0 && replay->calls[replay->call_order[low - 1]].thread_id == thread_id ? low : 0;
+}
+
 /* The kept synchronizing calls of the threads that launched this device's work. Sized by the kept
  * syncs, not the calls (a slot per call was 80 bytes per operation of a launch-bound trace, issue
  * 33); the recorded end of the work launched before each is a running maximum over launch order,
@@ -157,6 +173,9 @@ static int collect_syncs(struct run_state *state)
                                                                 .own_ns = own > 0 ? own : 0,
                                                                 .previous = -1,
                                                                 .call = c};
+        struct sync_point *point = &state->syncs[state->sync_count - 1];
+        point->start_place = (replay_index)removed_place(replay, call->thread_id, call->start_ns);
+        point->end_place = (replay_index)removed_place(replay, call->thread_id, call->end_ns);
     }
     qsort(state->syncs, state->sync_count, sizeof *state->syncs, by_sync_time);
     state->thread_next = engine_scratch_take(state->scratch, SCRATCH_THREAD_NEXT,
@@ -185,8 +204,7 @@ static void reset_syncs(struct run_state *state)
         struct sync_point *point = &state->syncs[k];
         point->resolved = 0;
         point->replay_end_ns = 0;
-        point->removed_by_end_ns =
-            removed_at(state, state->replay->call_end_removed_at[point->call], point->end_ns);
+        point->removed_by_end_ns = removed_at(state, point->end_place, point->end_ns);
     }
     for (size_t t = 0; t < state->thread_count; t++)
         state->thread_next[t] = t > 0 ? state->thread_end[t - 1] : 0; /* a thread's syncs lie together */
@@ -231,9 +249,8 @@ void host_time_resolve_syncs(struct run_state *state)
             struct sync_point *point = &state->syncs[k];
             if (point->barrier > state->started_prefix)
                 break; /* its work has not all started: the thread's later syncs wait too */
-            int64_t start = replayed_host_ns(
-                state, point->previous, point->start_ns,
-                removed_at(state, replay->call_start_removed_at[point->call], point->start_ns));
+            int64_t start = replayed_host_ns(state, point->previous, point->start_ns,
+                                             removed_at(state, point->start_place, point->start_ns));
             int64_t done = point->barrier > 0 ? state->launched_end[point->barrier - 1] : start;
             point->replay_end_ns = (done > start ? done : start) + point->own_ns;
             point->resolved = 1;
@@ -369,43 +386,18 @@ int host_time_order_calls(struct replay *replay)
     return 0;
 }
 
-/* 1 + the place in call_order of the last call of thread_id that ended by `at` (call_order's
- * (thread, end) order: ties are read at the last of them), 0 when the thread has none. */
-static size_t removed_place(const struct replay *replay, int64_t thread_id, int64_t at)
-{
-    size_t low = 0, high = replay->call_count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        const struct host_call *call = &replay->calls[replay->call_order[middle]];
-        if (call->thread_id < thread_id || (call->thread_id == thread_id && call->end_ns <= at))
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low > 0 && replay->calls[replay->call_order[low - 1]].thread_id == thread_id ? low : 0;
-}
-
-/* Fills op_removed_at, call_start_removed_at and call_end_removed_at (struct replay). Returns 0 or
- * WHATIF_OUT_OF_MEMORY. */
+/* Fills op_removed_at (struct replay). Returns 0 or WHATIF_OUT_OF_MEMORY. */
 int host_time_positions(struct replay *replay)
 {
-    size_t n = replay->op_count, calls = replay->call_count;
+    size_t n = replay->op_count;
     replay->op_removed_at = malloc((n ? n : 1) * sizeof *replay->op_removed_at);
-    replay->call_start_removed_at = malloc((calls ? calls : 1) * sizeof *replay->call_start_removed_at);
-    replay->call_end_removed_at = malloc((calls ? calls : 1) * sizeof *replay->call_end_removed_at);
-    if (!replay->op_removed_at || !replay->call_start_removed_at || !replay->call_end_removed_at)
+    if (!replay->op_removed_at)
         return WHATIF_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++) {
         const struct replay_op *op = &replay->ops[i];
         int64_t launch_ns = replay_launch_ns(replay, op);
         replay->op_removed_at[i] =
             launch_ns == STORE_NULL ? 0 : removed_place(replay, replay_thread_of(replay, op), launch_ns);
-    }
-    for (size_t c = 0; c < calls; c++) {
-        const struct host_call *call = &replay->calls[c];
-        int sync = (call->kind & CALL_SYNC) != 0; /* the only calls a replay keeps as syncs */
-        replay->call_start_removed_at[c] = sync ? removed_place(replay, call->thread_id, call->start_ns) : 0;
-        replay->call_end_removed_at[c] = sync ? removed_place(replay, call->thread_id, call->end_ns) : 0;
     }
     return 0;
 }

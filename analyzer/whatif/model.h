@@ -28,7 +28,7 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
 typedef uint32_t replay_index;
 #define REPLAY_NO_CALL UINT32_MAX
 
-/* 112 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op, call
+/* 104 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op, call
  * and stream indexes fit 32 bits; graph.c bounds the edges to match); 160 bytes of size_t, long
  * and int fields cost 32 bytes more per operation, and a copy of its launch's times and thread 16
  * more than the index of the launch (issue 33). */
@@ -42,14 +42,15 @@ struct replay_op {
     int64_t ahead_ns;
     double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
     int64_t waves;
-    uint32_t stream_index; /* into the replay's streams */
-    replay_index call;     /* its launch, into the replay's calls; REPLAY_NO_CALL when unknown */
+    replay_index call; /* its launch, into the replay's calls; REPLAY_NO_CALL when unknown */
     int32_t stream_previous, channel_previous; /* op indexes, -1 when none */
     uint32_t edge_first, edge_count;           /* into the replay's edges (by `to`) */
-    unsigned char category;                    /* enum analysis_category */
-    unsigned char on_copy_channel;             /* copy channels are numbered apart */
-    unsigned char drained_start;               /* host_time_mark_drained_starts */
-    unsigned char pageable;
+    /* Bit fields in 32 bits (8 bytes per operation otherwise): streams are fewer than ops. */
+    uint32_t stream_index : 24;   /* into the replay's streams */
+    uint32_t category : 5;        /* enum analysis_category */
+    uint32_t on_copy_channel : 1; /* copy channels are numbered apart */
+    uint32_t drained_start : 1;   /* host_time_mark_drained_starts */
+    uint32_t pageable : 1;
 };
 
 struct edge {
@@ -83,10 +84,10 @@ struct replay {
     replay_index *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
     replay_index *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
     /* Where the host time a fix removes is read (host_time_positions): per op with a launch, 1 +
-     * the place in call_order of its thread's last call that ended by the launch (0: none); per
-     * synchronizing call, the same for its start and its end. The same for every fix: a replay
-     * reads its removed time there, not by a search per op. */
-    replay_index *op_removed_at, *call_start_removed_at, *call_end_removed_at;
+     * the place in call_order of its thread's last call that ended by the launch (0: none). The
+     * same for every fix: a replay reads its removed time there, not by a search per op (a kept
+     * sync's, for its start and its end, are found with it: engine_state.h). */
+    replay_index *op_removed_at;
     /* The host-work fix's removals (host_time_work_removals), shared by the split replay. */
     struct shared_removal *host_removed;
     size_t host_removed_count;
