@@ -58,9 +58,13 @@ struct edge {
     enum edge_kind kind;
 };
 
+/* 32 bytes, one per host call of the process (up to WHATIF_MAX_OPS). */
 struct host_call {
-    int64_t thread_id, start_ns, end_ns, correlation_id;
-    int kind; /* CALL_* bits */
+    int64_t start_ns, end_ns, correlation_id;
+    /* Its thread's rank among the calls' threads, by id (load_host_calls): the replay only compares
+     * and sorts threads, which ranks do as the ids would, in 4 bytes where an id took 8 (issue 33). */
+    uint32_t thread_id;
+    int32_t kind; /* CALL_* bits */
 };
 
 /* The removals every thread shares (the host's own work, host_time_work_removals): at each launch
