@@ -24,6 +24,28 @@ static void free_kernels(struct device_books *books)
     books->kernel_count = books->kernel_capacity = 0;
 }
 
+const char ledger_no_text[1] = "";
+
+int ledger_set_text(const char **text, const char *value, size_t size)
+{
+    size_t length = strnlen(value, size - 1);
+    if (*text && strncmp(*text, value, length) == 0 && (*text)[length] == '\0')
+        return 0;
+    char *copy = NULL;
+    if (length && !(copy = strndup(value, length)))
+        return -1;
+    ledger_free_text(text);
+    *text = copy ? copy : ledger_no_text;
+    return 0;
+}
+
+void ledger_free_text(const char **text)
+{
+    if (*text && *text != ledger_no_text)
+        free((char *)*text);
+    *text = NULL;
+}
+
 static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounting_cause cause,
                                 const char *label, const char *source)
 {
@@ -43,12 +65,16 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
         builder->buckets = grown;
         builder->capacity = capacity;
     }
-    struct bucket *b = &builder->buckets[builder->count++];
+    struct bucket *b = &builder->buckets[builder->count];
     memset(b, 0, sizeof *b);
     b->cause = cause;
     b->last_counted = -1;
-    ledger_copy_text(b->label, sizeof b->label, label);
-    ledger_copy_text(b->source, sizeof b->source, source);
+    if (ledger_set_text(&b->label, label, LEDGER_LABEL_BYTES) != 0 ||
+        ledger_set_text(&b->source, source, LEDGER_SOURCE_BYTES) != 0) {
+        ledger_free_text(&b->label);
+        return NULL;
+    }
+    builder->count++;
     return b;
 }
 
@@ -118,7 +144,8 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
         return -1;
     if (!by_source && ns > b->largest_ns) {
         b->largest_ns = ns;
-        ledger_copy_text(b->source, sizeof b->source, source);
+        if (ledger_set_text(&b->source, source, LEDGER_SOURCE_BYTES) != 0)
+            return -1;
     }
     b->ns += ns;
     builder->ns += ns;
@@ -131,8 +158,11 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
 
 void ledger_builder_free(struct breakdown_builder *builder)
 {
-    for (size_t i = 0; i < builder->count; i++)
+    for (size_t i = 0; i < builder->count; i++) {
         free(builder->buckets[i].detail);
+        ledger_free_text(&builder->buckets[i].label);
+        ledger_free_text(&builder->buckets[i].source);
+    }
     free(builder->buckets);
     *builder = (struct breakdown_builder){0};
 }

@@ -46,9 +46,15 @@ struct evidence_figures {
     const void *detail_context;
 };
 
+/* A bucket's texts: "" is ledger_no_text, never allocated. */
+extern const char ledger_no_text[1];
+
 struct bucket {
     enum accounting_cause cause;
-    char label[64], source[128];
+    /* On the heap, cut to 63 and 127 bytes as accounting_entry's label and source hold them (or
+     * ledger_no_text): 192 bytes in every bucket, five buckets a step, were 35 of the bytes per
+     * operation at the analysis's peak (issue 33). ledger_set_text writes them. */
+    const char *label, *source;
     int64_t ns, count, last_counted;
     int64_t largest_ns; /* the largest stretch given to it, whose source it names (not host-sync) */
     struct evidence_figures figures;
@@ -58,6 +64,13 @@ struct bucket {
     char *detail;
 };
 enum { LEDGER_DETAIL_BYTES = 256 };
+
+/* Sets *text to text cut to size - 1 bytes, freeing the old one. Returns 0, or -1 when out of
+ * memory (*text untouched). */
+int ledger_set_text(const char **text, const char *value, size_t size);
+/* Frees *text (ledger_no_text, NULL: nothing) and sets it NULL. */
+void ledger_free_text(const char **text);
+enum { LEDGER_LABEL_BYTES = 64, LEDGER_SOURCE_BYTES = 128 };
 
 struct breakdown_builder {
     struct bucket *buckets;
