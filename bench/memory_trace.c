@@ -22,8 +22,9 @@ enum { KERNELS = 48, COMPUTE_STREAM = 7, NCCL_STREAM = 21 };
 #define STEP_NS (KERNELS * KERNEL_NS + ALLREDUCE_NS + 550000)
 
 static const char *const kernel_names[] = {
-    "void gemm_kernel_0<float>(float*)", "void gemm_kernel_1<float>(float*)", "void gemm_kernel_2<float>(float*)",
-    "void gemm_kernel_3<float>(float*)", "void gemm_kernel_4<float>(float*)", "void gemm_kernel_5<float>(float*)"};
+    "void gemm_kernel_0<float>(float*)", "void gemm_kernel_1<float>(float*)",
+    "void gemm_kernel_2<float>(float*)", "void gemm_kernel_3<float>(float*)",
+    "void gemm_kernel_4<float>(float*)", "void gemm_kernel_5<float>(float*)"};
 
 /* One call and its source. */
 static void launch(struct builder *b, int64_t process, int64_t thread, int64_t start_ns, int64_t correlation)
@@ -31,9 +32,8 @@ static void launch(struct builder *b, int64_t process, int64_t thread, int64_t s
     struct store_api_call call = bench_launch_row(process, start_ns, start_ns + LAUNCH_NS, correlation);
     call.thread_id = thread;
     builder_insert_api(b, call);
-    if (b->status == 0 &&
-        store_insert_call_source(b->trace, process, correlation, STORE_SOURCE_PYTHON, "train.py:42 train_step",
-                                 &b->err) != 0)
+    if (b->status == 0 && store_insert_call_source(b->trace, process, correlation, STORE_SOURCE_PYTHON,
+                                                   "train.py:42 train_step", &b->err) != 0)
         b->status = -1;
 }
 
@@ -63,17 +63,18 @@ int main(int argc, char **argv)
                      (double)(begin + STEP_NS - 1000 - BASE_NS) / 1000.0);
         for (int k = 0; k < KERNELS; k++) {
             launch(&b, process, thread, host, ++correlation);
-            builder_insert_kernel(&b, bench_kernel_row(process, COMPUTE_STREAM, gpu, gpu + KERNEL_NS - 500, 132,
-                                                       256, correlation, kernel_names[k % 6]));
+            builder_insert_kernel(&b, bench_kernel_row(process, COMPUTE_STREAM, gpu, gpu + KERNEL_NS - 500,
+                                                       132, 256, correlation, kernel_names[k % 6]));
             host += LAUNCH_NS + 200;
             gpu += KERNEL_NS;
         }
         launch(&b, process, thread, host, ++correlation);
         int64_t rowid = builder_insert_kernel(
-            &b, bench_kernel_row(process, NCCL_STREAM, gpu, gpu + ALLREDUCE_NS, 24, 544, correlation,
-                                 "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
-        builder_insert_collective(&b, builder_collective_row_ns(process, NCCL_STREAM, "AllReduce", 26214400, "0",
-                                                                0, 1, rowid, gpu, gpu + ALLREDUCE_NS));
+            &b,
+            bench_kernel_row(process, NCCL_STREAM, gpu, gpu + ALLREDUCE_NS, 24, 544, correlation,
+                             "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+        builder_insert_collective(&b, builder_collective_row_ns(process, NCCL_STREAM, "AllReduce", 26214400,
+                                                                "0", 0, 1, rowid, gpu, gpu + ALLREDUCE_NS));
     }
     if (builder_finish(&b) != 0) {
         fprintf(stderr, "%s: %s\n", argv[1], b.err.message);
