@@ -124,7 +124,7 @@ void accountant_free(accountant *acc)
     for (size_t i = 0; i < acc->open_count; i++)
         free(acc->open[i].pieces);
     free(acc->open);
-    free(acc->ledger.intervals);
+    ledger_intervals_free(&acc->ledger);
     free(acc->behind);
     free(acc->instances);
     free(acc);
@@ -197,7 +197,10 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
                                       &err) != STORE_ENVIRONMENT_SET)
             acc->process_uncached_allocator[0] = '\0';
         books->first_of_process = 1;
+    } else if (acc->sources_released) {
+        hold_sources(acc, device->process_id);
     }
+    acc->sources_released = 0;
     books->has_api = acc->process_has_api;
     books->lacks_sync_events = acc->process_lacks_sync_events;
     books->has_sources = acc->process_has_sources;
@@ -257,7 +260,14 @@ int accountant_end_device(accountant *acc, struct device_state *device, size_t r
     }
     books->result_index = result_index;
     books->interval_end = acc->ledger.interval_count;
-    return exposed_comm_end_device(acc, books, err);
+    int status = exposed_comm_end_device(acc, books, err);
+    /* The walk was the held sources' reader; the waits' (accountant_collect) ask the store. */
+    free(acc->sources);
+    acc->sources = NULL;
+    acc->source_count = 0;
+    acc->sources_held = 0;
+    acc->sources_released = 1;
+    return status;
 }
 
 void accountant_device_idle(accountant *acc, struct device_idle *idle)
@@ -689,23 +699,26 @@ int accountant_collect(accountant *acc, struct analysis_result *result, error_in
         return error_set(err, "out of memory");
     /* Intervals name devices by book; books are in result order, so map through result_index. A
      * peer's (another rank than the one selected) served the matching and go. */
-    size_t kept = 0;
-    for (size_t i = 0; i < acc->ledger.interval_count; i++) {
+    size_t kept = 0, count = acc->ledger.interval_count;
+    struct accounting_interval *intervals = malloc((count ? count : 1) * sizeof *intervals);
+    if (!intervals)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < count; i++) {
         size_t index = acc->ledger.books[acc->ledger.intervals[i].device].result_index;
-        if (index == ACCOUNTANT_PEER)
-            continue;
-        acc->ledger.intervals[kept] = acc->ledger.intervals[i];
-        acc->ledger.intervals[kept++].device = index;
+        if (index != ACCOUNTANT_PEER)
+            ledger_interval_out(&acc->ledger, &acc->ledger.intervals[i], index, &intervals[kept++]);
     }
-    acc->ledger.interval_count = kept;
+    ledger_intervals_free(&acc->ledger);
     result->collective_instances = acc->instances;
     result->collective_instance_count = acc->instance_count;
     acc->instances = NULL;
     acc->instance_count = acc->instance_capacity = 0;
-    result->accounting_intervals = acc->ledger.intervals;
-    result->accounting_interval_count = acc->ledger.interval_count;
-    acc->ledger.intervals = NULL;
-    acc->ledger.interval_count = acc->ledger.interval_capacity = 0;
+    if (kept == 0) {
+        free(intervals);
+        intervals = NULL;
+    }
+    result->accounting_intervals = intervals;
+    result->accounting_interval_count = kept;
     return 0;
 }
 

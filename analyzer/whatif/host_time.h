@@ -33,8 +33,7 @@ int host_time_graph_gaps(struct replay *replay, int64_t process_id, const struct
 /* Fills first_launch_ns: the earliest launch of the ops, where removals begin to count. */
 void host_time_first_launch(struct replay *replay);
 
-/* Fills op_removed_at, call_start_removed_at and call_end_removed_at. After the last change of a
- * call's kind. */
+/* Fills op_removed_at. After the last change of a call's kind. */
 int host_time_positions(struct replay *replay);
 
 /* Marks the ops a removed sync lets start without the launch latency of a drained device. Only
