@@ -598,7 +598,7 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
         status = error_set(err, "out of memory");
     timed(&run, "waits: collect, names", &mark, &workers_ns);
     if (status == 0)
-        status = accountant_collect(run.accountant, run.result, err);
+        status = accountant_collect(run.accountant, run.result, run.crew, err);
     timed(&run, "accountant: cross-device", &mark, &workers_ns);
     if (status == 0 && attach_copy_breakdowns(&run) != 0)
         status = error_set(err, "out of memory");
