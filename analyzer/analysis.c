@@ -547,6 +547,19 @@ static crew *crew_of(store *trace, const struct analysis_options *options, int j
     return count > 1 ? crew_new(trace, (size_t)jobs < count ? (size_t)jobs : count) : NULL;
 }
 
+/* from's steps into result (its own copy). Returns 0, or -1 with err filled. */
+static int copy_steps(const struct analysis_result *from, struct analysis_result *result, error_info *err)
+{
+    if (from->step_count == 0)
+        return 0;
+    result->steps = malloc(from->step_count * sizeof *result->steps);
+    if (!result->steps)
+        return error_set(err, "out of memory");
+    memcpy(result->steps, from->steps, from->step_count * sizeof *result->steps);
+    result->step_count = from->step_count;
+    return 0;
+}
+
 /* Adds the phase since *mark to options.timing (the workers' CPU since *workers_ns), and starts
  * the next. */
 static void timed(struct run *run, const char *name, struct phase_mark *mark, int64_t *workers_ns)
@@ -573,7 +586,9 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
     if (status == 0)
         status = prepare_run(&run);
     timed(&run, "set-up (names, explainer)", &mark, &workers_ns);
-    if (status == 0)
+    if (status == 0 && run.options.steps_from)
+        status = copy_steps(run.options.steps_from, run.result, err);
+    else if (status == 0)
         status = steps_find(trace, run.crew, &run.result->steps, &run.result->step_count, err);
     timed(&run, "steps", &mark, &workers_ns);
     if (status == 0 && wants_steady_state(&run.options)) {
@@ -643,7 +658,8 @@ static void explain_setup(store *trace, const struct analysis_options *options,
     setup.window_is_relative = 0;
     setup.max_waits = 1;
     setup.progress = NULL;
-    setup.share = NULL; /* process 0's alone: the others have ended */
+    setup.share = NULL;        /* process 0's alone: the others have ended */
+    setup.steps_from = result; /* the same trace's: found once */
     error_info ignored;
     struct analysis_result *before = analysis_run(trace, &setup, &ignored);
     if (!before)

@@ -53,6 +53,9 @@ struct analysis_options {
     int jobs;
     /* NULL, or the devices shared among several processes (analysis_share below). */
     struct analysis_share *share;
+    /* NULL, or an analysis of the same trace whose steps are taken as they are, not found again
+     * (the set-up's analysis inside analysis_run takes the run's). */
+    const struct analysis_result *steps_from;
     /* NULL, or where the run adds the time of each of its phases (OVERLAPSCOPE_TIMING=1). */
     struct phase_timing *timing;
 };
