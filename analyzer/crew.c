@@ -225,12 +225,36 @@ int64_t crew_cpu_ns(crew *team)
     return (int64_t)atomic_load(&team->cpu_ns);
 }
 
-void crew_run(crew *team, store *alone, size_t count, crew_task *task, void *context)
+/* crew_run's batch: each index's status and error. */
+struct checked_batch {
+    crew_checked_task *task;
+    void *context;
+    int *status;
+    error_info *errs;
+};
+
+static void run_checked(void *context, size_t index, size_t worker, store *reader)
 {
-    if (team && crew_start(team, count, task, context) == 0) {
+    struct checked_batch *batch = context;
+    batch->status[index] = batch->task(batch->context, index, worker, reader, &batch->errs[index]);
+}
+
+int crew_run(crew *team, store *alone, size_t count, crew_checked_task *task, void *context, error_info *err)
+{
+    struct checked_batch batch = {task, context, malloc((count ? count : 1) * sizeof *batch.status),
+                                  malloc((count ? count : 1) * sizeof *batch.errs)};
+    int status = batch.status && batch.errs ? 0 : error_set(err, "out of memory");
+    if (status == 0 && team && crew_start(team, count, run_checked, &batch) == 0)
         crew_finish(team);
-        return;
-    }
-    for (size_t i = 0; i < count; i++)
-        task(context, i, 0, alone);
+    else
+        for (size_t i = 0; status == 0 && i < count; i++)
+            run_checked(&batch, i, 0, alone);
+    for (size_t i = 0; status == 0 && i < count; i++)
+        if (batch.status[i] != 0) {
+            *err = batch.errs[i];
+            status = -1;
+        }
+    free(batch.status);
+    free(batch.errs);
+    return status;
 }

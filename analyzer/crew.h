@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "store.h"
 
 typedef struct crew crew;
@@ -51,8 +52,12 @@ void crew_finish(crew *team);
 /* The workers' CPU time so far (nanoseconds, all workers, their tasks and opening). */
 int64_t crew_cpu_ns(crew *team);
 
+/* A task of crew_run: 0, or -1 with err filled. */
+typedef int crew_checked_task(void *context, size_t index, size_t worker, store *reader, error_info *err);
+
 /* Runs task on [0, count): on the crew's workers when team has any, else on this thread through
- * alone (worker 0), in order. Returns when every index is done. */
-void crew_run(crew *team, store *alone, size_t count, crew_task *task, void *context);
+ * alone (worker 0), in order. Returns when every index is done: 0, or -1 with err filled as the
+ * lowest failing index filled it (the same error for every team). */
+int crew_run(crew *team, store *alone, size_t count, crew_checked_task *task, void *context, error_info *err);
 
 #endif

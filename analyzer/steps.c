@@ -83,17 +83,15 @@ static int hold_range(struct held_ranges *held, const struct store_nvtx_range *r
 struct mapping {
     struct store_launched_span *sorted;
     size_t *starts;
-    int *status;
-    error_info *errs;
 };
 
-static void map_group(void *context, size_t group, size_t worker, store *reader)
+static int map_group(void *context, size_t group, size_t worker, store *reader, error_info *err)
 {
     (void)worker;
     struct mapping *mapping = context;
     size_t first = mapping->starts[group];
-    mapping->status[group] = store_launched_work_times(
-        store_db(reader), mapping->sorted + first, mapping->starts[group + 1] - first, &mapping->errs[group]);
+    return store_launched_work_times(store_db(reader), mapping->sorted + first,
+                                     mapping->starts[group + 1] - first, err);
 }
 
 /* A held span's place, ordered by process then place. */
@@ -118,12 +116,8 @@ static int map_by_process(store *trace, crew *team, struct held_ranges *held, er
     size_t count = held->count, groups = 0;
     struct span_place *order = malloc((count ? count : 1) * sizeof *order);
     struct mapping mapping = {malloc((count ? count : 1) * sizeof *mapping.sorted),
-                              malloc((count + 1) * sizeof *mapping.starts),
-                              malloc((count ? count : 1) * sizeof *mapping.status),
-                              malloc((count ? count : 1) * sizeof *mapping.errs)};
-    int status = order && mapping.sorted && mapping.starts && mapping.status && mapping.errs
-                     ? 0
-                     : error_set(err, "out of memory");
+                              malloc((count + 1) * sizeof *mapping.starts)};
+    int status = order && mapping.sorted && mapping.starts ? 0 : error_set(err, "out of memory");
     if (status == 0) {
         for (size_t i = 0; i < count; i++)
             order[i] = (struct span_place){held->spans[i].process_id, i};
@@ -135,20 +129,13 @@ static int map_by_process(store *trace, crew *team, struct held_ranges *held, er
                 mapping.starts[groups++] = i;
         }
         mapping.starts[groups] = count;
-        crew_run(team, trace, groups, map_group, &mapping);
-        for (size_t g = 0; status == 0 && g < groups; g++)
-            if (mapping.status[g] != 0) {
-                *err = mapping.errs[g];
-                status = -1;
-            }
+        status = crew_run(team, trace, groups, map_group, &mapping, err);
         for (size_t i = 0; status == 0 && i < count; i++)
             held->spans[order[i].index] = mapping.sorted[i];
     }
     free(order);
     free(mapping.sorted);
     free(mapping.starts);
-    free(mapping.status);
-    free(mapping.errs);
     return status;
 }
 

@@ -532,22 +532,20 @@ struct book_collecting {
     accountant *acc;
     struct analysis_result *result;
     size_t *first;
-    int *status;
 };
 
 /* One shown device's accountings: its whole span's, then each step's with time. Its step books
  * are read for the last time: freed as they are turned into breakdowns, the books of a trace of
  * 100,000 steps make room for the breakdowns instead of adding to them. */
-static void collect_book(void *context, size_t index, size_t worker, store *reader)
+static int collect_book(void *context, size_t index, size_t worker, store *reader, error_info *err)
 {
     (void)worker;
     (void)reader;
     struct book_collecting *collecting = context;
     struct device_books *books = &collecting->acc->ledger.books[index];
     struct analysis_accounting *out = &collecting->result->accountings[collecting->first[index]];
-    collecting->status[index] = 0;
     if (books->result_index == ACCOUNTANT_PEER)
-        return;
+        return 0;
     int status = fill_accounting(out++, books->result_index, -1, &books->idle, &books->comm);
     for (size_t k = 0; status == 0 && k < books->step_count; k++) {
         if (books->step_idle[k].ns == 0 && books->step_comm[k].ns == 0)
@@ -558,7 +556,7 @@ static void collect_book(void *context, size_t index, size_t worker, store *read
         ledger_builder_free(&books->step_idle[k]);
         ledger_builder_free(&books->step_comm[k]);
     }
-    collecting->status[index] = status;
+    return status == 0 ? 0 : error_set(err, "out of memory");
 }
 
 /* Every shown device's accountings, in book order, the books on team's workers (the breakdowns'
@@ -566,9 +564,8 @@ static void collect_book(void *context, size_t index, size_t worker, store *read
 static int collect_books(accountant *acc, struct analysis_result *result, crew *team)
 {
     size_t books = acc->ledger.book_count, total = 0;
-    struct book_collecting collecting = {acc, result, malloc((books ? books : 1) * sizeof *collecting.first),
-                                         malloc((books ? books : 1) * sizeof *collecting.status)};
-    int status = collecting.first && collecting.status ? 0 : -1;
+    struct book_collecting collecting = {acc, result, malloc((books ? books : 1) * sizeof *collecting.first)};
+    int status = collecting.first ? 0 : -1;
     for (size_t i = 0; status == 0 && i < books; i++) {
         const struct device_books *book = &acc->ledger.books[i];
         collecting.first[i] = total;
@@ -582,12 +579,10 @@ static int collect_books(accountant *acc, struct analysis_result *result, crew *
         status = -1;
     if (status == 0) {
         result->accounting_count = total; /* zeroed until filled: accountant_free_result frees them */
-        crew_run(team, NULL, books, collect_book, &collecting);
-        for (size_t i = 0; i < books; i++)
-            status |= collecting.status[i];
+        error_info ignored;               /* out of memory, which the caller says */
+        status = crew_run(team, NULL, books, collect_book, &collecting, &ignored);
     }
     free(collecting.first);
-    free(collecting.status);
     return status;
 }
 

@@ -62,7 +62,7 @@ OVERLAPSCOPE_TIMING=1 "$os" report --jobs 2 "$dir/eight.db" >"$dir/timed.txt" 2>
 if cmp -s "$dir/plain.txt" "$dir/timed.txt" &&
     grep -qE '^timing \(jobs 2\): devices: walks and merge +[0-9.]+ +[0-9.]+ +[0-9.]+  \(parallel\)$' "$dir/timing" &&
     grep -qE '^timing \(jobs 2\): output ' "$dir/timing" &&
-    grep -qE '^timing \(jobs 2\): serial \(the run.s thread alone\) [0-9.]+ s of [0-9.]+ s wall: [0-9.]+%$' "$dir/timing"; then
+    grep -qE '^timing \(jobs 2\): serial: the run.s thread.s CPU [0-9.]+ s of [0-9.]+ s in all \([0-9.]+%\)$' "$dir/timing"; then
     pass=$((pass+1))
 else
     bad "OVERLAPSCOPE_TIMING=1: $(head -20 "$dir/timing")"
