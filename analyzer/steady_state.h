@@ -31,15 +31,17 @@
 #include <stdint.h>
 
 #include "analysis_result.h"
+#include "crew.h"
 #include "error.h"
 #include "store.h"
 
 #define STEADY_STATE_BUCKETS 65536
 
 /* Chooses the steady window of the trace from its GPU operations and its steps (may be NULL when
- * step_count is 0; steps of every process). out->trimmed is 0 when nothing is left out. Returns 0,
+ * step_count is 0; steps of every process), its reads on team's workers (crew.h; NULL: on trace's
+ * connection; the window is the same). out->trimmed is 0 when nothing is left out. Returns 0,
  * or -1 with err filled (a read error; out of memory). */
-int steady_state_choose(store *trace, const struct analysis_step *steps, size_t step_count,
+int steady_state_choose(store *trace, crew *team, const struct analysis_step *steps, size_t step_count,
                         struct analysis_steady *out, error_info *err);
 
 /* The same, with the trace's own steps (steps.h): for a reader that wants the window before or

@@ -12,12 +12,15 @@
 #include <stddef.h>
 
 #include "analysis_result.h"
+#include "crew.h"
 #include "error.h"
 #include "selection.h"
 
 /* Finds every step of every process. *steps is malloc'd (caller frees), sorted by process then
- * number; *count may be 0. Returns 0 or -1 with err filled. */
-int steps_find(sqlite3 *db, struct analysis_step **steps, size_t *count, error_info *err);
+ * number; *count may be 0. The steps' GPU times are mapped process by process on team's workers
+ * (crew.h; NULL: on trace's connection alone; the steps are the same). Returns 0 or -1 with err
+ * filled. */
+int steps_find(store *trace, crew *team, struct analysis_step **steps, size_t *count, error_info *err);
 
 /* Adds to selection the GPU time of every NVTX range of process_id whose message is name,
  * clipped to [clip_start, clip_end). *found is incremented per range. Returns 0 or -1. */

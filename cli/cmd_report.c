@@ -82,8 +82,15 @@ int cmd_report(int argc, char **argv)
     options->max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
     char input_path[4096];
     int status;
+    /* OVERLAPSCOPE_TIMING=1: each phase's time to stderr (phase_timing.h; docs/scale.md). */
+    const char *timing_wanted = getenv("OVERLAPSCOPE_TIMING");
+    struct phase_timing timing = {0};
+    if (timing_wanted && strcmp(timing_wanted, "1") == 0)
+        options->timing = &timing;
+    struct phase_mark mark = phase_timing_now();
     struct analysis_result *result =
         cli_mpi_analyze(&mpi, argv[0], argv[optind], options, input_path, sizeof input_path, &status);
+    mark = phase_timing_add_rest(options->timing, "open, checks (around the analysis)", mark);
     if (!result)
         return cli_mpi_end(&mpi, status);
     context.width = cli_terminal_width(stdout);
@@ -97,7 +104,11 @@ int cmd_report(int argc, char **argv)
         status = report_write_text(stdout, result, &context);
         print_capture_note(input_path);
     }
+    mark = phase_timing_add(options->timing, "output", mark, 0, 0);
     analysis_free(result);
+    phase_timing_add(options->timing, "free", mark, 0, 0);
+    if (options->timing)
+        phase_timing_write(&timing, options->jobs, stderr);
     if (status != 0)
         return cli_mpi_end(&mpi, cli_error(argv[0], "cannot write the report"));
     return cli_mpi_end(&mpi, CLI_EXIT_OK);

@@ -41,6 +41,10 @@ int64_t store_count_dropped_records(store *trace);
  * outside store.h's bounds: a damaged trace). Either pointer may be NULL. */
 int store_gpu_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
 
+/* store_gpu_span's check of a span (read another way: store_process_gpu_span per process): 1 when
+ * it lies on the clock, else -1 with err filled as store_gpu_span fills it. */
+int store_gpu_span_check(store *trace, int64_t first_start_ns, int64_t last_end_ns, error_info *err);
+
 /* Every process, ordered by rank then pid. row's strings are NULL when unknown. */
 typedef int store_process_visit(void *context, const struct store_process *row);
 int store_each_process(store *trace, store_process_visit *visit, void *context, error_info *err);
