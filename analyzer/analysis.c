@@ -531,45 +531,98 @@ static int jobs_of(const struct analysis_options *options)
     return online < 1 ? 1 : online > 1024 ? 1024 : (int)online;
 }
 
+/* Workers for the run: jobs of them, no more than the devices (a quick count: run_all_devices
+ * lists them again and says what is wrong with them), none with --jobs 1 or --mpi (one thread a
+ * process). */
+static crew *crew_of(store *trace, const struct analysis_options *options, int jobs)
+{
+    if (jobs <= 1 || options->share)
+        return NULL;
+    struct store_gpu_device *keys = NULL;
+    size_t count = 0;
+    error_info ignored;
+    if (store_list_gpu_devices(trace, &keys, &count, &ignored) != 0)
+        return NULL;
+    free(keys);
+    return count > 1 ? crew_new(trace, (size_t)jobs < count ? (size_t)jobs : count) : NULL;
+}
+
+/* from's steps into result (its own copy). Returns 0, or -1 with err filled. */
+static int copy_steps(const struct analysis_result *from, struct analysis_result *result, error_info *err)
+{
+    if (from->step_count == 0)
+        return 0;
+    result->steps = malloc(from->step_count * sizeof *result->steps);
+    if (!result->steps)
+        return error_set(err, "out of memory");
+    memcpy(result->steps, from->steps, from->step_count * sizeof *result->steps);
+    result->step_count = from->step_count;
+    return 0;
+}
+
+/* Adds the phase since *mark to options.timing (the workers' CPU since *workers_ns), and starts
+ * the next. */
+static void timed(struct run *run, const char *name, struct phase_mark *mark, int64_t *workers_ns)
+{
+    if (!run->options.timing)
+        return;
+    int64_t now_ns = run->crew ? crew_cpu_ns(run->crew) : *workers_ns;
+    *mark = phase_timing_add(run->options.timing, name, *mark, now_ns - *workers_ns, now_ns > *workers_ns);
+    *workers_ns = now_ns;
+}
+
 /* One analysis; *again when the run must be walked again on one thread (run.inexact). */
 static struct analysis_result *analyze(store *trace, const struct analysis_options *options, int jobs,
                                        error_info *err, int *again, struct analysis_steady *steady)
 {
     struct run run = {.trace = trace, .db = store_db(trace), .err = err, .options = *options, .jobs = jobs};
+    struct phase_mark mark = phase_timing_now();
+    int64_t workers_ns = 0;
+    run.crew = crew_of(trace, options, jobs);
     run.result = calloc(1, sizeof *run.result);
     int status = run.result ? 0 : error_set(err, "out of memory");
     int own_transaction = store_read_transaction_begin(run.db);
     count_progress_ops(&run);
     if (status == 0)
         status = prepare_run(&run);
+    timed(&run, "set-up (names, explainer)", &mark, &workers_ns);
     int choose_steady = wants_steady_state(&run.options) && !run.options.steady_chosen;
     struct analysis_share_span span = {0};
     if (status == 0 && run.options.share)
         status = analysis_share_setup(&run, choose_steady, &span);
+    else if (status == 0 && run.options.steps_from)
+        status = copy_steps(run.options.steps_from, run.result, err);
     else if (status == 0)
-        status = steps_find(run.db, &run.result->steps, &run.result->step_count, err);
+        status = steps_find(trace, run.crew, &run.result->steps, &run.result->step_count, err);
+    timed(&run, "steps", &mark, &workers_ns);
     if (status == 0 && wants_steady_state(&run.options)) {
         if (run.options.steady_chosen)
             run.result->steady = *run.options.steady_chosen;
         else if (run.options.share)
-            status = steady_state_choose_in_span(trace, run.result->steps, run.result->step_count, span.found,
-                                                 span.start_ns, span.end_ns, &run.result->steady, err);
+            status =
+                steady_state_choose_in_span(trace, run.crew, run.result->steps, run.result->step_count,
+                                            span.found, span.start_ns, span.end_ns, &run.result->steady, err);
         else
-            status = steady_state_choose(trace, run.result->steps, run.result->step_count,
+            status = steady_state_choose(trace, run.crew, run.result->steps, run.result->step_count,
                                          &run.result->steady, err);
         run.options = with_steady_window(&run.options, &run.result->steady);
     }
+    timed(&run, "steady state", &mark, &workers_ns);
     if (status == 0) {
         run.accountant = accountant_new(run.db, run.names, run.result->steps, run.result->step_count, err);
         status = run.accountant ? 0 : -1;
     }
+    timed(&run, "accountant set-up", &mark, &workers_ns);
     if (status == 0)
         status = run_all_devices(&run);
     *again = run.inexact;
+    timed(&run, "devices: walks and merge", &mark, &workers_ns);
     if (status == 0 && (explainer_collect(run.explain, run.result) != 0 || attach_full_names(&run) != 0))
         status = error_set(err, "out of memory");
+    timed(&run, "waits: collect, names", &mark, &workers_ns);
     if (status == 0)
-        status = accountant_collect(run.accountant, run.result, err);
+        status = accountant_collect(run.accountant, run.result, run.crew, err);
+    timed(&run, "accountant: cross-device", &mark, &workers_ns);
     if (status == 0 && attach_copy_breakdowns(&run) != 0)
         status = error_set(err, "out of memory");
     if (status == 0)
@@ -579,9 +632,13 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
         whatif_collect(run.result);
         overlap_cost_totals(run.result);
     }
+    timed(&run, "lanes, totals, what-if", &mark, &workers_ns);
     finish_run(&run);
+    crew_free(run.crew, trace);
+    run.crew = NULL;
     if (own_transaction)
         store_read_transaction_end(run.db);
+    timed(&run, "end (workers, connections)", &mark, &workers_ns);
     if (!*again)
         report_progress(&run, 1);
     if (run.result)
@@ -623,6 +680,7 @@ static void explain_setup(store *trace, const struct analysis_options *options,
     setup.window_is_relative = 0;
     setup.max_waits = 1;
     setup.progress = NULL;
+    setup.steps_from = result; /* the same trace's: found once (a share's processes find theirs) */
     error_info ignored;
     struct analysis_result *before = analysis_run(trace, &setup, &ignored);
     if (!before || !steady) {
@@ -683,6 +741,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
         result = analyze(trace, &chosen, 1, err, &again, &steady);
         chosen.share = share;
     }
+    if (chosen.timing)
+        chosen.timing->nested = 1; /* the set-up's phases apart from the run's */
     if (share && share->exchanged) {
         /* Every process that sent its part takes part in the set-up's analysis too, when process 0
          * (whose run may still have failed) says so. */
@@ -696,6 +756,8 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     } else if (result) {
         explain_setup(trace, &chosen, &steady, result);
     }
+    if (chosen.timing)
+        chosen.timing->nested = 0;
     return result;
 }
 

@@ -18,6 +18,7 @@
 
 #include "analysis_result.h"
 #include "error.h"
+#include "phase_timing.h"
 #include "store.h"
 
 /* Filters; a field left at its "all" value selects everything. */
@@ -52,6 +53,11 @@ struct analysis_options {
     int jobs;
     /* NULL, or the devices shared among several processes (analysis_share below). */
     struct analysis_share *share;
+    /* NULL, or an analysis of the same trace whose steps are taken as they are, not found again
+     * (the set-up's analysis inside analysis_run takes the run's). */
+    const struct analysis_result *steps_from;
+    /* NULL, or where the run adds the time of each of its phases (OVERLAPSCOPE_TIMING=1). */
+    struct phase_timing *timing;
 };
 #define ANALYSIS_DEFAULT_MAX_WAITS 1000
 

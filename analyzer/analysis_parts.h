@@ -11,6 +11,7 @@
 
 #include "accountant.h"
 #include "analysis.h"
+#include "crew.h"
 #include "explain.h"
 #include "exposed_copy.h"
 #include "gpu_devices.h"
@@ -47,6 +48,7 @@ struct run {
     /* options.progress's count: operations walked of all the trace's kernels, copies and memsets */
     int64_t progress_done_ops, progress_total_ops;
     int jobs;    /* devices walked at once (1: on this thread, no other) */
+    crew *crew;  /* the workers of jobs above 1 (NULL: this thread alone), from the start to the end */
     int inexact; /* a worker kept copy stretches past the cap it could not know: walk again on one */
     error_info *err;
 };

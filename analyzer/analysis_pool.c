@@ -1,13 +1,11 @@
-/* analysis_pool.c: the devices' walks (analysis_walk.c) on a pool of threads, and the merge of
- * their fragments into the run in device order (analysis_parts.h). Each worker reads the trace
- * through its own read-only connection (store_open_reader) with its own walker; the run's thread
+/* analysis_pool.c: the devices' walks (analysis_walk.c) on the run's crew of threads (crew.h), and
+ * the merge of their fragments into the run in device order (analysis_parts.h). Each worker reads
+ * the trace through its own read-only connection with its own walker; the run's thread
  * merges fragment i as soon as it is done and all before it are merged, and says the progress in
  * between, so the output is byte for byte that of one thread walking every device in order. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis_parts.h"
 
@@ -110,26 +108,13 @@ int analysis_merge_device(struct run *run, struct device_fragment *fragment)
 
 /* --- the pool --- */
 
-struct pool;
-
-struct worker {
-    struct pool *pool;
-    store *reader; /* its connection */
-    struct analysis_walker walker;
-    pthread_t thread;
-    int started;
-};
-
 struct pool {
     struct run *run;
     const struct store_gpu_device *keys;
-    size_t count;
     struct device_fragment *fragments;
-    unsigned char *done; /* fragments[i] is filled */
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    size_t next; /* the next device to walk */
-    int stop;    /* the merge failed: walk no more */
+    /* each worker's walker, made on its first device (on its own connection) */
+    struct analysis_walker *walkers;
+    unsigned char *walker_ready;
     atomic_int_fast64_t ops_walked;
 };
 
@@ -139,27 +124,22 @@ static void count_ops(void *context, int64_t ops)
     atomic_fetch_add_explicit(&pool->ops_walked, ops, memory_order_relaxed);
 }
 
-static void *work(void *context)
+static void walk_one(void *context, size_t index, size_t worker, store *reader)
 {
-    struct worker *worker = context;
-    struct pool *pool = worker->pool;
-    for (;;) {
-        pthread_mutex_lock(&pool->lock);
-        size_t index = pool->next;
-        if (pool->stop || index >= pool->count) {
-            pthread_mutex_unlock(&pool->lock);
-            return NULL;
+    struct pool *pool = context;
+    struct analysis_walker *walker = &pool->walkers[worker];
+    struct device_fragment *fragment = &pool->fragments[index];
+    if (!pool->walker_ready[worker]) {
+        if (analysis_walker_init(walker, reader, pool->run, &fragment->err) != 0) {
+            fragment->status = -1;
+            return;
         }
-        pool->next++;
-        pthread_mutex_unlock(&pool->lock);
-        analysis_walk_device(&worker->walker, pool->keys[index],
-                             analysis_device_shown(&pool->run->options, pool->keys[index]), 0,
-                             &pool->fragments[index]);
-        pthread_mutex_lock(&pool->lock);
-        pool->done[index] = 1;
-        pthread_cond_broadcast(&pool->changed);
-        pthread_mutex_unlock(&pool->lock);
+        walker->tick = count_ops;
+        walker->tick_context = pool;
+        pool->walker_ready[worker] = 1;
     }
+    analysis_walk_device(walker, pool->keys[index],
+                         analysis_device_shown(&pool->run->options, pool->keys[index]), 0, fragment);
 }
 
 static void report_progress(struct pool *pool)
@@ -171,76 +151,18 @@ static void report_progress(struct pool *pool)
                               0.9 * (double)done / (double)run->progress_total_ops);
 }
 
-/* Waits for fragment index, saying the progress a few times a second meanwhile. */
-static void wait_for(struct pool *pool, size_t index)
-{
-    pthread_mutex_lock(&pool->lock);
-    while (!pool->done[index]) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 200 * 1000 * 1000;
-        if (until.tv_nsec >= 1000 * 1000 * 1000) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000 * 1000 * 1000;
-        }
-        if (pthread_cond_timedwait(&pool->changed, &pool->lock, &until) != 0 && !pool->done[index]) {
-            pthread_mutex_unlock(&pool->lock);
-            report_progress(pool);
-            pthread_mutex_lock(&pool->lock);
-        }
-    }
-    pthread_mutex_unlock(&pool->lock);
-}
-
-/* Opens the workers' connections and walkers. Returns 0, or -1 (close what was opened). */
-static int open_workers(struct pool *pool, struct worker *workers, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        error_info ignored;
-        workers[i].pool = pool;
-        workers[i].reader = store_open_reader(pool->run->trace, &ignored);
-        if (!workers[i].reader)
-            return -1;
-        if (analysis_walker_init(&workers[i].walker, workers[i].reader, pool->run, &ignored) != 0) {
-            store_close(workers[i].reader, NULL);
-            workers[i].reader = NULL;
-            return -1;
-        }
-        store_read_transaction_begin(store_db(workers[i].reader)); /* as the run's: analysis.c */
-        workers[i].walker.tick = count_ops;
-        workers[i].walker.tick_context = pool;
-    }
-    return 0;
-}
-
-static void close_workers(struct pool *pool, struct worker *workers, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        if (workers[i].started)
-            pthread_join(workers[i].thread, NULL);
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (!workers[i].reader)
-            continue;
-        analysis_walker_free(&workers[i].walker);
-        store_read_transaction_end(store_db(workers[i].reader));
-        store_absorb_work_limit(pool->run->trace, workers[i].reader);
-        store_close(workers[i].reader, NULL);
-    }
-}
-
-/* Merges every fragment in device order as the workers finish them. Returns 0 or -1. */
-static int merge_all(struct pool *pool)
+/* Merges every fragment in device order as the workers finish them, saying the progress a few
+ * times a second meanwhile. Returns 0 or -1. */
+static int merge_all(struct pool *pool, size_t count)
 {
     int status = 0;
-    for (size_t i = 0; i < pool->count; i++) {
-        wait_for(pool, i);
+    for (size_t i = 0; i < count; i++) {
+        while (!crew_wait_for(pool->run->crew, i, 200 * 1000 * 1000))
+            report_progress(pool);
         status = analysis_merge_device(pool->run, &pool->fragments[i]);
         device_fragment_free(&pool->fragments[i]);
         if (status != 0 || pool->run->inexact) {
-            pthread_mutex_lock(&pool->lock);
-            pool->stop = 1;
-            pthread_mutex_unlock(&pool->lock);
+            crew_stop(pool->run->crew);
             break;
         }
     }
@@ -249,40 +171,29 @@ static int merge_all(struct pool *pool)
 
 int analysis_pool_run(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
-    size_t worker_count = (size_t)run->jobs < count ? (size_t)run->jobs : count;
-    struct pool pool = {.run = run, .keys = keys, .count = count};
-    struct worker *workers = calloc(worker_count, sizeof *workers);
-    pool.fragments = calloc(count, sizeof *pool.fragments);
-    pool.done = calloc(count, 1);
-    atomic_init(&pool.ops_walked, run->progress_done_ops);
-    if (!workers || !pool.fragments || !pool.done || pthread_mutex_init(&pool.lock, NULL) != 0) {
-        free(workers);
-        free(pool.fragments);
-        free(pool.done);
+    size_t workers = run->crew ? crew_size(run->crew) : 0;
+    if (workers == 0)
         return 1;
+    struct pool pool = {.run = run, .keys = keys};
+    pool.fragments = calloc(count, sizeof *pool.fragments);
+    pool.walkers = calloc(workers, sizeof *pool.walkers);
+    pool.walker_ready = calloc(workers, 1);
+    atomic_init(&pool.ops_walked, run->progress_done_ops);
+    int status = pool.fragments && pool.walkers && pool.walker_ready ? 0 : 1;
+    if (status == 0 && crew_start(run->crew, count, walk_one, &pool) != 0)
+        status = 1;
+    if (status == 0) {
+        status = merge_all(&pool, count);
+        crew_finish(run->crew);
     }
-    pthread_cond_init(&pool.changed, NULL);
-    int status = open_workers(&pool, workers, worker_count) == 0 ? 0 : 1;
-    for (size_t i = 0; status == 0 && i < worker_count; i++)
-        workers[i].started = pthread_create(&workers[i].thread, NULL, work, &workers[i]) == 0;
-    if (status == 0 && !workers[0].started) {
-        status = 1; /* none started: no thread took a device */
-        for (size_t i = 1; i < worker_count; i++)
-            if (workers[i].started)
-                status = 0;
-    }
-    if (status == 0)
-        status = merge_all(&pool);
-    else
-        pool.stop = 1;
-    close_workers(&pool, workers, worker_count);
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; pool.walker_ready && i < workers; i++)
+        if (pool.walker_ready[i])
+            analysis_walker_free(&pool.walkers[i]);
+    for (size_t i = 0; pool.fragments && i < count; i++)
         device_fragment_free(&pool.fragments[i]);
     run->progress_done_ops = (int64_t)atomic_load(&pool.ops_walked);
-    pthread_cond_destroy(&pool.changed);
-    pthread_mutex_destroy(&pool.lock);
-    free(workers);
     free(pool.fragments);
-    free(pool.done);
+    free(pool.walkers);
+    free(pool.walker_ready);
     return status;
 }

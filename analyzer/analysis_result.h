@@ -48,6 +48,10 @@ struct analysis_what_if {
                              kernels (busy 20 ms or more) it takes from under 90% of their span to at
                              least 95% of what is left of it (busy without a break: an upper bound
                              where large); 0 for other fixes but "all" */
+    /* For remove-host-sync, the synchronizing calls it removes as recorded (analysis_device's): how
+     * many, their time before the work launched before each on its device had ended (the wait),
+     * and the rest (the calls' own host time); 0 for other fixes. */
+    int64_t sync_calls, sync_wait_ns, sync_host_ns;
 };
 
 /* Why a prediction is an upper bound: it rests on kernels newly side by side for long enough, at
@@ -137,6 +141,11 @@ struct analysis_device {
     /* 1: "all of the above" (fix_saving_ns[ANALYSIS_FIX_ALL]) is a replay with the host-work fix in
      * it, an upper bound by that fix's share; 0: a set or a single fix without it gave as much. */
     int all_includes_host_work;
+    /* The synchronizing calls remove-host-sync removes on this device (those that ended after its
+     * first launch), as recorded: how many, the time each spent before the work launched before it
+     * had ended on this device (the wait), and the rest, the call's own host time
+     * (host_time_sync_split). 0 when not replayed. */
+    int64_t sync_calls, sync_wait_ns, sync_host_ns;
     /* What one SM offers, as the analysis read it (completed from the compute capability), when
      * limits_known; what stats computes each kernel's occupancy limit with. */
     struct occupancy_device limits;

@@ -76,7 +76,7 @@ static int encode_setup(struct run *run, const struct store_gpu_device *keys, si
     error_info err;
     struct analysis_step *steps = NULL;
     size_t step_count = 0;
-    int status = steps_find_of(run->db, keeps_process, &share, &steps, &step_count, &err);
+    int status = steps_find_of(run->trace, NULL, keeps_process, &share, &steps, &step_count, &err);
     run->options.share->steps_read += step_count;
     share.owned = 1;
     size_t kept = 0;
@@ -149,7 +149,7 @@ static int decode_setup(struct run *run, const unsigned char *bytes, size_t size
     run->options.share->steps_total += result->step_count;
     error_info ignored; /* a damaged span: the steady window is not chosen, as with one process */
     if (span->found)
-        span->found = store_gpu_span_judge(run->trace, span->start_ns, span->end_ns, &ignored);
+        span->found = store_gpu_span_check(run->trace, span->start_ns, span->end_ns, &ignored);
     return 0;
 }
 

@@ -112,8 +112,11 @@ static void put_builder(struct fragment_wire *wire, const struct breakdown_build
         bucket.figures.write_detail = NULL;
         bucket.figures.detail_context = NULL;
         bucket.detail = NULL;
+        bucket.label = bucket.source = NULL;
         put(wire, &bucket, sizeof bucket);
         put_text(wire, builder->buckets[i].detail);
+        put_text(wire, builder->buckets[i].label);
+        put_text(wire, builder->buckets[i].source);
     }
 }
 
@@ -339,6 +342,13 @@ static void get_builder(struct reader *reader, struct breakdown_builder *builder
     for (size_t i = 0; i < count && !reader->failed; i++) {
         get(reader, &builder->buckets[i], sizeof builder->buckets[i]);
         builder->buckets[i].detail = get_text(reader);
+        char *label = get_text(reader), *source = get_text(reader);
+        builder->buckets[i].label = label && label[0] ? label : ledger_no_text;
+        builder->buckets[i].source = source && source[0] ? source : ledger_no_text;
+        if (label && !label[0])
+            free(label);
+        if (source && !source[0])
+            free(source);
         builder->count = i + 1; /* owned from here: ledger_builder_free frees them */
     }
 }

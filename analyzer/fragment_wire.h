@@ -7,8 +7,9 @@
  * scalars as uint64, each array as its count followed by its records. A record is a plain struct of
  * the analyzer (a lane, a device, an interval, a kept wait, a bucket of the books) in the layout of
  * this build; every pointer in one is written as zero and what it points to follows as an array of
- * its own, a text (an entry's evidence, a bucket's detail: held at their length) as its length, or
- * UINT64_MAX for none, and its bytes right after its record (version 2). The processes of one MPI job run one
+ * its own, a text (an entry's evidence, a bucket's detail, label and source: held at their length)
+ * as its length, or UINT64_MAX for none, and its bytes right after its record (version 3: a
+ * bucket's label and source too). The processes of one MPI job run one
  * build: the fingerprint (the records' sizes) refuses bytes of another, and the reader checks every count
  * against the bytes left, so damaged bytes are an error, never a read past the end. */
 #ifndef OVERLAPSCOPE_FRAGMENT_WIRE_H
@@ -18,7 +19,7 @@
 
 #include "analysis_parts.h"
 
-#define FRAGMENT_WIRE_VERSION 2
+#define FRAGMENT_WIRE_VERSION 3
 
 /* Bytes being written; zero it before the first call. */
 struct fragment_wire {

@@ -13,18 +13,34 @@
 
 #include "error.h"
 
-/* 64 bytes, one per correlated call of the process (docs/security.md): position in 32 bits, as
- * launches stop at WHATIF_MAX_OPS. */
-struct correlated_call {
-    int64_t correlation_id, thread_id, start_ns, end_ns;
-    uint32_t position; /* in the order the rows came: ties of correlation ids keep it */
+/* A host call as the analysis reads it: the launches' and a thread's (thread_calls.h) element, 40
+ * bytes. api_domain is the store's, clamped to 32 bits (the readers compare it with the store's
+ * small domains only, STORE_API_*). */
+struct thread_call {
+    int64_t start_ns, end_ns;
+    int64_t correlation_id; /* STORE_NULL when none */
+    int64_t name_id;        /* meaningful when has_name; 0 when unknown */
+    int32_t api_domain;
     int32_t has_name;
-    int64_t name_id;           /* 0 when unknown (has_name 0) */
-    int64_t rowid, api_domain; /* the row, and its domain (thread_calls.h builds threads from these) */
 };
 
+/* The store's api_domain as struct thread_call holds it. */
+static inline int32_t thread_call_domain(int64_t api_domain)
+{
+    return api_domain > INT32_MAX ? INT32_MAX : api_domain < INT32_MIN ? INT32_MIN : (int32_t)api_domain;
+}
+
+/* Where a launch came from: its thread, and its row (thread_calls.h orders a thread's ties by it). */
+struct call_origin {
+    int64_t thread_id, rowid;
+};
+
+/* 56 bytes a correlated call of the process (docs/security.md), in two arrays of count: the calls
+ * themselves, so that a thread's calls can be these when the process has that one thread
+ * (thread_calls.h: not a copy beside them), and their origins. */
 struct launches {
-    struct correlated_call *calls;
+    struct thread_call *calls;
+    struct call_origin *origins;
     size_t count, capacity;
     int complete;   /* every call of the process is here (not cut at WHATIF_MAX_OPS) */
     int every_call; /* complete, and the process has no call without a correlation id: these are all
@@ -39,14 +55,19 @@ int launches_load(sqlite3 *db, int64_t process_id, struct launches *launches, er
 
 /* The first call with correlation_id, NULL when none. Only for a complete list (else the caller
  * asks the store). */
-const struct correlated_call *launches_find(const struct launches *launches, int64_t correlation_id);
+const struct thread_call *launches_find(const struct launches *launches, int64_t correlation_id);
+/* The thread of call, one of launches' calls. */
+static inline int64_t launches_thread_of(const struct launches *launches, const struct thread_call *call)
+{
+    return launches->origins[call - launches->calls].thread_id;
+}
 
 /* Of the calls with correlation_id, the one that started first (the first of them on a tie), NULL
  * when none: what a query ordered by start returns. Only for a complete list. *near: where the
  * caller's last answer was, set to this one's (any value gives the same answer; the last one, for
  * ids asked in rising order, a cheaper search). */
-const struct correlated_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id,
-                                                     size_t *near);
+const struct thread_call *launches_find_earliest(const struct launches *launches, int64_t correlation_id,
+                                                 size_t *near);
 
 void launches_free(struct launches *launches);
 

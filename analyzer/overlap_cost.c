@@ -1,7 +1,7 @@
 /* overlap_cost.c: the price of overlap (overlap_cost.h). Takes one device's selected operations in
  * start order (the walk's, device_state.selected_ops), marks each one that shared the device with another,
- * and prices the overlapped compute kernels against their alone twins. Memory: one record per operation of
- * the device. */
+ * and prices the overlapped compute kernels against their alone twins. Memory: a byte per operation of
+ * the device, and a record per compute kernel of a twin group with an overlapped run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,47 +21,42 @@ struct op_list {
     size_t count, capacity;
 };
 
-static int load(const struct device_state *device, struct op_list *list)
+/* The operation as priced: its twin key and duration. */
+static struct priced_op priced_of(const struct kept_op *op, int overlapped)
 {
-    list->ops = malloc((device->selected_op_count ? device->selected_op_count : 1) * sizeof *list->ops);
-    if (!list->ops)
-        return -1;
-    for (size_t i = 0; i < device->selected_op_count; i++) {
-        const struct kept_op *op = &device->selected_ops[i];
-        int kernel = op->kind == MODEL_KERNEL;
-        list->ops[list->count++] = (struct priced_op){
-            .name_id = kernel ? op->name_id : 0,
-            .grid_blocks = op->grid_blocks,
-            .threads_per_block = op->threads_per_block,
-            .start_ns = op->start_ns,
-            .duration_ns = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0,
-            .is_compute_kernel = kernel && op->category != ANALYSIS_COMMUNICATION}; /* the walk's naming */
-    }
-    return 0;
+    int kernel = op->kind == MODEL_KERNEL;
+    return (struct priced_op){.name_id = kernel ? op->name_id : 0,
+                              .grid_blocks = op->grid_blocks,
+                              .threads_per_block = op->threads_per_block,
+                              .start_ns = op->start_ns,
+                              .duration_ns = op->end_ns > op->start_ns ? op->end_ns - op->start_ns : 0,
+                              .is_compute_kernel =
+                                  kernel && op->category != ANALYSIS_COMMUNICATION, /* the walk's naming */
+                              .overlapped = overlapped};
 }
 
-/* Marks the operations that shared the device with another (they come in start order: one
- * overlaps an earlier one when an earlier one ends after its start, a later one when the next
- * starts before its end) and returns the time the overlap saved: summed durations minus the busy
- * union. */
-static int64_t mark_overlapped(struct op_list *list)
+/* Marks (overlapped, one byte per operation) the operations that shared the device with another
+ * (they come in start order: one overlaps an earlier one when an earlier one ends after its
+ * start, a later one when the next starts before its end) and returns the time the overlap saved:
+ * summed durations minus the busy union. */
+static int64_t mark_overlapped(const struct kept_op *ops, size_t count, unsigned char *overlapped)
 {
     int64_t latest_end = INT64_MIN, summed = 0, busy = 0, union_end = INT64_MIN;
-    for (size_t i = 0; i < list->count; i++) {
-        struct priced_op *op = &list->ops[i];
-        int64_t end = op->start_ns + op->duration_ns;
-        if (op->duration_ns > 0) {
-            op->overlapped |= latest_end > op->start_ns;
+    for (size_t i = 0; i < count; i++) {
+        int64_t start = ops[i].start_ns, duration = ops[i].end_ns > start ? ops[i].end_ns - start : 0;
+        int64_t end = start + duration;
+        if (duration > 0) {
+            overlapped[i] |= latest_end > start;
             size_t next = i + 1;
-            while (next < list->count && list->ops[next].duration_ns == 0)
+            while (next < count && !(ops[next].end_ns > ops[next].start_ns))
                 next++;
-            if (next < list->count && list->ops[next].start_ns < end)
-                op->overlapped = list->ops[next].overlapped = 1;
+            if (next < count && ops[next].start_ns < end)
+                overlapped[i] = overlapped[next] = 1;
             if (end > latest_end)
                 latest_end = end;
         }
-        summed += op->duration_ns;
-        int64_t from = op->start_ns > union_end ? op->start_ns : union_end;
+        summed += duration;
+        int64_t from = start > union_end ? start : union_end;
         if (end > from)
             busy += end - from;
         if (end > union_end)
@@ -188,39 +183,53 @@ static int twin_find(const struct twin_set *set, const struct priced_op *op)
     return key_index_find(&set->index, twin_hash(op), twin_matches, &probe) >= 0;
 }
 
-/* Keeps, of list, the compute kernels of a twin group with an overlapped run: the only ones price
- * reads (a group run alone prices nothing), and the sort need not order the others (on a trace
- * with one busy stream, nearly every kernel). Where a quarter or more of them overlapped (streams
- * side by side all along) all are kept: looking each one's group up would cost more than sorting
- * the few extra. Returns 0 or -1 when out of memory. */
-static int keep_priced(struct op_list *list)
+/* Puts into list the compute kernels of a twin group with an overlapped run, in start order: the
+ * only ones price reads (a group run alone prices nothing), and the sort need not order the
+ * others (on a trace with one busy stream, nearly every kernel). Where a quarter or more of them
+ * overlapped (streams side by side all along) all are kept: looking each one's group up would cost
+ * more than sorting the few extra. Only those are copied: a copy of every operation was 48 bytes
+ * per operation at the walk's peak (issue 33). Returns 0 or -1 when out of memory. */
+static int keep_priced(const struct kept_op *ops, size_t count, const unsigned char *overlapped,
+                       struct op_list *list)
 {
-    size_t compute = 0, overlapped = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        compute += list->ops[i].is_compute_kernel;
-        overlapped += list->ops[i].is_compute_kernel && list->ops[i].overlapped;
+    size_t compute = 0, overlapped_compute = 0;
+    for (size_t i = 0; i < count; i++) {
+        int is_compute = priced_of(&ops[i], 0).is_compute_kernel;
+        compute += is_compute;
+        overlapped_compute += is_compute && overlapped[i];
     }
-    size_t kept = 0;
-    if (overlapped * 4 >= compute) {
-        for (size_t i = 0; i < list->count; i++)
-            if (list->ops[i].is_compute_kernel)
-                list->ops[kept++] = list->ops[i];
-        list->count = kept;
+    if (overlapped_compute * 4 >= compute) {
+        list->ops = malloc((compute ? compute : 1) * sizeof *list->ops);
+        if (!list->ops)
+            return -1;
+        for (size_t i = 0; i < count; i++) {
+            struct priced_op op = priced_of(&ops[i], overlapped[i]);
+            if (op.is_compute_kernel)
+                list->ops[list->count++] = op;
+        }
         return 0;
     }
-    struct twin_set set = {.keys = malloc((overlapped ? overlapped : 1) * sizeof *set.keys)};
+    struct twin_set set = {.keys = malloc((overlapped_compute ? overlapped_compute : 1) * sizeof *set.keys)};
     int status = set.keys ? 0 : -1;
-    for (size_t i = 0; status == 0 && i < list->count; i++) {
-        const struct priced_op *op = &list->ops[i];
-        if (!op->is_compute_kernel || !op->overlapped || twin_find(&set, op))
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        struct priced_op op = priced_of(&ops[i], overlapped[i]);
+        if (!op.is_compute_kernel || !op.overlapped || twin_find(&set, &op))
             continue;
-        set.keys[set.count] = *op;
-        status = key_index_add(&set.index, twin_hash(op), set.count++);
+        set.keys[set.count] = op;
+        status = key_index_add(&set.index, twin_hash(&op), set.count++);
     }
-    for (size_t i = 0; status == 0 && set.count && i < list->count; i++)
-        if (list->ops[i].is_compute_kernel && twin_find(&set, &list->ops[i]))
-            list->ops[kept++] = list->ops[i];
-    list->count = kept;
+    size_t kept = 0;
+    for (size_t i = 0; status == 0 && set.count && i < count; i++) {
+        struct priced_op op = priced_of(&ops[i], overlapped[i]);
+        kept += op.is_compute_kernel && twin_find(&set, &op);
+    }
+    if (status == 0 && kept && !(list->ops = malloc(kept * sizeof *list->ops)))
+        status = -1;
+    for (size_t i = 0; status == 0 && kept && i < count; i++) {
+        struct priced_op op = priced_of(&ops[i], overlapped[i]);
+        if (op.is_compute_kernel && twin_find(&set, &op))
+            list->ops[list->count++] = op;
+    }
     free(set.keys);
     key_index_free(&set.index);
     return status;
@@ -230,12 +239,15 @@ int overlap_cost_device(kernel_names *names, const struct device_state *device, 
                         struct analysis_device *out, struct analysis_result *result, error_info *err)
 {
     struct op_list list = {0};
-    int status = load(device, &list) != 0 ? error_set(err, "out of memory") : 0;
+    size_t count = device->selected_op_count;
+    unsigned char *overlapped = calloc(count ? count : 1, 1);
+    int status = overlapped ? 0 : error_set(err, "out of memory");
     if (status == 0) {
-        out->overlap_saved_ns = mark_overlapped(&list);
-        if (keep_priced(&list) != 0)
+        out->overlap_saved_ns = mark_overlapped(device->selected_ops, count, overlapped);
+        if (keep_priced(device->selected_ops, count, overlapped, &list) != 0)
             status = error_set(err, "out of memory");
     }
+    free(overlapped);
     if (status == 0) {
         if (list.count)
             qsort(list.ops, list.count, sizeof *list.ops, by_twin_then_duration);

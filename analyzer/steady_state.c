@@ -219,41 +219,73 @@ static int compare_descending(const void *left, const void *right)
     return a > b ? -1 : a < b;
 }
 
+/* repeated_first_runs' reading: device i's first runs into starts[i] (counts[i] of them). */
+struct first_runs_reading {
+    const struct store_gpu_device *devices;
+    int64_t **starts;
+    size_t *counts;
+};
+
+static int read_first_runs(void *context, size_t index, size_t worker, store *reader, error_info *err)
+{
+    (void)worker;
+    struct first_runs_reading *reading = context;
+    struct store_kernel_runs *runs = NULL;
+    size_t run_count = 0, count = 0;
+    reading->starts[index] = NULL;
+    reading->counts[index] = 0;
+    if (store_kernel_runs_read(store_db(reader), reading->devices[index].process_id,
+                               reading->devices[index].device_id, &runs, &run_count, err) != 0)
+        return -1;
+    int64_t *starts = run_count ? malloc(run_count * sizeof *starts) : NULL;
+    if (run_count && !starts) {
+        free(runs);
+        return error_set(err, "out of memory");
+    }
+    for (size_t i = 0; i < run_count; i++)
+        if (runs[i].runs >= 2)
+            starts[count++] = runs[i].first_start_ns;
+    free(runs);
+    reading->starts[index] = starts;
+    reading->counts[index] = count;
+    return 0;
+}
+
 /* The first runs of the kernels each device runs again (one per device and name), latest first,
- * into *starts (caller frees). Returns their count, or -1 with err filled. */
-static long repeated_first_runs(store *trace, int64_t **starts, error_info *err)
+ * into *starts (caller frees); the devices read on team's workers (NULL: here, one after another;
+ * sorted, the list is the same). Returns their count, or -1 with err filled. */
+static long repeated_first_runs(store *trace, crew *team, int64_t **starts, error_info *err)
 {
     *starts = NULL;
     struct store_gpu_device *devices = NULL;
-    size_t device_count = 0, count = 0, capacity = 0;
+    size_t device_count = 0, count = 0;
     if (store_list_gpu_devices(trace, &devices, &device_count, err) != 0)
         return -1;
-    for (size_t d = 0; d < device_count; d++) {
-        struct store_kernel_runs *runs = NULL;
-        size_t run_count = 0;
-        if (store_kernel_runs_read(store_db(trace), devices[d].process_id, devices[d].device_id, &runs,
-                                   &run_count, err) != 0) {
-            free(devices);
-            return -1;
-        }
-        for (size_t i = 0; i < run_count; i++) {
-            if (runs[i].runs < 2)
-                continue;
-            if (count == capacity) {
-                capacity = capacity ? 2 * capacity : 64;
-                int64_t *grown = realloc(*starts, capacity * sizeof *grown);
-                if (!grown) {
-                    free(runs);
-                    free(devices);
-                    return error_set(err, "out of memory");
-                }
-                *starts = grown;
-            }
-            (*starts)[count++] = runs[i].first_start_ns;
-        }
-        free(runs);
+    size_t room = device_count ? device_count : 1;
+    struct first_runs_reading reading = {devices, calloc(room, sizeof *reading.starts),
+                                         calloc(room, sizeof *reading.counts)};
+    long status = reading.starts && reading.counts ? 0 : error_set(err, "out of memory");
+    if (status == 0)
+        status = crew_run(team, trace, device_count, read_first_runs, &reading, err);
+    for (size_t d = 0; status == 0 && d < device_count; d++)
+        count += reading.counts[d];
+    if (status == 0 && count > 0 && !(*starts = malloc(count * sizeof **starts)))
+        status = error_set(err, "out of memory");
+    for (size_t d = 0, at = 0; status == 0 && d < device_count; d++) {
+        if (reading.counts[d])
+            memcpy(*starts + at, reading.starts[d], reading.counts[d] * sizeof **starts);
+        at += reading.counts[d];
     }
+    for (size_t d = 0; reading.starts && d < device_count; d++)
+        free(reading.starts[d]);
+    free(reading.starts);
+    free(reading.counts);
     free(devices);
+    if (status != 0) {
+        free(*starts);
+        *starts = NULL;
+        return -1;
+    }
     if (count > 0)
         qsort(*starts, count, sizeof **starts, compare_descending);
     return (long)count;
@@ -364,7 +396,7 @@ static int steps_window(const struct analysis_step *steps, size_t step_count, st
 }
 
 /* Rules 2 to 4 on the buckets of the span. */
-static int activity_window(store *trace, struct analysis_steady *out, error_info *err)
+static int activity_window(store *trace, crew *team, struct analysis_steady *out, error_info *err)
 {
     struct buckets *b = calloc(1, sizeof *b);
     if (!b)
@@ -384,7 +416,7 @@ static int activity_window(store *trace, struct analysis_steady *out, error_info
         return error_set(err, "out of memory");
     }
     int64_t *first_runs = NULL;
-    long first_run_count = repeated_first_runs(trace, &first_runs, err);
+    long first_run_count = repeated_first_runs(trace, team, &first_runs, err);
     if (first_run_count < 0) {
         free(gaps);
         free(b);
@@ -403,17 +435,71 @@ static int activity_window(store *trace, struct analysis_steady *out, error_info
     return 0;
 }
 
-int steady_state_choose(store *trace, const struct analysis_step *steps, size_t step_count,
+/* gpu_span's reading of one process's span on a worker: found[i] 1 when process i has one. */
+struct span_reading {
+    const int64_t *processes;
+    int64_t *first_ns, *last_ns;
+    int *found;
+};
+
+static int read_process_span(void *context, size_t index, size_t worker, store *reader, error_info *err)
+{
+    (void)worker;
+    struct span_reading *reading = context;
+    reading->found[index] = store_process_gpu_span(reader, reading->processes[index],
+                                                   &reading->first_ns[index], &reading->last_ns[index], err);
+    return reading->found[index] < 0 ? -1 : 0;
+}
+
+/* The trace's GPU span as store_gpu_span gives it; with team, each process's span on a worker
+ * (the one scan of the trace was a sixth of the run's own thread's time at 2 workers). */
+static int gpu_span(store *trace, crew *team, int64_t *first_ns, int64_t *last_ns, error_info *err)
+{
+    if (!team)
+        return store_gpu_span(trace, first_ns, last_ns, err);
+    int64_t *processes = NULL;
+    size_t count = 0;
+    if (store_list_gpu_processes(trace, &processes, &count, err) != 0)
+        return -1;
+    size_t room = count ? count : 1;
+    struct span_reading reading = {processes, malloc(room * sizeof *reading.first_ns),
+                                   malloc(room * sizeof *reading.last_ns),
+                                   malloc(room * sizeof *reading.found)};
+    int status = reading.first_ns && reading.last_ns && reading.found ? 0 : error_set(err, "out of memory");
+    if (status == 0)
+        status = crew_run(team, trace, count, read_process_span, &reading, err);
+    int64_t first = 0, last = 0;
+    int any = 0;
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        if (reading.found[i] > 0) {
+            first = !any || reading.first_ns[i] < first ? reading.first_ns[i] : first;
+            last = !any || reading.last_ns[i] > last ? reading.last_ns[i] : last;
+            any = 1;
+        }
+    }
+    if (status == 0 && any) {
+        status = store_gpu_span_check(trace, first, last, err);
+        *first_ns = first;
+        *last_ns = last;
+    }
+    free(processes);
+    free(reading.first_ns);
+    free(reading.last_ns);
+    free(reading.found);
+    return status;
+}
+
+int steady_state_choose(store *trace, crew *team, const struct analysis_step *steps, size_t step_count,
                         struct analysis_steady *out, error_info *err)
 {
     int64_t first = 0, last = 0;
     error_info span_err;
-    int found = store_gpu_span(trace, &first, &last, &span_err);
-    return steady_state_choose_in_span(trace, steps, step_count, found, first, last, out, err);
+    int found = gpu_span(trace, team, &first, &last, &span_err);
+    return steady_state_choose_in_span(trace, team, steps, step_count, found, first, last, out, err);
 }
 
-int steady_state_choose_in_span(store *trace, const struct analysis_step *steps, size_t step_count,
-                                int span_found, int64_t span_start_ns, int64_t span_end_ns,
+int steady_state_choose_in_span(store *trace, crew *team, const struct analysis_step *steps,
+                                size_t step_count, int span_found, int64_t span_start_ns, int64_t span_end_ns,
                                 struct analysis_steady *out, error_info *err)
 {
     memset(out, 0, sizeof *out);
@@ -436,7 +522,7 @@ int steady_state_choose_in_span(store *trace, const struct analysis_step *steps,
     int by_steps = steps_window(steps, step_count, &chosen);
     if (by_steps < 0)
         return error_set(err, "out of memory");
-    if (!by_steps && activity_window(trace, &chosen, err) != 0)
+    if (!by_steps && activity_window(trace, team, &chosen, err) != 0)
         return -1;
     if (chosen.start_ns < out->span_start_ns)
         chosen.start_ns = out->span_start_ns;
@@ -457,9 +543,9 @@ int steady_state_of_trace(store *trace, struct analysis_steady *out, error_info 
 {
     struct analysis_step *steps = NULL;
     size_t count = 0;
-    int status = steps_find(store_db(trace), &steps, &count, err);
+    int status = steps_find(trace, NULL, &steps, &count, err);
     if (status == 0)
-        status = steady_state_choose(trace, steps, count, out, err);
+        status = steady_state_choose(trace, NULL, steps, count, out, err);
     free(steps);
     return status;
 }

@@ -31,22 +31,25 @@
 #include <stdint.h>
 
 #include "analysis_result.h"
+#include "crew.h"
 #include "error.h"
 #include "store.h"
 
 #define STEADY_STATE_BUCKETS 65536
 
 /* Chooses the steady window of the trace from its GPU operations and its steps (may be NULL when
- * step_count is 0; steps of every process). out->trimmed is 0 when nothing is left out. Returns 0,
+ * step_count is 0; steps of every process), its reads on team's workers (crew.h; NULL: on trace's
+ * connection; the window is the same). out->trimmed is 0 when nothing is left out. Returns 0,
  * or -1 with err filled (a read error; out of memory). */
-int steady_state_choose(store *trace, const struct analysis_step *steps, size_t step_count,
+int steady_state_choose(store *trace, crew *team, const struct analysis_step *steps, size_t step_count,
                         struct analysis_steady *out, error_info *err);
 /* The same in a GPU span read another way: span_found is store_gpu_span's answer for
  * [span_start_ns, span_end_ns] (1, 0 for none, -1 for a damaged span). A process of --mpi passes the
  * spans of every share together, so that it does not scan the whole trace; the trace itself is
- * read only where no steps are found (the activity rules 2 to 4). */
-int steady_state_choose_in_span(store *trace, const struct analysis_step *steps, size_t step_count,
-                                int span_found, int64_t span_start_ns, int64_t span_end_ns,
+ * read only where no steps are found (the activity rules 2 to 4), on team's workers (NULL: on the
+ * trace's connection). */
+int steady_state_choose_in_span(store *trace, crew *team, const struct analysis_step *steps,
+                                size_t step_count, int span_found, int64_t span_start_ns, int64_t span_end_ns,
                                 struct analysis_steady *out, error_info *err);
 
 /* The same, with the trace's own steps (steps.h): for a reader that wants the window before or

@@ -78,15 +78,76 @@ static int hold_range(struct held_ranges *held, const struct store_nvtx_range *r
     return 0;
 }
 
-/* Maps every held range: held->spans, one per row. */
-static int map_held(sqlite3 *db, struct held_ranges *held, error_info *err)
+/* map_by_process's groups: the held spans sorted by process (ties in held order), group g
+ * spans [starts[g], starts[g + 1]) of sorted. */
+struct mapping {
+    struct store_launched_span *sorted;
+    size_t *starts;
+};
+
+static int map_group(void *context, size_t group, size_t worker, store *reader, error_info *err)
+{
+    (void)worker;
+    struct mapping *mapping = context;
+    size_t first = mapping->starts[group];
+    return store_launched_work_times(store_db(reader), mapping->sorted + first,
+                                     mapping->starts[group + 1] - first, err);
+}
+
+/* A held span's place, ordered by process then place. */
+struct span_place {
+    int64_t process_id;
+    size_t index;
+};
+
+static int by_process(const void *a, const void *b)
+{
+    const struct span_place *x = a, *y = b;
+    if (x->process_id != y->process_id)
+        return x->process_id < y->process_id ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* held->spans mapped one process at a time, the processes on team's workers (each reads only its
+ * process's rows: a serial pass over the whole trace was most of the run's own thread's time with
+ * many workers). team NULL: on trace's connection, process after process. */
+static int map_by_process(store *trace, crew *team, struct held_ranges *held, error_info *err)
+{
+    size_t count = held->count, groups = 0;
+    struct span_place *order = malloc((count ? count : 1) * sizeof *order);
+    struct mapping mapping = {malloc((count ? count : 1) * sizeof *mapping.sorted),
+                              malloc((count + 1) * sizeof *mapping.starts)};
+    int status = order && mapping.sorted && mapping.starts ? 0 : error_set(err, "out of memory");
+    if (status == 0) {
+        for (size_t i = 0; i < count; i++)
+            order[i] = (struct span_place){held->spans[i].process_id, i};
+        if (count > 1)
+            qsort(order, count, sizeof *order, by_process);
+        for (size_t i = 0; i < count; i++) {
+            mapping.sorted[i] = held->spans[order[i].index];
+            if (i == 0 || mapping.sorted[i].process_id != mapping.sorted[i - 1].process_id)
+                mapping.starts[groups++] = i;
+        }
+        mapping.starts[groups] = count;
+        status = crew_run(team, trace, groups, map_group, &mapping, err);
+        for (size_t i = 0; status == 0 && i < count; i++)
+            held->spans[order[i].index] = mapping.sorted[i];
+    }
+    free(order);
+    free(mapping.sorted);
+    free(mapping.starts);
+    return status;
+}
+
+/* held->spans, one per row, to be mapped. */
+static int span_held(struct held_ranges *held, error_info *err)
 {
     held->spans = malloc((held->count ? held->count : 1) * sizeof *held->spans);
     if (!held->spans)
         return error_set(err, "out of memory");
     for (size_t i = 0; i < held->count; i++)
         held->spans[i] = span_of(&held->rows[i]);
-    return store_launched_work_times(db, held->spans, held->count, err);
+    return 0;
 }
 
 static void free_held(struct held_ranges *held)
@@ -109,7 +170,9 @@ int steps_select_range(sqlite3 *db, int64_t process_id, const char *name, int64_
     if (status > 0)
         status = error_set(err, "out of memory");
     if (status == 0)
-        status = map_held(db, &held, err);
+        status = span_held(&held, err);
+    if (status == 0) /* one process */
+        status = store_launched_work_times(db, held.spans, held.count, err);
     for (size_t i = 0; status == 0 && i < held.count; i++) {
         int64_t start_ns, end_ns;
         if (range_time(&held.rows[i], &held.spans[i], process_id, &start_ns, &end_ns, err) < 0)
@@ -350,17 +413,20 @@ static int hold_step_range(void *context, const struct store_nvtx_range *range)
     return hold_range(&collecting->held, range) != 0 ? 1 : 0;
 }
 
-static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name_count, const char *prefix,
-                         steps_keep_process *keep, void *keep_context, struct analysis_step **steps,
-                         size_t *count, error_info *err)
+static int collect_steps(store *trace, crew *team, const struct step_name *names, size_t name_count,
+                         const char *prefix, steps_keep_process *keep, void *keep_context,
+                         struct analysis_step **steps, size_t *count, error_info *err)
 {
+    sqlite3 *db = store_db(trace);
     struct collecting collecting = {names, name_count, prefix, keep, keep_context, {0}};
     struct held_ranges *held = &collecting.held;
     int status = store_each_range(db, hold_step_range, &collecting, err);
     if (status > 0)
         status = error_set(err, "out of memory");
     if (status == 0)
-        status = map_held(db, held, err);
+        status = span_held(held, err);
+    if (status == 0)
+        status = map_by_process(trace, team, held, err);
     if (status == 0 && held->count && !(*steps = malloc(held->count * sizeof **steps)))
         status = error_set(err, "out of memory");
     for (size_t i = 0; status == 0 && i < held->count; i++) {
@@ -381,14 +447,15 @@ static int collect_steps(sqlite3 *db, const struct step_name *names, size_t name
     return status;
 }
 
-int steps_find(sqlite3 *db, struct analysis_step **steps, size_t *count, error_info *err)
+int steps_find(store *trace, crew *team, struct analysis_step **steps, size_t *count, error_info *err)
 {
-    return steps_find_of(db, NULL, NULL, steps, count, err);
+    return steps_find_of(trace, team, NULL, NULL, steps, count, err);
 }
 
-int steps_find_of(sqlite3 *db, steps_keep_process *keep, void *keep_context, struct analysis_step **steps,
-                  size_t *count, error_info *err)
+int steps_find_of(store *trace, crew *team, steps_keep_process *keep, void *keep_context,
+                  struct analysis_step **steps, size_t *count, error_info *err)
 {
+    sqlite3 *db = store_db(trace);
     struct step_name *names = NULL;
     size_t name_count = 0;
     *steps = NULL;
@@ -401,7 +468,7 @@ int steps_find_of(sqlite3 *db, steps_keep_process *keep, void *keep_context, str
         status = error_set(err, "out of memory");
     else if (prefix[0]) {
         qsort(names, name_count, sizeof *names, by_message_id);
-        status = collect_steps(db, names, name_count, prefix, keep, keep_context, steps, count, err);
+        status = collect_steps(trace, team, names, name_count, prefix, keep, keep_context, steps, count, err);
         if (status == 0) {
             *count = merge_steps(*steps, *count);
             set_ranks(db, *steps, *count);

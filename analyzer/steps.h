@@ -12,21 +12,24 @@
 #include <stddef.h>
 
 #include "analysis_result.h"
+#include "crew.h"
 #include "error.h"
 #include "selection.h"
 
 /* Finds every step of every process. *steps is malloc'd (caller frees), sorted by process then
- * number; *count may be 0. Returns 0 or -1 with err filled. */
-int steps_find(sqlite3 *db, struct analysis_step **steps, size_t *count, error_info *err);
+ * number; *count may be 0. The steps' GPU times are mapped process by process on team's workers
+ * (crew.h; NULL: on trace's connection alone; the steps are the same). Returns 0 or -1 with err
+ * filled. */
+int steps_find(store *trace, crew *team, struct analysis_step **steps, size_t *count, error_info *err);
 /* The same for the processes keep keeps (keep(keep_context, process_id) != 0): steps_find's steps
  * of those processes, without mapping the other processes' ranges to their GPU work (a process of
  * --mpi finds the steps of its share alone: analysis_share.c). The step prefix is still chosen from
  * every process's range names, so that every share counts the same steps. */
+typedef int steps_keep_process(void *context, int64_t process_id);
+int steps_find_of(store *trace, crew *team, steps_keep_process *keep, void *keep_context,
+                  struct analysis_step **steps, size_t *count, error_info *err);
 /* Sorts steps as steps_find returns them (steps of several steps_find_of calls put together). */
 void steps_sort(struct analysis_step *steps, size_t count);
-typedef int steps_keep_process(void *context, int64_t process_id);
-int steps_find_of(sqlite3 *db, steps_keep_process *keep, void *keep_context, struct analysis_step **steps,
-                  size_t *count, error_info *err);
 
 /* Adds to selection the GPU time of every NVTX range of process_id whose message is name,
  * clipped to [clip_start, clip_end). *found is incremented per range. Returns 0 or -1. */

@@ -1,6 +1,7 @@
 /* thread_calls.c: see thread_calls.h. */
 #include "thread_calls.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "nearly_sorted.h"
@@ -12,6 +13,7 @@ struct held_thread {
     struct thread_call *calls; /* NULL with held 1: not held (too many, or unreadable) */
     size_t count;
     int held;
+    int lent;      /* calls are the launches' (load_from_launches), not this struct's to free */
     uint64_t used; /* when last asked for: the least recent slot is replaced */
 };
 
@@ -37,13 +39,19 @@ thread_calls *thread_calls_new(sqlite3 *db, kernel_names *names)
     return calls;
 }
 
+static void free_held(struct held_thread *thread)
+{
+    if (!thread->lent)
+        free(thread->calls);
+}
+
 void thread_calls_free(thread_calls *calls)
 {
     if (!calls)
         return;
     store_calls_close(calls->rows);
     for (size_t i = 0; i < THREAD_CALLS_THREADS; i++)
-        free(calls->threads[i].calls);
+        free_held(&calls->threads[i]);
     free(calls);
 }
 
@@ -52,7 +60,7 @@ void thread_calls_release(thread_calls *calls)
     if (!calls)
         return;
     for (size_t i = 0; i < THREAD_CALLS_THREADS; i++) {
-        free(calls->threads[i].calls);
+        free_held(&calls->threads[i]);
         calls->threads[i] = (struct held_thread){0};
     }
 }
@@ -82,7 +90,7 @@ static int hold_call(void *context, const struct store_thread_call *row)
                                                           .end_ns = row->end_ns,
                                                           .correlation_id = row->correlation_id,
                                                           .name_id = row->name_id,
-                                                          .api_domain = row->api_domain,
+                                                          .api_domain = thread_call_domain(row->api_domain),
                                                           .has_name = row->has_name};
     return 0;
 }
@@ -112,16 +120,6 @@ static int by_start_then_rowid(const void *a, const void *b)
     return (x->rowid > y->rowid) - (x->rowid < y->rowid);
 }
 
-static struct thread_call thread_call_of(const struct correlated_call *call)
-{
-    return (struct thread_call){.start_ns = call->start_ns,
-                                .end_ns = call->end_ns,
-                                .correlation_id = call->correlation_id,
-                                .name_id = call->name_id,
-                                .api_domain = call->api_domain,
-                                .has_name = call->has_name};
-}
-
 /* The thread's calls ranked by start and rowid into thread->calls (count of them). Returns 0, or -1
  * when out of memory. */
 static int rank_calls(struct held_thread *thread, const struct launches *launches, size_t count)
@@ -131,8 +129,8 @@ static int rank_calls(struct held_thread *thread, const struct launches *launche
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < launches->count; i++)
-        if (launches->calls[i].thread_id == thread->thread_id)
-            ranked[n++] = (struct ranked_call){thread_call_of(&launches->calls[i]), launches->calls[i].rowid};
+        if (launches->origins[i].thread_id == thread->thread_id)
+            ranked[n++] = (struct ranked_call){launches->calls[i], launches->origins[i].rowid};
     nearly_sorted_sort(ranked, n, sizeof *ranked, by_start_then_rowid);
     for (size_t i = 0; i < n; i++)
         thread->calls[i] = ranked[i].call;
@@ -142,35 +140,47 @@ static int rank_calls(struct held_thread *thread, const struct launches *launche
 
 /* load()'s rows from launches (every_call): the thread's calls sorted as its query returns them.
  * launches are in correlation order, which on one thread is nearly, often exactly, start order:
- * the calls go straight into place, and are ranked and sorted only when two are out of order. */
+ * the calls go straight into place, and are ranked and sorted only when two are out of order. A
+ * thread that made every call of the process in start order has the launches' array lent: on a
+ * process of one thread a copy beside it was 48 bytes per GPU operation at the walk's peak. */
 static void load_from_launches(struct held_thread *thread, const struct launches *launches)
 {
-    size_t count = 0;
-    for (size_t i = 0; i < launches->count; i++)
-        count += launches->calls[i].thread_id == thread->thread_id;
+    size_t count = 0, previous = SIZE_MAX;
+    int in_order = 1;
+    const struct thread_call *calls = launches->calls;
+    for (size_t i = 0; i < launches->count; i++) {
+        if (launches->origins[i].thread_id != thread->thread_id)
+            continue;
+        count++;
+        in_order &= previous == SIZE_MAX || calls[previous].start_ns < calls[i].start_ns ||
+                    (calls[previous].start_ns == calls[i].start_ns &&
+                     launches->origins[previous].rowid <= launches->origins[i].rowid);
+        previous = i;
+    }
     if (count > THREAD_CALLS_MAX)
         return; /* the query stops there and the thread is not held: the store serves it */
+    if (in_order && count == launches->count && count > 0) {
+        thread->calls = launches->calls;
+        thread->lent = 1;
+        thread->count = count;
+        return;
+    }
     thread->calls = malloc((count ? count : 1) * sizeof *thread->calls);
     if (!thread->calls)
         return;
-    size_t n = 0;
-    int in_order = 1;
-    const struct correlated_call *previous = NULL;
-    for (size_t i = 0; i < launches->count; i++) {
-        const struct correlated_call *call = &launches->calls[i];
-        if (call->thread_id != thread->thread_id)
-            continue;
-        in_order &= !previous || previous->start_ns < call->start_ns ||
-                    (previous->start_ns == call->start_ns && previous->rowid <= call->rowid);
-        thread->calls[n++] = thread_call_of(call);
-        previous = call;
+    if (!in_order) {
+        if (rank_calls(thread, launches, count) != 0) {
+            free(thread->calls);
+            thread->calls = NULL;
+            return;
+        }
+    } else {
+        size_t n = 0;
+        for (size_t i = 0; i < launches->count; i++)
+            if (launches->origins[i].thread_id == thread->thread_id)
+                thread->calls[n++] = launches->calls[i];
     }
-    if (!in_order && rank_calls(thread, launches, count) != 0) {
-        free(thread->calls);
-        thread->calls = NULL;
-        return;
-    }
-    thread->count = n;
+    thread->count = count;
 }
 
 const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,
@@ -186,7 +196,7 @@ const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_i
         if (!thread->held || thread->used < slot->used)
             slot = thread;
     }
-    free(slot->calls);
+    free_held(slot);
     *slot = (struct held_thread){.process_id = process_id, .thread_id = thread_id, .held = 1};
     if (launches && launches->every_call)
         load_from_launches(slot, launches);

@@ -4,7 +4,8 @@
  * every gap between two kernels is one: a ResNet-50 recording of 200k kernels had 200k gaps and
  * spent half of `report` in the two queries each gap made. Memory: one record per call of the
  * threads asked about (the last THREAD_CALLS_THREADS of them), a thread with more than
- * THREAD_CALLS_MAX calls not held (the caller asks the store instead). */
+ * THREAD_CALLS_MAX calls not held (the caller asks the store instead); none for a thread whose
+ * calls are all of its process's launches, in its order: those are lent (issue 33). */
 #ifndef OVERLAPSCOPE_THREAD_CALLS_H
 #define OVERLAPSCOPE_THREAD_CALLS_H
 
@@ -18,13 +19,7 @@
 #define THREAD_CALLS_MAX (4u << 20)
 #define THREAD_CALLS_THREADS 4
 
-struct thread_call {
-    int64_t start_ns, end_ns;
-    int64_t correlation_id; /* STORE_NULL when none */
-    int64_t name_id;        /* meaningful when has_name */
-    int64_t api_domain;
-    int has_name;
-};
+/* struct thread_call: launches.h. */
 
 typedef struct thread_calls thread_calls;
 
@@ -40,8 +35,10 @@ void thread_calls_release(thread_calls *calls);
  * when they are not held (more than THREAD_CALLS_MAX, out of memory, a read error): the caller asks
  * the store. A thread not held yet is read from the store, or from launches (the process's calls,
  * read for the device; may be NULL) when they hold every call of the process (every_call): the same
- * rows in the same order, without reading them twice. The array stays valid until
- * THREAD_CALLS_THREADS other threads have been asked for. */
+ * rows in the same order, without reading them twice; when the thread made every one of them and
+ * they are in its order already, the array is launches->calls itself. The array stays valid until
+ * THREAD_CALLS_THREADS other threads have been asked for, thread_calls_release, or (lent) the
+ * launches are loaded again or freed: release before either. */
 const struct thread_call *thread_calls_of(thread_calls *calls, int64_t process_id, int64_t thread_id,
                                           const struct launches *launches, size_t *count);
 

@@ -9,7 +9,9 @@
 # per operation would mix in and that vary across machines.
 # Usage: bench/memory.sh [OUTDIR]; environment: MEMORY_OPS (default "1000000 5000000", two GPU
 # operation counts, small first), OVERLAPSCOPE (default build/cli/overlapscope), MEMORY_MAX_SLOPE
-# (bytes per operation: exit 1 when a command's slope is above it; unset: only print).
+# (bytes per operation: exit 1 when a command's slope is above it; unset: only print),
+# MEMORY_MAX_SLOPE_EXPORT (export's, when it differs: its kept waits grow with the first 500,000
+# operations of this trace, docs/security.md).
 # docs/security.md states the figure; the ctest bench_memory_smoke runs this at small sizes with it.
 set -u
 out=${1:-memory-out}
@@ -56,8 +58,10 @@ for command in $commands; do
     slope=$(((b - a) / (ops[$large] - ops[$small])))
     printf '%-8s %10d %9d %10d %9d %12d\n' "$command" $((a / 1048576)) $((a / ops[$small])) \
         $((b / 1048576)) $((b / ops[$large])) "$slope"
-    if [ -n "${MEMORY_MAX_SLOPE:-}" ] && [ "$slope" -gt "$MEMORY_MAX_SLOPE" ]; then
-        echo "$command: $slope bytes per further operation, above the documented $MEMORY_MAX_SLOPE (docs/security.md)"
+    limit=${MEMORY_MAX_SLOPE:-}
+    [ "$command" = export ] && limit=${MEMORY_MAX_SLOPE_EXPORT:-$limit}
+    if [ -n "$limit" ] && [ "$slope" -gt "$limit" ]; then
+        echo "$command: $slope bytes per further operation, above the documented $limit (docs/security.md)"
         status=1
     fi
 done

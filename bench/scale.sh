@@ -9,7 +9,9 @@
 # the wall time moves with the neighbours' load, the CPU time much less.
 # Usage: bench/scale.sh [OUTDIR]; environment: SCALE_RANKS (default "8 64"), SCALE_ACTIVITIES per
 # rank (default 250000), SCALE_JOBS (default "1 2 4 8 16", capped at the machine's processors),
-# SCALE_REPORT (default 1; 0: the imports only), OVERLAPSCOPE (default build/cli/overlapscope).
+# SCALE_REPORT (default 1; 0: the imports only), OVERLAPSCOPE (default build/cli/overlapscope),
+# SCALE_TIMING_JOBS (default "1 16": the report's phase timing, OUTDIR/timing-RANKS.txt, the largest
+# also as OUTDIR/timing-largest.txt and printed at the end).
 set -u
 out=${1:-scale-out}
 cd "$(dirname "$0")/.."
@@ -53,6 +55,15 @@ for ranks in ${SCALE_RANKS:-8 64}; do
                 [ ! -f "$out/report-1.txt" ] || { echo "report --jobs $jobs differs from --jobs 1"; exit 1; }
         done
     done
+    # Where the time goes (OVERLAPSCOPE_TIMING=1, common/phase_timing.h): each phase's wall time and
+    # the CPU time of the run's thread and of the workers, for one worker and the most; the table of
+    # the last (largest) SCALE_RANKS is the one to read.
+    : >"$out/timing-$ranks.txt"
+    for jobs in ${SCALE_TIMING_JOBS:-1 16}; do
+        [ "$jobs" -le "$cores" ] || jobs=$cores
+        OVERLAPSCOPE_TIMING=1 "$os" report --jobs "$jobs" "$out/trace.db" >/dev/null 2>>"$out/timing-$ranks.txt"
+    done
+    cp "$out/timing-$ranks.txt" "$out/timing-largest.txt"
     python3 - "$out/report_times" "$ranks" "$activities" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
@@ -67,3 +78,4 @@ for jobs in sorted(by):
           f"{len(by[jobs])}), speed-up {base / median:.2f}, peak {peak} MB")
 PY
 done
+[ ! -f "$out/timing-largest.txt" ] || { echo "phase timing of the largest run ($out/timing-largest.txt):"; cat "$out/timing-largest.txt"; }

@@ -14,7 +14,7 @@
 #include "trace_input.h"
 
 enum { REPORT_MAX_TOP = 10000 };
-enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP, OPTION_MPI };
+enum { OPTION_JSON = 1, OPTION_MARKDOWN, OPTION_CSV, OPTION_TOP, OPTION_MPI, OPTION_ALL_ROWS };
 
 /* A recording of part of the job says so under the report (record --capture-range): its figures
  * cover only what was captured. */
@@ -36,6 +36,7 @@ int cmd_report(int argc, char **argv)
                                           {"csv", no_argument, 0, OPTION_CSV},
                                           {"top", required_argument, 0, OPTION_TOP},
                                           {"mpi", no_argument, 0, OPTION_MPI},
+                                          {"all-rows", no_argument, 0, OPTION_ALL_ROWS},
                                           CLI_FILTER_OPTIONS,
                                           {0, 0, 0, 0}};
     struct cli_filters filters;
@@ -66,6 +67,8 @@ int cmd_report(int argc, char **argv)
             context.top = (size_t)top;
         } else if (option == OPTION_MPI) {
             mpi.on = 1;
+        } else if (option == OPTION_ALL_ROWS) {
+            context.all_rows = 1; /* else more than 16 devices are summarized (report/world.h) */
         } else if (cli_filters_take(&filters, argv, option) != 0) {
             return CLI_EXIT_ERROR;
         }
@@ -79,8 +82,15 @@ int cmd_report(int argc, char **argv)
     options->max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
     char input_path[4096];
     int status;
+    /* OVERLAPSCOPE_TIMING=1: each phase's time to stderr (phase_timing.h; docs/scale.md). */
+    const char *timing_wanted = getenv("OVERLAPSCOPE_TIMING");
+    struct phase_timing timing = {0};
+    if (timing_wanted && strcmp(timing_wanted, "1") == 0)
+        options->timing = &timing;
+    struct phase_mark mark = phase_timing_now();
     struct analysis_result *result =
         cli_mpi_analyze(&mpi, argv[0], argv[optind], options, input_path, sizeof input_path, &status);
+    mark = phase_timing_add_rest(options->timing, "open, checks (around the analysis)", mark);
     if (!result)
         return cli_mpi_end(&mpi, status);
     context.width = cli_terminal_width(stdout);
@@ -94,7 +104,11 @@ int cmd_report(int argc, char **argv)
         status = report_write_text(stdout, result, &context);
         print_capture_note(input_path);
     }
+    mark = phase_timing_add(options->timing, "output", mark, 0, 0);
     analysis_free(result);
+    phase_timing_add(options->timing, "free", mark, 0, 0);
+    if (options->timing)
+        phase_timing_write(&timing, options->jobs, stderr);
     if (status != 0)
         return cli_mpi_end(&mpi, cli_error(argv[0], "cannot write the report"));
     return cli_mpi_end(&mpi, CLI_EXIT_OK);

@@ -420,7 +420,7 @@ static struct known_code *know_code(const struct python_frames *frames, pid_t se
         return NULL;
     if (read_text(frames, self, seen.name, seen.function, sizeof seen.function) != 0)
         snprintf(seen.function, sizeof seen.function, "?");
-    seen.library = python_source_is_library(seen.file);
+    seen.library = python_source_is_library_in(seen.file, frames->program_folder);
     seen.address = -1;
     struct known_code *slot = &known.codes[known.next++ % KNOWN_CODES];
     *slot = seen;
@@ -446,23 +446,54 @@ static int describe(const struct python_frames *frames, pid_t self, struct known
 typedef int frame_visit(void *context, const struct python_frames *frames, pid_t self,
                         struct known_code *code, int64_t address);
 
-/* The innermost frame of the thread whose PyThreadState is at thread_state; 0 when none. */
-static uintptr_t innermost_frame(const struct python_frames *frames, pid_t self, uintptr_t thread_state)
+/* The innermost frame of the thread whose PyThreadState is at thread_state; 0 when none. cframe
+ * (may be NULL) gets the _PyCFrame read on the way (3.11, 3.12), else 0. */
+static uintptr_t innermost_frame(const struct python_frames *frames, pid_t self, uintptr_t thread_state,
+                                 uintptr_t *cframe)
 {
     const struct python_layout *layout = frames->layout;
     uintptr_t frame = 0;
+    if (cframe)
+        *cframe = 0;
     if (read_memory(self, thread_state + layout->thread.frame, &frame, sizeof frame) != 0)
         return 0;
-    if (layout->model == VIA_CFRAME &&
-        (!frame || read_memory(self, frame + layout->thread.current_frame, &frame, sizeof frame) != 0))
-        return 0;
+    if (layout->model == VIA_CFRAME) {
+        if (cframe)
+            *cframe = frame;
+        if (!frame || read_memory(self, frame + layout->thread.current_frame, &frame, sizeof frame) != 0)
+            return 0;
+    }
     return frame;
+}
+
+/* The frames a walk read, innermost first, so that the next capture on the thread can read them
+ * again in one system call (capture_again). */
+#define TRAIL_FRAMES 24
+
+struct frame_trail {
+    int count;    /* frames read; TRAIL_FRAMES + 1: more than the trail holds */
+    int complete; /* the walk stopped at the trail's last frame, the user's */
+    int at_root;  /* the trail's last frame has no caller: the walk read every frame */
+    uintptr_t frame[TRAIL_FRAMES];
+    uintptr_t code[TRAIL_FRAMES]; /* its code object, read with it; 0: a frame skipped unread */
+};
+
+static void trail_add(struct frame_trail *trail, uintptr_t frame, uintptr_t code)
+{
+    if (!trail || trail->count > TRAIL_FRAMES)
+        return;
+    if (trail->count == TRAIL_FRAMES) {
+        trail->count++;
+        return;
+    }
+    trail->frame[trail->count] = frame;
+    trail->code[trail->count++] = code;
 }
 
 /* Walks the frame chain from frame outwards (at most MAX_FRAMES). Each step reads a frame's code
  * object and the next frame in one call: one system call per frame of known code. */
 static void walk_frames(const struct python_frames *frames, pid_t self, uintptr_t frame, frame_visit *visit,
-                        void *context)
+                        void *context, struct frame_trail *trail)
 {
     const struct python_layout *layout = frames->layout;
     unsigned char code_block[256], block[112], next_block[112];
@@ -477,13 +508,19 @@ static void walk_frames(const struct python_frames *frames, pid_t self, uintptr_
         int got = header == 0
                       ? read_memory(self, next, next_block, block_size) == 0 ? 2 : 0
                       : read_two(self, place.code, code_block, code_size, next, next_block, block_size);
+        if (header > 0 && got == 0 && trail)
+            trail->count = TRAIL_FRAMES + 1; /* an unreadable code object: the trail is not read again */
+        trail_add(trail, frame, header > 0 ? place.code : 0);
         struct known_code *code = header > 0 && got > 0 && frame_place(frames, block, code_block, &place)
                                       ? know_code(frames, self, place.code, code_block)
                                       : NULL;
         if (code && visit(context, frames, self, code, place.address))
             return;
         have_block = got == 2;
+        if (trail && !next && (header == 0 || got >= 1)) /* the last frame, its code read if it has one */
+            trail->at_root = 1;
         memcpy(block, next_block, block_size);
+        frame = next;
     }
 }
 
@@ -493,7 +530,7 @@ struct capture_walk {
     size_t size;
     int found, have_innermost;
     struct known_code innermost; /* a copy: later frames may take its slot */
-    int64_t innermost_address;
+    int innermost_line;          /* its line, found through the slot, where it stays known */
 };
 
 static int visit_for_capture(void *context, const struct python_frames *frames, pid_t self,
@@ -506,10 +543,84 @@ static int visit_for_capture(void *context, const struct python_frames *frames, 
     }
     if (!walk->have_innermost) {
         walk->have_innermost = 1;
+        walk->innermost_line = line_of(frames, self, code, address);
         walk->innermost = *code;
-        walk->innermost_address = address;
     }
     return 0;
+}
+
+/* The thread's last capture (its frames, and where they hung from), for capture_again. */
+static _Thread_local struct {
+    pid_t pid;
+    uintptr_t thread_state, cframe;
+    struct frame_trail trail;
+    unsigned long again; /* captures that read it again */
+} last_capture;
+
+unsigned long python_frames_captures_again(void)
+{
+    return last_capture.again;
+}
+
+/* A thread's blocking calls come from few places (a loop's synchronize, its .item()), and the walk
+ * costs a system call per frame: 7 of them, about 4 us, for a sync called through
+ * torch.cuda.synchronize(device), time the recorded program loses inside each blocking call
+ * (tests/gpu/sync_cost.sh). This reads the frames and code objects of the thread's last capture
+ * again, all in one process_vm_readv. When the thread's innermost frame, every link and every code
+ * object read as before, these are the very bytes the walk would have read one call at a time, and
+ * the visit over them gives the walk's source. Returns 1 with walk filled as the walk would have
+ * filled it; 0 when anything differs: then the walk runs as before. A walk that stopped at its
+ * bound, or at a frame it could not read, is never read again this way. */
+static int capture_again(const struct python_frames *frames, pid_t self, uintptr_t thread_state,
+                         struct capture_walk *walk)
+{
+    const struct python_layout *layout = frames->layout;
+    const struct frame_trail *trail = &last_capture.trail;
+    if (last_capture.pid != self || last_capture.thread_state != thread_state ||
+        !(trail->complete || trail->at_root) || trail->count < 1 || trail->count > TRAIL_FRAMES)
+        return 0;
+    size_t block_size = frame_block_size(layout), code_size = code_block_size(layout);
+    unsigned char blocks[TRAIL_FRAMES][112], codes[TRAIL_FRAMES][256];
+    uintptr_t slots[2] = {0, 0};
+    struct iovec local[2 + 2 * TRAIL_FRAMES], remote[2 + 2 * TRAIL_FRAMES];
+    size_t count = 0;
+    ssize_t expected = 0;
+#define READ_AGAIN(address, buffer, size)                                                                    \
+    (local[count] = (struct iovec){(buffer), (size)},                                                        \
+     remote[count++] = (struct iovec){(void *)(address), (size)}, expected += (ssize_t)(size))
+    READ_AGAIN(thread_state + layout->thread.frame, &slots[0], sizeof slots[0]);
+    if (layout->model == VIA_CFRAME)
+        READ_AGAIN(last_capture.cframe + layout->thread.current_frame, &slots[1], sizeof slots[1]);
+    for (int i = 0; i < trail->count; i++) {
+        READ_AGAIN(trail->frame[i], blocks[i], block_size);
+        if (trail->code[i])
+            READ_AGAIN(trail->code[i], codes[i], code_size);
+    }
+#undef READ_AGAIN
+    if (process_vm_readv(self, local, count, remote, count, 0) != expected)
+        return 0;
+    uintptr_t innermost = layout->model != VIA_CFRAME       ? slots[0]
+                          : slots[0] == last_capture.cframe ? slots[1]
+                                                            : 0;
+    if (innermost != trail->frame[0])
+        return 0;
+    int header[TRAIL_FRAMES];
+    for (int i = 0; i < trail->count; i++) { /* the same chain of the same code objects */
+        uintptr_t code = 0, next = 0;
+        header[i] = frame_header(frames, blocks[i], &code, &next);
+        if (header[i] < 0 || (header[i] > 0 ? code != trail->code[i] : trail->code[i] != 0) ||
+            (i + 1 < trail->count ? next != trail->frame[i + 1] : !trail->complete && next != 0))
+            return 0;
+    }
+    for (int i = 0; i < trail->count; i++) { /* walk_frames' visit, on those bytes */
+        struct frame_place place = {.code = trail->code[i]};
+        struct known_code *code = header[i] > 0 && frame_place(frames, blocks[i], codes[i], &place)
+                                      ? know_code(frames, self, place.code, codes[i])
+                                      : NULL;
+        if (code && visit_for_capture(walk, frames, self, code, place.address))
+            return 1;
+    }
+    return trail->at_root; /* every frame visited, as the walk would have, and no user's frame */
 }
 
 int python_frames_capture(const struct python_frames *frames, char *source, size_t size)
@@ -520,13 +631,27 @@ int python_frames_capture(const struct python_frames *frames, char *source, size
     if (!thread_state)
         return 0;          /* Python never ran on this thread */
     pid_t self = getpid(); /* not cached: a fork child must read itself, not its parent */
-    struct capture_walk walk = {.source = source, .size = size, .innermost_address = -1};
-    walk_frames(frames, self, innermost_frame(frames, self, thread_state), visit_for_capture, &walk);
+    struct capture_walk walk = {.source = source, .size = size};
+    if (capture_again(frames, self, thread_state, &walk)) {
+        last_capture.again++;
+    } else {
+        walk = (struct capture_walk){.source = source, .size = size};
+        uintptr_t cframe = 0;
+        struct frame_trail trail = {0};
+        walk_frames(frames, self, innermost_frame(frames, self, thread_state, &cframe), visit_for_capture,
+                    &walk, &trail);
+        last_capture.pid = self;
+        last_capture.thread_state = thread_state;
+        last_capture.cframe = cframe;
+        last_capture.trail = trail;
+        last_capture.trail.complete = walk.found; /* the walk stopped at its last frame */
+    }
     if (walk.found)
         return 1;
     if (!walk.have_innermost)
         return 0;
-    return describe(frames, self, &walk.innermost, walk.innermost_address, source, size);
+    snprintf(source, size, "%s:%d %s", walk.innermost.file, walk.innermost_line, walk.innermost.function);
+    return 1;
 }
 
 /* --- other threads: the interpreter's thread list --- */
@@ -647,7 +772,8 @@ int python_frames_stack(const struct python_frames *frames, uintptr_t thread_sta
     pid_t self = getpid();
     struct stack_walk walk = {.text = text, .size = size, .max_frames = max_frames};
     text[0] = '\0';
-    walk_frames(frames, self, innermost_frame(frames, self, thread_state), visit_for_stack, &walk);
+    walk_frames(frames, self, innermost_frame(frames, self, thread_state, NULL), visit_for_stack, &walk,
+                NULL);
     return walk.count;
 }
 
@@ -682,6 +808,27 @@ static enum python_frames_status unsupported(struct python_frames *frames, char 
     return frames->status = PYTHON_FRAMES_UNSUPPORTED;
 }
 
+/* The folder of the script this interpreter runs, from /proc/self/cmdline and the working folder
+ * (python_source_program_folder): files below it are the user's whatever the folder's name. */
+static void find_program_folder(struct python_frames *frames)
+{
+    static char line[8192];
+    char *argv[64], cwd[4096];
+    frames->program_folder[0] = '\0';
+    FILE *file = fopen("/proc/self/cmdline", "r");
+    if (!file)
+        return;
+    size_t length = fread(line, 1, sizeof line - 1, file);
+    fclose(file);
+    line[length] = '\0';
+    int count = 0;
+    for (size_t at = 0; at < length && count < 64; at += strlen(line + at) + 1)
+        argv[count++] = line + at;
+    if (!getcwd(cwd, sizeof cwd) || !python_source_program_folder(argv, count, cwd, frames->program_folder,
+                                                                  sizeof frames->program_folder))
+        frames->program_folder[0] = '\0';
+}
+
 enum python_frames_status python_frames_detect(struct python_frames *frames, char *why, size_t size)
 {
     memset(frames, 0, sizeof *frames);
@@ -712,6 +859,7 @@ enum python_frames_status python_frames_detect(struct python_frames *frames, cha
      * would be wrong. */
     if (header_type != type_type)
         return unsupported(frames, why, size, "a free-threaded or debug build (another object header)");
+    find_program_folder(frames);
     frames->status = PYTHON_FRAMES_READY;
     return frames->status;
 }

@@ -43,8 +43,9 @@ struct python_frames {
     const struct python_layout *layout;
     void *(*this_thread_state)(void);                          /* PyGILState_GetThisThreadState */
     uintptr_t code_type, unicode_type, bytes_type, frame_type; /* type objects' addresses */
-    uintptr_t interpreter; /* the main PyInterpreterState (python_frames_detect_threads); 0: unknown */
-    size_t threads_head;   /* where its thread list's head lies in it */
+    uintptr_t interpreter;     /* the main PyInterpreterState (python_frames_detect_threads); 0: unknown */
+    size_t threads_head;       /* where its thread list's head lies in it */
+    char program_folder[1024]; /* the script's folder, its files the user's (python_source.h); "" none */
 };
 
 /* Looks for a running CPython in this process and chooses its layout. Returns the status; for
@@ -60,6 +61,10 @@ enum python_frames_status python_frames_detect(struct python_frames *frames, cha
  * frame (a thread Python never ran on, the frames unreadable, status not READY). Async-signal
  * tolerant: no lock, no allocation, no CPython call other than the thread-state lookup. */
 int python_frames_capture(const struct python_frames *frames, char *source, size_t size);
+
+/* How many of this thread's captures read the frames of its previous capture again in one system
+ * call instead of walking them (the same source; tests/collector/python_frames.py counts them). */
+unsigned long python_frames_captures_again(void);
 
 /* --- other threads (the host sampler, collector/host_sampler.h) ---
  * A thread's frames are read from another thread while it runs: a frame may be popped and its

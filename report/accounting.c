@@ -13,6 +13,7 @@
 #include "text_safe.h"
 #include "text_wrap.h"
 #include "units.h"
+#include "world.h"
 #include "writer.h"
 
 /* --- JSON --- */
@@ -335,34 +336,187 @@ static void steps_text(FILE *out, const struct analysis_result *result, size_t d
                 total - shown);
 }
 
-void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown,
-                            int width)
+/* A device's idle, exposed communication and exposed copy, each by cause, then its steps. */
+static void device_breakdowns(FILE *out, const struct analysis_result *result,
+                              const struct analysis_accounting *accounting, size_t top, int markdown,
+                              int width)
 {
-    fprintf(out, markdown ? "\n### Idle time and exposed communication\n"
-                          : "\nidle time and exposed communication:\n");
+    const struct analysis_device *device = &result->devices[accounting->device];
+    char name[64];
+    device_name(device, name, sizeof name);
+    int64_t span = device->busy_ns + device->idle_ns;
+    if (accounting->idle.ns > 0)
+        breakdown_text(out, "GPU idle", name, &accounting->idle, span, top, markdown, width);
+    if (accounting->exposed_communication.ns > 0)
+        breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top,
+                       markdown, width);
+    if (accounting->exposed_copy.ns > 0)
+        breakdown_text(out, "exposed copy", name, &accounting->exposed_copy, span, top, markdown, width);
+    steps_text(out, result, accounting->device, top, markdown, width);
+}
+
+/* --- the world summary (report/world.h): the causes over every device --- */
+
+enum { KIND_COUNT = 3, WORLD_CAUSE_COLUMNS = 6 };
+static const char *const kind_names[KIND_COUNT] = {"idle", "exposed comm", "exposed copy"};
+static const char *const world_cause_titles[WORLD_CAUSE_COLUMNS] = {"of",      "cause",       "total",
+                                                                    "devices", "most on one", "at"};
+
+static const struct accounting_breakdown *kind_of(const struct analysis_accounting *accounting, int kind)
+{
+    return kind == 0   ? &accounting->idle
+           : kind == 1 ? &accounting->exposed_communication
+                       : &accounting->exposed_copy;
+}
+
+/* One cause of one kind over the devices. */
+struct world_cause {
+    int kind;
+    enum accounting_cause cause;
+    int64_t total_ns, most_ns;
+    size_t devices, most_at;
+};
+
+/* The causes of every kind, summed per device then over the devices, largest total first within a
+ * kind; returns how many (at most KIND_COUNT * ACCOUNTING_CAUSE_COUNT). */
+static size_t world_causes(const struct analysis_result *result, struct world_cause *causes)
+{
+    size_t count = 0;
+    for (int kind = 0; kind < KIND_COUNT; kind++) {
+        struct world_cause *first = causes + count;
+        for (int c = 0; c < ACCOUNTING_CAUSE_COUNT; c++)
+            first[c] = (struct world_cause){.kind = kind, .cause = (enum accounting_cause)c};
+        for (size_t i = 0; i < result->accounting_count; i++) {
+            const struct analysis_accounting *accounting = &result->accountings[i];
+            if (accounting->step >= 0)
+                continue;
+            int64_t on_device[ACCOUNTING_CAUSE_COUNT] = {0};
+            const struct accounting_breakdown *breakdown = kind_of(accounting, kind);
+            for (size_t k = 0; k < breakdown->entry_count; k++)
+                on_device[breakdown->entries[k].cause] += breakdown->entries[k].ns;
+            for (int c = 0; c < ACCOUNTING_CAUSE_COUNT; c++) {
+                if (on_device[c] <= 0)
+                    continue;
+                first[c].total_ns += on_device[c];
+                first[c].devices++;
+                if (on_device[c] > first[c].most_ns)
+                    first[c].most_ns = on_device[c], first[c].most_at = accounting->device;
+            }
+        }
+        size_t kept = 0; /* the causes with time, largest first (insertion: a few dozen) */
+        for (int c = 0; c < ACCOUNTING_CAUSE_COUNT; c++) {
+            if (first[c].devices == 0)
+                continue;
+            struct world_cause item = first[c];
+            size_t at = kept++;
+            for (; at > 0 && first[at - 1].total_ns < item.total_ns; at--)
+                first[at] = first[at - 1];
+            first[at] = item;
+        }
+        count += kept;
+    }
+    return count;
+}
+
+static void world_cause_table(FILE *out, const struct analysis_result *result, int markdown, int width)
+{
+    struct world_cause causes[KIND_COUNT * ACCOUNTING_CAUSE_COUNT];
+    size_t count = world_causes(result, causes);
+    if (count == 0)
+        return;
+    char(*cells)[WORLD_CAUSE_COLUMNS][32] = calloc(count, sizeof *cells);
+    if (!cells)
+        return;
+    for (size_t i = 0; i < count; i++) {
+        snprintf(cells[i][0], 32, "%s", kind_names[causes[i].kind]);
+        snprintf(cells[i][1], 32, "%s", accounting_cause_tag(causes[i].cause));
+        units_format_duration(cells[i][2], 32, causes[i].total_ns);
+        snprintf(cells[i][3], 32, "%zu", causes[i].devices);
+        units_format_duration(cells[i][4], 32, causes[i].most_ns);
+        report_world_device_name(result, causes[i].most_at, cells[i][5], 32);
+    }
+    if (markdown) {
+        fputs("\n| of | cause | total | devices | most on one | at |\n|---|---|---:|---:|---:|---|\n", out);
+        for (size_t i = 0; i < count; i++)
+            fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", cells[i][0], cells[i][1], cells[i][2],
+                    cells[i][3], cells[i][4], cells[i][5]);
+    } else {
+        struct text_table table = {.column_count = WORLD_CAUSE_COLUMNS,
+                                   .key_count = 2,
+                                   .titles = world_cause_titles,
+                                   .row_count = count,
+                                   .cells = &cells[0][0][0],
+                                   .cell_size = 32,
+                                   .indent = 2};
+        text_table_write(out, &table, width);
+    }
+    free(cells);
+}
+
+/* The device with the most idle, exposed communication and exposed copy together (the first on a
+ * tie): its breakdowns stand for the rest. NULL when no device has any. */
+static const struct analysis_accounting *most_accounted(const struct analysis_result *result)
+{
+    const struct analysis_accounting *most = NULL;
+    int64_t most_ns = 0;
     for (size_t i = 0; i < result->accounting_count; i++) {
         const struct analysis_accounting *accounting = &result->accountings[i];
-        if (accounting->step >= 0)
-            continue;
-        const struct analysis_device *device = &result->devices[accounting->device];
-        char name[64];
-        device_name(device, name, sizeof name);
-        int64_t span = device->busy_ns + device->idle_ns;
-        if (accounting->idle.ns > 0)
-            breakdown_text(out, "GPU idle", name, &accounting->idle, span, top, markdown, width);
-        if (accounting->exposed_communication.ns > 0)
-            breakdown_text(out, "exposed communication", name, &accounting->exposed_communication, span, top,
-                           markdown, width);
-        if (accounting->exposed_copy.ns > 0)
-            breakdown_text(out, "exposed copy", name, &accounting->exposed_copy, span, top, markdown, width);
-        steps_text(out, result, accounting->device, top, markdown, width);
+        int64_t ns = accounting->idle.ns + accounting->exposed_communication.ns + accounting->exposed_copy.ns;
+        if (accounting->step < 0 && ns > most_ns)
+            most = accounting, most_ns = ns;
     }
-    /* What the trace lacks, said rather than guessed. */
+    return most;
+}
+
+static int same_unchecked(const struct accounting_unchecked *a, const struct accounting_unchecked *b)
+{
+    return strcmp(a->causes, b->causes) == 0 && strcmp(a->missing, b->missing) == 0 &&
+           strcmp(a->record, b->record) == 0;
+}
+
+/* "64 processes (rank 0, rank 1, rank 2 and 61 more)": the processes that share item i's line. */
+static void unchecked_processes(const struct analysis_result *result, size_t item, char *text, size_t size)
+{
+    size_t count = 0, used = 0;
+    char names[128] = "";
+    for (size_t i = item; i < result->unchecked_count; i++) {
+        if (!same_unchecked(&result->unchecked[item], &result->unchecked[i]))
+            continue;
+        if (count++ < 3) {
+            const struct analysis_device *device = &result->devices[result->unchecked[i].device];
+            char process[32];
+            naming_process(process, sizeof process, device->rank, device->pid, device->process_id);
+            int n = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", process);
+            used += n > 0 && (size_t)n < sizeof names - used ? (size_t)n : 0;
+        }
+    }
+    if (count == 1)
+        snprintf(text, size, "%s", names);
+    else if (count <= 3)
+        snprintf(text, size, "%zu processes (%s)", count, names);
+    else
+        snprintf(text, size, "%zu processes (%s and %zu more)", count, names, count - 3);
+}
+
+/* What the trace lacks, said rather than guessed: one line per process, or in the summary one per
+ * distinct line with the processes it holds for. */
+static void unchecked_lines(FILE *out, const struct analysis_result *result, int summarized, int markdown,
+                            int width)
+{
     for (size_t i = 0; i < result->unchecked_count; i++) {
         const struct accounting_unchecked *item = &result->unchecked[i];
-        const struct analysis_device *device = &result->devices[item->device];
-        char process[32];
-        naming_process(process, sizeof process, device->rank, device->pid, device->process_id);
+        int repeated = 0;
+        for (size_t j = 0; summarized && !repeated && j < i; j++)
+            repeated = same_unchecked(&result->unchecked[j], item);
+        if (repeated)
+            continue;
+        char process[160];
+        if (summarized) {
+            unchecked_processes(result, i, process, sizeof process);
+        } else {
+            const struct analysis_device *device = &result->devices[item->device];
+            naming_process(process, sizeof process, device->rank, device->pid, device->process_id);
+        }
         if (markdown) {
             fprintf(out, "\n**Could not be checked on %s: %s.** The trace has %s. To get it: ", process,
                     item->causes, item->missing);
@@ -375,6 +529,32 @@ void report_accounting_text(FILE *out, const struct analysis_result *result, siz
                  process, item->causes, item->missing, item->record);
         report_write_wrapped(out, line, "  ", ACCOUNTING_EVIDENCE_INDENT, width);
     }
+}
+
+void report_accounting_text(FILE *out, const struct analysis_result *result, size_t top, int markdown,
+                            int width, int summarized)
+{
+    fprintf(out, markdown ? "\n### Idle time and exposed communication\n"
+                          : "\nidle time and exposed communication:\n");
+    const struct analysis_accounting *most = summarized ? most_accounted(result) : NULL;
+    if (summarized) {
+        char line[256], name[64];
+        snprintf(line, sizeof line, "by cause over the %zu devices%s%s%s", result->device_count,
+                 most ? "; then the one with the most, " : "",
+                 most ? report_world_device_name(result, most->device, name, sizeof name) : "",
+                 most ? " (report --rank N shows another's)" : "");
+        if (markdown)
+            fprintf(out, "\n%s:\n", line);
+        else
+            report_write_wrapped(out, line, "  ", 2, width);
+        world_cause_table(out, result, markdown, width);
+    }
+    for (size_t i = 0; i < result->accounting_count; i++) {
+        const struct analysis_accounting *accounting = &result->accountings[i];
+        if (accounting->step < 0 && (!summarized || accounting == most))
+            device_breakdowns(out, result, accounting, top, markdown, width);
+    }
+    unchecked_lines(out, result, summarized, markdown, width);
     if (result->straggler.rank >= 0) {
         if (markdown) {
             fprintf(out, "\n**Straggler: rank %" PRId64 ".** ", result->straggler.rank);

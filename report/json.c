@@ -9,6 +9,7 @@
 #include "report.h"
 #include "store.h"
 #include "version.h"
+#include "world.h"
 #include "writer.h"
 
 static void add_int(cJSON *object, const char *name, int64_t value)
@@ -290,6 +291,9 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         cJSON_AddBoolToObject(fix, "upper_bound", analysis_what_if_upper_bound(item));
         add_int(fix, "host_work_ns", item->host_work_ns);
         add_int(fix, "sustained_ns", item->sustained_ns);
+        add_int(fix, "sync_calls", item->sync_calls);
+        add_int(fix, "sync_wait_ns", item->sync_wait_ns);
+        add_int(fix, "sync_host_ns", item->sync_host_ns);
         /* Each device's own saving, in the devices array's order: the text's "per device" range. */
         cJSON *per_device = cJSON_AddArrayToObject(fix, "device_saving_ns");
         for (size_t d = 0; d < result->device_count; d++)
@@ -346,6 +350,9 @@ cJSON *report_to_json(const struct analysis_result *result, const struct report_
     cJSON_AddItemToObject(root, "summary", summary_json(result));
     cJSON_AddItemToObject(root, "unmeasured", unmeasured_json(result));
     add_lists(root, result);
+    cJSON *world = report_world_json(result); /* only past 16 devices: the goldens' JSON unchanged */
+    if (world)
+        cJSON_AddItemToObject(root, "world", world);
     return root;
 }
 

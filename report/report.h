@@ -20,6 +20,7 @@ struct report_context {
     const struct analysis_options *options; /* the filters used (may be NULL) */
     size_t top;                             /* causes and waits listed; 0: 5 */
     int width;                              /* text: lines wrap at this many columns; 0: 80 */
+    int all_rows; /* text and Markdown: a row per device however many (else a summary past 16) */
 };
 
 /* --- one trace --- */

@@ -14,62 +14,33 @@
 #include "text_safe.h"
 #include "text_wrap.h"
 #include "units.h"
+#include "world.h"
 #include "writer.h"
 
-enum { COLUMN_COUNT = 14, CELL_SIZE = 24 };
+enum { COLUMN_COUNT = 2 + REPORT_FIGURE_COUNT, CELL_SIZE = REPORT_FIGURE_CELL };
 
-/* Each column's definition is one line of docs/overlapscope-report.md ("Columns"). The two overlap
- * ratios are of what was possible, so that a better schedule never reads worse: time with two
- * streams busy, or copy time under compute, read higher for a schedule that serialized more work
- * onto fewer busy streams, or paired a long copy with a short kernel. */
-static const char *const column_titles[COLUMN_COUNT] = {"rank",
-                                                        "device",
-                                                        "span",
-                                                        "busy",
-                                                        "kernels",
-                                                        "idle",
-                                                        "overlap of possible",
-                                                        "comm",
-                                                        "exposed comm",
-                                                        "comm overlap",
-                                                        "copy overlap of possible",
-                                                        "exposed copy",
-                                                        "lost",
-                                                        "headroom"};
+/* rank, device, then the figures (world.h) */
+static void column_titles(const char *titles[COLUMN_COUNT])
+{
+    titles[0] = "rank";
+    titles[1] = "device";
+    memcpy(titles + 2, report_figure_titles, sizeof report_figure_titles);
+}
 
 static size_t top_of(const struct report_context *context)
 {
     return context && context->top ? context->top : 5;
 }
 
-static void percent(char *cell, int64_t part, int64_t whole)
-{
-    if (whole <= 0)
-        snprintf(cell, CELL_SIZE, "-");
-    else
-        snprintf(cell, CELL_SIZE, "%.1f%%", 100.0 * (double)part / (double)whole);
-}
-
 static void device_cells(const struct analysis_device *device, char cells[COLUMN_COUNT][CELL_SIZE])
 {
-    int64_t span = device->busy_ns + device->idle_ns;
     if (device->rank >= 0)
         snprintf(cells[0], CELL_SIZE, "%" PRId64, device->rank);
     else
         snprintf(cells[0], CELL_SIZE, "pid %" PRId64, device->pid);
     snprintf(cells[1], CELL_SIZE, "%" PRId64, device->device_id);
-    units_format_duration(cells[2], CELL_SIZE, span);
-    percent(cells[3], device->busy_ns, span);
-    percent(cells[4], device->kernel_busy_ns, span);
-    units_format_duration(cells[5], CELL_SIZE, device->idle_ns);
-    percent(cells[6], device->stream_pair_overlap_ns, device->stream_pair_possible_ns);
-    units_format_duration(cells[7], CELL_SIZE, device->communication_ns);
-    units_format_duration(cells[8], CELL_SIZE, device->exposed_communication_ns);
-    percent(cells[9], device->compute_communication_overlap_ns, device->communication_ns);
-    percent(cells[10], device->copy_compute_overlap_ns, device->copy_compute_possible_ns);
-    units_format_duration(cells[11], CELL_SIZE, device->exposed_copy_ns);
-    units_format_duration(cells[12], CELL_SIZE, device->lost_ns);
-    units_format_duration(cells[13], CELL_SIZE, device->headroom_ns);
+    for (int f = 0; f < REPORT_FIGURE_COUNT; f++)
+        report_figure_cell(device, f, cells[2 + f]);
 }
 
 /* The largest kept wait of a cause, or NULL. */
@@ -169,9 +140,11 @@ static void text_table(FILE *out, const struct analysis_result *result, int widt
         return;
     for (size_t i = 0; i < result->device_count; i++)
         device_cells(&result->devices[i], cells[i]);
+    const char *titles[COLUMN_COUNT];
+    column_titles(titles);
     struct text_table table = {.column_count = COLUMN_COUNT,
                                .key_count = 2,
-                               .titles = column_titles,
+                               .titles = titles,
                                .row_count = result->device_count,
                                .cells = &cells[0][0][0],
                                .cell_size = CELL_SIZE};
@@ -284,6 +257,19 @@ static void append_device_range(char *share, size_t size, const struct analysis_
         snprintf(share + used, size - used, "; per device %s to %s", first, last);
 }
 
+/* "; the 1001 calls took 10.2 ms: 3.1 ms waiting for the GPU's work, 7.1 ms on the host" of a
+ * remove-host-sync what-if: how much of what the fix removes was a wait the GPU's work set, and how
+ * much the calls' own host time, which a faster GPU would not shorten (docs/metrics.md). */
+static void sync_split(char *text, size_t size, const struct analysis_what_if *item)
+{
+    char took[32], wait[32], host[32];
+    units_format_duration(took, sizeof took, item->sync_wait_ns + item->sync_host_ns);
+    units_format_duration(wait, sizeof wait, item->sync_wait_ns);
+    units_format_duration(host, sizeof host, item->sync_host_ns);
+    snprintf(text, size, "; the %lld call%s took %s: %s waiting for the GPU's work, %s on the host",
+             (long long)item->sync_calls, item->sync_calls == 1 ? "" : "s", took, wait, host);
+}
+
 /* The what-if replay's prediction per fix (docs/metrics.md, "What-if"), as a share of the span
  * (analysis_what_if_base_ns). */
 static void what_if_lines(FILE *out, const struct analysis_result *result, int markdown, int width)
@@ -351,8 +337,11 @@ static void what_if_lines(FILE *out, const struct analysis_result *result, int m
         } else {
             snprintf(gain, sizeof gain, "no gain");
         }
-        snprintf(line, sizeof line, "%s: %s%s", analysis_fix_title(item->fix), gain,
-                 item->by_design ? " [by design: the program asked for it]" : "");
+        char calls[224] = "";
+        if (item->fix == ANALYSIS_FIX_REMOVE_HOST_SYNC && item->sync_calls > 0)
+            sync_split(calls, sizeof calls, item);
+        snprintf(line, sizeof line, "%s: %s%s%s", analysis_fix_title(item->fix), gain,
+                 item->by_design ? " [by design: the program asked for it]" : "", calls);
         if (markdown) {
             fputs("- ", out);
             text_safe_fputs(line, TEXT_SAFE_MARKDOWN, out); /* "(<0.1%)" */
@@ -483,31 +472,33 @@ int report_write_text(FILE *out, const struct analysis_result *result, const str
     if (describe_left_out(result, TEXT_SAFE_TERMINAL, left_out, sizeof left_out)[0])
         report_write_wrapped(out, left_out, "", 2, width);
     fprintf(out, "\n");
-    text_table(out, result, width);
+    int summarized = report_world_summarized(result, context);
+    if (summarized)
+        report_world_overview(out, result, 0, width);
+    else
+        text_table(out, result, width);
     outside_steps_note(out, result, 0, width);
-    text_streams(out, result, width);
+    if (summarized)
+        report_world_streams(out, result, width);
+    else
+        text_streams(out, result, width);
     text_causes(out, result, top_of(context), width);
     what_if_lines(out, result, 0, width);
     overlap_cost_lines(out, result, top_of(context), 0, width);
     text_waits(out, result, top_of(context), width);
-    report_accounting_text(out, result, top_of(context), 0, width);
+    report_accounting_text(out, result, top_of(context), 0, width, summarized);
     return ferror(out) ? -1 : 0;
 }
 
-int report_write_markdown(FILE *out, const struct analysis_result *result,
-                          const struct report_context *context)
+/* One row per rank and device. */
+static void markdown_table(FILE *out, const struct analysis_result *result)
 {
-    char cells[COLUMN_COUNT][CELL_SIZE], lost[32], headroom[32];
-    fputs("## overlapscope report: ", out);
-    text_safe_markdown_code(context && context->trace_path ? context->trace_path : "trace", out);
-    fputs("\n\n", out);
-    describe_selection(out, result, context, TEXT_SAFE_MARKDOWN);
-    char left_out[512];
-    if (describe_left_out(result, TEXT_SAFE_MARKDOWN, left_out, sizeof left_out)[0])
-        fprintf(out, "\n%s\n", left_out);
-    fprintf(out, "\n|");
+    char cells[COLUMN_COUNT][CELL_SIZE];
+    const char *titles[COLUMN_COUNT];
+    column_titles(titles);
+    fprintf(out, "|");
     for (int c = 0; c < COLUMN_COUNT; c++)
-        fprintf(out, " %s |", column_titles[c]);
+        fprintf(out, " %s |", titles[c]);
     fprintf(out, "\n|");
     for (int c = 0; c < COLUMN_COUNT; c++)
         fprintf(out, "%s|", c < 2 ? "---" : "---:");
@@ -519,6 +510,24 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
             fprintf(out, " %s |", cells[c]);
         fprintf(out, "\n");
     }
+}
+
+int report_write_markdown(FILE *out, const struct analysis_result *result,
+                          const struct report_context *context)
+{
+    char lost[32], headroom[32];
+    fputs("## overlapscope report: ", out);
+    text_safe_markdown_code(context && context->trace_path ? context->trace_path : "trace", out);
+    fputs("\n\n", out);
+    describe_selection(out, result, context, TEXT_SAFE_MARKDOWN);
+    char left_out[512];
+    if (describe_left_out(result, TEXT_SAFE_MARKDOWN, left_out, sizeof left_out)[0])
+        fprintf(out, "\n%s\n", left_out);
+    fprintf(out, "\n");
+    if (report_world_summarized(result, context))
+        report_world_overview(out, result, 1, 0);
+    else
+        markdown_table(out, result);
     outside_steps_note(out, result, 1, 0);
     fprintf(out, "\n### Missed overlaps: %" PRId64 " wait%s, %s lost, headroom %s\n\n",
             result->wait_total_count, result->wait_total_count == 1 ? "" : "s",
@@ -527,7 +536,7 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
     if (result->wait_total_count == 0) {
         what_if_lines(out, result, 1, 0);
         overlap_cost_lines(out, result, top_of(context), 1, 0);
-        report_accounting_text(out, result, top_of(context), 1, 0);
+        report_accounting_text(out, result, top_of(context), 1, 0, report_world_summarized(result, context));
         return ferror(out) ? -1 : 0;
     }
     fprintf(out, "| cause | lost | waits | largest: evidence | what to do |\n|---|---:|---:|---|---|\n");
@@ -560,6 +569,6 @@ int report_write_markdown(FILE *out, const struct analysis_result *result,
     }
     what_if_lines(out, result, 1, 0);
     overlap_cost_lines(out, result, top_of(context), 1, 0);
-    report_accounting_text(out, result, top_of(context), 1, 0);
+    report_accounting_text(out, result, top_of(context), 1, 0, report_world_summarized(result, context));
     return ferror(out) ? -1 : 0;
 }

@@ -80,16 +80,16 @@ int64_t store_count_dropped_records(store *trace)
     return single_int(trace, "SELECT SUM(dropped_records) FROM processes", 0);
 }
 
-int store_gpu_span_judge(store *trace, int64_t first_start_ns, int64_t last_end_ns, error_info *err)
+int store_gpu_span_check(store *trace, int64_t first_start_ns, int64_t last_end_ns, error_info *err)
 {
+    int64_t first = first_start_ns, last = last_end_ns;
     /* Checked before any caller subtracts them (info printed "GPU span: -7427980757.667 s"). */
-    if (!store_interval_plausible(first_start_ns, first_start_ns) ||
-        !store_interval_plausible(last_end_ns, last_end_ns) ||
-        (last_end_ns > first_start_ns && last_end_ns - first_start_ns > STORE_MAX_SPAN_NS))
+    if (!store_interval_plausible(first, first) || !store_interval_plausible(last, last) ||
+        (last > first && last - first > STORE_MAX_SPAN_NS))
         return error_set(err,
                          "%s: the trace is damaged: GPU activity from %" PRId64 " ns to %" PRId64
                          " ns, outside any recording",
-                         store_path(trace), first_start_ns, last_end_ns);
+                         store_path(trace), first, last);
     return 1;
 }
 
@@ -106,7 +106,7 @@ int store_gpu_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, 
     int step = sqlite3_step(query), status = 0;
     if (step == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
         int64_t first = sqlite3_column_int64(query, 0), last = sqlite3_column_int64(query, 1);
-        status = store_gpu_span_judge(trace, first, last, err);
+        status = store_gpu_span_check(trace, first, last, err);
         if (first_start_ns)
             *first_start_ns = first;
         if (last_end_ns)

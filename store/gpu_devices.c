@@ -190,3 +190,89 @@ int store_gpu_devices_span(store *trace, const struct store_gpu_device *devices,
     }
     return found;
 }
+
+static int compare_processes(const void *left, const void *right)
+{
+    int64_t a = *(const int64_t *)left, b = *(const int64_t *)right;
+    return (a > b) - (a < b);
+}
+
+int store_list_gpu_processes(store *trace, int64_t **processes, size_t *count, error_info *err)
+{
+    sqlite3 *db = store_db(trace);
+    size_t capacity = 0;
+    *processes = NULL;
+    *count = 0;
+    for (int table = 0; table < 3; table++) {
+        char sql[128];
+        snprintf(sql, sizeof sql,
+                 "SELECT process_id FROM %s WHERE process_id >= ?1 ORDER BY process_id LIMIT 1",
+                 gpu_tables[table]);
+        sqlite3_stmt *hop = NULL;
+        if (sqlite3_prepare_v2(db, sql, -1, &hop, NULL) != SQLITE_OK) {
+            free(*processes);
+            *processes = NULL;
+            *count = 0;
+            return error_set(err, "cannot read the processes: %s", sqlite3_errmsg(db));
+        }
+        int64_t from = INT64_MIN;
+        for (;;) {
+            sqlite3_bind_int64(hop, 1, from);
+            if (sqlite3_step(hop) != SQLITE_ROW)
+                break;
+            int64_t process_id = sqlite3_column_int64(hop, 0);
+            sqlite3_reset(hop);
+            if (*count == capacity) {
+                capacity = capacity ? capacity * 2 : 16;
+                int64_t *grown = realloc(*processes, capacity * sizeof *grown);
+                if (!grown) {
+                    sqlite3_finalize(hop);
+                    free(*processes);
+                    *processes = NULL;
+                    *count = 0;
+                    return error_set(err, "out of memory");
+                }
+                *processes = grown;
+            }
+            (*processes)[(*count)++] = process_id;
+            if (process_id < from || process_id == INT64_MAX)
+                break; /* the last one, or a corrupted index answering one not after the last */
+            from = process_id + 1;
+        }
+        sqlite3_finalize(hop);
+    }
+    if (*count > 1)
+        qsort(*processes, *count, sizeof **processes, compare_processes);
+    size_t distinct = 0;
+    for (size_t i = 0; i < *count; i++)
+        if (distinct == 0 || (*processes)[distinct - 1] != (*processes)[i])
+            (*processes)[distinct++] = (*processes)[i];
+    *count = distinct;
+    return 0;
+}
+
+int store_process_gpu_span(store *trace, int64_t process_id, int64_t *first_start_ns, int64_t *last_end_ns,
+                           error_info *err)
+{
+    sqlite3 *db = store_db(trace);
+    sqlite3_stmt *query = NULL;
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT MIN(s), MAX(e) FROM ("
+            " SELECT MIN(start_ns) s, MAX(end_ns) e FROM kernels WHERE process_id = ?1 UNION ALL"
+            " SELECT MIN(start_ns), MAX(end_ns) FROM memcpys WHERE process_id = ?1 UNION ALL"
+            " SELECT MIN(start_ns), MAX(end_ns) FROM memsets WHERE process_id = ?1)",
+            -1, &query, NULL) != SQLITE_OK)
+        return error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(query, 1, process_id);
+    int step = sqlite3_step(query), status = 0;
+    if (step == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
+        *first_start_ns = sqlite3_column_int64(query, 0);
+        *last_end_ns = sqlite3_column_int64(query, 1);
+        status = 1;
+    } else if (step != SQLITE_ROW) {
+        status = error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(query);
+    return status;
+}

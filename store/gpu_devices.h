@@ -24,6 +24,16 @@ int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size
  * is 0. */
 int64_t store_gpu_devices_first_start(const struct store_gpu_device *devices, size_t count);
 
+/* The processes of the kernels, copies and memsets, sorted, each once (index hops, no scan).
+ * Returns 0 and a malloc'd array the caller frees (NULL when there is none), or -1 with err filled. */
+int store_list_gpu_processes(store *trace, int64_t **processes, size_t *count, error_info *err);
+
+/* First start and last end of process_id's kernels, copies and memsets (its rows through the
+ * by-lane indexes: per process, so that workers each read their own; unchecked, see
+ * store_gpu_span_check). Returns 1, 0 when it has none, or -1 with err filled. */
+int store_process_gpu_span(store *trace, int64_t process_id, int64_t *first_start_ns, int64_t *last_end_ns,
+                           error_info *err);
+
 /* A quick estimate of the trace's last GPU end: the latest end among each device's last 64
  * starts (index lookups, no scan). An interval that started earlier can still end later: a
  * reader that scans sees it (reader_fill's last_end_ns). Returns 0, or -1 with err filled (no
@@ -33,7 +43,7 @@ int store_gpu_devices_estimate_last_end(store *trace, int64_t *last_end_ns, erro
 /* The exact GPU span of devices alone: their earliest start and latest end over kernels, copies
  * and memsets (store_gpu_span's figures for these devices; a scan of their rows, no more). For a
  * process that analyses a share of the devices (analysis_share): the spans of all shares together
- * are the trace's, judged by store_gpu_span_judge. Returns 1, 0 when they have no GPU activity,
+ * are the trace's, judged by store_gpu_span_check. Returns 1, 0 when they have no GPU activity,
  * or -1 with err filled. */
 int store_gpu_devices_span(store *trace, const struct store_gpu_device *devices, size_t count,
                            int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);

@@ -95,12 +95,6 @@ static int op_list_add(struct op_list *list, struct launched_op op)
     return 0;
 }
 
-static int compare_int64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Ordered by process, key, then call start: GPU ops by correlation id, launches by thread. */
 static int compare_ops(const void *a, const void *b)
 {
@@ -127,71 +121,47 @@ static size_t first_op(const struct op_list *list, int64_t process_id, int64_t k
     return low;
 }
 
-static int wanted(const int64_t *processes, size_t count, int64_t process_id)
-{
-    return bsearch(&process_id, processes, count, sizeof *processes, compare_int64) != NULL;
-}
-
-/* The kernels, copies and memsets of the wanted processes that carry a correlation id, sorted. */
-static int read_gpu_ops(sqlite3 *db, const int64_t *processes, size_t process_count, struct op_list *ops,
+/* The kernels, copies and memsets of process_id that carry a correlation id (query: its one
+ * parameter is the process), sorted. */
+static int read_gpu_ops(sqlite3 *db, sqlite3_stmt *query, int64_t process_id, struct op_list *ops,
                         error_info *err)
 {
-    sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT process_id, correlation_id, start_ns, end_ns FROM kernels"
-                           " WHERE correlation_id IS NOT NULL UNION ALL"
-                           " SELECT process_id, correlation_id, start_ns, end_ns FROM memcpys"
-                           " WHERE correlation_id IS NOT NULL UNION ALL"
-                           " SELECT process_id, correlation_id, start_ns, end_ns FROM memsets"
-                           " WHERE correlation_id IS NOT NULL",
-                           -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(query, 1, process_id);
     int status = 0;
     while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
-        struct launched_op op = {.process_id = sqlite3_column_int64(query, 0),
-                                 .key = sqlite3_column_int64(query, 1),
-                                 .start_ns = sqlite3_column_int64(query, 2),
-                                 .end_ns = sqlite3_column_int64(query, 3)};
-        if (wanted(processes, process_count, op.process_id) && op_list_add(ops, op) != 0)
+        struct launched_op op = {.process_id = process_id,
+                                 .key = sqlite3_column_int64(query, 0),
+                                 .start_ns = sqlite3_column_int64(query, 1),
+                                 .end_ns = sqlite3_column_int64(query, 2)};
+        if (op_list_add(ops, op) != 0)
             status = error_set(err, "out of memory");
     }
-    sqlite3_finalize(query);
+    if (status == 0 && sqlite3_reset(query) != SQLITE_OK)
+        status = error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
+    sqlite3_reset(query);
     if (status == 0 && ops->count > 1) /* none: items is NULL, which qsort must not be given */
         qsort(ops->items, ops->count, sizeof *ops->items, compare_ops);
     return status;
 }
 
-/* Each call of the wanted processes that launched GPU ops, as one launch keyed by its thread (the
- * first start and last end of its ops), sorted by process, thread and call start. A version 2
- * trace is read from the calls' runs: the view api_calls joins each row to its function, which is
- * not asked here. */
-static int read_launches(sqlite3 *db, const int64_t *processes, size_t process_count,
-                         const struct op_list *ops, struct op_list *launches, error_info *err)
+/* Each call of process_id that launched GPU ops (query: its one parameter is the process), as one
+ * launch keyed by its thread (the first start and last end of its ops), sorted by thread and call
+ * start. */
+static int read_launches(sqlite3 *db, sqlite3_stmt *query, int64_t process_id, const struct op_list *ops,
+                         struct op_list *launches, error_info *err)
 {
-    sqlite3_stmt *query = NULL;
-    const char *table = store_db_has_table(db, "api_call_runs") ? "api_call_runs" : "api_calls";
-    char sql[160];
-    snprintf(
-        sql, sizeof sql,
-        "SELECT process_id, thread_id, start_ns, correlation_id FROM %s WHERE correlation_id IS NOT NULL",
-        table);
-    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) != SQLITE_OK)
-        return error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(query, 1, process_id);
     int status = 0;
     while (status == 0 && sqlite3_step(query) == SQLITE_ROW) {
-        if (sqlite3_column_type(query, 1) == SQLITE_NULL)
+        if (sqlite3_column_type(query, 0) == SQLITE_NULL)
             continue; /* a version 1 trace's call of no known thread: on no range's thread */
-        int64_t process_id = sqlite3_column_int64(query, 0), correlation_id = sqlite3_column_int64(query, 3);
-        if (!wanted(processes, process_count, process_id))
-            continue;
+        int64_t correlation_id = sqlite3_column_int64(query, 2);
         struct launched_op launch = {.process_id = process_id,
-                                     .key = sqlite3_column_int64(query, 1),
-                                     .call_start_ns = sqlite3_column_int64(query, 2)};
+                                     .key = sqlite3_column_int64(query, 0),
+                                     .call_start_ns = sqlite3_column_int64(query, 1)};
         size_t i = first_op(ops, process_id, correlation_id, INT64_MIN);
         int found = 0;
-        for (;
-             i < ops->count && ops->items[i].process_id == process_id && ops->items[i].key == correlation_id;
-             i++) {
+        for (; i < ops->count && ops->items[i].key == correlation_id; i++) {
             if (!found || ops->items[i].start_ns < launch.start_ns)
                 launch.start_ns = ops->items[i].start_ns;
             if (!found || ops->items[i].end_ns > launch.end_ns)
@@ -201,10 +171,18 @@ static int read_launches(sqlite3 *db, const int64_t *processes, size_t process_c
         if (found && op_list_add(launches, launch) != 0)
             status = error_set(err, "out of memory");
     }
-    sqlite3_finalize(query);
+    if (status == 0 && sqlite3_reset(query) != SQLITE_OK)
+        status = error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
+    sqlite3_reset(query);
     if (status == 0 && launches->count > 1)
         qsort(launches->items, launches->count, sizeof *launches->items, compare_ops);
     return status;
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
 /* The distinct processes of the spans to map, sorted; *count 0 when none. */
@@ -226,6 +204,58 @@ static int64_t *span_processes(const struct store_launched_span *spans, size_t s
     return processes;
 }
 
+/* The spans of process_id from its sorted launches. */
+static void map_spans(struct store_launched_span *spans, size_t count, int64_t process_id,
+                      const struct op_list *launches)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct store_launched_span *span = &spans[i];
+        if (span->thread_id == STORE_NULL || span->process_id != process_id)
+            continue;
+        for (size_t k = first_op(launches, process_id, span->thread_id, span->host_start_ns);
+             k < launches->count && launches->items[k].key == span->thread_id &&
+             launches->items[k].call_start_ns < span->host_end_ns;
+             k++) {
+            if (!span->found || launches->items[k].start_ns < span->start_ns)
+                span->start_ns = launches->items[k].start_ns;
+            if (!span->found || launches->items[k].end_ns > span->end_ns)
+                span->end_ns = launches->items[k].end_ns;
+            span->found = 1;
+        }
+    }
+}
+
+/* The GPU ops' and the launches' queries, each of one process (?1), through the by-correlation
+ * indexes: a process's rows, not the whole trace's (a worker maps one process's spans). A version 2
+ * trace's calls are read from their runs: the view api_calls joins each row to its function, which
+ * is not asked here. */
+static int prepare_launch_queries(sqlite3 *db, sqlite3_stmt **ops, sqlite3_stmt **calls, error_info *err)
+{
+    const char *table = store_db_has_table(db, "api_call_runs") ? "api_call_runs" : "api_calls";
+    char sql[192];
+    snprintf(
+        sql, sizeof sql,
+        "SELECT thread_id, start_ns, correlation_id FROM %s WHERE process_id = ?1 AND correlation_id IS NOT "
+        "NULL",
+        table);
+    *calls = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT correlation_id, start_ns, end_ns FROM kernels"
+                           " WHERE process_id = ?1 AND correlation_id IS NOT NULL UNION ALL"
+                           " SELECT correlation_id, start_ns, end_ns FROM memcpys"
+                           " WHERE process_id = ?1 AND correlation_id IS NOT NULL UNION ALL"
+                           " SELECT correlation_id, start_ns, end_ns FROM memsets"
+                           " WHERE process_id = ?1 AND correlation_id IS NOT NULL",
+                           -1, ops, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, sql, -1, calls, NULL) != SQLITE_OK) {
+        error_set(err, "cannot map ranges to GPU time: %s", sqlite3_errmsg(db));
+        sqlite3_finalize(*ops);
+        *ops = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, size_t count, error_info *err)
 {
     for (size_t i = 0; i < count; i++)
@@ -234,28 +264,20 @@ int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, si
     int64_t *processes = span_processes(spans, count, &process_count);
     if (!processes)
         return error_set(err, "out of memory");
+    sqlite3_stmt *ops_query = NULL, *calls_query = NULL;
+    int status = process_count ? prepare_launch_queries(db, &ops_query, &calls_query, err) : 0;
     struct op_list ops = {0}, launches = {0};
-    int status = 0;
-    if (process_count > 0)
-        status = read_gpu_ops(db, processes, process_count, &ops, err);
-    if (status == 0 && process_count > 0)
-        status = read_launches(db, processes, process_count, &ops, &launches, err);
-    free(ops.items); /* folded into the launches */
-    for (size_t i = 0; status == 0 && i < count; i++) {
-        struct store_launched_span *span = &spans[i];
-        if (span->thread_id == STORE_NULL)
-            continue;
-        for (size_t k = first_op(&launches, span->process_id, span->thread_id, span->host_start_ns);
-             k < launches.count && launches.items[k].process_id == span->process_id &&
-             launches.items[k].key == span->thread_id && launches.items[k].call_start_ns < span->host_end_ns;
-             k++) {
-            if (!span->found || launches.items[k].start_ns < span->start_ns)
-                span->start_ns = launches.items[k].start_ns;
-            if (!span->found || launches.items[k].end_ns > span->end_ns)
-                span->end_ns = launches.items[k].end_ns;
-            span->found = 1;
-        }
+    for (size_t p = 0; status == 0 && p < process_count; p++) {
+        ops.count = launches.count = 0;
+        status = read_gpu_ops(db, ops_query, processes[p], &ops, err);
+        if (status == 0)
+            status = read_launches(db, calls_query, processes[p], &ops, &launches, err);
+        if (status == 0)
+            map_spans(spans, count, processes[p], &launches);
     }
+    sqlite3_finalize(ops_query);
+    sqlite3_finalize(calls_query);
+    free(ops.items);
     free(launches.items);
     free(processes);
     return status;

@@ -44,11 +44,12 @@ struct store_launched_span {
     int found;
 };
 
-/* Maps every span (any order, any processes) in one read of the GPU tables and the API calls of
- * their processes, not a query per span: a trace of 100,000 steps maps them in a pass (issue 32).
- * Linear in the rows read and the spans, plus the calls that each span covers (spans on one thread
- * that nest are each walked). Returns 0, or -1 with err filled (out of memory, or the tables cannot
- * be read). */
+/* Maps every span (any order, any processes) in one read per process of its GPU ops and API calls
+ * (through the by-correlation indexes), not a query per span: a trace of 100,000 steps maps them in
+ * a pass (issue 32). Linear in the rows read and the spans times the processes (give the spans of
+ * one process at a time, on as many connections as there are threads: the analysis does), plus
+ * the calls that each span covers (spans on one thread that nest are each walked). Returns 0, or -1 with err
+ * filled (out of memory, or the tables cannot be read). */
 int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, size_t count, error_info *err);
 
 /* *rank: process_id's rank, -1 when the trace knows none. Returns 0, or -1 when the question cannot

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "analysis.h"
+#include "crew.h"
 #include "device_state.h"
 #include "kernel_names.h"
 
@@ -76,8 +77,10 @@ int accountant_adopt_device(accountant *run, struct accountant_device *in, size_
 void accountant_device_free(struct accountant_device *device);
 
 /* Splits exposed communication across ranks, names the straggler and moves everything into
- * result (which must hold its devices and waits). Returns 0, or -1 with err filled. */
-int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err);
+ * result (which must hold its devices and waits); the devices' breakdowns are built on team's
+ * workers (crew.h; NULL: on this thread; the result is the same). Returns 0, or -1 with err
+ * filled. */
+int accountant_collect(accountant *acc, struct analysis_result *result, crew *team, error_info *err);
 /* Frees what accountant_collect put into result (analysis_free calls it). */
 void accountant_free_result(struct analysis_result *result);
 

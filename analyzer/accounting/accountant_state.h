@@ -88,6 +88,9 @@ struct accountant {
     size_t source_count;
     int64_t sources_process;
     int sources_held;
+    /* Let go of when a device's walk ended (16 bytes per call of the process held through the
+     * what-if replay otherwise: issue 33), read again for the process's next device. */
+    int sources_released;
     /* The process's stream-wait-event records in the order of the wait query's index (start, then
      * rowid): a queued gap asks for the last one on its stream before its launch, which the query
      * found by walking back over every synchronization (2 M instructions a gap on a ResNet-50

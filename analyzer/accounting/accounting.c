@@ -124,7 +124,7 @@ void accountant_free(accountant *acc)
     for (size_t i = 0; i < acc->open_count; i++)
         free(acc->open[i].pieces);
     free(acc->open);
-    free(acc->ledger.intervals);
+    ledger_intervals_free(&acc->ledger);
     free(acc->behind);
     free(acc->instances);
     free(acc);
@@ -197,7 +197,10 @@ int accountant_begin_device(accountant *acc, struct device_state *device)
                                       &err) != STORE_ENVIRONMENT_SET)
             acc->process_uncached_allocator[0] = '\0';
         books->first_of_process = 1;
+    } else if (acc->sources_released) {
+        hold_sources(acc, device->process_id);
     }
+    acc->sources_released = 0;
     books->has_api = acc->process_has_api;
     books->lacks_sync_events = acc->process_lacks_sync_events;
     books->has_sources = acc->process_has_sources;
@@ -257,7 +260,14 @@ int accountant_end_device(accountant *acc, struct device_state *device, size_t r
     }
     books->result_index = result_index;
     books->interval_end = acc->ledger.interval_count;
-    return exposed_comm_end_device(acc, books, err);
+    int status = exposed_comm_end_device(acc, books, err);
+    /* The walk was the held sources' reader; the waits' (accountant_collect) ask the store. */
+    free(acc->sources);
+    acc->sources = NULL;
+    acc->source_count = 0;
+    acc->sources_held = 0;
+    acc->sources_released = 1;
+    return status;
 }
 
 void accountant_device_idle(accountant *acc, struct device_idle *idle)
@@ -518,22 +528,72 @@ static int build_breakdown(const struct breakdown_builder *builder, struct accou
     return 0;
 }
 
-static int add_accounting(struct analysis_result *result, size_t *capacity, size_t device, int64_t step,
-                          const struct breakdown_builder *idle, const struct breakdown_builder *comm)
+static int fill_accounting(struct analysis_accounting *out, size_t device, int64_t step,
+                           const struct breakdown_builder *idle, const struct breakdown_builder *comm)
 {
-    if (result->accounting_count == *capacity) {
-        size_t grown_capacity = *capacity ? *capacity * 2 : 8;
-        struct analysis_accounting *grown = realloc(result->accountings, grown_capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        result->accountings = grown;
-        *capacity = grown_capacity;
-    }
-    struct analysis_accounting *out = &result->accountings[result->accounting_count++];
     *out = (struct analysis_accounting){.device = device, .step = step};
     if (build_breakdown(idle, &out->idle) != 0 || build_breakdown(comm, &out->exposed_communication) != 0)
         return -1;
     return 0;
+}
+
+/* collect_books' work: book i's accountings go to result->accountings from first[i] on. */
+struct book_collecting {
+    accountant *acc;
+    struct analysis_result *result;
+    size_t *first;
+};
+
+/* One shown device's accountings: its whole span's, then each step's with time. Its step books
+ * are read for the last time: freed as they are turned into breakdowns, the books of a trace of
+ * 100,000 steps make room for the breakdowns instead of adding to them. */
+static int collect_book(void *context, size_t index, size_t worker, store *reader, error_info *err)
+{
+    (void)worker;
+    (void)reader;
+    struct book_collecting *collecting = context;
+    struct device_books *books = &collecting->acc->ledger.books[index];
+    struct analysis_accounting *out = &collecting->result->accountings[collecting->first[index]];
+    if (books->result_index == ACCOUNTANT_PEER)
+        return 0;
+    int status = fill_accounting(out++, books->result_index, -1, &books->idle, &books->comm);
+    for (size_t k = 0; status == 0 && k < books->step_count; k++) {
+        if (books->step_idle[k].ns == 0 && books->step_comm[k].ns == 0)
+            continue;
+        status = fill_accounting(out++, books->result_index,
+                                 collecting->acc->ledger.steps[books->first_step + k].number,
+                                 &books->step_idle[k], &books->step_comm[k]);
+        ledger_builder_free(&books->step_idle[k]);
+        ledger_builder_free(&books->step_comm[k]);
+    }
+    return status == 0 ? 0 : error_set(err, "out of memory");
+}
+
+/* Every shown device's accountings, in book order, the books on team's workers (the breakdowns'
+ * texts were most of what the run's own thread did after the walks). Returns 0 or -1. */
+static int collect_books(accountant *acc, struct analysis_result *result, crew *team)
+{
+    size_t books = acc->ledger.book_count, total = 0;
+    struct book_collecting collecting = {acc, result, malloc((books ? books : 1) * sizeof *collecting.first)};
+    int status = collecting.first ? 0 : -1;
+    for (size_t i = 0; status == 0 && i < books; i++) {
+        const struct device_books *book = &acc->ledger.books[i];
+        collecting.first[i] = total;
+        if (book->result_index == ACCOUNTANT_PEER)
+            continue;
+        total++;
+        for (size_t k = 0; k < book->step_count; k++)
+            total += book->step_idle[k].ns != 0 || book->step_comm[k].ns != 0;
+    }
+    if (status == 0 && total && !(result->accountings = calloc(total, sizeof *result->accountings)))
+        status = -1;
+    if (status == 0) {
+        result->accounting_count = total; /* zeroed until filled: accountant_free_result frees them */
+        error_info ignored;               /* out of memory, which the caller says */
+        status = crew_run(team, NULL, books, collect_book, &collecting, &ignored);
+    }
+    free(collecting.first);
+    return status;
 }
 
 /* What to record to get what the trace lacks, by the writer of the process's rows. */
@@ -658,54 +718,39 @@ static void wait_sources(accountant *acc, struct analysis_result *result)
     }
 }
 
-int accountant_collect(accountant *acc, struct analysis_result *result, error_info *err)
+int accountant_collect(accountant *acc, struct analysis_result *result, crew *team, error_info *err)
 {
     result->straggler.rank = -1;
     result->call_sources_known = acc->has_call_sources;
     wait_sources(acc, result);
     if (exposed_comm_collect(acc, result, err) != 0)
         return -1;
-    size_t capacity = 0;
-    for (size_t i = 0; i < acc->ledger.book_count; i++) {
-        struct device_books *books = &acc->ledger.books[i];
-        if (books->result_index == ACCOUNTANT_PEER)
-            continue;
-        if (add_accounting(result, &capacity, books->result_index, -1, &books->idle, &books->comm) != 0)
-            return error_set(err, "out of memory");
-        for (size_t k = 0; k < books->step_count; k++) {
-            if (books->step_idle[k].ns == 0 && books->step_comm[k].ns == 0)
-                continue;
-            if (add_accounting(result, &capacity, books->result_index,
-                               acc->ledger.steps[books->first_step + k].number, &books->step_idle[k],
-                               &books->step_comm[k]) != 0)
-                return error_set(err, "out of memory");
-            /* Read for the last time: freed as they are turned into breakdowns, the books of a
-             * trace of 100,000 steps make room for the breakdowns instead of adding to them. */
-            ledger_builder_free(&books->step_idle[k]);
-            ledger_builder_free(&books->step_comm[k]);
-        }
-    }
+    if (collect_books(acc, result, team) != 0)
+        return error_set(err, "out of memory");
     if (collect_unchecked(acc, result) != 0)
         return error_set(err, "out of memory");
     /* Intervals name devices by book; books are in result order, so map through result_index. A
      * peer's (another rank than the one selected) served the matching and go. */
-    size_t kept = 0;
-    for (size_t i = 0; i < acc->ledger.interval_count; i++) {
+    size_t kept = 0, count = acc->ledger.interval_count;
+    struct accounting_interval *intervals = malloc((count ? count : 1) * sizeof *intervals);
+    if (!intervals)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < count; i++) {
         size_t index = acc->ledger.books[acc->ledger.intervals[i].device].result_index;
-        if (index == ACCOUNTANT_PEER)
-            continue;
-        acc->ledger.intervals[kept] = acc->ledger.intervals[i];
-        acc->ledger.intervals[kept++].device = index;
+        if (index != ACCOUNTANT_PEER)
+            ledger_interval_out(&acc->ledger, &acc->ledger.intervals[i], index, &intervals[kept++]);
     }
-    acc->ledger.interval_count = kept;
+    ledger_intervals_free(&acc->ledger);
     result->collective_instances = acc->instances;
     result->collective_instance_count = acc->instance_count;
     acc->instances = NULL;
     acc->instance_count = acc->instance_capacity = 0;
-    result->accounting_intervals = acc->ledger.intervals;
-    result->accounting_interval_count = acc->ledger.interval_count;
-    acc->ledger.intervals = NULL;
-    acc->ledger.interval_count = acc->ledger.interval_capacity = 0;
+    if (kept == 0) {
+        free(intervals);
+        intervals = NULL;
+    }
+    result->accounting_intervals = intervals;
+    result->accounting_interval_count = kept;
     return 0;
 }
 

@@ -302,7 +302,7 @@ static int64_t late_idle(const accountant *acc, const struct device_books *late,
     }
     int64_t idle = 0;
     for (size_t i = low; i < late->interval_end && acc->ledger.intervals[i].start_ns < to; i++) {
-        const struct accounting_interval *interval = &acc->ledger.intervals[i];
+        const struct ledger_interval *interval = &acc->ledger.intervals[i];
         int64_t start = interval->start_ns > from ? interval->start_ns : from;
         int64_t end = interval->end_ns < to ? interval->end_ns : to;
         if (end > start && accounting_cause_is_idle(interval->cause)) {

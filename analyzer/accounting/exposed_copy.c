@@ -197,7 +197,7 @@ static int host_waited(const copy_exposure *exposure, const struct model_op *op)
     if (!exposure->launches || !exposure->launches->complete || op->correlation_id == STORE_NULL ||
         op->end_ns - op->start_ns < EXPOSED_COPY_WAIT_MIN_NS)
         return 0;
-    const struct correlated_call *call = launches_find(exposure->launches, op->correlation_id);
+    const struct thread_call *call = launches_find(exposure->launches, op->correlation_id);
     return call && call->end_ns >= op->end_ns - EXPOSED_COPY_WAIT_TOLERANCE_NS;
 }
 

@@ -29,7 +29,9 @@ int accountant_take_device(accountant *worker, struct accountant_device *out)
             out->books = NULL;
             return -1;
         }
-        memcpy(out->intervals, ledger->intervals + first, count * sizeof *out->intervals);
+        for (size_t i = 0; i < count; i++)
+            ledger_interval_out(ledger, &ledger->intervals[first + i], ledger->intervals[first + i].device,
+                                &out->intervals[i]);
     }
     out->interval_count = count;
     *out->books = *books;
@@ -59,24 +61,17 @@ int accountant_adopt_device(accountant *run, struct accountant_device *in, size_
                       ? ACCOUNTING_MAX_INTERVALS - ledger->interval_count
                       : 0;
     kept = in->interval_count < kept ? in->interval_count : kept;
-    if (ledger->interval_count + kept > ledger->interval_capacity) {
-        size_t capacity = ledger->interval_count + kept > 256 ? ACCOUNTING_MAX_INTERVALS : 256;
-        struct accounting_interval *grown = realloc(ledger->intervals, capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        ledger->intervals = grown;
-        ledger->interval_capacity = capacity;
-    }
+    if (ledger_reserve_intervals(ledger, ledger->interval_count + kept) != 0)
+        return -1;
     struct device_books *books = &ledger->books[ledger->book_count];
     *books = *in->books;
     books->result_index = result_index;
     books->first_of_process = run->known_process != books->process_id;
     run->known_process = books->process_id;
     books->interval_first = (int64_t)ledger->interval_count;
-    for (size_t i = 0; i < kept; i++) {
-        ledger->intervals[ledger->interval_count] = in->intervals[i];
-        ledger->intervals[ledger->interval_count++].device = ledger->book_count;
-    }
+    for (size_t i = 0; i < kept; i++)
+        if (ledger_interval_in(ledger, &in->intervals[i], ledger->book_count) != 0)
+            return -1;
     books->interval_end = ledger->interval_count;
     ledger->current_book = ledger->book_count++;
     free(in->books);

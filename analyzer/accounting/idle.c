@@ -641,14 +641,14 @@ int idle_attribute_gap(accountant *acc, struct device_state *device, int64_t gap
     int known = 0;
     if (next->correlation_id != STORE_NULL && device->launches.complete) {
         /* The process's calls, read once for the device: the earliest with the id, as the query. */
-        const struct correlated_call *call =
+        const struct thread_call *call =
             launches_find_earliest(&device->launches, next->correlation_id, &acc->launch_hint);
         if (call && store_interval_plausible(call->start_ns, call->end_ns) &&
             call->end_ns >= call->start_ns) {
             known = 1;
             gap.launch_start_ns = call->start_ns;
             gap.launch_end_ns = call->end_ns;
-            gap.thread_id = call->thread_id;
+            gap.thread_id = launches_thread_of(&device->launches, call);
         }
     } else if (next->correlation_id != STORE_NULL) {
         int64_t start_ns, end_ns, thread_id;

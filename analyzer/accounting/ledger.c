@@ -24,6 +24,28 @@ static void free_kernels(struct device_books *books)
     books->kernel_count = books->kernel_capacity = 0;
 }
 
+const char ledger_no_text[1] = "";
+
+int ledger_set_text(const char **text, const char *value, size_t size)
+{
+    size_t length = strnlen(value, size - 1);
+    if (*text && strncmp(*text, value, length) == 0 && (*text)[length] == '\0')
+        return 0;
+    char *copy = NULL;
+    if (length && !(copy = strndup(value, length)))
+        return -1;
+    ledger_free_text(text);
+    *text = copy ? copy : ledger_no_text;
+    return 0;
+}
+
+void ledger_free_text(const char **text)
+{
+    if (*text && *text != ledger_no_text)
+        free((char *)*text);
+    *text = NULL;
+}
+
 static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounting_cause cause,
                                 const char *label, const char *source)
 {
@@ -43,12 +65,16 @@ static struct bucket *bucket_of(struct breakdown_builder *builder, enum accounti
         builder->buckets = grown;
         builder->capacity = capacity;
     }
-    struct bucket *b = &builder->buckets[builder->count++];
+    struct bucket *b = &builder->buckets[builder->count];
     memset(b, 0, sizeof *b);
     b->cause = cause;
     b->last_counted = -1;
-    ledger_copy_text(b->label, sizeof b->label, label);
-    ledger_copy_text(b->source, sizeof b->source, source);
+    if (ledger_set_text(&b->label, label, LEDGER_LABEL_BYTES) != 0 ||
+        ledger_set_text(&b->source, source, LEDGER_SOURCE_BYTES) != 0) {
+        ledger_free_text(&b->label);
+        return NULL;
+    }
+    builder->count++;
     return b;
 }
 
@@ -118,7 +144,8 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
         return -1;
     if (!by_source && ns > b->largest_ns) {
         b->largest_ns = ns;
-        ledger_copy_text(b->source, sizeof b->source, source);
+        if (ledger_set_text(&b->source, source, LEDGER_SOURCE_BYTES) != 0)
+            return -1;
     }
     b->ns += ns;
     builder->ns += ns;
@@ -131,8 +158,11 @@ static int builder_add(struct breakdown_builder *builder, enum accounting_cause 
 
 void ledger_builder_free(struct breakdown_builder *builder)
 {
-    for (size_t i = 0; i < builder->count; i++)
+    for (size_t i = 0; i < builder->count; i++) {
         free(builder->buckets[i].detail);
+        ledger_free_text(&builder->buckets[i].label);
+        ledger_free_text(&builder->buckets[i].source);
+    }
     free(builder->buckets);
     *builder = (struct breakdown_builder){0};
 }
@@ -156,6 +186,113 @@ void ledger_books_free(struct device_books *books)
 
 /* --- attribution --- */
 
+static uint64_t label_hash(const char *text)
+{
+    uint64_t hash = 14695981039346656037u; /* FNV-1a */
+    for (; *text; text++)
+        hash = (hash ^ (unsigned char)*text) * 1099511628211u;
+    return hash;
+}
+
+/* Puts label's index in a free slot (slots has room). */
+static void place_label(struct ledger_labels *labels, uint32_t index)
+{
+    size_t mask = labels->slot_count - 1, slot = label_hash(labels->texts[index]) & mask;
+    while (labels->slots[slot])
+        slot = (slot + 1) & mask;
+    labels->slots[slot] = index + 1;
+}
+
+/* The index of label as the ledger holds it (cut as ledger_copy_text cuts it), added when new;
+ * UINT32_MAX when out of memory. */
+static uint32_t label_index(struct ledger_labels *labels, const char *label)
+{
+    char text[64];
+    ledger_copy_text(text, sizeof text, label);
+    if (labels->slot_count) {
+        size_t mask = labels->slot_count - 1;
+        for (size_t slot = label_hash(text) & mask; labels->slots[slot]; slot = (slot + 1) & mask)
+            if (strcmp(labels->texts[labels->slots[slot] - 1], text) == 0)
+                return labels->slots[slot] - 1;
+    }
+    if (labels->count >= UINT32_MAX - 1)
+        return UINT32_MAX;
+    if (labels->count == labels->capacity) {
+        size_t capacity = labels->capacity ? labels->capacity * 2 : 16;
+        char(*grown)[64] = realloc(labels->texts, capacity * sizeof *grown);
+        if (!grown)
+            return UINT32_MAX;
+        labels->texts = grown;
+        labels->capacity = capacity;
+    }
+    if (2 * (labels->count + 1) > labels->slot_count) {
+        size_t slot_count = labels->slot_count ? labels->slot_count * 2 : 64;
+        uint32_t *slots = calloc(slot_count, sizeof *slots);
+        if (!slots)
+            return UINT32_MAX;
+        free(labels->slots);
+        labels->slots = slots;
+        labels->slot_count = slot_count;
+        for (uint32_t i = 0; i < labels->count; i++)
+            place_label(labels, i);
+    }
+    uint32_t index = (uint32_t)labels->count++;
+    memcpy(labels->texts[index], text, sizeof text);
+    place_label(labels, index);
+    return index;
+}
+
+int ledger_reserve_intervals(struct ledger *ledger, size_t count)
+{
+    if (count <= ledger->interval_capacity)
+        return 0;
+    /* From 256 straight to all it may hold: pages cost nothing until written, and grown by
+     * doubling and copying, the array of a host-bound trace (which keeps all of them) faulted
+     * its pages in twice. A small trace's stays small (ASan writes the shadow of all of it). */
+    size_t capacity = count > 256 ? ACCOUNTING_MAX_INTERVALS : 256;
+    if (capacity < count)
+        capacity = count;
+    struct ledger_interval *grown = realloc(ledger->intervals, capacity * sizeof *grown);
+    if (!grown)
+        return -1;
+    ledger->intervals = grown;
+    ledger->interval_capacity = capacity;
+    return 0;
+}
+
+void ledger_interval_out(const struct ledger *ledger, const struct ledger_interval *interval, size_t device,
+                         struct accounting_interval *out)
+{
+    *out = (struct accounting_interval){.device = device,
+                                        .cause = interval->cause,
+                                        .start_ns = interval->start_ns,
+                                        .end_ns = interval->end_ns};
+    ledger_copy_text(out->label, sizeof out->label, ledger->labels.texts[interval->label]);
+}
+
+int ledger_interval_in(struct ledger *ledger, const struct accounting_interval *in, size_t device)
+{
+    uint32_t label = label_index(&ledger->labels, in->label);
+    if (label == UINT32_MAX || ledger_reserve_intervals(ledger, ledger->interval_count + 1) != 0)
+        return -1;
+    ledger->intervals[ledger->interval_count++] = (struct ledger_interval){.start_ns = in->start_ns,
+                                                                           .end_ns = in->end_ns,
+                                                                           .device = (uint32_t)device,
+                                                                           .label = label,
+                                                                           .cause = in->cause};
+    return 0;
+}
+
+void ledger_intervals_free(struct ledger *ledger)
+{
+    free(ledger->intervals);
+    free(ledger->labels.texts);
+    free(ledger->labels.slots);
+    ledger->intervals = NULL;
+    ledger->interval_count = ledger->interval_capacity = 0;
+    ledger->labels = (struct ledger_labels){0};
+}
+
 static int add_interval(struct ledger *ledger, enum accounting_cause cause, const char *label,
                         int64_t start_ns, int64_t end_ns)
 {
@@ -163,30 +300,24 @@ static int add_interval(struct ledger *ledger, enum accounting_cause cause, cons
     if (end_ns <= start_ns)
         return 0;
     if (ledger->interval_count > (size_t)books->interval_first) {
-        struct accounting_interval *last = &ledger->intervals[ledger->interval_count - 1];
+        struct ledger_interval *last = &ledger->intervals[ledger->interval_count - 1];
         if (last->device == ledger->current_book && last->cause == cause && last->end_ns == start_ns &&
-            strcmp(last->label, label) == 0) {
+            strcmp(ledger->labels.texts[last->label], label) == 0) {
             last->end_ns = end_ns;
             return 0;
         }
     }
     if (ledger->interval_count >= ACCOUNTING_MAX_INTERVALS)
         return 0;
-    if (ledger->interval_count == ledger->interval_capacity) {
-        /* From 256 straight to all it may hold: pages cost nothing until written, and grown by
-         * doubling and copying, the array of a host-bound trace (which keeps all of them) faulted
-         * its pages in twice. A small trace's stays small (ASan writes the shadow of all of it). */
-        size_t capacity = ledger->interval_capacity == 0 ? 256 : ACCOUNTING_MAX_INTERVALS;
-        struct accounting_interval *grown = realloc(ledger->intervals, capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        ledger->intervals = grown;
-        ledger->interval_capacity = capacity;
-    }
-    struct accounting_interval *interval = &ledger->intervals[ledger->interval_count++];
-    *interval = (struct accounting_interval){
-        .device = ledger->current_book, .cause = cause, .start_ns = start_ns, .end_ns = end_ns};
-    ledger_copy_text(interval->label, sizeof interval->label, label);
+    uint32_t index = label_index(&ledger->labels, label);
+    if (index == UINT32_MAX || ledger_reserve_intervals(ledger, ledger->interval_count + 1) != 0)
+        return -1;
+    ledger->intervals[ledger->interval_count++] =
+        (struct ledger_interval){.start_ns = start_ns,
+                                 .end_ns = end_ns,
+                                 .device = (uint32_t)ledger->current_book,
+                                 .label = index,
+                                 .cause = cause};
     return 0;
 }
 

@@ -46,9 +46,15 @@ struct evidence_figures {
     const void *detail_context;
 };
 
+/* A bucket's texts: "" is ledger_no_text, never allocated. */
+extern const char ledger_no_text[1];
+
 struct bucket {
     enum accounting_cause cause;
-    char label[64], source[128];
+    /* On the heap, cut to 63 and 127 bytes as accounting_entry's label and source hold them (or
+     * ledger_no_text): 192 bytes in every bucket, five buckets a step, were 35 of the bytes per
+     * operation at the analysis's peak (issue 33). ledger_set_text writes them. */
+    const char *label, *source;
     int64_t ns, count, last_counted;
     int64_t largest_ns; /* the largest stretch given to it, whose source it names (not host-sync) */
     struct evidence_figures figures;
@@ -58,6 +64,13 @@ struct bucket {
     char *detail;
 };
 enum { LEDGER_DETAIL_BYTES = 256 };
+
+/* Sets *text to text cut to size - 1 bytes, freeing the old one. Returns 0, or -1 when out of
+ * memory (*text untouched). */
+int ledger_set_text(const char **text, const char *value, size_t size);
+/* Frees *text (ledger_no_text, NULL: nothing) and sets it NULL. */
+void ledger_free_text(const char **text);
+enum { LEDGER_LABEL_BYTES = 64, LEDGER_SOURCE_BYTES = 128 };
 
 struct breakdown_builder {
     struct bucket *buckets;
@@ -109,6 +122,26 @@ struct device_books {
     enum trace_origin { ORIGIN_RECORD, ORIGIN_KINETO, ORIGIN_NSYS } origin;
 };
 
+/* An interval of the books (32 bytes): struct accounting_interval with its label (the same for
+ * most of them: a few dozen causes and call names) one of the ledger's labels, not 64 bytes of
+ * its own; the books hold up to ACCOUNTING_MAX_INTERVALS of them through the what-if replay
+ * (issue 33). ledger_interval_out gives the result's. */
+struct ledger_interval {
+    int64_t start_ns, end_ns;
+    uint32_t device; /* a book, as accounting_interval.device */
+    uint32_t label;  /* into the ledger's labels */
+    enum accounting_cause cause;
+};
+
+/* The distinct labels of the ledger's intervals, each as accounting_interval.label holds it (cut
+ * to 63 bytes), found by a hash of open addressing (slots: 1 + a label's index, 0 empty). */
+struct ledger_labels {
+    char (*texts)[64];
+    size_t count, capacity;
+    uint32_t *slots;
+    size_t slot_count; /* a power of two, at least twice count; 0 before the first */
+};
+
 /* Every device's books and the intervals of idle time and exposed communication, in the order
  * given. */
 struct ledger {
@@ -118,9 +151,21 @@ struct ledger {
     size_t book_count, book_capacity;
     size_t current_book; /* the books ledger_attribute writes to */
     int64_t next_mark;   /* a stretch's mark: the stretches of one gap or instance count once */
-    struct accounting_interval *intervals;
+    struct ledger_interval *intervals;
     size_t interval_count, interval_capacity;
+    struct ledger_labels labels;
 };
+
+/* The result's form of interval, device as given. */
+void ledger_interval_out(const struct ledger *ledger, const struct ledger_interval *interval, size_t device,
+                         struct accounting_interval *out);
+/* Appends in's intervals (those of the device whose book is `device`) as the ledger's, up to
+ * room for count (the caller made it). Returns 0 or -1 when out of memory. */
+int ledger_interval_in(struct ledger *ledger, const struct accounting_interval *in, size_t device);
+/* Makes room for count intervals in all. Returns 0 or -1 when out of memory. */
+int ledger_reserve_intervals(struct ledger *ledger, size_t count);
+/* Frees the intervals and their labels. */
+void ledger_intervals_free(struct ledger *ledger);
 
 /* The books being written (the device being walked), or NULL. */
 struct device_books *ledger_current(struct ledger *ledger);

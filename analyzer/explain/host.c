@@ -80,12 +80,13 @@ void explain_find_launch(explainer *explain, struct wait_case *item)
         return;
     /* A call with times no recording holds (a damaged trace) is not used: its sums could overflow. */
     if (item->device->launches.complete) { /* the process's calls, read once for the device */
-        const struct correlated_call *call =
+        const struct thread_call *call =
             launches_find(&item->device->launches, item->waiting->correlation_id);
         if (!call || !store_interval_plausible(call->start_ns, call->end_ns))
             return;
         const char *name = call->has_name ? kernel_names_text(explain->names, call->name_id) : NULL;
-        note_launch(item, call->start_ns, call->end_ns, call->thread_id, (const unsigned char *)name);
+        note_launch(item, call->start_ns, call->end_ns, launches_thread_of(&item->device->launches, call),
+                    (const unsigned char *)name);
         return;
     }
     store_explain_launch(explain->queries, item->device->process_id, item->waiting->correlation_id,

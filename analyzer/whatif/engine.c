@@ -52,7 +52,8 @@ static void pop_moment(struct moments *heap)
 static int64_t tail_begin(const struct run_state *state, size_t i)
 {
     const struct replay_op *op = &state->replay->ops[i];
-    int64_t wave = op->waves > 1 ? state->duration[i] / op->waves : state->duration[i];
+    int64_t duration = engine_duration(state, i);
+    int64_t wave = op->waves > 1 ? duration / op->waves : duration;
     return engine_end(state, i) - wave / 2;
 }
 
@@ -244,9 +245,8 @@ static void refresh_gates(struct run_state *state, int64_t now)
     state->watch_count = 0;
 }
 
-/* Fills ready and duration for the fixes: the host side from host_time.c, a pinned copy's
- * duration at the pinned speed, a copy issued ahead less the compute it runs under. Returns 0 or -1 when out
- * of memory. */
+/* Fills ready for the fixes: the host side from host_time.c (engine_duration the durations).
+ * Returns 0 or -1 when out of memory. */
 static int prepare_inputs(struct run_state *state)
 {
     const struct replay *replay = state->replay;
@@ -254,19 +254,9 @@ static int prepare_inputs(struct run_state *state)
         return -1;
     for (size_t i = 0; i < replay->op_count; i++) {
         const struct replay_op *op = &replay->ops[i];
-        state->duration[i] = op->duration_ns;
-        int64_t speed = replay->pinned_bytes_per_s[op->category];
-        if ((state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)) && op->pageable && speed > 0 &&
-            op->bytes > 0) {
-            int64_t pinned = (int64_t)((double)op->bytes * 1e9 / (double)speed);
-            if (pinned < state->duration[i])
-                state->duration[i] = pinned;
-        }
-        /* issued a step ahead on a side stream: only what the previous step's compute cannot hide */
-        if ((state->fixes & FIX_BIT(ANALYSIS_FIX_COPY_AHEAD)) && op->ahead_ns > 0)
-            state->duration[i] = state->duration[i] > op->ahead_ns ? state->duration[i] - op->ahead_ns : 0;
         /* no launch known: not earlier than recorded */
-        state->ready[i] = op->launch_ns == STORE_NULL ? op->start_ns : host_time_ready_ns(state, i);
+        state->ready[i] =
+            replay_launch_ns(state->replay, op) == STORE_NULL ? op->start_ns : host_time_ready_ns(state, i);
     }
     return 0;
 }
@@ -284,7 +274,6 @@ static void prefetch_head_after(const struct run_state *state, size_t stream)
     __builtin_prefetch(op);
     __builtin_prefetch(op + sizeof state->replay->ops[i] - 1);
     __builtin_prefetch(&state->ready[i]);
-    __builtin_prefetch(&state->duration[i]);
     __builtin_prefetch(&state->start[i], 1);
 }
 
@@ -316,7 +305,7 @@ static void start_op(struct run_state *state, size_t i, int64_t now)
     size_t stream = state->replay->ops[i].stream_index;
     state->start[i] = now;
     /* Its end and tail go to the running list and the moments, not to arrays per op (issue 33). */
-    int64_t end = now + state->duration[i], tail = tail_begin(state, i);
+    int64_t end = now + engine_duration(state, i), tail = tail_begin(state, i);
     const struct replay_op *op = &state->replay->ops[i];
     if (grow_running(state) != 0) {
         state->out_of_memory = 1; /* the replay fails; its ops are still counted started */
@@ -566,7 +555,7 @@ static int run_alone(struct run_state *state, int64_t now)
         state->alone_ok = 1;
         for (size_t p = state->head[s]; p < end && state->alone_ok; p++) {
             size_t i = replay->stream_ops[p];
-            state->alone_ok = state->duration[i] > 0 && !waits_on_later(state, i, s);
+            state->alone_ok = engine_duration(state, i) > 0 && !waits_on_later(state, i, s);
         }
         if (!state->alone_ok)
             return 0;

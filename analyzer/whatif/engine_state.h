@@ -23,6 +23,9 @@ struct sync_point {
     int64_t replay_end_ns;
     int64_t removed_by_end_ns; /* removed by its end on its thread: asked for every op of its segment */
     size_t call;               /* into the replay's calls */
+    /* Where the host time the fixes removed by its start and by its end is read (host_time.c's
+     * removed_place): found per kept sync, not held per call (8 bytes per operation, issue 33). */
+    replay_index start_place, end_place;
 };
 
 /* A time something can change: an end or a tail of a started op, the ready time of a stream's head
@@ -47,7 +50,6 @@ struct moments {
 enum { PER_OP, PER_STREAM, PER_STREAM_AND_ONE };
 #define RUN_BUFFERS(X)                                                                                       \
     X(READY, ready, PER_OP, take)                                                                            \
-    X(DURATION, duration, PER_OP, take)                                                                      \
     X(START, start, PER_OP, take)                                                                            \
     X(RUNNING, running, PER_STREAM_AND_ONE, take)                                                            \
     X(HEAD, head, PER_STREAM, take)                                                                          \
@@ -103,8 +105,9 @@ struct run_state {
     const struct replay *replay;
     struct replay_scratch *scratch;
     unsigned fixes;
-    /* Per op; its end is start + duration (engine_end): 8 bytes of each op not stored (issue 33). */
-    int64_t *ready, *duration, *start;
+    /* Per op; its end is start + duration (engine_end), its duration worked out where read
+     * (engine_duration): 8 bytes of each op not stored for either (issue 33). */
+    int64_t *ready, *start;
     size_t *head; /* per stream: position in stream_ops of the next op to start */
     /* In start order; sized for one op per stream and grown (grow_running): ops that take no time
      * may stay listed beside their stream's next until the loop drops them. A slot per op was 48
@@ -204,10 +207,30 @@ void *engine_scratch_take(struct replay_scratch *scratch, enum scratch_slot slot
 /* engine_scratch_take, zeroed. */
 void *engine_scratch_zeroed(struct replay_scratch *scratch, enum scratch_slot slot, size_t bytes);
 
+/* How long op i runs with the fixes: as recorded, a pinned copy at the pinned speed, a copy issued
+ * ahead less the compute it runs under. */
+static inline int64_t engine_duration(const struct run_state *state, size_t i)
+{
+    const struct replay *replay = state->replay;
+    const struct replay_op *op = &replay->ops[i];
+    int64_t duration = op->duration_ns;
+    int64_t speed = replay->pinned_bytes_per_s[op->category];
+    if ((state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)) && op->pageable && speed > 0 &&
+        op->bytes > 0) {
+        int64_t pinned = (int64_t)((double)op->bytes * 1e9 / (double)speed);
+        if (pinned < duration)
+            duration = pinned;
+    }
+    /* issued a step ahead on a side stream: only what the previous step's compute cannot hide */
+    if ((state->fixes & FIX_BIT(ANALYSIS_FIX_COPY_AHEAD)) && op->ahead_ns > 0)
+        duration = duration > op->ahead_ns ? duration - op->ahead_ns : 0;
+    return duration;
+}
+
 /* When started op i ends in the replay (UNSET: not started). */
 static inline int64_t engine_end(const struct run_state *state, size_t i)
 {
-    return state->start[i] == UNSET ? UNSET : state->start[i] + state->duration[i];
+    return state->start[i] == UNSET ? UNSET : state->start[i] + engine_duration(state, i);
 }
 
 /* What head_gate found of a stream's head (run_state.gate_kind). */

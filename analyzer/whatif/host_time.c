@@ -67,16 +67,17 @@ static int64_t removed_at(const struct run_state *state, size_t place, int64_t a
 
 /* When the host made op available: its launch call's return (a call that returned after the op
  * started, a synchronous copy, made it available when it started). */
-static int64_t ready_host_ns(const struct replay_op *op)
+static int64_t ready_host_ns(const struct replay *replay, const struct replay_op *op)
 {
-    return op->launch_end_ns < op->start_ns ? op->launch_end_ns : op->start_ns;
+    int64_t launch_end_ns = replay_launch_end_ns(replay, op);
+    return launch_end_ns < op->start_ns ? launch_end_ns : op->start_ns;
 }
 
 /* When the host made op available, after a kept sync: as ready_host_ns, but an op the sync left a
  * drained device to (host_time_mark_drained_starts) no sooner than its recorded start. */
-static int64_t after_sync_ready_ns(const struct replay_op *op)
+static int64_t after_sync_ready_ns(const struct replay *replay, const struct replay_op *op)
 {
-    return op->drained_start ? op->start_ns : ready_host_ns(op);
+    return op->drained_start ? op->start_ns : ready_host_ns(replay, op);
 }
 
 /* Replay time of host time `at` on a thread whose last kept sync before it is `sync` (-1: none,
@@ -96,9 +97,11 @@ static int64_t replayed_host_ns(const struct run_state *state, long sync, int64_
  * at the replay's start for launches no kept sync holds, when their sync resolves for the others. */
 static int64_t launch_ready_ns(const struct run_state *state, long sync, size_t i)
 {
-    const struct replay_op *op = &state->replay->ops[i];
-    return replayed_host_ns(state, sync, sync < 0 ? ready_host_ns(op) : after_sync_ready_ns(op),
-                            removed_at(state, state->replay->op_removed_at[i], op->launch_ns));
+    const struct replay *replay = state->replay;
+    const struct replay_op *op = &replay->ops[i];
+    return replayed_host_ns(state, sync,
+                            sync < 0 ? ready_host_ns(replay, op) : after_sync_ready_ns(replay, op),
+                            removed_at(state, replay->op_removed_at[i], replay_launch_ns(replay, op)));
 }
 
 static int by_sync_time(const void *a, const void *b)
@@ -116,6 +119,35 @@ static int keeps_sync(const struct run_state *state, const struct host_call *cal
         return 0;
     /* A read-back into pinned memory is asynchronous: the host no longer waits in it. */
     return !((call->kind & CALL_PAGEABLE) && (state->fixes & FIX_BIT(ANALYSIS_FIX_PIN_HOST_BUFFER)));
+}
+
+/* The latest recorded end of the ops order[0, low) (ops by correlation id), from recorded_end, that
+ * of order[0, *swept), sweeping on: a sweep over calls by correlation id reads each op once. */
+static int64_t recorded_end_by(const struct replay *replay, const replay_index *order, size_t low,
+                               size_t *swept, int64_t recorded_end)
+{
+    for (; *swept < low; ++*swept) {
+        const struct replay_op *op = &replay->ops[order[*swept]];
+        int64_t end = op->start_ns + op->duration_ns;
+        recorded_end = *swept > 0 && recorded_end > end ? recorded_end : end;
+    }
+    return recorded_end;
+}
+
+/* 1 + the place in call_order of the last call of thread_id that ended by `at` (call_order's
+ * (thread, end) order: ties are read at the last of them), 0 when the thread has none. */
+static size_t removed_place(const struct replay *replay, int64_t thread_id, int64_t at)
+{
+    size_t low = 0, high = replay->call_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        const struct host_call *call = &replay->calls[replay->call_order[middle]];
+        if (call->thread_id < thread_id || (call->thread_id == thread_id && call->end_ns <= at))
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low > 0 && replay->calls[replay->call_order[low - 1]].thread_id == thread_id ? low : 0;
 }
 
 /* The kept synchronizing calls of the threads that launched this device's work. Sized by the kept
@@ -140,11 +172,7 @@ static int collect_syncs(struct run_state *state)
         if (!keeps_sync(state, call))
             continue;
         size_t low = replay_launched_before(replay, state->by_correlation, call->correlation_id);
-        for (; swept < low; swept++) {
-            const struct replay_op *op = &replay->ops[state->by_correlation[swept]];
-            int64_t end = op->start_ns + op->duration_ns;
-            recorded_end = swept > 0 && recorded_end > end ? recorded_end : end;
-        }
+        recorded_end = recorded_end_by(replay, state->by_correlation, low, &swept, recorded_end);
         int64_t waited_until = low > 0 && recorded_end > call->start_ns ? recorded_end : call->start_ns;
         int64_t own = call->end_ns - waited_until;
         state->syncs[state->sync_count++] = (struct sync_point){.thread_id = call->thread_id,
@@ -154,6 +182,9 @@ static int collect_syncs(struct run_state *state)
                                                                 .own_ns = own > 0 ? own : 0,
                                                                 .previous = -1,
                                                                 .call = c};
+        struct sync_point *point = &state->syncs[state->sync_count - 1];
+        point->start_place = (replay_index)removed_place(replay, call->thread_id, call->start_ns);
+        point->end_place = (replay_index)removed_place(replay, call->thread_id, call->end_ns);
     }
     qsort(state->syncs, state->sync_count, sizeof *state->syncs, by_sync_time);
     state->thread_next = engine_scratch_take(state->scratch, SCRATCH_THREAD_NEXT,
@@ -182,8 +213,7 @@ static void reset_syncs(struct run_state *state)
         struct sync_point *point = &state->syncs[k];
         point->resolved = 0;
         point->replay_end_ns = 0;
-        point->removed_by_end_ns =
-            removed_at(state, state->replay->call_end_removed_at[point->call], point->end_ns);
+        point->removed_by_end_ns = removed_at(state, point->end_place, point->end_ns);
     }
     for (size_t t = 0; t < state->thread_count; t++)
         state->thread_next[t] = t > 0 ? state->thread_end[t - 1] : 0; /* a thread's syncs lie together */
@@ -194,7 +224,8 @@ static long segment_of(const struct run_state *state, const struct replay_op *op
 {
     long found = -1;
     size_t low = 0, high = state->sync_count;
-    struct sync_point key = {.thread_id = op->thread_id, .start_ns = op->launch_ns};
+    int64_t thread_id = replay_thread_of(state->replay, op), launch_ns = replay_launch_ns(state->replay, op);
+    struct sync_point key = {.thread_id = thread_id, .start_ns = launch_ns};
     while (low < high) {
         size_t middle = low + (high - low) / 2;
         if (by_sync_time(&state->syncs[middle], &key) < 0)
@@ -202,8 +233,7 @@ static long segment_of(const struct run_state *state, const struct replay_op *op
         else
             high = middle;
     }
-    if (low > 0 && state->syncs[low - 1].thread_id == op->thread_id &&
-        state->syncs[low - 1].end_ns <= op->launch_ns)
+    if (low > 0 && state->syncs[low - 1].thread_id == thread_id && state->syncs[low - 1].end_ns <= launch_ns)
         found = (long)low - 1;
     return found;
 }
@@ -228,9 +258,8 @@ void host_time_resolve_syncs(struct run_state *state)
             struct sync_point *point = &state->syncs[k];
             if (point->barrier > state->started_prefix)
                 break; /* its work has not all started: the thread's later syncs wait too */
-            int64_t start = replayed_host_ns(
-                state, point->previous, point->start_ns,
-                removed_at(state, replay->call_start_removed_at[point->call], point->start_ns));
+            int64_t start = replayed_host_ns(state, point->previous, point->start_ns,
+                                             removed_at(state, point->start_place, point->start_ns));
             int64_t done = point->barrier > 0 ? state->launched_end[point->barrier - 1] : start;
             point->replay_end_ns = (done > start ? done : start) + point->own_ns;
             point->resolved = 1;
@@ -258,7 +287,7 @@ static int find_segments(struct run_state *state)
     if (!state->segment)
         return -1;
     for (size_t i = 0; i < n; i++)
-        state->segment[i] = state->replay->ops[i].launch_ns == STORE_NULL
+        state->segment[i] = replay_launch_ns(state->replay, &state->replay->ops[i]) == STORE_NULL
                                 ? -1
                                 : (int32_t)segment_of(state, &state->replay->ops[i]);
     state->segment_first = engine_scratch_zeroed(state->scratch, SCRATCH_SEGMENT_FIRST,
@@ -366,42 +395,18 @@ int host_time_order_calls(struct replay *replay)
     return 0;
 }
 
-/* 1 + the place in call_order of the last call of thread_id that ended by `at` (call_order's
- * (thread, end) order: ties are read at the last of them), 0 when the thread has none. */
-static size_t removed_place(const struct replay *replay, int64_t thread_id, int64_t at)
-{
-    size_t low = 0, high = replay->call_count;
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        const struct host_call *call = &replay->calls[replay->call_order[middle]];
-        if (call->thread_id < thread_id || (call->thread_id == thread_id && call->end_ns <= at))
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low > 0 && replay->calls[replay->call_order[low - 1]].thread_id == thread_id ? low : 0;
-}
-
-/* Fills op_removed_at, call_start_removed_at and call_end_removed_at (struct replay). Returns 0 or
- * WHATIF_OUT_OF_MEMORY. */
+/* Fills op_removed_at (struct replay). Returns 0 or WHATIF_OUT_OF_MEMORY. */
 int host_time_positions(struct replay *replay)
 {
-    size_t n = replay->op_count, calls = replay->call_count;
+    size_t n = replay->op_count;
     replay->op_removed_at = malloc((n ? n : 1) * sizeof *replay->op_removed_at);
-    replay->call_start_removed_at = malloc((calls ? calls : 1) * sizeof *replay->call_start_removed_at);
-    replay->call_end_removed_at = malloc((calls ? calls : 1) * sizeof *replay->call_end_removed_at);
-    if (!replay->op_removed_at || !replay->call_start_removed_at || !replay->call_end_removed_at)
+    if (!replay->op_removed_at)
         return WHATIF_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++) {
         const struct replay_op *op = &replay->ops[i];
+        int64_t launch_ns = replay_launch_ns(replay, op);
         replay->op_removed_at[i] =
-            op->launch_ns == STORE_NULL ? 0 : removed_place(replay, op->thread_id, op->launch_ns);
-    }
-    for (size_t c = 0; c < calls; c++) {
-        const struct host_call *call = &replay->calls[c];
-        int sync = (call->kind & CALL_SYNC) != 0; /* the only calls a replay keeps as syncs */
-        replay->call_start_removed_at[c] = sync ? removed_place(replay, call->thread_id, call->start_ns) : 0;
-        replay->call_end_removed_at[c] = sync ? removed_place(replay, call->thread_id, call->end_ns) : 0;
+            launch_ns == STORE_NULL ? 0 : removed_place(replay, replay_thread_of(replay, op), launch_ns);
     }
     return 0;
 }
@@ -430,7 +435,8 @@ int host_time_mark_drained_starts(struct replay *replay)
     for (size_t i = 0; i < replay->op_count; i++) {
         struct replay_op *op = &replay->ops[i];
         const struct host_call *call = NULL;
-        if (op->launch_ns != STORE_NULL && op->start_ns > op->launch_end_ns && busy_until <= op->start_ns)
+        if (replay_launch_ns(replay, op) != STORE_NULL && op->start_ns > replay_launch_end_ns(replay, op) &&
+            busy_until <= op->start_ns)
             call = replay_call_of(replay, op->correlation_id);
         size_t k = call ? place[call - replay->calls] : 0;
         if (k > 0) {
@@ -443,6 +449,33 @@ int host_time_mark_drained_starts(struct replay *replay)
     }
     free(place);
     return 0;
+}
+
+void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *wait_ns, int64_t *host_ns)
+{
+    *calls = *wait_ns = *host_ns = 0;
+    int64_t last_launch = INT64_MIN; /* a sync after the last launch moves nothing the replay holds */
+    for (size_t i = 0; i < replay->op_count; i++) {
+        int64_t launch_ns = replay_launch_ns(replay, &replay->ops[i]);
+        if (launch_ns != STORE_NULL && launch_ns > last_launch)
+            last_launch = launch_ns;
+    }
+    size_t swept = 0;         /* ops of launch_order whose recorded ends are in recorded_end */
+    int64_t recorded_end = 0; /* the latest recorded end of them */
+    for (size_t c = 0; c < replay->call_count; c++) { /* by correlation id: the barriers only grow */
+        const struct host_call *call = &replay->calls[c];
+        if (!(call->kind & CALL_SYNC) || call->end_ns <= replay->first_launch_ns ||
+            call->start_ns > last_launch)
+            continue;
+        size_t low = replay_launched_before(replay, replay->launch_order, call->correlation_id);
+        recorded_end = recorded_end_by(replay, replay->launch_order, low, &swept, recorded_end);
+        int64_t duration = call->end_ns - call->start_ns;
+        int64_t wait = low > 0 && recorded_end > call->start_ns ? recorded_end - call->start_ns : 0;
+        wait = wait < duration ? wait : duration;
+        ++*calls;
+        *wait_ns += wait;
+        *host_ns += duration - wait;
+    }
 }
 
 /* The host work the idle accounting found, each before the launch that ended its gap, as the
@@ -481,10 +514,12 @@ int host_time_work_removals(struct replay *replay, const struct device_idle *idl
 void host_time_first_launch(struct replay *replay)
 {
     replay->first_launch_ns = INT64_MIN;
-    for (size_t i = 0; i < replay->op_count; i++)
-        if (replay->ops[i].launch_ns != STORE_NULL &&
-            (replay->first_launch_ns == INT64_MIN || replay->ops[i].launch_ns < replay->first_launch_ns))
-            replay->first_launch_ns = replay->ops[i].launch_ns;
+    for (size_t i = 0; i < replay->op_count; i++) {
+        int64_t launch_ns = replay_launch_ns(replay, &replay->ops[i]);
+        if (launch_ns != STORE_NULL &&
+            (replay->first_launch_ns == INT64_MIN || launch_ns < replay->first_launch_ns))
+            replay->first_launch_ns = launch_ns;
+    }
 }
 
 static int by_start(const void *a, const void *b)
@@ -508,7 +543,7 @@ int host_time_join_timelines(struct replay *replay)
     int64_t *threads = NULL; /* the launching threads: the ops' */
     size_t thread_count = 0, thread_capacity = 0;
     for (size_t i = 0; i < replay->op_count; i++) {
-        int64_t thread = replay->ops[i].thread_id;
+        int64_t thread = replay_thread_of(replay, &replay->ops[i]);
         size_t t = 0;
         while (t < thread_count && threads[t] != thread)
             t++;
@@ -544,11 +579,8 @@ int host_time_join_timelines(struct replay *replay)
         }
     }
     if (by_time && !overlap) {
-        for (size_t k = 0; k < count; k++)
+        for (size_t k = 0; k < count; k++) /* every op's launch among them: its thread follows */
             by_time[k]->thread_id = threads[0];
-        for (size_t i = 0; i < replay->op_count; i++)
-            if (replay->ops[i].thread_id != STORE_NULL)
-                replay->ops[i].thread_id = threads[0];
     }
     free(threads);
     free(by_time);

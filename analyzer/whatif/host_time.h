@@ -33,13 +33,19 @@ int host_time_graph_gaps(struct replay *replay, int64_t process_id, const struct
 /* Fills first_launch_ns: the earliest launch of the ops, where removals begin to count. */
 void host_time_first_launch(struct replay *replay);
 
-/* Fills op_removed_at, call_start_removed_at and call_end_removed_at. After the last change of a
- * call's kind. */
+/* Fills op_removed_at. After the last change of a call's kind. */
 int host_time_positions(struct replay *replay);
 
 /* Marks the ops a removed sync lets start without the launch latency of a drained device. Only
  * for a device whose replays remove a sync. Needs call_order and first_launch_ns. */
 int host_time_mark_drained_starts(struct replay *replay);
+
+/* The synchronizing calls the remove-host-sync fix removes (CALL_SYNC, ended after the first
+ * launch, begun before the last), as recorded: how many, and their time split at the recorded end of the work
+ * launched before each (by correlation id) on this device: before it, the wait; after it, the call's own host
+ * time, the part that is the host's however fast the GPU. Needs launch_order (graph_link_by) and
+ * first_launch_ns. */
+void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *wait_ns, int64_t *host_ns);
 
 /* --- one replay (struct run_state: engine_state.h) --- */
 

@@ -37,15 +37,16 @@ void launch_blocking_mark(struct replay *replay)
     size_t normal_count = 0;
     for (size_t i = 0; i < replay->op_count; i++) {
         const struct replay_op *op = &replay->ops[i];
-        if (op->launch_ns == STORE_NULL || op->correlation_id == STORE_NULL)
+        int64_t launch_ns = replay_launch_ns(replay, op), launch_end_ns = replay_launch_end_ns(replay, op);
+        if (launch_ns == STORE_NULL || op->correlation_id == STORE_NULL)
             continue;
         struct host_call *call = call_of(replay, op->correlation_id);
         if (!call || !(call->kind & CALL_LAUNCH))
             continue;
-        if (op->launch_end_ns >= op->start_ns + op->duration_ns)
+        if (launch_end_ns >= op->start_ns + op->duration_ns)
             call->kind |= CALL_BLOCKED_LAUNCH;
         else if (normal)
-            normal[normal_count++] = op->launch_end_ns - op->launch_ns;
+            normal[normal_count++] = launch_end_ns - launch_ns;
     }
     if (normal && normal_count > 0) {
         qsort(normal, normal_count, sizeof *normal, by_value);

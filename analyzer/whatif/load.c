@@ -98,7 +98,7 @@ static int host_call_kept(int64_t start, int64_t end)
 
 /* Reads the process's host calls that have a correlation id, by correlation id (the index's order:
  * sorted here only when the rows came otherwise). */
-static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, error_info *err)
+static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, int64_t **ids, error_info *err)
 {
     struct name_kinds kinds = {0};
     store_correlated_calls *rows = store_correlated_calls_open(db, process_id, err);
@@ -106,7 +106,7 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
         store_correlated_calls_free(rows);
         return -1;
     }
-    size_t capacity = 0;
+    size_t capacity = 0, id_capacity = 0;
     int status = 0, got, sorted = 1;
     struct store_correlated_call_row row;
     while ((got = store_correlated_calls_next(rows, &row, err)) == 1) {
@@ -117,13 +117,14 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
         int kind = 0;
         if (row.has_name && (status = kind_of_name(&kinds, row.name_id, &kind, err)) != 0)
             break;
-        if (replay_grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0) {
+        if (replay_grow((void **)&replay->calls, &capacity, replay->call_count, sizeof *replay->calls) != 0 ||
+            replay_grow((void **)ids, &id_capacity, replay->call_count, sizeof **ids) != 0) {
             status = WHATIF_OUT_OF_MEMORY;
             break;
         }
+        (*ids)[replay->call_count] = row.thread_id;
         struct host_call *call = &replay->calls[replay->call_count++];
-        *call = (struct host_call){.thread_id = row.thread_id,
-                                   .start_ns = row.start_ns,
+        *call = (struct host_call){.start_ns = row.start_ns,
                                    .end_ns = row.end_ns,
                                    .correlation_id = row.correlation_id,
                                    .kind = kind};
@@ -135,34 +136,74 @@ static int load_calls(sqlite3 *db, struct replay *replay, int64_t process_id, er
     store_string_reader_free(kinds.lookup);
     free(kinds.items);
     key_index_free(&kinds.index);
-    /* Strictly increasing ids are the order qsort would give whatever its ties. */
-    if (replay->call_count && !sorted)
+    /* Strictly increasing ids are the order qsort would give whatever its ties; the thread ids go
+     * along (in thread_id while sorted, then back into ids). */
+    if (status == 0 && replay->call_count && !sorted) {
+        if (replay->call_count > UINT32_MAX)
+            return WHATIF_OUT_OF_MEMORY;
+        for (size_t c = 0; c < replay->call_count; c++)
+            replay->calls[c].thread_id = (uint32_t)c;
         qsort(replay->calls, replay->call_count, sizeof *replay->calls, replay_by_correlation);
+        int64_t *moved = malloc(replay->call_count * sizeof *moved);
+        if (!moved)
+            return WHATIF_OUT_OF_MEMORY;
+        for (size_t c = 0; c < replay->call_count; c++)
+            moved[c] = (*ids)[replay->calls[c].thread_id];
+        free(*ids);
+        *ids = moved;
+    }
     return status;
 }
 
 /* The host calls from the process's launches (read once for the device, launches.h), as load_calls
- * would read them: the same rows in the same order, the same calls left out. */
-static int calls_of_launches(sqlite3 *db, struct replay *replay, const struct launches *launches,
+ * would read them: the same rows in the same order, the same calls left out. Takes the launches'
+ * arrays and writes the calls over them, each at or before the place of the launch it came from
+ * (a host_call is smaller than a thread_call, a thread id than a call_origin): a copy beside them
+ * was the replay's peak, 40 bytes per operation more (issue 33). The launches are left empty. */
+static int calls_of_launches(sqlite3 *db, struct replay *replay, struct launches *launches, int64_t **ids,
                              error_info *err)
 {
+    _Static_assert(sizeof(struct host_call) <= sizeof(struct thread_call) &&
+                       sizeof(int64_t) <= sizeof(struct call_origin),
+                   "the calls are written over the launches");
     struct name_kinds kinds = {.lookup = store_string_reader_open(db, err)};
     if (!kinds.lookup)
         return -1;
-    replay->calls = malloc((launches->count ? launches->count : 1) * sizeof *replay->calls);
-    int status = replay->calls ? 0 : WHATIF_OUT_OF_MEMORY;
-    for (size_t i = 0; status == 0 && i < launches->count; i++) {
-        const struct correlated_call *call = &launches->calls[i];
-        int kind = 0;
-        if (!host_call_kept(call->start_ns, call->end_ns) ||
-            (call->has_name && (status = kind_of_name(&kinds, call->name_id, &kind, err)) != 0))
-            continue;
-        replay->calls[replay->call_count++] = (struct host_call){.thread_id = call->thread_id,
-                                                                 .start_ns = call->start_ns,
-                                                                 .end_ns = call->end_ns,
-                                                                 .correlation_id = call->correlation_id,
-                                                                 .kind = kind};
+    size_t n = launches->count;
+    unsigned char *calls = (unsigned char *)launches->calls, *threads = (unsigned char *)launches->origins;
+    *launches = (struct launches){0};
+    if (n == 0) {
+        free(calls);
+        free(threads);
+        calls = malloc(sizeof(struct host_call));
+        threads = malloc(sizeof(int64_t));
     }
+    int status = calls && threads ? 0 : WHATIF_OUT_OF_MEMORY;
+    size_t count = 0;
+    for (size_t i = 0; status == 0 && i < n; i++) {
+        struct thread_call call;
+        struct call_origin origin;
+        memcpy(&call, calls + i * sizeof call, sizeof call);
+        memcpy(&origin, threads + i * sizeof origin, sizeof origin);
+        int kind = 0;
+        if (!host_call_kept(call.start_ns, call.end_ns) ||
+            (call.has_name && (status = kind_of_name(&kinds, call.name_id, &kind, err)) != 0))
+            continue;
+        struct host_call kept = {.start_ns = call.start_ns,
+                                 .end_ns = call.end_ns,
+                                 .correlation_id = call.correlation_id,
+                                 .kind = kind};
+        memcpy(calls + count * sizeof kept, &kept, sizeof kept);
+        memcpy(threads + count * sizeof origin.thread_id, &origin.thread_id, sizeof origin.thread_id);
+        count++;
+    }
+    /* What the launches held beyond the calls goes back (a large array is mapped: realloc returns
+     * its pages). */
+    void *shrunk = calls && n ? realloc(calls, (count ? count : 1) * sizeof(struct host_call)) : NULL;
+    replay->calls = shrunk ? shrunk : (void *)calls;
+    shrunk = threads && n ? realloc(threads, (count ? count : 1) * sizeof(int64_t)) : NULL;
+    *ids = shrunk ? shrunk : (void *)threads;
+    replay->call_count = count;
     store_string_reader_free(kinds.lookup);
     free(kinds.items);
     key_index_free(&kinds.index);
@@ -213,9 +254,7 @@ static void add_op(struct replay *replay, const struct kept_op *source, struct r
                                  source->end_ns > source->start_ns ? source->end_ns - source->start_ns : 0,
                              .correlation_id = source->correlation_id,
                              .stream_id = source->stream_id,
-                             .launch_ns = STORE_NULL,
-                             .launch_end_ns = STORE_NULL,
-                             .thread_id = STORE_NULL,
+                             .call = REPLAY_NO_CALL,
                              .channel_id = source->channel_id,
                              .on_copy_channel = source->kind != MODEL_KERNEL,
                              .stream_previous = -1,
@@ -231,9 +270,7 @@ static void add_op(struct replay *replay, const struct kept_op *source, struct r
      * asked for an asynchronous copy. */
     op->pageable = op->pageable && call && (call->kind & CALL_ASYNC_COPY);
     if (call) {
-        op->launch_ns = call->start_ns;
-        op->launch_end_ns = call->end_ns;
-        op->thread_id = call->thread_id;
+        op->call = (replay_index)(call - replay->calls);
         /* A copy to host memory the call waits for (a synchronous one, or an asynchronous one to
          * pageable memory, which "will return only once the copy has completed", CUDA Runtime API
          * "API synchronization behavior") synchronizes the host like a stream synchronize: the
@@ -347,10 +384,41 @@ void load_nominal_speeds(struct replay *replay, const struct device_state *devic
                 nominal_pinned_bytes_per_s(device->limits.compute_capability_major);
 }
 
-int load_host_calls(sqlite3 *db, struct replay *replay, const struct device_state *device, error_info *err)
+static int by_id(const void *a, const void *b)
 {
-    int status = device->launches.complete ? calls_of_launches(db, replay, &device->launches, err)
-                                           : load_calls(db, replay, device->process_id, err);
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The calls' thread ids (ids[i] of calls[i]) as their ranks among the distinct ids (host_call's
+ * thread_id). Returns 0 or WHATIF_OUT_OF_MEMORY. */
+static int rank_threads(struct replay *replay, const int64_t *ids)
+{
+    size_t n = replay->call_count, distinct = 0;
+    int64_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted)
+        return WHATIF_OUT_OF_MEMORY;
+    memcpy(sorted, ids, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, by_id);
+    for (size_t i = 0; i < n; i++)
+        if (distinct == 0 || sorted[distinct - 1] != sorted[i])
+            sorted[distinct++] = sorted[i];
+    for (size_t i = 0; i < n; i++) {
+        const int64_t *at = bsearch(&ids[i], sorted, distinct, sizeof *sorted, by_id);
+        replay->calls[i].thread_id = (uint32_t)(at - sorted);
+    }
+    free(sorted);
+    return 0;
+}
+
+int load_host_calls(sqlite3 *db, struct replay *replay, struct device_state *device, error_info *err)
+{
+    int64_t *ids = NULL;
+    int status = device->launches.complete ? calls_of_launches(db, replay, &device->launches, &ids, err)
+                                           : load_calls(db, replay, device->process_id, &ids, err);
+    if (status == 0)
+        status = rank_threads(replay, ids);
+    free(ids);
     /* A call's index and place are replay_index (model.h): past it memory runs out first. */
     return status == 0 && replay->call_count >= UINT32_MAX ? WHATIF_OUT_OF_MEMORY : status;
 }

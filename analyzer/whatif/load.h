@@ -12,9 +12,10 @@
 #include "model.h"
 
 /* The host calls of the device's process that have a correlation id, by correlation id (from the
- * launches the walk read, device->launches, when complete; else from the store), each with its
- * kind (CALL_*). Calls no recording could hold are left out. First of the loaders. */
-int load_host_calls(sqlite3 *db, struct replay *replay, const struct device_state *device, error_info *err);
+ * launches the walk read, device->launches, when complete: taken, and left empty; else from the
+ * store), each with its kind (CALL_*). Calls no recording could hold are left out. First of the
+ * loaders. */
+int load_host_calls(sqlite3 *db, struct replay *replay, struct device_state *device, error_info *err);
 
 /* The device's selected operations (device->selected_ops), at most WHATIF_MAX_OPS, each linked to
  * its launch call (whose kind a read-back or a pageable copy adds to), with its SM footprint and

@@ -4,8 +4,11 @@
 
 #include "model.h"
 #include "store.h"
+#include "whatif.h"
 
-_Static_assert(sizeof(struct replay_op) == 128, "a replay holds one per operation: keep it at 128 bytes");
+_Static_assert(sizeof(struct replay_op) == 104, "a replay holds one per operation: keep it at 104 bytes");
+_Static_assert(WHATIF_MAX_OPS < (1u << 24) && ANALYSIS_CATEGORY_COUNT <= 32,
+               "replay_op's bit fields hold a stream index and a category");
 
 int replay_grow(void **items, size_t *capacity, size_t count, size_t size)
 {
@@ -65,7 +68,5 @@ void replay_free(struct replay *replay)
     free(replay->graph_gap_ns);
     free(replay->graph_gap_work_ns);
     free(replay->op_removed_at);
-    free(replay->call_start_removed_at);
-    free(replay->call_end_removed_at);
     free(replay->host_removed);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "store.h"
 
 enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
 
@@ -25,15 +26,15 @@ enum edge_kind { EDGE_EVENT = 0, EDGE_LEGACY = 1, EDGE_COMMUNICATOR = 2 };
  * 32 bits, as ops stop at WHATIF_MAX_OPS and load_host_calls refuses 2^32 calls (8-byte indexes
  * cost 24 bytes per operation, issue 33). */
 typedef uint32_t replay_index;
+#define REPLAY_NO_CALL UINT32_MAX
 
-/* 128 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op and
- * stream indexes fit 32 bits; graph.c bounds the edges to match), and the walk's copy of each is
- * alive beside it; 160 bytes of size_t, long and int fields cost 32 bytes more per operation
- * (issue 33). */
+/* 104 bytes: a replay holds one per operation of its device (up to WHATIF_MAX_OPS, so op, call
+ * and stream indexes fit 32 bits; graph.c bounds the edges to match); 160 bytes of size_t, long
+ * and int fields cost 32 bytes more per operation, and a copy of its launch's times and thread 16
+ * more than the index of the launch (issue 33). */
 struct replay_op {
     int64_t start_ns, duration_ns, correlation_id, stream_id;
-    int64_t launch_ns, launch_end_ns, thread_id; /* STORE_NULL when the launch is unknown */
-    int64_t channel_id;                          /* STORE_NULL: no channel recorded */
+    int64_t channel_id; /* STORE_NULL: no channel recorded */
     int64_t bytes;
     /* An HtoD copy on a stream that computes: the kernel time its stream ran since the stream's
      * copy before it (the previous step's compute), which a copy issued a step ahead on a side
@@ -41,13 +42,15 @@ struct replay_op {
     int64_t ahead_ns;
     double sm_share, tail_share; /* of the device's block slots: first wave, last wave */
     int64_t waves;
-    uint32_t stream_index;                     /* into the replay's streams */
+    replay_index call; /* its launch, into the replay's calls; REPLAY_NO_CALL when unknown */
     int32_t stream_previous, channel_previous; /* op indexes, -1 when none */
     uint32_t edge_first, edge_count;           /* into the replay's edges (by `to`) */
-    unsigned char category;                    /* enum analysis_category */
-    unsigned char on_copy_channel;             /* copy channels are numbered apart */
-    unsigned char drained_start;               /* host_time_mark_drained_starts */
-    unsigned char pageable;
+    /* Bit fields in 32 bits (8 bytes per operation otherwise): streams are fewer than ops. */
+    uint32_t stream_index : 24;   /* into the replay's streams */
+    uint32_t category : 5;        /* enum analysis_category */
+    uint32_t on_copy_channel : 1; /* copy channels are numbered apart */
+    uint32_t drained_start : 1;   /* host_time_mark_drained_starts */
+    uint32_t pageable : 1;
 };
 
 struct edge {
@@ -55,9 +58,13 @@ struct edge {
     enum edge_kind kind;
 };
 
+/* 32 bytes, one per host call of the process (up to WHATIF_MAX_OPS). */
 struct host_call {
-    int64_t thread_id, start_ns, end_ns, correlation_id;
-    int kind; /* CALL_* bits */
+    int64_t start_ns, end_ns, correlation_id;
+    /* Its thread's rank among the calls' threads, by id (load_host_calls): the replay only compares
+     * and sorts threads, which ranks do as the ids would, in 4 bytes where an id took 8 (issue 33). */
+    uint32_t thread_id;
+    int32_t kind; /* CALL_* bits */
 };
 
 /* The removals every thread shares (the host's own work, host_time_work_removals): at each launch
@@ -81,10 +88,10 @@ struct replay {
     replay_index *launch_order; /* op indexes by correlation id (launch order): the same for every fix */
     replay_index *call_order;   /* call indexes by (thread, end): the order a fix's removals are kept in */
     /* Where the host time a fix removes is read (host_time_positions): per op with a launch, 1 +
-     * the place in call_order of its thread's last call that ended by the launch (0: none); per
-     * synchronizing call, the same for its start and its end. The same for every fix: a replay
-     * reads its removed time there, not by a search per op. */
-    replay_index *op_removed_at, *call_start_removed_at, *call_end_removed_at;
+     * the place in call_order of its thread's last call that ended by the launch (0: none). The
+     * same for every fix: a replay reads its removed time there, not by a search per op (a kept
+     * sync's, for its start and its end, are found with it: engine_state.h). */
+    replay_index *op_removed_at;
     /* The host-work fix's removals (host_time_work_removals), shared by the split replay. */
     struct shared_removal *host_removed;
     size_t host_removed_count;
@@ -121,6 +128,27 @@ int replay_by_correlation(const void *a, const void *b);
 
 /* The host call of correlation_id (replay->calls is sorted by it), NULL when none. */
 const struct host_call *replay_call_of(const struct replay *replay, int64_t correlation_id);
+
+/* The call that launched op (replay_call_of its correlation id when loaded), NULL when unknown;
+ * its launch's start and end, and its thread (host_time_join_timelines gives the threads of one
+ * timeline one id), STORE_NULL when unknown. */
+static inline const struct host_call *replay_launch_of(const struct replay *replay,
+                                                       const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? NULL : &replay->calls[op->call];
+}
+static inline int64_t replay_launch_ns(const struct replay *replay, const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? STORE_NULL : replay->calls[op->call].start_ns;
+}
+static inline int64_t replay_launch_end_ns(const struct replay *replay, const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? STORE_NULL : replay->calls[op->call].end_ns;
+}
+static inline int64_t replay_thread_of(const struct replay *replay, const struct replay_op *op)
+{
+    return op->call == REPLAY_NO_CALL ? STORE_NULL : replay->calls[op->call].thread_id;
+}
 
 /* How many ops of `order` (op indexes in launch order) were launched before correlation_id. */
 size_t replay_launched_before(const struct replay *replay, const replay_index *order, int64_t correlation_id);

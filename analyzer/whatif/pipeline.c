@@ -130,8 +130,6 @@ int pipeline_split_streams(sqlite3 *db, const struct replay *replay, int64_t pro
                                  .call_order = replay->call_order,
                                  /* the same ops at the same places: the same launches */
                                  .op_removed_at = replay->op_removed_at,
-                                 .call_start_removed_at = replay->call_start_removed_at,
-                                 .call_end_removed_at = replay->call_end_removed_at,
                                  .host_removed = replay->host_removed,
                                  .host_removed_count = replay->host_removed_count,
                                  .first_launch_ns = replay->first_launch_ns,

@@ -299,8 +299,10 @@ int whatif_device(sqlite3 *db, struct device_state *device, const struct device_
             load_copy_ahead(&replay);
             status = host_time_positions(&replay); /* after the last change of a call's kind */
         }
-        if (status == 0 && removes_syncs(&replay, device, idle))
+        if (status == 0 && removes_syncs(&replay, device, idle)) {
             status = host_time_mark_drained_starts(&replay);
+            host_time_sync_split(&replay, &out->sync_calls, &out->sync_wait_ns, &out->sync_host_ns);
+        }
         if (status == 0) {
             struct replay split = {0};
             int has_split = 0;
@@ -480,9 +482,13 @@ void whatif_collect(struct analysis_result *result)
             item->predicted_saving_ns += result->devices[d].fix_saving_ns[fix];
             item->newly_together_ns += result->devices[d].fix_together_ns[fix];
             item->host_work_ns += analysis_device_host_work_ns(&result->devices[d], (enum analysis_fix)fix);
-            if (fix == ANALYSIS_FIX_REMOVE_HOST_SYNC)
+            if (fix == ANALYSIS_FIX_REMOVE_HOST_SYNC) {
                 item->sustained_ns +=
                     sustained_saving_ns(&result->devices[d], result->devices[d].fix_saving_ns[fix]);
+                item->sync_calls += result->devices[d].sync_calls;
+                item->sync_wait_ns += result->devices[d].sync_wait_ns;
+                item->sync_host_ns += result->devices[d].sync_host_ns;
+            }
         }
     }
     drop_graph_under_launch_blocking(result);

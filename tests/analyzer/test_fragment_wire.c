@@ -25,7 +25,10 @@ static struct bucket *buckets(size_t count, int64_t ns)
     for (size_t i = 0; i < count; i++) {
         made[i].cause = ACCOUNTING_IDLE_HOST_SYNC;
         made[i].ns = ns + (int64_t)i;
-        snprintf(made[i].label, sizeof made[i].label, "cudaDeviceSynchronize %zu", i);
+        char label[64];
+        snprintf(label, sizeof label, "cudaDeviceSynchronize %zu", i);
+        made[i].label = strdup(label); /* the bucket's (ledger.h), as its source */
+        made[i].source = i % 2 ? strdup("train.py:17 step") : ledger_no_text;
         made[i].detail = i % 2 ? strdup("a detail") : NULL; /* held when a stretch had one (ledger.h) */
     }
     return made;
@@ -131,6 +134,9 @@ int main(void)
     CHECK(books && books->rank == 3 && books->idle.count == 2 && books->idle.buckets[1].ns == 101);
     CHECK(books && !books->idle.buckets[0].detail && books->idle.buckets[1].detail &&
           strcmp(books->idle.buckets[1].detail, "a detail") == 0);
+    CHECK(books && strcmp(books->idle.buckets[1].label, "cudaDeviceSynchronize 1") == 0 &&
+          strcmp(books->idle.buckets[1].source, "train.py:17 step") == 0 &&
+          books->idle.buckets[0].source == ledger_no_text);
     CHECK(books && books->step_count == 2 && books->step_comm[1].count == 1 &&
           books->step_idle[0].count == 0);
     CHECK(books && books->kernels[0].pieces[1].end_ns == 555 &&

@@ -118,6 +118,46 @@ static void test_from_launches(int with_uncorrelated, int missing_function)
     builder_close(&b);
 }
 
+/* A process of one thread (issue 33): its calls in start order are the launches' own array, lent
+ * (no copy beside it), and read as the store gives them; written out of start order, they are a
+ * copy in start order, and the launches' stay in correlation order. */
+static void test_one_thread(int in_start_order)
+{
+    struct builder b;
+    char name[64];
+    snprintf(name, sizeof name, "one-thread-%d.db", in_start_order);
+    CHECK_INT(builder_create(&b, directory, name), 0);
+    int64_t process = builder_process(&b, 0);
+    builder_h100(&b, process, 0);
+    builder_api(&b, process, 7, "cudaEventRecord", 5, 6, 0);
+    builder_api(&b, process, 7, "cudaMemcpyAsync", 10, 20, 0);
+    builder_api(&b, process, 7, "cuLaunchKernel", in_start_order ? 25 : 3, 26, 0);
+    builder_api(&b, process, 7, "cudaLaunchKernel", 30, 31, 0);
+    CHECK_INT(builder_finish(&b), 0);
+    sqlite3 *db = store_db(b.trace);
+    error_info err;
+    kernel_names *names = kernel_names_new(db, &err);
+    struct launches launches = {0};
+    CHECK_INT(launches_load(db, process, &launches, &err), 0);
+    CHECK_INT(launches.every_call, 1);
+    thread_calls *from_launches = thread_calls_new(db, names), *from_store = thread_calls_new(db, names);
+    size_t count = 0, store_count = 0;
+    const struct thread_call *calls = thread_calls_of(from_launches, process, 7, &launches, &count);
+    const struct thread_call *stored = thread_calls_of(from_store, process, 7, NULL, &store_count);
+    CHECK(calls != NULL && stored != NULL);
+    CHECK_INT(count, 4);
+    CHECK_INT(calls == launches.calls, in_start_order);
+    if (calls && stored)
+        expect_same_calls(calls, count, stored, store_count);
+    CHECK_INT(launches.calls[2].start_ns, AT(in_start_order ? 25 : 3)); /* still by correlation id */
+    thread_calls_release(from_launches); /* lent: not freed here (ASan: a double free otherwise) */
+    thread_calls_free(from_launches);
+    thread_calls_free(from_store);
+    launches_free(&launches);
+    kernel_names_free(names);
+    builder_close(&b);
+}
+
 /* thread_calls_first_from looks outwards from its hint (the previous gap's place): from every
  * hint, the answer is the first call starting at or after the time, as a scan finds it. Starts
  * with runs of ties, before the first call, between, on one, after the last. */
@@ -147,13 +187,16 @@ static void test_find_earliest(void)
     static const int64_t ids[] = {2, 4, 4, 4, 5, 9, 9, 12, 13, 14, 15, 16, 17, 30, 30, 31};
     static const int64_t starts[] = {1, 9, 7, 7, 3, 5, 6, 1, 1, 1, 1, 1, 1, 8, 2, 4};
     enum { COUNT = sizeof ids / sizeof ids[0] };
-    struct correlated_call calls[COUNT];
-    for (size_t i = 0; i < COUNT; i++)
-        calls[i] = (struct correlated_call){.correlation_id = ids[i], .start_ns = starts[i], .position = i};
-    struct launches launches = {.calls = calls, .count = COUNT, .complete = 1};
+    struct thread_call calls[COUNT];
+    struct call_origin origins[COUNT];
+    for (size_t i = 0; i < COUNT; i++) {
+        calls[i] = (struct thread_call){.correlation_id = ids[i], .start_ns = starts[i]};
+        origins[i] = (struct call_origin){.thread_id = 7, .rowid = (int64_t)i + 1};
+    }
+    struct launches launches = {.calls = calls, .origins = origins, .count = COUNT, .complete = 1};
     size_t wrong = 0;
     for (int64_t id = 0; id <= 33; id++) {
-        const struct correlated_call *expected = NULL;
+        const struct thread_call *expected = NULL;
         for (size_t i = 0; i < COUNT; i++)
             if (ids[i] == id && (!expected || starts[i] < expected->start_ns))
                 expected = &calls[i];
@@ -164,9 +207,9 @@ static void test_find_earliest(void)
     }
     CHECK_INT(wrong, 0);
     size_t hint = 0; /* ids asked in rising order, each from the last answer's place */
-    CHECK_INT(launches_find_earliest(&launches, 4, &hint)->position, 2);
-    CHECK_INT(launches_find_earliest(&launches, 9, &hint)->position, 5);
-    CHECK_INT(launches_find_earliest(&launches, 30, &hint)->position, 14);
+    CHECK_INT(launches_find_earliest(&launches, 4, &hint) - calls, 2);
+    CHECK_INT(launches_find_earliest(&launches, 9, &hint) - calls, 5);
+    CHECK_INT(launches_find_earliest(&launches, 30, &hint) - calls, 14);
     CHECK(launches_find_earliest(&launches, 29, &hint) == NULL);
 }
 
@@ -179,6 +222,8 @@ int main(void)
     test_from_launches(0, 0);
     test_from_launches(1, 0);
     test_from_launches(0, 1);
+    test_one_thread(1);
+    test_one_thread(0);
     char command[256];
     snprintf(command, sizeof command, "rm -rf %s", directory);
     if (system(command) != 0)

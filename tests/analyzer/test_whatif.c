@@ -169,6 +169,12 @@ static void test_idle_host_sync(int other_thread, int steps)
     CHECK(sync != NULL);
     CHECK_INT(sync ? sync->predicted_saving_ns : -1, US(58));
     CHECK_STR(sync ? analysis_what_if_basis(sync) : "", "idle-host-sync");
+    /* The launching thread's syncs [6, 35] each waited for their kernel's end at 30 (24 us) and
+     * returned 5 us later; the third begins after the last launch (at 200) and moves nothing. The
+     * other thread's sync [40, 50] began after the work before it had ended: host time alone. */
+    CHECK_INT(sync ? sync->sync_calls : -1, other_thread ? 3 : 2);
+    CHECK_INT(sync ? sync->sync_wait_ns : -1, US(48));
+    CHECK_INT(sync ? sync->sync_host_ns : -1, other_thread ? US(20) : US(10));
     if (!steps)
         CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(220));
     const struct analysis_what_if *work = what_if(result, ANALYSIS_FIX_HOST_WORK);
@@ -216,6 +222,12 @@ static void test_launch_latency_after_sync(void)
     CHECK_STR(sync ? analysis_what_if_basis(sync) : "", "idle-host-sync");
     CHECK_INT(sync ? sync->predicted_saving_ns : -1, US(20));
     CHECK_INT(result ? result->devices[0].replay_span_ns : -1, US(50));
+    /* What the syncs it removes were made of: each waited from 6 to its kernel's end at 17 (11 us),
+     * then returned 3 us later, its own host time. The last (at 46) comes after the last launch
+     * and moves nothing: two calls. */
+    CHECK_INT(sync ? sync->sync_calls : -1, 2);
+    CHECK_INT(sync ? sync->sync_wait_ns : -1, US(22));
+    CHECK_INT(sync ? sync->sync_host_ns : -1, US(6));
     analysis_free(result);
 }
 

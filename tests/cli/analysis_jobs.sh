@@ -55,6 +55,25 @@ for trace in "${traces[@]}"; do
     rm -rf "$dir/one"
 done
 
+# OVERLAPSCOPE_TIMING=1 says each phase's time on stderr (docs/scale.md), the workers' phases marked
+# parallel, and leaves the report as it is.
+"$os" report --jobs 2 "$dir/eight.db" >"$dir/plain.txt" 2>/dev/null
+OVERLAPSCOPE_TIMING=1 "$os" report --jobs 2 "$dir/eight.db" >"$dir/timed.txt" 2>"$dir/timing"
+if cmp -s "$dir/plain.txt" "$dir/timed.txt" &&
+    grep -qE '^timing \(jobs 2\): devices: walks and merge +[0-9.]+ +[0-9.]+ +[0-9.]+  \(parallel\)$' "$dir/timing" &&
+    grep -qE '^timing \(jobs 2\): output ' "$dir/timing" &&
+    grep -qE '^timing \(jobs 2\): serial: the run.s thread.s CPU [0-9.]+ s of [0-9.]+ s in all \([0-9.]+%\)$' "$dir/timing"; then
+    pass=$((pass+1))
+else
+    bad "OVERLAPSCOPE_TIMING=1: $(head -20 "$dir/timing")"
+fi
+OVERLAPSCOPE_TIMING=1 "$os" report --jobs 1 "$dir/eight.db" >/dev/null 2>"$dir/timing"
+if grep -qE '^timing \(jobs 1\): steps ' "$dir/timing" && ! grep -q parallel "$dir/timing"; then
+    pass=$((pass+1))
+else
+    bad "OVERLAPSCOPE_TIMING=1 --jobs 1: $(head -20 "$dir/timing")"
+fi
+
 expect_usage() { # ARGS... : exit 2 and the message given in $message
     "$os" "$@" >"$dir/out" 2>"$dir/err"; status=$?
     if [ "$status" = 2 ] && grep -qF "$message" "$dir/err"; then pass=$((pass+1)); else

@@ -44,6 +44,12 @@ EXPORTED int probe_python_source(char *source, size_t size)
     return python_frames_capture(&frames, source, size);
 }
 
+/* python_frames_captures_again of the calling thread. */
+EXPORTED unsigned long probe_python_captures_again(void)
+{
+    return python_frames_captures_again();
+}
+
 EXPORTED int probe_native_source(char *source, size_t size)
 {
     pthread_once(&detected, detect);

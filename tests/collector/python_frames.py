@@ -25,6 +25,7 @@ lib.probe_python_status.restype = ctypes.c_char_p
 lib.probe_python_source.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
 lib.probe_python_source_on_native_thread.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
 lib.probe_blocking_call.argtypes = [ctypes.c_int64]
+lib.probe_python_captures_again.restype = ctypes.c_ulong
 lib.probe_write_sync_trace.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
 FILE = sys._getframe().f_code.co_filename
 failures = []
@@ -110,7 +111,11 @@ def main():
     # A package frame (site-packages/...) between the user's line and the call: the user's line
     # is the source, as the report groups by it.
     library = write_module(os.path.join(folder, "site-packages"), "fake_sync",
-                           "def synchronize(lib, buffer):\n    return lib.probe_python_source(buffer, len(buffer))\n")
+                           "def synchronize(lib, buffer):\n    return lib.probe_python_source(buffer, len(buffer))\n"
+                           "\n\ndef repeat(lib, buffer, results):\n    before = lib.probe_python_captures_again()\n"
+                           "    for _ in range(4):\n        synchronize(lib, buffer)\n"
+                           "        results.append(buffer.value.decode())\n"
+                           "    results.append(lib.probe_python_captures_again() - before)\n")
     sys.path.insert(0, os.path.dirname(library))
     import fake_sync
 
@@ -123,12 +128,69 @@ def main():
     found, source, expected = calls_a_package()
     check("through a package", (found, source), (1, expected))
 
+    # The same frames again (a loop's sync): the capture reads the last one's frames in one system
+    # call; every change of line, caller or code below them must still show.
+    def two_lines():
+        buffer = ctypes.create_string_buffer(512)
+        results = []
+        for _ in range(3):
+            line = sys._getframe().f_lineno + 1
+            fake_sync.synchronize(lib, buffer)
+            results.append((buffer.value.decode(), f"{FILE}:{line} two_lines"))
+            line = sys._getframe().f_lineno + 1
+            fake_sync.synchronize(lib, buffer)
+            results.append((buffer.value.decode(), f"{FILE}:{line} two_lines"))
+        return results
+
+    before = lib.probe_python_captures_again()
+    results = two_lines()
+    check("again, line by line", [got for got, _ in results], [want for _, want in results])
+    check("again: read in one call", lib.probe_python_captures_again() - before >= 5, True)
+
+    def caller_a():
+        return calls_a_package()
+
+    def caller_b():
+        return calls_a_package()
+
+    # calls_a_package from two callers at one depth (its frame at the same address each time), then
+    # another function of the same depth in the frame calls_a_package had: each its own source.
+    seen_again = [caller_a(), caller_b(), caller_a(), calls_a_package()]
+
+    def same_depth():
+        buffer = ctypes.create_string_buffer(512)
+        line = sys._getframe().f_lineno + 1
+        found = fake_sync.synchronize(lib, buffer)
+        return found, buffer.value.decode(), f"{FILE}:{line} same_depth"
+
+    seen_again += [same_depth(), calls_a_package(), same_depth()]
+    check("again, callers and functions", [(found, source) for found, source, _ in seen_again],
+          [(1, expected) for _, _, expected in seen_again])
+
     # Only package frames (threading.py, site-packages): the innermost one is the source.
     buffer = ctypes.create_string_buffer(512)
     thread = threading.Thread(target=fake_sync.synchronize, args=(lib, buffer))
     thread.start()
     thread.join()
     check("package frames only", buffer.value.decode(), f"{library}:2 synchronize")
+    results = []
+    thread = threading.Thread(target=fake_sync.repeat, args=(lib, buffer, results))
+    thread.start()
+    thread.join()
+    check("package frames only, again", results, [f"{library}:2 synchronize"] * 4 + [3])
+
+    # A program kept in a folder named torch/ (as workloads/torch/ here): its own files are the
+    # user's, though their path holds "torch/"; run with a relative path, as `python3 torch/prog.py`.
+    program = write_module(os.path.join(folder, "torch"), "prog",
+                           "import ctypes, sys\nsys.path.insert(0, sys.argv[2])\nimport fake_sync\n\n\n"
+                           "def main():\n    lib = ctypes.CDLL(sys.argv[1])\n"
+                           "    lib.probe_python_source.argtypes = [ctypes.c_char_p, ctypes.c_size_t]\n"
+                           "    buffer = ctypes.create_string_buffer(512)\n"
+                           "    fake_sync.synchronize(lib, buffer)\n    print(buffer.value.decode())\n\n\nmain()\n")
+    run = subprocess.run([sys.executable, os.path.join("torch", "prog.py"), os.path.abspath(sys.argv[1]),
+                          os.path.dirname(library)],
+                         cwd=folder, capture_output=True, text=True)
+    check("a program in a torch/ folder", run.stdout.strip(), f"{program}:10 main")
 
     # A second Python thread captures its own line, many times, while the main thread runs Python.
     seen = []

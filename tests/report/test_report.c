@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "capture.h"
 #include "check.h"
 #include "report.h"
 #include "scenarios.h"
@@ -25,16 +26,8 @@ static struct analysis_result *analyze(const char *name)
 /* Runs a writer into a memory buffer; the caller frees. */
 static char *capture_text(const struct analysis_result *result, int markdown, int width)
 {
-    char *buffer = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&buffer, &size);
     struct report_context context = {.trace_path = "saturated.db", .top = 3, .width = width};
-    if (markdown)
-        report_write_markdown(out, result, &context);
-    else
-        report_write_text(out, result, &context);
-    fclose(out);
-    return buffer;
+    return capture_report(result, &context, markdown);
 }
 
 static void test_metrics(const struct analysis_result *saturated)

@@ -85,8 +85,10 @@ expect "5000 devices: one line naming the file and the limit" \
 expect "5000 devices: peak memory under 320 MB (was 1 GB)" 'under_mb 320'
 run render_window "$os" render "$work/devices.db" -o "$work/window.png" --window 0us:50us
 expect "5000 devices: a window of 51 of them is drawn" '[ $rc -eq 0 ] && grep -q "51 stream lanes" "$work/render_window.out"'
-run report_devices "$os" report "$work/devices.db"
-expect "5000 devices: report lists every device (once in each of the table's two bands at 80 columns)" '[ $rc -eq 0 ] && [ $(grep -c "^pid 0 " "$work/report_devices.out") -eq 10000 ]'
+run report_devices "$os" report --all-rows "$work/devices.db"
+expect "5000 devices: report --all-rows lists every device (once in each of the table's two bands at 80 columns)" '[ $rc -eq 0 ] && [ $(grep -c "^pid 0 " "$work/report_devices.out") -eq 10000 ]'
+run report_summary "$os" report "$work/devices.db"
+expect "5000 devices: report summarizes them (report/world.h)" '[ $rc -eq 0 ] && grep -q "^5000 devices, summarized (more than 16)" "$work/report_summary.out" && ! grep -q "^pid 0 " "$work/report_summary.out"'
 
 # 3,000 streams fit the canvas's budget but not a picture: refused before painting, in every format.
 python3 "$here/generators/kineto_many_lanes.py" "$work/tall.json" 3000 streams

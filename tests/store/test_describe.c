@@ -212,8 +212,8 @@ int main(void)
             CHECK_INT(store_gpu_devices_span(s, devices, 0, &first, &last, &err), 0);
         }
         free(devices);
-        CHECK_INT(store_gpu_span_judge(s, 1000, 5000, &err), 1);
-        CHECK_INT(store_gpu_span_judge(s, 0, STORE_MAX_SPAN_NS + 1, &err), -1);
+        CHECK_INT(store_gpu_span_check(s, 1000, 5000, &err), 1);
+        CHECK_INT(store_gpu_span_check(s, 0, STORE_MAX_SPAN_NS + 1, &err), -1);
         CHECK(strstr(err.message, "the trace is damaged: GPU activity from 0 ns") != NULL);
 
         char seen[256] = "";

@@ -6,7 +6,7 @@ time": host-sync, named cudaDeviceSynchronize). --no-sync drops the synchronizat
 host then runs ahead and the idle time is the launch rate's). --sync-device N synchronizes device N
 instead of the working device cuda:0 (seed 004's own experiment: a sync of another, idle GPU waits
 for none of cuda:0's work, yet costs the host the call). --compare runs the three variants (sync of
-cuda:0, of cuda:1, none) interleaved in this process, --rounds times, unrecorded, and prints one
+cuda:0, of cuda:1 where there is one, none) interleaved in this process, --rounds times, unrecorded, and prints one
 JSON line {variant: [ms per loop, ...]}. Prints iterations/s.
 
 --profile DIR writes a torch.profiler Chrome trace (DIR/rank0.json) with stacks (with_stack=True,
@@ -52,6 +52,8 @@ def main():
     if args.compare:
         import json
         variants = {"sync-0": torch.device("cuda:0"), "sync-1": torch.device("cuda:1"), "none": None}
+        if torch.cuda.device_count() < 2:  # one GPU: the pair of the working device's sync and none
+            del variants["sync-1"]
         times = {name: [] for name in variants}
         for _ in range(args.rounds):
             for name, target in variants.items():
