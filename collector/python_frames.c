@@ -435,11 +435,17 @@ static size_t code_block_size(const struct python_layout *layout)
     return end + sizeof(uintptr_t);
 }
 
+/* "FILE:LINE FUNCTION" of code at line: the one form of a Python source. Returns 1. */
+static int source_text(const struct known_code *code, int line, char *source, size_t size)
+{
+    snprintf(source, size, "%s:%d %s", code->file, line, code->function);
+    return 1;
+}
+
 static int describe(const struct python_frames *frames, pid_t self, struct known_code *code, int64_t address,
                     char *source, size_t size)
 {
-    snprintf(source, size, "%s:%d %s", code->file, line_of(frames, self, code, address), code->function);
-    return 1;
+    return source_text(code, line_of(frames, self, code, address), source, size);
 }
 
 /* Called for each readable frame of a walk, innermost first; returns 1 to stop the walk. */
@@ -650,8 +656,7 @@ int python_frames_capture(const struct python_frames *frames, char *source, size
         return 1;
     if (!walk.have_innermost)
         return 0;
-    snprintf(source, size, "%s:%d %s", walk.innermost.file, walk.innermost_line, walk.innermost.function);
-    return 1;
+    return source_text(&walk.innermost, walk.innermost_line, source, size);
 }
 
 /* --- other threads: the interpreter's thread list --- */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_internal.h"
+
 static const char *const gpu_tables[3] = {"kernels", "memcpys", "memsets"};
 
 /* Appends (process, device, start); sort_devices orders and merges the list once at the end (a
@@ -191,12 +193,6 @@ int store_gpu_devices_span(store *trace, const struct store_gpu_device *devices,
     return found;
 }
 
-static int compare_processes(const void *left, const void *right)
-{
-    int64_t a = *(const int64_t *)left, b = *(const int64_t *)right;
-    return (a > b) - (a < b);
-}
-
 int store_list_gpu_processes(store *trace, int64_t **processes, size_t *count, error_info *err)
 {
     sqlite3 *db = store_db(trace);
@@ -241,13 +237,7 @@ int store_list_gpu_processes(store *trace, int64_t **processes, size_t *count, e
         }
         sqlite3_finalize(hop);
     }
-    if (*count > 1)
-        qsort(*processes, *count, sizeof **processes, compare_processes);
-    size_t distinct = 0;
-    for (size_t i = 0; i < *count; i++)
-        if (distinct == 0 || (*processes)[distinct - 1] != (*processes)[i])
-            (*processes)[distinct++] = (*processes)[i];
-    *count = distinct;
+    *count = store_sort_distinct(*processes, *count);
     return 0;
 }
 

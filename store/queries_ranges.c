@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "store.h"
+#include "store_internal.h"
 
 /* The walk of a prepared range query: columns thread_id, device_id, start_ns, end_ns, process_id,
  * message_id (the last two may be absent: process_id then given). */
@@ -185,6 +186,17 @@ static int compare_int64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+size_t store_sort_distinct(int64_t *values, size_t count)
+{
+    if (count > 1)
+        qsort(values, count, sizeof *values, compare_int64);
+    size_t distinct = 0;
+    for (size_t i = 0; i < count; i++)
+        if (distinct == 0 || values[distinct - 1] != values[i])
+            values[distinct++] = values[i];
+    return distinct;
+}
+
 /* The distinct processes of the spans to map, sorted; *count 0 when none. */
 static int64_t *span_processes(const struct store_launched_span *spans, size_t span_count, size_t *count)
 {
@@ -195,12 +207,7 @@ static int64_t *span_processes(const struct store_launched_span *spans, size_t s
     for (size_t i = 0; i < span_count; i++)
         if (spans[i].thread_id != STORE_NULL)
             processes[(*count)++] = spans[i].process_id;
-    qsort(processes, *count, sizeof *processes, compare_int64);
-    size_t distinct = 0;
-    for (size_t i = 0; i < *count; i++)
-        if (distinct == 0 || processes[distinct - 1] != processes[i])
-            processes[distinct++] = processes[i];
-    *count = distinct;
+    *count = store_sort_distinct(processes, *count);
     return processes;
 }
 

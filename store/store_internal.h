@@ -121,5 +121,8 @@ void store_free_cached_statement(struct cached_statement *cached);
 int store_flush_pending(store *s, error_info *err);
 int store_check_writes_current_version(store *s, const char *what, error_info *err);
 int64_t store_clamped_duration_ns(int64_t start_ns, int64_t end_ns);
+/* Sorts values and keeps each once (queries_ranges.c); returns how many are left. values may be
+ * NULL when count is 0. */
+size_t store_sort_distinct(int64_t *values, size_t count);
 
 #endif
