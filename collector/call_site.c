@@ -6,6 +6,7 @@
 
 #include "call_sources.h"
 #include "native_caller.h"
+#include "python_calls.h"
 
 #define SOURCE_TEXT 512
 #define HASH_SLOTS (2 * CALL_SITE_MAX_SOURCES) /* a power of two, at most half full */
@@ -110,6 +111,8 @@ void call_site_enter(struct call_site *sites, int64_t correlation_id)
         kind = STORE_SOURCE_NATIVE;
         if (!native_caller_describe(text, sizeof text))
             kind = 0;
+    } else {
+        python_calls_note(&sites->python, python_frames_last_wrapper()); /* python_calls.h */
     }
     pthread_mutex_lock(&sites->lock);
     inside.kind = kind;

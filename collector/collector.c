@@ -30,6 +30,8 @@
 #include "call_buffers.h"
 #include "call_site.h"
 #include "call_site_cupti.h"
+#include "framework_calls.h"
+#include "python_calls.h"
 #include "capture_cupti.h"
 #include "collector_options.h"
 #include "collector_writer.h"
@@ -341,6 +343,49 @@ static void submit_call_sources(void)
         free(rows);
 }
 
+/* --- when the library's wrappers of blocking calls ran (python_calls.h) --- */
+
+/* Runs on the writer thread: records of python_calls_take. */
+static int consume_python_calls(void *context, store *trace, const uint8_t *buffer, size_t valid_bytes,
+                                error_info *err)
+{
+    (void)context;
+    const struct python_call *records = (const struct python_call *)buffer;
+    size_t count = valid_bytes / sizeof *records;
+    struct store_framework_call rows[256];
+    for (size_t done = 0; done < count;) {
+        size_t batch = count - done < 256 ? count - done : 256;
+        for (size_t i = 0; i < batch; i++) {
+            const struct python_call *record = &records[done + i];
+            rows[i] = (struct store_framework_call){.thread_id = record->thread_id,
+                                                    .start_ns = record->start_ns,
+                                                    .end_ns = record->end_ns,
+                                                    .function = python_calls_function_name(record->function)};
+        }
+        if (store_insert_framework_calls(trace, collector.file.process_id, rows, batch, err) != 0)
+            return -1;
+        done += batch;
+    }
+    return 0;
+}
+
+/* Hands the wrappers' calls timed so far to the writer (with the call sources). */
+static void submit_python_calls(void)
+{
+    size_t count = 0;
+    struct python_call *records = collector.sites.enabled ? python_calls_take(&count) : NULL;
+    if (!records)
+        return;
+    pthread_mutex_lock(&collector.lock);
+    int writing = collector.writer && collector.pid == getpid() && !collector.options.discard;
+    if (writing)
+        collector_writer_submit_with(collector.writer, (uint8_t *)records, count * sizeof *records,
+                                     consume_python_calls, release_call_sources); /* frees on failure */
+    pthread_mutex_unlock(&collector.lock);
+    if (!writing)
+        free(records);
+}
+
 static const char *api_namer(void *context, int64_t api_domain, uint32_t callback_id)
 {
     (void)context;
@@ -569,6 +614,7 @@ static void *flush_main(void *argument)
         if (collector.call_buffers)
             call_buffers_flush(collector.call_buffers);
         submit_call_sources();
+        submit_python_calls();
         pthread_mutex_lock(&collector.lock);
     }
     pthread_mutex_unlock(&collector.lock);
@@ -613,6 +659,16 @@ static void write_warnings_and_drops(void)
                     "%lld blocking calls have no source (more than %d distinct sources or %d"
                     " waiting rows, or no memory)",
                     (long long)collector.sites.dropped_rows, CALL_SITE_MAX_SOURCES, CALL_SITE_MAX_PENDING);
+    struct python_calls_counts wrappers;
+    python_calls_counts(&wrappers);
+    if (wrappers.untimed > 0)
+        add_warning("framework-calls",
+                    "%d of %d library functions around blocking calls were not timed (remove-host-sync"
+                    " counts only their CUDA calls): %s",
+                    wrappers.untimed, wrappers.untimed + wrappers.timed, wrappers.why);
+    if (wrappers.lost > 0)
+        add_warning("dropped-records", "%lld framework call records lost (more than 4M between flushes)",
+                    wrappers.lost);
     if (atomic_load(&collector.buffers_refused) > 0)
         add_warning("dropped-records", "%lld activity buffer requests refused at the limit of %d buffers",
                     (long long)atomic_load(&collector.buffers_refused), collector.options.buffer_count);
@@ -656,6 +712,7 @@ static void finish_recording(int64_t exit_status, int64_t term_signal)
     if (collector.call_buffers)
         call_buffers_flush(collector.call_buffers); /* calls made after this are not recorded */
     submit_call_sources();
+    submit_python_calls();
     pthread_mutex_lock(&collector.lock);
     collector_writer *writer = collector.writer;
     collector.writer = NULL; /* late buffers are freed, not queued */
@@ -781,6 +838,7 @@ static void child_after_fork(void)
     thread_names_forget_after_fork();
     if (collector.sites.enabled)
         call_site_forget_after_fork(&collector.sites);
+    python_calls_forget_after_fork();
     if (!was_active)
         return;
     error_info err;
@@ -877,6 +935,8 @@ static void start_call_sources(unsigned kinds)
         return;
     }
     collector.sites.record_inner_calls = collector.host_calls == NULL;
+    if (collector.sites.python.status == PYTHON_FRAMES_READY)
+        python_calls_enable(now_ns);
     if (collector.sites.python_unsupported[0])
         add_warning("call-sources", "%s", collector.sites.python_unsupported);
     call_site_cupti_init(&collector.blocking_calls, (kinds & COLLECTOR_KIND_RUNTIME) != 0,

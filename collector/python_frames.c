@@ -561,7 +561,37 @@ static _Thread_local struct {
     uintptr_t thread_state, cframe;
     struct frame_trail trail;
     unsigned long again; /* captures that read it again */
+    uintptr_t wrapper;   /* python_frames_last_wrapper */
 } last_capture;
+
+uintptr_t python_frames_last_wrapper(void)
+{
+    return last_capture.wrapper;
+}
+
+int python_frames_code_identity(const struct python_frames *frames, uintptr_t code,
+                                struct python_code_identity *identity)
+{
+    const struct python_layout *layout = frames->layout;
+    memset(identity, 0, sizeof *identity);
+    /* co_qualname follows co_name from 3.11 on (Include/cpython/code.h); 3.10 has none */
+    if (frames->status != PYTHON_FRAMES_READY || layout->version < 0x30b)
+        return -1;
+    pid_t self = getpid();
+    unsigned char block[256];
+    size_t size = code_block_size(layout);
+    uintptr_t type = 0;
+    if (size > sizeof block || read_memory(self, code + OBJECT_TYPE, &type, sizeof type) != 0 ||
+        type != frames->code_type || read_memory(self, code, block, size) != 0)
+        return -1;
+    identity->first_line = int_at(block, layout->code.first_line);
+    if (read_text(frames, self, pointer_at(block, layout->code.filename), identity->file, sizeof identity->file) !=
+            0 ||
+        read_text(frames, self, pointer_at(block, layout->code.name + sizeof(uintptr_t)), identity->qualified_name,
+                  sizeof identity->qualified_name) != 0)
+        return -1;
+    return 0;
+}
 
 unsigned long python_frames_captures_again(void)
 {
@@ -652,6 +682,8 @@ int python_frames_capture(const struct python_frames *frames, char *source, size
         last_capture.trail = trail;
         last_capture.trail.complete = walk.found; /* the walk stopped at its last frame */
     }
+    /* a package's function the user's code called, and through which it reached this call */
+    last_capture.wrapper = walk.found && walk.have_innermost ? walk.innermost.code : 0;
     if (walk.found)
         return 1;
     if (!walk.have_innermost)

@@ -66,6 +66,23 @@ int python_frames_capture(const struct python_frames *frames, char *source, size
  * call instead of walking them (the same source; tests/collector/python_frames.py counts them). */
 unsigned long python_frames_captures_again(void);
 
+/* The code object of the calling thread's innermost frame at its last python_frames_capture, when
+ * that frame was a package's and a frame of user code was further out: the library function
+ * through which the user's call reached CUDA (torch.cuda.synchronize). 0 otherwise. Its address
+ * is only a name: the object may be gone by the time it is looked at (python_calls.h). */
+uintptr_t python_frames_last_wrapper(void);
+
+/* What names a code object wherever it lives: its file, qualified name and first line. */
+struct python_code_identity {
+    char file[256], qualified_name[256];
+    int first_line;
+};
+
+/* Reads code's identity with the guarded reads (a freed or foreign address is an error, never a
+ * fault). CPython 3.11 and later (3.10's code objects have no qualified name). Returns 0, or -1. */
+int python_frames_code_identity(const struct python_frames *frames, uintptr_t code,
+                                struct python_code_identity *identity);
+
 /* --- other threads (the host sampler, collector/host_sampler.h) ---
  * A thread's frames are read from another thread while it runs: a frame may be popped and its
  * memory reused during the walk. Every read is process_vm_readv and every object is type-checked,

@@ -317,6 +317,10 @@ int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_joi
         "INSERT INTO call_sources SELECT pm.new_id, s.correlation_id, s.kind, sm.new_id"
         " FROM src.call_sources s JOIN pm ON pm.old_id = s.process_id"
         " JOIN sm ON sm.old_id = s.source_id";
+    const char *copy_framework_calls =
+        "INSERT INTO framework_calls SELECT pm.new_id, s.thread_id, shift_ns(s.start_ns), shift_ns(s.end_ns),"
+        " sm.new_id FROM src.framework_calls s JOIN pm ON pm.old_id = s.process_id"
+        " JOIN sm ON sm.old_id = s.function_id";
     const char *copy_threads = "INSERT OR REPLACE INTO threads SELECT pm.new_id, s.thread_id, sm.new_id"
                                " FROM src.threads s JOIN pm ON pm.old_id = s.process_id"
                                " JOIN sm ON sm.old_id = s.name_id";
@@ -329,6 +333,7 @@ int store_append_rest(store *s, const char *kernel_rowid, const char *kernel_joi
                         ? store_append_table_rows(s, "warnings", copy_warnings_in_order, 1, losses, err)
                         : store_append_table_rows(s, "warnings", copy_warnings, 2, losses, err)) != 0 ||
                    append_optional(s, "call_sources", copy_call_sources, losses, err) != 0 ||
+                   append_optional(s, "framework_calls", copy_framework_calls, losses, err) != 0 ||
                    append_optional(s, "threads", copy_threads, losses, err) != 0 ||
                    append_optional(s, "process_origins", copy_origins, losses, err) != 0 ||
                    append_host_tables(s, losses, err) != 0

@@ -283,6 +283,18 @@ CREATE TABLE call_sources (
     source_id       INTEGER NOT NULL
 );
 
+-- When a library's function that wrapped a blocking CUDA call ran (docs/trace-format.md,
+-- store/framework_calls.h): torch.cuda.synchronize around cudaDeviceSynchronize. Written by the
+-- collector (CPython 3.12+) and the Kineto importer. Added within schema version 3: traces written
+-- before it lack the table, and readers check for it.
+CREATE TABLE framework_calls (
+    process_id      INTEGER NOT NULL,
+    thread_id       INTEGER NOT NULL,
+    start_ns        INTEGER NOT NULL,
+    end_ns          INTEGER NOT NULL,
+    function_id     INTEGER NOT NULL  -- strings.id of "FILE:LINE NAME"
+);
+
 -- The names of a process's threads (docs/trace-format.md, store/threads.h), where the input names
 -- them (nsys ThreadNames) and in recordings. Added within schema version 2: traces written before
 -- it lack the table, and readers check for it.

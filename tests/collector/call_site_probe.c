@@ -5,10 +5,13 @@
  * Used by tests/collector/python_frames.py and test_native_caller.c. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "call_site.h"
 #include "native_caller.h"
+#include "python_calls.h"
 #include "python_frames.h"
 #include "trace_builder.h"
 
@@ -79,6 +82,52 @@ EXPORTED int probe_python_source_on_native_thread(char *source, size_t size)
     pthread_join(thread, NULL);
     snprintf(source, size, "%s", result.found ? result.source : "");
     return result.found;
+}
+
+/* --- the wrappers' timing (python_calls.h) --- */
+
+static int64_t realtime_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+EXPORTED void probe_python_calls_enable(void)
+{
+    python_calls_enable(realtime_ns);
+}
+
+/* The calls timed since the last take: at most capacity of them into starts, ends, threads and
+ * functions; returns how many there were. */
+EXPORTED long probe_python_calls_take(int64_t *starts, int64_t *ends, uint32_t *threads, uint32_t *functions,
+                                      long capacity)
+{
+    size_t count = 0;
+    struct python_call *calls = python_calls_take(&count);
+    for (size_t i = 0; i < count && (long)i < capacity; i++) {
+        starts[i] = calls[i].start_ns;
+        ends[i] = calls[i].end_ns;
+        threads[i] = calls[i].thread_id;
+        functions[i] = calls[i].function;
+    }
+    free(calls);
+    return (long)count;
+}
+
+EXPORTED const char *probe_python_calls_name(uint32_t function)
+{
+    return python_calls_function_name(function);
+}
+
+/* "TIMED UNTIMED WHY" */
+EXPORTED const char *probe_python_calls_counts(void)
+{
+    static char text[256];
+    struct python_calls_counts counts;
+    python_calls_counts(&counts);
+    snprintf(text, sizeof text, "%d %d %s", counts.timed, counts.untimed, counts.why);
+    return text;
 }
 
 /* --- the collector's road: call_site.h as the CUDA callback drives it --- */

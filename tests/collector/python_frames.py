@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 lib = ctypes.CDLL(sys.argv[1])
 lib.probe_python_status.restype = ctypes.c_char_p
@@ -269,7 +270,65 @@ def collector_road(overlapscope):
         check("report text", re.sub(r"\s", "", f"2x at {expected}") in re.sub(r"\s", "", text), True)
 
 
+def wrapper_timing():
+    """python_calls.h: the package function through which a blocking call was made (a wrapper, as
+    torch.cuda.synchronize) is timed from its next call on, entry to return, through sys.monitoring
+    (CPython 3.12+); a user's own function, and a wrapper sys.modules cannot name, are not."""
+    lib.probe_python_calls_name.restype = ctypes.c_char_p
+    lib.probe_python_calls_counts.restype = ctypes.c_char_p
+    lib.probe_python_calls_take.restype = ctypes.c_long
+    folder = tempfile.mkdtemp(prefix="wrappers_")
+    path = write_module(os.path.join(folder, "site-packages"), "fake_cuda",
+                        "import time\n\n\ndef synchronize(lib, correlation, pause):\n    time.sleep(pause)\n"
+                        "    lib.probe_blocking_call(correlation)\n    time.sleep(pause)\n\n\n"
+                        "class Stream:\n    def synchronize(self, lib, correlation):\n"
+                        "        lib.probe_blocking_call(correlation)\n\n\n"
+                        "def make_nested():\n    def inner(lib, correlation):\n"
+                        "        lib.probe_blocking_call(correlation)\n    return inner\n")
+    sys.path.insert(0, os.path.dirname(path))
+    import fake_cuda
+
+    check("wrappers: sites start", lib.probe_sites_start(1, 0), 0)
+    lib.probe_python_calls_enable()
+    nested = fake_cuda.make_nested()
+    stream = fake_cuda.Stream()
+    fake_cuda.synchronize(lib, 1, 0)  # noted here: timed from the next call on
+    stream.synchronize(lib, 3)
+    nested(lib, 5)
+    lib.probe_blocking_call(7)  # the user's own line: nothing to note
+    for _ in range(20000):  # the pending call runs between bytecodes of the main thread
+        pass
+    capacity = 64
+    starts, ends = (ctypes.c_int64 * capacity)(), (ctypes.c_int64 * capacity)()
+    threads, functions = (ctypes.c_uint32 * capacity)(), (ctypes.c_uint32 * capacity)()
+    lib.probe_python_calls_take(starts, ends, threads, functions, capacity)  # the noting calls' returns
+    before = time.time_ns()
+    for i in range(5):
+        fake_cuda.synchronize(lib, 10 + 2 * i, 0.001)
+    stream.synchronize(lib, 30)
+    nested(lib, 32)
+    after = time.time_ns()
+    count = lib.probe_python_calls_take(starts, ends, threads, functions, capacity)
+    counts = lib.probe_python_calls_counts().decode()
+    if sys.version_info[:2] < (3, 12):
+        check("wrappers: none before 3.12", count, 0)
+        if sys.version_info[:2] == (3, 11):  # the first noted; 3.10 has no qualified names to note
+            check("wrappers: why", counts, "0 1 this CPython has no sys.monitoring (3.12 or later has)")
+        return
+    names = [lib.probe_python_calls_name(functions[i]).decode() for i in range(count)]
+    check("wrappers: the calls timed", names,
+          [f"{path}:4 synchronize"] * 5 + [f"{path}:11 Stream.synchronize"])
+    check("wrappers: within the loop, on this thread",
+          all(before <= starts[i] < ends[i] <= after and threads[i] == threading.get_native_id()
+              for i in range(count)), True)
+    check("wrappers: the whole function (two 1 ms pauses)",
+          all(ends[i] - starts[i] >= 2000000 for i in range(5)), True)
+    check("wrappers: one not found", counts.split(" ")[:2] + [counts.endswith(
+        "make_nested.<locals>.inner not found in sys.modules by its qualified name")], ["2", "1", True])
+
+
 main()
+wrapper_timing()
 if "OVERLAPSCOPE" in os.environ and (3, 10) <= sys.version_info[:2] <= (3, 13):
     collector_road(os.environ["OVERLAPSCOPE"])
 for failure in failures:
