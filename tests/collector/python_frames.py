@@ -328,7 +328,8 @@ def wrapper_timing():
 
 
 main()
-wrapper_timing()
+if (3, 10) <= sys.version_info[:2] <= (3, 13):
+    wrapper_timing()
 if "OVERLAPSCOPE" in os.environ and (3, 10) <= sys.version_info[:2] <= (3, 13):
     collector_road(os.environ["OVERLAPSCOPE"])
 for failure in failures:
