@@ -50,8 +50,10 @@ struct analysis_what_if {
                              where large); 0 for other fixes but "all" */
     /* For remove-host-sync, the synchronizing calls it removes as recorded (analysis_device's): how
      * many, their time before the work launched before each on its device had ended (the wait),
-     * and the rest (the calls' own host time); 0 for other fixes. */
-    int64_t sync_calls, sync_wait_ns, sync_host_ns;
+     * and the rest (the calls' own host time); and the time their library wrappers took beyond
+     * them (torch.cuda.synchronize's Python around cudaDeviceSynchronize: store/framework_calls.h),
+     * which the fix removes too; 0 for other fixes. */
+    int64_t sync_calls, sync_wait_ns, sync_host_ns, sync_wrapper_ns;
 };
 
 /* Why a prediction is an upper bound: it rests on kernels newly side by side for long enough, at
@@ -144,8 +146,8 @@ struct analysis_device {
     /* The synchronizing calls remove-host-sync removes on this device (those that ended after its
      * first launch), as recorded: how many, the time each spent before the work launched before it
      * had ended on this device (the wait), and the rest, the call's own host time
-     * (host_time_sync_split). 0 when not replayed. */
-    int64_t sync_calls, sync_wait_ns, sync_host_ns;
+     * (host_time_sync_split), and their wrappers' time beyond them. 0 when not replayed. */
+    int64_t sync_calls, sync_wait_ns, sync_host_ns, sync_wrapper_ns;
     /* What one SM offers, as the analysis read it (completed from the compute capability), when
      * limits_known; what stats computes each kernel's occupancy limit with. */
     struct occupancy_device limits;

@@ -687,12 +687,10 @@ static void count_unknown(struct kineto_state *state, const char *category)
     state->unknown_other++;
 }
 
-/* A Python frame of the user's program, "train.py(17): step", as "train.py:17 step"; 0 for the
- * frames of Python itself and of installed packages (common/python_source.h). */
-static int user_python_frame(const char *name, char *source, size_t size)
+/* A Python frame, "train.py(17): step", as "train.py:17 step"; 0 for a name of another form (a
+ * built-in method's). */
+static int python_frame(const char *name, char *source, size_t size)
 {
-    if (python_source_is_library(name))
-        return 0;
     const char *open = strchr(name, '(');
     const char *close = open ? strstr(open, "): ") : NULL;
     if (!open || !close || close == open + 1)
@@ -716,9 +714,11 @@ static int import_frame(struct kineto_state *state, const struct json_value *eve
     char source[512];
     struct store_host_frame frame = {.kind = STORE_SOURCE_CPU_OP, .name = name};
     if (strcmp(category, "python_function") == 0) {
-        if (!user_python_frame(name, source, sizeof source))
+        if (!python_frame(name, source, sizeof source))
             return 0;
-        frame.kind = STORE_SOURCE_PYTHON;
+        /* the user's frames are sources; Python's and the packages' only possible wrappers of a
+         * blocking call (store/framework_calls.h: torch.cuda.synchronize) */
+        frame.kind = python_source_is_library(name) ? STORE_FRAME_LIBRARY : STORE_SOURCE_PYTHON;
         frame.name = source;
     }
     if (read_span(state, event, index, category, &frame.start_ns, &frame.end_ns, err) != 0)

@@ -294,6 +294,7 @@ static void add_lists(cJSON *root, const struct analysis_result *result)
         add_int(fix, "sync_calls", item->sync_calls);
         add_int(fix, "sync_wait_ns", item->sync_wait_ns);
         add_int(fix, "sync_host_ns", item->sync_host_ns);
+        add_int(fix, "sync_wrapper_ns", item->sync_wrapper_ns);
         /* Each device's own saving, in the devices array's order: the text's "per device" range. */
         cJSON *per_device = cJSON_AddArrayToObject(fix, "device_saving_ns");
         for (size_t d = 0; d < result->device_count; d++)

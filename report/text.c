@@ -259,15 +259,19 @@ static void append_device_range(char *share, size_t size, const struct analysis_
 
 /* "; the 1001 calls took 10.2 ms: 3.1 ms waiting for the GPU's work, 7.1 ms on the host" of a
  * remove-host-sync what-if: how much of what the fix removes was a wait the GPU's work set, and how
- * much the calls' own host time, which a faster GPU would not shorten (docs/metrics.md). */
+ * much the calls' own host time, which a faster GPU would not shorten (docs/metrics.md); then
+ * ", and 5.2 ms in the library functions around them" where the trace timed their wrappers. */
 static void sync_split(char *text, size_t size, const struct analysis_what_if *item)
 {
-    char took[32], wait[32], host[32];
+    char took[32], wait[32], host[32], wrapper[32];
     units_format_duration(took, sizeof took, item->sync_wait_ns + item->sync_host_ns);
     units_format_duration(wait, sizeof wait, item->sync_wait_ns);
     units_format_duration(host, sizeof host, item->sync_host_ns);
-    snprintf(text, size, "; the %lld call%s took %s: %s waiting for the GPU's work, %s on the host",
-             (long long)item->sync_calls, item->sync_calls == 1 ? "" : "s", took, wait, host);
+    units_format_duration(wrapper, sizeof wrapper, item->sync_wrapper_ns);
+    int used = snprintf(text, size, "; the %lld call%s took %s: %s waiting for the GPU's work, %s on the host",
+                        (long long)item->sync_calls, item->sync_calls == 1 ? "" : "s", took, wait, host);
+    if (item->sync_wrapper_ns > 0 && used > 0 && (size_t)used < size)
+        snprintf(text + used, size - (size_t)used, ", and %s more in the library functions around them", wrapper);
 }
 
 /* The what-if replay's prediction per fix (docs/metrics.md, "What-if"), as a share of the span

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "cuda_api.h"
+
 struct store_frames {
     store *s;
     sqlite3_stmt *insert;
@@ -82,6 +84,44 @@ static const char *const derive_sql =
     " JOIN temp.host_frames f ON f.rowid = " PYTHON_ELSE_OPERATOR " JOIN strings s ON s.value = f.name"
     " WHERE a.process_id = ?1 AND a.correlation_id IS NOT NULL";
 
+/* The innermost Python frame (the user's or a library's) enclosing call a. */
+#define INNERMOST_PYTHON                                                                                     \
+    "(SELECT g.rowid FROM temp.host_frames g WHERE g.kind IN (?2, ?3) AND g.thread_id = a.thread_id"         \
+    " AND g.start_ns <= a.start_ns AND g.end_ns >= a.end_ns ORDER BY g.start_ns DESC LIMIT 1)"
+static const char *const wrappers_sql =
+    "INSERT INTO framework_calls (process_id, thread_id, start_ns, end_ns, function_id)"
+    " SELECT DISTINCT ?1, f.thread_id, f.start_ns, f.end_ns, s.id FROM api_calls a"
+    " JOIN strings n ON n.id = a.name_id JOIN temp.host_frames f ON f.rowid = " INNERMOST_PYTHON
+    " JOIN strings s ON s.value = f.name"
+    " WHERE a.process_id = ?1 AND f.kind = ?3 AND overlapscope_blocks_host(n.value)"
+    " ORDER BY f.thread_id, f.start_ns";
+
+static void blocks_host(sqlite3_context *context, int count, sqlite3_value **values)
+{
+    const unsigned char *name = count == 1 ? sqlite3_value_text(values[0]) : NULL;
+    sqlite3_result_int(context, name && cuda_api_blocks_host((const char *)name));
+}
+
+/* framework_calls from the library frames (the table is absent in traces of an older schema: then
+ * nothing is written). */
+static int derive_wrappers(store_frames *frames, int64_t process_id, error_info *err)
+{
+    sqlite3 *db = store_db(frames->s);
+    if (!store_db_has_table(db, "framework_calls"))
+        return 0;
+    sqlite3_stmt *derive = NULL;
+    if (sqlite3_create_function(db, "overlapscope_blocks_host", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                blocks_host, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, wrappers_sql, -1, &derive, NULL) != SQLITE_OK)
+        return failed(frames->s, err, "find the wrappers of blocking calls");
+    sqlite3_bind_int64(derive, 1, process_id);
+    sqlite3_bind_int64(derive, 2, STORE_SOURCE_PYTHON);
+    sqlite3_bind_int64(derive, 3, STORE_FRAME_LIBRARY);
+    int status = sqlite3_step(derive) == SQLITE_DONE ? 0 : failed(frames->s, err, "find the wrappers of blocking calls");
+    sqlite3_finalize(derive);
+    return status;
+}
+
 int store_frames_derive(store_frames *frames, int64_t process_id, error_info *err)
 {
     sqlite3 *db = store_db(frames->s);
@@ -99,7 +139,7 @@ int store_frames_derive(store_frames *frames, int64_t process_id, error_info *er
     sqlite3_bind_int64(derive, 3, STORE_SOURCE_CPU_OP);
     int status = sqlite3_step(derive) == SQLITE_DONE ? 0 : failed(frames->s, err, "find call sources");
     sqlite3_finalize(derive);
-    return status;
+    return status == 0 ? derive_wrappers(frames, process_id, err) : -1;
 }
 
 void store_frames_free(store_frames *frames)

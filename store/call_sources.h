@@ -27,8 +27,13 @@ int store_insert_call_source(store *s, int64_t process_id, int64_t correlation_i
  * store_frames_free. */
 typedef struct store_frames store_frames;
 
+/* A host frame's kind besides STORE_SOURCE_PYTHON and STORE_SOURCE_CPU_OP: a Python function of a
+ * package or of Python itself, never a source, but the wrapper of the blocking calls it holds
+ * when it is their innermost Python frame (store_frames_derive writes framework_calls). */
+enum { STORE_FRAME_LIBRARY = 100 };
+
 struct store_host_frame {
-    int64_t thread_id, start_ns, end_ns, kind; /* kind: STORE_SOURCE_PYTHON or STORE_SOURCE_CPU_OP */
+    int64_t thread_id, start_ns, end_ns, kind; /* STORE_SOURCE_PYTHON, STORE_SOURCE_CPU_OP, STORE_FRAME_LIBRARY */
     const char *name;                          /* the source text */
 };
 
@@ -36,7 +41,8 @@ struct store_host_frame {
 store_frames *store_frames_new(store *s, error_info *err);
 int store_frames_add(store_frames *frames, const struct store_host_frame *frame, error_info *err);
 /* Writes call_sources for the API calls of process_id that have a correlation id and no source
- * yet. Returns 0 or -1 with err filled. */
+ * yet, and framework_calls: each STORE_FRAME_LIBRARY frame that is the innermost Python frame of
+ * a call that blocks the host (common/cuda_api.h), once. Returns 0 or -1 with err filled. */
 int store_frames_derive(store_frames *frames, int64_t process_id, error_info *err);
 /* Drops the ranges. NULL is a no-op. */
 void store_frames_free(store_frames *frames);

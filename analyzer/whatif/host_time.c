@@ -34,8 +34,9 @@ static int64_t removed_call_ns(const struct replay *replay, const struct host_ca
     int64_t removed = graph && replay->graph_gap_ns ? replay->graph_gap_ns[call - replay->calls] : 0;
     if (removed > 0 && (fixes & FIX_BIT(ANALYSIS_FIX_HOST_WORK)) && replay->graph_gap_work_ns)
         removed -= replay->graph_gap_work_ns[call - replay->calls];
-    if (((fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)) && (call->kind & CALL_SYNC)) ||
-        (graph && (call->kind & CALL_LAUNCH)))
+    if ((fixes & FIX_BIT(ANALYSIS_FIX_REMOVE_HOST_SYNC)) && (call->kind & CALL_SYNC))
+        return removed + duration + (replay->wrapper_ns ? replay->wrapper_ns[call - replay->calls] : 0);
+    if (graph && (call->kind & CALL_LAUNCH))
         return removed + duration;
     if (fixes & FIX_BIT(ANALYSIS_FIX_UNSET_LAUNCH_BLOCKING))
         removed += launch_blocking_removed_ns(replay, call);
@@ -451,9 +452,10 @@ int host_time_mark_drained_starts(struct replay *replay)
     return 0;
 }
 
-void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *wait_ns, int64_t *host_ns)
+void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *wait_ns, int64_t *host_ns,
+                          int64_t *wrapper_ns)
 {
-    *calls = *wait_ns = *host_ns = 0;
+    *calls = *wait_ns = *host_ns = *wrapper_ns = 0;
     int64_t last_launch = INT64_MIN; /* a sync after the last launch moves nothing the replay holds */
     for (size_t i = 0; i < replay->op_count; i++) {
         int64_t launch_ns = replay_launch_ns(replay, &replay->ops[i]);
@@ -475,6 +477,7 @@ void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *
         ++*calls;
         *wait_ns += wait;
         *host_ns += duration - wait;
+        *wrapper_ns += replay->wrapper_ns ? replay->wrapper_ns[c] : 0;
     }
 }
 

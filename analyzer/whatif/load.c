@@ -7,6 +7,7 @@
 
 #include "cuda_api.h"
 #include "explain.h"
+#include "framework_calls.h"
 #include "key_index.h"
 #include "load.h"
 #include "op_source.h"
@@ -411,11 +412,98 @@ static int rank_threads(struct replay *replay, const int64_t *ids)
     return 0;
 }
 
+/* A call a library wrapper's time may go with: a sync, or an allocation that may be one; a call
+ * that gives the GPU work keeps its wrapper (removing the sync does not remove the launch). */
+enum { WRAPPED_CALL = CALL_SYNC | CALL_MAY_SYNC, GIVES_WORK = CALL_LAUNCH | CALL_ASYNC_COPY | CALL_ASYNC_MEMSET };
+
+struct call_place {
+    int64_t thread_id, start_ns;
+    size_t call;
+};
+
+static int by_thread_and_start(const void *a, const void *b)
+{
+    const struct call_place *x = a, *y = b;
+    if (x->thread_id != y->thread_id)
+        return x->thread_id < y->thread_id ? -1 : 1;
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    return (x->call > y->call) - (x->call < y->call);
+}
+
+/* Fills replay->wrapper_ns from the process's framework calls: a wrapper whose span holds
+ * synchronizing calls of its thread and no call that gives the GPU work gives its last sync the
+ * time beyond that sync's own (the wrapper's Python before and after it). Nested wrappers: the
+ * outermost (framework_calls come by start, then the longest first). ids: the calls' thread ids.
+ * Returns 0, -1 on a read error (err filled) or WHATIF_OUT_OF_MEMORY. */
+static int load_wrappers(sqlite3 *db, struct replay *replay, int64_t process_id, const int64_t *ids,
+                         error_info *err)
+{
+    struct store_framework_call *wrappers = NULL;
+    size_t wrapper_count = 0, n = replay->call_count, placed = 0;
+    if (store_framework_calls_of(db, process_id, &wrappers, &wrapper_count, err) != 0)
+        return -1;
+    if (wrapper_count == 0 || n == 0) {
+        free(wrappers);
+        return 0;
+    }
+    struct call_place *places = malloc(n * sizeof *places);
+    if (!places) {
+        free(wrappers);
+        return WHATIF_OUT_OF_MEMORY;
+    }
+    for (size_t c = 0; c < n; c++)
+        if (replay->calls[c].kind & (WRAPPED_CALL | GIVES_WORK))
+            places[placed++] = (struct call_place){ids[c], replay->calls[c].start_ns, c};
+    qsort(places, placed, sizeof *places, by_thread_and_start);
+    int status = 0;
+    for (size_t w = 0; w < wrapper_count && status == 0; w++) {
+        const struct store_framework_call *wrapper = &wrappers[w];
+        size_t low = 0, high = placed; /* the first call of its thread starting in it */
+        while (low < high) {
+            size_t middle = low + (high - low) / 2;
+            const struct call_place *place = &places[middle];
+            if (place->thread_id < wrapper->thread_id ||
+                (place->thread_id == wrapper->thread_id && place->start_ns < wrapper->start_ns))
+                low = middle + 1;
+            else
+                high = middle;
+        }
+        long last_sync = -1;
+        int gives_work = 0;
+        for (size_t p = low; p < placed && places[p].thread_id == wrapper->thread_id &&
+                             places[p].start_ns < wrapper->end_ns && !gives_work;
+             p++) {
+            const struct host_call *call = &replay->calls[places[p].call];
+            if (call->end_ns > wrapper->end_ns)
+                break; /* not inside: the wrapper's record is damaged */
+            gives_work = (call->kind & GIVES_WORK) != 0;
+            if (call->kind & WRAPPED_CALL)
+                last_sync = (long)places[p].call;
+        }
+        if (gives_work || last_sync < 0)
+            continue;
+        if (!replay->wrapper_ns && !(replay->wrapper_ns = calloc(n, sizeof *replay->wrapper_ns))) {
+            status = WHATIF_OUT_OF_MEMORY;
+            break;
+        }
+        const struct host_call *call = &replay->calls[last_sync];
+        int64_t beyond = (wrapper->end_ns - wrapper->start_ns) - (call->end_ns - call->start_ns);
+        if (replay->wrapper_ns[last_sync] == 0 && beyond > 0 && beyond <= WHATIF_MAX_CALL_NS)
+            replay->wrapper_ns[last_sync] = beyond;
+    }
+    free(places);
+    free(wrappers);
+    return status;
+}
+
 int load_host_calls(sqlite3 *db, struct replay *replay, struct device_state *device, error_info *err)
 {
     int64_t *ids = NULL;
     int status = device->launches.complete ? calls_of_launches(db, replay, &device->launches, &ids, err)
                                            : load_calls(db, replay, device->process_id, &ids, err);
+    if (status == 0)
+        status = load_wrappers(db, replay, device->process_id, ids, err);
     if (status == 0)
         status = rank_threads(replay, ids);
     free(ids);

@@ -67,6 +67,7 @@ void replay_free(struct replay *replay)
     free(replay->call_order);
     free(replay->graph_gap_ns);
     free(replay->graph_gap_work_ns);
+    free(replay->wrapper_ns);
     free(replay->op_removed_at);
     free(replay->host_removed);
 }

@@ -102,6 +102,10 @@ struct replay {
      * NULL none; of it, the host work the host-work fix removes too (not removed twice when both
      * are made; NULL when no gap can hold any). */
     int64_t *graph_gap_ns, *graph_gap_work_ns;
+    /* Per call: the time its library wrapper (store/framework_calls.h: torch.cuda.synchronize
+     * around cudaDeviceSynchronize) took beyond the call itself, which removing the sync removes as
+     * well (load_host_calls); NULL when the trace timed no wrapper of this process's calls. */
+    int64_t *wrapper_ns;
     /* A launch call's normal latency, what a blocked launch takes once CUDA_LAUNCH_BLOCKING is
      * unset (launch_blocking_mark). */
     int64_t launch_reference_ns;

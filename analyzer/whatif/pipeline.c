@@ -134,7 +134,8 @@ int pipeline_split_streams(sqlite3 *db, const struct replay *replay, int64_t pro
                                  .host_removed_count = replay->host_removed_count,
                                  .first_launch_ns = replay->first_launch_ns,
                                  .graph_gap_ns = replay->graph_gap_ns,
-                                 .graph_gap_work_ns = replay->graph_gap_work_ns};
+                                 .graph_gap_work_ns = replay->graph_gap_work_ns,
+                                 .wrapper_ns = replay->wrapper_ns};
         memcpy(split->pinned_bytes_per_s, replay->pinned_bytes_per_s, sizeof split->pinned_bytes_per_s);
         split->ops = malloc(replay->op_count * sizeof *split->ops);
         split->edges = malloc((replay->edge_count + 1) * sizeof *split->edges);

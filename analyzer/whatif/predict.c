@@ -301,7 +301,8 @@ int whatif_device(sqlite3 *db, struct device_state *device, const struct device_
         }
         if (status == 0 && removes_syncs(&replay, device, idle)) {
             status = host_time_mark_drained_starts(&replay);
-            host_time_sync_split(&replay, &out->sync_calls, &out->sync_wait_ns, &out->sync_host_ns);
+            host_time_sync_split(&replay, &out->sync_calls, &out->sync_wait_ns, &out->sync_host_ns,
+                                 &out->sync_wrapper_ns);
         }
         if (status == 0) {
             struct replay split = {0};
@@ -488,6 +489,7 @@ void whatif_collect(struct analysis_result *result)
                 item->sync_calls += result->devices[d].sync_calls;
                 item->sync_wait_ns += result->devices[d].sync_wait_ns;
                 item->sync_host_ns += result->devices[d].sync_host_ns;
+                item->sync_wrapper_ns += result->devices[d].sync_wrapper_ns;
             }
         }
     }
