@@ -30,8 +30,6 @@
 #include "call_buffers.h"
 #include "call_site.h"
 #include "call_site_cupti.h"
-#include "framework_calls.h"
-#include "python_calls.h"
 #include "capture_cupti.h"
 #include "collector_options.h"
 #include "collector_writer.h"
@@ -39,11 +37,13 @@
 #include "cuda_api.h"
 #include "cupti_convert.h"
 #include "environment_facts.h"
+#include "framework_calls.h"
 #include "host_calls.h"
 #include "host_sampler.h"
 #include "launch_watch.h"
 #include "nccl_profiler.h"
 #include "process_file.h"
+#include "python_calls.h"
 #include "thread_names.h"
 
 #define EXPORTED __attribute__((visibility("default")))

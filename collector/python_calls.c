@@ -99,9 +99,9 @@ static int resolve(void)
     *(void **)&py.decref = dlsym(RTLD_DEFAULT, "Py_DecRef");
     *(void **)&py.error_clear = dlsym(RTLD_DEFAULT, "PyErr_Clear");
     py.none = (py_object *)dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
-    return py.add_pending_call && py.unicode_from_string && py.unicode_as_utf8 && py.get_module && py.module_dict &&
-           py.dict_next && py.module_filename && py.get_attr && py.call_method && py.long_as_long &&
-           py.new_function && py.incref && py.decref && py.error_clear && py.none;
+    return py.add_pending_call && py.unicode_from_string && py.unicode_as_utf8 && py.get_module &&
+           py.module_dict && py.dict_next && py.module_filename && py.get_attr && py.call_method &&
+           py.long_as_long && py.new_function && py.incref && py.decref && py.error_clear && py.none;
 }
 
 static void release(py_object *object)
@@ -206,22 +206,22 @@ static py_object *monitoring_module(void)
     return monitoring;
 }
 
-/* A free tool id, taken, with both callbacks registered. Returns 0 or -1 with calls.why set. */
-static int set_up_tool(py_object *monitoring, long start_bit, long return_bit)
+/* A free tool id into calls.tool, with both callbacks registered. Returns 0, or -1 with why set. */
+static int set_up_tool(py_object *monitoring, long start_bit, long return_bit, char *why, size_t size)
 {
     for (size_t i = 0; i < sizeof tool_ids / sizeof tool_ids[0] && calls.tool < 0; i++) {
         py_object *holder = py.call_method(monitoring, "get_tool", "i", tool_ids[i]);
         int free_id = holder == py.none;
         release(holder);
-        py_object *taken = free_id ? py.call_method(monitoring, "use_tool_id", "is", tool_ids[i], "overlapscope")
-                                   : NULL;
+        py_object *taken =
+            free_id ? py.call_method(monitoring, "use_tool_id", "is", tool_ids[i], "overlapscope") : NULL;
         if (taken)
             calls.tool = tool_ids[i];
         release(taken);
         py.error_clear();
     }
     if (calls.tool < 0) {
-        snprintf(calls.why, sizeof calls.why, "sys.monitoring tool ids 3 and 4 are taken by other tools");
+        snprintf(why, size, "sys.monitoring tool ids 3 and 4 are taken by other tools");
         return -1;
     }
     py_object *on_start_function = py.new_function(&start_hook, NULL, NULL);
@@ -229,8 +229,8 @@ static int set_up_tool(py_object *monitoring, long start_bit, long return_bit)
     py_object *first = on_start_function ? py.call_method(monitoring, "register_callback", "ilO", calls.tool,
                                                           start_bit, on_start_function)
                                          : NULL;
-    py_object *second = on_return_function ? py.call_method(monitoring, "register_callback", "ilO", calls.tool,
-                                                            return_bit, on_return_function)
+    py_object *second = on_return_function ? py.call_method(monitoring, "register_callback", "ilO",
+                                                            calls.tool, return_bit, on_return_function)
                                            : NULL;
     int registered = first && second;
     release(first);
@@ -239,7 +239,7 @@ static int set_up_tool(py_object *monitoring, long start_bit, long return_bit)
     release(on_return_function);
     if (!registered) {
         py.error_clear();
-        snprintf(calls.why, sizeof calls.why, "sys.monitoring.register_callback failed");
+        snprintf(why, size, "sys.monitoring.register_callback failed");
         return -1;
     }
     return 0;
@@ -273,7 +273,8 @@ static py_object *find_code(const struct function *function)
     py_object *object = module;
     char path[sizeof function->identity.qualified_name];
     snprintf(path, sizeof path, "%s", function->identity.qualified_name);
-    for (char *save = NULL, *part = strtok_r(path, ".", &save); part && object; part = strtok_r(NULL, ".", &save)) {
+    for (char *save = NULL, *part = strtok_r(path, ".", &save); part && object;
+         part = strtok_r(NULL, ".", &save)) {
         py_object *next = strcmp(part, "<locals>") == 0 ? NULL : py.get_attr(object, part);
         py.decref(object);
         object = next;
@@ -295,53 +296,60 @@ static py_object *find_code(const struct function *function)
     return NULL;
 }
 
-static void set_up_functions(py_object *monitoring, long events)
+/* Py_AddPendingCall's function: the main thread, between two bytecodes, the GIL held. Returns 0
+ * always (-1 would raise an exception in the program). No lock is held while CPython runs: an
+ * attribute read may run Python code, which may make a blocking call (python_calls_note) or call
+ * a timed wrapper (keep), both of which take the lock. Only this function changes a function's
+ * state, the tool and timed_code, and only on the main thread. */
+static int install_pending(void *unused)
 {
-    for (int i = 0; i < calls.function_count; i++) {
-        struct function *function = &calls.functions[i];
-        if (function->state != NOTED)
-            continue;
-        py_object *code = calls.set_up > 0 ? find_code(function) : NULL;
-        py_object *set = code ? py.call_method(monitoring, "set_local_events", "iOl", calls.tool, code, events) : NULL;
-        if (set && calls.timed_count < PYTHON_CALLS_MAX_FUNCTIONS) {
-            calls.timed_code[i] = function->code; /* index i: the function's own */
-            if (calls.timed_count <= i)
-                calls.timed_count = i + 1;
-            function->state = TIMED;
-        } else {
-            function->state = UNTIMED;
-            if (!calls.why[0])
-                snprintf(calls.why, sizeof calls.why, "%s not found in sys.modules by its qualified name",
-                         function->name);
-        }
+    (void)unused;
+    int pending[PYTHON_CALLS_MAX_FUNCTIONS], pending_count = 0;
+    pthread_mutex_lock(&calls.lock);
+    calls.install_requested = 0;
+    int set_up = calls.set_up;
+    for (int i = 0; i < calls.function_count; i++)
+        if (calls.functions[i].state == NOTED)
+            pending[pending_count++] = i;
+    pthread_mutex_unlock(&calls.lock);
+    char why[sizeof calls.why] = "";
+    py_object *monitoring = monitoring_module();
+    long start_bit = monitoring ? event_bit(monitoring, "PY_START") : -1;
+    long return_bit = monitoring ? event_bit(monitoring, "PY_RETURN") : -1;
+    if (set_up == 0 && (start_bit <= 0 || return_bit <= 0)) {
+        snprintf(why, sizeof why, "this CPython has no sys.monitoring (3.12 or later has)");
+        set_up = -1;
+    } else if (set_up == 0) {
+        set_up = set_up_tool(monitoring, start_bit, return_bit, why, sizeof why) == 0 ? 1 : -1;
+    }
+    enum function_state state[PYTHON_CALLS_MAX_FUNCTIONS];
+    for (int k = 0; k < pending_count; k++) {
+        const struct function *function = &calls.functions[pending[k]]; /* its fields are set once */
+        py_object *code = set_up > 0 ? find_code(function) : NULL;
+        py_object *set = code ? py.call_method(monitoring, "set_local_events", "iOl", calls.tool, code,
+                                               start_bit | return_bit)
+                              : NULL;
+        state[k] = set ? TIMED : UNTIMED;
+        if (set)
+            calls.timed_code[pending[k]] = function->code;
+        else if (!why[0] && set_up > 0)
+            snprintf(why, sizeof why, "%s not found in sys.modules by its qualified name", function->name);
         release(set);
         release(code);
         py.error_clear();
     }
-}
-
-/* Py_AddPendingCall's function: the main thread, between two bytecodes, the GIL held. Returns 0
- * always (-1 would raise an exception in the program). */
-static int install_pending(void *unused)
-{
-    (void)unused;
-    py_object *monitoring = monitoring_module();
-    long start_bit = monitoring ? event_bit(monitoring, "PY_START") : -1;
-    long return_bit = monitoring ? event_bit(monitoring, "PY_RETURN") : -1;
-    pthread_mutex_lock(&calls.lock);
-    calls.install_requested = 0;
-    if (calls.set_up == 0) {
-        if (start_bit <= 0 || return_bit <= 0) {
-            snprintf(calls.why, sizeof calls.why, "this CPython has no sys.monitoring (3.12 or later has)");
-            calls.set_up = -1;
-        } else {
-            calls.set_up = set_up_tool(monitoring, start_bit, return_bit) == 0 ? 1 : -1;
-        }
-    }
-    set_up_functions(monitoring, start_bit | return_bit);
-    pthread_mutex_unlock(&calls.lock);
     release(monitoring);
     py.error_clear();
+    pthread_mutex_lock(&calls.lock);
+    calls.set_up = set_up;
+    for (int k = 0; k < pending_count; k++) {
+        calls.functions[pending[k]].state = state[k];
+        if (state[k] == TIMED && calls.timed_count <= pending[k])
+            calls.timed_count = pending[k] + 1;
+    }
+    if (!calls.why[0] && why[0])
+        memcpy(calls.why, why, sizeof why);
+    pthread_mutex_unlock(&calls.lock);
     return 0;
 }
 
@@ -357,7 +365,8 @@ void python_calls_enable(int64_t (*now_ns)(void))
 
 void python_calls_note(const struct python_frames *frames, uintptr_t wrapper)
 {
-    if (!wrapper || wrapper == thread_calls.noted || !atomic_load_explicit(&calls.enabled, memory_order_relaxed))
+    if (!wrapper || wrapper == thread_calls.noted ||
+        !atomic_load_explicit(&calls.enabled, memory_order_relaxed))
         return;
     thread_calls.noted = wrapper;
     pthread_mutex_lock(&calls.lock);

@@ -585,10 +585,10 @@ int python_frames_code_identity(const struct python_frames *frames, uintptr_t co
         type != frames->code_type || read_memory(self, code, block, size) != 0)
         return -1;
     identity->first_line = int_at(block, layout->code.first_line);
-    if (read_text(frames, self, pointer_at(block, layout->code.filename), identity->file, sizeof identity->file) !=
-            0 ||
-        read_text(frames, self, pointer_at(block, layout->code.name + sizeof(uintptr_t)), identity->qualified_name,
-                  sizeof identity->qualified_name) != 0)
+    if (read_text(frames, self, pointer_at(block, layout->code.filename), identity->file,
+                  sizeof identity->file) != 0 ||
+        read_text(frames, self, pointer_at(block, layout->code.name + sizeof(uintptr_t)),
+                  identity->qualified_name, sizeof identity->qualified_name) != 0)
         return -1;
     return 0;
 }

@@ -268,10 +268,12 @@ static void sync_split(char *text, size_t size, const struct analysis_what_if *i
     units_format_duration(wait, sizeof wait, item->sync_wait_ns);
     units_format_duration(host, sizeof host, item->sync_host_ns);
     units_format_duration(wrapper, sizeof wrapper, item->sync_wrapper_ns);
-    int used = snprintf(text, size, "; the %lld call%s took %s: %s waiting for the GPU's work, %s on the host",
-                        (long long)item->sync_calls, item->sync_calls == 1 ? "" : "s", took, wait, host);
+    int used =
+        snprintf(text, size, "; the %lld call%s took %s: %s waiting for the GPU's work, %s on the host",
+                 (long long)item->sync_calls, item->sync_calls == 1 ? "" : "s", took, wait, host);
     if (item->sync_wrapper_ns > 0 && used > 0 && (size_t)used < size)
-        snprintf(text + used, size - (size_t)used, ", and %s more in the library functions around them", wrapper);
+        snprintf(text + used, size - (size_t)used, ", and %s more in the library functions around them",
+                 wrapper);
 }
 
 /* The what-if replay's prediction per fix (docs/metrics.md, "What-if"), as a share of the span

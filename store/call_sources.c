@@ -117,7 +117,9 @@ static int derive_wrappers(store_frames *frames, int64_t process_id, error_info 
     sqlite3_bind_int64(derive, 1, process_id);
     sqlite3_bind_int64(derive, 2, STORE_SOURCE_PYTHON);
     sqlite3_bind_int64(derive, 3, STORE_FRAME_LIBRARY);
-    int status = sqlite3_step(derive) == SQLITE_DONE ? 0 : failed(frames->s, err, "find the wrappers of blocking calls");
+    int status = sqlite3_step(derive) == SQLITE_DONE
+                     ? 0
+                     : failed(frames->s, err, "find the wrappers of blocking calls");
     sqlite3_finalize(derive);
     return status;
 }

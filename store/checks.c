@@ -206,9 +206,9 @@ static int reference_open(struct schema_reference *reference, const char *ddl)
 
 /* Tables added within a schema version that older traces of it lack: render_overview (a cache;
  * its readers take its absence as "no overview"), call_sources (no call has a known source),
- * threads (version 2: no thread has a known name), framework_calls (version 3: no wrapper was timed), process_origins (version 3: the legacy reading
- * of store/origins.h serves), and version 3's host tables (a version 1 or 2
- * trace: not sampled, no environment kept). */
+ * threads (version 2: no thread has a known name), framework_calls (version 3: no wrapper was timed),
+ * process_origins (version 3: the legacy reading of store/origins.h serves), and version 3's host tables (a
+ * version 1 or 2 trace: not sampled, no environment kept). */
 static int optional_table(const char *name, int schema_version)
 {
     if (schema_version < 3 && store_is_host_table(name))

@@ -11,8 +11,8 @@ int store_insert_framework_calls(store *s, int64_t process_id, const struct stor
     sqlite3_stmt *insert = NULL;
     if (count == 0)
         return 0;
-    if (sqlite3_prepare_v2(store_db(s), "INSERT INTO framework_calls VALUES (?1, ?2, ?3, ?4, ?5)", -1, &insert,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(store_db(s), "INSERT INTO framework_calls VALUES (?1, ?2, ?3, ?4, ?5)", -1,
+                           &insert, NULL) != SQLITE_OK)
         return store_sql_error(s, err, "write a framework call");
     int status = 0;
     for (size_t i = 0; i < count && status == 0; i++) {

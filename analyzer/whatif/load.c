@@ -414,7 +414,10 @@ static int rank_threads(struct replay *replay, const int64_t *ids)
 
 /* A call a library wrapper's time may go with: a sync, or an allocation that may be one; a call
  * that gives the GPU work keeps its wrapper (removing the sync does not remove the launch). */
-enum { WRAPPED_CALL = CALL_SYNC | CALL_MAY_SYNC, GIVES_WORK = CALL_LAUNCH | CALL_ASYNC_COPY | CALL_ASYNC_MEMSET };
+enum {
+    WRAPPED_CALL = CALL_SYNC | CALL_MAY_SYNC,
+    GIVES_WORK = CALL_LAUNCH | CALL_ASYNC_COPY | CALL_ASYNC_MEMSET
+};
 
 struct call_place {
     int64_t thread_id, start_ns;

@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "analyze_builder.h"
 #include "check.h"
+#include "framework_calls.h"
 
 static char directory[] = "/tmp/overlapscope-test-whatif-XXXXXX";
 
@@ -229,6 +230,64 @@ static void test_launch_latency_after_sync(void)
     CHECK_INT(sync ? sync->sync_wait_ns : -1, US(22));
     CHECK_INT(sync ? sync->sync_host_ns : -1, US(6));
     analysis_free(result);
+}
+
+/* Seed 004's loop in small, its sync inside torch.cuda.synchronize(device), whose own Python (a
+ * device guard) costs more than the CUDA call: each 30 us iteration a launch [0, 5] of a 4 us kernel
+ * [7, 11], the wrapper [6, 28] around cudaDeviceSynchronize [12, 20] (the kernel ended before it:
+ * no wait, 8 us of the call's own host time). `wrapper` 0: no framework_calls; 1: the wrappers
+ * timed; 2: timed, but each holds the next iteration's launch too (a wrapper that gives the GPU
+ * work is not removed with its sync); 3: timed on another thread. */
+static double wrapped_sync_saving(int wrapper, int64_t *wrapper_ns, int64_t *host_ns, int64_t *calls)
+{
+    struct builder b;
+    char name[64];
+    snprintf(name, sizeof name, "wrapped-sync-%d.db", wrapper);
+    int64_t process = h100_trace(&b, name);
+    struct store_framework_call wrappers[3];
+    for (int i = 0; i < 3; i++) {
+        launched(&b, process, 1, 30 * i + 7, 30 * i + 11, "step", THREAD, 30 * i, 30 * i + 5);
+        builder_api(&b, process, THREAD, "cudaDeviceSynchronize", 30 * i + 12, 30 * i + 20, 0);
+        wrappers[i] = (struct store_framework_call){.thread_id = wrapper == 3 ? THREAD + 1 : THREAD,
+                                                    .start_ns = AT(30 * i + 6),
+                                                    .end_ns = AT(wrapper == 2 ? 30 * i + 36 : 30 * i + 28),
+                                                    .function = "torch/cuda/__init__.py:1152 synchronize"};
+    }
+    if (wrapper)
+        CHECK_INT(store_insert_framework_calls(b.trace, process, wrappers, 3, &b.err), 0);
+    int status = 0;
+    struct analysis_result *result = builder_analyze(&b, &status);
+    CHECK_INT(status, 0);
+    const struct analysis_what_if *sync = what_if(result, ANALYSIS_FIX_REMOVE_HOST_SYNC);
+    CHECK(sync != NULL);
+    *wrapper_ns = sync ? sync->sync_wrapper_ns : -1;
+    *host_ns = sync ? sync->sync_host_ns : -1;
+    *calls = sync ? sync->sync_calls : -1;
+    double saving = sync ? (double)sync->predicted_saving_ns : -1;
+    analysis_free(result);
+    return saving;
+}
+
+static void test_sync_wrapper_removed(void)
+{
+    int64_t wrapper_ns, host_ns, calls;
+    double alone = wrapped_sync_saving(0, &wrapper_ns, &host_ns, &calls);
+    /* The two syncs before the last launch: 8 us each of the call's own time, no wrapper known. */
+    CHECK_INT(calls, 2);
+    CHECK_INT(host_ns, US(16));
+    CHECK_INT(wrapper_ns, 0);
+    /* Without the wrappers' 14 us beyond each sync, the launches come 22 us earlier each: the
+     * last kernel, which ends the span, 28 us sooner than with the CUDA calls alone removed (the
+     * kernels stay apart: 4 us each, launched 8 us apart). */
+    double whole = wrapped_sync_saving(1, &wrapper_ns, &host_ns, &calls);
+    CHECK_INT(wrapper_ns, US(28));
+    CHECK_INT(host_ns, US(16));
+    CHECK_INT((int64_t)(whole - alone), US(28));
+    /* A wrapper holding a launch, or on another thread, is no wrapper of the sync. */
+    CHECK_INT((int64_t)wrapped_sync_saving(2, &wrapper_ns, &host_ns, &calls), (int64_t)alone);
+    CHECK_INT(wrapper_ns, 0);
+    CHECK_INT((int64_t)wrapped_sync_saving(3, &wrapper_ns, &host_ns, &calls), (int64_t)alone);
+    CHECK_INT(wrapper_ns, 0);
 }
 
 static void test_sustained_without_syncs(void)
@@ -544,6 +603,7 @@ int main(void)
     test_idle_host_sync(1, 0);
     test_idle_host_sync(0, 1);
     test_launch_latency_after_sync();
+    test_sync_wrapper_removed();
     test_sustained_without_syncs();
     test_forced_on_one_stream();
     test_threads_taking_turns();
