@@ -67,5 +67,26 @@ assert (top["cause"], top["label"]) == ("host-sync", "cudaDeviceSynchronize"), t
 assert top["count"] >= 290 and "sync_loop.py:34" in json.dumps(top.get("source")), top
 PY
 then ok; else bad "seed 004 trace: top idle cause or its source: $(head -c 400 "$dir/sync_loop.json")"; fi
+# Its library frames around the syncs (torch.cuda.synchronize) are the syncs' wrappers
+# (framework_calls), and remove-host-sync removes each wrapper's time beyond its sync: the sum over
+# the wrappers of the syncs it removes (those between the first and the last launch: all but the
+# set-up's and the last), computed here from the trace's own rows.
+if python3 - "$dir/sync_loop.db" "$dir/sync_loop.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT s.value, COUNT(*) FROM framework_calls f JOIN strings s ON s.id = f.function_id"
+                  " GROUP BY 1").fetchall()
+assert rows == [("torch/cuda/__init__.py:1152 synchronize", 302)], rows
+first, last = db.execute("SELECT MIN(start_ns), MAX(start_ns) FROM api_calls a JOIN strings n ON n.id = a.name_id"
+                         " WHERE n.value IN ('cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel')").fetchone()
+beyond = db.execute("SELECT SUM((f.end_ns - f.start_ns) - (a.end_ns - a.start_ns)) FROM framework_calls f"
+                    " JOIN api_calls a ON a.thread_id = f.thread_id AND a.start_ns >= f.start_ns"
+                    " AND a.end_ns <= f.end_ns JOIN strings n ON n.id = a.name_id"
+                    " WHERE n.value = 'cudaDeviceSynchronize' AND a.end_ns > ? AND a.start_ns <= ?",
+                    (first, last)).fetchone()[0]
+fix = [w for w in json.load(open(sys.argv[2]))["what_if"] if w["fix"] == "remove-host-sync"][0]
+assert fix["sync_wrapper_ns"] == beyond > 0, (fix["sync_wrapper_ns"], beyond)
+PY
+then ok; else bad "seed 004 trace: the syncs' wrappers"; fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
