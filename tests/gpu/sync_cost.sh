@@ -48,8 +48,9 @@ for name, t in rows.items():
     print(f"{name:16} {m['sync-0']:8.2f} {m.get('sync-1', float('nan')):8.2f} {m['none']:8.2f} {s0:7.1f} {s1:7.1f}  {min(t['sync-0']):.1f}-{max(t['sync-0']):.1f}")
 PY
 # The pair itself, as host_pairs.sh records it on two GPUs: the loop syncing its own device, and none.
-for name in dev0 none; do
-  arg=(--sync-device 0); [ $name = none ] && arg=(--no-sync)
+pair=(dev0 none); [ "${GPUS:-1}" -ge 2 ] && pair=(dev0 dev1 none) # the idle device's sync: the triple
+for name in "${pair[@]}"; do
+  arg=(--sync-device "${name#dev}"); [ $name = none ] && arg=(--no-sync)
   record_into "torch_sync_$name" -- "$TORCH_PY" $T/sync_loop.py --randn --iterations 1000 "${arg[@]}" ||
     { echo "FAILED to record torch_sync_$name"; tail -5 "$OUT/torch_sync_$name.log"; }
 done

@@ -16,8 +16,8 @@ VARIANTS=${VARIANTS:-"plain record no_sources"} PASSES=${PASSES:-3} bash "$here/
 . "$here/recording_env.sh" "$out/kineto"
 "$TORCH_PY" workloads/torch/sync_loop.py --randn --iterations 1000 --profile "$out/kineto" >"$out/kineto/run.log" 2>&1
 "$OVERLAPSCOPE" import "$out/kineto/rank0.json" -o "$out/kineto/sync_kineto.db" >>"$out/kineto/run.log" 2>&1
-(cd "$out/cost" && tar xzf sync_cost_traces.tar.gz torch_sync_dev0.db torch_sync_none.db)
-for trace in "$out/cost/torch_sync_dev0.db" "$out/kineto/sync_kineto.db"; do
+(cd "$out/cost" && tar xzf sync_cost_traces.tar.gz --wildcards 'torch_sync_*.db')
+for trace in "$out"/cost/torch_sync_dev*.db "$out/kineto/sync_kineto.db"; do
   "$OVERLAPSCOPE" report --json "$trace" >"${trace%.db}.report.json"
   "$OVERLAPSCOPE" report "$trace" >"${trace%.db}.report.txt"
 done
@@ -25,12 +25,22 @@ done
 import json, sqlite3, statistics, sys
 out = sys.argv[1]
 timings = json.loads(open(f"{out}/cost/sync_timings.json").read().strip().splitlines()[-1])
-sync0, none = statistics.median(timings["sync-0"][1:]), statistics.median(timings["none"][1:])
-measured = (sync0 - none) / sync0
-print(f"measured untraced (median of {len(timings['sync-0']) - 1} interleaved rounds): sync-0 {sync0:.2f} ms, "
-      f"none {none:.2f} ms, saving {100 * measured:.1f}% (sync-0 {min(timings['sync-0']):.1f}-{max(timings['sync-0']):.1f},"
-      f" none {min(timings['none']):.1f}-{max(timings['none']):.1f})")
-for name, trace in (("record", f"{out}/cost/torch_sync_dev0"), ("kineto", f"{out}/kineto/sync_kineto")):
+none = statistics.median(timings["none"])
+measured_of = {}
+for variant in ("sync-0", "sync-1"):
+    if variant not in timings:
+        continue
+    slow = statistics.median(timings[variant])
+    measured_of[variant] = (slow - none) / slow
+    print(f"measured untraced (medians of {len(timings[variant])} interleaved rounds): {variant} {slow:.2f} ms, "
+          f"none {none:.2f} ms, saving {100 * measured_of[variant]:.1f}% ({variant} {min(timings[variant]):.1f}-"
+          f"{max(timings[variant]):.1f}, none {min(timings['none']):.1f}-{max(timings['none']):.1f})")
+import os
+traces = [("record dev0", f"{out}/cost/torch_sync_dev0", "sync-0"), ("kineto dev0", f"{out}/kineto/sync_kineto", "sync-0")]
+if os.path.exists(f"{out}/cost/torch_sync_dev1.db"):
+    traces.append(("record dev1", f"{out}/cost/torch_sync_dev1", "sync-1"))
+for name, trace, variant in traces:
+    measured = measured_of[variant]
     report = json.load(open(trace + ".report.json"))
     span = sum(d["span_ns"] for d in report["devices"])
     fix = [w for w in report["what_if"] if w["fix"] == "remove-host-sync"]
@@ -52,5 +62,5 @@ for name, trace in (("record", f"{out}/cost/torch_sync_dev0"), ("kineto", f"{out
           f" wrappers {w['sync_wrapper_ns'] / 1e6:.2f} ms; framework_calls {wrappers}")
 PY
 grep -A3 "remove the host" "$out/cost/torch_sync_dev0.report.txt" "$out/kineto/sync_kineto.report.txt"
-cd "$out" && tar czf sync_prediction.tar.gz cost/torch_sync_*.db cost/*.json cost/*.txt kineto/*.db kineto/*.txt \
+cd "$out" && tar czf sync_prediction.tar.gz cost/torch_sync_*.db cost/*.json cost/*.txt kineto/*.db kineto/*.json kineto/*.txt \
   kineto/*.log cost/sync_cost_traces.tar.gz 2>/dev/null && rm -rf cost kineto
