@@ -260,9 +260,7 @@ static int check_rank_exists(struct run *run, const struct store_gpu_device *key
     return status;
 }
 
-/* Every device walked in order on this thread (--jobs 1, or no worker could start), each merged as
- * soon as it is walked. */
-static int walk_here(struct run *run, const struct store_gpu_device *keys, size_t count)
+int analysis_walk_here(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
     struct analysis_walker walker;
     if (analysis_walker_init(&walker, run->trace, run, run->err) != 0)
@@ -290,7 +288,7 @@ static int walk_devices(struct run *run, const struct store_gpu_device *keys, si
         if (status <= 0)
             return status;
     }
-    return walk_here(run, keys, count);
+    return analysis_walk_here(run, keys, count);
 }
 
 static int run_all_devices(struct run *run)
