@@ -34,17 +34,20 @@ static void *allocate_or_abort(size_t size, const char *what)
 
 /* Waits for request, sleeping between tests rather than polling: a process that waits for the
  * others (process 0's merge, the slowest walk, a folder's import) leaves its core to those that
- * work, on a machine of fewer cores than processes too, and its CPU time is its own work. A test
- * every 50 us or so costs the exchange no more. Returns 0, or -1 (MPI failed). */
+ * work, on a machine of fewer cores than processes too, and its CPU time is its own work. The
+ * sleep doubles from 10 us to 1 ms: a short wait ends at once, a long one costs a test a
+ * millisecond. Returns 0, or -1 (MPI failed). */
 static int wait_politely(MPI_Request *request)
 {
+    long sleep_ns = 10000;
     for (;;) {
         int done = 0;
         if (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return -1;
         if (done)
             return 0;
-        nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+        nanosleep(&(struct timespec){.tv_nsec = sleep_ns}, NULL);
+        sleep_ns = sleep_ns < 1000000 ? 2 * sleep_ns : 1000000;
     }
 }
 
