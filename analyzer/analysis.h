@@ -83,9 +83,12 @@ struct analysis_share {
     int (*sum_before)(void *context, uint64_t value, uint64_t *before, error_info *err);
     /* A process other than 0: its fragments' bytes to process 0. Returns 0, or -1 with err filled. */
     int (*send)(void *context, const unsigned char *bytes, size_t size, error_info *err);
-    /* Process 0: process's bytes (sent once by it) into *bytes (the caller frees), *size. Process 0
-     * receives from every other process once, in process order. Returns 0, or -1 with err filled. */
-    int (*receive)(void *context, int process, unsigned char **bytes, size_t *size, error_info *err);
+    /* Process 0: process's bytes (sent once by it) into *bytes, *size of them: *bytes (the caller
+     * frees it) holds *capacity bytes and grows (realloc) where they need more, so that one buffer
+     * serves every process. Process 0 receives from every other process once, in process order.
+     * Returns 0, or -1 with err filled. */
+    int (*receive)(void *context, int process, unsigned char **bytes, size_t *capacity, size_t *size,
+                   error_info *err);
     void *context;
     int sent;      /* set by analysis_run: this process's part went to process 0 (0 on process 0) */
     int agreed;    /* set by analysis_run: the run failed on every process alike (the set-up of one

@@ -310,8 +310,8 @@ static int merge_bytes(struct run *run, const unsigned char *bytes, size_t size,
 }
 
 /* Process 0: its own block merged as walked, then every other process's bytes received and merged
- * one process at a time, in process order (device order), each freed once merged: what process 0
- * holds at once is one process's bytes. It receives from every process also after a failure, so
+ * one process at a time, in process order (device order), into one buffer: what process 0 holds at
+ * once is one process's bytes. It receives from every process also after a failure, so
  * that no process waits on it. Returns 0, or -1 with run->err filled. */
 static int merge_all(struct run *run, const struct store_gpu_device *keys, size_t first, size_t end,
                      size_t count)
@@ -324,15 +324,15 @@ static int merge_all(struct run *run, const struct store_gpu_device *keys, size_
     int status = end > first ? analysis_walk_here(run, keys + first, end - first) : 0;
     int passed = share->sum_before(share->context, run->intervals_offered, &before,
                                    status == 0 ? run->err : &later) == 0;
-    size_t merged = end - first;
+    size_t merged = end - first, capacity = 0, size;
+    unsigned char *bytes = NULL; /* one buffer for every process's: its pages are touched once */
     for (int process = 1; passed && process < share->count; process++) {
-        unsigned char *bytes = NULL;
-        size_t size = 0;
-        passed = share->receive(share->context, process, &bytes, &size, status == 0 ? run->err : &later) == 0;
+        passed = share->receive(share->context, process, &bytes, &capacity, &size,
+                                status == 0 ? run->err : &later) == 0;
         if (passed && status == 0 && !run->inexact)
             status = merge_bytes(run, bytes, size, &merged);
-        free(bytes);
     }
+    free(bytes);
     share->exchanged = passed;
     if (!passed)
         return -1;

@@ -122,27 +122,27 @@ static int send_fragments(void *context, const unsigned char *bytes, size_t size
     return 0;
 }
 
-/* analysis_share.receive: process's bytes, on process 0. */
-static int receive_fragments(void *context, int process, unsigned char **bytes, size_t *size, error_info *err)
+/* analysis_share.receive: process's bytes, on process 0, into *bytes (grown to *capacity). */
+static int receive_fragments(void *context, int process, unsigned char **bytes, size_t *capacity,
+                             size_t *size, error_info *err)
 {
     struct cli_mpi *mpi = context;
     uint64_t total = 0;
-    *bytes = NULL;
     *size = 0;
     int status = move(1, &total, 1, MPI_UINT64_T, process, TAG_SIZE);
     if (status == 0 && total > SIZE_MAX - 1)
         status = -1;
-    if (status == 0)
+    if (status == 0 && total > *capacity) {
+        free(*bytes);
         *bytes = allocate_or_abort((size_t)total, "the devices' fragments");
+        *capacity = (size_t)total;
+    }
     for (size_t at = 0; status == 0 && at < total; at += FRAGMENT_PIECE) {
         size_t piece = total - at < FRAGMENT_PIECE ? (size_t)total - at : FRAGMENT_PIECE;
         status = move(1, *bytes + at, (int)piece, MPI_BYTE, process, TAG_PIECE);
     }
-    if (status != 0) {
-        free(*bytes);
-        *bytes = NULL;
+    if (status != 0)
         return error_set(err, "MPI failed to receive the devices' fragments of process %d", process);
-    }
     *size = (size_t)total;
     if (process == mpi->size - 1)
         mpi->exchanged = 1; /* every process's received: none waits for process 0's start */
