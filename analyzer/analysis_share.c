@@ -245,14 +245,17 @@ static int walk_block(struct run *run, const struct store_gpu_device *keys, size
 }
 
 /* fragments as bytes into wire, each with only the intervals the merge keeps (before: those the
- * processes before this one offered). Returns 0, or -1 when out of memory. */
+ * processes before this one offered), each freed once written (the fragments, then free(), are
+ * the caller's). Returns 0, or -1 when out of memory. */
 static int encode_block(struct device_fragment *fragments, size_t count, uint64_t before,
                         struct fragment_wire *wire)
 {
     int status = fragment_wire_begin(wire, count);
-    for (size_t i = 0; status == 0 && i < count; i++) {
+    for (size_t i = 0; i < count; i++) {
         fragments[i].books.interval_count = intervals_kept(&fragments[i], &before);
-        status = fragment_wire_put(wire, &fragments[i]);
+        if (status == 0)
+            status = fragment_wire_put(wire, &fragments[i]);
+        device_fragment_free(&fragments[i]);
     }
     return status;
 }
@@ -277,8 +280,6 @@ static int send_block(struct run *run, const struct store_gpu_device *keys, size
         error_set(&err, "out of memory");
         walked = put_failure(&wire, &err);
     }
-    for (size_t i = 0; i < count; i++)
-        device_fragment_free(&fragments[i]);
     free(fragments);
     if (status == 0 && walked != 0)
         status = error_set(run->err, "out of memory");
