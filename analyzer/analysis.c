@@ -260,9 +260,7 @@ static int check_rank_exists(struct run *run, const struct store_gpu_device *key
     return status;
 }
 
-/* Every device walked in order on this thread (--jobs 1, or no worker could start), each merged as
- * soon as it is walked. */
-static int walk_here(struct run *run, const struct store_gpu_device *keys, size_t count)
+int analysis_walk_here(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
     struct analysis_walker walker;
     if (analysis_walker_init(&walker, run->trace, run, run->err) != 0)
@@ -290,7 +288,7 @@ static int walk_devices(struct run *run, const struct store_gpu_device *keys, si
         if (status <= 0)
             return status;
     }
-    return walk_here(run, keys, count);
+    return analysis_walk_here(run, keys, count);
 }
 
 static int run_all_devices(struct run *run)
@@ -532,11 +530,12 @@ static int jobs_of(const struct analysis_options *options)
 }
 
 /* Workers for the run: jobs of them, no more than the devices (a quick count: run_all_devices
- * lists them again and says what is wrong with them), none with --jobs 1 or --mpi (one thread a
- * process). */
+ * lists them again and says what is wrong with them), none with --jobs 1. Under --mpi a process
+ * walks on one thread; process 0 alone finishes the run (the devices' books) after the others sent
+ * their part and went to sleep (cli/mpi_driver.c), so it has workers for that. */
 static crew *crew_of(store *trace, const struct analysis_options *options, int jobs)
 {
-    if (jobs <= 1 || options->share)
+    if (jobs <= 1 || (options->share && options->share->index != 0))
         return NULL;
     struct store_gpu_device *keys = NULL;
     size_t count = 0;

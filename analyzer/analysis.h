@@ -63,11 +63,11 @@ struct analysis_options {
 
 /* The devices of one trace shared among count processes (the CLI's --mpi: cli/mpi_driver.c), each
  * running analysis_run on the same trace: process index walks its block of devices (in device
- * order, [index * n / count, (index + 1) * n / count)), encodes their fragments
- * (fragment_wire.h) and hands them to exchange; process 0 gets every process's bytes back, in
- * process order, merges them in device order and finishes the analysis, so its result is byte
- * for byte the one process's. The others' analysis_run returns NULL with sent set: their part is
- * done. The library knows nothing of how the bytes travel. */
+ * order, [index * n / count, (index + 1) * n / count)); process 0 merges its own as it walks them,
+ * the others encode their fragments (fragment_wire.h) and send them to process 0, which receives
+ * and merges them process after process, in device order, and finishes the analysis, so its result
+ * is byte for byte the one process's. The others' analysis_run returns NULL with sent set: their
+ * part is done. The library knows nothing of how the bytes travel. */
 struct analysis_share {
     int index, count;
     /* Sends this process's bytes to every process: *all (the caller frees) receives every
@@ -76,16 +76,25 @@ struct analysis_share {
      * way: each process reads those of its own devices, not the whole trace's. */
     int (*share_all)(void *context, const unsigned char *bytes, size_t size, unsigned char **all,
                      size_t *all_size, error_info *err);
-    /* Sends this process's bytes; on process 0, *gathered (the caller frees) receives every
-     * process's, process after process, *gathered_size their total; elsewhere it stays NULL.
+    /* Every process calls it once, after its walks: *before receives the sum of value over the
+     * processes before this one (0 on process 0). The devices' accounting intervals are counted
+     * this way, so that a process sends only those the merge keeps. Returns 0, or -1 with err
+     * filled. */
+    int (*sum_before)(void *context, uint64_t value, uint64_t *before, error_info *err);
+    /* A process other than 0: its fragments' bytes to process 0. Returns 0, or -1 with err filled. */
+    int (*send)(void *context, const unsigned char *bytes, size_t size, error_info *err);
+    /* Process 0: process's bytes (sent once by it) into *bytes, *size of them: *bytes (the caller
+     * frees it) holds *capacity bytes and grows (realloc) where they need more, so that one buffer
+     * serves every process. Process 0 receives from every other process once, in process order.
      * Returns 0, or -1 with err filled. */
-    int (*exchange)(void *context, const unsigned char *bytes, size_t size, unsigned char **gathered,
-                    size_t *gathered_size, error_info *err);
+    int (*receive)(void *context, int process, unsigned char **bytes, size_t *capacity, size_t *size,
+                   error_info *err);
     void *context;
-    int sent;      /* set by analysis_run: this process's part went to exchange (0 on process 0) */
+    int sent;      /* set by analysis_run: this process's part went to process 0 (0 on process 0) */
     int agreed;    /* set by analysis_run: the run failed on every process alike (the set-up of one
                       process failed, and every process got its error) */
-    int exchanged; /* set by analysis_run while it runs: this process's fragments went through exchange */
+    int exchanged; /* set by analysis_run while it runs: this process's fragments were sent (on
+                      process 0: every process's received) */
     /* Added up by analysis_run: what this process read of the trace for the set-up (the steps it
      * mapped to their GPU work, the devices whose GPU span it read) of the run's totals: the
      * CLI's OVERLAPSCOPE_MPI_SHARES line shows that each process read its share alone. */

@@ -50,6 +50,9 @@ struct run {
     int jobs;    /* devices walked at once (1: on this thread, no other) */
     crew *crew;  /* the workers of jobs above 1 (NULL: this thread alone), from the start to the end */
     int inexact; /* a worker kept copy stretches past the cap it could not know: walk again on one */
+    /* The accounting intervals the merged devices offered the accountant (which keeps
+     * ACCOUNTING_MAX_INTERVALS of them): a share's processes send only what it keeps. */
+    uint64_t intervals_offered;
     error_info *err;
 };
 
@@ -137,6 +140,10 @@ int analysis_share_agree(struct analysis_share *share, int *go, error_info *err)
  * analysis_share.c). Returns 0 (process 0: every device merged), 2 (another process: its part was
  * sent, the run ends here), or -1 with run->err filled. */
 int analysis_share_run(struct run *run, const struct store_gpu_device *keys, size_t count);
+
+/* Walks keys in order on this thread, each merged as soon as it is walked (--jobs 1, a pool that
+ * could not start, a share's process 0 on its block). Returns 0, or -1 with run->err filled. */
+int analysis_walk_here(struct run *run, const struct store_gpu_device *keys, size_t count);
 
 /* 1 when options show device key's walk (else its collectives alone are matched: a peer). */
 int analysis_device_shown(const struct analysis_options *options, struct store_gpu_device key);

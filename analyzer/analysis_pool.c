@@ -85,6 +85,7 @@ int analysis_merge_device(struct run *run, struct device_fragment *fragment)
     size_t lane_offset = result->lane_count;
     int shown = part->device_count == 1;
     size_t result_index = shown ? result->device_count : ACCOUNTANT_PEER;
+    run->intervals_offered += fragment->books.books ? fragment->books.interval_count : 0;
     if (accountant_adopt_device(run->accountant, &fragment->books, result_index) != 0 ||
         grow((void **)&result->lanes, &run->lane_capacity, lane_offset + part->lane_count,
              sizeof *result->lanes) != 0 ||

@@ -1,10 +1,11 @@
 /* analysis_share.c: the devices' walks shared among processes (analysis_share in analysis.h):
  * first the set-up every process needs (the steps of every process and the trace's GPU span, for
  * the steady window), each process reading those of its own block of devices and all of them
- * exchanged (share_all); then this process walks its block of devices, as a worker of the pool
- * would (analysis_pool.c), and hands their fragments, as bytes (fragment_wire.h), to the share's
- * exchange; process 0 gets every process's back and merges them in device order, so that the run
- * after the merge is the one a single process would have. */
+ * exchanged (share_all); then each process walks its block of devices, as a worker of the pool
+ * would (analysis_pool.c). Process 0 merges its own as it walks them (they come first in device
+ * order); the others encode their fragments as bytes (fragment_wire.h), with only the accounting
+ * intervals the merge keeps, and send them; process 0 receives and merges them one process at a
+ * time in device order, so that the run after the merge is the one a single process would have. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,80 +196,161 @@ static int put_failure(struct fragment_wire *wire, const error_info *err)
     return fragment_wire_begin(wire, 1) == 0 && fragment_wire_put(wire, &failed) == 0 ? 0 : -1;
 }
 
-/* This process's devices [first, end) walked into wire. Returns 0, or -1 when out of memory. */
-static int walk_block(struct run *run, const struct store_gpu_device *keys, size_t first, size_t end,
-                      struct fragment_wire *wire)
+/* The intervals of fragment the merge adopts before its cap (accountant_adopt_device: the run keeps
+ * ACCOUNTING_MAX_INTERVALS in all, the earliest in device order): none of a device it does not
+ * adopt (failed, skipped, without books); as analysis_merge_device counts run.intervals_offered. */
+static uint64_t intervals_offered(const struct device_fragment *fragment)
 {
-    error_info err;
+    return fragment->status != 0 || fragment->skipped || !fragment->books.books
+               ? 0
+               : fragment->books.interval_count;
+}
+
+/* What of fragment's intervals the merge keeps, *before those the devices before it offered (the
+ * sum moves past it): the merge keeps min(offered, cap - min(before, cap)) of each device. */
+static size_t intervals_kept(const struct device_fragment *fragment, uint64_t *before)
+{
+    uint64_t offered = intervals_offered(fragment);
+    uint64_t room = *before < ACCOUNTING_MAX_INTERVALS ? ACCOUNTING_MAX_INTERVALS - *before : 0;
+    *before += offered;
+    return (size_t)(offered < room ? offered : room);
+}
+
+/* A process other than 0: its devices [first, end) walked into *fragments (*count of them; the
+ * caller frees them), *offered their intervals. A walker that cannot start leaves one fragment
+ * that says why. Returns 0, or -1 when out of memory. */
+static int walk_block(struct run *run, const struct store_gpu_device *keys, size_t first, size_t end,
+                      struct device_fragment **fragments, size_t *count, uint64_t *offered)
+{
+    *count = 0;
+    *offered = 0;
+    *fragments = calloc(end > first ? end - first : 1, sizeof **fragments);
+    if (!*fragments)
+        return -1;
     struct analysis_walker walker;
-    if (analysis_walker_init(&walker, run->trace, run, &err) != 0)
-        return put_failure(wire, &err);
-    int status = fragment_wire_begin(wire, end - first);
-    for (size_t i = first; status == 0 && i < end; i++) {
-        struct device_fragment fragment;
+    error_info err;
+    if (analysis_walker_init(&walker, run->trace, run, &err) != 0) {
+        (*fragments)[(*count)++] = (struct device_fragment){.status = -1, .err = err};
+        return 0;
+    }
+    for (size_t i = first; i < end; i++) {
+        struct device_fragment *fragment = &(*fragments)[(*count)++];
         /* as a pool's worker: the exposed-copy intervals before it are not known here (the merge
          * sees when that mattered: run.inexact) */
-        analysis_walk_device(&walker, keys[i], analysis_device_shown(&run->options, keys[i]), 0, &fragment);
-        status = fragment_wire_put(wire, &fragment);
-        device_fragment_free(&fragment);
+        analysis_walk_device(&walker, keys[i], analysis_device_shown(&run->options, keys[i]), 0, fragment);
+        *offered += intervals_offered(fragment);
     }
     analysis_walker_free(&walker);
+    return 0;
+}
+
+/* fragments as bytes into wire, each with only the intervals the merge keeps (before: those the
+ * processes before this one offered), each freed once written (the fragments, then free(), are
+ * the caller's). Returns 0, or -1 when out of memory. */
+static int encode_block(struct device_fragment *fragments, size_t count, uint64_t before,
+                        struct fragment_wire *wire)
+{
+    int status = fragment_wire_begin(wire, count);
+    for (size_t i = 0; i < count; i++) {
+        fragments[i].books.interval_count = intervals_kept(&fragments[i], &before);
+        if (status == 0)
+            status = fragment_wire_put(wire, &fragments[i]);
+        device_fragment_free(&fragments[i]);
+    }
     return status;
 }
 
-/* Merges every process's fragments, in process order, into the run. Returns 0 or -1. */
-static int merge_gathered(struct run *run, const unsigned char *bytes, size_t size, size_t device_count)
+/* A process other than 0: walks its block, learns how many intervals the processes before it
+ * offer (every process takes part) and sends its fragments to process 0: only the intervals the
+ * merge keeps travel (once the first devices fill the cap, none of the later ones'). Returns 0, or
+ * -1 with run->err filled. */
+static int send_block(struct run *run, const struct store_gpu_device *keys, size_t first, size_t end)
 {
-    size_t offset = 0, merged = 0;
-    while (offset < size) {
-        size_t count;
-        if (fragment_wire_open(bytes, size, &offset, &count, run->err) != 0)
-            return -1;
-        for (size_t i = 0; i < count; i++) {
-            struct device_fragment fragment;
-            int status = fragment_wire_get(bytes, size, &offset, &fragment, run->err);
-            if (status == 0)
-                status = analysis_merge_device(run, &fragment);
-            device_fragment_free(&fragment);
-            if (status != 0 || run->inexact)
-                return status;
-            merged++;
-        }
+    struct analysis_share *share = run->options.share;
+    struct device_fragment *fragments;
+    size_t count;
+    uint64_t offered, before = 0;
+    int walked = walk_block(run, keys, first, end, &fragments, &count, &offered);
+    int status = share->sum_before(share->context, offered, &before, run->err);
+    struct fragment_wire wire = {0};
+    if (walked != 0 || encode_block(fragments, count, before, &wire) != 0) {
+        free(wire.bytes);
+        wire = (struct fragment_wire){0};
+        error_info err;
+        error_set(&err, "out of memory");
+        walked = put_failure(&wire, &err);
     }
-    if (merged != device_count)
+    free(fragments);
+    if (status == 0 && walked != 0)
+        status = error_set(run->err, "out of memory");
+    if (status == 0)
+        status = share->send(share->context, wire.bytes, wire.size, run->err);
+    free(wire.bytes);
+    return status;
+}
+
+/* Merges one process's fragments (bytes) into the run, *merged counting the devices. Returns 0 or
+ * -1 (run.inexact: stopped there, the run is walked again). */
+static int merge_bytes(struct run *run, const unsigned char *bytes, size_t size, size_t *merged)
+{
+    size_t offset = 0, count;
+    if (fragment_wire_open(bytes, size, &offset, &count, run->err) != 0)
+        return -1;
+    for (size_t i = 0; i < count; i++) {
+        struct device_fragment fragment;
+        int status = fragment_wire_get(bytes, size, &offset, &fragment, run->err);
+        if (status == 0)
+            status = analysis_merge_device(run, &fragment);
+        device_fragment_free(&fragment);
+        if (status != 0 || run->inexact)
+            return status;
+        (*merged)++;
+    }
+    return offset == size ? 0
+                          : error_set(run->err, "the fragments received are damaged (bytes after the last)");
+}
+
+/* Process 0: its own block merged as walked, then every other process's bytes received and merged
+ * one process at a time, in process order (device order), into one buffer: what process 0 holds at
+ * once is one process's bytes. It receives from every process also after a failure, so
+ * that no process waits on it. Returns 0, or -1 with run->err filled. */
+static int merge_all(struct run *run, const struct store_gpu_device *keys, size_t first, size_t end,
+                     size_t count)
+{
+    struct analysis_share *share = run->options.share;
+    uint64_t before;
+    error_info later; /* the exchange's failure, after the run's own */
+    /* its block comes first in device order: walked as one process walks (each device knows the
+     * exposed copies before it), no bytes between */
+    int status = end > first ? analysis_walk_here(run, keys + first, end - first) : 0;
+    int passed = share->sum_before(share->context, run->intervals_offered, &before,
+                                   status == 0 ? run->err : &later) == 0;
+    size_t merged = end - first, capacity = 0, size;
+    unsigned char *bytes = NULL; /* one buffer for every process's: its pages are touched once */
+    for (int process = 1; passed && process < share->count; process++) {
+        passed = share->receive(share->context, process, &bytes, &capacity, &size,
+                                status == 0 ? run->err : &later) == 0;
+        if (passed && status == 0 && !run->inexact)
+            status = merge_bytes(run, bytes, size, &merged);
+    }
+    free(bytes);
+    share->exchanged = passed;
+    if (!passed)
+        return -1;
+    if (status == 0 && !run->inexact && merged != count)
         return error_set(run->err, "the processes sent %zu devices' fragments, not the trace's %zu", merged,
-                         device_count);
-    return 0;
+                         count);
+    return status;
 }
 
 int analysis_share_run(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
     struct analysis_share *share = run->options.share;
-    size_t index = (size_t)share->index, first, end;
+    size_t first, end;
     block_of(share, count, &first, &end);
-    struct fragment_wire wire = {0};
-    if (walk_block(run, keys, first, end, &wire) != 0) {
-        free(wire.bytes);
-        wire = (struct fragment_wire){0};
-        error_info err;
-        error_set(&err, "out of memory");
-        if (put_failure(&wire, &err) != 0) {
-            free(wire.bytes);
-            return error_set(run->err, "out of memory");
-        }
-    }
-    unsigned char *gathered = NULL;
-    size_t gathered_size = 0;
-    int status = share->exchange(share->context, wire.bytes, wire.size, &gathered, &gathered_size, run->err);
-    free(wire.bytes);
-    share->exchanged = status == 0;
-    if (status == 0 && index != 0) {
-        share->sent = 1;
-        free(gathered);
-        return 2;
-    }
-    if (status == 0)
-        status = merge_gathered(run, gathered, gathered_size, count);
-    free(gathered);
-    return status;
+    if (share->index == 0)
+        return merge_all(run, keys, first, end, count);
+    int status = send_block(run, keys, first, end);
+    share->exchanged = share->sent = status == 0;
+    return status == 0 ? 2 : status;
 }

@@ -93,10 +93,18 @@ done
 
 # Each process reads its share of the set-up alone: with 4 processes on the 4-rank job, each maps
 # a quarter of the steps to their GPU work and reads the GPU span of one device (before, every
-# process read the whole trace's steps and span: 4 of 4).
+# process read the whole trace's steps and span: 4 of 4). With OVERLAPSCOPE_TIMING=1 every process
+# writes its phases: process 0's table as one process's, each other's led by "process R: ".
 if [ -d "$dir/ddp4" ]; then
-    "${launch_env[@]}" OVERLAPSCOPE_MPI_SHARES=1 mpirun -np 4 --oversubscribe "$os" report --mpi "$dir/ddp4" \
-        >/dev/null 2>"$dir/err"
+    "${launch_env[@]}" OVERLAPSCOPE_MPI_SHARES=1 OVERLAPSCOPE_TIMING=1 mpirun -np 4 --oversubscribe "$os" report \
+        --mpi "$dir/ddp4" >/dev/null 2>"$dir/err"
+    tables=$(grep -E '^(process [1-3]: )?timing \(jobs [0-9]+\): phase ' "$dir/err" | sed 's/timing.*//' | sort | uniq -c |
+        awk '$1 == 1 {n++} END {print n + 0}')
+    if [ "$tables" = 4 ] && grep -q '^process 2: timing (jobs [0-9]*): devices: walks and merge ' "$dir/err"; then
+        pass=$((pass+1))
+    else
+        bad "OVERLAPSCOPE_TIMING=1: not one table of phases from each of the 4 processes: $(grep -c timing "$dir/err") lines"
+    fi
     shares=$(sed -n 's/^overlapscope: --mpi process \([0-3]\) of 4: mapped \([0-9]*\) of \([0-9]*\) steps, read the GPU span of \([0-9]*\) of \([0-9]*\) devices$/\1 \2 \3 \4 \5/p' "$dir/err" |
         awk '$3 > 0 && 4 * $2 == $3 && $4 == 1 && $5 == 4 {n++} END {print n + 0}')
     if [ "$shares" = 4 ]; then
