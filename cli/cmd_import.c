@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -103,9 +104,16 @@ int cmd_import(int argc, char **argv)
         import_options.progress = cli_progress_update;
         import_options.progress_context = &progress;
     }
+    /* OVERLAPSCOPE_TIMING=1: each phase's time to stderr (phase_timing.h; docs/scale.md). */
+    const char *timing_wanted = getenv("OVERLAPSCOPE_TIMING");
+    struct phase_timing timing = {0};
+    if (timing_wanted && strcmp(timing_wanted, "1") == 0)
+        import_options.timing = &timing;
     error_info err;
     int imported = import_run(output_path, argv + optind, argc - optind, &import_options, &err);
     cli_progress_finish(&progress);
+    if (import_options.timing)
+        phase_timing_write(&timing, import_options.jobs, stderr);
     if (imported < 0)
         return cli_error(argv[0], "%s", err.message);
     print_summary(output_path, imported);
