@@ -464,8 +464,14 @@ struct part {
 struct part_pool {
     struct part *parts;
     size_t count, next;
+    /* Parts appended so far, and how many may wait read ahead of them: workers faster than the
+     * one writer (16 of them are) would otherwise leave every part of the folder on disk at once
+     * (the page cache of 256 parts of 1M activities). */
+    size_t appended, ahead;
     pthread_mutex_t lock;
-    pthread_cond_t part_done;     /* signalled as each part is read: the appender takes them in order */
+    /* Broadcast as each part is read (the appender takes them in order) and as each is appended
+     * (a worker held back by ahead may start the next file). */
+    pthread_cond_t part_done;
     struct progress_share *share; /* the whole import's */
     int64_t worker_cpu_ns;        /* of the workers that ended, under the lock (phase timing) */
 };
@@ -510,6 +516,8 @@ static void *part_worker(void *argument)
     struct part_pool *pool = argument;
     for (;;) {
         pthread_mutex_lock(&pool->lock);
+        while (pool->next < pool->count && pool->next >= pool->appended + pool->ahead)
+            pthread_cond_wait(&pool->part_done, &pool->lock);
         size_t index = pool->next < pool->count ? pool->next++ : pool->count;
         if (index == pool->count) {
             pool->worker_cpu_ns += phase_timing_now().cpu_ns;
@@ -546,8 +554,9 @@ static void remove_part(const char *path)
 }
 
 /* Reads files into parts beside out's temporary file on workers while this thread appends the
- * parts to output in file order, each as soon as it is read, and removes it once appended (a
- * folder of many ranks never has all its parts on disk at once). The first failing file's error is
+ * parts to output in file order, each as soon as it is read, and removes it once appended; no
+ * worker starts a file more than 2 x workers files ahead of the last appended, so a folder of
+ * many ranks never has more than that many parts on disk at once. The first failing file's error is
  * the import's: no file is started after it, the files being read are finished, and every part
  * is removed before this returns (on a signal, output_file removes them). */
 static int import_in_parallel(store *output, output_file *out, const struct file_list *files, size_t workers,
@@ -555,7 +564,7 @@ static int import_in_parallel(store *output, output_file *out, const struct file
                               error_info *err)
 {
     const char *temporary_path = output_file_temporary(out);
-    struct part_pool pool = {.count = files->count, .share = share};
+    struct part_pool pool = {.count = files->count, .ahead = 2 * workers, .share = share};
     pool.parts = calloc(files->count, sizeof *pool.parts);
     pthread_t *threads = calloc(workers, sizeof *threads);
     if (!pool.parts || !threads || pthread_mutex_init(&pool.lock, NULL) != 0) {
@@ -607,10 +616,15 @@ static int import_in_parallel(store *output, output_file *out, const struct file
         remove_part(part->part_path);
         store_add_texts_cut(output, part->texts_cut);
         *formats_seen |= part->formats_seen;
+        pthread_mutex_lock(&pool.lock);
+        pool.appended = i + 1;
+        pthread_cond_broadcast(&pool.part_done);
+        pthread_mutex_unlock(&pool.lock);
         mark = phase_timing_add(timing, "append parts", mark, 0, 1);
     }
     pthread_mutex_lock(&pool.lock);
     pool.next = pool.count; /* after a failure: no file is started */
+    pthread_cond_broadcast(&pool.part_done);
     pthread_mutex_unlock(&pool.lock);
     for (size_t i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
