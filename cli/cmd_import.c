@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -94,6 +95,8 @@ int cmd_import(int argc, char **argv)
 {
     const char *output_path = NULL;
     struct import_options import_options = {.finish = overview_build_or_warn};
+    /* Before any trace is opened (too late, it changes nothing: the import is only slower). */
+    (void)store_prepare_for_threads();
     if (parse_options(argc, argv, &output_path, &import_options) != 0)
         return CLI_EXIT_ERROR;
     if (optind >= argc)
@@ -103,9 +106,16 @@ int cmd_import(int argc, char **argv)
         import_options.progress = cli_progress_update;
         import_options.progress_context = &progress;
     }
+    /* OVERLAPSCOPE_TIMING=1: each phase's time to stderr (phase_timing.h; docs/scale.md). */
+    const char *timing_wanted = getenv("OVERLAPSCOPE_TIMING");
+    struct phase_timing timing = {0};
+    if (timing_wanted && strcmp(timing_wanted, "1") == 0)
+        import_options.timing = &timing;
     error_info err;
     int imported = import_run(output_path, argv + optind, argc - optind, &import_options, &err);
     cli_progress_finish(&progress);
+    if (import_options.timing)
+        phase_timing_write(&timing, import_options.jobs, stderr);
     if (imported < 0)
         return cli_error(argv[0], "%s", err.message);
     print_summary(output_path, imported);

@@ -418,9 +418,11 @@ static double file_size(const char *path)
     return stat(path, &info) == 0 ? (double)info.st_size : 0;
 }
 
+/* timing may be NULL (a worker's file: the workers' CPU is counted as a whole). */
 static int import_one(store *output, const char *path, struct progress_share *share, int *formats_seen,
-                      error_info *err)
+                      struct phase_timing *timing, error_info *err)
 {
+    struct phase_mark mark = phase_timing_now();
     enum import_format format = import_detect_format(path, err);
     if (format == IMPORT_FORMAT_UNKNOWN)
         return -1;
@@ -434,9 +436,11 @@ static int import_one(store *output, const char *path, struct progress_share *sh
         struct kineto_progress progress = {report_file_progress, share};
         status = kineto_import_file(output, path, &progress, err);
     }
+    mark = phase_timing_add(timing, "read files (parse, insert)", mark, 0, 0);
     /* What imports must read: the readers' bounds, applied to this file's rows (issue 20). */
     if (status == 0 && store_check_plausible(output, &before, err) != 0)
         status = error_prefix(err, "%s: not imported, no reader would accept it", path);
+    phase_timing_add(timing, "check rows (plausible)", mark, 0, 0);
     share->done_bytes += share->file_bytes;
     report_file_progress(share, 0);
     return status;
@@ -460,9 +464,16 @@ struct part {
 struct part_pool {
     struct part *parts;
     size_t count, next;
+    /* Parts appended so far, and how many may wait read ahead of them: workers faster than the
+     * one writer (16 of them are) would otherwise leave every part of the folder on disk at once
+     * (the page cache of 256 parts of 1M activities). */
+    size_t appended, ahead;
     pthread_mutex_t lock;
-    pthread_cond_t part_done;     /* signalled as each part is read: the appender takes them in order */
+    /* Broadcast as each part is read (the appender takes them in order) and as each is appended
+     * (a worker held back by ahead may start the next file). */
+    pthread_cond_t part_done;
     struct progress_share *share; /* the whole import's */
+    int64_t worker_cpu_ns;        /* of the workers that ended, under the lock (phase timing) */
 };
 
 /* A worker's progress within its file, added up over the files under the lock. */
@@ -493,7 +504,7 @@ static void import_part(struct part *part)
     store *output = store_create(part->part_path, STORE_OVERWRITE | STORE_FAST_UNSAFE, &part->err);
     int status = output && store_begin(output, &part->err) == 0 ? 0 : -1;
     if (status == 0)
-        status = import_one(output, part->path, &part->share, &part->formats_seen, &part->err);
+        status = import_one(output, part->path, &part->share, &part->formats_seen, NULL, &part->err);
     part->texts_cut = output ? store_texts_cut(output) : 0;
     if (output && store_close(output, status == 0 ? &part->err : NULL) != 0)
         status = -1;
@@ -505,10 +516,15 @@ static void *part_worker(void *argument)
     struct part_pool *pool = argument;
     for (;;) {
         pthread_mutex_lock(&pool->lock);
+        while (pool->next < pool->count && pool->next >= pool->appended + pool->ahead)
+            pthread_cond_wait(&pool->part_done, &pool->lock);
         size_t index = pool->next < pool->count ? pool->next++ : pool->count;
-        pthread_mutex_unlock(&pool->lock);
-        if (index == pool->count)
+        if (index == pool->count) {
+            pool->worker_cpu_ns += phase_timing_now().cpu_ns;
+            pthread_mutex_unlock(&pool->lock);
             return NULL;
+        }
+        pthread_mutex_unlock(&pool->lock);
         import_part(&pool->parts[index]);
         pthread_mutex_lock(&pool->lock);
         pool->parts[index].done = 1;
@@ -538,15 +554,17 @@ static void remove_part(const char *path)
 }
 
 /* Reads files into parts beside out's temporary file on workers while this thread appends the
- * parts to output in file order, each as soon as it is read, and removes it once appended (a
- * folder of many ranks never has all its parts on disk at once). The first failing file's error is
+ * parts to output in file order, each as soon as it is read, and removes it once appended; no
+ * worker starts a file more than 2 x workers files ahead of the last appended, so a folder of
+ * many ranks never has more than that many parts on disk at once. The first failing file's error is
  * the import's: no file is started after it, the files being read are finished, and every part
  * is removed before this returns (on a signal, output_file removes them). */
 static int import_in_parallel(store *output, output_file *out, const struct file_list *files, size_t workers,
-                              struct progress_share *share, int *formats_seen, error_info *err)
+                              struct progress_share *share, int *formats_seen, struct phase_timing *timing,
+                              error_info *err)
 {
     const char *temporary_path = output_file_temporary(out);
-    struct part_pool pool = {.count = files->count, .share = share};
+    struct part_pool pool = {.count = files->count, .ahead = 2 * workers, .share = share};
     pool.parts = calloc(files->count, sizeof *pool.parts);
     pthread_t *threads = calloc(workers, sizeof *threads);
     if (!pool.parts || !threads || pthread_mutex_init(&pool.lock, NULL) != 0) {
@@ -581,12 +599,14 @@ static int import_in_parallel(store *output, output_file *out, const struct file
             break;
     if (status == 0 && started == 0)
         status = error_set(err, "cannot start a thread to import with");
+    struct phase_mark mark = phase_timing_now();
     for (size_t i = 0; i < files->count && status == 0; i++) {
         struct part *part = &pool.parts[i];
         pthread_mutex_lock(&pool.lock);
         while (!part->done)
             pthread_cond_wait(&pool.part_done, &pool.lock);
         pthread_mutex_unlock(&pool.lock);
+        mark = phase_timing_add(timing, "wait for a part", mark, 0, 1);
         if (part->status != 0) {
             *err = part->err;
             status = -1;
@@ -596,12 +616,19 @@ static int import_in_parallel(store *output, output_file *out, const struct file
         remove_part(part->part_path);
         store_add_texts_cut(output, part->texts_cut);
         *formats_seen |= part->formats_seen;
+        pthread_mutex_lock(&pool.lock);
+        pool.appended = i + 1;
+        pthread_cond_broadcast(&pool.part_done);
+        pthread_mutex_unlock(&pool.lock);
+        mark = phase_timing_add(timing, "append parts", mark, 0, 1);
     }
     pthread_mutex_lock(&pool.lock);
     pool.next = pool.count; /* after a failure: no file is started */
+    pthread_cond_broadcast(&pool.part_done);
     pthread_mutex_unlock(&pool.lock);
     for (size_t i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
+    phase_timing_add(timing, "read files (workers)", mark, pool.worker_cpu_ns, 1);
     for (size_t i = 0; i < files->count; i++)
         if (pool.parts[i].part_path[0])
             remove_part(pool.parts[i].part_path);
@@ -694,6 +721,7 @@ static int warn_skipped(store *output, const struct file_list *skipped, const st
 int import_run(const char *output_path, char *const *inputs, int input_count,
                const struct import_options *options, error_info *err)
 {
+    struct phase_mark start = phase_timing_now();
     struct file_list skipped = {0};
     struct file_list files = {.skipped = &skipped};
     if (expand_inputs(&files, inputs, input_count, output_path, err) != 0) {
@@ -719,22 +747,29 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
     int formats_seen = 0;
     int status = output && store_begin(output, err) == 0 ? 0 : -1;
     size_t workers = worker_count(options->jobs, files.count);
+    struct phase_timing *timing = options->timing;
+    struct phase_mark mark = phase_timing_add(timing, "list inputs, create the output", start, 0, 0);
     if (status == 0 && workers > 1)
-        status = import_in_parallel(output, out, &files, workers, &share, &formats_seen, err);
+        status = import_in_parallel(output, out, &files, workers, &share, &formats_seen, timing, err);
     for (size_t i = 0; status == 0 && workers <= 1 && i < files.count; i++)
-        status = import_one(output, files.paths[i], &share, &formats_seen, err);
+        status = import_one(output, files.paths[i], &share, &formats_seen, timing, err);
+    mark = phase_timing_add_rest(timing, "between files", start);
     if (status == 0)
         status = warn_skipped(output, &skipped, options, err);
     if (status == 0)
         status = write_meta(output, formats_seen, options->meta, err);
     if (status == 0 && identity)
         status = store_set_meta(output, options->identity_meta_key, identity, err);
+    mark = phase_timing_add(timing, "warnings, meta", mark, 0, 0);
     if (status == 0)
         status = store_finalize(output, err);
+    mark = phase_timing_add(timing, "finalize: indexes, ANALYZE, WAL", mark, 0, 0);
     if (status == 0 && options->finish)
         status = options->finish(output, err);
+    mark = phase_timing_add(timing, "finish (overview)", mark, 0, 0);
     if (output && store_close(output, status == 0 ? err : NULL) != 0)
         status = -1;
+    phase_timing_add(timing, "close", mark, 0, 0);
     if (status == 0 && identity)
         status = check_unchanged(inputs, input_count, &files, identity, err);
     if (status == 0)

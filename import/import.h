@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "phase_timing.h"
 #include "store.h"
 
 struct import_options {
@@ -36,6 +37,9 @@ struct import_options {
      * in the order of the files (the trace is the same for any number): 0 for this machine's
      * processors, 1 for one file after the other in this thread. */
     int jobs;
+    /* May be NULL: where the import's time goes, phase by phase (OVERLAPSCOPE_TIMING=1), the
+     * workers' CPU with the phase the writer appends the parts in. */
+    struct phase_timing *timing;
 };
 
 enum import_format { IMPORT_FORMAT_UNKNOWN = 0, IMPORT_FORMAT_KINETO, IMPORT_FORMAT_NSYS };

@@ -8,6 +8,12 @@
 struct store_frames {
     store *s;
     sqlite3_stmt *insert;
+    int64_t frame_count;
+    /* The last API call written before the process's first (store_frames_new comes before the
+     * process's calls): derive reads the calls after it, not the whole table (no index on the
+     * process while a trace is written), which each file of a folder read one after the other
+     * scanned again, every earlier file's calls included. */
+    int64_t calls_before;
 };
 
 static int failed(store *s, error_info *err, const char *what)
@@ -42,6 +48,13 @@ store_frames *store_frames_new(store *s, error_info *err)
         return NULL;
     }
     frames->s = s;
+    /* A call queued and not yet written gets a rowid above this one when it is. */
+    sqlite3_stmt *last = NULL;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT MAX(rowid) FROM api_call_runs", -1, &last, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(last) == SQLITE_ROW)
+        frames->calls_before = sqlite3_column_int64(last, 0);
+    sqlite3_finalize(last);
     if (sqlite3_exec(store_db(s),
                      "DROP TABLE IF EXISTS temp.host_frames;"
                      "CREATE TEMP TABLE host_frames (thread_id INTEGER, start_ns INTEGER, end_ns INTEGER,"
@@ -66,6 +79,7 @@ int store_frames_add(store_frames *frames, const struct store_host_frame *frame,
     sqlite3_bind_text(insert, 5, frame->name, -1, SQLITE_TRANSIENT);
     int status = sqlite3_step(insert) == SQLITE_DONE ? 0 : failed(frames->s, err, "collect a host frame");
     sqlite3_reset(insert);
+    frames->frame_count++;
     return status;
 }
 
@@ -82,7 +96,7 @@ static const char *const derive_sql =
     "INSERT INTO call_sources (process_id, correlation_id, kind, source_id)"
     " SELECT a.process_id, a.correlation_id, f.kind, s.id FROM api_calls a"
     " JOIN temp.host_frames f ON f.rowid = " PYTHON_ELSE_OPERATOR " JOIN strings s ON s.value = f.name"
-    " WHERE a.process_id = ?1 AND a.correlation_id IS NOT NULL";
+    " WHERE a.rowid > ?4 AND a.process_id = ?1 AND a.correlation_id IS NOT NULL";
 
 /* The innermost Python frame (the user's or a library's) enclosing call a. */
 #define INNERMOST_PYTHON                                                                                     \
@@ -126,6 +140,8 @@ static int derive_wrappers(store_frames *frames, int64_t process_id, error_info 
 
 int store_frames_derive(store_frames *frames, int64_t process_id, error_info *err)
 {
+    if (frames->frame_count == 0)
+        return 0; /* no call has a frame to come from */
     sqlite3 *db = store_db(frames->s);
     if (sqlite3_exec(db,
                      "CREATE INDEX IF NOT EXISTS temp.host_frames_by_thread ON host_frames (kind, thread_id, "
@@ -139,6 +155,7 @@ int store_frames_derive(store_frames *frames, int64_t process_id, error_info *er
     sqlite3_bind_int64(derive, 1, process_id);
     sqlite3_bind_int64(derive, 2, STORE_SOURCE_PYTHON);
     sqlite3_bind_int64(derive, 3, STORE_SOURCE_CPU_OP);
+    sqlite3_bind_int64(derive, 4, frames->calls_before);
     int status = sqlite3_step(derive) == SQLITE_DONE ? 0 : failed(frames->s, err, "find call sources");
     sqlite3_finalize(derive);
     return status == 0 ? derive_wrappers(frames, process_id, err) : -1;

@@ -35,6 +35,11 @@ int store_exec_sql(store *s, const char *sql, error_info *err, const char *what)
     return 0;
 }
 
+int store_prepare_for_threads(void)
+{
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK ? 0 : -1;
+}
+
 static store *store_alloc(const char *path)
 {
     store *s = calloc(1, sizeof *s);
@@ -134,12 +139,15 @@ store *store_create(const char *path, int flags, error_info *err)
     /* WAL keeps every committed transaction across a SIGKILL of the writer whatever `synchronous`
      * says (that only matters when the machine itself goes down); rollback-journal modes OFF and
      * MEMORY would not. A bigger page cache (64 MiB) for the one-writer files saves re-reading
-     * pages of the growing tables. */
-    char pragmas[320];
+     * pages of the growing tables. synchronous first: the header's ids are written before WAL
+     * is on, in a rollback journal that the default (FULL) synced a dozen times per file (each part
+     * of a parallel import, each recorded process). */
+    const char *synchronous = (flags & STORE_FAST_UNSAFE) ? "OFF" : "NORMAL";
+    char pragmas[360];
     snprintf(pragmas, sizeof pragmas,
-             "PRAGMA page_size=8192; PRAGMA application_id=%d; PRAGMA user_version=%d;"
+             "PRAGMA page_size=8192; PRAGMA synchronous=%s; PRAGMA application_id=%d; PRAGMA user_version=%d;"
              " PRAGMA journal_mode=WAL; PRAGMA synchronous=%s;%s",
-             STORE_APPLICATION_ID, STORE_SCHEMA_VERSION, (flags & STORE_FAST_UNSAFE) ? "OFF" : "NORMAL",
+             synchronous, STORE_APPLICATION_ID, STORE_SCHEMA_VERSION, synchronous,
              (flags & STORE_BATCHED_INSERTS) ? " PRAGMA cache_size=-65536;" : "");
     if (store_exec_sql(s, pragmas, err, "set up the database") != 0)
         goto fail;

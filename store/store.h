@@ -128,6 +128,12 @@ enum {
 /* A store is used by one thread at a time (its SQLite connection is opened without a mutex). */
 typedef struct store store;
 
+/* For a process whose threads each write a trace of their own (import --jobs N): SQLite's memory
+ * statistics off, before its first connection. On (SQLite's default), every allocation SQLite
+ * makes, and the Debian build has no lookaside so each row makes several, takes one mutex that all
+ * threads share. Returns 0, or -1 when SQLite is already in use (nothing changed). */
+int store_prepare_for_threads(void);
+
 /* Creates a new, empty trace at path with the schema and meta rows (schema_version,
  * tool_version, created_unix_ns, host). Fails if path exists unless STORE_OVERWRITE. The file
  * is created exclusively with mode 0644. Returns NULL and fills err on failure. Free with

@@ -41,6 +41,25 @@ fi
 leftover=$(ls -a "$work" | grep -v -x -e . -e .. -e ranks -e out -e bad.out -e bad.err)
 [ -z "$leftover" ] || { echo "FAILED: left behind: $leftover"; fail=1; }
 
+# A device that runs longer than any recording in the second file of a folder: refused, the file
+# named, by one worker as by two (each file's check reads the rows since that file began, not the
+# whole trace again: a folder read one file after the other no longer rescans the earlier files).
+mkdir "$work/span"
+cp "$data"/kineto/sampled_rank-0.json.gz "$work/span/a.json.gz"
+cat >"$work/span/b.json" <<'JSON'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "early", "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "late", "pid": 0, "tid": 7, "ts": 5000000000000, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 2}}
+]}
+JSON
+for j in 1 2; do
+    "$os" import "$work/span" -o "$work/span.db" --jobs "$j" >/dev/null 2>"$work/span.err"; rc=$?
+    if [ $rc -ne 2 ] || ! grep -q "span/b.json: not imported.*device 0 of process [12] has GPU activity from 1000 ns to 5000000000000000 ns, longer than any recording" "$work/span.err"; then
+        echo "FAILED: --jobs $j: a second file's device span: exit $rc: $(cat "$work/span.err")"; fail=1
+    fi
+done
+rm -rf "$work/span"
+
 # The analyses and the tables (stats) of a folder imported with 2 and 8 workers are those of one
 # worker, byte for byte, and so are the tables' rows (ids included: the parts' strings, processes,
 # kernel shapes and API functions are numbered in the order a sequential import numbers them), the
@@ -88,6 +107,21 @@ for folder in $folders; do
         done
     done
 done
+
+# Workers faster than the one writer wait: no more than 2 x workers parts are on disk at once
+# (before, 4 workers left 21 parts of 64 waiting on this VM).
+python3 "$(dirname "$0")/../../bench/gen_ddp_ranks.py" "$work/many" 32 --activities 5000 >/dev/null
+mkdir "$work/ahead"
+"$os" import "$work/many" -o "$work/ahead/trace.db" --jobs 4 >/dev/null 2>&1 &
+pid=$!; most=0
+while kill -0 "$pid" 2>/dev/null; do
+    parts=$(ls -a "$work/ahead" | grep -c '\.part[0-9]*$')
+    [ "$parts" -gt "$most" ] && most=$parts
+    sleep 0.01
+done
+wait "$pid" || { echo "FAILED: import --jobs 4 of 32 files"; fail=1; }
+[ "$most" -le 8 ] || { echo "FAILED: $most parts on disk at once with 4 workers (at most 8)"; fail=1; }
+rm -rf "$work/ahead" "$work/many"
 
 # An import interrupted (SIGTERM, SIGHUP; a background job ignores SIGINT) while its workers write
 # parts leaves nothing: no output, no temporary file, no part.
