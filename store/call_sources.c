@@ -102,12 +102,17 @@ static const char *const derive_sql =
 #define INNERMOST_PYTHON                                                                                     \
     "(SELECT g.rowid FROM temp.host_frames g WHERE g.kind IN (?2, ?3) AND g.thread_id = a.thread_id"         \
     " AND g.start_ns <= a.start_ns AND g.end_ns >= a.end_ns ORDER BY g.start_ns DESC LIMIT 1)"
+static const char *const wrapper_frames_sql =
+    "INSERT INTO temp.wrapper_frames SELECT DISTINCT f.rowid FROM api_calls a"
+    " JOIN strings n ON n.id = a.name_id JOIN temp.host_frames f ON f.rowid = " INNERMOST_PYTHON
+    " WHERE a.rowid > ?4 AND a.process_id = ?1 AND f.kind = ?3 AND overlapscope_blocks_host(n.value)";
+static const char *const wrapper_names_sql =
+    "INSERT OR IGNORE INTO strings (value) SELECT DISTINCT f.name FROM temp.wrapper_frames w"
+    " JOIN temp.host_frames f ON f.rowid = w.frame";
 static const char *const wrappers_sql =
     "INSERT INTO framework_calls (process_id, thread_id, start_ns, end_ns, function_id)"
-    " SELECT DISTINCT ?1, f.thread_id, f.start_ns, f.end_ns, s.id FROM api_calls a"
-    " JOIN strings n ON n.id = a.name_id JOIN temp.host_frames f ON f.rowid = " INNERMOST_PYTHON
-    " JOIN strings s ON s.value = f.name"
-    " WHERE a.process_id = ?1 AND f.kind = ?3 AND overlapscope_blocks_host(n.value)"
+    " SELECT ?1, f.thread_id, f.start_ns, f.end_ns, s.id FROM temp.wrapper_frames w"
+    " JOIN temp.host_frames f ON f.rowid = w.frame JOIN strings s ON s.value = f.name"
     " ORDER BY f.thread_id, f.start_ns";
 
 static void blocks_host(sqlite3_context *context, int count, sqlite3_value **values)
@@ -116,25 +121,48 @@ static void blocks_host(sqlite3_context *context, int count, sqlite3_value **val
     sqlite3_result_int(context, name && cuda_api_blocks_host((const char *)name));
 }
 
-/* framework_calls from the library frames (the table is absent in traces of an older schema: then
- * nothing is written). */
+/* Runs sql (its parameters: ?1 the process, ?2 and ?3 the frame kinds, ?4 the first call's rowid
+ * bound, where it has them) to its end. Returns 0 or -1. */
+static int run_bound(sqlite3 *db, const char *sql, const store_frames *frames, int64_t process_id)
+{
+    sqlite3_stmt *statement = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &statement, NULL) != SQLITE_OK)
+        return -1;
+    int parameters = sqlite3_bind_parameter_count(statement);
+    if (parameters >= 1)
+        sqlite3_bind_int64(statement, 1, process_id);
+    if (parameters >= 3) {
+        sqlite3_bind_int64(statement, 2, STORE_SOURCE_PYTHON);
+        sqlite3_bind_int64(statement, 3, STORE_FRAME_LIBRARY);
+    }
+    if (parameters >= 4)
+        sqlite3_bind_int64(statement, 4, frames->calls_before);
+    int status = sqlite3_step(statement) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(statement);
+    return status;
+}
+
+/* framework_calls from the library frames: the frames first, then their names interned (only
+ * theirs: a trace's strings are what its rows name), then the rows. The table is absent in traces
+ * of an older schema: then nothing is written. */
 static int derive_wrappers(store_frames *frames, int64_t process_id, error_info *err)
 {
     sqlite3 *db = store_db(frames->s);
     if (!store_db_has_table(db, "framework_calls"))
         return 0;
-    sqlite3_stmt *derive = NULL;
-    if (sqlite3_create_function(db, "overlapscope_blocks_host", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-                                blocks_host, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, wrappers_sql, -1, &derive, NULL) != SQLITE_OK)
-        return failed(frames->s, err, "find the wrappers of blocking calls");
-    sqlite3_bind_int64(derive, 1, process_id);
-    sqlite3_bind_int64(derive, 2, STORE_SOURCE_PYTHON);
-    sqlite3_bind_int64(derive, 3, STORE_FRAME_LIBRARY);
-    int status = sqlite3_step(derive) == SQLITE_DONE
-                     ? 0
-                     : failed(frames->s, err, "find the wrappers of blocking calls");
-    sqlite3_finalize(derive);
+    int status =
+        sqlite3_create_function(db, "overlapscope_blocks_host", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                blocks_host, NULL, NULL) == SQLITE_OK &&
+                sqlite3_exec(db,
+                             "DROP TABLE IF EXISTS temp.wrapper_frames;"
+                             " CREATE TEMP TABLE wrapper_frames (frame INTEGER)",
+                             NULL, NULL, NULL) == SQLITE_OK &&
+                run_bound(db, wrapper_frames_sql, frames, process_id) == 0 &&
+                run_bound(db, wrapper_names_sql, frames, process_id) == 0 &&
+                run_bound(db, wrappers_sql, frames, process_id) == 0
+            ? 0
+            : failed(frames->s, err, "find the wrappers of blocking calls");
+    sqlite3_exec(db, "DROP TABLE IF EXISTS temp.wrapper_frames", NULL, NULL, NULL);
     return status;
 }
 
@@ -143,11 +171,16 @@ int store_frames_derive(store_frames *frames, int64_t process_id, error_info *er
     if (frames->frame_count == 0)
         return 0; /* no call has a frame to come from */
     sqlite3 *db = store_db(frames->s);
-    if (sqlite3_exec(db,
-                     "CREATE INDEX IF NOT EXISTS temp.host_frames_by_thread ON host_frames (kind, thread_id, "
-                     "start_ns);"
-                     "INSERT OR IGNORE INTO strings (value) SELECT DISTINCT name FROM temp.host_frames;",
-                     NULL, NULL, NULL) != SQLITE_OK)
+    /* the sources' names: a library frame's is interned only where it is a wrapper (derive_wrappers) */
+    char *prepare =
+        sqlite3_mprintf("CREATE INDEX IF NOT EXISTS temp.host_frames_by_thread ON host_frames (kind,"
+                        " thread_id, start_ns);"
+                        "INSERT OR IGNORE INTO strings (value) SELECT DISTINCT name FROM"
+                        " temp.host_frames WHERE kind <> %d;",
+                        (int)STORE_FRAME_LIBRARY);
+    int prepared = prepare && sqlite3_exec(db, prepare, NULL, NULL, NULL) == SQLITE_OK;
+    sqlite3_free(prepare);
+    if (!prepared)
         return failed(frames->s, err, "index host frames");
     sqlite3_stmt *derive = NULL;
     if (sqlite3_prepare_v2(db, derive_sql, -1, &derive, NULL) != SQLITE_OK)
