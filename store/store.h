@@ -128,6 +128,12 @@ enum {
 /* A store is used by one thread at a time (its SQLite connection is opened without a mutex). */
 typedef struct store store;
 
+/* The process's SQLite set-up, before its first connection (main calls it first; store_create and
+ * store_open call it too, for other programs): SQLite's memory statistics off, so that threads on
+ * their own connections (the analysis's workers, crew.h) share no lock on every allocation. Once
+ * a process; later calls, and a call after SQLite has started, change nothing. */
+void store_process_setup(void);
+
 /* Creates a new, empty trace at path with the schema and meta rows (schema_version,
  * tool_version, created_unix_ns, host). Fails if path exists unless STORE_OVERWRITE. The file
  * is created exclusively with mode 0644. Returns NULL and fills err on failure. Free with
