@@ -7,7 +7,9 @@
 # of the same binary). CPU seconds are steadier than wall seconds on a shared machine.
 # Usage: bench/phase_cpu.sh TRACE [OUTDIR]; environment: PHASE_JOBS (default "1 2"), PHASE_ROUNDS
 # (default 5), PHASE_BINARIES (default build/cli/overlapscope; several, space-separated, to compare
-# a baseline and a change on the same trace). Each binary's output must be the same for every J.
+# a baseline and a change on the same trace; commas in an entry become spaces, so that
+# "env,GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456,build/cli/overlapscope" runs that binary
+# under that setting). Each binary's output must be the same for every J.
 # On the 16-core machine: a trace of bench/gen_ddp_ranks.py (64 ranks x 50,000 activities, imported
 # with `overlapscope import --jobs 16`), PHASE_JOBS="1 16"; OUTDIR/phase-cpu.txt holds the table.
 set -u
@@ -17,7 +19,8 @@ cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$out"
 binaries=${PHASE_BINARIES:-build/cli/overlapscope}
 for os in $binaries; do
-    [ -x "$os" ] || { echo "$0: no $os: build first" >&2; exit 2; }
+    binary=${os##*,}
+    [ -x "$binary" ] || { echo "$0: no $binary: build first" >&2; exit 2; }
 done
 : >"$out/timings"
 for round in $(seq "${PHASE_ROUNDS:-5}"); do
@@ -25,7 +28,8 @@ for round in $(seq "${PHASE_ROUNDS:-5}"); do
     for os in $binaries; do
         b=$((b + 1))
         for jobs in ${PHASE_JOBS:-1 2}; do
-            OVERLAPSCOPE_TIMING=1 "$os" report --jobs "$jobs" "$trace" >"$out/report-$b-$jobs.txt" \
+            # shellcheck disable=SC2086 # an entry's commas: its words
+            OVERLAPSCOPE_TIMING=1 ${os//,/ } report --jobs "$jobs" "$trace" >"$out/report-$b-$jobs.txt" \
                 2>"$out/timing.txt" || { echo "$os report --jobs $jobs failed" >&2; exit 1; }
             cmp -s "$out/report-$b-$jobs.txt" "$out/report-$b-1.txt" || [ ! -f "$out/report-$b-1.txt" ] ||
                 { echo "$os: report --jobs $jobs differs from --jobs 1" >&2; exit 1; }
