@@ -49,7 +49,10 @@ static void open_reader(struct member *member)
         store_read_transaction_begin(store_db(member->reader));
     pthread_mutex_lock(&team->lock);
     team->opened_tries++;
-    team->opened += member->reader != NULL;
+    /* Numbered in the order they open: those holding a connection are 0 to crew_size - 1 even when
+     * another failed to open (by place, a worker after it ran past its callers' per-worker arrays). */
+    if (member->reader)
+        member->number = team->opened++;
     pthread_cond_broadcast(&team->changed);
     pthread_mutex_unlock(&team->lock);
 }
@@ -103,7 +106,7 @@ crew *crew_new(store *trace, size_t workers)
     size_t started = 0;
     for (size_t i = 0; i < workers; i++) {
         struct member *member = &team->members[i];
-        *member = (struct member){.team = team, .number = i};
+        *member = (struct member){.team = team}; /* numbered when its connection opens */
         member->started = pthread_create(&member->thread, NULL, work, member) == 0;
         started += member->started;
         if (!member->started) { /* counted as tried: crew_size does not wait for it */

@@ -1,10 +1,12 @@
 /* steady_state.c: see steady_state.h. */
 #include "steady_state.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "crew.h"
 #include "describe.h"
 #include "gpu_devices.h"
 #include "queries_warmup.h"
@@ -435,42 +437,97 @@ static int activity_window(store *trace, crew *team, struct analysis_steady *out
     return 0;
 }
 
-/* gpu_span's reading of one process's span on a worker: found[i] 1 when process i has one. */
+/* gpu_span's chunks: a range of rowids of one GPU table each, read on a worker; found[i] 1 when
+ * chunk i holds a row. */
+struct span_chunk {
+    int table;
+    int64_t first_rowid, last_rowid;
+};
+
 struct span_reading {
-    const int64_t *processes;
+    struct span_chunk *chunks;
     int64_t *first_ns, *last_ns;
     int *found;
 };
 
-static int read_process_span(void *context, size_t index, size_t worker, store *reader, error_info *err)
+static int read_chunk_span(void *context, size_t index, size_t worker, store *reader, error_info *err)
 {
     (void)worker;
     struct span_reading *reading = context;
-    reading->found[index] = store_process_gpu_span(reader, reading->processes[index],
-                                                   &reading->first_ns[index], &reading->last_ns[index], err);
+    const struct span_chunk *chunk = &reading->chunks[index];
+    reading->found[index] = store_gpu_rows_span(reader, chunk->table, chunk->first_rowid, chunk->last_rowid,
+                                                &reading->first_ns[index], &reading->last_ns[index], err);
     return reading->found[index] < 0 ? -1 : 0;
 }
 
-/* The trace's GPU span as store_gpu_span gives it; with team, each process's span on a worker
- * (the one scan of the trace was a sixth of the run's own thread's time at 2 workers). */
+/* Chunks of a table per worker: enough for the workers to even out, few enough that a chunk's
+ * statement costs nothing beside its rows. */
+#define SPAN_CHUNKS_PER_WORKER 4
+#define SPAN_MIN_CHUNK_ROWS 16384
+
+/* The chunks of the GPU tables' rowids, about per_table of each table, into *chunks (malloc'd).
+ * Returns their count, or -1 with err filled. */
+static long span_chunks(store *trace, size_t per_table, struct span_chunk **chunks, error_info *err)
+{
+    int64_t first[STORE_GPU_TABLES], last[STORE_GPU_TABLES];
+    int found[STORE_GPU_TABLES];
+    size_t count = 0;
+    for (int t = 0; t < STORE_GPU_TABLES; t++) {
+        found[t] = store_gpu_table_rowids(trace, t, &first[t], &last[t], err);
+        if (found[t] < 0)
+            return -1;
+        count += found[t] ? per_table : 0;
+    }
+    *chunks = malloc((count ? count : 1) * sizeof **chunks);
+    if (!*chunks)
+        return error_set(err, "out of memory");
+    size_t made = 0;
+    for (int t = 0; t < STORE_GPU_TABLES; t++) {
+        if (!found[t])
+            continue;
+        /* In unsigned arithmetic: rowids may span all of int64 (a damaged or hostile file). Chunks
+         * of length step: at most per_table of them, as step * per_table > span. */
+        if (first[t] > last[t]) { /* a corrupted table's order: every rowid, in one chunk */
+            first[t] = INT64_MIN;
+            last[t] = INT64_MAX;
+        }
+        uint64_t span = (uint64_t)last[t] - (uint64_t)first[t], step = span / per_table + 1;
+        if (step < SPAN_MIN_CHUNK_ROWS)
+            step = SPAN_MIN_CHUNK_ROWS;
+        for (uint64_t from = (uint64_t)first[t]; made < count;) {
+            int final = (uint64_t)last[t] - from < step;
+            uint64_t to = final ? (uint64_t)last[t] : from + step - 1;
+            (*chunks)[made++] = (struct span_chunk){t, (int64_t)from, (int64_t)to};
+            if (final)
+                break;
+            from = to + 1;
+        }
+    }
+    return (long)made;
+}
+
+/* The trace's GPU span as store_gpu_span gives it; with team, the GPU tables read in ranges of
+ * rowids on the workers (store_gpu_rows_span), each row once: the same rows as the one scan and
+ * its cost (the scan on the run's thread was a sixth of its time at 2 workers; per process
+ * through an index, it cost the workers 1.3 to 1.5 times the one scan's CPU). */
 static int gpu_span(store *trace, crew *team, int64_t *first_ns, int64_t *last_ns, error_info *err)
 {
     if (!team)
         return store_gpu_span(trace, first_ns, last_ns, err);
-    int64_t *processes = NULL;
-    size_t count = 0;
-    if (store_list_gpu_processes(trace, &processes, &count, err) != 0)
+    struct span_reading reading = {0};
+    long count = span_chunks(trace, crew_size(team) * SPAN_CHUNKS_PER_WORKER, &reading.chunks, err);
+    if (count < 0)
         return -1;
-    size_t room = count ? count : 1;
-    struct span_reading reading = {processes, malloc(room * sizeof *reading.first_ns),
-                                   malloc(room * sizeof *reading.last_ns),
-                                   malloc(room * sizeof *reading.found)};
+    size_t room = count ? (size_t)count : 1;
+    reading.first_ns = malloc(room * sizeof *reading.first_ns);
+    reading.last_ns = malloc(room * sizeof *reading.last_ns);
+    reading.found = malloc(room * sizeof *reading.found);
     int status = reading.first_ns && reading.last_ns && reading.found ? 0 : error_set(err, "out of memory");
     if (status == 0)
-        status = crew_run(team, trace, count, read_process_span, &reading, err);
+        status = crew_run(team, trace, (size_t)count, read_chunk_span, &reading, err);
     int64_t first = 0, last = 0;
     int any = 0;
-    for (size_t i = 0; status == 0 && i < count; i++) {
+    for (long i = 0; status == 0 && i < count; i++) {
         if (reading.found[i] > 0) {
             first = !any || reading.first_ns[i] < first ? reading.first_ns[i] : first;
             last = !any || reading.last_ns[i] > last ? reading.last_ns[i] : last;
@@ -482,7 +539,7 @@ static int gpu_span(store *trace, crew *team, int64_t *first_ns, int64_t *last_n
         *first_ns = first;
         *last_ns = last;
     }
-    free(processes);
+    free(reading.chunks);
     free(reading.first_ns);
     free(reading.last_ns);
     free(reading.found);

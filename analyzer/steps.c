@@ -79,19 +79,20 @@ static int hold_range(struct held_ranges *held, const struct store_nvtx_range *r
 }
 
 /* map_by_process's groups: the held spans sorted by process (ties in held order), group g
- * spans [starts[g], starts[g + 1]) of sorted. */
+ * spans [starts[g], starts[g + 1]) of sorted; each worker's lists kept from one process to the
+ * next (buffers[worker]). */
 struct mapping {
     struct store_launched_span *sorted;
     size_t *starts;
+    struct store_launch_buffers *buffers;
 };
 
 static int map_group(void *context, size_t group, size_t worker, store *reader, error_info *err)
 {
-    (void)worker;
     struct mapping *mapping = context;
     size_t first = mapping->starts[group];
-    return store_launched_work_times(store_db(reader), mapping->sorted + first,
-                                     mapping->starts[group + 1] - first, err);
+    return store_launched_work_times_in(store_db(reader), mapping->sorted + first,
+                                        mapping->starts[group + 1] - first, &mapping->buffers[worker], err);
 }
 
 /* A held span's place, ordered by process then place. */
@@ -115,9 +116,13 @@ static int map_by_process(store *trace, crew *team, struct held_ranges *held, er
 {
     size_t count = held->count, groups = 0;
     struct span_place *order = malloc((count ? count : 1) * sizeof *order);
+    size_t workers = team ? crew_size(team) : 0;
+    workers = workers ? workers : 1; /* alone, worker 0 (crew_run with no connection too) */
     struct mapping mapping = {malloc((count ? count : 1) * sizeof *mapping.sorted),
-                              malloc((count + 1) * sizeof *mapping.starts)};
-    int status = order && mapping.sorted && mapping.starts ? 0 : error_set(err, "out of memory");
+                              malloc((count + 1) * sizeof *mapping.starts),
+                              calloc(workers, sizeof *mapping.buffers)};
+    int status =
+        order && mapping.sorted && mapping.starts && mapping.buffers ? 0 : error_set(err, "out of memory");
     if (status == 0) {
         for (size_t i = 0; i < count; i++)
             order[i] = (struct span_place){held->spans[i].process_id, i};
@@ -133,9 +138,12 @@ static int map_by_process(store *trace, crew *team, struct held_ranges *held, er
         for (size_t i = 0; status == 0 && i < count; i++)
             held->spans[order[i].index] = mapping.sorted[i];
     }
+    for (size_t w = 0; mapping.buffers && w < workers; w++)
+        store_launch_buffers_free(&mapping.buffers[w]);
     free(order);
     free(mapping.sorted);
     free(mapping.starts);
+    free(mapping.buffers);
     return status;
 }
 

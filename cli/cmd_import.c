@@ -95,8 +95,6 @@ int cmd_import(int argc, char **argv)
 {
     const char *output_path = NULL;
     struct import_options import_options = {.finish = overview_build_or_warn};
-    /* Before any trace is opened (too late, it changes nothing: the import is only slower). */
-    (void)store_prepare_for_threads();
     if (parse_options(argc, argv, &output_path, &import_options) != 0)
         return CLI_EXIT_ERROR;
     if (optind >= argc)

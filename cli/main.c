@@ -16,6 +16,7 @@
 #include "manual_man.h"
 #include "manual_text.h"
 #include "metrics_manual.h"
+#include "store.h"
 #include "text_safe.h"
 #include "version.h"
 
@@ -294,6 +295,7 @@ int main(int argc, char **argv)
      * operations (docs/security.md, issue 33). */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+    store_process_setup(); /* before anything opens a trace (the input's sniffing included) */
     int status = dispatch(argc, argv);
     return finish_standard_output(argc >= 2 ? argv[1] : "overlapscope", status);
 }

@@ -40,7 +40,7 @@ int64_t store_count_dropped_records(store *trace);
  * Returns 1, 0 when the trace has no GPU activity, or -1 with err filled (also when they lie
  * outside store.h's bounds: a damaged trace). Either pointer may be NULL. */
 int store_gpu_span(store *trace, int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
-/* store_gpu_span's check of a span read another way (store_process_gpu_span per process, the
+/* store_gpu_span's check of a span read another way (store_gpu_rows_span per range of rows, the
  * shares' spans together: store_gpu_devices_span): 1 when it lies on the clock, else -1 with err
  * filled as store_gpu_span fills it. */
 int store_gpu_span_check(store *trace, int64_t first_start_ns, int64_t last_end_ns, error_info *err);

@@ -193,76 +193,47 @@ int store_gpu_devices_span(store *trace, const struct store_gpu_device *devices,
     return found;
 }
 
-int store_list_gpu_processes(store *trace, int64_t **processes, size_t *count, error_info *err)
+/* One row of two integers from sql (its parameters, if any, ?1 and ?2: first and second). Returns 1,
+ * 0 when the first is NULL (no rows; a NULL second reads 0, as store_gpu_span reads it), or -1 with
+ * err filled. */
+static int read_pair(sqlite3 *db, const char *sql, int64_t first, int64_t second, int64_t *a, int64_t *b,
+                     error_info *err)
 {
-    sqlite3 *db = store_db(trace);
-    size_t capacity = 0;
-    *processes = NULL;
-    *count = 0;
-    for (int table = 0; table < 3; table++) {
-        char sql[128];
-        snprintf(sql, sizeof sql,
-                 "SELECT process_id FROM %s WHERE process_id >= ?1 ORDER BY process_id LIMIT 1",
-                 gpu_tables[table]);
-        sqlite3_stmt *hop = NULL;
-        if (sqlite3_prepare_v2(db, sql, -1, &hop, NULL) != SQLITE_OK) {
-            free(*processes);
-            *processes = NULL;
-            *count = 0;
-            return error_set(err, "cannot read the processes: %s", sqlite3_errmsg(db));
-        }
-        int64_t from = INT64_MIN;
-        for (;;) {
-            sqlite3_bind_int64(hop, 1, from);
-            if (sqlite3_step(hop) != SQLITE_ROW)
-                break;
-            int64_t process_id = sqlite3_column_int64(hop, 0);
-            sqlite3_reset(hop);
-            if (*count == capacity) {
-                capacity = capacity ? capacity * 2 : 16;
-                int64_t *grown = realloc(*processes, capacity * sizeof *grown);
-                if (!grown) {
-                    sqlite3_finalize(hop);
-                    free(*processes);
-                    *processes = NULL;
-                    *count = 0;
-                    return error_set(err, "out of memory");
-                }
-                *processes = grown;
-            }
-            (*processes)[(*count)++] = process_id;
-            if (process_id < from || process_id == INT64_MAX)
-                break; /* the last one, or a corrupted index answering one not after the last */
-            from = process_id + 1;
-        }
-        sqlite3_finalize(hop);
-    }
-    *count = store_sort_distinct(*processes, *count);
-    return 0;
-}
-
-int store_process_gpu_span(store *trace, int64_t process_id, int64_t *first_start_ns, int64_t *last_end_ns,
-                           error_info *err)
-{
-    sqlite3 *db = store_db(trace);
     sqlite3_stmt *query = NULL;
-    if (sqlite3_prepare_v2(
-            db,
-            "SELECT MIN(s), MAX(e) FROM ("
-            " SELECT MIN(start_ns) s, MAX(end_ns) e FROM kernels WHERE process_id = ?1 UNION ALL"
-            " SELECT MIN(start_ns), MAX(end_ns) FROM memcpys WHERE process_id = ?1 UNION ALL"
-            " SELECT MIN(start_ns), MAX(end_ns) FROM memsets WHERE process_id = ?1)",
-            -1, &query, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, sql, -1, &query, NULL) != SQLITE_OK)
         return error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
-    sqlite3_bind_int64(query, 1, process_id);
-    int step = sqlite3_step(query), status = 0;
+    if (sqlite3_bind_parameter_count(query) == 2) {
+        sqlite3_bind_int64(query, 1, first);
+        sqlite3_bind_int64(query, 2, second);
+    }
+    int step = sqlite3_step(query), found = 0;
     if (step == SQLITE_ROW && sqlite3_column_type(query, 0) != SQLITE_NULL) {
-        *first_start_ns = sqlite3_column_int64(query, 0);
-        *last_end_ns = sqlite3_column_int64(query, 1);
-        status = 1;
+        *a = sqlite3_column_int64(query, 0);
+        *b = sqlite3_column_int64(query, 1);
+        found = 1;
     } else if (step != SQLITE_ROW) {
-        status = error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
+        found = error_set(err, "cannot read the GPU span: %s", sqlite3_errmsg(db));
     }
     sqlite3_finalize(query);
-    return status;
+    return found;
+}
+
+int store_gpu_table_rowids(store *trace, int table, int64_t *first_rowid, int64_t *last_rowid,
+                           error_info *err)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT (SELECT rowid FROM %s ORDER BY rowid LIMIT 1), (SELECT rowid FROM %s ORDER BY rowid DESC"
+             " LIMIT 1)",
+             gpu_tables[table], gpu_tables[table]);
+    return read_pair(store_db(trace), sql, 0, 0, first_rowid, last_rowid, err);
+}
+
+int store_gpu_rows_span(store *trace, int table, int64_t first_rowid, int64_t last_rowid,
+                        int64_t *first_start_ns, int64_t *last_end_ns, error_info *err)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT MIN(start_ns), MAX(end_ns) FROM %s WHERE rowid BETWEEN ?1 AND ?2",
+             gpu_tables[table]);
+    return read_pair(store_db(trace), sql, first_rowid, last_rowid, first_start_ns, last_end_ns, err);
 }

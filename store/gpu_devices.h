@@ -24,15 +24,21 @@ int store_list_gpu_devices(store *trace, struct store_gpu_device **devices, size
  * is 0. */
 int64_t store_gpu_devices_first_start(const struct store_gpu_device *devices, size_t count);
 
-/* The processes of the kernels, copies and memsets, sorted, each once (index hops, no scan).
- * Returns 0 and a malloc'd array the caller frees (NULL when there is none), or -1 with err filled. */
-int store_list_gpu_processes(store *trace, int64_t **processes, size_t *count, error_info *err);
+/* The GPU tables of store_gpu_table_rowids and store_gpu_rows_span: 0 kernels, 1 memcpys, 2 memsets. */
+#define STORE_GPU_TABLES 3
 
-/* First start and last end of process_id's kernels, copies and memsets (its rows through the
- * by-lane indexes: per process, so that workers each read their own; unchecked, see
- * store_gpu_span_check). Returns 1, 0 when it has none, or -1 with err filled. */
-int store_process_gpu_span(store *trace, int64_t process_id, int64_t *first_start_ns, int64_t *last_end_ns,
+/* The first and last rowid of GPU table table (two index seeks). Returns 1, 0 when it has no row,
+ * or -1 with err filled. */
+int store_gpu_table_rowids(store *trace, int table, int64_t *first_rowid, int64_t *last_rowid,
                            error_info *err);
+
+/* First start and last end of the rows of GPU table table whose rowids lie in [first_rowid,
+ * last_rowid] (a range of the table read in its order: the chunks of one scan split across
+ * workers cost what the one scan costs, where a process's rows through an index cost half as much
+ * again; unchecked, see store_gpu_span_check). Returns 1, 0 when the range holds no row, or -1
+ * with err filled. */
+int store_gpu_rows_span(store *trace, int table, int64_t first_rowid, int64_t last_rowid,
+                        int64_t *first_start_ns, int64_t *last_end_ns, error_info *err);
 
 /* A quick estimate of the trace's last GPU end: the latest end among each device's last 64
  * starts (index lookups, no scan). An interval that started earlier can still end later: a

@@ -6,6 +6,7 @@
  * one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +36,23 @@ int store_exec_sql(store *s, const char *sql, error_info *err, const char *what)
     return 0;
 }
 
-int store_prepare_for_threads(void)
+/* Kept on, every allocation and free of every connection takes one process-wide mutex, and the
+ * analysis's workers queued on it: 16 workers spent several times the CPU of one thread on the same
+ * queries (docs/scale.md). No caller reads those statistics (sqlite3_memory_used, a heap limit). */
+static void sqlite_without_memory_statistics(void)
 {
-    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK ? 0 : -1;
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); /* refused, changing nothing, once SQLite has started */
+}
+
+void store_process_setup(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, sqlite_without_memory_statistics);
 }
 
 static store *store_alloc(const char *path)
 {
+    store_process_setup();
     store *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;

@@ -263,7 +263,8 @@ static int prepare_launch_queries(sqlite3 *db, sqlite3_stmt **ops, sqlite3_stmt 
     return 0;
 }
 
-int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, size_t count, error_info *err)
+int store_launched_work_times_in(sqlite3 *db, struct store_launched_span *spans, size_t count,
+                                 struct store_launch_buffers *buffers, error_info *err)
 {
     for (size_t i = 0; i < count; i++)
         spans[i].found = 0;
@@ -273,7 +274,8 @@ int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, si
         return error_set(err, "out of memory");
     sqlite3_stmt *ops_query = NULL, *calls_query = NULL;
     int status = process_count ? prepare_launch_queries(db, &ops_query, &calls_query, err) : 0;
-    struct op_list ops = {0}, launches = {0};
+    struct op_list ops = {buffers->ops, 0, buffers->ops_capacity},
+                   launches = {buffers->launches, 0, buffers->launches_capacity};
     for (size_t p = 0; status == 0 && p < process_count; p++) {
         ops.count = launches.count = 0;
         status = read_gpu_ops(db, ops_query, processes[p], &ops, err);
@@ -284,10 +286,24 @@ int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, si
     }
     sqlite3_finalize(ops_query);
     sqlite3_finalize(calls_query);
-    free(ops.items);
-    free(launches.items);
+    *buffers = (struct store_launch_buffers){ops.items, launches.items, ops.capacity, launches.capacity};
     free(processes);
     return status;
+}
+
+int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, size_t count, error_info *err)
+{
+    struct store_launch_buffers buffers = {0};
+    int status = store_launched_work_times_in(db, spans, count, &buffers, err);
+    store_launch_buffers_free(&buffers);
+    return status;
+}
+
+void store_launch_buffers_free(struct store_launch_buffers *buffers)
+{
+    free(buffers->ops);
+    free(buffers->launches);
+    *buffers = (struct store_launch_buffers){0};
 }
 
 int store_process_rank(sqlite3 *db, int64_t process_id, int64_t *rank)

@@ -52,6 +52,22 @@ struct store_launched_span {
  * filled (out of memory, or the tables cannot be read). */
 int store_launched_work_times(sqlite3 *db, struct store_launched_span *spans, size_t count, error_info *err);
 
+/* The lists store_launched_work_times_in fills, kept from one call to the next by one thread: a
+ * worker mapping one process after another reuses their memory rather than asking glibc for a
+ * megabyte or two per process, which it maps and unmaps each time (cli/main.c's mmap threshold),
+ * faulting in fresh pages that all workers' threads contend for. Zero it before the first call;
+ * free with store_launch_buffers_free. */
+struct store_launch_buffers {
+    void *ops, *launches;
+    size_t ops_capacity, launches_capacity;
+};
+
+/* store_launched_work_times with buffers. */
+int store_launched_work_times_in(sqlite3 *db, struct store_launched_span *spans, size_t count,
+                                 struct store_launch_buffers *buffers, error_info *err);
+
+void store_launch_buffers_free(struct store_launch_buffers *buffers);
+
 /* *rank: process_id's rank, -1 when the trace knows none. Returns 0, or -1 when the question cannot
  * be asked (*rank untouched). */
 int store_process_rank(sqlite3 *db, int64_t process_id, int64_t *rank);

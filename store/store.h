@@ -128,11 +128,11 @@ enum {
 /* A store is used by one thread at a time (its SQLite connection is opened without a mutex). */
 typedef struct store store;
 
-/* For a process whose threads each write a trace of their own (import --jobs N): SQLite's memory
- * statistics off, before its first connection. On (SQLite's default), every allocation SQLite
- * makes, and the Debian build has no lookaside so each row makes several, takes one mutex that all
- * threads share. Returns 0, or -1 when SQLite is already in use (nothing changed). */
-int store_prepare_for_threads(void);
+/* The process's SQLite set-up, before its first connection (main calls it first; store_create and
+ * store_open call it too, for other programs): SQLite's memory statistics off, so that threads on
+ * their own connections (the analysis's workers, crew.h) share no lock on every allocation. Once
+ * a process; later calls, and a call after SQLite has started, change nothing. */
+void store_process_setup(void);
 
 /* Creates a new, empty trace at path with the schema and meta rows (schema_version,
  * tool_version, created_unix_ns, host). Fails if path exists unless STORE_OVERWRITE. The file

@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "check.h"
+#include "crew.h"
 #include "steady_state.h"
 #include "trace_builder.h"
 
@@ -152,6 +153,41 @@ static void test_teardown(void)
     builder_close(&b);
 }
 
+/* The span read on workers (gpu_span with a crew: the GPU tables in chunks of rowids) is the one
+ * scan's: 40,000 kernels of two processes (several chunks), the earliest start a memset's after
+ * them, the latest end a long kernel's in the middle of the rowids, and a copy. */
+static void test_span_on_workers(void)
+{
+    struct builder b;
+    CHECK_INT(builder_create(&b, directory, "span_workers.db"), 0);
+    int64_t processes[2] = {builder_process(&b, 0), builder_process(&b, 1)};
+    for (int p = 0; p < 2; p++) {
+        builder_h100(&b, processes[p], 0);
+        for (int i = 0; i < 20000; i++) {
+            double start = 1000 + i * 10.0, end = p == 1 && i == 5000 ? 900000 : start + 5;
+            builder_insert_kernel(&b, builder_kernel_row(processes[p], 1, start, end, 4, 128, "k"));
+        }
+    }
+    builder_insert_memcpy(
+        &b, builder_memcpy_row(processes[0], 1, 5000, 5100, STORE_COPY_HTOD, STORE_MEMORY_PINNED, 4096));
+    builder_insert_memset(&b, builder_memset_row_ns(processes[1], 1, AT(10), AT(20), 64));
+    CHECK_INT(builder_finish(&b), 0);
+    error_info err;
+    struct analysis_steady alone, shared;
+    CHECK_INT(steady_state_choose(b.trace, NULL, NULL, 0, &alone, &err), 0);
+    crew *team = crew_new(b.trace, 2);
+    CHECK(team != NULL);
+    CHECK_INT(steady_state_choose(b.trace, team, NULL, 0, &shared, &err), 0);
+    crew_free(team, b.trace);
+    CHECK_INT(alone.span_start_ns, AT(10));
+    CHECK_INT(alone.span_end_ns, AT(900000));
+    CHECK_INT(shared.span_start_ns, alone.span_start_ns);
+    CHECK_INT(shared.span_end_ns, alone.span_end_ns);
+    CHECK_INT(shared.start_ns, alone.start_ns);
+    CHECK_INT(shared.end_ns, alone.end_ns);
+    builder_close(&b);
+}
+
 int main(void)
 {
     if (!mkdtemp(directory))
@@ -160,6 +196,7 @@ int main(void)
     test_starved_loop_alone();
     test_warmup();
     test_teardown();
+    test_span_on_workers();
     char command[128];
     snprintf(command, sizeof command, "rm -rf %s", directory);
     if (system(command) != 0)

@@ -699,6 +699,29 @@ static void test_launched_work_times(void)
             CHECK_INT(spans[i].end_ns, expected[i][2]);
         }
     }
+    /* One process at a time through the same buffers (a worker's): the same answers, process 2
+     * mapped in lists that held process 1's rows (more of them) the call before. */
+    struct store_launch_buffers buffers = {0};
+    for (int64_t process = 1; process <= 3; process++) {
+        struct store_launched_span again[sizeof spans / sizeof *spans];
+        size_t mine = 0;
+        for (size_t i = 0; i < count; i++)
+            if (spans[i].process_id == process)
+                again[mine++] = spans[i];
+        CHECK(store_launched_work_times_in(store_db(s), again, mine, &buffers, &err) == 0);
+        for (size_t i = 0, k = 0; i < count; i++) {
+            if (spans[i].process_id != process)
+                continue;
+            CHECK_INT(again[k].found, expected[i][0]);
+            if (again[k].found && expected[i][0]) {
+                CHECK_INT(again[k].start_ns, expected[i][1]);
+                CHECK_INT(again[k].end_ns, expected[i][2]);
+            }
+            k++;
+        }
+    }
+    CHECK(buffers.ops != NULL && buffers.ops_capacity > 0);
+    store_launch_buffers_free(&buffers);
     CHECK(store_close(s, &err) == 0);
 }
 
