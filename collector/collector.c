@@ -325,22 +325,29 @@ static void release_call_sources(void *context, uint8_t *buffer)
     free(buffer);
 }
 
+/* Hands size bytes of records (malloc'd; NULL: none) to the writer with their consume function, or
+ * frees them where this process writes nothing (a fork child's copy, --discard, after the end). */
+static void submit_records(void *records, size_t size, collector_writer_consume consume)
+{
+    if (!records)
+        return;
+    pthread_mutex_lock(&collector.lock);
+    int writing = collector.writer && collector.pid == getpid() && !collector.options.discard;
+    if (writing)
+        collector_writer_submit_with(collector.writer, (uint8_t *)records, size, consume,
+                                     release_call_sources); /* frees on failure */
+    pthread_mutex_unlock(&collector.lock);
+    if (!writing)
+        free(records);
+}
+
 /* Hands the rows kept so far to the writer, in order with the API records they describe (the
  * periodic flush and finish_recording, after call_buffers_flush). */
 static void submit_call_sources(void)
 {
     size_t count = 0;
     struct call_site_row *rows = collector.sites.enabled ? call_site_take(&collector.sites, &count) : NULL;
-    if (!rows)
-        return;
-    pthread_mutex_lock(&collector.lock);
-    int writing = collector.writer && collector.pid == getpid() && !collector.options.discard;
-    if (writing)
-        collector_writer_submit_with(collector.writer, (uint8_t *)rows, count * sizeof *rows,
-                                     consume_call_sources, release_call_sources); /* frees on failure */
-    pthread_mutex_unlock(&collector.lock);
-    if (!writing)
-        free(rows);
+    submit_records(rows, count * sizeof *rows, consume_call_sources);
 }
 
 /* --- when the library's wrappers of blocking calls ran (python_calls.h) --- */
@@ -374,16 +381,7 @@ static void submit_python_calls(void)
 {
     size_t count = 0;
     struct python_call *records = collector.sites.enabled ? python_calls_take(&count) : NULL;
-    if (!records)
-        return;
-    pthread_mutex_lock(&collector.lock);
-    int writing = collector.writer && collector.pid == getpid() && !collector.options.discard;
-    if (writing)
-        collector_writer_submit_with(collector.writer, (uint8_t *)records, count * sizeof *records,
-                                     consume_python_calls, release_call_sources); /* frees on failure */
-    pthread_mutex_unlock(&collector.lock);
-    if (!writing)
-        free(records);
+    submit_records(records, count * sizeof *records, consume_python_calls);
 }
 
 static const char *api_namer(void *context, int64_t api_domain, uint32_t callback_id)
