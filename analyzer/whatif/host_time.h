@@ -43,8 +43,8 @@ int host_time_mark_drained_starts(struct replay *replay);
 /* The synchronizing calls the remove-host-sync fix removes (CALL_SYNC, ended after the first
  * launch, begun before the last), as recorded: how many, and their time split at the recorded end of the work
  * launched before each (by correlation id) on this device: before it, the wait; after it, the call's own host
- * time, the part that is the host's however fast the GPU; and wrapper_ns, the time their library wrappers took beyond them
- * (replay->wrapper_ns), which the fix removes too. Needs launch_order (graph_link_by) and
+ * time, the part that is the host's however fast the GPU; and wrapper_ns, the time their library wrappers
+ * took beyond them (replay->wrapper_ns), which the fix removes too. Needs launch_order (graph_link_by) and
  * first_launch_ns. */
 void host_time_sync_split(const struct replay *replay, int64_t *calls, int64_t *wait_ns, int64_t *host_ns,
                           int64_t *wrapper_ns);
