@@ -33,8 +33,8 @@ typedef struct store_frames store_frames;
 enum { STORE_FRAME_LIBRARY = 100 };
 
 struct store_host_frame {
-    int64_t thread_id, start_ns, end_ns,
-        kind;         /* STORE_SOURCE_PYTHON, STORE_SOURCE_CPU_OP, STORE_FRAME_LIBRARY */
+    int64_t thread_id, start_ns, end_ns;
+    int64_t kind;     /* STORE_SOURCE_PYTHON, STORE_SOURCE_CPU_OP or STORE_FRAME_LIBRARY */
     const char *name; /* the source text */
 };
 
