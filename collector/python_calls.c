@@ -2,7 +2,6 @@
  * (python_calls.h). */
 #include "python_calls.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,17 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* CPython's types as far as this file touches them; PyMethodDef's layout is CPython 3's
- * (Include/methodobject.h), and METH_FASTCALL's calling convention is stable since 3.10. */
-typedef struct py_object py_object;
-typedef py_object *(*fast_function)(py_object *self, py_object *const *args, ptrdiff_t count);
-struct py_method_def {
-    const char *name;
-    fast_function function;
-    int flags;
-    const char *doc;
-};
-#define METH_FASTCALL 0x0080
+#include "python_api.h"
 
 /* sys.monitoring's tool ids this file tries, in order: 0 to 2 and 5 are the debugger's, coverage's,
  * the profiler's and the optimizer's by convention (PEP 669); 3 and 4 are free for tools. */
@@ -64,56 +53,11 @@ static _Thread_local struct {
     int depth;
 } thread_calls;
 
-static struct {
-    int (*add_pending_call)(int (*function)(void *), void *argument);
-    py_object *(*unicode_from_string)(const char *);
-    const char *(*unicode_as_utf8)(py_object *);
-    py_object *(*get_module)(py_object *name);
-    py_object *(*module_dict)(void);
-    int (*dict_next)(py_object *dict, ptrdiff_t *position, py_object **key, py_object **value);
-    py_object *(*module_filename)(py_object *module);
-    py_object *(*get_attr)(py_object *object, const char *name);
-    py_object *(*call_method)(py_object *object, const char *name, const char *format, ...);
-    long (*long_as_long)(py_object *);
-    py_object *(*new_function)(struct py_method_def *def, py_object *self, py_object *module);
-    void (*incref)(py_object *);
-    void (*decref)(py_object *);
-    void (*error_clear)(void);
-    py_object *none;
-} py;
-
-static int resolve(void)
-{
-    *(void **)&py.add_pending_call = dlsym(RTLD_DEFAULT, "Py_AddPendingCall");
-    *(void **)&py.unicode_from_string = dlsym(RTLD_DEFAULT, "PyUnicode_FromString");
-    *(void **)&py.unicode_as_utf8 = dlsym(RTLD_DEFAULT, "PyUnicode_AsUTF8");
-    *(void **)&py.get_module = dlsym(RTLD_DEFAULT, "PyImport_GetModule");
-    *(void **)&py.module_dict = dlsym(RTLD_DEFAULT, "PyImport_GetModuleDict");
-    *(void **)&py.dict_next = dlsym(RTLD_DEFAULT, "PyDict_Next");
-    *(void **)&py.module_filename = dlsym(RTLD_DEFAULT, "PyModule_GetFilenameObject");
-    *(void **)&py.get_attr = dlsym(RTLD_DEFAULT, "PyObject_GetAttrString");
-    *(void **)&py.call_method = dlsym(RTLD_DEFAULT, "PyObject_CallMethod");
-    *(void **)&py.long_as_long = dlsym(RTLD_DEFAULT, "PyLong_AsLong");
-    *(void **)&py.new_function = dlsym(RTLD_DEFAULT, "PyCFunction_NewEx");
-    *(void **)&py.incref = dlsym(RTLD_DEFAULT, "Py_IncRef");
-    *(void **)&py.decref = dlsym(RTLD_DEFAULT, "Py_DecRef");
-    *(void **)&py.error_clear = dlsym(RTLD_DEFAULT, "PyErr_Clear");
-    py.none = (py_object *)dlsym(RTLD_DEFAULT, "_Py_NoneStruct");
-    return py.add_pending_call && py.unicode_from_string && py.unicode_as_utf8 && py.get_module &&
-           py.module_dict && py.dict_next && py.module_filename && py.get_attr && py.call_method &&
-           py.long_as_long && py.new_function && py.incref && py.decref && py.error_clear && py.none;
-}
+static struct python_api py;
 
 static void release(py_object *object)
 {
-    if (object)
-        py.decref(object);
-}
-
-static py_object *none(void)
-{
-    py.incref(py.none);
-    return py.none;
+    python_api_release(&py, object);
 }
 
 /* --- the events (CPython's callbacks, the GIL held) --- */
@@ -135,7 +79,7 @@ static py_object *on_start(py_object *self, py_object *const *args, ptrdiff_t co
         thread_calls.open[depth].code = (uintptr_t)args[0];
         thread_calls.open[depth].start_ns = calls.now_ns();
     }
-    return none();
+    return python_api_none(&py);
 }
 
 static void keep(const struct python_call *call)
@@ -174,12 +118,14 @@ static py_object *on_return(py_object *self, py_object *const *args, ptrdiff_t c
                                        (uint32_t)function});
         break;
     }
-    return none();
+    return python_api_none(&py);
 }
 
-static struct py_method_def start_hook = {"overlapscope_call_start", on_start, METH_FASTCALL,
+static struct py_method_def start_hook = {"overlapscope_call_start",
+                                          (void (*)(void))(py_fast_function)on_start, PY_METH_FASTCALL,
                                           "overlapscope: a wrapper of a blocking CUDA call starts"};
-static struct py_method_def return_hook = {"overlapscope_call_return", on_return, METH_FASTCALL,
+static struct py_method_def return_hook = {"overlapscope_call_return",
+                                           (void (*)(void))(py_fast_function)on_return, PY_METH_FASTCALL,
                                            "overlapscope: a wrapper of a blocking CUDA call returns"};
 
 /* --- the set-up (the pending call, the GIL held) --- */
@@ -357,7 +303,7 @@ static int install_pending(void *unused)
 
 void python_calls_enable(int64_t (*now_ns)(void))
 {
-    if (atomic_load(&calls.enabled) || !resolve())
+    if (atomic_load(&calls.enabled) || !python_api_resolve(&py))
         return;
     calls.now_ns = now_ns;
     atomic_store(&calls.enabled, 1);

@@ -1,21 +1,11 @@
 /* python_gc.c: a gc.callbacks hook that says which thread collects (python_gc.h). */
 #include "python_gc.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <unistd.h>
 
-/* CPython's object and method-table types, as far as this file touches them: a PyObject is only
- * passed through, and PyMethodDef has had this layout in every CPython 3 (Include/methodobject.h). */
-typedef struct py_object py_object;
-struct py_method_def {
-    const char *name;
-    py_object *(*function)(py_object *self, py_object *args);
-    int flags;
-    const char *doc;
-};
-#define METH_VARARGS 0x0001
+#include "python_api.h"
 
 /* Requests before giving up, while sys.modules has no "gc" (the sampler asks again each tick). */
 #define MAX_ATTEMPTS 1000
@@ -25,45 +15,7 @@ static _Atomic int status = PYTHON_GC_PENDING;
 static _Atomic long attempts;
 static _Atomic uint32_t collecting_tid; /* 0: no collection running */
 
-static struct {
-    int (*add_pending_call)(int (*function)(void *), void *argument);
-    py_object *(*unicode_from_string)(const char *);
-    const char *(*unicode_as_utf8)(py_object *);
-    py_object *(*get_module)(py_object *name);
-    py_object *(*get_attr)(py_object *object, const char *name);
-    int (*list_append)(py_object *list, py_object *item);
-    py_object *(*new_function)(struct py_method_def *def, py_object *self, py_object *module);
-    py_object *(*tuple_item)(py_object *tuple, ptrdiff_t index);
-    void (*incref)(py_object *);
-    void (*decref)(py_object *);
-    void (*error_clear)(void);
-    py_object *none;
-} py;
-
-static void *symbol(const char *name)
-{
-    return dlsym(RTLD_DEFAULT, name);
-}
-
-/* 1 when every function is there (a CPython 3.7 or later in this process). */
-static int resolve(void)
-{
-    *(void **)&py.add_pending_call = symbol("Py_AddPendingCall");
-    *(void **)&py.unicode_from_string = symbol("PyUnicode_FromString");
-    *(void **)&py.unicode_as_utf8 = symbol("PyUnicode_AsUTF8");
-    *(void **)&py.get_module = symbol("PyImport_GetModule");
-    *(void **)&py.get_attr = symbol("PyObject_GetAttrString");
-    *(void **)&py.list_append = symbol("PyList_Append");
-    *(void **)&py.new_function = symbol("PyCFunction_NewEx");
-    *(void **)&py.tuple_item = symbol("PyTuple_GetItem");
-    *(void **)&py.incref = symbol("Py_IncRef");
-    *(void **)&py.decref = symbol("Py_DecRef");
-    *(void **)&py.error_clear = symbol("PyErr_Clear");
-    py.none = (py_object *)symbol("_Py_NoneStruct");
-    return py.add_pending_call && py.unicode_from_string && py.unicode_as_utf8 && py.get_module &&
-           py.get_attr && py.list_append && py.new_function && py.tuple_item && py.incref && py.decref &&
-           py.error_clear && py.none;
-}
+static struct python_api py;
 
 /* gc.callbacks' call: (phase, info), phase "start" or "stop", under the GIL on the collecting
  * thread. Returns None (a new reference, as a Python function's result is). */
@@ -78,11 +30,11 @@ static py_object *on_collection(py_object *self, py_object *args)
         atomic_store_explicit(&collecting_tid, 0, memory_order_relaxed);
     else
         py.error_clear(); /* not a phase we know: say nothing to the collector */
-    py.incref(py.none);
-    return py.none;
+    return python_api_none(&py);
 }
 
-static struct py_method_def hook = {"overlapscope_gc_hook", on_collection, METH_VARARGS,
+static struct py_method_def hook = {"overlapscope_gc_hook",
+                                    (void (*)(void))(py_varargs_function)on_collection, PY_METH_VARARGS,
                                     "overlapscope: marks the thread that collects (host samples)"};
 
 /* Appends the hook to gc.callbacks; the GIL held. PYTHON_GC_PENDING when gc is not imported yet. */
@@ -132,7 +84,7 @@ enum python_gc_status python_gc_install(void)
         return python_gc_status();
     static int resolved = -1; /* only the requesting thread touches it */
     if (resolved < 0)
-        resolved = resolve();
+        resolved = python_api_resolve(&py);
     /* Py_AddPendingCall takes no GIL and may be called from any thread; -1: its queue is full now. */
     int result = !resolved                                         ? PYTHON_GC_ABSENT
                  : py.add_pending_call(install_pending, NULL) == 0 ? REQUESTED
