@@ -247,7 +247,11 @@ static int check_rank_exists(struct run *run, const struct store_gpu_device *key
     size_t known = 0;
     for (size_t i = 0; i < count; i++) {
         int64_t pid, rank;
-        store_process_identity(run->trace, keys[i].process_id, &pid, &rank);
+        const struct analysis_share *share = run->options.share;
+        if (share && share->local) /* keys are share->devices' */
+            rank = share->devices[i].rank;
+        else
+            store_process_identity(run->trace, keys[i].process_id, &pid, &rank);
         if (rank == run->options.rank) {
             free(ranks);
             return 0;
@@ -300,6 +304,16 @@ static int run_all_devices(struct run *run)
     if (store_check_device_spans(run->db, keys, count, run->err) != 0) {
         free(keys);
         return -1;
+    }
+    const struct analysis_share *share = run->options.share;
+    if (share && share->local) { /* the trace holds its own devices: the run's are every process's */
+        free(keys);
+        count = share->device_count;
+        keys = malloc((count ? count : 1) * sizeof *keys);
+        if (!keys)
+            return error_set(run->err, "out of memory");
+        for (size_t i = 0; i < count; i++)
+            keys[i] = share->devices[i].key;
     }
     /* The first GPU start of the trace: the zero of relative windows. */
     run->result->origin_ns = count ? store_gpu_devices_first_start(keys, count) : 0;
@@ -597,11 +611,13 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
     if (status == 0 && wants_steady_state(&run.options)) {
         if (run.options.steady_chosen)
             run.result->steady = *run.options.steady_chosen;
-        else if (run.options.share)
-            status =
-                steady_state_choose_in_span(trace, run.crew, run.result->steps, run.result->step_count,
-                                            span.found, span.start_ns, span.end_ns, &run.result->steady, err);
-        else
+        else if (run.options.share) {
+            const struct analysis_share *share = run.options.share;
+            struct steady_state_peers peers = {share->share_all, share->context};
+            status = steady_state_choose_in_span(trace, run.crew, share->local ? &peers : NULL,
+                                                 run.result->steps, run.result->step_count, span.found,
+                                                 span.start_ns, span.end_ns, &run.result->steady, err);
+        } else
             status = steady_state_choose(trace, run.crew, run.result->steps, run.result->step_count,
                                          &run.result->steady, err);
         run.options = with_steady_window(&run.options, &run.result->steady);
@@ -610,6 +626,8 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
     if (status == 0) {
         run.accountant = accountant_new(run.db, run.names, run.result->steps, run.result->step_count, err);
         status = run.accountant ? 0 : -1;
+        if (status == 0 && run.options.share && run.options.share->local && run.options.share->index == 0)
+            analysis_share_ask_remote(&run);
     }
     timed(&run, "accountant set-up", &mark, &workers_ns);
     if (status == 0)
@@ -621,6 +639,8 @@ static struct analysis_result *analyze(store *trace, const struct analysis_optio
     timed(&run, "waits: collect, names", &mark, &workers_ns);
     if (status == 0)
         status = accountant_collect(run.accountant, run.result, run.crew, err);
+    if (run.options.share && analysis_share_release(&run) != 0 && status == 0)
+        status = -1;
     timed(&run, "accountant: cross-device", &mark, &workers_ns);
     if (status == 0 && attach_copy_breakdowns(&run) != 0)
         status = error_set(err, "out of memory");
@@ -735,7 +755,14 @@ struct analysis_result *analysis_run(store *trace, const struct analysis_options
     struct analysis_steady steady = {0};
     struct analysis_result *result = analyze(trace, &chosen, jobs_of(&chosen), err, &again, &steady);
     struct analysis_share *share = chosen.share;
-    if (again) {
+    if (again && share && share->local) {
+        /* process 0's trace holds its own devices alone: it cannot walk the others' again */
+        again = 0;
+        error_set(err,
+                  "over %d exposed copy stretches: --mpi on rank files cannot count them exactly; import "
+                  "the files first (overlapscope import DIR -o job.db) and run --mpi on job.db",
+                  ACCOUNTING_MAX_INTERVALS);
+    } else if (again) {
         chosen.share = NULL; /* process 0 alone: the others sent their part */
         result = analyze(trace, &chosen, 1, err, &again, &steady);
         chosen.share = share;

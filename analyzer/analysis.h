@@ -18,6 +18,7 @@
 
 #include "analysis_result.h"
 #include "error.h"
+#include "gpu_devices.h"
 #include "phase_timing.h"
 #include "store.h"
 
@@ -90,6 +91,30 @@ struct analysis_share {
     int (*receive)(void *context, int process, unsigned char **bytes, size_t *capacity, size_t *size,
                    error_info *err);
     void *context;
+    /* Set by the caller: each process's trace holds its own devices alone (each process imported
+     * its block of the rank files with the ids of the whole folder's import: store/names.h).
+     * Process index's block is then its own devices, the devices of all are listed to all through
+     * share_all, and what process 0 reads of another process's trace after the merge (a wait's
+     * source line, what a late rank's GPU ran: accountant_remote) it asks that process (ask),
+     * which answers (serve) until process 0 is done (release). */
+    int local;
+    /* local, process 0: the request's bytes to process, its reply into reply (reply_size bytes).
+     * Returns 0, or -1 with err filled. */
+    int (*ask)(void *context, int process, const void *request, size_t size, void *reply, size_t reply_size,
+               error_info *err);
+    /* local, the others: answers each of process 0's requests (at most request_size bytes; answer
+     * fills reply_size bytes of reply) until process 0 releases them. Returns 0, or -1 with err
+     * filled. */
+    int (*serve)(void *context, size_t request_size, size_t reply_size,
+                 void (*answer)(void *answer_context, const void *request, size_t size, void *reply),
+                 void *answer_context, error_info *err);
+    /* local, process 0: ends every other process's serve. Returns 0, or -1 with err filled. */
+    int (*release)(void *context, error_info *err);
+    /* local, set by analysis_run: the devices of every process in device order, each with the
+     * process that holds it and its rank (-1: none), this process's [first, end) of them. Free them
+     * with analysis_share_free. */
+    struct analysis_share_device *devices;
+    size_t device_count, first, end;
     int sent;      /* set by analysis_run: this process's part went to process 0 (0 on process 0) */
     int agreed;    /* set by analysis_run: the run failed on every process alike (the set-up of one
                       process failed, and every process got its error) */
@@ -100,6 +125,13 @@ struct analysis_share {
      * CLI's OVERLAPSCOPE_MPI_SHARES line shows that each process read its share alone. */
     size_t steps_read, steps_total, devices_read, devices_total;
 };
+struct analysis_share_device {
+    struct store_gpu_device key;
+    int64_t rank, process;
+};
+/* Frees what analysis_run left in share (its devices). */
+void analysis_share_free(struct analysis_share *share);
+
 void analysis_options_init(struct analysis_options *options);
 
 /* Analyzes the trace. options may be NULL (everything). Returns NULL with err filled on failure

@@ -53,6 +53,10 @@ struct run {
     /* The accounting intervals the merged devices offered the accountant (which keeps
      * ACCOUNTING_MAX_INTERVALS of them): a share's processes send only what it keeps. */
     uint64_t intervals_offered;
+    /* A local share's process 0: where its accountant asks the other processes' traces, and
+     * whether an ask failed (the result would lack what it asked: the run fails). */
+    struct accountant_remote remote;
+    int remote_failed;
     error_info *err;
 };
 
@@ -140,6 +144,13 @@ int analysis_share_agree(struct analysis_share *share, int *go, error_info *err)
  * analysis_share.c). Returns 0 (process 0: every device merged), 2 (another process: its part was
  * sent, the run ends here), or -1 with run->err filled. */
 int analysis_share_run(struct run *run, const struct store_gpu_device *keys, size_t count);
+
+/* A local share's process 0 (analysis_share.local): has run's accountant ask the process that
+ * holds a trace for what it reads of it after the merge (accountant_remote). */
+void analysis_share_ask_remote(struct run *run);
+/* A local share's process 0, once its accountant has asked all it asks: ends the other processes'
+ * answering (nothing elsewhere). Returns 0, or -1 with run->err filled (also when an ask failed). */
+int analysis_share_release(struct run *run);
 
 /* Walks keys in order on this thread, each merged as soon as it is walked (--jobs 1, a pool that
  * could not start, a share's process 0 on its block). Returns 0, or -1 with run->err filled. */

@@ -6,6 +6,7 @@
  * order); the others encode their fragments as bytes (fragment_wire.h), with only the accounting
  * intervals the merge keeps, and send them; process 0 receives and merges them one process at a
  * time in device order, so that the run after the merge is the one a single process would have. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,11 @@
 /* This process's block of count devices: [*first, *end). */
 static void block_of(const struct analysis_share *share, size_t count, size_t *first, size_t *end)
 {
+    if (share->local) { /* its own devices, found by the set-up (share_devices) */
+        *first = share->first;
+        *end = share->end;
+        return;
+    }
     size_t index = (size_t)share->index, processes = (size_t)share->count;
     *first = count * index / processes;
     *end = count * (index + 1) / processes;
@@ -38,6 +44,7 @@ struct step_share {
     const struct store_gpu_device *keys;
     size_t count, first, end;
     int first_share, owned;
+    int all; /* the trace holds this process's processes alone (analysis_share.local) */
 };
 
 static int has_device(const struct step_share *share, int64_t process_id, size_t from, size_t to)
@@ -55,6 +62,8 @@ static int has_device(const struct step_share *share, int64_t process_id, size_t
 static int keeps_process(void *context, int64_t process_id)
 {
     const struct step_share *share = context;
+    if (share->all)
+        return 1;
     int at = has_device(share, process_id, 0, share->count);
     if (!at)
         return share->first_share;
@@ -71,8 +80,14 @@ static int keeps_process(void *context, int64_t process_id)
 static int encode_setup(struct run *run, const struct store_gpu_device *keys, size_t count, int want_span,
                         unsigned char **bytes, size_t *size)
 {
-    struct step_share share = {.keys = keys, .count = count, .first_share = run->options.share->index == 0};
-    block_of(run->options.share, count, &share.first, &share.end);
+    struct step_share share = {.keys = keys,
+                               .count = count,
+                               .first_share = run->options.share->index == 0,
+                               .all = run->options.share->local};
+    if (share.all)
+        share.end = count; /* keys: its own devices */
+    else
+        block_of(run->options.share, count, &share.first, &share.end);
     struct setup_header header = {0};
     error_info err;
     struct analysis_step *steps = NULL;
@@ -89,7 +104,8 @@ static int encode_setup(struct run *run, const struct store_gpu_device *keys, si
                                                    &header.span_start_ns, &header.span_end_ns, &err);
         status = header.span_found < 0 ? -1 : 0;
         run->options.share->devices_read += share.end - share.first;
-        run->options.share->devices_total += count;
+        run->options.share->devices_total +=
+            run->options.share->local ? run->options.share->device_count : count;
     }
     header.failed = status != 0;
     header.step_count = status == 0 ? kept : 0;
@@ -154,6 +170,63 @@ static int decode_setup(struct run *run, const unsigned char *bytes, size_t size
     return 0;
 }
 
+void analysis_share_free(struct analysis_share *share)
+{
+    free(share->devices);
+    share->devices = NULL;
+    share->device_count = share->first = share->end = 0;
+}
+
+static int compare_devices(const struct store_gpu_device *a, const struct store_gpu_device *b)
+{
+    if (a->process_id != b->process_id)
+        return a->process_id < b->process_id ? -1 : 1;
+    return (a->device_id > b->device_id) - (a->device_id < b->device_id);
+}
+
+/* local: every process's devices (its own, keys) to every process, in process order, into
+ * share->devices, each with the process that holds it and its rank; share->first and end: this
+ * process's. Every process's processes follow those of the processes before it (names.h), so the
+ * devices come in device order; a list out of order (rank files not imported as one folder) is
+ * an error on every process alike. Returns 0, or -1 with err filled. */
+static int share_devices(struct run *run, const struct store_gpu_device *keys, size_t count)
+{
+    struct analysis_share *share = run->options.share;
+    analysis_share_free(share);
+    struct analysis_share_device *mine = calloc(count ? count : 1, sizeof *mine);
+    if (!mine)
+        return error_set(run->err, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        int64_t pid;
+        mine[i] = (struct analysis_share_device){.key = keys[i], .process = share->index};
+        store_process_identity(run->trace, keys[i].process_id, &pid, &mine[i].rank);
+    }
+    unsigned char *all = NULL;
+    size_t size = 0;
+    int status = share->share_all(share->context, (const unsigned char *)mine, count * sizeof *mine, &all,
+                                  &size, run->err);
+    free(mine);
+    if (status != 0)
+        return -1;
+    share->devices = (struct analysis_share_device *)all;
+    share->device_count = size / sizeof *share->devices;
+    share->first = share->end = 0;
+    for (size_t i = 0; i < share->device_count; i++) {
+        const struct analysis_share_device *device = &share->devices[i];
+        if (i > 0 && compare_devices(&share->devices[i - 1].key, &device->key) >= 0)
+            return error_set(run->err,
+                             "the processes' devices are not in the order of one import (process %lld "
+                             "of process %lld comes after process %lld)",
+                             (long long)device->key.process_id, (long long)device->process,
+                             (long long)share->devices[i - 1].key.process_id);
+        if (device->process < share->index)
+            share->first = share->end = i + 1;
+        else if (device->process == share->index)
+            share->end = i + 1;
+    }
+    return 0;
+}
+
 int analysis_share_setup(struct run *run, int want_span, struct analysis_share_span *span)
 {
     struct analysis_share *share = run->options.share;
@@ -163,7 +236,13 @@ int analysis_share_setup(struct run *run, int want_span, struct analysis_share_s
         return -1;
     unsigned char *mine = NULL, *all = NULL;
     size_t mine_size = 0, all_size = 0;
-    int status = encode_setup(run, keys, count, want_span, &mine, &mine_size);
+    int status = share->local ? share_devices(run, keys, count) : 0;
+    if (status != 0) {
+        free(keys);
+        share->agreed = 1; /* every process read the same list */
+        return -1;
+    }
+    status = encode_setup(run, keys, count, want_span, &mine, &mine_size);
     free(keys);
     if (status != 0)
         return error_set(run->err, "out of memory");
@@ -343,6 +422,118 @@ static int merge_all(struct run *run, const struct store_gpu_device *keys, size_
     return status;
 }
 
+/* --- local: what process 0 asks of the other processes' traces --- */
+
+enum { ASK_CALL_SOURCE = 1, ASK_KERNEL_COVERING };
+
+struct share_request {
+    int64_t kind, process_id, device_id, from_ns, to_ns; /* from_ns: the correlation id of a call's */
+};
+
+struct share_reply {
+    int64_t name_id, covered_ns;
+    char source[sizeof(((struct analysis_wait *)0)->source)];
+};
+
+/* The process whose trace holds process_id's devices, or -1 (no device: none holds it but this
+ * process's, which then reads it itself). */
+static int64_t holder_of(const struct analysis_share *share, int64_t process_id)
+{
+    size_t from = 0, to = share->device_count;
+    while (from < to) {
+        size_t mid = from + (to - from) / 2;
+        if (share->devices[mid].key.process_id < process_id)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from < share->device_count && share->devices[from].key.process_id == process_id
+               ? share->devices[from].process
+               : -1;
+}
+
+/* Asks the process holding request's process_id, unless that is this one (returns 0). Returns 1
+ * with *reply filled (zero when the exchange failed: run.remote_failed says so). */
+static int ask_holder(struct run *run, const struct share_request *request, struct share_reply *reply)
+{
+    const struct analysis_share *share = run->options.share;
+    int64_t holder = holder_of(share, request->process_id);
+    if (holder < 0 || holder == share->index)
+        return 0;
+    memset(reply, 0, sizeof *reply);
+    if (run->remote_failed || share->ask(share->context, (int)holder, request, sizeof *request, reply,
+                                         sizeof *reply, run->err) != 0) {
+        run->remote_failed = 1;
+        memset(reply, 0, sizeof *reply);
+        reply->name_id = -1;
+    }
+    reply->source[sizeof reply->source - 1] = '\0';
+    return 1;
+}
+
+static int remote_call_source(void *context, int64_t process_id, int64_t correlation_id, char *source,
+                              size_t size)
+{
+    struct share_request request = {
+        .kind = ASK_CALL_SOURCE, .process_id = process_id, .from_ns = correlation_id};
+    struct share_reply reply;
+    if (!ask_holder(context, &request, &reply))
+        return 0;
+    snprintf(source, size, "%s", reply.source);
+    return 1;
+}
+
+static int remote_kernel_covering(void *context, int64_t process_id, int64_t device_id, int64_t from_ns,
+                                  int64_t to_ns, int64_t *name_id, int64_t *covered_ns)
+{
+    struct share_request request = {.kind = ASK_KERNEL_COVERING,
+                                    .process_id = process_id,
+                                    .device_id = device_id,
+                                    .from_ns = from_ns,
+                                    .to_ns = to_ns};
+    struct share_reply reply;
+    if (!ask_holder(context, &request, &reply))
+        return 0;
+    *name_id = reply.name_id;
+    *covered_ns = reply.covered_ns;
+    return 1;
+}
+
+void analysis_share_ask_remote(struct run *run)
+{
+    run->remote = (struct accountant_remote){remote_call_source, remote_kernel_covering, run};
+    accountant_set_remote(run->accountant, &run->remote);
+}
+
+/* A process other than 0: one of process 0's requests answered from this process's trace, as
+ * process 0's accountant would have read it there. */
+static void answer(void *context, const void *bytes, size_t size, void *reply_bytes)
+{
+    struct run *run = context;
+    struct share_request request = {0};
+    struct share_reply reply = {.name_id = -1};
+    memcpy(&request, bytes, size < sizeof request ? size : sizeof request);
+    if (request.kind == ASK_CALL_SOURCE)
+        accountant_call_source(run->accountant, request.process_id, request.from_ns, reply.source,
+                               sizeof reply.source);
+    else if (request.kind == ASK_KERNEL_COVERING)
+        accountant_kernel_covering(run->accountant, request.process_id, request.device_id, request.from_ns,
+                                   request.to_ns, &reply.name_id, &reply.covered_ns);
+    memcpy(reply_bytes, &reply, sizeof reply);
+}
+
+int analysis_share_release(struct run *run)
+{
+    struct analysis_share *share = run->options.share;
+    if (!share || !share->local || share->index != 0 || !share->exchanged || share->count < 2)
+        return 0;
+    error_info err;
+    int status = share->release(share->context, run->remote_failed ? &err : run->err);
+    if (status == 0 && run->remote_failed)
+        return -1; /* run->err says why */
+    return status;
+}
+
 int analysis_share_run(struct run *run, const struct store_gpu_device *keys, size_t count)
 {
     struct analysis_share *share = run->options.share;
@@ -352,5 +543,9 @@ int analysis_share_run(struct run *run, const struct store_gpu_device *keys, siz
         return merge_all(run, keys, first, end, count);
     int status = send_block(run, keys, first, end);
     share->exchanged = share->sent = status == 0;
+    /* local: process 0 may ask this process's trace until it has its result */
+    if (status == 0 && share->local)
+        status = share->serve(share->context, sizeof(struct share_request), sizeof(struct share_reply),
+                              answer, run, run->err);
     return status == 0 ? 2 : status;
 }

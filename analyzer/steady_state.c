@@ -1,6 +1,7 @@
 /* steady_state.c: see steady_state.h. */
 #include "steady_state.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +44,23 @@ struct long_op {
 struct buckets {
     int64_t start_ns, end_ns;
     double width_ns;
+    /* The operations' ns in each bucket, summed over streams, in BUSY_UNITS_PER_NS: integers, so
+     * that their sum is the same in any order (the buckets of several processes' traces added up,
+     * analysis_share.local, are those of the whole trace). */
+    int64_t busy_units[STEADY_STATE_BUCKETS];
     double busy[STEADY_STATE_BUCKETS];       /* ns of operations in the bucket, summed over streams */
     double full[STEADY_STATE_BUCKETS + 1];   /* difference array: operations covering whole buckets */
     double before[STEADY_STATE_BUCKETS + 1]; /* before[c]: busy ns of buckets [0, c) */
     struct long_op long_ops[LONG_OPS_KEPT];
     size_t long_op_count;
 };
+
+#define BUSY_UNITS_PER_NS 16.0
+
+static int64_t busy_units(double ns)
+{
+    return llround(ns * BUSY_UNITS_PER_NS);
+}
 
 static double position_of(const struct buckets *b, int64_t t)
 {
@@ -74,37 +86,50 @@ static void add_interval(struct buckets *b, int64_t start_ns, int64_t end_ns)
     if (last >= STEADY_STATE_BUCKETS)
         last = STEADY_STATE_BUCKETS - 1;
     if (first == last) {
-        b->busy[first] += (x1 - x0) * b->width_ns;
+        b->busy_units[first] += busy_units((x1 - x0) * b->width_ns);
         return;
     }
-    b->busy[first] += ((double)(first + 1) - x0) * b->width_ns;
+    b->busy_units[first] += busy_units(((double)(first + 1) - x0) * b->width_ns);
     if (x1 > last)
-        b->busy[last] += (x1 - (double)last) * b->width_ns;
+        b->busy_units[last] += busy_units((x1 - (double)last) * b->width_ns);
     if (last > first + 1) {
         b->full[first + 1] += 1;
         b->full[last] -= 1;
     }
 }
 
-/* Keeps the LONG_OPS_KEPT longest operations of at least LONG_OP_SHARE of the span. */
+/* The order of long operations: the longest first, then the earliest: a total order, so that the
+ * ones kept and their order are the same whatever order they were met in. */
+static int compare_long_ops(const void *left, const void *right)
+{
+    const struct long_op *a = left, *b = right;
+    int64_t da = a->end_ns - a->start_ns, db = b->end_ns - b->start_ns;
+    if (da != db)
+        return da > db ? -1 : 1;
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
+}
+
+/* Keeps the LONG_OPS_KEPT first, in compare_long_ops' order, of the operations of at least
+ * LONG_OP_SHARE of the span. */
 static void keep_long_op(struct buckets *b, int64_t start_ns, int64_t end_ns)
 {
-    int64_t duration = end_ns - start_ns;
-    if ((double)duration < LONG_OP_SHARE * (double)(b->end_ns - b->start_ns))
+    struct long_op op = {start_ns, end_ns};
+    if ((double)(end_ns - start_ns) < LONG_OP_SHARE * (double)(b->end_ns - b->start_ns))
         return;
     size_t slot = b->long_op_count;
     if (slot == LONG_OPS_KEPT) {
-        slot = 0; /* replace the shortest kept, when shorter */
+        slot = 0; /* replace the last kept, when after this one */
         for (size_t i = 1; i < LONG_OPS_KEPT; i++)
-            if (b->long_ops[i].end_ns - b->long_ops[i].start_ns <
-                b->long_ops[slot].end_ns - b->long_ops[slot].start_ns)
+            if (compare_long_ops(&b->long_ops[i], &b->long_ops[slot]) > 0)
                 slot = i;
-        if (b->long_ops[slot].end_ns - b->long_ops[slot].start_ns >= duration)
+        if (compare_long_ops(&b->long_ops[slot], &op) <= 0)
             return;
     } else {
         b->long_op_count++;
     }
-    b->long_ops[slot] = (struct long_op){start_ns, end_ns};
+    b->long_ops[slot] = op;
 }
 
 static int scan_row(void *context, const struct store_gpu_row *row)
@@ -123,13 +148,20 @@ static int fill_buckets(store *trace, struct buckets *b, error_info *err)
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         if (store_scan_gpu_table(trace, tables[t], scan_row, b, err) != 0)
             return -1;
+    return 0;
+}
+
+/* The busy ns and their running sum, once every operation is in, and the long operations in
+ * their order (rule 3 tries the longest first). */
+static void finish_buckets(struct buckets *b)
+{
     double covering = 0;
     for (int c = 0; c < STEADY_STATE_BUCKETS; c++) {
         covering += b->full[c];
-        b->busy[c] += covering * b->width_ns;
+        b->busy[c] = (double)b->busy_units[c] / BUSY_UNITS_PER_NS + covering * b->width_ns;
         b->before[c + 1] = b->before[c] + b->busy[c];
     }
-    return 0;
+    qsort(b->long_ops, b->long_op_count, sizeof *b->long_ops, compare_long_ops);
 }
 
 /* The ns of op in bucket c. */
@@ -398,7 +430,99 @@ static int steps_window(const struct analysis_step *steps, size_t step_count, st
 }
 
 /* Rules 2 to 4 on the buckets of the span. */
-static int activity_window(store *trace, crew *team, struct analysis_steady *out, error_info *err)
+/* What one process's trace adds to the activity rules (peers): its buckets' busy units and whole
+ * coverings, its long operations and its first runs. */
+struct activity_header {
+    uint64_t long_op_count, first_run_count;
+};
+
+/* Every process's activity (peers.share_all: each sends its own) added up into b and
+ * *first_runs, as one trace holding every device gives them: the busy units and coverings are
+ * integers, the long operations kept in their total order, the first runs sorted. Returns 0, or
+ * -1 with err filled. */
+static int add_peers(const struct steady_state_peers *peers, struct buckets *b, int64_t **first_runs,
+                     long *first_run_count, error_info *err)
+{
+    struct activity_header header = {b->long_op_count, (uint64_t)*first_run_count};
+    size_t size = sizeof header + sizeof b->busy_units + sizeof b->full +
+                  b->long_op_count * sizeof *b->long_ops + (size_t)*first_run_count * sizeof **first_runs;
+    unsigned char *mine = malloc(size), *all = NULL, *at = mine;
+    if (!mine)
+        return error_set(err, "out of memory");
+    memcpy(at, &header, sizeof header), at += sizeof header;
+    memcpy(at, b->busy_units, sizeof b->busy_units), at += sizeof b->busy_units;
+    memcpy(at, b->full, sizeof b->full), at += sizeof b->full;
+    memcpy(at, b->long_ops, b->long_op_count * sizeof *b->long_ops),
+        at += b->long_op_count * sizeof *b->long_ops;
+    if (*first_run_count)
+        memcpy(at, *first_runs, (size_t)*first_run_count * sizeof **first_runs);
+    size_t all_size = 0;
+    int status = peers->share_all(peers->context, mine, size, &all, &all_size, err);
+    free(mine);
+    if (status != 0)
+        return -1;
+    memset(b->busy_units, 0, sizeof b->busy_units);
+    memset(b->full, 0, sizeof b->full);
+    b->long_op_count = 0;
+    free(*first_runs);
+    *first_runs = NULL;
+    *first_run_count = 0;
+    size_t runs = 0;
+    for (size_t offset = 0; status == 0 && offset < all_size;) {
+        size_t fixed = sizeof header + sizeof b->busy_units + sizeof b->full;
+        if (all_size - offset < fixed) {
+            status = error_set(err, "a process's activity is cut short");
+            break;
+        }
+        memcpy(&header, all + offset, sizeof header);
+        const unsigned char *record = all + offset + sizeof header;
+        size_t rest = all_size - offset - fixed;
+        if (header.long_op_count > LONG_OPS_KEPT || header.first_run_count > rest / sizeof **first_runs ||
+            header.long_op_count * sizeof *b->long_ops + header.first_run_count * sizeof **first_runs >
+                rest) {
+            status = error_set(err, "a process's activity is cut short");
+            break;
+        }
+        for (int c = 0; c < STEADY_STATE_BUCKETS; c++) {
+            int64_t units;
+            memcpy(&units, record + c * sizeof units, sizeof units);
+            b->busy_units[c] += units;
+        }
+        record += sizeof b->busy_units;
+        for (int c = 0; c <= STEADY_STATE_BUCKETS; c++) {
+            double whole;
+            memcpy(&whole, record + c * sizeof whole, sizeof whole);
+            b->full[c] += whole;
+        }
+        record += sizeof b->full;
+        for (size_t i = 0; i < header.long_op_count; i++) {
+            struct long_op op;
+            memcpy(&op, record + i * sizeof op, sizeof op);
+            keep_long_op(b, op.start_ns, op.end_ns);
+        }
+        record += header.long_op_count * sizeof *b->long_ops;
+        if (header.first_run_count) {
+            int64_t *grown = realloc(*first_runs, (runs + header.first_run_count) * sizeof *grown);
+            if (!grown) {
+                status = error_set(err, "out of memory");
+                break;
+            }
+            memcpy(grown + runs, record, header.first_run_count * sizeof *grown);
+            *first_runs = grown;
+            runs += header.first_run_count;
+        }
+        offset +=
+            fixed + header.long_op_count * sizeof *b->long_ops + header.first_run_count * sizeof **first_runs;
+    }
+    free(all);
+    if (runs > 0)
+        qsort(*first_runs, runs, sizeof **first_runs, compare_descending);
+    *first_run_count = (long)runs;
+    return status;
+}
+
+static int activity_window(store *trace, crew *team, const struct steady_state_peers *peers,
+                           struct analysis_steady *out, error_info *err)
 {
     struct buckets *b = calloc(1, sizeof *b);
     if (!b)
@@ -406,23 +530,26 @@ static int activity_window(store *trace, crew *team, struct analysis_steady *out
     b->start_ns = out->span_start_ns;
     b->end_ns = out->span_end_ns;
     b->width_ns = (double)(b->end_ns - b->start_ns) / STEADY_STATE_BUCKETS;
-    if (fill_buckets(trace, b, err) != 0) {
+    int64_t *first_runs = NULL;
+    long first_run_count = 0;
+    int status = fill_buckets(trace, b, err);
+    if (status == 0 && (first_run_count = repeated_first_runs(trace, team, &first_runs, err)) < 0)
+        status = -1;
+    if (status == 0 && peers)
+        status = add_peers(peers, b, &first_runs, &first_run_count, err);
+    if (status != 0) {
+        free(first_runs);
         free(b);
         return -1;
     }
+    finish_buckets(b);
     struct gap *gaps = NULL;
     long count = find_gaps(b, &gaps);
     if (count < 0) {
         free(gaps);
+        free(first_runs);
         free(b);
         return error_set(err, "out of memory");
-    }
-    int64_t *first_runs = NULL;
-    long first_run_count = repeated_first_runs(trace, team, &first_runs, err);
-    if (first_run_count < 0) {
-        free(gaps);
-        free(b);
-        return -1;
     }
     int start = 0, end = STEADY_STATE_BUCKETS;
     drop_setup(b, gaps, count, &start, end);
@@ -552,12 +679,13 @@ int steady_state_choose(store *trace, crew *team, const struct analysis_step *st
     int64_t first = 0, last = 0;
     error_info span_err;
     int found = gpu_span(trace, team, &first, &last, &span_err);
-    return steady_state_choose_in_span(trace, team, steps, step_count, found, first, last, out, err);
+    return steady_state_choose_in_span(trace, team, NULL, steps, step_count, found, first, last, out, err);
 }
 
-int steady_state_choose_in_span(store *trace, crew *team, const struct analysis_step *steps,
-                                size_t step_count, int span_found, int64_t span_start_ns, int64_t span_end_ns,
-                                struct analysis_steady *out, error_info *err)
+int steady_state_choose_in_span(store *trace, crew *team, const struct steady_state_peers *peers,
+                                const struct analysis_step *steps, size_t step_count, int span_found,
+                                int64_t span_start_ns, int64_t span_end_ns, struct analysis_steady *out,
+                                error_info *err)
 {
     memset(out, 0, sizeof *out);
     int found = span_found;
@@ -579,7 +707,7 @@ int steady_state_choose_in_span(store *trace, crew *team, const struct analysis_
     int by_steps = steps_window(steps, step_count, &chosen);
     if (by_steps < 0)
         return error_set(err, "out of memory");
-    if (!by_steps && activity_window(trace, team, &chosen, err) != 0)
+    if (!by_steps && activity_window(trace, team, peers, &chosen, err) != 0)
         return -1;
     if (chosen.start_ns < out->span_start_ns)
         chosen.start_ns = out->span_start_ns;

@@ -48,9 +48,18 @@ int steady_state_choose(store *trace, crew *team, const struct analysis_step *st
  * spans of every share together, so that it does not scan the whole trace; the trace itself is
  * read only where no steps are found (the activity rules 2 to 4), on team's workers (NULL: on the
  * trace's connection). */
-int steady_state_choose_in_span(store *trace, crew *team, const struct analysis_step *steps,
-                                size_t step_count, int span_found, int64_t span_start_ns, int64_t span_end_ns,
-                                struct analysis_steady *out, error_info *err);
+/* The other processes of a share whose traces each hold their own devices (analysis_share.local):
+ * the activity rules add up every process's (share_all as analysis_share's; every process calls it
+ * alike, since they hold the same steps and span). */
+struct steady_state_peers {
+    int (*share_all)(void *context, const unsigned char *bytes, size_t size, unsigned char **all,
+                     size_t *all_size, error_info *err);
+    void *context;
+};
+int steady_state_choose_in_span(store *trace, crew *team, const struct steady_state_peers *peers,
+                                const struct analysis_step *steps, size_t step_count, int span_found,
+                                int64_t span_start_ns, int64_t span_end_ns, struct analysis_steady *out,
+                                error_info *err);
 
 /* The same, with the trace's own steps (steps.h): for a reader that wants the window before or
  * without an analysis (render draws it even when the analysis fails). */

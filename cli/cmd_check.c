@@ -210,7 +210,7 @@ int cmd_check(int argc, char **argv)
             return CLI_EXIT_ERROR;
         }
     }
-    if (argc - optind != 1)
+    if (argc - optind < 1 || (argc - optind > 1 && !mpi.on))
         return cli_usage_error(argv[0], "expected one trace file");
     if (count == 0)
         return cli_usage_error(argv[0], "nothing to check: give --min NAME=VALUE or --max NAME=VALUE");
@@ -218,16 +218,19 @@ int cmd_check(int argc, char **argv)
         return CLI_EXIT_ERROR;
     char input_path[4096];
     int status;
-    struct analysis_result *result = cli_mpi_analyze(&mpi, argv[0], argv[optind], &filters.analysis,
-                                                     input_path, sizeof input_path, &status);
+    struct analysis_result *result =
+        cli_mpi_analyze(&mpi, argv[0], argv + optind, argc - optind, &filters.analysis, input_path,
+                        sizeof input_path, &status);
     if (!result)
         return cli_mpi_end(&mpi, status);
     struct verdict verdicts[MAX_BOUNDS];
     int failed = evaluate(result, bounds, count, strict, verdicts);
-    struct report_context context = {.trace_path = argv[optind],
-                                     .options = &filters.analysis,
-                                     .top = 5,
-                                     .width = cli_terminal_width(stdout)};
+    char inputs_name[4200];
+    struct report_context context = {
+        .trace_path = cli_mpi_inputs_name(argv + optind, argc - optind, inputs_name, sizeof inputs_name),
+        .options = &filters.analysis,
+        .top = 5,
+        .width = cli_terminal_width(stdout)};
     status = 0;
     if (format == REPORT_JSON)
         status = write_json(result, &context, verdicts, count, strict, failed);

@@ -73,11 +73,13 @@ int cmd_report(int argc, char **argv)
             return CLI_EXIT_ERROR;
         }
     }
-    if (argc - optind != 1)
+    if (argc - optind < 1 || (argc - optind > 1 && !mpi.on))
         return cli_usage_error(argv[0], "expected one trace file");
     if (mpi.on && cli_mpi_start(&mpi, options) != 0)
         return CLI_EXIT_ERROR;
-    context.trace_path = argv[optind]; /* what the user named, imported or not */
+    char inputs_name[4200];
+    /* what the user named, imported or not */
+    context.trace_path = cli_mpi_inputs_name(argv + optind, argc - optind, inputs_name, sizeof inputs_name);
     /* Enough waits to rank causes by their evidence and to list --top of them. */
     options->max_waits = context.top > ANALYSIS_DEFAULT_MAX_WAITS ? context.top : ANALYSIS_DEFAULT_MAX_WAITS;
     char input_path[4096];
@@ -88,8 +90,8 @@ int cmd_report(int argc, char **argv)
     if (timing_wanted && strcmp(timing_wanted, "1") == 0)
         options->timing = &timing;
     struct phase_mark mark = phase_timing_now();
-    struct analysis_result *result =
-        cli_mpi_analyze(&mpi, argv[0], argv[optind], options, input_path, sizeof input_path, &status);
+    struct analysis_result *result = cli_mpi_analyze(&mpi, argv[0], argv + optind, argc - optind, options,
+                                                     input_path, sizeof input_path, &status);
     mark = phase_timing_add_rest(options->timing, "open, checks (around the analysis)", mark);
     if (!result)
         return cli_mpi_end(&mpi, status);

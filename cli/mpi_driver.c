@@ -16,9 +16,14 @@
 #include "report.h"
 
 #ifdef OVERLAPSCOPE_HAVE_MPI
+#include <errno.h>
 #include <limits.h>
 #include <mpi.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "import.h"
+#include "names.h"
 
 /* Out of memory in the middle of a collective: the others wait for this process, which cannot
  * take part; only ending the job frees them. */
@@ -37,18 +42,23 @@ static void *allocate_or_abort(size_t size, const char *what)
  * work, on a machine of fewer cores than processes too, and its CPU time is its own work. The
  * sleep doubles from 10 us to 1 ms: a short wait ends at once, a long one costs a test a
  * millisecond. Returns 0, or -1 (MPI failed). */
-static int wait_politely(MPI_Request *request)
+static int wait_politely_for(MPI_Request *request, MPI_Status *status)
 {
     long sleep_ns = 10000;
     for (;;) {
         int done = 0;
-        if (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        if (MPI_Test(request, &done, status ? status : MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return -1;
         if (done)
             return 0;
         nanosleep(&(struct timespec){.tv_nsec = sleep_ns}, NULL);
         sleep_ns = sleep_ns < 1000000 ? 2 * sleep_ns : 1000000;
     }
+}
+
+static int wait_politely(MPI_Request *request)
+{
+    return wait_politely_for(request, NULL);
 }
 
 /* Every process learns every process's size (MPI_Iallgather), so that all decide alike what
@@ -81,7 +91,7 @@ static int gather_sizes(struct cli_mpi *mpi, size_t size, const char *what, int 
 /* The fragments travel by point-to-point messages, each process's bytes as their size, then
  * pieces of at most this many (an MPI count is an int): no limit on their sum. */
 #define FRAGMENT_PIECE ((size_t)1 << 30)
-enum { TAG_SIZE = 1, TAG_PIECE = 2 };
+enum { TAG_SIZE = 1, TAG_PIECE, TAG_NAMES, TAG_ASK, TAG_ANSWER };
 
 /* analysis_share.sum_before: MPI_Iexscan of value (undefined on process 0: 0 there). */
 static int sum_before(void *context, uint64_t value, uint64_t *before, error_info *err)
@@ -177,6 +187,61 @@ static int share_all(void *context, const unsigned char *bytes, size_t size, uns
     return status;
 }
 
+/* analysis_share.ask: a request to process, its reply back. */
+static int ask(void *context, int process, const void *request, size_t size, void *reply, size_t reply_size,
+               error_info *err)
+{
+    (void)context;
+    if (move(0, (void *)request, (int)size, MPI_BYTE, process, TAG_ASK) != 0 ||
+        move(1, reply, (int)reply_size, MPI_BYTE, process, TAG_ANSWER) != 0)
+        return error_set(err, "MPI failed to ask process %d for what its trace holds", process);
+    return 0;
+}
+
+/* analysis_share.serve: process 0's requests answered until an empty one (release). */
+static int serve(void *context, size_t request_size, size_t reply_size,
+                 void (*answer)(void *answer_context, const void *request, size_t size, void *reply),
+                 void *answer_context, error_info *err)
+{
+    (void)context;
+    unsigned char *request = allocate_or_abort(request_size, "a request"),
+                  *reply = allocate_or_abort(reply_size, "a reply");
+    int status = 0;
+    for (;;) {
+        MPI_Request pending;
+        MPI_Status received;
+        int count = 0;
+        if (MPI_Irecv(request, (int)request_size, MPI_BYTE, 0, TAG_ASK, MPI_COMM_WORLD, &pending) !=
+                MPI_SUCCESS ||
+            wait_politely_for(&pending, &received) != 0 ||
+            MPI_Get_count(&received, MPI_BYTE, &count) != MPI_SUCCESS) {
+            status = error_set(err, "MPI failed to receive process 0's request");
+            break;
+        }
+        if (count == 0)
+            break; /* released */
+        answer(answer_context, request, (size_t)count, reply);
+        if (move(0, reply, (int)reply_size, MPI_BYTE, 0, TAG_ANSWER) != 0) {
+            status = error_set(err, "MPI failed to answer process 0");
+            break;
+        }
+    }
+    free(request);
+    free(reply);
+    return status;
+}
+
+/* analysis_share.release: an empty request to every other process. */
+static int release(void *context, error_info *err)
+{
+    struct cli_mpi *mpi = context;
+    int status = 0;
+    for (int process = 1; process < mpi->size; process++)
+        if (move(0, NULL, 0, MPI_BYTE, process, TAG_ASK) != 0 && status == 0)
+            status = error_set(err, "MPI failed to tell process %d that process 0 is done", process);
+    return status;
+}
+
 int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options)
 {
     if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
@@ -191,6 +256,9 @@ int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options)
                                          .sum_before = sum_before,
                                          .send = send_fragments,
                                          .receive = receive_fragments,
+                                         .ask = ask,
+                                         .serve = serve,
+                                         .release = release,
                                          .context = mpi};
     options->share = &mpi->share;
     options->progress = NULL; /* a progress line per process would interleave */
@@ -234,6 +302,141 @@ int cli_mpi_end(struct cli_mpi *mpi, int status)
         wait_politely(&request);
     MPI_Finalize();
     return status;
+}
+
+/* --- --mpi on rank files: the strings' chain of import_run_block (store/names.h) --- */
+
+/* What a process passes on: the next process id and its strings (sent without waiting; done by
+ * names_chain_end). */
+struct names_chain {
+    struct cli_mpi *mpi;
+    int64_t header[2]; /* the next process id, the strings' size */
+    unsigned char *bytes;
+    MPI_Request sent[2];
+    int sending;
+};
+
+/* The strings of process from into output (store_names_take), *next_process_id the id after its
+ * processes. Returns 0, or -1 with err filled. */
+static int receive_names(int from, store *output, int64_t *next_process_id, error_info *err)
+{
+    int64_t header[2];
+    if (move(1, header, 2, MPI_INT64_T, from, TAG_NAMES) != 0 || header[1] < 0 ||
+        (uint64_t)header[1] > FRAGMENT_PIECE)
+        return error_set(err, "MPI failed to receive the strings of process %d", from);
+    unsigned char *bytes = allocate_or_abort((size_t)header[1], "the strings");
+    int status = move(1, bytes, (int)header[1], MPI_BYTE, from, TAG_NAMES) != 0
+                     ? error_set(err, "MPI failed to receive the strings of process %d", from)
+                     : store_names_take(output, bytes, (size_t)header[1], header[0], err);
+    free(bytes);
+    *next_process_id = header[0];
+    return status;
+}
+
+/* import_block_names.take: the strings of the processes before (from the one before), this
+ * process's parts' added, the sum passed on to the next (the last's to process 0). */
+static int take_names(void *context, store *output, const char *const *parts, size_t part_count,
+                      error_info *err)
+{
+    struct names_chain *chain = context;
+    struct cli_mpi *mpi = chain->mpi;
+    int64_t next_process_id = 1, processes = 0;
+    int status = mpi->rank > 0 ? receive_names(mpi->rank - 1, output, &next_process_id, err) : 0;
+    for (size_t i = 0; status == 0 && i < part_count; i++)
+        status = store_names_append(output, parts[i], &processes, err);
+    if (status != 0 || mpi->size < 2)
+        return status;
+    size_t size;
+    if (store_names_give(output, &chain->bytes, &size, err) != 0)
+        return -1;
+    if (size > FRAGMENT_PIECE)
+        return error_set(err, "the files' strings are over 1 GiB");
+    chain->header[0] = next_process_id + processes;
+    chain->header[1] = (int64_t)size;
+    int next = (mpi->rank + 1) % mpi->size;
+    if (MPI_Isend(chain->header, 2, MPI_INT64_T, next, TAG_NAMES, MPI_COMM_WORLD, &chain->sent[0]) !=
+            MPI_SUCCESS ||
+        MPI_Isend(chain->bytes, (int)size, MPI_BYTE, next, TAG_NAMES, MPI_COMM_WORLD, &chain->sent[1]) !=
+            MPI_SUCCESS)
+        return error_set(err, "MPI failed to pass the strings on to process %d", next);
+    chain->sending = 1;
+    return 0;
+}
+
+/* import_block_names.complete: process 0 takes every process's strings (the last one's sum), so
+ * that it can name any kernel. */
+static int complete_names(void *context, store *output, error_info *err)
+{
+    struct names_chain *chain = context;
+    int64_t ignored;
+    if (chain->mpi->rank != 0 || chain->mpi->size < 2)
+        return 0;
+    return receive_names(chain->mpi->size - 1, output, &ignored, err);
+}
+
+static void names_chain_end(struct names_chain *chain)
+{
+    if (chain->sending) {
+        wait_politely(&chain->sent[0]);
+        wait_politely(&chain->sent[1]);
+    }
+    free(chain->bytes);
+}
+
+/* Removes the folder of this process's trace and what is in it. */
+static void remove_block(const char *directory, const char *path)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char name[PATH_MAX + 48];
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
+        unlink(name);
+    }
+    rmdir(directory);
+}
+
+/* --mpi on rank files: this process imports its block of them into a trace of its own in a new
+ * folder of $TMPDIR (the node's own disk), with the ids of the whole import, analyses its own
+ * devices (analysis_share.local), and removes it. Returns the result (process 0), or NULL with
+ * *status set as cli_mpi_analyze says. */
+static struct analysis_result *analyze_blocks(struct cli_mpi *mpi, const char *command, char *const *inputs,
+                                              int input_count, const struct analysis_options *options,
+                                              int *status)
+{
+    const char *temporary = getenv("TMPDIR");
+    char directory[PATH_MAX], path[PATH_MAX + 16];
+    snprintf(directory, sizeof directory, "%s/overlapscope-mpi-XXXXXX",
+             temporary && *temporary ? temporary : "/tmp");
+    if (!mkdtemp(directory)) {
+        cli_error(command, "cannot make a folder for this process's trace in '%s': %s",
+                  temporary && *temporary ? temporary : "/tmp", strerror(errno));
+        return NULL;
+    }
+    snprintf(path, sizeof path, "%s/block.db", directory);
+    struct names_chain chain = {.mpi = mpi};
+    struct import_block_names names = {take_names, complete_names, &chain};
+    struct import_options import = {.jobs = options->jobs, .timing = options->timing};
+    size_t read = 0, total = 0;
+    error_info err;
+    int imported = import_run_block(path, inputs, input_count, (size_t)mpi->rank, (size_t)mpi->size, &import,
+                                    &names, &read, &total, &err);
+    names_chain_end(&chain);
+    struct analysis_result *result = NULL;
+    if (imported != 0) {
+        cli_error(command, "%s", err.message);
+    } else {
+        if (getenv("OVERLAPSCOPE_MPI_SHARES"))
+            fprintf(stderr, "overlapscope: --mpi process %d of %d: imported %zu of %zu files\n", mpi->rank,
+                    mpi->size, read, total);
+        mpi->share.local = 1;
+        result = report_analyze_file(path, options, &err);
+        if (result || mpi->share.sent)
+            *status = CLI_EXIT_OK;
+        else if (cli_mpi_writes(mpi) || (!mpi->exchanged && !mpi->share.agreed))
+            cli_error(command, "%s", err.message);
+    }
+    remove_block(directory, path);
+    return result;
 }
 
 #else
@@ -289,12 +492,35 @@ static void write_timing(const struct cli_mpi *mpi, const struct phase_timing *t
     free(text);
 }
 
-struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command, const char *argument,
-                                        const struct analysis_options *options, char *input_path,
-                                        size_t input_path_size, int *status)
+/* Rank files (a folder of them, or several): what --mpi imports block by block. */
+static int rank_files(char *const *inputs, int input_count)
+{
+    for (int i = 0; i < input_count; i++)
+        if (!import_is_foreign(inputs[i]))
+            return 0;
+    return 1;
+}
+
+struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command, char *const *inputs,
+                                        int input_count, const struct analysis_options *options,
+                                        char *input_path, size_t input_path_size, int *status)
 {
     struct cli_trace_input input;
     *status = CLI_EXIT_ERROR;
+    input_path[0] = '\0';
+    if (input_count != 1 && !(mpi->on && rank_files(inputs, input_count))) {
+        cli_error(command, "expected one trace file (several rank files only with --mpi)");
+        return NULL;
+    }
+#ifdef OVERLAPSCOPE_HAVE_MPI
+    if (mpi->on && rank_files(inputs, input_count)) {
+        struct analysis_result *result = analyze_blocks(mpi, command, inputs, input_count, options, status);
+        if (mpi->on && !result && mpi->share.sent && options->timing)
+            write_timing(mpi, options->timing);
+        return result;
+    }
+#endif
+    const char *argument = inputs[0];
     if (cli_mpi_open_input(mpi, &input, command, argument) != 0) {
         cli_trace_input_release(&input);
         return NULL;
@@ -320,6 +546,14 @@ struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command
     else if (cli_mpi_writes(mpi) || (!mpi->exchanged && !mpi->share.agreed)) /* else process 0 says it */
         cli_error(command, "%s", err.message);
     return result;
+}
+
+const char *cli_mpi_inputs_name(char *const *inputs, int input_count, char *name, size_t size)
+{
+    if (input_count <= 1)
+        return inputs[0];
+    snprintf(name, size, "%s and %d more", inputs[0], input_count - 1);
+    return name;
 }
 
 int cli_mpi_writes(const struct cli_mpi *mpi)

@@ -30,14 +30,22 @@ int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options);
 int cli_mpi_open_input(struct cli_mpi *mpi, struct cli_trace_input *input, const char *command,
                        const char *argument);
 
-/* The analysis of argument for report and check: opened (cli_mpi_open_input) and analysed
- * (report_analyze_file), shared among the processes under --mpi. Returns the result (the caller
- * frees it with analysis_free), or NULL with *status CLI_EXIT_ERROR (said on stderr) or CLI_EXIT_OK
- * (a process other than 0: its part went to process 0, it has nothing to write). input_path
- * receives the trace analysed (the import, for a foreign trace). */
-struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command, const char *argument,
-                                        const struct analysis_options *options, char *input_path,
-                                        size_t input_path_size, int *status);
+/* The analysis of inputs for report and check: one trace, opened (cli_mpi_open_input) and
+ * analysed (report_analyze_file), shared among the processes under --mpi; or, under --mpi, rank
+ * files (a folder of Kineto or nsys files, or several such files), of which each process imports
+ * its block into a trace of its own on this node ($TMPDIR), with the ids the import of them all
+ * would give (import_run_block, store/names.h), and analyses its own devices
+ * (analysis_share.local); no file is shared. Returns the result (the caller frees it with
+ * analysis_free), or NULL with *status CLI_EXIT_ERROR (said on stderr) or CLI_EXIT_OK (a process
+ * other than 0: its part went to process 0, it has nothing to write). input_path receives the
+ * trace analysed (the import, for a foreign trace; "" for rank files: gone once analysed). */
+struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command, char *const *inputs,
+                                        int input_count, const struct analysis_options *options,
+                                        char *input_path, size_t input_path_size, int *status);
+
+/* What the report names as its trace: the one input, or the first and how many more (name holds
+ * it, size bytes). */
+const char *cli_mpi_inputs_name(char *const *inputs, int input_count, char *name, size_t size);
 
 /* 1 when this process's output is the command's: process 0's, or any process's without --mpi. */
 int cli_mpi_writes(const struct cli_mpi *mpi);

@@ -781,3 +781,124 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
     list_free(&files);
     return status == 0 ? imported : -1;
 }
+
+/* --- one block of the files, for one of several processes --- */
+
+/* Reads the block's files into parts on workers (all may run ahead: the appends wait for the
+ * names), then hands them to names, then appends them in order. Returns 0, or -1 with err filled;
+ * the parts are removed either way. */
+static int import_block_parts(store *output, const char *temporary_path, char *const *paths, size_t count,
+                              size_t workers, struct progress_share *share, int *formats_seen,
+                              const struct import_block_names *names, error_info *err)
+{
+    struct part_pool pool = {.count = count, .ahead = count, .share = share};
+    pool.parts = calloc(count ? count : 1, sizeof *pool.parts);
+    pthread_t *threads = calloc(workers ? workers : 1, sizeof *threads);
+    const char **part_paths = calloc(count ? count : 1, sizeof *part_paths);
+    int status = pool.parts && threads && part_paths ? 0 : error_set(err, "out of memory");
+    int locked = status == 0 && pthread_mutex_init(&pool.lock, NULL) == 0;
+    int signalled = locked && pthread_cond_init(&pool.part_done, NULL) == 0;
+    if (status == 0 && !signalled)
+        status = error_set(err, "out of memory");
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        struct part *part = &pool.parts[i];
+        part->path = paths[i];
+        part->bytes = file_size(part->path);
+        part->pool = &pool;
+        part->share = (struct progress_share){.options = share->options, .part = part};
+        part->share.forward = part_forward_progress;
+        part_paths[i] = part->part_path;
+        if (snprintf(part->part_path, sizeof part->part_path, "%s.part%zu", temporary_path, i) >=
+            (int)sizeof part->part_path)
+            status = error_set(err, "'%s': the path is too long", temporary_path);
+    }
+    size_t started = 0;
+    for (; status == 0 && started < workers && started < count; started++)
+        if (pthread_create(&threads[started], NULL, part_worker, &pool) != 0)
+            break;
+    if (status == 0 && count > 0 && started == 0)
+        status = error_set(err, "cannot start a thread to import with");
+    for (size_t i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    for (size_t i = 0; status == 0 && i < count; i++)
+        if (pool.parts[i].status != 0) {
+            *err = pool.parts[i].err;
+            status = -1;
+        }
+    /* The names first, also with a failed part: the processes after this one wait for them (the
+     * caller ends the job on a failure). */
+    if (status == 0)
+        status = names->take(names->context, output, part_paths, count, err);
+    if (status == 0)
+        status = store_parts_begin(output, err);
+    for (size_t i = 0; status == 0 && i < count; i++) {
+        if (store_append_part(output, pool.parts[i].part_path, err) != 0)
+            status = error_prefix(err, "%s", pool.parts[i].path);
+        store_add_texts_cut(output, pool.parts[i].texts_cut);
+        *formats_seen |= pool.parts[i].formats_seen;
+        remove_part(pool.parts[i].part_path);
+    }
+    for (size_t i = 0; pool.parts && i < count; i++)
+        if (pool.parts[i].part_path[0])
+            remove_part(pool.parts[i].part_path);
+    if (status == 0 && names->complete)
+        status = names->complete(names->context, output, err);
+    if (signalled)
+        pthread_cond_destroy(&pool.part_done);
+    if (locked)
+        pthread_mutex_destroy(&pool.lock);
+    free(part_paths);
+    free(threads);
+    free(pool.parts);
+    return status == 0 ? store_begin(output, err) : -1;
+}
+
+int import_run_block(const char *output_path, char *const *inputs, int input_count, size_t block,
+                     size_t blocks, const struct import_options *options,
+                     const struct import_block_names *names, size_t *files_read, size_t *files_total,
+                     error_info *err)
+{
+    struct file_list skipped = {0};
+    struct file_list files = {.skipped = &skipped};
+    *files_read = *files_total = 0;
+    if (blocks == 0 || block >= blocks)
+        return error_set(err, "block %zu of %zu: no such block", block, blocks);
+    if (expand_inputs(&files, inputs, input_count, output_path, err) != 0) {
+        list_free(&files);
+        return -1;
+    }
+    size_t first = files.count * block / blocks, end = files.count * (block + 1) / blocks;
+    *files_total = files.count;
+    *files_read = end - first;
+    output_file *out = output_file_begin(output_path, options->force,
+                                         (const char *const *)files.paths + first, (int)(end - first), err);
+    if (!out) {
+        list_free(&files);
+        return -1;
+    }
+    store *output = store_create(output_file_temporary(out), STORE_OVERWRITE | STORE_FAST_UNSAFE, err);
+    struct progress_share share = {.options = options};
+    for (size_t i = first; i < end; i++)
+        share.total_bytes += file_size(files.paths[i]);
+    int formats_seen = 0;
+    int status = output && store_begin(output, err) == 0 ? 0 : -1;
+    if (status == 0)
+        status =
+            import_block_parts(output, output_file_temporary(out), files.paths + first, end - first,
+                               worker_count(options->jobs, end - first), &share, &formats_seen, names, err);
+    /* Every process lists the folder's skipped entries as the whole import does: its warnings. */
+    if (status == 0)
+        status = warn_skipped(output, &skipped, options, err);
+    if (status == 0)
+        status = write_meta(output, formats_seen, options->meta, err);
+    if (status == 0)
+        status = store_finalize(output, err);
+    if (output && store_close(output, status == 0 ? err : NULL) != 0)
+        status = -1;
+    if (status == 0)
+        status = output_file_commit(out, err);
+    else
+        output_file_fail(out, err);
+    list_free(&files);
+    return status;
+}

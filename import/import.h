@@ -77,4 +77,26 @@ int import_refuse_same_file(const char *const *paths, size_t path_count, error_i
 int import_run(const char *output_path, char *const *inputs, int input_count,
                const struct import_options *options, error_info *err);
 
+/* What a process importing one block of a folder (import_run_block) does with the names (strings)
+ * of the files before its block and of its own (store/names.h): take is called once the block's
+ * files are read into parts, before any is appended (it gives output the strings of the blocks
+ * before and adds those of parts: store_names_take, store_names_append); complete, when not NULL,
+ * once they are appended (process 0 takes the strings of every block there). Each returns 0, or
+ * -1 with err filled. */
+struct import_block_names {
+    int (*take)(void *context, store *output, const char *const *parts, size_t part_count, error_info *err);
+    int (*complete)(void *context, store *output, error_info *err);
+    void *context;
+};
+
+/* Imports block (of blocks) of the files inputs name, in import_run's order: files count*block /
+ * blocks to count*(block + 1) / blocks - 1, into output_path, with the ids the import of them all
+ * would give when names does its part (a block may hold no file: names is still called, and the
+ * trace is empty). *files_read and *files_total: the block's files and all of them. Returns 0, or
+ * -1 with err naming the file and the problem. */
+int import_run_block(const char *output_path, char *const *inputs, int input_count, size_t block,
+                     size_t blocks, const struct import_options *options,
+                     const struct import_block_names *names, size_t *files_read, size_t *files_total,
+                     error_info *err);
+
 #endif

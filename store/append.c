@@ -97,6 +97,32 @@ static char *read_only_uri(const char *path)
     return uri;
 }
 
+int store_append_attach(store *s, const char *source_path, error_info *err)
+{
+    store *source = store_open(source_path, 1, err); /* validates: same checks and messages as open */
+    if (!source)
+        return -1;
+    store_close(source, NULL);
+    if (store_commit(s, err) != 0)
+        return -1;
+    /* Read-only: attaching for writing would let SQLite checkpoint the source's log into it. */
+    char *uri = read_only_uri(source_path);
+    if (!uri)
+        return error_set(err, "cannot read '%s': out of memory", source_path);
+    sqlite3_stmt *attach = NULL;
+    if (sqlite3_prepare_v2(s->db, "ATTACH DATABASE ? AS src", -1, &attach, NULL) != SQLITE_OK) {
+        free(uri);
+        return store_sql_error(s, err, "attach");
+    }
+    sqlite3_bind_text(attach, 1, uri, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(attach);
+    sqlite3_finalize(attach);
+    free(uri);
+    if (rc != SQLITE_DONE)
+        return error_set(err, "cannot read '%s': %s", source_path, sqlite3_errmsg(s->db));
+    return 0;
+}
+
 /* shift_ns(t): t + the offset of the trace being appended, computed on integers (a REAL or TEXT
  * time is read as an integer first) and clamped instead of overflowing, so no REAL ever lands in
  * an INTEGER time column; readers refuse the clamped values as damaged. */
@@ -212,29 +238,9 @@ int store_append_begin(store *s, const char *source_path, int64_t *time_offset_n
 {
     if (losses)
         losses->count = 0;
-    if (store_check_writes_current_version(s, "append a trace", err) != 0)
+    if (store_check_writes_current_version(s, "append a trace", err) != 0 ||
+        store_append_attach(s, source_path, err) != 0)
         return -1;
-    store *source = store_open(source_path, 1, err); /* validates: same checks and messages as open */
-    if (!source)
-        return -1;
-    store_close(source, NULL);
-    if (store_commit(s, err) != 0)
-        return -1;
-    /* Read-only: attaching for writing would let SQLite checkpoint the source's log into it. */
-    char *uri = read_only_uri(source_path);
-    if (!uri)
-        return error_set(err, "cannot read '%s': out of memory", source_path);
-    sqlite3_stmt *attach = NULL;
-    if (sqlite3_prepare_v2(s->db, "ATTACH DATABASE ? AS src", -1, &attach, NULL) != SQLITE_OK) {
-        free(uri);
-        return store_sql_error(s, err, "attach");
-    }
-    sqlite3_bind_text(attach, 1, uri, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(attach);
-    sqlite3_finalize(attach);
-    free(uri);
-    if (rc != SQLITE_DONE)
-        return error_set(err, "cannot read '%s': %s", source_path, sqlite3_errmsg(s->db));
     if (sqlite3_create_function(s->db, "shift_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, time_offset_ns,
                                 shift_ns, NULL, NULL) != SQLITE_OK ||
         sqlite3_create_function(s->db, "duration_ns", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
@@ -258,8 +264,7 @@ int store_append_begin(store *s, const char *source_path, int64_t *time_offset_n
     if (store_exec_sql(s, "CREATE TEMP TABLE pm (old_id INTEGER PRIMARY KEY, new_id INTEGER)", err,
                        "map processes") != 0 ||
         store_exec_sql(s, sql, err, "map processes") != 0 ||
-        store_exec_sql(s, "INSERT OR IGNORE INTO strings (value) SELECT value FROM src.strings", err,
-                       "copy strings") != 0 ||
+        store_exec_sql(s, STORE_APPEND_COPY_STRINGS, err, "copy strings") != 0 ||
         store_exec_sql(s,
                        "CREATE TEMP TABLE sm (old_id INTEGER PRIMARY KEY, new_id INTEGER);"
                        " INSERT INTO sm SELECT ss.id, ds.id FROM src.strings ss"

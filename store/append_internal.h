@@ -16,6 +16,14 @@
 #define SAME_SHAPE "d.name_id IS sm.new_id" KERNEL_SHAPE_COLUMNS(MATCHES_SOURCE)
 #define SHAPE_OF_SOURCE "sm.new_id" KERNEL_SHAPE_COLUMNS(SOURCE_COLUMN)
 
+/* The source's strings not yet in the destination, in the source's order: an import of several
+ * files numbers the strings in the order of their first use (also store_names_append). */
+#define STORE_APPEND_COPY_STRINGS "INSERT OR IGNORE INTO strings (value) SELECT value FROM src.strings"
+
+/* Checks the source as store_open does and attaches it read-only as `src` (outside any
+ * transaction: the destination's is committed first). Returns 0, or -1 with err filled. */
+int store_append_attach(store *s, const char *source_path, error_info *err);
+
 /* Checks the source as store_open does, attaches it read-only, registers shift_ns(t) (adds
  * *time_offset_ns, which must outlive the append) and duration_ns(start, end), begins the
  * transaction, fills pm and sm, copies the strings and processes, then the tables that refer to

@@ -81,6 +81,26 @@ void accountant_device_free(struct accountant_device *device);
  * workers (crew.h; NULL: on this thread; the result is the same). Returns 0, or -1 with err
  * filled. */
 int accountant_collect(accountant *acc, struct analysis_result *result, crew *team, error_info *err);
+
+/* What accountant_collect reads of a process's trace where another process holds it (process 0
+ * of a share whose processes each imported their own rank files: analysis_share.local). Each
+ * returns 1 with the answer filled, or 0 when this process's trace holds process_id (the
+ * accountant reads it itself). */
+struct accountant_remote {
+    int (*call_source)(void *context, int64_t process_id, int64_t correlation_id, char *source, size_t size);
+    int (*kernel_covering)(void *context, int64_t process_id, int64_t device_id, int64_t from_ns,
+                           int64_t to_ns, int64_t *name_id, int64_t *covered_ns);
+    void *context;
+};
+/* remote (may be NULL: none) must outlive acc's accountant_collect. */
+void accountant_set_remote(accountant *acc, const struct accountant_remote *remote);
+/* The owner's answers to those, from acc's trace: the source line of a waiting op's launch (as a
+ * wait's source), and the kernel (not communication) that covered most of [from_ns, to_ns) on the
+ * device (*name_id -1: none) with how long. */
+void accountant_call_source(accountant *acc, int64_t process_id, int64_t correlation_id, char *source,
+                            size_t size);
+void accountant_kernel_covering(accountant *acc, int64_t process_id, int64_t device_id, int64_t from_ns,
+                                int64_t to_ns, int64_t *name_id, int64_t *covered_ns);
 /* Frees what accountant_collect put into result (analysis_free calls it). */
 void accountant_free_result(struct analysis_result *result);
 

@@ -45,7 +45,8 @@ struct sync_context {
 struct accountant {
     sqlite3 *db;
     kernel_names *names;
-    struct ledger ledger; /* the books, and the intervals the picture marks */
+    const struct accountant_remote *remote; /* NULL, or where other processes' traces are asked */
+    struct ledger ledger;                   /* the books, and the intervals the picture marks */
     /* The device being walked. */
     struct selection *selection;
     int started;

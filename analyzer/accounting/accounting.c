@@ -713,9 +713,22 @@ static void wait_sources(accountant *acc, struct analysis_result *result)
         struct analysis_wait *wait = &result->waits[i];
         wait->source[0] = '\0';
         if (wait->cause == ANALYSIS_CAUSE_LATE_LAUNCH || wait->cause == ANALYSIS_CAUSE_HOST_SYNC)
-            idle_call_source(acc, result->lanes[wait->waiting.lane].process_id, STORE_NULL,
-                             wait->waiting.correlation_id, wait->source, sizeof wait->source);
+            accountant_call_source(acc, result->lanes[wait->waiting.lane].process_id,
+                                   wait->waiting.correlation_id, wait->source, sizeof wait->source);
     }
+}
+
+void accountant_set_remote(accountant *acc, const struct accountant_remote *remote)
+{
+    acc->remote = remote;
+}
+
+void accountant_call_source(accountant *acc, int64_t process_id, int64_t correlation_id, char *source,
+                            size_t size)
+{
+    const struct accountant_remote *remote = acc->remote;
+    if (!remote || !remote->call_source(remote->context, process_id, correlation_id, source, size))
+        idle_call_source(acc, process_id, STORE_NULL, correlation_id, source, size);
 }
 
 int accountant_collect(accountant *acc, struct analysis_result *result, crew *team, error_info *err)

@@ -332,6 +332,15 @@ static void cover(void *context, int64_t name_id, int64_t start, int64_t end)
     }
 }
 
+void accountant_kernel_covering(accountant *acc, int64_t process_id, int64_t device_id, int64_t from_ns,
+                                int64_t to_ns, int64_t *name_id, int64_t *covered_ns)
+{
+    struct covering covering = {.acc = acc, .from = from_ns, .to = to_ns, .best_name = -1};
+    store_idle_kernels_in(acc->queries, process_id, device_id, from_ns, to_ns, cover, &covering);
+    *name_id = covering.best_name;
+    *covered_ns = covering.best_ns;
+}
+
 /* What the late rank's GPU and host did while this rank waited (on the late rank's clock, the
  * skew before its kernel began): the kernel covering most of the wait, and its idle time with its
  * largest cause (which says what its host was doing: host-cpu, host-sync, ...). */
@@ -340,9 +349,11 @@ static void late_activity(accountant *acc, const struct device_books *late,
                           char *detail, size_t size)
 {
     int64_t from = late_kernel->start_ns - skew_ns, to = late_kernel->start_ns;
-    struct covering covering = {.acc = acc, .from = from, .to = to, .best_name = -1};
-    store_idle_kernels_in(acc->queries, late->process_id, late->device_id, from, to, cover, &covering);
-    int64_t best_ns = covering.best_ns, best_name = covering.best_name;
+    int64_t best_ns = 0, best_name = -1;
+    const struct accountant_remote *remote = acc->remote;
+    if (!remote || !remote->kernel_covering(remote->context, late->process_id, late->device_id, from, to,
+                                            &best_name, &best_ns))
+        accountant_kernel_covering(acc, late->process_id, late->device_id, from, to, &best_name, &best_ns);
     int64_t by_cause[ACCOUNTING_CAUSE_COUNT] = {0};
     int64_t idle = late_idle(acc, late, from, to, by_cause);
     int top = 0;
