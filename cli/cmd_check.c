@@ -210,7 +210,7 @@ int cmd_check(int argc, char **argv)
             return CLI_EXIT_ERROR;
         }
     }
-    if (argc - optind < 1 || (argc - optind > 1 && !mpi.on))
+    if (argc - optind < 1)
         return cli_usage_error(argv[0], "expected one trace file");
     if (count == 0)
         return cli_usage_error(argv[0], "nothing to check: give --min NAME=VALUE or --max NAME=VALUE");

@@ -73,7 +73,7 @@ int cmd_report(int argc, char **argv)
             return CLI_EXIT_ERROR;
         }
     }
-    if (argc - optind < 1 || (argc - optind > 1 && !mpi.on))
+    if (argc - optind < 1)
         return cli_usage_error(argv[0], "expected one trace file");
     if (mpi.on && cli_mpi_start(&mpi, options) != 0)
         return CLI_EXIT_ERROR;

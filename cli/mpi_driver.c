@@ -266,10 +266,11 @@ int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options)
 }
 
 int cli_mpi_open_input(struct cli_mpi *mpi, struct cli_trace_input *input, const char *command,
-                       const char *argument)
+                       char *const *arguments, int argument_count, const char *name)
 {
     if (!mpi->on)
-        return cli_trace_input_open(input, command, argument);
+        return cli_trace_inputs_open(input, command, arguments, argument_count, name);
+    const char *argument = arguments[0]; /* one trace: rank files go to analyze_blocks */
     int status = 0;
     if (mpi->rank == 0)
         status = cli_trace_input_open(input, command, argument);
@@ -292,6 +293,7 @@ int cli_mpi_end(struct cli_mpi *mpi, int status)
 {
     if (!mpi->on)
         return status;
+    analysis_share_free(&mpi->share);
     if (status != CLI_EXIT_OK && !mpi->exchanged && !mpi->agreed && !mpi->share.agreed && mpi->size > 1) {
         fflush(NULL);
         MPI_Abort(MPI_COMM_WORLD, status);
@@ -397,16 +399,17 @@ static void remove_block(const char *directory, const char *path)
 
 /* --mpi on rank files: this process imports its block of them into a trace of its own in a new
  * folder of $TMPDIR (the node's own disk), with the ids of the whole import, analyses its own
- * devices (analysis_share.local), and removes it. Returns the result (process 0), or NULL with
- * *status set as cli_mpi_analyze says. */
+ * devices (analysis_share.local), and removes it. Returns the result (process 0), or NULL with err
+ * filled (*said: already said on stderr, the import's failure). */
 static struct analysis_result *analyze_blocks(struct cli_mpi *mpi, const char *command, char *const *inputs,
                                               int input_count, const struct analysis_options *options,
-                                              int *status)
+                                              error_info *err, int *said)
 {
     const char *temporary = getenv("TMPDIR");
     char directory[PATH_MAX], path[PATH_MAX + 16];
     snprintf(directory, sizeof directory, "%s/overlapscope-mpi-XXXXXX",
              temporary && *temporary ? temporary : "/tmp");
+    *said = 1;
     if (!mkdtemp(directory)) {
         cli_error(command, "cannot make a folder for this process's trace in '%s': %s",
                   temporary && *temporary ? temporary : "/tmp", strerror(errno));
@@ -417,23 +420,19 @@ static struct analysis_result *analyze_blocks(struct cli_mpi *mpi, const char *c
     struct import_block_names names = {take_names, complete_names, &chain};
     struct import_options import = {.jobs = options->jobs, .timing = options->timing};
     size_t read = 0, total = 0;
-    error_info err;
     int imported = import_run_block(path, inputs, input_count, (size_t)mpi->rank, (size_t)mpi->size, &import,
-                                    &names, &read, &total, &err);
+                                    &names, &read, &total, err);
     names_chain_end(&chain);
     struct analysis_result *result = NULL;
     if (imported != 0) {
-        cli_error(command, "%s", err.message);
+        cli_error(command, "%s", err->message);
     } else {
+        *said = 0;
         if (getenv("OVERLAPSCOPE_MPI_SHARES"))
             fprintf(stderr, "overlapscope: --mpi process %d of %d: imported %zu of %zu files\n", mpi->rank,
                     mpi->size, read, total);
         mpi->share.local = 1;
-        result = report_analyze_file(path, options, &err);
-        if (result || mpi->share.sent)
-            *status = CLI_EXIT_OK;
-        else if (cli_mpi_writes(mpi) || (!mpi->exchanged && !mpi->share.agreed))
-            cli_error(command, "%s", err.message);
+        result = report_analyze_file(path, options, err);
     }
     remove_block(directory, path);
     return result;
@@ -450,10 +449,10 @@ int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options)
 }
 
 int cli_mpi_open_input(struct cli_mpi *mpi, struct cli_trace_input *input, const char *command,
-                       const char *argument)
+                       char *const *arguments, int argument_count, const char *name)
 {
     (void)mpi;
-    return cli_trace_input_open(input, command, argument);
+    return cli_trace_inputs_open(input, command, arguments, argument_count, name);
 }
 
 int cli_mpi_end(struct cli_mpi *mpi, int status)
@@ -508,27 +507,31 @@ struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command
     struct cli_trace_input input;
     *status = CLI_EXIT_ERROR;
     input_path[0] = '\0';
-    if (input_count != 1 && !(mpi->on && rank_files(inputs, input_count))) {
-        cli_error(command, "expected one trace file (several rank files only with --mpi)");
-        return NULL;
-    }
-#ifdef OVERLAPSCOPE_HAVE_MPI
-    if (mpi->on && rank_files(inputs, input_count)) {
-        struct analysis_result *result = analyze_blocks(mpi, command, inputs, input_count, options, status);
-        if (mpi->on && !result && mpi->share.sent && options->timing)
-            write_timing(mpi, options->timing);
-        return result;
-    }
-#endif
-    const char *argument = inputs[0];
-    if (cli_mpi_open_input(mpi, &input, command, argument) != 0) {
-        cli_trace_input_release(&input);
+    if (input_count != 1 && !rank_files(inputs, input_count)) {
+        cli_error(command, "expected one trace file, or rank files (Kineto JSON, nsys exports)");
         return NULL;
     }
     error_info err;
-    struct analysis_result *result = report_analyze_file(input.path, options, &err);
-    snprintf(input_path, input_path_size, "%s", input.path);
-    cli_trace_input_release(&input);
+    struct analysis_result *result = NULL;
+    int said = 0;
+#ifdef OVERLAPSCOPE_HAVE_MPI
+    if (mpi->on && rank_files(inputs, input_count)) {
+        result = analyze_blocks(mpi, command, inputs, input_count, options, &err, &said);
+        if (said)
+            return NULL;
+    } else
+#endif
+    {
+        char name[4200];
+        cli_mpi_inputs_name(inputs, input_count, name, sizeof name);
+        if (cli_mpi_open_input(mpi, &input, command, inputs, input_count, name) != 0) {
+            cli_trace_input_release(&input);
+            return NULL;
+        }
+        result = report_analyze_file(input.path, options, &err);
+        snprintf(input_path, input_path_size, "%s", input.path);
+        cli_trace_input_release(&input);
+    }
     const struct analysis_share *share = &mpi->share;
     if (mpi->on && getenv("OVERLAPSCOPE_MPI_SHARES")) /* what the tests check: each read its share */
         fprintf(

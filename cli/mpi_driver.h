@@ -24,11 +24,12 @@ struct cli_mpi {
  * CLI_EXIT_ERROR (a build without MPI, or MPI that does not start). */
 int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options);
 
-/* cli_trace_input_open on every process, process 0 first (it may import the trace into the cache
- * beside it, which the others then read). Returns 0 or CLI_EXIT_ERROR (said by the process that
- * failed); call cli_trace_input_release in both cases. */
+/* cli_trace_input_open of the one argument on every process, process 0 first (it may import the
+ * trace into the cache beside it, which the others then read); without --mpi,
+ * cli_trace_inputs_open of them all (name: what to call them). Returns 0 or CLI_EXIT_ERROR (said
+ * by the process that failed); call cli_trace_input_release in both cases. */
 int cli_mpi_open_input(struct cli_mpi *mpi, struct cli_trace_input *input, const char *command,
-                       const char *argument);
+                       char *const *arguments, int argument_count, const char *name);
 
 /* The analysis of inputs for report and check: one trace, opened (cli_mpi_open_input) and
  * analysed (report_analyze_file), shared among the processes under --mpi; or, under --mpi, rank

@@ -124,8 +124,8 @@ static void print_skipped(void *command, const char *message)
     fputc('\n', stderr);
 }
 
-static int import_to(const char *command, const char *argument, const char *output, const char *name,
-                     int force, error_info *err)
+static int import_to(const char *command, char *const *arguments, int argument_count, const char *output,
+                     const char *name, int force, error_info *err)
 {
     const char *const meta[] = {CACHE_META_KEY, name, NULL};
     struct import_options options = {.force = force,
@@ -139,8 +139,7 @@ static int import_to(const char *command, const char *argument, const char *outp
         options.progress = cli_progress_update;
         options.progress_context = &progress;
     }
-    char *inputs[] = {(char *)argument};
-    int imported = import_run(output, inputs, 1, &options, err);
+    int imported = import_run(output, arguments, argument_count, &options, err);
     cli_progress_finish(&progress);
     return imported < 0 ? -1 : 0;
 }
@@ -154,9 +153,11 @@ static int cache_name_fits(const struct cache_place *place)
     return strlen(place->name) + strlen(CACHE_SUFFIX) + 16 <= (size_t)(limit > 0 ? limit : NAME_MAX);
 }
 
-/* The import into a temporary folder, for a command that cannot keep a cache; why says why. */
-static int import_temporarily(struct cli_trace_input *input, const char *command, const char *argument,
-                              const struct cache_place *place, const char *why)
+/* The import of arguments (argument: what to call them) into a temporary folder, for a command that
+ * cannot keep a cache; why says why. */
+static int import_temporarily_all(struct cli_trace_input *input, const char *command, char *const *arguments,
+                                  int argument_count, const char *argument, const struct cache_place *place,
+                                  const char *why)
 {
     const char *tmp = getenv("TMPDIR");
     tmp = tmp && *tmp ? tmp : "/tmp";
@@ -177,14 +178,20 @@ static int import_temporarily(struct cli_trace_input *input, const char *command
     snprintf(input->imported_path, sizeof input->imported_path, "%s/trace" CACHE_SUFFIX,
              input->temporary_directory);
     error_info err;
-    if (import_to(command, argument, input->imported_path, place->name, 0, &err) != 0)
+    if (import_to(command, arguments, argument_count, input->imported_path, place->name, 0, &err) != 0)
         return cli_error(command, "%s", err.message);
     input->path = input->imported_path;
     cli_print_safe(stderr,
                    "overlapscope: %s: imported '%s' into a temporary trace (%s; to keep one: overlapscope"
-                   " import %s -o TRACE)\n",
-                   command, argument, why, argument);
+                   " import %s%s -o TRACE)\n",
+                   command, argument, why, arguments[0], argument_count > 1 ? " ..." : "");
     return 0;
+}
+
+static int import_temporarily(struct cli_trace_input *input, const char *command, const char *argument,
+                              const struct cache_place *place, const char *why)
+{
+    return import_temporarily_all(input, command, (char *const[]){(char *)argument}, 1, argument, place, why);
 }
 
 /* Imports argument into its cache (state: what is there now). An input that changes while it is
@@ -195,7 +202,8 @@ static int import_into_cache(struct cli_trace_input *input, const char *command,
 {
     error_info err;
     for (int attempt = 0;; attempt++) {
-        if (import_to(command, argument, input->imported_path, place->name, state != CACHE_ABSENT, &err) == 0)
+        if (import_to(command, (char *const[]){(char *)argument}, 1, input->imported_path, place->name,
+                      state != CACHE_ABSENT, &err) == 0)
             break;
         char *now = NULL;
         error_info ignored;
@@ -277,6 +285,17 @@ int cli_trace_input_open(struct cli_trace_input *input, const char *command, con
     }
     free(identity);
     return status;
+}
+
+int cli_trace_inputs_open(struct cli_trace_input *input, const char *command, char *const *arguments,
+                          int argument_count, const char *name)
+{
+    if (argument_count == 1)
+        return cli_trace_input_open(input, command, arguments[0]);
+    *input = (struct cli_trace_input){.path = arguments[0]};
+    struct cache_place place = {.name = "trace"};
+    return import_temporarily_all(input, command, arguments, argument_count, name, &place,
+                                  "several files have no one place for a cache");
 }
 
 void cli_trace_input_release(struct cli_trace_input *input)

@@ -31,6 +31,12 @@ struct cli_trace_input {
  * line naming the input and returns CLI_EXIT_ERROR. Call cli_trace_input_release in both cases. */
 int cli_trace_input_open(struct cli_trace_input *input, const char *command, const char *argument);
 
+/* The same for several arguments (rank files: each a trace import_is_foreign names): imported
+ * together into a temporary trace, as `overlapscope import ARGUMENTS...` would, with one line on
+ * stderr calling them name. One argument: cli_trace_input_open. */
+int cli_trace_inputs_open(struct cli_trace_input *input, const char *command, char *const *arguments,
+                          int argument_count, const char *name);
+
 /* Removes a temporary import (a cache stays). */
 void cli_trace_input_release(struct cli_trace_input *input);
 

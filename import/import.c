@@ -863,12 +863,30 @@ int import_run_block(const char *output_path, char *const *inputs, int input_cou
     *files_read = *files_total = 0;
     if (blocks == 0 || block >= blocks)
         return error_set(err, "block %zu of %zu: no such block", block, blocks);
-    if (expand_inputs(&files, inputs, input_count, output_path, err) != 0) {
+    /* Files named one by one: the block is of the names, and only its own need be here (the
+     * others may lie on other nodes); a folder is listed whole (every process sees it whole). */
+    int named = input_count > 1;
+    for (int i = 0; named && i < input_count; i++) {
+        struct stat info;
+        named = stat(inputs[i], &info) != 0 || !S_ISDIR(info.st_mode);
+    }
+    size_t count = named ? (size_t)input_count : 0;
+    size_t first = count * block / blocks, end = count * (block + 1) / blocks;
+    int status = named ? expand_inputs(&files, inputs + first, (int)(end - first), output_path, err)
+                       : expand_inputs(&files, inputs, input_count, output_path, err);
+    if (status != 0) {
         list_free(&files);
         return -1;
     }
-    size_t first = files.count * block / blocks, end = files.count * (block + 1) / blocks;
-    *files_total = files.count;
+    if (named) { /* files holds the block alone */
+        first = 0;
+        end = files.count;
+    } else {
+        count = files.count;
+        first = count * block / blocks;
+        end = count * (block + 1) / blocks;
+    }
+    *files_total = count;
     *files_read = end - first;
     output_file *out = output_file_begin(output_path, options->force,
                                          (const char *const *)files.paths + first, (int)(end - first), err);
@@ -881,7 +899,7 @@ int import_run_block(const char *output_path, char *const *inputs, int input_cou
     for (size_t i = first; i < end; i++)
         share.total_bytes += file_size(files.paths[i]);
     int formats_seen = 0;
-    int status = output && store_begin(output, err) == 0 ? 0 : -1;
+    status = output && store_begin(output, err) == 0 ? 0 : -1;
     if (status == 0)
         status =
             import_block_parts(output, output_file_temporary(out), files.paths + first, end - first,

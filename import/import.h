@@ -90,7 +90,9 @@ struct import_block_names {
 };
 
 /* Imports block (of blocks) of the files inputs name, in import_run's order: files count*block /
- * blocks to count*(block + 1) / blocks - 1, into output_path, with the ids the import of them all
+ * blocks to count*(block + 1) / blocks - 1, into output_path (several inputs, none a folder: of
+ * the names, and only the block's are opened, the others may be absent here; else of the
+ * folder's listing), with the ids the import of them all
  * would give when names does its part (a block may hold no file: names is still called, and the
  * trace is empty). *files_read and *files_total: the block's files and all of them. Returns 0, or
  * -1 with err naming the file and the problem. */
