@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A simulated N-rank DDP job as PyTorch profiler (Kineto) traces, one file per rank, for the scale
 benchmark (bench/scale.sh, issue 35): bench/gen_ddp_ranks.py DIR RANKS [--activities N] [--late-rank R]
-[--late-us U] [--jobs J].
+[--late-us U] [--jobs J] [--distinct-names].
 
 Each rank runs STEPS steps (ProfilerStep#i user annotations). A step: KERNELS compute kernels on
 stream 7, each launched by a cudaLaunchKernel runtime call (correlated), then an NCCL AllReduce
@@ -10,7 +10,17 @@ nelems", "Group size", "Process Group Ranks", "dtype"), which every rank ends at
 (the collective waits for the last rank). One rank (--late-rank, default the last) starts each step
 --late-us later (default 500 us): the straggler the report must name. About --activities events
 (default 1,000,000) per rank: STEPS = activities / (2 * KERNELS + 3), KERNELS = 48. The files are
-gzip level 1 (written fast); the same arguments give the same bytes."""
+gzip level 1 (written fast); the same arguments give the same JSON.
+
+--distinct-names: the ranks no longer share one set of kernel names in one first-seen order, as
+real ranks often do not (a rank-specific path, a kernel only some ranks pick), which an import split
+between processes must still number as the whole folder's import does. Rank r's compute kernels are
+rotated by r (gemm_kernel_{(k + r) % 6}: each rank meets the shared names in its own order), the
+first kernel of every third step is rank{r}_only_kernel_{0, 1, 2} (a name no other rank has; the
+first kernel of rank r's trace), and the last kernel of every odd step is even_ranks_kernel or
+odd_ranks_kernel (names that only some ranks share). Kernels are renamed, never added: the times,
+the activity count and the collectives (the same AllReduce sequence on every rank) stay as
+without it."""
 import argparse
 import gzip
 import json
@@ -21,6 +31,17 @@ KERNELS = 48
 KERNEL_US = 20.0
 LAUNCH_US = 4.0
 ALLREDUCE_US = 300.0
+
+
+def kernel_name(args, rank, step, k):
+    """The compute kernel in slot k of a step (see --distinct-names)."""
+    if not args.distinct_names:
+        return f"void gemm_kernel_{k % 6}<float>(float*)"
+    if k == 0 and step % 3 == 0:
+        return f"rank{rank}_only_kernel_{step // 3 % 3}"
+    if k == KERNELS - 1 and step % 2 == 1:
+        return "even_ranks_kernel" if rank % 2 == 0 else "odd_ranks_kernel"
+    return f"void gemm_kernel_{(k + rank) % 6}<float>(float*)"
 
 
 def rank_file(args, rank):
@@ -60,7 +81,7 @@ def rank_file(args, rank):
                 lines.append(f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": {pid}, '
                              f'"tid": {pid}, "ts": {host:.3f}, "dur": {LAUNCH_US:.3f}, '
                              f'"args": {{"cbid": 211, "correlation": {correlation}}}}}')
-                lines.append(f'{{"ph": "X", "cat": "kernel", "name": "void gemm_kernel_{k % 6}<float>(float*)", '
+                lines.append(f'{{"ph": "X", "cat": "kernel", "name": "{kernel_name(args, rank, step, k)}", '
                              f'"pid": 0, "tid": 7, "ts": {gpu:.3f}, "dur": {KERNEL_US - 0.5:.3f}, "args": '
                              f'{{"device": 0, "context": 1, "stream": 7, "correlation": {correlation}, '
                              f'"registers per thread": 64, "shared memory": 0, "grid": [132, 1, 1], '
@@ -98,6 +119,8 @@ def main():
     parser.add_argument("--late-rank", type=int, default=-1)
     parser.add_argument("--late-us", type=float, default=500.0)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--distinct-names", action="store_true",
+                        help="each rank its own kernel names and first-seen order (same times and collectives)")
     args = parser.parse_args()
     if args.late_rank < 0:
         args.late_rank = args.ranks - 1
