@@ -309,30 +309,58 @@ int cli_mpi_end(struct cli_mpi *mpi, int status)
 /* --- --mpi on rank files: the strings' chain of import_run_block (store/names.h) --- */
 
 /* What a process passes on: the next process id and its strings (sent without waiting; done by
- * names_chain_end). */
+ * names_chain_end), or a failure (a size of -1, no strings): a process that could not import its
+ * files, or that heard of one before it, tells the processes after it, which then stop too. */
 struct names_chain {
     struct cli_mpi *mpi;
-    int64_t header[2]; /* the next process id, the strings' size */
+    int64_t header[2]; /* the next process id, the strings' size (-1: a process failed) */
     unsigned char *bytes;
     MPI_Request sent[2];
-    int sending;
+    int sending, passed, failed_before, received_last;
 };
 
-/* The strings of process from into output (store_names_take), *next_process_id the id after its
- * processes. Returns 0, or -1 with err filled. */
-static int receive_names(int from, store *output, int64_t *next_process_id, error_info *err)
+/* The header from process from and, unless it says a process failed (*failed), its strings into
+ * output (NULL: received and dropped), *next_process_id the id after its processes. Returns 0, or
+ * -1 with err filled. */
+static int receive_names(int from, store *output, int64_t *next_process_id, int *failed, error_info *err)
 {
     int64_t header[2];
-    if (move(1, header, 2, MPI_INT64_T, from, TAG_NAMES) != 0 || header[1] < 0 ||
-        (uint64_t)header[1] > FRAGMENT_PIECE)
+    *failed = 0;
+    if (move(1, header, 2, MPI_INT64_T, from, TAG_NAMES) != 0 || header[1] < -1 ||
+        (header[1] > 0 && (uint64_t)header[1] > FRAGMENT_PIECE))
         return error_set(err, "MPI failed to receive the strings of process %d", from);
+    *next_process_id = header[0];
+    if (header[1] < 0) {
+        *failed = 1;
+        return error_set(err, "process %d could not import its files", from);
+    }
     unsigned char *bytes = allocate_or_abort((size_t)header[1], "the strings");
     int status = move(1, bytes, (int)header[1], MPI_BYTE, from, TAG_NAMES) != 0
                      ? error_set(err, "MPI failed to receive the strings of process %d", from)
-                     : store_names_take(output, bytes, (size_t)header[1], header[0], err);
+                 : output ? store_names_take(output, bytes, (size_t)header[1], header[0], err)
+                          : 0;
     free(bytes);
-    *next_process_id = header[0];
     return status;
+}
+
+/* Sends the header and, unless it says a failure, chain->bytes to the next process (the last's to
+ * process 0). Returns 0, or -1 with err filled. */
+static int pass_names(struct names_chain *chain, error_info *err)
+{
+    struct cli_mpi *mpi = chain->mpi;
+    int next = (mpi->rank + 1) % mpi->size;
+    chain->passed = 1;
+    if (MPI_Isend(chain->header, 2, MPI_INT64_T, next, TAG_NAMES, MPI_COMM_WORLD, &chain->sent[0]) !=
+        MPI_SUCCESS)
+        return error_set(err, "MPI failed to pass the strings on to process %d", next);
+    chain->sending = 1;
+    if (chain->header[1] < 0)
+        return 0;
+    if (MPI_Isend(chain->bytes, (int)chain->header[1], MPI_BYTE, next, TAG_NAMES, MPI_COMM_WORLD,
+                  &chain->sent[1]) != MPI_SUCCESS)
+        return error_set(err, "MPI failed to pass the strings on to process %d", next);
+    chain->sending = 2;
+    return 0;
 }
 
 /* import_block_names.take: the strings of the processes before (from the one before), this
@@ -343,26 +371,45 @@ static int take_names(void *context, store *output, const char *const *parts, si
     struct names_chain *chain = context;
     struct cli_mpi *mpi = chain->mpi;
     int64_t next_process_id = 1, processes = 0;
-    int status = mpi->rank > 0 ? receive_names(mpi->rank - 1, output, &next_process_id, err) : 0;
+    int status = mpi->rank > 0
+                     ? receive_names(mpi->rank - 1, output, &next_process_id, &chain->failed_before, err)
+                     : 0;
     for (size_t i = 0; status == 0 && i < part_count; i++)
         status = store_names_append(output, parts[i], &processes, err);
-    if (status != 0 || mpi->size < 2)
+    if (mpi->size < 2)
         return status;
-    size_t size;
-    if (store_names_give(output, &chain->bytes, &size, err) != 0)
-        return -1;
-    if (size > FRAGMENT_PIECE)
-        return error_set(err, "the files' strings are over 1 GiB");
+    size_t size = 0;
+    if (status == 0 && store_names_give(output, &chain->bytes, &size, err) != 0)
+        status = -1;
+    if (status == 0 && size > FRAGMENT_PIECE)
+        status = error_set(err, "the files' strings are over 1 GiB");
     chain->header[0] = next_process_id + processes;
-    chain->header[1] = (int64_t)size;
-    int next = (mpi->rank + 1) % mpi->size;
-    if (MPI_Isend(chain->header, 2, MPI_INT64_T, next, TAG_NAMES, MPI_COMM_WORLD, &chain->sent[0]) !=
-            MPI_SUCCESS ||
-        MPI_Isend(chain->bytes, (int)size, MPI_BYTE, next, TAG_NAMES, MPI_COMM_WORLD, &chain->sent[1]) !=
-            MPI_SUCCESS)
-        return error_set(err, "MPI failed to pass the strings on to process %d", next);
-    chain->sending = 1;
-    return 0;
+    chain->header[1] = status == 0 ? (int64_t)size : -1;
+    error_info passing;
+    return pass_names(chain, status == 0 ? err : &passing) != 0 ? -1 : status;
+}
+
+/* After this process's import: where it failed before taking its part of the chain, the processes
+ * after it still wait for it (told of the failure); process 0 receives the last process's strings
+ * whatever happened (nothing is left in flight); every send done. */
+static void names_chain_end(struct names_chain *chain)
+{
+    struct cli_mpi *mpi = chain->mpi;
+    error_info ignored;
+    int64_t next_process_id;
+    int failed;
+    if (!chain->passed && mpi->size > 1) {
+        if (mpi->rank > 0)
+            receive_names(mpi->rank - 1, NULL, &next_process_id, &failed, &ignored);
+        chain->header[0] = 0;
+        chain->header[1] = -1;
+        pass_names(chain, &ignored);
+    }
+    if (mpi->rank == 0 && mpi->size > 1 && !chain->received_last)
+        receive_names(mpi->size - 1, NULL, &next_process_id, &failed, &ignored);
+    for (int i = 0; i < chain->sending; i++)
+        wait_politely(&chain->sent[i]);
+    free(chain->bytes);
 }
 
 /* import_block_names.complete: process 0 takes every process's strings (the last one's sum), so
@@ -373,16 +420,19 @@ static int complete_names(void *context, store *output, error_info *err)
     int64_t ignored;
     if (chain->mpi->rank != 0 || chain->mpi->size < 2)
         return 0;
-    return receive_names(chain->mpi->size - 1, output, &ignored, err);
+    chain->received_last = 1;
+    return receive_names(chain->mpi->size - 1, output, &ignored, &chain->failed_before, err);
 }
 
-static void names_chain_end(struct names_chain *chain)
+/* 1 when any process's import failed (every process learns it alike). */
+static int any_failed(int failed)
 {
-    if (chain->sending) {
-        wait_politely(&chain->sent[0]);
-        wait_politely(&chain->sent[1]);
-    }
-    free(chain->bytes);
+    int any = failed;
+    MPI_Request request;
+    if (MPI_Iallreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &request) != MPI_SUCCESS ||
+        wait_politely(&request) != 0)
+        return 1;
+    return any;
 }
 
 /* Removes the folder of this process's trace and what is in it. */
@@ -424,8 +474,12 @@ static struct analysis_result *analyze_blocks(struct cli_mpi *mpi, const char *c
                                     &names, &read, &total, err);
     names_chain_end(&chain);
     struct analysis_result *result = NULL;
-    if (imported != 0) {
-        cli_error(command, "%s", err->message);
+    /* A process that cannot import its files says why; every process then stops alike (no
+     * MPI_Abort: each removes its own trace). */
+    if (any_failed(imported != 0)) {
+        if (imported != 0 && !chain.failed_before)
+            cli_error(command, "%s", err->message);
+        mpi->agreed = 1;
     } else {
         *said = 0;
         if (getenv("OVERLAPSCOPE_MPI_SHARES"))

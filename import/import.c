@@ -825,8 +825,7 @@ static int import_block_parts(store *output, const char *temporary_path, char *c
             *err = pool.parts[i].err;
             status = -1;
         }
-    /* The names first, also with a failed part: the processes after this one wait for them (the
-     * caller ends the job on a failure). */
+    /* The names once every part is read (on a failure, the caller tells those that wait for them). */
     if (status == 0)
         status = names->take(names->context, output, part_paths, count, err);
     if (status == 0)

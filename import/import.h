@@ -80,7 +80,8 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
 /* What a process importing one block of a folder (import_run_block) does with the names (strings)
  * of the files before its block and of its own (store/names.h): take is called once the block's
  * files are read into parts, before any is appended (it gives output the strings of the blocks
- * before and adds those of parts: store_names_take, store_names_append); complete, when not NULL,
+ * before and adds those of parts: store_names_take, store_names_append), and not at all when a
+ * file cannot be read or the output made (import_run_block then fails); complete, when not NULL,
  * once they are appended (process 0 takes the strings of every block there). Each returns 0, or
  * -1 with err filled. */
 struct import_block_names {
