@@ -250,6 +250,13 @@ int cli_mpi_start(struct cli_mpi *mpi, struct analysis_options *options)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &mpi->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mpi->size);
+    MPI_Comm node;
+    mpi->node_size = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, mpi->rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &mpi->node_size);
+        MPI_Comm_free(&node);
+    }
     mpi->share = (struct analysis_share){.index = mpi->rank,
                                          .count = mpi->size,
                                          .share_all = share_all,
@@ -468,7 +475,12 @@ static struct analysis_result *analyze_blocks(struct cli_mpi *mpi, const char *c
     snprintf(path, sizeof path, "%s/block.db", directory);
     struct names_chain chain = {.mpi = mpi};
     struct import_block_names names = {take_names, complete_names, &chain};
-    struct import_options import = {.jobs = options->jobs, .timing = options->timing};
+    /* Files read at once: --jobs, else this machine's processors shared among its processes (16
+     * processes of 16 files each on 16 cores: one worker each, not 256 parsers at once). */
+    long processors = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = processors > mpi->node_size ? (int)(processors / mpi->node_size) : 1;
+    struct import_options import = {.jobs = options->jobs > 0 ? options->jobs : workers,
+                                    .timing = options->timing};
     size_t read = 0, total = 0;
     int imported = import_run_block(path, inputs, input_count, (size_t)mpi->rank, (size_t)mpi->size, &import,
                                     &names, &read, &total, err);

@@ -15,6 +15,7 @@ struct cli_mpi {
     int on;   /* --mpi given */
     int rank; /* this process (0 writes the report), of size */
     int size;
+    int node_size; /* the processes on this process's machine (MPI_COMM_TYPE_SHARED) */
     int exchanged; /* the fragments went through MPI: no process waits for this one any more */
     int agreed;    /* every process knows the run failed (process 0 could not open the trace) */
     struct analysis_share share;

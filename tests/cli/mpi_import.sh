@@ -23,23 +23,9 @@ os=$OVERLAPSCOPE
 data="${OVERLAPSCOPE_TEST_DATA:-$(cd "$(dirname "$0")" && pwd)/../data}"
 bad() { echo "FAILED: $*"; fail=$((fail+1)); }
 
-"$os" report --mpi /nonexistent.db >"$dir/out" 2>"$dir/err"; status=$?
-if grep -qx "overlapscope was built without MPI: install libopenmpi-dev and rebuild" "$dir/err"; then
-    [ "$status" = 2 ] || bad "--mpi without MPI exits $status, not 2"
-    echo "this build has no MPI: --mpi refused as it should be; skipped"; exit 77
-fi
-command -v mpirun >/dev/null || { echo "mpirun not found (apt-get install openmpi-bin): skipped"; exit 77; }
+# shellcheck source=mpi_env.sh
+. "$(dirname "$0")/mpi_env.sh"
 command -v python3 >/dev/null || { echo "no python3 for bench/gen_ddp_ranks.py: skipped"; exit 77; }
-# CI runs as root, which Open MPI refuses unless told; one machine: shared memory, no network
-# probing and no UCX (its start costs 0.2 s a run).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated \
-    OMPI_MCA_pml=ob1
-# The sanitizer build: Open MPI's own leaks are suppressed (mpi_lsan.supp; full stacks, so that
-# they name its libraries: its components stay loaded), ours are not.
-here=$(cd "$(dirname "$0")" && pwd)
-launch_env=(env OMPI_MCA_mca_base_component_disable_dlclose=1
-    "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-    "LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/mpi_lsan.supp:print_suppressions=0")
 # A job that hangs (a process waiting for one that failed) fails the test instead of hanging it.
 mpi_run=("${launch_env[@]}" timeout 60 mpirun)
 
