@@ -50,7 +50,7 @@ import sys
 peaks = [int(line.split()[1]) for line in sys.stdin]
 if peaks:
     print(f"  {len(peaks)} processes: peak {max(peaks)/1024:.0f} MB the largest, {sum(peaks)/1024**2:.2f} GB together")'
-    grep -E 'import|read files|append|walks and merge|accountant: cross' "$out/timing-$name.txt" | head -12 | sed 's/^/  /'
+    grep -E "read files|chain|append parts|finalize|walks and merge|accountant: cross" "$out/timing-$name.txt" | head -16 | sed 's/^/  /'
 }
 
 {

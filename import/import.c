@@ -789,8 +789,10 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
  * the parts are removed either way. */
 static int import_block_parts(store *output, const char *temporary_path, char *const *paths, size_t count,
                               size_t workers, struct progress_share *share, int *formats_seen,
-                              const struct import_block_names *names, error_info *err)
+                              const struct import_block_names *names, struct phase_timing *timing,
+                              error_info *err)
 {
+    struct phase_mark mark = phase_timing_now();
     struct part_pool pool = {.count = count, .ahead = count, .share = share};
     pool.parts = calloc(count ? count : 1, sizeof *pool.parts);
     pthread_t *threads = calloc(workers ? workers : 1, sizeof *threads);
@@ -820,6 +822,7 @@ static int import_block_parts(store *output, const char *temporary_path, char *c
         status = error_set(err, "cannot start a thread to import with");
     for (size_t i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
+    mark = phase_timing_add(timing, "read files (workers)", mark, pool.worker_cpu_ns, started > 1);
     for (size_t i = 0; status == 0 && i < count; i++)
         if (pool.parts[i].status != 0) {
             *err = pool.parts[i].err;
@@ -828,6 +831,7 @@ static int import_block_parts(store *output, const char *temporary_path, char *c
     /* The names once every part is read (on a failure, the caller tells those that wait for them). */
     if (status == 0)
         status = names->take(names->context, output, part_paths, count, err);
+    mark = phase_timing_add(timing, "strings of the files before (chain)", mark, 0, 0);
     if (status == 0)
         status = store_parts_begin(output, err);
     for (size_t i = 0; status == 0 && i < count; i++) {
@@ -840,8 +844,10 @@ static int import_block_parts(store *output, const char *temporary_path, char *c
     for (size_t i = 0; pool.parts && i < count; i++)
         if (pool.parts[i].part_path[0])
             remove_part(pool.parts[i].part_path);
+    mark = phase_timing_add(timing, "append parts", mark, 0, 0);
     if (status == 0 && names->complete)
         status = names->complete(names->context, output, err);
+    phase_timing_add(timing, "every process's strings (process 0)", mark, 0, 0);
     if (signalled)
         pthread_cond_destroy(&pool.part_done);
     if (locked)
@@ -900,18 +906,20 @@ int import_run_block(const char *output_path, char *const *inputs, int input_cou
     int formats_seen = 0;
     status = output && store_begin(output, err) == 0 ? 0 : -1;
     if (status == 0)
-        status =
-            import_block_parts(output, output_file_temporary(out), files.paths + first, end - first,
-                               worker_count(options->jobs, end - first), &share, &formats_seen, names, err);
+        status = import_block_parts(output, output_file_temporary(out), files.paths + first, end - first,
+                                    worker_count(options->jobs, end - first), &share, &formats_seen, names,
+                                    options->timing, err);
     /* Every process lists the folder's skipped entries as the whole import does: its warnings. */
     if (status == 0)
         status = warn_skipped(output, &skipped, options, err);
     if (status == 0)
         status = write_meta(output, formats_seen, options->meta, err);
+    struct phase_mark mark = phase_timing_now();
     if (status == 0)
         status = store_finalize(output, err);
     if (output && store_close(output, status == 0 ? err : NULL) != 0)
         status = -1;
+    phase_timing_add(options->timing, "finalize: indexes, ANALYZE, WAL", mark, 0, 0);
     if (status == 0)
         status = output_file_commit(out, err);
     else
