@@ -361,12 +361,20 @@ static int pass_names(struct names_chain *chain, error_info *err)
         MPI_SUCCESS)
         return error_set(err, "MPI failed to pass the strings on to process %d", next);
     chain->sending = 1;
-    if (chain->header[1] < 0)
-        return 0;
-    if (MPI_Isend(chain->bytes, (int)chain->header[1], MPI_BYTE, next, TAG_NAMES, MPI_COMM_WORLD,
-                  &chain->sent[1]) != MPI_SUCCESS)
-        return error_set(err, "MPI failed to pass the strings on to process %d", next);
-    chain->sending = 2;
+    if (chain->header[1] >= 0) { /* else a failure: no strings follow */
+        if (MPI_Isend(chain->bytes, (int)chain->header[1], MPI_BYTE, next, TAG_NAMES, MPI_COMM_WORLD,
+                      &chain->sent[1]) != MPI_SUCCESS)
+            return error_set(err, "MPI failed to pass the strings on to process %d", next);
+        chain->sending = 2;
+    }
+    /* Finished now, the next process waiting for them: a send Open MPI moves only while this
+     * process is in MPI would otherwise wait for the end of this process's import (every hop of the
+     * chain an import's append: 8.6 s a hop at 64 ranks of 1M on 16 processes). The last
+     * process's, to process 0, which takes them after its own appends, ends in names_chain_end. */
+    if (next != 0)
+        for (; chain->sending > 0; chain->sending--)
+            if (wait_politely(&chain->sent[chain->sending - 1]) != 0)
+                return error_set(err, "MPI failed to pass the strings on to process %d", next);
     return 0;
 }
 
