@@ -427,6 +427,18 @@ static void names_chain_end(struct names_chain *chain)
     free(chain->bytes);
 }
 
+/* import_block_names.progress: the last process's strings to process 0 move whenever process 0
+ * is ready for them, not only at the end of this process's import (process 0 waited 27 s for
+ * them at 256 ranks of 1M on 16 processes). */
+static void move_names(void *context)
+{
+    struct names_chain *chain = context;
+    for (int i = 0; i < chain->sending; i++) {
+        int done = 0;
+        MPI_Test(&chain->sent[i], &done, MPI_STATUS_IGNORE);
+    }
+}
+
 /* import_block_names.complete: process 0 takes every process's strings (the last one's sum), so
  * that it can name any kernel. */
 static int complete_names(void *context, store *output, error_info *err)
@@ -482,7 +494,7 @@ static struct analysis_result *analyze_blocks(struct cli_mpi *mpi, const char *c
     }
     snprintf(path, sizeof path, "%s/block.db", directory);
     struct names_chain chain = {.mpi = mpi};
-    struct import_block_names names = {take_names, complete_names, &chain};
+    struct import_block_names names = {take_names, complete_names, move_names, &chain};
     /* Files read at once: --jobs, else this machine's processors shared among its processes (16
      * processes of 16 files each on 16 cores: one worker each, not 256 parsers at once). */
     long processors = sysconf(_SC_NPROCESSORS_ONLN);

@@ -840,6 +840,8 @@ static int import_block_parts(store *output, const char *temporary_path, char *c
         store_add_texts_cut(output, pool.parts[i].texts_cut);
         *formats_seen |= pool.parts[i].formats_seen;
         remove_part(pool.parts[i].part_path);
+        if (names->progress)
+            names->progress(names->context);
     }
     for (size_t i = 0; pool.parts && i < count; i++)
         if (pool.parts[i].part_path[0])

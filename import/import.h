@@ -87,6 +87,9 @@ int import_run(const char *output_path, char *const *inputs, int input_count,
 struct import_block_names {
     int (*take)(void *context, store *output, const char *const *parts, size_t part_count, error_info *err);
     int (*complete)(void *context, store *output, error_info *err);
+    /* When not NULL, called between the parts' appends: where strings already passed on may move
+     * (a transport that moves them only when called). */
+    void (*progress)(void *context);
     void *context;
 };
 
