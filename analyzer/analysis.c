@@ -330,6 +330,8 @@ static int run_all_devices(struct run *run)
         status = check_device_exists(run, keys, count);
     if (status == 0 && run->options.rank >= 0)
         status = check_rank_exists(run, keys, count);
+    if (status != 0 && share) /* every process holds the same steps and devices: all fail alike */
+        run->options.share->agreed = 1;
     if (status == 0)
         status = walk_devices(run, keys, count);
     free(keys);

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
+#include "import.h"
 #include "mpi_driver.h"
 #include "report.h"
 
@@ -22,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "import.h"
 #include "names.h"
 
 /* Out of memory in the middle of a collective: the others wait for this process, which cannot
@@ -518,7 +519,9 @@ static struct analysis_result *analyze_blocks(struct cli_mpi *mpi, const char *c
             fprintf(stderr, "overlapscope: --mpi process %d of %d: imported %zu of %zu files\n", mpi->rank,
                     mpi->size, read, total);
         mpi->share.local = 1;
-        result = report_analyze_file(path, options, err);
+        char name[4200];
+        result = report_analyze_file_named(path, cli_mpi_inputs_name(inputs, input_count, name, sizeof name),
+                                           options, err);
     }
     remove_block(directory, path);
     return result;
@@ -577,12 +580,16 @@ static void write_timing(const struct cli_mpi *mpi, const struct phase_timing *t
     free(text);
 }
 
-/* Rank files (a folder of them, or several): what --mpi imports block by block. */
+/* Rank files (a folder of them, or several): what --mpi imports block by block. One named like a
+ * rank file that is not here may lie on another machine (its process opens it, or says why). */
 static int rank_files(char *const *inputs, int input_count)
 {
-    for (int i = 0; i < input_count; i++)
-        if (!import_is_foreign(inputs[i]))
+    for (int i = 0; i < input_count; i++) {
+        struct stat info;
+        int elsewhere = input_count > 1 && stat(inputs[i], &info) != 0 && import_is_trace_name(inputs[i]);
+        if (!elsewhere && !import_is_foreign(inputs[i]))
             return 0;
+    }
     return 1;
 }
 
@@ -594,7 +601,9 @@ struct analysis_result *cli_mpi_analyze(struct cli_mpi *mpi, const char *command
     *status = CLI_EXIT_ERROR;
     input_path[0] = '\0';
     if (input_count != 1 && !rank_files(inputs, input_count)) {
-        cli_error(command, "expected one trace file, or rank files (Kineto JSON, nsys exports)");
+        if (cli_mpi_writes(mpi)) /* every process sees the same arguments */
+            cli_error(command, "expected one trace file, or rank files (Kineto JSON, nsys exports)");
+        mpi->agreed = 1;
         return NULL;
     }
     error_info err;

@@ -125,6 +125,11 @@ static int add_directory(struct file_list *list, const char *directory_path, con
     return status;
 }
 
+int import_is_trace_name(const char *path)
+{
+    return has_suffix(path, ".json") || has_suffix(path, ".json.gz") || has_suffix(path, ".sqlite");
+}
+
 /* A pipe the shell opened for us (`import <(zcat x.json.gz)`: /dev/fd/N): read once, front to
  * back. A named pipe in the file system is not one: opening it blocks until someone writes,
  * forever when no one does; it is refused like any other file that is not a regular file. */

@@ -54,6 +54,10 @@ enum import_format import_detect_format(const char *path, error_info *err);
  * or a file whose problem the trace reader will name). */
 int import_is_foreign(const char *path);
 
+/* 1 when path is named as a folder's trace files are (*.json, *.json.gz, *.sqlite): what a folder
+ * import reads, whether or not the file is here. */
+int import_is_trace_name(const char *path);
+
 /* The identity of what import_run would read for inputs: a line per directory named and per file
  * read (symbolic links followed: the target's), each with its device, inode, size, and modification
  * and status-change times in nanoseconds. A file replaced (another inode), rewritten, re-pointed

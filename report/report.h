@@ -69,5 +69,9 @@ int report_write_diff(FILE *out, const struct analysis_result *a, const struct a
 /* Opens the trace read-only, analyzes it and closes it. NULL with err filled ("FILE: reason"). */
 struct analysis_result *report_analyze_file(const char *path, const struct analysis_options *options,
                                             error_info *err);
+/* The same, the reason led by name instead of path (a trace made for the command: --mpi's
+ * process's own import of its rank files, named by what the user gave). */
+struct analysis_result *report_analyze_file_named(const char *path, const char *name,
+                                                  const struct analysis_options *options, error_info *err);
 
 #endif

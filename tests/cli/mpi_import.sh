@@ -13,7 +13,8 @@
 # with OVERLAPSCOPE_MPI_SHARES=1 each process says how many of the files it imported (1 of 4
 # each; 0, 1, 1, 1 of 3); a folder with one damaged rank file ends the job with exit 2 and one line
 # naming that file, no process left running; and nothing is left in $TMPDIR (a fresh folder for the
-# whole test) after any of it. Every MPI run is made to import: a cache beside the inputs (which
+# whole test) after any of it; what every process finds wrong alike (a device no rank has, a
+# rank file on no machine, a rank file beside a trace) is one line from process 0, exit 2. Every MPI run is made to import: a cache beside the inputs (which
 # the one-process report writes) is removed first. Skipped (77) where mpirun is missing; a build
 # without MPI must refuse --mpi in one line with exit 2.
 set -u
@@ -153,6 +154,28 @@ for np in 2 4; do
     fi
     tmp_is_empty "the damaged folder, -np $np"
 done
+
+# What every process finds wrong alike is said once, by process 0, naming what the user gave (not
+# a process's own trace): a device no rank has; a list of rank files one of which is on no
+# machine (named like a rank file, so it may lie on another node: its process says it cannot
+# open it); a list mixing a rank file with an overlapscope trace.
+one_line() { # NAME EXPECTED-TEXT ARGS...: exit 2, one line holding the text, nothing on stdout
+    local name=$1 text=$2; shift 2
+    "${mpi_run[@]}" -np 3 --oversubscribe "$os" report --mpi "$@" >"$dir/out" 2>"$dir/err"; status=$?
+    if [ "$status" = 2 ] && [ "$(grep -c '^overlapscope: ' "$dir/err")" = 1 ] && grep -qF -- "$text" "$dir/err" &&
+        [ ! -s "$dir/out" ]; then
+        pass=$((pass+1))
+    else
+        bad "$name: status $status, said: $(grep '^overlapscope' "$dir/err" | head -4)"
+    fi
+    tmp_is_empty "$name"
+}
+one_line "no such device" "report: $dir/distinct: no device 9 (the trace has device 0)" --device 9 "$dir/distinct"
+one_line "a rank file on no machine" "report: cannot open '$dir/absent/rank0009.json.gz'" \
+    "$dir/distinct/rank0000.json.gz" "$dir/absent/rank0009.json.gz"
+"$os" import "$dir/distinct/rank0001.json.gz" -o "$dir/one_rank.db" >/dev/null 2>&1
+one_line "a rank file and a trace" "report: expected one trace file, or rank files" \
+    "$dir/distinct/rank0000.json.gz" "$dir/one_rank.db"
 
 echo "mpi_import: $pass passed, $fail failed"
 [ "$fail" = 0 ]
