@@ -2,7 +2,9 @@
  * every process (their sizes by MPI_Iallgather, so every process agrees on what follows, then
  * MPI_Iallgatherv), the count of the intervals before each process (MPI_Iexscan), and each
  * process's fragments to process 0 by point-to-point messages, received process after process, so
- * that process 0 holds one process's bytes at a time; the trace opened by process 0 first; and the
+ * that process 0 holds one process's bytes at a time; process 0's asks of another process's trace
+ * and their answers (rank files); one trace opened by process 0 first, or rank files imported
+ * block by block with the strings passed down a chain of the processes (names_chain); and the
  * end: MPI_Finalize, or MPI_Abort when a process fails while the others wait for it. A process that
  * waits sleeps between tests of the request (wait_politely). Without MPI at build time, --mpi says
  * so. */
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "names.h"
+#include "output_file.h"
 
 /* Out of memory in the middle of a collective: the others wait for this process, which cannot
  * take part; only ending the job frees them. */
@@ -466,12 +469,7 @@ static int any_failed(int failed)
 /* Removes the folder of this process's trace and what is in it. */
 static void remove_block(const char *directory, const char *path)
 {
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-    char name[PATH_MAX + 48];
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
-        unlink(name);
-    }
+    output_file_remove(path);
     rmdir(directory);
 }
 

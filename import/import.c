@@ -479,6 +479,7 @@ struct part_pool {
     pthread_cond_t part_done;
     struct progress_share *share; /* the whole import's */
     int64_t worker_cpu_ns;        /* of the workers that ended, under the lock (phase timing) */
+    int locked, signalled;        /* lock and part_done made (parts_end undoes them) */
 };
 
 /* A worker's progress within its file, added up over the files under the lock. */
@@ -548,14 +549,43 @@ static size_t worker_count(int jobs, size_t files)
     return (size_t)wanted < files ? (size_t)wanted : files;
 }
 
-static void remove_part(const char *path)
+/* pool over the count files of paths, each read into the part temporary_path ".part" I, workers at
+ * most ahead files past the last appended. Returns 0, or -1 with err filled; parts_end undoes it
+ * either way. */
+static int parts_begin(struct part_pool *pool, char *const *paths, size_t count, size_t ahead,
+                       const char *temporary_path, struct progress_share *share, error_info *err)
 {
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-    char name[PATH_MAX + 16];
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(name, sizeof name, "%s%s", path, suffixes[i]);
-        unlink(name);
+    *pool = (struct part_pool){.count = count, .ahead = ahead, .share = share};
+    pool->parts = calloc(count ? count : 1, sizeof *pool->parts);
+    pool->locked = pool->parts && pthread_mutex_init(&pool->lock, NULL) == 0;
+    pool->signalled = pool->locked && pthread_cond_init(&pool->part_done, NULL) == 0;
+    if (!pool->signalled)
+        return error_set(err, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        struct part *part = &pool->parts[i];
+        part->path = paths[i];
+        part->bytes = file_size(part->path);
+        part->pool = pool;
+        part->share = (struct progress_share){.options = share->options, .part = part};
+        part->share.forward = part_forward_progress;
+        if (snprintf(part->part_path, sizeof part->part_path, "%s.part%zu", temporary_path, i) >=
+            (int)sizeof part->part_path)
+            return error_set(err, "'%s': the path is too long", temporary_path);
     }
+    return 0;
+}
+
+/* Removes every part still on disk and frees pool. */
+static void parts_end(struct part_pool *pool)
+{
+    for (size_t i = 0; pool->parts && i < pool->count; i++)
+        if (pool->parts[i].part_path[0])
+            output_file_remove(pool->parts[i].part_path);
+    if (pool->signalled)
+        pthread_cond_destroy(&pool->part_done);
+    if (pool->locked)
+        pthread_mutex_destroy(&pool->lock);
+    free(pool->parts);
 }
 
 /* Reads files into parts beside out's temporary file on workers while this thread appends the
@@ -568,33 +598,12 @@ static int import_in_parallel(store *output, output_file *out, const struct file
                               struct progress_share *share, int *formats_seen, struct phase_timing *timing,
                               error_info *err)
 {
-    const char *temporary_path = output_file_temporary(out);
-    struct part_pool pool = {.count = files->count, .ahead = 2 * workers, .share = share};
-    pool.parts = calloc(files->count, sizeof *pool.parts);
+    struct part_pool pool;
     pthread_t *threads = calloc(workers, sizeof *threads);
-    if (!pool.parts || !threads || pthread_mutex_init(&pool.lock, NULL) != 0) {
-        free(pool.parts);
-        free(threads);
-        return error_set(err, "out of memory");
-    }
-    if (pthread_cond_init(&pool.part_done, NULL) != 0) {
-        pthread_mutex_destroy(&pool.lock);
-        free(pool.parts);
-        free(threads);
-        return error_set(err, "out of memory");
-    }
-    int status = 0;
-    for (size_t i = 0; i < files->count && status == 0; i++) {
-        struct part *part = &pool.parts[i];
-        part->path = files->paths[i];
-        part->bytes = file_size(part->path);
-        part->pool = &pool;
-        part->share = (struct progress_share){.options = share->options, .part = part};
-        part->share.forward = part_forward_progress;
-        if (snprintf(part->part_path, sizeof part->part_path, "%s.part%zu", temporary_path, i) >=
-            (int)sizeof part->part_path)
-            status = error_set(err, "'%s': the path is too long", temporary_path);
-    }
+    int status =
+        parts_begin(&pool, files->paths, files->count, 2 * workers, output_file_temporary(out), share, err);
+    if (status == 0 && !threads)
+        status = error_set(err, "out of memory");
     output_file_watch_parts(out, files->count);
     if (status == 0)
         status = store_parts_begin(output, err);
@@ -618,7 +627,7 @@ static int import_in_parallel(store *output, output_file *out, const struct file
         } else if (store_append_part(output, part->part_path, err) != 0) {
             status = error_prefix(err, "%s", part->path);
         }
-        remove_part(part->part_path);
+        output_file_remove(part->part_path);
         store_add_texts_cut(output, part->texts_cut);
         *formats_seen |= part->formats_seen;
         pthread_mutex_lock(&pool.lock);
@@ -627,21 +636,18 @@ static int import_in_parallel(store *output, output_file *out, const struct file
         pthread_mutex_unlock(&pool.lock);
         mark = phase_timing_add(timing, "append parts", mark, 0, 1);
     }
-    pthread_mutex_lock(&pool.lock);
-    pool.next = pool.count; /* after a failure: no file is started */
-    pthread_cond_broadcast(&pool.part_done);
-    pthread_mutex_unlock(&pool.lock);
+    if (pool.signalled) { /* after a failure: no file is started */
+        pthread_mutex_lock(&pool.lock);
+        pool.next = pool.count;
+        pthread_cond_broadcast(&pool.part_done);
+        pthread_mutex_unlock(&pool.lock);
+    }
     for (size_t i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
     phase_timing_add(timing, "read files (workers)", mark, pool.worker_cpu_ns, 1);
-    for (size_t i = 0; i < files->count; i++)
-        if (pool.parts[i].part_path[0])
-            remove_part(pool.parts[i].part_path);
     share->done_bytes = share->total_bytes;
-    pthread_cond_destroy(&pool.part_done);
-    pthread_mutex_destroy(&pool.lock);
+    parts_end(&pool);
     free(threads);
-    free(pool.parts);
     return status == 0 ? store_begin(output, err) : -1;
 }
 
@@ -798,27 +804,14 @@ static int import_block_parts(store *output, const char *temporary_path, char *c
                               error_info *err)
 {
     struct phase_mark mark = phase_timing_now();
-    struct part_pool pool = {.count = count, .ahead = count, .share = share};
-    pool.parts = calloc(count ? count : 1, sizeof *pool.parts);
+    struct part_pool pool;
     pthread_t *threads = calloc(workers ? workers : 1, sizeof *threads);
     const char **part_paths = calloc(count ? count : 1, sizeof *part_paths);
-    int status = pool.parts && threads && part_paths ? 0 : error_set(err, "out of memory");
-    int locked = status == 0 && pthread_mutex_init(&pool.lock, NULL) == 0;
-    int signalled = locked && pthread_cond_init(&pool.part_done, NULL) == 0;
-    if (status == 0 && !signalled)
+    int status = parts_begin(&pool, paths, count, count, temporary_path, share, err);
+    if (status == 0 && (!threads || !part_paths))
         status = error_set(err, "out of memory");
-    for (size_t i = 0; status == 0 && i < count; i++) {
-        struct part *part = &pool.parts[i];
-        part->path = paths[i];
-        part->bytes = file_size(part->path);
-        part->pool = &pool;
-        part->share = (struct progress_share){.options = share->options, .part = part};
-        part->share.forward = part_forward_progress;
-        part_paths[i] = part->part_path;
-        if (snprintf(part->part_path, sizeof part->part_path, "%s.part%zu", temporary_path, i) >=
-            (int)sizeof part->part_path)
-            status = error_set(err, "'%s': the path is too long", temporary_path);
-    }
+    for (size_t i = 0; status == 0 && i < count; i++)
+        part_paths[i] = pool.parts[i].part_path;
     size_t started = 0;
     for (; status == 0 && started < workers && started < count; started++)
         if (pthread_create(&threads[started], NULL, part_worker, &pool) != 0)
@@ -844,24 +837,17 @@ static int import_block_parts(store *output, const char *temporary_path, char *c
             status = error_prefix(err, "%s", pool.parts[i].path);
         store_add_texts_cut(output, pool.parts[i].texts_cut);
         *formats_seen |= pool.parts[i].formats_seen;
-        remove_part(pool.parts[i].part_path);
+        output_file_remove(pool.parts[i].part_path);
         if (names->progress)
             names->progress(names->context);
     }
-    for (size_t i = 0; pool.parts && i < count; i++)
-        if (pool.parts[i].part_path[0])
-            remove_part(pool.parts[i].part_path);
+    parts_end(&pool);
     mark = phase_timing_add(timing, "append parts", mark, 0, 0);
     if (status == 0 && names->complete)
         status = names->complete(names->context, output, err);
     phase_timing_add(timing, "every process's strings (process 0)", mark, 0, 0);
-    if (signalled)
-        pthread_cond_destroy(&pool.part_done);
-    if (locked)
-        pthread_mutex_destroy(&pool.lock);
     free(part_paths);
     free(threads);
-    free(pool.parts);
     return status == 0 ? store_begin(output, err) : -1;
 }
 

@@ -40,8 +40,7 @@ static struct {
     int handler_installed[CLEANUP_SIGNAL_COUNT];
 } pending;
 
-/* Removes path and the files SQLite keeps beside it. Async-signal-safe (no snprintf). */
-static void remove_with_sidecars(const char *path)
+void output_file_remove(const char *path)
 {
     static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
     size_t length = strlen(path);
@@ -72,7 +71,7 @@ static void remove_parts(const char *path, sig_atomic_t count)
         for (size_t i = 0; i < digit_count; i++)
             name[length + 5 + i] = digits[digit_count - 1 - i];
         name[length + 5 + digit_count] = '\0';
-        remove_with_sidecars(name);
+        output_file_remove(name);
     }
 }
 
@@ -80,7 +79,7 @@ static void remove_on_signal(int signal_number)
 {
     for (int i = 0; i < SIGNAL_SLOTS; i++)
         if (pending.used[i]) {
-            remove_with_sidecars(pending.paths[i]);
+            output_file_remove(pending.paths[i]);
             remove_parts(pending.paths[i], pending.part_counts[i]);
         }
     /* Die of the signal as the process would have without us. */
@@ -442,7 +441,7 @@ int output_file_commit(output_file *out, error_info *err)
     if (status == 0)
         sync_folder(out->final_path);
     /* Sidecars named after the temporary file would never be found again under the final name. */
-    remove_with_sidecars(out->temporary_path);
+    output_file_remove(out->temporary_path);
     free_handle(out);
     return status;
 }
@@ -455,7 +454,7 @@ void output_file_discard(output_file *out)
         fclose(out->stream);
     else if (out->fd >= 0)
         close(out->fd);
-    remove_with_sidecars(out->temporary_path);
+    output_file_remove(out->temporary_path);
     free_handle(out);
 }
 

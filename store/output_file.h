@@ -74,4 +74,8 @@ int output_file_fail(output_file *out, error_info *err);
  * else 0. Readers refuse such files. */
 int output_file_is_unfinished(const char *path);
 
+/* Removes the trace at path and the files SQLite keeps beside it (-wal, -shm, -journal): a part, a
+ * temporary trace. Async-signal-safe (no snprintf). */
+void output_file_remove(const char *path);
+
 #endif

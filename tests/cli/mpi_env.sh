@@ -1,7 +1,15 @@
-# mpi_env.sh: what the MPI tests (mpi_report.sh, mpi_import.sh) share, sourced after `set -u`
-# with $os (the overlapscope to test) and $dir (a scratch folder) set: a build without MPI must
-# refuse --mpi in one line with exit 2 (then the test is skipped, 77), as where mpirun is missing;
-# Open MPI's environment for CI; launch_env, the environment of a launch under the sanitizers.
+# mpi_env.sh: what the MPI tests (mpi_report.sh, mpi_import.sh) share, sourced first: `set -u`,
+# the counts and bad(), $os (the overlapscope to test), $data (the goldens), $dir (a scratch
+# folder, removed at exit); a build without MPI must refuse --mpi in one line with exit 2 (then
+# the test is skipped, 77), as where mpirun is missing; Open MPI's environment for CI; launch_env,
+# the environment of a launch under the sanitizers.
+set -u
+fail=0; pass=0
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+os=$OVERLAPSCOPE
+data="${OVERLAPSCOPE_TEST_DATA:-$(cd "$(dirname "$0")" && pwd)/../data}"
+bad() { echo "FAILED: $*"; fail=$((fail+1)); }
+
 "$os" report --mpi /nonexistent.db >"$dir/out" 2>"$dir/err"; status=$?
 if grep -qx "overlapscope was built without MPI: install libopenmpi-dev and rebuild" "$dir/err"; then
     [ "$status" = 2 ] || { echo "FAILED: --mpi without MPI exits $status, not 2"; exit 1; }

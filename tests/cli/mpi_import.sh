@@ -17,13 +17,6 @@
 # rank file on no machine, a rank file beside a trace) is one line from process 0, exit 2. Every MPI run is made to import: a cache beside the inputs (which
 # the one-process report writes) is removed first. Skipped (77) where mpirun is missing; a build
 # without MPI must refuse --mpi in one line with exit 2.
-set -u
-fail=0; pass=0
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-os=$OVERLAPSCOPE
-data="${OVERLAPSCOPE_TEST_DATA:-$(cd "$(dirname "$0")" && pwd)/../data}"
-bad() { echo "FAILED: $*"; fail=$((fail+1)); }
-
 # shellcheck source=mpi_env.sh
 . "$(dirname "$0")/mpi_env.sh"
 command -v python3 >/dev/null || { echo "no python3 for bench/gen_ddp_ranks.py: skipped"; exit 77; }

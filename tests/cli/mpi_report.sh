@@ -8,13 +8,6 @@
 # bench/gen_ddp_ranks.py's rank files: report as text and JSON and check's verdict (JSON, and its
 # exit status); Markdown and --rank 0 on the 8-device trace and the generated job. Also what --mpi says on a trace it cannot open. Skipped (77) where mpirun is missing; a build without MPI must
 # refuse --mpi in one line with exit 2.
-set -u
-fail=0; pass=0
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-os=$OVERLAPSCOPE
-data="${OVERLAPSCOPE_TEST_DATA:-$(cd "$(dirname "$0")" && pwd)/../data}"
-bad() { echo "FAILED: $*"; fail=$((fail+1)); }
-
 # shellcheck source=mpi_env.sh
 . "$(dirname "$0")/mpi_env.sh"
 
